@@ -1,0 +1,29 @@
+/** The command line: one file per verb, each registering itself on the program. */
+import { Command, CommanderError } from 'commander';
+import { createRequire } from 'node:module';
+import { reportError } from './common.js';
+import { VERBS } from './verbs.js';
+
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+export async function main(argv: string[]): Promise<number> {
+  const program = new Command('siard-ocfl')
+    .description('Preserve relational databases as OCFL objects holding SIARD 2.2 archives.')
+    .version(version)
+    .option('--debug', 'print stack traces with errors')
+    .showHelpAfterError('(add --help for usage)')
+    .exitOverride();
+  program.configureOutput({ outputError: (str, write) => write(str) });
+  for (const register of VERBS) register(program);
+  const debug = argv.includes('--debug');
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end through here with exit code 0.
+      return err.exitCode === 0 ? 0 : 2;
+    }
+    return reportError(err, debug);
+  }
+}

@@ -1,0 +1,3 @@
+/** The library API of siard-ocfl. */
+export * from './errors.js';
+export * from './ocfl/digest.js';

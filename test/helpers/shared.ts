@@ -1,0 +1,39 @@
+/**
+ * Access to ../shared (the reference fixtures and samples), which a user's own clone may lack.
+ * Tests that need it are declared with `sharedTest`: they run when the folder is there and are
+ * skipped with a message saying so when it is not. In CI the folder is always there.
+ */
+import test from 'ava';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const SHARED_DIR = process.env.SIARD_OCFL_SHARED ?? path.resolve(PROJECT_ROOT, '..', 'shared');
+export const HAS_SHARED = existsSync(path.join(SHARED_DIR, 'reference'));
+
+let warned = false;
+function warnOnce(): void {
+  if (warned) return;
+  warned = true;
+  if (process.env.CI) throw new Error(`../shared is missing at ${SHARED_DIR}; CI must run every reference test.`);
+  console.warn(`[siard-ocfl] ${SHARED_DIR} is absent: tests that need the shared reference material are skipped.`);
+}
+
+/** Path inside ../shared/reference. */
+export function reference(...parts: string[]): string {
+  return path.join(SHARED_DIR, 'reference', ...parts);
+}
+
+/** Path inside ../shared/seeds. */
+export function seed(...parts: string[]): string {
+  return path.join(SHARED_DIR, 'seeds', ...parts);
+}
+
+/** `test` when ../shared exists; otherwise a skipped test and a one-line notice. */
+export const sharedTest: typeof test = HAS_SHARED
+  ? test
+  : (((title: string) => {
+      warnOnce();
+      return test.skip(`${title} (needs ../shared)`, () => {});
+    }) as unknown as typeof test);
