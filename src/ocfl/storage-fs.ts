@@ -1,0 +1,95 @@
+/** The local filesystem backend of Storage. */
+import { createReadStream, promises as fsp } from 'node:fs';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import type { Storage, StorageEntry, StorageStat, WritableFile } from './storage.js';
+
+export class FileSystemStorage implements Storage {
+  readonly location: string;
+
+  constructor(baseDir: string) {
+    this.location = path.resolve(baseDir);
+  }
+
+  /** Absolute path of a relative storage path; refuses anything that would leave the base. */
+  resolve(rel: string): string {
+    if (rel === '' || rel === '.') return this.location;
+    if (rel.startsWith('/') || rel.split('/').some((s) => s === '..' || s === '' || s === '.') || rel.includes('\0')) {
+      throw new Error(`Storage path "${rel}" is not a plain relative path.`);
+    }
+    return path.join(this.location, ...rel.split('/'));
+  }
+
+  async stat(rel: string): Promise<StorageStat | undefined> {
+    try {
+      const s = await fsp.lstat(this.resolve(rel));
+      return { isFile: s.isFile(), isDirectory: s.isDirectory(), size: s.size };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
+  readStream(rel: string, options: { start?: number; end?: number } = {}): Readable {
+    return createReadStream(this.resolve(rel), { ...options, highWaterMark: 1 << 20 });
+  }
+
+  readFile(rel: string): Promise<Buffer> {
+    return fsp.readFile(this.resolve(rel));
+  }
+
+  async openWrite(rel: string, options: { exclusive?: boolean } = {}): Promise<WritableFile> {
+    const abs = this.resolve(rel);
+    await fsp.mkdir(path.dirname(abs), { recursive: true });
+    const handle = await fsp.open(abs, options.exclusive ? 'wx' : 'w');
+    let closed = false;
+    return {
+      async write(chunk) {
+        let off = 0;
+        while (off < chunk.byteLength) {
+          const { bytesWritten } = await handle.write(chunk, off, chunk.byteLength - off);
+          off += bytesWritten;
+        }
+      },
+      async close() {
+        if (closed) return;
+        closed = true;
+        await handle.sync();
+        await handle.close();
+      },
+      async abort() {
+        if (!closed) {
+          closed = true;
+          await handle.close().catch(() => {});
+        }
+        await fsp.rm(abs, { force: true });
+      },
+    };
+  }
+
+  async list(rel: string): Promise<StorageEntry[]> {
+    const entries = await fsp.readdir(this.resolve(rel), { withFileTypes: true });
+    return entries.map((e) => ({ name: e.name, isFile: e.isFile(), isDirectory: e.isDirectory() }));
+  }
+
+  async mkdir(rel: string): Promise<void> {
+    await fsp.mkdir(this.resolve(rel), { recursive: true });
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    await fsp.rename(this.resolve(from), this.resolve(to));
+  }
+
+  async remove(rel: string): Promise<void> {
+    await fsp.rm(this.resolve(rel), { recursive: true, force: true });
+  }
+
+  async fsyncDir(rel: string): Promise<void> {
+    const handle = await fsp.open(this.resolve(rel), 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * Every access the OCFL code makes to stored bytes goes through this interface, so that an
+ * object-store backend can follow the filesystem one without touching the rest.
+ * Paths are '/'-separated and relative to the backend's base folder; none may contain '..'.
+ */
+import type { Readable } from 'node:stream';
+
+export interface StorageStat {
+  isFile: boolean;
+  isDirectory: boolean;
+  size: number;
+}
+
+export interface StorageEntry {
+  name: string;
+  isFile: boolean;
+  isDirectory: boolean;
+}
+
+export interface WritableFile {
+  write(chunk: Uint8Array): Promise<void>;
+  /** Flushes the bytes to stable storage and closes the file. */
+  close(): Promise<void>;
+  /** Closes and removes a file that will not be completed. */
+  abort(): Promise<void>;
+}
+
+export interface Storage {
+  /** Human-readable location (a folder path or a bucket URL), for messages. */
+  readonly location: string;
+  stat(path: string): Promise<StorageStat | undefined>;
+  readStream(path: string, options?: { start?: number; end?: number }): Readable;
+  readFile(path: string): Promise<Buffer>;
+  /** Creates parent folders as needed; refuses to overwrite when `exclusive`. */
+  openWrite(path: string, options?: { exclusive?: boolean }): Promise<WritableFile>;
+  list(path: string): Promise<StorageEntry[]>;
+  mkdir(path: string): Promise<void>;
+  /** Atomic rename within the backend (same filesystem). */
+  rename(from: string, to: string): Promise<void>;
+  remove(path: string): Promise<void>;
+  /** Makes a folder's entries (after create, rename, remove) durable. */
+  fsyncDir(path: string): Promise<void>;
+}
