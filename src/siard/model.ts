@@ -1,0 +1,202 @@
+/**
+ * The SIARD archive model: what `header/metadata.xml` describes plus the shape of the cells in
+ * `content/schemaI/tableJ/tableJ.xml`. Sources produce it, the writer serialises it, the reader
+ * parses into it. It mirrors the SIARD 2.2 metadata.xsd (element names kept) and holds only what
+ * this project reads or writes; optional parts of the XSD we never fill (types, routines, roles,
+ * privileges, triggers, check constraints) are left out until something needs them.
+ *
+ * Numbering follows SIARD: schema/table folders from 0 (`schema0`, `table0`), columns and rows
+ * from 1 in the XML (`c1`, row 1) but arrays here are 0-based (columns[0] is `c1`).
+ */
+
+/** Digest algorithms a SIARD `digestType` may name (digestTypeType in metadata.xsd). */
+export type SiardDigestType = 'MD5' | 'SHA-1' | 'SHA-256';
+export const SIARD_DIGEST_TYPES: readonly SiardDigestType[] = ['MD5', 'SHA-1', 'SHA-256'];
+
+/** `digestType` -> node:crypto algorithm name. */
+export const NODE_HASH_OF_DIGEST_TYPE: Record<SiardDigestType, string> = {
+  MD5: 'md5',
+  'SHA-1': 'sha1',
+  'SHA-256': 'sha256',
+};
+
+/** `<messageDigest>` of the archive: the digest of the zip bytes before the `header/` entry. */
+export interface SiardMessageDigest {
+  digestType: SiardDigestType;
+  /** lower-case hex */
+  digest: string;
+}
+
+export interface SiardArchive {
+  /** `version` attribute of siardArchive: "2.2" for what we write; readers may meet "2.1". */
+  version: string;
+  dbname: string;
+  description?: string;
+  archiver?: string;
+  archiverContact?: string;
+  dataOwner: string;
+  dataOriginTimespan: string;
+  /** Database-level lobFolder (URI, absolute or relative to the folder of the .siard file). */
+  lobFolder?: string;
+  producerApplication?: string;
+  /** xs:date, e.g. "2026-11-21" (we write UTC with "Z": "2026-11-21Z"). */
+  archivalDate: string;
+  messageDigests: SiardMessageDigest[];
+  clientMachine?: string;
+  databaseProduct?: string;
+  connection?: string;
+  databaseUser?: string;
+  schemas: SiardSchema[];
+  users: SiardUser[];
+}
+
+export interface SiardUser {
+  name: string;
+  description?: string;
+}
+
+export interface SiardSchema {
+  name: string;
+  /** folder name inside content/, e.g. "schema0" */
+  folder: string;
+  description?: string;
+  tables: SiardTable[];
+  views: SiardView[];
+}
+
+export interface SiardTable {
+  name: string;
+  /** folder name inside the schema folder, e.g. "table2" */
+  folder: string;
+  description?: string;
+  columns: SiardColumn[];
+  primaryKey?: SiardUniqueKey;
+  foreignKeys: SiardForeignKey[];
+  candidateKeys: SiardUniqueKey[];
+  /** number of rows in tableN.xml (`<rows>`) */
+  rows: number;
+}
+
+export interface SiardView {
+  name: string;
+  query?: string;
+  queryOriginal?: string;
+  description?: string;
+  columns: SiardColumn[];
+  rows?: number;
+}
+
+export interface SiardColumn {
+  name: string;
+  /**
+   * Column-level lobFolder. Per the DILCIS 2024 note: absent = LOBs of this column are inside the
+   * .siard; present = outside, relative to the database-level lobFolder (we write "./" or, for the
+   * siard22 layout, "sI_tJ_cK/"). Writers set it only on columns that have externalised LOBs.
+   */
+  lobFolder?: string;
+  /** SQL:2008 predefined type (predefinedTypeType), e.g. "BIGINT", "VARCHAR(40)", "BLOB". */
+  type?: string;
+  /** UDT columns carry typeSchema/typeName instead of type (we never write these). */
+  typeSchema?: string;
+  typeName?: string;
+  /** The source's native type as declared, e.g. "NVARCHAR(15)" or "" for an untyped SQLite column. */
+  typeOriginal?: string;
+  mimeType?: string;
+  nullable?: boolean;
+  defaultValue?: string;
+  cardinality?: number;
+  description?: string;
+}
+
+export interface SiardUniqueKey {
+  name: string;
+  description?: string;
+  columns: string[];
+}
+
+export type SiardReferentialAction = 'CASCADE' | 'SET NULL' | 'SET DEFAULT' | 'RESTRICT' | 'NO ACTION';
+export type SiardMatchType = 'FULL' | 'PARTIAL' | 'SIMPLE';
+
+export interface SiardForeignKey {
+  name: string;
+  referencedSchema: string;
+  referencedTable: string;
+  references: Array<{ column: string; referenced: string }>;
+  matchType?: SiardMatchType;
+  deleteAction?: SiardReferentialAction;
+  updateAction?: SiardReferentialAction;
+  description?: string;
+}
+
+/**
+ * A LOB stored in a file (cell attributes of clobType/blobType). `file` is relative to the column's
+ * lobFolder (itself relative to the database-level one) or, with no column lobFolder, to the root
+ * of the .siard. For a LOB split into parts (`.0` ... `.z` in lobseg, `_part001` ... in siard22)
+ * `file` names the unsplit file and `length`/`digest` cover the whole LOB.
+ */
+export interface SiardLobReference {
+  file: string;
+  /** bytes for BLOB, characters (Unicode code points) for CLOB */
+  length?: number;
+  digestType?: SiardDigestType;
+  /** lower-case hex */
+  digest?: string;
+}
+
+/**
+ * One cell of tableN.xml after unescaping:
+ * - null: element absent (SQL NULL)
+ * - string: text content (numbers, dates, character data, inline CLOB), "" for an empty element
+ * - Uint8Array: inline binary (hex in the XML)
+ * - SiardLobReference: a LOB in a file
+ */
+export type SiardCellValue = null | string | Uint8Array | SiardLobReference;
+
+/** One row: cells in column order (index 0 is c1). */
+export type SiardRow = SiardCellValue[];
+
+export function isLobReference(value: SiardCellValue): value is SiardLobReference {
+  return value !== null && typeof value === 'object' && !(value instanceof Uint8Array);
+}
+
+/** Broad families of SQL:2008 predefined types; decides how a cell is written and read back. */
+export type SqlTypeFamily =
+  | 'integer'
+  | 'decimal'
+  | 'float'
+  | 'boolean'
+  | 'char'
+  | 'clob'
+  | 'binary'
+  | 'blob'
+  | 'date'
+  | 'time'
+  | 'timestamp'
+  | 'interval'
+  | 'xml'
+  | 'datalink';
+
+/** Family of a predefinedTypeType string ("VARCHAR(40)" -> "char", "BLOB" -> "blob"). */
+export function sqlTypeFamily(type: string): SqlTypeFamily {
+  const t = type.trim().toUpperCase().replace(/\s+/g, ' ');
+  if (/^(INTEGER|INT|SMALLINT|BIGINT)$/.test(t)) return 'integer';
+  if (/^(NUMERIC|DECIMAL|DEC)\b/.test(t)) return 'decimal';
+  if (/^(REAL|DOUBLE PRECISION|FLOAT)\b/.test(t)) return 'float';
+  if (t === 'BOOLEAN') return 'boolean';
+  if (/^(CHARACTER LARGE OBJECT|CLOB|NATIONAL CHARACTER LARGE OBJECT|NCHAR LARGE OBJECT|NCLOB)\b/.test(t)) return 'clob';
+  if (/^(BINARY LARGE OBJECT|BLOB)\b/.test(t)) return 'blob';
+  if (/^(BINARY|BINARY VARYING|VARBINARY)\b/.test(t)) return 'binary';
+  if (/^(CHARACTER|CHAR|VARCHAR|NATIONAL|NCHAR)\b/.test(t)) return 'char';
+  if (t === 'DATE') return 'date';
+  if (/^TIMESTAMP\b/.test(t)) return 'timestamp';
+  if (/^TIME\b/.test(t)) return 'time';
+  if (/^INTERVAL\b/.test(t)) return 'interval';
+  if (t === 'XML') return 'xml';
+  if (t === 'DATALINK') return 'datalink';
+  throw new Error(`"${type}" is not a SQL:2008 predefined type.`);
+}
+
+/** LOB families: cells of these may be externalised into files. */
+export function isLobFamily(family: SqlTypeFamily): boolean {
+  return family === 'clob' || family === 'blob' || family === 'xml';
+}
