@@ -1,0 +1,194 @@
+/**
+ * OCFL Community Extension 0003, "Hashed Truncated N-tuple Trees with Object ID Encapsulating
+ * Directory", exactly as its text and Python code define it (seeds/001_41b28a7f90922e42.txt):
+ *
+ *   id -> UTF-8 -> digest (lower-case hex) -> numberOfTuples directories of tupleSize characters
+ *      -> encapsulation directory: A-Z a-z 0-9 '-' '_' kept (case kept), every other UTF-8 byte
+ *         written as lower-case %xx; a name longer than 100 characters is cut to its first 100
+ *         characters (even inside a %xx escape, as the Python does) + '-' + the full digest.
+ *
+ * Test vectors: spec/0003-vectors.json.
+ */
+import { UsageError } from '../../errors.js';
+import { DIGEST_ALGORITHMS, DIGEST_HEX_LENGTH, isDigestAlgorithm } from '../digest.js';
+import { idDigestSync, isIdDigestReady, loadIdDigest } from './id-digest.js';
+import type { StorageLayout } from './storage-layout.js';
+
+export const LAYOUT_0003_NAME = '0003-hash-and-id-n-tuple-storage-layout';
+
+export interface Layout0003Config {
+  extensionName: typeof LAYOUT_0003_NAME;
+  digestAlgorithm: string;
+  tupleSize: number;
+  numberOfTuples: number;
+}
+
+/** The extension's defaults, applied to every parameter a config.json leaves out. */
+export const LAYOUT_0003_DEFAULTS: Readonly<Layout0003Config> = Object.freeze({
+  extensionName: LAYOUT_0003_NAME,
+  digestAlgorithm: 'sha256',
+  tupleSize: 3,
+  numberOfTuples: 3,
+});
+
+/** Names longer than this are cut and get the digest appended. */
+const MAX_ENCODED_LENGTH = 100;
+
+const PARAMETERS = ['digestAlgorithm', 'tupleSize', 'numberOfTuples'] as const;
+
+function configError(message: string): UsageError {
+  return new UsageError(`Extension 0003 layout: ${message}`, 'INVALID_LAYOUT_CONFIG');
+}
+
+function checkCount(name: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw configError(`${name} must be a whole number of 0 or more, not ${JSON.stringify(value)}.`);
+  }
+  return value;
+}
+
+/**
+ * Checks a configuration (a parsed config.json or a partial one given in code) and fills in the
+ * defaults. `requireExtensionName`: config.json files must name their extension.
+ */
+export function validateLayout0003Config(input: unknown, requireExtensionName = false): Layout0003Config {
+  if (input === undefined || input === null) input = {};
+  if (typeof input !== 'object' || Array.isArray(input)) {
+    throw configError(`the configuration must be a JSON object, not ${JSON.stringify(input)}.`);
+  }
+  const given = input as Record<string, unknown>;
+  if (given.extensionName === undefined) {
+    if (requireExtensionName) throw configError(`config.json has no "extensionName" (it must be "${LAYOUT_0003_NAME}").`);
+  } else if (given.extensionName !== LAYOUT_0003_NAME) {
+    throw configError(`the configuration names extension ${JSON.stringify(given.extensionName)}, not "${LAYOUT_0003_NAME}".`);
+  }
+  const config: Layout0003Config = { ...LAYOUT_0003_DEFAULTS };
+  for (const key of PARAMETERS) {
+    if (given[key] !== undefined) (config as unknown as Record<string, unknown>)[key] = given[key];
+  }
+  if (typeof config.digestAlgorithm !== 'string' || !isDigestAlgorithm(config.digestAlgorithm)) {
+    throw new UsageError(
+      `Extension 0003 layout: unknown digestAlgorithm ${JSON.stringify(config.digestAlgorithm)}; known: ${DIGEST_ALGORITHMS.join(', ')}.`,
+      'UNKNOWN_DIGEST_ALGORITHM',
+    );
+  }
+  const tupleSize = checkCount('tupleSize', config.tupleSize);
+  const numberOfTuples = checkCount('numberOfTuples', config.numberOfTuples);
+  if ((tupleSize === 0) !== (numberOfTuples === 0)) {
+    throw configError(`tupleSize (${tupleSize}) and numberOfTuples (${numberOfTuples}) must both be 0 or both be more than 0.`);
+  }
+  const digestLength = DIGEST_HEX_LENGTH[config.digestAlgorithm];
+  if (tupleSize * numberOfTuples > digestLength) {
+    throw configError(
+      `tupleSize x numberOfTuples (${tupleSize} x ${numberOfTuples} = ${tupleSize * numberOfTuples}) exceeds the ${digestLength} hex characters of a ${config.digestAlgorithm} digest.`,
+    );
+  }
+  return config;
+}
+
+/** Refuses ids the layout cannot map faithfully: empty, non-strings, lone surrogates. */
+export function assertValidObjectId(id: unknown): asserts id is string {
+  if (typeof id !== 'string') throw new UsageError(`An object id must be a string, not ${typeof id}.`, 'INVALID_OBJECT_ID');
+  if (id === '') throw new UsageError('An object id must not be empty.', 'INVALID_OBJECT_ID');
+  const lone = /\p{Surrogate}/u.exec(id); // in 'u' mode only unpaired surrogates match
+  if (lone) {
+    throw new UsageError(
+      `Object id ${JSON.stringify(id)} is not well-formed Unicode (lone surrogate at UTF-16 index ${lone.index}); it has no UTF-8 form, and siard-ocfl will not replace characters in an id.`,
+      'INVALID_OBJECT_ID',
+    );
+  }
+}
+
+function isSafeByte(b: number): boolean {
+  return (
+    (b >= 0x41 && b <= 0x5a) || // A-Z
+    (b >= 0x61 && b <= 0x7a) || // a-z
+    (b >= 0x30 && b <= 0x39) || // 0-9
+    b === 0x2d || // -
+    b === 0x5f //    _
+  );
+}
+
+/**
+ * Percent-encodes an id's UTF-8 bytes per 0003. Safe characters are ASCII, so working per byte
+ * equals the Python's per-character loop.
+ */
+export function percentEncode0003(utf8: Uint8Array): string {
+  let out = '';
+  for (const b of utf8) out += isSafeByte(b) ? String.fromCharCode(b) : '%' + b.toString(16).padStart(2, '0');
+  return out;
+}
+
+export class HashAndIdNTupleLayout implements StorageLayout {
+  readonly extensionName = LAYOUT_0003_NAME;
+  readonly config: Readonly<Layout0003Config>;
+
+  /**
+   * Synchronous: refuses blake2b-160/256/384 unless loaded before (use the async `load`, or
+   * `loadLayout0003`, which work for every algorithm).
+   */
+  constructor(config?: Partial<Layout0003Config>) {
+    this.config = Object.freeze(validateLayout0003Config(config));
+    if (!isIdDigestReady(this.config.digestAlgorithm)) {
+      throw new UsageError(
+        `Extension 0003 layout: digest algorithm "${this.config.digestAlgorithm}" needs the asynchronous HashAndIdNTupleLayout.load() (or loadLayout0003()).`,
+        'DIGEST_NOT_LOADED',
+      );
+    }
+  }
+
+  /** Any algorithm of the OCFL digest registry, including those computed by WebAssembly. */
+  static async load(config?: Partial<Layout0003Config>): Promise<HashAndIdNTupleLayout> {
+    const checked = validateLayout0003Config(config);
+    await loadIdDigest(checked.digestAlgorithm);
+    return new HashAndIdNTupleLayout(checked);
+  }
+
+  /** From a parsed `extensions/0003-.../config.json` (must name the extension; omitted parameters take defaults). */
+  static fromConfigJson(json: unknown): HashAndIdNTupleLayout {
+    return new HashAndIdNTupleLayout(validateLayout0003Config(json, true));
+  }
+
+  /** As fromConfigJson, for every algorithm. */
+  static async loadFromConfigJson(json: unknown): Promise<HashAndIdNTupleLayout> {
+    return HashAndIdNTupleLayout.load(validateLayout0003Config(json, true));
+  }
+
+  /** Lower-case hex digest of the id's UTF-8 bytes. */
+  digestOf(id: string): string {
+    assertValidObjectId(id);
+    return idDigestSync(this.config.digestAlgorithm, Buffer.from(id, 'utf8'));
+  }
+
+  /** The encapsulation directory: the object root's own name. */
+  encapsulationDirectory(id: string): string {
+    return this.map(id).name;
+  }
+
+  objectPath(id: string): string {
+    const { tuples, name } = this.map(id);
+    return [...tuples, name].join('/');
+  }
+
+  private map(id: string): { tuples: string[]; name: string } {
+    assertValidObjectId(id);
+    const utf8 = Buffer.from(id, 'utf8');
+    const digest = idDigestSync(this.config.digestAlgorithm, utf8);
+    const { tupleSize, numberOfTuples } = this.config;
+    const tuples: string[] = [];
+    for (let i = 0; i < numberOfTuples; i++) tuples.push(digest.slice(i * tupleSize, (i + 1) * tupleSize));
+    const encoded = percentEncode0003(utf8);
+    const name = encoded.length > MAX_ENCODED_LENGTH ? `${encoded.slice(0, MAX_ENCODED_LENGTH)}-${digest}` : encoded;
+    return { tuples, name };
+  }
+}
+
+/** A 0003 layout; synchronous (see the HashAndIdNTupleLayout constructor). */
+export function createLayout(config?: Partial<Layout0003Config>): HashAndIdNTupleLayout {
+  return new HashAndIdNTupleLayout(config);
+}
+
+/** A 0003 layout for any registry algorithm. */
+export function loadLayout0003(config?: Partial<Layout0003Config>): Promise<HashAndIdNTupleLayout> {
+  return HashAndIdNTupleLayout.load(config);
+}

@@ -1,0 +1,41 @@
+/**
+ * Synchronous digests of object ids for the layouts. Node computes most OCFL algorithms itself;
+ * the short BLAKE2b variants come from hash-wasm, whose WebAssembly must be loaded once,
+ * asynchronously, before the synchronous path can use it (see loadIdDigest).
+ */
+import { createBLAKE2b, type IHasher } from 'hash-wasm';
+import { UsageError } from '../../errors.js';
+import { assertDigestAlgorithm, digestSync } from '../digest.js';
+
+/** Registry algorithms Node's OpenSSL cannot compute: BLAKE2b with a digest length other than 512 bits. */
+const WASM_BLAKE2B_BITS: Record<string, number> = { 'blake2b-160': 160, 'blake2b-256': 256, 'blake2b-384': 384 };
+
+const loaded = new Map<string, IHasher>();
+
+/** Makes `idDigestSync(algorithm, ...)` usable; a no-op for algorithms Node computes itself. */
+export async function loadIdDigest(algorithm: string): Promise<void> {
+  assertDigestAlgorithm(algorithm);
+  const bits = WASM_BLAKE2B_BITS[algorithm];
+  if (bits !== undefined && !loaded.has(algorithm)) loaded.set(algorithm, await createBLAKE2b(bits));
+}
+
+/** True when idDigestSync can run now without loadIdDigest. */
+export function isIdDigestReady(algorithm: string): boolean {
+  return WASM_BLAKE2B_BITS[algorithm] === undefined || loaded.has(algorithm);
+}
+
+/** Lower-case hex digest of an id's UTF-8 bytes. */
+export function idDigestSync(algorithm: string, bytes: Uint8Array): string {
+  if (WASM_BLAKE2B_BITS[algorithm] === undefined) return digestSync(algorithm, bytes).toLowerCase();
+  const hasher = loaded.get(algorithm);
+  if (!hasher) {
+    throw new UsageError(
+      `Digest algorithm "${algorithm}" must be loaded first: create the layout with the asynchronous loadLayout0003() or HashAndIdNTupleLayout.load().`,
+      'DIGEST_NOT_LOADED',
+    );
+  }
+  // One hasher per algorithm, re-initialised per id: the computation is synchronous, so calls cannot interleave.
+  hasher.init();
+  hasher.update(bytes);
+  return hasher.digest('hex').toLowerCase();
+}

@@ -1,0 +1,98 @@
+/**
+ * Storage layout extensions siard-ocfl can use, by registered name, and reading the layout a
+ * storage root declares (`ocfl_layout.json` + `extensions/<name>/config.json`).
+ *
+ * Only 0003 is known now. Layouts worth reading later (roots made by other tools): 0002 flat
+ * direct, 0004 hashed n-tuple, 0006 flat omit prefix, 0007 n-tuple omit prefix. Adding one is one
+ * entry below.
+ */
+import { UsageError } from '../../errors.js';
+import type { Storage } from '../storage.js';
+import { FileSystemStorage } from '../storage-fs.js';
+import { HashAndIdNTupleLayout, LAYOUT_0003_NAME } from './hash-and-id-n-tuple-layout.js';
+import type { StorageLayout } from './storage-layout.js';
+
+/** Builds a layout from its parsed config.json, or from nothing (no config.json: the defaults). */
+export type LayoutFactory = (configJson: unknown | undefined) => Promise<StorageLayout>;
+
+const FACTORIES = new Map<string, LayoutFactory>([
+  [
+    LAYOUT_0003_NAME,
+    (json) => (json === undefined ? HashAndIdNTupleLayout.load() : HashAndIdNTupleLayout.loadFromConfigJson(json)),
+  ],
+]);
+
+export const OCFL_LAYOUT_FILE = 'ocfl_layout.json';
+
+export function knownLayoutNames(): string[] {
+  return [...FACTORIES.keys()];
+}
+
+export function isKnownLayout(extensionName: string): boolean {
+  return FACTORIES.has(extensionName);
+}
+
+/** The layout of a registered name with its configuration (undefined: the extension's defaults). */
+export async function createLayoutByName(extensionName: string, configJson?: unknown): Promise<StorageLayout> {
+  const factory = FACTORIES.get(extensionName);
+  if (!factory) {
+    throw new UsageError(
+      `Storage layout extension "${extensionName}" is not supported by siard-ocfl (known: ${knownLayoutNames().join(', ')}).`,
+      'UNKNOWN_LAYOUT',
+    );
+  }
+  return factory(configJson);
+}
+
+async function readJson(storage: Storage, rel: string): Promise<unknown | undefined> {
+  let bytes: Buffer;
+  try {
+    bytes = await storage.readFile(rel);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw new UsageError(`Cannot read ${rel} in storage root ${storage.location}: ${(err as Error).message}`, 'UNREADABLE', err);
+  }
+  try {
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch (err) {
+    throw new UsageError(`${rel} in storage root ${storage.location} is not valid UTF-8 JSON.`, 'INVALID_LAYOUT_CONFIG', err);
+  }
+}
+
+/**
+ * The layout a storage root declares. `root` is a folder path or a Storage. A root without
+ * ocfl_layout.json, or declaring a layout siard-ocfl does not know, is a clear error; a missing
+ * config.json means the extension's defaults.
+ */
+export async function readLayoutConfig(root: string | Storage): Promise<StorageLayout> {
+  const storage = typeof root === 'string' ? new FileSystemStorage(root) : root;
+  const declared = await readJson(storage, OCFL_LAYOUT_FILE);
+  if (declared === undefined) {
+    if (!(await storage.stat(''))) throw new UsageError(`Storage root ${storage.location} does not exist.`, 'NOT_A_STORAGE_ROOT');
+    throw new UsageError(
+      `Storage root ${storage.location} has no ${OCFL_LAYOUT_FILE}, so where its objects lie is unknown.`,
+      'NO_LAYOUT',
+    );
+  }
+  const extension = (declared as { extension?: unknown } | null)?.extension;
+  if (typeof extension !== 'string' || extension === '') {
+    throw new UsageError(`${OCFL_LAYOUT_FILE} in storage root ${storage.location} has no "extension" name.`, 'INVALID_LAYOUT_CONFIG');
+  }
+  if (!isKnownLayout(extension)) {
+    throw new UsageError(
+      `Storage root ${storage.location} uses layout "${extension}", which siard-ocfl does not support (known: ${knownLayoutNames().join(', ')}).`,
+      'UNKNOWN_LAYOUT',
+    );
+  }
+  // The name is a registered one (checked above), so it is a safe single path segment.
+  const configJson = await readJson(storage, `extensions/${extension}/config.json`);
+  try {
+    return await createLayoutByName(extension, configJson);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      throw new UsageError(`Storage root ${storage.location}: ${err.message}`, err.code, err);
+    }
+    throw err;
+  }
+}
