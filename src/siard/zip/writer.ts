@@ -8,9 +8,10 @@
  * tap on every byte written (to hash that range in the same pass).
  *
  * Layout decisions:
- * - Every file entry is streamed: flag bit 3, a local header whose sizes are 0xFFFFFFFF with a
+ * - Streamed entries (addStream): flag bit 3, a local header whose sizes are 0xFFFFFFFF with a
  *   ZIP64 extra field (zeros), and a data descriptor with 8-byte sizes. Sizes are unknown while
- *   streaming and may pass 4 GiB, so file entries always use the ZIP64 form.
+ *   streaming and may pass 4 GiB, so file entries always use the ZIP64 form. Entries whose sizes
+ *   are known first (addBuffer, addRaw) carry CRC and sizes in the local header instead.
  * - The central directory uses ZIP64 extra fields where a value does not fit 32 bits
  *   (or always, with `forceZip64`, which tests use to exercise that path).
  * - The ZIP64 end-of-central-directory record and locator are always written (SIARD 2.2 says
@@ -99,7 +100,13 @@ interface CentralRecord extends WrittenEntry {
   dosDate: number;
 }
 
-type EntryBody = (emit: (chunk: Buffer) => Promise<void>) => Promise<{ crc32: number; compressedSize: number; uncompressedSize: number }>;
+interface EntrySums {
+  crc32: number;
+  compressedSize: number;
+  uncompressedSize: number;
+}
+
+type EntryBody = (emit: (chunk: Buffer) => Promise<void>) => Promise<EntrySums>;
 
 export class ZipWriter {
   private written = 0;
@@ -156,7 +163,7 @@ export class ZipWriter {
   addStream(name: string, source: Readable | AsyncIterable<Buffer | string>, options: AddEntryOptions = {}): Promise<void> {
     const method = options.compress === false ? METHOD_STORE : METHOD_DEFLATE;
     return this.enqueue(() =>
-      this.writeFile(name, method, options.mtime ?? new Date(), async (emit) => {
+      this.writeFile(name, method, options.mtime ?? new Date(), undefined, async (emit) => {
         let crc = 0;
         let uncompressedSize = 0;
         let compressedSize = 0;
@@ -188,13 +195,14 @@ export class ZipWriter {
   addBuffer(name: string, data: Buffer | string, options: AddEntryOptions = {}): Promise<void> {
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     const method = options.compress === false ? METHOD_STORE : METHOD_DEFLATE;
-    return this.enqueue(() =>
-      this.writeFile(name, method, options.mtime ?? new Date(), async (emit) => {
-        const stored = method === METHOD_DEFLATE ? zlib.deflateRawSync(bytes, { level: this.level }) : bytes;
+    return this.enqueue(() => {
+      const stored = method === METHOD_DEFLATE ? zlib.deflateRawSync(bytes, { level: this.level }) : bytes;
+      const sums = { crc32: zlib.crc32(bytes) >>> 0, compressedSize: stored.length, uncompressedSize: bytes.length };
+      return this.writeFile(name, method, options.mtime ?? new Date(), sums, async (emit) => {
         await emit(stored);
-        return { crc32: zlib.crc32(bytes) >>> 0, compressedSize: stored.length, uncompressedSize: bytes.length };
-      }),
-    );
+        return sums;
+      });
+    });
   }
 
   /**
@@ -212,7 +220,7 @@ export class ZipWriter {
       return this.addDirectory(name, { mtime: options.mtime ?? entry.mtime });
     }
     return this.enqueue(() =>
-      this.writeFile(name, entry.compressionMethod, options.mtime ?? entry.mtime ?? new Date(), async (emit) => {
+      this.writeFile(name, entry.compressionMethod, options.mtime ?? entry.mtime ?? new Date(), entry, async (emit) => {
         let copied = 0;
         for await (const chunk of raw as AsyncIterable<Buffer>) {
           copied += chunk.length;
@@ -339,10 +347,16 @@ export class ZipWriter {
     });
   }
 
-  private async writeFile(name: string, method: number, mtime: Date, body: EntryBody): Promise<void> {
+  /**
+   * Writes one file entry. With `known` (buffer and raw copies) the local header carries the CRC
+   * and sizes and no data descriptor follows (streaming readers such as Java's ZipInputStream
+   * refuse stored entries with a descriptor); otherwise flag bit 3 and a ZIP64 data descriptor.
+   * Either way the local header has a ZIP64 extra field and 0xFFFFFFFF size markers.
+   */
+  private async writeFile(name: string, method: number, mtime: Date, known: EntrySums | undefined, body: EntryBody): Promise<void> {
     const nameBytes = this.checkName(name, false);
     const { time, date } = dosDateTime(mtime);
-    const flags = FLAG_UTF8 | FLAG_DATA_DESCRIPTOR;
+    const flags = known ? FLAG_UTF8 : FLAG_UTF8 | FLAG_DATA_DESCRIPTOR;
     const localHeaderOffset = this.written;
     const header = Buffer.alloc(30);
     header.writeUInt32LE(SIG_LOCAL_HEADER, 0);
@@ -351,24 +365,30 @@ export class ZipWriter {
     header.writeUInt16LE(method, 8);
     header.writeUInt16LE(time, 10);
     header.writeUInt16LE(date, 12);
-    header.writeUInt32LE(0, 14); // crc: in the data descriptor
-    header.writeUInt32LE(MAX_UINT32, 18); // sizes: in the ZIP64 data descriptor
+    header.writeUInt32LE(known ? known.crc32 >>> 0 : 0, 14);
+    header.writeUInt32LE(MAX_UINT32, 18); // sizes: in the ZIP64 extra field (or descriptor)
     header.writeUInt32LE(MAX_UINT32, 22);
     header.writeUInt16LE(nameBytes.length, 26);
     header.writeUInt16LE(20, 28);
-    const extra = Buffer.alloc(20); // ZIP64 extra: original and compressed size, 0 until the descriptor
+    const extra = Buffer.alloc(20); // ZIP64 extra: original size, compressed size (0 when streamed)
     extra.writeUInt16LE(EXTRA_ZIP64, 0);
     extra.writeUInt16LE(16, 2);
+    if (known) {
+      writeUInt64LE(extra, known.uncompressedSize, 4);
+      writeUInt64LE(extra, known.compressedSize, 12);
+    }
     await this.emit(Buffer.concat([header, nameBytes, extra]));
 
     const result = await body((chunk) => this.emit(chunk));
 
-    const descriptor = Buffer.alloc(24);
-    descriptor.writeUInt32LE(SIG_DATA_DESCRIPTOR, 0);
-    descriptor.writeUInt32LE(result.crc32 >>> 0, 4);
-    writeUInt64LE(descriptor, result.compressedSize, 8);
-    writeUInt64LE(descriptor, result.uncompressedSize, 16);
-    await this.emit(descriptor);
+    if (!known) {
+      const descriptor = Buffer.alloc(24);
+      descriptor.writeUInt32LE(SIG_DATA_DESCRIPTOR, 0);
+      descriptor.writeUInt32LE(result.crc32 >>> 0, 4);
+      writeUInt64LE(descriptor, result.compressedSize, 8);
+      writeUInt64LE(descriptor, result.uncompressedSize, 16);
+      await this.emit(descriptor);
+    }
     this.records.push({
       name,
       isDirectory: false,
