@@ -92,4 +92,19 @@ export class FileSystemStorage implements Storage {
       await handle.close();
     }
   }
+
+  async moveFrom(source: Storage, from: string, to: string, options: { replace?: boolean } = {}): Promise<void> {
+    if (!(source instanceof FileSystemStorage)) throw new Error(`Cannot move from ${source.location} into ${this.location}: different backends.`);
+    const target = this.resolve(to);
+    // rename(2) replaces an empty folder or a file silently; refuse to replace anything.
+    const existing = await this.stat(to);
+    if (existing && !(options.replace && existing.isFile)) throw Object.assign(new Error(`${target} exists.`), { code: 'EEXIST' });
+    await fsp.rename(source.resolve(from), target);
+  }
+
+  async canMoveFrom(other: Storage): Promise<boolean> {
+    if (!(other instanceof FileSystemStorage)) return false;
+    const [a, b] = await Promise.all([fsp.stat(this.location), fsp.stat(other.location)]);
+    return a.dev === b.dev;
+  }
 }

@@ -40,4 +40,12 @@ export interface Storage {
   remove(path: string): Promise<void>;
   /** Makes a folder's entries (after create, rename, remove) durable. */
   fsyncDir(path: string): Promise<void>;
+  /**
+   * Moves `from` of another storage (a workspace on the same backend) to `to` here, atomically:
+   * a rename on a filesystem. Fails when `to` exists (EEXIST / ENOTEMPTY for a folder), unless
+   * `replace` is set and both are files (the atomic replacement of an inventory).
+   */
+  moveFrom(source: Storage, from: string, to: string, options?: { replace?: boolean }): Promise<void>;
+  /** Whether moveFrom from `other` is an atomic rename (same backend, same device). */
+  canMoveFrom(other: Storage): Promise<boolean>;
 }

@@ -1,0 +1,181 @@
+/**
+ * Publishing a staged version, and repairing what a crashed writer left.
+ *
+ * THE COMMIT PROTOCOL. W is the workspace (same filesystem as the storage root R, outside it);
+ * S = W/stage-<sha256(id)> is the object's staging folder, used only by the holder of the
+ * object's lock. Every file is fsynced when written, every folder before it is renamed.
+ *
+ * New object (v1):
+ *   1. S/object/ holds the complete object: 0=ocfl_object_1.1, v1/content/..., v1/inventory.json
+ *      (+ sidecar), inventory.json (+ sidecar).
+ *   2. S/object is moved to S/tree/<object path>, so the tree under S/tree mirrors the missing
+ *      part of the path in R (the tuple folders that do not exist yet).
+ *   3. The topmost missing folder of the object path is renamed from S/tree into R in ONE rename;
+ *      the object, with its tuple folders, appears whole or not at all. (If another writer created
+ *      that folder meanwhile, the rename fails and we retry one level lower.) fsync its parent.
+ *   Before 3 the object does not exist; after 3 it exists at v1. No folder is created in R
+ *   before the object is complete, so no empty folder can be left there.
+ *
+ * Existing object (vN, N > 1):
+ *   1. S/object/vN/ holds the new version directory with vN/inventory.json and its sidecar;
+ *      S/root/ holds identical copies of that inventory and sidecar.
+ *   2. rename S/object/vN -> R/obj/vN; fsync R/obj.
+ *   3. rename S/root/inventory.json -> R/obj/inventory.json (replaces atomically); fsync R/obj.
+ *   4. rename S/root/inventory.json.<alg> -> R/obj/inventory.json.<alg>; fsync R/obj.
+ *   The root inventory is the switch: until 3 every reader sees v(N-1) (an extra vN folder is
+ *   ignored by readers); from 3 on they see vN. Between 3 and 4 the root sidecar is stale; readers
+ *   (loadInventory) then accept the root inventory because vN/inventory.json holds the same bytes
+ *   with a matching sidecar, which only happens in that window.
+ *
+ * Recovery (recoverObject), run by the next writer of the object while holding its lock, before
+ * it stages anything: remove S; if the root sidecar is stale as above, finish step 4; move any
+ * vN folder newer than the inventory's head (a step 2 without its step 3) out of R into S and
+ * delete it there. Every recovery step is itself idempotent, so a crash during recovery is
+ * repaired by the next one. Afterwards the object is valid OCFL again, at its old or new version.
+ *
+ * Locks and staging are in W, so R holds only what OCFL allows; the only transient anomaly in R
+ * is an unreferenced vN folder or a stale sidecar of a crashed writer, until the next writer runs.
+ */
+import { SiardOcflError } from '../errors.js';
+import { failpoint } from './failpoint.js';
+import { sidecarContent, versionNumber } from './inventory.js';
+import { loadInventory, type LoadedInventory } from './object.js';
+import type { Storage } from './storage.js';
+
+export interface CommitContext {
+  root: Storage;
+  workspace: Storage;
+  /** Staging folder of the object in the workspace. */
+  stage: string;
+  /** Object root relative to the storage root. */
+  objectPath: string;
+  id: string;
+}
+
+function parentOf(p: string): string {
+  const i = p.lastIndexOf('/');
+  return i < 0 ? '' : p.slice(0, i);
+}
+
+/** fsyncs every folder under `dir` (children first) and `dir` itself. */
+export async function fsyncTree(storage: Storage, dir: string): Promise<void> {
+  for (const entry of await storage.list(dir)) {
+    if (entry.isDirectory) await fsyncTree(storage, `${dir}/${entry.name}`);
+  }
+  await storage.fsyncDir(dir);
+}
+
+/** Removes empty folders under `dir`, and `dir` itself when it ends up empty. True when removed. */
+export async function pruneEmptyDirs(storage: Storage, dir: string): Promise<boolean> {
+  let remaining = 0;
+  for (const entry of await storage.list(dir)) {
+    if (entry.isDirectory && (await pruneEmptyDirs(storage, `${dir}/${entry.name}`))) continue;
+    remaining++;
+  }
+  if (remaining > 0) return false;
+  await storage.remove(dir);
+  return true;
+}
+
+/** Publishes S/object as a new object (steps 2 and 3 above). */
+export async function publishNewObject(ctx: CommitContext): Promise<void> {
+  const { root, workspace, stage, objectPath } = ctx;
+  const parts = objectPath.split('/');
+  await fsyncTree(workspace, `${stage}/object`);
+  await failpoint('after-stage-fsync');
+  const treeParent = [`${stage}/tree`, ...parts.slice(0, -1)].join('/');
+  await workspace.mkdir(treeParent);
+  await workspace.rename(`${stage}/object`, `${stage}/tree/${objectPath}`);
+  for (let i = parts.length - 1; i >= 0; i--) await workspace.fsyncDir([`${stage}/tree`, ...parts.slice(0, i)].join('/'));
+  await failpoint('after-tree-built');
+  for (let attempt = 0; ; attempt++) {
+    let missing = -1;
+    for (let i = 0; i < parts.length; i++) {
+      const here = parts.slice(0, i + 1).join('/');
+      const st = await root.stat(here);
+      if (!st) {
+        missing = i;
+        break;
+      }
+      if (!st.isDirectory) {
+        throw new SiardOcflError(`Cannot place object "${ctx.id}": ${root.location}/${here} is a file, not a folder.`, { code: 'PATH_CONFLICT' });
+      }
+    }
+    if (missing < 0) throw new SiardOcflError(`Object "${ctx.id}" appeared at ${root.location}/${objectPath} while it was being created.`, { code: 'OBJECT_EXISTS' });
+    const top = parts.slice(0, missing + 1).join('/');
+    await failpoint('before-object-rename');
+    try {
+      await root.moveFrom(workspace, `${stage}/tree/${top}`, top);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code === 'EEXIST' || code === 'ENOTEMPTY') && attempt < 100) continue;
+      throw err;
+    }
+    await failpoint('after-object-rename');
+    await root.fsyncDir(parentOf(top));
+    await failpoint('after-root-fsync');
+    return;
+  }
+}
+
+/** Publishes S/object/<version> and S/root/* into an existing object (steps 2 to 4 above). */
+export async function publishNewVersion(ctx: CommitContext, version: string, digestAlgorithm: string): Promise<void> {
+  const { root, workspace, stage, objectPath } = ctx;
+  await fsyncTree(workspace, `${stage}/object/${version}`);
+  await workspace.fsyncDir(`${stage}/root`);
+  await failpoint('after-stage-fsync');
+  await root.moveFrom(workspace, `${stage}/object/${version}`, `${objectPath}/${version}`);
+  await failpoint('after-version-rename');
+  await root.fsyncDir(objectPath);
+  await failpoint('after-version-fsync');
+  await root.moveFrom(workspace, `${stage}/root/inventory.json`, `${objectPath}/inventory.json`, { replace: true });
+  await failpoint('after-inventory-rename');
+  await root.fsyncDir(objectPath);
+  await failpoint('after-inventory-fsync');
+  const sidecar = `inventory.json.${digestAlgorithm}`;
+  await root.moveFrom(workspace, `${stage}/root/${sidecar}`, `${objectPath}/${sidecar}`, { replace: true });
+  await failpoint('after-sidecar-rename');
+  await root.fsyncDir(objectPath);
+  await failpoint('after-sidecar-fsync');
+}
+
+/**
+ * Repairs what a crashed writer of this object left (see the protocol above). Returns the
+ * object's inventory, or undefined when the object does not exist.
+ */
+export async function recoverObject(ctx: CommitContext): Promise<LoadedInventory | undefined> {
+  const { root, workspace, stage, objectPath } = ctx;
+  if (await workspace.stat(stage)) {
+    await workspace.remove(stage);
+    await failpoint('recovery-after-stage-removed');
+  }
+  const st = await root.stat(objectPath);
+  if (!st) return undefined;
+  if (!st.isDirectory) {
+    throw new SiardOcflError(`The object path of "${ctx.id}", ${root.location}/${objectPath}, is a file.`, { code: 'PATH_CONFLICT' });
+  }
+  const loaded = await loadInventory(root, objectPath);
+  const { inventory, bytes } = loaded;
+  const alg = inventory.digestAlgorithm;
+  if (loaded.sidecarStale) {
+    const file = await workspace.openWrite(`${stage}/root/inventory.json.${alg}`);
+    await file.write(Buffer.from(sidecarContent(bytes, alg)));
+    await file.close();
+    await failpoint('recovery-before-sidecar-repair');
+    await root.moveFrom(workspace, `${stage}/root/inventory.json.${alg}`, `${objectPath}/inventory.json.${alg}`, { replace: true });
+    await root.fsyncDir(objectPath);
+    await failpoint('recovery-after-sidecar-repair');
+    loaded.sidecarStale = false;
+  }
+  const head = versionNumber(inventory.head);
+  for (const entry of await root.list(objectPath)) {
+    if (!entry.isDirectory || !/^v\d+$/.test(entry.name) || entry.name in inventory.versions) continue;
+    if (versionNumber(entry.name) <= head) continue; // not a crashed commit's: leave it to the validator
+    await workspace.mkdir(`${stage}/trash`);
+    await workspace.moveFrom(root, `${objectPath}/${entry.name}`, `${stage}/trash/${entry.name}`);
+    await root.fsyncDir(objectPath);
+    await failpoint('recovery-after-orphan-moved');
+  }
+  if (await workspace.stat(stage)) await workspace.remove(stage);
+  return loaded;
+}

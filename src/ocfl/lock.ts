@@ -1,0 +1,130 @@
+/**
+ * Writers of the same object exclude each other; a held lock is an immediate LockHeldError,
+ * never a wait. The file lock (proper-lockfile: an atomic mkdir, its mtime refreshed while held)
+ * lives in the workspace, outside the storage hierarchy, one per object named by the digest of
+ * its id. A lock whose owner died is taken over: at once when the owner was a process on this
+ * host that no longer exists, otherwise when proper-lockfile finds it stale (mtime too old).
+ * Behind the LockProvider interface so a database row lock can serve several hosts later.
+ */
+import { promises as fsp } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import lockfile from 'proper-lockfile';
+import { LockHeldError } from '../errors.js';
+import { digestSync } from './digest.js';
+
+export interface ObjectLock {
+  readonly id: string;
+  /** Throws when the lock was lost (e.g. the process was stalled past the stale time). */
+  assertHeld(): void;
+  release(): Promise<void>;
+}
+
+export interface LockProvider {
+  acquire(id: string): Promise<ObjectLock>;
+}
+
+const STALE_MS = 10_000;
+const OWNER = 'owner.json';
+
+interface Owner {
+  pid: number;
+  host: string;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export class FileLockProvider implements LockProvider {
+  constructor(readonly lockDir: string) {}
+
+  lockPath(id: string): string {
+    return path.join(this.lockDir, digestSync('sha256', id) + '.lock');
+  }
+
+  async acquire(id: string): Promise<ObjectLock> {
+    await fsp.mkdir(this.lockDir, { recursive: true });
+    const lockPath = this.lockPath(id);
+    let release: () => Promise<void>;
+    try {
+      release = await this.tryLock(lockPath);
+    } catch (err) {
+      if (!(await this.takeOverIfDead(lockPath))) throw this.heldError(id, lockPath, err);
+      try {
+        release = await this.tryLock(lockPath);
+      } catch (err2) {
+        throw this.heldError(id, lockPath, err2);
+      }
+    }
+    let compromised: Error | undefined;
+    this.onCompromised.set(lockPath, (err) => (compromised = err));
+    await fsp.writeFile(path.join(lockPath, OWNER), JSON.stringify({ pid: process.pid, host: os.hostname() } satisfies Owner));
+    return {
+      id,
+      assertHeld() {
+        if (compromised) throw new LockHeldError(`The lock on object "${id}" was lost (${compromised.message}); nothing was committed.`);
+      },
+      release: async () => {
+        this.onCompromised.delete(lockPath);
+        // proper-lockfile removes its folder with rmdir: empty it first.
+        await fsp.rm(path.join(lockPath, OWNER), { force: true });
+        await release().catch(() => fsp.rm(lockPath, { recursive: true, force: true }));
+      },
+    };
+  }
+
+  private readonly onCompromised = new Map<string, (err: Error) => void>();
+
+  private tryLock(lockPath: string): Promise<() => Promise<void>> {
+    return lockfile.lock(lockPath, {
+      lockfilePath: lockPath,
+      realpath: false,
+      retries: 0,
+      stale: STALE_MS,
+      onCompromised: (err) => this.onCompromised.get(lockPath)?.(err),
+    });
+  }
+
+  /** Removes a lock whose owner is gone; true when it did. Atomic: only one taker wins the rename. */
+  private async takeOverIfDead(lockPath: string): Promise<boolean> {
+    let stat;
+    try {
+      stat = await fsp.stat(lockPath);
+    } catch {
+      return true; // released meanwhile: try again
+    }
+    let dead = stat.mtimeMs < Date.now() - STALE_MS;
+    if (!dead) {
+      try {
+        const owner = JSON.parse(await fsp.readFile(path.join(lockPath, OWNER), 'utf8')) as Owner;
+        dead = owner.host === os.hostname() && !processAlive(owner.pid);
+      } catch {
+        return false; // no owner yet: the lock is being taken right now
+      }
+    }
+    if (!dead) return false;
+    const grave = `${lockPath}.dead-${process.pid}-${Date.now()}`;
+    try {
+      await fsp.rename(lockPath, grave);
+    } catch {
+      return false;
+    }
+    // Another taker may have replaced the dead lock by its own live one between our stat and rename.
+    if ((await fsp.stat(grave)).ino !== stat.ino) {
+      await fsp.rename(grave, lockPath).catch(() => {});
+      return false;
+    }
+    await fsp.rm(grave, { recursive: true, force: true });
+    return true;
+  }
+
+  private heldError(id: string, lockPath: string, cause: unknown): LockHeldError {
+    return new LockHeldError(`Object "${id}" is being written by another process (lock ${lockPath}).`, cause);
+  }
+}

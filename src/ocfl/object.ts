@@ -1,0 +1,151 @@
+/**
+ * Reading an OCFL object: its inventory (checked against the sidecar), versions, the logical
+ * state of any version, the content path behind a logical path, and a stream of a logical file.
+ * Readers never write; what a crashed writer left is repaired by the next writer (see commit.ts).
+ */
+import type { Readable } from 'node:stream';
+import { SiardOcflError } from '../errors.js';
+import {
+  type Inventory,
+  InventoryError,
+  logicalState,
+  manifestIndex,
+  parseInventory,
+  sidecarMatches,
+  versionNames,
+} from './inventory.js';
+import type { Storage } from './storage.js';
+
+export interface VersionInfo {
+  version: string;
+  created: string;
+  message?: string;
+  user?: { name: string; address?: string };
+  fileCount: number;
+}
+
+export interface LoadedInventory {
+  inventory: Inventory;
+  bytes: Buffer;
+  /**
+   * True when the root sidecar does not match the root inventory but the head version's own
+   * copy and sidecar do: a writer stopped between replacing the inventory and its sidecar.
+   */
+  sidecarStale: boolean;
+}
+
+function join(...parts: string[]): string {
+  return parts.filter((p) => p !== '' && p !== '.').join('/');
+}
+
+async function readText(storage: Storage, path: string): Promise<string | undefined> {
+  try {
+    return (await storage.readFile(path)).toString('utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/**
+ * Reads the root inventory of the object at `objectPath`. Of the two files a commit replaces
+ * one after the other (inventory, then sidecar), a reader may see either pairing; it accepts the
+ * inventory when the sidecar matches it, or when the head version holds the same bytes with a
+ * matching sidecar. Anything else is an error naming the object.
+ */
+export async function loadInventory(storage: Storage, objectPath: string): Promise<LoadedInventory> {
+  const where = join(objectPath, 'inventory.json');
+  let bytes: Buffer;
+  try {
+    bytes = await storage.readFile(where);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new SiardOcflError(`No OCFL object at ${storage.location}/${objectPath}: it has no inventory.json.`, { code: 'NO_OBJECT' });
+    }
+    throw err;
+  }
+  const inventory = parseInventory(bytes, `${storage.location}/${where}`);
+  const alg = inventory.digestAlgorithm;
+  const sidecar = await readText(storage, `${where}.${alg}`);
+  if (sidecar !== undefined && sidecarMatches(bytes, sidecar, alg)) return { inventory, bytes, sidecarStale: false };
+  const headPath = join(objectPath, inventory.head, 'inventory.json');
+  const headBytes = await storage.readFile(headPath).catch(() => undefined);
+  const headSidecar = await readText(storage, `${headPath}.${alg}`);
+  if (headBytes && headBytes.equals(bytes) && headSidecar !== undefined && sidecarMatches(headBytes, headSidecar, alg)) {
+    return { inventory, bytes, sidecarStale: true };
+  }
+  throw new InventoryError(`The inventory of object "${inventory.id}" at ${storage.location}/${objectPath} does not match its ${alg} sidecar.`);
+}
+
+export class OcflObjectReader {
+  constructor(
+    readonly storage: Storage,
+    /** Object root, relative to the storage. */
+    readonly path: string,
+    readonly inventory: Inventory,
+  ) {}
+
+  static async open(storage: Storage, objectPath: string): Promise<OcflObjectReader> {
+    const { inventory } = await loadInventory(storage, objectPath);
+    return new OcflObjectReader(storage, objectPath, inventory);
+  }
+
+  get id(): string {
+    return this.inventory.id;
+  }
+
+  get head(): string {
+    return this.inventory.head;
+  }
+
+  versions(): VersionInfo[] {
+    return versionNames(this.inventory).map((version) => {
+      const v = this.inventory.versions[version];
+      const info: VersionInfo = { version, created: v.created, fileCount: Object.values(v.state).reduce((n, p) => n + p.length, 0) };
+      if (v.message !== undefined) info.message = v.message;
+      if (v.user !== undefined) info.user = { ...v.user };
+      return info;
+    });
+  }
+
+  /** logical path -> digest of a version (default head), sorted by path. */
+  state(version = this.head): Map<string, string> {
+    return logicalState(this.inventory, version);
+  }
+
+  /** Digest of a logical path in a version. */
+  digestOf(logicalPath: string, version = this.head): string {
+    const digest = this.state(version).get(logicalPath);
+    if (digest === undefined) {
+      throw new SiardOcflError(`Object "${this.id}" version ${version} has no file "${logicalPath}".`, { code: 'NO_SUCH_FILE' });
+    }
+    return digest;
+  }
+
+  /** Content path (relative to the object root) holding a digest's bytes. */
+  contentPathOfDigest(digest: string): string {
+    const paths = manifestIndex(this.inventory).get(digest.toLowerCase());
+    if (!paths || paths.length === 0) {
+      throw new InventoryError(`Object "${this.id}" has no manifest entry for digest ${digest}.`);
+    }
+    return paths[0];
+  }
+
+  /** Content path (relative to the object root) behind a logical path. */
+  contentPath(logicalPath: string, version = this.head): string {
+    return this.contentPathOfDigest(this.digestOf(logicalPath, version));
+  }
+
+  /** Path relative to the storage of a content path. */
+  storagePath(contentPath: string): string {
+    return join(this.path, contentPath);
+  }
+
+  openLogical(logicalPath: string, version = this.head): Readable {
+    return this.storage.readStream(this.storagePath(this.contentPath(logicalPath, version)));
+  }
+
+  async readLogical(logicalPath: string, version = this.head): Promise<Buffer> {
+    return this.storage.readFile(this.storagePath(this.contentPath(logicalPath, version)));
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * An OCFL storage root: create one (`initRoot`), open an OCFL 1.0 or 1.1 root (`openRoot`),
+ * find its objects, read them, and start new versions of them.
+ */
+import { SiardOcflError, UsageError } from '../errors.js';
+import { recoverObject, type CommitContext } from './commit.js';
+import { readLayoutConfig } from './layout/registry.js';
+import type { StorageLayout } from './layout/storage-layout.js';
+import { assertObjectId } from './logical-path.js';
+import { OcflObjectReader } from './object.js';
+import { StagedVersion, type StartVersionOptions } from './stage.js';
+import type { Storage } from './storage.js';
+import { FileSystemStorage } from './storage-fs.js';
+import { openWorkspace, type Workspace } from './workspace.js';
+
+export type OcflVersion = '1.0' | '1.1';
+
+const ROOT_DECLARATION_PREFIX = '0=ocfl_';
+const OBJECT_DECLARATION_PREFIX = '0=ocfl_object_';
+
+export interface RootOptions {
+  /** Where versions are staged and locks kept; default: a sibling folder of the root. */
+  workspaceDir?: string;
+}
+
+export interface ObjectLocation {
+  /** Object root relative to the storage root. */
+  path: string;
+  /** OCFL version its declaration names (`0=ocfl_object_1.1` -> 1.1). */
+  ocflVersion: string;
+}
+
+function layoutDescription(layout: StorageLayout): string {
+  if (layout.extensionName === '0003-hash-and-id-n-tuple-storage-layout') {
+    return 'Hashed Truncated N-tuple Trees with Object ID Encapsulating Directory: objects lie under n-tuples of the digest of their id, in a folder named by the percent-encoded id.';
+  }
+  return `Storage layout extension ${layout.extensionName}.`;
+}
+
+async function writeDurable(storage: Storage, path: string, text: string): Promise<void> {
+  const file = await storage.openWrite(path, { exclusive: true });
+  await file.write(Buffer.from(text, 'utf8'));
+  await file.close();
+}
+
+/**
+ * Creates a storage root in `dir` (created when missing; an existing folder must be empty).
+ * The declaration is written last, so an interrupted init never leaves something that claims
+ * to be a root.
+ */
+export async function initRoot(dir: string, layout: StorageLayout, options: RootOptions = {}): Promise<OcflStorageRoot> {
+  const storage = new FileSystemStorage(dir);
+  const st = await storage.stat('');
+  if (st && !st.isDirectory) throw new UsageError(`Cannot create a storage root at ${storage.location}: it is a file.`, 'NOT_EMPTY');
+  if (st) {
+    const entries = await storage.list('');
+    if (entries.some((e) => e.name.startsWith(ROOT_DECLARATION_PREFIX) && !e.name.startsWith(OBJECT_DECLARATION_PREFIX))) {
+      throw new UsageError(`${storage.location} is already an OCFL storage root.`, 'ALREADY_ROOT');
+    }
+    if (entries.length > 0) {
+      throw new UsageError(`Cannot create a storage root in ${storage.location}: the folder is not empty.`, 'NOT_EMPTY');
+    }
+  }
+  await storage.mkdir('');
+  await writeDurable(storage, 'ocfl_layout.json', JSON.stringify({ extension: layout.extensionName, description: layoutDescription(layout) }, null, 2) + '\n');
+  const extDir = `extensions/${layout.extensionName}`;
+  await writeDurable(storage, `${extDir}/config.json`, JSON.stringify(layout.config, null, 2) + '\n');
+  await storage.fsyncDir(extDir);
+  await storage.fsyncDir('extensions');
+  await writeDurable(storage, '0=ocfl_1.1', 'ocfl_1.1\n');
+  await storage.fsyncDir('');
+  return new OcflStorageRoot(storage, '1.1', layout, options);
+}
+
+/** Opens a storage root; a folder without a root declaration is refused with a clear error. */
+export async function openRoot(dir: string, options: RootOptions = {}): Promise<OcflStorageRoot> {
+  const storage = new FileSystemStorage(dir);
+  const st = await storage.stat('');
+  if (!st) throw new UsageError(`Storage root ${storage.location} does not exist.`, 'NOT_A_STORAGE_ROOT');
+  if (!st.isDirectory) throw new UsageError(`${storage.location} is a file, not an OCFL storage root.`, 'NOT_A_STORAGE_ROOT');
+  const versions = (await storage.list(''))
+    .filter((e) => e.isFile && /^0=ocfl_1\.[01]$/.test(e.name))
+    .map((e) => e.name.slice(ROOT_DECLARATION_PREFIX.length) as OcflVersion)
+    .sort();
+  if (versions.length === 0) {
+    throw new UsageError(`${storage.location} is not an OCFL storage root: it has no 0=ocfl_1.1 or 0=ocfl_1.0 declaration.`, 'NOT_A_STORAGE_ROOT');
+  }
+  let layout: StorageLayout | undefined;
+  try {
+    layout = await readLayoutConfig(storage);
+  } catch (err) {
+    // A root without ocfl_layout.json is valid OCFL: its objects are found by scanning.
+    if (!(err instanceof SiardOcflError && err.code === 'NO_LAYOUT')) throw err;
+  }
+  return new OcflStorageRoot(storage, versions[versions.length - 1], layout, options);
+}
+
+export class OcflStorageRoot {
+  private workspacePromise: Promise<Workspace> | undefined;
+
+  constructor(
+    readonly storage: Storage,
+    readonly ocflVersion: OcflVersion,
+    /** Undefined for a root that declares no layout (objects are then found by scanning). */
+    readonly layout: StorageLayout | undefined,
+    private readonly options: RootOptions = {},
+  ) {}
+
+  get location(): string {
+    return this.storage.location;
+  }
+
+  /** Object root of an id, relative to the storage root (needs a declared layout). */
+  objectPath(id: string): string {
+    assertObjectId(id);
+    if (!this.layout) throw new UsageError(`Storage root ${this.location} declares no storage layout, so new objects cannot be placed.`, 'NO_LAYOUT');
+    return this.layout.objectPath(id);
+  }
+
+  /** Every object root under the storage root, in sorted order; never descends into an object. */
+  async *scanObjects(): AsyncGenerator<ObjectLocation> {
+    const walk = async function* (storage: Storage, dir: string): AsyncGenerator<ObjectLocation> {
+      const entries = (await storage.list(dir)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      const declaration = entries.find((e) => e.isFile && e.name.startsWith(OBJECT_DECLARATION_PREFIX));
+      if (declaration) {
+        yield { path: dir, ocflVersion: declaration.name.slice(OBJECT_DECLARATION_PREFIX.length) };
+        return;
+      }
+      for (const e of entries) {
+        if (!e.isDirectory || (dir === '' && e.name === 'extensions')) continue;
+        yield* walk(storage, dir === '' ? e.name : `${dir}/${e.name}`);
+      }
+    };
+    yield* walk(this.storage, '');
+  }
+
+  /** Where the object with this id lies, or undefined when it does not exist. */
+  async findObject(id: string): Promise<string | undefined> {
+    assertObjectId(id);
+    if (this.layout) {
+      const p = this.layout.objectPath(id);
+      return (await this.storage.stat(`${p}/inventory.json`)) ? p : undefined;
+    }
+    for await (const loc of this.scanObjects()) {
+      const reader = await OcflObjectReader.open(this.storage, loc.path).catch(() => undefined);
+      if (reader?.id === id) return loc.path;
+    }
+    return undefined;
+  }
+
+  /** Opens an object for reading; a clear error when it does not exist. */
+  async openObject(id: string): Promise<OcflObjectReader> {
+    const p = await this.findObject(id);
+    if (p === undefined) throw new SiardOcflError(`Storage root ${this.location} holds no object "${id}".`, { code: 'NO_OBJECT' });
+    const reader = await OcflObjectReader.open(this.storage, p);
+    if (reader.id !== id) {
+      throw new SiardOcflError(`The object at ${this.location}/${p} has id "${reader.id}", not "${id}".`, { code: 'ID_MISMATCH', exitCode: 1 });
+    }
+    return reader;
+  }
+
+  /** Opens the object at a path relative to the root (as scanObjects yields it). */
+  openObjectAt(objectPath: string): Promise<OcflObjectReader> {
+    return OcflObjectReader.open(this.storage, objectPath);
+  }
+
+  private workspace(): Promise<Workspace> {
+    this.workspacePromise ??= openWorkspace(this.storage, this.location, this.options.workspaceDir);
+    return this.workspacePromise;
+  }
+
+  /**
+   * Starts a new version of an object (new or existing): takes the object's lock (LockHeldError
+   * at once when another writer has it), repairs what a crashed writer left, and returns a
+   * staged version that starts from the head state. Commit or abort it to release the lock.
+   */
+  async startVersion(id: string, options: StartVersionOptions = {}): Promise<StagedVersion> {
+    const objectPath = this.objectPath(id);
+    const ws = await this.workspace();
+    const lock = await ws.locks.acquire(id);
+    try {
+      const ctx: CommitContext = { root: this.storage, workspace: ws.storage, stage: ws.stageDir(id), objectPath, id };
+      const loaded = await recoverObject(ctx);
+      if (loaded && loaded.inventory.id !== id) {
+        throw new SiardOcflError(`The object path of "${id}", ${this.location}/${objectPath}, holds object "${loaded.inventory.id}".`, {
+          code: 'ID_MISMATCH',
+        });
+      }
+      return new StagedVersion(ctx, lock, loaded?.inventory, options, () => lock.release());
+    } catch (err) {
+      await lock.release();
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,432 @@
+/**
+ * A version being built: it starts from the head state of the object (empty for a new object),
+ * takes content from streams, files and buffers, removes and renames logical paths, and commits.
+ *
+ * Each added file is written once into the workspace while one MultiHasher computes the manifest
+ * digest and every fixity digest. Content whose digest the manifest already holds (from an
+ * earlier version or from this one) is dropped from the workspace, not stored again.
+ * Content paths are `vN/content/<logical path>` (suffixed when a renamed or removed path left
+ * that name taken).
+ */
+import { createReadStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { SiardOcflError, UsageError } from '../errors.js';
+import { assertDigestAlgorithm, MultiHasher } from './digest.js';
+import { failpoint } from './failpoint.js';
+import { type CommitContext, publishNewObject, publishNewVersion, pruneEmptyDirs } from './commit.js';
+import {
+  type Inventory,
+  INVENTORY_TYPE_1_1,
+  nextVersionName,
+  serializeInventory,
+  sidecarContent,
+  type User,
+} from './inventory.js';
+import { assertLogicalPath } from './logical-path.js';
+import type { ObjectLock } from './lock.js';
+import type { Storage } from './storage.js';
+
+export interface StartVersionOptions {
+  /** Manifest digest of a new object (an existing object keeps its own). Default sha512. */
+  digestAlgorithm?: 'sha512' | 'sha256';
+  /** Extra algorithms whose digests go into the fixity block for every content file. */
+  fixityAlgorithms?: string[];
+}
+
+export interface CommitOptions {
+  message?: string;
+  user?: User;
+  created?: Date | string;
+}
+
+export interface AddedFile {
+  logicalPath: string;
+  size: number;
+  /** Every digest computed while the bytes were written: manifest algorithm and fixity algorithms. */
+  digests: Record<string, string>;
+  /** Content path (relative to the object root) holding these bytes. */
+  contentPath: string;
+  /** False when the content was already in the object and was not stored again. */
+  stored: boolean;
+}
+
+export interface CommitResult {
+  id: string;
+  version: string;
+  inventory: Inventory;
+}
+
+interface NewContent {
+  contentPath: string;
+  digests: Record<string, string>;
+  size: number;
+}
+
+function clone<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+function ancestors(p: string): string[] {
+  const parts = p.split('/');
+  const out: string[] = [];
+  for (let i = 1; i < parts.length; i++) out.push(parts.slice(0, i).join('/'));
+  return out;
+}
+
+/** A path set that also knows every folder its paths imply, to find file/folder conflicts. */
+class PathTree {
+  readonly files = new Set<string>();
+  private readonly dirs = new Map<string, number>();
+
+  conflict(p: string): string | undefined {
+    if (this.dirs.has(p)) return `"${p}" is a folder`;
+    for (const a of ancestors(p)) if (this.files.has(a)) return `"${a}" is a file`;
+    return undefined;
+  }
+  add(p: string): void {
+    this.files.add(p);
+    for (const a of ancestors(p)) this.dirs.set(a, (this.dirs.get(a) ?? 0) + 1);
+  }
+  delete(p: string): void {
+    if (!this.files.delete(p)) return;
+    for (const a of ancestors(p)) {
+      const n = (this.dirs.get(a) ?? 1) - 1;
+      if (n === 0) this.dirs.delete(a);
+      else this.dirs.set(a, n);
+    }
+  }
+}
+
+export class StagedVersion {
+  readonly version: string;
+  readonly digestAlgorithm: string;
+  readonly fixityAlgorithms: string[];
+  private readonly contentDir: string;
+  /** logical path -> manifest digest (lower case) */
+  private readonly state = new Map<string, string>();
+  private readonly logical = new PathTree();
+  private readonly refs = new Map<string, number>();
+  /** lower-case digest -> manifest key as written in the base inventory */
+  private readonly knownDigests = new Map<string, string>();
+  private readonly newContent = new Map<string, NewContent>();
+  /** content paths (below vN/<contentDir>/) taken by this version */
+  private readonly contentPaths = new PathTree();
+  /** digests computed this session for content the base inventory already has */
+  private readonly extraFixity = new Map<string, Record<string, string>>();
+  private counter = 0;
+  private closed = false;
+
+  constructor(
+    private readonly ctx: CommitContext,
+    private readonly lock: ObjectLock,
+    private readonly base: Inventory | undefined,
+    options: StartVersionOptions,
+    private readonly onClose: () => Promise<void>,
+  ) {
+    this.digestAlgorithm = base?.digestAlgorithm ?? options.digestAlgorithm ?? 'sha512';
+    if (this.digestAlgorithm !== 'sha512' && this.digestAlgorithm !== 'sha256') {
+      throw new UsageError(`The content digest algorithm must be sha512 or sha256, not "${this.digestAlgorithm}".`);
+    }
+    this.fixityAlgorithms = [...new Set(options.fixityAlgorithms ?? [])].filter((a) => a !== this.digestAlgorithm);
+    for (const alg of this.fixityAlgorithms) assertDigestAlgorithm(alg);
+    this.version = nextVersionName(base?.head);
+    this.contentDir = base?.contentDirectory ?? 'content';
+    if (base) {
+      for (const key of Object.keys(base.manifest)) this.knownDigests.set(key.toLowerCase(), key);
+      for (const [digest, paths] of Object.entries(base.versions[base.head].state)) {
+        for (const p of paths) this.setState(p, digest.toLowerCase());
+      }
+    }
+  }
+
+  get id(): string {
+    return this.ctx.id;
+  }
+
+  /** The logical state as it stands: logical path -> manifest digest. */
+  currentState(): Map<string, string> {
+    return new Map([...this.state].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  }
+
+  has(logicalPath: string): boolean {
+    return this.state.has(logicalPath);
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new SiardOcflError(`The staged version ${this.version} of object "${this.id}" is already committed or aborted.`);
+  }
+
+  private setState(p: string, digest: string): void {
+    this.state.set(p, digest);
+    this.logical.add(p);
+    this.refs.set(digest, (this.refs.get(digest) ?? 0) + 1);
+  }
+
+  /** Removes a logical path; drops staged content nothing refers to any more. */
+  private async unsetState(p: string): Promise<void> {
+    const digest = this.state.get(p);
+    if (digest === undefined) return;
+    this.state.delete(p);
+    this.logical.delete(p);
+    const n = (this.refs.get(digest) ?? 1) - 1;
+    if (n > 0) {
+      this.refs.set(digest, n);
+      return;
+    }
+    this.refs.delete(digest);
+    const staged = this.newContent.get(digest);
+    if (staged) {
+      this.newContent.delete(digest);
+      this.contentPaths.delete(staged.contentPath.slice(this.contentPrefix().length));
+      await this.ctx.workspace.remove(`${this.ctx.stage}/object/${staged.contentPath}`);
+    }
+  }
+
+  private contentPrefix(): string {
+    return `${this.version}/${this.contentDir}/`;
+  }
+
+  private assertPlaceable(logicalPath: string, replacing: boolean): void {
+    assertLogicalPath(logicalPath);
+    if (this.state.has(logicalPath) && replacing) return;
+    const conflict = this.logical.conflict(logicalPath);
+    if (conflict) {
+      throw new UsageError(`Logical path "${logicalPath}" of object "${this.id}" is refused: ${conflict} in this version.`, 'PATH_CONFLICT');
+    }
+  }
+
+  private chooseContentPath(logicalPath: string): string {
+    const parts = logicalPath.split('/');
+    for (let n = 0; ; n++) {
+      let candidate = logicalPath;
+      if (n > 0) candidate = parts.length > 1 ? [`${parts[0]}~${n}`, ...parts.slice(1)].join('/') : `${logicalPath}~${n}`;
+      if (!this.contentPaths.files.has(candidate) && !this.contentPaths.conflict(candidate)) return candidate;
+    }
+  }
+
+  /** Adds (or replaces) a logical file with the bytes of a stream. */
+  async addStream(logicalPath: string, source: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array> | Readable): Promise<AddedFile> {
+    this.assertOpen();
+    this.assertPlaceable(logicalPath, true);
+    const { workspace, stage } = this.ctx;
+    const incoming = `${stage}/incoming/${++this.counter}`;
+    const hasher = await MultiHasher.create([this.digestAlgorithm, ...this.fixityAlgorithms]);
+    const file = await workspace.openWrite(incoming, { exclusive: true });
+    try {
+      for await (const chunk of source) {
+        const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+        hasher.update(bytes);
+        await file.write(bytes);
+      }
+      await file.close();
+    } catch (err) {
+      await file.abort();
+      throw err;
+    }
+    await failpoint('stage-file-written');
+    const digests = hasher.digests();
+    const digest = digests[this.digestAlgorithm];
+    // Checked again: another add may have taken a conflicting path while these bytes were written.
+    try {
+      this.assertPlaceable(logicalPath, true);
+    } catch (err) {
+      await workspace.remove(incoming);
+      throw err;
+    }
+    const previous = this.state.get(logicalPath);
+    if (previous === digest) {
+      await workspace.remove(incoming);
+      const contentPath = this.newContent.get(digest)?.contentPath ?? this.base!.manifest[this.knownDigests.get(digest)!][0];
+      return { logicalPath, size: hasher.size, digests, contentPath, stored: false };
+    }
+    await this.unsetState(logicalPath);
+    let contentPath: string;
+    let stored = false;
+    const known = this.knownDigests.get(digest);
+    const staged = this.newContent.get(digest);
+    if (known !== undefined || staged) {
+      await workspace.remove(incoming);
+      contentPath = staged ? staged.contentPath : this.base!.manifest[known!][0];
+      if (!staged) this.extraFixity.set(digest, digests);
+    } else {
+      const rel = this.chooseContentPath(logicalPath);
+      this.contentPaths.add(rel);
+      contentPath = this.contentPrefix() + rel;
+      this.newContent.set(digest, { contentPath, digests, size: hasher.size });
+      const target = `${stage}/object/${contentPath}`;
+      await workspace.mkdir(target.slice(0, target.lastIndexOf('/')));
+      await workspace.rename(incoming, target);
+      stored = true;
+      await failpoint('stage-file-placed');
+    }
+    this.setState(logicalPath, digest);
+    return { logicalPath, size: hasher.size, digests, contentPath, stored };
+  }
+
+  async addBuffer(logicalPath: string, bytes: Uint8Array | string): Promise<AddedFile> {
+    return this.addStream(logicalPath, [typeof bytes === 'string' ? Buffer.from(bytes) : bytes]);
+  }
+
+  async addFile(logicalPath: string, sourcePath: string): Promise<AddedFile> {
+    return this.addStream(logicalPath, createReadStream(sourcePath, { highWaterMark: 1 << 20 }));
+  }
+
+  async remove(logicalPath: string): Promise<void> {
+    this.assertOpen();
+    if (!this.state.has(logicalPath)) throw new UsageError(`Object "${this.id}" has no file "${logicalPath}" to remove.`, 'NO_SUCH_FILE');
+    await this.unsetState(logicalPath);
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    this.assertOpen();
+    const digest = this.state.get(from);
+    if (digest === undefined) throw new UsageError(`Object "${this.id}" has no file "${from}" to rename.`, 'NO_SUCH_FILE');
+    if (from === to) return;
+    if (this.state.has(to)) throw new UsageError(`Cannot rename "${from}" to "${to}" in object "${this.id}": "${to}" exists.`, 'PATH_CONFLICT');
+    this.state.delete(from);
+    this.logical.delete(from);
+    try {
+      this.assertPlaceable(to, false);
+    } catch (err) {
+      this.state.set(from, digest);
+      this.logical.add(from);
+      throw err;
+    }
+    this.state.set(to, digest);
+    this.logical.add(to);
+  }
+
+  /** Empties the state (content stays available for deduplication): for "state = this folder". */
+  async clear(): Promise<void> {
+    this.assertOpen();
+    for (const p of [...this.state.keys()]) await this.unsetState(p);
+  }
+
+  /** Digests of a logical path added in this session (manifest + fixity), or its manifest digest otherwise. */
+  digestsOf(logicalPath: string): Record<string, string> | undefined {
+    const digest = this.state.get(logicalPath);
+    if (digest === undefined) return undefined;
+    return this.newContent.get(digest)?.digests ?? this.extraFixity.get(digest) ?? { [this.digestAlgorithm]: digest };
+  }
+
+  private buildInventory(options: CommitOptions): Inventory {
+    const inv: Inventory = this.base
+      ? clone(this.base)
+      : { id: this.id, type: INVENTORY_TYPE_1_1, digestAlgorithm: this.digestAlgorithm, head: '', manifest: {}, versions: {} };
+    inv.head = this.version;
+    const keyOf = (digest: string) => this.knownDigests.get(digest) ?? digest;
+    for (const [digest, c] of this.newContent) inv.manifest[digest] = [c.contentPath];
+    const state: Record<string, string[]> = {};
+    for (const [p, digest] of this.state) (state[keyOf(digest)] ??= []).push(p);
+    const created = options.created ?? new Date();
+    const version: Inventory['versions'][string] = {
+      created: typeof created === 'string' ? created : created.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      state,
+    };
+    if (options.message !== undefined) version.message = options.message;
+    if (options.user !== undefined) {
+      if (!options.user.name) throw new UsageError('A version user needs a name.');
+      version.user = { name: options.user.name };
+      if (options.user.address) version.user.address = options.user.address;
+    }
+    inv.versions[this.version] = version;
+    if (this.fixityAlgorithms.length > 0) {
+      inv.fixity ??= {};
+      for (const alg of this.fixityAlgorithms) {
+        const block = (inv.fixity[alg] ??= {});
+        const add = (value: string, contentPath: string) => {
+          const key = Object.keys(block).find((k) => k.toLowerCase() === value) ?? value;
+          const paths = (block[key] ??= []);
+          if (!paths.includes(contentPath)) paths.push(contentPath);
+        };
+        for (const c of this.newContent.values()) add(c.digests[alg], c.contentPath);
+        // Content stored earlier and met again now: its digest for `alg` is known without rereading.
+        for (const [digest, digests] of this.extraFixity) for (const cp of inv.manifest[keyOf(digest)]) add(digests[alg], cp);
+      }
+    }
+    return inv;
+  }
+
+  /** Content paths of the inventory with no fixity entry for `alg`. */
+  private static missingFixity(inv: Inventory, alg: string): string[] {
+    const covered = new Set(Object.values(inv.fixity?.[alg] ?? {}).flat());
+    return Object.values(inv.manifest).flat().filter((cp) => !covered.has(cp));
+  }
+
+  /** Fixity for content stored by earlier versions without the requested algorithms: read once more. */
+  private async completeFixity(inv: Inventory): Promise<void> {
+    const todo = new Map<string, string[]>();
+    for (const alg of this.fixityAlgorithms) {
+      for (const cp of StagedVersion.missingFixity(inv, alg)) (todo.get(cp) ?? todo.set(cp, []).get(cp)!).push(alg);
+    }
+    for (const [cp, algs] of todo) {
+      const hasher = await MultiHasher.create(algs);
+      for await (const chunk of this.ctx.root.readStream(`${this.ctx.objectPath}/${cp}`)) hasher.update(chunk as Buffer);
+      for (const [alg, value] of Object.entries(hasher.digests())) ((inv.fixity![alg] ??= {})[value] ??= []).push(cp);
+    }
+  }
+
+  private async writeFile(path: string, bytes: Uint8Array): Promise<void> {
+    const file = await this.ctx.workspace.openWrite(path, { exclusive: true });
+    await file.write(bytes);
+    await file.close();
+  }
+
+  /** Makes the version durable and visible; see commit.ts for the protocol. */
+  async commit(options: CommitOptions = {}): Promise<CommitResult> {
+    this.assertOpen();
+    this.lock.assertHeld();
+    const { workspace, stage } = this.ctx;
+    try {
+      const inv = this.buildInventory(options);
+      if (this.base) await this.completeFixity(inv);
+      const bytes = serializeInventory(inv);
+      const sidecar = Buffer.from(sidecarContent(bytes, this.digestAlgorithm));
+      const sidecarName = `inventory.json.${this.digestAlgorithm}`;
+      if (await workspace.stat(`${stage}/incoming`)) await workspace.remove(`${stage}/incoming`);
+      const contentRoot = `${stage}/object/${this.version}/${this.contentDir}`;
+      if (await workspace.stat(contentRoot)) await pruneEmptyDirs(workspace, contentRoot);
+      await this.writeFile(`${stage}/object/${this.version}/inventory.json`, bytes);
+      await this.writeFile(`${stage}/object/${this.version}/${sidecarName}`, sidecar);
+      await failpoint('after-version-inventory');
+      if (this.base) {
+        await this.writeFile(`${stage}/root/inventory.json`, bytes);
+        await this.writeFile(`${stage}/root/${sidecarName}`, sidecar);
+        await failpoint('after-root-inventory-staged');
+        this.lock.assertHeld();
+        await publishNewVersion(this.ctx, this.version, this.digestAlgorithm);
+      } else {
+        await this.writeFile(`${stage}/object/0=ocfl_object_1.1`, Buffer.from('ocfl_object_1.1\n'));
+        await this.writeFile(`${stage}/object/inventory.json`, bytes);
+        await this.writeFile(`${stage}/object/${sidecarName}`, sidecar);
+        await failpoint('after-root-inventory-staged');
+        this.lock.assertHeld();
+        await publishNewObject(this.ctx);
+      }
+      this.closed = true;
+      await failpoint('before-stage-cleanup');
+      await workspace.remove(stage);
+      await failpoint('after-stage-cleanup');
+      return { id: this.id, version: this.version, inventory: inv };
+    } catch (err) {
+      // A failure before the switch leaves the old version; recovery is the next writer's job
+      // either way, but we can tidy the workspace now.
+      this.closed = true;
+      await workspace.remove(stage).catch(() => {});
+      throw err;
+    } finally {
+      await this.onClose();
+    }
+  }
+
+  /** Drops everything staged and releases the object. */
+  async abort(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.ctx.workspace.remove(this.ctx.stage);
+    } finally {
+      await this.onClose();
+    }
+  }
+}
