@@ -9,3 +9,4 @@ export * from './ocfl/root.js';
 export * from './ocfl/stage.js';
 export * from './ocfl/lock.js';
 export * from './ocfl/workspace.js';
+export * from './ocfl/checkout.js';

@@ -1,0 +1,31 @@
+/** `siard-ocfl checkout`: one version of an object as plain files in a new folder. */
+import type { Command } from 'commander';
+import { checkoutVersion } from '../ocfl/checkout.js';
+import { openRoot } from '../ocfl/root.js';
+import { printJson } from './common.js';
+import { createProgress } from './progress.js';
+
+export function register(program: Command): void {
+  program
+    .command('checkout')
+    .description('copy a version (default head) of an object into an empty folder, verifying every digest')
+    .argument('<dest>', 'destination folder (created; must be empty if it exists)')
+    .requiredOption('--root <root>', 'OCFL storage root')
+    .requiredOption('--id <object-id>', 'object id')
+    .option('--version <vN>', 'version to check out (default: head)')
+    .option('--json', 'print the result as JSON')
+    .action(async (dest: string, options: { root: string; id: string; version?: string; json?: boolean }) => {
+      const reader = await (await openRoot(options.root)).openObject(options.id);
+      const version = options.version ?? reader.head;
+      const progress = createProgress({ json: options.json });
+      progress.start(reader.state(version).size, `checkout ${options.id} ${version}`);
+      try {
+        const result = await checkoutVersion(reader, dest, { version, onFile: () => progress.increment() });
+        progress.stop();
+        if (options.json) printJson({ id: reader.id, ...result, dest });
+        else process.stdout.write(`Checked out ${result.version} of object "${reader.id}": ${result.files} files, ${result.bytes} bytes.\n`);
+      } finally {
+        progress.stop();
+      }
+    });
+}

@@ -1,0 +1,80 @@
+/**
+ * Materialising one version of an object as plain files. No logical path can write outside
+ * the destination: every path is checked before the first byte is written, files are created
+ * exclusively (nothing is overwritten), and each file's content digest is verified while it is
+ * copied (a mismatch removes that file and stops with exit status 1).
+ */
+import { createWriteStream, promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Transform } from 'node:stream';
+import { SiardOcflError, UsageError } from '../errors.js';
+import { MultiHasher } from './digest.js';
+import { logicalPathProblem } from './logical-path.js';
+import type { OcflObjectReader } from './object.js';
+
+export interface CheckoutOptions {
+  version?: string;
+  /** Called after each file with its size, e.g. for a progress bar. */
+  onFile?: (logicalPath: string, size: number) => void;
+}
+
+export interface CheckoutResult {
+  version: string;
+  files: number;
+  bytes: number;
+}
+
+function isInside(parent: string, child: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+}
+
+export async function checkoutVersion(reader: OcflObjectReader, dest: string, options: CheckoutOptions = {}): Promise<CheckoutResult> {
+  const version = options.version ?? reader.head;
+  const state = reader.state(version);
+  const target = path.resolve(dest);
+  // Every path is judged before anything is written.
+  const plan: Array<{ logicalPath: string; file: string; digest: string; contentPath: string }> = [];
+  for (const [logicalPath, digest] of state) {
+    const problem = logicalPathProblem(logicalPath);
+    const file = path.resolve(target, ...logicalPath.split('/'));
+    if (problem || logicalPath.includes('\\') || !isInside(target, file)) {
+      throw new SiardOcflError(
+        `Object "${reader.id}" version ${version} has logical path ${JSON.stringify(logicalPath)}, which would escape ${target}; nothing was written.`,
+        { code: 'UNSAFE_LOGICAL_PATH', exitCode: 1 },
+      );
+    }
+    plan.push({ logicalPath, file, digest, contentPath: reader.contentPathOfDigest(digest) });
+  }
+  const existing = await fsp.readdir(target).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
+    throw new UsageError(`Cannot use ${target} as checkout destination: ${err.message}`, 'BAD_DESTINATION', err);
+  });
+  if (existing && existing.length > 0) throw new UsageError(`Checkout destination ${target} is not empty.`, 'BAD_DESTINATION');
+  await fsp.mkdir(target, { recursive: true });
+  const alg = reader.inventory.digestAlgorithm;
+  let bytes = 0;
+  for (const item of plan) {
+    await fsp.mkdir(path.dirname(item.file), { recursive: true });
+    const hasher = MultiHasher.createSync([alg]);
+    const hashing = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        hasher.update(chunk);
+        cb(null, chunk);
+      },
+    });
+    await pipeline(reader.storage.readStream(reader.storagePath(item.contentPath)), hashing, createWriteStream(item.file, { flags: 'wx' }));
+    const actual = hasher.digests()[alg];
+    if (actual !== item.digest.toLowerCase()) {
+      await fsp.rm(item.file, { force: true });
+      throw new SiardOcflError(
+        `Content ${item.contentPath} of object "${reader.id}" (logical path "${item.logicalPath}") has ${alg} ${actual}, not ${item.digest} as the inventory records.`,
+        { code: 'FIXITY_FAILURE', exitCode: 1 },
+      );
+    }
+    bytes += hasher.size;
+    options.onFile?.(item.logicalPath, hasher.size);
+  }
+  return { version, files: plan.length, bytes };
+}
