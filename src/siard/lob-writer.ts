@@ -1,0 +1,112 @@
+/**
+ * Writes one externalised LOB through the output sink: places it (lob-placement.ts), writes its
+ * part(s), and returns the cell attributes. Every byte is hashed once per digest the result
+ * needs: for a LOB in one file the sink's digest of that file is the cell digest (the sink may add
+ * its own algorithms in the same pass); for a split LOB the cell digest over the whole LOB is
+ * computed here while the sink hashes each part for its own records.
+ */
+import { createHash } from 'node:crypto';
+import type { SourceLob } from '../sources/source.js';
+import type { LobAddress, LobLayout } from './lob-placement.js';
+import { NODE_HASH_OF_DIGEST_TYPE, type SiardDigestType, type SiardLobReference } from './model.js';
+import type { OutputSink, WrittenFile } from './output-sink.js';
+
+/** Bytes of a LOB: in memory, or a stream of known size. */
+export type LobBytes = Uint8Array | SourceLob;
+
+export interface LobWriteResult {
+  reference: SiardLobReference;
+  files: WrittenFile[];
+}
+
+/** Number of Unicode code points in UTF-8 bytes (counts the bytes that start a character). */
+export function countUtf8Characters(chunk: Uint8Array): number {
+  let n = 0;
+  for (let i = 0; i < chunk.length; i++) if ((chunk[i]! & 0xc0) !== 0x80) n++;
+  return n;
+}
+
+async function* chunksOf(bytes: LobBytes): AsyncIterable<Uint8Array> {
+  if (bytes instanceof Uint8Array) {
+    yield bytes;
+    return;
+  }
+  const source = bytes.open();
+  for await (const chunk of source as AsyncIterable<Uint8Array | string>) {
+    yield typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+  }
+}
+
+export class LobWriter {
+  private readonly nodeHash: string;
+
+  constructor(
+    private readonly sink: OutputSink,
+    private readonly layout: LobLayout,
+    private readonly digestType: SiardDigestType,
+  ) {
+    this.nodeHash = NODE_HASH_OF_DIGEST_TYPE[digestType];
+  }
+
+  /** Writes a LOB of `address.size` bytes; `text` makes `length` count characters (CLOB). */
+  async write(address: LobAddress, bytes: LobBytes, text: boolean): Promise<LobWriteResult> {
+    const placement = this.layout.place(address);
+    const split = placement.parts.length > 1;
+    const whole = split ? createHash(this.nodeHash) : undefined;
+    const files: WrittenFile[] = [];
+    let characters = 0;
+    let total = 0;
+    let partIndex = 0;
+    let file = await this.sink.openFile(placement.parts[0]!.relPath, { digests: [this.nodeHash] });
+    let room = placement.parts[0]!.length;
+    try {
+      for await (let chunk of chunksOf(bytes)) {
+        if (text) characters += countUtf8Characters(chunk);
+        whole?.update(chunk);
+        total += chunk.length;
+        while (chunk.length > 0) {
+          if (room === 0) {
+            files.push(await file.close());
+            partIndex++;
+            const part = placement.parts[partIndex];
+            if (!part) throw new Error(`The LOB at ${placement.cellFile} is longer than its announced ${address.size} bytes.`);
+            file = await this.sink.openFile(part.relPath, { digests: [this.nodeHash] });
+            room = part.length;
+          }
+          const take = Math.min(room, chunk.length);
+          await file.write(take === chunk.length ? chunk : chunk.subarray(0, take));
+          room -= take;
+          chunk = chunk.subarray(take);
+        }
+      }
+      files.push(await file.close());
+    } catch (err) {
+      await file.abort().catch(() => undefined);
+      throw err;
+    }
+    if (total !== address.size || partIndex !== placement.parts.length - 1) {
+      throw new Error(`The LOB at ${placement.cellFile} has ${total} bytes, not the announced ${address.size}.`);
+    }
+    const digest = whole ? whole.digest('hex') : files[0]!.digests[this.nodeHash]!;
+    return {
+      reference: { file: encodeUriPath(placement.cellFile), length: text ? characters : total, digestType: this.digestType, digest },
+      files,
+    };
+  }
+}
+
+/** Percent-encodes each path segment (RFC 3986) so names with spaces or non-ASCII stay valid URIs. */
+export function encodeUriPath(relPath: string): string {
+  return relPath
+    .split('/')
+    .map((s) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase()))
+    .join('/');
+}
+
+/** Reads a small streamed LOB fully (used only for values at most --inline-max bytes). */
+export async function readAll(bytes: LobBytes): Promise<Buffer> {
+  if (bytes instanceof Uint8Array) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const parts: Buffer[] = [];
+  for await (const c of chunksOf(bytes)) parts.push(Buffer.from(c));
+  return Buffer.concat(parts);
+}

@@ -1,0 +1,173 @@
+/**
+ * Serialises the SIARD model as `header/metadata.xml` (SIARD 2.2 metadata.xsd, element order as
+ * the schema's sequences require). Text goes through SIARD escaping (G_3.3).
+ */
+import type { SiardArchive, SiardColumn, SiardForeignKey, SiardSchema, SiardTable, SiardUniqueKey, SiardView } from './model.js';
+import { escapeSiardText } from './xml-text.js';
+
+export const SIARD_METADATA_NAMESPACE = 'http://www.bar.admin.ch/xmlns/siard/2/metadata.xsd';
+
+class XmlOut {
+  private readonly parts: string[] = [];
+  depth = 0;
+  line(s: string): void {
+    this.parts.push('  '.repeat(this.depth) + s + '\n');
+  }
+  open(tag: string): void {
+    this.line(`<${tag}>`);
+    this.depth++;
+  }
+  close(tag: string): void {
+    this.depth--;
+    this.line(`</${tag}>`);
+  }
+  el(tag: string, value: string | number | boolean | undefined): void {
+    if (value === undefined) return;
+    this.line(`<${tag}>${escapeSiardText(String(value))}</${tag}>`);
+  }
+  toString(): string {
+    return this.parts.join('');
+  }
+}
+
+export function metadataXml(archive: SiardArchive): string {
+  const x = new XmlOut();
+  x.line('<?xml version="1.0" encoding="UTF-8" standalone="no"?>');
+  x.line(
+    `<siardArchive xmlns="${SIARD_METADATA_NAMESPACE}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" ` +
+      `xsi:schemaLocation="${SIARD_METADATA_NAMESPACE} metadata.xsd" version="${archive.version}">`,
+  );
+  x.depth = 1;
+  x.el('dbname', archive.dbname);
+  x.el('description', archive.description);
+  x.el('archiver', archive.archiver);
+  x.el('archiverContact', archive.archiverContact);
+  x.el('dataOwner', archive.dataOwner);
+  x.el('dataOriginTimespan', archive.dataOriginTimespan);
+  x.el('lobFolder', archive.lobFolder);
+  x.el('producerApplication', archive.producerApplication);
+  x.el('archivalDate', archive.archivalDate);
+  for (const d of archive.messageDigests) {
+    x.open('messageDigest');
+    x.el('digestType', d.digestType);
+    x.el('digest', d.digest);
+    x.close('messageDigest');
+  }
+  x.el('clientMachine', archive.clientMachine);
+  x.el('databaseProduct', archive.databaseProduct);
+  x.el('connection', archive.connection);
+  x.el('databaseUser', archive.databaseUser);
+  x.open('schemas');
+  for (const s of archive.schemas) schema(x, s);
+  x.close('schemas');
+  x.open('users');
+  for (const u of archive.users) {
+    x.open('user');
+    x.el('name', u.name);
+    x.el('description', u.description);
+    x.close('user');
+  }
+  x.close('users');
+  x.depth = 0;
+  x.line('</siardArchive>');
+  return x.toString();
+}
+
+function schema(x: XmlOut, s: SiardSchema): void {
+  x.open('schema');
+  x.el('name', s.name);
+  x.el('folder', s.folder);
+  x.el('description', s.description);
+  if (s.tables.length > 0) {
+    x.open('tables');
+    for (const t of s.tables) table(x, t);
+    x.close('tables');
+  }
+  if (s.views.length > 0) {
+    x.open('views');
+    for (const v of s.views) view(x, v);
+    x.close('views');
+  }
+  x.close('schema');
+}
+
+function table(x: XmlOut, t: SiardTable): void {
+  x.open('table');
+  x.el('name', t.name);
+  x.el('folder', t.folder);
+  x.el('description', t.description);
+  columns(x, t.columns);
+  if (t.primaryKey) uniqueKey(x, 'primaryKey', t.primaryKey);
+  if (t.foreignKeys.length > 0) {
+    x.open('foreignKeys');
+    for (const fk of t.foreignKeys) foreignKey(x, fk);
+    x.close('foreignKeys');
+  }
+  if (t.candidateKeys.length > 0) {
+    x.open('candidateKeys');
+    for (const k of t.candidateKeys) uniqueKey(x, 'candidateKey', k);
+    x.close('candidateKeys');
+  }
+  x.el('rows', t.rows);
+  x.close('table');
+}
+
+function view(x: XmlOut, v: SiardView): void {
+  x.open('view');
+  x.el('name', v.name);
+  x.el('query', v.query);
+  x.el('queryOriginal', v.queryOriginal);
+  x.el('description', v.description);
+  columns(x, v.columns);
+  x.el('rows', v.rows);
+  x.close('view');
+}
+
+function columns(x: XmlOut, cols: SiardColumn[]): void {
+  x.open('columns');
+  for (const c of cols) {
+    x.open('column');
+    x.el('name', c.name);
+    x.el('lobFolder', c.lobFolder);
+    if (c.type !== undefined) {
+      x.el('type', c.type);
+      x.el('mimeType', c.mimeType);
+    } else {
+      x.el('typeSchema', c.typeSchema);
+      x.el('typeName', c.typeName);
+    }
+    x.el('typeOriginal', c.typeOriginal);
+    x.el('nullable', c.nullable);
+    x.el('defaultValue', c.defaultValue);
+    x.el('cardinality', c.cardinality);
+    x.el('description', c.description);
+    x.close('column');
+  }
+  x.close('columns');
+}
+
+function uniqueKey(x: XmlOut, tag: string, k: SiardUniqueKey): void {
+  x.open(tag);
+  x.el('name', k.name);
+  x.el('description', k.description);
+  for (const c of k.columns) x.el('column', c);
+  x.close(tag);
+}
+
+function foreignKey(x: XmlOut, fk: SiardForeignKey): void {
+  x.open('foreignKey');
+  x.el('name', fk.name);
+  x.el('referencedSchema', fk.referencedSchema);
+  x.el('referencedTable', fk.referencedTable);
+  for (const r of fk.references) {
+    x.open('reference');
+    x.el('column', r.column);
+    x.el('referenced', r.referenced);
+    x.close('reference');
+  }
+  x.el('matchType', fk.matchType);
+  x.el('deleteAction', fk.deleteAction);
+  x.el('updateAction', fk.updateAction);
+  x.el('description', fk.description);
+  x.close('foreignKey');
+}

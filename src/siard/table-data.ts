@@ -1,0 +1,165 @@
+/**
+ * `tableJ.xml`: rows from a source turned into SIARD table XML, as a stream of text chunks
+ * (constant memory whatever the row count). Cell rules (T_6.4-3, G_3.3, P_4.3-3):
+ * NULL = element omitted, '' = empty element; text SIARD-escaped; BLOB/binary as hex; dates and
+ * timestamps in UTC with 'Z'; LOBs above the inline limit written to files through LobWriter,
+ * the cell carrying file, length, digestType and digest.
+ */
+import { SiardOcflError } from '../errors.js';
+import { isSourceLob, type SourceValue } from '../sources/source.js';
+import { LobWriter, readAll } from './lob-writer.js';
+import { isLobFamily, sqlTypeFamily, type SiardColumn, type SqlTypeFamily } from './model.js';
+import { SIARD_TABLE_NAMESPACE } from './table-xsd.js';
+import { escapeSiardText } from './xml-text.js';
+
+export interface TableDataContext {
+  schemaIndex: number;
+  tableIndex: number;
+  tableName: string;
+  folder: string;
+  columns: SiardColumn[];
+  inlineMax: number;
+  lobWriter: LobWriter;
+}
+
+export interface TableDataStats {
+  rows: number;
+  lobs: number;
+  externalLobs: number;
+  lobBytes: number;
+  /** 0-based indexes of columns with at least one LOB in a file */
+  externalColumns: Set<number>;
+}
+
+const CHUNK_CHARS = 64 * 1024;
+
+/** Yields the XML text of the table; `stats` is filled as it goes. */
+export async function* tableDataXml(
+  rows: AsyncIterable<SourceValue[]>,
+  ctx: TableDataContext,
+  stats: TableDataStats,
+  onRow?: () => void,
+): AsyncGenerator<string> {
+  const families = ctx.columns.map((c) => sqlTypeFamily(c.type ?? 'CLOB'));
+  let out =
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    `<table xmlns="${SIARD_TABLE_NAMESPACE}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" ` +
+    `xsi:schemaLocation="${SIARD_TABLE_NAMESPACE} ${ctx.folder}.xsd" version="2.2">\n`;
+  for await (const row of rows) {
+    stats.rows++;
+    let xml = '  <row>';
+    for (let i = 0; i < families.length; i++) {
+      const v = row[i] ?? null;
+      if (v === null) continue;
+      xml += await cell(v, i, families[i]!, ctx, stats);
+    }
+    out += xml + '</row>\n';
+    onRow?.();
+    if (out.length >= CHUNK_CHARS) {
+      yield out;
+      out = '';
+    }
+  }
+  yield out + '</table>\n';
+}
+
+async function cell(v: SourceValue, i: number, family: SqlTypeFamily, ctx: TableDataContext, stats: TableDataStats): Promise<string> {
+  const tag = `c${i + 1}`;
+  const simple = (text: string) => (text === '' ? `<${tag}/>` : `<${tag}>${text}</${tag}>`);
+  const bad = (): never => {
+    throw new SiardOcflError(
+      `Table "${ctx.tableName}", row ${stats.rows}, column "${ctx.columns[i]!.name}": a ${describe(v)} value cannot be written as ${ctx.columns[i]!.type}.`,
+      { code: 'VALUE_DOES_NOT_FIT' },
+    );
+  };
+  if (isLobFamily(family) || family === 'binary') {
+    const binary = family === 'blob' || family === 'binary';
+    let bytes: Uint8Array | import('../sources/source.js').SourceLob;
+    if (binary) {
+      if (v instanceof Uint8Array || (isSourceLob(v) && v.encoding === 'binary')) bytes = v;
+      else return bad();
+    } else if (typeof v === 'string') bytes = Buffer.from(v, 'utf8');
+    else if (isSourceLob(v) && v.encoding === 'text') bytes = v;
+    else return bad();
+    const size = bytes instanceof Uint8Array ? bytes.length : bytes.byteLength;
+    if (family !== 'binary') stats.lobs++;
+    if (family === 'binary' || size <= ctx.inlineMax) {
+      const data = await readAll(bytes);
+      return simple(binary ? data.toString('hex') : escapeSiardText(data.toString('utf8')));
+    }
+    const { reference } = await ctx.lobWriter.write(
+      { schema: ctx.schemaIndex, table: ctx.tableIndex, column: i + 1, row: stats.rows, extension: binary ? 'bin' : 'txt', size },
+      bytes,
+      !binary,
+    );
+    stats.externalLobs++;
+    stats.lobBytes += size;
+    stats.externalColumns.add(i);
+    return `<${tag} file="${escapeSiardText(reference.file)}" length="${reference.length}" digestType="${reference.digestType}" digest="${reference.digest}"/>`;
+  }
+  switch (family) {
+    case 'integer':
+      if (typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v))) return simple(v.toString());
+      if (typeof v === 'string' && /^[+-]?\d+$/.test(v)) return simple(v);
+      return bad();
+    case 'decimal':
+      if (typeof v === 'bigint') return simple(v.toString());
+      if (typeof v === 'number' && Number.isFinite(v)) return simple(plainDecimal(v));
+      if (typeof v === 'string' && /^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(v)) return simple(v);
+      return bad();
+    case 'float':
+      if (typeof v === 'bigint') return simple(v.toString());
+      if (typeof v === 'number') return simple(xsDouble(v));
+      return bad();
+    case 'boolean':
+      if (typeof v === 'boolean') return simple(v ? 'true' : 'false');
+      return bad();
+    case 'char':
+      if (typeof v === 'string') return simple(escapeSiardText(v));
+      return bad();
+    case 'date':
+      if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v)) return simple(v + 'Z');
+      if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}Z$/.test(v)) return simple(v);
+      return bad();
+    case 'timestamp':
+      if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d+)?Z?$/.test(v)) {
+        return simple(v.replace(' ', 'T').replace(/Z?$/, 'Z'));
+      }
+      return bad();
+    case 'time':
+      if (typeof v === 'string' && /^\d{2}:\d{2}:\d{2}(\.\d+)?Z?$/.test(v)) return simple(v.replace(/Z?$/, 'Z'));
+      return bad();
+    default:
+      if (typeof v === 'string') return simple(escapeSiardText(v));
+      return bad();
+  }
+}
+
+function describe(v: SourceValue): string {
+  if (v instanceof Uint8Array) return 'binary';
+  if (isSourceLob(v)) return v.encoding === 'binary' ? 'binary' : 'text';
+  return typeof v === 'string' ? 'text' : typeof v;
+}
+
+/** xs:double lexical form; integral values keep a '.0' so a reader sees a real. */
+function xsDouble(v: number): string {
+  if (Number.isNaN(v)) return 'NaN';
+  if (v === Infinity) return 'INF';
+  if (v === -Infinity) return '-INF';
+  if (Object.is(v, -0)) return '-0.0';
+  const s = String(v);
+  return /[.e]/.test(s) ? s : s + '.0';
+}
+
+/** A finite double as an xs:decimal without exponent, digits exactly those of its shortest form. */
+export function plainDecimal(v: number): string {
+  const s = String(v);
+  const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(s);
+  if (!m) return s;
+  const [, sign, lead, frac = '', expText] = m;
+  const digits = lead! + frac;
+  const point = 1 + Number(expText); // position of the decimal point within digits
+  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
+  if (point >= digits.length) return sign + digits + '0'.repeat(point - digits.length);
+  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+}

@@ -1,0 +1,221 @@
+/**
+ * Database -> SIARD 2.2: the `.siard` ZIP64 archive and its external LOB folders, written through
+ * an OutputSink (a folder on disk, or a staged OCFL version later).
+ *
+ * ZIP entry order (DESIGN section 4): `content/` with each schema and table folder, tableJ.xml
+ * (streamed) and tableJ.xsd; then `header/`, `header/siardversion/2.2/`, `header/metadata.xsd`,
+ * `header/metadata.xml`. The archive messageDigest (SHA-256 of bytes 0 .. offset of `header/`)
+ * is taken by the ZIP writer as it writes, so metadata.xml, written last, can carry it.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { SiardOcflError, UsageError } from '../errors.js';
+import type { DatabaseSource } from '../sources/source.js';
+import { createLobLayout, type LobLayoutName, type LobLimits } from './lob-placement.js';
+import { LobWriter } from './lob-writer.js';
+import { metadataXml } from './metadata-xml.js';
+import type { SiardArchive, SiardDigestType, SiardSchema, SiardTable } from './model.js';
+import type { OutputFile, OutputSink, WrittenFile } from './output-sink.js';
+import { tableDataXml, type TableDataStats } from './table-data.js';
+import { tableXsd } from './table-xsd.js';
+import { ZipWriter } from './zip/writer.js';
+
+export interface SiardExportOptions {
+  /** dbname and base name of the .siard file and LOB folders */
+  name: string;
+  lobLayout?: LobLayoutName;
+  /** files per LOB segment folder (default 100,000, the recommendation's example) */
+  maxFiles?: number;
+  /** bytes per LOB segment folder (default 4 GB, the recommendation's example) */
+  maxBytes?: number;
+  /** LOBs up to this many bytes are inlined (default 2000) */
+  inlineMax?: number;
+  /** database-level lobFolder base URI, ending in '/' (default '../': the folder holding the .siard) */
+  lobFolder?: string;
+  lobDigest?: SiardDigestType;
+  dataOwner?: string;
+  dataOriginTimespan?: string;
+  description?: string;
+  archiver?: string;
+  archiverContact?: string;
+  producerApplication?: string;
+  /** date of the archive (default: today, UTC) */
+  archivalDate?: Date;
+  /** deflate level for the table XML (default 6) */
+  compressionLevel?: number;
+  /** progress: called once per table before its rows, and per row */
+  onTable?: (table: { schema: string; name: string; rows: number }) => void;
+  onRow?: () => void;
+}
+
+export interface SiardExportSummary {
+  /** the .siard, relative to the sink root */
+  siardFile: string;
+  /** LOB folders beside it (top-level names) */
+  lobFolders: string[];
+  tables: number;
+  rows: number;
+  /** LOBs written to files */
+  lobs: number;
+  /** bytes of those LOBs */
+  lobBytes: number;
+  /** segment folders used */
+  segments: number;
+  /** size of the .siard file */
+  siardBytes: number;
+  /** archive messageDigest (SHA-256, lower-case hex) */
+  messageDigest: string;
+  archive: SiardArchive;
+  siardDigests: Record<string, string>;
+}
+
+export const DEFAULTS = {
+  lobLayout: 'lobseg' as LobLayoutName,
+  maxFiles: 100_000,
+  maxBytes: 4_000_000_000,
+  inlineMax: 2000,
+  lobFolder: '../',
+  lobDigest: 'SHA-256' as SiardDigestType,
+};
+
+const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** The official SIARD 2.2 metadata.xsd shipped in resources/ (see resources/README.md). */
+export function officialMetadataXsd(): Buffer {
+  return readFileSync(path.join(PACKAGE_ROOT, 'resources', 'metadata.xsd'));
+}
+
+/** A name usable as the .siard base name and LOB folder prefix. */
+export function checkArchiveName(name: string): void {
+  if (!name || name === '.' || name === '..' || /[/\\\0]/.test(name) || name.startsWith('.')) {
+    throw new UsageError(`"${name}" cannot be an archive name: it must be a plain file name without '/', '\\' or a leading '.'.`, 'BAD_NAME');
+  }
+}
+
+/** A lobFolder base must be a URI reference ending in '/'. */
+export function checkLobFolderBase(uri: string): void {
+  if (!uri.endsWith('/') || /[\s\\]/.test(uri)) {
+    throw new UsageError(`--lob-folder "${uri}" must be a URI ending in '/' without spaces or back-slashes (encode a space as %20).`, 'BAD_LOB_FOLDER');
+  }
+}
+
+/** Names this export will create at the top of the sink (for existence checks before starting). */
+export function plannedTopLevelNames(name: string, layout: LobLayoutName): { siard: string; lobPrefix: string } {
+  return { siard: `${name}.siard`, lobPrefix: layout === 'siard22' ? `${name}_lobs` : `${name}_lobseg_` };
+}
+
+/** Adapts a sink file to the Writable the ZIP writer streams into. */
+function writableOf(file: OutputFile): Writable {
+  return new Writable({
+    highWaterMark: 1 << 20,
+    write(chunk: Buffer, _enc, cb) {
+      file.write(chunk).then(() => cb(), cb);
+    },
+  });
+}
+
+/**
+ * Writes the archive and its LOB files into `sink`. Does not commit or abort the sink: the caller
+ * decides (exportToDirectory commits on success and aborts on failure).
+ */
+export async function writeSiard(source: DatabaseSource, sink: OutputSink, options: SiardExportOptions): Promise<SiardExportSummary> {
+  checkArchiveName(options.name);
+  const o = { ...DEFAULTS, ...stripUndefined(options) } as typeof DEFAULTS & SiardExportOptions;
+  checkLobFolderBase(o.lobFolder);
+  if (!Number.isSafeInteger(o.inlineMax) || o.inlineMax < 0) throw new UsageError('--inline-max must be a whole number of bytes.', 'BAD_OPTION');
+  const limits: LobLimits = { maxFiles: o.maxFiles, maxBytes: o.maxBytes };
+  let layout;
+  try {
+    layout = createLobLayout(o.lobLayout, o.name, limits);
+  } catch (err) {
+    throw new UsageError((err as Error).message, 'BAD_OPTION', err);
+  }
+  const lobWriter = new LobWriter(sink, layout, o.lobDigest);
+  const catalog = await source.catalog();
+
+  const siardFile = `${o.name}.siard`;
+  const siardOut = await sink.openFile(siardFile, { digests: [] });
+  const zip = await ZipWriter.create(writableOf(siardOut), { compressionLevel: o.compressionLevel });
+  let totalRows = 0;
+  let tableCount = 0;
+  let externalLobs = 0;
+  let lobBytes = 0;
+  try {
+    const schemas: SiardSchema[] = [];
+    await zip.addDirectory('content/');
+    for (const [si, s] of catalog.schemas.entries()) {
+      const schemaFolder = `schema${si}`;
+      await zip.addDirectory(`content/${schemaFolder}/`);
+      const tables: SiardTable[] = [];
+      for (const [ti, t] of s.tables.entries()) {
+        const folder = `table${ti}`;
+        const base = `content/${schemaFolder}/${folder}`;
+        await zip.addDirectory(`${base}/`);
+        o.onTable?.({ schema: s.name, name: t.name, rows: t.rows });
+        const stats: TableDataStats = { rows: 0, lobs: 0, externalLobs: 0, lobBytes: 0, externalColumns: new Set() };
+        const columns = t.columns.map((c) => ({ ...c }));
+        await zip.addStream(
+          `${base}/${folder}.xml`,
+          tableDataXml(source.rows(s.name, t.name), { schemaIndex: si, tableIndex: ti, tableName: t.name, folder, columns, inlineMax: o.inlineMax, lobWriter }, stats, o.onRow),
+        );
+        await zip.addBuffer(`${base}/${folder}.xsd`, tableXsd(columns));
+        for (const ci of stats.externalColumns) columns[ci]!.lobFolder = layout.columnLobFolder(si, ti, ci + 1);
+        const table: SiardTable = { ...t, folder, columns, rows: stats.rows };
+        tables.push(table);
+        totalRows += stats.rows;
+        externalLobs += stats.externalLobs;
+        lobBytes += stats.lobBytes;
+        tableCount++;
+      }
+      const schema: SiardSchema = { name: s.name, folder: schemaFolder, tables, views: s.views };
+      if (s.description !== undefined) schema.description = s.description;
+      schemas.push(schema);
+    }
+    const mark = await zip.markDigestEnd();
+    await zip.addDirectory('header/');
+    await zip.addDirectory('header/siardversion/2.2/');
+    await zip.addBuffer('header/metadata.xsd', officialMetadataXsd());
+    const archive: SiardArchive = {
+      version: '2.2',
+      dbname: o.name,
+      dataOwner: o.dataOwner ?? 'unspecified',
+      dataOriginTimespan: o.dataOriginTimespan ?? 'unspecified',
+      producerApplication: o.producerApplication ?? 'siard-ocfl',
+      archivalDate: (o.archivalDate ?? new Date()).toISOString().slice(0, 10) + 'Z',
+      messageDigests: [{ digestType: 'SHA-256', digest: mark.sha256 }],
+      schemas,
+      users: [],
+    };
+    if (externalLobs > 0) archive.lobFolder = layout.databaseLobFolder(o.lobFolder);
+    for (const k of ['description', 'archiver', 'archiverContact'] as const) if (o[k] !== undefined) archive[k] = o[k];
+    if (catalog.databaseProduct) archive.databaseProduct = catalog.databaseProduct;
+    if (catalog.connection) archive.connection = catalog.connection;
+    if (catalog.databaseUser) archive.databaseUser = catalog.databaseUser;
+    await zip.addBuffer('header/metadata.xml', metadataXml(archive));
+    const closed = await zip.close();
+    const written: WrittenFile = await siardOut.close();
+    return {
+      siardFile,
+      lobFolders: layout.topLevelFolders(),
+      tables: tableCount,
+      rows: totalRows,
+      lobs: externalLobs,
+      lobBytes,
+      segments: layout.segmentCount(),
+      siardBytes: closed.size,
+      messageDigest: mark.sha256,
+      archive,
+      siardDigests: written.digests,
+    };
+  } catch (err) {
+    await zip.abort().catch(() => undefined);
+    await siardOut.abort().catch(() => undefined);
+    throw err instanceof SiardOcflError ? err : new SiardOcflError(`Export to ${siardFile} failed: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,296 @@
+/**
+ * SQLite as a SIARD source (better-sqlite3): one schema "main", its tables and views, primary,
+ * foreign and unique keys, row counts, and rows streamed in rowid order (primary-key order for
+ * WITHOUT ROWID tables) inside one read transaction, so catalogue and rows agree.
+ *
+ * Memory: rows are read one at a time (`iterate()`); better-sqlite3 returns each value whole, so
+ * memory per row is bounded by its largest cell (SQLite's own limit is 1 GB per value).
+ */
+import Database from 'better-sqlite3';
+import { existsSync, openSync, readSync, closeSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { SiardOcflError, UsageError } from '../../errors.js';
+import type { SiardColumn, SiardForeignKey, SiardReferentialAction, SiardUniqueKey, SiardView } from '../../siard/model.js';
+import type { DatabaseSource, SourceCatalog, SourceTable, SourceValue } from '../source.js';
+import { decideColumnTypes, quoteIdent, type ColumnDecision } from './prescan.js';
+import { formatReal, mapDeclaredType } from './type-mapping.js';
+
+const SQLITE_MAGIC = 'SQLite format 3\0';
+
+interface TableInfoRow {
+  cid: number;
+  name: string;
+  type: string;
+  notnull: number;
+  dflt_value: string | null;
+  pk: number;
+}
+
+interface TablePlan {
+  table: SourceTable;
+  decisions: ColumnDecision[];
+  orderBy: string;
+}
+
+export interface SqliteSourceOptions {
+  /** only tables whose name passes */
+  tableFilter?: (name: string) => boolean;
+}
+
+export class SqliteSource implements DatabaseSource {
+  readonly description: string;
+  private readonly db: Database.Database;
+  private readonly plans = new Map<string, TablePlan>();
+  private catalogCache: SourceCatalog | undefined;
+
+  private constructor(
+    private readonly file: string,
+    db: Database.Database,
+    private readonly options: SqliteSourceOptions,
+  ) {
+    this.description = file;
+    this.db = db;
+  }
+
+  /** Opens `file` read-only; a missing file or one that is not SQLite is a usage error (exit 2). */
+  static open(file: string, options: SqliteSourceOptions = {}): SqliteSource {
+    const full = path.resolve(file);
+    if (!existsSync(full)) throw new UsageError(`The SQLite database ${file} does not exist.`, 'SOURCE_MISSING');
+    if (!statSync(full).isFile()) throw new UsageError(`${file} is not a file, so it cannot be a SQLite database.`, 'SOURCE_NOT_SQLITE');
+    const header = Buffer.alloc(16);
+    const fd = openSync(full, 'r');
+    let read = 0;
+    try {
+      read = readSync(fd, header, 0, 16, 0);
+    } finally {
+      closeSync(fd);
+    }
+    if (read < 16 || header.toString('latin1') !== SQLITE_MAGIC) {
+      throw new UsageError(`${file} is not a SQLite database (no "SQLite format 3" header).`, 'SOURCE_NOT_SQLITE');
+    }
+    let db: Database.Database;
+    try {
+      db = new Database(full, { readonly: true, fileMustExist: true });
+      db.exec('BEGIN'); // one read snapshot for catalogue and rows
+      db.prepare('SELECT count(*) FROM sqlite_master').get();
+    } catch (err) {
+      throw new UsageError(`Cannot read the SQLite database ${file}: ${(err as Error).message}.`, 'SOURCE_UNREADABLE', err);
+    }
+    return new SqliteSource(full, db, options);
+  }
+
+  async catalog(): Promise<SourceCatalog> {
+    if (this.catalogCache) return this.catalogCache;
+    const objects = this.db
+      .prepare(`SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid`)
+      .all() as Array<{ type: string; name: string; sql: string | null }>;
+    const tables: SourceTable[] = [];
+    const views: SiardView[] = [];
+    for (const o of objects) {
+      if (o.type === 'table') {
+        if (/^\s*CREATE\s+VIRTUAL\s+TABLE/i.test(o.sql ?? '')) continue;
+        if (this.options.tableFilter && !this.options.tableFilter(o.name)) continue;
+        const plan = this.planTable(o.name);
+        this.plans.set(o.name, plan);
+        tables.push(plan.table);
+      } else {
+        views.push(this.describeView(o.name, o.sql ?? undefined));
+      }
+    }
+    const version = (this.db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+    this.catalogCache = {
+      databaseProduct: `SQLite ${version}`,
+      connection: `sqlite:${this.file}`,
+      schemas: [{ name: 'main', tables, views }],
+    };
+    return this.catalogCache;
+  }
+
+  private planTable(name: string): TablePlan {
+    const info = this.db.prepare(`PRAGMA main.table_xinfo(${quoteIdent(name)})`).all() as Array<TableInfoRow & { hidden: number }>;
+    const cols = info.filter((c) => c.hidden === 0 || c.hidden === 2 || c.hidden === 3);
+    const withoutRowid = this.isWithoutRowid(name);
+    const pkCols = info.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk);
+    const orderBy = withoutRowid ? pkCols.map((c) => quoteIdent(c.name)).join(', ') : 'rowid';
+    const mapped = cols.map((c) => ({ name: c.name, mapped: mapDeclaredType(c.type ?? '') }));
+    const decisions = decideColumnTypes(this.db, name, mapped, orderBy);
+    const columns: SiardColumn[] = cols.map((c, i) => {
+      const col: SiardColumn = {
+        name: c.name,
+        type: decisions[i]!.type,
+        typeOriginal: c.type ?? '',
+        nullable: !(c.notnull || (withoutRowid && c.pk > 0)),
+      };
+      if (c.dflt_value !== null) col.defaultValue = c.dflt_value;
+      if (decisions[i]!.note) col.description = decisions[i]!.note;
+      return col;
+    });
+    const rows = (this.db.prepare(`SELECT count(*) AS n FROM ${quoteIdent(name)}`).get() as { n: number }).n;
+    const table: SourceTable = {
+      name,
+      columns,
+      foreignKeys: this.foreignKeys(name),
+      candidateKeys: this.uniqueKeys(name),
+      rows,
+    };
+    if (pkCols.length > 0) table.primaryKey = { name: `pk_${name}`, columns: pkCols.map((c) => c.name) };
+    return { table, decisions, orderBy };
+  }
+
+  private isWithoutRowid(name: string): boolean {
+    try {
+      this.db.prepare(`SELECT rowid FROM ${quoteIdent(name)} LIMIT 0`).all();
+      return false;
+    } catch {
+      return true;
+    }
+  }
+
+  private foreignKeys(name: string): SiardForeignKey[] {
+    const rows = this.db.prepare(`PRAGMA main.foreign_key_list(${quoteIdent(name)})`).all() as Array<{
+      id: number;
+      seq: number;
+      table: string;
+      from: string;
+      to: string | null;
+      on_update: string;
+      on_delete: string;
+      match: string;
+    }>;
+    const byId = new Map<number, typeof rows>();
+    for (const r of rows) byId.set(r.id, [...(byId.get(r.id) ?? []), r]);
+    const keys: SiardForeignKey[] = [];
+    for (const [id, refs] of [...byId.entries()].sort((a, b) => a[0] - b[0])) {
+      refs.sort((a, b) => a.seq - b.seq);
+      const first = refs[0]!;
+      // A reference without column names means the referenced table's primary key.
+      let targets = refs.map((r) => r.to);
+      if (targets.some((t) => t === null)) {
+        const pk = (this.db.prepare(`PRAGMA main.table_info(${quoteIdent(first.table)})`).all() as TableInfoRow[])
+          .filter((c) => c.pk > 0)
+          .sort((a, b) => a.pk - b.pk)
+          .map((c) => c.name);
+        targets = refs.map((r, i) => r.to ?? pk[i] ?? r.from);
+      }
+      const key: SiardForeignKey = {
+        name: `fk_${name}_${id}`,
+        referencedSchema: 'main',
+        referencedTable: first.table,
+        references: refs.map((r, i) => ({ column: r.from, referenced: targets[i]! })),
+      };
+      const del = referentialAction(first.on_delete);
+      const upd = referentialAction(first.on_update);
+      if (del) key.deleteAction = del;
+      if (upd) key.updateAction = upd;
+      keys.push(key);
+    }
+    return keys;
+  }
+
+  private uniqueKeys(name: string): SiardUniqueKey[] {
+    const indexes = this.db.prepare(`PRAGMA main.index_list(${quoteIdent(name)})`).all() as Array<{
+      seq: number;
+      name: string;
+      unique: number;
+      origin: string;
+      partial: number;
+    }>;
+    const keys: SiardUniqueKey[] = [];
+    for (const ix of indexes.sort((a, b) => a.name.localeCompare(b.name))) {
+      if (!ix.unique || ix.origin === 'pk' || ix.partial) continue;
+      const cols = (this.db.prepare(`PRAGMA main.index_info(${quoteIdent(ix.name)})`).all() as Array<{ seqno: number; name: string | null }>)
+        .sort((a, b) => a.seqno - b.seqno)
+        .map((c) => c.name);
+      if (cols.length === 0 || cols.some((c) => c === null)) continue; // expression index: not a column key
+      keys.push({ name: ix.name, columns: cols as string[] });
+    }
+    return keys;
+  }
+
+  private describeView(name: string, sql: string | undefined): SiardView {
+    let columns: SiardColumn[] = [];
+    try {
+      const info = this.db.prepare(`PRAGMA main.table_info(${quoteIdent(name)})`).all() as TableInfoRow[];
+      columns = info.map((c) => {
+        const mapped = mapDeclaredType(c.type ?? '');
+        return { name: c.name, type: mapped.type, typeOriginal: c.type ?? '', nullable: true };
+      });
+    } catch {
+      // A view over a missing table cannot be described; it is kept with its query only.
+    }
+    const view: SiardView = { name, columns };
+    if (sql) view.queryOriginal = sql;
+    return view;
+  }
+
+  async *rows(schema: string, table: string): AsyncIterable<SourceValue[]> {
+    if (schema !== 'main') throw new Error(`SQLite has only the schema "main", not "${schema}".`);
+    if (!this.catalogCache) await this.catalog();
+    const plan = this.plans.get(table);
+    if (!plan) throw new Error(`Table "${table}" is not in the exported catalogue.`);
+    const names = plan.table.columns.map((c) => quoteIdent(c.name));
+    const stmt = this.db
+      .prepare(`SELECT ${names.length > 0 ? names.join(', ') : 'NULL'} FROM ${quoteIdent(table)} ORDER BY ${plan.orderBy}`)
+      .raw(true)
+      .safeIntegers(true);
+    const converters = plan.decisions.map((d, i) => converterFor(d, table, plan.table.columns[i]!.name));
+    let rowNumber = 0;
+    for (const raw of stmt.iterate() as IterableIterator<unknown[]>) {
+      rowNumber++;
+      const out: SourceValue[] = new Array(converters.length);
+      for (let i = 0; i < converters.length; i++) out[i] = converters[i]!(raw[i], rowNumber);
+      yield out;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) {
+      if (this.db.inTransaction) this.db.exec('COMMIT');
+      this.db.close();
+    }
+  }
+}
+
+function referentialAction(action: string): SiardReferentialAction | undefined {
+  const a = action.toUpperCase();
+  return a === 'CASCADE' || a === 'SET NULL' || a === 'SET DEFAULT' || a === 'RESTRICT' || a === 'NO ACTION' ? a : undefined;
+}
+
+type Converter = (value: unknown, row: number) => SourceValue;
+
+/** Checks each value against the decided type (the scan already did; this guards against surprises). */
+function converterFor(decision: ColumnDecision, table: string, column: string): Converter {
+  const fail = (value: unknown, row: number): never => {
+    const what = value instanceof Uint8Array ? 'a blob' : typeof value === 'bigint' ? 'an integer' : typeof value === 'number' ? 'a real' : 'text';
+    throw new SiardOcflError(
+      `Table "${table}", row ${row}, column "${column}": ${what} does not fit the column type ${decision.type}; export stopped so no value is changed.`,
+      { code: 'VALUE_DOES_NOT_FIT' },
+    );
+  };
+  switch (decision.kind) {
+    case 'integer':
+      return (v, r) => (v === null || typeof v === 'bigint' ? (v as SourceValue) : fail(v, r));
+    case 'double':
+    case 'decimal':
+      return (v, r) => (v === null || typeof v === 'bigint' || typeof v === 'number' ? (v as SourceValue) : fail(v, r));
+    case 'boolean':
+      return (v, r) => (v === null ? null : v === 0n ? false : v === 1n ? true : fail(v, r));
+    case 'varchar':
+    case 'date':
+    case 'timestamp':
+      return (v, r) => (v === null || typeof v === 'string' ? (v as SourceValue) : fail(v, r));
+    case 'clob':
+      // Widened columns carry numbers as text: integers exactly, reals in a form that stays a real.
+      return (v, r) =>
+        v === null || typeof v === 'string'
+          ? (v as SourceValue)
+          : typeof v === 'bigint'
+            ? v.toString()
+            : typeof v === 'number'
+              ? formatReal(v)
+              : fail(v, r);
+    case 'blob':
+    case 'untyped':
+      return (v, r) => (v === null || v instanceof Uint8Array ? (v as SourceValue) : fail(v, r));
+  }
+}
