@@ -308,7 +308,7 @@ export function resolveLobLocation(input: LobLocationInput): LobLocation {
     warnings.push('A column lobFolder is absolute although a database lobFolder is given; the column value is used.');
   }
 
-  const withColumns = (base: Loc): Loc => columns.reduce((b, c) => resolveRef(b, c), base);
+  const withColumns = (base: Loc): Loc => columns.reduce<Loc>((b, c) => resolveRef(b, c), base);
   const targets: LobTarget[] = [];
   const add = (loc: Loc, rule: LobRule) => targets.push(toTarget(loc, siardSegments, rule));
 

@@ -1,0 +1,154 @@
+/**
+ * Filesystem-backed access to LOB bytes, for checkout and restore: entries inside the .siard
+ * (through the ZIP reader) and files beside it in the package folder. Split LOBs are joined into
+ * one stream. Nothing outside the package folder is ever read: escaping and absolute locations
+ * are refused with a clear error, unless an absolute location lies under a root the caller allows
+ * explicitly; symbolic links that lead out of the package are refused as well.
+ */
+import { createReadStream } from 'node:fs';
+import { realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { SiardOcflError } from '../../errors.js';
+import { describeLobTarget, findLob, type FoundLob, type LobLocation, type LobPart } from '../lob-location.js';
+import type { SiardReader } from './siard-reader.js';
+import type { SiardLobCell } from './types.js';
+
+/** How LOB parts are tested and read; the OCFL audit supplies its own over logical paths. */
+export interface LobAccess {
+  exists(part: LobPart): Promise<boolean>;
+  open(part: LobPart): Promise<Readable>;
+  /** size in bytes of a part (for the internal entries: the declared uncompressed size) */
+  size(part: LobPart): Promise<number>;
+}
+
+export interface PackageLobAccessOptions {
+  /** package folder on disk (default: the reader's) */
+  packageDir?: string;
+}
+
+function isInside(parent: string, child: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/** LobAccess over the .siard's ZIP and the package folder on disk. */
+export function packageLobAccess(reader: SiardReader, options: PackageLobAccessOptions = {}): LobAccess {
+  const packageDir = path.resolve(options.packageDir ?? reader.packageDir);
+  let realPackage: Promise<string> | undefined;
+
+  /** The on-disk path of an external part, checked to stay inside the package (symlinks included). */
+  async function diskPath(relative: string): Promise<string> {
+    const segments = relative.split('/');
+    if (segments.some((s) => s === '..' || s === '' || s === '.')) {
+      throw new SiardOcflError(`Refusing LOB path "${relative}": it is not a plain path inside the package folder ${packageDir}.`, {
+        code: 'LOB_OUTSIDE',
+        exitCode: 1,
+      });
+    }
+    const full = path.join(packageDir, ...segments);
+    if (!isInside(packageDir, full)) {
+      throw new SiardOcflError(`Refusing LOB path "${relative}": it leads out of the package folder ${packageDir}.`, { code: 'LOB_OUTSIDE', exitCode: 1 });
+    }
+    return full;
+  }
+
+  async function checkReal(full: string, relative: string): Promise<void> {
+    realPackage ??= realpath(packageDir);
+    const [base, target] = await Promise.all([realPackage, realpath(full)]);
+    if (!isInside(base, target)) {
+      throw new SiardOcflError(`Refusing LOB file "${relative}": a symbolic link leads out of the package folder ${packageDir}.`, {
+        code: 'LOB_OUTSIDE',
+        exitCode: 1,
+      });
+    }
+  }
+
+  return {
+    async exists(part) {
+      if (part.kind === 'internal') return reader.hasEntry(part.entry);
+      try {
+        const full = await diskPath(part.path);
+        const s = await stat(full);
+        if (!s.isFile()) return false;
+        await checkReal(full, part.path);
+        return true;
+      } catch (err) {
+        if (err instanceof SiardOcflError) throw err;
+        return false;
+      }
+    },
+    async open(part) {
+      if (part.kind === 'internal') return reader.zip.openStream(reader.root + part.entry);
+      const full = await diskPath(part.path);
+      await checkReal(full, part.path);
+      return createReadStream(full);
+    },
+    async size(part) {
+      if (part.kind === 'internal') return reader.zip.entry(reader.root + part.entry)?.uncompressedSize ?? 0;
+      return (await stat(await diskPath(part.path))).size;
+    },
+  };
+}
+
+/** Names a LOB cell in messages: table, row, column (and nested path). */
+export function describeLobCell(reader: SiardReader, cell: SiardLobCell): string {
+  const schema = reader.archive.schemas[cell.schemaIndex];
+  const table = schema?.tables[cell.tableIndex];
+  const column = table?.columns[cell.column - 1];
+  const nested = cell.cellPath.length > 1 ? ` (${cell.cellPath.join('/')})` : '';
+  return `${reader.file}: table ${schema?.name}.${table?.name}, row ${cell.row}, column ${column?.name ?? cell.cellPath[0]}${nested}`;
+}
+
+/** The outcome of looking a LOB up: found (with parts), missing, or pointing where we must not read. */
+export type LobLookup =
+  | { status: 'found'; location: LobLocation; found: FoundLob }
+  | { status: 'missing'; location: LobLocation }
+  | { status: 'outside'; location: LobLocation }
+  | { status: 'invalid'; location: LobLocation; reason: string };
+
+/** Resolves and looks up a LOB cell. Never throws for a missing or outside LOB: it says so. */
+export async function lookupLob(reader: SiardReader, cell: SiardLobCell, access: LobAccess = packageLobAccess(reader)): Promise<LobLookup> {
+  const location = reader.locate(cell);
+  const found = await findLob(location, (p) => access.exists(p));
+  if (found) return { status: 'found', location, found };
+  const primary = location.primary;
+  if (primary.kind === 'invalid') return { status: 'invalid', location, reason: primary.reason };
+  if (primary.kind === 'outside') return { status: 'outside', location };
+  return { status: 'missing', location };
+}
+
+/** The bytes of a found LOB: its parts joined in order, one stream. */
+export function openFoundLob(found: FoundLob, access: LobAccess): Readable {
+  return Readable.from(
+    (async function* () {
+      for (const part of found.parts) {
+        const stream = await access.open(part);
+        for await (const chunk of stream as AsyncIterable<Buffer>) yield chunk;
+      }
+    })(),
+    { objectMode: false },
+  );
+}
+
+/** Opens the bytes of a LOB cell, or throws one clear sentence saying why it cannot. */
+export async function openLob(reader: SiardReader, cell: SiardLobCell, access: LobAccess = packageLobAccess(reader)): Promise<Readable> {
+  const lookup = await lookupLob(reader, cell, access);
+  const where = describeLobCell(reader, cell);
+  switch (lookup.status) {
+    case 'found':
+      return openFoundLob(lookup.found, access);
+    case 'invalid':
+      throw new SiardOcflError(`${where}: LOB file "${cell.ref.file}" is not a usable location: ${lookup.reason}`, { code: 'LOB_INVALID', exitCode: 1 });
+    case 'outside':
+      throw new SiardOcflError(
+        `${where}: LOB file "${cell.ref.file}" points to ${describeLobTarget(lookup.location.primary)}; refusing to read outside the package folder ${reader.packageDir}.`,
+        { code: 'LOB_OUTSIDE', exitCode: 1 },
+      );
+    case 'missing':
+      throw new SiardOcflError(`${where}: LOB file "${cell.ref.file}" is missing (looked for ${describeLobTarget(lookup.location.primary)}).`, {
+        code: 'LOB_MISSING',
+        exitCode: 1,
+      });
+  }
+}

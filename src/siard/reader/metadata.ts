@@ -1,0 +1,213 @@
+/**
+ * `header/metadata.xml` -> the archive model, for SIARD 1.0 (namespace .../siard/1.0/metadata.xsd)
+ * and 2.x (.../siard/2/metadata.xsd). Elements are matched by local name, so both versions share
+ * one mapping; the differences handled: SIARD 1.0 `<messageDigest>MD5HEX</messageDigest>` versus
+ * 2.x `<messageDigest><digestType/><digest/></messageDigest>`, 1.0 column `<folder>`.
+ */
+import { SiardOcflError } from '../../errors.js';
+import { dialectOf } from '../lob-location.js';
+import {
+  SIARD_DIGEST_TYPES,
+  type SiardArchive,
+  type SiardColumn,
+  type SiardDigestType,
+  type SiardForeignKey,
+  type SiardMatchType,
+  type SiardMessageDigest,
+  type SiardReferentialAction,
+  type SiardSchema,
+  type SiardTable,
+  type SiardUniqueKey,
+  type SiardView,
+} from '../model.js';
+import { unescapeSiard } from './escape.js';
+import type { SiardReadColumnExtras, SiardReadField, SiardReadMetadata } from './types.js';
+import { child, children, childText, parseXmlTree, type XmlElement } from './xml-tree.js';
+
+export const SIARD_NAMESPACES = {
+  '1.0': 'http://www.bar.admin.ch/xmlns/siard/1.0/metadata.xsd',
+  '2': 'http://www.bar.admin.ch/xmlns/siard/2/metadata.xsd',
+} as const;
+
+/** Normalises a digestType ("md5", "SHA256" ...) to the XSD spelling, or undefined. */
+export function normaliseDigestType(raw: string | undefined): SiardDigestType | undefined {
+  if (raw === undefined) return undefined;
+  const t = raw.trim().toUpperCase().replace(/_/g, '-');
+  const canon = t === 'SHA1' ? 'SHA-1' : t === 'SHA256' ? 'SHA-256' : t;
+  return (SIARD_DIGEST_TYPES as readonly string[]).includes(canon) ? (canon as SiardDigestType) : undefined;
+}
+
+/** SIARD 1.0 writes the digest type and value run together: "MD5DA01018D...". */
+function parseMessageDigest(el: XmlElement, warnings: string[]): SiardMessageDigest | undefined {
+  const type = childText(el, 'digestType');
+  const value = childText(el, 'digest');
+  if (type !== undefined || value !== undefined) {
+    const digestType = normaliseDigestType(type);
+    if (!digestType || !value) {
+      warnings.push(`messageDigest with digestType "${type ?? ''}" is not usable and was ignored.`);
+      return undefined;
+    }
+    return { digestType, digest: value.trim().toLowerCase() };
+  }
+  const m = /^\s*(MD5|SHA-?1|SHA-?256)\s*([0-9A-Fa-f]+)\s*$/i.exec(el.text);
+  if (!m) {
+    if (el.text.trim() !== '') warnings.push(`messageDigest "${el.text.trim()}" is not understood and was ignored.`);
+    return undefined;
+  }
+  return { digestType: normaliseDigestType(m[1]!)!, digest: m[2]!.toLowerCase() };
+}
+
+function text(el: XmlElement | undefined, name: string): string | undefined {
+  const t = childText(el, name);
+  return t === undefined ? undefined : unescapeSiard(t);
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+function parseInteger(value: string | undefined, what: string): number | undefined {
+  if (value === undefined) return undefined;
+  const t = value.trim();
+  if (!/^\d+$/.test(t)) throw new SiardOcflError(`metadata.xml: ${what} "${value}" is not a non-negative integer.`, { code: 'SIARD_METADATA', exitCode: 1 });
+  const n = Number(t);
+  if (!Number.isSafeInteger(n)) throw new SiardOcflError(`metadata.xml: ${what} ${t} is too large.`, { code: 'SIARD_METADATA', exitCode: 1 });
+  return n;
+}
+
+function parseField(el: XmlElement): SiardReadField {
+  return {
+    name: text(el, 'name') ?? '',
+    ...optional('lobFolder', childText(el, 'lobFolder')?.trim()),
+    ...optional('mimeType', childText(el, 'mimeType')?.trim()),
+    ...optional('type', childText(el, 'type')?.trim()),
+    ...optional('typeSchema', text(el, 'typeSchema')),
+    ...optional('typeName', text(el, 'typeName')),
+    fields: children(child(el, 'fields'), 'field').map(parseField),
+  };
+}
+
+function parseColumn(el: XmlElement, where: string): { column: SiardColumn; extras: SiardReadColumnExtras } {
+  const nullable = childText(el, 'nullable')?.trim();
+  const column: SiardColumn = {
+    name: text(el, 'name') ?? '',
+    ...optional('lobFolder', childText(el, 'lobFolder')?.trim()),
+    ...optional('type', childText(el, 'type')?.trim()),
+    ...optional('typeSchema', text(el, 'typeSchema')),
+    ...optional('typeName', text(el, 'typeName')),
+    ...optional('typeOriginal', text(el, 'typeOriginal')),
+    ...optional('mimeType', childText(el, 'mimeType')?.trim()),
+    ...optional('nullable', nullable === undefined ? undefined : nullable === 'true' || nullable === '1'),
+    ...optional('defaultValue', text(el, 'defaultValue')),
+    ...optional('cardinality', parseInteger(childText(el, 'cardinality'), `cardinality of ${where}`)),
+    ...optional('description', text(el, 'description')),
+  };
+  const extras: SiardReadColumnExtras = {
+    fields: children(child(el, 'fields'), 'field').map(parseField),
+    ...optional('folder', childText(el, 'folder')?.trim()),
+  };
+  return { column, extras };
+}
+
+function parseUniqueKey(el: XmlElement): SiardUniqueKey {
+  return {
+    name: text(el, 'name') ?? '',
+    ...optional('description', text(el, 'description')),
+    columns: children(el, 'column').map((c) => unescapeSiard(c.text)),
+  };
+}
+
+function parseForeignKey(el: XmlElement): SiardForeignKey {
+  return {
+    name: text(el, 'name') ?? '',
+    referencedSchema: text(el, 'referencedSchema') ?? '',
+    referencedTable: text(el, 'referencedTable') ?? '',
+    references: children(el, 'reference').map((r) => ({ column: text(r, 'column') ?? '', referenced: text(r, 'referenced') ?? '' })),
+    ...optional('matchType', childText(el, 'matchType')?.trim() as SiardMatchType | undefined),
+    ...optional('deleteAction', childText(el, 'deleteAction')?.trim() as SiardReferentialAction | undefined),
+    ...optional('updateAction', childText(el, 'updateAction')?.trim() as SiardReferentialAction | undefined),
+    ...optional('description', text(el, 'description')),
+  };
+}
+
+/**
+ * Parses metadata.xml. `what` names the file in messages (e.g. "x.siard: header/metadata.xml").
+ * Throws SiardOcflError (exit 1) when it is not SIARD metadata at all.
+ */
+export function parseSiardMetadata(xml: string, what: string): SiardReadMetadata {
+  const root = parseXmlTree(xml, what);
+  if (root.name !== 'siardArchive') {
+    throw new SiardOcflError(`${what}: the root element is <${root.name}>, not <siardArchive>.`, { code: 'SIARD_METADATA', exitCode: 1 });
+  }
+  const warnings: string[] = [];
+  if (root.ns !== SIARD_NAMESPACES['1.0'] && root.ns !== SIARD_NAMESPACES['2']) {
+    warnings.push(`${what}: unexpected namespace "${root.ns}"; read as SIARD anyway.`);
+  }
+  const siardVersion = root.attributes['version'] ?? (root.ns === SIARD_NAMESPACES['1.0'] ? '1.0' : '');
+  const columnExtras: SiardReadColumnExtras[][][] = [];
+
+  const schemas: SiardSchema[] = children(child(root, 'schemas'), 'schema').map((s, si) => {
+    const schemaName = text(s, 'name') ?? '';
+    const tableExtras: SiardReadColumnExtras[][] = [];
+    columnExtras.push(tableExtras);
+    const tables: SiardTable[] = children(child(s, 'tables'), 'table').map((t) => {
+      const tableName = text(t, 'name') ?? '';
+      const parsed = children(child(t, 'columns'), 'column').map((c, ci) => parseColumn(c, `${schemaName}.${tableName} column ${ci + 1}`));
+      tableExtras.push(parsed.map((p) => p.extras));
+      const pk = child(t, 'primaryKey');
+      const rows = parseInteger(childText(t, 'rows'), `rows of table ${schemaName}.${tableName}`);
+      if (rows === undefined) warnings.push(`${what}: table ${schemaName}.${tableName} has no <rows>.`);
+      return {
+        name: tableName,
+        folder: childText(t, 'folder')?.trim() ?? '',
+        ...optional('description', text(t, 'description')),
+        columns: parsed.map((p) => p.column),
+        ...optional('primaryKey', pk ? parseUniqueKey(pk) : undefined),
+        foreignKeys: children(child(t, 'foreignKeys'), 'foreignKey').map(parseForeignKey),
+        candidateKeys: children(child(t, 'candidateKeys'), 'candidateKey').map(parseUniqueKey),
+        rows: rows ?? 0,
+      };
+    });
+    const views: SiardView[] = children(child(s, 'views'), 'view').map((v) => ({
+      name: text(v, 'name') ?? '',
+      ...optional('query', text(v, 'query')),
+      ...optional('queryOriginal', text(v, 'queryOriginal')),
+      ...optional('description', text(v, 'description')),
+      columns: children(child(v, 'columns'), 'column').map((c, ci) => parseColumn(c, `view ${schemaName}.${text(v, 'name')} column ${ci + 1}`).column),
+      ...optional('rows', parseInteger(childText(v, 'rows'), `rows of view ${schemaName}.${text(v, 'name')}`)),
+    }));
+    void si;
+    return {
+      name: schemaName,
+      folder: childText(s, 'folder')?.trim() ?? '',
+      ...optional('description', text(s, 'description')),
+      tables,
+      views,
+    };
+  });
+
+  const messageDigests = children(root, 'messageDigest')
+    .map((m) => parseMessageDigest(m, warnings))
+    .filter((m): m is SiardMessageDigest => m !== undefined);
+
+  const archive: SiardArchive = {
+    version: siardVersion,
+    dbname: text(root, 'dbname') ?? '',
+    ...optional('description', text(root, 'description')),
+    ...optional('archiver', text(root, 'archiver')),
+    ...optional('archiverContact', text(root, 'archiverContact')),
+    dataOwner: text(root, 'dataOwner') ?? '',
+    dataOriginTimespan: text(root, 'dataOriginTimespan') ?? '',
+    ...optional('lobFolder', childText(root, 'lobFolder')?.trim()),
+    ...optional('producerApplication', text(root, 'producerApplication')),
+    archivalDate: childText(root, 'archivalDate')?.trim() ?? '',
+    messageDigests,
+    ...optional('clientMachine', text(root, 'clientMachine')),
+    ...optional('databaseProduct', text(root, 'databaseProduct')),
+    ...optional('connection', text(root, 'connection')),
+    ...optional('databaseUser', text(root, 'databaseUser')),
+    schemas,
+    users: children(child(root, 'users'), 'user').map((u) => ({ name: text(u, 'name') ?? '', ...optional('description', text(u, 'description')) })),
+  };
+  return { archive, siardVersion, namespace: root.ns, columnExtras, dialect: dialectOf(archive.producerApplication), warnings };
+}

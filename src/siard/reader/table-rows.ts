@@ -1,0 +1,179 @@
+/**
+ * Streams the rows of a `tableN.xml` with saxes: constant memory whatever the row count (only the
+ * current row and one input chunk are held). Per row, per column `cN`: absent = NULL, text
+ * (unescaped; hex decoded for BINARY/BLOB columns), a LOB reference (`file` attribute), or nested
+ * ARRAY (`a1` ...) / UDT (`u1` ...) values.
+ */
+import type { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import { SaxesParser, type SaxesTag } from 'saxes';
+import { SiardOcflError } from '../../errors.js';
+import { sqlTypeFamily, type SiardColumn, type SqlTypeFamily } from '../model.js';
+import { decodeHex, unescapeSiard } from './escape.js';
+import { normaliseDigestType } from './metadata.js';
+import type { SiardReadCellValue, SiardReadLobReference, SiardReadRow } from './types.js';
+
+export interface TableRowsOptions {
+  /** names the table in messages, e.g. `x.siard: table SAKILA.actor (content/schema0/table0/table0.xml)` */
+  what: string;
+  columns: readonly SiardColumn[];
+}
+
+interface Frame {
+  name: string;
+  attributes: Record<string, string>;
+  text: string;
+  elements: Map<number, SiardReadCellValue> | undefined;
+  kind: 'array' | 'udt' | undefined;
+}
+
+/** Family of a column's declared type, undefined when it has none we know (UDT, SIARD 1.0 oddities). */
+export function familyOf(type: string | undefined): SqlTypeFamily | undefined {
+  if (type === undefined) return undefined;
+  try {
+    return sqlTypeFamily(type);
+  } catch {
+    return undefined;
+  }
+}
+
+function localName(name: string): string {
+  const colon = name.indexOf(':');
+  return colon < 0 ? name : name.slice(colon + 1);
+}
+
+function lobReference(attributes: Record<string, string>, where: () => string): SiardReadLobReference {
+  const ref: SiardReadLobReference = { file: attributes['file']! };
+  const length = attributes['length'];
+  if (length !== undefined) {
+    const t = length.trim();
+    if (!/^\d+$/.test(t) || !Number.isSafeInteger(Number(t))) {
+      throw new SiardOcflError(`${where()}: LOB length "${length}" is not a non-negative integer.`, { code: 'SIARD_TABLE', exitCode: 1 });
+    }
+    ref.length = Number(t);
+  }
+  const rawType = attributes['digestType'];
+  if (rawType !== undefined) {
+    const digestType = normaliseDigestType(rawType);
+    if (digestType) ref.digestType = digestType;
+    else ref.digestTypeRaw = rawType;
+  }
+  if (attributes['digest'] !== undefined) ref.digest = attributes['digest'].trim().toLowerCase();
+  if (attributes['dlurlpathonly'] !== undefined) ref.dlurlpathonly = attributes['dlurlpathonly'];
+  return ref;
+}
+
+/**
+ * Rows of one table XML, in order. The stream is consumed as the iterator is; stopping early
+ * destroys it. Errors are SiardOcflError sentences naming the table, the row and the column.
+ */
+export async function* readTableRows(input: Readable, options: TableRowsOptions): AsyncGenerator<SiardReadRow> {
+  const { what, columns } = options;
+  const families = columns.map((c) => familyOf(c.type));
+  const parser = new SaxesParser({ position: true });
+  const stack: Frame[] = [];
+  const ready: SiardReadRow[] = [];
+  let rowIndex = 0;
+  let cells: SiardReadCellValue[] | undefined;
+  let failure: Error | undefined;
+  let sawTable = false;
+
+  const where = (column?: string): string =>
+    `${what}${rowIndex > 0 ? `, row ${rowIndex}` : ''}${column ? `, column ${column}` : ''}`;
+  const fail = (message: string, column?: string): void => {
+    failure ??= new SiardOcflError(`${where(column)}: ${message}.`, { code: 'SIARD_TABLE', exitCode: 1 });
+  };
+
+  parser.on('error', (err) => fail(`not well-formed XML (${err.message})`));
+  parser.on('doctype', () => fail('a DOCTYPE declaration is not allowed in table data'));
+  parser.on('opentag', (tag: SaxesTag) => {
+    if (failure) return;
+    const name = localName(tag.name);
+    const depth = stack.length;
+    if (depth === 0) {
+      if (name !== 'table') fail(`the root element is <${name}>, not <table>`);
+      sawTable = true;
+    } else if (depth === 1) {
+      if (name !== 'row') fail(`unexpected element <${name}> where <row> belongs`);
+      rowIndex += 1;
+      cells = new Array<SiardReadCellValue>(columns.length).fill(null);
+    } else if (depth === 2) {
+      const m = /^c([1-9]\d*)$/.exec(name);
+      if (!m || Number(m[1]) > columns.length) fail(`unexpected element <${name}> (the table has ${columns.length} columns)`);
+    } else {
+      const m = /^([au])([1-9]\d*)$/.exec(name);
+      const parent = stack[depth - 1]!;
+      if (!m) fail(`unexpected element <${name}> inside <${parent.name}>`, stack[2]?.name);
+      else {
+        const kind = m[1] === 'a' ? 'array' : 'udt';
+        if (parent.kind && parent.kind !== kind) fail(`<${parent.name}> mixes array and UDT elements`, stack[2]?.name);
+        parent.kind = kind;
+        parent.elements ??= new Map();
+      }
+    }
+    const attributes: Record<string, string> = {};
+    for (const [k, v] of Object.entries(tag.attributes)) attributes[localName(k)] = v as string;
+    stack.push({ name, attributes, text: '', elements: undefined, kind: undefined });
+  });
+  const onText = (t: string): void => {
+    if (stack.length >= 3) stack[stack.length - 1]!.text += t;
+  };
+  parser.on('text', onText);
+  parser.on('cdata', onText);
+  parser.on('closetag', () => {
+    if (failure) return;
+    const frame = stack.pop()!;
+    const depth = stack.length;
+    if (depth === 1) {
+      ready.push({ index: rowIndex, cells: cells! });
+      cells = undefined;
+      return;
+    }
+    if (depth < 2) return;
+    const column = stack[2]?.name ?? frame.name;
+    let value: SiardReadCellValue;
+    if (frame.attributes['file'] !== undefined) {
+      value = lobReference(frame.attributes, () => where(column));
+    } else if (frame.elements) {
+      value = { kind: frame.kind!, elements: frame.elements };
+    } else {
+      const textValue = unescapeSiard(frame.text);
+      value = textValue;
+      if (depth === 2) {
+        const family = families[Number(frame.name.slice(1)) - 1];
+        if (family === 'blob' || family === 'binary') {
+          const bytes = decodeHex(frame.text);
+          if (!bytes) {
+            fail('inline binary value is not hexadecimal', column);
+            return;
+          }
+          value = bytes;
+        }
+      }
+    }
+    if (depth === 2) cells![Number(frame.name.slice(1)) - 1] = value;
+    else stack[depth - 1]!.elements!.set(Number(frame.name.slice(1)), value);
+  });
+
+  const decoder = new StringDecoder('utf8');
+  let first = true;
+  try {
+    for await (const chunk of input as AsyncIterable<Buffer | string>) {
+      let s = typeof chunk === 'string' ? chunk : decoder.write(chunk);
+      if (first && s.length > 0) {
+        if (s.charCodeAt(0) === 0xfeff) s = s.slice(1);
+        first = false;
+      }
+      parser.write(s);
+      if (failure) throw failure;
+      while (ready.length > 0) yield ready.shift()!;
+    }
+    parser.write(decoder.end());
+    parser.close();
+    if (failure) throw failure;
+    while (ready.length > 0) yield ready.shift()!;
+    if (!sawTable) throw new SiardOcflError(`${what}: the table XML is empty.`, { code: 'SIARD_TABLE', exitCode: 1 });
+  } finally {
+    input.destroy();
+  }
+}
