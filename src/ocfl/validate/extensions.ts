@@ -1,0 +1,19 @@
+/** Names of the extensions registered with OCFL (https://ocfl.github.io/extensions/). */
+export const REGISTERED_EXTENSIONS: ReadonlySet<string> = new Set([
+  '0001-digest-algorithms',
+  '0002-flat-direct-storage-layout',
+  '0003-hash-and-id-n-tuple-storage-layout',
+  '0004-hashed-n-tuple-storage-layout',
+  '0005-mutable-head',
+  '0006-flat-omit-prefix-storage-layout',
+  '0007-n-tuple-omit-prefix-storage-layout',
+  '0008-schema-registry',
+  '0009-digest-algorithms',
+  '0010-differential-ocfl-version',
+  '0011-direct-clean-path-layout',
+  '0012-hash-and-no-prefix-id-n-tuple-storage-layout',
+]);
+
+export function isRegisteredExtension(name: string): boolean {
+  return REGISTERED_EXTENSIONS.has(name);
+}

@@ -1,0 +1,80 @@
+/**
+ * OCFL validation: an object root or a storage root, with the specification's E/W codes.
+ * `validatePath` decides which one a folder is; `validateObject` and `validateStorageRoot`
+ * insist on one.
+ */
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { UsageError } from '../../errors.js';
+import type { ValidationResult } from './findings.js';
+import { listDir } from './fs-tree.js';
+import { HashPool } from './hash-pool.js';
+import { checkObject } from './object.js';
+import { checkStorageRoot } from './storage-root.js';
+
+export type { Finding, ValidationResult } from './findings.js';
+export { CODE_SUMMARIES, EMITTED, NOT_CHECKED } from './codes.js';
+
+export interface ValidateOptions {
+  /** Verify content and fixity digests (default true). */
+  fixity?: boolean;
+  /** Progress: content files and bytes hashed so far. */
+  onHashed?: (files: number, bytes: number) => void;
+  /** Progress: an object is about to be validated (storage roots). */
+  onObject?: (relativePath: string) => void;
+}
+
+export type PathKind = 'object' | 'storage-root';
+
+async function assertFolder(p: string): Promise<void> {
+  const st = await stat(p).catch(() => undefined);
+  if (!st) throw new UsageError(`${p} does not exist.`, 'NOT_FOUND');
+  if (!st.isDirectory()) throw new UsageError(`${p} is not a folder, so it is neither an OCFL object nor a storage root.`, 'NOT_OCFL');
+}
+
+/** Which OCFL thing a folder is, judged by its declaration file; undefined when it has none. */
+export async function ocflKind(p: string): Promise<PathKind | undefined> {
+  const entries = (await listDir(p)) ?? [];
+  if (entries.some((e) => e.name.startsWith('0=ocfl_object_'))) return 'object';
+  if (entries.some((e) => /^0=ocfl_\d/.test(e.name))) return 'storage-root';
+  // No declaration: an object if it has an inventory, a root if it has a layout file.
+  if (entries.some((e) => e.name === 'inventory.json' || e.name.startsWith('inventory.json.'))) return 'object';
+  if (entries.some((e) => e.name === 'ocfl_layout.json')) return 'storage-root';
+  return undefined;
+}
+
+export async function validateObject(objectRoot: string, options: ValidateOptions = {}): Promise<ValidationResult> {
+  await assertFolder(objectRoot);
+  const pool = new HashPool();
+  try {
+    const check = await checkObject(objectRoot, { fixity: options.fixity, pool, display: objectRoot, onHashed: options.onHashed });
+    const f = check.findings;
+    return { valid: f.valid, errors: f.errors, warnings: f.warnings, objects: 1, files: check.files, bytes: check.bytes };
+  } finally {
+    await pool.close();
+  }
+}
+
+export async function validateStorageRoot(root: string, options: ValidateOptions = {}): Promise<ValidationResult> {
+  await assertFolder(root);
+  const pool = new HashPool();
+  try {
+    const check = await checkStorageRoot(root, { fixity: options.fixity, pool, display: root, onHashed: options.onHashed, onObject: options.onObject });
+    const f = check.findings;
+    return { valid: f.valid, errors: f.errors, warnings: f.warnings, objects: check.objects, files: check.files, bytes: check.bytes };
+  } finally {
+    await pool.close();
+  }
+}
+
+/** Validates an object root or a storage root; a folder that is neither is a UsageError (exit 2). */
+export async function validatePath(p: string, options: ValidateOptions = {}): Promise<ValidationResult> {
+  await assertFolder(p);
+  const kind = await ocflKind(p);
+  if (kind === 'object') return validateObject(p, options);
+  if (kind === 'storage-root') return validateStorageRoot(p, options);
+  throw new UsageError(
+    `${path.resolve(p)} is neither an OCFL object (no 0=ocfl_object_1.x, no inventory.json) nor a storage root (no 0=ocfl_1.x, no ocfl_layout.json).`,
+    'NOT_OCFL',
+  );
+}

@@ -1,0 +1,393 @@
+/**
+ * Checks one inventory's JSON against the structure OCFL 1.0/1.1 requires and extracts what the
+ * object checks need. It never recurses into the input, so absurdly nested JSON costs nothing
+ * beyond the parse, and it only ever reads the keys the specification defines.
+ */
+import { DIGEST_HEX_LENGTH, isDigestAlgorithm } from '../digest.js';
+import { Findings, quote } from './findings.js';
+import { conflictingPaths, isRfc3339, looksLikeUri, pathShapeProblem } from './paths.js';
+
+export type SpecVersion = '1.0' | '1.1';
+export const SPEC_VERSIONS: readonly SpecVersion[] = ['1.0', '1.1'];
+
+export interface VersionBlock {
+  name: string;
+  number: number;
+  created?: unknown;
+  message?: unknown;
+  user?: unknown;
+  /** Logical path -> digest exactly as written in the state. */
+  logical: Map<string, string>;
+}
+
+export interface Inventory {
+  id?: string;
+  /** Specification version named by `type`, when it names one we know. */
+  specVersion?: SpecVersion;
+  digestAlgorithm?: string;
+  head?: string;
+  contentDirectory: string;
+  contentDirectorySet: boolean;
+  /** Content path -> digest exactly as written in the manifest. */
+  manifest: Map<string, string>;
+  /** Digest as written -> content paths. */
+  manifestDigests: Map<string, string[]>;
+  /** Version blocks in version order (only those with a usable name). */
+  versions: VersionBlock[];
+  versionNames: Set<string>;
+  /** Algorithm -> content path -> lower-case digest (only well-formed entries of known algorithms). */
+  fixity: Map<string, Map<string, string>>;
+}
+
+const INVENTORY_KEYS = new Set(['id', 'type', 'digestAlgorithm', 'head', 'contentDirectory', 'fixity', 'manifest', 'versions']);
+const VERSION_KEYS = new Set(['created', 'state', 'message', 'user']);
+const USER_KEYS = new Set(['name', 'address']);
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function isWellFormedDigest(algorithm: string, digest: string): boolean {
+  const len = DIGEST_HEX_LENGTH[algorithm];
+  return len !== undefined && digest.length === len && /^[0-9a-fA-F]+$/.test(digest);
+}
+
+export function specVersionOfType(type: unknown): SpecVersion | undefined {
+  if (typeof type !== 'string') return undefined;
+  const m = /^https:\/\/ocfl\.io\/(\d+\.\d+)\/spec\/#inventory$/.exec(type);
+  return m && (SPEC_VERSIONS as readonly string[]).includes(m[1]) ? (m[1] as SpecVersion) : undefined;
+}
+
+/** Parses a version name: number and zero-padding width (0 when not padded), or undefined. */
+export function parseVersionName(name: string): { number: number; padding: number } | undefined {
+  const m = /^v(\d{1,15})$/.exec(name);
+  if (!m) return undefined;
+  return { number: Number(m[1]), padding: m[1].startsWith('0') ? m[1].length : 0 };
+}
+
+export interface InventoryContext {
+  findings: Findings;
+  /** Path of the inventory file, for findings. */
+  where: string;
+  /** Specification version of the object (from its declaration), used for version-specific codes. */
+  specVersion: SpecVersion;
+  /** The root inventory's `type` must name the declared version (E038). */
+  expectTypeFor?: SpecVersion;
+}
+
+export function checkInventory(value: unknown, ctx: InventoryContext): Inventory | undefined {
+  const { findings, where } = ctx;
+  const spec11 = ctx.specVersion === '1.1';
+  const add = (code: string, message: string) => findings.add(code, message, where);
+  if (!isObject(value)) {
+    add('E033', 'The inventory is not a JSON object.');
+    return undefined;
+  }
+  const inv: Inventory = {
+    contentDirectory: 'content',
+    contentDirectorySet: false,
+    manifest: new Map(),
+    manifestDigests: new Map(),
+    versions: [],
+    versionNames: new Set(),
+    fixity: new Map(),
+  };
+  for (const key of Object.keys(value)) {
+    if (!INVENTORY_KEYS.has(key)) add('E102', `The inventory has the key ${quote(key)}, which the specification does not define.`);
+  }
+
+  // id
+  if (!('id' in value)) add('E036', 'The inventory has no id.');
+  else if (typeof value.id !== 'string' || value.id === '') add('E037', `The inventory id ${quote(value.id)} is not a non-empty string.`);
+  else {
+    inv.id = value.id;
+    if (!looksLikeUri(value.id)) add('W005', `The object id ${quote(value.id)} is not a URI.`);
+  }
+
+  // type
+  if (!('type' in value)) add('E036', 'The inventory has no type.');
+  else {
+    inv.specVersion = specVersionOfType(value.type);
+    if (!inv.specVersion) add('E038', `The inventory type ${quote(value.type)} is not the inventory URI of an OCFL specification version.`);
+    else if (ctx.expectTypeFor && inv.specVersion !== ctx.expectTypeFor) {
+      add('E038', `The inventory type names OCFL ${inv.specVersion} but the object declares OCFL ${ctx.expectTypeFor}.`);
+    }
+  }
+
+  // digestAlgorithm
+  if (!('digestAlgorithm' in value)) add('E036', 'The inventory has no digestAlgorithm.');
+  else if (value.digestAlgorithm === 'sha512' || value.digestAlgorithm === 'sha256') {
+    inv.digestAlgorithm = value.digestAlgorithm;
+    if (value.digestAlgorithm === 'sha256') add('W004', 'The inventory uses sha256 for content addressing; sha512 is recommended.');
+  } else {
+    add('E025', `The digestAlgorithm ${quote(value.digestAlgorithm)} is neither sha512 nor sha256.`);
+    if (typeof value.digestAlgorithm === 'string' && isDigestAlgorithm(value.digestAlgorithm)) inv.digestAlgorithm = value.digestAlgorithm;
+  }
+
+  // head
+  if (!('head' in value)) add('E036', 'The inventory has no head.');
+  else if (typeof value.head !== 'string') add('E040', `The head ${quote(value.head)} is not a version name.`);
+  else inv.head = value.head;
+
+  // contentDirectory
+  if ('contentDirectory' in value) {
+    const cd = value.contentDirectory;
+    if (typeof cd !== 'string' || cd === '' || cd.includes('/')) add('E017', `The contentDirectory ${quote(cd)} is not a single folder name.`);
+    else if (cd === '.' || cd === '..') add('E018', `The contentDirectory ${quote(cd)} is not allowed.`);
+    else {
+      inv.contentDirectory = cd;
+      inv.contentDirectorySet = true;
+    }
+  }
+
+  checkVersions(value, inv, ctx);
+  checkManifest(value, inv, ctx);
+  checkStates(inv, value, ctx);
+  checkFixity(value, inv, ctx, spec11);
+  return inv;
+}
+
+function checkVersions(value: Record<string, unknown>, inv: Inventory, ctx: InventoryContext): void {
+  const add = (code: string, message: string) => ctx.findings.add(code, message, ctx.where);
+  if (!('versions' in value)) {
+    add('E043', 'The inventory has no versions block.');
+    add('E041', 'The inventory lacks the versions block.');
+    return;
+  }
+  const versions = value.versions;
+  if (!isObject(versions)) {
+    add('E045', 'The versions block is not a JSON object.');
+    return;
+  }
+  const names = Object.keys(versions);
+  if (names.length === 0) {
+    add('E008', 'The inventory records no version.');
+    return;
+  }
+  const parsed: Array<{ name: string; number: number; padding: number }> = [];
+  for (const name of names) {
+    const p = parseVersionName(name);
+    if (!p) add('E104', `The version name ${quote(name)} is not v followed by a number.`);
+    else if (p.number < 1) add('E105', `The version name ${quote(name)} does not carry a positive number.`);
+    else parsed.push({ name, ...p });
+  }
+  parsed.sort((a, b) => a.number - b.number);
+  const first = parsed[0];
+  if (parsed.length > 0 && first.number !== 1) add('E009', `The versions start at ${quote(first.name)}, not at version 1.`);
+  const padding = first?.padding ?? 0;
+  if (padding > 0) add('W001', `The version names are zero-padded (${quote(first.name)}).`);
+  for (let i = 0; i < parsed.length; i++) {
+    const v = parsed[i];
+    if (i > 0 && v.number === parsed[i - 1].number) {
+      add('E012', `The versions ${quote(parsed[i - 1].name)} and ${quote(v.name)} carry the same number.`);
+      continue;
+    }
+    if (i > 0 && v.number !== parsed[i - 1].number + 1) {
+      add('E010', `The versions jump from ${quote(parsed[i - 1].name)} to ${quote(v.name)}.`);
+    }
+    if (padding > 0 && v.name.length === padding + 1 && !v.name.startsWith('v0')) {
+      add('E011', `The version ${quote(v.name)} does not fit the zero-padded names, which start with v0.`);
+      add('E013', `The version ${quote(v.name)} does not follow the naming of the earlier versions.`);
+    } else if (v.padding !== padding && v.name.length !== padding + 1 && (padding > 0 || v.padding > 0)) {
+      add('E012', `The version ${quote(v.name)} is padded differently from ${quote(first.name)}.`);
+      add('E013', `The version ${quote(v.name)} does not follow the naming of the earlier versions.`);
+    }
+  }
+  const highest = parsed[parsed.length - 1];
+  if (inv.head !== undefined && highest && inv.head !== highest.name) {
+    add('E040', `The head ${quote(inv.head)} is not the highest version ${quote(highest.name)}.`);
+  }
+  for (const v of parsed) {
+    inv.versionNames.add(v.name);
+    const block = versions[v.name];
+    const vAdd = (code: string, message: string) => ctx.findings.add(code, `Version ${v.name}: ${message}`, ctx.where);
+    const info: VersionBlock = { name: v.name, number: v.number, logical: new Map() };
+    inv.versions.push(info);
+    if (!isObject(block)) {
+      vAdd('E047', 'the version block is not a JSON object.');
+      continue;
+    }
+    for (const key of Object.keys(block)) {
+      if (!VERSION_KEYS.has(key)) vAdd('E102', `the key ${quote(key)} is not defined by the specification.`);
+    }
+    if (!('created' in block)) vAdd('E048', 'created is missing.');
+    else if (typeof block.created !== 'string' || !isRfc3339(block.created)) {
+      vAdd('E049', `created ${quote(block.created)} is not an RFC 3339 date-time with seconds and time zone.`);
+    }
+    info.created = block.created;
+    if ('message' in block) {
+      info.message = block.message;
+      if (typeof block.message !== 'string') vAdd('E094', 'message is not a JSON string.');
+    }
+    if ('user' in block) {
+      info.user = block.user;
+      const user = block.user;
+      if (!isObject(user)) vAdd('E054', 'user is not a JSON object.');
+      else {
+        for (const key of Object.keys(user)) {
+          if (!USER_KEYS.has(key)) vAdd('E102', `user has the key ${quote(key)}, which the specification does not define.`);
+        }
+        if (typeof user.name !== 'string') vAdd('E054', 'user has no string name.');
+        if (!('address' in user)) vAdd('W008', 'user has no address.');
+        else if (typeof user.address !== 'string') vAdd('E054', 'the user address is not a string.');
+        else if (!looksLikeUri(user.address)) vAdd('W009', `the user address ${quote(user.address)} is not a URI.`);
+      }
+    }
+    if (!('message' in block) || !('user' in block)) vAdd('W007', `the version has no ${'message' in block ? 'user' : 'message'}.`);
+    if (!('state' in block)) {
+      vAdd('E048', 'state is missing.');
+      continue;
+    }
+    if (!isObject(block.state)) {
+      vAdd('E050', 'state is not a JSON object.');
+      continue;
+    }
+    const state = block.state;
+    for (const digest of Object.keys(state)) {
+      const paths = state[digest];
+      if (!Array.isArray(paths) || paths.length === 0) {
+        vAdd('E050', `the state value for ${quote(digest)} is not a non-empty list of logical paths.`);
+        continue;
+      }
+      for (const p of paths) {
+        if (typeof p !== 'string') {
+          vAdd('E051', `the state of ${quote(digest)} holds ${quote(p)}, which is not a path.`);
+          continue;
+        }
+        const problem = pathShapeProblem(p);
+        if (problem === 'slash') vAdd('E053', `the logical path ${quote(p)} starts or ends with /.`);
+        else if (problem === 'element') vAdd('E052', `the logical path ${quote(p)} has an empty, . or .. element.`);
+        if (info.logical.has(p)) vAdd('E095', `the logical path ${quote(p)} occurs more than once.`);
+        else info.logical.set(p, digest);
+      }
+    }
+    for (const [a, b] of conflictingPaths(info.logical.keys())) {
+      if (a !== b) vAdd('E095', `the logical path ${quote(a)} is also a folder of ${quote(b)}.`);
+    }
+  }
+}
+
+function checkManifest(value: Record<string, unknown>, inv: Inventory, ctx: InventoryContext): void {
+  const add = (code: string, message: string) => ctx.findings.add(code, message, ctx.where);
+  if (!('manifest' in value)) {
+    add('E041', 'The inventory has no manifest block.');
+    return;
+  }
+  const manifest = value.manifest;
+  if (!isObject(manifest)) {
+    add(ctx.specVersion === '1.1' ? 'E106' : 'E041', 'The manifest is not a JSON object.');
+    return;
+  }
+  const normalised = new Map<string, string>();
+  const allPaths: string[] = [];
+  for (const digest of Object.keys(manifest)) {
+    if (inv.digestAlgorithm && !isWellFormedDigest(inv.digestAlgorithm, digest)) {
+      add('E025', `The manifest digest ${quote(digest)} is not a ${inv.digestAlgorithm} digest.`);
+    }
+    const lower = digest.toLowerCase();
+    if (normalised.has(lower)) add('E096', `The manifest lists the digest ${quote(digest)} more than once (ignoring case).`);
+    normalised.set(lower, digest);
+    const paths = manifest[digest];
+    if (!Array.isArray(paths) || paths.length === 0 || paths.some((p) => typeof p !== 'string')) {
+      add('E092', `The manifest value for ${quote(digest)} is not a list of content paths.`);
+      continue;
+    }
+    inv.manifestDigests.set(digest, paths as string[]);
+    for (const p of paths as string[]) {
+      allPaths.push(p);
+      if (checkContentPath(p, inv, add, 'manifest')) {
+        if (!inv.manifest.has(p)) inv.manifest.set(p, digest);
+      }
+    }
+  }
+  for (const [a, b] of conflictingPaths(allPaths)) {
+    add('E101', a === b ? `The content path ${quote(a)} occurs more than once.` : `The content path ${quote(a)} is also a folder of ${quote(b)}.`);
+  }
+}
+
+/** Shape checks of a content path; true when it is safe to use as a file path inside the object. */
+function checkContentPath(p: string, inv: Inventory, add: (code: string, message: string) => void, block: string): boolean {
+  const problem = pathShapeProblem(p);
+  if (problem === 'slash') {
+    add('E100', `The ${block} content path ${quote(p)} starts or ends with /.`);
+    return false;
+  }
+  if (problem === 'element') {
+    add('E099', `The ${block} content path ${quote(p)} has an empty, . or .. element.`);
+    return false;
+  }
+  const [versionDir, contentDir] = p.split('/');
+  if (!inv.versionNames.has(versionDir) || contentDir !== inv.contentDirectory || p.split('/').length < 3) {
+    add('E042', `The ${block} content path ${quote(p)} is not inside the ${quote(inv.contentDirectory)} folder of a version of this inventory.`);
+  }
+  return true;
+}
+
+function checkStates(inv: Inventory, value: Record<string, unknown>, ctx: InventoryContext): void {
+  const add = (code: string, message: string) => ctx.findings.add(code, message, ctx.where);
+  if (!isObject(value.manifest)) return;
+  const used = new Set<string>();
+  for (const v of inv.versions) {
+    const reported = new Set<string>();
+    for (const digest of v.logical.values()) {
+      if (inv.digestAlgorithm && !isWellFormedDigest(inv.digestAlgorithm, digest) && !reported.has(digest)) {
+        add('E050', `Version ${v.name}: the state digest ${quote(digest)} is not a ${inv.digestAlgorithm} digest.`);
+        reported.add(digest);
+      }
+      if (!Object.hasOwn(value.manifest, digest)) {
+        if (!reported.has(digest)) add('E050', `Version ${v.name}: the state digest ${quote(digest)} is not a key of the manifest.`);
+        reported.add(digest);
+      } else used.add(digest);
+    }
+  }
+  for (const digest of inv.manifestDigests.keys()) {
+    if (!used.has(digest)) add('E107', `The manifest digest ${quote(digest)} is used by no version state.`);
+  }
+}
+
+function checkFixity(value: Record<string, unknown>, inv: Inventory, ctx: InventoryContext, spec11: boolean): void {
+  const add = (code: string, message: string) => ctx.findings.add(code, message, ctx.where);
+  if (!('fixity' in value)) return;
+  const fixity = value.fixity;
+  if (!isObject(fixity)) {
+    add(spec11 ? 'E111' : 'E056', 'The fixity block is not a JSON object.');
+    return;
+  }
+  for (const algorithm of Object.keys(fixity)) {
+    const block = fixity[algorithm];
+    if (!isObject(block)) {
+      add('E057', `The fixity block for ${quote(algorithm)} is not a JSON object.`);
+      continue;
+    }
+    // Algorithms we do not know are ignored, as the specification asks of clients (E028).
+    const known = isDigestAlgorithm(algorithm);
+    const entries = new Map<string, string>();
+    const seen = new Set<string>();
+    const allPaths: string[] = [];
+    for (const digest of Object.keys(block)) {
+      if (known && !isWellFormedDigest(algorithm, digest)) {
+        add('E057', `The fixity digest ${quote(digest)} is not a ${algorithm} digest.`);
+      }
+      const lower = digest.toLowerCase();
+      if (seen.has(lower)) add('E097', `The ${algorithm} fixity block lists the digest ${quote(digest)} more than once (ignoring case).`);
+      seen.add(lower);
+      const paths = block[digest];
+      if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string')) {
+        add('E057', `The ${algorithm} fixity value for ${quote(digest)} is not a list of content paths.`);
+        continue;
+      }
+      for (const p of paths as string[]) {
+        allPaths.push(p);
+        const problem = pathShapeProblem(p);
+        if (problem === 'slash') add('E100', `The fixity content path ${quote(p)} starts or ends with /.`);
+        else if (problem === 'element') add('E099', `The fixity content path ${quote(p)} has an empty, . or .. element.`);
+        else if (!inv.manifest.has(p)) add('E057', `The ${algorithm} fixity block names ${quote(p)}, which is not a manifest content path.`);
+        else if (known && isWellFormedDigest(algorithm, digest)) entries.set(p, lower);
+      }
+    }
+    for (const [a, b] of conflictingPaths(allPaths)) {
+      add('E101', a === b ? `The ${algorithm} fixity content path ${quote(a)} occurs more than once.` : `The fixity content path ${quote(a)} is also a folder of ${quote(b)}.`);
+    }
+    if (known) inv.fixity.set(algorithm, entries);
+  }
+}

@@ -1,0 +1,51 @@
+/** Shape rules for the paths an inventory holds (content paths and logical paths). */
+
+/** Problems of a '/'-separated path: 'slash' (starts or ends with /) or 'element' (., .. or empty). */
+export function pathShapeProblem(p: string): 'slash' | 'element' | undefined {
+  if (p.startsWith('/') || p.endsWith('/')) return 'slash';
+  for (const element of p.split('/')) {
+    if (element === '' || element === '.' || element === '..') return 'element';
+  }
+  return undefined;
+}
+
+/**
+ * Paths that are equal or where one is a folder prefix of another ("a/b" and "a/b/c").
+ * Returns the conflicting pairs found (each conflicting path once).
+ */
+export function conflictingPaths(paths: Iterable<string>): Array<[string, string]> {
+  const all = new Set<string>();
+  const conflicts: Array<[string, string]> = [];
+  const list: string[] = [];
+  for (const p of paths) {
+    if (all.has(p)) conflicts.push([p, p]);
+    else {
+      all.add(p);
+      list.push(p);
+    }
+  }
+  for (const p of list) {
+    let i = p.indexOf('/');
+    while (i > 0) {
+      const prefix = p.slice(0, i);
+      if (all.has(prefix)) conflicts.push([prefix, p]);
+      i = p.indexOf('/', i + 1);
+    }
+  }
+  return conflicts;
+}
+
+/** A URI in the sense of RFC 3986: a scheme followed by a colon and something more. */
+export function looksLikeUri(value: string): boolean {
+  return /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$/.test(value);
+}
+
+/** RFC 3339 date-time with seconds and an explicit offset (Z or +hh:mm). */
+export function isRfc3339(value: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/.exec(value);
+  if (!m) return false;
+  const [, , mo, d, h, mi, s] = m.map(Number);
+  const offH = m[9] === undefined ? 0 : Number(m[9]);
+  const offM = m[10] === undefined ? 0 : Number(m[10]);
+  return mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h <= 23 && mi <= 59 && s <= 60 && offH <= 23 && offM <= 59;
+}

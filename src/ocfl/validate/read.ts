@@ -1,0 +1,41 @@
+/** Bounded reads of the small files validation parses (declarations, inventories, sidecars, configs). */
+import { lstat, readFile } from 'node:fs/promises';
+
+export const MAX_INVENTORY_BYTES = 512 * 1024 * 1024;
+
+export type SmallRead = { ok: true; bytes: Buffer } | { ok: false; reason: 'missing' | 'too-large' | 'unreadable' | 'not-a-file' };
+
+export async function readSmall(file: string, maxBytes: number): Promise<SmallRead> {
+  const st = await lstat(file).catch(() => undefined);
+  if (!st) return { ok: false, reason: 'missing' };
+  if (!st.isFile()) return { ok: false, reason: 'not-a-file' };
+  if (st.size > maxBytes) return { ok: false, reason: 'too-large' };
+  try {
+    return { ok: true, bytes: await readFile(file) };
+  } catch {
+    return { ok: false, reason: 'unreadable' };
+  }
+}
+
+export type JsonRead = { ok: true; value: unknown; bytes: Buffer } | { ok: false; problem: string };
+
+/** Parses JSON; deep nesting or bad syntax is a problem sentence, never a crash. */
+export async function readJson(file: string, maxBytes = MAX_INVENTORY_BYTES): Promise<JsonRead> {
+  const read = await readSmall(file, maxBytes);
+  if (!read.ok) {
+    const why = { missing: 'is missing', 'too-large': `is larger than ${maxBytes} bytes`, unreadable: 'cannot be read', 'not-a-file': 'is not a regular file' }[read.reason];
+    return { ok: false, problem: why };
+  }
+  return parseJson(read.bytes);
+}
+
+export function parseJson(bytes: Buffer): JsonRead {
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return { ok: true, value: JSON.parse(text), bytes };
+  } catch (err) {
+    const e = err as Error;
+    const detail = e instanceof RangeError ? 'is nested too deeply to parse' : e instanceof TypeError ? 'is not UTF-8 text' : `is not valid JSON (${e.message.slice(0, 100)})`;
+    return { ok: false, problem: detail };
+  }
+}

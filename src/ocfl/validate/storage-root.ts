@@ -1,0 +1,173 @@
+/**
+ * Validation of an OCFL storage root: its declaration, ocfl_layout.json and extension folders,
+ * the storage hierarchy (no stray file, no empty folder, no link), every object in it, and that
+ * each object lies where the declared layout maps its id.
+ */
+import path from 'node:path';
+import { createLayoutByName, isKnownLayout, OCFL_LAYOUT_FILE, type StorageLayout } from '../layout/index.js';
+import { isRegisteredExtension } from './extensions.js';
+import { Findings, quote } from './findings.js';
+import { listDir } from './fs-tree.js';
+import { HashPool } from './hash-pool.js';
+import { SPEC_VERSIONS, type SpecVersion } from './inventory.js';
+import { checkObject } from './object.js';
+import { readJson, readSmall } from './read.js';
+
+export interface StorageRootCheckOptions {
+  fixity?: boolean;
+  pool?: HashPool;
+  display?: string;
+  /** Called when an object is found, before it is validated. */
+  onObject?: (relativePath: string) => void;
+  onHashed?: (files: number, bytes: number) => void;
+}
+
+export interface StorageRootCheck {
+  findings: Findings;
+  objects: number;
+  files: number;
+  bytes: number;
+}
+
+/** A parsed extension config.json: undefined when absent, a problem sentence when unusable. */
+export async function readExtensionConfig(extensionDir: string): Promise<{ config?: Record<string, unknown>; problem?: string }> {
+  const file = path.join(extensionDir, 'config.json');
+  const read = await readSmall(file, 1024 * 1024);
+  if (!read.ok && read.reason === 'missing') return {};
+  const parsed = await readJson(file, 1024 * 1024);
+  if (!parsed.ok) return { problem: `its config.json ${parsed.problem}` };
+  if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
+    return { problem: 'its config.json is not a JSON object' };
+  }
+  return { config: parsed.value as Record<string, unknown> };
+}
+
+export async function checkStorageRoot(root: string, options: StorageRootCheckOptions = {}): Promise<StorageRootCheck> {
+  const findings = new Findings();
+  const display = options.display ?? root;
+  const at = (rel: string) => (rel ? path.join(display, rel) : display);
+  const result: StorageRootCheck = { findings, objects: 0, files: 0, bytes: 0 };
+  const entries = (await listDir(root)) ?? [];
+
+  // Root conformance declaration
+  const declarations = entries.filter((e) => e.name.startsWith('0='));
+  let rootSpec: SpecVersion | undefined;
+  if (declarations.length === 0) findings.add('E069', 'The storage root has no 0=ocfl_1.x declaration file.', at(''));
+  if (declarations.length > 1) findings.add('E076', `The storage root has ${declarations.length} declaration files; exactly one is allowed.`, at(''));
+  for (const d of declarations) {
+    const m = /^0=ocfl_(\d+\.\d+)$/.exec(d.name);
+    if (!m || !(SPEC_VERSIONS as readonly string[]).includes(m[1])) {
+      findings.add('E079', `The declaration ${quote(d.name)} does not name OCFL version 1.0 or 1.1.`, at(d.name));
+      continue;
+    }
+    const read = await readSmall(path.join(root, d.name), 1024);
+    if (!read.ok || read.bytes.toString('utf8') !== `ocfl_${m[1]}\n`) {
+      findings.add('E080', `The declaration ${d.name} does not contain exactly "ocfl_${m[1]}" and a newline.`, at(d.name));
+    }
+    rootSpec ??= m[1] as SpecVersion;
+  }
+
+  // Root extensions
+  const extensionDirs = new Set<string>();
+  if (entries.some((e) => e.name === 'extensions' && e.kind === 'dir')) {
+    for (const e of (await listDir(path.join(root, 'extensions'))) ?? []) {
+      const rel = `extensions/${e.name}`;
+      if (e.kind !== 'dir') findings.add('E112', `${rel} is not an extension folder.`, at(rel));
+      else {
+        extensionDirs.add(e.name);
+        if (!isRegisteredExtension(e.name)) findings.add('W016', `${rel} is not the name of a registered extension.`, at(rel));
+      }
+    }
+  }
+
+  // Layout
+  let layout: StorageLayout | undefined;
+  if (entries.some((e) => e.name === OCFL_LAYOUT_FILE)) {
+    const parsed = await readJson(path.join(root, OCFL_LAYOUT_FILE), 1024 * 1024);
+    const value = parsed.ok ? parsed.value : undefined;
+    if (!parsed.ok) findings.add('E070', `${OCFL_LAYOUT_FILE} ${parsed.problem}.`, at(OCFL_LAYOUT_FILE));
+    else if (typeof value !== 'object' || value === null || Array.isArray(value)) findings.add('E070', `${OCFL_LAYOUT_FILE} is not a JSON object.`, at(OCFL_LAYOUT_FILE));
+    else {
+      const { extension, description } = value as { extension?: unknown; description?: unknown };
+      if (typeof extension !== 'string' || typeof description !== 'string') {
+        findings.add('E070', `${OCFL_LAYOUT_FILE} lacks a string "extension" or "description".`, at(OCFL_LAYOUT_FILE));
+      }
+      if (typeof extension === 'string') {
+        if (!isRegisteredExtension(extension) && !extensionDirs.has(extension)) {
+          findings.add('E071', `${OCFL_LAYOUT_FILE} names the layout ${quote(extension)}, which is neither registered nor described in extensions/.`, at(OCFL_LAYOUT_FILE));
+        } else if (isKnownLayout(extension)) {
+          const cfg = extensionDirs.has(extension) ? await readExtensionConfig(path.join(root, 'extensions', extension)) : {};
+          if (cfg.problem) findings.add('E071', `The layout extension ${extension} cannot be applied: ${cfg.problem}.`, at(`extensions/${extension}/config.json`));
+          else {
+            try {
+              layout = await createLayoutByName(extension, cfg.config);
+            } catch (err) {
+              findings.add('E071', `The layout extension ${extension} cannot be applied: ${(err as Error).message}`, at(`extensions/${extension}/config.json`));
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // Storage hierarchy: iterative walk, objects are terminal
+  const pool = options.pool ?? new HashPool();
+  const ids = new Map<string, string>();
+  try {
+    const stack: string[] = [];
+    for (const e of entries) {
+      if (e.kind === 'dir' && e.name !== 'extensions') stack.push(e.name);
+      else if (e.kind === 'link' || e.kind === 'other') findings.add('E090', `${quote(e.name)} is a link or special file.`, at(e.name));
+      // Other files at the top of the root are ignored, as validators must (E087).
+    }
+    stack.reverse();
+    while (stack.length > 0) {
+      const rel = stack.pop()!;
+      const dirEntries = await listDir(path.join(root, rel));
+      if (!dirEntries) {
+        findings.add('E072', `The folder ${quote(rel)} cannot be read.`, at(rel));
+        continue;
+      }
+      if (dirEntries.some((e) => e.name.startsWith('0=ocfl_object_'))) {
+        options.onObject?.(rel);
+        const check = await checkObject(path.join(root, rel), { fixity: options.fixity, pool, display: at(rel), onHashed: options.onHashed });
+        findings.merge(check.findings);
+        result.objects++;
+        result.files += check.files;
+        result.bytes += check.bytes;
+        if (rootSpec && check.specVersion && check.specVersion > rootSpec) {
+          findings.add('E081', `The object declares OCFL ${check.specVersion}, later than the storage root's OCFL ${rootSpec}.`, at(rel));
+        }
+        if (check.id !== undefined) {
+          const other = ids.get(check.id);
+          if (other !== undefined) findings.add('E037', `The object id ${quote(check.id)} is also used by the object at ${quote(other)}.`, at(rel));
+          else ids.set(check.id, rel);
+          if (layout) {
+            let expected: string | undefined;
+            try {
+              expected = layout.objectPath(check.id);
+            } catch (err) {
+              findings.add('E083', `The layout ${layout.extensionName} cannot map the id ${quote(check.id)}: ${(err as Error).message}`, at(rel));
+            }
+            if (expected !== undefined && expected !== rel) {
+              findings.add('E083', `The object ${quote(check.id)} is at ${quote(rel)}, but the layout ${layout.extensionName} puts it at ${quote(expected)}.`, at(rel));
+            }
+          }
+        }
+        continue;
+      }
+      if (dirEntries.length === 0) findings.add('E073', `The folder ${quote(rel)} is empty.`, at(rel));
+      const children: string[] = [];
+      for (const e of dirEntries) {
+        const childRel = `${rel}/${e.name}`;
+        if (e.kind === 'dir') children.push(childRel);
+        else if (e.kind === 'file') findings.add('E072', `The file ${quote(childRel)} is not part of any object.`, at(childRel));
+        else findings.add('E090', `${quote(childRel)} is a link or special file.`, at(childRel));
+      }
+      stack.push(...children.reverse());
+    }
+  } finally {
+    if (!options.pool) await pool.close();
+  }
+  return result;
+}
