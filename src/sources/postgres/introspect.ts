@@ -1,0 +1,284 @@
+/**
+ * Reading a PostgreSQL catalogue (pg_catalog, inside the export's snapshot) into SIARD terms:
+ * schemas, tables (partitioned tables once, through their parent), views and materialized views,
+ * columns with their mapped types, primary / unique / foreign keys and check constraints.
+ * System schemas and objects owned by extensions are left out.
+ */
+import type pg from 'pg';
+import type { SiardColumn, SiardForeignKey, SiardMatchType, SiardReferentialAction, SiardUniqueKey, SiardView } from '../../siard/model.js';
+import { mapPgType, type PgMappedType, type PgTypeInfo } from './type-mapping.js';
+
+export interface PgCheckConstraint {
+  name: string;
+  /** the condition as pg_get_constraintdef prints it, without "CHECK" */
+  condition: string;
+}
+
+export interface PgColumnPlan {
+  name: string;
+  mapped: PgMappedType;
+  info: PgTypeInfo;
+  column: SiardColumn;
+}
+
+export interface PgTablePlan {
+  oid: number;
+  schema: string;
+  name: string;
+  description?: string;
+  columns: PgColumnPlan[];
+  primaryKey?: SiardUniqueKey;
+  candidateKeys: SiardUniqueKey[];
+  foreignKeys: SiardForeignKey[];
+  checkConstraints: PgCheckConstraint[];
+  /** planner estimate (pg_class.reltuples), for progress only */
+  estimatedRows: number;
+}
+
+export interface PgSchemaPlan {
+  name: string;
+  description?: string;
+  tables: PgTablePlan[];
+  views: SiardView[];
+}
+
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+export function qualifiedName(schema: string, name: string): string {
+  return `${quoteIdent(schema)}.${quoteIdent(name)}`;
+}
+
+const ACTIONS: Record<string, SiardReferentialAction> = {
+  a: 'NO ACTION',
+  r: 'RESTRICT',
+  c: 'CASCADE',
+  n: 'SET NULL',
+  d: 'SET DEFAULT',
+};
+const MATCHES: Record<string, SiardMatchType> = { f: 'FULL', p: 'PARTIAL', s: 'SIMPLE' };
+
+interface TypeRow {
+  oid: number;
+  typname: string;
+  typtype: string;
+  typcategory: string;
+  typelem: number;
+  typbasetype: number;
+  typtypmod: number;
+}
+
+/** Type descriptions by oid, domains resolved to their base, arrays to their element. */
+class TypeCatalog {
+  private readonly rows = new Map<number, TypeRow>();
+  private readonly enumLengths = new Map<number, number>();
+  constructor(private readonly client: pg.Client) {}
+
+  private async row(oid: number): Promise<TypeRow> {
+    let row = this.rows.get(oid);
+    if (!row) {
+      const res = await this.client.query<TypeRow>(
+        'SELECT oid::int AS oid, typname, typtype, typcategory, typelem::int AS typelem, typbasetype::int AS typbasetype, typtypmod FROM pg_type WHERE oid = $1',
+        [oid],
+      );
+      row = res.rows[0];
+      if (!row) throw new Error(`PostgreSQL type ${oid} is not in pg_type.`);
+      this.rows.set(oid, row);
+    }
+    return row;
+  }
+
+  async describe(oid: number, typmod: number, formatted: string): Promise<PgTypeInfo> {
+    let row = await this.row(oid);
+    let largeObject = row.typname === 'oid' || (row.typtype === 'd' && row.typname === 'lo');
+    // Domains: the base type decides the mapping (a domain over a domain is followed too).
+    while (row.typtype === 'd') {
+      if (row.typtypmod !== -1) typmod = row.typtypmod;
+      row = await this.row(row.typbasetype);
+      if (row.typname === 'oid') largeObject = true;
+    }
+    const info: PgTypeInfo = { typname: row.typname, typtype: row.typtype, typcategory: row.typcategory, typmod, formatted };
+    if (largeObject) info.largeObject = true;
+    if (row.typtype === 'e') info.enumMaxLength = await this.enumLength(row.oid);
+    if (row.typcategory === 'A' && row.typelem !== 0) {
+      // An array's typmod applies to its element (varchar(10)[] has typmod 14).
+      info.element = await this.describe(row.typelem, typmod, formatted.replace(/\[\]$/, ''));
+    }
+    return info;
+  }
+
+  private async enumLength(oid: number): Promise<number> {
+    let n = this.enumLengths.get(oid);
+    if (n === undefined) {
+      const res = await this.client.query<{ n: number | null }>('SELECT max(char_length(enumlabel))::int AS n FROM pg_enum WHERE enumtypid = $1', [oid]);
+      n = res.rows[0]?.n ?? 1;
+      this.enumLengths.set(oid, n);
+    }
+    return n;
+  }
+}
+
+interface RelationRow {
+  oid: number;
+  schema: string;
+  name: string;
+  relkind: string;
+  description: string | null;
+  reltuples: number;
+  viewdef: string | null;
+}
+
+interface ColumnRow {
+  attrelid: number;
+  attname: string;
+  atttypid: number;
+  atttypmod: number;
+  attnotnull: boolean;
+  formatted: string;
+  default_value: string | null;
+  description: string | null;
+}
+
+interface ConstraintRow {
+  conname: string;
+  contype: string;
+  conrelid: number;
+  conkey: number[] | null;
+  confkey: number[] | null;
+  confupdtype: string;
+  confdeltype: string;
+  confmatchtype: string;
+  def: string;
+  fschema: string | null;
+  ftable: string | null;
+  fcolumns: string[] | null;
+  columns: string[] | null;
+}
+
+export interface IntrospectOptions {
+  /** only tables whose name passes (views are kept) */
+  tableFilter?: (name: string, schema: string) => boolean;
+}
+
+/** Reads the catalogue. Runs on the client that holds the export snapshot. */
+export async function introspect(client: pg.Client, options: IntrospectOptions = {}): Promise<PgSchemaPlan[]> {
+  const types = new TypeCatalog(client);
+  const relations = (
+    await client.query<RelationRow>(`
+      SELECT c.oid::int AS oid, n.nspname AS schema, c.relname AS name, c.relkind::text AS relkind,
+             obj_description(c.oid, 'pg_class') AS description, greatest(c.reltuples, 0)::float8 AS reltuples,
+             CASE WHEN c.relkind IN ('v', 'm') THEN pg_get_viewdef(c.oid, true) END AS viewdef
+        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE c.relkind IN ('r', 'p', 'v', 'm') AND NOT c.relispartition
+         AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+         AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp%'
+         AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e')
+       ORDER BY n.nspname, c.relname`)
+  ).rows;
+  const kept = relations.filter((r) => r.relkind === 'v' || r.relkind === 'm' || !options.tableFilter || options.tableFilter(r.name, r.schema));
+  const oids = kept.map((r) => r.oid);
+  const columns = (
+    await client.query<ColumnRow>(
+      `SELECT a.attrelid::int AS attrelid, a.attname, a.atttypid::int AS atttypid, a.atttypmod, a.attnotnull,
+              format_type(a.atttypid, a.atttypmod) AS formatted,
+              pg_get_expr(d.adbin, d.adrelid) AS default_value, col_description(a.attrelid, a.attnum) AS description
+         FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+        WHERE a.attrelid = ANY($1::oid[]) AND a.attnum > 0 AND NOT a.attisdropped
+        ORDER BY a.attrelid, a.attnum`,
+      [oids],
+    )
+  ).rows;
+  const constraints = (
+    await client.query<ConstraintRow>(
+      `SELECT con.conname, con.contype::text AS contype, con.conrelid::int AS conrelid, con.conkey, con.confkey,
+              con.confupdtype::text AS confupdtype, con.confdeltype::text AS confdeltype, con.confmatchtype::text AS confmatchtype,
+              pg_get_constraintdef(con.oid, true) AS def, fn.nspname AS fschema, fc.relname AS ftable,
+              (SELECT array_agg(a.attname::text ORDER BY k.i) FROM unnest(con.conkey) WITH ORDINALITY k(n, i)
+                 JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.n) AS columns,
+              (SELECT array_agg(a.attname::text ORDER BY k.i) FROM unnest(con.confkey) WITH ORDINALITY k(n, i)
+                 JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.n) AS fcolumns
+         FROM pg_constraint con
+         LEFT JOIN pg_class fc ON fc.oid = con.confrelid LEFT JOIN pg_namespace fn ON fn.oid = fc.relnamespace
+        WHERE con.conrelid = ANY($1::oid[]) AND con.contype IN ('p', 'u', 'f', 'c')
+        ORDER BY con.conname`,
+      [oids],
+    )
+  ).rows;
+
+  const columnsOf = new Map<number, ColumnRow[]>();
+  for (const c of columns) columnsOf.set(c.attrelid, [...(columnsOf.get(c.attrelid) ?? []), c]);
+  const constraintsOf = new Map<number, ConstraintRow[]>();
+  for (const c of constraints) constraintsOf.set(c.conrelid, [...(constraintsOf.get(c.conrelid) ?? []), c]);
+
+  const schemas = new Map<string, PgSchemaPlan>();
+  for (const rel of kept) {
+    let schema = schemas.get(rel.schema);
+    if (!schema) {
+      schema = { name: rel.schema, tables: [], views: [] };
+      schemas.set(rel.schema, schema);
+    }
+    const cols: PgColumnPlan[] = [];
+    for (const c of columnsOf.get(rel.oid) ?? []) {
+      const info = await types.describe(c.atttypid, c.atttypmod, c.formatted);
+      const mapped = mapPgType(info);
+      const column: SiardColumn = { name: c.attname, type: mapped.type, typeOriginal: c.formatted, nullable: !c.attnotnull };
+      if (c.default_value !== null) column.defaultValue = c.default_value;
+      if (c.description !== null) column.description = c.description;
+      cols.push({ name: c.attname, mapped, info, column });
+    }
+    if (rel.relkind === 'v' || rel.relkind === 'm') {
+      const view: SiardView = { name: rel.name, columns: cols.map((c) => ({ ...c.column, nullable: true })) };
+      if (rel.viewdef) view.queryOriginal = rel.viewdef.trim();
+      if (rel.description) view.description = rel.description;
+      schema.views.push(view);
+      continue;
+    }
+    const table: PgTablePlan = {
+      oid: rel.oid,
+      schema: rel.schema,
+      name: rel.name,
+      columns: cols,
+      candidateKeys: [],
+      foreignKeys: [],
+      checkConstraints: [],
+      estimatedRows: Math.round(rel.reltuples),
+    };
+    if (rel.description) table.description = rel.description;
+    for (const con of constraintsOf.get(rel.oid) ?? []) {
+      const colNames = con.columns ?? [];
+      if (con.contype === 'p') table.primaryKey = { name: con.conname, columns: colNames };
+      else if (con.contype === 'u') table.candidateKeys.push({ name: con.conname, columns: colNames });
+      else if (con.contype === 'c') table.checkConstraints.push({ name: con.conname, condition: con.def.replace(/^CHECK\s*/i, '') });
+      else if (con.contype === 'f' && con.fschema && con.ftable) {
+        const fcols = con.fcolumns ?? [];
+        const key: SiardForeignKey = {
+          name: con.conname,
+          referencedSchema: con.fschema,
+          referencedTable: con.ftable,
+          references: colNames.map((column, i) => ({ column, referenced: fcols[i] ?? column })),
+        };
+        const match = MATCHES[con.confmatchtype];
+        const del = ACTIONS[con.confdeltype];
+        const upd = ACTIONS[con.confupdtype];
+        if (match) key.matchType = match;
+        if (del) key.deleteAction = del;
+        if (upd) key.updateAction = upd;
+        table.foreignKeys.push(key);
+      }
+    }
+    schema.tables.push(table);
+  }
+  return [...schemas.values()];
+}
+
+/** Sets `cardinality` of array columns to the largest array the table holds (one scan per column). */
+export async function measureArrays(client: pg.Client, table: PgTablePlan): Promise<void> {
+  for (const c of table.columns) {
+    if (!c.mapped.array) continue;
+    const res = await client.query<{ n: number | null }>(
+      `SELECT max(cardinality(${quoteIdent(c.name)}))::int AS n FROM ${qualifiedName(table.schema, table.name)}`,
+    );
+    c.column.cardinality = Math.max(1, res.rows[0]?.n ?? 0);
+  }
+}

@@ -1,0 +1,369 @@
+/**
+ * PostgreSQL as a SIARD source (`pg` + `pg-cursor`).
+ *
+ * Consistency: one REPEATABLE READ, READ ONLY transaction holds the catalogue and the row cursor;
+ * its snapshot is exported and a second connection (for LOB slices) imports it, so both see the
+ * same data even while the database is being written.
+ *
+ * Memory stays flat whatever the size of a table or a value:
+ * - rows come through a cursor, `fetchRows` at a time (fewer when the table has LOB columns);
+ * - a bytea / text / xml value up to `inlineThreshold` bytes comes with its row; a larger one comes
+ *   as a SourceLob whose stream reads `sliceBytes` at a time with substring()/substr() on the
+ *   second connection, locating the row by (tableoid, ctid) inside the same snapshot;
+ * - a large object (column of type oid or lo) is sized with lo_lseek64 and read with
+ *   lo_get(oid, offset, length) slices.
+ * So a 1 GiB value never sits whole in this process. (PostgreSQL itself reads slices of an
+ * uncompressed TOAST value directly; a compressed one is decompressed up to the slice each time.)
+ */
+import pg from 'pg';
+import Cursor from 'pg-cursor';
+import { SiardOcflError } from '../../errors.js';
+import type { DatabaseSource, SourceCatalog, SourceLob, SourceTable, SourceValue } from '../source.js';
+import { connectPostgres, describePostgresUrl } from './connection.js';
+import { introspect, measureArrays, qualifiedName, quoteIdent, type IntrospectOptions, type PgCheckConstraint, type PgColumnPlan, type PgTablePlan } from './introspect.js';
+import { isStreamedKind, type PgValueKind } from './type-mapping.js';
+import { convertScalar, decodeByteaHex, parseArrayLiteral, ValueConversionError } from './values.js';
+
+/** An ARRAY cell: elements a1, a2, ... (null = NULL element, written as a missing aN). */
+export interface SourceArrayValue {
+  readonly kind: 'array';
+  readonly elements: Array<string | boolean | Uint8Array | null>;
+}
+
+/** SourceTable plus what SIARD can hold but the shared model does not carry yet. */
+export interface PgSourceTable extends SourceTable {
+  checkConstraints: PgCheckConstraint[];
+}
+
+export interface PostgresSourceOptions extends IntrospectOptions {
+  /** values up to this many bytes come with their row (default 256 KiB) */
+  inlineThreshold?: number;
+  /** bytes per slice when streaming a large value (default 4 MiB) */
+  sliceBytes?: number;
+  /** most rows per cursor fetch (default 1000) */
+  fetchRows?: number;
+}
+
+/** Values of every type come as PostgreSQL's text (or, for slices, binary) output. */
+const RAW_TYPES = { getTypeParser: () => (value: string | Buffer) => value } as unknown as pg.CustomTypesConfig;
+
+interface TableRuntime {
+  plan: PgTablePlan;
+  table: PgSourceTable;
+}
+
+export class PostgresSource implements DatabaseSource {
+  readonly description: string;
+  private catalogCache: SourceCatalog | undefined;
+  private readonly tables = new Map<string, TableRuntime>();
+  private readonly inlineThreshold: number;
+  private readonly sliceBytes: number;
+  private readonly fetchRows: number;
+  private serverUtf8 = true;
+
+  private constructor(
+    private readonly url: string,
+    private readonly main: pg.Client,
+    private readonly lobs: pg.Client,
+    private readonly options: PostgresSourceOptions,
+  ) {
+    this.description = describePostgresUrl(url);
+    this.inlineThreshold = options.inlineThreshold ?? 256 * 1024;
+    this.sliceBytes = options.sliceBytes ?? 4 * 1024 * 1024;
+    this.fetchRows = options.fetchRows ?? 1000;
+  }
+
+  /** Connects twice (rows, LOB slices) and opens the shared snapshot; a bad URL or login is exit 2. */
+  static async open(url: string, options: PostgresSourceOptions = {}): Promise<PostgresSource> {
+    const main = await connectPostgres(url);
+    let lobs: pg.Client | undefined;
+    try {
+      await main.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const snapshot = (await main.query<{ s: string }>('SELECT pg_export_snapshot() AS s')).rows[0]!.s;
+      lobs = await connectPostgres(url);
+      await lobs.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      await lobs.query(`SET TRANSACTION SNAPSHOT '${snapshot.replace(/'/g, "''")}'`);
+      const source = new PostgresSource(url, main, lobs, options);
+      source.serverUtf8 = (await main.query<{ e: string }>('SHOW server_encoding')).rows[0]?.e?.toUpperCase() === 'UTF8';
+      return source;
+    } catch (err) {
+      await main.end().catch(() => {});
+      await lobs?.end().catch(() => {});
+      if (err instanceof SiardOcflError) throw err;
+      throw new SiardOcflError(`Cannot start reading PostgreSQL at ${describePostgresUrl(url)}: ${(err as Error).message}.`, { cause: err });
+    }
+  }
+
+  async catalog(): Promise<SourceCatalog> {
+    if (this.catalogCache) return this.catalogCache;
+    const plans = await introspect(this.main, this.options);
+    const version = (await this.main.query<{ v: string }>('SHOW server_version')).rows[0]!.v;
+    const user = (await this.main.query<{ u: string }>('SELECT current_user AS u')).rows[0]!.u;
+    const catalog: SourceCatalog = {
+      databaseProduct: `PostgreSQL ${version}`,
+      connection: redactUrl(this.url),
+      databaseUser: user,
+      schemas: [],
+    };
+    for (const schema of plans) {
+      const tables: PgSourceTable[] = [];
+      for (const plan of schema.tables) {
+        await measureArrays(this.main, plan);
+        const table: PgSourceTable = {
+          name: plan.name,
+          columns: plan.columns.map((c) => c.column),
+          foreignKeys: plan.foreignKeys,
+          candidateKeys: plan.candidateKeys,
+          checkConstraints: plan.checkConstraints,
+          rows: plan.estimatedRows,
+        };
+        if (plan.primaryKey) table.primaryKey = plan.primaryKey;
+        if (plan.description) table.description = plan.description;
+        tables.push(table);
+        this.tables.set(`${schema.name}\u0000${plan.name}`, { plan, table });
+      }
+      const s: SourceCatalog['schemas'][number] = { name: schema.name, tables, views: schema.views };
+      if (schema.description) s.description = schema.description;
+      catalog.schemas.push(s);
+    }
+    this.catalogCache = catalog;
+    return catalog;
+  }
+
+  async *rows(schema: string, table: string): AsyncIterable<SourceValue[]> {
+    if (!this.catalogCache) await this.catalog();
+    const runtime = this.tables.get(`${schema}\u0000${table}`);
+    if (!runtime) throw new Error(`Table "${schema}"."${table}" is not in the exported catalogue.`);
+    const { plan } = runtime;
+    const select: string[] = [];
+    const readers: Array<(raw: unknown[], at: number, row: number, locator: Locator) => Promise<SourceValue>> = [];
+    let streamed = 0;
+    for (const col of plan.columns) {
+      const id = quoteIdent(col.name);
+      const kind = col.mapped.kind;
+      if (col.mapped.array) {
+        select.push(id);
+        readers.push(async (raw, i, row) => this.arrayValue(plan, col, raw[i] as string | null, row));
+      } else if (kind === 'largeObject') {
+        select.push(id);
+        streamed++;
+        readers.push(async (raw, i, row) => (raw[i] === null ? null : this.largeObject(plan, col, String(raw[i]), row)));
+      } else if (isStreamedKind(kind)) {
+        const expr = kind === 'blob' ? id : `${id}::text`;
+        const size = kind === 'blob' || this.serverUtf8 ? `octet_length(${expr})` : `octet_length(convert_to(${expr}, 'UTF8'))`;
+        select.push(`CASE WHEN ${size} <= ${this.inlineThreshold} THEN ${expr} END`, `${size}::int8`);
+        streamed++;
+        readers.push(async (raw, i, row, locator) => this.streamedValue(plan, col, raw[i] as string | null, raw[i + 1] as string | null, row, locator));
+      } else {
+        select.push(kind === 'timetz' ? `(${id} AT TIME ZONE 'UTC')` : id);
+        readers.push(async (raw, i, row) => this.scalarValue(plan, col, raw[i] as string | null, row));
+      }
+    }
+    const columnStart: number[] = [];
+    {
+      let i = 0;
+      for (const col of plan.columns) {
+        columnStart.push(i);
+        i += isStreamedKind(col.mapped.kind) && col.mapped.kind !== 'largeObject' && !col.mapped.array ? 2 : 1;
+      }
+    }
+    const locatorAt = select.length;
+    select.push('tableoid::int8', 'ctid::text');
+    const orderBy = plan.primaryKey ? ` ORDER BY ${plan.primaryKey.columns.map(quoteIdent).join(', ')}` : '';
+    const sql = `SELECT ${select.join(', ')} FROM ${qualifiedName(plan.schema, plan.name)}${orderBy}`;
+    // Bound the rows held at once: each LOB column may bring up to inlineThreshold bytes per row.
+    const batch = Math.max(1, Math.min(this.fetchRows, Math.floor((32 * 1024 * 1024) / Math.max(1, streamed * this.inlineThreshold))));
+    const cursor = this.main.query(new Cursor(sql, [], { rowMode: 'array', types: RAW_TYPES }));
+    let rowNumber = 0;
+    try {
+      for (;;) {
+        const rows = (await cursor.read(batch)) as unknown[][];
+        if (rows.length === 0) break;
+        for (const raw of rows) {
+          rowNumber++;
+          const locator: Locator = { tableoid: String(raw[locatorAt]), ctid: String(raw[locatorAt + 1]) };
+          const out: SourceValue[] = new Array(plan.columns.length);
+          for (let c = 0; c < plan.columns.length; c++) out[c] = await readers[c]!(raw, columnStart[c]!, rowNumber, locator);
+          yield out;
+        }
+      }
+    } finally {
+      await cursor.close().catch(() => {});
+    }
+  }
+
+  private fail(plan: PgTablePlan, col: PgColumnPlan, row: number, reason: string): never {
+    throw new SiardOcflError(
+      `Table "${plan.schema}"."${plan.name}", row ${row}, column "${col.name}": ${reason}; export stopped so no value is changed.`,
+      { code: 'VALUE_DOES_NOT_FIT' },
+    );
+  }
+
+  private convert(plan: PgTablePlan, col: PgColumnPlan, kind: PgValueKind, text: string, row: number): string | boolean | Uint8Array {
+    try {
+      if (kind === 'boolean') return text === 't';
+      return convertScalar(kind, text);
+    } catch (err) {
+      if (err instanceof ValueConversionError) this.fail(plan, col, row, err.message);
+      throw err;
+    }
+  }
+
+  private scalarValue(plan: PgTablePlan, col: PgColumnPlan, text: string | null, row: number): SourceValue {
+    return text === null ? null : this.convert(plan, col, col.mapped.kind, text, row);
+  }
+
+  private arrayValue(plan: PgTablePlan, col: PgColumnPlan, text: string | null, row: number): SourceValue {
+    if (text === null) return null;
+    let items: Array<string | null>;
+    try {
+      items = parseArrayLiteral(text);
+    } catch (err) {
+      if (err instanceof ValueConversionError) this.fail(plan, col, row, err.message);
+      throw err;
+    }
+    const kind = col.mapped.kind === 'timetz' ? 'timetz' : col.mapped.kind;
+    if (kind === 'timetz') this.fail(plan, col, row, 'arrays of time with time zone are not supported');
+    if (kind === 'largeObject') this.fail(plan, col, row, 'arrays of large object references are not supported');
+    if (items.length > 0 && items[items.length - 1] === null) {
+      // a1, a2 ... with a missing last element reads back as a shorter array
+      this.fail(plan, col, row, 'the array ends with NULL elements, which SIARD cannot tell apart from a shorter array');
+    }
+    const value: SourceArrayValue = {
+      kind: 'array',
+      elements: items.map((item) => (item === null ? null : this.convert(plan, col, kind, item, row))),
+    };
+    return value as unknown as SourceValue;
+  }
+
+  private async streamedValue(
+    plan: PgTablePlan,
+    col: PgColumnPlan,
+    inline: string | null,
+    size: string | null,
+    row: number,
+    locator: Locator,
+  ): Promise<SourceValue> {
+    if (size === null) return null;
+    const kind = col.mapped.kind;
+    if (inline !== null) return kind === 'blob' ? decodeByteaHex(inline) : inline;
+    const byteLength = Number(size);
+    const self = this;
+    const where = `tableoid = $1::oid AND ctid = $2::tid`;
+    const from = qualifiedName(plan.schema, plan.name);
+    const id = quoteIdent(col.name);
+    const lob: SourceLob = {
+      kind: 'lob',
+      byteLength,
+      encoding: kind === 'blob' ? 'binary' : 'text',
+      open: () =>
+        kind === 'blob'
+          ? self.byteSlices(byteLength, (offset, length) => ({
+              text: `SELECT substring(${id} FROM $3::int4 FOR $4::int4) FROM ${from} WHERE ${where}`,
+              values: [locator.tableoid, locator.ctid, offset + 1, length],
+            }), plan, col, row)
+          : self.textSlices(`${id}::text`, from, where, locator, byteLength, plan, col, row),
+    };
+    return lob;
+  }
+
+  /** bytea slices [offset, offset + length) as raw bytes. */
+  private async *byteSlices(
+    total: number,
+    query: (offset: number, length: number) => { text: string; values: unknown[] },
+    plan: PgTablePlan,
+    col: PgColumnPlan,
+    row: number,
+  ): AsyncIterable<Uint8Array> {
+    let offset = 0;
+    while (offset < total) {
+      const length = Math.min(this.sliceBytes, total - offset);
+      // binary result format: the slice arrives as raw bytes, not hex text
+      const config = { ...query(offset, length), rowMode: 'array', binary: true, types: RAW_TYPES } as pg.QueryArrayConfig;
+      const res = await this.lobs.query(config);
+      const chunk = (res.rows[0] as unknown[] | undefined)?.[0] as Buffer | null | undefined;
+      if (!chunk || chunk.length === 0) this.fail(plan, col, row, `the value ended at byte ${offset} of ${total} while it was read`);
+      offset += chunk.length;
+      yield chunk;
+    }
+  }
+
+  /** text slices by characters (substr), each encoded to UTF-8; the byte total is checked. */
+  private async *textSlices(
+    expr: string,
+    from: string,
+    where: string,
+    locator: Locator,
+    byteLength: number,
+    plan: PgTablePlan,
+    col: PgColumnPlan,
+    row: number,
+  ): AsyncIterable<Uint8Array> {
+    // Characters per slice: at most sliceBytes bytes even if every character takes 4.
+    const chars = Math.max(1, Math.floor(this.sliceBytes / 4));
+    let position = 1;
+    let bytes = 0;
+    for (;;) {
+      const res = await this.lobs.query({
+        text: `SELECT substr(${expr}, $3::int4, $4::int4) FROM ${from} WHERE ${where}`,
+        values: [locator.tableoid, locator.ctid, position, chars],
+        rowMode: 'array',
+        types: RAW_TYPES,
+      });
+      const text = (res.rows[0] as unknown[] | undefined)?.[0] as string | null | undefined;
+      if (text === undefined || text === null) this.fail(plan, col, row, 'the row disappeared while its text was read');
+      if (text.length === 0) break;
+      const chunk = Buffer.from(text, 'utf8');
+      bytes += chunk.length;
+      position += [...text].length;
+      yield chunk;
+      if (bytes >= byteLength) break;
+    }
+    if (bytes !== byteLength) this.fail(plan, col, row, `the text read back has ${bytes} bytes, not ${byteLength}`);
+  }
+
+  private async largeObject(plan: PgTablePlan, col: PgColumnPlan, oid: string, row: number): Promise<SourceValue> {
+    let size: number;
+    try {
+      const res = await this.lobs.query<{ size: string }>(
+        `SELECT size, lo_close(fd) FROM (SELECT fd, lo_lseek64(fd, 0, 2) AS size FROM (SELECT lo_open($1::oid, 262144) AS fd OFFSET 0) a OFFSET 0) b`,
+        [oid],
+      );
+      size = Number(res.rows[0]!.size);
+    } catch (err) {
+      this.fail(plan, col, row, `large object ${oid} cannot be read (${(err as Error).message})`);
+    }
+    const self = this;
+    const lob: SourceLob = {
+      kind: 'lob',
+      byteLength: size,
+      encoding: 'binary',
+      open: () =>
+        self.byteSlices(size, (offset, length) => ({ text: 'SELECT lo_get($1::oid, $2::int8, $3::int4)', values: [oid, offset, length] }), plan, col, row),
+    };
+    return lob;
+  }
+
+  async close(): Promise<void> {
+    await this.lobs.query('COMMIT').catch(() => {});
+    await this.main.query('COMMIT').catch(() => {});
+    await this.lobs.end().catch(() => {});
+    await this.main.end().catch(() => {});
+  }
+}
+
+interface Locator {
+  tableoid: string;
+  ctid: string;
+}
+
+/** The URL without its password, for `<connection>` in metadata.xml. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.password = '';
+    return u.toString();
+  } catch {
+    return 'postgres://';
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * PostgreSQL type -> SIARD 2.2 predefined type (SQL:2008). `typeOriginal` always keeps the native
+ * type as `format_type()` prints it, so a restore into PostgreSQL can recreate it.
+ *
+ * | PostgreSQL                        | SIARD type                    | cell value                                   |
+ * |-----------------------------------|-------------------------------|----------------------------------------------|
+ * | smallint, integer, bigint         | SMALLINT, INTEGER, BIGINT     | decimal digits                               |
+ * | numeric(p,s) / numeric            | DECIMAL(p,s) / DECIMAL        | exact text; NaN/Infinity stop the export     |
+ * | real, double precision            | REAL, DOUBLE PRECISION        | shortest exact; NaN, INF, -INF               |
+ * | boolean                           | BOOLEAN                       | true / false                                 |
+ * | character(n)                      | CHAR(n)                       | text (blank padded as stored)                |
+ * | character varying(n)              | VARCHAR(n)                    | text                                         |
+ * | character varying, text, name     | CLOB                          | text; large values stream to files           |
+ * | json, jsonb                       | CLOB                          | the JSON text PostgreSQL prints              |
+ * | xml                               | XML                           | the document text                            |
+ * | bytea                             | BLOB                          | bytes; large values read in slices           |
+ * | oid, lo (large object reference)  | BLOB                          | the large object's bytes (lo_get slices)     |
+ * | date                              | DATE                          | YYYY-MM-DD                                   |
+ * | time(p), time with time zone      | TIME, TIME WITH TIME ZONE     | hh:mm:ss[.f] (timetz converted to UTC, Z)    |
+ * | timestamp(p)                      | TIMESTAMP                     | YYYY-MM-DDThh:mm:ss[.f]                      |
+ * | timestamp with time zone          | TIMESTAMP WITH TIME ZONE      | UTC instant with Z                           |
+ * | interval                          | INTERVAL YEAR TO SECOND       | xs:duration (PnYnMnDTnHnMnS)                 |
+ * | uuid                              | CHAR(36)                      | canonical lower-case text                    |
+ * | enum type                         | VARCHAR(longest label)        | the label                                    |
+ * | T[] (one dimension)               | type of T, cardinality        | <a1>, <a2>, ... (NULL element = missing aN)  |
+ * | domain over T                     | as T                          | as T                                         |
+ * | anything else (inet, point, ...)  | CLOB                          | PostgreSQL's text output (lossless)          |
+ *
+ * PostgreSQL's interval keeps months, days and microseconds apart (a month is not 30 days), so it
+ * maps to a duration with year-to-second fields; one whose parts have different signs cannot be an
+ * xs:duration and stops the export naming the cell.
+ */
+
+/** What introspection knows of a column's (base) type. */
+export interface PgTypeInfo {
+  /** pg_type.typname of the base type (after domains), e.g. "int4", "_int4", "varchar" */
+  typname: string;
+  /** pg_type.typtype: b base, e enum, d domain (already resolved), c composite, r range */
+  typtype: string;
+  /** pg_type.typcategory: A array, ... */
+  typcategory: string;
+  /** atttypmod (or the domain's typtypmod), -1 when none */
+  typmod: number;
+  /** format_type of the declared type, e.g. "character varying(40)", "public.mood", "lo" */
+  formatted: string;
+  /** for arrays: the element type */
+  element?: PgTypeInfo;
+  /** for enums: the longest label in characters */
+  enumMaxLength?: number;
+  /** true when the declared type is the `lo` domain or `oid` (large object reference) */
+  largeObject?: boolean;
+}
+
+/** How a value of a type is read from PostgreSQL and written to SIARD. */
+export type PgValueKind =
+  | 'integer'
+  | 'decimal'
+  | 'float'
+  | 'boolean'
+  | 'text'
+  | 'clob'
+  | 'xml'
+  | 'blob'
+  | 'largeObject'
+  | 'date'
+  | 'time'
+  | 'timetz'
+  | 'timestamp'
+  | 'timestamptz'
+  | 'interval';
+
+export interface PgMappedType {
+  /** SIARD predefined type */
+  type: string;
+  kind: PgValueKind;
+  /** for arrays: the (maximum) number of elements, filled in after a scan */
+  array?: boolean;
+}
+
+function precisionSuffix(typmod: number): string {
+  return typmod >= 0 && typmod !== 6 ? `(${typmod})` : '';
+}
+
+/** The SIARD type and value kind of a non-array PostgreSQL type. */
+export function mapScalarType(info: PgTypeInfo): PgMappedType {
+  if (info.largeObject) return { type: 'BLOB', kind: 'largeObject' };
+  if (info.typtype === 'e') return { type: `VARCHAR(${Math.max(1, info.enumMaxLength ?? 1)})`, kind: 'text' };
+  switch (info.typname) {
+    case 'int2':
+      return { type: 'SMALLINT', kind: 'integer' };
+    case 'int4':
+      return { type: 'INTEGER', kind: 'integer' };
+    case 'int8':
+      return { type: 'BIGINT', kind: 'integer' };
+    case 'numeric': {
+      if (info.typmod < 4) return { type: 'DECIMAL', kind: 'decimal' };
+      const precision = ((info.typmod - 4) >> 16) & 0xffff;
+      const rawScale = (info.typmod - 4) & 0xffff;
+      // PostgreSQL 15 allows a negative scale or one above the precision; SQL does not.
+      if (rawScale > precision || precision < 1) return { type: 'DECIMAL', kind: 'decimal' };
+      return { type: `DECIMAL(${precision}, ${rawScale})`, kind: 'decimal' };
+    }
+    case 'float4':
+      return { type: 'REAL', kind: 'float' };
+    case 'float8':
+      return { type: 'DOUBLE PRECISION', kind: 'float' };
+    case 'bool':
+      return { type: 'BOOLEAN', kind: 'boolean' };
+    case 'bpchar':
+      return { type: info.typmod > 4 ? `CHAR(${info.typmod - 4})` : 'CHAR', kind: 'text' };
+    case 'varchar':
+      return info.typmod > 4 ? { type: `VARCHAR(${info.typmod - 4})`, kind: 'text' } : { type: 'CLOB', kind: 'clob' };
+    case 'name':
+      return { type: 'VARCHAR(63)', kind: 'text' };
+    case 'char':
+      return { type: 'CHAR(1)', kind: 'text' };
+    case 'uuid':
+      return { type: 'CHAR(36)', kind: 'text' };
+    case 'text':
+    case 'json':
+    case 'jsonb':
+      return { type: 'CLOB', kind: 'clob' };
+    case 'xml':
+      return { type: 'XML', kind: 'xml' };
+    case 'bytea':
+      return { type: 'BLOB', kind: 'blob' };
+    case 'date':
+      return { type: 'DATE', kind: 'date' };
+    case 'time':
+      return { type: `TIME${precisionSuffix(info.typmod)}`, kind: 'time' };
+    case 'timetz':
+      return { type: `TIME WITH TIME ZONE${precisionSuffix(info.typmod)}`, kind: 'timetz' };
+    case 'timestamp':
+      return { type: `TIMESTAMP${precisionSuffix(info.typmod)}`, kind: 'timestamp' };
+    case 'timestamptz':
+      return { type: `TIMESTAMP WITH TIME ZONE${precisionSuffix(info.typmod)}`, kind: 'timestamptz' };
+    case 'interval':
+      return { type: 'INTERVAL YEAR TO SECOND', kind: 'interval' };
+    default:
+      // inet, cidr, macaddr, point, money, ranges, composites...: PostgreSQL's text form is lossless.
+      return { type: 'CLOB', kind: 'clob' };
+  }
+}
+
+/** Mapping of any column type; arrays map to their element type with `array: true`. */
+export function mapPgType(info: PgTypeInfo): PgMappedType {
+  if (info.typcategory === 'A' && info.element) {
+    const element = mapScalarType(info.element);
+    return { ...element, array: true };
+  }
+  return mapScalarType(info);
+}
+
+/** Kinds whose values may be large and are streamed (the writer decides inline or file). */
+export function isStreamedKind(kind: PgValueKind): boolean {
+  return kind === 'clob' || kind === 'xml' || kind === 'blob' || kind === 'largeObject';
+}
