@@ -7,6 +7,8 @@ import { register as ls } from './ls.js';
 import { register as log } from './log.js';
 import { register as show } from './show.js';
 import { register as checkout } from './checkout.js';
+import { register as exportVerb } from './export.js';
+import { register as validate } from './validate.js';
 
 export const VERBS: Array<(program: Command) => void> = [
   path,
@@ -16,4 +18,6 @@ export const VERBS: Array<(program: Command) => void> = [
   log,
   show,
   checkout,
+  exportVerb,
+  validate,
 ];
