@@ -10,3 +10,4 @@ export * from './ocfl/stage.js';
 export * from './ocfl/lock.js';
 export * from './ocfl/workspace.js';
 export * from './ocfl/checkout.js';
+export * from './ocfl/validate/index.js';

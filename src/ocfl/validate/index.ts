@@ -18,7 +18,9 @@ export { CODE_SUMMARIES, EMITTED, NOT_CHECKED } from './codes.js';
 export interface ValidateOptions {
   /** Verify content and fixity digests (default true). */
   fixity?: boolean;
-  /** Progress: content files and bytes hashed so far. */
+  /** Progress: an object's content files and bytes are about to be hashed. */
+  onPlan?: (files: number, bytes: number) => void;
+  /** Progress: content files and bytes hashed (increments). */
   onHashed?: (files: number, bytes: number) => void;
   /** Progress: an object is about to be validated (storage roots). */
   onObject?: (relativePath: string) => void;
@@ -47,7 +49,7 @@ export async function validateObject(objectRoot: string, options: ValidateOption
   await assertFolder(objectRoot);
   const pool = new HashPool();
   try {
-    const check = await checkObject(objectRoot, { fixity: options.fixity, pool, display: objectRoot, onHashed: options.onHashed });
+    const check = await checkObject(objectRoot, { fixity: options.fixity, pool, display: objectRoot, onPlan: options.onPlan, onHashed: options.onHashed });
     const f = check.findings;
     return { valid: f.valid, errors: f.errors, warnings: f.warnings, objects: 1, files: check.files, bytes: check.bytes };
   } finally {
@@ -59,7 +61,7 @@ export async function validateStorageRoot(root: string, options: ValidateOptions
   await assertFolder(root);
   const pool = new HashPool();
   try {
-    const check = await checkStorageRoot(root, { fixity: options.fixity, pool, display: root, onHashed: options.onHashed, onObject: options.onObject });
+    const check = await checkStorageRoot(root, { fixity: options.fixity, pool, display: root, onPlan: options.onPlan, onHashed: options.onHashed, onObject: options.onObject });
     const f = check.findings;
     return { valid: f.valid, errors: f.errors, warnings: f.warnings, objects: check.objects, files: check.files, bytes: check.bytes };
   } finally {

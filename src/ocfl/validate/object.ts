@@ -28,6 +28,8 @@ export interface ObjectCheckOptions {
   pool?: HashPool;
   /** How the object root is named in findings (default: its path). */
   display?: string;
+  /** Called before hashing with the files and bytes about to be read. */
+  onPlan?: (files: number, bytes: number) => void;
   /** Called as content files are hashed. */
   onHashed?: (files: number, bytes: number) => void;
 }
@@ -419,6 +421,7 @@ async function verifyDigests(
     sizes.push(size);
   }
   if (tasks.length === 0) return;
+  options.onPlan?.(tasks.length, sizes.reduce((a, b) => a + b, 0));
   const pool = options.pool ?? new HashPool();
   try {
     const results = await pool.hashAll(tasks, sizes, options.onHashed);

@@ -19,6 +19,7 @@ export interface StorageRootCheckOptions {
   display?: string;
   /** Called when an object is found, before it is validated. */
   onObject?: (relativePath: string) => void;
+  onPlan?: (files: number, bytes: number) => void;
   onHashed?: (files: number, bytes: number) => void;
 }
 
@@ -130,7 +131,7 @@ export async function checkStorageRoot(root: string, options: StorageRootCheckOp
       }
       if (dirEntries.some((e) => e.name.startsWith('0=ocfl_object_'))) {
         options.onObject?.(rel);
-        const check = await checkObject(path.join(root, rel), { fixity: options.fixity, pool, display: at(rel), onHashed: options.onHashed });
+        const check = await checkObject(path.join(root, rel), { fixity: options.fixity, pool, display: at(rel), onPlan: options.onPlan, onHashed: options.onHashed });
         findings.merge(check.findings);
         result.objects++;
         result.files += check.files;

@@ -1,0 +1,55 @@
+/** `siard-ocfl validate`: validate an OCFL storage root or object root, with fixity by default. */
+import type { Command } from 'commander';
+import { validatePath, type Finding, type ValidationResult } from '../ocfl/validate/index.js';
+import { printJson } from './common.js';
+import { createProgress } from './progress.js';
+
+function line(kind: 'ERROR' | 'WARNING', f: Finding): string {
+  return `${kind} ${f.code} ${f.path}: ${f.message}\n`;
+}
+
+function summary(target: string, r: ValidationResult, fixity: boolean): string {
+  const verdict = r.valid ? 'VALID' : 'INVALID';
+  const objects = `${r.objects} object${r.objects === 1 ? '' : 's'}`;
+  const files = `${r.files} content file${r.files === 1 ? '' : 's'} (${r.bytes} bytes${fixity ? ', digests verified' : ', digests not checked'})`;
+  return `${verdict}: ${target}: ${objects}, ${files}, ${r.errors.length} error${r.errors.length === 1 ? '' : 's'}, ${r.warnings.length} warning${r.warnings.length === 1 ? '' : 's'}.\n`;
+}
+
+export function register(program: Command): void {
+  program
+    .command('validate')
+    .description('validate an OCFL storage root or object root (OCFL 1.0/1.1 E/W codes); exit 0 valid, 1 invalid, 2 could not run')
+    .argument('<path>', 'storage root or object root')
+    .option('--json', 'print {valid, errors, warnings, objects, files, bytes} as JSON')
+    .option('--no-fixity', 'skip verifying content and fixity digests (structure only)')
+    .action(async (target: string, options: { json?: boolean; fixity: boolean }) => {
+      const progress = createProgress({ json: options.json });
+      let started = false;
+      const result = await validatePath(target, {
+        fixity: options.fixity,
+        onPlan: (_files, bytes) => {
+          if (started) progress.stop();
+          progress.start(bytes, 'verifying digests');
+          started = true;
+        },
+        onHashed: (_files, bytes) => progress.increment(bytes),
+      }).finally(() => {
+        if (started) progress.stop();
+      });
+      if (options.json) {
+        printJson({
+          valid: result.valid,
+          errors: result.errors.map(({ code, message, path }) => ({ code, message, path })),
+          warnings: result.warnings.map(({ code, message, path }) => ({ code, message, path })),
+          objects: result.objects,
+          files: result.files,
+          bytes: result.bytes,
+        });
+      } else {
+        process.stdout.write(summary(target, result, options.fixity));
+        for (const f of result.errors) process.stdout.write(line('ERROR', f));
+        for (const f of result.warnings) process.stdout.write(line('WARNING', f));
+      }
+      process.exitCode = result.valid ? 0 : 1;
+    });
+}
