@@ -12,9 +12,14 @@ export async function main(argv: string[]): Promise<number> {
     .version(version)
     .option('--debug', 'print stack traces with errors')
     .showHelpAfterError('(add --help for usage)')
-    .exitOverride();
+    .exitOverride()
+    // Program options only before the verb, so verbs may have their own --version <vN>.
+    .enablePositionalOptions();
   program.configureOutput({ outputError: (str, write) => write(str) });
   for (const register of VERBS) register(program);
+  for (const verb of program.commands) {
+    if (!verb.options.some((o) => o.long === '--debug')) verb.option('--debug', 'print stack traces with errors');
+  }
   const debug = argv.includes('--debug');
   try {
     await program.parseAsync(argv, { from: 'user' });
