@@ -4,7 +4,7 @@
  * name safety; abort leaves nothing.
  */
 import test from 'ava';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,6 +13,7 @@ import zlib from 'node:zlib';
 import { SiardOcflError } from '../src/errors.js';
 import { ZipReader } from '../src/siard/zip/reader.js';
 import { ZipWriter } from '../src/siard/zip/writer.js';
+import { PROJECT_ROOT } from './helpers/shared.js';
 import { tempDir } from './helpers/tmp.js';
 
 const HAS_UNZIP = spawnSync('unzip', ['-v'], { stdio: 'ignore' }).status === 0;
@@ -322,4 +323,49 @@ test('operations called without awaiting run in call order', async (t) => {
 test('create() on a missing folder gives a clear error naming the path', async (t) => {
   const bad = path.join(tempDir(), 'no', 'such', 'dir', 'x.siard');
   await t.throwsAsync(ZipWriter.create(bad), { instanceOf: SiardOcflError, message: /Cannot create the ZIP archive .*x\.siard/ });
+});
+
+test('abort during a running stream stops it and removes the partial file', async (t) => {
+  const dir = tempDir();
+  const file = path.join(dir, 'out.siard');
+  const writer = await ZipWriter.create(file);
+  let produced = 0;
+  const endless = new Readable({
+    read() {
+      produced += 1;
+      setImmediate(() => this.push(randomBytes(4096)));
+    },
+  });
+  const running = writer.addStream('content/endless.bin', endless);
+  while (writer.offset < 100_000) await new Promise((resolve) => setImmediate(resolve));
+  await writer.abort();
+  await t.throwsAsync(running);
+  endless.destroy();
+  t.true(produced > 0);
+  t.deepEqual(readdirSync(dir), []);
+});
+
+test('a writer process killed with SIGKILL leaves nothing under the final name', async (t) => {
+  const dir = tempDir();
+  const file = path.join(dir, 'killed.siard');
+  const script = `
+    import { ZipWriter } from ${JSON.stringify(path.join(PROJECT_ROOT, 'src', 'siard', 'zip', 'writer.ts'))};
+    import { Readable } from 'node:stream';
+    const w = await ZipWriter.create(${JSON.stringify(file)});
+    await w.addBuffer('content/a.txt', 'a');
+    console.log('started');
+    await w.addStream('content/b.bin', new Readable({ read() { setTimeout(() => this.push(Buffer.alloc(1024)), 5); } }));
+  `;
+  const child = spawn(process.execPath, ['--import=tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => d.toString().includes('started') && resolve());
+    child.on('exit', () => reject(new Error(`writer exited early: ${stderr}`)));
+  });
+  child.kill('SIGKILL');
+  await new Promise((resolve) => child.on('exit', resolve));
+  t.false(existsSync(file), 'no archive under the final name');
+  const left = readdirSync(dir);
+  t.true(left.every((name) => name.startsWith('.killed.siard.') && name.endsWith('.partial')), left.join(', '));
 });
