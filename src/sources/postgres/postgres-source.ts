@@ -27,7 +27,7 @@ import { convertScalar, decodeByteaHex, parseArrayLiteral, ValueConversionError 
 /** An ARRAY cell: elements a1, a2, ... (null = NULL element, written as a missing aN). */
 export interface SourceArrayValue {
   readonly kind: 'array';
-  readonly elements: Array<string | boolean | Uint8Array | null>;
+  readonly elements: Array<string | number | boolean | Uint8Array | null>;
 }
 
 /** SourceTable plus what SIARD can hold but the shared model does not carry yet. */
@@ -199,9 +199,12 @@ export class PostgresSource implements DatabaseSource {
     );
   }
 
-  private convert(plan: PgTablePlan, col: PgColumnPlan, kind: PgValueKind, text: string, row: number): string | boolean | Uint8Array {
+  private convert(plan: PgTablePlan, col: PgColumnPlan, kind: PgValueKind, text: string, row: number): string | number | boolean | Uint8Array {
     try {
       if (kind === 'boolean') return text === 't';
+      // A float's shortest exact text has at most 17 digits, so the double it parses to prints the
+      // same digits again (float4 values included): numbers are lossless here.
+      if (kind === 'float') return Number(text === 'Infinity' ? Infinity : text === '-Infinity' ? -Infinity : text);
       return convertScalar(kind, text);
     } catch (err) {
       if (err instanceof ValueConversionError) this.fail(plan, col, row, err.message);
@@ -355,6 +358,11 @@ export class PostgresSource implements DatabaseSource {
 interface Locator {
   tableoid: string;
   ctid: string;
+}
+
+/** Entry point used by `openSource` (src/sources/open.ts) for postgres:// sources. */
+export function openPostgresSource(url: string, options: PostgresSourceOptions = {}): Promise<PostgresSource> {
+  return PostgresSource.open(url, options);
 }
 
 /** The URL without its password, for `<connection>` in metadata.xml. */
