@@ -18,17 +18,29 @@ export interface ValidationResult {
   bytes: number;
 }
 
+/** Most findings listed for one code at one path; a hostile inventory must not flood the report. */
+export const MAX_PER_CODE_AND_PATH = 50;
+
 /** Collects findings; the same code for the same path and message is kept once. */
 export class Findings {
   readonly errors: Finding[] = [];
   readonly warnings: Finding[] = [];
   private readonly seen = new Set<string>();
+  private readonly perCodeAndPath = new Map<string, number>();
 
   add(code: string, message: string, path: string): void {
     const key = `${code}\u0000${path}\u0000${message}`;
     if (this.seen.has(key)) return;
+    const group = `${code}\u0000${path}`;
+    const count = (this.perCodeAndPath.get(group) ?? 0) + 1;
+    this.perCodeAndPath.set(group, count);
+    if (count > MAX_PER_CODE_AND_PATH + 1) return;
     this.seen.add(key);
-    (severityOf(code) === 'error' ? this.errors : this.warnings).push({ code, message, path });
+    const finding =
+      count === MAX_PER_CODE_AND_PATH + 1
+        ? { code, message: `More ${code} findings for this path are not listed.`, path }
+        : { code, message, path };
+    (severityOf(code) === 'error' ? this.errors : this.warnings).push(finding);
   }
 
   merge(other: Findings): void {
@@ -46,12 +58,13 @@ export class Findings {
 
 /** Quotes a value from the input for a message, shortened so a hostile value cannot flood the report. */
 export function quote(value: unknown): string {
+  // Only scalars are shown; a nested value could be absurdly deep or large.
   let text: string;
-  try {
-    text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
-  } catch {
-    text = String(value);
-  }
+  if (typeof value === 'string') text = value;
+  else if (Array.isArray(value)) return 'a JSON array';
+  else if (value === null) return 'null';
+  else if (typeof value === 'object') return 'a JSON object';
+  else text = String(value);
   if (text.length > 120) text = text.slice(0, 117) + '...';
   return JSON.stringify(text);
 }
