@@ -222,7 +222,8 @@ export async function checkObject(dir: string, options: ObjectCheckOptions = {})
       continue;
     }
     if (e.kind === 'dir' && parseVersionName(name)) {
-      if (!inv || inv.versionNames.has(name)) versionDirs.add(name);
+      // Without a usable versions block (already reported) every version folder is taken as is.
+      if (!inv || inv.versions.length === 0 || inv.versionNames.has(name)) versionDirs.add(name);
       else findings.add('E046', `The folder ${name} looks like a version but the root inventory does not list it.`, at(name));
       continue;
     }
