@@ -12,7 +12,7 @@ export function unescapeSiard(text: string): string {
 }
 
 /** Decodes xs:hexBinary; undefined when the text is not hex of even length. */
-export function decodeHex(text: string): Uint8Array | undefined {
+export function decodeSiardHex(text: string): Uint8Array | undefined {
   const t = text.trim();
   if (t.length % 2 !== 0 || !/^[0-9A-Fa-f]*$/.test(t)) return undefined;
   return new Uint8Array(Buffer.from(t, 'hex'));

@@ -104,13 +104,20 @@ export function describeLobCell(reader: SiardReader, cell: SiardLobCell): string
 export type LobLookup =
   | { status: 'found'; location: LobLocation; found: FoundLob }
   | { status: 'missing'; location: LobLocation }
-  | { status: 'outside'; location: LobLocation }
+  | { status: 'outside'; location: LobLocation; reason?: string }
   | { status: 'invalid'; location: LobLocation; reason: string };
 
 /** Resolves and looks up a LOB cell. Never throws for a missing or outside LOB: it says so. */
 export async function lookupLob(reader: SiardReader, cell: SiardLobCell, access: LobAccess = packageLobAccess(reader)): Promise<LobLookup> {
   const location = reader.locate(cell);
-  const found = await findLob(location, (p) => access.exists(p));
+  let found;
+  try {
+    found = await findLob(location, (p) => access.exists(p));
+  } catch (err) {
+    // A file that is there but leads out of the package (symbolic link): outside, not missing.
+    if (err instanceof SiardOcflError && err.code === 'LOB_OUTSIDE') return { status: 'outside', location, reason: err.message };
+    throw err;
+  }
   if (found) return { status: 'found', location, found };
   const primary = location.primary;
   if (primary.kind === 'invalid') return { status: 'invalid', location, reason: primary.reason };
@@ -141,6 +148,7 @@ export async function openLob(reader: SiardReader, cell: SiardLobCell, access: L
     case 'invalid':
       throw new SiardOcflError(`${where}: LOB file "${cell.ref.file}" is not a usable location: ${lookup.reason}`, { code: 'LOB_INVALID', exitCode: 1 });
     case 'outside':
+      if (lookup.reason !== undefined) throw new SiardOcflError(`${where}: ${lookup.reason}`, { code: 'LOB_OUTSIDE', exitCode: 1 });
       throw new SiardOcflError(
         `${where}: LOB file "${cell.ref.file}" points to ${describeLobTarget(lookup.location.primary)}; refusing to read outside the package folder ${reader.packageDir}.`,
         { code: 'LOB_OUTSIDE', exitCode: 1 },

@@ -30,7 +30,7 @@ export const SIARD_NAMESPACES = {
 } as const;
 
 /** Normalises a digestType ("md5", "SHA256" ...) to the XSD spelling, or undefined. */
-export function normaliseDigestType(raw: string | undefined): SiardDigestType | undefined {
+export function normaliseSiardDigestType(raw: string | undefined): SiardDigestType | undefined {
   if (raw === undefined) return undefined;
   const t = raw.trim().toUpperCase().replace(/_/g, '-');
   const canon = t === 'SHA1' ? 'SHA-1' : t === 'SHA256' ? 'SHA-256' : t;
@@ -42,7 +42,7 @@ function parseMessageDigest(el: XmlElement, warnings: string[]): SiardMessageDig
   const type = childText(el, 'digestType');
   const value = childText(el, 'digest');
   if (type !== undefined || value !== undefined) {
-    const digestType = normaliseDigestType(type);
+    const digestType = normaliseSiardDigestType(type);
     if (!digestType || !value) {
       warnings.push(`messageDigest with digestType "${type ?? ''}" is not usable and was ignored.`);
       return undefined;
@@ -54,7 +54,7 @@ function parseMessageDigest(el: XmlElement, warnings: string[]): SiardMessageDig
     if (el.text.trim() !== '') warnings.push(`messageDigest "${el.text.trim()}" is not understood and was ignored.`);
     return undefined;
   }
-  return { digestType: normaliseDigestType(m[1]!)!, digest: m[2]!.toLowerCase() };
+  return { digestType: normaliseSiardDigestType(m[1]!)!, digest: m[2]!.toLowerCase() };
 }
 
 function text(el: XmlElement | undefined, name: string): string | undefined {

@@ -10,7 +10,7 @@ import { resolveLobLocation, type LobLocation } from '../lob-location.js';
 import type { SiardArchive, SiardColumn, SiardSchema, SiardTable } from '../model.js';
 import { ZipReader, type ZipReadLimits } from '../zip/reader.js';
 import { parseSiardMetadata } from './metadata.js';
-import { familyOf, readTableRows } from './table-rows.js';
+import { columnTypeFamily, readTableRows } from './table-rows.js';
 import {
   isComplexValue,
   type SiardLobCell,
@@ -30,6 +30,12 @@ export interface OpenSiardOptions {
   siardPath?: string;
   /** ZIP guards (maximum inflated size, compression ratio) applied to every entry read. */
   limits?: ZipReadLimits;
+  /**
+   * Resolve LOBs as if the database-level lobFolder were this value (e.g. "../" for an archive
+   * received with an absolute lobFolder whose LOB folders now lie beside the .siard). The
+   * metadata keeps the value as written.
+   */
+  databaseLobFolder?: string;
 }
 
 /** One table of the archive, with everything needed to stream it. */
@@ -61,6 +67,8 @@ export class SiardReader {
     readonly root: string,
     readonly metadata: SiardReadMetadata,
     readonly warnings: string[],
+    /** the database-level lobFolder used for resolution (the metadata's unless overridden) */
+    readonly databaseLobFolder: string | undefined,
   ) {}
 
   static async open(file: string, options: OpenSiardOptions = {}): Promise<SiardReader> {
@@ -87,7 +95,8 @@ export class SiardReader {
       const xml = await readEntryText(zip, metaEntry.name, MAX_METADATA_ENTRY);
       const metadata = parseSiardMetadata(xml, `${file}: ${metaEntry.name}`);
       warnings.push(...metadata.warnings);
-      return new SiardReader(file, siardPath, packageDir, zip, root, metadata, warnings);
+      const lobFolder = options.databaseLobFolder ?? metadata.archive.lobFolder;
+      return new SiardReader(file, siardPath, packageDir, zip, root, metadata, warnings, lobFolder);
     } catch (err) {
       zip.close();
       throw err;
@@ -151,7 +160,7 @@ export class SiardReader {
   locate(cell: SiardLobCell): LobLocation {
     const t = this.tables().find((r) => r.schemaIndex === cell.schemaIndex && r.tableIndex === cell.tableIndex);
     return resolveLobLocation({
-      ...(this.archive.lobFolder !== undefined ? { databaseLobFolder: this.archive.lobFolder } : {}),
+      ...(this.databaseLobFolder !== undefined ? { databaseLobFolder: this.databaseLobFolder } : {}),
       columnLobFolders: cell.lobFolders,
       file: cell.ref.file,
       siardPath: this.siardPath,
@@ -181,7 +190,7 @@ async function readEntryText(zip: ZipReader, name: string, max: number): Promise
 type LobFamily = SiardLobCell['family'];
 
 function lobFamily(type: string | undefined): LobFamily {
-  const f = familyOf(type);
+  const f = columnTypeFamily(type);
   return f === 'blob' || f === 'clob' || f === 'xml' || f === 'datalink' ? f : undefined;
 }
 

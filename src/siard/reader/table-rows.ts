@@ -9,8 +9,8 @@ import { StringDecoder } from 'node:string_decoder';
 import { SaxesParser, type SaxesTag } from 'saxes';
 import { SiardOcflError } from '../../errors.js';
 import { sqlTypeFamily, type SiardColumn, type SqlTypeFamily } from '../model.js';
-import { decodeHex, unescapeSiard } from './escape.js';
-import { normaliseDigestType } from './metadata.js';
+import { decodeSiardHex, unescapeSiard } from './escape.js';
+import { normaliseSiardDigestType } from './metadata.js';
 import type { SiardReadCellValue, SiardReadLobReference, SiardReadRow } from './types.js';
 
 export interface TableRowsOptions {
@@ -28,7 +28,7 @@ interface Frame {
 }
 
 /** Family of a column's declared type, undefined when it has none we know (UDT, SIARD 1.0 oddities). */
-export function familyOf(type: string | undefined): SqlTypeFamily | undefined {
+export function columnTypeFamily(type: string | undefined): SqlTypeFamily | undefined {
   if (type === undefined) return undefined;
   try {
     return sqlTypeFamily(type);
@@ -54,7 +54,7 @@ function lobReference(attributes: Record<string, string>, where: () => string): 
   }
   const rawType = attributes['digestType'];
   if (rawType !== undefined) {
-    const digestType = normaliseDigestType(rawType);
+    const digestType = normaliseSiardDigestType(rawType);
     if (digestType) ref.digestType = digestType;
     else ref.digestTypeRaw = rawType;
   }
@@ -69,7 +69,7 @@ function lobReference(attributes: Record<string, string>, where: () => string): 
  */
 export async function* readTableRows(input: Readable, options: TableRowsOptions): AsyncGenerator<SiardReadRow> {
   const { what, columns } = options;
-  const families = columns.map((c) => familyOf(c.type));
+  const families = columns.map((c) => columnTypeFamily(c.type));
   const parser = new SaxesParser({ position: true });
   const stack: Frame[] = [];
   const ready: SiardReadRow[] = [];
@@ -142,7 +142,7 @@ export async function* readTableRows(input: Readable, options: TableRowsOptions)
       if (depth === 2) {
         const family = families[Number(frame.name.slice(1)) - 1];
         if (family === 'blob' || family === 'binary') {
-          const bytes = decodeHex(frame.text);
+          const bytes = decodeSiardHex(frame.text);
           if (!bytes) {
             fail('inline binary value is not hexadecimal', column);
             return;
