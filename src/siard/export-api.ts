@@ -1,0 +1,20 @@
+/** The export side of the library API: model, writer, sinks, LOB layouts, and database sources. */
+export * from './model.js';
+export { writeSiard, officialMetadataXsd, DEFAULTS as SIARD_EXPORT_DEFAULTS, type SiardExportOptions, type SiardExportSummary } from './writer.js';
+export { exportToDirectory } from './export-directory.js';
+export { DirectorySink, Hashes, type DigestName, type OutputFile, type OutputSink, type WrittenFile } from './output-sink.js';
+export {
+  createLobLayout,
+  LobsegLayout,
+  Siard22Layout,
+  type LobAddress,
+  type LobLayout,
+  type LobLayoutName,
+  type LobLimits,
+  type LobPart as LobPlacementPart,
+  type LobPlacement,
+} from './lob-placement.js';
+export { escapeSiardText } from './xml-text.js';
+export { isSourceLob, type DatabaseSource, type SourceCatalog, type SourceLob, type SourceSchema, type SourceTable, type SourceValue } from '../sources/source.js';
+export { SqliteSource } from '../sources/sqlite/sqlite-source.js';
+export { openSource, defaultArchiveName } from '../sources/open.js';
