@@ -13,4 +13,3 @@ export * from './ocfl/checkout.js';
 export * from './ocfl/validate/index.js';
 export * from './siard/reader/index.js';
 export * from './siard/export-api.js';
-export * from './siard/export-api.js';
