@@ -20,6 +20,7 @@ import {
   parseSiardMetadata,
   readTableRows,
   verifyLob,
+  verifyArchiveMessageDigest,
   type LobPart,
   type SiardLobCell,
 } from '../src/siard/reader/index.js';
@@ -331,5 +332,32 @@ test('a large table streams in constant memory (rows are not accumulated)', asyn
     t.true(peak < 64 * 1024 * 1024, `heap grew by ${Math.round(peak / 1048576)} MB`);
   } finally {
     reader.close();
+  }
+});
+
+test('archive messageDigest: recomputed over the bytes before header/, a wrong value is detected', async (t) => {
+  const dir = await tempDir();
+  const build = async (name: string, tamper: boolean) => {
+    const zip = await ZipWriter.create(path.join(dir, name));
+    await zip.addBuffer('content/schema0/table0/table0.xml', tableXml(['<c2>00</c2>']));
+    const mark = await zip.markDigestEnd();
+    const digest = tamper ? mark.sha256.replace(/^./, (c) => (c === '0' ? '1' : '0')) : mark.sha256;
+    const meta = metadataXml({ rows: 1 }).replace(/<digest>[^<]*<\/digest>/, `<digest>${digest.toUpperCase()}</digest>`);
+    await zip.addDirectory('header/');
+    await zip.addBuffer('header/metadata.xml', meta);
+    await zip.close();
+    return mark.offset;
+  };
+  for (const [name, tamper] of [['good.siard', false], ['bad.siard', true]] as const) {
+    const offset = await build(name, tamper);
+    const reader = await SiardReader.open(path.join(dir, name));
+    try {
+      const result = await verifyArchiveMessageDigest(reader);
+      t.is(result!.end, offset);
+      t.is(result!.checks.length, 1);
+      t.is(result!.checks[0]!.ok, !tamper, name);
+    } finally {
+      reader.close();
+    }
   }
 });

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import { Transform } from 'node:stream';
 import {
   SiardReader,
   findUnreferencedLobFiles,
@@ -15,6 +15,7 @@ import {
   openLob,
   packageLobAccess,
   verifyLob,
+  verifyArchiveMessageDigest,
   isComplexValue,
   type LobPart,
   type SiardLobCell,
@@ -303,6 +304,8 @@ sharedTest('SIARD 2.2 messageDigest element form (siard2sql encoding.siard), key
   try {
     t.deepEqual(reader.archive.messageDigests, [{ digestType: 'MD5', digest: 'fddc918baa052b7bbc4e0f2e2f9b967e' }]);
     t.is(reader.archive.version, '2.2');
+    const check = await verifyArchiveMessageDigest(reader);
+    t.true(check!.checks[0]!.ok, 'MD5 over the bytes before header/ equals the stated messageDigest');
   } finally {
     reader.close();
   }
@@ -409,4 +412,3 @@ sharedTest('reading a row stream early and stopping releases the entry (no hang,
   }
 });
 
-void Readable;

@@ -226,7 +226,7 @@ function applySegments(base: Loc, segments: readonly string[]): Loc {
   return { absolute: base.absolute, root: base.root, up, segments: out };
 }
 
-/** Resolves `ref` against the folder `base`; `asFolder`: the reference names a folder. */
+/** Resolves `ref` against the folder `base` (lobFolder values always name folders, slash or not). */
 function resolveRef(base: Loc, ref: Ref): Loc {
   if (ref.absolute) return applySegments({ absolute: true, root: ref.root, up: 0, segments: [] }, ref.segments);
   return applySegments(base, ref.segments);
@@ -254,9 +254,8 @@ function encodeUriPath(root: string, segments: readonly string[]): string {
 
 function toTarget(loc: Loc, siardSegments: readonly string[], rule: LobRule): LobTarget {
   if (loc.absolute) {
-    const absolutePath = loc.root.startsWith('//')
-      ? `${loc.root}/${loc.segments.join('/')}`
-      : `${loc.root}/${loc.segments.join('/')}`;
+    // "/a/b", "C:/a/b" or "//host/a/b"
+    const absolutePath = `${loc.root}/${loc.segments.join('/')}`;
     return { kind: 'outside', escapes: true, absolutePath, uri: encodeUriPath(loc.root, loc.segments), rule };
   }
   if (loc.up > 0) {

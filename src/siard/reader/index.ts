@@ -7,4 +7,5 @@ export * from './siard-reader.js';
 export * from './lob-open.js';
 export * from './verify-lob.js';
 export * from './unreferenced.js';
+export * from './message-digest.js';
 export * from '../lob-location.js';

@@ -146,7 +146,7 @@ export function parseSiardMetadata(xml: string, what: string): SiardReadMetadata
   const siardVersion = root.attributes['version'] ?? (root.ns === SIARD_NAMESPACES['1.0'] ? '1.0' : '');
   const columnExtras: SiardReadColumnExtras[][][] = [];
 
-  const schemas: SiardSchema[] = children(child(root, 'schemas'), 'schema').map((s, si) => {
+  const schemas: SiardSchema[] = children(child(root, 'schemas'), 'schema').map((s) => {
     const schemaName = text(s, 'name') ?? '';
     const tableExtras: SiardReadColumnExtras[][] = [];
     columnExtras.push(tableExtras);
@@ -176,7 +176,6 @@ export function parseSiardMetadata(xml: string, what: string): SiardReadMetadata
       columns: children(child(v, 'columns'), 'column').map((c, ci) => parseColumn(c, `view ${schemaName}.${text(v, 'name')} column ${ci + 1}`).column),
       ...optional('rows', parseInteger(childText(v, 'rows'), `rows of view ${schemaName}.${text(v, 'name')}`)),
     }));
-    void si;
     return {
       name: schemaName,
       folder: childText(s, 'folder')?.trim() ?? '',
