@@ -1,0 +1,208 @@
+/**
+ * Ingest: a database, or a SIARD package as received, becomes a new version of an OCFL object.
+ *
+ * From a database the export is written straight into the staged version (StagedVersionSink): no
+ * second copy, every LOB byte read from the database once and hashed once for the manifest digest
+ * and the LOB digest, which becomes both the cell `digest` and the inventory fixity value.
+ *
+ * From a SIARD package (a `.siard` with its external LOB folders beside it) the files as received
+ * become the version's content, byte for byte: the `.siard` at the top, and every file of the LOB
+ * folders its cells reference (resolved by the SIARD reader through the three lobFolder levels),
+ * plus the other files of those LOB folders, so nothing received is dropped. Only files under the
+ * package folder are taken; LOBs outside it (absolute or climbing lobFolders) and missing LOBs are
+ * reported, not fetched.
+ *
+ * Either way the version's state is exactly the new archive (clear() first), and content the
+ * object already holds is not stored again.
+ */
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { SiardOcflError, UsageError } from '../errors.js';
+import type { User } from '../ocfl/inventory.js';
+import { openRoot, type OcflStorageRoot } from '../ocfl/root.js';
+import type { StagedVersion } from '../ocfl/stage.js';
+import { describeLobTarget, type LobPart } from '../siard/lob-location.js';
+import { SIARD_DIGEST_TYPES, type SiardDigestType } from '../siard/model.js';
+import { describeLobCell, lookupLob, packageLobAccess } from '../siard/reader/lob-open.js';
+import { SiardReader } from '../siard/reader/siard-reader.js';
+import { findUnreferencedLobFiles } from '../siard/reader/unreferenced.js';
+import { DEFAULTS, writeSiard, type SiardExportOptions, type SiardExportSummary } from '../siard/writer.js';
+import { defaultArchiveName, openSource } from '../sources/open.js';
+import type { DatabaseSource } from '../sources/source.js';
+import { OCFL_ALGORITHM_OF_DIGEST_TYPE, StagedVersionSink } from './ocfl-sink.js';
+
+export interface VersionInfoOptions {
+  message?: string;
+  user?: User;
+  /** manifest digest of a new object: sha512 (default) or sha256 */
+  digestAlgorithm?: 'sha512' | 'sha256';
+}
+
+export interface IngestResult {
+  id: string;
+  version: string;
+  /** object root relative to the storage root */
+  objectPath: string;
+  /** logical path of the .siard */
+  siardFile: string;
+  /** logical files in the new version */
+  files: number;
+  /** files whose content was new to the object */
+  stored: number;
+  bytes: number;
+  storedBytes: number;
+  /** set when the source was a database */
+  export?: Omit<SiardExportSummary, 'archive'>;
+  /** things the user should know (missing or outside LOBs of a received package) */
+  warnings: string[];
+}
+
+/** Opens a storage root given as a path, or takes an opened one. */
+export async function rootOf(root: string | OcflStorageRoot): Promise<OcflStorageRoot> {
+  return typeof root === 'string' ? openRoot(root) : root;
+}
+
+function summarise(staged: StagedVersion, siardFile: string, commit: { version: string }, counts: { files: number; stored: number; bytes: number; storedBytes: number }, objectPath: string) {
+  return { id: staged.id, version: commit.version, objectPath, siardFile, ...counts };
+}
+
+async function commitStaged(staged: StagedVersion, options: VersionInfoOptions, defaultMessage: string) {
+  return staged.commit({ message: options.message ?? defaultMessage, ...(options.user ? { user: options.user } : {}) });
+}
+
+export interface IngestDatabaseOptions extends Partial<SiardExportOptions>, VersionInfoOptions {}
+
+/** Exports `source` straight into a new version of object `id`. */
+export async function ingestDatabase(source: DatabaseSource, rootArg: string | OcflStorageRoot, id: string, options: IngestDatabaseOptions): Promise<IngestResult> {
+  const root = await rootOf(rootArg);
+  const lobDigest = (options.lobDigest ?? DEFAULTS.lobDigest) as SiardDigestType;
+  if (!SIARD_DIGEST_TYPES.includes(lobDigest)) throw new UsageError(`--lob-digest must be MD5, SHA-1 or SHA-256, not "${lobDigest}".`);
+  const name = options.name ?? 'database';
+  const staged = await root.startVersion(id, {
+    ...(options.digestAlgorithm ? { digestAlgorithm: options.digestAlgorithm } : {}),
+    fixityAlgorithms: [OCFL_ALGORITHM_OF_DIGEST_TYPE[lobDigest]!],
+  });
+  const sink = new StagedVersionSink(staged);
+  let summary: SiardExportSummary;
+  try {
+    await staged.clear(); // the new version holds exactly the new export
+    const { message: _m, user: _u, digestAlgorithm: _d, ...exportOptions } = options;
+    summary = await writeSiard(source, sink, { ...exportOptions, name, lobDigest });
+    await sink.commit();
+  } catch (err) {
+    await sink.abort().catch(() => undefined);
+    throw err;
+  }
+  const objectPath = root.objectPath(id);
+  const commit = await commitStaged(staged, options, `siard-ocfl ingest of ${source.description}`);
+  const { archive: _a, ...exportSummary } = summary;
+  return { ...summarise(staged, summary.siardFile, commit, sink.stats, objectPath), export: exportSummary, warnings: [] };
+}
+
+export interface PackagePlan {
+  /** the .siard on disk */
+  siard: string;
+  /** logical path -> file on disk, the .siard first */
+  files: Array<{ logicalPath: string; file: string }>;
+  /** LOB digest algorithms the cells use (OCFL names), for the fixity block */
+  fixityAlgorithms: string[];
+  warnings: string[];
+  /** LOB cells whose file was not found / lies outside the package */
+  missing: number;
+  outside: number;
+}
+
+/**
+ * Which files of a received SIARD package belong in the object: the .siard, every LOB part its
+ * cells reference inside the package folder, and the other files of those LOB folders.
+ */
+export async function planSiardPackage(siardFile: string): Promise<PackagePlan> {
+  const st = await fsp.stat(siardFile).catch(() => undefined);
+  if (!st?.isFile()) throw new UsageError(`${siardFile} is not a file.`, 'NOT_FOUND');
+  const reader = await SiardReader.open(siardFile);
+  const warnings = [...reader.warnings];
+  const referenced = new Map<string, LobPart>();
+  const algorithms = new Set<string>();
+  let missing = 0;
+  let outside = 0;
+  try {
+    const access = packageLobAccess(reader);
+    for (const t of reader.tables()) {
+      for await (const cell of reader.lobCells(t)) {
+        if (cell.ref.digestType) algorithms.add(OCFL_ALGORITHM_OF_DIGEST_TYPE[cell.ref.digestType]!);
+        const lookup = await lookupLob(reader, cell, access);
+        for (const w of lookup.location.warnings) if (!warnings.includes(w)) warnings.push(w);
+        if (lookup.status === 'found') {
+          for (const p of lookup.found.parts) if (p.kind === 'external') referenced.set(p.path, p);
+        } else if (lookup.status === 'missing') {
+          missing++;
+          if (missing <= 20) warnings.push(`${describeLobCell(reader, cell)}: LOB file "${cell.ref.file}" is missing (looked for ${describeLobTarget(lookup.location.primary)}).`);
+        } else {
+          outside++;
+          if (outside <= 20) {
+            warnings.push(`${describeLobCell(reader, cell)}: LOB file "${cell.ref.file}" ${lookup.status === 'outside' ? `lies outside the package folder (${describeLobTarget(lookup.location.primary)})` : `has no usable location (${lookup.reason})`}; it is not taken into the object.`);
+          }
+        }
+      }
+    }
+    if (missing > 20) warnings.push(`... ${missing} LOB files are missing in all.`);
+    if (outside > 20) warnings.push(`... ${outside} LOB files lie outside the package folder in all.`);
+    const unreferenced = await findUnreferencedLobFiles(reader, referenced.values());
+    const siardName = path.basename(siardFile);
+    const files = [{ logicalPath: siardName, file: path.resolve(siardFile) }];
+    const external = [...new Set([...referenced.keys(), ...unreferenced.external])].sort();
+    for (const p of external) {
+      if (p === siardName) continue;
+      files.push({ logicalPath: p, file: path.join(reader.packageDir, ...p.split('/')) });
+    }
+    return { siard: siardFile, files, fixityAlgorithms: [...algorithms].sort(), warnings, missing, outside };
+  } finally {
+    reader.close();
+  }
+}
+
+/** Stores a received SIARD package, unchanged, as a new version of object `id`. */
+export async function ingestSiardPackage(siardFile: string, rootArg: string | OcflStorageRoot, id: string, options: VersionInfoOptions = {}): Promise<IngestResult> {
+  const root = await rootOf(rootArg);
+  const plan = await planSiardPackage(siardFile);
+  const staged = await root.startVersion(id, { ...(options.digestAlgorithm ? { digestAlgorithm: options.digestAlgorithm } : {}), fixityAlgorithms: plan.fixityAlgorithms });
+  const counts = { files: 0, stored: 0, bytes: 0, storedBytes: 0 };
+  try {
+    await staged.clear();
+    for (const f of plan.files) {
+      const added = await staged.addFile(f.logicalPath, f.file);
+      counts.files++;
+      counts.bytes += added.size;
+      if (added.stored) {
+        counts.stored++;
+        counts.storedBytes += added.size;
+      }
+    }
+  } catch (err) {
+    await staged.abort().catch(() => undefined);
+    throw err instanceof SiardOcflError ? err : new SiardOcflError(`Ingest of ${siardFile} into object "${id}" failed: ${(err as Error).message}`, { cause: err });
+  }
+  const commit = await commitStaged(staged, options, `siard-ocfl ingest of the SIARD package ${path.basename(siardFile)}`);
+  return { ...summarise(staged, plan.files[0]!.logicalPath, commit, counts, root.objectPath(id)), warnings: plan.warnings };
+}
+
+export interface IngestOptions extends IngestDatabaseOptions {
+  /** comma-separated table patterns (database sources) */
+  tables?: string;
+}
+
+/** `<source>` as the CLI takes it: a database (sqlite:, .db, postgres://) or a .siard package. */
+export async function ingest(sourceSpec: string, root: string | OcflStorageRoot, id: string, options: IngestOptions = {}): Promise<IngestResult> {
+  if (/\.siard$/i.test(sourceSpec)) {
+    const exportOnly = (['lobLayout', 'maxFiles', 'maxBytes', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables'] as const).filter((k) => options[k] !== undefined);
+    if (exportOnly.length > 0) throw new UsageError(`A SIARD package is stored as received; export options (${exportOnly.join(', ')}) do not apply to ${sourceSpec}.`);
+    return ingestSiardPackage(sourceSpec, root, id, options);
+  }
+  const { tables, ...rest } = options;
+  const source = await openSource(sourceSpec, tables ? { tables } : {});
+  try {
+    return await ingestDatabase(source, root, id, { ...rest, name: options.name ?? defaultArchiveName(sourceSpec) });
+  } finally {
+    await source.close();
+  }
+}
