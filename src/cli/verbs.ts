@@ -9,6 +9,8 @@ import { register as show } from './show.js';
 import { register as checkout } from './checkout.js';
 import { register as exportVerb } from './export.js';
 import { register as validate } from './validate.js';
+import { register as ingest } from './ingest.js';
+import { register as restoreVerb } from './restore.js';
 
 export const VERBS: Array<(program: Command) => void> = [
   path,
@@ -20,4 +22,6 @@ export const VERBS: Array<(program: Command) => void> = [
   checkout,
   exportVerb,
   validate,
+  ingest,
+  restoreVerb,
 ];
