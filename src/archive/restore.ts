@@ -1,0 +1,298 @@
+/**
+ * Restore: a SIARD archive -> a SQLite file or a PostgreSQL database.
+ *
+ * The archive comes from a `.siard` file (its external LOB folders beside it), a folder holding
+ * one `.siard` (a checkout), or an OCFL object version, read in place: the `.siard` and every LOB
+ * file are opened at their content paths, which may sit in different vN/content folders.
+ *
+ * Order: tables are created (mapped types), rows loaded in batches inside one transaction, keys
+ * added, then committed; on any failure nothing is left in the target. Every LOB in a file is
+ * streamed from wherever the reader finds it (inside the .siard, lob folders, split parts) and
+ * checked on the way: its length and digest must equal the cell's, or the restore stops naming
+ * table, row and column. Each table must end with as many rows as its `<rows>` says.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { once } from 'node:events';
+import { PassThrough, type Readable } from 'node:stream';
+import { SiardOcflError, UsageError } from '../errors.js';
+import { openRoot } from '../ocfl/root.js';
+import type { OcflObjectReader } from '../ocfl/object.js';
+import type { LobPart } from '../siard/lob-location.js';
+import type { SiardArchive } from '../siard/model.js';
+import { describeLobCell, openLob, packageLobAccess, type LobAccess } from '../siard/reader/lob-open.js';
+import { lobCellsOfRow, SiardReader, type SiardTableRef } from '../siard/reader/siard-reader.js';
+import { columnTypeFamily } from '../siard/reader/table-rows.js';
+import { isComplexValue, type SiardLobCell, type SiardReadCellValue } from '../siard/reader/types.js';
+import { verifyLob } from '../siard/reader/verify-lob.js';
+import type { LoadColumn, LoadLob, LoadTable, LoadValue, TargetLoader } from '../sources/loader.js';
+import { isPostgresUrl } from '../sources/postgres/connection.js';
+import { PostgresLoader, type PostgresLoaderOptions } from '../sources/postgres/loader.js';
+import { SqliteLoader } from '../sources/sqlite/loader.js';
+
+/** Where the archive comes from. */
+export type RestoreSource =
+  | { siard: string }
+  | { dir: string }
+  | { root: string; id: string; version?: string };
+
+export interface RestoreOptions {
+  /** called before each table's rows */
+  onTable?: (table: { schema: string; name: string; rows: number }) => void;
+  onRow?: () => void;
+  /** PostgreSQL target tuning (tests use small values) */
+  postgres?: PostgresLoaderOptions;
+}
+
+export interface RestoredTable {
+  schema: string;
+  name: string;
+  /** name in the target ("schema.table" for PostgreSQL) */
+  target: string;
+  rows: number;
+  /** LOBs read from files (inside the .siard or outside), each checked */
+  lobFiles: number;
+  lobBytes: number;
+}
+
+export interface RestoreSummary {
+  /** the .siard read (a path on disk, or the logical path inside the OCFL object) */
+  siard: string;
+  target: string;
+  targetKind: 'sqlite' | 'postgres';
+  tables: RestoredTable[];
+  rows: number;
+  lobFiles: number;
+  lobBytes: number;
+  /** LOB files whose digest was compared with the cell's */
+  digestsVerified: number;
+  warnings: string[];
+}
+
+interface OpenedArchive {
+  reader: SiardReader;
+  access: LobAccess;
+  /** for the summary */
+  name: string;
+}
+
+/** The single .siard in a folder, or a clear error. */
+function siardInFolder(dir: string): string {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.toLowerCase().endsWith('.siard') && statSync(path.join(dir, n)).isFile());
+  } catch (err) {
+    throw new UsageError(`Cannot read the folder ${dir}: ${(err as Error).message}.`, 'RESTORE_SOURCE', err);
+  }
+  if (names.length === 0) throw new UsageError(`The folder ${dir} holds no .siard file to restore.`, 'RESTORE_SOURCE');
+  if (names.length > 1) throw new UsageError(`The folder ${dir} holds several .siard files (${names.sort().join(', ')}); name the one to restore.`, 'RESTORE_SOURCE');
+  return path.join(dir, names[0]!);
+}
+
+/** LobAccess over an OCFL object version: package paths are logical paths, read at their content paths. */
+function ocflLobAccess(reader: SiardReader, object: OcflObjectReader, version: string, storageDir: string): LobAccess {
+  const state = object.state(version);
+  const diskPath = (logical: string): string => path.join(storageDir, ...object.storagePath(object.contentPath(logical, version)).split('/'));
+  return {
+    async exists(part: LobPart) {
+      return part.kind === 'internal' ? reader.hasEntry(part.entry) : state.has(part.path);
+    },
+    async open(part: LobPart): Promise<Readable> {
+      if (part.kind === 'internal') return reader.zip.openStream(reader.root + part.entry);
+      return object.openLogical(part.path, version);
+    },
+    async size(part: LobPart) {
+      if (part.kind === 'internal') return reader.zip.entry(reader.root + part.entry)?.uncompressedSize ?? 0;
+      return (await stat(diskPath(part.path))).size;
+    },
+  };
+}
+
+async function openArchive(source: RestoreSource): Promise<OpenedArchive> {
+  if ('root' in source) {
+    const root = await openRoot(source.root);
+    const object = await root.openObject(source.id);
+    const version = source.version ?? object.head;
+    if (!object.versions().some((v) => v.version === version)) {
+      throw new UsageError(`Object "${source.id}" has no version ${version} (it has ${object.versions().map((v) => v.version).join(', ')}).`, 'NO_VERSION');
+    }
+    const siards = [...object.state(version).keys()].filter((p) => p.toLowerCase().endsWith('.siard'));
+    if (siards.length === 0) throw new UsageError(`Object "${source.id}" version ${version} holds no .siard file.`, 'RESTORE_SOURCE');
+    if (siards.length > 1) throw new UsageError(`Object "${source.id}" version ${version} holds several .siard files (${siards.join(', ')}).`, 'RESTORE_SOURCE');
+    const logical = siards[0]!;
+    const storageDir = root.location;
+    const file = path.join(storageDir, ...object.storagePath(object.contentPath(logical, version)).split('/'));
+    const reader = await SiardReader.open(file, { siardPath: logical });
+    return { reader, access: ocflLobAccess(reader, object, version, storageDir), name: `${source.id} ${version}: ${logical}` };
+  }
+  const file = 'dir' in source ? siardInFolder(source.dir) : source.siard;
+  let s;
+  try {
+    s = statSync(file);
+  } catch {
+    throw new UsageError(`The SIARD archive ${file} does not exist.`, 'RESTORE_SOURCE');
+  }
+  if (!s.isFile()) throw new UsageError(`${file} is not a file.`, 'RESTORE_SOURCE');
+  const reader = await SiardReader.open(file);
+  return { reader, access: packageLobAccess(reader), name: file };
+}
+
+/** The loader for a target: a postgres:// URL, otherwise an SQLite file path (optionally "sqlite:"). */
+export function targetLoader(target: string, options: RestoreOptions = {}): TargetLoader {
+  if (isPostgresUrl(target)) return new PostgresLoader(target, options.postgres ?? {});
+  return new SqliteLoader(target.startsWith('sqlite:') ? target.slice('sqlite:'.length) : target);
+}
+
+function loadTableOf(t: SiardTableRef): LoadTable {
+  const columns: LoadColumn[] = t.table.columns.map((column, i) => ({
+    column,
+    family: columnTypeFamily(column.type),
+    array: column.cardinality !== undefined || /(\[\]|\bARRAY(\[\d*\])?)$/i.test((column.typeOriginal ?? '').trim()) || isArrayFields(t, i),
+  }));
+  const table: LoadTable = {
+    schema: t.schema.name,
+    name: t.table.name,
+    columns,
+    candidateKeys: t.table.candidateKeys ?? [],
+    foreignKeys: t.table.foreignKeys ?? [],
+  };
+  if (t.table.primaryKey) table.primaryKey = t.table.primaryKey;
+  return table;
+}
+
+/** ARRAY columns declare fields named "col[1]", "col[2]" ... (or a1, a2 ...). */
+function isArrayFields(t: SiardTableRef, column: number): boolean {
+  const fields = t.columnExtras[column]?.fields ?? [];
+  return fields.length > 0 && fields.every((f, i) => f.name.endsWith(`[${i + 1}]`) || f.name === `a${i + 1}`);
+}
+
+interface TableCounters {
+  lobFiles: number;
+  lobBytes: number;
+  digests: number;
+}
+
+/** A LOB file as a stream checked against its cell (length, digest) once it has been read through. */
+function verifiedLob(archive: OpenedArchive, cell: SiardLobCell, counters: TableCounters): LoadLob {
+  const text = cell.family === 'clob' || cell.family === 'xml';
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    const stream = await openLob(archive.reader, cell, archive.access);
+    const tee = new PassThrough();
+    const check = verifyLob(tee, cell.ref, { family: cell.family });
+    check.catch(() => {});
+    let bytes = 0;
+    try {
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        bytes += chunk.length;
+        if (!tee.write(chunk)) await once(tee, 'drain');
+        yield chunk;
+      }
+    } finally {
+      stream.destroy();
+    }
+    tee.end();
+    const result = await check;
+    const where = describeLobCell(archive.reader, cell);
+    if (result.lengthOk === false) {
+      throw new SiardOcflError(`${where}: LOB file "${cell.ref.file}" has ${result.bytes} bytes${result.codePoints !== undefined ? ` (${result.codePoints} characters)` : ''}, but the cell says length ${cell.ref.length}; restore stopped.`, {
+        code: 'LOB_LENGTH',
+        exitCode: 1,
+      });
+    }
+    if (result.digestOk === false) {
+      throw new SiardOcflError(`${where}: LOB file "${cell.ref.file}" has ${result.digestType} digest ${result.digest}, but the cell says ${cell.ref.digest}; restore stopped.`, {
+        code: 'LOB_DIGEST',
+        exitCode: 1,
+      });
+    }
+    counters.lobFiles++;
+    counters.lobBytes += bytes;
+    if (result.digestOk === true) counters.digests++;
+  }
+  return { kind: 'lob', text, chunks: chunks() };
+}
+
+/** Reader cells -> loader values, LOB references becoming verified streams. */
+async function* loadRows(archive: OpenedArchive, t: SiardTableRef, table: LoadTable, counters: TableCounters): AsyncGenerator<LoadValue[]> {
+  for await (const row of archive.reader.rows(t)) {
+    const lobs = new Map<string, SiardLobCell>();
+    for (const cell of lobCellsOfRow(t, row)) lobs.set(cell.cellPath.join('/'), cell);
+    const convert = (value: SiardReadCellValue, cellPath: string[]): LoadValue => {
+      if (value === null || typeof value === 'string' || value instanceof Uint8Array) return value;
+      if (isComplexValue(value)) {
+        const elements = new Map<number, LoadValue>();
+        for (const [i, v] of value.elements) elements.set(i, convert(v, [...cellPath, `${value.kind === 'array' ? 'a' : 'u'}${i}`]));
+        return { kind: value.kind, elements };
+      }
+      const cell = lobs.get(cellPath.join('/'));
+      if (!cell) throw new Error(`LOB reference at ${cellPath.join('/')} was not found among the row's LOB cells`);
+      return verifiedLob(archive, cell, counters);
+    };
+    yield row.cells.map((value, c) => {
+      // An empty ARRAY cell is an array with no elements, not an empty string.
+      if (table.columns[c]?.array && value === '') return { kind: 'array', elements: new Map() };
+      return convert(value, [`c${c + 1}`]);
+    });
+  }
+}
+
+/** Restores `source` into `target` (an SQLite file path or a postgres:// URL). */
+export async function restore(source: RestoreSource, target: string, options: RestoreOptions = {}): Promise<RestoreSummary> {
+  const loader = targetLoader(target, options);
+  const archive = await openArchive(source);
+  const refs = archive.reader.tables();
+  const tables = refs.map(loadTableOf);
+  const summary: RestoreSummary = {
+    siard: archive.name,
+    target: loader.description,
+    targetKind: loader instanceof PostgresLoader ? 'postgres' : 'sqlite',
+    tables: [],
+    rows: 0,
+    lobFiles: 0,
+    lobBytes: 0,
+    digestsVerified: 0,
+    warnings: [...archive.reader.warnings],
+  };
+  let begun = false;
+  try {
+    await loader.begin(archive.reader.archive as SiardArchive, tables);
+    begun = true;
+    for (const table of tables) await loader.createTable(table);
+    for (let i = 0; i < refs.length; i++) {
+      const ref = refs[i]!;
+      const table = tables[i]!;
+      options.onTable?.({ schema: table.schema, name: table.name, rows: ref.table.rows });
+      const counters: TableCounters = { lobFiles: 0, lobBytes: 0, digests: 0 };
+      const rows = await loader.insertRows(table, loadRows(archive, ref, table, counters), options.onRow);
+      if (rows !== ref.table.rows) {
+        throw new SiardOcflError(
+          `${archive.reader.describeTable(ref)}: metadata.xml says ${ref.table.rows} rows but the table data holds ${rows}; restore stopped.`,
+          { code: 'ROW_COUNT', exitCode: 1 },
+        );
+      }
+      const stored = await loader.countRows(table);
+      if (stored !== rows) {
+        throw new SiardOcflError(`Table ${loader.targetName(table)} in ${loader.description} holds ${stored} rows after loading ${rows}; restore stopped.`, {
+          code: 'ROW_COUNT',
+          exitCode: 1,
+        });
+      }
+      summary.tables.push({ schema: table.schema, name: table.name, target: loader.targetName(table), rows, lobFiles: counters.lobFiles, lobBytes: counters.lobBytes });
+      summary.rows += rows;
+      summary.lobFiles += counters.lobFiles;
+      summary.lobBytes += counters.lobBytes;
+      summary.digestsVerified += counters.digests;
+    }
+    await loader.addKeys(tables);
+    if (loader instanceof PostgresLoader) summary.warnings.push(...loader.warnings);
+    await loader.commit();
+    return summary;
+  } catch (err) {
+    if (begun) await loader.abort();
+    else await loader.abort().catch(() => {});
+    throw err;
+  } finally {
+    archive.reader.close();
+  }
+}

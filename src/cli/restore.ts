@@ -1,0 +1,70 @@
+/** `siard-ocfl restore <siard | dir | --root R --id I [--version vN]> <target>`: SIARD -> SQLite or PostgreSQL. */
+import type { Command } from 'commander';
+import { restore, type RestoreSource } from '../archive/restore.js';
+import { UsageError } from '../errors.js';
+import { printJson } from './common.js';
+import { createProgress } from './progress.js';
+
+interface RestoreCliOptions {
+  root?: string;
+  id?: string;
+  version?: string;
+  json?: boolean;
+}
+
+export function register(program: Command): void {
+  program
+    .command('restore')
+    .description('restore a SIARD archive into an SQLite file or a PostgreSQL database, checking every LOB on the way')
+    .argument('<args...>', '<siard-file | dir> <target>, or <target> alone with --root and --id; target: an SQLite file path or postgres://...')
+    .option('--root <root>', 'OCFL storage root holding the archive')
+    .option('--id <object-id>', 'OCFL object holding the archive')
+    .option('--version <vN>', 'object version (default: the head)')
+    .option('--json', 'print a JSON summary')
+    .action(async (args: string[], options: RestoreCliOptions) => {
+      let source: RestoreSource;
+      let target: string;
+      if (options.root !== undefined || options.id !== undefined) {
+        if (options.root === undefined || options.id === undefined) throw new UsageError('--root and --id go together.');
+        if (args.length !== 1) throw new UsageError('With --root and --id, give only the <target>.');
+        source = { root: options.root, id: options.id, ...(options.version ? { version: options.version } : {}) };
+        target = args[0]!;
+      } else {
+        if (options.version !== undefined) throw new UsageError('--version needs --root and --id.');
+        if (args.length !== 2) throw new UsageError('Give the archive (a .siard file or a folder holding one) and the <target>.');
+        const { statSync } = await import('node:fs');
+        const input = args[0]!;
+        let isDir = false;
+        try {
+          isDir = statSync(input).isDirectory();
+        } catch {
+          throw new UsageError(`The archive ${input} does not exist.`, 'RESTORE_SOURCE');
+        }
+        source = isDir ? { dir: input } : { siard: input };
+        target = args[1]!;
+      }
+      const progress = createProgress({ json: options.json });
+      let started = false;
+      try {
+        const summary = await restore(source, target, {
+          onTable: (t) => {
+            if (started) progress.stop();
+            progress.start(t.rows, `restore ${t.schema}.${t.name}`);
+            started = true;
+          },
+          onRow: () => progress.increment(),
+        });
+        progress.stop();
+        if (options.json) printJson(summary);
+        else {
+          process.stdout.write(
+            `Restored ${summary.tables.length} tables, ${summary.rows} rows, ${summary.lobFiles} LOB files ` +
+              `(${summary.digestsVerified} digests verified) from ${summary.siard} into ${summary.target}\n`,
+          );
+          for (const w of summary.warnings) process.stderr.write(`warning: ${w}\n`);
+        }
+      } finally {
+        progress.stop();
+      }
+    });
+}

@@ -1,0 +1,110 @@
+/**
+ * The writing side of a database, used by restore: a target creates the archive's tables with
+ * mapped types, takes rows in batches (LOBs as byte streams), adds the keys, and either commits
+ * all of it or leaves nothing behind. SQLite (`sqlite/loader.ts`) and PostgreSQL
+ * (`postgres/loader.ts`) implement it.
+ */
+import type { SiardArchive, SiardColumn, SiardForeignKey, SiardUniqueKey, SqlTypeFamily } from '../siard/model.js';
+
+/** A LOB as a stream of bytes (UTF-8 for text), checked against its cell while it is read. */
+export interface LoadLob {
+  readonly kind: 'lob';
+  /** true for CLOB / XML (the bytes are UTF-8 text) */
+  readonly text: boolean;
+  readonly chunks: AsyncIterable<Uint8Array>;
+}
+
+/** An ARRAY (a1, a2 ...) or UDT (u1, u2 ...) value: elements by 1-based index, absent = NULL. */
+export interface LoadComplex {
+  readonly kind: 'array' | 'udt';
+  readonly elements: ReadonlyMap<number, LoadValue>;
+}
+
+/** A cell as the loader gets it: SIARD lexical text, bytes, a LOB stream, or a nested value. */
+export type LoadValue = null | string | Uint8Array | LoadLob | LoadComplex;
+
+export function isLoadLob(v: LoadValue): v is LoadLob {
+  return v !== null && typeof v === 'object' && !(v instanceof Uint8Array) && v.kind === 'lob';
+}
+
+export function isLoadComplex(v: LoadValue): v is LoadComplex {
+  return v !== null && typeof v === 'object' && !(v instanceof Uint8Array) && (v.kind === 'array' || v.kind === 'udt');
+}
+
+export interface LoadColumn {
+  column: SiardColumn;
+  /** family of the column's SIARD type; undefined for UDT columns (typeName instead of type) */
+  family: SqlTypeFamily | undefined;
+  /** true for ARRAY columns (cardinality or a1.. fields) */
+  array: boolean;
+}
+
+export interface LoadTable {
+  schema: string;
+  name: string;
+  columns: LoadColumn[];
+  primaryKey?: SiardUniqueKey;
+  candidateKeys: SiardUniqueKey[];
+  foreignKeys: SiardForeignKey[];
+}
+
+export interface TargetLoader {
+  /** for messages: the file or host:port/db */
+  readonly description: string;
+  /**
+   * Opens the target inside one transaction and checks that none of the tables exists yet
+   * (a SiardOcflError, exit 2, naming the first that does). Nothing is visible until commit().
+   */
+  begin(archive: SiardArchive, tables: LoadTable[]): Promise<void>;
+  /** The name the table gets in the target (schema-qualified where the target has schemas). */
+  targetName(table: LoadTable): string;
+  createTable(table: LoadTable): Promise<void>;
+  /** Inserts the rows; LOB streams are read to their end before their row is sent. */
+  insertRows(table: LoadTable, rows: AsyncIterable<LoadValue[]>, onRow?: () => void): Promise<number>;
+  /** Primary, unique and foreign keys (targets that can only declare keys with the table do it in createTable). */
+  addKeys(tables: LoadTable[]): Promise<void>;
+  /** Number of rows the target holds in the table (read inside the transaction). */
+  countRows(table: LoadTable): Promise<number>;
+  commit(): Promise<void>;
+  /** Rolls back and removes anything created; safe to call after a failure at any point. */
+  abort(): Promise<void>;
+}
+
+/** Reads a LOB stream into one buffer (for targets that cannot stream a value in). */
+export async function collectLob(lob: LoadLob): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const chunk of lob.chunks) parts.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+  return Buffer.concat(parts);
+}
+
+/** Strips the 'Z' (or +00:00) SIARD puts on dates and times of types without a time zone. */
+export function withoutUtcMark(text: string): string {
+  return text.replace(/(Z|[+-]00:00)$/, '');
+}
+
+/** True when the SIARD type carries a time zone (TIME/TIMESTAMP WITH TIME ZONE). */
+export function hasTimeZone(type: string | undefined): boolean {
+  return /WITH\s+TIME\s+ZONE/i.test(type ?? '');
+}
+
+/** JSON of a nested value for a text column: ARRAY as a JSON array, UDT as an object u1, u2 ...; bytes as hex. */
+export async function complexJson(value: LoadComplex): Promise<unknown> {
+  const plain = async (v: LoadValue): Promise<unknown> => {
+    if (v === null || typeof v === 'string') return v;
+    if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex');
+    if (isLoadLob(v)) {
+      const bytes = await collectLob(v);
+      return v.text ? bytes.toString('utf8') : bytes.toString('hex');
+    }
+    return complexJson(v);
+  };
+  if (value.kind === 'array') {
+    const size = Math.max(0, ...value.elements.keys());
+    const out: unknown[] = [];
+    for (let i = 1; i <= size; i++) out.push(await plain(value.elements.get(i) ?? null));
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [i, v] of [...value.elements].sort((a, b) => a[0] - b[0])) out[`u${i}`] = await plain(v);
+  return out;
+}

@@ -1,0 +1,388 @@
+/**
+ * Restore target: a PostgreSQL database.
+ *
+ * All-or-nothing: schemas, tables, rows and keys are created in one transaction, committed at the
+ * end; any failure rolls it all back. Rows go in multi-row INSERTs (bounded by rows, parameters
+ * and bytes). A LOB up to `inlineLobBytes` travels as a parameter; a larger one is streamed into
+ * a temporary large object with lo_put() slices and inserted with lo_get(), then unlinked, so a
+ * 1 GiB value never sits whole in this process.
+ *
+ * Types: an archive made from PostgreSQL gets its built-in types back from `typeOriginal`
+ * (uuid, jsonb, arrays, timestamptz ...; a large-object column comes back as bytea holding the
+ * bytes). Otherwise, and for types PostgreSQL cannot recreate by name (enums, domains), the SIARD
+ * type maps:
+ *
+ * | SIARD                                   | PostgreSQL                         |
+ * |-----------------------------------------|------------------------------------|
+ * | SMALLINT, INTEGER/INT, BIGINT           | smallint, integer, bigint          |
+ * | DECIMAL/NUMERIC(p,s)                    | numeric(p,s) (numeric if p > 1000) |
+ * | REAL; DOUBLE PRECISION, FLOAT           | real; double precision             |
+ * | BOOLEAN                                 | boolean                            |
+ * | CHAR(n), NCHAR(n); VARCHAR(n), NVARCHAR  | character(n); character varying(n) |
+ * | CLOB, NCLOB, XML, DATALINK, UDT         | text (UDT values as JSON)          |
+ * | BINARY, VARBINARY, BLOB                 | bytea                              |
+ * | DATE, TIME[ WITH TIME ZONE], TIMESTAMP[ WITH TIME ZONE] | date, time[tz], timestamp[tz] |
+ * | INTERVAL ...                            | interval                           |
+ * | ARRAY column (cardinality / a1.. fields) | element type[]                    |
+ */
+import type pg from 'pg';
+import { SiardOcflError } from '../../errors.js';
+import type { SiardArchive, SiardForeignKey } from '../../siard/model.js';
+import { complexJson, isLoadComplex, isLoadLob, type LoadColumn, type LoadComplex, type LoadLob, type LoadTable, type LoadValue, type TargetLoader } from '../loader.js';
+import { connectPostgres, describePostgresUrl } from './connection.js';
+import { qualifiedName, quoteIdent } from './introspect.js';
+
+/** format_type() spellings of built-in types a restore may recreate by name. */
+const BUILTIN =
+  /^(smallint|integer|bigint|numeric(\(\d+,-?\d+\))?|real|double precision|boolean|character( varying)?(\(\d+\))?|text|bytea|date|time(\(\d\))? with(out)? time zone|time(\(\d\))?|timestamp(\(\d\))?( with(out)? time zone)?|interval( [a-z ]+)?(\(\d\))?|uuid|jsonb?|xml|name|inet|cidr|macaddr8?|money|bit( varying)?(\(\d+\))?|tsvector|point|line|lseg|box|path|polygon|circle|int4range|int8range|numrange|tsrange|tstzrange|daterange)(\[\])*$/;
+
+/** PostgreSQL type for a SIARD predefined type (the element type for arrays). */
+export function pgTypeOfSiard(type: string | undefined): string {
+  const t = (type ?? '').trim().toUpperCase().replace(/\s+/g, ' ');
+  const size = /\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)/.exec(t);
+  if (/^(INTEGER|INT)$/.test(t)) return 'integer';
+  if (t === 'SMALLINT') return 'smallint';
+  if (t === 'BIGINT') return 'bigint';
+  if (/^(NUMERIC|DECIMAL|DEC)\b/.test(t)) {
+    if (!size || Number(size[1]) > 1000) return 'numeric';
+    return `numeric(${size[1]},${size[2] ?? 0})`;
+  }
+  if (t === 'REAL') return 'real';
+  if (/^(DOUBLE PRECISION|FLOAT)\b/.test(t)) return 'double precision';
+  if (t === 'BOOLEAN') return 'boolean';
+  if (/^(CHARACTER LARGE OBJECT|CLOB|NATIONAL CHARACTER LARGE OBJECT|NCHAR LARGE OBJECT|NCLOB)\b/.test(t)) return 'text';
+  if (/^(BINARY LARGE OBJECT|BLOB|BINARY|BINARY VARYING|VARBINARY)\b/.test(t)) return 'bytea';
+  if (/^(CHARACTER VARYING|CHAR VARYING|VARCHAR|NATIONAL CHARACTER VARYING|NATIONAL CHAR VARYING|NCHAR VARYING)\b/.test(t)) {
+    return size ? `character varying(${size[1]})` : 'character varying';
+  }
+  if (/^(CHARACTER|CHAR|NATIONAL CHARACTER|NATIONAL CHAR|NCHAR)\b/.test(t)) return size ? `character(${size[1]})` : 'character(1)';
+  if (t === 'DATE') return 'date';
+  if (/^TIMESTAMP\b/.test(t)) return /WITH TIME ZONE/.test(t) ? 'timestamp with time zone' : 'timestamp without time zone';
+  if (/^TIME\b/.test(t)) return /WITH TIME ZONE/.test(t) ? 'time with time zone' : 'time without time zone';
+  if (/^INTERVAL\b/.test(t)) return 'interval';
+  return 'text'; // XML from other systems (may be fragments), DATALINK, UDTs, unknown
+}
+
+/** xs:duration ("-P3DT1S") -> an interval literal PostgreSQL reads ("P-3DT-1S"). */
+export function durationToPgInterval(text: string): string {
+  if (!text.startsWith('-')) return text;
+  return text.slice(1).replace(/(\d+(?:\.\d+)?)([YMDHS])/g, '-$1$2');
+}
+
+/** Element of an array literal: quoted, with backslash and quote escaped. */
+function arrayElement(text: string | null): string {
+  return text === null ? 'NULL' : `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+export interface PostgresLoaderOptions {
+  /** LOBs up to this many bytes go as parameters; larger ones through a large object (default 1 MiB) */
+  inlineLobBytes?: number;
+  /** rows per INSERT (default 500) */
+  batchRows?: number;
+  /** bytes of parameters per INSERT before it is sent (default 16 MiB) */
+  batchBytes?: number;
+}
+
+interface PendingCell {
+  sql: string;
+}
+
+export class PostgresLoader implements TargetLoader {
+  readonly description: string;
+  private client: pg.Client | undefined;
+  private fromPostgres = false;
+  private readonly inlineLobBytes: number;
+  private readonly batchRows: number;
+  private readonly batchBytes: number;
+  private readonly columnTypes = new Map<LoadTable, string[]>();
+  /** constraint / index names taken per schema (PostgreSQL wants them unique there) */
+  private readonly usedNames = new Map<string, Set<string>>();
+  readonly warnings: string[] = [];
+
+  constructor(
+    private readonly url: string,
+    options: PostgresLoaderOptions = {},
+  ) {
+    this.description = describePostgresUrl(url);
+    this.inlineLobBytes = options.inlineLobBytes ?? 1024 * 1024;
+    this.batchRows = options.batchRows ?? 500;
+    this.batchBytes = options.batchBytes ?? 16 * 1024 * 1024;
+  }
+
+  async begin(archive: SiardArchive, tables: LoadTable[]): Promise<void> {
+    this.fromPostgres = /^postgres/i.test(archive.databaseProduct ?? '');
+    const client = await connectPostgres(this.url);
+    try {
+      for (const t of tables) {
+        const res = await client.query<{ r: string | null }>('SELECT to_regclass($1)::text AS r', [qualifiedName(t.schema, t.name)]);
+        if (res.rows[0]?.r) {
+          throw new SiardOcflError(`Cannot restore into ${this.description}: it already has a table ${qualifiedName(t.schema, t.name)}.`, {
+            code: 'TARGET_NOT_EMPTY',
+          });
+        }
+      }
+      const names = await client.query<{ schema: string; name: string }>(
+        `SELECT n.nspname AS schema, c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ANY($1::text[])`,
+        [[...new Set(tables.map((t) => t.schema))]],
+      );
+      for (const r of names.rows) this.nameSet(r.schema).add(r.name);
+      await client.query('BEGIN');
+      for (const schema of new Set(tables.map((t) => t.schema))) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+    } catch (err) {
+      await client.end().catch(() => {});
+      throw err;
+    }
+    this.client = client;
+  }
+
+  targetName(table: LoadTable): string {
+    return `${table.schema}.${table.name}`;
+  }
+
+  private nameSet(schema: string): Set<string> {
+    let set = this.usedNames.get(schema);
+    if (!set) this.usedNames.set(schema, (set = new Set()));
+    return set;
+  }
+
+  /** The column's PostgreSQL type: the original one when it is a built-in of a PostgreSQL archive. */
+  pgTypeOf(col: LoadColumn): string {
+    const original = (col.column.typeOriginal ?? '').trim();
+    if (this.fromPostgres && BUILTIN.test(original)) return original;
+    if (this.fromPostgres && /^(oid|lo)$/.test(original)) return 'bytea';
+    if (col.family === undefined) return 'text';
+    const base = pgTypeOfSiard(col.column.type);
+    return col.array ? `${base}[]` : base;
+  }
+
+  async createTable(table: LoadTable): Promise<void> {
+    const client = this.open();
+    const types = table.columns.map((c) => this.pgTypeOf(c));
+    this.columnTypes.set(table, types);
+    const cols = table.columns.map((c, i) => `${quoteIdent(c.column.name)} ${types[i]}${c.column.nullable === false ? ' NOT NULL' : ''}`);
+    await client.query(`CREATE TABLE ${qualifiedName(table.schema, table.name)} (${cols.join(', ')})`);
+    this.nameSet(table.schema).add(table.name);
+  }
+
+  async insertRows(table: LoadTable, rows: AsyncIterable<LoadValue[]>, onRow?: () => void): Promise<number> {
+    const client = this.open();
+    const types = this.columnTypes.get(table) ?? table.columns.map((c) => this.pgTypeOf(c));
+    const head = `INSERT INTO ${qualifiedName(table.schema, table.name)} VALUES `;
+    const maxRows = Math.max(1, Math.min(this.batchRows, Math.floor(60000 / Math.max(1, table.columns.length))));
+    let tuples: string[] = [];
+    let params: unknown[] = [];
+    let bytes = 0;
+    let largeObjects: string[] = [];
+    let n = 0;
+    const flush = async (): Promise<void> => {
+      if (tuples.length === 0) return;
+      try {
+        await client.query(head + tuples.join(', '), params);
+      } catch (err) {
+        throw new SiardOcflError(
+          `Table "${table.schema}"."${table.name}", rows ${n - tuples.length + 1}-${n}: PostgreSQL refused them (${(err as Error).message}).`,
+          { code: 'RESTORE_INSERT', exitCode: 1, cause: err },
+        );
+      }
+      if (largeObjects.length > 0) await client.query('SELECT lo_unlink(o) FROM unnest($1::oid[]) AS o', [largeObjects]);
+      tuples = [];
+      params = [];
+      bytes = 0;
+      largeObjects = [];
+    };
+    for await (const row of rows) {
+      n++;
+      const cells: string[] = [];
+      for (let c = 0; c < table.columns.length; c++) {
+        const col = table.columns[c]!;
+        const value = row[c] ?? null;
+        let cell: PendingCell;
+        try {
+          cell = await this.cell(col, types[c]!, value, params, largeObjects, (b) => (bytes += b));
+        } catch (err) {
+          if (err instanceof SiardOcflError) throw err;
+          throw new SiardOcflError(`Table "${table.schema}"."${table.name}", row ${n}, column "${col.column.name}": ${(err as Error).message}`, {
+            code: 'RESTORE_VALUE',
+            exitCode: 1,
+            cause: err,
+          });
+        }
+        cells.push(cell.sql);
+      }
+      tuples.push(`(${cells.join(', ')})`);
+      onRow?.();
+      if (tuples.length >= maxRows || bytes >= this.batchBytes || largeObjects.length > 0) await flush();
+    }
+    await flush();
+    return n;
+  }
+
+  /** SQL for one cell; its parameters are appended to `params`. */
+  private async cell(
+    col: LoadColumn,
+    type: string,
+    value: LoadValue,
+    params: unknown[],
+    largeObjects: string[],
+    count: (bytes: number) => void,
+  ): Promise<PendingCell> {
+    if (value === null) return { sql: 'NULL' };
+    const param = (v: unknown, size: number): string => {
+      params.push(v);
+      count(size);
+      return `$${params.length}::${type}`;
+    };
+    if (isLoadLob(value)) {
+      const spilled = await this.readLob(value);
+      if (spilled.kind === 'inline') {
+        return { sql: param(value.text ? spilled.bytes.toString('utf8') : spilled.bytes, spilled.bytes.length) };
+      }
+      largeObjects.push(spilled.oid);
+      params.push(spilled.oid);
+      const get = `lo_get($${params.length}::oid)`;
+      return { sql: `${value.text ? `convert_from(${get}, 'UTF8')` : get}::${type}` };
+    }
+    if (isLoadComplex(value)) {
+      if (value.kind === 'array' && type.endsWith('[]')) {
+        const literal = await this.arrayLiteral(col, value);
+        return { sql: param(literal, literal.length) };
+      }
+      const json = JSON.stringify(await complexJson(value));
+      return { sql: param(json, json.length) };
+    }
+    if (value instanceof Uint8Array) return { sql: param(Buffer.from(value.buffer, value.byteOffset, value.byteLength), value.byteLength) };
+    const text = this.scalarText(col, value);
+    return { sql: param(text, text.length) };
+  }
+
+  private scalarText(col: LoadColumn, text: string): string | Buffer {
+    switch (col.family) {
+      case 'float':
+        return text === 'INF' ? 'Infinity' : text === '-INF' ? '-Infinity' : text;
+      case 'interval':
+        return durationToPgInterval(text);
+      case 'binary':
+      case 'blob':
+        return Buffer.from(text, 'hex');
+      default:
+        return text;
+    }
+  }
+
+  private async arrayLiteral(col: LoadColumn, value: LoadComplex): Promise<string> {
+    const size = Math.max(0, ...value.elements.keys());
+    const items: string[] = [];
+    for (let i = 1; i <= size; i++) {
+      const v = value.elements.get(i) ?? null;
+      if (v === null) items.push('NULL');
+      else if (typeof v === 'string') {
+        const scalar = this.scalarText(col, v);
+        items.push(arrayElement(typeof scalar === 'string' ? scalar : '\\x' + scalar.toString('hex')));
+      } else if (v instanceof Uint8Array) items.push(arrayElement('\\x' + Buffer.from(v).toString('hex')));
+      else if (isLoadLob(v)) {
+        const parts: Buffer[] = [];
+        for await (const chunk of v.chunks) parts.push(Buffer.from(chunk));
+        const all = Buffer.concat(parts);
+        items.push(arrayElement(v.text ? all.toString('utf8') : '\\x' + all.toString('hex')));
+      } else items.push(arrayElement(JSON.stringify(await complexJson(v))));
+    }
+    return `{${items.join(',')}}`;
+  }
+
+  /** Reads a LOB: whole when small, otherwise into a new large object slice by slice. */
+  private async readLob(lob: LoadLob): Promise<{ kind: 'inline'; bytes: Buffer } | { kind: 'spilled'; oid: string }> {
+    const client = this.open();
+    let held: Buffer[] = [];
+    let heldBytes = 0;
+    let oid: string | undefined;
+    let offset = 0;
+    const put = async (): Promise<void> => {
+      const data = Buffer.concat(held);
+      held = [];
+      heldBytes = 0;
+      await client.query('SELECT lo_put($1::oid, $2::int8, $3::bytea)', [oid, offset, data]);
+      offset += data.length;
+    };
+    for await (const chunk of lob.chunks) {
+      held.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      heldBytes += chunk.byteLength;
+      if (heldBytes > this.inlineLobBytes) {
+        if (oid === undefined) oid = (await client.query<{ oid: string }>('SELECT lo_create(0)::text AS oid')).rows[0]!.oid;
+        await put();
+      }
+    }
+    if (oid === undefined) return { kind: 'inline', bytes: Buffer.concat(held) };
+    if (heldBytes > 0) await put();
+    return { kind: 'spilled', oid };
+  }
+
+  async addKeys(tables: LoadTable[]): Promise<void> {
+    const client = this.open();
+    const run = async (what: string, sql: string): Promise<void> => {
+      await client.query('SAVEPOINT add_key');
+      try {
+        await client.query(sql);
+        await client.query('RELEASE SAVEPOINT add_key');
+      } catch (err) {
+        await client.query('ROLLBACK TO SAVEPOINT add_key');
+        this.warnings.push(`${what} was not added: ${(err as Error).message}.`);
+      }
+    };
+    const constraintName = (schema: string, name: string): string => {
+      const names = this.nameSet(schema);
+      if (!name || names.has(name)) return '';
+      names.add(name);
+      return `CONSTRAINT ${quoteIdent(name)} `;
+    };
+    for (const t of tables) {
+      const table = qualifiedName(t.schema, t.name);
+      if (t.primaryKey && t.primaryKey.columns.length > 0) {
+        await run(
+          `Primary key ${t.primaryKey.name} of ${table}`,
+          `ALTER TABLE ${table} ADD ${constraintName(t.schema, t.primaryKey.name)}PRIMARY KEY (${t.primaryKey.columns.map(quoteIdent).join(', ')})`,
+        );
+      }
+      for (const key of t.candidateKeys) {
+        await run(`Unique key ${key.name} of ${table}`, `ALTER TABLE ${table} ADD ${constraintName(t.schema, key.name)}UNIQUE (${key.columns.map(quoteIdent).join(', ')})`);
+      }
+    }
+    for (const t of tables) {
+      for (const fk of t.foreignKeys) await run(`Foreign key ${fk.name} of ${qualifiedName(t.schema, t.name)}`, this.foreignKeySql(t, fk, constraintName));
+    }
+  }
+
+  private foreignKeySql(t: LoadTable, fk: SiardForeignKey, constraintName: (schema: string, name: string) => string): string {
+    let sql =
+      `ALTER TABLE ${qualifiedName(t.schema, t.name)} ADD ${constraintName(t.schema, fk.name)}FOREIGN KEY (${fk.references.map((r) => quoteIdent(r.column)).join(', ')}) ` +
+      `REFERENCES ${qualifiedName(fk.referencedSchema, fk.referencedTable)} (${fk.references.map((r) => quoteIdent(r.referenced)).join(', ')})`;
+    if (fk.matchType === 'FULL') sql += ' MATCH FULL';
+    if (fk.deleteAction) sql += ` ON DELETE ${fk.deleteAction}`;
+    if (fk.updateAction) sql += ` ON UPDATE ${fk.updateAction}`;
+    return sql;
+  }
+
+  async countRows(table: LoadTable): Promise<number> {
+    const res = await this.open().query<{ n: string }>(`SELECT count(*)::text AS n FROM ${qualifiedName(table.schema, table.name)}`);
+    return Number(res.rows[0]!.n);
+  }
+
+  async commit(): Promise<void> {
+    const client = this.open();
+    await client.query('COMMIT');
+    await client.end();
+    this.client = undefined;
+  }
+
+  async abort(): Promise<void> {
+    if (!this.client) return;
+    await this.client.query('ROLLBACK').catch(() => {});
+    await this.client.end().catch(() => {});
+    this.client = undefined;
+  }
+
+  private open(): pg.Client {
+    if (!this.client) throw new Error('The PostgreSQL target is not open.');
+    return this.client;
+  }
+}
+

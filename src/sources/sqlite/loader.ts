@@ -1,0 +1,286 @@
+/**
+ * Restore target: a SQLite file (better-sqlite3).
+ *
+ * All-or-nothing: a new file is built under a temporary name beside the target and renamed into
+ * place on commit; an existing file gets the tables inside one transaction, rolled back on failure.
+ * Keys are declared with the table (SQLite cannot add them later); foreign keys are not enforced
+ * while loading (SQLite's default), so tables load in any order.
+ *
+ * Types: an archive made from SQLite gets its declared types back (`typeOriginal`), so every value
+ * keeps its storage class. Other archives map SIARD types to SQLite ones:
+ *
+ * | SIARD                           | SQLite declared type | value stored                                  |
+ * |---------------------------------|----------------------|-----------------------------------------------|
+ * | SMALLINT, INTEGER, BIGINT       | INTEGER              | integer                                       |
+ * | DECIMAL(p,s) with p <= 15       | NUMERIC              | integer or real (SQLite's NUMERIC affinity)   |
+ * | DECIMAL / DECIMAL(p,s), p > 15  | TEXT                 | the exact digits as text                      |
+ * | REAL, DOUBLE PRECISION, FLOAT   | REAL                 | real (INF/-INF as infinities; NaN -> NULL, SQLite has none) |
+ * | BOOLEAN                         | BOOLEAN              | 0 / 1                                         |
+ * | CHAR, VARCHAR, CLOB, XML, INTERVAL, DATALINK, UDT | TEXT | text (UDT and ARRAY values as JSON)        |
+ * | BINARY, VARBINARY, BLOB         | BLOB                 | bytes                                         |
+ * | DATE / TIME / TIMESTAMP         | DATE / TIME / TIMESTAMP | 'YYYY-MM-DD', 'hh:mm:ss', 'YYYY-MM-DD hh:mm:ss[.f]' (UTC) |
+ * | ... WITH TIME ZONE              | TIME / TIMESTAMP     | the SIARD text (ISO 8601 with Z or offset)    |
+ *
+ * Memory: better-sqlite3 has no incremental BLOB I/O, so each LOB is held whole while its row is
+ * inserted (SQLite's own limit is 1 GB per value).
+ */
+import Database from 'better-sqlite3';
+import { existsSync, renameSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { SiardOcflError } from '../../errors.js';
+import type { SiardArchive } from '../../siard/model.js';
+import {
+  collectLob,
+  complexJson,
+  hasTimeZone,
+  isLoadComplex,
+  isLoadLob,
+  withoutUtcMark,
+  type LoadColumn,
+  type LoadComplex,
+  type LoadTable,
+  type LoadValue,
+  type TargetLoader,
+} from '../loader.js';
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+function quote(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** SQLite declared type of a column of an archive not made from SQLite. */
+export function sqliteTypeOf(col: LoadColumn): string {
+  if (col.array || col.family === undefined) return 'TEXT';
+  const type = (col.column.type ?? '').toUpperCase();
+  switch (col.family) {
+    case 'integer':
+      return 'INTEGER';
+    case 'decimal': {
+      const m = /\(\s*(\d+)/.exec(type);
+      return m && Number(m[1]) <= 15 ? 'NUMERIC' : 'TEXT';
+    }
+    case 'float':
+      return 'REAL';
+    case 'boolean':
+      return 'BOOLEAN';
+    case 'binary':
+    case 'blob':
+      return 'BLOB';
+    case 'date':
+      return 'DATE';
+    case 'time':
+      return 'TIME';
+    case 'timestamp':
+      return 'TIMESTAMP';
+    default:
+      return 'TEXT';
+  }
+}
+
+function isInteger(text: string): boolean {
+  if (!/^[+-]?\d+$/.test(text)) return false;
+  const n = BigInt(text);
+  return n >= INT64_MIN && n <= INT64_MAX;
+}
+
+export class SqliteLoader implements TargetLoader {
+  readonly description: string;
+  private db: Database.Database | undefined;
+  private readonly target: string;
+  private workFile: string | undefined;
+  private fromSqlite = false;
+  private names = new Map<LoadTable, string>();
+
+  constructor(file: string) {
+    this.target = path.resolve(file);
+    this.description = file;
+  }
+
+  async begin(archive: SiardArchive, tables: LoadTable[]): Promise<void> {
+    this.fromSqlite = /^sqlite/i.test(archive.databaseProduct ?? '');
+    // Names: the table name, or "schema.table" when two schemas share a name.
+    const count = new Map<string, number>();
+    for (const t of tables) count.set(t.name.toLowerCase(), (count.get(t.name.toLowerCase()) ?? 0) + 1);
+    for (const t of tables) this.names.set(t, (count.get(t.name.toLowerCase()) ?? 0) > 1 ? `${t.schema}.${t.name}` : t.name);
+
+    if (existsSync(this.target)) {
+      let db: Database.Database;
+      try {
+        db = new Database(this.target, { fileMustExist: true });
+        db.prepare('SELECT count(*) FROM sqlite_master').get();
+      } catch (err) {
+        throw new SiardOcflError(`Cannot restore into ${this.description}: it is not a usable SQLite database (${(err as Error).message}).`, {
+          code: 'TARGET_UNUSABLE',
+          cause: err,
+        });
+      }
+      const exists = db.prepare(`SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND lower(name) = lower(?)`);
+      for (const t of tables) {
+        const found = exists.get(this.targetName(t)) as { name: string } | undefined;
+        if (found) {
+          db.close();
+          throw new SiardOcflError(`Cannot restore into ${this.description}: it already has a table "${found.name}".`, { code: 'TARGET_NOT_EMPTY' });
+        }
+      }
+      this.db = db;
+    } else {
+      if (!existsSync(path.dirname(this.target))) {
+        throw new SiardOcflError(`Cannot restore into ${this.description}: the folder ${path.dirname(this.target)} does not exist.`, { code: 'TARGET_UNUSABLE' });
+      }
+      this.workFile = path.join(path.dirname(this.target), `.${path.basename(this.target)}.restoring-${process.pid}`);
+      rmSync(this.workFile, { force: true });
+      this.db = new Database(this.workFile);
+    }
+    // better-sqlite3 turns foreign keys on; tables load in archive order, so they are checked by
+    // the source database, not while loading.
+    this.db.pragma('foreign_keys = OFF');
+    this.db.exec('BEGIN');
+  }
+
+  targetName(table: LoadTable): string {
+    return this.names.get(table) ?? table.name;
+  }
+
+  private declaredType(col: LoadColumn): string {
+    return this.fromSqlite ? (col.column.typeOriginal ?? sqliteTypeOf(col)) : sqliteTypeOf(col);
+  }
+
+  async createTable(table: LoadTable): Promise<void> {
+    const db = this.open();
+    const parts = table.columns.map((c) => {
+      const declared = this.declaredType(c);
+      return `${quote(c.column.name)}${declared ? ' ' + declared : ''}${c.column.nullable === false ? ' NOT NULL' : ''}`;
+    });
+    if (table.primaryKey && table.primaryKey.columns.length > 0) parts.push(`PRIMARY KEY (${table.primaryKey.columns.map(quote).join(', ')})`);
+    for (const key of table.candidateKeys) parts.push(`UNIQUE (${key.columns.map(quote).join(', ')})`);
+    for (const fk of table.foreignKeys) {
+      const target = [...this.names.entries()].find(([t]) => t.schema === fk.referencedSchema && t.name === fk.referencedTable)?.[1] ?? fk.referencedTable;
+      let clause = `FOREIGN KEY (${fk.references.map((r) => quote(r.column)).join(', ')}) REFERENCES ${quote(target)} (${fk.references.map((r) => quote(r.referenced)).join(', ')})`;
+      if (fk.deleteAction) clause += ` ON DELETE ${fk.deleteAction}`;
+      if (fk.updateAction) clause += ` ON UPDATE ${fk.updateAction}`;
+      parts.push(clause);
+    }
+    db.exec(`CREATE TABLE ${quote(this.targetName(table))} (${parts.join(', ')})`);
+  }
+
+  async insertRows(table: LoadTable, rows: AsyncIterable<LoadValue[]>, onRow?: () => void): Promise<number> {
+    const db = this.open();
+    const name = this.targetName(table);
+    const insert = db.prepare(`INSERT INTO ${quote(name)} VALUES (${table.columns.map(() => '?').join(', ')})`);
+    let n = 0;
+    for await (const row of rows) {
+      n++;
+      const values: unknown[] = new Array(table.columns.length);
+      for (let c = 0; c < table.columns.length; c++) {
+        const col = table.columns[c]!;
+        try {
+          values[c] = await this.bindValue(col, row[c] ?? null);
+        } catch (err) {
+          if (err instanceof SiardOcflError) throw err;
+          throw new SiardOcflError(`Table "${table.schema}"."${table.name}", row ${n}, column "${col.column.name}": ${(err as Error).message}`, {
+            code: 'RESTORE_VALUE',
+            exitCode: 1,
+            cause: err,
+          });
+        }
+      }
+      try {
+        insert.run(values);
+      } catch (err) {
+        throw new SiardOcflError(`Table "${table.schema}"."${table.name}", row ${n}: SQLite refused the row (${(err as Error).message}).`, {
+          code: 'RESTORE_INSERT',
+          exitCode: 1,
+          cause: err,
+        });
+      }
+      onRow?.();
+    }
+    return n;
+  }
+
+  private async bindValue(col: LoadColumn, value: LoadValue): Promise<unknown> {
+    if (value === null) return null;
+    if (isLoadComplex(value)) return JSON.stringify(await complexJson(value));
+    if (isLoadLob(value)) {
+      const bytes = await collectLob(value);
+      return value.text ? bytes.toString('utf8') : bytes;
+    }
+    if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+    const text = value;
+    switch (col.family) {
+      case 'integer':
+        return isInteger(text) ? BigInt(text) : text;
+      case 'decimal':
+        if (isInteger(text)) return BigInt(text);
+        if (this.fromSqlite) return Number(text);
+        return text;
+      case 'float':
+        if (text === 'INF') return Infinity;
+        if (text === '-INF') return -Infinity;
+        if (text === 'NaN') return null;
+        // An archive from SQLite writes integers stored in an untyped column without '.0'.
+        if (this.fromSqlite && isInteger(text)) return BigInt(text);
+        return Number(text);
+      case 'boolean':
+        return text === 'true' || text === '1' ? 1n : text === 'false' || text === '0' ? 0n : text;
+      case 'binary':
+      case 'blob':
+        return Buffer.from(text, 'hex');
+      case 'date':
+        return withoutUtcMark(text);
+      case 'time':
+        return hasTimeZone(col.column.type) ? text : withoutUtcMark(text);
+      case 'timestamp':
+        return hasTimeZone(col.column.type) ? text : withoutUtcMark(text).replace('T', ' ');
+      default:
+        return text;
+    }
+  }
+
+  async addKeys(): Promise<void> {
+    // declared in createTable
+  }
+
+  async countRows(table: LoadTable): Promise<number> {
+    const row = this.open().prepare(`SELECT count(*) AS n FROM ${quote(this.targetName(table))}`).get() as { n: number };
+    return Number(row.n);
+  }
+
+  async commit(): Promise<void> {
+    const db = this.open();
+    db.exec('COMMIT');
+    db.close();
+    this.db = undefined;
+    if (this.workFile) {
+      if (existsSync(this.target)) {
+        rmSync(this.workFile, { force: true });
+        throw new SiardOcflError(`Cannot restore into ${this.description}: the file appeared while the restore ran.`, { code: 'TARGET_NOT_EMPTY' });
+      }
+      renameSync(this.workFile, this.target);
+      this.workFile = undefined;
+    }
+  }
+
+  async abort(): Promise<void> {
+    if (this.db) {
+      try {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      } catch {
+        // already rolled back by SQLite
+      }
+      this.db.close();
+      this.db = undefined;
+    }
+    if (this.workFile) {
+      for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(this.workFile + suffix, { force: true });
+      this.workFile = undefined;
+    }
+  }
+
+  private open(): Database.Database {
+    if (!this.db) throw new Error('The SQLite target is not open.');
+    return this.db;
+  }
+}
