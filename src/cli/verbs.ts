@@ -11,7 +11,6 @@ import { register as exportVerb } from './export.js';
 import { register as validate } from './validate.js';
 import { register as ingest } from './ingest.js';
 import { register as restoreVerb } from './restore.js';
-import { register as restoreVerb } from './restore.js';
 
 export const VERBS: Array<(program: Command) => void> = [
   path,
@@ -24,6 +23,5 @@ export const VERBS: Array<(program: Command) => void> = [
   exportVerb,
   validate,
   ingest,
-  restoreVerb,
   restoreVerb,
 ];
