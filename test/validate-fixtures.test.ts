@@ -259,3 +259,17 @@ sharedTest('the 0003 example roots: objects sit where the layout maps their ids,
   t.deepEqual([...new Set(moved.errors.map((f) => f.code))], ['E083'], describe(moved));
   t.regex(moved.errors[0].message, /3c0\/ff4\/240\/object-01/);
 });
+
+// ---------------------------------------------------------------- the generated code table
+
+sharedTest('spec/validation-codes.md is what npm run codes generates, and every reported code is shown by a fixture or test', async (t) => {
+  const { renderValidationCodes, OUTPUT } = await import('../spec/make-validation-codes.js');
+  const text = renderValidationCodes();
+  t.is(readFileSync(OUTPUT, 'utf8'), text, 'run `npm run codes` and commit spec/validation-codes.md');
+  for (const line of text.split('\n').filter((l) => /^\| [EW]\d{3} /.test(l))) {
+    const [first, , checked, shown] = line.split(' | ').map((s) => s.trim());
+    const code = first.replace(/^\| /, '');
+    if (checked === 'yes') t.not(shown.replace(/\|$/, '').trim(), '-', `${code} is reported but no fixture or test shows it`);
+    else t.regex(checked, /^no: .{10,}/, `${code} is not reported and says why`);
+  }
+});

@@ -217,3 +217,68 @@ test('a storage root with a link, a stray file in a hierarchy, an unknown declar
   t.deepEqual(codes(r), ['E070', 'E072', 'E090', 'E112'], describe(r));
   t.is(r.objects, 1);
 });
+
+// ------------------------------------------------ codes that no fixture shows, one case each
+
+const only = async (t: import('ava').ExecutionContext, dir: string, code: string) => {
+  const r = await validateObject(dir);
+  t.false(r.valid);
+  t.true(codes(r).includes(code), `${code} expected, got:\n${describe(r)}`);
+};
+
+test('E012: version names padded two ways', async (t) => {
+  await only(t, makeObject(tempDir(), { 'a.txt': 'a' }, (inv) => {
+    inv.versions = { v01: inv.versions.v1, v002: { ...inv.versions.v1 } };
+    inv.head = 'v002';
+  }), 'E012');
+});
+
+test('E018: contentDirectory ".."', async (t) => {
+  await only(t, makeObject(tempDir(), { 'a.txt': 'a' }, (inv) => (inv.contentDirectory = '..')), 'E018');
+});
+
+test('E043: no versions block', async (t) => {
+  await only(t, makeObject(tempDir(), { 'a.txt': 'a' }, (inv) => delete inv.versions), 'E043');
+});
+
+test('E047 and E048: a version that is not an object, one without created and state', async (t) => {
+  await only(t, makeObject(tempDir(), { 'a.txt': 'a' }, (inv) => (inv.versions.v1 = 'v1')), 'E047');
+  await only(t, makeObject(tempDir(), { 'a.txt': 'a' }, (inv) => {
+    delete inv.versions.v1.created;
+    delete inv.versions.v1.state;
+  }), 'E048');
+});
+
+test('E051: a logical path that is not a string', async (t) => {
+  await only(t, makeObject(tempDir(), { 'a.txt': 'a' }, (inv) => {
+    const [d] = Object.keys(inv.versions.v1.state);
+    inv.versions.v1.state[d].push(42);
+  }), 'E051');
+});
+
+test('E110 (and E037): the id changes between versions', async (t) => {
+  const dir = makeObject(tempDir(), { 'a.txt': 'a' });
+  const v1 = JSON.parse(execFileSync('cat', [path.join(dir, 'v1', 'inventory.json')]).toString());
+  v1.id = 'urn:example:other';
+  // Make v1 an earlier version: a v2 with the same state becomes the head.
+  const root = { ...v1, id: 'urn:example:hostile', head: 'v2', versions: { v1: v1.versions.v1, v2: { ...v1.versions.v1, created: '2024-01-02T00:00:00Z' } } };
+  const v1Bytes = JSON.stringify(v1);
+  const rootBytes = JSON.stringify(root);
+  writeFileSync(path.join(dir, 'v1', 'inventory.json'), v1Bytes);
+  writeFileSync(path.join(dir, 'v1', 'inventory.json.sha512'), `${sha512(v1Bytes)} inventory.json\n`);
+  mkdirSync(path.join(dir, 'v2'));
+  for (const where of ['', 'v2']) {
+    writeFileSync(path.join(dir, where, 'inventory.json'), rootBytes);
+    writeFileSync(path.join(dir, where, 'inventory.json.sha512'), `${sha512(rootBytes)} inventory.json\n`);
+  }
+  const r = await validateObject(dir);
+  t.deepEqual(codes(r), ['E037', 'E110'], describe(r));
+});
+
+test('E080 and E081: a root declaration with wrong contents; an object newer than its root', async (t) => {
+  const root = tempDir();
+  writeFileSync(path.join(root, '0=ocfl_1.0'), 'ocfl_1.0');
+  makeObject(path.join(root, 'obj'), { 'a.txt': 'a' });
+  const r = await validateStorageRoot(root);
+  t.deepEqual(codes(r), ['E080', 'E081'], describe(r));
+});
