@@ -148,7 +148,7 @@ export const EMITTED: ReadonlySet<string> = new Set([
 export const NOT_CHECKED: Readonly<Record<string, string>> = {
   E002: 'reported as E003/E006/E007, which spell out the NAMASTE rules',
   E004: 'a file not named 0=... is not a declaration; reported as E003 (missing) or E001 (extra file)',
-  E005: 'as E004',
+  E005: 'a file not named 0=... is not a declaration; reported as E003 (missing) or E001 (extra file)',
   E014: 'reported as E042 (content path outside a known version) or E092 (missing file)',
   E016: 'reported as E092: the manifest names files the missing content folder would hold',
   E021: 'reported as E023/E092: files found outside the content folder, manifest paths not found',
@@ -158,7 +158,7 @@ export const NOT_CHECKED: Readonly<Record<string, string>> = {
   E028: 'a rule for clients: fixity algorithms we do not know are ignored',
   E029: 'reported as E057 (fixity digest of the wrong form)',
   E030: 'reported as E025 (manifest) or E057 (fixity)',
-  E031: 'as E030',
+  E031: 'reported as E025 (manifest) or E057 (fixity)',
   E032: 'reported as E057',
   E034: 'the inventory is looked for under its required name; absence is E063',
   E035: 'a back-slash is a legal file name character on POSIX; such paths are reported as E092 when no file exists',
@@ -169,8 +169,8 @@ export const NOT_CHECKED: Readonly<Record<string, string>> = {
   E062: 'a process rule; a stale sidecar shows as E060',
   E074: 'a deployment rule, not visible inside one root',
   E075: 'reported as E076/E079/E080',
-  E077: 'as E075',
-  E078: 'as E075',
+  E077: 'reported as E069 (no declaration) or E079 (wrong dvalue)',
+  E078: 'reported as E069 (no declaration) or E079 (wrong dvalue)',
   E082: 'objects inside objects are not searched; nested layouts are reported as E084/E072',
   E084: 'a file in an intermediate folder is reported as E072 (a file that is not part of an object)',
   E085: 'a hierarchy without an object shows as E073 (empty folder) or E072 (stray file)',
@@ -181,7 +181,7 @@ export const NOT_CHECKED: Readonly<Record<string, string>> = {
   E108: 'reported as E017/E018',
   W012: 'the use of logs cannot be judged from its files',
   W014: 'one ocfl_layout.json describes the whole root; paths that do not follow it are E083',
-  W015: 'as W014',
+  W015: 'one ocfl_layout.json describes the whole root; paths that do not follow it are E083',
 };
 
 export function severityOf(code: string): Severity {
