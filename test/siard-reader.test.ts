@@ -386,6 +386,7 @@ sharedTest('Full Convert back-slash lobFolder is tolerated with a warning', asyn
   const reader = await SiardReader.open(path.join(SAMPLES, 'arkade5/fullConvert/external/scfc.siard'));
   try {
     t.is(reader.archive.lobFolder, '..\\t01bclob12_scfc1654_ext.siard_documents\\content');
+    t.true(reader.warnings.some((w) => /back-slashes/.test(w)), 'one warning at open');
     const [table] = reader.tables().filter((x) => x.table.columns.some((c) => c.lobFolder));
     for await (const cell of reader.lobCells(table!)) {
       const loc = reader.locate(cell);

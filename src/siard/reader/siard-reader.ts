@@ -95,6 +95,10 @@ export class SiardReader {
       const xml = await readEntryText(zip, metaEntry.name, MAX_METADATA_ENTRY);
       const metadata = parseSiardMetadata(xml, `${file}: ${metaEntry.name}`);
       warnings.push(...metadata.warnings);
+      const folders = [metadata.archive.lobFolder, ...metadata.archive.schemas.flatMap((sc) => sc.tables.flatMap((t) => t.columns.map((c) => c.lobFolder)))];
+      if (folders.some((f) => f?.includes('\\'))) {
+        warnings.push(`${file}: lobFolder values use back-slashes (not valid in a URI, as Full Convert writes them); they are read as "/".`);
+      }
       const lobFolder = options.databaseLobFolder ?? metadata.archive.lobFolder;
       return new SiardReader(file, siardPath, packageDir, zip, root, metadata, warnings, lobFolder);
     } catch (err) {
