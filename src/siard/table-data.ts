@@ -6,7 +6,7 @@
  * the cell carrying file, length, digestType and digest.
  */
 import { SiardOcflError } from '../errors.js';
-import { isSourceLob, type SourceValue } from '../sources/source.js';
+import { isSourceLob, type SourceLob, type SourceValue } from '../sources/source.js';
 import { LobWriter, readAll } from './lob-writer.js';
 import { isLobFamily, sqlTypeFamily, type SiardColumn, type SqlTypeFamily } from './model.js';
 import { SIARD_TABLE_NAMESPACE } from './table-xsd.js';
@@ -41,6 +41,7 @@ export async function* tableDataXml(
   onRow?: () => void,
 ): AsyncGenerator<string> {
   const families = ctx.columns.map((c) => sqlTypeFamily(c.type ?? 'CLOB'));
+  const lobColumn = families.map((f) => isLobFamily(f) || f === 'binary');
   let out =
     '<?xml version="1.0" encoding="UTF-8"?>\n' +
     `<table xmlns="${SIARD_TABLE_NAMESPACE}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" ` +
@@ -51,7 +52,10 @@ export async function* tableDataXml(
     for (let i = 0; i < families.length; i++) {
       const v = row[i] ?? null;
       if (v === null) continue;
-      xml += await cell(v, i, families[i]!, ctx, stats);
+      const family = families[i]!;
+      // LOB columns may need a file (async); every other cell is formatted synchronously.
+      if (!lobColumn[i]) xml += scalarCell(v, i, family, ctx, stats);
+      else xml += inlineLobCell(v, i, family, ctx, stats) ?? (await lobCell(v, i, family, ctx, stats));
     }
     out += xml + '</row>\n';
     onRow?.();
@@ -63,40 +67,65 @@ export async function* tableDataXml(
   yield out + '</table>\n';
 }
 
-async function cell(v: SourceValue, i: number, family: SqlTypeFamily, ctx: TableDataContext, stats: TableDataStats): Promise<string> {
-  const tag = `c${i + 1}`;
-  const simple = (text: string) => (text === '' ? `<${tag}/>` : `<${tag}>${text}</${tag}>`);
-  const bad = (): never => {
-    throw new SiardOcflError(
-      `Table "${ctx.tableName}", row ${stats.rows}, column "${ctx.columns[i]!.name}": a ${describe(v)} value cannot be written as ${ctx.columns[i]!.type}.`,
-      { code: 'VALUE_DOES_NOT_FIT' },
-    );
-  };
-  if (isLobFamily(family) || family === 'binary') {
-    const binary = family === 'blob' || family === 'binary';
-    let bytes: Uint8Array | import('../sources/source.js').SourceLob;
-    if (binary) {
-      if (v instanceof Uint8Array || (isSourceLob(v) && v.encoding === 'binary')) bytes = v;
-      else return bad();
-    } else if (typeof v === 'string') bytes = Buffer.from(v, 'utf8');
-    else if (isSourceLob(v) && v.encoding === 'text') bytes = v;
-    else return bad();
-    const size = bytes instanceof Uint8Array ? bytes.length : bytes.byteLength;
+function valueError(v: SourceValue, i: number, ctx: TableDataContext, stats: TableDataStats): SiardOcflError {
+  return new SiardOcflError(
+    `Table "${ctx.tableName}", row ${stats.rows}, column "${ctx.columns[i]!.name}": a ${describe(v)} value cannot be written as ${ctx.columns[i]!.type}.`,
+    { code: 'VALUE_DOES_NOT_FIT' },
+  );
+}
+
+function element(i: number, text: string): string {
+  return text === '' ? `<c${i + 1}/>` : `<c${i + 1}>${text}</c${i + 1}>`;
+}
+
+/** An in-memory LOB value small enough to inline, formatted without waiting; else undefined. */
+function inlineLobCell(v: SourceValue, i: number, family: SqlTypeFamily, ctx: TableDataContext, stats: TableDataStats): string | undefined {
+  const binary = family === 'blob' || family === 'binary';
+  if (binary && v instanceof Uint8Array && (family === 'binary' || v.length <= ctx.inlineMax)) {
     if (family !== 'binary') stats.lobs++;
-    if (family === 'binary' || size <= ctx.inlineMax) {
-      const data = await readAll(bytes);
-      return simple(binary ? data.toString('hex') : escapeSiardText(data.toString('utf8')));
-    }
-    const { reference } = await ctx.lobWriter.write(
-      { schema: ctx.schemaIndex, table: ctx.tableIndex, column: i + 1, row: stats.rows, extension: binary ? 'bin' : 'txt', size },
-      bytes,
-      !binary,
-    );
-    stats.externalLobs++;
-    stats.lobBytes += size;
-    stats.externalColumns.add(i);
-    return `<${tag} file="${escapeSiardText(reference.file)}" length="${reference.length}" digestType="${reference.digestType}" digest="${reference.digest}"/>`;
+    return element(i, Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex'));
   }
+  if (!binary && typeof v === 'string' && (v.length <= ctx.inlineMax / 3 || Buffer.byteLength(v, 'utf8') <= ctx.inlineMax)) {
+    stats.lobs++;
+    return element(i, escapeSiardText(v));
+  }
+  return undefined;
+}
+
+/** BLOB, CLOB, XML and binary cells: inline up to inlineMax bytes, else a file. */
+async function lobCell(v: SourceValue, i: number, family: SqlTypeFamily, ctx: TableDataContext, stats: TableDataStats): Promise<string> {
+  const tag = `c${i + 1}`;
+  const binary = family === 'blob' || family === 'binary';
+  let bytes: Uint8Array | SourceLob;
+  if (binary) {
+    if (v instanceof Uint8Array || (isSourceLob(v) && v.encoding === 'binary')) bytes = v;
+    else throw valueError(v, i, ctx, stats);
+  } else if (typeof v === 'string') bytes = Buffer.from(v, 'utf8');
+  else if (isSourceLob(v) && v.encoding === 'text') bytes = v;
+  else throw valueError(v, i, ctx, stats);
+  const size = bytes instanceof Uint8Array ? bytes.length : bytes.byteLength;
+  if (family !== 'binary') stats.lobs++;
+  if (family === 'binary' || size <= ctx.inlineMax) {
+    const data = await readAll(bytes);
+    return element(i, binary ? data.toString('hex') : escapeSiardText(data.toString('utf8')));
+  }
+  const { reference } = await ctx.lobWriter.write(
+    { schema: ctx.schemaIndex, table: ctx.tableIndex, column: i + 1, row: stats.rows, extension: binary ? 'bin' : 'txt', size },
+    bytes,
+    !binary,
+  );
+  stats.externalLobs++;
+  stats.lobBytes += size;
+  stats.externalColumns.add(i);
+  return `<${tag} file="${escapeSiardText(reference.file)}" length="${reference.length}" digestType="${reference.digestType}" digest="${reference.digest}"/>`;
+}
+
+/** Every other cell. */
+function scalarCell(v: SourceValue, i: number, family: SqlTypeFamily, ctx: TableDataContext, stats: TableDataStats): string {
+  const simple = (text: string) => element(i, text);
+  const bad = (): never => {
+    throw valueError(v, i, ctx, stats);
+  };
   switch (family) {
     case 'integer':
       if (typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v))) return simple(v.toString());
