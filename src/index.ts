@@ -13,3 +13,4 @@ export * from './ocfl/checkout.js';
 export * from './ocfl/validate/index.js';
 export * from './siard/reader/index.js';
 export * from './siard/export-api.js';
+export * from './siard/mets/index.js';

@@ -214,17 +214,19 @@ export async function checkMetsIndex(input: MetsIndexToCheck): Promise<MetsFindi
       if (seg || d === '') return seg;
     }
   };
+  const unlisted = new Set<string>();
   if (input.presentFiles) {
     for (const p of input.presentFiles) {
       if (listedBy.has(p) || metsPaths.has(p)) continue;
       const seg = segmentOf(p);
+      if (seg) unlisted.add(p);
       if (seg) report('METS_FILE_UNLISTED', p, `${p} lies in the segment folder ${seg.dir} but ${seg.metsPath} does not list it.`);
     }
   }
   if (input.referencedFiles) {
     const referenced = new Set(input.referencedFiles);
     for (const p of referenced) {
-      if (listedBy.has(p)) continue;
+      if (listedBy.has(p) || unlisted.has(p)) continue;
       const seg = segmentOf(p);
       report(
         'METS_FILE_UNLISTED',
