@@ -16,6 +16,8 @@ import {
   packageLobAccess,
   verifyLob,
   verifyArchiveMessageDigest,
+  mappedLobAccess,
+  pathListLister,
   isComplexValue,
   type LobPart,
   type SiardLobCell,
@@ -413,3 +415,37 @@ sharedTest('reading a row stream early and stopping releases the entry (no hang,
   }
 });
 
+
+sharedTest('package known by logical paths (as in an OCFL object): siardPath in a subfolder, mapped access and listing', async (t) => {
+  // The DBPTK sample as if stored in an object under "db/": logical path -> file on disk.
+  const base = path.join(SAMPLES, 'arkade5/dbPtk/external');
+  const listing = (dir: string, prefix = ''): string[] =>
+    readdirSync(path.join(base, dir)).flatMap((n) => {
+      const rel = dir ? `${dir}/${n}` : n;
+      return statSync(path.join(base, rel)).isDirectory() ? listing(rel, prefix) : [rel];
+    });
+  const logical = new Map(listing('').map((p) => [`db/${p}`, path.join(base, p)] as const));
+  const reader = await SiardReader.open(path.join(base, 'dbptk.siard'), { siardPath: 'db/dbptk.siard' });
+  try {
+    const access = mappedLobAccess(reader, (p) => logical.get(p));
+    const parts: LobPart[] = [];
+    let checked = 0;
+    for (const table of reader.tables()) {
+      for await (const cell of reader.lobCells(table)) {
+        const lookup = await lookupLob(reader, cell, access);
+        t.is(lookup.status, 'found');
+        if (lookup.status !== 'found') continue;
+        t.true(lookup.found.parts.every((p) => p.kind === 'external' && logical.has(p.path) && p.path.startsWith('db/')));
+        parts.push(...lookup.found.parts);
+        const v = await verifyLob(openFoundLob(lookup.found, access), cell.ref, { family: cell.family });
+        t.is(v.bytes, statSync(logical.get((lookup.found.parts[0] as { path: string }).path)!).size);
+        checked += 1;
+      }
+    }
+    t.is(checked, 35);
+    const unreferenced = await findUnreferencedLobFiles(reader, parts, pathListLister(logical.keys()));
+    t.deepEqual(unreferenced.external, ['db/t01bclob12_dbptk-desktop-2.5.9_ext.siard_lobseg_1/content/schema1/table1/lob9/unreferenced-file.bin']);
+  } finally {
+    reader.close();
+  }
+});

@@ -160,3 +160,31 @@ export async function openLob(reader: SiardReader, cell: SiardLobCell, access: L
       });
   }
 }
+
+/**
+ * LobAccess for a package whose files are known by their paths, not by a folder on disk: the
+ * OCFL audit passes `toDiskPath(logicalPath)` from the inventory's state (the content path of that
+ * logical path, or undefined when the object has no such file). Entries inside the .siard are
+ * read through the reader's ZIP as usual. Paths are package-relative (`reader.siardPath` is the
+ * .siard's own logical path).
+ */
+export function mappedLobAccess(reader: SiardReader, toDiskPath: (packagePath: string) => string | undefined): LobAccess {
+  const disk = (part: LobPart): string | undefined => (part.kind === 'external' ? toDiskPath(part.path) : undefined);
+  return {
+    async exists(part) {
+      if (part.kind === 'internal') return reader.hasEntry(part.entry);
+      return disk(part) !== undefined;
+    },
+    async open(part) {
+      if (part.kind === 'internal') return reader.zip.openStream(reader.root + part.entry);
+      const file = disk(part);
+      if (file === undefined) throw new SiardOcflError(`LOB file "${part.path}" is not in the package.`, { code: 'LOB_MISSING', exitCode: 1 });
+      return createReadStream(file);
+    },
+    async size(part) {
+      if (part.kind === 'internal') return reader.zip.entry(reader.root + part.entry)?.uncompressedSize ?? 0;
+      const file = disk(part);
+      return file === undefined ? 0 : (await stat(file)).size;
+    },
+  };
+}

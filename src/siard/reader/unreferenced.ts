@@ -121,3 +121,26 @@ export function fileSystemLister(packageDir: string): PackageLister {
   };
   return { files, subfolders };
 }
+
+/** A PackageLister over a known set of package paths (e.g. the logical paths of an OCFL state). */
+export function pathListLister(paths: Iterable<string>): PackageLister {
+  const all = [...paths];
+  const under = (folder: string) => (folder === '' ? '' : `${folder.replace(/\/+$/, '')}/`);
+  return {
+    async files(folder) {
+      const prefix = under(folder);
+      return all.filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length));
+    },
+    async subfolders(folder) {
+      const prefix = under(folder);
+      const names = new Set<string>();
+      for (const p of all) {
+        if (!p.startsWith(prefix)) continue;
+        const rest = p.slice(prefix.length);
+        const slash = rest.indexOf('/');
+        if (slash > 0) names.add(rest.slice(0, slash));
+      }
+      return [...names];
+    },
+  };
+}
