@@ -169,4 +169,24 @@ sharedTest("acceptance 6: 'abc' in an INTEGER column is exported unchanged; mixe
   const err = await t.throwsAsync(exportDb(mixed, out2, { name: 'mixed' }));
   t.regex(err!.message, /Table "mixed table", row 2, column "u"/);
   t.false(existsSync(out2), 'nothing partial left');
+
+  // Invalid UTF-8 stored as TEXT would be replaced by U+FFFD when read as a string: refused instead.
+  const badText = path.join(work, 'bad-utf8.db');
+  const c3 = new Database(badText);
+  c3.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes VALUES (1, 'fine'), (2, CAST(x'61ff62' AS TEXT))");
+  c3.close();
+  const err3 = await t.throwsAsync(exportDb(badText, path.join(work, 'bad-utf8-out'), { name: 'bad' }));
+  t.regex(err3!.message, /Table "notes", row 2, column "body": the text is not valid UTF-8/);
+  t.false(existsSync(path.join(work, 'bad-utf8-out')));
+
+  // A UTF-16 database: its text is decoded in its own encoding.
+  const utf16 = path.join(work, 'utf16.db');
+  const c4 = new Database(utf16);
+  c4.pragma("encoding = 'UTF-16le'");
+  c4.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, s TEXT)');
+  c4.prepare('INSERT INTO t VALUES (1, ?)').run('UTF-16 Ωλ 中文 😀');
+  c4.close();
+  await exportDb(utf16, path.join(work, 'utf16-out'), { name: 'u' });
+  const u = readTableXml(unzipEntry(path.join(work, 'utf16-out', 'u.siard'), 'content/schema0/table0/table0.xml').toString('utf8'));
+  t.is(u[0]!.get(2)!.text, 'UTF-16 Ωλ 中文 😀');
 });

@@ -9,6 +9,7 @@
 import Database from 'better-sqlite3';
 import { existsSync, openSync, readSync, closeSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { TextDecoder } from 'node:util';
 import { SiardOcflError, UsageError } from '../../errors.js';
 import type { SiardColumn, SiardForeignKey, SiardReferentialAction, SiardUniqueKey, SiardView } from '../../siard/model.js';
 import type { DatabaseSource, SourceCatalog, SourceTable, SourceValue } from '../source.js';
@@ -228,12 +229,18 @@ export class SqliteSource implements DatabaseSource {
     if (!this.catalogCache) await this.catalog();
     const plan = this.plans.get(table);
     if (!plan) throw new Error(`Table "${table}" is not in the exported catalogue.`);
-    const names = plan.table.columns.map((c) => quoteIdent(c.name));
+    // Text is fetched as its stored bytes and decoded strictly here: better-sqlite3 would replace
+    // invalid UTF-8 with U+FFFD, silently changing the value.
+    const names = plan.table.columns.map((c, i) => {
+      const q = quoteIdent(c.name);
+      return TEXT_KINDS.has(plan.decisions[i]!.kind) ? `CASE WHEN typeof(${q}) = 'text' THEN CAST(${q} AS BLOB) ELSE ${q} END` : q;
+    });
     const stmt = this.db
       .prepare(`SELECT ${names.length > 0 ? names.join(', ') : 'NULL'} FROM ${quoteIdent(table)} ORDER BY ${plan.orderBy}`)
       .raw(true)
       .safeIntegers(true);
-    const converters = plan.decisions.map((d, i) => converterFor(d, table, plan.table.columns[i]!.name));
+    const decoder = strictDecoder(String(this.db.pragma('encoding', { simple: true })));
+    const converters = plan.decisions.map((d, i) => converterFor(d, table, plan.table.columns[i]!.name, decoder));
     let rowNumber = 0;
     for (const raw of stmt.iterate() as IterableIterator<unknown[]>) {
       rowNumber++;
@@ -258,14 +265,31 @@ function referentialAction(action: string): SiardReferentialAction | undefined {
 
 type Converter = (value: unknown, row: number) => SourceValue;
 
+const TEXT_KINDS = new Set(['varchar', 'clob', 'date', 'timestamp']);
+/** Strict decoder for the database's text encoding (PRAGMA encoding). */
+function strictDecoder(encoding: string): TextDecoder {
+  const label = encoding.toUpperCase() === 'UTF-16LE' ? 'utf-16le' : encoding.toUpperCase() === 'UTF-16BE' ? 'utf-16be' : 'utf-8';
+  return new TextDecoder(label, { fatal: true, ignoreBOM: true });
+}
+
 /** Checks each value against the decided type (the scan already did; this guards against surprises). */
-function converterFor(decision: ColumnDecision, table: string, column: string): Converter {
+function converterFor(decision: ColumnDecision, table: string, column: string, decoder: TextDecoder): Converter {
   const fail = (value: unknown, row: number): never => {
     const what = value instanceof Uint8Array ? 'a blob' : typeof value === 'bigint' ? 'an integer' : typeof value === 'number' ? 'a real' : 'text';
     throw new SiardOcflError(
       `Table "${table}", row ${row}, column "${column}": ${what} does not fit the column type ${decision.type}; export stopped so no value is changed.`,
       { code: 'VALUE_DOES_NOT_FIT' },
     );
+  };
+  const text = (bytes: Uint8Array, row: number): string => {
+    try {
+      return decoder.decode(bytes);
+    } catch {
+      throw new SiardOcflError(
+        `Table "${table}", row ${row}, column "${column}": the text is not valid ${decoder.encoding.toUpperCase()}, so it cannot be written to XML unchanged; export stopped.`,
+        { code: 'VALUE_DOES_NOT_FIT' },
+      );
+    }
   };
   switch (decision.kind) {
     case 'integer':
@@ -278,13 +302,15 @@ function converterFor(decision: ColumnDecision, table: string, column: string): 
     case 'varchar':
     case 'date':
     case 'timestamp':
-      return (v, r) => (v === null || typeof v === 'string' ? (v as SourceValue) : fail(v, r));
+      return (v, r) => (v === null ? null : v instanceof Uint8Array ? text(v, r) : fail(v, r));
     case 'clob':
       // Widened columns carry numbers as text: integers exactly, reals in a form that stays a real.
       return (v, r) =>
-        v === null || typeof v === 'string'
-          ? (v as SourceValue)
-          : typeof v === 'bigint'
+        v === null
+          ? null
+          : v instanceof Uint8Array
+            ? text(v, r)
+            : typeof v === 'bigint'
             ? v.toString()
             : typeof v === 'number'
               ? formatReal(v)
