@@ -1,0 +1,104 @@
+/**
+ * One read of every content file of an object, computing in that read everything the audit needs:
+ * the manifest digest and every fixity digest the inventory records for the file, plus, for LOB
+ * files, a digest algorithm the inventory lacks (the cell's), character counts of CLOBs whose
+ * length is not their byte count, the digest of a split LOB as a whole (its parts are read in order
+ * in one pass), and the archive messageDigest range of a `.siard`.
+ *
+ * Plain files are hashed on the validator's worker-thread pool (one thread per core); files that
+ * need more than digests are read here, in order.
+ */
+import { createReadStream } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
+import { MultiHasher } from '../ocfl/digest.js';
+import { HashPool, type HashTask } from '../ocfl/validate/hash-pool.js';
+
+export interface TextCounts {
+  bytes: number;
+  codePoints: number;
+  utf16Units: number;
+}
+
+/** A special read: several content files in order, with per-file and whole-run computations. */
+export interface SequentialJob {
+  /** absolute paths, read in this order */
+  files: string[];
+  /** algorithms per file (same index as files) */
+  algorithms: string[][];
+  /** digest algorithms over all files joined (a split LOB's whole digest) */
+  wholeAlgorithms?: string[];
+  /** count characters over all files joined (UTF-8 text) */
+  countText?: boolean;
+  /** hash bytes [0, end) of the first file with these algorithms (the archive messageDigest) */
+  prefix?: { end: number; algorithms: string[] };
+}
+
+export interface FileDigests {
+  digests?: Record<string, string>;
+  size?: number;
+  error?: string;
+}
+
+export interface SequentialResult {
+  files: FileDigests[];
+  whole?: Record<string, string>;
+  text?: TextCounts;
+  prefix?: Record<string, string>;
+  error?: string;
+}
+
+export function countText(decoder: StringDecoder, counts: TextCounts, chunk: Buffer | undefined): void {
+  const s = chunk ? decoder.write(chunk) : decoder.end();
+  counts.utf16Units += s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0xdc00 || c > 0xdfff) counts.codePoints++; // a low surrogate completes a pair already counted
+  }
+}
+
+export async function runSequential(job: SequentialJob): Promise<SequentialResult> {
+  const whole = job.wholeAlgorithms?.length ? await MultiHasher.create(job.wholeAlgorithms) : undefined;
+  const prefix = job.prefix ? await MultiHasher.create(job.prefix.algorithms) : undefined;
+  const text: TextCounts | undefined = job.countText ? { bytes: 0, codePoints: 0, utf16Units: 0 } : undefined;
+  const decoder = job.countText ? new StringDecoder('utf8') : undefined;
+  const files: FileDigests[] = [];
+  let error: string | undefined;
+  for (const [i, file] of job.files.entries()) {
+    const hasher = await MultiHasher.create(job.algorithms[i]!);
+    let offset = 0;
+    try {
+      for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+        hasher.update(chunk);
+        whole?.update(chunk);
+        if (text) {
+          text.bytes += chunk.length;
+          countText(decoder!, text, chunk);
+        }
+        if (prefix && i === 0 && offset < job.prefix!.end) prefix.update(chunk.subarray(0, Math.min(chunk.length, job.prefix!.end - offset)));
+        offset += chunk.length;
+      }
+      files.push({ digests: hasher.digests(), size: hasher.size });
+    } catch (err) {
+      error ??= (err as Error).message;
+      files.push({ error: (err as Error).message });
+    }
+  }
+  if (text) countText(decoder!, text, undefined);
+  const result: SequentialResult = { files };
+  if (!error) {
+    if (whole) result.whole = whole.digests();
+    if (text) result.text = text;
+    if (prefix && job.prefix!.end <= (files[0]?.size ?? 0)) result.prefix = prefix.digests();
+  } else result.error = error;
+  return result;
+}
+
+/** Hashes plain files on a worker pool; results in task order. */
+export async function hashPlain(tasks: HashTask[], sizes: number[], onBytes?: (bytes: number) => void): Promise<FileDigests[]> {
+  const pool = new HashPool();
+  try {
+    return await pool.hashAll(tasks, sizes, (_n, bytes) => onBytes?.(bytes));
+  } finally {
+    await pool.close();
+  }
+}

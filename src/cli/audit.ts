@@ -1,0 +1,57 @@
+/** `siard-ocfl audit`: OCFL validation with fixity plus the SIARD checks of every archive in the objects. */
+import type { Command } from 'commander';
+import { audit, type AuditFinding } from '../archive/audit.js';
+import { printJson } from './common.js';
+import { createProgress } from './progress.js';
+
+function where(f: AuditFinding): string {
+  const cell = [f.table && `table ${f.table}`, f.row !== undefined && `row ${f.row}`, f.column && `column ${f.column}`].filter(Boolean).join(', ');
+  return `${f.object}${f.path ? ` ${f.path}` : ''}${cell ? ` (${cell})` : ''}`;
+}
+
+export function register(program: Command): void {
+  program
+    .command('audit')
+    .description('verify objects: OCFL validation with fixity, and for each SIARD archive its metadata, LOB files (present, length, digest), split parts, row counts and messageDigest; exit 0 ok, 1 problems found, 2 could not run')
+    .requiredOption('--root <root>', 'OCFL storage root')
+    .option('--id <object-id...>', 'objects to audit (default: all objects of the root)')
+    .option('--version <vN>', 'version whose SIARD archives are checked (default: head; OCFL validation covers every version)')
+    .option('--no-xsd', 'skip the XSD check of metadata.xml (done with xmllint when installed)')
+    .option('--json', 'print {ok, errors, warnings, objects, findings} as JSON; each finding has code, severity, message, object, path, table, row, column')
+    .action(async (options: { root: string; id?: string[]; version?: string; xsd: boolean; json?: boolean }) => {
+      const progress = createProgress({ json: options.json });
+      let started = false;
+      const result = await audit(options.root, {
+        ...(options.id ? { ids: options.id } : {}),
+        ...(options.version ? { version: options.version } : {}),
+        noXsd: !options.xsd,
+        onPlan: (bytes) => {
+          if (started) progress.stop();
+          progress.start(bytes, 'audit: reading content');
+          started = true;
+        },
+        onBytes: (bytes) => progress.increment(bytes),
+      }).finally(() => progress.stop());
+      if (options.json) {
+        printJson(result);
+      } else {
+        for (const o of result.objects) {
+          const siards = o.siards
+            .map((s) => `${s.path}: ${s.tables} tables, ${s.rows} rows, ${s.lobs} LOB cells, ${s.lobFiles} LOB files, metadata ${s.xsd}, messageDigest ${s.messageDigest}`)
+            .join('; ');
+          process.stdout.write(
+            `${o.errors === 0 ? 'OK' : 'FAILED'}: object "${o.id}" ${o.version} (${o.objectPath}): ${o.contentFiles} content files, ${o.contentBytes} bytes read once; ` +
+              `${siards || 'no SIARD archive'}; ${o.errors} errors, ${o.warnings} warnings.\n`,
+          );
+        }
+        for (const f of result.findings) {
+          if (f.severity === 'info') continue;
+          process.stdout.write(`${f.severity.toUpperCase()} ${f.code} ${where(f)}: ${f.message}\n`);
+        }
+        const infos = result.findings.filter((f) => f.severity === 'info');
+        for (const f of infos) process.stdout.write(`NOTE ${f.code} ${where(f)}: ${f.message}\n`);
+        process.stdout.write(`${result.ok ? 'AUDIT PASSED' : 'AUDIT FAILED'}: ${result.objects.length} object${result.objects.length === 1 ? '' : 's'}, ${result.errors} errors, ${result.warnings} warnings.\n`);
+      }
+      process.exitCode = result.ok ? 0 : 1;
+    });
+}
