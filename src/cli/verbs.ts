@@ -10,6 +10,7 @@ import { register as checkout } from './checkout.js';
 import { register as exportVerb } from './export.js';
 import { register as validate } from './validate.js';
 import { register as ingest } from './ingest.js';
+import { register as audit } from './audit.js';
 import { register as restoreVerb } from './restore.js';
 
 export const VERBS: Array<(program: Command) => void> = [
@@ -23,5 +24,6 @@ export const VERBS: Array<(program: Command) => void> = [
   exportVerb,
   validate,
   ingest,
+  audit,
   restoreVerb,
 ];
