@@ -611,3 +611,28 @@ test('a child of 100,000 files is written in bounded chunks and read back stream
   t.is(parsed.structMaps[0]!.fptrs.length, N);
   t.log(`child METS of ${N} files: ${stat.size} bytes in ${chunks} chunks`);
 });
+
+test('LOB paths of both layouts give segment, inner path and cell; other paths give nothing', async (t) => {
+  const { lobPathInfo } = await import('../src/siard/mets/index.js');
+  t.deepEqual(lobPathInfo('Northwind_lobseg_0/content/schema0/table2/lob4/record0.bin'), {
+    segment: 'Northwind_lobseg_0',
+    path: 'content/schema0/table2/lob4/record0.bin',
+    identity: { schema: 0, table: 2, column: 4, row: 1 },
+  });
+  t.deepEqual(lobPathInfo('N_lobseg_12/content/schema1/table0/lob2/record9.txt.z')?.identity, { schema: 1, table: 0, column: 2, row: 10, part: 'z' });
+  t.deepEqual(lobPathInfo('N_lobs/s0_t3_c2/seg_4/t3_c2_r7.bin_part002'), {
+    segment: 'N_lobs/s0_t3_c2/seg_4',
+    path: 't3_c2_r7.bin_part002',
+    identity: { schema: 0, table: 3, column: 2, row: 7, part: '002' },
+  });
+  for (const other of [
+    'Northwind.siard',
+    'mets.xml',
+    'Northwind_lobseg_0/mets.xml',
+    'x/Northwind_lobseg_0/content/schema0/table2/lob4/record0.bin',
+    'N_lobseg_0/content/schema0/table2/lob0/record0.bin',
+    'N_lobs/s0_t3_c2/seg_4/t9_c2_r7.bin',
+  ]) {
+    t.is(lobPathInfo(other), undefined, other);
+  }
+});

@@ -5,26 +5,29 @@
  *
  * Streaming: records are taken one at a time and written straight into their segment's child
  * file, so the records need not be sorted and are never held as a list. Each segment's child
- * file stays open until the input ends (one open file per segment folder).
+ * file stays open until finish() (one open file per segment folder).
  */
 import { ChildMetsWriter, checkSegment, type WrittenChildMets } from './child-writer.js';
 import type { MetsOutputFile, MetsOutputSink, WrittenMets } from './output.js';
 import { writeParentMets, type ParentMetsSiardFile } from './parent-writer.js';
 import { METS_FILE_NAME, NODE_HASH_OF_CHECKSUM_TYPE, type MetsChecksumType, type MetsLobRecord } from './types.js';
 
-export interface MetsIndexOptions {
+export interface MetsIndexWriterOptions {
   /** the archive identifier (the OCFL object id when ingesting): the parent's OBJID */
   objId: string;
   /** the LOB digest algorithm; the records' checksums are in it */
   checksumType: MetsChecksumType;
-  /** the `.siard`, path relative to the parent METS folder */
-  siard: ParentMetsSiardFile;
-  /** every LOB file (every part of a split LOB), segment folders relative to the parent METS folder */
-  files: Iterable<MetsLobRecord> | AsyncIterable<MetsLobRecord>;
   /** folder of the parent METS inside the sink ('/'-separated); the sink root when omitted */
   baseDir?: string;
   createDate?: Date;
   agentName?: string;
+}
+
+export interface MetsIndexOptions extends MetsIndexWriterOptions {
+  /** the `.siard`, path relative to the parent METS folder */
+  siard: ParentMetsSiardFile;
+  /** every LOB file (every part of a split LOB), segment folders relative to the parent METS folder */
+  files: Iterable<MetsLobRecord> | AsyncIterable<MetsLobRecord>;
 }
 
 export interface WrittenMetsFile extends WrittenMets {
@@ -44,56 +47,107 @@ interface OpenChild {
   path: string;
 }
 
-export async function writeMetsIndex(sink: MetsOutputSink, options: MetsIndexOptions): Promise<WrittenMetsIndex> {
-  const base = options.baseDir ? options.baseDir.replace(/\/+$/, '') : '';
-  if (base) checkSegment(base);
-  const inSink = (rel: string) => (base ? `${base}/${rel}` : rel);
-  const digests = [NODE_HASH_OF_CHECKSUM_TYPE[options.checksumType]];
-  const open = new Map<string, OpenChild>();
-  const opened: MetsOutputFile[] = [];
-  try {
-    for await (const record of options.files) {
-      let child = open.get(record.segment);
+/** Incremental form: add() each LOB file as it is written, finish() once the `.siard` is known. */
+export class MetsIndexWriter {
+  private readonly base: string;
+  private readonly digests: string[];
+  private readonly open = new Map<string, OpenChild>();
+  private readonly unfinished = new Set<MetsOutputFile>();
+  private state: 'open' | 'finished' | 'failed' = 'open';
+
+  constructor(
+    private readonly sink: MetsOutputSink,
+    private readonly options: MetsIndexWriterOptions,
+  ) {
+    this.base = options.baseDir ? options.baseDir.replace(/\/+$/, '') : '';
+    if (this.base) checkSegment(this.base);
+    if (options.objId.length === 0) throw new Error('The METS index needs a non-empty archive identifier (OBJID).');
+    this.digests = [NODE_HASH_OF_CHECKSUM_TYPE[options.checksumType]];
+  }
+
+  private inSink(rel: string): string {
+    return this.base ? `${this.base}/${rel}` : rel;
+  }
+
+  private guard(): void {
+    if (this.state !== 'open') throw new Error(`The METS index is already ${this.state}.`);
+  }
+
+  /** Lists one LOB file in its segment's child METS (opening that child on first use). */
+  async add(record: MetsLobRecord): Promise<void> {
+    this.guard();
+    try {
+      let child = this.open.get(record.segment);
       if (!child) {
         checkSegment(record.segment);
-        const path = inSink(`${record.segment}/${METS_FILE_NAME}`);
-        const file = await sink.openFile(path, { digests });
-        opened.push(file);
+        const path = this.inSink(`${record.segment}/${METS_FILE_NAME}`);
+        const file = await this.sink.openFile(path, { digests: this.digests });
+        this.unfinished.add(file);
         const writer = new ChildMetsWriter(file, {
           segment: record.segment,
-          parentObjId: options.objId,
-          checksumType: options.checksumType,
-          createDate: options.createDate,
-          agentName: options.agentName,
+          parentObjId: this.options.objId,
+          checksumType: this.options.checksumType,
+          createDate: this.options.createDate,
+          agentName: this.options.agentName,
         });
-        open.set(record.segment, (child = { file, writer, path }));
+        this.open.set(record.segment, (child = { file, writer, path }));
       }
       await child.writer.addFile(record);
+    } catch (err) {
+      await this.abort();
+      throw err;
     }
-    const children: WrittenMetsIndex['children'] = [];
-    for (const child of open.values()) {
-      const written = await child.writer.finish();
-      await child.file.close();
-      opened.splice(opened.indexOf(child.file), 1);
-      children.push({ ...written, path: child.path });
+  }
+
+  /** Ends every child, then writes the parent with their checksums and the `.siard`'s. */
+  async finish(siard: ParentMetsSiardFile): Promise<WrittenMetsIndex> {
+    this.guard();
+    try {
+      const children: WrittenMetsIndex['children'] = [];
+      for (const child of this.open.values()) {
+        const written = await child.writer.finish();
+        await child.file.close();
+        this.unfinished.delete(child.file);
+        children.push({ ...written, path: child.path });
+      }
+      const parentPath = this.inSink(METS_FILE_NAME);
+      const parentFile = await this.sink.openFile(parentPath, { digests: this.digests });
+      this.unfinished.add(parentFile);
+      const parent = await writeParentMets(parentFile, {
+        objId: this.options.objId,
+        checksumType: this.options.checksumType,
+        siard,
+        children: children.map((c) => ({ segment: c.segment, size: c.size, checksum: c.checksum })),
+        createDate: this.options.createDate,
+        agentName: this.options.agentName,
+      });
+      await parentFile.close();
+      this.unfinished.delete(parentFile);
+      this.state = 'finished';
+      return { parent: { ...parent, path: parentPath }, children };
+    } catch (err) {
+      await this.abort();
+      throw err;
     }
-    const parentPath = inSink(METS_FILE_NAME);
-    const parentFile = await sink.openFile(parentPath, { digests });
-    opened.push(parentFile);
-    const parent = await writeParentMets(parentFile, {
-      objId: options.objId,
-      checksumType: options.checksumType,
-      siard: options.siard,
-      children: children.map((c) => ({ segment: c.segment, size: c.size, checksum: c.checksum })),
-      createDate: options.createDate,
-      agentName: options.agentName,
-    });
-    await parentFile.close();
-    opened.pop();
-    return { parent: { ...parent, path: parentPath }, children };
+  }
+
+  /** Gives up: aborts every METS file not yet closed (the caller usually aborts the sink too). */
+  async abort(): Promise<void> {
+    if (this.state === 'finished') return;
+    this.state = 'failed';
+    for (const file of this.unfinished) await file.abort().catch(() => undefined);
+    this.unfinished.clear();
+  }
+}
+
+/** Writes the whole index from a list (or stream) of LOB file records. */
+export async function writeMetsIndex(sink: MetsOutputSink, options: MetsIndexOptions): Promise<WrittenMetsIndex> {
+  const writer = new MetsIndexWriter(sink, options);
+  try {
+    for await (const record of options.files) await writer.add(record);
   } catch (err) {
-    // Leave nothing half-written behind in the sink (the caller usually aborts the sink too).
-    for (const file of opened) await file.abort().catch(() => undefined);
+    await writer.abort();
     throw err;
   }
+  return writer.finish(options.siard);
 }

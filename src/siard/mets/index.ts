@@ -25,3 +25,6 @@ export {
   type MetsIndexToCheck,
   type MetsIndexSource,
 } from './checker.js';
+export { MetsIndexWriter, type MetsIndexWriterOptions } from './index-writer.js';
+export { lobPathInfo, lobRecordOfPath, type LobPathInfo } from './lob-paths.js';
+export { MetsIndexingSink, type MetsIndexingOptions } from './indexing-sink.js';
