@@ -24,7 +24,11 @@ export interface LockProvider {
   acquire(id: string): Promise<ObjectLock>;
 }
 
-const STALE_MS = 10_000;
+// A live holder refreshes the lock's mtime every UPDATE_MS; only a lock untouched for STALE_MS
+// (owner on another host, or a pid reused) is taken over by age. Generous, because a loaded
+// machine can delay the refresh timer, and a holder whose lock was declared stale must stop.
+const STALE_MS = 60_000;
+const UPDATE_MS = 5_000;
 const OWNER = 'owner.json';
 
 interface Owner {
@@ -64,7 +68,11 @@ export class FileLockProvider implements LockProvider {
     }
     let compromised: Error | undefined;
     this.onCompromised.set(lockPath, (err) => (compromised = err));
+    // Writing into the lock folder changes its mtime, which proper-lockfile checks as its own
+    // token before each refresh: put the mtime back.
+    const taken = await fsp.stat(lockPath);
     await fsp.writeFile(path.join(lockPath, OWNER), JSON.stringify({ pid: process.pid, host: os.hostname() } satisfies Owner));
+    await fsp.utimes(lockPath, taken.atime, taken.mtime);
     return {
       id,
       assertHeld() {
@@ -87,6 +95,7 @@ export class FileLockProvider implements LockProvider {
       realpath: false,
       retries: 0,
       stale: STALE_MS,
+      update: UPDATE_MS,
       onCompromised: (err) => this.onCompromised.get(lockPath)?.(err),
     });
   }
