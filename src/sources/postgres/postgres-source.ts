@@ -44,7 +44,7 @@ export interface PostgresSourceOptions extends IntrospectOptions {
   fetchRows?: number;
 }
 
-/** Values of every type come as PostgreSQL's text (or, for slices, binary) output. */
+/** Values of every type come as PostgreSQL's text output, untouched (bytea as hex).  */
 const RAW_TYPES = { getTypeParser: () => (value: string | Buffer) => value } as unknown as pg.CustomTypesConfig;
 
 interface TableRuntime {
@@ -281,10 +281,11 @@ export class PostgresSource implements DatabaseSource {
     let offset = 0;
     while (offset < total) {
       const length = Math.min(this.sliceBytes, total - offset);
-      // binary result format: the slice arrives as raw bytes, not hex text
-      const config = { ...query(offset, length), rowMode: 'array', binary: true, types: RAW_TYPES } as pg.QueryArrayConfig;
+      // Text (hex) result: pg decodes binary-format fields of a single query as UTF-8 strings.
+      const config = { ...query(offset, length), rowMode: 'array', types: RAW_TYPES } as pg.QueryArrayConfig;
       const res = await this.lobs.query(config);
-      const chunk = (res.rows[0] as unknown[] | undefined)?.[0] as Buffer | null | undefined;
+      const hex = (res.rows[0] as unknown[] | undefined)?.[0] as string | null | undefined;
+      const chunk = typeof hex === 'string' ? decodeByteaHex(hex) : undefined;
       if (!chunk || chunk.length === 0) this.fail(plan, col, row, `the value ended at byte ${offset} of ${total} while it was read`);
       offset += chunk.length;
       yield chunk;
