@@ -636,3 +636,30 @@ test('LOB paths of both layouts give segment, inner path and cell; other paths g
     t.is(lobPathInfo(other), undefined, other);
   }
 });
+
+test('an archive without external LOBs gets a parent with no children; a repeated file ID is reported', async (t) => {
+  const root = tempDir('siard-ocfl-mets-empty-');
+  await fsp.writeFile(path.join(root, 'db.siard'), 'zip');
+  const written = await writeMetsIndex(folderSink(root), {
+    objId: 'o',
+    checksumType: 'SHA-1',
+    siard: { path: 'db.siard', size: 3, checksum: createHash('sha1').update('zip').digest('hex') },
+    files: [],
+  });
+  t.deepEqual(written.children, []);
+  t.deepEqual(await listFiles(root), ['db.siard', 'mets.xml']);
+  t.true(xmllintWellFormed([path.join(root, 'mets.xml')]).ok);
+  const dump = pythonDump([path.join(root, 'mets.xml')]);
+  t.deepEqual(dump[path.join(root, 'mets.xml')]!.files.map((f) => f.use), [null]);
+  const facts = folderFacts(root);
+  const open = (p: string) => fsp.readFile(path.join(root, p)).catch(() => undefined);
+  t.deepEqual(await auditMetsIndex({ parentPath: 'mets.xml', open, facts, presentFiles: await listFiles(root) }), []);
+
+  // A hand-edited child with the same ID on two files.
+  const nw = await makeNorthwind();
+  await writeIndex(nw);
+  const c0 = path.join(nw.root, 'Northwind_lobseg_0', 'mets.xml');
+  await fsp.writeFile(c0, readFileSync(c0, 'utf8').replace('ID="s0.t2.c4.r2"', 'ID="s0.t2.c4.r1"'));
+  const codes = codesAt(await audit(nw));
+  t.true(codes.includes('METS_DUPLICATE Northwind_lobseg_0/mets.xml'));
+});

@@ -45,7 +45,7 @@ export type MetsFindingCode =
   | 'METS_FILE_UNREFERENCED'
   /** an FLocat is absent or its href is not a usable relative reference */
   | 'METS_HREF_INVALID'
-  /** the same file is listed twice */
+  /** the same file is listed twice, or a child METS repeats a file ID */
   | 'METS_DUPLICATE';
 
 export interface MetsFinding {
@@ -192,7 +192,12 @@ export async function checkMetsIndex(input: MetsIndexToCheck): Promise<MetsFindi
     if (parent.objId !== undefined && !back.includes(parent.objId)) {
       report('METS_LINK_BROKEN', metsPath, `${metsPath} has no mptr naming its parent "${parent.objId}" (found: ${back.map((h) => `"${h}"`).join(', ') || 'none'}).`);
     }
+    const seenIds = new Set<string>();
     for (const lob of child.files) {
+      if (lob.id !== undefined) {
+        if (seenIds.has(lob.id)) report('METS_DUPLICATE', metsPath, `${metsPath} uses the file ID ${lob.id} twice.`);
+        seenIds.add(lob.id);
+      }
       const p = locate(lob, dir, metsPath);
       if (p === undefined) continue;
       if (listedBy.has(p)) {
