@@ -89,3 +89,35 @@ test('bad options exit 2 with one sentence', async (t) => {
     t.false(existsSync(out), args.join(' '));
   }
 });
+
+test('kill -9 during an export leaves nothing visible; the next export removes the leftovers', async (t) => {
+  const Database = (await import('better-sqlite3')).default;
+  const { spawn } = await import('node:child_process');
+  const { BIN } = await import('./helpers/cli.js');
+  const big = path.join(work, 'big.db');
+  const conn = new Database(big);
+  conn.exec('CREATE TABLE b (id INTEGER PRIMARY KEY, data BLOB)');
+  const ins = conn.prepare('INSERT INTO b VALUES (?, ?)');
+  const chunk = Buffer.alloc(1 << 20, 7);
+  conn.transaction(() => {
+    for (let i = 1; i <= 300; i++) ins.run(i, chunk);
+  })();
+  conn.close();
+  const out = path.join(work, 'killed');
+  mkdirSync(out);
+  const child = spawn(process.execPath, [BIN, 'export', big, out], { stdio: 'ignore' });
+  // Wait until LOB files are being written into the staging folder, then kill hard.
+  const started = Date.now();
+  const stagingFiles = () =>
+    readdirSync(out)
+      .filter((n) => n.startsWith('.siard-ocfl-export-'))
+      .flatMap((n) => readdirSync(path.join(out, n), { recursive: true }));
+  while (stagingFiles().length < 20 && Date.now() - started < 30_000) await new Promise((r) => setTimeout(r, 20));
+  child.kill('SIGKILL');
+  await new Promise((r) => child.once('close', r));
+  const left = readdirSync(out);
+  t.true(left.length > 0 && left.every((n) => n.startsWith('.siard-ocfl-export-')), `only a hidden staging folder: ${left.join(', ')}`);
+  const r = await runCli(['export', big, out, '--json']);
+  t.is(r.code, 0, r.stderr);
+  t.deepEqual(readdirSync(out).sort(), ['big.siard', 'big_lobseg_0']);
+});

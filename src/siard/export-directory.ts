@@ -16,6 +16,7 @@ export async function exportToDirectory(source: DatabaseSource, outDir: string, 
   if (stat && !stat.isDirectory()) throw new UsageError(`The out-dir ${outDir} exists and is not a folder.`, 'OUTPUT_NOT_DIR');
   const { siard, lobPrefix } = plannedTopLevelNames(options.name, options.lobLayout ?? DEFAULTS.lobLayout);
   if (stat) {
+    await DirectorySink.removeStaleStaging(outDir);
     const clash = (await fsp.readdir(outDir)).find((n) => n === siard || n === lobPrefix || (lobPrefix.endsWith('_') && n.startsWith(lobPrefix)));
     if (clash) {
       throw new UsageError(`${path.join(outDir, clash)} already exists: the out-dir already holds an archive named "${options.name}".`, 'OUTPUT_EXISTS');

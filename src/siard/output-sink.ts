@@ -86,6 +86,22 @@ export class DirectorySink implements OutputSink {
     this.staging = path.join(outDir, `.siard-ocfl-export-${process.pid}-${randomBytes(4).toString('hex')}`);
   }
 
+  /**
+   * Removes staging folders left in `outDir` by exports whose process no longer runs (killed, or
+   * the machine stopped); they are hidden, but should not pile up.
+   */
+  static async removeStaleStaging(outDir: string): Promise<string[]> {
+    const removed: string[] = [];
+    const names = await fsp.readdir(outDir).catch(() => [] as string[]);
+    for (const name of names) {
+      const m = /^\.siard-ocfl-export-(\d+)-[0-9a-f]{8}$/.exec(name);
+      if (!m || isRunning(Number(m[1]))) continue;
+      await fsp.rm(path.join(outDir, name), { recursive: true, force: true });
+      removed.push(name);
+    }
+    return removed;
+  }
+
   /** Fails with a usage error when `names` (top-level entries) already exist in the out-dir. */
   async assertAbsent(names: string[]): Promise<void> {
     for (const name of names) {
@@ -201,6 +217,16 @@ class DirectoryFile implements OutputFile {
       this.stream.destroy();
     });
     await fsp.rm(this.fullPath, { force: true });
+  }
+}
+
+function isRunning(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
