@@ -1,0 +1,111 @@
+/**
+ * Acceptance point 5 of issue 2: two processes commit to the same object at once. The first is
+ * paused in the middle of its commit while it holds the lock (SIARD_OCFL_PAUSE); the second must
+ * fail at once with exit 2 and the lock message, touching nothing; the first then completes.
+ * Writers of different objects run side by side; a dead writer's lock is taken over at once.
+ */
+import test, { type ExecutionContext } from 'ava';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import ocflFs from '@ocfl/ocfl-fs';
+import { loadLayout0003 } from '../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { initRoot, openRoot } from '../src/ocfl/root.js';
+import { emptyDirs, type Files, put, readHead, startPut, workspaceEntries, writeInput } from './crash/harness.js';
+import { tempDir } from './helpers/tmp.js';
+
+const ID = 'lock:object/1';
+const V1: Files = { 'a.txt': 'one\n', 'b.txt': 'two\n' };
+const V2A: Files = { 'a.txt': 'writer A\n', 'c.txt': 'only A\n' };
+const V2B: Files = { 'a.txt': 'writer B\n', 'd.txt': 'only B\n' };
+
+async function waitFor(file: string, timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!existsSync(file)) {
+    if (Date.now() > end) throw new Error(`${file} did not appear`);
+    await sleep(20);
+  }
+}
+
+function lockMessage(rootDir: string, id: string): string {
+  const ws = path.join(path.dirname(rootDir), `.${path.basename(rootDir)}.siard-ocfl-work`);
+  const lock = path.join(ws, 'locks', createHash('sha256').update(id).digest('hex') + '.lock');
+  return `siard-ocfl: Object "${id}" is being written by another process (lock ${lock}).\n`;
+}
+
+async function assertValidAt(t: ExecutionContext, rootDir: string, id: string, files: Files, versions: string[]): Promise<void> {
+  const seen = await readHead(rootDir, id);
+  t.deepEqual(seen?.files, files);
+  t.deepEqual(seen?.versions, versions);
+  const root = await openRoot(rootDir);
+  const peer = ocflFs.object({ root: path.join(rootDir, root.objectPath(id)) });
+  await peer.load();
+  for (const [p, body] of Object.entries(files)) t.is(await peer.getFile(p).text(), body);
+}
+
+async function race(t: ExecutionContext, existing: boolean, pausePoint: string): Promise<void> {
+  const base = tempDir('siard-ocfl-lock-');
+  const rootDir = path.join(base, 'root');
+  await initRoot(rootDir, await loadLayout0003());
+  if (existing) t.is((await put(rootDir, ID, writeInput(path.join(base, 'v1'), V1))).code, 0);
+  const go = path.join(base, 'go');
+  const a = startPut(rootDir, ID, writeInput(path.join(base, 'a'), V2A), { SIARD_OCFL_PAUSE: pausePoint, SIARD_OCFL_PAUSE_FILE: go });
+  await waitFor(go + '.waiting');
+  // A holds the lock in the middle of its commit. B fails at once and repairs nothing.
+  const b = await put(rootDir, ID, writeInput(path.join(base, 'b'), V2B));
+  t.is(b.code, 2);
+  t.is(b.stderr, lockMessage(rootDir, ID));
+  // Meanwhile a reader sees the old state.
+  const during = await readHead(rootDir, ID);
+  if (existing) t.deepEqual(during?.files, V1);
+  else t.is(during, undefined);
+  writeFileSync(go, '');
+  const ra = await a.done;
+  t.is(ra.code, 0, ra.stderr);
+  await assertValidAt(t, rootDir, ID, V2A, existing ? ['v1', 'v2'] : ['v1']);
+  t.deepEqual(emptyDirs(rootDir), []);
+  t.deepEqual(workspaceEntries(rootDir), ['locks']);
+  // Once A is done, B's put goes through.
+  const b2 = await put(rootDir, ID, path.join(base, 'b'));
+  t.is(b2.code, 0, b2.stderr);
+  await assertValidAt(t, rootDir, ID, V2B, existing ? ['v1', 'v2', 'v3'] : ['v1', 'v2']);
+}
+
+test('existing object: the second writer exits 2 with the lock message while the first is between its renames', (t) =>
+  race(t, true, 'after-version-rename'));
+
+test('new object: the second writer exits 2 with the lock message while the first is about to place the object', (t) =>
+  race(t, false, 'after-tree-built'));
+
+test('writers of different objects run at the same time', async (t) => {
+  const base = tempDir('siard-ocfl-lock-');
+  const rootDir = path.join(base, 'root');
+  await initRoot(rootDir, await loadLayout0003());
+  const go = path.join(base, 'go');
+  const a = startPut(rootDir, 'object-a', writeInput(path.join(base, 'a'), V2A), { SIARD_OCFL_PAUSE: 'after-tree-built', SIARD_OCFL_PAUSE_FILE: go });
+  await waitFor(go + '.waiting');
+  const other = await put(rootDir, 'object-b', writeInput(path.join(base, 'b'), V2B));
+  t.is(other.code, 0, other.stderr);
+  writeFileSync(go, '');
+  t.is((await a.done).code, 0);
+  await assertValidAt(t, rootDir, 'object-a', V2A, ['v1']);
+  await assertValidAt(t, rootDir, 'object-b', V2B, ['v1']);
+});
+
+test('the lock of a writer that was killed is taken over at once by the next writer', async (t) => {
+  const base = tempDir('siard-ocfl-lock-');
+  const rootDir = path.join(base, 'root');
+  await initRoot(rootDir, await loadLayout0003());
+  const input = writeInput(path.join(base, 'a'), V1);
+  const killed = await put(rootDir, ID, input, { SIARD_OCFL_FAILPOINT: 'after-tree-built' });
+  t.is(killed.signal, 'SIGKILL');
+  const locks = path.join(path.dirname(rootDir), '.root.siard-ocfl-work', 'locks');
+  t.is(readdirSync(locks).length, 1, 'the dead writer left its lock');
+  // The lock is fresh (far from proper-lockfile's staleness age): it is taken over because its
+  // owner process is gone; otherwise this put would fail with the lock message.
+  const next = await put(rootDir, ID, input);
+  t.is(next.code, 0, next.stderr);
+  await assertValidAt(t, rootDir, ID, V1, ['v1']);
+  t.deepEqual(readdirSync(locks), []);
+});
