@@ -11,12 +11,18 @@ export function register(program: Command): void {
     .option('--json', 'print a JSON array')
     .action(async (options: { root: string; json?: boolean }) => {
       const root = await openRoot(options.root);
-      const rows: Array<{ id: string; head: string; path: string }> = [];
+      const rows: Array<{ id?: string; head?: string; path: string; error?: string }> = [];
       for await (const loc of root.scanObjects()) {
-        const reader = await root.openObjectAt(loc.path);
-        rows.push({ id: reader.id, head: reader.head, path: loc.path });
+        try {
+          const reader = await root.openObjectAt(loc.path);
+          rows.push({ id: reader.id, head: reader.head, path: loc.path });
+        } catch (err) {
+          // One unreadable object must not hide the others: list it, and exit 1 at the end.
+          rows.push({ path: loc.path, error: (err as Error).message });
+          process.exitCode = 1;
+        }
       }
       if (options.json) printJson(rows);
-      else process.stdout.write(rows.map((r) => `${r.id}\t${r.head}\t${r.path}\n`).join(''));
+      else process.stdout.write(rows.map((r) => (r.error ? `?\t?\t${r.path}\t${r.error}\n` : `${r.id}\t${r.head}\t${r.path}\n`)).join(''));
     });
 }

@@ -89,8 +89,9 @@ export async function openRoot(dir: string, options: RootOptions = {}): Promise<
   try {
     layout = await readLayoutConfig(storage);
   } catch (err) {
-    // A root without ocfl_layout.json is valid OCFL: its objects are found by scanning.
-    if (!(err instanceof SiardOcflError && err.code === 'NO_LAYOUT')) throw err;
+    // A root without ocfl_layout.json, or with a layout we do not implement, can still be read:
+    // its objects are found by scanning. Writing new objects into it is refused (objectPath).
+    if (!(err instanceof SiardOcflError && (err.code === 'NO_LAYOUT' || err.code === 'UNKNOWN_LAYOUT'))) throw err;
   }
   return new OcflStorageRoot(storage, versions[versions.length - 1], layout, options);
 }
@@ -113,7 +114,9 @@ export class OcflStorageRoot {
   /** Object root of an id, relative to the storage root (needs a declared layout). */
   objectPath(id: string): string {
     assertObjectId(id);
-    if (!this.layout) throw new UsageError(`Storage root ${this.location} declares no storage layout, so new objects cannot be placed.`, 'NO_LAYOUT');
+    if (!this.layout) {
+      throw new UsageError(`Storage root ${this.location} declares no storage layout siard-ocfl implements, so objects cannot be placed by id.`, 'NO_LAYOUT');
+    }
     return this.layout.objectPath(id);
   }
 
@@ -186,7 +189,7 @@ export class OcflStorageRoot {
           code: 'ID_MISMATCH',
         });
       }
-      return new StagedVersion(ctx, lock, loaded?.inventory, options, () => lock.release());
+      return new StagedVersion(ctx, lock, loaded?.inventory, options, () => lock.release(), this.ocflVersion);
     } catch (err) {
       await lock.release();
       throw err;

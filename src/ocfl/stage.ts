@@ -14,8 +14,10 @@ import { SiardOcflError, UsageError } from '../errors.js';
 import { assertDigestAlgorithm, MultiHasher } from './digest.js';
 import { failpoint } from './failpoint.js';
 import { type CommitContext, publishNewObject, publishNewVersion, pruneEmptyDirs } from './commit.js';
+import { PassThrough, type Writable } from 'node:stream';
 import {
   type Inventory,
+  INVENTORY_TYPE_1_0,
   INVENTORY_TYPE_1_1,
   nextVersionName,
   serializeInventory,
@@ -122,6 +124,8 @@ export class StagedVersion {
     private readonly base: Inventory | undefined,
     options: StartVersionOptions,
     private readonly onClose: () => Promise<void>,
+    /** OCFL version of a new object: that of its storage root (an existing object keeps its own). */
+    private readonly ocflVersion: '1.0' | '1.1' = '1.1',
   ) {
     this.digestAlgorithm = base?.digestAlgorithm ?? options.digestAlgorithm ?? 'sha512';
     if (this.digestAlgorithm !== 'sha512' && this.digestAlgorithm !== 'sha256') {
@@ -263,6 +267,18 @@ export class StagedVersion {
     return { logicalPath, size: hasher.size, digests, contentPath, stored };
   }
 
+  /**
+   * A writable for a logical file, for producers that push bytes (a ZIP writer, a LOB export).
+   * `added` resolves once the stream has finished and the file is staged.
+   */
+  createWriteStream(logicalPath: string): { stream: Writable; added: Promise<AddedFile> } {
+    const stream = new PassThrough({ highWaterMark: 1 << 20 });
+    const added = this.addStream(logicalPath, stream);
+    // Without a listener an early rejection (bad path) would be unhandled before the caller awaits it.
+    added.catch(() => stream.destroy());
+    return { stream, added };
+  }
+
   async addBuffer(logicalPath: string, bytes: Uint8Array | string): Promise<AddedFile> {
     return this.addStream(logicalPath, [typeof bytes === 'string' ? Buffer.from(bytes) : bytes]);
   }
@@ -312,7 +328,7 @@ export class StagedVersion {
   private buildInventory(options: CommitOptions): Inventory {
     const inv: Inventory = this.base
       ? clone(this.base)
-      : { id: this.id, type: INVENTORY_TYPE_1_1, digestAlgorithm: this.digestAlgorithm, head: '', manifest: {}, versions: {} };
+      : { id: this.id, type: this.ocflVersion === '1.0' ? INVENTORY_TYPE_1_0 : INVENTORY_TYPE_1_1, digestAlgorithm: this.digestAlgorithm, head: '', manifest: {}, versions: {} };
     inv.head = this.version;
     const keyOf = (digest: string) => this.knownDigests.get(digest) ?? digest;
     for (const [digest, c] of this.newContent) inv.manifest[digest] = [c.contentPath];
@@ -396,7 +412,8 @@ export class StagedVersion {
         this.lock.assertHeld();
         await publishNewVersion(this.ctx, this.version, this.digestAlgorithm);
       } else {
-        await this.writeFile(`${stage}/object/0=ocfl_object_1.1`, Buffer.from('ocfl_object_1.1\n'));
+        const declaration = `ocfl_object_${this.ocflVersion}`;
+        await this.writeFile(`${stage}/object/0=${declaration}`, Buffer.from(`${declaration}\n`));
         await this.writeFile(`${stage}/object/inventory.json`, bytes);
         await this.writeFile(`${stage}/object/${sidecarName}`, sidecar);
         await failpoint('after-root-inventory-staged');

@@ -1,0 +1,135 @@
+/**
+ * The staged-version API beyond the v1/v2 acceptance test: fixity completed for older content,
+ * write streams, sha256 objects, 1.0 roots, and where the workspace may lie.
+ */
+import test from 'ava';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadLayout0003 } from '../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { parseInventory } from '../src/ocfl/inventory.js';
+import { initRoot, openRoot } from '../src/ocfl/root.js';
+import { tempDir } from './helpers/tmp.js';
+
+const hex = (alg: string, data: string | Buffer) => createHash(alg).update(data).digest('hex');
+
+test('fixity asked for later covers the content of earlier versions too, each value computed from the bytes', async (t) => {
+  const base = tempDir();
+  const rootDir = path.join(base, 'root');
+  const root = await initRoot(rootDir, await loadLayout0003());
+  let staged = await root.startVersion('fx');
+  await staged.addBuffer('old.txt', 'stored in v1 without fixity');
+  await staged.addBuffer('again.txt', 'met again in v2');
+  await staged.commit();
+  staged = await root.startVersion('fx', { fixityAlgorithms: ['md5', 'sha1'] });
+  await staged.addBuffer('again.txt', 'met again in v2');
+  await staged.addBuffer('new.txt', 'new in v2');
+  const { inventory } = await staged.commit();
+  const objectDir = path.join(rootDir, root.objectPath('fx'));
+  const expected: Record<string, Record<string, string[]>> = { md5: {}, sha1: {} };
+  for (const cp of Object.values(inventory.manifest).flat()) {
+    const bytes = readFileSync(path.join(objectDir, cp));
+    for (const alg of ['md5', 'sha1']) (expected[alg][hex(alg, bytes)] ??= []).push(cp);
+  }
+  t.is(Object.values(inventory.manifest).flat().length, 3);
+  t.deepEqual(parseInventory(readFileSync(path.join(objectDir, 'inventory.json'))).fixity, expected);
+});
+
+test('createWriteStream stages pushed bytes and reports their digests; sha256 objects work', async (t) => {
+  const base = tempDir();
+  const root = await initRoot(path.join(base, 'root'), await loadLayout0003());
+  const staged = await root.startVersion('ws', { digestAlgorithm: 'sha256', fixityAlgorithms: ['md5'] });
+  const { stream, added } = staged.createWriteStream('lob/record0.bin');
+  const parts = [Buffer.alloc(300_000, 1), Buffer.alloc(5, 2), Buffer.from('end')];
+  for (const p of parts) stream.write(p);
+  stream.end();
+  const file = await added;
+  const whole = Buffer.concat(parts);
+  t.deepEqual(file.digests, { sha256: hex('sha256', whole), md5: hex('md5', whole) });
+  t.is(file.size, whole.length);
+  t.deepEqual(staged.digestsOf('lob/record0.bin'), file.digests);
+  const bad = staged.createWriteStream('../escape');
+  await t.throwsAsync(bad.added, { message: /is refused/ });
+  const { inventory } = await staged.commit();
+  t.is(inventory.digestAlgorithm, 'sha256');
+  const objectDir = path.join(base, 'root', root.objectPath('ws'));
+  t.true(existsSync(path.join(objectDir, 'inventory.json.sha256')));
+  const reader = await root.openObject('ws');
+  t.deepEqual(await reader.readLogical('lob/record0.bin'), whole);
+});
+
+test('a new object in an OCFL 1.0 root is a 1.0 object', async (t) => {
+  const base = tempDir();
+  const rootDir = path.join(base, 'root');
+  await initRoot(rootDir, await loadLayout0003());
+  // Turn the fresh root into a 1.0 root (same layout files).
+  const fs = await import('node:fs/promises');
+  await fs.rename(path.join(rootDir, '0=ocfl_1.1'), path.join(rootDir, '0=ocfl_1.0'));
+  writeFileSync(path.join(rootDir, '0=ocfl_1.0'), 'ocfl_1.0\n');
+  const root = await openRoot(rootDir);
+  t.is(root.ocflVersion, '1.0');
+  const staged = await root.startVersion('old-style');
+  await staged.addBuffer('a', 'a');
+  const { inventory } = await staged.commit();
+  t.is(inventory.type, 'https://ocfl.io/1.0/spec/#inventory');
+  const objectDir = path.join(rootDir, root.objectPath('old-style'));
+  t.is(readFileSync(path.join(objectDir, '0=ocfl_object_1.0'), 'utf8'), 'ocfl_object_1.0\n');
+  t.false(existsSync(path.join(objectDir, '0=ocfl_object_1.1')));
+});
+
+test('a workspace inside the storage root is refused; nothing is written', async (t) => {
+  const base = tempDir();
+  const rootDir = path.join(base, 'root');
+  await initRoot(rootDir, await loadLayout0003());
+  const before = readdirSync(rootDir).sort();
+  const root = await openRoot(rootDir, { workspaceDir: path.join(rootDir, 'work') });
+  await t.throwsAsync(root.startVersion('x'), { message: /lies inside the storage root/ });
+  t.deepEqual(readdirSync(rootDir).sort(), before);
+});
+
+const shm = '/dev/shm';
+const otherDevice = existsSync(shm) && statSync(shm).dev !== statSync(tempDir()).dev;
+(otherDevice ? test : test.skip)('a workspace on another filesystem is refused (no atomic rename across devices)', async (t) => {
+  const base = tempDir();
+  const rootDir = path.join(base, 'root');
+  await initRoot(rootDir, await loadLayout0003());
+  const ws = path.join(shm, `siard-ocfl-test-ws-${process.pid}`);
+  mkdirSync(ws, { recursive: true });
+  try {
+    const root = await openRoot(rootDir, { workspaceDir: ws });
+    await t.throwsAsync(root.startVersion('x'), { message: /is on another filesystem than the storage root/ });
+    t.deepEqual(readdirSync(ws), []);
+  } finally {
+    (await import('node:fs')).rmSync(ws, { recursive: true, force: true });
+  }
+});
+
+test('an existing object path holding another id is refused', async (t) => {
+  const base = tempDir();
+  const rootDir = path.join(base, 'root');
+  const root = await initRoot(rootDir, await loadLayout0003());
+  const staged = await root.startVersion('real-id');
+  await staged.addBuffer('a', 'a');
+  await staged.commit();
+  const invPath = path.join(rootDir, root.objectPath('real-id'), 'inventory.json');
+  const inv = JSON.parse(readFileSync(invPath, 'utf8'));
+  inv.id = 'someone-else';
+  const bytes = JSON.stringify(inv, null, 2);
+  writeFileSync(invPath, bytes);
+  writeFileSync(invPath + '.sha512', `${hex('sha512', bytes)} inventory.json\n`);
+  await t.throwsAsync(root.startVersion('real-id'), { message: /holds object "someone-else"/ });
+  await t.throwsAsync(root.openObject('real-id'), { message: /has id "someone-else", not "real-id"/ });
+});
+
+test('an inventory that matches neither its sidecar nor its head copy is refused by readers and writers', async (t) => {
+  const base = tempDir();
+  const rootDir = path.join(base, 'root');
+  const root = await initRoot(rootDir, await loadLayout0003());
+  const staged = await root.startVersion('tampered');
+  await staged.addBuffer('a', 'a');
+  await staged.commit();
+  const invPath = path.join(rootDir, root.objectPath('tampered'), 'inventory.json');
+  writeFileSync(invPath, readFileSync(invPath, 'utf8').replace('"head": "v1"', '"head":  "v1"'));
+  await t.throwsAsync(root.openObject('tampered'), { message: /does not match its sha512 sidecar/ });
+  await t.throwsAsync(root.startVersion('tampered'), { message: /does not match its sha512 sidecar/ });
+});
