@@ -248,6 +248,7 @@ async function auditObject(root: OcflStorageRoot, objectPath: string, expectedId
     };
     const referenced: LobPart[] = [];
     let absoluteNoted = false;
+    let storageBase: string | undefined;
     const warned = new Set<string>();
     for (const t of siard.tables()) {
       s.tables++;
@@ -267,8 +268,9 @@ async function auditObject(root: OcflStorageRoot, objectPath: string, expectedId
           let found = await findLob(location, (p) => access.exists(p));
           if (!found && location.primary.kind === 'outside' && location.primary.absolutePath !== undefined) {
             // Outside the object by the SIARD reading. After `relocate` the object keeps the LOB
-            // folders at their place relative to the .siard: verify them there.
-            const local = relativeReading(siard, t, cell);
+            // folders where they were, relative to the .siard: verify them there.
+            storageBase ??= await storageBaseOf(reader, logicalPath, version, abs);
+            const local = relativeReading(siard, t, cell, storageBase);
             const localFound = await findLob(local, (p) => access.exists(p));
             if (localFound) {
               if (!absoluteNoted) {
@@ -435,11 +437,35 @@ async function auditObject(root: OcflStorageRoot, objectPath: string, expectedId
   return done();
 }
 
-/** The cell's location read with the database lobFolder as `../` (the folder of the .siard). */
-function relativeReading(siard: SiardReader, t: SiardTableRef, cell: SiardLobCell): LobLocation {
+function isAbsoluteUri(v: string): boolean {
+  return /^[A-Za-z][A-Za-z0-9+.-]*:|^[\\/]/.test(v.trim());
+}
+
+/**
+ * Where the LOB folders of a .siard sit in the object when its lobFolder is absolute: the relative
+ * database lobFolder of the earliest version of the same logical .siard that had one (the archive
+ * as exported or received, before `relocate`), else `../` (beside the .siard).
+ */
+export async function storageBaseOf(object: OcflObjectReader, logicalPath: string, upTo: string, abs: (contentPath: string) => string): Promise<string> {
+  const versions = Object.keys(object.inventory.versions).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+  for (const v of versions) {
+    const digest = object.state(v).get(logicalPath);
+    if (digest !== undefined) {
+      const reader = await SiardReader.open(abs(object.contentPathOfDigest(digest)), { siardPath: logicalPath }).catch(() => undefined);
+      const base = reader?.archive.lobFolder;
+      reader?.close();
+      if (base !== undefined && base.trim() !== '' && !isAbsoluteUri(base)) return base;
+    }
+    if (v === upTo) break;
+  }
+  return '../';
+}
+
+/** The cell's location read with `base` as database lobFolder. */
+function relativeReading(siard: SiardReader, t: SiardTableRef, cell: SiardLobCell, base: string): LobLocation {
   return resolveLobLocation({
-    databaseLobFolder: '../',
-    columnLobFolders: cell.lobFolders.map((f) => (f !== undefined && /^[A-Za-z][A-Za-z0-9+.-]*:|^\//.test(f.trim()) ? undefined : f)),
+    databaseLobFolder: base,
+    columnLobFolders: cell.lobFolders.map((f) => (f !== undefined && isAbsoluteUri(f) ? undefined : f)),
     file: cell.ref.file,
     siardPath: siard.siardPath,
     tableFolder: t.folder,
