@@ -240,6 +240,47 @@ export class ZipWriter {
   }
 
   /**
+   * Copies an entry's whole local record (local header, data, data descriptor) byte for byte from
+   * another archive: `record` yields exactly `recordLength` bytes starting at the entry's local
+   * header. Unlike addRaw the local header is not rewritten, so a run of entries copied this way
+   * from offset 0 reproduces the source bytes exactly (relocate keeps the archive messageDigest,
+   * which covers the bytes before `header/`). Flags and DOS time for the central directory are
+   * taken from the copied header; method, CRC and sizes from `entry`.
+   */
+  addVerbatim(entry: RawEntrySource, record: Readable, recordLength: number): Promise<void> {
+    return this.enqueue(async () => {
+      const isDirectory = entry.name.endsWith('/');
+      const nameBytes = this.checkName(entry.name, isDirectory);
+      const localHeaderOffset = this.written;
+      let head = Buffer.alloc(0);
+      let copied = 0;
+      for await (const chunk of record as AsyncIterable<Buffer>) {
+        if (head.length < 30) head = Buffer.concat([head, chunk.subarray(0, 30 - head.length)]);
+        copied += chunk.length;
+        if (copied > recordLength) break;
+        await this.emit(chunk);
+      }
+      if (copied !== recordLength || head.length < 30 || head.readUInt32LE(0) !== SIG_LOCAL_HEADER) {
+        record.destroy();
+        throw new SiardOcflError(`Cannot copy ZIP entry ${entry.name} verbatim: its local record is not ${recordLength} bytes starting with a local header.`, { code: 'ZIP_RAW_SIZE' });
+      }
+      this.records.push({
+        name: entry.name,
+        isDirectory,
+        compressionMethod: entry.compressionMethod,
+        crc32: entry.crc32 >>> 0,
+        compressedSize: entry.compressedSize,
+        uncompressedSize: entry.uncompressedSize,
+        localHeaderOffset,
+        nameBytes,
+        flags: head.readUInt16LE(6),
+        dosTime: head.readUInt16LE(10),
+        dosDate: head.readUInt16LE(12),
+      });
+    });
+  }
+
+  /**
    * Ends the running SHA-256 (started at byte 0) at the current offset and returns it. Call it
    * (awaited) just before adding `header/`: the result is the SIARD archive messageDigest range.
    */
