@@ -11,6 +11,7 @@ import { register as exportVerb } from './export.js';
 import { register as validate } from './validate.js';
 import { register as ingest } from './ingest.js';
 import { register as audit } from './audit.js';
+import { register as relocate } from './relocate.js';
 import { register as restoreVerb } from './restore.js';
 
 export const VERBS: Array<(program: Command) => void> = [
@@ -25,5 +26,6 @@ export const VERBS: Array<(program: Command) => void> = [
   validate,
   ingest,
   audit,
+  relocate,
   restoreVerb,
 ];
