@@ -2,7 +2,8 @@
  * Reading the stored tree without following links: validation looks at what is there, never
  * outside the folder it was given.
  */
-import { readdir, lstat } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 
 export type EntryKind = 'file' | 'dir' | 'link' | 'other';
@@ -54,7 +55,8 @@ export async function walk(base: string): Promise<WalkResult> {
       const childRel = rel === '' ? e.name : `${rel}/${e.name}`;
       if (e.kind === 'dir') stack.push(childRel);
       else if (e.kind === 'file') {
-        const st = await lstat(path.join(base, childRel)).catch(() => undefined);
+        // Synchronous: tens of thousands of small lstat calls cost far less this way.
+        const st = lstatSync(path.join(base, childRel), { throwIfNoEntry: false });
         result.files.push({ relative: childRel, size: st?.size ?? 0 });
       } else result.links.push(childRel);
     }

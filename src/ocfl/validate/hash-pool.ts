@@ -34,7 +34,8 @@ function startWorker(): Worker {
 }
 
 const BATCH_FILES = 64;
-/** Below this much work, starting threads costs more than it saves: hash in this thread. */
+const IN_FLIGHT_PER_WORKER = 2;
+/** Below this much work (in total per pool), starting threads costs more than it saves: hash in this thread. */
 const INLINE_BYTES = 16 * 1024 * 1024;
 const INLINE_FILES = 256;
 const BATCH_BYTES = 8 * 1024 * 1024;
@@ -47,12 +48,13 @@ interface Pending {
 
 export class HashPool {
   private readonly workers: Worker[] = [];
-  private readonly idle: Worker[] = [];
   private readonly queue: Pending[] = [];
   private readonly inFlight = new Map<number, Pending>();
-  private readonly assigned = new Map<Worker, number>();
+  private readonly assigned = new Map<Worker, number[]>();
   private nextId = 1;
   private closed = false;
+  private inlineBytes = INLINE_BYTES;
+  private inlineFiles = INLINE_FILES;
 
   constructor(readonly size = Math.max(1, os.availableParallelism?.() ?? os.cpus().length)) {}
 
@@ -61,36 +63,47 @@ export class HashPool {
     worker.on('message', (msg: HashBatchResult) => {
       const pending = this.inFlight.get(msg.id);
       this.inFlight.delete(msg.id);
-      this.assigned.delete(worker);
+      const ids = this.assigned.get(worker) ?? [];
+      ids.splice(ids.indexOf(msg.id), 1);
       pending?.resolve(msg.results);
-      this.idle.push(worker);
       this.pump();
     });
     worker.on('error', (err) => {
-      const id = this.assigned.get(worker);
-      const pending = id === undefined ? undefined : this.inFlight.get(id);
-      if (id !== undefined) this.inFlight.delete(id);
-      pending?.reject(err);
+      // A worker that dies fails its batches; the others (or a new one) take the rest of the queue.
+      for (const id of this.assigned.get(worker) ?? []) {
+        this.inFlight.get(id)?.reject(err);
+        this.inFlight.delete(id);
+      }
       this.assigned.delete(worker);
       const i = this.workers.indexOf(worker);
       if (i >= 0) this.workers.splice(i, 1);
       this.pump();
     });
     this.workers.push(worker);
+    this.assigned.set(worker, []);
     return worker;
   }
 
   private pump(): void {
     while (this.queue.length > 0) {
-      let worker = this.idle.pop();
+      // Two batches per worker keep it busy while the next one is on its way.
+      let worker = this.workers.find((w) => (this.assigned.get(w)?.length ?? 0) < IN_FLIGHT_PER_WORKER && (this.assigned.get(w)?.length ?? 0) === this.minLoad());
       if (!worker && this.workers.length < this.size) worker = this.spawn();
       if (!worker) return;
       const pending = this.queue.shift()!;
       const id = this.nextId++;
       this.inFlight.set(id, pending);
-      this.assigned.set(worker, id);
+      const ids = this.assigned.get(worker) ?? [];
+      ids.push(id);
+      this.assigned.set(worker, ids);
       worker.postMessage({ id, tasks: pending.tasks } satisfies HashBatch);
     }
+  }
+
+  private minLoad(): number {
+    let min = Infinity;
+    for (const w of this.workers) min = Math.min(min, this.assigned.get(w)?.length ?? 0);
+    return min;
   }
 
   private runBatch(tasks: HashTask[]): Promise<HashResult[]> {
@@ -105,7 +118,11 @@ export class HashPool {
   async hashAll(tasks: HashTask[], sizes: number[], onDone?: (count: number, bytes: number) => void): Promise<HashResult[]> {
     const results: HashResult[] = new Array(tasks.length);
     const total = sizes.reduce((a, b) => a + b, 0);
-    if (total <= INLINE_BYTES && tasks.length <= INLINE_FILES) {
+    // Small work is hashed here until the budget is spent; a root of many small objects then
+    // moves to the threads rather than staying on one core.
+    if (total <= this.inlineBytes && tasks.length <= this.inlineFiles) {
+      this.inlineBytes -= total;
+      this.inlineFiles -= tasks.length;
       for (let i = 0; i < tasks.length; i++) {
         results[i] = await hashFile(tasks[i].path, tasks[i].algorithms);
         onDone?.(1, sizes[i]);
@@ -139,6 +156,5 @@ export class HashPool {
     this.closed = true;
     await Promise.all(this.workers.map((w) => w.terminate()));
     this.workers.length = 0;
-    this.idle.length = 0;
   }
 }

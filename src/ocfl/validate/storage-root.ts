@@ -13,6 +13,9 @@ import { SPEC_VERSIONS, type SpecVersion } from './inventory.js';
 import { checkObject } from './object.js';
 import { readJson, readSmall } from './read.js';
 
+/** Objects validated concurrently: enough to keep the hashing threads fed between objects. */
+const OBJECTS_AT_ONCE = 2;
+
 export interface StorageRootCheckOptions {
   fixity?: boolean;
   pool?: HashPool;
@@ -116,6 +119,7 @@ export async function checkStorageRoot(root: string, options: StorageRootCheckOp
   const ids = new Map<string, string>();
   try {
     const stack: string[] = [];
+    const objectDirs: string[] = [];
     for (const e of entries) {
       if (e.kind === 'dir' && e.name !== 'extensions') stack.push(e.name);
       else if (e.kind === 'link' || e.kind === 'other') findings.add('E090', `${quote(e.name)} is a link or special file.`, at(e.name));
@@ -130,31 +134,7 @@ export async function checkStorageRoot(root: string, options: StorageRootCheckOp
         continue;
       }
       if (dirEntries.some((e) => e.name.startsWith('0=ocfl_object_'))) {
-        options.onObject?.(rel);
-        const check = await checkObject(path.join(root, rel), { fixity: options.fixity, pool, display: at(rel), onPlan: options.onPlan, onHashed: options.onHashed });
-        findings.merge(check.findings);
-        result.objects++;
-        result.files += check.files;
-        result.bytes += check.bytes;
-        if (rootSpec && check.specVersion && check.specVersion > rootSpec) {
-          findings.add('E081', `The object declares OCFL ${check.specVersion}, later than the storage root's OCFL ${rootSpec}.`, at(rel));
-        }
-        if (check.id !== undefined) {
-          const other = ids.get(check.id);
-          if (other !== undefined) findings.add('E037', `The object id ${quote(check.id)} is also used by the object at ${quote(other)}.`, at(rel));
-          else ids.set(check.id, rel);
-          if (layout) {
-            let expected: string | undefined;
-            try {
-              expected = layout.objectPath(check.id);
-            } catch (err) {
-              findings.add('E083', `The layout ${layout.extensionName} cannot map the id ${quote(check.id)}: ${(err as Error).message}`, at(rel));
-            }
-            if (expected !== undefined && expected !== rel) {
-              findings.add('E083', `The object ${quote(check.id)} is at ${quote(rel)}, but the layout ${layout.extensionName} puts it at ${quote(expected)}.`, at(rel));
-            }
-          }
-        }
+        objectDirs.push(rel);
         continue;
       }
       if (dirEntries.length === 0) findings.add('E073', `The folder ${quote(rel)} is empty.`, at(rel));
@@ -167,6 +147,44 @@ export async function checkStorageRoot(root: string, options: StorageRootCheckOp
       }
       stack.push(...children.reverse());
     }
+
+    // Objects, a few at a time, so one object's structure checks overlap another's hashing.
+    const checks = new Array<Awaited<ReturnType<typeof checkObject>> | undefined>(objectDirs.length);
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      while (next < objectDirs.length) {
+        const i = next++;
+        options.onObject?.(objectDirs[i]);
+        checks[i] = await checkObject(path.join(root, objectDirs[i]), { fixity: options.fixity, pool, display: at(objectDirs[i]), onPlan: options.onPlan, onHashed: options.onHashed });
+      }
+    };
+    await Promise.all(Array.from({ length: OBJECTS_AT_ONCE }, lane));
+    objectDirs.forEach((rel, i) => {
+      const check = checks[i]!;
+      findings.merge(check.findings);
+      result.objects++;
+      result.files += check.files;
+      result.bytes += check.bytes;
+      if (rootSpec && check.specVersion && check.specVersion > rootSpec) {
+        findings.add('E081', `The object declares OCFL ${check.specVersion}, later than the storage root's OCFL ${rootSpec}.`, at(rel));
+      }
+      if (check.id !== undefined) {
+        const other = ids.get(check.id);
+        if (other !== undefined) findings.add('E037', `The object id ${quote(check.id)} is also used by the object at ${quote(other)}.`, at(rel));
+        else ids.set(check.id, rel);
+        if (layout) {
+          let expected: string | undefined;
+          try {
+            expected = layout.objectPath(check.id);
+          } catch (err) {
+            findings.add('E083', `The layout ${layout.extensionName} cannot map the id ${quote(check.id)}: ${(err as Error).message}`, at(rel));
+          }
+          if (expected !== undefined && expected !== rel) {
+            findings.add('E083', `The object ${quote(check.id)} is at ${quote(rel)}, but the layout ${layout.extensionName} puts it at ${quote(expected)}.`, at(rel));
+          }
+        }
+      }
+    });
   } finally {
     if (!options.pool) await pool.close();
   }

@@ -1,0 +1,213 @@
+/**
+ * Validation throughput and memory (issue 3, acceptance 4).
+ *
+ *   1. A storage root of >= 1 GiB in >= 10,000 content files, written by our OCFL core
+ *      (initRoot/startVersion/commit; if the writer fails, objects are written directly and the
+ *      report says so). `siard-ocfl validate` (built CLI, fixity on) is timed against the peer
+ *      baseline `find <root> -type f -print0 | xargs -0 -P2 sha512sum > /dev/null` over the same
+ *      files in the same run, after one warm-up read so both see the same page cache. Best of
+ *      BENCH_ROUNDS runs each. Target: throughput ratio >= 0.85.
+ *   2. 100,000 small files (written directly: this measures validation, not the writer): files/s,
+ *      with the same baseline for comparison.
+ *   Peak memory of each validation is the child's maximum RSS (/usr/bin/time -f %M).
+ *
+ *   node bench/run.js validate                  (after npm run build)
+ *   BENCH_VALIDATE_FILES=1000 BENCH_VALIDATE_SMALL=5000 node --import=tsx bench/validate.bench.ts
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { loadLayout0003 } from '../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import type { StorageLayout } from '../src/ocfl/layout/storage-layout.js';
+import { initRoot } from '../src/ocfl/root.js';
+
+const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const BIN = path.join(PROJECT, 'bin', 'siard-ocfl');
+const BIG_FILES = Number(process.env.BENCH_VALIDATE_FILES ?? 10_240);
+const BIG_BYTES = Number(process.env.BENCH_VALIDATE_BYTES ?? 1024 ** 3 + 64 * 1024 ** 2);
+const SMALL_FILES = Number(process.env.BENCH_VALIDATE_SMALL ?? 100_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const FILES_PER_OBJECT = 1024;
+const TARGET_RATIO = 0.85;
+
+/** A pool of random bytes; each file is a different slice of it plus its own number, so no two are equal. */
+const POOL = randomBytes(4 * 1024 * 1024);
+function fileBytes(i: number, size: number): Buffer {
+  const start = (i * 7919) % (POOL.length - size - 16);
+  const b = Buffer.allocUnsafe(size);
+  POOL.copy(b, 0, start, start + size);
+  b.writeUInt32BE(i >>> 0, 0);
+  return b;
+}
+
+const sha512 = (b: Buffer | string) => createHash('sha512').update(b).digest('hex');
+
+/** Writes a one-version OCFL 1.1 object directly (manifest sha512), where the layout puts it. */
+function writeObjectDirect(root: string, layout: StorageLayout, id: string, files: Array<[string, Buffer]>): void {
+  const dir = path.join(root, layout.objectPath(id));
+  const manifest: Record<string, string[]> = {};
+  const state: Record<string, string[]> = {};
+  for (const [logical, bytes] of files) {
+    const file = path.join(dir, 'v1', 'content', logical);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, bytes);
+    const d = sha512(bytes);
+    (manifest[d] ??= []).push(`v1/content/${logical}`);
+    (state[d] ??= []).push(logical);
+  }
+  const inv = JSON.stringify({
+    id,
+    type: 'https://ocfl.io/1.1/spec/#inventory',
+    digestAlgorithm: 'sha512',
+    head: 'v1',
+    manifest,
+    versions: { v1: { created: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), message: 'bench', user: { name: 'bench', address: 'mailto:bench@example.org' }, state } },
+  });
+  writeFileSync(path.join(dir, '0=ocfl_object_1.1'), 'ocfl_object_1.1\n');
+  for (const where of ['', 'v1']) {
+    writeFileSync(path.join(dir, where, 'inventory.json'), inv);
+    writeFileSync(path.join(dir, where, 'inventory.json.sha512'), `${sha512(inv)} inventory.json\n`);
+  }
+}
+
+function logicalName(i: number): string {
+  return `db_lobseg_${Math.floor(i / 256)}/content/schema0/table0/lob1/record${i}.bin`;
+}
+
+async function buildBigRoot(root: string): Promise<string> {
+  const layout = await loadLayout0003();
+  const ocflRoot = await initRoot(root, layout);
+  const size = Math.ceil(BIG_BYTES / BIG_FILES);
+  const objects = Math.ceil(BIG_FILES / FILES_PER_OBJECT);
+  let usedWriter = true;
+  for (let o = 0; o < objects; o++) {
+    const id = `urn:bench:validate:${o}`;
+    const from = o * FILES_PER_OBJECT;
+    const to = Math.min(BIG_FILES, from + FILES_PER_OBJECT);
+    if (usedWriter) {
+      try {
+        const staged = await ocflRoot.startVersion(id);
+        for (let i = from; i < to; i++) await staged.addBuffer(logicalName(i - from), fileBytes(i, size));
+        await staged.commit({ message: 'bench', user: { name: 'bench', address: 'mailto:bench@example.org' } });
+        continue;
+      } catch (err) {
+        usedWriter = false;
+        process.stdout.write(`  (our writer failed on object ${o}: ${(err as Error).message}; writing the rest directly)\n`);
+        rmSync(path.join(root, layout.objectPath(id)), { recursive: true, force: true });
+      }
+    }
+    const files: Array<[string, Buffer]> = [];
+    for (let i = from; i < to; i++) files.push([logicalName(i - from), fileBytes(i, size)]);
+    writeObjectDirect(root, layout, id, files);
+  }
+  return usedWriter ? 'written by the OCFL core (startVersion/addBuffer/commit)' : 'written partly directly (see above)';
+}
+
+async function buildSmallRoot(root: string): Promise<void> {
+  const layout = await loadLayout0003();
+  await initRoot(root, layout);
+  for (let o = 0; o * 1000 < SMALL_FILES; o++) {
+    const files: Array<[string, Buffer]> = [];
+    for (let i = o * 1000; i < Math.min(SMALL_FILES, (o + 1) * 1000); i++) {
+      files.push([`d${Math.floor(i / 100) % 10}/f${i}.txt`, fileBytes(i, 512 + ((i * 37) % 3584))]);
+    }
+    writeObjectDirect(root, layout, `urn:bench:small:${o}`, files);
+  }
+}
+
+function sh(script: string): number {
+  const start = performance.now();
+  const r = spawnSync('bash', ['-c', script], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (r.status !== 0) throw new Error(`${script} failed`);
+  return (performance.now() - start) / 1000;
+}
+
+interface Run {
+  seconds: number;
+  maxRssMb: number;
+  report: { valid: boolean; objects: number; files: number; bytes: number; errors: unknown[] };
+}
+
+function validateRun(root: string): Run {
+  const start = performance.now();
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, BIN, 'validate', '--json', root], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const seconds = (performance.now() - start) / 1000;
+  const rssKb = Number(r.stderr.trim().split('\n').at(-1));
+  const report = JSON.parse(r.stdout);
+  if (r.status !== 0 || !report.valid) throw new Error(`validate failed (exit ${r.status}): ${r.stdout.slice(0, 2000)} ${r.stderr.slice(0, 2000)}`);
+  return { seconds, maxRssMb: rssKb / 1024, report };
+}
+
+function measure(root: string, label: string): { baseline: number; validator: Run } {
+  const baselineCmd = `find '${root}' -type f -print0 | xargs -0 -P2 sha512sum > /dev/null`;
+  sh(`find '${root}' -type f -print0 | xargs -0 cat > /dev/null`); // warm-up: same page cache for both
+  let baseline = Infinity;
+  let best: Run | undefined;
+  for (let round = 0; round < ROUNDS; round++) {
+    baseline = Math.min(baseline, sh(baselineCmd));
+    const run = validateRun(root);
+    if (!best || run.seconds < best.seconds) best = { ...run, maxRssMb: Math.max(run.maxRssMb, best?.maxRssMb ?? 0) };
+    else best.maxRssMb = Math.max(best.maxRssMb, run.maxRssMb);
+    process.stdout.write(`  ${label} round ${round + 1}: sha512sum -P2 ${baseline.toFixed(2)} s, validate ${run.seconds.toFixed(2)} s\n`);
+  }
+  return { baseline, validator: best! };
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(path.join(PROJECT, 'dist', 'cli', 'main.js'))) throw new Error('Build first: npm run build (the bench runs the built CLI).');
+  const work = mkdtempSync(path.join(os.tmpdir(), 'siard-ocfl-bench-validate-'));
+  const results: Record<string, unknown> = { cores: os.availableParallelism(), load: os.loadavg()[0].toFixed(1) };
+  try {
+    const big = path.join(work, 'big');
+    let t0 = performance.now();
+    const how = await buildBigRoot(big);
+    process.stdout.write(`root 1: ${BIG_FILES} files, ${(BIG_BYTES / 1024 ** 3).toFixed(2)} GiB, ${how}, in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+    const m1 = measure(big, 'big');
+    const mb = m1.validator.report.bytes / 1e6;
+    const ratio = m1.baseline / m1.validator.seconds;
+    results.big = {
+      files: m1.validator.report.files,
+      bytes: m1.validator.report.bytes,
+      validateMBps: +(mb / m1.validator.seconds).toFixed(1),
+      sha512sumMBps: +(mb / m1.baseline).toFixed(1),
+      ratio: +ratio.toFixed(3),
+      target: TARGET_RATIO,
+      met: ratio >= TARGET_RATIO,
+      peakRssMB: +m1.validator.maxRssMb.toFixed(1),
+    };
+    rmSync(big, { recursive: true, force: true });
+
+    const small = path.join(work, 'small');
+    t0 = performance.now();
+    await buildSmallRoot(small);
+    process.stdout.write(`root 2: ${SMALL_FILES} small files written directly in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+    const m2 = measure(small, 'small');
+    results.small = {
+      files: m2.validator.report.files,
+      bytes: m2.validator.report.bytes,
+      validateFilesPerSecond: Math.round(m2.validator.report.files / m2.validator.seconds),
+      sha512sumFilesPerSecond: Math.round(m2.validator.report.files / m2.baseline),
+      ratio: +(m2.baseline / m2.validator.seconds).toFixed(3),
+      peakRssMB: +m2.validator.maxRssMb.toFixed(1),
+    };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  const big = results.big as Record<string, number | boolean>;
+  const small = results.small as Record<string, number>;
+  process.stdout.write(
+    `\nvalidate, 1 GiB root: ${big.validateMBps} MB/s vs sha512sum -P2 ${big.sha512sumMBps} MB/s: ratio ${big.ratio} (target >= ${TARGET_RATIO}: ${big.met ? 'met' : 'NOT met'}), peak RSS ${big.peakRssMB} MB\n` +
+      `validate, ${small.files} small files: ${small.validateFilesPerSecond} files/s vs sha512sum -P2 ${small.sha512sumFilesPerSecond} files/s: ratio ${small.ratio}, peak RSS ${small.peakRssMB} MB\n` +
+      `(machine: ${results.cores} cores, load average ${results.load} at start)\n` +
+      JSON.stringify(results) + '\n',
+  );
+}
+
+main().catch((err) => {
+  process.stderr.write(`validate bench: ${(err as Error).stack ?? err}\n`);
+  process.exit(1);
+});
