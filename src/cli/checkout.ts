@@ -1,6 +1,6 @@
 /** `siard-ocfl checkout`: one version of an object as plain files in a new folder. */
 import type { Command } from 'commander';
-import { checkoutVersion } from '../ocfl/checkout.js';
+import { checkoutArchive } from '../archive/checkout.js';
 import { openRoot } from '../ocfl/root.js';
 import { printJson } from './common.js';
 import { createProgress } from './progress.js';
@@ -13,17 +13,18 @@ export function register(program: Command): void {
     .requiredOption('--root <root>', 'OCFL storage root')
     .requiredOption('--id <object-id>', 'object id')
     .option('--version <vN>', 'version to check out (default: head)')
+    .option('--join-chunks', 'write split LOBs (record.bin.0 ... .z, _part001 ...) back as whole files')
     .option('--json', 'print the result as JSON')
-    .action(async (dest: string, options: { root: string; id: string; version?: string; json?: boolean }) => {
+    .action(async (dest: string, options: { root: string; id: string; version?: string; joinChunks?: boolean; json?: boolean }) => {
       const reader = await (await openRoot(options.root)).openObject(options.id);
       const version = options.version ?? reader.head;
       const progress = createProgress({ json: options.json });
       progress.start(reader.state(version).size, `checkout ${options.id} ${version}`);
       try {
-        const result = await checkoutVersion(reader, dest, { version, onFile: () => progress.increment() });
+        const result = await checkoutArchive(reader, dest, { version, joinChunks: options.joinChunks ?? false, onFile: () => progress.increment() });
         progress.stop();
         if (options.json) printJson({ id: reader.id, ...result, dest });
-        else process.stdout.write(`Checked out ${result.version} of object "${reader.id}": ${result.files} files, ${result.bytes} bytes.\n`);
+        else process.stdout.write(`Checked out ${result.version} of object "${reader.id}": ${result.files} files, ${result.bytes} bytes${options.joinChunks ? `, ${result.joined} split LOBs joined` : ''}.\n`);
       } finally {
         progress.stop();
       }

@@ -1,0 +1,98 @@
+/**
+ * Checkout with `--join-chunks`: a version materialised as plain files (ocfl/checkout.ts verifies
+ * every digest and refuses escaping paths), then every split LOB of its SIARD archives written back
+ * as one whole file under the name its cell gives (`record7.bin` rather than `record7.bin.0` ...
+ * `.z`, or `_part001` ...). Each joined file is checked against the cell's length and digest while
+ * it is written, under a temporary name, and only then are the parts removed; a mismatch stops with
+ * the parts left as they were.
+ */
+import { createHash } from 'node:crypto';
+import { createWriteStream, promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Transform } from 'node:stream';
+import { SiardOcflError } from '../errors.js';
+import { checkoutVersion, type CheckoutOptions, type CheckoutResult } from '../ocfl/checkout.js';
+import type { OcflObjectReader } from '../ocfl/object.js';
+import { NODE_HASH_OF_DIGEST_TYPE } from '../siard/model.js';
+import { describeLobCell, lookupLob, openFoundLob, packageLobAccess } from '../siard/reader/lob-open.js';
+import { SiardReader } from '../siard/reader/siard-reader.js';
+
+export interface ArchiveCheckoutOptions extends CheckoutOptions {
+  /** write split LOBs back as whole files */
+  joinChunks?: boolean;
+}
+
+export interface ArchiveCheckoutResult extends CheckoutResult {
+  /** split LOBs joined into whole files */
+  joined: number;
+}
+
+export async function checkoutArchive(reader: OcflObjectReader, dest: string, options: ArchiveCheckoutOptions = {}): Promise<ArchiveCheckoutResult> {
+  const result = await checkoutVersion(reader, dest, options);
+  let joined = 0;
+  if (options.joinChunks) {
+    for (const logicalPath of reader.state(result.version).keys()) {
+      if (/\.siard$/i.test(logicalPath)) joined += await joinSplitLobs(path.join(dest, ...logicalPath.split('/')), logicalPath);
+    }
+  }
+  return { ...result, joined };
+}
+
+/** Joins the split LOBs of the archive at `siardFile` (package folder = dest); returns how many. */
+export async function joinSplitLobs(siardFile: string, siardPath = path.basename(siardFile)): Promise<number> {
+  const siard = await SiardReader.open(siardFile, { siardPath });
+  const access = packageLobAccess(siard);
+  const done = new Set<string>();
+  let joined = 0;
+  try {
+    for (const t of siard.tables()) {
+      for await (const cell of siard.lobCells(t)) {
+        const lookup = await lookupLob(siard, cell, access);
+        if (lookup.status !== 'found' || lookup.found.split === 'whole' || lookup.found.target.kind !== 'external') continue;
+        const target = lookup.found.target.path;
+        if (done.has(target)) continue;
+        const whole = path.join(siard.packageDir, ...target.split('/'));
+        const temp = `${whole}.joining-${process.pid}`;
+        const hash = cell.ref.digestType ? createHash(NODE_HASH_OF_DIGEST_TYPE[cell.ref.digestType]) : undefined;
+        let bytes = 0;
+        const tap = new Transform({
+          transform(chunk: Buffer, _enc, cb) {
+            hash?.update(chunk);
+            bytes += chunk.length;
+            cb(null, chunk);
+          },
+        });
+        await pipeline(openFoundLob(lookup.found, access), tap, createWriteStream(temp, { flags: 'wx' }));
+        const digest = hash?.digest('hex');
+        const lengthOk = cell.ref.length === undefined || cell.family === 'clob' || cell.family === 'xml' || cell.ref.length === bytes;
+        if ((cell.ref.digest !== undefined && digest !== undefined && digest !== cell.ref.digest.toLowerCase()) || !lengthOk) {
+          await fsp.rm(temp, { force: true });
+          throw new SiardOcflError(`${describeLobCell(siard, cell)}: the parts of ${target} joined give ${bytes} bytes with ${cell.ref.digestType} ${digest}, not what the cell states; the parts were left as they are.`, {
+            code: 'LOB_DIGEST',
+            exitCode: 1,
+          });
+        }
+        await fsp.rename(temp, whole);
+        for (const part of lookup.found.parts) {
+          if (part.kind === 'external' && part.path !== target) await fsp.rm(path.join(siard.packageDir, ...part.path.split('/')), { force: true });
+        }
+        done.add(target);
+        joined++;
+      }
+    }
+  } finally {
+    siard.close();
+  }
+  await removeEmptyFolders(path.dirname(siardFile));
+  return joined;
+}
+
+async function removeEmptyFolders(dir: string): Promise<boolean> {
+  const entries = await fsp.readdir(dir, { withFileTypes: true });
+  let left = entries.length;
+  for (const e of entries) if (e.isDirectory() && (await removeEmptyFolders(path.join(dir, e.name)))) left--;
+  if (left > 0) return false;
+  await fsp.rmdir(dir);
+  return true;
+}
