@@ -178,6 +178,21 @@ sharedTest("acceptance 6: 'abc' in an INTEGER column is exported unchanged; mixe
   const err3 = await t.throwsAsync(exportDb(badText, path.join(work, 'bad-utf8-out'), { name: 'bad' }));
   t.regex(err3!.message, /Table "notes", row 2, column "body": the text is not valid UTF-8/);
   t.false(existsSync(path.join(work, 'bad-utf8-out')));
+  // the same in a WITHOUT ROWID table, and a genuine U+FFFD that must pass
+  const badText2 = path.join(work, 'bad-utf8-2.db');
+  const c5 = new Database(badText2);
+  c5.exec("CREATE TABLE k (id TEXT PRIMARY KEY, body TEXT) WITHOUT ROWID; INSERT INTO k VALUES ('a', 'ok \uFFFD'), ('b', CAST(x'ff' AS TEXT))");
+  c5.close();
+  const err5 = await t.throwsAsync(exportDb(badText2, path.join(work, 'bad-utf8-2-out'), { name: 'bad' }));
+  t.regex(err5!.message, /Table "k", row 2, column "body": the text is not valid UTF-8/);
+  const good = path.join(work, 'replacement-char.db');
+  const c6 = new Database(good);
+  c6.exec('CREATE TABLE r (id INTEGER PRIMARY KEY, body TEXT)');
+  c6.prepare('INSERT INTO r VALUES (1, ?)').run('a real \uFFFD replacement character');
+  c6.close();
+  await exportDb(good, path.join(work, 'replacement-out'), { name: 'r' });
+  const rr = readTableXml(unzipEntry(path.join(work, 'replacement-out', 'r.siard'), 'content/schema0/table0/table0.xml').toString('utf8'));
+  t.is(rr[0]!.get(2)!.text, 'a real \uFFFD replacement character');
 
   // A UTF-16 database: its text is decoded in its own encoding.
   const utf16 = path.join(work, 'utf16.db');

@@ -229,28 +229,61 @@ export class SqliteSource implements DatabaseSource {
     if (!this.catalogCache) await this.catalog();
     const plan = this.plans.get(table);
     if (!plan) throw new Error(`Table "${table}" is not in the exported catalogue.`);
-    // Text is fetched as its stored bytes and decoded strictly here: better-sqlite3 would replace
-    // invalid UTF-8 with U+FFFD, silently changing the value.
+    // better-sqlite3 turns invalid UTF-8 into U+FFFD, which would change a value silently. Text is
+    // read as strings (fast); a string holding U+FFFD is checked against its stored bytes through a
+    // second connection, and a mismatch stops the export. WITHOUT ROWID tables (no cheap row
+    // address) fetch text as bytes and decode strictly instead.
+    const strict = plan.orderBy !== 'rowid';
     const names = plan.table.columns.map((c, i) => {
       const q = quoteIdent(c.name);
-      return TEXT_KINDS.has(plan.decisions[i]!.kind) ? `CASE WHEN typeof(${q}) = 'text' THEN CAST(${q} AS BLOB) ELSE ${q} END` : q;
+      return strict && TEXT_KINDS.has(plan.decisions[i]!.kind) ? `CASE WHEN typeof(${q}) = 'text' THEN CAST(${q} AS BLOB) ELSE ${q} END` : q;
     });
+    if (!strict) names.push('rowid');
     const stmt = this.db
       .prepare(`SELECT ${names.length > 0 ? names.join(', ') : 'NULL'} FROM ${quoteIdent(table)} ORDER BY ${plan.orderBy}`)
       .raw(true)
       .safeIntegers(true);
-    const decoder = strictDecoder(String(this.db.pragma('encoding', { simple: true })));
+    const encoding = String(this.db.pragma('encoding', { simple: true }));
+    const decoder = strictDecoder(encoding);
+    const n = plan.decisions.length;
     const converters = plan.decisions.map((d, i) => converterFor(d, table, plan.table.columns[i]!.name, decoder));
+    const textColumn = plan.decisions.map((d) => TEXT_KINDS.has(d.kind));
     let rowNumber = 0;
     for (const raw of stmt.iterate() as IterableIterator<unknown[]>) {
       rowNumber++;
-      const out: SourceValue[] = new Array(converters.length);
-      for (let i = 0; i < converters.length; i++) out[i] = converters[i]!(raw[i], rowNumber);
+      const out: SourceValue[] = new Array(n);
+      for (let i = 0; i < n; i++) {
+        const v = raw[i];
+        if (!strict && textColumn[i] && typeof v === 'string' && v.includes('\uFFFD')) {
+          this.checkStoredText(table, plan.table.columns[i]!.name, raw[n] as bigint, v, encoding, rowNumber);
+        }
+        out[i] = converters[i]!(v, rowNumber);
+      }
       yield out;
     }
   }
 
+  private verifier: Database.Database | undefined;
+
+  /** Throws when `text` (as decoded by better-sqlite3) is not exactly the stored bytes of the cell. */
+  private checkStoredText(table: string, column: string, rowid: bigint, text: string, encoding: string, rowNumber: number): void {
+    if (!this.verifier) {
+      this.verifier = new Database(this.file, { readonly: true, fileMustExist: true });
+      this.verifier.exec('BEGIN');
+    }
+    const stored = this.verifier.prepare(`SELECT CAST(${quoteIdent(column)} AS BLOB) FROM ${quoteIdent(table)} WHERE rowid = ?`).pluck().get(rowid) as Buffer;
+    const enc = encoding.toUpperCase();
+    const bytes = enc === 'UTF-16LE' ? Buffer.from(text, 'utf16le') : enc === 'UTF-16BE' ? Buffer.from(text, 'utf16le').swap16() : Buffer.from(text, 'utf8');
+    if (!stored || !bytes.equals(stored)) {
+      throw new SiardOcflError(
+        `Table "${table}", row ${rowNumber}, column "${column}": the text is not valid ${enc}, so it cannot be written to XML unchanged; export stopped.`,
+        { code: 'VALUE_DOES_NOT_FIT' },
+      );
+    }
+  }
+
   async close(): Promise<void> {
+    if (this.verifier?.open) this.verifier.close();
     if (this.db.open) {
       if (this.db.inTransaction) this.db.exec('COMMIT');
       this.db.close();
@@ -302,12 +335,12 @@ function converterFor(decision: ColumnDecision, table: string, column: string, d
     case 'varchar':
     case 'date':
     case 'timestamp':
-      return (v, r) => (v === null ? null : v instanceof Uint8Array ? text(v, r) : fail(v, r));
+      return (v, r) => (v === null || typeof v === 'string' ? (v as SourceValue) : v instanceof Uint8Array ? text(v, r) : fail(v, r));
     case 'clob':
       // Widened columns carry numbers as text: integers exactly, reals in a form that stays a real.
       return (v, r) =>
-        v === null
-          ? null
+        v === null || typeof v === 'string'
+          ? (v as SourceValue)
           : v instanceof Uint8Array
             ? text(v, r)
             : typeof v === 'bigint'
