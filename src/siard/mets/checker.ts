@@ -71,10 +71,11 @@ export interface MetsIndexToCheck {
   parentPath: string;
   parent: ParsedMets;
   /**
-   * Parsed child METS by path (as the parent's FLocat resolves it). A child that exists but is
-   * absent here, or is an Error, is reported as METS_MALFORMED.
+   * Parsed child METS by path (as the parent's FLocat resolves it), or a loader called once per
+   * child in turn (so only one child is in memory at a time). A child that exists but is absent
+   * here, or is an Error, is reported as METS_MALFORMED.
    */
-  children: ReadonlyMap<string, ParsedMets | Error>;
+  children: ReadonlyMap<string, ParsedMets | Error> | ((path: string) => Promise<ParsedMets | Error | undefined>);
   facts: MetsFileFactsSource;
   /** every file that exists; enables the check for unlisted files in segment folders */
   presentFiles?: Iterable<string>;
@@ -169,15 +170,21 @@ export async function checkMetsIndex(input: MetsIndexToCheck): Promise<MetsFindi
   // --- the children -----------------------------------------------------------------------
   const listedBy = new Map<string, string>(); // LOB file path -> child METS path
   const segmentDirs: Array<{ dir: string; metsPath: string }> = [];
+  const seenChildren = new Set<string>();
   for (const file of childFiles) {
     if (file.id === undefined || !mptrHrefs.has(file.id)) {
       report('METS_LINK_BROKEN', parentPath, `In ${parentPath}, the child METS file ${file.id ?? '(no ID)'} has no mptr pointing at it.`);
     }
     const metsPath = locate(file, parentBase, parentPath);
     if (metsPath === undefined) continue;
+    if (seenChildren.has(metsPath)) {
+      report('METS_DUPLICATE', parentPath, `${parentPath} lists the child METS ${metsPath} twice.`);
+      continue;
+    }
+    seenChildren.add(metsPath);
     const exists = await verify(file, metsPath, parentPath, 'METS_CHILD_MISSING');
     if (!exists) continue;
-    const child = input.children.get(metsPath);
+    const child = typeof input.children === 'function' ? await input.children(metsPath) : input.children.get(metsPath);
     if (child === undefined || child instanceof Error) {
       const why = child instanceof Error ? child.message : 'it was not read.';
       report('METS_MALFORMED', metsPath, `The child METS ${metsPath} could not be checked: ${why}`);
@@ -268,17 +275,16 @@ export async function auditMetsIndex(source: MetsIndexSource): Promise<MetsFindi
   } catch (err) {
     return [{ code: 'METS_MALFORMED', severity: 'error', message: errorMessage(err), path: source.parentPath }];
   }
-  const children = new Map<string, ParsedMets | Error>();
-  for (const p of childMetsPaths(source.parentPath, parent)) {
-    if (children.has(p)) continue;
+  // Children are read one at a time, when the check reaches them, and dropped after.
+  const children = async (p: string): Promise<ParsedMets | Error | undefined> => {
     const childBytes = await source.open(p);
-    if (childBytes === undefined) continue; // reported as METS_CHILD_MISSING
+    if (childBytes === undefined) return undefined;
     try {
-      children.set(p, await parseMets(childBytes, p));
+      return await parseMets(childBytes, p);
     } catch (err) {
-      children.set(p, err instanceof Error ? err : new Error(String(err)));
+      return err instanceof Error ? err : new Error(String(err));
     }
-  }
+  };
   return checkMetsIndex({ ...source, parent, children });
 }
 

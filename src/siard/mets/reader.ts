@@ -29,7 +29,8 @@ export function metsError(what: string, message: string): SiardOcflError {
 export async function parseMets(input: MetsInput, what = 'The METS file'): Promise<ParsedMets> {
   const parser = new SaxesParser({ xmlns: true, position: true });
   const result: ParsedMets = { files: [], structMaps: [] };
-  const groups: Array<{ id?: string; use?: string }> = [];
+  // Each open fileGrp with the IDs and USE its files inherit, computed once and shared by them.
+  const groups: Array<{ ids: readonly string[]; use?: string }> = [];
   const files: ParsedMetsFile[] = [];
   let structMap: ParsedStructMap | undefined;
   let depth = 0;
@@ -65,10 +66,13 @@ export async function parseMets(input: MetsInput, what = 'The METS file'): Promi
         result.createDate = a('CREATEDATE');
         break;
       case 'fileGrp':
-        groups.push({ id: a('ID'), use: a('USE') });
+        {
+          const outer = groups[groups.length - 1];
+          groups.push({ ids: Object.freeze([...(outer?.ids ?? []), a('ID') ?? '']), use: a('USE') ?? outer?.use });
+        }
         break;
       case 'file': {
-        const use = [...groups].reverse().find((g) => g.use !== undefined)?.use;
+        const group = groups[groups.length - 1];
         const file: ParsedMetsFile = {
           id: a('ID'),
           ownerId: a('OWNERID'),
@@ -76,8 +80,8 @@ export async function parseMets(input: MetsInput, what = 'The METS file'): Promi
           size: a('SIZE'),
           checksum: a('CHECKSUM'),
           checksumType: a('CHECKSUMTYPE'),
-          use,
-          groupIds: groups.map((g) => g.id ?? ''),
+          use: group?.use,
+          groupIds: group?.ids ?? [],
           flocats: [],
           transforms: [],
         };

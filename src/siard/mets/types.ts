@@ -97,8 +97,8 @@ export interface ParsedMetsFile {
   checksumType?: string;
   /** USE of the nearest enclosing fileGrp that has one */
   use?: string;
-  /** IDs of the enclosing fileGrps, outermost first */
-  groupIds: string[];
+  /** IDs of the enclosing fileGrps, outermost first (shared between files: do not modify) */
+  groupIds: readonly string[];
   flocats: ParsedFLocat[];
   transforms: ParsedTransformFile[];
 }
