@@ -663,3 +663,23 @@ test('an archive without external LOBs gets a parent with no children; a repeate
   const codes = codesAt(await audit(nw));
   t.true(codes.includes('METS_DUPLICATE Northwind_lobseg_0/mets.xml'));
 });
+
+test('checkMetsIndex on parsed documents (a Map of children) finds what the streaming audit finds', async (t) => {
+  const { checkMetsIndex } = await import('../src/siard/mets/index.js');
+  const nw = await makeNorthwind();
+  await writeIndex(nw);
+  await fsp.writeFile(path.join(nw.root, nw.lobPaths[3]!), Buffer.alloc(SIZES[3]!)); // same size, zeros
+  const read = (p: string) => parseMets(readFileSync(path.join(nw.root, p)), p);
+  const children = new Map<string, Awaited<ReturnType<typeof parseMets>>>();
+  for (const h of [0, 1, 2]) children.set(`Northwind_lobseg_${h}/mets.xml`, await read(`Northwind_lobseg_${h}/mets.xml`));
+  const findings = await checkMetsIndex({
+    parentPath: 'mets.xml',
+    parent: await read('mets.xml'),
+    children,
+    facts: folderFacts(nw.root),
+    presentFiles: await listFiles(nw.root),
+    referencedFiles: nw.lobPaths,
+  });
+  t.deepEqual(codesAt(findings), [`METS_CHECKSUM_MISMATCH ${nw.lobPaths[3]}`]);
+  t.deepEqual(findings, await audit(nw));
+});
