@@ -14,3 +14,4 @@ export * from './ocfl/validate/index.js';
 export * from './siard/reader/index.js';
 export * from './siard/export-api.js';
 export * from './siard/mets/index.js';
+export * from './archive/index.js';
