@@ -5,7 +5,8 @@
  * Structure as in the seed's "Child IP mets file": fileSec / fileGrp ID_SIARD_FILES / fileGrp of
  * the segment / file (ID, MIMETYPE, OWNERID, CHECKSUMTYPE, CHECKSUM, SIZE) / FLocat; a structMap
  * TYPE="LOBPOINTER" for the files of the segment; a structMap TYPE="logical" whose mptr's
- * xlink:href is the parent's OBJID. Differences, each to stay valid and meaningful METS:
+ * xlink:href is the parent's OBJID. The seed's example is schema-valid METS too; the differences
+ * make the values mean what METS says they mean:
  * - FLocat xlink:href is a relative URL reference resolved against this METS file, i.e. inside
  *   the segment folder (`content/schema0/table2/lob4/record0.bin`), percent-encoded. The seed's
  *   `file:///Northwind_lobseg_0/...` is an absolute URL at the root of a file system, which breaks

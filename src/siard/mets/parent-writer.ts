@@ -5,7 +5,8 @@
  * child METS; a PHYSICAL structMap with the SIARD file's fptr and one mptr per child whose
  * xlink:href is the child's OBJID, equal to the ID of the child's file entry here.
  *
- * Differences from the seed, to stay valid and meaningful METS:
+ * Differences from the seed (whose example is schema-valid too), so the values mean what METS
+ * says they mean:
  * - FLocat hrefs are relative URL references (`Northwind.siard`, `Northwind_lobseg_0/mets.xml`),
  *   not `file:///...` URLs at a file system root, so the index survives a move.
  * - MIMETYPE: `application/zip` for the SIARD file and `text/xml` for the METS files; the seed's
