@@ -13,7 +13,8 @@
  *   as soon as the folders move, the very case the index exists for.
  * - MIMETYPE is written only when known; the seed's "binary" is not a media type.
  * - The LOBPOINTER div holds one `fptr FILEID=...` per file. The seed's single `fptr` with only
- *   CONTENTIDS points at no file (METS: an fptr without FILEID must have area/seq/par children).
+ *   CONTENTIDS points at no file; METS says an fptr's content must be files of the fileSec,
+ *   reached through FILEID or an area/seq/par child, and the seed's has neither.
  *
  * Memory: the IDs of the files (for the structMap and the duplicate check) stay in memory, about
  * 40 bytes per file; everything else is flushed as it is written.
