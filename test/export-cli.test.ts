@@ -40,6 +40,17 @@ test('export prints a JSON summary and names the archive after the database file
   t.true(readdirSync(out).every((n) => !n.startsWith('.')), 'no staging folder left');
 });
 
+test('--tables exports only the matching tables, numbered from 0 in export order', async (t) => {
+  const out = path.join(work, 'some-tables');
+  const r = await runCli(['export', db, out, '--json', '--tables', 'Cat*,Ship?ers', '--name', 'Part']);
+  t.is(r.code, 0, r.stderr);
+  const s = JSON.parse(r.stdout);
+  t.is(s.siard, 'Part.siard');
+  t.is(s.tables, 2);
+  t.is(s.rows, 8 + 4);
+  t.true(existsSync(path.join(out, 'Part_lobseg_0', 'content/schema0/table0/lob4/record0.bin')), 'Categories is table0 now');
+});
+
 test('bad input: a missing database file exits 2 and creates nothing', async (t) => {
   const out = path.join(work, 'missing-out');
   const r = await runCli(['export', path.join(work, 'nope.db'), out]);
