@@ -221,3 +221,15 @@ test(`random-timing kills (seed ${SEED}): every kill leaves old or new, the next
   }
   t.log(outcomes.join('\n'));
 });
+
+for (const [point, expected] of [['after-version-rename', 'old'], ['after-inventory-rename', 'new']] as Array<[string, Outcome]>) {
+  test(`repairObject after a kill at ${point} leaves a valid object at the ${expected} version, no new version`, async (t) => {
+    const { base, rootDir } = await rootWithV1();
+    const input = writeInput(path.join(base, 'in2'), V2);
+    t.is((await put(rootDir, ID, input, { SIARD_OCFL_FAILPOINT: point })).signal, 'SIGKILL');
+    const { openRoot } = await import('../src/ocfl/root.js');
+    await (await openRoot(rootDir)).repairObject(ID);
+    await assertCleanAndAt(t, rootDir, expected === 'old' ? V1 : V2);
+    t.deepEqual((await readHead(rootDir, ID))!.versions, expected === 'old' ? ['v1'] : ['v1', 'v2']);
+  });
+}

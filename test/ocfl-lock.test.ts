@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import ocflFs from '@ocfl/ocfl-fs';
 import { loadLayout0003 } from '../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
 import { initRoot, openRoot } from '../src/ocfl/root.js';
-import { emptyDirs, type Files, put, readHead, startPut, workspaceEntries, writeInput } from './crash/harness.js';
+import { emptyDirs, type Files, put, type PutChild, type PutRun, readHead, startPut, workspaceEntries, writeInput } from './crash/harness.js';
 import { tempDir } from './helpers/tmp.js';
 
 const ID = 'lock:object/1';
@@ -20,10 +20,12 @@ const V1: Files = { 'a.txt': 'one\n', 'b.txt': 'two\n' };
 const V2A: Files = { 'a.txt': 'writer A\n', 'c.txt': 'only A\n' };
 const V2B: Files = { 'a.txt': 'writer B\n', 'd.txt': 'only B\n' };
 
-async function waitFor(file: string, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
+/** Waits until the paused child has created `file`; fails with the child's stderr if it ends first. */
+async function waitForPause(file: string, child: PutChild): Promise<void> {
+  let ended: PutRun | undefined;
+  void child.done.then((r) => (ended = r));
   while (!existsSync(file)) {
-    if (Date.now() > end) throw new Error(`${file} did not appear`);
+    if (ended) throw new Error(`the first writer ended before pausing (${ended.code ?? ended.signal}): ${ended.stderr}`);
     await sleep(20);
   }
 }
@@ -51,7 +53,7 @@ async function race(t: ExecutionContext, existing: boolean, pausePoint: string):
   if (existing) t.is((await put(rootDir, ID, writeInput(path.join(base, 'v1'), V1))).code, 0);
   const go = path.join(base, 'go');
   const a = startPut(rootDir, ID, writeInput(path.join(base, 'a'), V2A), { SIARD_OCFL_PAUSE: pausePoint, SIARD_OCFL_PAUSE_FILE: go });
-  await waitFor(go + '.waiting');
+  await waitForPause(go + '.waiting', a);
   // A holds the lock in the middle of its commit. B fails at once and repairs nothing.
   const b = await put(rootDir, ID, writeInput(path.join(base, 'b'), V2B));
   t.is(b.code, 2);
@@ -84,7 +86,7 @@ test('writers of different objects run at the same time', async (t) => {
   await initRoot(rootDir, await loadLayout0003());
   const go = path.join(base, 'go');
   const a = startPut(rootDir, 'object-a', writeInput(path.join(base, 'a'), V2A), { SIARD_OCFL_PAUSE: 'after-tree-built', SIARD_OCFL_PAUSE_FILE: go });
-  await waitFor(go + '.waiting');
+  await waitForPause(go + '.waiting', a);
   const other = await put(rootDir, 'object-b', writeInput(path.join(base, 'b'), V2B));
   t.is(other.code, 0, other.stderr);
   writeFileSync(go, '');

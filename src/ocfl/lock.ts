@@ -6,7 +6,7 @@
  * host that no longer exists, otherwise when proper-lockfile finds it stale (mtime too old).
  * Behind the LockProvider interface so a database row lock can serve several hosts later.
  */
-import { promises as fsp } from 'node:fs';
+import { promises as fsp, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -35,6 +35,12 @@ interface Owner {
   pid: number;
   host: string;
 }
+
+/** Locks this process holds, removed on a normal exit even if a caller forgot to release them. */
+const held = new Set<string>();
+process.once('exit', () => {
+  for (const lockPath of held) rmSync(lockPath, { recursive: true, force: true });
+});
 
 function processAlive(pid: number): boolean {
   try {
@@ -73,12 +79,14 @@ export class FileLockProvider implements LockProvider {
     const taken = await fsp.stat(lockPath);
     await fsp.writeFile(path.join(lockPath, OWNER), JSON.stringify({ pid: process.pid, host: os.hostname() } satisfies Owner));
     await fsp.utimes(lockPath, taken.atime, taken.mtime);
+    held.add(lockPath);
     return {
       id,
       assertHeld() {
         if (compromised) throw new LockHeldError(`The lock on object "${id}" was lost (${compromised.message}); nothing was committed.`);
       },
       release: async () => {
+        held.delete(lockPath);
         this.onCompromised.delete(lockPath);
         // proper-lockfile removes its folder with rmdir: empty it first.
         await fsp.rm(path.join(lockPath, OWNER), { force: true });

@@ -6,6 +6,7 @@ import { SiardOcflError, UsageError } from '../errors.js';
 import { recoverObject, type CommitContext } from './commit.js';
 import { readLayoutConfig } from './layout/registry.js';
 import type { StorageLayout } from './layout/storage-layout.js';
+import type { LockProvider } from './lock.js';
 import { assertObjectId } from './logical-path.js';
 import { OcflObjectReader } from './object.js';
 import { StagedVersion, type StartVersionOptions } from './stage.js';
@@ -21,6 +22,8 @@ const OBJECT_DECLARATION_PREFIX = '0=ocfl_object_';
 export interface RootOptions {
   /** Where versions are staged and locks kept; default: a sibling folder of the root. */
   workspaceDir?: string;
+  /** Object locks; default: file locks in the workspace (proper-lockfile). */
+  locks?: LockProvider;
 }
 
 export interface ObjectLocation {
@@ -168,8 +171,18 @@ export class OcflStorageRoot {
   }
 
   private workspace(): Promise<Workspace> {
-    this.workspacePromise ??= openWorkspace(this.storage, this.location, this.options.workspaceDir);
+    this.workspacePromise ??= openWorkspace(this.storage, this.location, this.options.workspaceDir).then((ws) =>
+      this.options.locks ? { ...ws, locks: this.options.locks } : ws,
+    );
     return this.workspacePromise;
+  }
+
+  /**
+   * Repairs what a crashed writer left in an object (see commit.ts), without writing a version.
+   * LockHeldError when a writer is at work on it.
+   */
+  async repairObject(id: string): Promise<void> {
+    await (await this.startVersion(id)).abort();
   }
 
   /**
