@@ -24,6 +24,12 @@ export interface XmlElement {
 /** Metadata larger than this is refused rather than held in memory. */
 export const MAX_METADATA_BYTES = 256 * 1024 * 1024;
 
+/**
+ * Deeper nesting is refused: SIARD metadata nests about a dozen levels, and saxes's namespace
+ * lookup walks the whole ancestor chain, so 100,000 nested elements would take hours (quadratic).
+ */
+export const MAX_METADATA_DEPTH = 1000;
+
 export function parseXmlTree(xml: string, what: string): XmlElement {
   if (xml.length > MAX_METADATA_BYTES) {
     throw new SiardOcflError(`${what} is larger than ${MAX_METADATA_BYTES} bytes; refusing to read it.`, { code: 'SIARD_METADATA', exitCode: 1 });
@@ -38,6 +44,8 @@ export function parseXmlTree(xml: string, what: string): XmlElement {
   parser.on('error', (err) => fail(err.message));
   parser.on('doctype', () => fail('it has a DOCTYPE declaration, which SIARD metadata never has (refused to avoid entity attacks)'));
   parser.on('opentag', (tag: SaxesTagNS) => {
+    // Thrown, not noted: it must stop the parse at once (caught around parser.write below).
+    if (stack.length >= MAX_METADATA_DEPTH) throw new Error(`elements are nested more than ${MAX_METADATA_DEPTH} deep`);
     const attributes: Record<string, string> = {};
     for (const a of Object.values(tag.attributes)) attributes[a.local] = a.value;
     const el: XmlElement = { name: tag.local, ns: tag.uri, attributes, children: [], text: '' };
