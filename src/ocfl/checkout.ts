@@ -39,13 +39,28 @@ export async function checkoutVersion(reader: OcflObjectReader, dest: string, op
   for (const [logicalPath, digest] of state) {
     const problem = logicalPathProblem(logicalPath);
     const file = path.resolve(target, ...logicalPath.split('/'));
-    if (problem || logicalPath.includes('\\') || !isInside(target, file)) {
+    // A backslash is an ordinary character in OCFL and on POSIX, but a separator on Windows.
+    const windowsSeparator = process.platform === 'win32' && logicalPath.includes('\\');
+    if (problem || windowsSeparator || !isInside(target, file)) {
       throw new SiardOcflError(
         `Object "${reader.id}" version ${version} has logical path ${JSON.stringify(logicalPath)}, which would escape ${target}; nothing was written.`,
         { code: 'UNSAFE_LOGICAL_PATH', exitCode: 1 },
       );
     }
     plan.push({ logicalPath, file, digest, contentPath: reader.contentPathOfDigest(digest) });
+  }
+  // A path that is both a file and a folder (E095 in a bad inventory) would fail half-way.
+  for (const { logicalPath } of plan) {
+    const parts = logicalPath.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const folder = parts.slice(0, i).join('/');
+      if (state.has(folder)) {
+        throw new SiardOcflError(
+          `Object "${reader.id}" version ${version} has "${folder}" both as a file and as a folder; nothing was written.`,
+          { code: 'PATH_CONFLICT', exitCode: 1 },
+        );
+      }
+    }
   }
   const existing = await fsp.readdir(target).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined;
