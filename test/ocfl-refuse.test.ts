@@ -120,3 +120,18 @@ test('checkout copies a version, refuses a non-empty destination, and detects co
   t.regex(bad.stderr, /Content v2\/content\/dir\/a\.txt of object "co" \(logical path "dir\/a\.txt"\) has sha512/);
   t.false(existsSync(path.join(base, 'v2', 'dir', 'a.txt')));
 });
+
+test('put refuses a file name that is not UTF-8 instead of storing a replaced name', async (t) => {
+  const base = tempDir();
+  const rootDir = path.join(base, 'root');
+  await initRoot(rootDir, await loadLayout0003());
+  const before = tree(rootDir);
+  const input = path.join(base, 'input');
+  mkdirSync(input);
+  // fs accepts a Buffer path: the raw bytes 'x', 0xff (not UTF-8).
+  writeFileSync(Buffer.concat([Buffer.from(input + '/'), Buffer.from([0x78, 0xff])]), 'x');
+  const r = await runCli(['put', '--root', rootDir, '--id', 'obj', input]);
+  t.is(r.code, 2);
+  t.regex(r.stderr, /is not valid UTF-8/);
+  t.deepEqual(tree(rootDir), before);
+});

@@ -27,8 +27,17 @@ interface SourceFile {
 /** Regular files under `dir`, sorted by logical path; symbolic links and special files are refused. */
 async function listFiles(dir: string): Promise<SourceFile[]> {
   const out: SourceFile[] = [];
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
   const walk = async (abs: string, rel: string): Promise<void> => {
-    for (const entry of await fsp.readdir(abs, { withFileTypes: true })) {
+    // Names read as bytes: a name that is not UTF-8 is refused rather than silently replaced.
+    for (const raw of await fsp.readdir(abs, { withFileTypes: true, encoding: 'buffer' })) {
+      let name: string;
+      try {
+        name = utf8.decode(raw.name);
+      } catch {
+        throw new UsageError(`A file name in ${abs} is not valid UTF-8 (${raw.name.toString('latin1')}); logical paths must be Unicode.`);
+      }
+      const entry = { name, isDirectory: () => raw.isDirectory(), isFile: () => raw.isFile() };
       const childAbs = path.join(abs, entry.name);
       const childRel = rel ? `${rel}/${entry.name}` : entry.name;
       if (entry.isDirectory()) await walk(childAbs, childRel);
