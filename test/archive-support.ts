@@ -32,7 +32,7 @@ export async function ingestNorthwind(id = 'urn:example:northwind'): Promise<Ing
   const db = path.join(dir, 'Northwind.db');
   buildNorthwind(db);
   const root = path.join(dir, 'root');
-  const r = await initRoot(root, loadLayout0003({}));
+  const r = await initRoot(root, await loadLayout0003());
   const result = await ingest(`sqlite:${db}`, r, id, { name: 'Northwind', ...NORTHWIND_LIMITS, user: { name: 'test', address: 'mailto:test@example.org' } });
   return { dir, root, id, db, objectDir: path.join(root, result.objectPath), result };
 }

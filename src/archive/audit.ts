@@ -292,7 +292,12 @@ async function auditObject(root: OcflStorageRoot, objectPath: string, expectedId
           }
           const parts = found.parts.map((p) => (p as { path: string }).path);
           const contentPaths = parts.map((p) => contentOf(p)!);
-          if (contentPaths.some((c) => !c || !sizes.has(c))) continue; // the validator reports missing content
+          const lost = parts.find((_p, i) => !contentPaths[i] || !sizes.has(contentPaths[i]!));
+          if (lost !== undefined) {
+            // In the version's state, but its content file is gone from storage (the validator says E092 too).
+            add('error', 'LOB_MISSING', `${logicalPath}: table ${tableName}, row ${cell.row}, column ${where.column}: LOB file ${lost} is in ${version} but its content file ${contentOf(lost) ?? '(none)'} is missing from storage.`, { ...where, path: lost });
+            continue;
+          }
           s.lobFiles += parts.length;
           const check: LobCheck = { where, ref: cell.ref, text: cell.family === 'clob' || cell.family === 'xml', parts, contentPaths };
           const alg = cell.ref.digestType ? OCFL_ALGORITHM_OF_DIGEST_TYPE[cell.ref.digestType] : undefined;
