@@ -188,7 +188,12 @@ async function readEntryText(zip: ZipReader, name: string, max: number): Promise
   const stream = await zip.openStream(name, { maxUncompressedSize: max });
   const chunks: Buffer[] = [];
   for await (const chunk of stream as AsyncIterable<Buffer>) chunks.push(chunk);
-  return Buffer.concat(chunks).toString('utf8');
+  try {
+    // fatal: bytes that are not UTF-8 are an error, never silently turned into U+FFFD.
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    throw new SiardOcflError(`${zip.path}: ${name} is not valid UTF-8.`, { code: 'SIARD_METADATA', exitCode: 1 });
+  }
 }
 
 type LobFamily = SiardLobCell['family'];

@@ -5,7 +5,6 @@
  * ARRAY (`a1` ...) / UDT (`u1` ...) values.
  */
 import type { Readable } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
 import { SaxesParser, type SaxesTag } from 'saxes';
 import { SiardOcflError } from '../../errors.js';
 import { sqlTypeFamily, type SiardColumn, type SqlTypeFamily } from '../model.js';
@@ -63,6 +62,12 @@ function lobReference(attributes: Record<string, string>, where: () => string): 
   return ref;
 }
 
+/** Longest run of text (characters) between two tags that is accepted: bounds memory against bombs. */
+export const MAX_TEXT_RUN = 64 * 1024 * 1024;
+
+/** table/row/cell plus this many levels of ARRAY/UDT nesting; deeper is refused (readers recurse). */
+const MAX_DEPTH = 3 + 100;
+
 /**
  * Rows of one table XML, in order. The stream is consumed as the iterator is; stopping early
  * destroys it. Errors are SiardOcflError sentences naming the table, the row and the column.
@@ -77,6 +82,7 @@ export async function* readTableRows(input: Readable, options: TableRowsOptions)
   let cells: SiardReadCellValue[] | undefined;
   let failure: Error | undefined;
   let sawTable = false;
+  let sinceMarkup = 0;
 
   const where = (column?: string): string =>
     `${what}${rowIndex > 0 ? `, row ${rowIndex}` : ''}${column ? `, column ${column}` : ''}`;
@@ -87,6 +93,7 @@ export async function* readTableRows(input: Readable, options: TableRowsOptions)
   parser.on('error', (err) => fail(`not well-formed XML (${err.message})`));
   parser.on('doctype', () => fail('a DOCTYPE declaration is not allowed in table data'));
   parser.on('opentag', (tag: SaxesTag) => {
+    sinceMarkup = 0;
     if (failure) return;
     const name = localName(tag.name);
     const depth = stack.length;
@@ -100,6 +107,8 @@ export async function* readTableRows(input: Readable, options: TableRowsOptions)
     } else if (depth === 2) {
       const m = /^c([1-9]\d*)$/.exec(name);
       if (!m || Number(m[1]) > columns.length) fail(`unexpected element <${name}> (the table has ${columns.length} columns)`);
+    } else if (depth >= MAX_DEPTH) {
+      fail(`values are nested more than ${MAX_DEPTH - 3} levels deep`, stack[2]?.name);
     } else {
       const m = /^([au])([1-9]\d*)$/.exec(name);
       const parent = stack[depth - 1]!;
@@ -121,6 +130,7 @@ export async function* readTableRows(input: Readable, options: TableRowsOptions)
   parser.on('text', onText);
   parser.on('cdata', onText);
   parser.on('closetag', () => {
+    sinceMarkup = 0;
     if (failure) return;
     const frame = stack.pop()!;
     const depth = stack.length;
@@ -155,20 +165,36 @@ export async function* readTableRows(input: Readable, options: TableRowsOptions)
     else stack[depth - 1]!.elements!.set(Number(frame.name.slice(1)), value);
   });
 
-  const decoder = new StringDecoder('utf8');
+  // fatal: bytes that are not UTF-8 stop the read instead of becoming U+FFFD (a silent change).
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const decode = (chunk?: Buffer): string => {
+    try {
+      return chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode();
+    } catch {
+      throw new SiardOcflError(`${where()}: the table XML is not valid UTF-8.`, { code: 'SIARD_TABLE', exitCode: 1 });
+    }
+  };
   let first = true;
   try {
     for await (const chunk of input as AsyncIterable<Buffer | string>) {
-      let s = typeof chunk === 'string' ? chunk : decoder.write(chunk);
+      let s = typeof chunk === 'string' ? chunk : decode(chunk);
       if (first && s.length > 0) {
         if (s.charCodeAt(0) === 0xfeff) s = s.slice(1);
         first = false;
       }
       parser.write(s);
       if (failure) throw failure;
+      // saxes holds text until the next markup: a zip bomb of one endless value would fill memory.
+      sinceMarkup += s.length;
+      if (sinceMarkup > MAX_TEXT_RUN) {
+        throw new SiardOcflError(`${where(stack[2]?.name)}: more than ${MAX_TEXT_RUN} characters of text without markup; refusing the value (inline values that large belong in LOB files).`, {
+          code: 'SIARD_TABLE',
+          exitCode: 1,
+        });
+      }
       while (ready.length > 0) yield ready.shift()!;
     }
-    parser.write(decoder.end());
+    parser.write(decode());
     parser.close();
     if (failure) throw failure;
     while (ready.length > 0) yield ready.shift()!;
