@@ -83,6 +83,9 @@ export interface PostgresLoaderOptions {
   batchBytes?: number;
 }
 
+/** bytes per lo_put() once a LOB goes through a large object */
+const PUT_BYTES = 4 * 1024 * 1024;
+
 interface PendingCell {
   sql: string;
 }
@@ -306,10 +309,10 @@ export class PostgresLoader implements TargetLoader {
     for await (const chunk of lob.chunks) {
       held.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
       heldBytes += chunk.byteLength;
-      if (heldBytes > this.inlineLobBytes) {
-        if (oid === undefined) oid = (await client.query<{ oid: string }>('SELECT lo_create(0)::text AS oid')).rows[0]!.oid;
-        await put();
+      if (oid === undefined && heldBytes > this.inlineLobBytes) {
+        oid = (await client.query<{ oid: string }>('SELECT lo_create(0)::text AS oid')).rows[0]!.oid;
       }
+      if (oid !== undefined && heldBytes >= PUT_BYTES) await put();
     }
     if (oid === undefined) return { kind: 'inline', bytes: Buffer.concat(held) };
     if (heldBytes > 0) await put();

@@ -38,7 +38,7 @@ export interface PgSourceTable extends SourceTable {
 export interface PostgresSourceOptions extends IntrospectOptions {
   /** values up to this many bytes come with their row (default 256 KiB) */
   inlineThreshold?: number;
-  /** bytes per slice when streaming a large value (default 4 MiB) */
+  /** bytes per slice when streaming a large value (default 1 MiB) */
   sliceBytes?: number;
   /** most rows per cursor fetch (default 1000) */
   fetchRows?: number;
@@ -69,7 +69,7 @@ export class PostgresSource implements DatabaseSource {
   ) {
     this.description = describePostgresUrl(url);
     this.inlineThreshold = options.inlineThreshold ?? 256 * 1024;
-    this.sliceBytes = options.sliceBytes ?? 4 * 1024 * 1024;
+    this.sliceBytes = options.sliceBytes ?? 1024 * 1024;
     this.fetchRows = options.fetchRows ?? 1000;
   }
 
