@@ -215,7 +215,8 @@ export class StagedVersion {
     const { workspace, stage } = this.ctx;
     const incoming = `${stage}/incoming/${++this.counter}`;
     const hasher = await MultiHasher.create([this.digestAlgorithm, ...this.fixityAlgorithms]);
-    const file = await workspace.openWrite(incoming, { exclusive: true });
+    // Flushed at commit, all files at once (fsyncTree), before anything is renamed into the root.
+    const file = await workspace.openWrite(incoming, { exclusive: true, durable: false });
     try {
       for await (const chunk of source) {
         const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
@@ -350,8 +351,11 @@ export class StagedVersion {
       inv.fixity ??= {};
       for (const alg of this.fixityAlgorithms) {
         const block = (inv.fixity[alg] ??= {});
+        // Existing keys may be upper case (digests compare case-insensitively): index them once.
+        const keys = new Map(Object.keys(block).map((k) => [k.toLowerCase(), k]));
         const add = (value: string, contentPath: string) => {
-          const key = Object.keys(block).find((k) => k.toLowerCase() === value) ?? value;
+          const key = keys.get(value) ?? value;
+          keys.set(value, key);
           const paths = (block[key] ??= []);
           if (!paths.includes(contentPath)) paths.push(contentPath);
         };

@@ -38,7 +38,8 @@ export class FileSystemStorage implements Storage {
     return fsp.readFile(this.resolve(rel));
   }
 
-  async openWrite(rel: string, options: { exclusive?: boolean } = {}): Promise<WritableFile> {
+  async openWrite(rel: string, options: { exclusive?: boolean; durable?: boolean } = {}): Promise<WritableFile> {
+    const durable = options.durable ?? true;
     const abs = this.resolve(rel);
     await fsp.mkdir(path.dirname(abs), { recursive: true });
     const handle = await fsp.open(abs, options.exclusive ? 'wx' : 'w');
@@ -54,7 +55,7 @@ export class FileSystemStorage implements Storage {
       async close() {
         if (closed) return;
         closed = true;
-        await handle.sync();
+        if (durable) await handle.sync();
         await handle.close();
       },
       async abort() {
@@ -65,6 +66,16 @@ export class FileSystemStorage implements Storage {
         await fsp.rm(abs, { force: true });
       },
     };
+  }
+
+  async fsyncFile(rel: string): Promise<void> {
+    // On Linux fsync through any descriptor flushes the file's data.
+    const handle = await fsp.open(this.resolve(rel), 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
   }
 
   async list(rel: string): Promise<StorageEntry[]> {

@@ -19,7 +19,7 @@ export interface StorageEntry {
 
 export interface WritableFile {
   write(chunk: Uint8Array): Promise<void>;
-  /** Flushes the bytes to stable storage and closes the file. */
+  /** Closes the file, first flushing its bytes to stable storage when opened durable. */
   close(): Promise<void>;
   /** Closes and removes a file that will not be completed. */
   abort(): Promise<void>;
@@ -31,8 +31,14 @@ export interface Storage {
   stat(path: string): Promise<StorageStat | undefined>;
   readStream(path: string, options?: { start?: number; end?: number }): Readable;
   readFile(path: string): Promise<Buffer>;
-  /** Creates parent folders as needed; refuses to overwrite when `exclusive`. */
-  openWrite(path: string, options?: { exclusive?: boolean }): Promise<WritableFile>;
+  /**
+   * Creates parent folders as needed; refuses to overwrite when `exclusive`. close() flushes the
+   * bytes to stable storage unless `durable` is false (the caller then calls fsyncFile later,
+   * e.g. for many files at once).
+   */
+  openWrite(path: string, options?: { exclusive?: boolean; durable?: boolean }): Promise<WritableFile>;
+  /** Flushes a written file's bytes to stable storage. */
+  fsyncFile(path: string): Promise<void>;
   list(path: string): Promise<StorageEntry[]>;
   mkdir(path: string): Promise<void>;
   /** Atomic rename within the backend (same filesystem). */
