@@ -23,18 +23,26 @@ export function register(program: Command): void {
     .option('--json', 'print {valid, errors, warnings, objects, files, bytes} as JSON')
     .option('--no-fixity', 'skip verifying content and fixity digests (structure only)')
     .action(async (target: string, options: { json?: boolean; fixity: boolean }) => {
+      // A storage root shows objects done; a single object shows bytes hashed.
       const progress = createProgress({ json: options.json });
-      let started = false;
+      let mode: 'none' | 'objects' | 'bytes' = 'none';
       const result = await validatePath(target, {
         fixity: options.fixity,
-        onPlan: (_files, bytes) => {
-          if (started) progress.stop();
-          progress.start(bytes, 'verifying digests');
-          started = true;
+        onObjectsFound: (count) => {
+          mode = 'objects';
+          progress.start(count, 'validating objects');
         },
-        onHashed: (_files, bytes) => progress.increment(bytes),
+        onObject: () => progress.increment(),
+        onPlan: (_files, bytes) => {
+          if (mode !== 'none') return;
+          mode = 'bytes';
+          progress.start(bytes, 'verifying digests');
+        },
+        onHashed: (_files, bytes) => {
+          if (mode === 'bytes') progress.increment(bytes);
+        },
       }).finally(() => {
-        if (started) progress.stop();
+        if (mode !== 'none') progress.stop();
       });
       if (options.json) {
         printJson({

@@ -22,7 +22,9 @@ export interface ValidateOptions {
   onPlan?: (files: number, bytes: number) => void;
   /** Progress: content files and bytes hashed (increments). */
   onHashed?: (files: number, bytes: number) => void;
-  /** Progress: an object is about to be validated (storage roots). */
+  /** Progress (storage roots): how many objects the hierarchy holds. */
+  onObjectsFound?: (count: number) => void;
+  /** Progress (storage roots): an object has been validated. */
   onObject?: (relativePath: string) => void;
 }
 
@@ -61,7 +63,7 @@ export async function validateStorageRoot(root: string, options: ValidateOptions
   await assertFolder(root);
   const pool = new HashPool();
   try {
-    const check = await checkStorageRoot(root, { fixity: options.fixity, pool, display: root, onPlan: options.onPlan, onHashed: options.onHashed, onObject: options.onObject });
+    const check = await checkStorageRoot(root, { fixity: options.fixity, pool, display: root, onPlan: options.onPlan, onHashed: options.onHashed, onObjectsFound: options.onObjectsFound, onObject: options.onObject });
     const f = check.findings;
     return { valid: f.valid, errors: f.errors, warnings: f.warnings, objects: check.objects, files: check.files, bytes: check.bytes };
   } finally {

@@ -20,7 +20,9 @@ export interface StorageRootCheckOptions {
   fixity?: boolean;
   pool?: HashPool;
   display?: string;
-  /** Called when an object is found, before it is validated. */
+  /** Called once the hierarchy is walked, with the number of objects found. */
+  onObjectsFound?: (count: number) => void;
+  /** Called when an object has been validated. */
   onObject?: (relativePath: string) => void;
   onPlan?: (files: number, bytes: number) => void;
   onHashed?: (files: number, bytes: number) => void;
@@ -149,13 +151,14 @@ export async function checkStorageRoot(root: string, options: StorageRootCheckOp
     }
 
     // Objects, a few at a time, so one object's structure checks overlap another's hashing.
+    options.onObjectsFound?.(objectDirs.length);
     const checks = new Array<Awaited<ReturnType<typeof checkObject>> | undefined>(objectDirs.length);
     let next = 0;
     const lane = async (): Promise<void> => {
       while (next < objectDirs.length) {
         const i = next++;
-        options.onObject?.(objectDirs[i]);
         checks[i] = await checkObject(path.join(root, objectDirs[i]), { fixity: options.fixity, pool, display: at(objectDirs[i]), onPlan: options.onPlan, onHashed: options.onHashed });
+        options.onObject?.(objectDirs[i]);
       }
     };
     await Promise.all(Array.from({ length: OBJECTS_AT_ONCE }, lane));
