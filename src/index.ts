@@ -15,3 +15,5 @@ export * from './siard/reader/index.js';
 export * from './siard/export-api.js';
 export * from './siard/mets/index.js';
 export * from './archive/index.js';
+export * from './archive/restore.js';
+export * from './sources/postgres/postgres-source.js';
