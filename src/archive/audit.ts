@@ -448,8 +448,9 @@ function isAbsoluteUri(v: string): boolean {
 
 /**
  * Where the LOB folders of a .siard sit in the object when its lobFolder is absolute: the relative
- * database lobFolder of the earliest version of the same logical .siard that had one (the archive
- * as exported or received, before `relocate`), else `../` (beside the .siard).
+ * database lobFolder of the earliest version of the same logical .siard whose lobFolder was not
+ * absolute (the archive as exported or received, before `relocate`; none given = `./`, the
+ * .siard-as-folder), else `../` (beside the .siard).
  */
 export async function storageBaseOf(object: OcflObjectReader, logicalPath: string, upTo: string, abs: (contentPath: string) => string): Promise<string> {
   const versions = Object.keys(object.inventory.versions).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
@@ -457,9 +458,13 @@ export async function storageBaseOf(object: OcflObjectReader, logicalPath: strin
     const digest = object.state(v).get(logicalPath);
     if (digest !== undefined) {
       const reader = await SiardReader.open(abs(object.contentPathOfDigest(digest)), { siardPath: logicalPath }).catch(() => undefined);
-      const base = reader?.archive.lobFolder;
-      reader?.close();
-      if (base !== undefined && base.trim() !== '' && !isAbsoluteUri(base)) return base;
+      if (reader) {
+        const base = reader.archive.lobFolder;
+        reader.close();
+        // No database lobFolder: column folders are relative to the .siard-as-folder, i.e. "./".
+        if (base === undefined || base.trim() === '') return './';
+        if (!isAbsoluteUri(base)) return base;
+      }
     }
     if (v === upTo) break;
   }
