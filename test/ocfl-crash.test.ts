@@ -200,7 +200,12 @@ test(`random-timing kills (seed ${SEED}): every kill leaves old or new, the next
   const oldFiles = bigFiles('old', 120);
   const newFiles = { ...bigFiles('new', 120), 'd0/f0.dat': oldFiles['d0/f0.dat'] };
   const outcomes: string[] = [];
-  for (let round = 0; round < 6; round++) {
+  // Calibrate on this machine: how long one whole put takes, so kills fall all over it.
+  const scratch = await newRoot();
+  const started = Date.now();
+  t.is((await put(scratch.rootDir, ID, writeInput(path.join(scratch.base, 'new'), newFiles))).code, 0);
+  const duration = Date.now() - started;
+  for (let round = 0; round < 8; round++) {
     const existing = round % 2 === 1;
     const { base, rootDir } = await newRoot();
     if (existing) {
@@ -208,7 +213,7 @@ test(`random-timing kills (seed ${SEED}): every kill leaves old or new, the next
       t.is(r.code, 0, r.stderr);
     }
     const input = writeInput(path.join(base, 'new'), newFiles);
-    const delay = 150 + Math.floor(random() * 900);
+    const delay = Math.floor(duration * (0.3 + random() * 0.9));
     const child = startPut(rootDir, ID, input);
     const timer = setTimeout(() => child.kill(), delay);
     const run = await child.done;
