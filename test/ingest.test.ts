@@ -1,0 +1,84 @@
+/**
+ * Acceptance 5 and the ingest contract: two ingests of the same database give a second version
+ * that stores nothing new but the .siard; a changed LOB is the only LOB stored again; the version
+ * state is exactly the new export; the export goes straight into the object (nothing is left in
+ * the workspace or beside the root); and a failed ingest leaves no version behind.
+ */
+import test from 'ava';
+import Database from 'better-sqlite3';
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { ingest } from '../src/archive/ingest.js';
+import { openRoot } from '../src/ocfl/root.js';
+import { contentPaths, fixityOf, ingestNorthwind, NORTHWIND_LIMITS, readInventory, type Ingested } from './archive-support.js';
+import { runCli } from './helpers/cli.js';
+
+let base: Ingested;
+test.before(async () => {
+  base = await ingestNorthwind();
+});
+
+test.serial('the second ingest of the same database stores nothing new but the .siard', async (t) => {
+  const second = await runCli(['ingest', `sqlite:${base.db}`, '--root', base.root, '--id', base.id, '--name', 'Northwind', '--max-files', '4', '--max-bytes', '45000', '--json']);
+  t.is(second.code, 0, second.stderr);
+  const inv = readInventory(base.objectDir);
+  t.is(inv.head, 'v2');
+  t.deepEqual(Object.values(inv.manifest).flat().filter((p) => p.startsWith('v2/')), ['v2/content/Northwind.siard']);
+  t.deepEqual([...contentPaths(inv, 'v2').keys()].sort(), [...contentPaths(inv, 'v1').keys()].sort(), 'same logical files');
+  t.is(JSON.parse(second.stdout).stored, 1);
+});
+
+test.serial('a changed LOB: only it and the .siard are stored', async (t) => {
+  const db = new Database(base.db);
+  db.prepare('UPDATE Categories SET Picture = ? WHERE CategoryID = 3').run(Buffer.alloc(12007, 7));
+  db.prepare('DELETE FROM Shippers WHERE ShipperID = 4').run();
+  db.close();
+  const result = await ingest(`sqlite:${base.db}`, base.root, base.id, { name: 'Northwind', ...NORTHWIND_LIMITS });
+  const inv = readInventory(base.objectDir);
+  const stored = Object.values(inv.manifest).flat().filter((p) => p.startsWith(`${result.version}/`)).sort();
+  t.deepEqual(stored, [`${result.version}/content/Northwind.siard`, `${result.version}/content/Northwind_lobseg_0/content/schema0/table2/lob4/record2.bin`]);
+  const fixity = fixityOf(inv, 'sha256');
+  t.truthy(fixity.get(`${result.version}/content/Northwind_lobseg_0/content/schema0/table2/lob4/record2.bin`), 'the new LOB has its fixity entry');
+  const a = await runCli(['audit', '--root', base.root]);
+  t.is(a.code, 0, a.stdout);
+});
+
+test.serial('nothing is left in the workspace; a failed ingest commits nothing', async (t) => {
+  const ws = path.join(path.dirname(base.root), '.root.siard-ocfl-work');
+  t.deepEqual(readdirSync(ws).filter((n) => n.startsWith('stage-')), [], 'no staging left');
+  const before = readInventory(base.objectDir).head;
+  const bad = await runCli(['ingest', `sqlite:${path.join(base.dir, 'absent.db')}`, '--root', base.root, '--id', base.id]);
+  t.is(bad.code, 2);
+  const lobFolder = await runCli(['ingest', `sqlite:${base.db}`, '--root', base.root, '--id', base.id, '--lob-folder', 'C:\\x']);
+  t.is(lobFolder.code, 2);
+  t.regex(lobFolder.stderr, /lob-folder/);
+  t.is(readInventory(base.objectDir).head, before);
+  t.deepEqual(readdirSync(ws).filter((n) => n.startsWith('stage-')), []);
+  t.false(existsSync(path.join(base.root, 'Northwind.siard')));
+  // Another writer holding the object: a clear error at once.
+  const staged = await (await openRoot(base.root)).startVersion(base.id);
+  try {
+    const held = await runCli(['ingest', `sqlite:${base.db}`, '--root', base.root, '--id', base.id]);
+    t.is(held.code, 2);
+    t.regex(held.stderr, /lock|held|another/i);
+  } finally {
+    await staged.abort();
+  }
+});
+
+test('checkout --join-chunks writes the split photo back whole, verified against its cell', async (t) => {
+  const dest = path.join(base.dir, 'joined');
+  const r = await runCli(['checkout', '--root', base.root, '--id', base.id, '--version', 'v1', '--join-chunks', dest]);
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stdout, /1 split LOBs joined/);
+  const { createHash } = await import('node:crypto');
+  const { readFileSync } = await import('node:fs');
+  const { unzipEntry, readTableXml } = await import('./export-support.js');
+  const cell = readTableXml(unzipEntry(path.join(dest, 'Northwind.siard'), 'content/schema0/table4/table4.xml').toString('utf8'))[1]!.get(7)!;
+  const whole = readFileSync(path.join(dest, decodeURIComponent(cell.attrs.file!)));
+  t.is(whole.length, Number(cell.attrs.length));
+  t.is(createHash('sha256').update(whole).digest('hex'), cell.attrs.digest);
+  const leftovers = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? leftovers(path.join(dir, e.name)) : /\.(\d+|z)$/.test(e.name) ? [e.name] : []));
+  t.deepEqual(leftovers(dest), [], 'no part files remain');
+});
