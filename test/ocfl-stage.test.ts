@@ -133,3 +133,21 @@ test('an inventory that matches neither its sidecar nor its head copy is refused
   await t.throwsAsync(root.openObject('tampered'), { message: /does not match its sha512 sidecar/ });
   await t.throwsAsync(root.startVersion('tampered'), { message: /does not match its sha512 sidecar/ });
 });
+
+test('initRoot takes a plain layout config; root-level openLogical and contentPath', async (t) => {
+  const base = tempDir();
+  const rootDir = path.join(base, 'root');
+  const root = await initRoot(rootDir, { extensionName: '0003-hash-and-id-n-tuple-storage-layout', digestAlgorithm: 'md5', tupleSize: 2, numberOfTuples: 1 } as { extensionName: string });
+  t.is(root.objectPath('abc'), `${hex('md5', 'abc').slice(0, 2)}/abc`);
+  let staged = await root.startVersion('abc');
+  await staged.addBuffer('x/y.txt', 'first');
+  await staged.commit();
+  staged = await root.startVersion('abc');
+  await staged.addBuffer('x/y.txt', 'second');
+  await staged.commit();
+  const chunks: Buffer[] = [];
+  for await (const c of await root.openLogical('abc', 'v1', 'x/y.txt')) chunks.push(c as Buffer);
+  t.is(Buffer.concat(chunks).toString(), 'first');
+  t.is(await root.contentPath('abc', undefined, 'x/y.txt'), 'v2/content/x/y.txt');
+  t.is(await root.contentPath('abc', 'v1', 'x/y.txt'), 'v1/content/x/y.txt');
+});

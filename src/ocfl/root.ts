@@ -4,12 +4,13 @@
  */
 import { SiardOcflError, UsageError } from '../errors.js';
 import { recoverObject, type CommitContext } from './commit.js';
-import { readLayoutConfig } from './layout/registry.js';
+import { createLayoutByName, readLayoutConfig } from './layout/registry.js';
 import type { StorageLayout } from './layout/storage-layout.js';
 import type { LockProvider } from './lock.js';
 import { assertObjectId } from './logical-path.js';
 import { OcflObjectReader } from './object.js';
 import { StagedVersion, type StartVersionOptions } from './stage.js';
+import type { Readable } from 'node:stream';
 import type { Storage } from './storage.js';
 import { FileSystemStorage } from './storage-fs.js';
 import { openWorkspace, type Workspace } from './workspace.js';
@@ -51,7 +52,13 @@ async function writeDurable(storage: Storage, path: string, text: string): Promi
  * The declaration is written last, so an interrupted init never leaves something that claims
  * to be a root.
  */
-export async function initRoot(dir: string, layout: StorageLayout, options: RootOptions = {}): Promise<OcflStorageRoot> {
+export async function initRoot(
+  dir: string,
+  layoutOrConfig: StorageLayout | { extensionName: string },
+  options: RootOptions = {},
+): Promise<OcflStorageRoot> {
+  const layout =
+    'objectPath' in layoutOrConfig ? layoutOrConfig : await createLayoutByName(layoutOrConfig.extensionName, layoutOrConfig);
   const storage = new FileSystemStorage(dir);
   const st = await storage.stat('');
   if (st && !st.isDirectory) throw new UsageError(`Cannot create a storage root at ${storage.location}: it is a file.`, 'NOT_EMPTY');
@@ -163,6 +170,16 @@ export class OcflStorageRoot {
       throw new SiardOcflError(`The object at ${this.location}/${p} has id "${reader.id}", not "${id}".`, { code: 'ID_MISMATCH', exitCode: 1 });
     }
     return reader;
+  }
+
+  /** A stream of a logical file of an object's version (undefined version: head). */
+  async openLogical(id: string, version: string | undefined, logicalPath: string): Promise<Readable> {
+    return (await this.openObject(id)).openLogical(logicalPath, version);
+  }
+
+  /** The content path (relative to the object root) behind a logical path of a version. */
+  async contentPath(id: string, version: string | undefined, logicalPath: string): Promise<string> {
+    return (await this.openObject(id)).contentPath(logicalPath, version);
   }
 
   /** Opens the object at a path relative to the root (as scanObjects yields it). */
