@@ -9,12 +9,11 @@
  * that name taken).
  */
 import { createReadStream } from 'node:fs';
-import { Readable } from 'node:stream';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { SiardOcflError, UsageError } from '../errors.js';
 import { assertDigestAlgorithm, MultiHasher } from './digest.js';
 import { failpoint } from './failpoint.js';
 import { type CommitContext, publishNewObject, publishNewVersion, pruneEmptyDirs } from './commit.js';
-import { PassThrough, type Writable } from 'node:stream';
 import {
   type Inventory,
   INVENTORY_TYPE_1_0,
