@@ -60,7 +60,7 @@ interface Counts {
 }
 
 /**
- * Decides the SIARD type of every column of `table`. `orderBy` is the row order of the export,
+ * Decides the SIARD type of every column of `table` and counts its rows, in one scan. `orderBy` is the row order of the export,
  * so an error can name the row number a reader of the archive will see.
  */
 export function decideColumnTypes(
@@ -68,9 +68,8 @@ export function decideColumnTypes(
   table: string,
   columns: Array<{ name: string; mapped: MappedType }>,
   orderBy: string,
-): ColumnDecision[] {
-  if (columns.length === 0) return [];
-  const parts: string[] = [];
+): { decisions: ColumnDecision[]; rows: number } {
+  const parts: string[] = ['count(*) AS n_rows'];
   columns.forEach((col, i) => {
     const c = quoteIdent(col.name);
     parts.push(
@@ -83,7 +82,7 @@ export function decideColumnTypes(
     );
   });
   const row = db.prepare(`SELECT ${parts.join(', ')} FROM ${quoteIdent(table)}`).get() as Record<string, number | null>;
-  return columns.map((col, i) => {
+  const decisions = columns.map((col, i) => {
     const counts: Counts = {
       misfit: row[`m${i}`] ?? 0,
       integer: row[`i${i}`] ?? 0,
@@ -94,6 +93,7 @@ export function decideColumnTypes(
     };
     return decide(db, table, col.name, col.mapped, counts, orderBy);
   });
+  return { decisions, rows: row.n_rows ?? 0 };
 }
 
 function decide(db: Database.Database, table: string, column: string, mapped: MappedType, n: Counts, orderBy: string): ColumnDecision {

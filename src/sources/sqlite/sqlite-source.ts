@@ -114,7 +114,7 @@ export class SqliteSource implements DatabaseSource {
     const pkCols = info.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk);
     const orderBy = withoutRowid ? pkCols.map((c) => quoteIdent(c.name)).join(', ') : 'rowid';
     const mapped = cols.map((c) => ({ name: c.name, mapped: mapDeclaredType(c.type ?? '') }));
-    const decisions = decideColumnTypes(this.db, name, mapped, orderBy);
+    const { decisions, rows } = decideColumnTypes(this.db, name, mapped, orderBy);
     const columns: SiardColumn[] = cols.map((c, i) => {
       const col: SiardColumn = {
         name: c.name,
@@ -126,7 +126,6 @@ export class SqliteSource implements DatabaseSource {
       if (decisions[i]!.note) col.description = decisions[i]!.note;
       return col;
     });
-    const rows = (this.db.prepare(`SELECT count(*) AS n FROM ${quoteIdent(name)}`).get() as { n: number }).n;
     const table: SourceTable = {
       name,
       columns,
