@@ -79,3 +79,24 @@ test('writer and sink: LOB digests come from the sink pass; every file lands in 
   t.is(summary.segments, 2);
   t.is(summary.archive.lobFolder, '../');
 });
+
+test('--lob-folder sets the database-level base; siard22 appends its _lobs folder', async (t) => {
+  const dir = tempDir('siard-sink-lf-');
+  const db = path.join(dir, 'd.db');
+  const conn = new Database(db);
+  conn.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, b BLOB)');
+  conn.prepare('INSERT INTO t VALUES (1, ?)').run(Buffer.alloc(3000, 1));
+  conn.close();
+  for (const [layout, expected] of [
+    ['lobseg', 'file:///Archives/North%20wind/'],
+    ['siard22', 'file:///Archives/North%20wind/D_lobs/'],
+  ] as const) {
+    const source = SqliteSource.open(db);
+    const summary = await writeSiard(source, new MemorySink(), { name: 'D', lobLayout: layout, lobFolder: 'file:///Archives/North%20wind/' });
+    await source.close();
+    t.is(summary.archive.lobFolder, expected);
+  }
+  const source = SqliteSource.open(db);
+  await t.throwsAsync(writeSiard(source, new MemorySink(), { name: 'D', lobFolder: 'file:///no slash' }), { message: /must be a URI ending in '\/'/ });
+  await source.close();
+});
