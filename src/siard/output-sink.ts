@@ -82,7 +82,11 @@ export class DirectorySink implements OutputSink {
   private readonly open = new Set<DirectoryFile>();
   private created = false;
 
-  constructor(readonly outDir: string) {
+  /** `durable` (default true): every file is fsynced before it is closed. */
+  constructor(
+    readonly outDir: string,
+    private readonly durable = true,
+  ) {
     this.staging = path.join(outDir, `.siard-ocfl-export-${process.pid}-${randomBytes(4).toString('hex')}`);
   }
 
@@ -122,7 +126,7 @@ export class DirectorySink implements OutputSink {
     this.topLevel.add(relPath.split('/')[0]!);
     const full = path.join(this.staging, ...relPath.split('/'));
     await fsp.mkdir(path.dirname(full), { recursive: true });
-    const file = new DirectoryFile(relPath, full, options.digests ?? [], () => this.open.delete(file));
+    const file = new DirectoryFile(relPath, full, options.digests ?? [], () => this.open.delete(file), this.durable);
     this.open.add(file);
     await file.ready();
     return file;
@@ -165,9 +169,11 @@ class DirectoryFile implements OutputFile {
     private readonly fullPath: string,
     digests: DigestName[],
     private readonly onDone: () => void,
+    durable: boolean,
   ) {
     this.hashes = new Hashes(digests);
-    this.stream = createWriteStream(fullPath, { flags: 'wx' });
+    // flush: fsync before close, so a file moved into place by commit() has its bytes on disk.
+    this.stream = createWriteStream(fullPath, { flags: 'wx', flush: durable });
     this.stream.on('error', (err) => (this.failure ??= err));
   }
 
