@@ -1,0 +1,138 @@
+/**
+ * Benchmark (acceptance 6): 1 GiB of BLOBs in a SQLite database.
+ *
+ * 1. ingest: our direct ingest (export written straight into the staged OCFL version, one read and
+ *    one hashing pass per LOB byte) against the two-step way a user of the peer library would go:
+ *    export to a folder, then import that folder with @ocfl/ocfl-fs. Same run, same machine, same
+ *    warm page cache; ours must be at least 2x faster.
+ * 2. audit of that object against `find . -type f -print0 | xargs -0 -P2 sha512sum` over its files
+ *    (the plain fixity check a shell script would do; our audit does all of OCFL validation and
+ *    the SIARD checks besides): ratio at least 0.8.
+ * Peak memory (max RSS, from /usr/bin/time) of every run. Each run is a separate process using the
+ * built package (dist/). Disk: the database (1 GiB) plus at most two copies at a time (< 4 GiB),
+ * all in one temporary folder removed at the end.
+ *
+ * Run: npm run build && npx tsx bench/ingest.bench.ts   (BENCH_MIB=256 for a smaller run)
+ */
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+
+const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const MIB = Number(process.env.BENCH_MIB ?? 1024);
+const LOB_BYTES = 1 << 20;
+
+interface Run {
+  label: string;
+  seconds: number;
+  maxRssMiB: number;
+}
+
+/**
+ * Runs a command under /usr/bin/time; wall time measured here, max RSS from time(1). With `sync`,
+ * the time includes sync(1) afterwards: our ingest fsyncs every file it writes, the peer's export
+ * and import do not, so only bytes on disk compare fairly.
+ */
+function measure(label: string, command: string[], cwd = PROJECT, sync = false): Run {
+  const started = process.hrtime.bigint();
+  const argv = sync ? ['sh', '-c', '"$@" && sync', 'sh', ...command] : command;
+  const r = spawnSync('/usr/bin/time', ['-f', '__MAXRSS__ %M', ...argv], { cwd, encoding: 'utf8', maxBuffer: 1 << 26 });
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  if (r.status !== 0) throw new Error(`${label} failed (${r.status}): ${r.stderr.slice(-2000)}`);
+  const rss = /__MAXRSS__ (\d+)/.exec(r.stderr);
+  const run = { label, seconds, maxRssMiB: rss ? Number(rss[1]) / 1024 : NaN };
+  process.stdout.write(`  ${label.padEnd(58)} ${seconds.toFixed(2).padStart(7)} s   peak ${run.maxRssMiB.toFixed(0).padStart(5)} MiB\n`);
+  return run;
+}
+
+let scriptDir = '';
+let scripts = 0;
+/** A module file for the child (not -e: worker threads would inherit --input-type and fail). */
+function node(script: string): string[] {
+  const file = path.join(scriptDir, `run-${++scripts}.mjs`);
+  writeFileSync(file, script);
+  return [process.execPath, file];
+}
+
+const dist = (p: string) => JSON.stringify(path.join(PROJECT, 'dist', p));
+
+function main(): void {
+  const work = mkdtempSync(path.join(os.tmpdir(), 'siard-ocfl-bench-'));
+  try {
+    scriptDir = mkdtempSync(path.join(PROJECT, 'bench', '.run-'));
+    const db = path.join(work, 'blobs.db');
+    process.stdout.write(`bench/ingest: ${MIB} BLOBs of 1 MiB (${MIB} MiB) in ${db}\n`);
+    const d = new Database(db);
+    d.pragma('journal_mode = OFF');
+    d.exec('CREATE TABLE Blobs (id INTEGER PRIMARY KEY, data BLOB NOT NULL)');
+    const insert = d.prepare('INSERT INTO Blobs VALUES (?, ?)');
+    d.transaction(() => {
+      for (let i = 0; i < MIB; i++) insert.run(i + 1, randomBytes(LOB_BYTES));
+    })();
+    d.close();
+    spawnSync('sync');
+    process.stdout.write(`load average before the runs: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} (${os.availableParallelism()} cores)\n`);
+
+    // 1. Ours: straight into the object.
+    const ours = path.join(work, 'ours');
+    const ingest = measure(
+      'siard-ocfl ingest (export straight into OCFL) + sync',
+      node(`import { initRoot, loadLayout0003, ingest } from ${dist('index.js')};
+        const root = await initRoot(${JSON.stringify(ours)}, await loadLayout0003());
+        await ingest(${JSON.stringify(`sqlite:${db}`)}, root, 'bench', { name: 'Bench' });`),
+      PROJECT,
+      true,
+    );
+    // 2. Audit ours against sha512sum over the same files.
+    const audit = measure(
+      'siard-ocfl audit (OCFL + SIARD checks, fixity)',
+      node(`import { audit } from ${dist('index.js')};
+        const r = await audit(${JSON.stringify(ours)});
+        if (!r.ok) { console.error(JSON.stringify(r.findings.slice(0, 5))); process.exit(1); }`),
+    );
+    const objectDir = path.join(ours, spawnSync(process.execPath, [path.join(PROJECT, 'bin', 'siard-ocfl'), 'path', '--root', ours, 'bench'], { encoding: 'utf8' }).stdout.trim());
+    const sum = measure('find -print0 | xargs -0 -P2 sha512sum', ['sh', '-c', 'find . -type f -print0 | xargs -0 -P2 sha512sum > /dev/null'], objectDir);
+    const sumN = measure('find -print0 | xargs -0 -P2 -n 32 sha512sum (2 busy cores)', ['sh', '-c', 'find . -type f -print0 | xargs -0 -P2 -n 32 sha512sum > /dev/null'], objectDir);
+    rmSync(ours, { recursive: true, force: true });
+    rmSync(path.join(work, '.ours.siard-ocfl-work'), { recursive: true, force: true });
+
+    // 3. The peer way: export to a folder, then import the folder with @ocfl/ocfl-fs.
+    const folder = path.join(work, 'export');
+    const peerRoot = path.join(work, 'peer');
+    const peer = measure(
+      'export to a folder + @ocfl/ocfl-fs import of it + sync',
+      node(`import { exportToDirectory, openSource } from ${dist('index.js')};
+        import ocfl from ${JSON.stringify(path.join(PROJECT, 'node_modules', '@ocfl', 'ocfl-fs', 'index.mjs'))};
+        const source = await openSource(${JSON.stringify(`sqlite:${db}`)});
+        await exportToDirectory(source, ${JSON.stringify(folder)}, { name: 'Bench' });
+        await source.close();
+        const storage = ocfl.storage({ root: ${JSON.stringify(peerRoot)}, workspace: ${JSON.stringify(path.join(work, 'peer-ws'))}, layout: { extensionName: '0003-hash-and-id-n-tuple-storage-layout' } });
+        await storage.create();
+        await storage.object('bench').import(${JSON.stringify(folder)});`),
+      PROJECT,
+      true,
+    );
+    rmSync(folder, { recursive: true, force: true });
+    rmSync(peerRoot, { recursive: true, force: true });
+
+    const speedup = peer.seconds / ingest.seconds;
+    const auditRatio = sum.seconds / audit.seconds;
+    const auditRatioN = sumN.seconds / audit.seconds;
+    process.stdout.write(
+      `\ningest: ours ${speedup.toFixed(2)}x faster than export + @ocfl/ocfl-fs import (target >= 2) ${speedup >= 2 ? 'PASS' : 'FAIL'}\n` +
+        `audit: sha512sum time / our audit time = ${auditRatio.toFixed(2)} (target >= 0.8) ${auditRatio >= 0.8 ? 'PASS' : 'FAIL'}; ` +
+        `against sha512sum with -n 32 (both cores busy): ${auditRatioN.toFixed(2)}\n` +
+        `peak memory: ingest ${ingest.maxRssMiB.toFixed(0)} MiB vs peer ${peer.maxRssMiB.toFixed(0)} MiB; audit ${audit.maxRssMiB.toFixed(0)} MiB vs sha512sum ${sum.maxRssMiB.toFixed(0)} MiB\n`,
+    );
+    if (speedup < 2 || auditRatio < 0.8) process.exitCode = 1;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+    if (scriptDir) rmSync(scriptDir, { recursive: true, force: true });
+  }
+}
+
+main();
