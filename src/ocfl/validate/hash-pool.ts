@@ -84,26 +84,29 @@ export class HashPool {
     return worker;
   }
 
+  /** The least busy worker, a new one while some core has none, or undefined when all are full. */
+  private pickWorker(): Worker | undefined {
+    let best: Worker | undefined;
+    let load = Infinity;
+    for (const w of this.workers) {
+      const n = this.assigned.get(w)?.length ?? 0;
+      if (n < load) [best, load] = [w, n];
+    }
+    if ((best === undefined || load > 0) && this.workers.length < this.size) return this.spawn();
+    // Two batches per worker keep it busy while the next one is on its way.
+    return load < IN_FLIGHT_PER_WORKER ? best : undefined;
+  }
+
   private pump(): void {
-    while (this.queue.length > 0) {
-      // Two batches per worker keep it busy while the next one is on its way.
-      let worker = this.workers.find((w) => (this.assigned.get(w)?.length ?? 0) < IN_FLIGHT_PER_WORKER && (this.assigned.get(w)?.length ?? 0) === this.minLoad());
-      if (!worker && this.workers.length < this.size) worker = this.spawn();
+    while (this.queue.length > 0 && !this.closed) {
+      const worker = this.pickWorker();
       if (!worker) return;
       const pending = this.queue.shift()!;
       const id = this.nextId++;
       this.inFlight.set(id, pending);
-      const ids = this.assigned.get(worker) ?? [];
-      ids.push(id);
-      this.assigned.set(worker, ids);
+      this.assigned.get(worker)!.push(id);
       worker.postMessage({ id, tasks: pending.tasks } satisfies HashBatch);
     }
-  }
-
-  private minLoad(): number {
-    let min = Infinity;
-    for (const w of this.workers) min = Math.min(min, this.assigned.get(w)?.length ?? 0);
-    return min;
   }
 
   private runBatch(tasks: HashTask[]): Promise<HashResult[]> {
@@ -154,6 +157,7 @@ export class HashPool {
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const pending of this.queue.splice(0)) pending.reject(new Error('The hash pool is closed.'));
     await Promise.all(this.workers.map((w) => w.terminate()));
     this.workers.length = 0;
   }
