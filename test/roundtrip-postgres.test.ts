@@ -242,3 +242,32 @@ pgTest('restore into a bad connection: exit 2, a clear message, nothing created'
   const inSource = await sql<{ n: string }>('source', `SELECT count(*)::text AS n FROM pg_tables WHERE schemaname IN ('public', 'inventory')`);
   t.is(inSource[0]!.n, String(TABLES.length + 1), 'the source database (the wrong-password target) is unchanged');
 });
+
+pgTest('the PostgreSQL archive restores into SQLite too: same rows, bytes and UTC instants', async (t) => {
+  const target = path.join(work, 'from-pg.db');
+  const res = await runCli(['restore', siard, target]);
+  t.is(res.code, 0, res.stderr);
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(target, { readonly: true });
+  try {
+    for (const table of TABLES) {
+      const schema = table === 'item' || table === 'movement' ? 'inventory' : 'public';
+      const want = await sql<{ n: string }>('source', `SELECT count(*)::text AS n FROM "${schema}"."${table}"`);
+      t.is(String((db.prepare(`SELECT count(*) AS n FROM "${table}"`).get() as { n: number }).n), want[0]!.n, table);
+    }
+    const pictures = await sql<{ h: string | null }>('source', `SELECT encode(picture, 'hex') AS h FROM inventory.item ORDER BY sku, warehouse`);
+    const restored = (db.prepare(`SELECT picture FROM item ORDER BY sku, warehouse`).all() as Array<{ picture: Buffer | null }>).map((r) =>
+      r.picture === null ? null : r.picture.toString('hex'),
+    );
+    t.deepEqual(restored, pictures.map((p) => p.h));
+    const stamps = await sql<{ s: string | null }>('source', `SELECT to_char(stamp_tz, 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS s FROM public.every_type ORDER BY id`);
+    const got = (db.prepare(`SELECT stamp_tz FROM every_type ORDER BY id`).all() as Array<{ stamp_tz: string | null }>).map((r) => r.stamp_tz);
+    t.deepEqual(
+      got.map((s) => (s === null ? null : new Date(s).getTime())),
+      stamps.map((s) => (s.s === null ? null : new Date(s.s).getTime())),
+      'timestamptz instants',
+    );
+  } finally {
+    db.close();
+  }
+});
