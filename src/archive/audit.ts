@@ -16,6 +16,7 @@
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { SiardOcflError } from '../errors.js';
 import { isDigestAlgorithm } from '../ocfl/digest.js';
 import { manifestIndex } from '../ocfl/inventory.js';
@@ -344,11 +345,9 @@ async function auditObject(root: OcflStorageRoot, objectPath: string, expectedId
 
   async function checkInternalLob(siard: SiardReader, entries: string[], cell: SiardLobCell, where: Pick<AuditFinding, 'path' | 'table' | 'row' | 'column'>): Promise<void> {
     try {
-      const streams = entries.map((e) => siard.zip.openStream(siard.root + e));
       const joined = (async function* () {
-        for (const s of streams) for await (const c of (await s) as AsyncIterable<Buffer>) yield c;
+        for (const e of entries) for await (const c of (await siard.zip.openStream(siard.root + e)) as AsyncIterable<Buffer>) yield c;
       })();
-      const { Readable } = await import('node:stream');
       const v = await verifyLob(Readable.from(joined), cell.ref, { family: cell.family });
       if (v.lengthOk === false) add('error', 'LOB_LENGTH', `${where.path}: table ${where.table}, row ${where.row}, column ${where.column}: the LOB inside the archive (${entries[0]}) has ${v.bytes} bytes, but the cell says length ${cell.ref.length}.`, where);
       if (v.digestOk === false) add('error', 'LOB_DIGEST', `${where.path}: table ${where.table}, row ${where.row}, column ${where.column}: the LOB inside the archive (${entries[0]}) has ${v.digestType} ${v.digest}, but the cell says ${cell.ref.digest}.`, where);
