@@ -364,16 +364,19 @@ async function auditObject(root: OcflStorageRoot, objectPath: string, expectedId
   summary.contentBytes = totalBytes;
   options.onPlan?.(totalBytes);
   const tasks: HashTask[] = plain.map((p) => ({ path: abs(p), algorithms: algorithmsOf(p) }));
-  const plainResults = await hashPlain(tasks, plain.map((p) => sizes.get(p)!), options.onBytes);
   const results = new Map<string, FileDigests>();
-  plain.forEach((p, i) => results.set(p, plainResults[i]!));
   const jobResults: SequentialResult[] = [];
-  for (const [i, job] of jobs.entries()) {
-    const r = await runSequential(job);
-    jobResults.push(r);
-    jobFiles[i]!.forEach((p, k) => results.set(p, r.files[k]!));
-    options.onBytes?.(jobFiles[i]!.reduce((n, p) => n + (sizes.get(p) ?? 0), 0));
-  }
+  // The worker pool hashes plain files while this thread reads the special ones.
+  const sequential = (async () => {
+    for (const [i, job] of jobs.entries()) {
+      const r = await runSequential(job);
+      jobResults[i] = r;
+      options.onBytes?.(jobFiles[i]!.reduce((n, p) => n + (sizes.get(p) ?? 0), 0));
+    }
+  })();
+  const [plainResults] = await Promise.all([hashPlain(tasks, plain.map((p) => sizes.get(p)!), options.onBytes), sequential]);
+  plain.forEach((p, i) => results.set(p, plainResults[i]!));
+  jobs.forEach((_job, i) => jobFiles[i]!.forEach((p, k) => results.set(p, jobResults[i]!.files[k]!)));
 
   // 4. Content and fixity digests against the inventory.
   const logicalOf = new Map<string, string[]>();
