@@ -60,7 +60,7 @@ interface Counts {
 }
 
 /**
- * Decides the SIARD type of every column of `table` and counts its rows, in one scan. `orderBy` is the row order of the export,
+ * Decides the SIARD type of every column of `table` and counts its rows (one scan, a second only when some value does not fit). `orderBy` is the row order of the export,
  * so an error can name the row number a reader of the archive will see.
  */
 export function decideColumnTypes(
@@ -69,19 +69,27 @@ export function decideColumnTypes(
   columns: Array<{ name: string; mapped: MappedType }>,
   orderBy: string,
 ): { decisions: ColumnDecision[]; rows: number } {
+  // First scan: misfits per column (plus what untyped and VARCHAR columns need). Storage-class
+  // counts are only gathered, in a second scan, for columns where something does not fit.
+  const classCounts = (c: string, i: number) => [
+    `total(typeof(${c}) = 'integer') AS i${i}`,
+    `total(typeof(${c}) = 'real') AS r${i}`,
+    `total(typeof(${c}) = 'text') AS t${i}`,
+    `total(typeof(${c}) = 'blob') AS b${i}`,
+  ];
   const parts: string[] = ['count(*) AS n_rows'];
   columns.forEach((col, i) => {
     const c = quoteIdent(col.name);
-    parts.push(
-      `total(${misfitExpr(c, col.mapped)}) AS m${i}`,
-      `total(typeof(${c}) = 'integer') AS i${i}`,
-      `total(typeof(${c}) = 'real') AS r${i}`,
-      `total(typeof(${c}) = 'text') AS t${i}`,
-      `total(typeof(${c}) = 'blob') AS b${i}`,
-      col.mapped.kind === 'varchar' ? `max(CASE WHEN typeof(${c}) = 'text' THEN length(${c}) END) AS l${i}` : `0 AS l${i}`,
-    );
+    parts.push(`total(${misfitExpr(c, col.mapped)}) AS m${i}`);
+    if (col.mapped.kind === 'untyped') parts.push(...classCounts(c, i));
+    if (col.mapped.kind === 'varchar') parts.push(`max(CASE WHEN typeof(${c}) = 'text' THEN length(${c}) END) AS l${i}`);
   });
   const row = db.prepare(`SELECT ${parts.join(', ')} FROM ${quoteIdent(table)}`).get() as Record<string, number | null>;
+  const misfits = columns.map((col, i) => (col.mapped.kind !== 'untyped' && (row[`m${i}`] ?? 0) > 0 ? i : -1)).filter((i) => i >= 0);
+  if (misfits.length > 0) {
+    const more = misfits.flatMap((i) => classCounts(quoteIdent(columns[i]!.name), i));
+    Object.assign(row, db.prepare(`SELECT ${more.join(', ')} FROM ${quoteIdent(table)}`).get() as Record<string, number | null>);
+  }
   const decisions = columns.map((col, i) => {
     const counts: Counts = {
       misfit: row[`m${i}`] ?? 0,
