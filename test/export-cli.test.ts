@@ -132,3 +132,26 @@ test('kill -9 during an export leaves nothing visible; the next export removes t
   t.is(r.code, 0, r.stderr);
   t.deepEqual(readdirSync(out).sort(), ['big.siard', 'big_lobseg_0']);
 });
+
+test('--mets writes a parent mets.xml beside the .siard and a child mets.xml in every segment folder', async (t) => {
+  const out = path.join(work, 'mets');
+  const r = await runCli(['export', db, out, '--mets', '--json', '--max-files', '4', '--max-bytes', '45000', '--lob-digest', 'MD5']);
+  t.is(r.code, 0, r.stderr);
+  const s = JSON.parse(r.stdout);
+  const parent = readFileSync(path.join(out, 'mets.xml'), 'utf8');
+  t.regex(parent, /Northwind\.siard/);
+  for (const folder of s.lobFolders as string[]) {
+    t.true(existsSync(path.join(out, folder, 'mets.xml')), `${folder}/mets.xml`);
+    t.true(parent.includes(`${folder}/mets.xml`), `parent points at ${folder}`);
+  }
+  const child0 = readFileSync(path.join(out, 'Northwind_lobseg_0', 'mets.xml'), 'utf8');
+  const md5 = createHash('md5').update(readFileSync(path.join(out, 'Northwind_lobseg_0', 'content/schema0/table2/lob4/record0.bin'))).digest('hex');
+  t.true(child0.toLowerCase().includes(md5), 'child METS carries the MD5 of its files');
+  // an existing mets.xml in the out-dir is refused before anything is written
+  const other = path.join(work, 'mets-clash');
+  mkdirSync(other);
+  writeFileSync(path.join(other, 'mets.xml'), 'mine');
+  const r2 = await runCli(['export', db, other, '--mets']);
+  t.is(r2.code, 2);
+  t.deepEqual(readdirSync(other), ['mets.xml']);
+});

@@ -1,7 +1,9 @@
 /** `siard-ocfl export <source> <out-dir>`: a database as `<name>.siard` plus its LOB folders. */
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { exportToDirectory } from '../siard/export-directory.js';
+import { exportToDirectory, type DirectoryExportHooks } from '../siard/export-directory.js';
+import { MetsIndexingSink } from '../siard/mets/indexing-sink.js';
+import { METS_FILE_NAME } from '../siard/mets/types.js';
 import { SIARD_DIGEST_TYPES, type SiardDigestType } from '../siard/model.js';
 import type { SiardExportOptions } from '../siard/writer.js';
 import { defaultArchiveName, openSource } from '../sources/open.js';
@@ -19,6 +21,7 @@ export interface ExportCliOptions {
   dataOwner?: string;
   dataOriginTimespan?: string;
   tables?: string;
+  mets?: boolean;
   json?: boolean;
 }
 
@@ -34,7 +37,8 @@ export function addExportOptions(command: Command): Command {
     .option('--name <dbname>', "archive name (default: the database file's base name)")
     .option('--data-owner <text>', 'dataOwner in metadata.xml')
     .option('--data-origin-timespan <text>', 'dataOriginTimespan in metadata.xml')
-    .option('--tables <patterns>', 'only tables matching these comma-separated patterns (* and ?)');
+    .option('--tables <patterns>', 'only tables matching these comma-separated patterns (* and ?)')
+    .option('--mets', 'also write a METS index: mets.xml beside the .siard and one in each LOB segment folder');
 }
 
 /** Checks the CLI values and turns them into writer options. */
@@ -76,7 +80,15 @@ export function register(program: Command): void {
         const catalog = await source.catalog();
         const total = catalog.schemas.reduce((n, s) => n + s.tables.reduce((m, t) => m + t.rows, 0), 0);
         progress.start(total, `export ${exportOptions.name}`);
-        const summary = await exportToDirectory(source, outDir, { ...exportOptions, onRow: () => progress.increment() });
+        const hooks: DirectoryExportHooks = {};
+        if (options.mets) {
+          hooks.extraTopLevel = [METS_FILE_NAME];
+          hooks.wrapSink = (sink) => {
+            const indexing = new MetsIndexingSink(sink, { objId: exportOptions.name, checksumType: exportOptions.lobDigest ?? 'SHA-256' });
+            return { sink: indexing, finish: () => indexing.finishIndex() };
+          };
+        }
+        const summary = await exportToDirectory(source, outDir, { ...exportOptions, onRow: () => progress.increment() }, hooks);
         progress.stop();
         const report = {
           siard: summary.siardFile,
