@@ -144,3 +144,12 @@ function restoreCrlf(dir: string, digests = cellDigests(path.join(dir, readdirSy
     }
   }
 }
+
+sharedTest('audit --shard k/n: the shards split the root\'s objects, each object in exactly one', async (t) => {
+  const all = (await audit(root, { noXsd: true })).objects.map((o) => o.id).sort();
+  const shards = [];
+  for (let k = 1; k <= 3; k++) shards.push((await audit(root, { noXsd: true, shard: { k, n: 3 } })).objects.map((o) => o.id));
+  t.deepEqual(shards.flat().sort(), all);
+  t.true(shards.every((s) => s.length < all.length), 'no shard holds everything');
+  await t.throwsAsync(audit(root, { shard: { k: 4, n: 3 } }), { message: /--shard/ });
+});

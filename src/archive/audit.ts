@@ -17,8 +17,8 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { SiardOcflError } from '../errors.js';
-import { isDigestAlgorithm } from '../ocfl/digest.js';
+import { SiardOcflError, UsageError } from '../errors.js';
+import { digestSync, isDigestAlgorithm } from '../ocfl/digest.js';
 import { manifestIndex } from '../ocfl/inventory.js';
 import type { OcflObjectReader } from '../ocfl/object.js';
 import type { OcflStorageRoot } from '../ocfl/root.js';
@@ -46,6 +46,8 @@ export interface AuditOptions {
   version?: string;
   /** skip the XSD check of metadata.xml */
   noXsd?: boolean;
+  /** audit only shard k of n (1-based): objects whose path digest falls in it, so n hosts split a root */
+  shard?: { k: number; n: number };
   /** progress: bytes about to be read, then bytes read */
   onPlan?: (bytes: number) => void;
   onBytes?: (bytes: number) => void;
@@ -120,6 +122,13 @@ export async function audit(rootArg: string | OcflStorageRoot, options: AuditOpt
     }
   } else {
     for await (const loc of root.scanObjects()) targets.push({ objectPath: loc.path });
+  }
+  if (options.shard) {
+    const { k, n } = options.shard;
+    if (!Number.isInteger(n) || n < 1 || !Number.isInteger(k) || k < 1 || k > n) throw new UsageError(`--shard must be k/n with 1 <= k <= n, not ${k}/${n}.`, 'BAD_SHARD');
+    const mine = targets.filter((t) => shardOf(t.objectPath, n) === k);
+    targets.length = 0;
+    targets.push(...mine);
   }
   for (const t of targets) objects.push(await auditObject(root, t.objectPath, t.id, options, findings));
   findings.finish();
@@ -442,6 +451,11 @@ async function auditObject(root: OcflStorageRoot, objectPath: string, expectedId
     }
   }
   return done();
+}
+
+/** Shard (1..n) of an object path: by the first 8 hex digits of its sha256, stable across hosts. */
+export function shardOf(objectPath: string, n: number): number {
+  return (parseInt(digestSync('sha256', objectPath).slice(0, 8), 16) % n) + 1;
 }
 
 function isAbsoluteUri(v: string): boolean {

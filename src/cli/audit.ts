@@ -1,6 +1,7 @@
 /** `siard-ocfl audit`: OCFL validation with fixity plus the SIARD checks of every archive in the objects. */
 import type { Command } from 'commander';
 import { audit, type AuditFinding } from '../archive/audit.js';
+import { UsageError } from '../errors.js';
 import { printJson } from './common.js';
 import { createProgress } from './progress.js';
 
@@ -16,14 +17,22 @@ export function register(program: Command): void {
     .requiredOption('--root <root>', 'OCFL storage root')
     .option('--id <object-id...>', 'objects to audit (default: all objects of the root)')
     .option('--version <vN>', 'version whose SIARD archives are checked (default: head; OCFL validation covers every version)')
+    .option('--shard <k/n>', 'audit only shard k of n (objects split by a digest of their path), so n hosts can share a root')
     .option('--no-xsd', 'skip the XSD check of metadata.xml (done with xmllint when installed)')
     .option('--json', 'print {ok, errors, warnings, objects, findings} as JSON; each finding has code, severity, message, object, path, table, row, column')
-    .action(async (options: { root: string; id?: string[]; version?: string; xsd: boolean; json?: boolean }) => {
+    .action(async (options: { root: string; id?: string[]; version?: string; shard?: string; xsd: boolean; json?: boolean }) => {
+      let shard: { k: number; n: number } | undefined;
+      if (options.shard !== undefined) {
+        const m = /^(\d+)\/(\d+)$/.exec(options.shard);
+        if (!m) throw new UsageError(`--shard must look like k/n (e.g. 2/4), not "${options.shard}".`);
+        shard = { k: Number(m[1]), n: Number(m[2]) };
+      }
       const progress = createProgress({ json: options.json });
       let started = false;
       const result = await audit(options.root, {
         ...(options.id ? { ids: options.id } : {}),
         ...(options.version ? { version: options.version } : {}),
+        ...(shard ? { shard } : {}),
         noXsd: !options.xsd,
         onPlan: (bytes) => {
           if (started) progress.stop();
