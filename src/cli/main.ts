@@ -7,6 +7,10 @@ import { VERBS } from './verbs.js';
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
 export async function main(argv: string[]): Promise<number> {
+  // A file-size limit must fail the write (EFBIG, exit 2, the version aborted), not kill us: the
+  // signal-exit package (via proper-lockfile) re-raises SIGXFSZ with its default action unless
+  // another listener exists, even when the process was started with the signal ignored.
+  process.on('SIGXFSZ', () => {});
   const program = new Command('siard-ocfl')
     .description('Preserve relational databases as OCFL objects holding SIARD 2.2 archives.')
     .version(version)
