@@ -6,7 +6,10 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { BIN } from '../helpers/cli.js';
+import { BIN as PROJECT_BIN } from '../helpers/cli.js';
+
+/** The CLI under test; SIARD_OCFL_BIN may point at a frozen build (a tree others rebuild meanwhile makes noise). */
+const BIN = process.env.SIARD_OCFL_BIN ?? PROJECT_BIN;
 
 export const HEAP_MB = 256;
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;

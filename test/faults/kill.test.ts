@@ -1,0 +1,215 @@
+/**
+ * Issue 7, kill tests: `put`, `ingest` and `relocate` are SIGKILLed at random moments while they
+ * stream LOBs (FAULT_RUNS runs each, default 50; FAULT_SEED replays a run). The moment is drawn
+ * from the measured duration of an uninterrupted run, past the first 80% of process start-up (a
+ * kill before the program has begun proves nothing). After every kill:
+ *   - the storage root validates (the validator of `siard-ocfl validate`, with fixity);
+ *   - the object is at its previous version or at the next one (put: with exactly the state of
+ *     the old or the new folder);
+ *   - the same command, run again, succeeds and makes exactly one more version;
+ *   - afterwards the workspace holds no stage, no trash and no lock.
+ * At the end of each series `siard-ocfl validate` and `siard-ocfl audit` run on the root.
+ */
+import test, { type ExecutionContext } from 'ava';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { validateStorageRoot } from '../../src/ocfl/validate/index.js';
+import { tempDir } from '../helpers/tmp.js';
+import {
+  faultRuns,
+  faultSeed,
+  makeDatabase,
+  objectState,
+  prng,
+  runAndKill,
+  runCliToEnd,
+  sameState,
+  workspaceLeftovers,
+  type ObjectState,
+} from './harness.js';
+
+const RUNS = faultRuns();
+const SEED = faultSeed();
+console.log(`[faults] kill tests: FAULT_SEED=${SEED} FAULT_RUNS=${RUNS}`);
+
+interface Series {
+  id: string;
+  /** brings the object to v1 */
+  setup(rootDir: string): Promise<void>;
+  /** the command of run i (the rerun after a kill is the same command) */
+  args(rootDir: string, i: number): string[];
+  /** the head state a completed run i must leave, when it is known in advance */
+  newState?(i: number, before: ObjectState): Map<string, string> | undefined;
+}
+
+interface Tally {
+  runs: number;
+  killed: number;
+  finishedFirst: number;
+  oldVersion: number;
+  newVersion: number;
+  leftoversAfterKill: number;
+  failures: string[];
+}
+
+async function runSeries(t: ExecutionContext, name: string, series: Series, seedOffset: number): Promise<Tally> {
+  const base = tempDir(`siard-ocfl-kill-${name}-`);
+  const rootDir = path.join(base, 'root');
+  const init = await runCliToEnd(['init', rootDir]);
+  t.is(init.code, 0, init.stderr);
+  await series.setup(rootDir);
+  const rand = prng(SEED + seedOffset);
+
+  // Durations of an uninterrupted run and of bare start-up, measured here, now (median of 3).
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const ups: number[] = [];
+  for (let i = 0; i < 3; i++) ups.push((await runCliToEnd(['--version'])).ms);
+  const startup = med(ups);
+  const full: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const r = await runCliToEnd(series.args(rootDir, 0));
+    t.is(r.code, 0, r.stderr);
+    full.push(r.ms);
+  }
+  const duration = med(full);
+  const from = startup * 0.8;
+  t.log(`${name}: uninterrupted run ${Math.round(duration)} ms, start-up ${Math.round(startup)} ms; kills drawn in [${Math.round(from)}, ${Math.round(duration)}] ms`);
+
+  const tally: Tally = { runs: 0, killed: 0, finishedFirst: 0, oldVersion: 0, newVersion: 0, leftoversAfterKill: 0, failures: [] };
+  for (let i = 1; i <= RUNS; i++) {
+    const before = (await objectState(rootDir, series.id))!;
+    const delay = from + rand() * (duration - from);
+    const fail = (what: string) => tally.failures.push(`${name} run ${i} (FAULT_SEED=${SEED}, kill after ${Math.round(delay)} ms): ${what}`);
+    const args = series.args(rootDir, i);
+    const r = await runAndKill(args, delay);
+    tally.runs++;
+    if (r.killed) tally.killed++;
+    else {
+      tally.finishedFirst++;
+      if (r.code !== 0) fail(`finished before the kill with exit ${r.code}: ${r.stderr.trim()}`);
+    }
+    const validation = await validateStorageRoot(rootDir);
+    if (!validation.valid) fail(`root invalid after the kill: ${validation.errors.map((e) => `${e.code} ${e.path}: ${e.message}`).join('; ')}`);
+    let after: ObjectState | undefined;
+    try {
+      after = await objectState(rootDir, series.id);
+    } catch (err) {
+      fail(`object unreadable after the kill: ${(err as Error).message}`);
+    }
+    if (after) {
+      const expectedNew = series.newState?.(i, before);
+      if (after.versions === before.versions) {
+        tally.oldVersion++;
+        if (!sameState(after.state, before.state)) fail('same version number but a different state');
+      } else if (after.versions === before.versions + 1) {
+        tally.newVersion++;
+        if (expectedNew && !sameState(after.state, expectedNew)) fail(`${after.head} does not hold the new state`);
+      } else fail(`went from ${before.versions} to ${after.versions} versions`);
+    }
+    if (workspaceLeftovers(rootDir).length > 0) tally.leftoversAfterKill++;
+    // The same command again, uninterrupted.
+    const again = await runCliToEnd(args);
+    if (again.code !== 0) fail(`the next run failed with exit ${again.code}: ${again.stderr.trim()}`);
+    const final = await objectState(rootDir, series.id);
+    if (after && final && final.versions !== after.versions + 1) fail(`the next run left ${final.versions} versions, expected ${after.versions + 1}`);
+    const left = workspaceLeftovers(rootDir);
+    if (left.length > 0) fail(`workspace leftovers after the next run: ${left.join(', ')}`);
+    if (tally.failures.length >= 5) break;
+  }
+
+  // The CLI's own verdicts on the root after the whole series.
+  const validate = await runCliToEnd(['validate', rootDir]);
+  if (validate.code !== 0) tally.failures.push(`${name}: siard-ocfl validate exit ${validate.code}: ${validate.stdout.slice(0, 500)}`);
+  const audit = await runCliToEnd(['audit', '--root', rootDir, '--no-xsd']);
+  if (audit.code !== 0) tally.failures.push(`${name}: siard-ocfl audit exit ${audit.code}: ${audit.stdout.slice(0, 500)}`);
+  t.log(
+    `${name}: ${tally.runs} runs, ${tally.killed} killed (${tally.finishedFirst} finished first); after the kill ${tally.oldVersion} at the old version, ${tally.newVersion} at the new; ${tally.leftoversAfterKill} kills left workspace debris that the next run removed`,
+  );
+  return tally;
+}
+
+function report(t: ExecutionContext, tally: Tally): void {
+  t.deepEqual(tally.failures, [], `replay with FAULT_SEED=${SEED} FAULT_RUNS=${RUNS}`);
+  t.true(tally.runs >= Math.min(RUNS, 50) || tally.failures.length > 0);
+  // A series where nothing was ever killed mid-way would prove nothing.
+  t.true(tally.killed >= Math.ceil(tally.runs / 4), `only ${tally.killed} of ${tally.runs} runs were killed`);
+}
+
+test.serial(`put: ${RUNS} SIGKILLs while LOB files stream into the stage`, async (t) => {
+  const base = tempDir('siard-ocfl-kill-put-input-');
+  // Two folders of LOB-sized files that differ in a few files: each put is a real new version.
+  const folders = ['a', 'b'].map((v, n) => {
+    const dir = path.join(base, v);
+    const rand = prng(SEED + 100 + n);
+    for (let i = 0; i < 48; i++) {
+      mkdirSync(path.join(dir, `lobs_${i % 3}`), { recursive: true });
+      const size = 96 * 1024;
+      const buf = Buffer.alloc(size);
+      for (let k = 0; k < size; k += 4) buf.writeUInt32LE(Math.floor(rand() * 2 ** 32) >>> 0, k);
+      // Two thirds of the files are the same in both folders (deduplicated), the rest differ.
+      const content = i % 3 === 0 ? buf : Buffer.from(`shared ${i}\n`.repeat(8000));
+      writeFileSync(path.join(dir, `lobs_${i % 3}`, `record${i}.bin`), content);
+    }
+    return dir;
+  });
+  const stateOf = new Map<string, Map<string, string>>();
+  const id = 'urn:x-fault:put';
+  const tally = await runSeries(
+    t,
+    'put',
+    {
+      id,
+      async setup(rootDir) {
+        for (const f of folders) {
+          const r = await runCliToEnd(['put', f, '--root', rootDir, '--id', id, '--fixity', 'sha256']);
+          t.is(r.code, 0, r.stderr);
+          stateOf.set(f, (await objectState(rootDir, id))!.state);
+        }
+      },
+      args: (rootDir, i) => ['put', folders[i % 2]!, '--root', rootDir, '--id', id, '--fixity', 'sha256'],
+      newState: (i) => stateOf.get(folders[i % 2]!),
+    },
+    1,
+  );
+  report(t, tally);
+});
+
+test.serial(`ingest: ${RUNS} SIGKILLs while a database's LOBs are exported into the stage`, async (t) => {
+  const base = tempDir('siard-ocfl-kill-ingest-input-');
+  const db = makeDatabase(path.join(base, 'lobs.sqlite'), SEED + 200);
+  const id = 'urn:x-fault:ingest';
+  const tally = await runSeries(
+    t,
+    'ingest',
+    {
+      id,
+      async setup(rootDir) {
+        const r = await runCliToEnd(['ingest', `sqlite:${db}`, '--root', rootDir, '--id', id]);
+        t.is(r.code, 0, r.stderr);
+      },
+      args: (rootDir) => ['ingest', `sqlite:${db}`, '--root', rootDir, '--id', id],
+    },
+    2,
+  );
+  report(t, tally);
+});
+
+test.serial(`relocate: ${RUNS} SIGKILLs while the .siard is copied with its new lobFolder`, async (t) => {
+  const base = tempDir('siard-ocfl-kill-relocate-input-');
+  const db = makeDatabase(path.join(base, 'lobs.sqlite'), SEED + 300, { inline: 1500 });
+  const id = 'urn:x-fault:relocate';
+  const tally = await runSeries(
+    t,
+    'relocate',
+    {
+      id,
+      async setup(rootDir) {
+        const r = await runCliToEnd(['ingest', `sqlite:${db}`, '--root', rootDir, '--id', id]);
+        t.is(r.code, 0, r.stderr);
+      },
+      args: (rootDir, i) => ['relocate', '--root', rootDir, '--id', id, '--lob-folder', i % 2 === 0 ? '../' : `file:///Archives/run-${i}/`],
+    },
+    3,
+  );
+  report(t, tally);
+});
