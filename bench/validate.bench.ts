@@ -10,6 +10,8 @@
  *   2. 100,000 small files (written directly: this measures validation, not the writer): files/s,
  *      with the same baseline for comparison.
  *   Peak memory of each validation is the child's maximum RSS (/usr/bin/time -f %M).
+ *   Each round also runs the library alone in a child (validatePath from dist/), which shows how
+ *   much of the CLI's time is the start-up of the whole command line (every verb's imports).
  *
  *   node bench/run.js validate                  (after npm run build)
  *   BENCH_VALIDATE_FILES=1000 BENCH_VALIDATE_SMALL=5000 node --import=tsx bench/validate.bench.ts
@@ -20,7 +22,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { loadLayout0003 } from '../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
 import type { StorageLayout } from '../src/ocfl/layout/storage-layout.js';
 import { initRoot } from '../src/ocfl/root.js';
@@ -30,7 +32,7 @@ const BIN = path.join(PROJECT, 'bin', 'siard-ocfl');
 const BIG_FILES = Number(process.env.BENCH_VALIDATE_FILES ?? 10_240);
 const BIG_BYTES = Number(process.env.BENCH_VALIDATE_BYTES ?? 1024 ** 3 + 64 * 1024 ** 2);
 const SMALL_FILES = Number(process.env.BENCH_VALIDATE_SMALL ?? 100_000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const FILES_PER_OBJECT = 1024;
 const TARGET_RATIO = 0.85;
 
@@ -132,29 +134,53 @@ interface Run {
   report: { valid: boolean; objects: number; files: number; bytes: number; errors: unknown[] };
 }
 
-function validateRun(root: string): Run {
+/** The validator in a child process: the built CLI, or the library alone (no start-up of the other verbs). */
+function validateRun(root: string, via: 'cli' | 'library'): Run {
+  const script = path.join(path.dirname(root), 'validate-library.mjs');
+  if (via === 'library') {
+    const lib = pathToFileURL(path.join(PROJECT, 'dist', 'ocfl', 'validate', 'index.js')).href;
+    writeFileSync(script, `import { validatePath } from ${JSON.stringify(lib)};\nprocess.stdout.write(JSON.stringify(await validatePath(process.argv[2])));\n`);
+  }
+  const args = via === 'cli' ? [BIN, 'validate', '--json', root] : [script, root];
   const start = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, BIN, 'validate', '--json', root], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   const seconds = (performance.now() - start) / 1000;
   const rssKb = Number(r.stderr.trim().split('\n').at(-1));
+  if (r.status !== 0) throw new Error(`validate (${via}) failed (exit ${r.status}): ${r.stdout.slice(0, 2000)} ${r.stderr.slice(0, 2000)}`);
   const report = JSON.parse(r.stdout);
-  if (r.status !== 0 || !report.valid) throw new Error(`validate failed (exit ${r.status}): ${r.stdout.slice(0, 2000)} ${r.stderr.slice(0, 2000)}`);
+  if (!report.valid) throw new Error(`validate failed (exit ${r.status}): ${r.stdout.slice(0, 2000)} ${r.stderr.slice(0, 2000)}`);
   return { seconds, maxRssMb: rssKb / 1024, report };
 }
 
-function measure(root: string, label: string): { baseline: number; validator: Run } {
+interface Measured {
+  baseline: number;
+  cli: Run;
+  library: Run;
+}
+
+function best(a: Run | undefined, b: Run): Run {
+  if (!a) return b;
+  const faster = b.seconds < a.seconds ? b : a;
+  return { ...faster, maxRssMb: Math.max(a.maxRssMb, b.maxRssMb) };
+}
+
+/** Rounds alternate baseline, CLI and library, so a busy moment of the machine hits all alike. */
+function measure(root: string, label: string): Measured {
   const baselineCmd = `find '${root}' -type f -print0 | xargs -0 -P2 sha512sum > /dev/null`;
-  sh(`find '${root}' -type f -print0 | xargs -0 cat > /dev/null`); // warm-up: same page cache for both
+  sh(`find '${root}' -type f -print0 | xargs -0 cat > /dev/null`); // warm-up: same page cache for all
   let baseline = Infinity;
-  let best: Run | undefined;
+  let cli: Run | undefined;
+  let library: Run | undefined;
   for (let round = 0; round < ROUNDS; round++) {
-    baseline = Math.min(baseline, sh(baselineCmd));
-    const run = validateRun(root);
-    if (!best || run.seconds < best.seconds) best = { ...run, maxRssMb: Math.max(run.maxRssMb, best?.maxRssMb ?? 0) };
-    else best.maxRssMb = Math.max(best.maxRssMb, run.maxRssMb);
-    process.stdout.write(`  ${label} round ${round + 1}: sha512sum -P2 ${baseline.toFixed(2)} s, validate ${run.seconds.toFixed(2)} s\n`);
+    const b = sh(baselineCmd);
+    baseline = Math.min(baseline, b);
+    const c = validateRun(root, 'cli');
+    cli = best(cli, c);
+    const l = validateRun(root, 'library');
+    library = best(library, l);
+    process.stdout.write(`  ${label} round ${round + 1}: sha512sum -P2 ${b.toFixed(2)} s, validate CLI ${c.seconds.toFixed(2)} s, library ${l.seconds.toFixed(2)} s\n`);
   }
-  return { baseline, validator: best! };
+  return { baseline, cli: cli!, library: library! };
 }
 
 async function main(): Promise<void> {
@@ -167,17 +193,19 @@ async function main(): Promise<void> {
     const how = await buildBigRoot(big);
     process.stdout.write(`root 1: ${BIG_FILES} files, ${(BIG_BYTES / 1024 ** 3).toFixed(2)} GiB, ${how}, in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
     const m1 = measure(big, 'big');
-    const mb = m1.validator.report.bytes / 1e6;
-    const ratio = m1.baseline / m1.validator.seconds;
+    const mb = m1.cli.report.bytes / 1e6;
+    const ratio = m1.baseline / m1.cli.seconds;
     results.big = {
-      files: m1.validator.report.files,
-      bytes: m1.validator.report.bytes,
-      validateMBps: +(mb / m1.validator.seconds).toFixed(1),
+      files: m1.cli.report.files,
+      bytes: m1.cli.report.bytes,
+      validateMBps: +(mb / m1.cli.seconds).toFixed(1),
       sha512sumMBps: +(mb / m1.baseline).toFixed(1),
       ratio: +ratio.toFixed(3),
+      libraryMBps: +(mb / m1.library.seconds).toFixed(1),
+      libraryRatio: +(m1.baseline / m1.library.seconds).toFixed(3),
       target: TARGET_RATIO,
       met: ratio >= TARGET_RATIO,
-      peakRssMB: +m1.validator.maxRssMb.toFixed(1),
+      peakRssMB: +Math.max(m1.cli.maxRssMb, m1.library.maxRssMb).toFixed(1),
     };
     rmSync(big, { recursive: true, force: true });
 
@@ -187,12 +215,13 @@ async function main(): Promise<void> {
     process.stdout.write(`root 2: ${SMALL_FILES} small files written directly in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
     const m2 = measure(small, 'small');
     results.small = {
-      files: m2.validator.report.files,
-      bytes: m2.validator.report.bytes,
-      validateFilesPerSecond: Math.round(m2.validator.report.files / m2.validator.seconds),
-      sha512sumFilesPerSecond: Math.round(m2.validator.report.files / m2.baseline),
-      ratio: +(m2.baseline / m2.validator.seconds).toFixed(3),
-      peakRssMB: +m2.validator.maxRssMb.toFixed(1),
+      files: m2.cli.report.files,
+      bytes: m2.cli.report.bytes,
+      validateFilesPerSecond: Math.round(m2.cli.report.files / m2.cli.seconds),
+      libraryFilesPerSecond: Math.round(m2.library.report.files / m2.library.seconds),
+      sha512sumFilesPerSecond: Math.round(m2.cli.report.files / m2.baseline),
+      ratio: +(m2.baseline / m2.cli.seconds).toFixed(3),
+      peakRssMB: +Math.max(m2.cli.maxRssMb, m2.library.maxRssMb).toFixed(1),
     };
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -200,8 +229,10 @@ async function main(): Promise<void> {
   const big = results.big as Record<string, number | boolean>;
   const small = results.small as Record<string, number>;
   process.stdout.write(
-    `\nvalidate, 1 GiB root: ${big.validateMBps} MB/s vs sha512sum -P2 ${big.sha512sumMBps} MB/s: ratio ${big.ratio} (target >= ${TARGET_RATIO}: ${big.met ? 'met' : 'NOT met'}), peak RSS ${big.peakRssMB} MB\n` +
-      `validate, ${small.files} small files: ${small.validateFilesPerSecond} files/s vs sha512sum -P2 ${small.sha512sumFilesPerSecond} files/s: ratio ${small.ratio}, peak RSS ${small.peakRssMB} MB\n` +
+    `\nvalidate, 1 GiB root (CLI): ${big.validateMBps} MB/s vs sha512sum -P2 ${big.sha512sumMBps} MB/s: ratio ${big.ratio} ` +
+      `(target >= ${TARGET_RATIO}: ${big.met ? 'met' : 'NOT met'}); library alone ${big.libraryMBps} MB/s, ratio ${big.libraryRatio}; peak RSS ${big.peakRssMB} MB\n` +
+      `validate, ${small.files} small files (CLI): ${small.validateFilesPerSecond} files/s (library alone ${small.libraryFilesPerSecond}) ` +
+      `vs sha512sum -P2 ${small.sha512sumFilesPerSecond} files/s: ratio ${small.ratio}; peak RSS ${small.peakRssMB} MB\n` +
       `(machine: ${results.cores} cores, load average ${results.load} at start)\n` +
       JSON.stringify(results) + '\n',
   );
