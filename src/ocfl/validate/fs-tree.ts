@@ -2,8 +2,7 @@
  * Reading the stored tree without following links: validation looks at what is there, never
  * outside the folder it was given.
  */
-import { lstatSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 
 export type EntryKind = 'file' | 'dir' | 'link' | 'other';
@@ -13,10 +12,13 @@ export interface TreeEntry {
   kind: EntryKind;
 }
 
-/** Entries of a folder, sorted by name; undefined when it cannot be read. */
+/**
+ * Entries of a folder, sorted by name; undefined when it cannot be read. Synchronous on purpose:
+ * hashing runs on other threads, and for many small folders this costs far less than promises.
+ */
 export async function listDir(dir: string): Promise<TreeEntry[] | undefined> {
   try {
-    const dirents = await readdir(dir, { withFileTypes: true });
+    const dirents = readdirSync(dir, { withFileTypes: true });
     return dirents
       .map((d) => ({
         name: d.name,
@@ -48,15 +50,21 @@ export async function walk(base: string): Promise<WalkResult> {
   const stack: string[] = [''];
   while (stack.length > 0) {
     const rel = stack.pop()!;
-    const entries = await listDir(path.join(base, rel));
-    if (!entries) continue;
-    if (entries.length === 0 && rel !== '') result.emptyDirs.push(rel);
-    for (const e of entries) {
-      const childRel = rel === '' ? e.name : `${rel}/${e.name}`;
-      if (e.kind === 'dir') stack.push(childRel);
-      else if (e.kind === 'file') {
+    const abs = rel === '' ? base : `${base}/${rel}`;
+    let dirents;
+    try {
+      dirents = readdirSync(abs, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    if (dirents.length === 0 && rel !== '') result.emptyDirs.push(rel);
+    for (const d of dirents) {
+      const childRel = rel === '' ? d.name : `${rel}/${d.name}`;
+      if (d.isSymbolicLink()) result.links.push(childRel);
+      else if (d.isDirectory()) stack.push(childRel);
+      else if (d.isFile()) {
         // Synchronous: tens of thousands of small lstat calls cost far less this way.
-        const st = lstatSync(path.join(base, childRel), { throwIfNoEntry: false });
+        const st = lstatSync(`${abs}/${d.name}`, { throwIfNoEntry: false });
         result.files.push({ relative: childRel, size: st?.size ?? 0 });
       } else result.links.push(childRel);
     }

@@ -11,13 +11,18 @@ export interface HashTask {
   algorithms: string[];
 }
 export type { HashResult } from './hash-file.js';
+/** What crosses to a worker: flat arrays, cheap to copy; every file of a batch uses the same algorithms. */
 export interface HashBatch {
   id: number;
-  tasks: HashTask[];
+  algorithms: string[];
+  paths: string[];
 }
+/** Per file: its size and digests (algorithm order), or an error message. */
 export interface HashBatchResult {
   id: number;
-  results: HashResult[];
+  sizes: number[];
+  digests: string[];
+  errors: Array<string | null>;
 }
 
 /**
@@ -41,9 +46,20 @@ const INLINE_FILES = 256;
 const BATCH_BYTES = 8 * 1024 * 1024;
 
 interface Pending {
-  tasks: HashTask[];
+  algorithms: string[];
+  paths: string[];
   resolve: (results: HashResult[]) => void;
   reject: (err: Error) => void;
+}
+
+function unpack(msg: HashBatchResult, algorithms: string[]): HashResult[] {
+  return msg.sizes.map((size, i) => {
+    const error = msg.errors[i];
+    if (error !== null) return { error };
+    const digests: Record<string, string> = {};
+    algorithms.forEach((a, j) => (digests[a] = msg.digests[i * algorithms.length + j]));
+    return { digests, size };
+  });
 }
 
 export class HashPool {
@@ -65,7 +81,7 @@ export class HashPool {
       this.inFlight.delete(msg.id);
       const ids = this.assigned.get(worker) ?? [];
       ids.splice(ids.indexOf(msg.id), 1);
-      pending?.resolve(msg.results);
+      if (pending) pending.resolve(unpack(msg, pending.algorithms));
       this.pump();
     });
     worker.on('error', (err) => {
@@ -105,14 +121,14 @@ export class HashPool {
       const id = this.nextId++;
       this.inFlight.set(id, pending);
       this.assigned.get(worker)!.push(id);
-      worker.postMessage({ id, tasks: pending.tasks } satisfies HashBatch);
+      worker.postMessage({ id, algorithms: pending.algorithms, paths: pending.paths } satisfies HashBatch);
     }
   }
 
   private runBatch(tasks: HashTask[]): Promise<HashResult[]> {
     if (this.closed) return Promise.reject(new Error('The hash pool is closed.'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ tasks, resolve, reject });
+      this.queue.push({ algorithms: tasks[0].algorithms, paths: tasks.map((t) => t.path), resolve, reject });
       this.pump();
     });
   }
@@ -137,7 +153,12 @@ export class HashPool {
     while (start < tasks.length) {
       let end = start;
       let bytes = 0;
-      while (end < tasks.length && end - start < BATCH_FILES && (end === start || bytes + sizes[end] <= BATCH_BYTES)) {
+      const algorithms = tasks[start].algorithms.join(',');
+      while (
+        end < tasks.length &&
+        end - start < BATCH_FILES &&
+        (end === start || (bytes + sizes[end] <= BATCH_BYTES && tasks[end].algorithms.join(',') === algorithms))
+      ) {
         bytes += sizes[end];
         end++;
       }

@@ -1,17 +1,23 @@
 /** Bounded reads of the small files validation parses (declarations, inventories, sidecars, configs). */
-import { lstat, readFile } from 'node:fs/promises';
+import { lstatSync, readFileSync } from 'node:fs';
 
 export const MAX_INVENTORY_BYTES = 512 * 1024 * 1024;
 
 export type SmallRead = { ok: true; bytes: Buffer } | { ok: false; reason: 'missing' | 'too-large' | 'unreadable' | 'not-a-file' };
 
+/** Synchronous: these files are small and many (several per object); promises cost more than the reads. */
 export async function readSmall(file: string, maxBytes: number): Promise<SmallRead> {
-  const st = await lstat(file).catch(() => undefined);
+  let st;
+  try {
+    st = lstatSync(file, { throwIfNoEntry: false });
+  } catch {
+    return { ok: false, reason: 'unreadable' };
+  }
   if (!st) return { ok: false, reason: 'missing' };
   if (!st.isFile()) return { ok: false, reason: 'not-a-file' };
   if (st.size > maxBytes) return { ok: false, reason: 'too-large' };
   try {
-    return { ok: true, bytes: await readFile(file) };
+    return { ok: true, bytes: readFileSync(file) };
   } catch {
     return { ok: false, reason: 'unreadable' };
   }
