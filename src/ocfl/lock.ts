@@ -30,6 +30,8 @@ export interface LockProvider {
 const STALE_MS = 60_000;
 const UPDATE_MS = 5_000;
 const OWNER = 'owner.json';
+/** How long a lock may lack its owner file while its taker is alive and writing it. */
+const OWNERLESS_MS = 2_000;
 
 interface Owner {
   pid: number;
@@ -122,7 +124,11 @@ export class FileLockProvider implements LockProvider {
         const owner = JSON.parse(await fsp.readFile(path.join(lockPath, OWNER), 'utf8')) as Owner;
         dead = owner.host === os.hostname() && !processAlive(owner.pid);
       } catch {
-        return false; // no owner yet: the lock is being taken right now
+        // No (complete) owner file: a live taker writes it right after creating the lock, so
+        // only a lock younger than OWNERLESS_MS is being taken now; an older one lost its taker
+        // (killed between the two steps) and would otherwise block every writer for STALE_MS.
+        if (stat.mtimeMs >= Date.now() - OWNERLESS_MS) return false;
+        dead = true;
       }
     }
     if (!dead) return false;
