@@ -156,6 +156,7 @@ function loadTableOf(t: SiardTableRef): LoadTable {
     columns,
     candidateKeys: t.table.candidateKeys ?? [],
     foreignKeys: t.table.foreignKeys ?? [],
+    checkConstraints: t.table.checkConstraints ?? [],
   };
   if (t.table.primaryKey) table.primaryKey = t.table.primaryKey;
   return table;
@@ -230,8 +231,9 @@ async function* loadRows(archive: OpenedArchive, t: SiardTableRef, table: LoadTa
       return verifiedLob(archive, cell, counters);
     };
     yield row.cells.map((value, c) => {
-      // An empty ARRAY cell is an array with no elements, not an empty string.
-      if (table.columns[c]?.array && value === '') return { kind: 'array', elements: new Map() };
+      // An empty ARRAY cell is an array with no elements, not an empty string (nor, for an array
+      // of a binary type, the empty byte string the reader makes of an empty hex cell).
+      if (table.columns[c]?.array && (value === '' || (value instanceof Uint8Array && value.length === 0))) return { kind: 'array', elements: new Map() };
       return convert(value, [`c${c + 1}`]);
     });
   }

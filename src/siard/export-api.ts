@@ -15,6 +15,6 @@ export {
   type LobPlacement,
 } from './lob-placement.js';
 export { escapeSiardText } from './xml-text.js';
-export { isSourceLob, type DatabaseSource, type SourceCatalog, type SourceLob, type SourceSchema, type SourceTable, type SourceValue } from '../sources/source.js';
+export { isSourceArray, isSourceLob, type DatabaseSource, type SourceArrayElement, type SourceArrayValue, type SourceCatalog, type SourceLob, type SourceSchema, type SourceTable, type SourceValue } from '../sources/source.js';
 export { SqliteSource } from '../sources/sqlite/sqlite-source.js';
 export { openSource, defaultArchiveName } from '../sources/open.js';

@@ -2,7 +2,7 @@
  * Serialises the SIARD model as `header/metadata.xml` (SIARD 2.2 metadata.xsd, element order as
  * the schema's sequences require). Text goes through SIARD escaping (G_3.3).
  */
-import type { SiardArchive, SiardColumn, SiardForeignKey, SiardSchema, SiardTable, SiardUniqueKey, SiardView } from './model.js';
+import type { SiardArchive, SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardSchema, SiardTable, SiardUniqueKey, SiardView } from './model.js';
 import { escapeSiardText } from './xml-text.js';
 
 export const SIARD_METADATA_NAMESPACE = 'http://www.bar.admin.ch/xmlns/siard/2/metadata.xsd';
@@ -108,6 +108,11 @@ function table(x: XmlOut, t: SiardTable): void {
     for (const k of t.candidateKeys) uniqueKey(x, 'candidateKey', k);
     x.close('candidateKeys');
   }
+  if (t.checkConstraints && t.checkConstraints.length > 0) {
+    x.open('checkConstraints');
+    for (const c of t.checkConstraints) checkConstraint(x, c);
+    x.close('checkConstraints');
+  }
   x.el('rows', t.rows);
   x.close('table');
 }
@@ -137,6 +142,7 @@ function columns(x: XmlOut, cols: SiardColumn[]): void {
       x.el('typeName', c.typeName);
     }
     x.el('typeOriginal', c.typeOriginal);
+    if (c.cardinality !== undefined) arrayFields(x, c);
     x.el('nullable', c.nullable);
     x.el('defaultValue', c.defaultValue);
     x.el('cardinality', c.cardinality);
@@ -144,6 +150,29 @@ function columns(x: XmlOut, cols: SiardColumn[]): void {
     x.close('column');
   }
   x.close('columns');
+}
+
+/**
+ * An ARRAY column's elements as fields "name[1]" ... "name[cardinality]" (the recommended names,
+ * as SIARD Suite writes them), each with no lobFolder: array elements are always inline.
+ */
+function arrayFields(x: XmlOut, c: SiardColumn): void {
+  if (!c.cardinality) return;
+  x.open('fields');
+  for (let i = 1; i <= c.cardinality; i++) {
+    x.open('field');
+    x.el('name', `${c.name}[${i}]`);
+    x.close('field');
+  }
+  x.close('fields');
+}
+
+function checkConstraint(x: XmlOut, c: SiardCheckConstraint): void {
+  x.open('checkConstraint');
+  x.el('name', c.name);
+  x.el('condition', c.condition);
+  x.el('description', c.description);
+  x.close('checkConstraint');
 }
 
 function uniqueKey(x: XmlOut, tag: string, k: SiardUniqueKey): void {

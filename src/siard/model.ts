@@ -3,7 +3,12 @@
  * `content/schemaI/tableJ/tableJ.xml`. Sources produce it, the writer serialises it, the reader
  * parses into it. It mirrors the SIARD 2.2 metadata.xsd (element names kept) and holds only what
  * this project reads or writes; optional parts of the XSD we never fill (types, routines, roles,
- * privileges, triggers, check constraints) are left out until something needs them.
+ * privileges, triggers) are left out until something needs them.
+ *
+ * ARRAY columns: `type` is the element type and `cardinality` is set (the largest array; a source
+ * sets it on array columns only). The writer declares `<fields>` `name[1]` ... `name[cardinality]`
+ * and writes cells as `<cN><a1>..</a1><a3>..</a3></cN>` (a missing aI = NULL element, `<cN/>` =
+ * an empty array).
  *
  * Numbering follows SIARD: schema/table folders from 0 (`schema0`, `table0`), columns and rows
  * from 1 in the XML (`c1`, row 1) but arrays here are 0-based (columns[0] is `c1`).
@@ -73,6 +78,8 @@ export interface SiardTable {
   primaryKey?: SiardUniqueKey;
   foreignKeys: SiardForeignKey[];
   candidateKeys: SiardUniqueKey[];
+  /** `<checkConstraints>`: absent or empty = none written */
+  checkConstraints?: SiardCheckConstraint[];
   /** number of rows in tableN.xml (`<rows>`) */
   rows: number;
 }
@@ -104,6 +111,7 @@ export interface SiardColumn {
   mimeType?: string;
   nullable?: boolean;
   defaultValue?: string;
+  /** ARRAY columns only: (maximum) number of elements; its presence marks the column as an array */
   cardinality?: number;
   description?: string;
 }
@@ -112,6 +120,13 @@ export interface SiardUniqueKey {
   name: string;
   description?: string;
   columns: string[];
+}
+
+/** A table check constraint (metadata.xsd checkConstraintType); `condition` in the source's SQL dialect. */
+export interface SiardCheckConstraint {
+  name: string;
+  condition: string;
+  description?: string;
 }
 
 export type SiardReferentialAction = 'CASCADE' | 'SET NULL' | 'SET DEFAULT' | 'RESTRICT' | 'NO ACTION';

@@ -4,9 +4,11 @@
  * NULL = element omitted, '' = empty element; text SIARD-escaped; BLOB/binary as hex; dates and
  * timestamps in UTC with 'Z'; LOBs above the inline limit written to files through LobWriter,
  * the cell carrying file, length, digestType and digest.
+ * ARRAY cells (columns with cardinality, T_6.4-4): `<cN><a1>..</a1><a3>..</a3></cN>`, a missing aI
+ * being a NULL element and `<cN/>` an empty array; elements are always inline, whatever their type.
  */
 import { SiardOcflError } from '../errors.js';
-import { isSourceLob, type SourceLob, type SourceValue } from '../sources/source.js';
+import { isSourceArray, isSourceLob, type SourceArrayValue, type SourceLob, type SourceValue } from '../sources/source.js';
 import { LobWriter, readAll } from './lob-writer.js';
 import { isLobFamily, sqlTypeFamily, type SiardColumn, type SqlTypeFamily } from './model.js';
 import { SIARD_TABLE_NAMESPACE } from './table-xsd.js';
@@ -41,7 +43,8 @@ export async function* tableDataXml(
   onRow?: () => void,
 ): AsyncGenerator<string> {
   const families = ctx.columns.map((c) => sqlTypeFamily(c.type ?? 'CLOB'));
-  const lobColumn = families.map((f) => isLobFamily(f) || f === 'binary');
+  const arrayColumn = ctx.columns.map((c) => c.cardinality !== undefined);
+  const lobColumn = families.map((f, i) => !arrayColumn[i] && (isLobFamily(f) || f === 'binary'));
   let out =
     '<?xml version="1.0" encoding="UTF-8"?>\n' +
     `<table xmlns="${SIARD_TABLE_NAMESPACE}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" ` +
@@ -54,7 +57,8 @@ export async function* tableDataXml(
       if (v === null) continue;
       const family = families[i]!;
       // LOB columns may need a file (async); every other cell is formatted synchronously.
-      if (!lobColumn[i]) xml += scalarCell(v, i, family, ctx, stats);
+      if (arrayColumn[i]) xml += arrayCell(v, i, family, ctx, stats);
+      else if (!lobColumn[i]) xml += scalarCell(v, i, family, ctx, stats);
       else xml += inlineLobCell(v, i, family, ctx, stats) ?? (await lobCell(v, i, family, ctx, stats));
     }
     out += xml + '</row>\n';
@@ -120,12 +124,57 @@ async function lobCell(v: SourceValue, i: number, family: SqlTypeFamily, ctx: Ta
   return `<${tag} file="${escapeSiardText(reference.file)}" length="${reference.length}" digestType="${reference.digestType}" digest="${reference.digest}"/>`;
 }
 
+/** Largest escaped text of one array element: the reader refuses much longer runs of text (MAX_TEXT_RUN). */
+export const MAX_ARRAY_ELEMENT_CHARS = 16 * 1024 * 1024;
+
+/** An ARRAY cell: every element formatted as a scalar of the element type, inline. */
+function arrayCell(v: SourceValue, i: number, family: SqlTypeFamily, ctx: TableDataContext, stats: TableDataStats): string {
+  const where = `Table "${ctx.tableName}", row ${stats.rows}, column "${ctx.columns[i]!.name}"`;
+  if (!isSourceArray(v)) {
+    throw new SiardOcflError(`${where}: a ${describe(v)} value cannot be written in an ARRAY column.`, { code: 'VALUE_DOES_NOT_FIT' });
+  }
+  const elements = (v as SourceArrayValue).elements;
+  const cardinality = ctx.columns[i]!.cardinality ?? 0;
+  if (elements.length > cardinality) {
+    throw new SiardOcflError(`${where}: the array has ${elements.length} elements, more than the column's cardinality ${cardinality}.`, { code: 'VALUE_DOES_NOT_FIT' });
+  }
+  if (elements.length > 0 && elements[elements.length - 1] === null) {
+    // a1.. with the last ones missing reads back as a shorter array
+    throw new SiardOcflError(`${where}: the array ends with a NULL element, which SIARD cannot tell apart from a shorter array.`, { code: 'VALUE_DOES_NOT_FIT' });
+  }
+  let out = '';
+  for (let e = 0; e < elements.length; e++) {
+    const item = elements[e]!;
+    if (item === null) continue;
+    const tag = `a${e + 1}`;
+    let text: string | undefined;
+    if (family === 'blob' || family === 'binary') text = item instanceof Uint8Array ? Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString('hex') : undefined;
+    else if (family === 'clob' || family === 'xml') text = typeof item === 'string' ? escapeSiardText(item) : undefined;
+    else text = scalarText(item, family);
+    if (text === undefined) {
+      throw new SiardOcflError(`${where}, element ${e + 1}: a ${describe(item)} value cannot be written as ${ctx.columns[i]!.type}.`, { code: 'VALUE_DOES_NOT_FIT' });
+    }
+    if (text.length > MAX_ARRAY_ELEMENT_CHARS) {
+      throw new SiardOcflError(`${where}, element ${e + 1}: the element is longer than ${MAX_ARRAY_ELEMENT_CHARS} characters; array elements are written inline and SIARD readers refuse such long values.`, {
+        code: 'VALUE_DOES_NOT_FIT',
+      });
+    }
+    out += text === '' ? `<${tag}/>` : `<${tag}>${text}</${tag}>`;
+  }
+  return out === '' ? `<c${i + 1}/>` : `<c${i + 1}>${out}</c${i + 1}>`;
+}
+
 /** Every other cell. */
 function scalarCell(v: SourceValue, i: number, family: SqlTypeFamily, ctx: TableDataContext, stats: TableDataStats): string {
-  const simple = (text: string) => element(i, text);
-  const bad = (): never => {
-    throw valueError(v, i, ctx, stats);
-  };
+  const text = scalarText(v, family);
+  if (text === undefined) throw valueError(v, i, ctx, stats);
+  return element(i, text);
+}
+
+/** The XML text of a non-LOB value of a family, or undefined when the value does not fit it. */
+function scalarText(v: SourceValue, family: SqlTypeFamily): string | undefined {
+  const simple = (text: string) => text;
+  const bad = (): undefined => undefined;
   switch (family) {
     case 'integer':
       if (typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v))) return simple(v.toString());
@@ -167,6 +216,7 @@ function scalarCell(v: SourceValue, i: number, family: SqlTypeFamily, ctx: Table
 function describe(v: SourceValue): string {
   if (v instanceof Uint8Array) return 'binary';
   if (isSourceLob(v)) return v.encoding === 'binary' ? 'binary' : 'text';
+  if (isSourceArray(v)) return 'array';
   return typeof v === 'string' ? 'text' : typeof v;
 }
 

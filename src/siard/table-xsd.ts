@@ -29,10 +29,20 @@ export function xmlTypeOf(type: string): string {
   return XML_TYPE[sqlTypeFamily(type)];
 }
 
+/** An ARRAY column (cardinality set): a1 ... a<cardinality>, each optional (absent = NULL element). */
+function arrayCell(name: string, c: SiardColumn, nullable: string): string {
+  const type = xmlTypeOf(c.type ?? 'CLOB');
+  const elements: string[] = [];
+  for (let i = 1; i <= (c.cardinality ?? 0); i++) elements.push(`            <xs:element name="a${i}" type="${type}" minOccurs="0"/>`);
+  const body = elements.length > 0 ? `\n          <xs:sequence>\n${elements.join('\n')}\n          </xs:sequence>\n        ` : '';
+  return `      <xs:element name="${name}"${nullable}>\n        <xs:complexType>${body}</xs:complexType>\n      </xs:element>`;
+}
+
 export function tableXsd(columns: SiardColumn[]): string {
   const cells = columns
     .map((c, i) => {
       const nullable = c.nullable !== false ? ' minOccurs="0"' : '';
+      if (c.cardinality !== undefined) return arrayCell(`c${i + 1}`, c, nullable);
       return `      <xs:element name="c${i + 1}" type="${xmlTypeOf(c.type ?? 'CLOB')}"${nullable}/>`;
     })
     .join('\n');

@@ -4,7 +4,7 @@
  * all of it or leaves nothing behind. SQLite (`sqlite/loader.ts`) and PostgreSQL
  * (`postgres/loader.ts`) implement it.
  */
-import type { SiardArchive, SiardColumn, SiardForeignKey, SiardUniqueKey, SqlTypeFamily } from '../siard/model.js';
+import type { SiardArchive, SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardUniqueKey, SqlTypeFamily } from '../siard/model.js';
 
 /** A LOB as a stream of bytes (UTF-8 for text), checked against its cell while it is read. */
 export interface LoadLob {
@@ -46,6 +46,8 @@ export interface LoadTable {
   primaryKey?: SiardUniqueKey;
   candidateKeys: SiardUniqueKey[];
   foreignKeys: SiardForeignKey[];
+  /** conditions in the archived database's SQL dialect: a target adds those it can and warns about the rest */
+  checkConstraints: SiardCheckConstraint[];
 }
 
 export interface TargetLoader {
@@ -61,7 +63,10 @@ export interface TargetLoader {
   createTable(table: LoadTable): Promise<void>;
   /** Inserts the rows; LOB streams are read to their end before their row is sent. */
   insertRows(table: LoadTable, rows: AsyncIterable<LoadValue[]>, onRow?: () => void): Promise<number>;
-  /** Primary, unique and foreign keys (targets that can only declare keys with the table do it in createTable). */
+  /**
+   * Primary, unique and foreign keys, and check constraints where the target can add them after the
+   * rows (targets that can only declare keys with the table do it in createTable).
+   */
   addKeys(tables: LoadTable[]): Promise<void>;
   /** Number of rows the target holds in the table (read inside the transaction). */
   countRows(table: LoadTable): Promise<number>;
@@ -87,7 +92,13 @@ export function hasTimeZone(type: string | undefined): boolean {
   return /WITH\s+TIME\s+ZONE/i.test(type ?? '');
 }
 
-/** JSON of a nested value for a text column: ARRAY as a JSON array, UDT as an object u1, u2 ...; bytes as hex. */
+/**
+ * JSON of a nested value for a text column (the SQLite target's form of ARRAY and UDT cells):
+ * an ARRAY is a JSON array whose item i is element a(i+1), null for a NULL element, [] for an
+ * empty array; a UDT is an object {"u1": ..., "u2": ...}. Every scalar is a JSON string holding
+ * the SIARD lexical form exactly as archived (integer and decimal digits, dates with Z, binary as
+ * hex), so nothing is rounded or reinterpreted: the text round-trips to the archived value.
+ */
 export async function complexJson(value: LoadComplex): Promise<unknown> {
   const plain = async (v: LoadValue): Promise<unknown> => {
     if (v === null || typeof v === 'string') return v;

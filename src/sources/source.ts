@@ -5,7 +5,7 @@
  * writer reads once, in chunks, straight into its file.
  */
 import type { Readable } from 'node:stream';
-import type { SiardColumn, SiardForeignKey, SiardUniqueKey, SiardView } from '../siard/model.js';
+import type { SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardUniqueKey, SiardView } from '../siard/model.js';
 
 /** A large value read as a stream: bytes (BLOB) or UTF-8 text (CLOB). */
 export interface SourceLob {
@@ -18,12 +18,25 @@ export interface SourceLob {
   open(): Readable | AsyncIterable<Uint8Array>;
 }
 
+/** One element of an ARRAY cell: a scalar held in memory (null = NULL element). */
+export type SourceArrayElement = null | string | number | bigint | boolean | Uint8Array;
+
+/**
+ * An ARRAY cell (column with `cardinality`): elements a1, a2, ... in order. A NULL element is
+ * written as a missing aI, so an array may not end with NULL (a reader would see a shorter one):
+ * sources refuse such a value. No element is a LOB stream: an array is read whole.
+ */
+export interface SourceArrayValue {
+  readonly kind: 'array';
+  readonly elements: readonly SourceArrayElement[];
+}
+
 /**
  * One cell as a source delivers it:
  * null (SQL NULL), string (text), number (double), bigint (exact integer), boolean,
- * Uint8Array (bytes), or a SourceLob for values streamed from the database.
+ * Uint8Array (bytes), a SourceLob for values streamed from the database, or a SourceArrayValue.
  */
-export type SourceValue = null | string | number | bigint | boolean | Uint8Array | SourceLob;
+export type SourceValue = null | string | number | bigint | boolean | Uint8Array | SourceLob | SourceArrayValue;
 
 export interface SourceTable {
   name: string;
@@ -33,6 +46,8 @@ export interface SourceTable {
   primaryKey?: SiardUniqueKey;
   foreignKeys: SiardForeignKey[];
   candidateKeys: SiardUniqueKey[];
+  /** check constraints, condition in the source's SQL dialect */
+  checkConstraints?: SiardCheckConstraint[];
   /** row count when the catalogue was read (for progress; the writer counts the rows it writes) */
   rows: number;
 }
@@ -68,4 +83,8 @@ export interface DatabaseSource {
 
 export function isSourceLob(value: SourceValue): value is SourceLob {
   return typeof value === 'object' && value !== null && !(value instanceof Uint8Array) && (value as SourceLob).kind === 'lob';
+}
+
+export function isSourceArray(value: SourceValue): value is SourceArrayValue {
+  return typeof value === 'object' && value !== null && !(value instanceof Uint8Array) && (value as SourceArrayValue).kind === 'array';
 }

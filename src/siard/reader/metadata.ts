@@ -9,6 +9,7 @@ import { dialectOf } from '../lob-location.js';
 import {
   SIARD_DIGEST_TYPES,
   type SiardArchive,
+  type SiardCheckConstraint,
   type SiardColumn,
   type SiardDigestType,
   type SiardForeignKey,
@@ -117,6 +118,14 @@ function parseUniqueKey(el: XmlElement): SiardUniqueKey {
   };
 }
 
+function parseCheckConstraint(el: XmlElement): SiardCheckConstraint {
+  return {
+    name: text(el, 'name') ?? '',
+    condition: text(el, 'condition') ?? '',
+    ...optional('description', text(el, 'description')),
+  };
+}
+
 function parseForeignKey(el: XmlElement): SiardForeignKey {
   return {
     name: text(el, 'name') ?? '',
@@ -165,6 +174,7 @@ export function parseSiardMetadata(xml: string, what: string): SiardReadMetadata
         ...optional('primaryKey', pk ? parseUniqueKey(pk) : undefined),
         foreignKeys: children(child(t, 'foreignKeys'), 'foreignKey').map(parseForeignKey),
         candidateKeys: children(child(t, 'candidateKeys'), 'candidateKey').map(parseUniqueKey),
+        checkConstraints: children(child(t, 'checkConstraints'), 'checkConstraint').map(parseCheckConstraint),
         rows: rows ?? 0,
       };
     });

@@ -5,14 +5,11 @@
  * System schemas and objects owned by extensions are left out.
  */
 import type pg from 'pg';
-import type { SiardColumn, SiardForeignKey, SiardMatchType, SiardReferentialAction, SiardUniqueKey, SiardView } from '../../siard/model.js';
+import type { SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardMatchType, SiardReferentialAction, SiardUniqueKey, SiardView } from '../../siard/model.js';
 import { mapPgType, type PgMappedType, type PgTypeInfo } from './type-mapping.js';
 
-export interface PgCheckConstraint {
-  name: string;
-  /** the condition as pg_get_constraintdef prints it, without "CHECK" */
-  condition: string;
-}
+/** A check constraint: the condition as pg_get_constraintdef prints it, without "CHECK" and "NOT VALID". */
+export type PgCheckConstraint = SiardCheckConstraint;
 
 export interface PgColumnPlan {
   name: string;
@@ -154,6 +151,14 @@ interface ConstraintRow {
   ftable: string | null;
   fcolumns: string[] | null;
   columns: string[] | null;
+  description: string | null;
+}
+
+/** "CHECK ((a > 0)) NOT VALID" -> "(a > 0)": SIARD's condition is the search condition alone. */
+function checkConstraintOf(con: ConstraintRow): PgCheckConstraint {
+  const check: PgCheckConstraint = { name: con.conname, condition: con.def.replace(/^CHECK\s*/i, '').replace(/\s+NOT VALID$/i, '') };
+  if (con.description) check.description = con.description;
+  return check;
 }
 
 export interface IntrospectOptions {
@@ -193,7 +198,7 @@ export async function introspect(client: pg.Client, options: IntrospectOptions =
     await client.query<ConstraintRow>(
       `SELECT con.conname, con.contype::text AS contype, con.conrelid::int AS conrelid, con.conkey, con.confkey,
               con.confupdtype::text AS confupdtype, con.confdeltype::text AS confdeltype, con.confmatchtype::text AS confmatchtype,
-              pg_get_constraintdef(con.oid, true) AS def, fn.nspname AS fschema, fc.relname AS ftable,
+              pg_get_constraintdef(con.oid, true) AS def, obj_description(con.oid, 'pg_constraint') AS description, fn.nspname AS fschema, fc.relname AS ftable,
               (SELECT array_agg(a.attname::text ORDER BY k.i) FROM unnest(con.conkey) WITH ORDINALITY k(n, i)
                  JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.n) AS columns,
               (SELECT array_agg(a.attname::text ORDER BY k.i) FROM unnest(con.confkey) WITH ORDINALITY k(n, i)
@@ -249,7 +254,7 @@ export async function introspect(client: pg.Client, options: IntrospectOptions =
       const colNames = con.columns ?? [];
       if (con.contype === 'p') table.primaryKey = { name: con.conname, columns: colNames };
       else if (con.contype === 'u') table.candidateKeys.push({ name: con.conname, columns: colNames });
-      else if (con.contype === 'c') table.checkConstraints.push({ name: con.conname, condition: con.def.replace(/^CHECK\s*/i, '') });
+      else if (con.contype === 'c') table.checkConstraints.push(checkConstraintOf(con));
       else if (con.contype === 'f' && con.fschema && con.ftable) {
         const fcols = con.fcolumns ?? [];
         const key: SiardForeignKey = {

@@ -29,6 +29,7 @@ import type pg from 'pg';
 import { SiardOcflError } from '../../errors.js';
 import type { SiardArchive, SiardForeignKey } from '../../siard/model.js';
 import { complexJson, isLoadComplex, isLoadLob, type LoadColumn, type LoadComplex, type LoadLob, type LoadTable, type LoadValue, type TargetLoader } from '../loader.js';
+import { addCheckConstraint } from './check-constraint.js';
 import { connectPostgres, describePostgresUrl } from './connection.js';
 import { qualifiedName, quoteIdent } from './introspect.js';
 
@@ -140,6 +141,15 @@ export class PostgresLoader implements TargetLoader {
 
   targetName(table: LoadTable): string {
     return `${table.schema}.${table.name}`;
+  }
+
+  /** `base`, or `base_2`, `base_3` ... : a constraint name not yet taken in the schema. */
+  private freshName(schema: string, base: string): string {
+    const names = this.nameSet(schema);
+    let name = base;
+    for (let n = 2; names.has(name); n++) name = `${base}_${n}`;
+    names.add(name);
+    return name;
   }
 
   private nameSet(schema: string): Set<string> {
@@ -347,6 +357,21 @@ export class PostgresLoader implements TargetLoader {
       }
       for (const key of t.candidateKeys) {
         await run(`Unique key ${key.name} of ${table}`, `ALTER TABLE ${table} ADD ${constraintName(t.schema, key.name)}UNIQUE (${key.columns.map(quoteIdent).join(', ')})`);
+      }
+      // The condition is SQL of the archived database: PostgreSQL's own comes back as it was; one
+      // in another dialect, one that is not a plain expression, or one the restored rows violate
+      // becomes a warning (check-constraint.ts guards against conditions that would run code).
+      for (const check of t.checkConstraints ?? []) {
+        if (check.condition.trim() === '') continue;
+        const name = this.freshName(t.schema, check.name || `${t.name}_check`);
+        await client.query('SAVEPOINT add_check');
+        try {
+          await addCheckConstraint(client, table, name, check.condition);
+          await client.query('RELEASE SAVEPOINT add_check');
+        } catch (err) {
+          await client.query('ROLLBACK TO SAVEPOINT add_check');
+          this.warnings.push(`Check constraint ${check.name} of ${table} was not added: ${(err as Error).message}.`);
+        }
       }
     }
     for (const t of tables) {

@@ -18,19 +18,13 @@
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { SiardOcflError } from '../../errors.js';
-import type { DatabaseSource, SourceCatalog, SourceLob, SourceTable, SourceValue } from '../source.js';
+import type { DatabaseSource, SourceArrayValue, SourceCatalog, SourceLob, SourceTable, SourceValue } from '../source.js';
 import { connectPostgres, describePostgresUrl } from './connection.js';
 import { introspect, measureArrays, qualifiedName, quoteIdent, type IntrospectOptions, type PgCheckConstraint, type PgColumnPlan, type PgTablePlan } from './introspect.js';
 import { isStreamedKind, type PgValueKind } from './type-mapping.js';
 import { convertScalar, decodeByteaHex, parseArrayLiteral, ValueConversionError } from './values.js';
 
-/** An ARRAY cell: elements a1, a2, ... (null = NULL element, written as a missing aN). */
-export interface SourceArrayValue {
-  readonly kind: 'array';
-  readonly elements: Array<string | number | boolean | Uint8Array | null>;
-}
-
-/** SourceTable plus what SIARD can hold but the shared model does not carry yet. */
+/** SourceTable with its check constraints always present. */
 export interface PgSourceTable extends SourceTable {
   checkConstraints: PgCheckConstraint[];
 }
@@ -236,7 +230,7 @@ export class PostgresSource implements DatabaseSource {
       kind: 'array',
       elements: items.map((item) => (item === null ? null : this.convert(plan, col, kind, item, row))),
     };
-    return value as unknown as SourceValue;
+    return value;
   }
 
   private async streamedValue(
