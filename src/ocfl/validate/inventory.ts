@@ -47,9 +47,15 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** Hex of the algorithm's length (either case). A loop: called once or twice per content file. */
 export function isWellFormedDigest(algorithm: string, digest: string): boolean {
   const len = DIGEST_HEX_LENGTH[algorithm];
-  return len !== undefined && digest.length === len && /^[0-9a-fA-F]+$/.test(digest);
+  if (len === undefined || digest.length !== len) return false;
+  for (let i = 0; i < len; i++) {
+    const c = digest.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70))) return false;
+  }
+  return true;
 }
 
 export function specVersionOfType(type: unknown): SpecVersion | undefined {
