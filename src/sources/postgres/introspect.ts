@@ -154,7 +154,10 @@ interface ConstraintRow {
   description: string | null;
 }
 
-/** "CHECK ((a > 0)) NOT VALID" -> "(a > 0)": SIARD's condition is the search condition alone. */
+/**
+ * "CHECK ((a > 0)) NOT VALID" -> "((a > 0))": SIARD's condition is the search condition alone. The
+ * definition is taken fully parenthesised (not pretty-printed), so it parses back to the same tree.
+ */
 function checkConstraintOf(con: ConstraintRow): PgCheckConstraint {
   const check: PgCheckConstraint = { name: con.conname, condition: con.def.replace(/^CHECK\s*/i, '').replace(/\s+NOT VALID$/i, '') };
   if (con.description) check.description = con.description;
@@ -198,7 +201,7 @@ export async function introspect(client: pg.Client, options: IntrospectOptions =
     await client.query<ConstraintRow>(
       `SELECT con.conname, con.contype::text AS contype, con.conrelid::int AS conrelid, con.conkey, con.confkey,
               con.confupdtype::text AS confupdtype, con.confdeltype::text AS confdeltype, con.confmatchtype::text AS confmatchtype,
-              pg_get_constraintdef(con.oid, true) AS def, obj_description(con.oid, 'pg_constraint') AS description, fn.nspname AS fschema, fc.relname AS ftable,
+              pg_get_constraintdef(con.oid) AS def, obj_description(con.oid, 'pg_constraint') AS description, fn.nspname AS fschema, fc.relname AS ftable,
               (SELECT array_agg(a.attname::text ORDER BY k.i) FROM unnest(con.conkey) WITH ORDINALITY k(n, i)
                  JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.n) AS columns,
               (SELECT array_agg(a.attname::text ORDER BY k.i) FROM unnest(con.confkey) WITH ORDINALITY k(n, i)
