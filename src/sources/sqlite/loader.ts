@@ -21,6 +21,15 @@
  * | DATE / TIME / TIMESTAMP         | DATE / TIME / TIMESTAMP | 'YYYY-MM-DD', 'hh:mm:ss', 'YYYY-MM-DD hh:mm:ss[.f]' (UTC) |
  * | ... WITH TIME ZONE              | TIME / TIMESTAMP     | the SIARD text (ISO 8601 with Z or offset)    |
  *
+ * ARRAY columns become TEXT holding a JSON array (`complexJson` in ../loader.ts): item i is the
+ * archived element a(i+1) as a JSON string in its SIARD lexical form (digits exactly, dates with Z,
+ * binary as hex), null for a NULL element, [] for an empty array; a NULL cell stays NULL. So
+ * `json_extract(col, '$[0]')` reads a1 and nothing is rounded. UDT values are JSON objects u1, u2 ...
+ *
+ * Check constraints of the archive are not recreated here: SQLite can only declare them in CREATE
+ * TABLE, before the rows, so a condition from another dialect or one the rows violate would stop
+ * the whole restore (PostgreSQL adds them after the rows and warns instead).
+ *
  * Memory: better-sqlite3 has no incremental BLOB I/O, so each LOB is held whole while its row is
  * inserted (SQLite's own limit is 1 GB per value).
  */

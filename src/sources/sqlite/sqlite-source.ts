@@ -13,6 +13,7 @@ import { TextDecoder } from 'node:util';
 import { SiardOcflError, UsageError } from '../../errors.js';
 import type { SiardColumn, SiardForeignKey, SiardReferentialAction, SiardUniqueKey, SiardView } from '../../siard/model.js';
 import type { DatabaseSource, SourceCatalog, SourceTable, SourceValue } from '../source.js';
+import { sqliteCheckConstraints } from './check-constraints.js';
 import { decideColumnTypes, quoteIdent, type ColumnDecision } from './prescan.js';
 import { formatReal, mapDeclaredType } from './type-mapping.js';
 
@@ -91,7 +92,7 @@ export class SqliteSource implements DatabaseSource {
       if (o.type === 'table') {
         if (/^\s*CREATE\s+VIRTUAL\s+TABLE/i.test(o.sql ?? '')) continue;
         if (this.options.tableFilter && !this.options.tableFilter(o.name)) continue;
-        const plan = this.planTable(o.name);
+        const plan = this.planTable(o.name, o.sql ?? '');
         this.plans.set(o.name, plan);
         tables.push(plan.table);
       } else {
@@ -107,7 +108,7 @@ export class SqliteSource implements DatabaseSource {
     return this.catalogCache;
   }
 
-  private planTable(name: string): TablePlan {
+  private planTable(name: string, createSql: string): TablePlan {
     const info = this.db.prepare(`PRAGMA main.table_xinfo(${quoteIdent(name)})`).all() as Array<TableInfoRow & { hidden: number }>;
     const cols = info.filter((c) => c.hidden === 0 || c.hidden === 2 || c.hidden === 3);
     const withoutRowid = this.isWithoutRowid(name);
@@ -134,6 +135,8 @@ export class SqliteSource implements DatabaseSource {
       rows,
     };
     if (pkCols.length > 0) table.primaryKey = { name: `pk_${name}`, columns: pkCols.map((c) => c.name) };
+    const checks = sqliteCheckConstraints(name, createSql);
+    if (checks.length > 0) table.checkConstraints = checks;
     return { table, decisions, orderBy };
   }
 
