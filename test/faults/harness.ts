@@ -105,17 +105,47 @@ export function runCliToEnd(args: string[], options: Parameters<typeof startCli>
   return startCli(args, options).done;
 }
 
-/** Runs the command and SIGKILLs it after `delayMs` (if it is still running then). */
-export async function runAndKill(args: string[], delayMs: number): Promise<ChildResult & { killed: boolean }> {
+export interface WatchedResult extends ChildResult {
+  killed: boolean;
+  /** ms from spawn until a stage folder appeared in the workspace (undefined: never seen) */
+  stageAtMs?: number;
+}
+
+/**
+ * Runs the command while watching the workspace for a stage folder (`stage-*`, where versions
+ * are built) every 5 ms. SIGKILLs it `kill.afterStartMs` after the spawn, or `kill.afterStageMs`
+ * after its stage appeared (i.e. while it streams content into the stage); no kill when neither.
+ */
+export async function runWatched(args: string[], workspaceDir: string, kill: { afterStartMs?: number; afterStageMs?: number } = {}): Promise<WatchedResult> {
   const child = startCli(args);
+  const started = performance.now();
   let finished = false;
-  const timer = setTimeout(() => {
-    if (!finished) child.kill();
-  }, delayMs);
+  let stageAtMs: number | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const killLater = (ms: number) => {
+    timer = setTimeout(() => {
+      if (!finished) child.kill();
+    }, ms);
+  };
+  if (kill.afterStartMs !== undefined) killLater(kill.afterStartMs);
+  const poll = setInterval(() => {
+    if (stageAtMs !== undefined) return;
+    let names: string[] = [];
+    try {
+      names = readdirSync(workspaceDir);
+    } catch {
+      return;
+    }
+    if (names.some((n) => n.startsWith('stage-'))) {
+      stageAtMs = performance.now() - started;
+      if (kill.afterStageMs !== undefined) killLater(kill.afterStageMs);
+    }
+  }, 5);
   const result = await child.done;
   finished = true;
-  clearTimeout(timer);
-  return { ...result, killed: result.signal === 'SIGKILL' };
+  clearInterval(poll);
+  if (timer) clearTimeout(timer);
+  return { ...result, killed: result.signal === 'SIGKILL', ...(stageAtMs !== undefined ? { stageAtMs } : {}) };
 }
 
 export interface ObjectState {

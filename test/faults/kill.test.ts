@@ -1,9 +1,16 @@
 /**
  * Issue 7, kill tests: `put`, `ingest` and `relocate` are SIGKILLed at random moments while they
- * stream LOBs (FAULT_RUNS runs each, default 50; FAULT_SEED replays a run). The moment is drawn
- * from the measured duration of an uninterrupted run, past the first 80% of process start-up (a
- * kill before the program has begun proves nothing). After every kill:
- *   - the storage root validates (the validator of `siard-ocfl validate`, with fixity);
+ * stream LOBs (FAULT_RUNS runs each, default 50; FAULT_SEED replays a series). A quarter of the
+ * kills fall anywhere in an uninterrupted run's measured duration (start-up, lock, recovery,
+ * staging, commit); the rest within the measured time a run spends after its stage folder has
+ * appeared in the workspace, i.e. while LOB bytes stream into the version being built and while
+ * it is committed. Timings are re-measured on every uninterrupted rerun (the load changes).
+ * After every kill:
+ *   - the storage root validates (the validator of `siard-ocfl validate`, with fixity), except
+ *     for the one transient state the commit protocol allows (src/ocfl/commit.ts): the new
+ *     version's folder renamed in but the inventory not yet switched (E046 for v(head+1)) or the
+ *     inventory switched but not yet its sidecar (E060); these are counted, and must be gone
+ *     after the next run;
  *   - the object is at its previous version or at the next one (put: with exactly the state of
  *     the old or the new folder);
  *   - the same command, run again, succeeds and makes exactly one more version;
@@ -14,6 +21,7 @@ import test, { type ExecutionContext } from 'ava';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { validateStorageRoot } from '../../src/ocfl/validate/index.js';
+import { defaultWorkspaceDir } from '../../src/ocfl/workspace.js';
 import { tempDir } from '../helpers/tmp.js';
 import {
   faultRuns,
@@ -21,11 +29,12 @@ import {
   makeDatabase,
   objectState,
   prng,
-  runAndKill,
+  runWatched,
   runCliToEnd,
   sameState,
   workspaceLeftovers,
   type ObjectState,
+  type WatchedResult,
 } from './harness.js';
 
 const RUNS = faultRuns();
@@ -45,10 +54,15 @@ interface Series {
 interface Tally {
   runs: number;
   killed: number;
+  /** killed while streaming into the stage */
+  killedStaging: number;
   finishedFirst: number;
   oldVersion: number;
   newVersion: number;
   leftoversAfterKill: number;
+  ownerlessLocks: number;
+  /** kills after which validate reported the protocol's transient state (repaired by the next run) */
+  transient: number;
   failures: string[];
 }
 
@@ -60,41 +74,59 @@ async function runSeries(t: ExecutionContext, name: string, series: Series, seed
   await series.setup(rootDir);
   const rand = prng(SEED + seedOffset);
 
-  // Durations of an uninterrupted run and of bare start-up, measured here, now (median of 3).
-  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const ups: number[] = [];
-  for (let i = 0; i < 3; i++) ups.push((await runCliToEnd(['--version'])).ms);
-  const startup = med(ups);
-  const full: number[] = [];
+  // Timings of uninterrupted runs, measured here and refreshed by every uninterrupted rerun
+  // (the machine's load changes): whole duration, and time spent after the stage appeared.
+  const ws = defaultWorkspaceDir(rootDir);
+  const durations: number[] = [];
+  const staging: number[] = [];
+  const learn = (r: WatchedResult) => {
+    durations.push(r.ms);
+    if (r.stageAtMs !== undefined) staging.push(Math.max(1, r.ms - r.stageAtMs));
+    if (durations.length > 7) durations.shift();
+    if (staging.length > 7) staging.shift();
+  };
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
   for (let i = 0; i < 3; i++) {
-    const r = await runCliToEnd(series.args(rootDir, 0));
+    const r = await runWatched(series.args(rootDir, 0), ws);
     t.is(r.code, 0, r.stderr);
-    full.push(r.ms);
+    learn(r);
   }
-  const duration = med(full);
-  const from = startup * 0.8;
-  t.log(`${name}: uninterrupted run ${Math.round(duration)} ms, start-up ${Math.round(startup)} ms; kills drawn in [${Math.round(from)}, ${Math.round(duration)}] ms`);
+  t.log(`${name}: uninterrupted run ${Math.round(med(durations))} ms, of which ${Math.round(med(staging))} ms after its stage appeared`);
 
-  const tally: Tally = { runs: 0, killed: 0, finishedFirst: 0, oldVersion: 0, newVersion: 0, leftoversAfterKill: 0, failures: [] };
+  const tally: Tally = { runs: 0, killed: 0, killedStaging: 0, finishedFirst: 0, oldVersion: 0, newVersion: 0, leftoversAfterKill: 0, ownerlessLocks: 0, transient: 0, failures: [] };
   for (let i = 1; i <= RUNS; i++) {
     const before = (await objectState(rootDir, series.id))!;
-    const delay = from + rand() * (duration - from);
-    const fail = (what: string) => tally.failures.push(`${name} run ${i} (FAULT_SEED=${SEED}, kill after ${Math.round(delay)} ms): ${what}`);
+    // A quarter of the kills anywhere in the run (start-up, lock, recovery, staging, commit);
+    // the rest while content streams into the stage.
+    const anywhere = rand() < 0.25;
+    const delay = rand() * (anywhere ? med(durations) : med(staging));
+    const when = anywhere ? `${Math.round(delay)} ms after the start` : `${Math.round(delay)} ms after the stage appeared`;
+    const fail = (what: string) => tally.failures.push(`${name} run ${i} (FAULT_SEED=${SEED}, killed ${when}): ${what}`);
     const args = series.args(rootDir, i);
-    const r = await runAndKill(args, delay);
+    const r = await runWatched(args, ws, anywhere ? { afterStartMs: delay } : { afterStageMs: delay });
     tally.runs++;
-    if (r.killed) tally.killed++;
-    else {
+    if (r.killed) {
+      tally.killed++;
+      if (!anywhere) tally.killedStaging++;
+    } else {
       tally.finishedFirst++;
       if (r.code !== 0) fail(`finished before the kill with exit ${r.code}: ${r.stderr.trim()}`);
     }
-    const validation = await validateStorageRoot(rootDir);
-    if (!validation.valid) fail(`root invalid after the kill: ${validation.errors.map((e) => `${e.code} ${e.path}: ${e.message}`).join('; ')}`);
     let after: ObjectState | undefined;
     try {
       after = await objectState(rootDir, series.id);
     } catch (err) {
       fail(`object unreadable after the kill: ${(err as Error).message}`);
+    }
+    const validation = await validateStorageRoot(rootDir);
+    let transient = false;
+    if (!validation.valid) {
+      const next = after ? `v${Number(after.head.slice(1)) + 1}` : '';
+      const allowed = (e: { code: string; path: string }) => (e.code === 'E046' && e.path.endsWith(`/${next}`)) || e.code === 'E060';
+      if (validation.errors.every(allowed)) {
+        transient = true;
+        tally.transient++;
+      } else fail(`root invalid after the kill: ${validation.errors.map((e) => `${e.code} ${e.path}: ${e.message}`).join('; ')}`);
     }
     if (after) {
       const expectedNew = series.newState?.(i, before);
@@ -107,8 +139,21 @@ async function runSeries(t: ExecutionContext, name: string, series: Series, seed
       } else fail(`went from ${before.versions} to ${after.versions} versions`);
     }
     if (workspaceLeftovers(rootDir).length > 0) tally.leftoversAfterKill++;
-    // The same command again, uninterrupted.
-    const again = await runCliToEnd(args);
+    // The same command again, uninterrupted. One known window: a writer killed between creating
+    // its lock and writing the lock's owner file leaves a lock nobody can prove dead for 2 s
+    // (OWNERLESS_MS in src/ocfl/lock.ts); the next writer gets the lock error, exit 2, and the
+    // same command a little later must succeed. Counted and reported.
+    let again = await runWatched(args, ws);
+    if (again.code === 2 && /being written by another process/.test(again.stderr)) {
+      tally.ownerlessLocks++;
+      await new Promise((r) => setTimeout(r, 2_500));
+      again = await runWatched(args, ws);
+    }
+    if (again.code === 0) learn(again);
+    if (transient) {
+      const repaired = await validateStorageRoot(rootDir);
+      if (!repaired.valid) fail(`the transient state was not repaired by the next run: ${repaired.errors.map((e) => e.code).join(', ')}`);
+    }
     if (again.code !== 0) fail(`the next run failed with exit ${again.code}: ${again.stderr.trim()}`);
     const final = await objectState(rootDir, series.id);
     if (after && final && final.versions !== after.versions + 1) fail(`the next run left ${final.versions} versions, expected ${after.versions + 1}`);
@@ -123,7 +168,7 @@ async function runSeries(t: ExecutionContext, name: string, series: Series, seed
   const audit = await runCliToEnd(['audit', '--root', rootDir, '--no-xsd']);
   if (audit.code !== 0) tally.failures.push(`${name}: siard-ocfl audit exit ${audit.code}: ${audit.stdout.slice(0, 500)}`);
   t.log(
-    `${name}: ${tally.runs} runs, ${tally.killed} killed (${tally.finishedFirst} finished first); after the kill ${tally.oldVersion} at the old version, ${tally.newVersion} at the new; ${tally.leftoversAfterKill} kills left workspace debris that the next run removed`,
+    `${name}: ${tally.runs} runs, ${tally.killed} killed (${tally.killedStaging} while streaming into the stage; ${tally.finishedFirst} finished first); after the kill ${tally.oldVersion} at the old version, ${tally.newVersion} at the new; ${tally.leftoversAfterKill} kills left workspace debris that the next run removed; ${tally.ownerlessLocks} left an owner-less lock (next run refused, then succeeded after 2.5 s); ${tally.transient} left the commit's transient state (E046/E060 until the next run, which repaired it)`,
   );
   return tally;
 }
