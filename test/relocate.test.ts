@@ -82,6 +82,13 @@ test('audit passes on both versions, and OCFL validation on the root', async (t)
   t.is((await runCli(['validate', base.root])).code, 0);
 });
 
+test('checkout --join-chunks of the relocated version joins the split photo at its storage base', async (t) => {
+  const dest = path.join(base.dir, 'co-v2');
+  const r = await runCli(['checkout', '--root', base.root, '--id', base.id, '--join-chunks', dest]);
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stdout, /1 split LOBs joined/);
+});
+
 test('metadata rewriting: replace, insert after dataOriginTimespan with a prefix, refuse a bad URI', async (t) => {
   const xml = '<?xml version="1.0" encoding="UTF-8"?>\n<s:siardArchive xmlns:s="x">\n  <s:dataOriginTimespan>x</s:dataOriginTimespan>\n  <s:schemas><s:lobFolder>col/</s:lobFolder></s:schemas>\n</s:siardArchive>';
   t.is(

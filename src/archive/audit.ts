@@ -24,10 +24,10 @@ import type { OcflObjectReader } from '../ocfl/object.js';
 import type { OcflStorageRoot } from '../ocfl/root.js';
 import type { HashTask } from '../ocfl/validate/hash-pool.js';
 import { validateObject } from '../ocfl/validate/index.js';
-import { describeLobTarget, findLob, resolveLobLocation, type LobLocation, type LobPart } from '../siard/lob-location.js';
+import { describeLobTarget, findLob, type LobLocation, type LobPart } from '../siard/lob-location.js';
 import type { LobAccess } from '../siard/reader/lob-open.js';
 import { messageDigestEnd } from '../siard/reader/message-digest.js';
-import { lobCellsOfRow, SiardReader, type SiardTableRef } from '../siard/reader/siard-reader.js';
+import { lobCellsOfRow, SiardReader } from '../siard/reader/siard-reader.js';
 import type { SiardLobCell, SiardReadLobReference } from '../siard/reader/types.js';
 import { findUnreferencedLobFiles, type PackageLister } from '../siard/reader/unreferenced.js';
 import { verifyLob } from '../siard/reader/verify-lob.js';
@@ -36,6 +36,7 @@ import { hashPlain, runSequential, type FileDigests, type SequentialJob, type Se
 import { rootOf } from './ingest.js';
 import { OCFL_ALGORITHM_OF_DIGEST_TYPE } from './ocfl-sink.js';
 import { checkMetadataXsd } from './xsd-check.js';
+import { relativeReading, storageBaseOf } from './storage-base.js';
 
 export type { AuditFinding, AuditSeverity } from './audit-findings.js';
 
@@ -456,47 +457,6 @@ async function auditObject(root: OcflStorageRoot, objectPath: string, expectedId
 /** Shard (1..n) of an object path: by the first 8 hex digits of its sha256, stable across hosts. */
 export function shardOf(objectPath: string, n: number): number {
   return (parseInt(digestSync('sha256', objectPath).slice(0, 8), 16) % n) + 1;
-}
-
-function isAbsoluteUri(v: string): boolean {
-  return /^[A-Za-z][A-Za-z0-9+.-]*:|^[\\/]/.test(v.trim());
-}
-
-/**
- * Where the LOB folders of a .siard sit in the object when its lobFolder is absolute: the relative
- * database lobFolder of the earliest version of the same logical .siard whose lobFolder was not
- * absolute (the archive as exported or received, before `relocate`; none given = `./`, the
- * .siard-as-folder), else `../` (beside the .siard).
- */
-export async function storageBaseOf(object: OcflObjectReader, logicalPath: string, upTo: string, abs: (contentPath: string) => string): Promise<string> {
-  const versions = Object.keys(object.inventory.versions).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
-  for (const v of versions) {
-    const digest = object.state(v).get(logicalPath);
-    if (digest !== undefined) {
-      const reader = await SiardReader.open(abs(object.contentPathOfDigest(digest)), { siardPath: logicalPath }).catch(() => undefined);
-      if (reader) {
-        const base = reader.archive.lobFolder;
-        reader.close();
-        // No database lobFolder: column folders are relative to the .siard-as-folder, i.e. "./".
-        if (base === undefined || base.trim() === '') return './';
-        if (!isAbsoluteUri(base)) return base;
-      }
-    }
-    if (v === upTo) break;
-  }
-  return '../';
-}
-
-/** The cell's location read with `base` as database lobFolder. */
-function relativeReading(siard: SiardReader, t: SiardTableRef, cell: SiardLobCell, base: string): LobLocation {
-  return resolveLobLocation({
-    databaseLobFolder: base,
-    columnLobFolders: cell.lobFolders.map((f) => (f !== undefined && isAbsoluteUri(f) ? undefined : f)),
-    file: cell.ref.file,
-    siardPath: siard.siardPath,
-    tableFolder: t.folder,
-    dialect: siard.metadata.dialect,
-  });
 }
 
 /** Folder listing over the logical paths of a version. */

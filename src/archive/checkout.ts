@@ -4,7 +4,8 @@
  * as one whole file under the name its cell gives (`record7.bin` rather than `record7.bin.0` ...
  * `.z`, or `_part001` ...). Each joined file is checked against the cell's length and digest while
  * it is written, under a temporary name, and only then are the parts removed; a mismatch stops with
- * the parts left as they were.
+ * the parts left as they were. A relocated version (absolute lobFolder) is joined where the object
+ * keeps its LOB folders (the storage base, storage-base.ts).
  */
 import { createHash } from 'node:crypto';
 import { createWriteStream, promises as fsp } from 'node:fs';
@@ -17,6 +18,8 @@ import type { OcflObjectReader } from '../ocfl/object.js';
 import { NODE_HASH_OF_DIGEST_TYPE } from '../siard/model.js';
 import { describeLobCell, lookupLob, openFoundLob, packageLobAccess } from '../siard/reader/lob-open.js';
 import { SiardReader } from '../siard/reader/siard-reader.js';
+import { findLob } from '../siard/lob-location.js';
+import { relativeReading, storageBaseOf } from './storage-base.js';
 
 export interface ArchiveCheckoutOptions extends CheckoutOptions {
   /** write split LOBs back as whole files */
@@ -32,15 +35,22 @@ export async function checkoutArchive(reader: OcflObjectReader, dest: string, op
   const result = await checkoutVersion(reader, dest, options);
   let joined = 0;
   if (options.joinChunks) {
+    const objectAbs = path.resolve(reader.storage.location, ...reader.path.split('/'));
+    const abs = (contentPath: string) => path.join(objectAbs, ...contentPath.split('/'));
     for (const logicalPath of reader.state(result.version).keys()) {
-      if (/\.siard$/i.test(logicalPath)) joined += await joinSplitLobs(path.join(dest, ...logicalPath.split('/')), logicalPath);
+      if (!/\.siard$/i.test(logicalPath)) continue;
+      const storageBase = await storageBaseOf(reader, logicalPath, result.version, abs);
+      joined += await joinSplitLobs(path.join(dest, ...logicalPath.split('/')), logicalPath, storageBase);
     }
   }
   return { ...result, joined };
 }
 
-/** Joins the split LOBs of the archive at `siardFile` (package folder = dest); returns how many. */
-export async function joinSplitLobs(siardFile: string, siardPath = path.basename(siardFile)): Promise<number> {
+/**
+ * Joins the split LOBs of the archive at `siardFile` (package folder = dest); returns how many.
+ * `storageBase`: where the LOB folders lie when the archive's lobFolder is absolute (relocated).
+ */
+export async function joinSplitLobs(siardFile: string, siardPath = path.basename(siardFile), storageBase?: string): Promise<number> {
   const siard = await SiardReader.open(siardFile, { siardPath });
   const access = packageLobAccess(siard);
   const done = new Set<string>();
@@ -48,7 +58,13 @@ export async function joinSplitLobs(siardFile: string, siardPath = path.basename
   try {
     for (const t of siard.tables()) {
       for await (const cell of siard.lobCells(t)) {
-        const lookup = await lookupLob(siard, cell, access);
+        let lookup = await lookupLob(siard, cell, access);
+        if (lookup.status === 'outside' && lookup.location.primary.kind === 'outside' && lookup.location.primary.absolutePath !== undefined && storageBase) {
+          const t = siard.tables().find((x) => x.schemaIndex === cell.schemaIndex && x.tableIndex === cell.tableIndex)!;
+          const location = relativeReading(siard, t, cell, storageBase);
+          const found = await findLob(location, (p) => access.exists(p));
+          if (found) lookup = { status: 'found', location, found };
+        }
         if (lookup.status !== 'found' || lookup.found.split === 'whole' || lookup.found.target.kind !== 'external') continue;
         const target = lookup.found.target.path;
         if (done.has(target)) continue;
