@@ -10,7 +10,8 @@
  *   2. 100,000 small files (written directly: this measures validation, not the writer): files/s,
  *      with the same baseline for comparison.
  *   Peak memory of each validation is the child's maximum RSS (/usr/bin/time -f %M).
- *   Each round also runs the library alone in a child (validatePath from dist/), which shows how
+ *   CPU time (user + system, /usr/bin/time) is printed beside wall time: on a shared machine it is
+ *   the steadier measure of work done. Each round also runs the library alone in a child (validatePath from dist/), which shows how
  *   much of the CLI's time is the start-up of the whole command line (every verb's imports).
  *
  *   node bench/run.js validate                  (after npm run build)
@@ -121,15 +122,23 @@ async function buildSmallRoot(root: string): Promise<void> {
   }
 }
 
-function sh(script: string): number {
+interface Timed {
+  seconds: number;
+  /** user + system CPU seconds of the process and its children: steadier than wall time on a busy machine. */
+  cpu: number;
+}
+
+function sh(script: string): Timed {
   const start = performance.now();
-  const r = spawnSync('bash', ['-c', script], { stdio: ['ignore', 'ignore', 'inherit'] });
-  if (r.status !== 0) throw new Error(`${script} failed`);
-  return (performance.now() - start) / 1000;
+  const r = spawnSync('/usr/bin/time', ['-f', '%U %S', 'bash', '-c', script], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+  if (r.status !== 0) throw new Error(`${script} failed: ${r.stderr}`);
+  const [user, sys] = r.stderr.trim().split('\n').at(-1)!.split(' ').map(Number);
+  return { seconds: (performance.now() - start) / 1000, cpu: user + sys };
 }
 
 interface Run {
   seconds: number;
+  cpu: number;
   maxRssMb: number;
   report: { valid: boolean; objects: number; files: number; bytes: number; errors: unknown[] };
 }
@@ -143,17 +152,18 @@ function validateRun(root: string, via: 'cli' | 'library'): Run {
   }
   const args = via === 'cli' ? [BIN, 'validate', '--json', root] : [script, root];
   const start = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const r = spawnSync('/usr/bin/time', ['-f', '%M %U %S', process.execPath, ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   const seconds = (performance.now() - start) / 1000;
-  const rssKb = Number(r.stderr.trim().split('\n').at(-1));
+  const [rssKb, user, sys] = r.stderr.trim().split('\n').at(-1)!.split(' ').map(Number);
   if (r.status !== 0) throw new Error(`validate (${via}) failed (exit ${r.status}): ${r.stdout.slice(0, 2000)} ${r.stderr.slice(0, 2000)}`);
   const report = JSON.parse(r.stdout);
   if (!report.valid) throw new Error(`validate failed (exit ${r.status}): ${r.stdout.slice(0, 2000)} ${r.stderr.slice(0, 2000)}`);
-  return { seconds, maxRssMb: rssKb / 1024, report };
+  return { seconds, cpu: user + sys, maxRssMb: rssKb / 1024, report };
 }
 
 interface Measured {
   baseline: number;
+  baselineCpu: number;
   cli: Run;
   library: Run;
 }
@@ -161,7 +171,7 @@ interface Measured {
 function best(a: Run | undefined, b: Run): Run {
   if (!a) return b;
   const faster = b.seconds < a.seconds ? b : a;
-  return { ...faster, maxRssMb: Math.max(a.maxRssMb, b.maxRssMb) };
+  return { ...faster, cpu: Math.min(a.cpu, b.cpu), maxRssMb: Math.max(a.maxRssMb, b.maxRssMb) };
 }
 
 /** Rounds alternate baseline, CLI and library, so a busy moment of the machine hits all alike. */
@@ -169,18 +179,23 @@ function measure(root: string, label: string): Measured {
   const baselineCmd = `find '${root}' -type f -print0 | xargs -0 -P2 sha512sum > /dev/null`;
   sh(`find '${root}' -type f -print0 | xargs -0 cat > /dev/null`); // warm-up: same page cache for all
   let baseline = Infinity;
+  let baselineCpu = Infinity;
   let cli: Run | undefined;
   let library: Run | undefined;
   for (let round = 0; round < ROUNDS; round++) {
     const b = sh(baselineCmd);
-    baseline = Math.min(baseline, b);
+    baseline = Math.min(baseline, b.seconds);
+    baselineCpu = Math.min(baselineCpu, b.cpu);
     const c = validateRun(root, 'cli');
     cli = best(cli, c);
     const l = validateRun(root, 'library');
     library = best(library, l);
-    process.stdout.write(`  ${label} round ${round + 1}: sha512sum -P2 ${b.toFixed(2)} s, validate CLI ${c.seconds.toFixed(2)} s, library ${l.seconds.toFixed(2)} s\n`);
+    process.stdout.write(
+      `  ${label} round ${round + 1}: sha512sum -P2 ${b.seconds.toFixed(2)} s (CPU ${b.cpu.toFixed(2)} s), ` +
+        `validate CLI ${c.seconds.toFixed(2)} s (CPU ${c.cpu.toFixed(2)} s), library ${l.seconds.toFixed(2)} s (CPU ${l.cpu.toFixed(2)} s)\n`,
+    );
   }
-  return { baseline, cli: cli!, library: library! };
+  return { baseline, baselineCpu, cli: cli!, library: library! };
 }
 
 async function main(): Promise<void> {
@@ -203,6 +218,7 @@ async function main(): Promise<void> {
       ratio: +ratio.toFixed(3),
       libraryMBps: +(mb / m1.library.seconds).toFixed(1),
       libraryRatio: +(m1.baseline / m1.library.seconds).toFixed(3),
+      cpuRatio: +(m1.baselineCpu / m1.cli.cpu).toFixed(3),
       target: TARGET_RATIO,
       met: ratio >= TARGET_RATIO,
       peakRssMB: +Math.max(m1.cli.maxRssMb, m1.library.maxRssMb).toFixed(1),
@@ -221,6 +237,7 @@ async function main(): Promise<void> {
       libraryFilesPerSecond: Math.round(m2.library.report.files / m2.library.seconds),
       sha512sumFilesPerSecond: Math.round(m2.cli.report.files / m2.baseline),
       ratio: +(m2.baseline / m2.cli.seconds).toFixed(3),
+      cpuRatio: +(m2.baselineCpu / m2.cli.cpu).toFixed(3),
       peakRssMB: +Math.max(m2.cli.maxRssMb, m2.library.maxRssMb).toFixed(1),
     };
   } finally {
@@ -230,9 +247,9 @@ async function main(): Promise<void> {
   const small = results.small as Record<string, number>;
   process.stdout.write(
     `\nvalidate, 1 GiB root (CLI): ${big.validateMBps} MB/s vs sha512sum -P2 ${big.sha512sumMBps} MB/s: ratio ${big.ratio} ` +
-      `(target >= ${TARGET_RATIO}: ${big.met ? 'met' : 'NOT met'}); library alone ${big.libraryMBps} MB/s, ratio ${big.libraryRatio}; peak RSS ${big.peakRssMB} MB\n` +
+      `(target >= ${TARGET_RATIO}: ${big.met ? 'met' : 'NOT met'}); library alone ${big.libraryMBps} MB/s, ratio ${big.libraryRatio}; CPU-time ratio ${big.cpuRatio}; peak RSS ${big.peakRssMB} MB\n` +
       `validate, ${small.files} small files (CLI): ${small.validateFilesPerSecond} files/s (library alone ${small.libraryFilesPerSecond}) ` +
-      `vs sha512sum -P2 ${small.sha512sumFilesPerSecond} files/s: ratio ${small.ratio}; peak RSS ${small.peakRssMB} MB\n` +
+      `vs sha512sum -P2 ${small.sha512sumFilesPerSecond} files/s: ratio ${small.ratio}, CPU-time ratio ${small.cpuRatio}; peak RSS ${small.peakRssMB} MB\n` +
       `(machine: ${results.cores} cores, load average ${results.load} at start)\n` +
       JSON.stringify(results) + '\n',
   );
