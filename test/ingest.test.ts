@@ -82,3 +82,22 @@ test('checkout --join-chunks writes the split photo back whole, verified against
     readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? leftovers(path.join(dir, e.name)) : /\.(\d+|z)$/.test(e.name) ? [e.name] : []));
   t.deepEqual(leftovers(dest), [], 'no part files remain');
 });
+
+test('ingest --mets writes the METS index into the version; audit accepts it; a package refuses export options', async (t) => {
+  const { tempDir } = await import('./helpers/tmp.js');
+  const root = path.join(tempDir('siard-ocfl-mets-'), 'root');
+  t.is((await runCli(['init', root])).code, 0);
+  const r = await runCli(['ingest', `sqlite:${base.db}`, '--root', root, '--id', 'mets', '--name', 'Northwind', '--max-files', '4', '--max-bytes', '45000', '--mets', '--json']);
+  t.is(r.code, 0, r.stderr);
+  const objectDir = path.join(root, JSON.parse(r.stdout).objectPath);
+  const state = [...contentPaths(readInventory(objectDir)).keys()];
+  t.true(state.includes('mets.xml'), 'parent METS beside the .siard');
+  t.true(state.includes('Northwind_lobseg_0/mets.xml'), 'child METS in a segment folder');
+  const a = await runCli(['audit', '--root', root, '--json']);
+  t.is(a.code, 0, a.stdout);
+  const findings = JSON.parse(a.stdout).findings as Array<{ code: string }>;
+  t.false(findings.some((f) => f.code === 'LOB_UNREFERENCED'));
+  const pkg = await runCli(['ingest', path.join(objectDir, 'v1', 'content', 'Northwind.siard'), '--root', root, '--id', 'pkg', '--mets']);
+  t.is(pkg.code, 2);
+  t.regex(pkg.stderr, /export options do not apply/);
+});

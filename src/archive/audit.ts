@@ -31,6 +31,7 @@ import { lobCellsOfRow, SiardReader } from '../siard/reader/siard-reader.js';
 import type { SiardLobCell, SiardReadLobReference } from '../siard/reader/types.js';
 import { findUnreferencedLobFiles, type PackageLister } from '../siard/reader/unreferenced.js';
 import { verifyLob } from '../siard/reader/verify-lob.js';
+import { METS_FILE_NAME } from '../siard/mets/types.js';
 import { AuditFindings, type AuditFinding, type AuditSeverity } from './audit-findings.js';
 import { hashPlain, runSequential, type FileDigests, type SequentialJob, type SequentialResult } from './content-hash.js';
 import { rootOf } from './ingest.js';
@@ -332,7 +333,14 @@ async function auditObject(root: OcflStorageRoot, objectPath: string, expectedId
       if (rows !== t.table.rows) add('error', 'SIARD_ROWS', `${logicalPath}: table ${tableName} has ${rows} rows in ${t.xmlEntry}, but metadata.xml says <rows>${t.table.rows}</rows>.`, { path: logicalPath, table: tableName });
     }
     const unreferenced = await findUnreferencedLobFiles(siard, referenced, stateLister(state));
-    for (const p of unreferenced.external) add('warning', 'LOB_UNREFERENCED', `${p} lies in a LOB folder of ${logicalPath} but no cell references it.`, { path: p });
+    // The METS index (--mets) puts a mets.xml at the top of each segment folder: part of the package.
+    const isSegmentMets = (p: string) => {
+      const parts = p.split('/');
+      return parts.at(-1) === METS_FILE_NAME && parts.length >= 2 && /(_lobseg_|^seg_?)\d+$/.test(parts.at(-2)!);
+    };
+    const mets = unreferenced.external.filter(isSegmentMets);
+    if (mets.length > 0) add('info', 'SIARD_METS_INDEX', `${logicalPath}: ${mets.length} segment folders hold a METS index (${METS_FILE_NAME}); its digests are covered by the OCFL fixity check above.`, { path: logicalPath });
+    for (const p of unreferenced.external.filter((x) => !isSegmentMets(x))) add('warning', 'LOB_UNREFERENCED', `${p} lies in a LOB folder of ${logicalPath} but no cell references it.`, { path: p });
     for (const e of unreferenced.internal) add('warning', 'LOB_UNREFERENCED', `${logicalPath}: entry ${e} inside the archive is referenced by no cell.`, { path: logicalPath });
   }
 

@@ -29,6 +29,7 @@ import { findUnreferencedLobFiles } from '../siard/reader/unreferenced.js';
 import { DEFAULTS, writeSiard, type SiardExportOptions, type SiardExportSummary } from '../siard/writer.js';
 import { defaultArchiveName, openSource } from '../sources/open.js';
 import type { DatabaseSource } from '../sources/source.js';
+import { MetsIndexingSink } from '../siard/mets/indexing-sink.js';
 import { OCFL_ALGORITHM_OF_DIGEST_TYPE, StagedVersionSink } from './ocfl-sink.js';
 
 export interface VersionInfoOptions {
@@ -70,7 +71,10 @@ async function commitStaged(staged: StagedVersion, options: VersionInfoOptions, 
   return staged.commit({ message: options.message ?? defaultMessage, ...(options.user ? { user: options.user } : {}) });
 }
 
-export interface IngestDatabaseOptions extends Partial<SiardExportOptions>, VersionInfoOptions {}
+export interface IngestDatabaseOptions extends Partial<SiardExportOptions>, VersionInfoOptions {
+  /** also write the METS index (mets.xml beside the .siard, one per segment folder) into the version */
+  mets?: boolean;
+}
 
 /** Exports `source` straight into a new version of object `id`. */
 export async function ingestDatabase(source: DatabaseSource, rootArg: string | OcflStorageRoot, id: string, options: IngestDatabaseOptions): Promise<IngestResult> {
@@ -86,8 +90,11 @@ export async function ingestDatabase(source: DatabaseSource, rootArg: string | O
   let summary: SiardExportSummary;
   try {
     await staged.clear(); // the new version holds exactly the new export
-    const { message: _m, user: _u, digestAlgorithm: _d, ...exportOptions } = options;
-    summary = await writeSiard(source, sink, { ...exportOptions, name, lobDigest });
+    const { message: _m, user: _u, digestAlgorithm: _d, mets, ...exportOptions } = options;
+    // METS: the index sink records each LOB file with the digests the staging pass computed.
+    const indexing = mets ? new MetsIndexingSink(sink, { objId: id, checksumType: lobDigest }) : undefined;
+    summary = await writeSiard(source, indexing ?? sink, { ...exportOptions, name, lobDigest });
+    await indexing?.finishIndex();
     await sink.commit();
   } catch (err) {
     await sink.abort().catch(() => undefined);
@@ -194,7 +201,7 @@ export interface IngestOptions extends IngestDatabaseOptions {
 /** `<source>` as the CLI takes it: a database (sqlite:, .db, postgres://) or a .siard package. */
 export async function ingest(sourceSpec: string, root: string | OcflStorageRoot, id: string, options: IngestOptions = {}): Promise<IngestResult> {
   if (/\.siard$/i.test(sourceSpec)) {
-    const exportOnly = (['lobLayout', 'maxFiles', 'maxBytes', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables'] as const).filter((k) => options[k] !== undefined);
+    const exportOnly = (['lobLayout', 'maxFiles', 'maxBytes', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'mets'] as const).filter((k) => options[k] !== undefined);
     if (exportOnly.length > 0) throw new UsageError(`A SIARD package is stored as received; export options (${exportOnly.join(', ')}) do not apply to ${sourceSpec}.`);
     return ingestSiardPackage(sourceSpec, root, id, options);
   }

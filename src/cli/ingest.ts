@@ -32,9 +32,9 @@ export function register(program: Command): void {
       if (o.userAddress && !o.userName) throw new UsageError('--user-address needs --user-name.');
       if (o.digest !== undefined && o.digest !== 'sha512' && o.digest !== 'sha256') throw new UsageError(`--digest must be sha512 or sha256, not "${o.digest}".`);
       const isPackage = /\.siard$/i.test(sourceSpec);
-      const options: IngestOptions = isPackage ? {} : { ...toSiardExportOptions(sourceSpec, o), ...(o.tables ? { tables: o.tables } : {}) };
+      const options: IngestOptions = isPackage ? {} : { ...toSiardExportOptions(sourceSpec, o), ...(o.tables ? { tables: o.tables } : {}), ...(o.mets ? { mets: true } : {}) };
       if (isPackage) {
-        const exportOnly = ['lobLayout', 'maxFiles', 'maxBytes', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables'].filter((k) => o[k as keyof IngestCliOptions] !== undefined);
+        const exportOnly = ['lobLayout', 'maxFiles', 'maxBytes', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'mets'].filter((k) => o[k as keyof IngestCliOptions] !== undefined);
         if (exportOnly.length) throw new UsageError(`${sourceSpec} is a SIARD package, stored as received: export options do not apply.`);
       }
       if (o.message !== undefined) options.message = o.message;
