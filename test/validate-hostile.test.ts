@@ -282,3 +282,18 @@ test('E080 and E081: a root declaration with wrong contents; an object newer tha
   const r = await validateStorageRoot(root);
   t.deepEqual(codes(r), ['E080', 'E081'], describe(r));
 });
+
+test('E019: contentDirectory set by the root inventory (v2) but not by the first version', async (t) => {
+  const dir = makeObject(tempDir(), { 'a.txt': 'a' });
+  const v1 = JSON.parse(execFileSync('cat', [path.join(dir, 'v1', 'inventory.json')]).toString());
+  const root = { ...v1, contentDirectory: 'content', head: 'v2', versions: { v1: v1.versions.v1, v2: { ...v1.versions.v1, created: '2024-01-02T00:00:00Z' } } };
+  const rootBytes = JSON.stringify(root);
+  mkdirSync(path.join(dir, 'v2'));
+  for (const where of ['', 'v2']) {
+    writeFileSync(path.join(dir, where, 'inventory.json'), rootBytes);
+    writeFileSync(path.join(dir, where, 'inventory.json.sha512'), `${sha512(rootBytes)} inventory.json\n`);
+  }
+  const r = await validateObject(dir);
+  t.deepEqual(codes(r), ['E019'], describe(r));
+  t.is(r.errors[0].path, path.join(dir, 'inventory.json'));
+});

@@ -268,6 +268,7 @@ export async function checkObject(dir: string, options: ObjectCheckOptions = {})
   const headBlock = inv.versions[inv.versions.length - 1];
   let previousSpec: SpecVersion | undefined;
   let firstContentDirectorySet: boolean | undefined;
+  let contentDirectoryE019 = false;
   for (const v of inv.versions) {
     if (!versionDirs.has(v.name)) continue;
     const vdir = path.join(dir, v.name);
@@ -310,18 +311,22 @@ export async function checkObject(dir: string, options: ObjectCheckOptions = {})
       if (firstContentDirectorySet === undefined) {
         firstContentDirectorySet = vinv.contentDirectorySet;
         if (vinv.contentDirectory !== inv.contentDirectory) {
+          contentDirectoryE019 = true;
           findings.add('E019', `The first version's inventory has contentDirectory ${quote(vinv.contentDirectory)}, not the ${quote(inv.contentDirectory)} of the root inventory.`, vWhere);
           if (vinv.contentDirectorySet) findings.add('E020', `contentDirectory changes from ${quote(vinv.contentDirectory)} to ${quote(inv.contentDirectory)}.`, vWhere);
         }
-      } else if (vinv.contentDirectory !== inv.contentDirectory) {
-        if (!firstContentDirectorySet && vinv.contentDirectorySet) findings.add('E019', `contentDirectory is set in ${v.name} but not in the first version.`, vWhere);
-        findings.add('E020', `The inventory of ${v.name} has contentDirectory ${quote(vinv.contentDirectory)}, not ${quote(inv.contentDirectory)}.`, vWhere);
+      } else {
+        if (!firstContentDirectorySet && vinv.contentDirectorySet && !contentDirectoryE019) {
+          contentDirectoryE019 = true;
+          findings.add('E019', `contentDirectory is set in ${v.name} but not in the first version.`, vWhere);
+        }
+        if (vinv.contentDirectory !== inv.contentDirectory) {
+          findings.add('E020', `The inventory of ${v.name} has contentDirectory ${quote(vinv.contentDirectory)}, not ${quote(inv.contentDirectory)}.`, vWhere);
+        }
       }
-    } else if (firstContentDirectorySet === undefined) {
+    } else if (firstContentDirectorySet === undefined && v.number === 1) {
+      // The first version has no inventory of its own (or is the head): the root one speaks for it.
       firstContentDirectorySet = inv.contentDirectorySet;
-    }
-    if (vinv && vinv !== inv && !firstContentDirectorySet && vinv.contentDirectorySet && vinv.contentDirectory === inv.contentDirectory && v.number > 1) {
-      findings.add('E019', `contentDirectory is set in ${v.name} but not in the first version.`, vWhere);
     }
 
     // Entries of the version folder
@@ -360,6 +365,10 @@ export async function checkObject(dir: string, options: ObjectCheckOptions = {})
       }
       for (const [alg, entriesOf] of vinv.fixity) for (const [p, d] of entriesOf) expect(p, { algorithm: alg, digest: d, block: 'fixity', where: vWhere });
     }
+  }
+
+  if (inv.contentDirectorySet && firstContentDirectorySet === false && !contentDirectoryE019) {
+    findings.add('E019', 'The root inventory sets contentDirectory, but the first version did not.', rootWhere);
   }
 
   // Manifest entries without a file
