@@ -31,6 +31,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 interface Run {
   label: string;
   seconds: number;
+  /** user + system CPU seconds of the process and its children (threads included) */
+  cpuSeconds: number;
   maxRssMiB: number;
 }
 
@@ -42,12 +44,12 @@ interface Run {
 function measure(label: string, command: string[], cwd = PROJECT, sync = false): Run {
   const started = process.hrtime.bigint();
   const argv = sync ? ['sh', '-c', '"$@" && sync', 'sh', ...command] : command;
-  const r = spawnSync('/usr/bin/time', ['-f', '__MAXRSS__ %M', ...argv], { cwd, encoding: 'utf8', maxBuffer: 1 << 26 });
+  const r = spawnSync('/usr/bin/time', ['-f', '__MAXRSS__ %M %U %S', ...argv], { cwd, encoding: 'utf8', maxBuffer: 1 << 26 });
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   if (r.status !== 0) throw new Error(`${label} failed (${r.status}): ${r.stderr.slice(-2000)}`);
-  const rss = /__MAXRSS__ (\d+)/.exec(r.stderr);
-  const run = { label, seconds, maxRssMiB: rss ? Number(rss[1]) / 1024 : NaN };
-  process.stdout.write(`  ${label.padEnd(58)} ${seconds.toFixed(2).padStart(7)} s   peak ${run.maxRssMiB.toFixed(0).padStart(5)} MiB\n`);
+  const rss = /__MAXRSS__ (\d+) ([\d.]+) ([\d.]+)/.exec(r.stderr);
+  const run = { label, seconds, cpuSeconds: rss ? Number(rss[2]) + Number(rss[3]) : NaN, maxRssMiB: rss ? Number(rss[1]) / 1024 : NaN };
+  process.stdout.write(`  ${label.padEnd(58)} ${seconds.toFixed(2).padStart(7)} s   cpu ${run.cpuSeconds.toFixed(2).padStart(6)} s   peak ${run.maxRssMiB.toFixed(0).padStart(5)} MiB\n`);
   return run;
 }
 
@@ -145,6 +147,7 @@ function main(): void {
       `\ningest: ours ${speedup.toFixed(2)}x faster than export + @ocfl/ocfl-fs import (target >= 2) ${speedup >= 2 ? 'PASS' : 'FAIL'}\n` +
         `audit: sha512sum time / our audit time = ${auditRatio.toFixed(2)} (target >= 0.8) ${auditRatio >= 0.8 ? 'PASS' : 'FAIL'}; ` +
         `against sha512sum with -n 32 (both cores busy): ${auditRatioN.toFixed(2)}\n` +
+        `cpu: ingest ${ingest.cpuSeconds.toFixed(2)} s vs peer ${peer.cpuSeconds.toFixed(2)} s; audit ${audit.cpuSeconds.toFixed(2)} s vs sha512sum ${sum.cpuSeconds.toFixed(2)} s\n` +
         `peak memory: ingest ${ingest.maxRssMiB.toFixed(0)} MiB vs peer ${peer.maxRssMiB.toFixed(0)} MiB; audit ${audit.maxRssMiB.toFixed(0)} MiB vs sha512sum ${sum.maxRssMiB.toFixed(0)} MiB\n`,
     );
     if (speedup < 2 || auditRatio < 0.8) process.exitCode = 1;
