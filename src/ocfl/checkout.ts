@@ -62,6 +62,17 @@ export async function checkoutVersion(reader: OcflObjectReader, dest: string, op
       }
     }
   }
+  // Content paths come from the inventory too: each must be a plain path to a regular file of
+  // the object (not "..", not absolute, not a symbolic link), judged before anything is written.
+  for (const { contentPath, logicalPath } of plan) {
+    const stat = logicalPathProblem(contentPath) ? undefined : await reader.storage.stat(reader.storagePath(contentPath));
+    if (!stat?.isFile) {
+      throw new SiardOcflError(
+        `Object "${reader.id}" version ${version} keeps logical path ${JSON.stringify(logicalPath)} at content path ${JSON.stringify(contentPath)}, which is ${stat ? 'not a regular file (a link or folder)' : 'missing or leads out of the object'}; nothing was written.`,
+        { code: 'UNSAFE_CONTENT_PATH', exitCode: 1 },
+      );
+    }
+  }
   const existing = await fsp.readdir(target).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined;
     throw new UsageError(`Cannot use ${target} as checkout destination: ${err.message}`, 'BAD_DESTINATION', err);
