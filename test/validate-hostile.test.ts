@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { validateObject, validateStorageRoot, type ValidationResult } from '../src/ocfl/validate/index.js';
-import { MAX_PER_CODE_AND_PATH } from '../src/ocfl/validate/findings.js';
+import { MAX_PER_CODE, MAX_PER_CODE_AND_PATH } from '../src/ocfl/validate/findings.js';
 import { MAX_INVENTORY_BYTES } from '../src/ocfl/validate/read.js';
 import { tempDir } from './helpers/tmp.js';
 
@@ -296,4 +296,15 @@ test('E019: contentDirectory set by the root inventory (v2) but not by the first
   const r = await validateObject(dir);
   t.deepEqual(codes(r), ['E019'], describe(r));
   t.is(r.errors[0].path, path.join(dir, 'inventory.json'));
+});
+
+test('thousands of stray files: each code is listed at most MAX_PER_CODE times, then summarised', async (t) => {
+  const dir = makeObject(tempDir(), { 'a.txt': 'a' });
+  mkdirSync(path.join(dir, 'v1', 'content', 'stray'));
+  for (let i = 0; i < MAX_PER_CODE + 200; i++) writeFileSync(path.join(dir, 'v1', 'content', 'stray', `${i}.txt`), '');
+  const r = await validateObject(dir);
+  const e023 = r.errors.filter((f) => f.code === 'E023');
+  t.is(e023.length, MAX_PER_CODE + 1);
+  t.regex(e023.at(-1)!.message, /More E023 findings are not listed/);
+  t.is(r.files, MAX_PER_CODE + 201, 'every file is still counted');
 });

@@ -20,6 +20,8 @@ export interface ValidationResult {
 
 /** Most findings listed for one code at one path; a hostile inventory must not flood the report. */
 export const MAX_PER_CODE_AND_PATH = 50;
+/** Most findings listed for one code in all (a tree of a million stray files stays a short report). */
+export const MAX_PER_CODE = 1000;
 
 /** Collects findings; the same code for the same path and message is kept once. */
 export class Findings {
@@ -27,6 +29,7 @@ export class Findings {
   readonly warnings: Finding[] = [];
   private readonly seen = new Set<string>();
   private readonly perCodeAndPath = new Map<string, number>();
+  private readonly perCode = new Map<string, number>();
 
   add(code: string, message: string, path: string): void {
     const key = `${code}\u0000${path}\u0000${message}`;
@@ -35,11 +38,16 @@ export class Findings {
     const count = (this.perCodeAndPath.get(group) ?? 0) + 1;
     this.perCodeAndPath.set(group, count);
     if (count > MAX_PER_CODE_AND_PATH + 1) return;
+    const total = (this.perCode.get(code) ?? 0) + 1;
+    this.perCode.set(code, total);
+    if (total > MAX_PER_CODE + 1) return;
     this.seen.add(key);
     const finding =
-      count === MAX_PER_CODE_AND_PATH + 1
-        ? { code, message: `More ${code} findings for this path are not listed.`, path }
-        : { code, message, path };
+      total === MAX_PER_CODE + 1
+        ? { code, message: `More ${code} findings are not listed.`, path }
+        : count === MAX_PER_CODE_AND_PATH + 1
+          ? { code, message: `More ${code} findings for this path are not listed.`, path }
+          : { code, message, path };
     (severityOf(code) === 'error' ? this.errors : this.warnings).push(finding);
   }
 
