@@ -31,7 +31,8 @@ import { lobCellsOfRow, SiardReader } from '../siard/reader/siard-reader.js';
 import type { SiardLobCell, SiardReadLobReference } from '../siard/reader/types.js';
 import { findUnreferencedLobFiles, type PackageLister } from '../siard/reader/unreferenced.js';
 import { verifyLob } from '../siard/reader/verify-lob.js';
-import { METS_FILE_NAME } from '../siard/mets/types.js';
+import { auditMetsIndex } from '../siard/mets/checker.js';
+import { METS_FILE_NAME, NODE_HASH_OF_CHECKSUM_TYPE } from '../siard/mets/types.js';
 import { AuditFindings, type AuditFinding, type AuditSeverity } from './audit-findings.js';
 import { hashPlain, runSequential, type FileDigests, type SequentialJob, type SequentialResult } from './content-hash.js';
 import { rootOf } from './ingest.js';
@@ -339,7 +340,7 @@ async function auditObject(root: OcflStorageRoot, objectPath: string, expectedId
       return parts.at(-1) === METS_FILE_NAME && parts.length >= 2 && /(_lobseg_|^seg_?)\d+$/.test(parts.at(-2)!);
     };
     const mets = unreferenced.external.filter(isSegmentMets);
-    if (mets.length > 0) add('info', 'SIARD_METS_INDEX', `${logicalPath}: ${mets.length} segment folders hold a METS index (${METS_FILE_NAME}); its digests are covered by the OCFL fixity check above.`, { path: logicalPath });
+    if (mets.length > 0) add('info', 'SIARD_METS_INDEX', `${logicalPath}: ${mets.length} segment folders hold a METS index (${METS_FILE_NAME}), checked with the parent METS beside the .siard.`, { path: logicalPath });
     for (const p of unreferenced.external.filter((x) => !isSegmentMets(x))) add('warning', 'LOB_UNREFERENCED', `${p} lies in a LOB folder of ${logicalPath} but no cell references it.`, { path: p });
     for (const e of unreferenced.internal) add('warning', 'LOB_UNREFERENCED', `${logicalPath}: entry ${e} inside the archive is referenced by no cell.`, { path: logicalPath });
   }
@@ -440,7 +441,29 @@ async function auditObject(root: OcflStorageRoot, objectPath: string, expectedId
     }
   }
 
-  // 6. Archive messageDigests.
+  // 6. METS index (ingest --mets, or received with the package): checked by the METS checker with
+  // sizes and digests from the read above (nothing is hashed again).
+  for (const s of siards) {
+    const dir = s.logicalPath.includes('/') ? s.logicalPath.slice(0, s.logicalPath.lastIndexOf('/') + 1) : '';
+    const parentPath = `${dir}${METS_FILE_NAME}`;
+    if (!state.has(parentPath)) continue;
+    const metsFindings = await auditMetsIndex({
+      parentPath,
+      open: async (p) => {
+        const cp = state.has(p) ? contentOf(p) : undefined;
+        return cp && sizes.has(cp) ? fsp.readFile(abs(cp)) : undefined;
+      },
+      facts: {
+        size: (p) => (state.has(p) ? sizes.get(contentOf(p)!) : undefined),
+        digest: (p, type) => (state.has(p) ? results.get(contentOf(p)!)?.digests?.[NODE_HASH_OF_CHECKSUM_TYPE[type]] : undefined),
+      },
+      presentFiles: state.keys(),
+      referencedFiles: lobChecks.flatMap((c) => c.parts),
+    });
+    for (const f of metsFindings) add(f.severity, f.code, f.message, { path: f.path });
+  }
+
+  // 7. Archive messageDigests.
   for (const s of siards) {
     const r = jobResults[s.job]!;
     if (!jobs[s.job]!.prefix) continue;
