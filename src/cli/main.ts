@@ -20,7 +20,10 @@ export async function main(argv: string[]): Promise<number> {
     // Program options only before the verb, so verbs may have their own --version <vN>.
     .enablePositionalOptions();
   program.configureOutput({ outputError: (str, write) => write(str) });
-  for (const register of VERBS) register(program);
+  // The verb is the first argument that is not a program option (those come before it).
+  const verb = argv.find((a) => !a.startsWith('-'));
+  const names = verb !== undefined && Object.hasOwn(VERBS, verb) ? [verb] : Object.keys(VERBS);
+  for (const name of names) (await VERBS[name]()).register(program);
   for (const verb of program.commands) {
     if (!verb.options.some((o) => o.long === '--debug')) verb.option('--debug', 'print stack traces with errors');
   }

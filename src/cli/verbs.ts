@@ -1,31 +1,25 @@
-/** Every verb of the command line; each module exports register(program). */
+/**
+ * Every verb of the command line, by name. Each module exports register(program). They are
+ * loaded lazily: a command loads only its own verb's code (a cold start of every module costs
+ * a third of a second, which a scheduled `validate` or `audit` of a small object should not pay);
+ * the top-level --help loads them all.
+ */
 import type { Command } from 'commander';
-import { register as path } from './path.js';
-import { register as init } from './init.js';
-import { register as put } from './put.js';
-import { register as ls } from './ls.js';
-import { register as log } from './log.js';
-import { register as show } from './show.js';
-import { register as checkout } from './checkout.js';
-import { register as exportVerb } from './export.js';
-import { register as validate } from './validate.js';
-import { register as ingest } from './ingest.js';
-import { register as audit } from './audit.js';
-import { register as relocate } from './relocate.js';
-import { register as restoreVerb } from './restore.js';
 
-export const VERBS: Array<(program: Command) => void> = [
-  path,
-  init,
-  put,
-  ls,
-  log,
-  show,
-  checkout,
-  exportVerb,
-  validate,
-  ingest,
-  audit,
-  relocate,
-  restoreVerb,
-];
+export type RegisterVerb = (program: Command) => void;
+
+export const VERBS: Record<string, () => Promise<{ register: RegisterVerb }>> = {
+  init: () => import('./init.js'),
+  path: () => import('./path.js'),
+  put: () => import('./put.js'),
+  export: () => import('./export.js'),
+  ingest: () => import('./ingest.js'),
+  validate: () => import('./validate.js'),
+  audit: () => import('./audit.js'),
+  relocate: () => import('./relocate.js'),
+  checkout: () => import('./checkout.js'),
+  restore: () => import('./restore.js'),
+  ls: () => import('./ls.js'),
+  log: () => import('./log.js'),
+  show: () => import('./show.js'),
+};

@@ -3,7 +3,7 @@
  * in one pass so every byte is read once.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { createBLAKE2b, type IHasher } from 'hash-wasm';
+import type { IHasher } from 'hash-wasm';
 import { UsageError } from '../errors.js';
 
 /** OCFL registry name -> how to compute it. Node's OpenSSL covers most; hash-wasm the short BLAKE2b. */
@@ -15,7 +15,8 @@ const NODE_ALGORITHMS: Record<string, string> = {
   'sha512/256': 'sha512-256',
   'blake2b-512': 'blake2b512',
 };
-const BLAKE2B_BITS: Record<string, number> = { 'blake2b-160': 160, 'blake2b-256': 256, 'blake2b-384': 384 };
+/** Registry algorithms Node's OpenSSL cannot compute: BLAKE2b with a digest length other than 512 bits. */
+export const WASM_BLAKE2B_BITS: Readonly<Record<string, number>> = { 'blake2b-160': 160, 'blake2b-256': 256, 'blake2b-384': 384 };
 
 /** Length in hex characters of each algorithm's digest. */
 export const DIGEST_HEX_LENGTH: Record<string, number> = {
@@ -81,7 +82,8 @@ export class MultiHasher {
     for (const name of names) {
       assertDigestAlgorithm(name);
       const node = NODE_ALGORITHMS[name];
-      hashers.push(node ? nodeHasher(node) : wasmHasher(await createBLAKE2b(BLAKE2B_BITS[name])));
+      // hash-wasm is loaded only when a short BLAKE2b is asked for: it costs every start-up otherwise.
+      hashers.push(node ? nodeHasher(node) : wasmHasher(await (await import('hash-wasm')).createBLAKE2b(WASM_BLAKE2B_BITS[name])));
     }
     return new MultiHasher(names, hashers);
   }

@@ -3,12 +3,9 @@
  * the short BLAKE2b variants come from hash-wasm, whose WebAssembly must be loaded once,
  * asynchronously, before the synchronous path can use it (see loadIdDigest).
  */
-import { createBLAKE2b, type IHasher } from 'hash-wasm';
+import type { IHasher } from 'hash-wasm';
 import { UsageError } from '../../errors.js';
-import { assertDigestAlgorithm, digestSync } from '../digest.js';
-
-/** Registry algorithms Node's OpenSSL cannot compute: BLAKE2b with a digest length other than 512 bits. */
-const WASM_BLAKE2B_BITS: Record<string, number> = { 'blake2b-160': 160, 'blake2b-256': 256, 'blake2b-384': 384 };
+import { assertDigestAlgorithm, digestSync, WASM_BLAKE2B_BITS } from '../digest.js';
 
 const loaded = new Map<string, IHasher>();
 
@@ -16,7 +13,7 @@ const loaded = new Map<string, IHasher>();
 export async function loadIdDigest(algorithm: string): Promise<void> {
   assertDigestAlgorithm(algorithm);
   const bits = WASM_BLAKE2B_BITS[algorithm];
-  if (bits !== undefined && !loaded.has(algorithm)) loaded.set(algorithm, await createBLAKE2b(bits));
+  if (bits !== undefined && !loaded.has(algorithm)) loaded.set(algorithm, await (await import('hash-wasm')).createBLAKE2b(bits));
 }
 
 /** True when idDigestSync can run now without loadIdDigest. */
