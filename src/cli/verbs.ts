@@ -22,4 +22,6 @@ export const VERBS: Record<string, () => Promise<{ register: RegisterVerb }>> = 
   ls: () => import('./ls.js'),
   log: () => import('./log.js'),
   show: () => import('./show.js'),
+  repair: () => import('./repair.js'),
+  mets: () => import('./mets.js'),
 };

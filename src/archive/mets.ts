@@ -1,0 +1,220 @@
+/**
+ * `siard-ocfl mets`: adds the METS index (seed 002) to an object that was ingested without it,
+ * as a new version whose only new content is the METS files.
+ *
+ * Everything comes from the head state, without re-reading the LOBs:
+ * - which LOB files there are, and the cell each belongs to (schema.table.column.row): from the
+ *   cells of the .siard, read with the SIARD reader and resolved through the lobFolder levels
+ *   against the object's logical paths (the cells are the truth, not the path names);
+ * - the segment folder of each file: from its path (lob-paths.ts), else its top folder;
+ * - checksums: the inventory's fixity block for the archive's LOB digest algorithm (the cells'
+ *   digestType), or the manifest when that is the same algorithm. Only a file the block lacks is
+ *   read and hashed (counted in `rehashed`);
+ * - sizes: a stat of the content file.
+ */
+import path from 'node:path/posix';
+import { SiardOcflError, UsageError } from '../errors.js';
+import { MultiHasher } from '../ocfl/digest.js';
+import { nextVersionName } from '../ocfl/inventory.js';
+import type { OcflObjectReader } from '../ocfl/object.js';
+import type { OcflStorageRoot } from '../ocfl/root.js';
+import { findLob, type LobPart } from '../siard/lob-location.js';
+import { childMetsPaths } from '../siard/mets/checker.js';
+import { MetsIndexWriter } from '../siard/mets/index-writer.js';
+import { lobPathInfo } from '../siard/mets/lob-paths.js';
+import { parseMets } from '../siard/mets/reader.js';
+import { METS_FILE_NAME, type LobIdentity, type MetsChecksumType, type MetsLobRecord } from '../siard/mets/types.js';
+import { SIARD_DIGEST_TYPES, type SiardDigestType } from '../siard/model.js';
+import { describeLobCell } from '../siard/reader/lob-open.js';
+import { SiardReader } from '../siard/reader/siard-reader.js';
+import { rootOf, type VersionInfoOptions } from './ingest.js';
+import { OCFL_ALGORITHM_OF_DIGEST_TYPE, StagedVersionSink } from './ocfl-sink.js';
+
+export interface AddMetsOptions extends Pick<VersionInfoOptions, 'message' | 'user'> {
+  /** write the index again when the head already has one (its old METS files are replaced) */
+  replace?: boolean;
+}
+
+export interface AddMetsResult {
+  id: string;
+  version: string;
+  objectPath: string;
+  /** logical path of the .siard the index describes */
+  siardFile: string;
+  checksumType: MetsChecksumType;
+  /** logical path of the parent METS */
+  parent: string;
+  children: Array<{ path: string; segment: string; files: number }>;
+  /** LOB files listed (every part of a split LOB) */
+  lobFiles: number;
+  /** files whose checksum was not in the inventory and had to be read */
+  rehashed: number;
+}
+
+/** A LOB file of the archive, as the cells name it. */
+interface LobFileOfCell {
+  logicalPath: string;
+  identity: LobIdentity;
+  mimeType?: string;
+}
+
+/** Adds the METS index of the head's .siard to object `id` as a new version. */
+export async function addMetsIndex(rootArg: string | OcflStorageRoot, id: string, options: AddMetsOptions = {}): Promise<AddMetsResult> {
+  const root = await rootOf(rootArg);
+  const object = await root.openObject(id);
+  const inv = object.inventory;
+  const state = object.state();
+  const siards = [...state.keys()].filter((p) => /\.siard$/i.test(p));
+  if (siards.length !== 1) {
+    throw new SiardOcflError(
+      siards.length === 0
+        ? `Object "${id}" holds no .siard in ${inv.head}, so there is nothing for a METS index to describe.`
+        : `Object "${id}" holds ${siards.length} .siard files in ${inv.head} (${siards.slice(0, 3).join(', ')}); a METS index describes one.`,
+      { code: siards.length === 0 ? 'METS_NO_SIARD' : 'METS_MANY_SIARDS', exitCode: 2 },
+    );
+  }
+  const siardFile = siards[0]!;
+  const dir = path.dirname(siardFile) === '.' ? '' : path.dirname(siardFile);
+  const inDir = (rel: string) => (dir ? `${dir}/${rel}` : rel);
+  const parentPath = inDir(METS_FILE_NAME);
+  if (state.has(parentPath) && !options.replace) {
+    throw new UsageError(`Object "${id}" already has a METS index (${parentPath} in ${inv.head}); give --replace to write it again.`, 'METS_EXISTS');
+  }
+
+  const storageFile = (logicalPath: string) => path.join(root.location, object.storagePath(object.contentPath(logicalPath)));
+  const { files, digestTypes } = await lobFilesOfCells(object, state, siardFile, storageFile(siardFile));
+  const checksumType = chooseChecksumType(id, digestTypes, inv.digestAlgorithm, Object.keys(inv.fixity ?? {}));
+  const algorithm = OCFL_ALGORITHM_OF_DIGEST_TYPE[checksumType]!;
+
+  // Checksums of content paths, from the inventory: the manifest when it uses the algorithm, else its fixity block.
+  const known = new Map<string, string>();
+  const block = inv.digestAlgorithm === algorithm ? inv.manifest : (inv.fixity?.[algorithm] ?? {});
+  for (const [digest, paths] of Object.entries(block)) for (const cp of paths) known.set(cp, digest.toLowerCase());
+  let rehashed = 0;
+  const factsOf = async (logicalPath: string) => {
+    const cp = object.contentPath(logicalPath);
+    const st = await object.storage.stat(object.storagePath(cp));
+    if (!st) throw new SiardOcflError(`The content file ${cp} of ${logicalPath} (object "${id}") is missing from storage; run audit.`, { code: 'CONTENT_MISSING', exitCode: 1 });
+    let checksum = known.get(cp);
+    if (checksum === undefined) {
+      rehashed++;
+      const hasher = await MultiHasher.create([algorithm]);
+      for await (const chunk of object.storage.readStream(object.storagePath(cp))) hasher.update(chunk as Buffer);
+      checksum = hasher.digests()[algorithm]!;
+      known.set(cp, checksum);
+    }
+    return { size: st.size, checksum };
+  };
+
+  // Segment of each file, in the order the cells first name it; records grouped by segment so
+  // each child METS is written in one go.
+  const bySegment = new Map<string, MetsLobRecord[]>();
+  for (const f of files) {
+    const rel = dir ? f.logicalPath.slice(dir.length + 1) : f.logicalPath;
+    const info = lobPathInfo(rel);
+    const slash = rel.indexOf('/');
+    if ((dir && !f.logicalPath.startsWith(`${dir}/`)) || (!info && slash < 0)) {
+      throw new SiardOcflError(`The LOB file ${f.logicalPath} of object "${id}" lies in no folder beside ${siardFile}, so no segment METS can list it.`, { code: 'METS_NO_SEGMENT', exitCode: 2 });
+    }
+    const segment = info?.segment ?? rel.slice(0, slash);
+    const inner = info?.path ?? rel.slice(slash + 1);
+    const record: MetsLobRecord = { segment, path: inner, identity: f.identity, ...(await factsOf(f.logicalPath)) };
+    if (f.mimeType !== undefined) record.mimeType = f.mimeType;
+    (bySegment.get(segment) ?? bySegment.set(segment, []).get(segment)!).push(record);
+  }
+  const newChildren = [...bySegment.keys()].map((s) => inDir(`${s}/${METS_FILE_NAME}`));
+  const taken = newChildren.filter((p) => state.has(p));
+  if (taken.length > 0 && !options.replace) {
+    throw new UsageError(`Object "${id}" already holds ${taken[0]} in ${inv.head}; give --replace to write the METS index again.`, 'METS_EXISTS');
+  }
+  const siardFacts = await factsOf(siardFile);
+
+  const staged = await root.startVersion(id, { fixityAlgorithms: [algorithm] });
+  try {
+    if (staged.version !== nextVersionName(inv.head)) {
+      throw new SiardOcflError(`Object "${id}" changed while its METS index was prepared (now ${staged.version} would follow); run mets again.`, { code: 'OBJECT_CHANGED', exitCode: 2 });
+    }
+    if (options.replace) for (const p of await oldMetsFiles(object, state, parentPath, newChildren)) await staged.remove(p);
+    const sink = new StagedVersionSink(staged);
+    const writer = new MetsIndexWriter(sink, { objId: id, checksumType, ...(dir ? { baseDir: dir } : {}) });
+    for (const records of bySegment.values()) for (const r of records) await writer.add(r);
+    const written = await writer.finish({ path: path.basename(siardFile), ...siardFacts });
+    await sink.commit();
+    const commit = await staged.commit({ message: options.message ?? 'siard-ocfl mets: METS index of the LOB segment folders', ...(options.user ? { user: options.user } : {}) });
+    return {
+      id,
+      version: commit.version,
+      objectPath: object.path,
+      siardFile,
+      checksumType,
+      parent: written.parent.path,
+      children: written.children.map((c) => ({ path: c.path, segment: c.segment, files: c.fileCount })),
+      lobFiles: files.length,
+      rehashed,
+    };
+  } catch (err) {
+    await staged.abort().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Every external LOB file the cells reference (each part of a split LOB), and the digestTypes seen. */
+async function lobFilesOfCells(object: OcflObjectReader, state: Map<string, string>, siardFile: string, file: string) {
+  const siard = await SiardReader.open(file, { siardPath: siardFile });
+  const files: LobFileOfCell[] = [];
+  const seen = new Set<string>();
+  const digestTypes = new Set<SiardDigestType>();
+  try {
+    const exists = async (part: LobPart) => (part.kind === 'internal' ? siard.hasEntry(part.entry) : state.has(part.path));
+    for (const t of siard.tables()) {
+      for await (const cell of siard.lobCells(t)) {
+        const found = await findLob(siard.locate(cell), exists);
+        if (!found) {
+          throw new SiardOcflError(`${describeLobCell(siard, cell)}: LOB file "${cell.ref.file}" is not in ${object.head} of object "${object.id}", so the METS index would be incomplete; run audit.`, {
+            code: 'LOB_MISSING',
+            exitCode: 1,
+          });
+        }
+        if (found.parts[0]!.kind === 'internal') continue; // inside the .siard: not in a segment folder
+        if (cell.ref.digestType) digestTypes.add(cell.ref.digestType);
+        const identity: LobIdentity = { schema: cell.schemaIndex, table: cell.tableIndex, column: cell.column, row: cell.row };
+        found.parts.forEach((p, i) => {
+          const logicalPath = (p as { path: string }).path;
+          if (seen.has(logicalPath)) return; // two cells sharing one file: listed once, under the first
+          seen.add(logicalPath);
+          const partName = found.parts.length > 1 ? (lobPathInfo(logicalPath)?.identity.part ?? String(i)) : undefined;
+          files.push({ logicalPath, identity: partName === undefined ? identity : { ...identity, part: partName }, ...(cell.mimeType ? { mimeType: cell.mimeType } : {}) });
+        });
+      }
+    }
+  } finally {
+    siard.close();
+  }
+  return { files, digestTypes };
+}
+
+/** The one LOB digest algorithm of the archive: the cells', else the inventory's, else SHA-256. */
+function chooseChecksumType(id: string, digestTypes: Set<SiardDigestType>, manifestAlgorithm: string, fixityAlgorithms: string[]): MetsChecksumType {
+  if (digestTypes.size > 1) {
+    throw new SiardOcflError(`The LOB cells of object "${id}" use more than one digestType (${[...digestTypes].join(', ')}); a METS index has one CHECKSUMTYPE.`, { code: 'METS_MIXED_DIGESTS', exitCode: 2 });
+  }
+  if (digestTypes.size === 1) return [...digestTypes][0]!;
+  const inInventory = SIARD_DIGEST_TYPES.filter((t) => [manifestAlgorithm, ...fixityAlgorithms].includes(OCFL_ALGORITHM_OF_DIGEST_TYPE[t]!));
+  return (inInventory.includes('SHA-256') ? 'SHA-256' : (inInventory[0] ?? 'SHA-256')) as MetsChecksumType;
+}
+
+/** With --replace: the head's parent METS, the children it lists, and any at the new children's places. */
+async function oldMetsFiles(object: OcflObjectReader, state: Map<string, string>, parentPath: string, newChildren: string[]): Promise<string[]> {
+  const out = new Set<string>();
+  if (state.has(parentPath)) {
+    out.add(parentPath);
+    try {
+      const parent = await parseMets(await object.readLogical(parentPath), parentPath);
+      for (const p of childMetsPaths(parentPath, parent)) if (state.has(p)) out.add(p);
+    } catch {
+      // An unreadable old parent: its children are found at the new children's places below.
+    }
+  }
+  for (const p of newChildren) if (state.has(p)) out.add(p);
+  return [...out];
+}
