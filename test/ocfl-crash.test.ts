@@ -56,7 +56,6 @@ const EXISTING_OBJECT_POINTS: Array<[string, Outcome]> = [
   ['after-version-rename', 'old'],
   ['after-version-fsync', 'old'],
   ['after-inventory-rename', 'new'],
-  ['after-inventory-fsync', 'new'],
   ['after-sidecar-rename', 'new'],
   ['after-sidecar-fsync', 'new'],
   ['before-stage-cleanup', 'new'],

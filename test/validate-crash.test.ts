@@ -37,7 +37,6 @@ const EXISTING_OBJECT_POINTS = [
   'after-version-rename',
   'after-version-fsync',
   'after-inventory-rename',
-  'after-inventory-fsync',
   'after-sidecar-rename',
   'after-sidecar-fsync',
   'before-stage-cleanup',
@@ -87,7 +86,6 @@ const INVALID_UNTIL_REPAIRED: Record<string, { codes: string[]; why: string }> =
   'after-version-rename': { codes: ['E046'], why: 'v2 folder present, root inventory still at v1' },
   'after-version-fsync': { codes: ['E046'], why: 'v2 folder present, root inventory still at v1' },
   'after-inventory-rename': { codes: ['E060'], why: 'new root inventory, old sidecar' },
-  'after-inventory-fsync': { codes: ['E060'], why: 'new root inventory, old sidecar' },
 };
 
 for (const point of EXISTING_OBJECT_POINTS) {

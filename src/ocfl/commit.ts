@@ -20,12 +20,20 @@
  *   1. S/object/vN/ holds the new version directory with vN/inventory.json and its sidecar;
  *      S/root/ holds identical copies of that inventory and sidecar.
  *   2. rename S/object/vN -> R/obj/vN; fsync R/obj.
- *   3. rename S/root/inventory.json -> R/obj/inventory.json (replaces atomically); fsync R/obj.
- *   4. rename S/root/inventory.json.<alg> -> R/obj/inventory.json.<alg>; fsync R/obj.
+ *   3. rename S/root/inventory.json -> R/obj/inventory.json (replaces atomically);
+ *   4. at once rename S/root/inventory.json.<alg> -> R/obj/inventory.json.<alg>; fsync R/obj.
  *   The root inventory is the switch: until 3 every reader sees v(N-1) (an extra vN folder is
  *   ignored by readers); from 3 on they see vN. Between 3 and 4 the root sidecar is stale; readers
  *   (loadInventory) then accept the root inventory because vN/inventory.json holds the same bytes
  *   with a matching sidecar, which only happens in that window.
+ *   Which fsyncs are needed (power loss may persist renames of one folder in any order unless an
+ *   fsync separates them): the fsync after 2 is, because an inventory naming vN must never be
+ *   durable without vN. None between 3 and 4: if only 4 survives, the root holds the old
+ *   inventory with the new sidecar, and since v(N-1)/inventory.json holds those same bytes with a
+ *   matching sidecar, readers accept it as v(N-1) and recovery rewrites the sidecar and rolls vN
+ *   back. The fsync after 4 makes the commit durable before it is reported.
+ *   The object is invalid OCFL (though readable) in two windows: after 2 until 3 (an unlisted vN
+ *   folder: one fsync long) and between 3 and 4 (stale sidecar: two renames back to back).
  *
  * Recovery (recoverObject), run by the next writer of the object while holding its lock, before
  * it stages anything: remove S; if the root sidecar is stale as above, finish step 4; move any
@@ -143,25 +151,33 @@ export async function publishNewVersion(ctx: CommitContext, version: string, dig
   await failpoint('after-version-rename');
   await root.fsyncDir(objectPath);
   await failpoint('after-version-fsync');
+  // Inventory and sidecar back to back, one fsync after both: a crash between them (E060 until
+  // repaired) is the gap between two renames. No fsync is needed between them: whichever of the
+  // two renames survives a power loss, loadInventory and recoverObject settle on old or new.
+  const sidecar = `inventory.json.${digestAlgorithm}`;
   await root.moveFrom(workspace, `${stage}/root/inventory.json`, `${objectPath}/inventory.json`, { replace: true });
   await failpoint('after-inventory-rename');
-  await root.fsyncDir(objectPath);
-  await failpoint('after-inventory-fsync');
-  const sidecar = `inventory.json.${digestAlgorithm}`;
   await root.moveFrom(workspace, `${stage}/root/${sidecar}`, `${objectPath}/${sidecar}`, { replace: true });
   await failpoint('after-sidecar-rename');
   await root.fsyncDir(objectPath);
   await failpoint('after-sidecar-fsync');
 }
 
+/** One thing recoverObject did; `path` is relative to the workspace (staging) or the storage root. */
+export interface RecoveryAction {
+  kind: 'removed-staging' | 'finished-sidecar' | 'rolled-back-version';
+  path: string;
+}
+
 /**
- * Repairs what a crashed writer of this object left (see the protocol above). Returns the
- * object's inventory, or undefined when the object does not exist.
+ * Repairs what a crashed writer of this object left (see the protocol above), appending what it
+ * did to `actions`. Returns the object's inventory, or undefined when the object does not exist.
  */
-export async function recoverObject(ctx: CommitContext): Promise<LoadedInventory | undefined> {
+export async function recoverObject(ctx: CommitContext, actions: RecoveryAction[] = []): Promise<LoadedInventory | undefined> {
   const { root, workspace, stage, objectPath } = ctx;
   if (await workspace.stat(stage)) {
     await workspace.remove(stage);
+    actions.push({ kind: 'removed-staging', path: stage });
     await failpoint('recovery-after-stage-removed');
   }
   const st = await root.stat(objectPath);
@@ -179,6 +195,7 @@ export async function recoverObject(ctx: CommitContext): Promise<LoadedInventory
     await failpoint('recovery-before-sidecar-repair');
     await root.moveFrom(workspace, `${stage}/root/inventory.json.${alg}`, `${objectPath}/inventory.json.${alg}`, { replace: true });
     await root.fsyncDir(objectPath);
+    actions.push({ kind: 'finished-sidecar', path: `${objectPath}/inventory.json.${alg}` });
     await failpoint('recovery-after-sidecar-repair');
     loaded.sidecarStale = false;
   }
@@ -189,6 +206,7 @@ export async function recoverObject(ctx: CommitContext): Promise<LoadedInventory
     await workspace.mkdir(`${stage}/trash`);
     await workspace.moveFrom(root, `${objectPath}/${entry.name}`, `${stage}/trash/${entry.name}`);
     await root.fsyncDir(objectPath);
+    actions.push({ kind: 'rolled-back-version', path: `${objectPath}/${entry.name}` });
     await failpoint('recovery-after-orphan-moved');
   }
   if (await workspace.stat(stage)) await workspace.remove(stage);

@@ -15,6 +15,8 @@ import { digestSync } from './digest.js';
 
 export interface ObjectLock {
   readonly id: string;
+  /** True when a lock left by a dead owner was removed to take this one. */
+  readonly tookOverDeadLock?: boolean;
   /** Throws when the lock was lost (e.g. the process was stalled past the stale time). */
   assertHeld(): void;
   release(): Promise<void>;
@@ -60,14 +62,35 @@ export class FileLockProvider implements LockProvider {
     return path.join(this.lockDir, digestSync('sha256', id) + '.lock');
   }
 
-  async acquire(id: string): Promise<ObjectLock> {
+  acquire(id: string): Promise<ObjectLock> {
+    return this.acquireAt(this.lockPath(id), id);
+  }
+
+  /**
+   * The lock named by a key (the sha256 of an id, as lockPath names it), for leftovers of a
+   * writer whose id is not known any more (a crashed creation of an object). `label` names it.
+   */
+  acquireKey(key: string, label: string): Promise<ObjectLock> {
+    if (!/^[0-9a-f]{64}$/.test(key)) throw new Error(`Not a lock key: ${key}`);
+    return this.acquireAt(path.join(this.lockDir, `${key}.lock`), label);
+  }
+
+  /** Keys of the locks present in the lock folder (held, or left by dead owners). */
+  async keys(): Promise<string[]> {
+    const names = await fsp.readdir(this.lockDir).catch(() => [] as string[]);
+    return names.map((n) => /^([0-9a-f]{64})\.lock$/.exec(n)?.[1]).filter((k): k is string => k !== undefined);
+  }
+
+  private async acquireAt(lockPath: string, id: string): Promise<ObjectLock> {
     await fsp.mkdir(this.lockDir, { recursive: true });
-    const lockPath = this.lockPath(id);
     let release: () => Promise<void>;
+    let tookOverDeadLock = false;
     try {
       release = await this.tryLock(lockPath);
     } catch (err) {
-      if (!(await this.takeOverIfDead(lockPath))) throw this.heldError(id, lockPath, err);
+      const takeover = await this.takeOverIfDead(lockPath);
+      if (!takeover) throw this.heldError(id, lockPath, err);
+      tookOverDeadLock = takeover === 'removed';
       try {
         release = await this.tryLock(lockPath);
       } catch (err2) {
@@ -84,6 +107,7 @@ export class FileLockProvider implements LockProvider {
     held.add(lockPath);
     return {
       id,
+      tookOverDeadLock,
       assertHeld() {
         if (compromised) throw new LockHeldError(`The lock on object "${id}" was lost (${compromised.message}); nothing was committed.`);
       },
@@ -110,13 +134,16 @@ export class FileLockProvider implements LockProvider {
     });
   }
 
-  /** Removes a lock whose owner is gone; true when it did. Atomic: only one taker wins the rename. */
-  private async takeOverIfDead(lockPath: string): Promise<boolean> {
+  /**
+   * Removes a lock whose owner is gone ('removed'); 'gone' when it was released meanwhile; false
+   * when it is held. Atomic: only one taker wins the rename.
+   */
+  private async takeOverIfDead(lockPath: string): Promise<'removed' | 'gone' | false> {
     let stat;
     try {
       stat = await fsp.stat(lockPath);
     } catch {
-      return true; // released meanwhile: try again
+      return 'gone'; // released meanwhile: try again
     }
     let dead = stat.mtimeMs < Date.now() - STALE_MS;
     if (!dead) {
@@ -144,7 +171,7 @@ export class FileLockProvider implements LockProvider {
       return false;
     }
     await fsp.rm(grave, { recursive: true, force: true });
-    return true;
+    return 'removed';
   }
 
   private heldError(id: string, lockPath: string, cause: unknown): LockHeldError {

@@ -9,6 +9,7 @@ import type { StorageLayout } from './layout/storage-layout.js';
 import type { LockProvider } from './lock.js';
 import { assertObjectId } from './logical-path.js';
 import { OcflObjectReader } from './object.js';
+import { repairObject, repairRoot, type ObjectRepairReport, type RootRepairReport } from './repair.js';
 import { StagedVersion, type StartVersionOptions } from './stage.js';
 import type { Readable } from 'node:stream';
 import type { Storage } from './storage.js';
@@ -195,11 +196,20 @@ export class OcflStorageRoot {
   }
 
   /**
-   * Repairs what a crashed writer left in an object (see commit.ts), without writing a version.
-   * LockHeldError when a writer is at work on it.
+   * Repairs what a crashed writer left in an object (see commit.ts), without writing a version,
+   * and says what it did. LockHeldError when a writer is at work on it.
    */
-  async repairObject(id: string): Promise<void> {
-    await (await this.startVersion(id)).abort();
+  async repairObject(id: string): Promise<ObjectRepairReport> {
+    this.objectPath(id);
+    return repairObject(this, await this.workspace(), id);
+  }
+
+  /**
+   * Repairs the objects with these ids, or every object of the root and the workspace's
+   * leftovers (see repair.ts). Held locks and damaged objects are reported, not thrown.
+   */
+  async repair(ids?: string[]): Promise<RootRepairReport> {
+    return repairRoot(this, await this.workspace(), ids);
   }
 
   /**

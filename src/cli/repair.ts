@@ -1,0 +1,56 @@
+/**
+ * `siard-ocfl repair`: finish or roll back what crashed writers left, as their next writer would
+ * (see src/ocfl/repair.ts). Exit 0 when nothing was needed or all was repaired, 1 when an object
+ * could not be read or repaired, 2 when a live writer holds a lock (it may be mid-commit).
+ */
+import type { Command } from 'commander';
+import { openRoot } from '../ocfl/root.js';
+import type { ObjectRepairReport, RepairAction } from '../ocfl/repair.js';
+import { printJson } from './common.js';
+
+interface RepairOptions {
+  root: string;
+  id: string[];
+  json?: boolean;
+}
+
+const DID: Record<RepairAction['kind'], string> = {
+  'rolled-back-version': 'rolled back the unlisted version folder',
+  'finished-sidecar': 'finished the interrupted commit: rewrote the sidecar',
+  'removed-staging': 'removed the staging folder',
+  'removed-dead-lock': 'removed the lock of a dead process',
+};
+
+function name(o: ObjectRepairReport): string {
+  if (o.id !== undefined) return `"${o.id}"`;
+  return o.objectPath !== undefined ? o.objectPath : 'workspace leftovers';
+}
+
+function describe(o: ObjectRepairReport): string {
+  if (o.status === 'clean') return `${name(o)}: nothing to repair\n`;
+  if (o.status === 'locked') return `${name(o)}: NOT repaired, a writer holds its lock: ${o.message}\n`;
+  if (o.status === 'failed') return `${name(o)}: NOT repaired: ${o.message}\n`;
+  return `${name(o)}: repaired\n` + o.actions.map((a) => `  ${DID[a.kind]} ${a.path}\n`).join('');
+}
+
+export function register(program: Command): void {
+  program
+    .command('repair')
+    .description('finish or roll back interrupted commits and remove crashed writers\' leftovers, as the next writer would')
+    .requiredOption('--root <root>', 'OCFL storage root')
+    .option('--id <object-id>', 'repair only this object (repeatable); default: every object and the workspace', (v: string, all: string[]) => [...all, v], [] as string[])
+    .option('--json', 'print {root, workspace, objects: [{id, objectPath, status, actions, message}], repaired, locked, failed} as JSON')
+    .action(async (options: RepairOptions) => {
+      const root = await openRoot(options.root);
+      const report = await root.repair(options.id.length > 0 ? options.id : undefined);
+      if (options.json) printJson(report);
+      else {
+        for (const o of report.objects) if (o.status !== 'clean' || options.id.length > 0) process.stdout.write(describe(o));
+        const clean = report.objects.length - report.repaired - report.locked - report.failed;
+        process.stdout.write(
+          `${report.objects.length} checked: ${report.repaired} repaired, ${clean} needed nothing, ${report.locked} locked by a writer, ${report.failed} failed.\n`,
+        );
+      }
+      process.exitCode = report.locked > 0 ? 2 : report.failed > 0 ? 1 : 0;
+    });
+}
