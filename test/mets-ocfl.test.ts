@@ -237,6 +237,26 @@ test('mets verb on an object ingested without --mets: only METS files are new, c
   checkAgainstInventory(t, objectDir, 'MD5');
 });
 
+test('the whole Northwind (split 5 MiB BLOB, CLOB, 120 segments): the mets verb writes the same children as ingest --mets', async (t) => {
+  const ingestFull = async (id: string, extra: string[]) => {
+    const r = await cli(['ingest', `sqlite:${db}`, '--root', root, '--id', id, '--name', 'Northwind', ...LIMITS, '--json', ...extra]);
+    return path.join(root, JSON.parse(r.stdout).objectPath as string);
+  };
+  const withMets = await ingestFull('urn:example:full-a', ['--mets']);
+  const later = await ingestFull('urn:example:full-b', []);
+  await cli(['mets', '--root', root, '--id', 'urn:example:full-b']);
+  const a = contentPaths(readInventory(withMets));
+  const b = contentPaths(readInventory(later));
+  const children = [...a.keys()].filter((p) => p.endsWith('/mets.xml')).sort();
+  t.true(children.length > 100);
+  t.deepEqual(children, [...b.keys()].filter((p) => p.endsWith('/mets.xml')).sort());
+  t.true(children.some((p) => readFileSync(path.join(withMets, a.get(p)!), 'utf8').includes('.pz"')), 'a split LOB is among them');
+  // Same bytes but for the creation date and the parent's OBJID (the object id).
+  const normal = (file: string, id: string) => readFileSync(file, 'utf8').replace(/CREATEDATE="[^"]*"/, '').replaceAll(`"${id}"`, '"OBJECT"');
+  for (const p of children) t.is(normal(path.join(later, b.get(p)!), 'urn:example:full-b'), normal(path.join(withMets, a.get(p)!), 'urn:example:full-a'), p);
+  checkAgainstInventory(t, later, 'SHA-256');
+});
+
 test('mets verb takes LOB checksums from the inventory, not from the files (a damaged LOB keeps its recorded checksum)', async (t) => {
   const id = 'urn:example:northwind-damaged';
   const objectDir = await ingestSeedExample(id, []); // SHA-256 LOB digests, sha512 manifest
@@ -265,6 +285,20 @@ test('mets verb with a sha256 manifest and SHA-256 LOBs takes checksums from the
   t.is(readInventory(objectDir).digestAlgorithm, 'sha256');
   const r = await cli(['mets', '--root', root, '--id', id, '--json']);
   t.is(JSON.parse(r.stdout).rehashed, 0);
+  checkAgainstInventory(t, objectDir, 'SHA-256');
+  t.is((await runCli(['audit', '--root', root, '--id', id, '--no-xsd'])).code, 0);
+});
+
+test('mets verb on an object with no fixity block (put of an exported folder): the files it lacks are hashed, the index agrees with the fixity the commit completes', async (t) => {
+  const out = path.join(work, 'exported');
+  await cli(['export', `sqlite:${db}`, out, '--name', 'Northwind', '--tables', SEED_TABLES, ...LIMITS]);
+  const id = 'urn:example:northwind-put';
+  await cli(['put', out, '--root', root, '--id', id]);
+  const objectDir = path.join(root, (await cli(['path', id, '--root', root])).stdout.trim());
+  t.is(readInventory(objectDir).fixity, undefined);
+  const m = JSON.parse((await cli(['mets', '--root', root, '--id', id, '--json'])).stdout);
+  t.is(m.checksumType, 'SHA-256');
+  t.is(m.rehashed, 9, 'the eight LOBs and the .siard');
   checkAgainstInventory(t, objectDir, 'SHA-256');
   t.is((await runCli(['audit', '--root', root, '--id', id, '--no-xsd'])).code, 0);
 });
