@@ -5,3 +5,4 @@ export type { AuditFinding, AuditSeverity } from './audit-findings.js';
 export { relocate, rewriteDatabaseLobFolder, type RelocateOptions, type RelocateResult } from './relocate.js';
 export { checkoutArchive, joinSplitLobs, type ArchiveCheckoutOptions, type ArchiveCheckoutResult } from './checkout.js';
 export { StagedVersionSink, OCFL_ALGORITHM_OF_DIGEST_TYPE } from './ocfl-sink.js';
+export { addMetsIndex, type AddMetsOptions, type AddMetsResult } from './mets.js';
