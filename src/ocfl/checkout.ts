@@ -64,11 +64,19 @@ export async function checkoutVersion(reader: OcflObjectReader, dest: string, op
   }
   // Content paths come from the inventory too: each must be a plain path to a regular file of
   // the object (not "..", not absolute, not a symbolic link), judged before anything is written.
+  const folders = new Map<string, boolean>();
+  const isFolder = async (p: string) => {
+    if (!folders.has(p)) folders.set(p, (await reader.storage.stat(reader.storagePath(p)))?.isDirectory === true);
+    return folders.get(p)!;
+  };
   for (const { contentPath, logicalPath } of plan) {
-    const stat = logicalPathProblem(contentPath) ? undefined : await reader.storage.stat(reader.storagePath(contentPath));
+    let stat = logicalPathProblem(contentPath) ? undefined : await reader.storage.stat(reader.storagePath(contentPath));
+    // stat does not follow a link at the end of the path; every folder on the way must be a real one too.
+    const parts = contentPath.split('/');
+    for (let i = 1; stat && i < parts.length; i++) if (!(await isFolder(parts.slice(0, i).join('/')))) stat = { isFile: false, isDirectory: false, size: 0 };
     if (!stat?.isFile) {
       throw new SiardOcflError(
-        `Object "${reader.id}" version ${version} keeps logical path ${JSON.stringify(logicalPath)} at content path ${JSON.stringify(contentPath)}, which is ${stat ? 'not a regular file (a link or folder)' : 'missing or leads out of the object'}; nothing was written.`,
+        `Object "${reader.id}" version ${version} keeps logical path ${JSON.stringify(logicalPath)} at content path ${JSON.stringify(contentPath)}, which is ${stat ? 'not a regular file of the object (a link, a folder, or reached through a link)' : 'missing or leads out of the object'}; nothing was written.`,
         { code: 'UNSAFE_CONTENT_PATH', exitCode: 1 },
       );
     }

@@ -1,7 +1,8 @@
 /** The local filesystem backend of Storage. */
-import { createReadStream, promises as fsp } from 'node:fs';
+import { createReadStream, promises as fsp, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { SiardOcflError } from '../errors.js';
 import type { Storage, StorageEntry, StorageStat, WritableFile } from './storage.js';
 
 export class FileSystemStorage implements Storage {
@@ -31,11 +32,37 @@ export class FileSystemStorage implements Storage {
   }
 
   readStream(rel: string, options: { start?: number; end?: number } = {}): Readable {
-    return createReadStream(this.resolve(rel), { ...options, highWaterMark: 1 << 20 });
+    return createReadStream(this.readable(rel), { ...options, highWaterMark: 1 << 20 });
   }
 
   readFile(rel: string): Promise<Buffer> {
-    return fsp.readFile(this.resolve(rel));
+    try {
+      return fsp.readFile(this.readable(rel));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  private realLocation: string | undefined;
+
+  /**
+   * The path to read, refused when a symbolic link lies on the way below the storage location:
+   * OCFL storage holds no links (E090), and following one would read outside the root (a link in
+   * an object to any file whose digest an attacker put in the inventory).
+   */
+  private readable(rel: string): string {
+    const abs = this.resolve(rel);
+    let real: string;
+    try {
+      real = realpathSync(abs);
+      this.realLocation ??= realpathSync(this.location);
+    } catch {
+      return abs; // missing: the read reports it
+    }
+    if (real !== path.join(this.realLocation, ...(rel === '' || rel === '.' ? [] : rel.split('/')))) {
+      throw new SiardOcflError(`${abs} is, or lies behind, a symbolic link; storage holds no links, so it is not read.`, { code: 'STORAGE_LINK', exitCode: 1 });
+    }
+    return abs;
   }
 
   async openWrite(rel: string, options: { exclusive?: boolean; durable?: boolean } = {}): Promise<WritableFile> {

@@ -176,6 +176,23 @@ export const EXPECTED: Record<string, Case> = {
       checkout: { exit: 1, message: /not a regular file .*nothing was written/ },
     },
   },
+  'inventory-symlinked-folder': {
+    why: 'The content folder v1/content/data is a symbolic link to the folder holding the sentinel; the inventory is honest (the sentinel\'s bytes and digest).',
+    outcomes: {
+      validate: { exit: 1, codes: ['E090'] },
+      audit: { exit: 1, codes: ['E090'] },
+      checkout: { exit: 1, message: /not a regular file .*nothing was written/ },
+    },
+  },
+  'siard-lob-symlinked': {
+    why: 'An object holding a SIARD package whose LOB content file is a symbolic link to the sentinel; cell digest and inventory digest both match the sentinel\'s bytes.',
+    outcomes: {
+      validate: { exit: 1, codes: ['E090'] },
+      audit: { exit: 1, codes: ['E090'] },
+      checkout: { exit: 1, message: /not a regular file .*nothing was written/ },
+      restore: { exit: 1 },
+    },
+  },
 };
 
 /**

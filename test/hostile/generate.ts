@@ -254,7 +254,13 @@ function objectCases(): Record<string, InventoryEdit> {
       return JSON.stringify(inv, null, 2).replace('"@@NESTED@@"', '['.repeat(100_000) + ']'.repeat(100_000));
     },
     'inventory-symlinked-content': () => {
-      // The inventory is honest; the content file is replaced by a link to the sentinel (see generate).
+      // The inventory is honest; the content file is replaced by a link to the sentinel (see writeObjects).
+    },
+    'inventory-symlinked-folder': () => {
+      // The content folder v1/content/data is replaced by a link to the sentinel's folder (see writeObjects).
+    },
+    'siard-lob-symlinked': () => {
+      // An object holding a SIARD package whose LOB content file is a link to the sentinel (see writeObjects).
     },
   };
 }
@@ -266,10 +272,36 @@ async function writeObjects(root: string, ctx: { sentinel: string; sentinelBytes
   const { readFileSync, rmSync } = await import('node:fs');
   const sha512 = (b: Buffer) => createHash('sha512').update(b).digest('hex');
   for (const [id, edit] of Object.entries(cases)) {
+    const objectDir = path.join(root, layout.objectPath(id));
+    if (id === 'inventory-symlinked-folder') {
+      // Same bytes as the sentinel, so the digests stay right once the folder becomes a link.
+      const staged = await r.startVersion(id);
+      await staged.addBuffer(`data/${path.basename(ctx.sentinel)}`, ctx.sentinelBytes);
+      await staged.commit({ message: 'v1', created: '2026-11-21T00:00:00Z' });
+      rmSync(path.join(objectDir, 'v1/content/data'), { recursive: true });
+      symlinkSync(path.dirname(ctx.sentinel), path.join(objectDir, 'v1/content/data'));
+      continue;
+    }
+    if (id === 'siard-lob-symlinked') {
+      // A package whose LOB has the sentinel's bytes (cell digest and inventory digest right),
+      // stored, then its LOB content file replaced by a link to the sentinel itself.
+      const pkg = path.join(path.dirname(root), 'siard-lob-symlinked-src');
+      writeSiardCase(pkg, { table: tableXml(lobCell(LOB_FILE, ctx.sentinelBytes)) });
+      mkdirSync(path.join(pkg, path.dirname(LOB_FILE)), { recursive: true });
+      writeFileSync(path.join(pkg, LOB_FILE), ctx.sentinelBytes);
+      const staged = await r.startVersion(id);
+      await staged.addFile('h.siard', path.join(pkg, 'h.siard'));
+      await staged.addFile(LOB_FILE, path.join(pkg, LOB_FILE));
+      await staged.commit({ message: 'v1', created: '2026-11-21T00:00:00Z' });
+      rmSync(pkg, { recursive: true });
+      const content = path.join(objectDir, 'v1/content', LOB_FILE);
+      rmSync(content);
+      symlinkSync(ctx.sentinel, content);
+      continue;
+    }
     const staged = await r.startVersion(id);
     await staged.addBuffer('data/file.txt', 'hostile object content\n');
     await staged.commit({ message: 'v1', created: '2026-11-21T00:00:00Z' });
-    const objectDir = path.join(root, layout.objectPath(id));
     if (id === 'inventory-symlinked-content') {
       // The attacker also knows the sentinel's bytes: the link's target has the recorded digest.
       const inv = JSON.parse(readFileSync(path.join(objectDir, 'inventory.json'), 'utf8'));

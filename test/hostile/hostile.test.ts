@@ -118,6 +118,10 @@ async function runObjectCase(id: string): Promise<void> {
   const objectPath = (await cli(['path', id, '--root', corpus.objectRoot], path.join(dir('path'), 'cwd'))).stdout.trim();
   observed.set(`${id} validate`, observe(await cli(['validate', path.join(corpus.objectRoot, objectPath), '--json'], path.join(dir('validate'), 'cwd'))));
   observed.set(`${id} checkout`, observe(await cli(['checkout', '--root', corpus.objectRoot, '--id', id, path.join(dir('checkout'), 'out')], path.join(dir('checkout'), 'cwd'))));
+  if (id.startsWith('siard-')) {
+    mkdirSync(path.join(dir('restore'), 'out'), { recursive: true });
+    observed.set(`${id} restore`, observe(await cli(['restore', '--root', corpus.objectRoot, '--id', id, path.join(dir('restore'), 'out', 'db.sqlite')], path.join(dir('restore'), 'cwd'))));
+  }
 }
 
 /** One audit of the whole hostile root; each object's error findings are its outcome. */
