@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { digestSync, isDigestAlgorithm } from '../digest.js';
 import { isRegisteredExtension } from './extensions.js';
+import { explainInterruptedCommit } from './interrupted-commit.js';
 import { Findings, quote } from './findings.js';
 import { listDir, walk, type TreeEntry } from './fs-tree.js';
 import { HashPool, type HashTask } from './hash-pool.js';
@@ -208,6 +209,7 @@ export async function checkObject(dir: string, options: ObjectCheckOptions = {})
 
   // Object root entries
   const versionDirs = new Set<string>();
+  const unlisted: string[] = [];
   for (const e of entries) {
     const name = e.name;
     if (e.kind === 'link' || e.kind === 'other') {
@@ -224,7 +226,10 @@ export async function checkObject(dir: string, options: ObjectCheckOptions = {})
     if (e.kind === 'dir' && parseVersionName(name)) {
       // Without a usable versions block (already reported) every version folder is taken as is.
       if (!inv || inv.versions.length === 0 || inv.versionNames.has(name)) versionDirs.add(name);
-      else findings.add('E046', `The folder ${name} looks like a version but the root inventory does not list it.`, at(name));
+      else {
+        unlisted.push(name);
+        findings.add('E046', `The folder ${name} looks like a version but the root inventory does not list it.`, at(name));
+      }
       continue;
     }
     findings.add('E001', `${quote(name)} is not allowed in an object root.`, at(name));
@@ -384,6 +389,8 @@ export async function checkObject(dir: string, options: ObjectCheckOptions = {})
     const e = list[0];
     findings.add(e.block === 'manifest' ? 'E092' : 'E093', `An earlier inventory names the content file ${quote(p)}, which does not exist.`, e.where);
   }
+
+  if (rootBytes) await explainInterruptedCommit(dir, { inv, rootBytes, unlisted, spec: codesSpec }, findings, at);
 
   for (const size of existing.values()) {
     result.files++;
