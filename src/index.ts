@@ -10,6 +10,7 @@ export * from './ocfl/stage.js';
 export * from './ocfl/lock.js';
 export * from './ocfl/workspace.js';
 export * from './ocfl/checkout.js';
+export * from './ocfl/repair.js';
 export * from './ocfl/validate/index.js';
 export * from './siard/reader/index.js';
 export * from './siard/export-api.js';

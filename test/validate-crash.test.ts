@@ -81,6 +81,9 @@ for (const point of NEW_OBJECT_POINTS) {
  * list (E046); between the last two the sidecar does not match the inventory (E060). A reader still
  * sees the old or new version, and the next put repairs it (checked below), but a validator run in
  * that window reports the object invalid. The test pins the exact codes, so a fix shows up as a failure.
+ * The inventory and sidecar renames now follow each other without an fsync between them (commit.ts
+ * says why that is safe); the validator's messages for both states name them an interrupted commit
+ * that `siard-ocfl repair` settles (test/repair-crash.test.ts).
  */
 const INVALID_UNTIL_REPAIRED: Record<string, { codes: string[]; why: string }> = {
   'after-version-rename': { codes: ['E046'], why: 'v2 folder present, root inventory still at v1' },
