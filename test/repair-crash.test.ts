@@ -152,3 +152,22 @@ test('repair exits 2 and touches nothing while a live writer holds the lock mid-
   t.is((await writer.done).code, 0);
   await assertRepairedAt(t, rootDir, V2, ['v1', 'v2']);
 });
+
+// An I/O error (not a kill) inside the publication: the writer settles the object itself before
+// it reports the error, so the root validates at once, at the old or (switch passed) new version.
+const ERROR_POINTS: Array<[string, 'old' | 'new']> = [
+  ['after-version-rename', 'old'],
+  ['after-version-fsync', 'old'],
+  ['after-inventory-rename', 'new'],
+  ['after-sidecar-rename', 'new'],
+];
+
+for (const [point, outcome] of ERROR_POINTS) {
+  test(`an i/o error at ${point}: put exits 2, and the object is valid at once at the ${outcome} version`, async (t) => {
+    const { base, rootDir } = await rootWithV1();
+    const failed = await put(rootDir, ID, writeInput(path.join(base, 'in'), V2), { SIARD_OCFL_FAILPOINT_ERROR: point });
+    t.is(failed.code, 2, failed.stderr);
+    t.regex(failed.stderr, new RegExp(`injected i/o error at ${point}`));
+    await assertRepairedAt(t, rootDir, outcome === 'old' ? V1 : V2, outcome === 'old' ? ['v1'] : ['v1', 'v2']);
+  });
+}

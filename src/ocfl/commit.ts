@@ -40,6 +40,8 @@
  * vN folder newer than the inventory's head (a step 2 without its step 3) out of R into S and
  * delete it there. Every recovery step is itself idempotent, so a crash during recovery is
  * repaired by the next one. Afterwards the object is valid OCFL again, at its old or new version.
+ * A writer whose publication fails with an error (not a kill) runs the same recovery itself before
+ * it reports the error, while it still holds the lock; `siard-ocfl repair` runs it on demand.
  *
  * Locks and staging are in W, so R holds only what OCFL allows; the only transient anomaly in R
  * is an unreferenced vN folder or a stale sidecar of a crashed writer, until the next writer runs.

@@ -13,7 +13,7 @@ import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { SiardOcflError, UsageError } from '../errors.js';
 import { assertDigestAlgorithm, MultiHasher } from './digest.js';
 import { failpoint } from './failpoint.js';
-import { type CommitContext, publishNewObject, publishNewVersion, pruneEmptyDirs } from './commit.js';
+import { type CommitContext, publishNewObject, publishNewVersion, pruneEmptyDirs, recoverObject } from './commit.js';
 import {
   type Inventory,
   INVENTORY_TYPE_1_0,
@@ -396,6 +396,7 @@ export class StagedVersion {
     this.assertOpen();
     this.lock.assertHeld();
     const { workspace, stage } = this.ctx;
+    let publishing = false;
     try {
       const inv = this.buildInventory(options);
       if (this.base) await this.completeFixity(inv);
@@ -413,6 +414,7 @@ export class StagedVersion {
         await this.writeFile(`${stage}/root/${sidecarName}`, sidecar);
         await failpoint('after-root-inventory-staged');
         this.lock.assertHeld();
+        publishing = true;
         await publishNewVersion(this.ctx, this.version, this.digestAlgorithm);
       } else {
         const declaration = `ocfl_object_${this.ocflVersion}`;
@@ -421,6 +423,7 @@ export class StagedVersion {
         await this.writeFile(`${stage}/object/${sidecarName}`, sidecar);
         await failpoint('after-root-inventory-staged');
         this.lock.assertHeld();
+        publishing = true;
         await publishNewObject(this.ctx);
       }
       this.closed = true;
@@ -432,10 +435,23 @@ export class StagedVersion {
       // A failure before the switch leaves the old version; recovery is the next writer's job
       // either way, but we can tidy the workspace now.
       this.closed = true;
+      // An error between the renames of the publication (EIO, EROFS...) may leave an unlisted
+      // version folder or a stale sidecar: settle it now, as the next writer would, while the
+      // lock is still ours, instead of leaving the object invalid OCFL until then.
+      if (publishing && this.lockHeld()) await recoverObject(this.ctx).catch(() => {});
       await workspace.remove(stage).catch(() => {});
       throw err;
     } finally {
       await this.onClose();
+    }
+  }
+
+  private lockHeld(): boolean {
+    try {
+      this.lock.assertHeld();
+      return true;
+    } catch {
+      return false;
     }
   }
 
