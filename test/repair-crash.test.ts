@@ -171,3 +171,14 @@ for (const [point, outcome] of ERROR_POINTS) {
     await assertRepairedAt(t, rootDir, outcome === 'old' ? V1 : V2, outcome === 'old' ? ['v1'] : ['v1', 'v2']);
   });
 }
+
+test('repair without --json says what it did, one line per action, then a summary', async (t) => {
+  const { base, rootDir, objectDir } = await rootWithV1();
+  t.is((await put(rootDir, ID, writeInput(path.join(base, 'in'), V2), { SIARD_OCFL_FAILPOINT: 'after-version-rename' })).signal, 'SIGKILL');
+  const r = await runCli(['repair', '--root', rootDir]);
+  t.is(r.code, 0, r.stderr);
+  const lines = r.stdout.trimEnd().split('\n');
+  t.is(lines[0], `"${ID}": repaired`);
+  t.true(lines.includes(`  rolled back the unlisted version folder ${path.join(objectDir, 'v2')}`), r.stdout);
+  t.is(lines[lines.length - 1], '1 checked: 1 repaired, 0 needed nothing, 0 locked by a writer, 0 failed.');
+});
