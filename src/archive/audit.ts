@@ -218,6 +218,11 @@ async function auditObject(root: OcflStorageRoot, objectPath: string, expectedId
     }
     try {
       s.siardVersion = siard.metadata.siardVersion;
+      // No verb extracts entries by name, but an archive holding such an entry is a trap for any
+      // tool that unzips it (zip-slip), and duplicate names make tools read different archives.
+      for (const entry of siard.zip.unsafeEntries) {
+        add('error', 'SIARD_ZIP_UNSAFE_ENTRY', `${logicalPath} holds ZIP entry ${JSON.stringify(entry.name)}: ${entry.unsafeReason}.`, { path: logicalPath });
+      }
       for (const w of siard.warnings) add('warning', 'SIARD_IRREGULAR', w.replace(siard.file, logicalPath), { path: logicalPath });
       if (!options.noXsd) {
         const xsd = await checkMetadataXsd(siard);
