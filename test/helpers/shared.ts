@@ -30,10 +30,21 @@ export function seed(...parts: string[]): string {
   return path.join(SHARED_DIR, 'seeds', ...parts);
 }
 
-/** `test` when ../shared exists; otherwise a skipped test and a one-line notice. */
+function skipped(title: string): void {
+  warnOnce();
+  test.skip(`${title} (needs ../shared)`, () => {});
+}
+
+/** `test` when ../shared exists; otherwise a skipped test and a one-line notice. Hooks become no-ops. */
 export const sharedTest: typeof test = HAS_SHARED
   ? test
-  : (((title: string) => {
-      warnOnce();
-      return test.skip(`${title} (needs ../shared)`, () => {});
+  : (Object.assign(skipped, {
+      serial: skipped,
+      only: skipped,
+      skip: skipped,
+      failing: skipped,
+      before: () => {},
+      after: Object.assign(() => {}, { always: () => {} }),
+      beforeEach: () => {},
+      afterEach: Object.assign(() => {}, { always: () => {} }),
     }) as unknown as typeof test);
