@@ -6,7 +6,8 @@
  */
 import test, { type ExecutionContext } from 'ava';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import ocflFs from '@ocfl/ocfl-fs';
@@ -110,4 +111,35 @@ test('the lock of a writer that was killed is taken over at once by the next wri
   t.is(next.code, 0, next.stderr);
   await assertValidAt(t, rootDir, ID, V1, ['v1']);
   t.deepEqual(readdirSync(locks), []);
+});
+
+/**
+ * A taker killed between proper-lockfile's mkdir and writing its owner file leaves a fresh lock
+ * with no owner. Its intent file names the dead process, so the lock is taken over at once; an
+ * owner-less lock whose taker lives is respected.
+ */
+test('an owner-less lock is taken over at once when its taker is dead, and respected while it lives', async (t) => {
+  const base = tempDir('siard-ocfl-lock-');
+  const rootDir = path.join(base, 'root');
+  await initRoot(rootDir, await loadLayout0003());
+  const input = writeInput(path.join(base, 'a'), V1);
+  const locks = path.join(path.dirname(rootDir), '.root.siard-ocfl-work', 'locks');
+  const lockDir = path.join(locks, createHash('sha256').update(ID).digest('hex') + '.lock');
+  const hostname = (await import('node:os')).hostname();
+  mkdirSync(lockDir, { recursive: true });
+
+  // A live taker (this test process) is between the two steps: the writer must refuse.
+  writeFileSync(`${lockDir}.intent-${process.pid}`, hostname);
+  const refused = await put(rootDir, ID, input);
+  t.is(refused.code, 2);
+  t.is(refused.stderr, lockMessage(rootDir, ID));
+  rmSync(`${lockDir}.intent-${process.pid}`);
+
+  // The taker died there: the next writer takes the lock at once (the lock is seconds from stale).
+  const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+  writeFileSync(`${lockDir}.intent-${dead}`, hostname);
+  const next = await put(rootDir, ID, input);
+  t.is(next.code, 0, next.stderr);
+  await assertValidAt(t, rootDir, ID, V1, ['v1']);
+  t.deepEqual(readdirSync(locks), [], 'the lock and the dead intent are gone');
 });

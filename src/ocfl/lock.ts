@@ -5,6 +5,11 @@
  * its id. A lock whose owner died is taken over: at once when the owner was a process on this
  * host that no longer exists, otherwise when proper-lockfile finds it stale (mtime too old).
  * Behind the LockProvider interface so a database row lock can serve several hosts later.
+ *
+ * Taking a lock is two steps (proper-lockfile's mkdir, then our owner file inside it); a taker
+ * killed between them would leave a lock nobody can attribute. So a taker first leaves an intent
+ * file `<lock>.intent-<pid>` beside the lock and removes it once the owner file is written: an
+ * owner-less lock whose intents all belong to dead processes is dead at once.
  */
 import { promises as fsp, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -32,8 +37,9 @@ export interface LockProvider {
 const STALE_MS = 60_000;
 const UPDATE_MS = 5_000;
 const OWNER = 'owner.json';
-/** How long a lock may lack its owner file while its taker is alive and writing it. */
+/** How long an owner-less lock with no intent file is left alone (a taker of an older version). */
 const OWNERLESS_MS = 2_000;
+const INTENT = '.intent-';
 
 interface Owner {
   pid: number;
@@ -83,6 +89,16 @@ export class FileLockProvider implements LockProvider {
 
   private async acquireAt(lockPath: string, id: string): Promise<ObjectLock> {
     await fsp.mkdir(this.lockDir, { recursive: true });
+    const intent = `${lockPath}${INTENT}${process.pid}`;
+    await fsp.writeFile(intent, os.hostname());
+    try {
+      return await this.acquireWithIntent(lockPath, id);
+    } finally {
+      await fsp.rm(intent, { force: true });
+    }
+  }
+
+  private async acquireWithIntent(lockPath: string, id: string): Promise<ObjectLock> {
     let release: () => Promise<void>;
     let tookOverDeadLock = false;
     try {
@@ -151,10 +167,11 @@ export class FileLockProvider implements LockProvider {
         const owner = JSON.parse(await fsp.readFile(path.join(lockPath, OWNER), 'utf8')) as Owner;
         dead = owner.host === os.hostname() && !processAlive(owner.pid);
       } catch {
-        // No (complete) owner file: a live taker writes it right after creating the lock, so
-        // only a lock younger than OWNERLESS_MS is being taken now; an older one lost its taker
-        // (killed between the two steps) and would otherwise block every writer for STALE_MS.
-        if (stat.mtimeMs >= Date.now() - OWNERLESS_MS) return false;
+        // No (complete) owner file: its taker is between mkdir and writing the owner file, or was
+        // killed there. Its intent file says which: the lock is alive while any taker is.
+        const takers = await this.otherTakers(lockPath);
+        if (takers === 'alive') return false;
+        if (takers === 'none' && stat.mtimeMs >= Date.now() - OWNERLESS_MS) return false;
         dead = true;
       }
     }
@@ -172,6 +189,27 @@ export class FileLockProvider implements LockProvider {
     }
     await fsp.rm(grave, { recursive: true, force: true });
     return 'removed';
+  }
+
+  /**
+   * Whether another process announced it is taking this lock and still lives: 'alive', 'dead'
+   * (announcements only from dead processes, which are removed), or 'none'. A taker on another
+   * host (shared filesystem) cannot be checked and counts as alive.
+   */
+  private async otherTakers(lockPath: string): Promise<'alive' | 'dead' | 'none'> {
+    const dir = path.dirname(lockPath);
+    const prefix = path.basename(lockPath) + INTENT;
+    let result: 'alive' | 'dead' | 'none' = 'none';
+    for (const name of await fsp.readdir(dir).catch(() => [] as string[])) {
+      const pid = Number(name.slice(prefix.length));
+      if (!name.startsWith(prefix) || !Number.isSafeInteger(pid) || pid === process.pid) continue;
+      const host = await fsp.readFile(path.join(dir, name), 'utf8').catch(() => undefined);
+      if (host === undefined) continue; // removed meanwhile
+      if (host !== os.hostname() || processAlive(pid)) return 'alive';
+      await fsp.rm(path.join(dir, name), { force: true });
+      result = 'dead';
+    }
+    return result;
   }
 
   private heldError(id: string, lockPath: string, cause: unknown): LockHeldError {
