@@ -7,6 +7,8 @@
  *      baseline `find <root> -type f -print0 | xargs -0 -P2 sha512sum > /dev/null` over the same
  *      files in the same run, after one warm-up read so both see the same page cache. Best of
  *      BENCH_ROUNDS runs each. Target: throughput ratio >= 0.85.
+ *      With a cold page cache too (BENCH_CACHE, see page-cache.ts): caches dropped before each
+ *      run of either side, as a scheduled audit of a large root reads from disk.
  *   2. 100,000 small files (written directly: this measures validation, not the writer): files/s,
  *      with the same baseline for comparison.
  *   Peak memory of each validation is the child's maximum RSS (/usr/bin/time -f %M).
@@ -27,6 +29,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { loadLayout0003 } from '../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
 import type { StorageLayout } from '../src/ocfl/layout/storage-layout.js';
 import { initRoot } from '../src/ocfl/root.js';
+import { cacheModes, prepare, type CacheMode } from './page-cache.js';
 
 const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(PROJECT, 'bin', 'siard-ocfl');
@@ -175,23 +178,26 @@ function best(a: Run | undefined, b: Run): Run {
 }
 
 /** Rounds alternate baseline, CLI and library, so a busy moment of the machine hits all alike. */
-function measure(root: string, label: string): Measured {
+function measure(root: string, label: string, mode: CacheMode): Measured {
   const baselineCmd = `find '${root}' -type f -print0 | xargs -0 -P2 sha512sum > /dev/null`;
-  sh(`find '${root}' -type f -print0 | xargs -0 cat > /dev/null`); // warm-up: same page cache for all
+  if (mode === 'warm') sh(`find '${root}' -type f -print0 | xargs -0 cat > /dev/null`); // warm-up: same page cache for all
   let baseline = Infinity;
   let baselineCpu = Infinity;
   let cli: Run | undefined;
   let library: Run | undefined;
   for (let round = 0; round < ROUNDS; round++) {
+    prepare(mode);
     const b = sh(baselineCmd);
     baseline = Math.min(baseline, b.seconds);
     baselineCpu = Math.min(baselineCpu, b.cpu);
+    prepare(mode);
     const c = validateRun(root, 'cli');
     cli = best(cli, c);
+    prepare(mode);
     const l = validateRun(root, 'library');
     library = best(library, l);
     process.stdout.write(
-      `  ${label} round ${round + 1}: sha512sum -P2 ${b.seconds.toFixed(2)} s (CPU ${b.cpu.toFixed(2)} s), ` +
+      `  ${label} ${mode} round ${round + 1}: sha512sum -P2 ${b.seconds.toFixed(2)} s (CPU ${b.cpu.toFixed(2)} s), ` +
         `validate CLI ${c.seconds.toFixed(2)} s (CPU ${c.cpu.toFixed(2)} s), library ${l.seconds.toFixed(2)} s (CPU ${l.cpu.toFixed(2)} s)\n`,
     );
   }
@@ -207,50 +213,63 @@ async function main(): Promise<void> {
     let t0 = performance.now();
     const how = await buildBigRoot(big);
     process.stdout.write(`root 1: ${BIG_FILES} files, ${(BIG_BYTES / 1024 ** 3).toFixed(2)} GiB, ${how}, in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
-    const m1 = measure(big, 'big');
-    const mb = m1.cli.report.bytes / 1e6;
-    const ratio = m1.baseline / m1.cli.seconds;
-    results.big = {
-      files: m1.cli.report.files,
-      bytes: m1.cli.report.bytes,
-      validateMBps: +(mb / m1.cli.seconds).toFixed(1),
-      sha512sumMBps: +(mb / m1.baseline).toFixed(1),
-      ratio: +ratio.toFixed(3),
-      libraryMBps: +(mb / m1.library.seconds).toFixed(1),
-      libraryRatio: +(m1.baseline / m1.library.seconds).toFixed(3),
-      cpuRatio: +(m1.baselineCpu / m1.cli.cpu).toFixed(3),
-      target: TARGET_RATIO,
-      met: ratio >= TARGET_RATIO,
-      peakRssMB: +Math.max(m1.cli.maxRssMb, m1.library.maxRssMb).toFixed(1),
-    };
+    const modes = cacheModes();
+    for (const mode of modes) {
+        const m1 = measure(big, 'big', mode);
+        const mb = m1.cli.report.bytes / 1e6;
+        const ratio = m1.baseline / m1.cli.seconds;
+        results[`big ${mode}`] = {
+          files: m1.cli.report.files,
+          bytes: m1.cli.report.bytes,
+          validateMBps: +(mb / m1.cli.seconds).toFixed(1),
+          sha512sumMBps: +(mb / m1.baseline).toFixed(1),
+          ratio: +ratio.toFixed(3),
+          libraryMBps: +(mb / m1.library.seconds).toFixed(1),
+          libraryRatio: +(m1.baseline / m1.library.seconds).toFixed(3),
+          cpuRatio: +(m1.baselineCpu / m1.cli.cpu).toFixed(3),
+          target: TARGET_RATIO,
+          met: ratio >= TARGET_RATIO,
+          peakRssMB: +Math.max(m1.cli.maxRssMb, m1.library.maxRssMb).toFixed(1),
+        };
+    }
     rmSync(big, { recursive: true, force: true });
 
     const small = path.join(work, 'small');
     t0 = performance.now();
     await buildSmallRoot(small);
     process.stdout.write(`root 2: ${SMALL_FILES} small files written directly in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
-    const m2 = measure(small, 'small');
-    results.small = {
-      files: m2.cli.report.files,
-      bytes: m2.cli.report.bytes,
-      validateFilesPerSecond: Math.round(m2.cli.report.files / m2.cli.seconds),
-      libraryFilesPerSecond: Math.round(m2.library.report.files / m2.library.seconds),
-      sha512sumFilesPerSecond: Math.round(m2.cli.report.files / m2.baseline),
-      ratio: +(m2.baseline / m2.cli.seconds).toFixed(3),
-      cpuRatio: +(m2.baselineCpu / m2.cli.cpu).toFixed(3),
-      peakRssMB: +Math.max(m2.cli.maxRssMb, m2.library.maxRssMb).toFixed(1),
-    };
+    for (const mode of modes) {
+        const m2 = measure(small, 'small', mode);
+        results[`small ${mode}`] = {
+          files: m2.cli.report.files,
+          bytes: m2.cli.report.bytes,
+          validateFilesPerSecond: Math.round(m2.cli.report.files / m2.cli.seconds),
+          libraryFilesPerSecond: Math.round(m2.library.report.files / m2.library.seconds),
+          sha512sumFilesPerSecond: Math.round(m2.cli.report.files / m2.baseline),
+          ratio: +(m2.baseline / m2.cli.seconds).toFixed(3),
+          cpuRatio: +(m2.baselineCpu / m2.cli.cpu).toFixed(3),
+          peakRssMB: +Math.max(m2.cli.maxRssMb, m2.library.maxRssMb).toFixed(1),
+        };
+    }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-  const big = results.big as Record<string, number | boolean>;
-  const small = results.small as Record<string, number>;
+  let summary = '\n';
+  for (const key of Object.keys(results).filter((k) => k.startsWith('big '))) {
+    const big = results[key] as Record<string, number | boolean>;
+    summary +=
+      `validate, 1 GiB root (CLI, ${key.slice(4)} cache): ${big.validateMBps} MB/s vs sha512sum -P2 ${big.sha512sumMBps} MB/s: ratio ${big.ratio} ` +
+      `(target >= ${TARGET_RATIO}: ${big.met ? 'met' : 'NOT met'}); library alone ${big.libraryMBps} MB/s, ratio ${big.libraryRatio}; CPU-time ratio ${big.cpuRatio}; peak RSS ${big.peakRssMB} MB\n`;
+  }
+  for (const key of Object.keys(results).filter((k) => k.startsWith('small '))) {
+    const small = results[key] as Record<string, number>;
+    summary +=
+      `validate, ${small.files} small files (CLI, ${key.slice(6)} cache): ${small.validateFilesPerSecond} files/s (library alone ${small.libraryFilesPerSecond}) ` +
+      `vs sha512sum -P2 ${small.sha512sumFilesPerSecond} files/s: ratio ${small.ratio}, CPU-time ratio ${small.cpuRatio}; peak RSS ${small.peakRssMB} MB\n`;
+  }
   process.stdout.write(
-    `\nvalidate, 1 GiB root (CLI): ${big.validateMBps} MB/s vs sha512sum -P2 ${big.sha512sumMBps} MB/s: ratio ${big.ratio} ` +
-      `(target >= ${TARGET_RATIO}: ${big.met ? 'met' : 'NOT met'}); library alone ${big.libraryMBps} MB/s, ratio ${big.libraryRatio}; CPU-time ratio ${big.cpuRatio}; peak RSS ${big.peakRssMB} MB\n` +
-      `validate, ${small.files} small files (CLI): ${small.validateFilesPerSecond} files/s (library alone ${small.libraryFilesPerSecond}) ` +
-      `vs sha512sum -P2 ${small.sha512sumFilesPerSecond} files/s: ratio ${small.ratio}, CPU-time ratio ${small.cpuRatio}; peak RSS ${small.peakRssMB} MB\n` +
-      `(machine: ${results.cores} cores, load average ${results.load} at start)\n` +
+    summary +
+      `(machine: ${results.cores} cores, load average ${results.load} at start, ${os.loadavg()[0].toFixed(1)} at the end)\n` +
       JSON.stringify(results) + '\n',
   );
 }

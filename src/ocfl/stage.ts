@@ -27,6 +27,9 @@ import { assertLogicalPath } from './logical-path.js';
 import type { ObjectLock } from './lock.js';
 import type { Storage } from './storage.js';
 
+/** Placed files being flushed at once during staging: enough to keep the disk busy, few enough to leave libuv's pool (4 threads) to the writes. */
+const EARLY_FLUSHES = 2;
+
 export interface StartVersionOptions {
   /** Manifest digest of a new object (an existing object keeps its own). Default sha512. */
   digestAlgorithm?: 'sha512' | 'sha256';
@@ -116,6 +119,9 @@ export class StagedVersion {
   private readonly extraFixity = new Map<string, Record<string, string>>();
   private counter = 0;
   private closed = false;
+  /** Early flushes of placed files (see flushEarly): started while the export goes on. */
+  private readonly flushQueue: string[] = [];
+  private readonly flushing = new Set<Promise<void>>();
 
   constructor(
     private readonly ctx: CommitContext,
@@ -219,8 +225,13 @@ export class StagedVersion {
     try {
       for await (const chunk of source) {
         const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-        hasher.update(bytes);
-        await file.write(bytes);
+        // The write runs on libuv's thread pool while this thread hashes the same (unchanged) bytes.
+        const written = file.write(bytes);
+        try {
+          hasher.update(bytes);
+        } finally {
+          await written;
+        }
       }
       await file.close();
     } catch (err) {
@@ -262,6 +273,7 @@ export class StagedVersion {
       await workspace.rename(incoming, target);
       stored = true;
       await failpoint('stage-file-placed');
+      this.flushEarly(target);
     }
     this.setState(logicalPath, digest);
     return { logicalPath, size: hasher.size, digests, contentPath, stored };
@@ -385,6 +397,36 @@ export class StagedVersion {
     }
   }
 
+  /**
+   * Starts flushing a placed file to disk while later files are still being written, so the disk
+   * works during the export instead of taking all the bytes at commit. Only a head start: commit
+   * still fsyncs every file (fsyncTree) before any rename, so a failure here is left to it.
+   */
+  private flushEarly(target: string): void {
+    this.flushQueue.push(target);
+    this.pumpFlushes();
+  }
+
+  private pumpFlushes(): void {
+    while (this.flushing.size < EARLY_FLUSHES && this.flushQueue.length > 0) {
+      const target = this.flushQueue.shift()!;
+      const p: Promise<void> = this.ctx.workspace
+        .fsyncFile(target)
+        .catch(() => {})
+        .finally(() => {
+          this.flushing.delete(p);
+          this.pumpFlushes();
+        });
+      this.flushing.add(p);
+    }
+  }
+
+  /** Drops the flushes not yet started (commit's fsyncTree covers them) and waits for the others. */
+  private async settleFlushes(): Promise<void> {
+    this.flushQueue.length = 0;
+    while (this.flushing.size > 0) await Promise.all([...this.flushing]);
+  }
+
   private async writeFile(path: string, bytes: Uint8Array): Promise<void> {
     const file = await this.ctx.workspace.openWrite(path, { exclusive: true });
     await file.write(bytes);
@@ -398,6 +440,7 @@ export class StagedVersion {
     const { workspace, stage } = this.ctx;
     let publishing = false;
     try {
+      await this.settleFlushes();
       const inv = this.buildInventory(options);
       if (this.base) await this.completeFixity(inv);
       const bytes = serializeInventory(inv);
@@ -460,6 +503,7 @@ export class StagedVersion {
     if (this.closed) return;
     this.closed = true;
     try {
+      await this.settleFlushes();
       await this.ctx.workspace.remove(this.ctx.stage);
     } finally {
       await this.onClose();

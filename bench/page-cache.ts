@@ -1,0 +1,40 @@
+/**
+ * Warm or cold page cache for the benches. A scheduled audit of a large root reads from disk, not
+ * from memory, so a cold run is the honest one for it; a warm run shows CPU cost alone. Cold means
+ * `sync; echo 3 > /proc/sys/vm/drop_caches` before EACH measured run, ours and the peer's alike.
+ *
+ * BENCH_CACHE=warm | cold | both (default both). Dropping caches needs root; when it is not
+ * permitted the bench falls back to warm and says so.
+ */
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+
+export type CacheMode = 'warm' | 'cold';
+
+/** Flushes dirty pages and drops the page cache, dentries and inodes. False when not permitted. */
+export function dropCaches(): boolean {
+  spawnSync('sync');
+  try {
+    writeFileSync('/proc/sys/vm/drop_caches', '3\n');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The modes to measure, as asked by BENCH_CACHE and as this machine permits; prints what it chose. */
+export function cacheModes(): CacheMode[] {
+  const asked = (process.env.BENCH_CACHE ?? 'both').toLowerCase();
+  if (!['warm', 'cold', 'both'].includes(asked)) throw new Error(`BENCH_CACHE must be warm, cold or both, not "${asked}".`);
+  const wantsCold = asked !== 'warm';
+  const canDrop = wantsCold && dropCaches();
+  if (wantsCold && !canDrop) process.stdout.write('page cache: cannot drop caches here (needs root): warm runs only\n');
+  const modes: CacheMode[] = asked === 'cold' && canDrop ? ['cold'] : canDrop ? ['warm', 'cold'] : ['warm'];
+  process.stdout.write(`page cache: ${modes.join(' and ')} (cold = sync + drop_caches before each measured run, both sides alike)\n`);
+  return modes;
+}
+
+/** Before a measured run: in cold mode drop the caches (it was checked to work). */
+export function prepare(mode: CacheMode): void {
+  if (mode === 'cold' && !dropCaches()) throw new Error('Dropping the page cache stopped working.');
+}
