@@ -21,8 +21,8 @@ import { SiardOcflError, UsageError } from '../errors.js';
 import { digestSync, isDigestAlgorithm } from '../ocfl/digest.js';
 import { manifestIndex } from '../ocfl/inventory.js';
 import type { OcflObjectReader } from '../ocfl/object.js';
-import type { OcflStorageRoot } from '../ocfl/root.js';
-import type { HashTask } from '../ocfl/validate/hash-pool.js';
+import { openRoot, type OcflStorageRoot } from '../ocfl/root.js';
+import { HashPool, type HashTask } from '../ocfl/validate/hash-pool.js';
 import { validateObject } from '../ocfl/validate/index.js';
 import { describeLobTarget, findLob, type LobLocation, type LobPart } from '../siard/lob-location.js';
 import type { LobAccess } from '../siard/reader/lob-open.js';
@@ -35,7 +35,6 @@ import { auditMetsIndex } from '../siard/mets/checker.js';
 import { METS_FILE_NAME, NODE_HASH_OF_CHECKSUM_TYPE } from '../siard/mets/types.js';
 import { AuditFindings, type AuditFinding, type AuditSeverity } from './audit-findings.js';
 import { hashPlain, runSequential, type FileDigests, type SequentialJob, type SequentialResult } from './content-hash.js';
-import { rootOf } from './ingest.js';
 import { OCFL_ALGORITHM_OF_DIGEST_TYPE } from './ocfl-sink.js';
 import { checkMetadataXsd } from './xsd-check.js';
 import { relativeReading, storageBaseOf } from './storage-base.js';
@@ -111,9 +110,12 @@ interface SiardPending {
   ours: boolean;
 }
 
+const STAT_PARALLEL = 64;
+
 /** Audits objects of a storage root; never throws for what it finds, only when it cannot run. */
 export async function audit(rootArg: string | OcflStorageRoot, options: AuditOptions = {}): Promise<AuditResult> {
-  const root = await rootOf(rootArg);
+  // openRoot directly, not ingest's rootOf: importing ingest.js would load the database drivers.
+  const root = typeof rootArg === 'string' ? await openRoot(rootArg) : rootArg;
   const findings = new AuditFindings();
   const objects: ObjectAuditSummary[] = [];
   const targets: Array<{ id?: string; objectPath: string }> = [];
@@ -133,14 +135,27 @@ export async function audit(rootArg: string | OcflStorageRoot, options: AuditOpt
     targets.length = 0;
     targets.push(...mine);
   }
-  for (const t of targets) objects.push(await auditObject(root, t.objectPath, t.id, options, findings));
+  // One pool of hashing threads for all objects: started once, not per object.
+  const pool = new HashPool();
+  try {
+    for (const t of targets) objects.push(await auditObject(root, t.objectPath, t.id, options, findings, pool));
+  } finally {
+    await pool.close();
+  }
   findings.finish();
   const errors = findings.count('error');
   const warnings = findings.count('warning');
   return { ok: errors === 0, objects, findings: findings.all, errors, warnings };
 }
 
-async function auditObject(root: OcflStorageRoot, objectPath: string, expectedId: string | undefined, options: AuditOptions, findings: AuditFindings): Promise<ObjectAuditSummary> {
+async function auditObject(
+  root: OcflStorageRoot,
+  objectPath: string,
+  expectedId: string | undefined,
+  options: AuditOptions,
+  findings: AuditFindings,
+  pool: HashPool,
+): Promise<ObjectAuditSummary> {
   const objectAbs = path.join(root.location, ...objectPath.split('/'));
   let object = expectedId ?? objectPath;
   const summary: ObjectAuditSummary = { id: object, objectPath, version: '', contentFiles: 0, contentBytes: 0, siards: [], errors: 0, warnings: 0 };
@@ -182,10 +197,18 @@ async function auditObject(root: OcflStorageRoot, objectPath: string, expectedId
     for (const [digest, paths] of Object.entries(block)) for (const p of paths) expected.get(p)?.set(alg, digest.toLowerCase());
   }
   const sizes = new Map<string, number>();
-  for (const p of expected.keys()) {
-    const st = await fsp.stat(abs(p)).catch(() => undefined);
-    if (st?.isFile()) sizes.set(p, st.size); // a missing file is the validator's E092
+  const contentPaths = [...expected.keys()];
+  // Many stats in flight at once: libuv's threads overlap their latency.
+  for (let i = 0; i < contentPaths.length; i += STAT_PARALLEL) {
+    const batch = contentPaths.slice(i, i + STAT_PARALLEL);
+    const stats = await Promise.all(batch.map((p) => fsp.stat(abs(p)).catch(() => undefined)));
+    batch.forEach((p, k) => {
+      const st = stats[k];
+      if (st?.isFile()) sizes.set(p, st.size); // a missing file is the validator's E092
+    });
   }
+  // The threads boot while the SIARD archives are parsed and planned below.
+  pool.prepare([...sizes.values()].reduce((a, b) => a + b, 0), sizes.size);
   const extraAlgorithms = new Map<string, Set<string>>();
   const needAlgorithm = (contentPath: string, alg: string) => {
     if (expected.get(contentPath)?.has(alg)) return;
@@ -398,7 +421,7 @@ async function auditObject(root: OcflStorageRoot, objectPath: string, expectedId
       options.onBytes?.(jobFiles[i]!.reduce((n, p) => n + (sizes.get(p) ?? 0), 0));
     }
   })();
-  const [plainResults] = await Promise.all([hashPlain(tasks, plain.map((p) => sizes.get(p)!), options.onBytes), sequential]);
+  const [plainResults] = await Promise.all([hashPlain(tasks, plain.map((p) => sizes.get(p)!), options.onBytes, pool), sequential]);
   plain.forEach((p, i) => results.set(p, plainResults[i]!));
   jobs.forEach((_job, i) => jobFiles[i]!.forEach((p, k) => results.set(p, jobResults[i]!.files[k]!)));
 

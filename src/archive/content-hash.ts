@@ -93,12 +93,12 @@ export async function runSequential(job: SequentialJob): Promise<SequentialResul
   return result;
 }
 
-/** Hashes plain files on a worker pool; results in task order. */
-export async function hashPlain(tasks: HashTask[], sizes: number[], onBytes?: (bytes: number) => void): Promise<FileDigests[]> {
-  const pool = new HashPool();
+/** Hashes plain files on a worker pool (the caller's, or one made for this call); results in task order. */
+export async function hashPlain(tasks: HashTask[], sizes: number[], onBytes?: (bytes: number) => void, pool?: HashPool): Promise<FileDigests[]> {
+  const own = pool ?? new HashPool();
   try {
-    return await pool.hashAll(tasks, sizes, (_n, bytes) => onBytes?.(bytes));
+    return await own.hashAll(tasks, sizes, (_n, bytes) => onBytes?.(bytes));
   } finally {
-    await pool.close();
+    if (!pool) await own.close();
   }
 }

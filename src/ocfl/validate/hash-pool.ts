@@ -133,13 +133,27 @@ export class HashPool {
     });
   }
 
+  /** Whether hashAll would hash this much work here, in this thread (small work, see INLINE_BYTES). */
+  private wouldInline(bytes: number, files: number): boolean {
+    return bytes <= this.inlineBytes && files <= this.inlineFiles;
+  }
+
+  /**
+   * Starts the threads now when work of this size is coming, so they boot while the caller is
+   * still planning (parsing, listing) instead of when the first batch is sent.
+   */
+  prepare(bytes: number, files: number): void {
+    if (this.closed || this.wouldInline(bytes, files)) return;
+    while (this.workers.length < this.size) this.spawn();
+  }
+
   /** Hashes every task; results in task order. `sizes` (bytes per task) shape the batches. */
   async hashAll(tasks: HashTask[], sizes: number[], onDone?: (count: number, bytes: number) => void): Promise<HashResult[]> {
     const results: HashResult[] = new Array(tasks.length);
     const total = sizes.reduce((a, b) => a + b, 0);
     // Small work is hashed here until the budget is spent; a root of many small objects then
     // moves to the threads rather than staying on one core.
-    if (total <= this.inlineBytes && tasks.length <= this.inlineFiles) {
+    if (this.wouldInline(total, tasks.length)) {
       this.inlineBytes -= total;
       this.inlineFiles -= tasks.length;
       for (let i = 0; i < tasks.length; i++) {
