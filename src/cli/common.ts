@@ -5,18 +5,50 @@ export function printJson(value: unknown): void {
   process.stdout.write(JSON.stringify(value, null, 2) + '\n');
 }
 
-/** Exit status for any thrown value: our own errors carry theirs; anything else could not run (2). */
-export function reportError(err: unknown, debug: boolean): number {
-  if (err instanceof SiardOcflError) {
-    process.stderr.write(`siard-ocfl: ${err.message}\n`);
-    if (debug && err.stack) process.stderr.write(err.stack + '\n');
-    return err.exitCode;
+/** Plain words for the system errors a user can meet and act on. */
+const ERRNO_WORDS: Record<string, string> = {
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is exhausted',
+  EFBIG: 'the file size limit was reached',
+  EROFS: 'the filesystem is read-only',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EIO: 'an input/output error occurred',
+  EMFILE: 'too many open files',
+};
+
+/**
+ * Exit status for any thrown value: our own errors carry theirs; anything else could not run (2).
+ * `context` names what was being worked on (e.g. `object "x"`) for system errors that name no path.
+ */
+export function reportError(err: unknown, debug: boolean, context?: string): number {
+  const system = systemCause(err);
+  let message: string;
+  if (system) {
+    // Node's words for a full disk or a size limit name no file: say what the work was on.
+    const where = system.path ? ` (${system.path})` : '';
+    const what = `${context ? `Could not finish the work on ${context}` : 'Could not finish'}: ${ERRNO_WORDS[system.code!]}${where} [${system.code}]`;
+    const original = err instanceof SiardOcflError ? err.message : (err as Error).message;
+    message = original ? `${what}; ${stripStop(original)}` : what;
+  } else {
+    message = err instanceof SiardOcflError ? err.message : ((err as Error)?.message ?? String(err));
   }
-  const e = err as NodeJS.ErrnoException;
-  const message = e?.message ?? String(err);
   process.stderr.write(`siard-ocfl: ${message}${/[.!?]$/.test(message) ? '' : '.'}\n`);
-  if (debug && e?.stack) process.stderr.write(e.stack + '\n');
-  return 2;
+  const stack = (err as Error)?.stack;
+  if (debug && stack) process.stderr.write(stack + '\n');
+  return err instanceof SiardOcflError ? err.exitCode : 2;
+}
+
+/** The system error (ENOSPC, EFBIG, ...) behind an error, following its causes. */
+function systemCause(err: unknown): NodeJS.ErrnoException | undefined {
+  for (let e = err as NodeJS.ErrnoException | undefined, depth = 0; e && depth < 10; e = e.cause as NodeJS.ErrnoException | undefined, depth++) {
+    if (typeof e.code === 'string' && Object.hasOwn(ERRNO_WORDS, e.code) && !(e instanceof SiardOcflError)) return e;
+  }
+  return undefined;
+}
+
+function stripStop(s: string): string {
+  return s.replace(/[.!?]$/, '');
 }
 
 /** Parses a non-negative integer option, or throws a one-sentence usage error. */

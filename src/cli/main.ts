@@ -27,6 +27,9 @@ export async function main(argv: string[]): Promise<number> {
   for (const verb of program.commands) {
     if (!verb.options.some((o) => o.long === '--debug')) verb.option('--debug', 'print stack traces with errors');
   }
+  // The verb that runs, so a system error can name the object it was working on.
+  let running: Command | undefined;
+  program.hook('preAction', (_program, action) => void (running = action));
   const debug = argv.includes('--debug');
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -36,6 +39,8 @@ export async function main(argv: string[]): Promise<number> {
       // --help and --version end through here with exit code 0.
       return err.exitCode === 0 ? 0 : 2;
     }
-    return reportError(err, debug);
+    const id = running?.opts().id as string | string[] | undefined;
+    const context = typeof id === 'string' ? `object ${JSON.stringify(id)}` : undefined;
+    return reportError(err, debug, context);
   }
 }

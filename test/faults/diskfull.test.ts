@@ -42,13 +42,15 @@ async function assertUnchanged(t: ExecutionContext, rootDir: string, id: string,
   t.deepEqual(workspaceLeftovers(rootDir), [], 'nothing left in the workspace');
 }
 
-function assertClearError(t: ExecutionContext, r: { code: number | null; signal: NodeJS.Signals | null; stderr: string }, pattern: RegExp): void {
+function assertClearError(t: ExecutionContext, r: { code: number | null; signal: NodeJS.Signals | null; stderr: string }, pattern: RegExp, id?: string): void {
   t.is(r.signal, null, 'not killed by a signal');
   t.is(r.code, 2, r.stderr);
   const lines = r.stderr.trim().split('\n');
   t.is(lines.length, 1, `one sentence, no stack trace: ${r.stderr}`);
   t.regex(lines[0]!, /^siard-ocfl: /);
   t.regex(lines[0]!, pattern);
+  // Node's EFBIG/ENOSPC name no file: the sentence must say which object the work was on.
+  if (id !== undefined) t.true(lines[0]!.includes(`object ${JSON.stringify(id)}`), lines[0]);
 }
 
 async function newRoot(prefix: string): Promise<{ base: string; rootDir: string }> {
@@ -67,7 +69,7 @@ test('put: a file-size limit (EFBIG) on a new and on an existing object', async 
   const id = 'urn:x-disk:put';
   // New object: nothing may appear.
   const r1 = await runCliToEnd(['put', input, '--root', rootDir, '--id', id], { shell: LIMIT });
-  assertClearError(t, r1, /too large|EFBIG|file size/i);
+  assertClearError(t, r1, /too large|EFBIG|file size/i, id);
   await assertUnchanged(t, rootDir, id, undefined);
   // Existing object: stays at v1.
   writeFileSync(path.join(base, 'small.txt'), 'v1\n');
@@ -77,7 +79,7 @@ test('put: a file-size limit (EFBIG) on a new and on an existing object', async 
   t.is((await runCliToEnd(['put', v1Dir, '--root', rootDir, '--id', id])).code, 0);
   const before = await objectState(rootDir, id);
   const r2 = await runCliToEnd(['put', input, '--root', rootDir, '--id', id], { shell: LIMIT });
-  assertClearError(t, r2, /too large|EFBIG|file size/i);
+  assertClearError(t, r2, /too large|EFBIG|file size/i, id);
   await assertUnchanged(t, rootDir, id, before);
   const again = await runCliToEnd(['put', input, '--root', rootDir, '--id', id]);
   t.is(again.code, 0, again.stderr);
@@ -89,15 +91,15 @@ test('ingest and relocate: a file-size limit (EFBIG) leaves the object as it was
   const db = makeDatabase(path.join(base, 'db.sqlite'), SEED, { lobs: 8, lobSize: 64 * 1024, inline: 1500 });
   const id = 'urn:x-disk:ingest';
   const r1 = await runCliToEnd(['ingest', `sqlite:${db}`, '--root', rootDir, '--id', id], { shell: LIMIT });
-  assertClearError(t, r1, /too large|EFBIG|file size/i);
+  assertClearError(t, r1, /too large|EFBIG|file size/i, id);
   await assertUnchanged(t, rootDir, id, undefined);
   t.is((await runCliToEnd(['ingest', `sqlite:${db}`, '--root', rootDir, '--id', id])).code, 0);
   const before = await objectState(rootDir, id);
   const r2 = await runCliToEnd(['ingest', `sqlite:${db}`, '--root', rootDir, '--id', id], { shell: LIMIT });
-  assertClearError(t, r2, /too large|EFBIG|file size/i);
+  assertClearError(t, r2, /too large|EFBIG|file size/i, id);
   await assertUnchanged(t, rootDir, id, before);
   const r3 = await runCliToEnd(['relocate', '--root', rootDir, '--id', id, '--lob-folder', 'file:///Archives/x/'], { shell: LIMIT });
-  assertClearError(t, r3, /too large|EFBIG|file size/i);
+  assertClearError(t, r3, /too large|EFBIG|file size/i, id);
   await assertUnchanged(t, rootDir, id, before);
   const again = await runCliToEnd(['relocate', '--root', rootDir, '--id', id, '--lob-folder', 'file:///Archives/x/']);
   t.is(again.code, 0, again.stderr);
@@ -173,11 +175,11 @@ test('a full filesystem (ENOSPC on a 2 MiB tmpfs): put and ingest exit 2, object
     const before = await objectState(rootDir, id);
     const input = bigFolder(path.join(outside, 'in'));
     const put = await runCliToEnd(['put', input, '--root', rootDir, '--id', id]);
-    assertClearError(t, put, /no space left|ENOSPC/i);
+    assertClearError(t, put, /no space left|ENOSPC/i, id);
     await assertUnchanged(t, rootDir, id, before);
     const db = makeDatabase(path.join(outside, 'db.sqlite'), SEED, { lobs: 40, lobSize: 64 * 1024, inline: 10 });
     const ingest = await runCliToEnd(['ingest', `sqlite:${db}`, '--root', rootDir, '--id', id]);
-    assertClearError(t, ingest, /no space left|ENOSPC/i);
+    assertClearError(t, ingest, /no space left|ENOSPC/i, id);
     await assertUnchanged(t, rootDir, id, before);
     // Space again: the same object takes a new version.
     const again = await runCliToEnd(['put', small, '--root', rootDir, '--id', id, '--message', 'after the disk was full']);
