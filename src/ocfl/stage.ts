@@ -119,6 +119,8 @@ export class StagedVersion {
   private readonly extraFixity = new Map<string, Record<string, string>>();
   private counter = 0;
   private closed = false;
+  /** Folders of the staged object made so far: staging removes files, never folders, before commit. */
+  private readonly madeDirs = new Set<string>();
   /** Early flushes of placed files (see flushEarly): started while the export goes on. */
   private readonly flushQueue: string[] = [];
   private readonly flushing = new Set<Promise<void>>();
@@ -218,8 +220,8 @@ export class StagedVersion {
     this.assertOpen();
     this.assertPlaceable(logicalPath, true);
     const { workspace, stage } = this.ctx;
-    const incoming = `${stage}/incoming/${++this.counter}`;
     const hasher = await MultiHasher.create([this.digestAlgorithm, ...this.fixityAlgorithms]);
+    const incoming = `${stage}/incoming/${++this.counter}`;
     // Flushed at commit, all files at once (fsyncTree), before anything is renamed into the root.
     const file = await workspace.openWrite(incoming, { exclusive: true, durable: false });
     try {
@@ -269,7 +271,11 @@ export class StagedVersion {
       contentPath = this.contentPrefix() + rel;
       this.newContent.set(digest, { contentPath, digests, size: hasher.size });
       const target = `${stage}/object/${contentPath}`;
-      await workspace.mkdir(target.slice(0, target.lastIndexOf('/')));
+      const folder = target.slice(0, target.lastIndexOf('/'));
+      if (!this.madeDirs.has(folder)) {
+        await workspace.mkdir(folder);
+        this.madeDirs.add(folder);
+      }
       await workspace.rename(incoming, target);
       stored = true;
       await failpoint('stage-file-placed');
