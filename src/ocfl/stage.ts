@@ -124,6 +124,8 @@ export class StagedVersion {
   /** Early flushes of placed files (see flushEarly): started while the export goes on. */
   private readonly flushQueue: string[] = [];
   private readonly flushing = new Set<Promise<void>>();
+  /** The first failure of an early flush: reported by commit, as the kernel reports it only once. */
+  private flushError: Error | undefined;
 
   constructor(
     private readonly ctx: CommitContext,
@@ -405,8 +407,9 @@ export class StagedVersion {
 
   /**
    * Starts flushing a placed file to disk while later files are still being written, so the disk
-   * works during the export instead of taking all the bytes at commit. Only a head start: commit
-   * still fsyncs every file (fsyncTree) before any rename, so a failure here is left to it.
+   * works during the export instead of taking all the bytes at commit. Commit still fsyncs every
+   * file (fsyncTree) before any rename. A failure here is kept and fails the commit: Linux reports
+   * a writeback error once, so the later fsync through a new descriptor might not see it.
    */
   private flushEarly(target: string): void {
     this.flushQueue.push(target);
@@ -418,7 +421,10 @@ export class StagedVersion {
       const target = this.flushQueue.shift()!;
       const p: Promise<void> = this.ctx.workspace
         .fsyncFile(target)
-        .catch(() => {})
+        .catch((err: NodeJS.ErrnoException) => {
+          // A file dropped from the stage meanwhile (replaced, removed) needs no flushing.
+          if (err.code !== 'ENOENT') this.flushError ??= err;
+        })
         .finally(() => {
           this.flushing.delete(p);
           this.pumpFlushes();
@@ -427,10 +433,14 @@ export class StagedVersion {
     }
   }
 
-  /** Drops the flushes not yet started (commit's fsyncTree covers them) and waits for the others. */
-  private async settleFlushes(): Promise<void> {
+  /**
+   * Drops the flushes not yet started (commit's fsyncTree covers them) and waits for the others;
+   * throws the first failure of one when asked (commit), not when the version is dropped (abort).
+   */
+  private async settleFlushes(throwFailure: boolean): Promise<void> {
     this.flushQueue.length = 0;
     while (this.flushing.size > 0) await Promise.all([...this.flushing]);
+    if (throwFailure && this.flushError) throw this.flushError;
   }
 
   private async writeFile(path: string, bytes: Uint8Array): Promise<void> {
@@ -446,7 +456,7 @@ export class StagedVersion {
     const { workspace, stage } = this.ctx;
     let publishing = false;
     try {
-      await this.settleFlushes();
+      await this.settleFlushes(true);
       const inv = this.buildInventory(options);
       if (this.base) await this.completeFixity(inv);
       const bytes = serializeInventory(inv);
@@ -509,7 +519,7 @@ export class StagedVersion {
     if (this.closed) return;
     this.closed = true;
     try {
-      await this.settleFlushes();
+      await this.settleFlushes(false);
       await this.ctx.workspace.remove(this.ctx.stage);
     } finally {
       await this.onClose();

@@ -1,0 +1,59 @@
+/**
+ * Staging flushes placed files early, while later files are written. Linux reports a writeback
+ * error to one fsync only, so a failure of an early flush must fail the commit even when the
+ * commit's own fsync of that file (through a new descriptor) then succeeds.
+ */
+import test from 'ava';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { loadLayout0003 } from '../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { initRoot, openRoot } from '../src/ocfl/root.js';
+import { FileSystemStorage } from '../src/ocfl/storage-fs.js';
+import { validatePath } from '../src/ocfl/validate/index.js';
+import { tempDir } from './helpers/tmp.js';
+
+const user = { name: 'Test', address: 'mailto:test@example.org' };
+
+test.serial('an early flush that fails with EIO fails the commit; nothing is published and the next put works', async (t) => {
+  const dir = tempDir();
+  const root = await initRoot(path.join(dir, 'root'), await loadLayout0003());
+  const original = FileSystemStorage.prototype.fsyncFile;
+  let calls = 0;
+  // The first fsync of a content file fails, as a lost writeback would; later ones succeed.
+  FileSystemStorage.prototype.fsyncFile = async function (this: FileSystemStorage, rel: string) {
+    if (rel.includes('/content/') && calls++ === 0) throw Object.assign(new Error(`EIO: i/o error, fsync '${rel}'`), { code: 'EIO' });
+    return original.call(this, rel);
+  };
+  try {
+    const staged = await root.startVersion('urn:flush:1');
+    for (let i = 0; i < 5; i++) await staged.addBuffer(`f${i}.txt`, `content ${i}\n`);
+    const err = await t.throwsAsync(staged.commit({ message: 'm', user }));
+    t.regex(err!.message, /EIO/);
+  } finally {
+    FileSystemStorage.prototype.fsyncFile = original;
+  }
+  t.true(calls > 0, 'the early flush ran');
+  const reopened = await openRoot(path.join(dir, 'root'));
+  t.is(await reopened.findObject('urn:flush:1'), undefined, 'no object was published');
+  // Nothing is left behind that stops the next writer, and what it writes is valid.
+  const again = await reopened.startVersion('urn:flush:1');
+  await again.addBuffer('f.txt', 'again\n');
+  await again.commit({ message: 'm', user });
+  const objectPath = await reopened.findObject('urn:flush:1');
+  t.truthy(objectPath);
+  t.true(existsSync(path.join(dir, 'root', objectPath!, 'v1', 'content', 'f.txt')));
+  const report = await validatePath(path.join(dir, 'root'));
+  t.deepEqual(report.errors, []);
+});
+
+test.serial('files replaced before their early flush runs do not fail the commit', async (t) => {
+  const dir = tempDir();
+  const root = await initRoot(path.join(dir, 'root'), await loadLayout0003());
+  const staged = await root.startVersion('urn:flush:2');
+  // The same logical path written again and again: each earlier content file is removed from the stage.
+  for (let i = 0; i < 20; i++) await staged.addBuffer('same.txt', `version ${i}\n`);
+  await staged.commit({ message: 'm', user });
+  const report = await validatePath(path.join(dir, 'root'));
+  t.deepEqual(report.errors, []);
+  t.is(report.files, 1);
+});
