@@ -4,6 +4,7 @@
  * commit's own fsync of that file (through a new descriptor) then succeeds.
  */
 import test from 'ava';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { loadLayout0003 } from '../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
@@ -56,4 +57,22 @@ test.serial('files replaced before their early flush runs do not fail the commit
   const report = await validatePath(path.join(dir, 'root'));
   t.deepEqual(report.errors, []);
   t.is(report.files, 1);
+});
+
+test('a large file streamed as views into a larger buffer gets the digests of exactly its bytes, for every algorithm', async (t) => {
+  const dir = tempDir();
+  const root = await initRoot(path.join(dir, 'root'), await loadLayout0003());
+  const staged = await root.startVersion('urn:thread:1', { fixityAlgorithms: ['sha256', 'md5'] });
+  const big = randomBytes(3 * 1024 * 1024 + 17);
+  // Chunks that are views into one larger buffer (only the view may be hashed), then a small tail.
+  const chunks = [big.subarray(0, 1024 * 1024), big.subarray(1024 * 1024, 3 * 1024 * 1024), big.subarray(3 * 1024 * 1024)];
+  const added = await staged.addStream('big.bin', chunks);
+  const small = await staged.addBuffer('small.txt', 'small\n');
+  for (const [name, bytes, result] of [['big', big, added], ['small', Buffer.from('small\n'), small]] as const) {
+    for (const alg of ['sha512', 'sha256', 'md5']) t.is(result.digests[alg], createHash(alg).update(bytes).digest('hex'), `${name} ${alg}`);
+  }
+  t.is(added.size, big.length);
+  await staged.commit({ message: 'm', user });
+  const report = await validatePath(path.join(dir, 'root'));
+  t.deepEqual(report.errors, []);
 });
