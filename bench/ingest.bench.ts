@@ -87,6 +87,9 @@ function main(): void {
 
     const best = (runs: Run[]): Run => runs.reduce((a, b) => (b.seconds < a.seconds ? b : a));
     const modes = cacheModes();
+    // cacheModes() may have dropped the caches while trying: read the database once so the first
+    // warm runs (ours, then the peer's) both find it cached.
+    spawnSync('sh', ['-c', `cat '${db}' > /dev/null`]);
     const newRuns = () => ({ ingest: [] as Run[], peer: [] as Run[], audit: [] as Run[], sum: [] as Run[], sumN: [] as Run[] });
     const byMode: Record<string, ReturnType<typeof newRuns>> = Object.fromEntries(modes.map((m) => [m, newRuns()]));
     for (let round = 1; round <= ROUNDS; round++) {
