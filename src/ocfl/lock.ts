@@ -92,9 +92,22 @@ export class FileLockProvider implements LockProvider {
     const intent = `${lockPath}${INTENT}${process.pid}`;
     await fsp.writeFile(intent, os.hostname());
     try {
-      return await this.acquireWithIntent(lockPath, id);
+      const lock = await this.acquireWithIntent(lockPath, id);
+      await this.pruneDeadIntents();
+      return lock;
     } finally {
       await fsp.rm(intent, { force: true });
+    }
+  }
+
+  /** Removes intent files that takers killed before they could remove them left behind. */
+  private async pruneDeadIntents(): Promise<void> {
+    for (const name of await fsp.readdir(this.lockDir).catch(() => [] as string[])) {
+      const at = name.lastIndexOf(INTENT);
+      const pid = at < 0 ? NaN : Number(name.slice(at + INTENT.length));
+      if (!Number.isSafeInteger(pid) || pid === process.pid) continue;
+      const host = await fsp.readFile(path.join(this.lockDir, name), 'utf8').catch(() => undefined);
+      if (host === os.hostname() && !processAlive(pid)) await fsp.rm(path.join(this.lockDir, name), { force: true });
     }
   }
 
