@@ -143,3 +143,18 @@ test('an owner-less lock is taken over at once when its taker is dead, and respe
   await assertValidAt(t, rootDir, ID, V1, ['v1']);
   t.deepEqual(readdirSync(locks), [], 'the lock and the dead intent are gone');
 });
+
+test('what killed takers leave beside the locks (intent files, renamed-away lock folders) is removed by the next writer', async (t) => {
+  const base = tempDir('siard-ocfl-lock-');
+  const rootDir = path.join(base, 'root');
+  await initRoot(rootDir, await loadLayout0003());
+  const locks = path.join(path.dirname(rootDir), '.root.siard-ocfl-work', 'locks');
+  const key = createHash('sha256').update('another object').digest('hex');
+  const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+  mkdirSync(path.join(locks, `${key}.lock.grave-${dead}-1`), { recursive: true });
+  writeFileSync(path.join(locks, `${key}.lock.grave-${dead}-1`, 'owner.json'), '{}');
+  writeFileSync(path.join(locks, `${key}.lock.intent-${dead}`), (await import('node:os')).hostname());
+  const r = await put(rootDir, ID, writeInput(path.join(base, 'a'), V1));
+  t.is(r.code, 0, r.stderr);
+  t.deepEqual(readdirSync(locks), []);
+});

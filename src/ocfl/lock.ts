@@ -40,6 +40,8 @@ const OWNER = 'owner.json';
 /** How long an owner-less lock with no intent file is left alone (a taker of an older version). */
 const OWNERLESS_MS = 2_000;
 const INTENT = '.intent-';
+/** Suffix of a lock folder renamed away on release or take-over, before it is removed. */
+const GRAVE = '.grave-';
 
 interface Owner {
   pid: number;
@@ -100,14 +102,23 @@ export class FileLockProvider implements LockProvider {
     }
   }
 
-  /** Removes intent files that takers killed before they could remove them left behind. */
+  /**
+   * Removes what killed processes left beside the locks: intent files they could not remove, and
+   * lock folders they renamed away (released or taken over) but could not delete.
+   */
   private async pruneDeadIntents(): Promise<void> {
     for (const name of await fsp.readdir(this.lockDir).catch(() => [] as string[])) {
+      const file = path.join(this.lockDir, name);
+      const grave = /\.grave-(\d+)-\d+$/.exec(name);
+      if (grave) {
+        if (Number(grave[1]) !== process.pid && !processAlive(Number(grave[1]))) await fsp.rm(file, { recursive: true, force: true });
+        continue;
+      }
       const at = name.lastIndexOf(INTENT);
       const pid = at < 0 ? NaN : Number(name.slice(at + INTENT.length));
       if (!Number.isSafeInteger(pid) || pid === process.pid) continue;
-      const host = await fsp.readFile(path.join(this.lockDir, name), 'utf8').catch(() => undefined);
-      if (host === os.hostname() && !processAlive(pid)) await fsp.rm(path.join(this.lockDir, name), { force: true });
+      const host = await fsp.readFile(file, 'utf8').catch(() => undefined);
+      if (host === os.hostname() && !processAlive(pid)) await fsp.rm(file, { force: true });
     }
   }
 
@@ -143,9 +154,12 @@ export class FileLockProvider implements LockProvider {
       release: async () => {
         held.delete(lockPath);
         this.onCompromised.delete(lockPath);
-        // proper-lockfile removes its folder with rmdir: empty it first.
-        await fsp.rm(path.join(lockPath, OWNER), { force: true });
-        await release().catch(() => fsp.rm(lockPath, { recursive: true, force: true }));
+        // One rename frees the lock: emptying it first for proper-lockfile's rmdir would leave,
+        // if we were killed in between, an owner-less lock that blocks the next writer.
+        const grave = `${lockPath}${GRAVE}${process.pid}-${Date.now()}`;
+        await fsp.rename(lockPath, grave).catch(() => {});
+        await release().catch(() => {});
+        await fsp.rm(grave, { recursive: true, force: true });
       },
     };
   }
@@ -189,7 +203,7 @@ export class FileLockProvider implements LockProvider {
       }
     }
     if (!dead) return false;
-    const grave = `${lockPath}.dead-${process.pid}-${Date.now()}`;
+    const grave = `${lockPath}${GRAVE}${process.pid}-${Date.now()}`;
     try {
       await fsp.rename(lockPath, grave);
     } catch {
