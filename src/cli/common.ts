@@ -1,5 +1,6 @@
 /** What every verb shares: output in human or JSON form, and turning errors into exit codes. */
-import { SiardOcflError } from '../errors.js';
+import type { Command } from 'commander';
+import { SiardOcflError, UsageError } from '../errors.js';
 
 export function printJson(value: unknown): void {
   process.stdout.write(JSON.stringify(value, null, 2) + '\n');
@@ -57,4 +58,33 @@ export function parseCount(name: string) {
     if (!/^\d+$/.test(value)) throw new SiardOcflError(`Option ${name} needs a whole number, not "${value}".`);
     return Number(value);
   };
+}
+
+/** The options of every verb that writes a version: its message and who made it. */
+export interface VersionInfoOptions {
+  message?: string;
+  userName?: string;
+  userAddress?: string;
+}
+
+export function addVersionInfoOptions(command: Command): Command {
+  return command
+    .option('--message <text>', 'version message')
+    .option('--user-name <name>', 'name of the user making the version')
+    .option('--user-address <uri>', 'address (URI, e.g. mailto:) of the user');
+}
+
+/** The version's message and user, as the OCFL commit takes them; refuses an address without a name. */
+export function versionInfo(o: VersionInfoOptions): { message?: string; user?: { name: string; address?: string } } {
+  if (o.userAddress && !o.userName) throw new UsageError('--user-address needs --user-name.');
+  return {
+    ...(o.message !== undefined ? { message: o.message } : {}),
+    ...(o.userName ? { user: { name: o.userName, ...(o.userAddress ? { address: o.userAddress } : {}) } } : {}),
+  };
+}
+
+/** The `--digest` option of a new object: sha512 (the default) or sha256. */
+export function contentDigest(value: string | undefined): 'sha512' | 'sha256' | undefined {
+  if (value !== undefined && value !== 'sha512' && value !== 'sha256') throw new UsageError(`--digest must be sha512 or sha256, not "${value}".`);
+  return value;
 }

@@ -2,45 +2,37 @@
 import type { Command } from 'commander';
 import { ingest, type IngestOptions } from '../archive/ingest.js';
 import { UsageError } from '../errors.js';
-import { printJson } from './common.js';
+import { addVersionInfoOptions, contentDigest, printJson, versionInfo, type VersionInfoOptions } from './common.js';
 import { addExportOptions, toSiardExportOptions, type ExportCliOptions } from './export.js';
 
-interface IngestCliOptions extends ExportCliOptions {
+interface IngestCliOptions extends ExportCliOptions, VersionInfoOptions {
   root: string;
   id: string;
-  message?: string;
-  userName?: string;
-  userAddress?: string;
   digest?: string;
 }
 
 export function register(program: Command): void {
-  addExportOptions(
+  addVersionInfoOptions(addExportOptions(
     program
       .command('ingest')
       .description('store a database (exported to SIARD 2.2 straight into the object) or a received SIARD package as a new version of an object')
       .argument('<source>', 'sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://..., or a .siard file (its LOB folders beside it)'),
   )
     .requiredOption('--root <root>', 'OCFL storage root')
-    .requiredOption('--id <object-id>', 'object id')
-    .option('--message <text>', 'version message')
-    .option('--user-name <name>', 'name of the user making the version')
-    .option('--user-address <uri>', 'address (URI, e.g. mailto:) of the user')
+    .requiredOption('--id <object-id>', 'object id'))
     .option('--digest <algorithm>', 'content digest of a new object: sha512 (default) or sha256')
     .option('--json', 'print a JSON summary')
     .action(async (sourceSpec: string, o: IngestCliOptions) => {
-      if (o.userAddress && !o.userName) throw new UsageError('--user-address needs --user-name.');
-      if (o.digest !== undefined && o.digest !== 'sha512' && o.digest !== 'sha256') throw new UsageError(`--digest must be sha512 or sha256, not "${o.digest}".`);
+      const digestAlgorithm = contentDigest(o.digest);
+      const version = versionInfo(o);
       const isPackage = /\.siard$/i.test(sourceSpec);
       const options: IngestOptions = isPackage ? {} : { ...toSiardExportOptions(sourceSpec, o), ...(o.tables ? { tables: o.tables } : {}), ...(o.mets ? { mets: true } : {}) };
       if (isPackage) {
         const exportOnly = ['lobLayout', 'maxFiles', 'maxBytes', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'mets'].filter((k) => o[k as keyof IngestCliOptions] !== undefined);
         if (exportOnly.length) throw new UsageError(`${sourceSpec} is a SIARD package, stored as received: export options do not apply.`);
       }
-      if (o.message !== undefined) options.message = o.message;
-      if (o.userName) options.user = { name: o.userName, ...(o.userAddress ? { address: o.userAddress } : {}) };
-      if (o.digest) options.digestAlgorithm = o.digest as 'sha512' | 'sha256';
-      const result = await ingest(sourceSpec, o.root, o.id, options);
+      if (digestAlgorithm) options.digestAlgorithm = digestAlgorithm;
+      const result = await ingest(sourceSpec, o.root, o.id, { ...options, ...version });
       if (o.json) {
         printJson(result);
         return;

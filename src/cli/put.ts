@@ -4,15 +4,12 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { openRoot } from '../ocfl/root.js';
-import { printJson } from './common.js';
+import { addVersionInfoOptions, contentDigest, printJson, versionInfo, type VersionInfoOptions } from './common.js';
 import { createProgress } from './progress.js';
 
-interface PutOptions {
+interface PutOptions extends VersionInfoOptions {
   root: string;
   id: string;
-  message?: string;
-  userName?: string;
-  userAddress?: string;
   digest?: string;
   fixity?: string;
   json?: boolean;
@@ -52,27 +49,24 @@ async function listFiles(dir: string): Promise<SourceFile[]> {
 }
 
 export function register(program: Command): void {
-  program
-    .command('put')
+  addVersionInfoOptions(
+    program
+      .command('put')
     .description('store a folder as a new version of an object: the version holds exactly the folder\'s files')
     .argument('<dir>', 'folder whose files become the version')
     .requiredOption('--root <root>', 'OCFL storage root')
-    .requiredOption('--id <object-id>', 'object id')
-    .option('--message <text>', 'version message')
-    .option('--user-name <name>', 'name of the user making the version')
-    .option('--user-address <uri>', 'address (URI, e.g. mailto:) of the user')
+    .requiredOption('--id <object-id>', 'object id'),
+  )
     .option('--digest <algorithm>', 'content digest of a new object: sha512 (default) or sha256')
     .option('--fixity <algorithms>', 'comma-separated fixity algorithms, e.g. sha256,md5')
     .option('--json', 'print the result as JSON')
     .action(async (dir: string, options: PutOptions) => {
-      if (options.digest !== undefined && options.digest !== 'sha512' && options.digest !== 'sha256') {
-        throw new UsageError(`--digest must be sha512 or sha256, not "${options.digest}".`);
-      }
-      if (options.userAddress && !options.userName) throw new UsageError('--user-address needs --user-name.');
+      const digestAlgorithm = contentDigest(options.digest);
+      const version = versionInfo(options);
       const files = await listFiles(dir);
       const root = await openRoot(options.root);
       const fixity = options.fixity ? options.fixity.split(',').map((s) => s.trim()).filter(Boolean) : [];
-      const staged = await root.startVersion(options.id, { digestAlgorithm: options.digest as 'sha512' | 'sha256' | undefined, fixityAlgorithms: fixity });
+      const staged = await root.startVersion(options.id, { digestAlgorithm, fixityAlgorithms: fixity });
       const progress = createProgress({ json: options.json });
       let stored = 0;
       try {
@@ -89,8 +83,7 @@ export function register(program: Command): void {
         await staged.abort();
         throw err;
       }
-      const user = options.userName ? { name: options.userName, address: options.userAddress } : undefined;
-      const result = await staged.commit({ message: options.message, user });
+      const result = await staged.commit(version);
       if (options.json) {
         printJson({ id: result.id, version: result.version, files: files.length, stored });
       } else {

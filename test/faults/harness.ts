@@ -15,17 +15,8 @@ import { BIN as PROJECT_BIN } from '../helpers/cli.js';
 const BIN = process.env.SIARD_OCFL_BIN ?? PROJECT_BIN;
 import { PROJECT_ROOT } from '../helpers/shared.js';
 
-/** mulberry32: small, fast, good enough to pick kill moments reproducibly. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Kill moments are picked with the fixtures' seeded mulberry32, so a seed replays a series. */
+export { rng as prng } from '../../fixtures/northwind.js';
 
 export function faultSeed(): number {
   const fromEnv = process.env.FAULT_SEED;
