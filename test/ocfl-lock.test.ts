@@ -154,6 +154,9 @@ test('what killed takers leave beside the locks (intent files, renamed-away lock
   mkdirSync(path.join(locks, `${key}.lock.grave-${dead}-1`), { recursive: true });
   writeFileSync(path.join(locks, `${key}.lock.grave-${dead}-1`, 'owner.json'), '{}');
   writeFileSync(path.join(locks, `${key}.lock.intent-${dead}`), (await import('node:os')).hostname());
+  // A taker killed between creating its intent file and writing into it leaves it empty.
+  const dead2 = spawnSync(process.execPath, ['-e', '0']).pid;
+  writeFileSync(path.join(locks, `${key}.lock.intent-${dead2}`), '');
   const r = await put(rootDir, ID, writeInput(path.join(base, 'a'), V1));
   t.is(r.code, 0, r.stderr);
   t.deepEqual(readdirSync(locks), []);

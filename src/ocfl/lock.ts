@@ -118,7 +118,7 @@ export class FileLockProvider implements LockProvider {
       const pid = at < 0 ? NaN : Number(name.slice(at + INTENT.length));
       if (!Number.isSafeInteger(pid) || pid === process.pid) continue;
       const host = await fsp.readFile(file, 'utf8').catch(() => undefined);
-      if (host === os.hostname() && !processAlive(pid)) await fsp.rm(file, { force: true });
+      if ((host === '' || host === os.hostname()) && !processAlive(pid)) await fsp.rm(file, { force: true });
     }
   }
 
@@ -232,7 +232,8 @@ export class FileLockProvider implements LockProvider {
       if (!name.startsWith(prefix) || !Number.isSafeInteger(pid) || pid === process.pid) continue;
       const host = await fsp.readFile(path.join(dir, name), 'utf8').catch(() => undefined);
       if (host === undefined) continue; // removed meanwhile
-      if (host !== os.hostname() || processAlive(pid)) return 'alive';
+      // An empty file is one whose writer was killed before it wrote its host: ours, judge by pid.
+      if ((host !== '' && host !== os.hostname()) || processAlive(pid)) return 'alive';
       await fsp.rm(path.join(dir, name), { force: true });
       result = 'dead';
     }

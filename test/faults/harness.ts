@@ -16,7 +16,9 @@ const BIN = process.env.SIARD_OCFL_BIN ?? PROJECT_BIN;
 import { PROJECT_ROOT } from '../helpers/shared.js';
 
 /** Kill moments are picked with the fixtures' seeded mulberry32, so a seed replays a series. */
-export { rng as prng } from '../../fixtures/northwind.js';
+import { rng as prng } from '../../fixtures/northwind.js';
+
+export { prng };
 
 export function faultSeed(): number {
   const fromEnv = process.env.FAULT_SEED;
