@@ -46,6 +46,7 @@ const NEW_OBJECT_POINTS: Array<[string, Outcome]> = [
   ['after-stage-cleanup', 'new'],
 ];
 
+// The default commit of a new version: a shadow object root exchanged with the live one.
 const EXISTING_OBJECT_POINTS: Array<[string, Outcome]> = [
   ['stage-file-written#1', 'old'],
   ['stage-file-written#3', 'old'],
@@ -53,17 +54,31 @@ const EXISTING_OBJECT_POINTS: Array<[string, Outcome]> = [
   ['after-version-inventory', 'old'],
   ['after-root-inventory-staged', 'old'],
   ['after-stage-fsync', 'old'],
+  ['after-shadow-linked', 'old'],
+  ['before-exchange', 'old'],
+  ['after-exchange', 'new'],
+  ['after-exchange-fsync', 'new'],
+  ['after-old-tree-removed', 'new'],
+  ['before-stage-cleanup', 'new'],
+  ['after-stage-cleanup', 'new'],
+];
+
+// The fallback where no exchange is available (SIARD_OCFL_COMMIT=rename forces it).
+const RENAME = { SIARD_OCFL_COMMIT: 'rename' };
+const RENAME_COMMIT_POINTS: Array<[string, Outcome]> = [
+  ['after-stage-fsync', 'old'],
   ['after-version-rename', 'old'],
   ['after-version-fsync', 'old'],
   ['after-inventory-rename', 'new'],
   ['after-sidecar-rename', 'new'],
   ['after-sidecar-fsync', 'new'],
   ['before-stage-cleanup', 'new'],
-  ['after-stage-cleanup', 'new'],
 ];
 
 // A writer crashes, then the next writer is killed while repairing: [first point, recovery point, outcome]
 const RECOVERY_POINTS: Array<[string, string, Outcome]> = [
+  ['after-shadow-linked', 'recovery-after-stage-removed', 'old'],
+  ['after-exchange', 'recovery-after-stage-removed', 'new'],
   ['after-version-rename', 'recovery-after-stage-removed', 'old'],
   ['after-version-rename', 'recovery-after-orphan-moved', 'old'],
   ['after-inventory-rename', 'recovery-before-sidecar-repair', 'new'],
@@ -71,7 +86,7 @@ const RECOVERY_POINTS: Array<[string, string, Outcome]> = [
 ];
 
 test('the deterministic kill points cover at least 20 distinct places of the commit', (t) => {
-  const names = new Set([...NEW_OBJECT_POINTS, ...EXISTING_OBJECT_POINTS].map(([p]) => p));
+  const names = new Set([...NEW_OBJECT_POINTS, ...EXISTING_OBJECT_POINTS, ...RENAME_COMMIT_POINTS].map(([p]) => p));
   for (const [, p] of RECOVERY_POINTS) names.add(p);
   t.true(names.size >= 20, `${names.size} distinct points`);
 });
@@ -148,25 +163,31 @@ for (const [point, expected] of NEW_OBJECT_POINTS) {
   });
 }
 
-for (const [point, expected] of EXISTING_OBJECT_POINTS) {
-  test(`existing object: killed at ${point}, a reader sees the ${expected} version, the next put succeeds`, async (t) => {
-    const { base, rootDir } = await rootWithV1();
-    const input = writeInput(path.join(base, 'in2'), V2);
-    const killed = await put(rootDir, ID, input, { SIARD_OCFL_FAILPOINT: point });
-    t.is(killed.signal, 'SIGKILL', `the failpoint was not reached: ${killed.stderr}`);
-    t.deepEqual(emptyDirs(rootDir), []);
-    await assertOldOrNew(t, rootDir, V1, V2, expected);
-    const next = await put(rootDir, ID, input);
-    t.is(next.code, 0, next.stderr);
-    await assertCleanAndAt(t, rootDir, V2);
-  });
+for (const [mode, points, env] of [
+  ['exchange', EXISTING_OBJECT_POINTS, {}],
+  ['renames', RENAME_COMMIT_POINTS, RENAME],
+] as Array<[string, Array<[string, Outcome]>, Record<string, string>]>) {
+  for (const [point, expected] of points) {
+    test(`existing object (commit by ${mode}): killed at ${point}, a reader sees the ${expected} version, the next put succeeds`, async (t) => {
+      const { base, rootDir } = await rootWithV1();
+      const input = writeInput(path.join(base, 'in2'), V2);
+      const killed = await put(rootDir, ID, input, { ...env, SIARD_OCFL_FAILPOINT: point });
+      t.is(killed.signal, 'SIGKILL', `the failpoint was not reached: ${killed.stderr}`);
+      t.deepEqual(emptyDirs(rootDir), []);
+      await assertOldOrNew(t, rootDir, V1, V2, expected);
+      const next = await put(rootDir, ID, input);
+      t.is(next.code, 0, next.stderr);
+      await assertCleanAndAt(t, rootDir, V2);
+    });
+  }
 }
 
 for (const [first, recovery, expected] of RECOVERY_POINTS) {
   test(`killed at ${first}, then the repairing writer killed at ${recovery}: still the ${expected} version, then repaired`, async (t) => {
     const { base, rootDir } = await rootWithV1();
     const input = writeInput(path.join(base, 'in2'), V2);
-    t.is((await put(rootDir, ID, input, { SIARD_OCFL_FAILPOINT: first })).signal, 'SIGKILL');
+    const env = RENAME_COMMIT_POINTS.some(([p]) => p === first) ? RENAME : {};
+    t.is((await put(rootDir, ID, input, { ...env, SIARD_OCFL_FAILPOINT: first })).signal, 'SIGKILL');
     const second = await put(rootDir, ID, input, { SIARD_OCFL_FAILPOINT: recovery });
     t.is(second.signal, 'SIGKILL', `the recovery failpoint was not reached: ${second.stderr}`);
     t.deepEqual(emptyDirs(rootDir), []);
@@ -227,10 +248,10 @@ test(`random-timing kills (seed ${SEED}): every kill leaves old or new, the next
 });
 
 for (const [point, expected] of [['after-version-rename', 'old'], ['after-inventory-rename', 'new']] as Array<[string, Outcome]>) {
-  test(`repairObject after a kill at ${point} leaves a valid object at the ${expected} version, no new version`, async (t) => {
+  test(`repairObject after a kill at ${point} (commit by renames) leaves a valid object at the ${expected} version, no new version`, async (t) => {
     const { base, rootDir } = await rootWithV1();
     const input = writeInput(path.join(base, 'in2'), V2);
-    t.is((await put(rootDir, ID, input, { SIARD_OCFL_FAILPOINT: point })).signal, 'SIGKILL');
+    t.is((await put(rootDir, ID, input, { ...RENAME, SIARD_OCFL_FAILPOINT: point })).signal, 'SIGKILL');
     const { openRoot } = await import('../src/ocfl/root.js');
     await (await openRoot(rootDir)).repairObject(ID);
     await assertCleanAndAt(t, rootDir, expected === 'old' ? V1 : V2);

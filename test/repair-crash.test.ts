@@ -21,6 +21,8 @@ import { tempDir } from './helpers/tmp.js';
 const ID = 'urn:crash:repair/1';
 const V1: Files = { 'a.txt': 'alpha\n', 'b/c.txt': 'charlie\n', 'b/d.txt': 'delta\n' };
 const V2: Files = { 'a.txt': 'alpha two\n', 'b/c.txt': 'charlie\n', 'f.txt': 'foxtrot\n' };
+// The interrupted states exist only in the fallback commit by renames (the default exchange has none).
+const RENAME = { SIARD_OCFL_COMMIT: 'rename' };
 const HINT = /looks like an interrupted commit.*`siard-ocfl repair` \(or the next write of this object\) (rolls it back|completes it)/;
 
 const describe = (r: ValidationResult) => [...r.errors, ...r.warnings].map((f) => `${f.code} ${f.path}: ${f.message}`).join('\n');
@@ -67,7 +69,7 @@ const POINTS: Array<[string, string[], 'old' | 'new', string]> = [
 for (const [point, codes, outcome, action] of POINTS) {
   test(`killed at ${point}: ${codes.join(', ')} with the interrupted-commit hint; repair leaves the ${outcome} version, valid`, async (t) => {
     const { base, rootDir } = await rootWithV1();
-    const killed = await put(rootDir, ID, writeInput(path.join(base, 'in'), V2), { SIARD_OCFL_FAILPOINT: point });
+    const killed = await put(rootDir, ID, writeInput(path.join(base, 'in'), V2), { ...RENAME, SIARD_OCFL_FAILPOINT: point });
     t.is(killed.signal, 'SIGKILL', `the failpoint was not reached: ${killed.stderr}`);
     await assertCodes(t, rootDir, codes, true);
 
@@ -89,7 +91,7 @@ for (const [point, codes, outcome, action] of POINTS) {
 test('after a power loss that kept the new sidecar but not the new inventory: both hints, readers see v1, repair rolls back', async (t) => {
   const { base, rootDir, objectDir } = await rootWithV1();
   // Killed after the version folder was placed (and fsynced): the staged root files are still in the workspace.
-  t.is((await put(rootDir, ID, writeInput(path.join(base, 'in'), V2), { SIARD_OCFL_FAILPOINT: 'after-version-fsync' })).signal, 'SIGKILL');
+  t.is((await put(rootDir, ID, writeInput(path.join(base, 'in'), V2), { ...RENAME, SIARD_OCFL_FAILPOINT: 'after-version-fsync' })).signal, 'SIGKILL');
   const ws = path.join(path.dirname(rootDir), `.${path.basename(rootDir)}.siard-ocfl-work`);
   const stage = readdirSync(ws).find((n) => n.startsWith('stage-'))!;
   copyFileSync(path.join(ws, stage, 'root', 'inventory.json.sha512'), path.join(objectDir, 'inventory.json.sha512'));
@@ -138,7 +140,7 @@ test('repair removes what a crashed creation of a new object left in the workspa
 test('repair exits 2 and touches nothing while a live writer holds the lock mid-commit', async (t) => {
   const { base, rootDir } = await rootWithV1();
   const go = path.join(base, 'go');
-  const writer = startPut(rootDir, ID, writeInput(path.join(base, 'in'), V2), { SIARD_OCFL_PAUSE: 'after-version-rename', SIARD_OCFL_PAUSE_FILE: go });
+  const writer = startPut(rootDir, ID, writeInput(path.join(base, 'in'), V2), { ...RENAME, SIARD_OCFL_PAUSE: 'after-version-rename', SIARD_OCFL_PAUSE_FILE: go });
   t.teardown(() => writeFileSync(go, '')); // never leave the writer paused, even when an assertion fails
   while (!existsSync(go + '.waiting')) await sleep(20);
   for (const args of [[], ['--id', ID]]) {
@@ -155,17 +157,21 @@ test('repair exits 2 and touches nothing while a live writer holds the lock mid-
 
 // An I/O error (not a kill) inside the publication: the writer settles the object itself before
 // it reports the error, so the root validates at once, at the old or (switch passed) new version.
-const ERROR_POINTS: Array<[string, 'old' | 'new']> = [
-  ['after-version-rename', 'old'],
-  ['after-version-fsync', 'old'],
-  ['after-inventory-rename', 'new'],
-  ['after-sidecar-rename', 'new'],
+const ERROR_POINTS: Array<[string, 'old' | 'new', Record<string, string>]> = [
+  ['after-shadow-linked', 'old', {}],
+  ['before-exchange', 'old', {}],
+  ['after-exchange', 'new', {}],
+  ['after-exchange-fsync', 'new', {}],
+  ['after-version-rename', 'old', RENAME],
+  ['after-version-fsync', 'old', RENAME],
+  ['after-inventory-rename', 'new', RENAME],
+  ['after-sidecar-rename', 'new', RENAME],
 ];
 
-for (const [point, outcome] of ERROR_POINTS) {
+for (const [point, outcome, env] of ERROR_POINTS) {
   test(`an i/o error at ${point}: put exits 2, and the object is valid at once at the ${outcome} version`, async (t) => {
     const { base, rootDir } = await rootWithV1();
-    const failed = await put(rootDir, ID, writeInput(path.join(base, 'in'), V2), { SIARD_OCFL_FAILPOINT_ERROR: point });
+    const failed = await put(rootDir, ID, writeInput(path.join(base, 'in'), V2), { ...env, SIARD_OCFL_FAILPOINT_ERROR: point });
     t.is(failed.code, 2, failed.stderr);
     t.regex(failed.stderr, new RegExp(`injected i/o error at ${point}`));
     await assertRepairedAt(t, rootDir, outcome === 'old' ? V1 : V2, outcome === 'old' ? ['v1'] : ['v1', 'v2']);
@@ -174,7 +180,7 @@ for (const [point, outcome] of ERROR_POINTS) {
 
 test('repair without --json says what it did, one line per action, then a summary', async (t) => {
   const { base, rootDir, objectDir } = await rootWithV1();
-  t.is((await put(rootDir, ID, writeInput(path.join(base, 'in'), V2), { SIARD_OCFL_FAILPOINT: 'after-version-rename' })).signal, 'SIGKILL');
+  t.is((await put(rootDir, ID, writeInput(path.join(base, 'in'), V2), { ...RENAME, SIARD_OCFL_FAILPOINT: 'after-version-rename' })).signal, 'SIGKILL');
   const r = await runCli(['repair', '--root', rootDir]);
   t.is(r.code, 0, r.stderr);
   const lines = r.stdout.trimEnd().split('\n');

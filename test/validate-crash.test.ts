@@ -28,11 +28,23 @@ const NEW_OBJECT_POINTS = [
   'before-stage-cleanup',
   'after-stage-cleanup',
 ];
+// The default commit of a new version (exchange of a shadow object root): valid at every point.
 const EXISTING_OBJECT_POINTS = [
   'stage-file-written#1',
   'stage-file-placed#2',
   'after-version-inventory',
   'after-root-inventory-staged',
+  'after-stage-fsync',
+  'after-shadow-linked',
+  'before-exchange',
+  'after-exchange',
+  'after-exchange-fsync',
+  'after-old-tree-removed',
+  'before-stage-cleanup',
+  'after-stage-cleanup',
+];
+// The fallback by renames (no exchange on the platform or filesystem; SIARD_OCFL_COMMIT=rename).
+const RENAME_COMMIT_POINTS = [
   'after-stage-fsync',
   'after-version-rename',
   'after-version-fsync',
@@ -40,7 +52,6 @@ const EXISTING_OBJECT_POINTS = [
   'after-sidecar-rename',
   'after-sidecar-fsync',
   'before-stage-cleanup',
-  'after-stage-cleanup',
 ];
 
 const describe = (r: ValidationResult) => [...r.errors, ...r.warnings].map((f) => `${f.code} ${f.path}: ${f.message}`).join('\n');
@@ -74,16 +85,26 @@ for (const point of NEW_OBJECT_POINTS) {
   });
 }
 
+for (const point of EXISTING_OBJECT_POINTS) {
+  test(`existing object killed at ${point}: the root validates right after the kill, and after the next put`, async (t) => {
+    const { base, rootDir } = await newRoot(true);
+    const input = writeInput(path.join(base, 'in'), V2);
+    const killed = await put(rootDir, ID, input, { SIARD_OCFL_FAILPOINT: point });
+    t.is(killed.signal, 'SIGKILL', `the failpoint was not reached: ${killed.stderr}`);
+    await assertValid(t, rootDir, `after the kill at ${point}`);
+    t.is((await put(rootDir, ID, input)).code, 0);
+    await assertValid(t, rootDir, 'after the repairing put');
+  });
+}
+
 /**
- * Kill points after which the object is NOT valid until the next writer repairs it, found by this
- * test (reported to the core issue). The commit renames the version folder, then the inventory,
- * then the sidecar: between the first two the object holds a version folder its inventory does not
- * list (E046); between the last two the sidecar does not match the inventory (E060). A reader still
- * sees the old or new version, and the next put repairs it (checked below), but a validator run in
- * that window reports the object invalid. The test pins the exact codes, so a fix shows up as a failure.
- * The inventory and sidecar renames now follow each other without an fsync between them (commit.ts
- * says why that is safe); the validator's messages for both states name them an interrupted commit
- * that `siard-ocfl repair` settles (test/repair-crash.test.ts).
+ * The fallback commit by renames: kill points after which the object is NOT valid until the next
+ * writer repairs it. It renames the version folder, then the inventory, then the sidecar: between
+ * the first two the object holds a version folder its inventory does not list (E046); between the
+ * last two the sidecar does not match the inventory (E060). A reader still sees the old or new
+ * version, and the next put repairs it (checked below), but a validator run in that window
+ * reports the object invalid. The test pins the exact codes. The validator's messages for both
+ * states name them an interrupted commit that `siard-ocfl repair` settles (test/repair-crash.test.ts).
  */
 const INVALID_UNTIL_REPAIRED: Record<string, { codes: string[]; why: string }> = {
   'after-version-rename': { codes: ['E046'], why: 'v2 folder present, root inventory still at v1' },
@@ -91,25 +112,25 @@ const INVALID_UNTIL_REPAIRED: Record<string, { codes: string[]; why: string }> =
   'after-inventory-rename': { codes: ['E060'], why: 'new root inventory, old sidecar' },
 };
 
-for (const point of EXISTING_OBJECT_POINTS) {
+const RENAME = { SIARD_OCFL_COMMIT: 'rename' };
+for (const point of RENAME_COMMIT_POINTS) {
   const known = INVALID_UNTIL_REPAIRED[point];
   const title = known
-    ? `existing object killed at ${point}: known core issue, exactly ${known.codes.join(', ')} (${known.why}) until the next put`
-    : `existing object killed at ${point}: the root validates right after the kill`;
+    ? `existing object, commit by renames, killed at ${point}: exactly ${known.codes.join(', ')} (${known.why}) until the next put`
+    : `existing object, commit by renames, killed at ${point}: the root validates right after the kill`;
   test(title, async (t) => {
     const { base, rootDir } = await newRoot(true);
     const input = writeInput(path.join(base, 'in'), V2);
-    const killed = await put(rootDir, ID, input, { SIARD_OCFL_FAILPOINT: point });
+    const killed = await put(rootDir, ID, input, { ...RENAME, SIARD_OCFL_FAILPOINT: point });
     t.is(killed.signal, 'SIGKILL', `the failpoint was not reached: ${killed.stderr}`);
     if (!known) return assertValid(t, rootDir, `after the kill at ${point}`);
-    // When the core closes this window this fails: then drop the point from INVALID_UNTIL_REPAIRED.
     const r = await validateStorageRoot(rootDir);
     t.deepEqual([...new Set(r.errors.map((f) => f.code))], known.codes, describe(r));
   });
-  test(`existing object killed at ${point}: the next put leaves a root that validates`, async (t) => {
+  test(`existing object, commit by renames, killed at ${point}: the next put leaves a root that validates`, async (t) => {
     const { base, rootDir } = await newRoot(true);
     const input = writeInput(path.join(base, 'in'), V2);
-    const killed = await put(rootDir, ID, input, { SIARD_OCFL_FAILPOINT: point });
+    const killed = await put(rootDir, ID, input, { ...RENAME, SIARD_OCFL_FAILPOINT: point });
     t.is(killed.signal, 'SIGKILL', `the failpoint was not reached: ${killed.stderr}`);
     t.is((await put(rootDir, ID, input)).code, 0);
     await assertValid(t, rootDir, 'after the repairing put');

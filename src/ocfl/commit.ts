@@ -16,9 +16,22 @@
  *   Before 3 the object does not exist; after 3 it exists at v1. No folder is created in R
  *   before the object is complete, so no empty folder can be left there.
  *
- * Existing object (vN, N > 1):
- *   1. S/object/vN/ holds the new version directory with vN/inventory.json and its sidecar;
- *      S/root/ holds identical copies of that inventory and sidecar.
+ * Existing object (vN, N > 1), by EXCHANGE (Linux renameat2 RENAME_EXCHANGE, macOS RENAME_SWAP):
+ *   1. S/object/vN/ holds the new version directory with its inventory and sidecar; S/root/ holds
+ *      identical copies of that inventory and sidecar.
+ *   2. S/shadow/ is built as the complete new object root: every file of R/obj except the root
+ *      inventory and sidecar is hard-linked into it (same inode, no byte copied), S/object/vN and
+ *      S/root/* are renamed into it; its folders are fsynced.
+ *   3. R/obj and S/shadow are exchanged in ONE atomic step; fsync the parent of R/obj.
+ *   4. S/shadow, now the old object root, is removed (its files live on as the links in R/obj).
+ *   Before 3 R/obj is untouched (v(N-1), valid); from 3 on it is the complete vN (valid). There is
+ *   no instant at which the object is invalid OCFL, for a kill or a power loss (the exchange is
+ *   one journaled metadata operation; the fsyncs in 2 make the shadow durable before it).
+ *   The price is one link per file of the object per commit (measured in docs/reliability.md).
+ *
+ * Existing object, by RENAMES (where exchange is unavailable: other systems, filesystems that
+ * refuse it, koffi missing; or SIARD_OCFL_COMMIT=rename):
+ *   1. As above.
  *   2. rename S/object/vN -> R/obj/vN; fsync R/obj.
  *   3. rename S/root/inventory.json -> R/obj/inventory.json (replaces atomically);
  *   4. at once rename S/root/inventory.json.<alg> -> R/obj/inventory.json.<alg>; fsync R/obj.
@@ -36,21 +49,23 @@
  *   folder: one fsync long) and between 3 and 4 (stale sidecar: two renames back to back).
  *
  * Recovery (recoverObject), run by the next writer of the object while holding its lock, before
- * it stages anything: remove S; if the root sidecar is stale as above, finish step 4; move any
+ * it stages anything: remove S (after an exchange commit that is all there is to do: S holds a
+ * shadow that never went live, or the old tree that did not finish being removed); if the root sidecar is stale as above, finish step 4; move any
  * vN folder newer than the inventory's head (a step 2 without its step 3) out of R into S and
  * delete it there. Every recovery step is itself idempotent, so a crash during recovery is
  * repaired by the next one. Afterwards the object is valid OCFL again, at its old or new version.
  * A writer whose publication fails with an error (not a kill) runs the same recovery itself before
  * it reports the error, while it still holds the lock; `siard-ocfl repair` runs it on demand.
  *
- * Locks and staging are in W, so R holds only what OCFL allows; the only transient anomaly in R
- * is an unreferenced vN folder or a stale sidecar of a crashed writer, until the next writer runs.
+ * Locks and staging are in W, so R holds only what OCFL allows; with renames, the only transient
+ * anomaly in R is an unreferenced vN folder or a stale sidecar of a crashed writer, until the
+ * next writer runs.
  */
 import { SiardOcflError } from '../errors.js';
 import { failpoint } from './failpoint.js';
 import { sidecarContent, versionNumber } from './inventory.js';
 import { loadInventory, type LoadedInventory } from './object.js';
-import type { Storage } from './storage.js';
+import type { Storage, StorageEntry } from './storage.js';
 
 export interface CommitContext {
   root: Storage;
@@ -143,8 +158,90 @@ export async function publishNewObject(ctx: CommitContext): Promise<void> {
   }
 }
 
-/** Publishes S/object/<version> and S/root/* into an existing object (steps 2 to 4 above). */
+/** Publishes S/object/<version> and S/root/* into an existing object, by exchange where possible. */
 export async function publishNewVersion(ctx: CommitContext, version: string, digestAlgorithm: string): Promise<void> {
+  if (process.env.SIARD_OCFL_COMMIT !== 'rename' && (await canExchange(ctx))) {
+    await publishByExchange(ctx, version, digestAlgorithm);
+  } else {
+    await publishByRenames(ctx, version, digestAlgorithm);
+  }
+}
+
+/** Whether the workspace's filesystem exchanges folders atomically: tried on two empty ones. */
+async function canExchange(ctx: CommitContext): Promise<boolean> {
+  const { workspace, stage } = ctx;
+  const a = `${stage}/probe-a`;
+  const b = `${stage}/probe-b`;
+  await workspace.mkdir(a);
+  await workspace.mkdir(b);
+  try {
+    return await workspace.exchangeWith(workspace, a, b);
+  } finally {
+    await workspace.remove(a);
+    await workspace.remove(b);
+  }
+}
+
+const LINK_PARALLEL = 64;
+
+/**
+ * Hard-links every file under `from` in `source` to the same place under `to` in `target`,
+ * creating the folders; `skip` drops top-level names. Returns the folders created, deepest last.
+ */
+async function linkTree(source: Storage, from: string, target: Storage, to: string, skip: (name: string) => boolean): Promise<string[]> {
+  const dirs: string[] = [to];
+  const files: Array<[string, string]> = [];
+  await target.mkdir(to);
+  const walk = async (src: string, dst: string, top: boolean): Promise<void> => {
+    const entries: StorageEntry[] = await source.list(src);
+    for (const entry of entries) {
+      if (top && skip(entry.name)) continue;
+      if (entry.isDirectory) {
+        await target.mkdir(`${dst}/${entry.name}`);
+        dirs.push(`${dst}/${entry.name}`);
+        await walk(`${src}/${entry.name}`, `${dst}/${entry.name}`, false);
+      } else {
+        files.push([`${src}/${entry.name}`, `${dst}/${entry.name}`]);
+      }
+    }
+  };
+  await walk(from, to, true);
+  for (let i = 0; i < files.length; i += LINK_PARALLEL) {
+    await Promise.all(files.slice(i, i + LINK_PARALLEL).map(([f, t]) => target.linkFrom(source, f, t)));
+  }
+  return dirs;
+}
+
+async function publishByExchange(ctx: CommitContext, version: string, digestAlgorithm: string): Promise<void> {
+  const { root, workspace, stage, objectPath } = ctx;
+  const shadow = `${stage}/shadow`;
+  const sidecar = `inventory.json.${digestAlgorithm}`;
+  await fsyncTree(workspace, `${stage}/object/${version}`);
+  await failpoint('after-stage-fsync');
+  // The root inventory and every sidecar of it are replaced (an older version may have used
+  // another digest algorithm); everything else of the object is kept, whatever it is.
+  const dirs = await linkTree(root, objectPath, workspace, shadow, (name) => name === 'inventory.json' || name.startsWith('inventory.json.'));
+  await failpoint('after-shadow-linked');
+  await workspace.rename(`${stage}/object/${version}`, `${shadow}/${version}`);
+  await workspace.rename(`${stage}/root/inventory.json`, `${shadow}/inventory.json`);
+  await workspace.rename(`${stage}/root/${sidecar}`, `${shadow}/${sidecar}`);
+  for (let i = dirs.length - 1; i >= 0; i -= FSYNC_PARALLEL) {
+    await Promise.all(dirs.slice(Math.max(0, i - FSYNC_PARALLEL + 1), i + 1).map((d) => workspace.fsyncDir(d)));
+  }
+  await workspace.fsyncDir(stage);
+  await failpoint('before-exchange');
+  if (!(await root.exchangeWith(workspace, shadow, objectPath))) {
+    throw new SiardOcflError(`The filesystem of ${root.location} stopped exchanging folders during the commit of "${ctx.id}".`, { code: 'EXCHANGE_FAILED' });
+  }
+  await failpoint('after-exchange');
+  await root.fsyncDir(parentOf(objectPath));
+  await failpoint('after-exchange-fsync');
+  await workspace.remove(shadow);
+  await failpoint('after-old-tree-removed');
+}
+
+/** Publishes S/object/<version> and S/root/* into an existing object by renames (steps 2 to 4 above). */
+async function publishByRenames(ctx: CommitContext, version: string, digestAlgorithm: string): Promise<void> {
   const { root, workspace, stage, objectPath } = ctx;
   await fsyncTree(workspace, `${stage}/object/${version}`);
   await workspace.fsyncDir(`${stage}/root`);

@@ -3,6 +3,7 @@ import { createReadStream, promises as fsp, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { SiardOcflError } from '../errors.js';
+import { exchangePaths } from './rename-exchange.js';
 import type { Storage, StorageEntry, StorageStat, WritableFile } from './storage.js';
 
 export class FileSystemStorage implements Storage {
@@ -138,6 +139,16 @@ export class FileSystemStorage implements Storage {
     const existing = await this.stat(to);
     if (existing && !(options.replace && existing.isFile)) throw Object.assign(new Error(`${target} exists.`), { code: 'EEXIST' });
     await fsp.rename(source.resolve(from), target);
+  }
+
+  async linkFrom(source: Storage, from: string, to: string): Promise<void> {
+    if (!(source instanceof FileSystemStorage)) throw new Error(`Cannot link from ${source.location} into ${this.location}: different backends.`);
+    await fsp.link(source.resolve(from), this.resolve(to));
+  }
+
+  async exchangeWith(source: Storage, from: string, to: string): Promise<boolean> {
+    if (!(source instanceof FileSystemStorage)) return false;
+    return exchangePaths(source.resolve(from), this.resolve(to));
   }
 
   async canMoveFrom(other: Storage): Promise<boolean> {

@@ -52,6 +52,14 @@ export interface Storage {
    * `replace` is set and both are files (the atomic replacement of an inventory).
    */
   moveFrom(source: Storage, from: string, to: string, options?: { replace?: boolean }): Promise<void>;
+  /** Hard-links file `from` of another storage on the same filesystem to `to` here (its folder must exist). */
+  linkFrom(source: Storage, from: string, to: string): Promise<void>;
+  /**
+   * Swaps `to` here with `from` of another storage on the same filesystem in one atomic step
+   * (both exist; folders or files). Resolves false, changing nothing, where the platform or the
+   * filesystem cannot exchange.
+   */
+  exchangeWith(source: Storage, from: string, to: string): Promise<boolean>;
   /** Whether moveFrom from `other` is an atomic rename (same backend, same device). */
   canMoveFrom(other: Storage): Promise<boolean>;
 }

@@ -7,11 +7,8 @@
  * it is committed. Timings are re-measured on every uninterrupted rerun (the load changes).
  * After every kill:
  *   - the storage root validates (the validator of `siard-ocfl validate`; structure after each
- *     kill, with fixity at the end of the series), except
- *     for the one transient state the commit protocol allows (src/ocfl/commit.ts): the new
- *     version's folder renamed in but the inventory not yet switched (E046 for v(head+1)) or the
- *     inventory switched but not yet its sidecar (E060); these are counted, and must be gone
- *     after the next run;
+ *     kill, with fixity at the end of the series), with no exception: the commit exchanges the
+ *     whole object root in one step (src/ocfl/commit.ts), so there is no in-between state;
  *   - the object is at its previous version or at the next one (put: with exactly the state of
  *     the old or the new folder);
  *   - the same command, run again, succeeds and makes exactly one more version;
@@ -61,8 +58,6 @@ interface Tally {
   oldVersion: number;
   newVersion: number;
   leftoversAfterKill: number;
-  /** kills after which validate reported the protocol's transient state (repaired by the next run) */
-  transient: number;
   failures: string[];
 }
 
@@ -93,7 +88,7 @@ async function runSeries(t: ExecutionContext, name: string, series: Series, seed
   }
   t.log(`${name}: uninterrupted run ${Math.round(med(durations))} ms, of which ${Math.round(med(staging))} ms after its stage appeared`);
 
-  const tally: Tally = { runs: 0, killed: 0, killedStaging: 0, finishedFirst: 0, oldVersion: 0, newVersion: 0, leftoversAfterKill: 0, transient: 0, failures: [] };
+  const tally: Tally = { runs: 0, killed: 0, killedStaging: 0, finishedFirst: 0, oldVersion: 0, newVersion: 0, leftoversAfterKill: 0, failures: [] };
   for (let i = 1; i <= RUNS; i++) {
     const before = (await objectState(rootDir, series.id))!;
     // A quarter of the kills anywhere in the run (start-up, lock, recovery, staging, commit);
@@ -121,15 +116,7 @@ async function runSeries(t: ExecutionContext, name: string, series: Series, seed
     // Structure after every kill (digests of content the kill could not touch would be re-read
     // each time, growing with the series); full fixity by `siard-ocfl validate` at the end.
     const validation = await validateStorageRoot(rootDir, { fixity: false });
-    let transient = false;
-    if (!validation.valid) {
-      const next = after ? `v${Number(after.head.slice(1)) + 1}` : '';
-      const allowed = (e: { code: string; path: string }) => (e.code === 'E046' && e.path.endsWith(`/${next}`)) || e.code === 'E060';
-      if (validation.errors.every(allowed)) {
-        transient = true;
-        tally.transient++;
-      } else fail(`root invalid after the kill: ${validation.errors.map((e) => `${e.code} ${e.path}: ${e.message}`).join('; ')}`);
-    }
+    if (!validation.valid) fail(`root invalid after the kill: ${validation.errors.map((e) => `${e.code} ${e.path}: ${e.message}`).join('; ')}`);
     if (after) {
       const expectedNew = series.newState?.(i, before);
       if (after.versions === before.versions) {
@@ -145,10 +132,8 @@ async function runSeries(t: ExecutionContext, name: string, series: Series, seed
     // creating its lock and writing the lock's owner file is recognised by its intent file.)
     const again = await runWatched(args, ws);
     if (again.code === 0) learn(again);
-    if (transient) {
-      const repaired = await validateStorageRoot(rootDir, { fixity: false });
-      if (!repaired.valid) fail(`the transient state was not repaired by the next run: ${repaired.errors.map((e) => e.code).join(', ')}`);
-    }
+    const revalidated = await validateStorageRoot(rootDir, { fixity: false });
+    if (!revalidated.valid) fail(`root invalid after the next run: ${revalidated.errors.map((e) => e.code).join(', ')}`);
     if (again.code !== 0) fail(`the next run failed with exit ${again.code}: ${again.stderr.trim()}`);
     const final = await objectState(rootDir, series.id);
     if (after && final && final.versions !== after.versions + 1) fail(`the next run left ${final.versions} versions, expected ${after.versions + 1}`);
@@ -163,7 +148,7 @@ async function runSeries(t: ExecutionContext, name: string, series: Series, seed
   const audit = await runCliToEnd(['audit', '--root', rootDir, '--no-xsd']);
   if (audit.code !== 0) tally.failures.push(`${name}: siard-ocfl audit exit ${audit.code}: ${audit.stdout.slice(0, 500)}`);
   t.log(
-    `${name}: ${tally.runs} runs, ${tally.killed} killed (${tally.killedStaging} while streaming into the stage; ${tally.finishedFirst} finished first); after the kill ${tally.oldVersion} at the old version, ${tally.newVersion} at the new; ${tally.leftoversAfterKill} kills left workspace debris that the next run removed; ${tally.transient} left the commit's transient state (E046/E060 until the next run, which repaired it)`,
+    `${name}: ${tally.runs} runs, ${tally.killed} killed (${tally.killedStaging} while streaming into the stage; ${tally.finishedFirst} finished first); after the kill ${tally.oldVersion} at the old version, ${tally.newVersion} at the new; ${tally.leftoversAfterKill} kills left workspace debris that the next run removed`,
   );
   return tally;
 }
