@@ -28,6 +28,7 @@ export function register(program: Command): void {
       let mode: 'none' | 'objects' | 'bytes' = 'none';
       const result = await validatePath(target, {
         fixity: options.fixity,
+        startWorkers: true,
         onObjectsFound: (count) => {
           mode = 'objects';
           progress.start(count, 'validating objects');

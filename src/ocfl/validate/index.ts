@@ -26,6 +26,18 @@ export interface ValidateOptions {
   onObjectsFound?: (count: number) => void;
   /** Progress (storage roots): an object has been validated. */
   onObject?: (relativePath: string) => void;
+  /**
+   * Start the hashing threads at once, so they boot while the first object's structure is
+   * checked (for callers that expect much content, like the CLI). Default: when the first object
+   * with enough content to hash is reached (small validations then need no threads at all).
+   */
+  startWorkers?: boolean;
+}
+
+function newPool(options: ValidateOptions): HashPool {
+  const pool = new HashPool();
+  if (options.startWorkers && options.fixity !== false) pool.prepare(Infinity, Infinity);
+  return pool;
 }
 
 export type PathKind = 'object' | 'storage-root';
@@ -49,7 +61,7 @@ export async function ocflKind(p: string): Promise<PathKind | undefined> {
 
 export async function validateObject(objectRoot: string, options: ValidateOptions = {}): Promise<ValidationResult> {
   await assertFolder(objectRoot);
-  const pool = new HashPool();
+  const pool = newPool(options);
   try {
     const check = await checkObject(objectRoot, { fixity: options.fixity, pool, display: objectRoot, onPlan: options.onPlan, onHashed: options.onHashed });
     const f = check.findings;
@@ -61,7 +73,7 @@ export async function validateObject(objectRoot: string, options: ValidateOption
 
 export async function validateStorageRoot(root: string, options: ValidateOptions = {}): Promise<ValidationResult> {
   await assertFolder(root);
-  const pool = new HashPool();
+  const pool = newPool(options);
   try {
     const check = await checkStorageRoot(root, { fixity: options.fixity, pool, display: root, onPlan: options.onPlan, onHashed: options.onHashed, onObjectsFound: options.onObjectsFound, onObject: options.onObject });
     const f = check.findings;
