@@ -15,6 +15,11 @@ const NODE_ALGORITHMS: Record<string, string> = {
   'sha512/256': 'sha512-256',
   'blake2b-512': 'blake2b512',
 };
+/** OpenSSL's name of a registry algorithm Node computes itself; undefined for the short BLAKE2b variants. */
+export function nodeAlgorithmOf(algorithm: string): string | undefined {
+  return Object.hasOwn(NODE_ALGORITHMS, algorithm) ? NODE_ALGORITHMS[algorithm] : undefined;
+}
+
 /** Registry algorithms Node's OpenSSL cannot compute: BLAKE2b with a digest length other than 512 bits. */
 export const WASM_BLAKE2B_BITS: Readonly<Record<string, number>> = { 'blake2b-160': 160, 'blake2b-256': 256, 'blake2b-384': 384 };
 

@@ -1,6 +1,7 @@
 /** Computes every requested digest of one file in a single read. */
+import { hash } from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
-import { MultiHasher } from '../digest.js';
+import { MultiHasher, nodeAlgorithmOf } from '../digest.js';
 
 export interface HashResult {
   digests?: Record<string, string>;
@@ -9,19 +10,39 @@ export interface HashResult {
 }
 
 const buffer = Buffer.allocUnsafe(1024 * 1024);
-/** Algorithms Node computes itself; the short BLAKE2b variants need hash-wasm (asynchronous set-up). */
-const NEEDS_ASYNC = new Set(['blake2b-160', 'blake2b-256', 'blake2b-384']);
 
-function readInto(file: string, hasher: MultiHasher): HashResult {
+/** Reads the rest of an open file into `hasher`, after the `filled` bytes already in the buffer. */
+function streamInto(fd: number, filled: number, hasher: MultiHasher): HashResult {
+  if (filled > 0) hasher.update(buffer.subarray(0, filled));
+  for (;;) {
+    const n = readSync(fd, buffer, 0, buffer.length, null);
+    if (n === 0) break;
+    hasher.update(buffer.subarray(0, n));
+  }
+  return { digests: hasher.digests(), size: hasher.size };
+}
+
+/**
+ * Algorithms Node computes itself: synchronous (no promise per file), and a file that fits in the
+ * buffer is digested in one call per algorithm, without hash objects (most content files of a
+ * SIARD object are small LOBs: the per-file cost is what counts there).
+ */
+function hashSync(file: string, algorithms: string[], nodeNames: string[]): HashResult {
   let fd: number | undefined;
   try {
     fd = openSync(file, 'r');
-    for (;;) {
-      const n = readSync(fd, buffer, 0, buffer.length, null);
-      if (n === 0) break;
-      hasher.update(buffer.subarray(0, n));
+    let filled = readSync(fd, buffer, 0, buffer.length, null);
+    if (filled < buffer.length) {
+      const more = readSync(fd, buffer, filled, buffer.length - filled, null);
+      if (more === 0) {
+        const bytes = buffer.subarray(0, filled);
+        const digests: Record<string, string> = {};
+        algorithms.forEach((a, i) => (digests[a] = hash(nodeNames[i], bytes, 'hex')));
+        return { digests, size: filled };
+      }
+      filled += more;
     }
-    return { digests: hasher.digests(), size: hasher.size };
+    return streamInto(fd, filled, MultiHasher.createSync(algorithms));
   } catch (err) {
     return { error: (err as Error).message };
   } finally {
@@ -29,17 +50,22 @@ function readInto(file: string, hasher: MultiHasher): HashResult {
   }
 }
 
-/** Synchronous when every algorithm allows it (no promise per file: many small files go faster). */
+/** Synchronous when every algorithm allows it; the short BLAKE2b variants need hash-wasm. */
 export function hashFile(file: string, algorithms: string[]): HashResult | Promise<HashResult> {
-  if (!algorithms.some((a) => NEEDS_ASYNC.has(a))) {
-    try {
-      return readInto(file, MultiHasher.createSync(algorithms));
-    } catch (err) {
-      return { error: (err as Error).message };
-    }
-  }
+  const nodeNames = algorithms.map(nodeAlgorithmOf);
+  if (nodeNames.every((n): n is string => n !== undefined)) return hashSync(file, algorithms, nodeNames);
   return MultiHasher.create(algorithms).then(
-    (hasher) => readInto(file, hasher),
+    (hasher) => {
+      let fd: number | undefined;
+      try {
+        fd = openSync(file, 'r');
+        return streamInto(fd, 0, hasher);
+      } catch (err) {
+        return { error: (err as Error).message };
+      } finally {
+        if (fd !== undefined) closeSync(fd);
+      }
+    },
     (err: Error) => ({ error: err.message }),
   );
 }

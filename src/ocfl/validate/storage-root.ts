@@ -150,14 +150,29 @@ export async function checkStorageRoot(root: string, options: StorageRootCheckOp
       stack.push(...children.reverse());
     }
 
-    // Objects, a few at a time, so one object's structure checks overlap another's hashing.
+    // Objects, a few at a time, so one object's structure checks overlap another's hashing. The
+    // next object's structure check waits until this one has handed its files to the hashing
+    // threads: both run on this thread, and interleaved they would delay the first hashing.
     options.onObjectsFound?.(objectDirs.length);
     const checks = new Array<Awaited<ReturnType<typeof checkObject>> | undefined>(objectDirs.length);
     let next = 0;
+    let turn: Promise<void> = Promise.resolve();
     const lane = async (): Promise<void> => {
       while (next < objectDirs.length) {
         const i = next++;
-        checks[i] = await checkObject(path.join(root, objectDirs[i]), { fixity: options.fixity, pool, display: at(objectDirs[i]), onPlan: options.onPlan, onHashed: options.onHashed });
+        let release!: () => void;
+        const mine = turn;
+        turn = new Promise<void>((resolve) => (release = resolve));
+        await mine;
+        const onPlan = (files: number, bytes: number) => {
+          release();
+          options.onPlan?.(files, bytes);
+        };
+        try {
+          checks[i] = await checkObject(path.join(root, objectDirs[i]), { fixity: options.fixity, pool, display: at(objectDirs[i]), onPlan, onHashed: options.onHashed });
+        } finally {
+          release();
+        }
         options.onObject?.(objectDirs[i]);
       }
     };
