@@ -75,8 +75,8 @@ async function race(t: ExecutionContext, existing: boolean, pausePoint: string):
   await assertValidAt(t, rootDir, ID, V2B, existing ? ['v1', 'v2', 'v3'] : ['v1', 'v2']);
 }
 
-test('existing object: the second writer exits 2 with the lock message while the first is between its renames', (t) =>
-  race(t, true, 'after-version-rename'));
+test('existing object: the second writer exits 2 with the lock message while the first is about to exchange the object root', (t) =>
+  race(t, true, 'before-exchange'));
 
 test('new object: the second writer exits 2 with the lock message while the first is about to place the object', (t) =>
   race(t, false, 'after-tree-built'));
