@@ -11,7 +11,7 @@
  */
 import { SiardOcflError } from '../errors.js';
 import type { AddedFile, StagedVersion } from '../ocfl/stage.js';
-import { assertSafeRelPath, type DigestName, type OutputFile, type OutputSink, type WrittenFile } from '../siard/output-sink.js';
+import { assertSafeRelPath, type OpenFileOptions, type OutputFile, type OutputSink, type WrittenFile } from '../siard/output-sink.js';
 
 /** SIARD digestType -> OCFL digest algorithm name. */
 export const OCFL_ALGORITHM_OF_DIGEST_TYPE: Record<string, string> = { MD5: 'md5', 'SHA-1': 'sha1', 'SHA-256': 'sha256' };
@@ -91,8 +91,9 @@ class StagedFile implements OutputFile {
     private readonly relPath: string,
     staged: StagedVersion,
     private readonly onDone: (file: StagedFile, added?: AddedFile) => void,
+    sizeHint?: number,
   ) {
-    this.added = staged.addStream(relPath, this.channel);
+    this.added = staged.addStream(relPath, this.channel, { sizeHint });
     // Surface a failure of the staging side on the next write instead of as an unhandled rejection.
     this.added.catch((err: Error) => this.channel.fail(err));
   }
@@ -139,7 +140,7 @@ export class StagedVersionSink implements OutputSink {
     private readonly prefix = '',
   ) {}
 
-  async openFile(relPath: string, options: { digests?: DigestName[] } = {}): Promise<OutputFile> {
+  async openFile(relPath: string, options: OpenFileOptions = {}): Promise<OutputFile> {
     assertSafeRelPath(relPath);
     const missing = (options.digests ?? []).filter((d) => d !== this.staged.digestAlgorithm && !this.staged.fixityAlgorithms.includes(d));
     if (missing.length > 0) {
@@ -158,7 +159,7 @@ export class StagedVersionSink implements OutputSink {
         this.stats.stored++;
         this.stats.storedBytes += added.size;
       }
-    });
+    }, options.size);
     this.open.add(file);
     return file;
   }

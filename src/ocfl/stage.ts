@@ -9,6 +9,7 @@
  * that name taken).
  */
 import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { SiardOcflError, UsageError } from '../errors.js';
 import { assertDigestAlgorithm, MultiHasher } from './digest.js';
@@ -27,6 +28,8 @@ import { assertLogicalPath } from './logical-path.js';
 import type { ObjectLock } from './lock.js';
 import type { Storage } from './storage.js';
 
+/** Content of at least this size (or of unknown size) is written around the page cache. */
+const DIRECT_MIN_BYTES = 256 * 1024;
 /** Placed files being flushed at once during staging: enough to keep the disk busy, few enough to leave libuv's pool (4 threads) to the writes. */
 const EARLY_FLUSHES = 2;
 
@@ -217,15 +220,24 @@ export class StagedVersion {
     }
   }
 
-  /** Adds (or replaces) a logical file with the bytes of a stream. */
-  async addStream(logicalPath: string, source: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array> | Readable): Promise<AddedFile> {
+  /**
+   * Adds (or replaces) a logical file with the bytes of a stream. `sizeHint` (bytes expected, when
+   * known) lets large or unknown-size content be written around the page cache (direct-write.ts);
+   * small files go the ordinary way, where the early flush keeps the disk's latency off this path.
+   */
+  async addStream(
+    logicalPath: string,
+    source: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array> | Readable,
+    options: { sizeHint?: number } = {},
+  ): Promise<AddedFile> {
     this.assertOpen();
     this.assertPlaceable(logicalPath, true);
     const { workspace, stage } = this.ctx;
     const hasher = await MultiHasher.create([this.digestAlgorithm, ...this.fixityAlgorithms]);
     const incoming = `${stage}/incoming/${++this.counter}`;
     // Flushed at commit, all files at once (fsyncTree), before anything is renamed into the root.
-    const file = await workspace.openWrite(incoming, { exclusive: true, durable: false });
+    const direct = options.sizeHint === undefined || options.sizeHint >= DIRECT_MIN_BYTES;
+    const file = await workspace.openWrite(incoming, { exclusive: true, durable: false, direct });
     try {
       for await (const chunk of source) {
         const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
@@ -304,7 +316,8 @@ export class StagedVersion {
   }
 
   async addFile(logicalPath: string, sourcePath: string): Promise<AddedFile> {
-    return this.addStream(logicalPath, createReadStream(sourcePath, { highWaterMark: 1 << 20 }));
+    const size = (await stat(sourcePath).catch(() => undefined))?.size;
+    return this.addStream(logicalPath, createReadStream(sourcePath, { highWaterMark: 1 << 20 }), { sizeHint: size });
   }
 
   async remove(logicalPath: string): Promise<void> {

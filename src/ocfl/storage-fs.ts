@@ -3,6 +3,7 @@ import { createReadStream, promises as fsp, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { SiardOcflError } from '../errors.js';
+import { openDirect } from './direct-write.js';
 import { exchangePaths } from './rename-exchange.js';
 import type { Storage, StorageEntry, StorageStat, WritableFile } from './storage.js';
 
@@ -45,6 +46,8 @@ export class FileSystemStorage implements Storage {
   }
 
   private realLocation: string | undefined;
+  /** Cleared when this filesystem refuses O_DIRECT (then every file is written the ordinary way). */
+  private directWrites = true;
 
   /**
    * The path to read, refused when a symbolic link lies on the way below the storage location:
@@ -66,10 +69,15 @@ export class FileSystemStorage implements Storage {
     return abs;
   }
 
-  async openWrite(rel: string, options: { exclusive?: boolean; durable?: boolean } = {}): Promise<WritableFile> {
+  async openWrite(rel: string, options: { exclusive?: boolean; durable?: boolean; direct?: boolean } = {}): Promise<WritableFile> {
     const durable = options.durable ?? true;
     const abs = this.resolve(rel);
     await fsp.mkdir(path.dirname(abs), { recursive: true });
+    if (options.direct && this.directWrites) {
+      const file = await openDirect(abs, { exclusive: options.exclusive ?? false, durable });
+      if (file) return file;
+      this.directWrites = false; // this filesystem refuses O_DIRECT: ordinary writes from now on
+    }
     const handle = await fsp.open(abs, options.exclusive ? 'wx' : 'w');
     let closed = false;
     return {

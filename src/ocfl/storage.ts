@@ -34,9 +34,10 @@ export interface Storage {
   /**
    * Creates parent folders as needed; refuses to overwrite when `exclusive`. close() flushes the
    * bytes to stable storage unless `durable` is false (the caller then calls fsyncFile later,
-   * e.g. for many files at once).
+   * e.g. for many files at once). `direct` asks to write around the page cache where the
+   * filesystem allows it (large content written once; see direct-write.ts).
    */
-  openWrite(path: string, options?: { exclusive?: boolean; durable?: boolean }): Promise<WritableFile>;
+  openWrite(path: string, options?: { exclusive?: boolean; durable?: boolean; direct?: boolean }): Promise<WritableFile>;
   /** Flushes a written file's bytes to stable storage. */
   fsyncFile(path: string): Promise<void>;
   list(path: string): Promise<StorageEntry[]>;

@@ -57,7 +57,7 @@ export class LobWriter {
     let characters = 0;
     let total = 0;
     let partIndex = 0;
-    let file = await this.sink.openFile(placement.parts[0]!.relPath, { digests: [this.nodeHash] });
+    let file = await this.sink.openFile(placement.parts[0]!.relPath, { digests: [this.nodeHash], size: placement.parts[0]!.length });
     let room = placement.parts[0]!.length;
     try {
       for await (let chunk of chunksOf(bytes)) {
@@ -70,7 +70,7 @@ export class LobWriter {
             partIndex++;
             const part = placement.parts[partIndex];
             if (!part) throw new Error(`The LOB at ${placement.cellFile} is longer than its announced ${address.size} bytes.`);
-            file = await this.sink.openFile(part.relPath, { digests: [this.nodeHash] });
+            file = await this.sink.openFile(part.relPath, { digests: [this.nodeHash], size: part.length });
             room = part.length;
           }
           const take = Math.min(room, chunk.length);

@@ -31,12 +31,19 @@ export interface OutputFile {
   abort(): Promise<void>;
 }
 
+export interface OpenFileOptions {
+  /** digests the sink must compute over the file's bytes (returned by close) */
+  digests?: DigestName[];
+  /** bytes the file will hold, when known (a sink may choose how to write by it) */
+  size?: number;
+}
+
 export interface OutputSink {
   /**
    * Creates a new file at `relPath` (relative, '/'-separated, never existing before).
    * `digests` are the algorithms the caller needs back from close().
    */
-  openFile(relPath: string, options?: { digests?: DigestName[] }): Promise<OutputFile>;
+  openFile(relPath: string, options?: OpenFileOptions): Promise<OutputFile>;
   /** Makes everything written visible at its final place, all or nothing. */
   commit(): Promise<void>;
   /** Removes everything written; nothing partial stays visible. */
@@ -116,7 +123,7 @@ export class DirectorySink implements OutputSink {
     }
   }
 
-  async openFile(relPath: string, options: { digests?: DigestName[] } = {}): Promise<OutputFile> {
+  async openFile(relPath: string, options: OpenFileOptions = {}): Promise<OutputFile> {
     assertSafeRelPath(relPath);
     if (!this.created) {
       await fsp.mkdir(this.outDir, { recursive: true });
