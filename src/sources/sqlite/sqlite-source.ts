@@ -12,6 +12,7 @@ import path from 'node:path';
 import { TextDecoder } from 'node:util';
 import { SiardOcflError, UsageError } from '../../errors.js';
 import type { SiardColumn, SiardForeignKey, SiardReferentialAction, SiardUniqueKey, SiardView } from '../../siard/model.js';
+import { readAhead } from '../read-ahead.js';
 import type { DatabaseSource, SourceCatalog, SourceTable, SourceValue } from '../source.js';
 import { sqliteCheckConstraints } from './check-constraints.js';
 import { decideColumnTypes, quoteIdent, type ColumnDecision } from './prescan.js';
@@ -226,7 +227,11 @@ export class SqliteSource implements DatabaseSource {
     return view;
   }
 
-  async *rows(schema: string, table: string): AsyncIterable<SourceValue[]> {
+  rows(schema: string, table: string): AsyncIterable<SourceValue[]> {
+    return readAhead(this.readRows(schema, table));
+  }
+
+  private async *readRows(schema: string, table: string): AsyncIterable<SourceValue[]> {
     if (schema !== 'main') throw new Error(`SQLite has only the schema "main", not "${schema}".`);
     if (!this.catalogCache) await this.catalog();
     const plan = this.plans.get(table);
