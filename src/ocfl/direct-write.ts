@@ -14,7 +14,7 @@
  * tmpfs) the caller falls back to ordinary writes.
  */
 import { constants, promises as fsp } from 'node:fs';
-import { createRequire } from 'node:module';
+import { ffi, libcFunction } from './libc.js';
 import type { WritableFile } from './storage.js';
 
 /** Alignment of addresses, lengths and offsets: 4 KiB satisfies every common block device. */
@@ -30,17 +30,14 @@ function allocator(): ((size: number) => Buffer) | null {
   if (allocate !== undefined) return allocate;
   allocate = null;
   if (process.platform !== 'linux' || !constants.O_DIRECT) return allocate;
-  try {
-    const koffi = createRequire(import.meta.url)('koffi') as typeof import('koffi');
-    const alignedAlloc = koffi.load('libc.so.6').func('void *aligned_alloc(size_t, size_t)');
-    allocate = (size) => {
-      const ptr = alignedAlloc(ALIGN, size);
-      if (!ptr) throw new Error('aligned_alloc failed');
-      return Buffer.from(koffi.view(ptr, size));
-    };
-  } catch {
-    allocate = null;
-  }
+  const alignedAlloc = libcFunction('void *aligned_alloc(size_t, size_t)');
+  const koffi = ffi();
+  if (!alignedAlloc || !koffi) return allocate;
+  allocate = (size) => {
+    const ptr = alignedAlloc(ALIGN, size);
+    if (!ptr) throw new Error('aligned_alloc failed');
+    return Buffer.from(koffi.view(ptr, size));
+  };
   return allocate;
 }
 
