@@ -22,15 +22,26 @@ function streamInto(fd: number, filled: number, hasher: MultiHasher): HashResult
   return { digests: hasher.digests(), size: hasher.size };
 }
 
+/** Runs `read` on the open file; any failure (open, read) becomes the result's error. */
+function withFile(file: string, read: (fd: number) => HashResult): HashResult {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    return read(fd);
+  } catch (err) {
+    return { error: (err as Error).message };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 /**
  * Algorithms Node computes itself: synchronous (no promise per file), and a file that fits in the
  * buffer is digested in one call per algorithm, without hash objects (most content files of a
  * SIARD object are small LOBs: the per-file cost is what counts there).
  */
 function hashSync(file: string, algorithms: string[], nodeNames: string[]): HashResult {
-  let fd: number | undefined;
-  try {
-    fd = openSync(file, 'r');
+  return withFile(file, (fd) => {
     let filled = readSync(fd, buffer, 0, buffer.length, null);
     if (filled < buffer.length) {
       const more = readSync(fd, buffer, filled, buffer.length - filled, null);
@@ -43,11 +54,7 @@ function hashSync(file: string, algorithms: string[], nodeNames: string[]): Hash
       filled += more;
     }
     return streamInto(fd, filled, MultiHasher.createSync(algorithms));
-  } catch (err) {
-    return { error: (err as Error).message };
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
+  });
 }
 
 /** Synchronous when every algorithm allows it; the short BLAKE2b variants need hash-wasm. */
@@ -55,17 +62,7 @@ export function hashFile(file: string, algorithms: string[]): HashResult | Promi
   const nodeNames = algorithms.map(nodeAlgorithmOf);
   if (nodeNames.every((n): n is string => n !== undefined)) return hashSync(file, algorithms, nodeNames);
   return MultiHasher.create(algorithms).then(
-    (hasher) => {
-      let fd: number | undefined;
-      try {
-        fd = openSync(file, 'r');
-        return streamInto(fd, 0, hasher);
-      } catch (err) {
-        return { error: (err as Error).message };
-      } finally {
-        if (fd !== undefined) closeSync(fd);
-      }
-    },
+    (hasher) => withFile(file, (fd) => streamInto(fd, 0, hasher)),
     (err: Error) => ({ error: err.message }),
   );
 }
