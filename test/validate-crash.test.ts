@@ -73,28 +73,22 @@ async function newRoot(withV1: boolean): Promise<{ base: string; rootDir: string
   return { base, rootDir };
 }
 
-for (const point of NEW_OBJECT_POINTS) {
-  test(`new object killed at ${point}: the root validates, and again after the next put`, async (t) => {
-    const { base, rootDir } = await newRoot(false);
-    const input = writeInput(path.join(base, 'in'), V1);
-    const killed = await put(rootDir, ID, input, { SIARD_OCFL_FAILPOINT: point });
-    t.is(killed.signal, 'SIGKILL', `the failpoint was not reached: ${killed.stderr}`);
-    await assertValid(t, rootDir, `after the kill at ${point}`);
-    t.is((await put(rootDir, ID, input)).code, 0);
-    await assertValid(t, rootDir, 'after the repairing put');
-  });
-}
-
-for (const point of EXISTING_OBJECT_POINTS) {
-  test(`existing object killed at ${point}: the root validates right after the kill, and after the next put`, async (t) => {
-    const { base, rootDir } = await newRoot(true);
-    const input = writeInput(path.join(base, 'in'), V2);
-    const killed = await put(rootDir, ID, input, { SIARD_OCFL_FAILPOINT: point });
-    t.is(killed.signal, 'SIGKILL', `the failpoint was not reached: ${killed.stderr}`);
-    await assertValid(t, rootDir, `after the kill at ${point}`);
-    t.is((await put(rootDir, ID, input)).code, 0);
-    await assertValid(t, rootDir, 'after the repairing put');
-  });
+// Creation, and a new version by exchange: valid right after every kill and after the next put.
+for (const [what, points, withV1, files] of [
+  ['new object', NEW_OBJECT_POINTS, false, V1],
+  ['existing object', EXISTING_OBJECT_POINTS, true, V2],
+] as Array<[string, string[], boolean, Files]>) {
+  for (const point of points) {
+    test(`${what} killed at ${point}: the root validates right after the kill, and after the next put`, async (t) => {
+      const { base, rootDir } = await newRoot(withV1);
+      const input = writeInput(path.join(base, 'in'), files);
+      const killed = await put(rootDir, ID, input, { SIARD_OCFL_FAILPOINT: point });
+      t.is(killed.signal, 'SIGKILL', `the failpoint was not reached: ${killed.stderr}`);
+      await assertValid(t, rootDir, `after the kill at ${point}`);
+      t.is((await put(rootDir, ID, input)).code, 0);
+      await assertValid(t, rootDir, 'after the repairing put');
+    });
+  }
 }
 
 /**
