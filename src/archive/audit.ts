@@ -519,7 +519,7 @@ export function shardOf(objectPath: string, n: number): number {
 }
 
 /** Folder listing over the logical paths of a version. */
-export function stateLister(state: Map<string, string>): PackageLister {
+export function stateLister(state: ReadonlyMap<string, string>): PackageLister {
   return {
     async files(folder) {
       const prefix = folder ? `${folder}/` : '';

@@ -159,7 +159,7 @@ export async function addMetsIndex(rootArg: string | OcflStorageRoot, id: string
 }
 
 /** Every external LOB file the cells reference (each part of a split LOB), and the digestTypes seen. */
-async function lobFilesOfCells(object: OcflObjectReader, state: Map<string, string>, siardFile: string, file: string) {
+async function lobFilesOfCells(object: OcflObjectReader, state: ReadonlyMap<string, string>, siardFile: string, file: string) {
   const siard = await SiardReader.open(file, { siardPath: siardFile });
   const files: LobFileOfCell[] = [];
   const seen = new Set<string>();
@@ -204,7 +204,7 @@ function chooseChecksumType(id: string, digestTypes: Set<SiardDigestType>, manif
 }
 
 /** With --replace: the head's parent METS, the children it lists, and any at the new children's places. */
-async function oldMetsFiles(object: OcflObjectReader, state: Map<string, string>, parentPath: string, newChildren: string[]): Promise<string[]> {
+async function oldMetsFiles(object: OcflObjectReader, state: ReadonlyMap<string, string>, parentPath: string, newChildren: string[]): Promise<string[]> {
   const out = new Set<string>();
   if (state.has(parentPath)) {
     out.add(parentPath);

@@ -2,16 +2,24 @@
  * Materialising one version of an object as plain files. No logical path can write outside
  * the destination: every path is checked before the first byte is written, files are created
  * exclusively (nothing is overwritten), and each file's content digest is verified while it is
- * copied (a mismatch removes that file and stops with exit status 1).
+ * copied. A failure (a digest mismatch: exit status 1; a full disk...) removes everything the
+ * checkout wrote, leaving the destination as it was.
  */
 import { createWriteStream, promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import { SiardOcflError, UsageError } from '../errors.js';
-import { MultiHasher } from './digest.js';
+import { forEachConcurrent } from './concurrent.js';
+import { digestSync, MultiHasher } from './digest.js';
 import { logicalPathProblem } from './logical-path.js';
 import type { OcflObjectReader } from './object.js';
+
+/** Files stat'ed at once while the plan is checked, and copied at once: libuv round trips overlap. */
+const STAT_PARALLEL = 32;
+const COPY_PARALLEL = 16;
+/** Files up to this size are read whole; larger ones stream through 1 MiB buffers. */
+const WHOLE_READ_MAX = 1 << 20;
 
 export interface CheckoutOptions {
   version?: string;
@@ -64,23 +72,29 @@ export async function checkoutVersion(reader: OcflObjectReader, dest: string, op
   }
   // Content paths come from the inventory too: each must be a plain path to a regular file of
   // the object (not "..", not absolute, not a symbolic link), judged before anything is written.
-  const folders = new Map<string, boolean>();
-  const isFolder = async (p: string) => {
-    if (!folders.has(p)) folders.set(p, (await reader.storage.stat(reader.storagePath(p)))?.isDirectory === true);
-    return folders.get(p)!;
+  const folders = new Map<string, Promise<boolean>>();
+  const isFolder = (p: string) => {
+    let known = folders.get(p);
+    if (!known) {
+      known = reader.storage.stat(reader.storagePath(p)).then((s) => s?.isDirectory === true);
+      folders.set(p, known);
+    }
+    return known;
   };
-  for (const { contentPath, logicalPath } of plan) {
+  const sizes = new Array<number>(plan.length);
+  await forEachConcurrent(plan, STAT_PARALLEL, async ({ contentPath, logicalPath }, i) => {
     let stat = logicalPathProblem(contentPath) ? undefined : await reader.storage.stat(reader.storagePath(contentPath));
     // stat does not follow a link at the end of the path; every folder on the way must be a real one too.
     const parts = contentPath.split('/');
-    for (let i = 1; stat && i < parts.length; i++) if (!(await isFolder(parts.slice(0, i).join('/')))) stat = { isFile: false, isDirectory: false, size: 0 };
+    for (let j = 1; stat && j < parts.length; j++) if (!(await isFolder(parts.slice(0, j).join('/')))) stat = { isFile: false, isDirectory: false, size: 0 };
     if (!stat?.isFile) {
       throw new SiardOcflError(
         `Object "${reader.id}" version ${version} keeps logical path ${JSON.stringify(logicalPath)} at content path ${JSON.stringify(contentPath)}, which is ${stat ? 'not a regular file of the object (a link, a folder, or reached through a link)' : 'missing or leads out of the object'}; nothing was written.`,
         { code: 'UNSAFE_CONTENT_PATH', exitCode: 1 },
       );
     }
-  }
+    sizes[i] = stat.size;
+  });
   const existing = await fsp.readdir(target).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined;
     throw new UsageError(`Cannot use ${target} as checkout destination: ${err.message}`, 'BAD_DESTINATION', err);
@@ -89,26 +103,52 @@ export async function checkoutVersion(reader: OcflObjectReader, dest: string, op
   await fsp.mkdir(target, { recursive: true });
   const alg = reader.inventory.digestAlgorithm;
   let bytes = 0;
-  for (const item of plan) {
-    await fsp.mkdir(path.dirname(item.file), { recursive: true });
-    const hasher = MultiHasher.createSync([alg]);
-    const hashing = new Transform({
-      transform(chunk: Buffer, _enc, cb) {
-        hasher.update(chunk);
-        cb(null, chunk);
-      },
+  try {
+    // Every folder once, parents first (a sorted list puts a folder before what lies in it).
+    const dirs = [...new Set(plan.map((item) => path.dirname(item.file)))].filter((d) => d !== target).sort();
+    for (const dir of dirs) await fsp.mkdir(dir, { recursive: true });
+    await forEachConcurrent(plan, COPY_PARALLEL, async (item, i) => {
+      const actual = sizes[i] <= WHOLE_READ_MAX ? await copySmall(reader, item, alg) : await copyStreamed(reader, item, alg);
+      if (actual.digest !== item.digest.toLowerCase()) {
+        throw new SiardOcflError(
+          `Content ${item.contentPath} of object "${reader.id}" (logical path "${item.logicalPath}") has ${alg} ${actual.digest}, not ${item.digest} as the inventory records; the checkout was removed.`,
+          { code: 'FIXITY_FAILURE', exitCode: 1 },
+        );
+      }
+      bytes += actual.size;
+      options.onFile?.(item.logicalPath, actual.size);
     });
-    await pipeline(reader.storage.readStream(reader.storagePath(item.contentPath)), hashing, createWriteStream(item.file, { flags: 'wx' }));
-    const actual = hasher.digests()[alg];
-    if (actual !== item.digest.toLowerCase()) {
-      await fsp.rm(item.file, { force: true });
-      throw new SiardOcflError(
-        `Content ${item.contentPath} of object "${reader.id}" (logical path "${item.logicalPath}") has ${alg} ${actual}, not ${item.digest} as the inventory records.`,
-        { code: 'FIXITY_FAILURE', exitCode: 1 },
-      );
-    }
-    bytes += hasher.size;
-    options.onFile?.(item.logicalPath, hasher.size);
+  } catch (err) {
+    // Nothing half-done is left: the destination goes back to the empty folder (or nothing) it was.
+    if (existing) await Promise.all((await fsp.readdir(target)).map((name) => fsp.rm(path.join(target, name), { recursive: true, force: true })));
+    else await fsp.rm(target, { recursive: true, force: true });
+    throw err;
   }
   return { version, files: plan.length, bytes };
+}
+
+interface PlannedFile {
+  logicalPath: string;
+  file: string;
+  contentPath: string;
+}
+
+/** A file that fits one read: read, digest and write whole (no stream, no 1 MiB buffer per small file). */
+async function copySmall(reader: OcflObjectReader, item: PlannedFile, alg: string): Promise<{ digest: string; size: number }> {
+  const bytes = await reader.storage.readFile(reader.storagePath(item.contentPath));
+  const digest = digestSync(alg, bytes);
+  await fsp.writeFile(item.file, bytes, { flag: 'wx' });
+  return { digest, size: bytes.length };
+}
+
+async function copyStreamed(reader: OcflObjectReader, item: PlannedFile, alg: string): Promise<{ digest: string; size: number }> {
+  const hasher = MultiHasher.createSync([alg]);
+  const hashing = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      hasher.update(chunk);
+      cb(null, chunk);
+    },
+  });
+  await pipeline(reader.storage.readStream(reader.storagePath(item.contentPath)), hashing, createWriteStream(item.file, { flags: 'wx' }));
+  return { digest: hasher.digests()[alg], size: hasher.size };
 }

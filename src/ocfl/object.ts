@@ -78,6 +78,10 @@ export async function loadInventory(storage: Storage, objectPath: string): Promi
 }
 
 export class OcflObjectReader {
+  /** Built on first use and kept: an inventory of a million paths must not be re-indexed per lookup. */
+  private readonly states = new Map<string, ReadonlyMap<string, string>>();
+  private manifest: Map<string, string[]> | undefined;
+
   constructor(
     readonly storage: Storage,
     /** Object root, relative to the storage. */
@@ -108,9 +112,17 @@ export class OcflObjectReader {
     });
   }
 
-  /** logical path -> digest of a version (default head), sorted by path. */
-  state(version = this.head): Map<string, string> {
-    return logicalState(this.inventory, version);
+  /**
+   * logical path -> digest of a version (default head), sorted by path. Built once per version
+   * and shared: callers must not change it (the reader treats its inventory as immutable).
+   */
+  state(version = this.head): ReadonlyMap<string, string> {
+    let state = this.states.get(version);
+    if (!state) {
+      state = logicalState(this.inventory, version);
+      this.states.set(version, state);
+    }
+    return state;
   }
 
   /** Digest of a logical path in a version. */
@@ -124,7 +136,8 @@ export class OcflObjectReader {
 
   /** Content path (relative to the object root) holding a digest's bytes. */
   contentPathOfDigest(digest: string): string {
-    const paths = manifestIndex(this.inventory).get(digest.toLowerCase());
+    this.manifest ??= manifestIndex(this.inventory);
+    const paths = this.manifest.get(digest.toLowerCase());
     if (!paths || paths.length === 0) {
       throw new InventoryError(`Object "${this.id}" has no manifest entry for digest ${digest}.`);
     }

@@ -9,7 +9,7 @@
  * that name taken).
  */
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { SiardOcflError, UsageError } from '../errors.js';
 import { assertDigestAlgorithm, MultiHasher } from './digest.js';
@@ -26,10 +26,12 @@ import {
 } from './inventory.js';
 import { assertLogicalPath } from './logical-path.js';
 import type { ObjectLock } from './lock.js';
-import type { Storage } from './storage.js';
+import type { Storage, WritableFile } from './storage.js';
 
 /** Content of at least this size (or of unknown size) is written around the page cache. */
 const DIRECT_MIN_BYTES = 256 * 1024;
+/** Content up to this size is gathered in memory and written once to its place (see addStream). */
+const SMALL_MAX_BYTES = 64 * 1024;
 /** Placed files being flushed at once during staging: enough to keep the disk busy, few enough to leave libuv's pool (4 threads) to the writes. */
 const EARLY_FLUSHES = 2;
 
@@ -123,7 +125,7 @@ export class StagedVersion {
   private counter = 0;
   private closed = false;
   /** Folders of the staged object made so far: staging removes files, never folders, before commit. */
-  private readonly madeDirs = new Set<string>();
+  private readonly madeDirs = new Map<string, Promise<void>>();
   /** Early flushes of placed files (see flushEarly): started while the export goes on. */
   private readonly flushQueue: string[] = [];
   private readonly flushing = new Set<Promise<void>>();
@@ -178,24 +180,35 @@ export class StagedVersion {
     this.refs.set(digest, (this.refs.get(digest) ?? 0) + 1);
   }
 
-  /** Removes a logical path; drops staged content nothing refers to any more. */
-  private async unsetState(p: string): Promise<void> {
+  /**
+   * Removes a logical path from the state; returns the content staged this session that nothing
+   * refers to any more (its content path stays reserved until dropOrphan has removed its file).
+   */
+  private unsetStateSync(p: string): NewContent | undefined {
     const digest = this.state.get(p);
-    if (digest === undefined) return;
+    if (digest === undefined) return undefined;
     this.state.delete(p);
     this.logical.delete(p);
     const n = (this.refs.get(digest) ?? 1) - 1;
     if (n > 0) {
       this.refs.set(digest, n);
-      return;
+      return undefined;
     }
     this.refs.delete(digest);
     const staged = this.newContent.get(digest);
-    if (staged) {
-      this.newContent.delete(digest);
-      this.contentPaths.delete(staged.contentPath.slice(this.contentPrefix().length));
-      await this.ctx.workspace.remove(`${this.ctx.stage}/object/${staged.contentPath}`);
-    }
+    if (staged) this.newContent.delete(digest);
+    return staged;
+  }
+
+  private async dropOrphan(staged: NewContent): Promise<void> {
+    await this.ctx.workspace.remove(`${this.ctx.stage}/object/${staged.contentPath}`);
+    this.contentPaths.delete(staged.contentPath.slice(this.contentPrefix().length));
+  }
+
+  /** Removes a logical path; drops staged content nothing refers to any more. */
+  private async unsetState(p: string): Promise<void> {
+    const orphan = this.unsetStateSync(p);
+    if (orphan) await this.dropOrphan(orphan);
   }
 
   private contentPrefix(): string {
@@ -222,8 +235,11 @@ export class StagedVersion {
 
   /**
    * Adds (or replaces) a logical file with the bytes of a stream. `sizeHint` (bytes expected, when
-   * known) lets large or unknown-size content be written around the page cache (direct-write.ts);
-   * small files go the ordinary way, where the early flush keeps the disk's latency off this path.
+   * known) lets large or unknown-size content be written around the page cache (direct-write.ts).
+   * Content that stays small is gathered in memory and written once, straight to its content path
+   * (or not at all when the object already holds it): no temporary file, no rename, no 1 MiB
+   * buffer per file. Adds may run concurrently: what a file's digest decides (store, reuse, which
+   * content path) is settled without awaiting anything in between.
    */
   async addStream(
     logicalPath: string,
@@ -234,69 +250,118 @@ export class StagedVersion {
     this.assertPlaceable(logicalPath, true);
     const { workspace, stage } = this.ctx;
     const hasher = await MultiHasher.create([this.digestAlgorithm, ...this.fixityAlgorithms]);
-    const incoming = `${stage}/incoming/${++this.counter}`;
-    // Flushed at commit, all files at once (fsyncTree), before anything is renamed into the root.
-    const direct = options.sizeHint === undefined || options.sizeHint >= DIRECT_MIN_BYTES;
-    const file = await workspace.openWrite(incoming, { exclusive: true, durable: false, direct });
+    const large = options.sizeHint === undefined || options.sizeHint >= DIRECT_MIN_BYTES;
+    let held: Uint8Array[] | undefined = large ? undefined : [];
+    let heldBytes = 0;
+    let incoming: string | undefined;
+    let file: WritableFile | undefined;
+    const spill = async () => {
+      incoming = `${stage}/incoming/${++this.counter}`;
+      // Flushed at commit, all files at once, before anything is renamed into the root.
+      file = await workspace.openWrite(incoming, { exclusive: true, durable: false, direct: large });
+    };
     try {
+      if (large) await spill();
       for await (const chunk of source) {
         const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+        if (held && heldBytes + bytes.byteLength <= SMALL_MAX_BYTES) {
+          // Copied: a producer may reuse its buffer once the chunk is handed over.
+          held.push(Buffer.from(bytes));
+          heldBytes += bytes.byteLength;
+          hasher.update(bytes);
+          continue;
+        }
+        if (held) {
+          // Larger than its hint: what was held goes to a file like any large content.
+          await spill();
+          for (const h of held) await file!.write(h);
+          held = undefined;
+        }
         // The write runs on libuv's thread pool while this thread hashes the same (unchanged) bytes.
-        const written = file.write(bytes);
+        const written = file!.write(bytes);
         try {
           hasher.update(bytes);
         } finally {
           await written;
         }
       }
-      await file.close();
+      await file?.close();
     } catch (err) {
-      await file.abort();
+      await file?.abort();
       throw err;
     }
     await failpoint('stage-file-written');
     const digests = hasher.digests();
     const digest = digests[this.digestAlgorithm];
-    // Checked again: another add may have taken a conflicting path while these bytes were written.
+    let decision: ReturnType<StagedVersion['settle']>;
     try {
+      // Checked again: another add may have taken a conflicting path while these bytes were read.
       this.assertPlaceable(logicalPath, true);
+      decision = this.settle(logicalPath, digest, digests, hasher.size);
     } catch (err) {
-      await workspace.remove(incoming);
+      if (incoming) await workspace.remove(incoming);
       throw err;
     }
+    if (decision.orphan) await this.dropOrphan(decision.orphan);
+    if (!decision.stored) {
+      if (incoming) await workspace.remove(incoming);
+      return { logicalPath, size: hasher.size, digests, contentPath: decision.contentPath, stored: false };
+    }
+    const target = `${stage}/object/${decision.contentPath}`;
+    const folder = target.slice(0, target.lastIndexOf('/'));
+    let made = this.madeDirs.get(folder);
+    if (!made) {
+      made = workspace.mkdir(folder);
+      this.madeDirs.set(folder, made);
+    }
+    await made;
+    if (incoming) {
+      await workspace.rename(incoming, target);
+      await failpoint('stage-file-placed');
+      this.flushEarly(target);
+    } else {
+      const out = await workspace.openWrite(target, { exclusive: true, durable: false });
+      try {
+        for (const h of held!) await out.write(h);
+        await out.close();
+      } catch (err) {
+        await out.abort();
+        throw err;
+      }
+      await failpoint('stage-file-placed');
+      // Small files are not flushed one by one: commit makes them durable together (fsyncTree).
+    }
+    return { logicalPath, size: hasher.size, digests, contentPath: decision.contentPath, stored: true };
+  }
+
+  /**
+   * What the digest of a new logical file decides, settled synchronously so that concurrent adds
+   * never both store the same content or take the same content path: the state is updated, and
+   * the content path is reserved when the bytes are new (stored: the caller writes them there).
+   */
+  private settle(logicalPath: string, digest: string, digests: Record<string, string>, size: number): { contentPath: string; stored: boolean; orphan?: NewContent } {
     const previous = this.state.get(logicalPath);
     if (previous === digest) {
-      await workspace.remove(incoming);
       const contentPath = this.newContent.get(digest)?.contentPath ?? this.base!.manifest[this.knownDigests.get(digest)!][0];
-      return { logicalPath, size: hasher.size, digests, contentPath, stored: false };
+      return { contentPath, stored: false };
     }
-    await this.unsetState(logicalPath);
-    let contentPath: string;
-    let stored = false;
+    const orphan = this.unsetStateSync(logicalPath);
     const known = this.knownDigests.get(digest);
     const staged = this.newContent.get(digest);
+    let result: { contentPath: string; stored: boolean; orphan?: NewContent };
     if (known !== undefined || staged) {
-      await workspace.remove(incoming);
-      contentPath = staged ? staged.contentPath : this.base!.manifest[known!][0];
+      result = { contentPath: staged ? staged.contentPath : this.base!.manifest[known!][0], stored: false };
       if (!staged) this.extraFixity.set(digest, digests);
     } else {
       const rel = this.chooseContentPath(logicalPath);
       this.contentPaths.add(rel);
-      contentPath = this.contentPrefix() + rel;
-      this.newContent.set(digest, { contentPath, digests, size: hasher.size });
-      const target = `${stage}/object/${contentPath}`;
-      const folder = target.slice(0, target.lastIndexOf('/'));
-      if (!this.madeDirs.has(folder)) {
-        await workspace.mkdir(folder);
-        this.madeDirs.add(folder);
-      }
-      await workspace.rename(incoming, target);
-      stored = true;
-      await failpoint('stage-file-placed');
-      this.flushEarly(target);
+      const contentPath = this.contentPrefix() + rel;
+      this.newContent.set(digest, { contentPath, digests, size });
+      result = { contentPath, stored: true };
     }
+    if (orphan) result.orphan = orphan;
     this.setState(logicalPath, digest);
-    return { logicalPath, size: hasher.size, digests, contentPath, stored };
+    return result;
   }
 
   /**
@@ -315,8 +380,10 @@ export class StagedVersion {
     return this.addStream(logicalPath, [typeof bytes === 'string' ? Buffer.from(bytes) : bytes]);
   }
 
-  async addFile(logicalPath: string, sourcePath: string): Promise<AddedFile> {
-    const size = (await stat(sourcePath).catch(() => undefined))?.size;
+  async addFile(logicalPath: string, sourcePath: string, knownSize?: number): Promise<AddedFile> {
+    const size = knownSize ?? (await stat(sourcePath).catch(() => undefined))?.size;
+    // A small file is read whole (one buffer of its size, not a 1 MiB stream buffer per file).
+    if (size !== undefined && size <= SMALL_MAX_BYTES) return this.addStream(logicalPath, [await readFile(sourcePath)], { sizeHint: size });
     return this.addStream(logicalPath, createReadStream(sourcePath, { highWaterMark: 1 << 20 }), { sizeHint: size });
   }
 

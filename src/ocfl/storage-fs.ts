@@ -58,8 +58,9 @@ export class FileSystemStorage implements Storage {
     const abs = this.resolve(rel);
     let real: string;
     try {
-      real = realpathSync(abs);
-      this.realLocation ??= realpathSync(this.location);
+      // The native call is one realpath(3); the JavaScript one lstats every component of every path.
+      real = realpathSync.native(abs);
+      this.realLocation ??= realpathSync.native(this.location);
     } catch {
       return abs; // missing: the read reports it
     }
