@@ -91,10 +91,12 @@ async function inBatches<T>(items: T[], width: number, fn: (item: T) => Promise<
 }
 
 /**
- * fsyncs every file under `dir` (many at once: far faster than one after another), then every
- * folder, children before parents, and `dir` itself.
+ * Makes every file and folder under `dir` durable: one syncfs of the whole filesystem where the
+ * storage offers it, else fsyncs of every file (many at once: far faster than one after
+ * another), then of every folder, children before parents, and `dir` itself.
  */
 export async function fsyncTree(storage: Storage, dir: string): Promise<void> {
+  if (await storage.syncAll()) return;
   const files: string[] = [];
   const dirs: string[] = [];
   const walk = async (d: string): Promise<void> => {
@@ -225,8 +227,10 @@ async function publishByExchange(ctx: CommitContext, version: string, digestAlgo
   await workspace.rename(`${stage}/object/${version}`, `${shadow}/${version}`);
   await workspace.rename(`${stage}/root/inventory.json`, `${shadow}/inventory.json`);
   await workspace.rename(`${stage}/root/${sidecar}`, `${shadow}/${sidecar}`);
-  await inBatches(dirs, FSYNC_PARALLEL, (d) => workspace.fsyncDir(d));
-  await workspace.fsyncDir(stage);
+  if (!(await workspace.syncAll())) {
+    await inBatches(dirs, FSYNC_PARALLEL, (d) => workspace.fsyncDir(d));
+    await workspace.fsyncDir(stage);
+  }
   await failpoint('before-exchange');
   if (!(await root.exchangeWith(workspace, shadow, objectPath))) {
     throw new SiardOcflError(`The filesystem of ${root.location} stopped exchanging folders during the commit of "${ctx.id}".`, { code: 'EXCHANGE_FAILED' });

@@ -32,6 +32,8 @@ import type { Storage, WritableFile } from './storage.js';
 const DIRECT_MIN_BYTES = 256 * 1024;
 /** Content up to this size is gathered in memory and written once to its place (see addStream). */
 const SMALL_MAX_BYTES = 64 * 1024;
+/** Small files written behind at once (at most this many times SMALL_MAX_BYTES held in memory). */
+const PENDING_WRITES_MAX = 64;
 /** Placed files being flushed at once during staging: enough to keep the disk busy, few enough to leave libuv's pool (4 threads) to the writes. */
 const EARLY_FLUSHES = 2;
 
@@ -126,6 +128,9 @@ export class StagedVersion {
   private closed = false;
   /** Folders of the staged object made so far: staging removes files, never folders, before commit. */
   private readonly madeDirs = new Map<string, Promise<void>>();
+  /** Small content being written behind (see writeBehind), by content path. */
+  private readonly pendingWrites = new Map<string, Promise<void>>();
+  private writeFailure: Error | undefined;
   /** Early flushes of placed files (see flushEarly): started while the export goes on. */
   private readonly flushQueue: string[] = [];
   private readonly flushing = new Set<Promise<void>>();
@@ -201,6 +206,7 @@ export class StagedVersion {
   }
 
   private async dropOrphan(staged: NewContent): Promise<void> {
+    await this.pendingWrites.get(staged.contentPath);
     await this.ctx.workspace.remove(`${this.ctx.stage}/object/${staged.contentPath}`);
     this.contentPaths.delete(staged.contentPath.slice(this.contentPrefix().length));
   }
@@ -308,30 +314,59 @@ export class StagedVersion {
       return { logicalPath, size: hasher.size, digests, contentPath: decision.contentPath, stored: false };
     }
     const target = `${stage}/object/${decision.contentPath}`;
-    const folder = target.slice(0, target.lastIndexOf('/'));
-    let made = this.madeDirs.get(folder);
-    if (!made) {
-      made = workspace.mkdir(folder);
-      this.madeDirs.set(folder, made);
-    }
-    await made;
     if (incoming) {
+      await this.folderOf(target);
       await workspace.rename(incoming, target);
       await failpoint('stage-file-placed');
       this.flushEarly(target);
     } else {
-      const out = await workspace.openWrite(target, { exclusive: true, durable: false });
+      // Written behind: the digests are known already, so the caller (the next row of an export,
+      // the next file of a put) goes on while the bytes go to disk; commit waits for them all.
+      await this.writeBehind(decision.contentPath, target, held!);
+    }
+    return { logicalPath, size: hasher.size, digests, contentPath: decision.contentPath, stored: true };
+  }
+
+  /** Makes the folder of a staged file once (concurrent adds share the one mkdir). */
+  private folderOf(target: string): Promise<void> {
+    const folder = target.slice(0, target.lastIndexOf('/'));
+    let made = this.madeDirs.get(folder);
+    if (!made) {
+      made = this.ctx.workspace.mkdir(folder);
+      this.madeDirs.set(folder, made);
+    }
+    return made;
+  }
+
+  /**
+   * Writes small content to its place without the caller waiting for it, at most
+   * PENDING_WRITES_MAX at a time (bounded memory). A failure is kept and fails the commit.
+   */
+  private async writeBehind(contentPath: string, target: string, chunks: Uint8Array[]): Promise<void> {
+    while (this.pendingWrites.size >= PENDING_WRITES_MAX) await Promise.race(this.pendingWrites.values());
+    const write = (async () => {
+      await this.folderOf(target);
+      const out = await this.ctx.workspace.openWrite(target, { exclusive: true, durable: false });
       try {
-        for (const h of held!) await out.write(h);
+        for (const chunk of chunks) await out.write(chunk);
         await out.close();
       } catch (err) {
         await out.abort();
         throw err;
       }
       await failpoint('stage-file-placed');
-      // Small files are not flushed one by one: commit makes them durable together (fsyncTree).
-    }
-    return { logicalPath, size: hasher.size, digests, contentPath: decision.contentPath, stored: true };
+    })()
+      .catch((err: Error) => {
+        this.writeFailure ??= err;
+      })
+      .finally(() => this.pendingWrites.delete(contentPath));
+    this.pendingWrites.set(contentPath, write);
+  }
+
+  /** Waits for every write behind; throws the first failure when asked (commit), not on abort. */
+  private async settleWrites(throwFailure: boolean): Promise<void> {
+    while (this.pendingWrites.size > 0) await Promise.all([...this.pendingWrites.values()]);
+    if (throwFailure && this.writeFailure) throw this.writeFailure;
   }
 
   /**
@@ -536,6 +571,7 @@ export class StagedVersion {
     const { workspace, stage } = this.ctx;
     let publishing = false;
     try {
+      await this.settleWrites(true);
       await this.settleFlushes(true);
       const inv = this.buildInventory(options);
       if (this.base) await this.completeFixity(inv);
@@ -599,6 +635,7 @@ export class StagedVersion {
     if (this.closed) return;
     this.closed = true;
     try {
+      await this.settleWrites(false);
       await this.settleFlushes(false);
       await this.ctx.workspace.remove(this.ctx.stage);
     } finally {

@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import { SiardOcflError } from '../errors.js';
 import { openDirect } from './direct-write.js';
 import { exchangePaths } from './rename-exchange.js';
+import { FilesystemSync } from './syncfs.js';
 import type { Storage, StorageEntry, StorageStat, WritableFile } from './storage.js';
 
 export class FileSystemStorage implements Storage {
@@ -70,8 +71,19 @@ export class FileSystemStorage implements Storage {
     return abs;
   }
 
+  /** Opened before the first write, so that syncAll hears of every write lost after it. */
+  private filesystemSync: FilesystemSync | undefined | null;
+
+  async syncAll(): Promise<boolean> {
+    const handle = (this.filesystemSync ??= FilesystemSync.open(this.location) ?? null);
+    if (!handle) return false;
+    await handle.sync();
+    return true;
+  }
+
   async openWrite(rel: string, options: { exclusive?: boolean; durable?: boolean; direct?: boolean } = {}): Promise<WritableFile> {
     const durable = options.durable ?? true;
+    this.filesystemSync ??= FilesystemSync.open(this.location) ?? null;
     const abs = this.resolve(rel);
     await fsp.mkdir(path.dirname(abs), { recursive: true });
     if (options.direct && this.directWrites) {

@@ -38,6 +38,12 @@ export interface Storage {
    * filesystem allows it (large content written once; see direct-write.ts).
    */
   openWrite(path: string, options?: { exclusive?: boolean; durable?: boolean; direct?: boolean }): Promise<WritableFile>;
+  /**
+   * Makes every file and folder written through this storage so far durable in one call, where
+   * the backend can (syncfs(2)); resolves false where it cannot, and the caller then flushes file
+   * by file (fsyncFile, fsyncDir). Rejects when a write since this storage's first write was lost.
+   */
+  syncAll(): Promise<boolean>;
   /** Flushes a written file's bytes to stable storage. */
   fsyncFile(path: string): Promise<void>;
   list(path: string): Promise<StorageEntry[]>;
