@@ -3,6 +3,7 @@
  * the fixture, ingested into a fresh storage root, and independent readers of what was written
  * (the inventory as plain JSON, ZIP entries through python/unzip via export-support.ts).
  */
+import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -90,4 +91,22 @@ export async function auditCli(root: string, ...args: string[]): Promise<{ cli: 
 /** `cp -a`, so a corruption in one test does not touch another's copy. */
 export function copyTree(from: string, to: string): void {
   execFileSync('cp', ['-a', from, to]);
+}
+
+/** Every table's rows as JSON text (values with their SQLite storage class), by table name. */
+export function sqliteContents(file: string): Record<string, string> {
+  const conn = new Database(file, { readonly: true });
+  try {
+    const out: Record<string, string> = {};
+    const tables = conn.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name`).all() as Array<{ name: string }>;
+    for (const { name } of tables) {
+      const rows = conn.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).raw(true).safeIntegers(true).all() as unknown[][];
+      out[name] = JSON.stringify(rows, (_k, v: unknown) =>
+        typeof v === 'bigint' ? `int:${v}` : v instanceof Uint8Array || (v && (v as { type?: string }).type === 'Buffer') ? `hex:${Buffer.from(v as Uint8Array).toString('hex')}` : v,
+      );
+    }
+    return out;
+  } finally {
+    conn.close();
+  }
 }

@@ -31,6 +31,10 @@ test.before(() => {
 
 test('the demo prints its steps, the object path and its tree', (t) => {
   for (const s of ['siard-ocfl ingest', 'siard-ocfl audit', 'siard-ocfl relocate', '--version v1', '--version v2', 'AUDIT PASSED', 'Northwind.siard']) t.true(demoOutput.includes(s), s);
+  // After relocation the head is restored into SQLite (its LOBs read inside the object) and compared.
+  t.true(demoOutput.includes('siard-ocfl restore --root demo-root'), 'the relocated head is restored');
+  t.regex(demoOutput, /Restored 6 tables, 87 rows, 13 LOB files \(13 digests verified\)/);
+  t.true(demoOutput.includes('Row counts equal: 6 tables.'), 'row counts compared with the source');
   t.true(demoOutput.includes(path.join('demo-root', path0003(ID))), 'object path printed');
   t.regex(demoOutput, /Removed \.\/demo-root|No \.\/demo-root yet/);
 });

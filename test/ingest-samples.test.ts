@@ -1,8 +1,9 @@
 /**
  * Acceptance 3: every archive in ../shared/reference/siard-samples ingests (as received) and audits.
  * External LOBs of DBPTK (`_lobseg_1`), SiardGui (`../lobs/`) and SiardApi (`lobs/`) are found in
- * the object and their digests verified; externalLobsMissing is reported as missing files; Full
- * Convert's back-slash lobFolder is read with a warning.
+ * the object and their digests verified; externalLobsMissing is refused by default (exit 1,
+ * nothing stored) and, stored as received on request, reported as missing files; Full Convert's
+ * back-slash lobFolder is read with a warning.
  *
  * The arkade5 copies in ../shared lost the CR of CRLF line ends in their LOB files (git
  * normalisation), so as stored there their digests cannot verify; the audit says so (LOB_DIGEST),
@@ -13,6 +14,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { audit, type AuditResult } from '../src/archive/audit.js';
 import { ingest } from '../src/archive/ingest.js';
+import type { SiardOcflError } from '../src/errors.js';
 import { loadLayout0003 } from '../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
 import { initRoot, type OcflStorageRoot } from '../src/ocfl/root.js';
 import { copyTree, readInventory } from './archive-support.js';
@@ -35,11 +37,14 @@ function siardFiles(dir: string): string[] {
 let root: OcflStorageRoot;
 const results = new Map<string, AuditResult>();
 const rel = (f: string) => path.relative(SAMPLES, f);
+/** The samples shipped without their LOB files (externalLobsMissing on purpose): stored as received only when asked. */
+const MISSING = 'arkade5/externalLobsMissing/dbptk.siard';
+const LOBS_ABSENT = [MISSING, 'arkade5/dbptk_produced.siard'];
 
 sharedTest.before(async () => {
   root = await initRoot(path.join(tempDir('siard-ocfl-samples-'), 'root'), await loadLayout0003());
   for (const file of siardFiles(SAMPLES)) {
-    await ingest(file, root, rel(file), { user: { name: 'test' } });
+    await ingest(file, root, rel(file), { user: { name: 'test' }, ...(LOBS_ABSENT.includes(rel(file)) ? { allowMissingLobs: true } : {}) });
     results.set(rel(file), await audit(root, { ids: [rel(file)] }));
   }
 });
@@ -86,8 +91,12 @@ sharedTest('external LOBs are found in the object: DBPTK _lobseg_1, SiardGui ../
   }
 });
 
-sharedTest('externalLobsMissing: every external LOB reported missing, exit status 1', (t) => {
-  const r = results.get('arkade5/externalLobsMissing/dbptk.siard')!;
+sharedTest('externalLobsMissing: refused by default (exit 1, one sentence, no object); stored on request, every external LOB reported missing, exit status 1', async (t) => {
+  const refused = await t.throwsAsync(ingest(reference('siard-samples', MISSING), root, 'refused', { user: { name: 'test' } }));
+  t.is((refused as SiardOcflError).exitCode, 1);
+  t.regex(refused!.message, /^\S+dbptk\.siard: 35 LOB cells reference files the package folder does not hold \(the first: .*row 1, column .*\), so nothing was stored/);
+  t.is(await root.findObject('refused'), undefined, 'no object left');
+  const r = results.get(MISSING)!;
   t.false(r.ok);
   const missing = r.findings.filter((f) => f.code === 'LOB_MISSING');
   t.is(missing.length, 35);

@@ -16,7 +16,7 @@
 import test from 'ava';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 // @ts-expect-error plain JS fixture builder
 import { buildNorthwind, CATEGORIES } from '../fixtures/northwind.js';
@@ -255,6 +255,31 @@ test('the whole Northwind (split 5 MiB BLOB, CLOB, 120 segments): the mets verb 
   const normal = (file: string, id: string) => readFileSync(file, 'utf8').replace(/CREATEDATE="[^"]*"/, '').replaceAll(`"${id}"`, '"OBJECT"');
   for (const p of children) t.is(normal(path.join(later, b.get(p)!), 'urn:example:full-b'), normal(path.join(withMets, a.get(p)!), 'urn:example:full-a'), p);
   checkAgainstInventory(t, later, 'SHA-256');
+});
+
+test('mets verb on a relocated object (lobFolder file:///Archives/x/, not on this machine): the LOB folders the object keeps are indexed, with one note, as ingest --mets indexes them', async (t) => {
+  const id = 'urn:example:full-relocated';
+  const r = await cli(['ingest', `sqlite:${db}`, '--root', root, '--id', id, '--name', 'Northwind', ...LIMITS, '--json']);
+  const objectDir = path.join(root, JSON.parse(r.stdout).objectPath as string);
+  await cli(['relocate', '--root', root, '--id', id, '--lob-folder', 'file:///Archives/x/']);
+  t.false(existsSync('/Archives/x'), 'the lobFolder does not exist here');
+  const m = await runCli(['mets', '--root', root, '--id', id, '--json']);
+  t.is(m.code, 0, m.stderr);
+  const result = JSON.parse(m.stdout) as { version: string; lobFiles: number; rehashed: number; notes: string[] };
+  t.is(result.version, 'v3');
+  t.is(result.rehashed, 0, 'every checksum came from the inventory');
+  t.is(result.notes.length, 1, 'one note, not one per cell');
+  t.regex(result.notes[0]!, /^Northwind\.siard: the database lobFolder "file:\/\/\/Archives\/x\/" points elsewhere .*listed where the object keeps them instead, at Northwind_lobseg_\d+\//);
+  const index = checkAgainstInventory(t, objectDir, 'SHA-256');
+  // The same children as ingest --mets writes for the unrelocated database.
+  const withMets = await cli(['ingest', `sqlite:${db}`, '--root', root, '--id', 'urn:example:full-relocated-ref', '--name', 'Northwind', ...LIMITS, '--mets', '--json']);
+  const reference = contentPaths(readInventory(path.join(root, JSON.parse(withMets.stdout).objectPath as string)));
+  const children = (paths: Iterable<string>) => [...paths].filter((p) => p.endsWith('/mets.xml')).sort();
+  t.deepEqual(children(contentPaths(index.inv).keys()), children(reference.keys()));
+  t.is(result.lobFiles, [...reference.keys()].filter((p) => p.includes('_lobseg_') && !p.endsWith('/mets.xml')).length);
+  const a = await runCli(['audit', '--root', root, '--id', id, '--json']);
+  t.is(a.code, 0, a.stdout);
+  t.false((JSON.parse(a.stdout).findings as Array<{ code: string }>).some((f) => f.code.startsWith('METS_') || f.code.startsWith('LOB_')));
 });
 
 test('mets verb takes LOB checksums from the inventory, not from the files (a damaged LOB keeps its recorded checksum)', async (t) => {

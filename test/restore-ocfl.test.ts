@@ -5,10 +5,10 @@
  * the same, and a missing version or object is a clear exit 2.
  */
 import test from 'ava';
-import Database from 'better-sqlite3';
 import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildNorthwind } from '../fixtures/northwind.js';
+import { sqliteContents as contents } from './archive-support.js';
 import { runCli } from './helpers/cli.js';
 import { tempDir } from './helpers/tmp.js';
 
@@ -16,24 +16,6 @@ const work = tempDir('siard-ocfl-restore-ocfl-');
 const db = buildNorthwind(path.join(work, 'northwind.db'));
 const root = path.join(work, 'root');
 const id = 'urn:example:northwind';
-
-/** Every table's rows as JSON text (values with their SQLite storage class), by table name. */
-function contents(file: string): Record<string, string> {
-  const conn = new Database(file, { readonly: true });
-  try {
-    const out: Record<string, string> = {};
-    const tables = conn.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name`).all() as Array<{ name: string }>;
-    for (const { name } of tables) {
-      const rows = conn.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).raw(true).safeIntegers(true).all() as unknown[][];
-      out[name] = JSON.stringify(rows, (_k, v: unknown) =>
-        typeof v === 'bigint' ? `int:${v}` : v instanceof Uint8Array || (v && (v as { type?: string }).type === 'Buffer') ? `hex:${Buffer.from(v as Uint8Array).toString('hex')}` : v,
-      );
-    }
-    return out;
-  } finally {
-    conn.close();
-  }
-}
 
 test.before(async () => {
   const init = await runCli(['init', root]);

@@ -24,7 +24,7 @@ import type { OcflObjectReader } from '../ocfl/object.js';
 import { openRoot, type OcflStorageRoot } from '../ocfl/root.js';
 import { HashPool, type HashTask } from '../ocfl/validate/hash-pool.js';
 import { validateObject } from '../ocfl/validate/index.js';
-import { describeLobTarget, findLob, type LobLocation, type LobPart } from '../siard/lob-location.js';
+import { describeLobTarget, type LobLocation, type LobPart } from '../siard/lob-location.js';
 import type { LobAccess } from '../siard/reader/lob-open.js';
 import { messageDigestEnd } from '../siard/reader/message-digest.js';
 import { lobCellsOfRow, SiardReader } from '../siard/reader/siard-reader.js';
@@ -37,7 +37,7 @@ import { AuditFindings, type AuditFinding, type AuditSeverity } from './audit-fi
 import { hashPlain, runSequential, type FileDigests, type SequentialJob, type SequentialResult } from './content-hash.js';
 import { OCFL_ALGORITHM_OF_DIGEST_TYPE } from './ocfl-sink.js';
 import { checkMetadataXsd } from './xsd-check.js';
-import { relativeReading, storageBaseOf } from './storage-base.js';
+import { StorageBaseLookup, storageBaseOf } from './storage-base.js';
 
 export type { AuditFinding, AuditSeverity } from './audit-findings.js';
 
@@ -288,9 +288,15 @@ async function auditObject(
       size: async () => 0,
     };
     const referenced: LobPart[] = [];
-    let absoluteNoted = false;
-    let storageBase: string | undefined;
+    // After `relocate` the object keeps the LOB folders where they were: verified there, said once.
+    const lobs = new StorageBaseLookup(siard, access, {
+      bases: async () => [await storageBaseOf(reader, logicalPath, version, abs)],
+      label: logicalPath,
+      container: 'the object',
+      verb: 'verified',
+    });
     const warned = new Set<string>();
+    let noted = false;
     for (const t of siard.tables()) {
       s.tables++;
       const tableName = `${t.schema.name}.${t.table.name}`;
@@ -300,28 +306,18 @@ async function auditObject(
         for (const cell of lobCellsOfRow(t, row)) {
           s.lobs++;
           const where = { path: logicalPath, table: tableName, row: cell.row, column: t.table.columns[cell.column - 1]?.name ?? cell.cellPath[0]! };
-          let location = siard.locate(cell);
+          const lookup = await lobs.lookup(cell);
+          const location = lookup.location;
+          if (lobs.note !== undefined && !noted) {
+            noted = true;
+            add('info', 'SIARD_LOBFOLDER_ABSOLUTE', lobs.note, { path: logicalPath });
+          }
           for (const w of location.warnings) {
             if (warned.has(w)) continue;
             warned.add(w);
             add('warning', /back-slash/.test(w) ? 'SIARD_LOBFOLDER_BACKSLASH' : 'SIARD_LOB_LOCATION', `${logicalPath}: ${w}`, { path: logicalPath });
           }
-          let found = await findLob(location, (p) => access.exists(p));
-          if (!found && location.primary.kind === 'outside' && location.primary.absolutePath !== undefined) {
-            // Outside the object by the SIARD reading. After `relocate` the object keeps the LOB
-            // folders where they were, relative to the .siard: verify them there.
-            storageBase ??= await storageBaseOf(reader, logicalPath, version, abs);
-            const local = relativeReading(siard, t, cell, storageBase);
-            const localFound = await findLob(local, (p) => access.exists(p));
-            if (localFound) {
-              if (!absoluteNoted) {
-                absoluteNoted = true;
-                add('info', 'SIARD_LOBFOLDER_ABSOLUTE', `${logicalPath}: the lobFolder is absolute (${describeLobTarget(location.primary)} and the like), outside the object; the object's copies of the LOB files, beside the .siard, were verified.`, { path: logicalPath });
-              }
-              location = local;
-              found = localFound;
-            }
-          }
+          const found = lookup.status === 'found' ? lookup.found : undefined;
           if (!found) {
             reportUnfound(location, cell, where);
             continue;

@@ -16,10 +16,9 @@ import { SiardOcflError } from '../errors.js';
 import { checkoutVersion, type CheckoutOptions, type CheckoutResult } from '../ocfl/checkout.js';
 import type { OcflObjectReader } from '../ocfl/object.js';
 import { NODE_HASH_OF_DIGEST_TYPE } from '../siard/model.js';
-import { describeLobCell, lookupLob, openFoundLob, packageLobAccess } from '../siard/reader/lob-open.js';
+import { describeLobCell, openFoundLob, packageLobAccess } from '../siard/reader/lob-open.js';
 import { SiardReader } from '../siard/reader/siard-reader.js';
-import { findLob } from '../siard/lob-location.js';
-import { relativeReading, storageBaseOf } from './storage-base.js';
+import { PACKAGE_BASES, StorageBaseLookup, storageBaseOf } from './storage-base.js';
 
 export interface ArchiveCheckoutOptions extends CheckoutOptions {
   /** write split LOBs back as whole files */
@@ -53,18 +52,14 @@ export async function checkoutArchive(reader: OcflObjectReader, dest: string, op
 export async function joinSplitLobs(siardFile: string, siardPath = path.basename(siardFile), storageBase?: string): Promise<number> {
   const siard = await SiardReader.open(siardFile, { siardPath });
   const access = packageLobAccess(siard);
+  // The checkout is the object's copy: split LOBs are joined there, never at the absolute lobFolder.
+  const lobs = new StorageBaseLookup(siard, access, { bases: () => (storageBase ? [storageBase] : PACKAGE_BASES), label: siardPath, container: 'the checkout', verb: 'joined' });
   const done = new Set<string>();
   let joined = 0;
   try {
     for (const t of siard.tables()) {
       for await (const cell of siard.lobCells(t)) {
-        let lookup = await lookupLob(siard, cell, access);
-        if (lookup.status === 'outside' && lookup.location.primary.kind === 'outside' && lookup.location.primary.absolutePath !== undefined && storageBase) {
-          const t = siard.tables().find((x) => x.schemaIndex === cell.schemaIndex && x.tableIndex === cell.tableIndex)!;
-          const location = relativeReading(siard, t, cell, storageBase);
-          const found = await findLob(location, (p) => access.exists(p));
-          if (found) lookup = { status: 'found', location, found };
-        }
+        const lookup = await lobs.lookup(cell);
         if (lookup.status !== 'found' || lookup.found.split === 'whole' || lookup.found.target.kind !== 'external') continue;
         const target = lookup.found.target.path;
         if (done.has(target)) continue;

@@ -9,8 +9,11 @@
  * become the version's content, byte for byte: the `.siard` at the top, and every file of the LOB
  * folders its cells reference (resolved by the SIARD reader through the three lobFolder levels),
  * plus the other files of those LOB folders, so nothing received is dropped. Only files under the
- * package folder are taken; LOBs outside it (absolute or climbing lobFolders) and missing LOBs are
- * reported, not fetched.
+ * package folder are taken. A package whose absolute lobFolder points elsewhere (a checkout of a
+ * relocated version) has its LOB folders taken from the package folder (storage-base.ts), with a
+ * note. A package some of whose LOBs are missing, or lie outside the package folder, is refused
+ * (exit 1, nothing committed) unless the caller asks to store it as received anyway
+ * (`allowMissingLobs`: each missing LOB reported, and the CLI still exits 1).
  *
  * Either way the version's state is exactly the new archive (clear() first), and content the
  * object already holds is not stored again.
@@ -23,7 +26,7 @@ import { openRoot, type OcflStorageRoot } from '../ocfl/root.js';
 import type { StagedVersion } from '../ocfl/stage.js';
 import { describeLobTarget, type LobPart } from '../siard/lob-location.js';
 import { SIARD_DIGEST_TYPES, type SiardDigestType } from '../siard/model.js';
-import { describeLobCell, lookupLob, packageLobAccess } from '../siard/reader/lob-open.js';
+import { describeLobCell, packageLobAccess, type LobLookup } from '../siard/reader/lob-open.js';
 import { SiardReader } from '../siard/reader/siard-reader.js';
 import { findUnreferencedLobFiles } from '../siard/reader/unreferenced.js';
 import { DEFAULTS, writeSiard, type SiardExportOptions, type SiardExportSummary } from '../siard/writer.js';
@@ -31,6 +34,7 @@ import { defaultArchiveName, openSource } from '../sources/open.js';
 import type { DatabaseSource } from '../sources/source.js';
 import { MetsIndexingSink } from '../siard/mets/indexing-sink.js';
 import { OCFL_ALGORITHM_OF_DIGEST_TYPE, StagedVersionSink } from './ocfl-sink.js';
+import { PACKAGE_BASES, StorageBaseLookup } from './storage-base.js';
 
 export interface VersionInfoOptions {
   message?: string;
@@ -56,6 +60,10 @@ export interface IngestResult {
   export?: Omit<SiardExportSummary, 'archive'>;
   /** things the user should know (missing or outside LOBs of a received package) */
   warnings: string[];
+  /** not problems, but said: where a received package's LOB folders were taken from */
+  notes: string[];
+  /** LOB cells of a received package whose file was not stored (only with allowMissingLobs) */
+  missingLobs: number;
 }
 
 /** Opens a storage root given as a path, or takes an opened one. */
@@ -103,7 +111,7 @@ export async function ingestDatabase(source: DatabaseSource, rootArg: string | O
   const objectPath = root.objectPath(id);
   const commit = await commitStaged(staged, options, `siard-ocfl ingest of ${source.description}`);
   const { archive: _a, ...exportSummary } = summary;
-  return { ...summarise(staged, summary.siardFile, commit, sink.stats, objectPath), export: exportSummary, warnings: [] };
+  return { ...summarise(staged, summary.siardFile, commit, sink.stats, objectPath), export: exportSummary, warnings: [], notes: [], missingLobs: 0 };
 }
 
 export interface PackagePlan {
@@ -114,9 +122,12 @@ export interface PackagePlan {
   /** LOB digest algorithms the cells use (OCFL names), for the fixity block */
   fixityAlgorithms: string[];
   warnings: string[];
+  notes: string[];
   /** LOB cells whose file was not found / lies outside the package */
   missing: number;
   outside: number;
+  /** the first such cell and why, in words */
+  firstUnstored?: string;
 }
 
 /**
@@ -132,20 +143,24 @@ export async function planSiardPackage(siardFile: string): Promise<PackagePlan> 
   const algorithms = new Set<string>();
   let missing = 0;
   let outside = 0;
+  let firstUnstored: string | undefined;
   try {
     const access = packageLobAccess(reader);
+    const lobs = new StorageBaseLookup(reader, access, { bases: () => PACKAGE_BASES, label: siardFile, container: `the package folder ${reader.packageDir}`, verb: 'taken' });
     for (const t of reader.tables()) {
       for await (const cell of reader.lobCells(t)) {
         if (cell.ref.digestType) algorithms.add(OCFL_ALGORITHM_OF_DIGEST_TYPE[cell.ref.digestType]!);
-        const lookup = await lookupLob(reader, cell, access);
+        const lookup = await lobs.lookup(cell);
         for (const w of lookup.location.warnings) if (!warnings.includes(w)) warnings.push(w);
         if (lookup.status === 'found') {
           for (const p of lookup.found.parts) if (p.kind === 'external') referenced.set(p.path, p);
         } else if (lookup.status === 'missing') {
           missing++;
+          firstUnstored ??= `${describeLobCell(reader, cell)}: "${cell.ref.file}" is missing (looked for ${describeLobTarget(lookup.location.primary)})`;
           if (missing <= 20) warnings.push(`${describeLobCell(reader, cell)}: LOB file "${cell.ref.file}" is missing (looked for ${describeLobTarget(lookup.location.primary)}).`);
         } else {
           outside++;
+          firstUnstored ??= `${describeLobCell(reader, cell)}: "${cell.ref.file}" ${whyNotStored(lookup)}`;
           if (outside <= 20) {
             warnings.push(`${describeLobCell(reader, cell)}: LOB file "${cell.ref.file}" ${lookup.status === 'outside' ? `lies outside the package folder (${describeLobTarget(lookup.location.primary)})` : `has no usable location (${lookup.reason})`}; it is not taken into the object.`);
           }
@@ -162,16 +177,39 @@ export async function planSiardPackage(siardFile: string): Promise<PackagePlan> 
       if (p === siardName) continue;
       files.push({ logicalPath: p, file: path.join(reader.packageDir, ...p.split('/')) });
     }
-    return { siard: siardFile, files, fixityAlgorithms: [...algorithms].sort(), warnings, missing, outside };
+    return { siard: siardFile, files, fixityAlgorithms: [...algorithms].sort(), warnings, notes: lobs.note !== undefined ? [lobs.note] : [], missing, outside, ...(firstUnstored !== undefined ? { firstUnstored } : {}) };
   } finally {
     reader.close();
   }
 }
 
+/** Why a LOB that was not found is not stored, in words (after the cell file). */
+function whyNotStored(lookup: Exclude<LobLookup, { status: 'found' | 'missing' }>): string {
+  const primary = lookup.location.primary;
+  if (lookup.status === 'invalid') return `has no usable location (${lookup.reason})`;
+  if (lookup.reason !== undefined) return `is not taken: ${lookup.reason}`;
+  // An absolute location was also looked for in the package folder (StorageBaseLookup).
+  const alsoHere = primary.kind === 'outside' && primary.absolutePath !== undefined ? ' and is not in it either' : '';
+  return `points outside the package folder (${describeLobTarget(primary)})${alsoHere}`;
+}
+
+export interface IngestPackageOptions extends VersionInfoOptions {
+  /** store the package even though some LOB files its cells reference are not in the package folder */
+  allowMissingLobs?: boolean;
+}
+
 /** Stores a received SIARD package, unchanged, as a new version of object `id`. */
-export async function ingestSiardPackage(siardFile: string, rootArg: string | OcflStorageRoot, id: string, options: VersionInfoOptions = {}): Promise<IngestResult> {
+export async function ingestSiardPackage(siardFile: string, rootArg: string | OcflStorageRoot, id: string, options: IngestPackageOptions = {}): Promise<IngestResult> {
   const root = await rootOf(rootArg);
   const plan = await planSiardPackage(siardFile);
+  const unstored = plan.missing + plan.outside;
+  // A package whose LOBs cannot all be stored is not what was received: refused before anything is staged.
+  if (unstored > 0 && !options.allowMissingLobs) {
+    throw new SiardOcflError(
+      `${siardFile}: ${unstored} LOB ${unstored === 1 ? 'cell references a file' : 'cells reference files'} the package folder does not hold (the first: ${plan.firstUnstored}), so nothing was stored in object "${id}" (--allow-missing-lobs stores the package as received anyway).`,
+      { code: 'LOB_MISSING', exitCode: 1 },
+    );
+  }
   const staged = await root.startVersion(id, { ...(options.digestAlgorithm ? { digestAlgorithm: options.digestAlgorithm } : {}), fixityAlgorithms: plan.fixityAlgorithms });
   const counts = { files: 0, stored: 0, bytes: 0, storedBytes: 0 };
   try {
@@ -190,12 +228,14 @@ export async function ingestSiardPackage(siardFile: string, rootArg: string | Oc
     throw err instanceof SiardOcflError ? err : new SiardOcflError(`Ingest of ${siardFile} into object "${id}" failed: ${(err as Error).message}`, { cause: err });
   }
   const commit = await commitStaged(staged, options, `siard-ocfl ingest of the SIARD package ${path.basename(siardFile)}`);
-  return { ...summarise(staged, plan.files[0]!.logicalPath, commit, counts, root.objectPath(id)), warnings: plan.warnings };
+  return { ...summarise(staged, plan.files[0]!.logicalPath, commit, counts, root.objectPath(id)), warnings: plan.warnings, notes: plan.notes, missingLobs: unstored };
 }
 
 export interface IngestOptions extends IngestDatabaseOptions {
   /** comma-separated table patterns (database sources) */
   tables?: string;
+  /** a received package only: store it even though some of its LOB files are not there */
+  allowMissingLobs?: boolean;
 }
 
 /** `<source>` as the CLI takes it: a database (sqlite:, .db, postgres://) or a .siard package. */
@@ -205,7 +245,8 @@ export async function ingest(sourceSpec: string, root: string | OcflStorageRoot,
     if (exportOnly.length > 0) throw new UsageError(`A SIARD package is stored as received; export options (${exportOnly.join(', ')}) do not apply to ${sourceSpec}.`);
     return ingestSiardPackage(sourceSpec, root, id, options);
   }
-  const { tables, ...rest } = options;
+  if (options.allowMissingLobs) throw new UsageError(`allowMissingLobs applies to a received .siard package, not to the database ${sourceSpec}.`);
+  const { tables, allowMissingLobs: _a, ...rest } = options;
   const source = await openSource(sourceSpec, tables ? { tables } : {});
   try {
     return await ingestDatabase(source, root, id, { ...rest, name: options.name ?? defaultArchiveName(sourceSpec) });

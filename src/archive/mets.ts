@@ -11,6 +11,8 @@
  *   digestType), or the manifest when that is the same algorithm. Only a file the block lacks is
  *   read and hashed (counted in `rehashed`);
  * - sizes: a stat of the content file.
+ * A relocated archive (absolute database lobFolder) is indexed where the object keeps its LOB
+ * folders (storage-base.ts); the result carries one note saying so.
  */
 import path from 'node:path/posix';
 import { SiardOcflError, UsageError } from '../errors.js';
@@ -18,17 +20,18 @@ import { MultiHasher } from '../ocfl/digest.js';
 import { nextVersionName } from '../ocfl/inventory.js';
 import type { OcflObjectReader } from '../ocfl/object.js';
 import type { OcflStorageRoot } from '../ocfl/root.js';
-import { findLob, type LobPart } from '../siard/lob-location.js';
+import type { LobPart } from '../siard/lob-location.js';
 import { childMetsPaths } from '../siard/mets/checker.js';
 import { MetsIndexWriter } from '../siard/mets/index-writer.js';
 import { lobPathInfo } from '../siard/mets/lob-paths.js';
 import { parseMets } from '../siard/mets/reader.js';
 import { METS_FILE_NAME, type LobIdentity, type MetsChecksumType, type MetsLobRecord } from '../siard/mets/types.js';
 import { SIARD_DIGEST_TYPES, type SiardDigestType } from '../siard/model.js';
-import { describeLobCell } from '../siard/reader/lob-open.js';
+import { describeLobCell, type LobAccess } from '../siard/reader/lob-open.js';
 import { SiardReader } from '../siard/reader/siard-reader.js';
 import { rootOf, type VersionInfoOptions } from './ingest.js';
 import { OCFL_ALGORITHM_OF_DIGEST_TYPE, StagedVersionSink } from './ocfl-sink.js';
+import { StorageBaseLookup, storageBaseOf } from './storage-base.js';
 
 export interface AddMetsOptions extends Pick<VersionInfoOptions, 'message' | 'user'> {
   /** write the index again when the head already has one (its old METS files are replaced) */
@@ -49,6 +52,8 @@ export interface AddMetsResult {
   lobFiles: number;
   /** files whose checksum was not in the inventory and had to be read */
   rehashed: number;
+  /** things the user should know that are not problems: where a relocated archive's LOBs were found */
+  notes: string[];
 }
 
 /** A LOB file of the archive, as the cells name it. */
@@ -81,8 +86,7 @@ export async function addMetsIndex(rootArg: string | OcflStorageRoot, id: string
     throw new UsageError(`Object "${id}" already has a METS index (${parentPath} in ${inv.head}); give --replace to write it again.`, 'METS_EXISTS');
   }
 
-  const storageFile = (logicalPath: string) => path.join(root.location, object.storagePath(object.contentPath(logicalPath)));
-  const { files, digestTypes } = await lobFilesOfCells(object, state, siardFile, storageFile(siardFile));
+  const { files, digestTypes, note } = await lobFilesOfCells(object, state, siardFile, (cp) => path.join(root.location, object.storagePath(cp)));
   const checksumType = chooseChecksumType(id, digestTypes, inv.digestAlgorithm, Object.keys(inv.fixity ?? {}));
   const algorithm = OCFL_ALGORITHM_OF_DIGEST_TYPE[checksumType]!;
 
@@ -151,6 +155,7 @@ export async function addMetsIndex(rootArg: string | OcflStorageRoot, id: string
       children: written.children.map((c) => ({ path: c.path, segment: c.segment, files: c.fileCount })),
       lobFiles: files.length,
       rehashed,
+      notes: note !== undefined ? [note] : [],
     };
   } catch (err) {
     await staged.abort().catch(() => undefined);
@@ -159,16 +164,30 @@ export async function addMetsIndex(rootArg: string | OcflStorageRoot, id: string
 }
 
 /** Every external LOB file the cells reference (each part of a split LOB), and the digestTypes seen. */
-async function lobFilesOfCells(object: OcflObjectReader, state: ReadonlyMap<string, string>, siardFile: string, file: string) {
-  const siard = await SiardReader.open(file, { siardPath: siardFile });
+async function lobFilesOfCells(object: OcflObjectReader, state: ReadonlyMap<string, string>, siardFile: string, abs: (contentPath: string) => string) {
+  const siard = await SiardReader.open(abs(object.contentPath(siardFile)), { siardPath: siardFile });
   const files: LobFileOfCell[] = [];
   const seen = new Set<string>();
   const digestTypes = new Set<SiardDigestType>();
+  let lobs: StorageBaseLookup | undefined;
   try {
-    const exists = async (part: LobPart) => (part.kind === 'internal' ? siard.hasEntry(part.entry) : state.has(part.path));
+    const access: LobAccess = {
+      exists: async (part: LobPart) => (part.kind === 'internal' ? siard.hasEntry(part.entry) : state.has(part.path)),
+      open: async () => {
+        throw new Error('not used');
+      },
+      size: async () => 0,
+    };
+    lobs = new StorageBaseLookup(siard, access, {
+      bases: async () => [await storageBaseOf(object, siardFile, object.head, abs)],
+      label: siardFile,
+      container: 'the object',
+      verb: 'listed',
+    });
     for (const t of siard.tables()) {
       for await (const cell of siard.lobCells(t)) {
-        const found = await findLob(siard.locate(cell), exists);
+        const lookup = await lobs.lookup(cell);
+        const found = lookup.status === 'found' ? lookup.found : undefined;
         if (!found) {
           throw new SiardOcflError(`${describeLobCell(siard, cell)}: LOB file "${cell.ref.file}" is not in ${object.head} of object "${object.id}", so the METS index would be incomplete; run audit.`, {
             code: 'LOB_MISSING',
@@ -190,7 +209,7 @@ async function lobFilesOfCells(object: OcflObjectReader, state: ReadonlyMap<stri
   } finally {
     siard.close();
   }
-  return { files, digestTypes };
+  return { files, digestTypes, note: lobs?.note };
 }
 
 /** The one LOB digest algorithm of the archive: the cells', else the inventory's, else SHA-256. */

@@ -10,6 +10,9 @@
  * streamed from wherever the reader finds it (inside the .siard, lob folders, split parts) and
  * checked on the way: its length and digest must equal the cell's, or the restore stops naming
  * table, row and column. Each table must end with as many rows as its `<rows>` says.
+ *
+ * A relocated archive (absolute database lobFolder) is read where the object or the folder keeps
+ * its LOB folders (storage-base.ts), and the summary carries one note saying so.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -21,7 +24,7 @@ import { openRoot } from '../ocfl/root.js';
 import type { OcflObjectReader } from '../ocfl/object.js';
 import type { LobPart } from '../siard/lob-location.js';
 import type { SiardArchive } from '../siard/model.js';
-import { describeLobCell, openLob, packageLobAccess, type LobAccess } from '../siard/reader/lob-open.js';
+import { describeLobCell, openLookedUp, packageLobAccess, type LobAccess } from '../siard/reader/lob-open.js';
 import { lobCellsOfRow, SiardReader, type SiardTableRef } from '../siard/reader/siard-reader.js';
 import { columnTypeFamily } from '../siard/reader/table-rows.js';
 import { isComplexValue, type SiardLobCell, type SiardReadCellValue } from '../siard/reader/types.js';
@@ -30,6 +33,7 @@ import type { LoadColumn, LoadLob, LoadTable, LoadValue, TargetLoader } from '..
 import { isPostgresUrl } from '../sources/postgres/connection.js';
 import { PostgresLoader, type PostgresLoaderOptions } from '../sources/postgres/loader.js';
 import { SqliteLoader } from '../sources/sqlite/loader.js';
+import { PACKAGE_BASES, StorageBaseLookup, storageBaseOf } from './storage-base.js';
 
 /** Where the archive comes from. */
 export type RestoreSource =
@@ -68,11 +72,15 @@ export interface RestoreSummary {
   /** LOB files whose digest was compared with the cell's */
   digestsVerified: number;
   warnings: string[];
+  /** things the user should know that are not problems: where a relocated archive's LOBs were read */
+  notes: string[];
 }
 
 interface OpenedArchive {
   reader: SiardReader;
   access: LobAccess;
+  /** every LOB is looked up through it (a relocated archive: at its storage base) */
+  lobs: StorageBaseLookup;
   /** for the summary */
   name: string;
 }
@@ -124,7 +132,14 @@ async function openArchive(source: RestoreSource): Promise<OpenedArchive> {
     const storageDir = root.location;
     const file = path.join(storageDir, ...object.storagePath(object.contentPath(logical, version)).split('/'));
     const reader = await SiardReader.open(file, { siardPath: logical });
-    return { reader, access: ocflLobAccess(reader, object, version, storageDir), name: `${source.id} ${version}: ${logical}` };
+    const access = ocflLobAccess(reader, object, version, storageDir);
+    const lobs = new StorageBaseLookup(reader, access, {
+      bases: async () => [await storageBaseOf(object, logical, version, (cp) => path.join(storageDir, ...object.storagePath(cp).split('/')))],
+      label: `${source.id} ${version}: ${logical}`,
+      container: 'the object',
+      verb: 'read',
+    });
+    return { reader, access, lobs, name: `${source.id} ${version}: ${logical}` };
   }
   const file = 'dir' in source ? siardInFolder(source.dir) : source.siard;
   let s;
@@ -135,7 +150,9 @@ async function openArchive(source: RestoreSource): Promise<OpenedArchive> {
   }
   if (!s.isFile()) throw new UsageError(`${file} is not a file.`, 'RESTORE_SOURCE');
   const reader = await SiardReader.open(file);
-  return { reader, access: packageLobAccess(reader), name: file };
+  const access = packageLobAccess(reader);
+  const lobs = new StorageBaseLookup(reader, access, { bases: () => PACKAGE_BASES, label: file, container: `the package folder ${reader.packageDir}`, verb: 'read' });
+  return { reader, access, lobs, name: file };
 }
 
 /** The loader for a target: a postgres:// URL, otherwise an SQLite file path (optionally "sqlite:"). */
@@ -178,7 +195,7 @@ interface TableCounters {
 function verifiedLob(archive: OpenedArchive, cell: SiardLobCell, counters: TableCounters): LoadLob {
   const text = cell.family === 'clob' || cell.family === 'xml';
   async function* chunks(): AsyncGenerator<Uint8Array> {
-    const stream = await openLob(archive.reader, cell, archive.access);
+    const stream = openLookedUp(archive.reader, cell, await archive.lobs.lookup(cell), archive.access);
     const tee = new PassThrough();
     const check = verifyLob(tee, cell.ref, { family: cell.family });
     check.catch(() => {});
@@ -255,6 +272,7 @@ export async function restore(source: RestoreSource, target: string, options: Re
     lobBytes: 0,
     digestsVerified: 0,
     warnings: [...archive.reader.warnings],
+    notes: [],
   };
   let begun = false;
   try {
@@ -289,6 +307,7 @@ export async function restore(source: RestoreSource, target: string, options: Re
     await loader.addKeys(tables);
     if (loader instanceof PostgresLoader) summary.warnings.push(...loader.warnings);
     await loader.commit();
+    if (archive.lobs.note !== undefined) summary.notes.push(archive.lobs.note);
     return summary;
   } catch (err) {
     if (begun) await loader.abort();

@@ -9,6 +9,7 @@ interface IngestCliOptions extends ExportCliOptions, VersionInfoOptions {
   root: string;
   id: string;
   digest?: string;
+  allowMissingLobs?: boolean;
 }
 
 export function register(program: Command): void {
@@ -21,6 +22,7 @@ export function register(program: Command): void {
     .requiredOption('--root <root>', 'OCFL storage root')
     .requiredOption('--id <object-id>', 'object id'))
     .option('--digest <algorithm>', 'content digest of a new object: sha512 (default) or sha256')
+    .option('--allow-missing-lobs', 'a received .siard package: store it even though LOB files its cells reference are missing or outside its folder (each reported; exit status 1)')
     .option('--json', 'print a JSON summary')
     .action(async (sourceSpec: string, o: IngestCliOptions) => {
       const digestAlgorithm = contentDigest(o.digest);
@@ -31,8 +33,14 @@ export function register(program: Command): void {
         const exportOnly = ['lobLayout', 'maxFiles', 'maxBytes', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'mets'].filter((k) => o[k as keyof IngestCliOptions] !== undefined);
         if (exportOnly.length) throw new UsageError(`${sourceSpec} is a SIARD package, stored as received: export options do not apply.`);
       }
+      if (o.allowMissingLobs) {
+        if (!isPackage) throw new UsageError(`--allow-missing-lobs applies to a received .siard package, not to ${sourceSpec}.`);
+        options.allowMissingLobs = true;
+      }
       if (digestAlgorithm) options.digestAlgorithm = digestAlgorithm;
       const result = await ingest(sourceSpec, o.root, o.id, { ...options, ...version });
+      // A received package whose LOBs were not all stored is a problem found, even when asked for.
+      if (result.missingLobs > 0) process.exitCode = 1;
       if (o.json) {
         printJson(result);
         return;
@@ -44,6 +52,7 @@ export function register(program: Command): void {
         `Committed ${result.version} of object "${result.id}" (${result.objectPath}): ${what}; ` +
           `${result.files} files (${result.bytes} bytes), ${result.stored} stored new (${result.storedBytes} bytes).\n`,
       );
+      for (const n of result.notes) process.stdout.write(`NOTE ${n}\n`);
       for (const w of result.warnings) process.stdout.write(`WARNING ${w}\n`);
     });
 }

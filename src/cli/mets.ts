@@ -32,5 +32,6 @@ export function register(program: Command): void {
         `Committed ${result.version} of object "${result.id}": METS index ${result.parent} with ${result.children.length} segment METS ` +
           `listing ${result.lobFiles} LOB files (${result.checksumType}${result.rehashed > 0 ? `, ${result.rehashed} files hashed that the inventory had no ${result.checksumType} for` : ''}).\n`,
       );
+      for (const n of result.notes) process.stdout.write(`NOTE ${n}\n`);
     });
 }

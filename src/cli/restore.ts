@@ -61,6 +61,7 @@ export function register(program: Command): void {
             `Restored ${summary.tables.length} tables, ${summary.rows} rows, ${summary.lobFiles} LOB files ` +
               `(${summary.digestsVerified} digests verified) from ${summary.siard} into ${summary.target}\n`,
           );
+          for (const n of summary.notes) process.stderr.write(`note: ${n}\n`);
           for (const w of summary.warnings) process.stderr.write(`warning: ${w}\n`);
         }
       } finally {

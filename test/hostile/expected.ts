@@ -32,13 +32,20 @@ function unreadable(message: RegExp, why: string, audit: string[] = ['SIARD_UNRE
   return { why, outcomes: { restore: { exit: 1, message }, ingest: { exit: 1, message }, audit: { exit: 1, codes: audit } } };
 }
 
-/** A LOB cell pointing out of the package: never read; restore stops, ingest leaves it out with a warning, audit reports. */
+/**
+ * Ingest of a received package whose LOBs cannot all be stored: refused, nothing committed, exit 1
+ * ("a received package whose LOBs are not stored must never exit 0"; --allow-missing-lobs stores
+ * it as received, still exit 1).
+ */
+const INGEST_REFUSED: Outcome = { exit: 1, message: /LOB cells? references? (a )?files? the package folder does not hold .*nothing was stored/ };
+
+/** A LOB cell pointing out of the package: never read; restore stops, ingest refuses the package, audit reports. */
 function escaping(auditCode: string, why: string, auditExit = 1, restore: RegExp = REFUSE_OUTSIDE): Case {
   return {
     why,
     outcomes: {
       restore: { exit: 1, message: restore },
-      ingest: { exit: 0, message: /WARNING .*(outside the package|not taken into the object|not a usable location)/ },
+      ingest: INGEST_REFUSED,
       audit: { exit: auditExit, codes: [auditCode] },
     },
   };
@@ -96,7 +103,7 @@ export const EXPECTED: Record<string, Case> = {
     why: 'A LOB file inside the package that is a symbolic link to the sentinel.',
     outcomes: {
       restore: { exit: 1, message: /symbolic link leads out of the package/ },
-      ingest: { exit: 0, message: /WARNING .*not taken into the object/ },
+      ingest: { ...INGEST_REFUSED, message: /symbolic link leads out of the package.*nothing was stored/ },
       put: { exit: 2, message: /not a regular file/ },
     },
   },

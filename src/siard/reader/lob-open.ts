@@ -140,7 +140,11 @@ export function openFoundLob(found: FoundLob, access: LobAccess): Readable {
 
 /** Opens the bytes of a LOB cell, or throws one clear sentence saying why it cannot. */
 export async function openLob(reader: SiardReader, cell: SiardLobCell, access: LobAccess = packageLobAccess(reader)): Promise<Readable> {
-  const lookup = await lookupLob(reader, cell, access);
+  return openLookedUp(reader, cell, await lookupLob(reader, cell, access), access);
+}
+
+/** Opens the bytes of a LOB cell already looked up (e.g. against a storage base), or throws why not. */
+export function openLookedUp(reader: SiardReader, cell: SiardLobCell, lookup: LobLookup, access: LobAccess): Readable {
   const where = describeLobCell(reader, cell);
   switch (lookup.status) {
     case 'found':
