@@ -33,8 +33,9 @@ export async function openWorkspace(root: Storage, rootDir: string, workspaceDir
       'BAD_WORKSPACE',
     );
   }
+  let created: string | undefined;
   try {
-    await fsp.mkdir(abs, { recursive: true });
+    created = await fsp.mkdir(abs, { recursive: true });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'EACCES' && code !== 'EPERM' && code !== 'EROFS') throw err;
@@ -46,6 +47,7 @@ export async function openWorkspace(root: Storage, rootDir: string, workspaceDir
   }
   const storage = new FileSystemStorage(abs);
   if (!(await root.canMoveFrom(storage))) {
+    if (created) await fsp.rm(created, { recursive: true, force: true }); // refused: leave nothing behind
     throw new UsageError(
       `The workspace ${abs} is on another filesystem than the storage root ${absRoot}, so versions could not be published atomically; choose one on the root's filesystem, such as ${inRootWorkspaceDir(absRoot)}.`,
       'BAD_WORKSPACE',
