@@ -218,10 +218,11 @@ export class OcflStorageRoot {
   private workspace(): Promise<Workspace> {
     this.workspacePromise ??= (async () => {
       const choice = await chooseWorkspace(this.storage, this.location, this.options.workspaceDir);
+      const ws = await openWorkspace(this.storage, this.location, choice.dir);
+      // Only for a workspace that was accepted: a refused one is the error, alone.
       if (choice.dir !== choice.usual) {
         this.options.onNote?.(`The workspace ${choice.dir} is not the one this root uses otherwise (${choice.usual}), so this writer and writers using that one do not exclude each other.`);
       }
-      const ws = await openWorkspace(this.storage, this.location, choice.dir);
       return this.options.locks ? { ...ws, locks: this.options.locks } : ws;
     })();
     return this.workspacePromise;
