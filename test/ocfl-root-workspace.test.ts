@@ -11,17 +11,19 @@
  * 3. --workspace on the root's filesystem is checked and remembered by init and used by later
  *    writers; SIARD_OCFL_WORKSPACE overrides the remembered one with a one-sentence note;
  *    --workspace overrides the variable;
- * 4. init refuses a workspace on another filesystem, inside the storage hierarchy, or under a
+ * 4. a root whose parent its user cannot write: init (as that user) remembers the workspace
+ *    inside the root, and put works;
+ * 5. init refuses a workspace on another filesystem, inside the storage hierarchy, or under a
  *    file, with one sentence and exit 2, and leaves nothing behind (no root, no workspace, the
  *    mount point empty); put refuses a workspace on another filesystem and leaves it uncreated.
  */
 import test, { type ExecutionContext } from 'ava';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openRoot } from '../src/ocfl/root.js';
 import { validateStorageRoot } from '../src/ocfl/validate/index.js';
-import { makeDatabase } from './faults/harness.js';
+import { makeDatabase, runCliToEnd } from './faults/harness.js';
 import { BIN, runCli, type CliResult } from './helpers/cli.js';
 import { PROJECT_ROOT } from './helpers/shared.js';
 import { tempDir } from './helpers/tmp.js';
@@ -235,4 +237,24 @@ test('a root whose parent is on its filesystem keeps the sibling workspace and w
   t.deepEqual(readdirSync(path.join(rootDir, 'extensions')), ['0003-hash-and-id-n-tuple-storage-layout']);
   ok(t, await runCli(['put', folder(path.join(base, 'in'), { 'f.txt': 'f\n' }), '--root', rootDir, '--id', 'urn:x-ws:s']), 'put');
   t.deepEqual(readdirSync(path.join(base, '.root.siard-ocfl-work')), ['locks']);
+});
+
+(process.getuid?.() === 0 ? test : test.skip)('a root in a folder its user cannot write: init remembers the workspace inside the root, and put works (run as an unprivileged user)', async (t) => {
+  const base = tempDir('siard-ocfl-root-ws-readonly-parent-');
+  chmodSync(base, 0o755);
+  const parent = path.join(base, 'parent');
+  mkdirSync(parent, { mode: 0o755 });
+  const rootDir = path.join(parent, 'root');
+  mkdirSync(rootDir);
+  chownSync(rootDir, 65534, 65534);
+  const input = folder(path.join(base, 'in'), { 'f.txt': 'f\n' });
+  chmodSync(path.join(base, 'in'), 0o755);
+  const as = { uid: 65534, gid: 65534 };
+  const init = await runCliToEnd(['init', rootDir], as);
+  t.is(init.code, 0, init.stderr);
+  t.deepEqual(JSON.parse(readFileSync(path.join(rootDir, 'extensions/siard-ocfl-workspace/config.json'), 'utf8')), { workspace: IN_ROOT.join('/') });
+  const put = await runCliToEnd(['put', input, '--root', rootDir, '--id', 'urn:x-ws:ro'], as);
+  t.is(put.code, 0, put.stderr);
+  t.deepEqual(readdirSync(parent), ['root'], 'nothing beside the root');
+  await assertValid(t, rootDir, 1, 'put');
 });
