@@ -60,6 +60,24 @@ export function parseCount(name: string) {
   };
 }
 
+/** The `--workspace` option of every verb that writes (and of `init`, which remembers it). */
+export interface WorkspaceCliOptions {
+  workspace?: string;
+}
+
+export function addWorkspaceOption(command: Command): Command {
+  return command.option(
+    '--workspace <dir>',
+    "folder on the root's filesystem where versions are staged and locks kept (default: $SIARD_OCFL_WORKSPACE, else the one the root remembers, else beside the root or inside its extensions/siard-ocfl-workspace/)",
+  );
+}
+
+/** Root options from `--workspace` (then SIARD_OCFL_WORKSPACE); notes go to stderr as one sentence each. */
+export function rootOptions(o: WorkspaceCliOptions): { workspaceDir?: string; onNote: (sentence: string) => void } {
+  const given = o.workspace ?? (process.env.SIARD_OCFL_WORKSPACE || undefined);
+  return { ...(given !== undefined ? { workspaceDir: given } : {}), onNote: (s) => process.stderr.write(`siard-ocfl: note: ${s}\n`) };
+}
+
 /** The options of every verb that writes a version: its message and who made it. */
 export interface VersionInfoOptions {
   message?: string;

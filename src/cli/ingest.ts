@@ -2,10 +2,11 @@
 import type { Command } from 'commander';
 import { ingest, type IngestOptions } from '../archive/ingest.js';
 import { UsageError } from '../errors.js';
-import { addVersionInfoOptions, contentDigest, printJson, versionInfo, type VersionInfoOptions } from './common.js';
+import { openRoot } from '../ocfl/root.js';
+import { addVersionInfoOptions, addWorkspaceOption, contentDigest, printJson, rootOptions, versionInfo, type VersionInfoOptions, type WorkspaceCliOptions } from './common.js';
 import { addExportOptions, toSiardExportOptions, type ExportCliOptions } from './export.js';
 
-interface IngestCliOptions extends ExportCliOptions, VersionInfoOptions {
+interface IngestCliOptions extends ExportCliOptions, VersionInfoOptions, WorkspaceCliOptions {
   root: string;
   id: string;
   digest?: string;
@@ -13,14 +14,14 @@ interface IngestCliOptions extends ExportCliOptions, VersionInfoOptions {
 }
 
 export function register(program: Command): void {
-  addVersionInfoOptions(addExportOptions(
+  addWorkspaceOption(addVersionInfoOptions(addExportOptions(
     program
       .command('ingest')
       .description('store a database (exported to SIARD 2.2 straight into the object) or a received SIARD package as a new version of an object')
       .argument('<source>', 'sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://..., or a .siard file (its LOB folders beside it)'),
   )
     .requiredOption('--root <root>', 'OCFL storage root')
-    .requiredOption('--id <object-id>', 'object id'))
+    .requiredOption('--id <object-id>', 'object id')))
     .option('--digest <algorithm>', 'content digest of a new object: sha512 (default) or sha256')
     .option('--allow-missing-lobs', 'a received .siard package: store it even though LOB files its cells reference are missing or outside its folder (each reported; exit status 1)')
     .option('--json', 'print a JSON summary')
@@ -38,7 +39,7 @@ export function register(program: Command): void {
         options.allowMissingLobs = true;
       }
       if (digestAlgorithm) options.digestAlgorithm = digestAlgorithm;
-      const result = await ingest(sourceSpec, o.root, o.id, { ...options, ...version });
+      const result = await ingest(sourceSpec, await openRoot(o.root, rootOptions(o)), o.id, { ...options, ...version });
       // A received package whose LOBs were not all stored is a problem found, even when asked for.
       if (result.missingLobs > 0) process.exitCode = 1;
       if (o.json) {

@@ -1,9 +1,10 @@
 /** `siard-ocfl mets`: adds the METS index of the LOB segment folders to an existing object, as a new version. */
 import type { Command } from 'commander';
 import { addMetsIndex, type AddMetsOptions } from '../archive/mets.js';
-import { addVersionInfoOptions, printJson, versionInfo, type VersionInfoOptions } from './common.js';
+import { openRoot } from '../ocfl/root.js';
+import { addVersionInfoOptions, addWorkspaceOption, printJson, rootOptions, versionInfo, type VersionInfoOptions, type WorkspaceCliOptions } from './common.js';
 
-interface MetsCliOptions extends VersionInfoOptions {
+interface MetsCliOptions extends VersionInfoOptions, WorkspaceCliOptions {
   root: string;
   id: string;
   replace?: boolean;
@@ -11,19 +12,19 @@ interface MetsCliOptions extends VersionInfoOptions {
 }
 
 export function register(program: Command): void {
-  addVersionInfoOptions(
+  addWorkspaceOption(addVersionInfoOptions(
     program
       .command('mets')
     .description('add the METS index (mets.xml beside the .siard, one in each LOB segment folder) to an object as a new version; checksums come from the inventory fixity block')
     .requiredOption('--root <root>', 'OCFL storage root')
     .requiredOption('--id <object-id>', 'object id'),
-  )
+  ))
     .option('--replace', 'write the index again when the head already has one')
     .option('--json', 'print a JSON summary')
     .action(async (o: MetsCliOptions) => {
       const options: AddMetsOptions = versionInfo(o);
       if (o.replace) options.replace = true;
-      const result = await addMetsIndex(o.root, o.id, options);
+      const result = await addMetsIndex(await openRoot(o.root, rootOptions(o)), o.id, options);
       if (o.json) {
         printJson(result);
         return;

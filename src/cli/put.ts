@@ -5,13 +5,13 @@ import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { forEachConcurrent } from '../ocfl/concurrent.js';
 import { openRoot } from '../ocfl/root.js';
-import { addVersionInfoOptions, contentDigest, printJson, versionInfo, type VersionInfoOptions } from './common.js';
+import { addVersionInfoOptions, addWorkspaceOption, contentDigest, printJson, rootOptions, versionInfo, type VersionInfoOptions, type WorkspaceCliOptions } from './common.js';
 import { createProgress } from './progress.js';
 
 /** Files staged at once. */
 const PUT_PARALLEL = 8;
 
-interface PutOptions extends VersionInfoOptions {
+interface PutOptions extends VersionInfoOptions, WorkspaceCliOptions {
   root: string;
   id: string;
   digest?: string;
@@ -57,14 +57,14 @@ async function listFiles(dir: string): Promise<SourceFile[]> {
 }
 
 export function register(program: Command): void {
-  addVersionInfoOptions(
+  addWorkspaceOption(addVersionInfoOptions(
     program
       .command('put')
     .description('store a folder as a new version of an object: the version holds exactly the folder\'s files')
     .argument('<dir>', 'folder whose files become the version')
     .requiredOption('--root <root>', 'OCFL storage root')
     .requiredOption('--id <object-id>', 'object id'),
-  )
+  ))
     .option('--digest <algorithm>', 'content digest of a new object: sha512 (default) or sha256')
     .option('--fixity <algorithms>', 'comma-separated fixity algorithms, e.g. sha256,md5')
     .option('--json', 'print the result as JSON')
@@ -72,7 +72,7 @@ export function register(program: Command): void {
       const digestAlgorithm = contentDigest(options.digest);
       const version = versionInfo(options);
       const files = await listFiles(dir);
-      const root = await openRoot(options.root);
+      const root = await openRoot(options.root, rootOptions(options));
       const fixity = options.fixity ? options.fixity.split(',').map((s) => s.trim()).filter(Boolean) : [];
       const staged = await root.startVersion(options.id, { digestAlgorithm, fixityAlgorithms: fixity });
       const progress = createProgress({ json: options.json });

@@ -1,20 +1,21 @@
 /** `siard-ocfl relocate`: a new version whose .siard names another database-level lobFolder. */
 import type { Command } from 'commander';
 import { relocate } from '../archive/relocate.js';
-import { addVersionInfoOptions, printJson, versionInfo, type VersionInfoOptions } from './common.js';
+import { openRoot } from '../ocfl/root.js';
+import { addVersionInfoOptions, addWorkspaceOption, printJson, rootOptions, versionInfo, type VersionInfoOptions, type WorkspaceCliOptions } from './common.js';
 
 export function register(program: Command): void {
-  addVersionInfoOptions(
+  addWorkspaceOption(addVersionInfoOptions(
     program
       .command('relocate')
     .description("new version of an object in which each .siard differs only in header/metadata.xml (database-level lobFolder); content entries and LOB files are not stored again, the archive messageDigest stays valid")
     .requiredOption('--root <root>', 'OCFL storage root')
     .requiredOption('--id <object-id>', 'object id')
     .requiredOption('--lob-folder <uri>', "new database-level lobFolder, a URI ending in '/' (e.g. file:///Archives/Northwind/ or ../)"),
-  )
+  ))
     .option('--json', 'print the result as JSON')
-    .action(async (o: VersionInfoOptions & { root: string; id: string; lobFolder: string; json?: boolean }) => {
-      const result = await relocate(o.root, o.id, { lobFolder: o.lobFolder, ...versionInfo(o) });
+    .action(async (o: VersionInfoOptions & WorkspaceCliOptions & { root: string; id: string; lobFolder: string; json?: boolean }) => {
+      const result = await relocate(await openRoot(o.root, rootOptions(o)), o.id, { lobFolder: o.lobFolder, ...versionInfo(o) });
       if (o.json) {
         printJson(result);
         return;

@@ -6,9 +6,9 @@
 import type { Command } from 'commander';
 import { openRoot } from '../ocfl/root.js';
 import type { ObjectRepairReport, RepairAction } from '../ocfl/repair.js';
-import { printJson } from './common.js';
+import { addWorkspaceOption, printJson, rootOptions, type WorkspaceCliOptions } from './common.js';
 
-interface RepairOptions {
+interface RepairOptions extends WorkspaceCliOptions {
   root: string;
   id?: string[];
   json?: boolean;
@@ -34,14 +34,14 @@ function describe(o: ObjectRepairReport): string {
 }
 
 export function register(program: Command): void {
-  program
+  addWorkspaceOption(program
     .command('repair')
     .description('finish or roll back interrupted commits and remove crashed writers\' leftovers, as the next writer would')
     .requiredOption('--root <root>', 'OCFL storage root')
     .option('--id <object-id>', 'repair only this object (repeatable); default: every object and the workspace', (v: string, all: string[] | undefined) => [...(all ?? []), v])
-    .option('--json', 'print {root, workspace, objects: [{id, objectPath, status, actions, message}], repaired, locked, failed} as JSON')
+    .option('--json', 'print {root, workspace, objects: [{id, objectPath, status, actions, message}], repaired, locked, failed} as JSON'))
     .action(async (options: RepairOptions) => {
-      const root = await openRoot(options.root);
+      const root = await openRoot(options.root, rootOptions(options));
       const ids = options.id ?? [];
       const report = await root.repair(ids.length > 0 ? ids : undefined);
       if (options.json) printJson(report);

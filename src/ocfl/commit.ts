@@ -1,7 +1,8 @@
 /**
  * Publishing a staged version, and repairing what a crashed writer left.
  *
- * THE COMMIT PROTOCOL. W is the workspace (same filesystem as the storage root R, outside it);
+ * THE COMMIT PROTOCOL. W is the workspace (same filesystem as the storage root R, outside its
+ * storage hierarchy: beside R, or in R/extensions/siard-ocfl-workspace/, see workspace-choice.ts);
  * S = W/stage-<sha256(id)> is the object's staging folder, used only by the holder of the
  * object's lock. Every file is fsynced when written, every folder before it is renamed.
  *

@@ -2,6 +2,7 @@
  * An OCFL storage root: create one (`initRoot`), open an OCFL 1.0 or 1.1 root (`openRoot`),
  * find its objects, read them, and start new versions of them.
  */
+import path from 'node:path';
 import { SiardOcflError, UsageError } from '../errors.js';
 import { recoverObject, type CommitContext } from './commit.js';
 import { createLayoutByName, readLayoutConfig } from './layout/registry.js';
@@ -15,6 +16,7 @@ import type { Readable } from 'node:stream';
 import type { Storage } from './storage.js';
 import { FileSystemStorage } from './storage-fs.js';
 import { openWorkspace, type Workspace } from './workspace.js';
+import { checkWorkspace, chooseWorkspace, initialWorkspace, siblingWorkspaceDir, WORKSPACE_SETTING, workspaceSetting } from './workspace-choice.js';
 
 export type OcflVersion = '1.0' | '1.1';
 
@@ -22,8 +24,13 @@ const ROOT_DECLARATION_PREFIX = '0=ocfl_';
 const OBJECT_DECLARATION_PREFIX = '0=ocfl_object_';
 
 export interface RootOptions {
-  /** Where versions are staged and locks kept; default: a sibling folder of the root. */
+  /**
+   * Where versions are staged and locks kept; default: the one the root remembers, else a
+   * sibling folder of the root or a folder in its extension folder (workspace-choice.ts).
+   */
   workspaceDir?: string;
+  /** Told, in one sentence, when a promise of docs/reliability.md may not hold for this run. */
+  onNote?: (sentence: string) => void;
   /** Object locks; default: file locks in the workspace (proper-lockfile). */
   locks?: LockProvider;
 }
@@ -72,15 +79,30 @@ export async function initRoot(
       throw new UsageError(`Cannot create a storage root in ${storage.location}: the folder is not empty.`, 'NOT_EMPTY');
     }
   }
-  await storage.mkdir('');
-  await writeDurable(storage, 'ocfl_layout.json', JSON.stringify({ extension: layout.extensionName, description: layoutDescription(layout) }, null, 2) + '\n');
-  const extDir = `extensions/${layout.extensionName}`;
-  await writeDurable(storage, `${extDir}/config.json`, JSON.stringify(layout.config, null, 2) + '\n');
-  await storage.fsyncDir(extDir);
-  await storage.fsyncDir('extensions');
-  await writeDurable(storage, '0=ocfl_1.1', 'ocfl_1.1\n');
-  await storage.fsyncDir('');
-  return new OcflStorageRoot(storage, '1.1', layout, options);
+  // The workspace is checked before anything is created, so a refused one leaves nothing behind.
+  const workspaceDir = options.workspaceDir ?? (await initialWorkspace(storage.location)).dir;
+  await checkWorkspace(storage.location, workspaceDir);
+  const remember = path.resolve(workspaceDir) !== siblingWorkspaceDir(storage.location);
+  try {
+    await storage.mkdir('');
+    await writeDurable(storage, 'ocfl_layout.json', JSON.stringify({ extension: layout.extensionName, description: layoutDescription(layout) }, null, 2) + '\n');
+    const extDir = `extensions/${layout.extensionName}`;
+    await writeDurable(storage, `${extDir}/config.json`, JSON.stringify(layout.config, null, 2) + '\n');
+    await storage.fsyncDir(extDir);
+    if (remember) {
+      await writeDurable(storage, WORKSPACE_SETTING, workspaceSetting(storage.location, workspaceDir));
+      await storage.fsyncDir(path.posix.dirname(WORKSPACE_SETTING));
+    }
+    await storage.fsyncDir('extensions');
+    await writeDurable(storage, '0=ocfl_1.1', 'ocfl_1.1\n');
+    await storage.fsyncDir('');
+  } catch (err) {
+    // Leave the folder as it was: removed when init made it, emptied (it was empty) otherwise.
+    if (!st) await storage.remove('').catch(() => {});
+    else for (const e of await storage.list('').catch(() => [])) await storage.remove(e.name).catch(() => {});
+    throw err;
+  }
+  return new OcflStorageRoot(storage, '1.1', layout, { ...options, workspaceDir });
 }
 
 /** Opens a storage root; a folder without a root declaration is refused with a clear error. */
@@ -188,10 +210,21 @@ export class OcflStorageRoot {
     return OcflObjectReader.open(this.storage, objectPath);
   }
 
+  /** The workspace folder this root's writers use (given, remembered or default). */
+  async workspaceDir(): Promise<string> {
+    return (await chooseWorkspace(this.storage, this.location, this.options.workspaceDir)).dir;
+  }
+
   private workspace(): Promise<Workspace> {
-    this.workspacePromise ??= openWorkspace(this.storage, this.location, this.options.workspaceDir).then((ws) =>
-      this.options.locks ? { ...ws, locks: this.options.locks } : ws,
-    );
+    this.workspacePromise ??= (async () => {
+      const choice = await chooseWorkspace(this.storage, this.location, this.options.workspaceDir);
+      const ws = await openWorkspace(this.storage, this.location, choice.dir);
+      // Only for a workspace that was accepted: a refused one is the error, alone.
+      if (choice.dir !== choice.usual) {
+        this.options.onNote?.(`The workspace ${choice.dir} is not the one this root uses otherwise (${choice.usual}), so this writer and writers using that one do not exclude each other.`);
+      }
+      return this.options.locks ? { ...ws, locks: this.options.locks } : ws;
+    })();
     return this.workspacePromise;
   }
 

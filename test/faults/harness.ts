@@ -156,11 +156,10 @@ export async function objectState(rootDir: string, id: string): Promise<ObjectSt
 }
 
 /**
- * What a writer left in the workspace besides the locks folder, plus any lock still there.
- * After a successful run both must be empty.
+ * What a writer left in the workspace (default: the sibling of the root) besides the locks
+ * folder, plus any lock still there. After a successful run both must be empty.
  */
-export function workspaceLeftovers(rootDir: string): string[] {
-  const ws = defaultWorkspaceDir(rootDir);
+export function workspaceLeftovers(rootDir: string, ws = defaultWorkspaceDir(rootDir)): string[] {
   if (!existsSync(ws)) return [];
   const out: string[] = [];
   for (const name of readdirSync(ws)) {

@@ -19,8 +19,9 @@ import test, { type ExecutionContext } from 'ava';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { validateStorageRoot } from '../../src/ocfl/validate/index.js';
-import { defaultWorkspaceDir } from '../../src/ocfl/workspace.js';
+import { openRoot } from '../../src/ocfl/root.js';
 import { tempDir } from '../helpers/tmp.js';
+import { mountTmpfs, tmpfsTest } from '../helpers/tmpfs.js';
 import {
   faultRuns,
   faultSeed,
@@ -61,9 +62,10 @@ interface Tally {
   failures: string[];
 }
 
-async function runSeries(t: ExecutionContext, name: string, series: Series, seedOffset: number): Promise<Tally> {
-  const base = tempDir(`siard-ocfl-kill-${name}-`);
-  const rootDir = path.join(base, 'root');
+/** `runs` (default FAULT_RUNS) kills; `rootDir` (default a new folder) must not exist or be empty. */
+async function runSeries(t: ExecutionContext, name: string, series: Series, seedOffset: number, options: { runs?: number; rootDir?: string } = {}): Promise<Tally> {
+  const runs = options.runs ?? RUNS;
+  const rootDir = options.rootDir ?? path.join(tempDir(`siard-ocfl-kill-${name}-`), 'root');
   const init = await runCliToEnd(['init', rootDir]);
   t.is(init.code, 0, init.stderr);
   await series.setup(rootDir);
@@ -71,7 +73,7 @@ async function runSeries(t: ExecutionContext, name: string, series: Series, seed
 
   // Timings of uninterrupted runs, measured here and refreshed by every uninterrupted rerun
   // (the machine's load changes): whole duration, and time spent after the stage appeared.
-  const ws = defaultWorkspaceDir(rootDir);
+  const ws = await (await openRoot(rootDir)).workspaceDir();
   const durations: number[] = [];
   const staging: number[] = [];
   const learn = (r: WatchedResult) => {
@@ -89,7 +91,7 @@ async function runSeries(t: ExecutionContext, name: string, series: Series, seed
   t.log(`${name}: uninterrupted run ${Math.round(med(durations))} ms, of which ${Math.round(med(staging))} ms after its stage appeared`);
 
   const tally: Tally = { runs: 0, killed: 0, killedStaging: 0, finishedFirst: 0, oldVersion: 0, newVersion: 0, leftoversAfterKill: 0, failures: [] };
-  for (let i = 1; i <= RUNS; i++) {
+  for (let i = 1; i <= runs; i++) {
     const before = (await objectState(rootDir, series.id))!;
     // A quarter of the kills anywhere in the run (start-up, lock, recovery, staging, commit);
     // the rest while content streams into the stage.
@@ -127,7 +129,7 @@ async function runSeries(t: ExecutionContext, name: string, series: Series, seed
         if (expectedNew && !sameState(after.state, expectedNew)) fail(`${after.head} does not hold the new state`);
       } else fail(`went from ${before.versions} to ${after.versions} versions`);
     }
-    if (workspaceLeftovers(rootDir).length > 0) tally.leftoversAfterKill++;
+    if (workspaceLeftovers(rootDir, ws).length > 0) tally.leftoversAfterKill++;
     // The same command again, uninterrupted: it must succeed at once. (A writer killed between
     // creating its lock and writing the lock's owner file is recognised by its intent file.)
     const again = await runWatched(args, ws);
@@ -137,7 +139,7 @@ async function runSeries(t: ExecutionContext, name: string, series: Series, seed
     if (again.code !== 0) fail(`the next run failed with exit ${again.code}: ${again.stderr.trim()}`);
     const final = await objectState(rootDir, series.id);
     if (after && final && final.versions !== after.versions + 1) fail(`the next run left ${final.versions} versions, expected ${after.versions + 1}`);
-    const left = workspaceLeftovers(rootDir);
+    const left = workspaceLeftovers(rootDir, ws);
     if (left.length > 0) fail(`workspace leftovers after the next run: ${left.join(', ')}`);
     if (tally.failures.length >= 5) break;
   }
@@ -153,19 +155,19 @@ async function runSeries(t: ExecutionContext, name: string, series: Series, seed
   return tally;
 }
 
-function report(t: ExecutionContext, tally: Tally): void {
+function report(t: ExecutionContext, tally: Tally, runs = RUNS): void {
   t.deepEqual(tally.failures, [], `replay with FAULT_SEED=${SEED} FAULT_RUNS=${RUNS}`);
-  t.true(tally.runs >= Math.min(RUNS, 50) || tally.failures.length > 0);
+  t.true(tally.runs >= Math.min(runs, 50) || tally.failures.length > 0);
   // A series where nothing was ever killed mid-way would prove nothing.
   t.true(tally.killed >= Math.ceil(tally.runs / 4), `only ${tally.killed} of ${tally.runs} runs were killed`);
 }
 
-test.serial(`put: ${RUNS} SIGKILLs while LOB files stream into the stage`, async (t) => {
+/** Two folders of LOB-sized files that differ in a few files: each put is a real new version. */
+function putSeries(t: ExecutionContext, id: string, seedOffset: number): Series {
   const base = tempDir('siard-ocfl-kill-put-input-');
-  // Two folders of LOB-sized files that differ in a few files: each put is a real new version.
   const folders = ['a', 'b'].map((v, n) => {
     const dir = path.join(base, v);
-    const rand = prng(SEED + 100 + n);
+    const rand = prng(SEED + seedOffset + n);
     for (let i = 0; i < 48; i++) {
       mkdirSync(path.join(dir, `lobs_${i % 3}`), { recursive: true });
       const size = 96 * 1024;
@@ -178,25 +180,34 @@ test.serial(`put: ${RUNS} SIGKILLs while LOB files stream into the stage`, async
     return dir;
   });
   const stateOf = new Map<string, Map<string, string>>();
-  const id = 'urn:x-fault:put';
-  const tally = await runSeries(
-    t,
-    'put',
-    {
-      id,
-      async setup(rootDir) {
-        for (const f of folders) {
-          const r = await runCliToEnd(['put', f, '--root', rootDir, '--id', id, '--fixity', 'sha256']);
-          t.is(r.code, 0, r.stderr);
-          stateOf.set(f, (await objectState(rootDir, id))!.state);
-        }
-      },
-      args: (rootDir, i) => ['put', folders[i % 2]!, '--root', rootDir, '--id', id, '--fixity', 'sha256'],
-      newState: (i) => stateOf.get(folders[i % 2]!),
+  return {
+    id,
+    async setup(rootDir) {
+      for (const f of folders) {
+        const r = await runCliToEnd(['put', f, '--root', rootDir, '--id', id, '--fixity', 'sha256']);
+        t.is(r.code, 0, r.stderr);
+        stateOf.set(f, (await objectState(rootDir, id))!.state);
+      }
     },
-    1,
-  );
+    args: (rootDir, i) => ['put', folders[i % 2]!, '--root', rootDir, '--id', id, '--fixity', 'sha256'],
+    newState: (i) => stateOf.get(folders[i % 2]!),
+  };
+}
+
+test.serial(`put: ${RUNS} SIGKILLs while LOB files stream into the stage`, async (t) => {
+  const tally = await runSeries(t, 'put', putSeries(t, 'urn:x-fault:put', 100), 1);
   report(t, tally);
+});
+
+// A root at a mount point: its workspace is inside the root (extensions/siard-ocfl-workspace/work),
+// the only place on its filesystem; the same promises hold after every kill.
+const MOUNT_RUNS = Math.min(RUNS, 10);
+tmpfsTest(`put on a root at a tmpfs mount point: ${MOUNT_RUNS} SIGKILLs`, async (t) => {
+  const mnt = mountTmpfs('siard-ocfl-kill-tmpfs-', '128m');
+  if (!mnt) return t.fail('mounting a tmpfs was refused (CI is set, so this fails instead of skipping)');
+  const tally = await runSeries(t, 'put-mount-point', putSeries(t, 'urn:x-fault:put-mount', 400), 4, { runs: MOUNT_RUNS, rootDir: mnt });
+  t.is(await (await openRoot(mnt)).workspaceDir(), path.join(mnt, 'extensions', 'siard-ocfl-workspace', 'work'));
+  report(t, tally, MOUNT_RUNS);
 });
 
 test.serial(`ingest: ${RUNS} SIGKILLs while a database's LOBs are exported into the stage`, async (t) => {

@@ -1,3 +1,5 @@
+import { WORKSPACE_EXTENSION } from '../workspace-choice.js';
+
 /** Names of the extensions registered with OCFL (https://ocfl.github.io/extensions/). */
 export const REGISTERED_EXTENSIONS: ReadonlySet<string> = new Set([
   '0001-digest-algorithms',
@@ -17,3 +19,11 @@ export const REGISTERED_EXTENSIONS: ReadonlySet<string> = new Set([
 export function isRegisteredExtension(name: string): boolean {
   return REGISTERED_EXTENSIONS.has(name);
 }
+
+/**
+ * Local storage-root extensions of siard-ocfl (described in this project's extensions/ folder):
+ * this validator knows them, so it does not warn (W016) about their names; other validators may
+ * (a warning, not an error). Like every extension folder, their contents are not looked into.
+ */
+export const OWN_ROOT_EXTENSIONS: ReadonlySet<string> = new Set([WORKSPACE_EXTENSION]);
+

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { createLayoutByName, isKnownLayout, OCFL_LAYOUT_FILE, type StorageLayout } from '../layout/index.js';
-import { isRegisteredExtension } from './extensions.js';
+import { isRegisteredExtension, OWN_ROOT_EXTENSIONS } from './extensions.js';
 import { Findings, quote } from './findings.js';
 import { listDir } from './fs-tree.js';
 import { HashPool } from './hash-pool.js';
@@ -81,7 +81,7 @@ export async function checkStorageRoot(root: string, options: StorageRootCheckOp
       if (e.kind !== 'dir') findings.add('E112', `${rel} is not an extension folder.`, at(rel));
       else {
         extensionDirs.add(e.name);
-        if (!isRegisteredExtension(e.name)) findings.add('W016', `${rel} is not the name of a registered extension.`, at(rel));
+        if (!isRegisteredExtension(e.name) && !OWN_ROOT_EXTENSIONS.has(e.name)) findings.add('W016', `${rel} is not the name of a registered extension.`, at(rel));
       }
     }
   }
