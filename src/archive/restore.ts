@@ -108,7 +108,8 @@ function ocflLobAccess(reader: SiardReader, object: OcflObjectReader, version: s
     },
     async open(part: LobPart): Promise<Readable> {
       if (part.kind === 'internal') return reader.zip.openStream(reader.root + part.entry);
-      return object.openLogical(part.path, version);
+      // LOB files are mostly small: a 64 KiB buffer each, not the 1 MiB meant for large content.
+      return object.openLogical(part.path, version, { highWaterMark: 64 * 1024 });
     },
     async size(part: LobPart) {
       if (part.kind === 'internal') return reader.zip.entry(reader.root + part.entry)?.uncompressedSize ?? 0;

@@ -154,8 +154,8 @@ export class OcflObjectReader {
     return join(this.path, contentPath);
   }
 
-  openLogical(logicalPath: string, version = this.head): Readable {
-    return this.storage.readStream(this.storagePath(this.contentPath(logicalPath, version)));
+  openLogical(logicalPath: string, version = this.head, options: { highWaterMark?: number } = {}): Readable {
+    return this.storage.readStream(this.storagePath(this.contentPath(logicalPath, version)), options);
   }
 
   async readLogical(logicalPath: string, version = this.head): Promise<Buffer> {

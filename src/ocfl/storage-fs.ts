@@ -34,8 +34,8 @@ export class FileSystemStorage implements Storage {
     }
   }
 
-  readStream(rel: string, options: { start?: number; end?: number } = {}): Readable {
-    return createReadStream(this.readable(rel), { ...options, highWaterMark: 1 << 20 });
+  readStream(rel: string, options: { start?: number; end?: number; highWaterMark?: number } = {}): Readable {
+    return createReadStream(this.readable(rel), { highWaterMark: 1 << 20, ...options });
   }
 
   readFile(rel: string): Promise<Buffer> {

@@ -29,7 +29,8 @@ export interface Storage {
   /** Human-readable location (a folder path or a bucket URL), for messages. */
   readonly location: string;
   stat(path: string): Promise<StorageStat | undefined>;
-  readStream(path: string, options?: { start?: number; end?: number }): Readable;
+  /** `highWaterMark`: bytes per read (default 1 MiB; less for many small files, each stream allocating one buffer). */
+  readStream(path: string, options?: { start?: number; end?: number; highWaterMark?: number }): Readable;
   readFile(path: string): Promise<Buffer>;
   /**
    * Creates parent folders as needed; refuses to overwrite when `exclusive`. close() flushes the

@@ -1,0 +1,249 @@
+/**
+ * Benchmark: every verb at 10,000, 100,000 and 1,000,000 content files (issue "A database of a
+ * million LOBs"). An object of a million files is the normal case for this tool: one LOB per file.
+ *
+ * For each size N, two objects:
+ *  - "lobs": a SQLite database with N BLOBs of 2-4 KiB (above --inline-max, so each is a file),
+ *    ingested; then every verb that reads or writes it: validate, audit, show, log, ls, checkout,
+ *    restore of the checkout (the plain export), restore --root --id, checkout --join-chunks,
+ *    mets, relocate, audit of the relocated version, repair.
+ *  - "folder": a plain folder of N files of 1 KiB, through put; then show, checkout, validate,
+ *    and a put of one changed file (a new version of an N-file object: the commit links every
+ *    existing file, see src/ocfl/commit.ts).
+ * Each verb runs in its own process through the CLI, as a user runs it, under /usr/bin/time: wall
+ * time, CPU time, peak RSS. The table prints microseconds per file of the object at each size and
+ * the growth from the smallest to the largest size: a verb whose cost per file grows more than
+ * 1.5x is not linear (FAIL). Peak RSS at the largest size is compared with 1 GiB.
+ *
+ * Ratios in the same run (the peers measured here, at the same moment):
+ *  - put of 10,000 files of 100 KiB (1 GB) against @ocfl/ocfl-fs import of the same folder
+ *    (+ sync, since put makes every file durable) and against `cp -r` + `sync`;
+ *  - checkout of that object against `cp -r` + `sha512sum` of the same files;
+ *  - restore --root --id against restore of a plain export, at every size.
+ *
+ * Disk at 1,000,000: the database (~3.1 GB), the object (~3.1 GB), a checkout and a joined checkout
+ * at a time (~6 GB), the restored databases (~3 GB each), the folder object (~2 GB): ~20 GB in
+ * BENCH_SCALE_DIR (default: the system's temporary folder), removed size by size.
+ *
+ * Run: npm run build && npx tsx bench/scale.bench.ts   (BENCH_SCALE_SIZES=10000,100000 for less;
+ * BENCH_SCALE_RATIOS=0 to skip the ratio section)
+ */
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+
+const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const CLI = path.join(PROJECT, 'bin', 'siard-ocfl');
+const SIZES = (process.env.BENCH_SCALE_SIZES ?? '10000,100000,1000000').split(',').map(Number);
+const RATIOS = process.env.BENCH_SCALE_RATIOS !== '0';
+const PER_FOLDER = 1000;
+const USER = ['--user-name', 'Bench', '--user-address', 'mailto:bench@example.org'];
+const GROWTH_LIMIT = 1.5;
+const RSS_LIMIT_MIB = 1024;
+
+interface Run {
+  seconds: number;
+  cpuSeconds: number;
+  maxRssMiB: number;
+}
+
+/** Runs a command under /usr/bin/time (after a sync, so no run pays for the last one's writes). */
+function measure(label: string, argv: string[], options: { cwd?: string; sync?: boolean } = {}): Run {
+  spawnSync('sync');
+  const started = process.hrtime.bigint();
+  const command = options.sync ? ['sh', '-c', '"$@" && sync', 'sh', ...argv] : argv;
+  const r = spawnSync('/usr/bin/time', ['-f', '__TIME__ %M %U %S', ...command], { cwd: options.cwd ?? PROJECT, encoding: 'utf8', maxBuffer: 1 << 30 });
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const m = /__TIME__ (\d+) ([\d.]+) ([\d.]+)/.exec(r.stderr);
+  if (r.status !== 0) throw new Error(`${label} failed (exit ${r.status}): ${r.stderr.replace(/__TIME__.*/, '').slice(-1500)}`);
+  const run = { seconds, cpuSeconds: m ? Number(m[2]) + Number(m[3]) : NaN, maxRssMiB: m ? Number(m[1]) / 1024 : NaN };
+  process.stdout.write(`    ${label.padEnd(34)} ${run.seconds.toFixed(2).padStart(8)} s   cpu ${run.cpuSeconds.toFixed(2).padStart(8)} s   peak ${run.maxRssMiB.toFixed(0).padStart(5)} MiB\n`);
+  return run;
+}
+
+const cli = (...args: string[]) => [process.execPath, CLI, ...args];
+
+function makeDatabase(file: string, n: number): void {
+  const db = new Database(file);
+  db.pragma('journal_mode = OFF');
+  db.pragma('synchronous = OFF');
+  db.exec('CREATE TABLE documents (id INTEGER PRIMARY KEY, name TEXT NOT NULL, body BLOB NOT NULL)');
+  const insert = db.prepare('INSERT INTO documents VALUES (?, ?, ?)');
+  const pool = randomBytes(1 << 22);
+  db.transaction(() => {
+    for (let i = 1; i <= n; i++) {
+      // 2-4 KiB, each distinct (its id in front), from a random pool: no two LOBs deduplicate.
+      const size = 2048 + ((i * 7919) % 2048);
+      const start = (i * 104729) % (pool.length - size);
+      const body = Buffer.from(pool.subarray(start, start + size));
+      body.writeUInt32BE(i, 0);
+      insert.run(i, `document ${i}`, body);
+    }
+  })();
+  db.close();
+}
+
+function makeFolder(dir: string, n: number, size: number): void {
+  const pool = randomBytes(1 << 22);
+  for (let i = 0; i < n; i++) {
+    const sub = path.join(dir, `seg_${Math.floor(i / PER_FOLDER)}`);
+    if (i % PER_FOLDER === 0) mkdirSync(sub, { recursive: true });
+    const start = (i * 104729) % (pool.length - size);
+    const body = Buffer.from(pool.subarray(start, start + size));
+    body.writeUInt32BE(i, 0);
+    writeFileSync(path.join(sub, `record${i}.bin`), body);
+  }
+}
+
+function objectDir(root: string, id: string): string {
+  return path.join(root, spawnSync(process.execPath, [CLI, 'path', '--root', root, id], { encoding: 'utf8' }).stdout.trim());
+}
+
+type Results = Map<string, Map<number, Run>>;
+
+function record(results: Results, verb: string, n: number, run: Run): Run {
+  if (!results.has(verb)) results.set(verb, new Map());
+  results.get(verb)!.set(n, run);
+  return run;
+}
+
+function scaleRun(work: string, n: number, results: Results, restoreRatios: string[]): void {
+  const here = path.join(work, `n${n}`);
+  mkdirSync(here, { recursive: true });
+  const db = path.join(here, 'lobs.db');
+  process.stdout.write(`\n== ${n} files: making a SQLite database of ${n} BLOBs of 2-4 KiB and a folder of ${n} files of 1 KiB\n`);
+  makeDatabase(db, n);
+  const folder = path.join(here, 'folder');
+  makeFolder(folder, n, 1024);
+  process.stdout.write(`  load average: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);
+
+  // The LOB object.
+  const root = path.join(here, 'root');
+  const id = 'urn:bench:lobs';
+  spawnSync(process.execPath, [CLI, 'init', root]);
+  const r = (verb: string, argv: string[]) => record(results, verb, n, measure(verb, argv));
+  r('ingest', cli('ingest', db, '--root', root, '--id', id, ...USER));
+  r('validate', cli('validate', root));
+  r('audit', cli('audit', '--root', root));
+  r('show', cli('show', '--root', root, '--id', id));
+  r('log', cli('log', '--root', root, '--id', id));
+  r('ls', cli('ls', '--root', root));
+  const checkout = path.join(here, 'checkout');
+  r('checkout', cli('checkout', '--root', root, '--id', id, checkout));
+  const plain = r('restore (plain export)', cli('restore', path.join(checkout, 'lobs.siard'), path.join(here, 'plain.db')));
+  rmSync(path.join(here, 'plain.db'), { force: true });
+  rmSync(checkout, { recursive: true, force: true });
+  const fromRoot = r('restore --root --id', cli('restore', '--root', root, '--id', id, path.join(here, 'restored.db')));
+  rmSync(path.join(here, 'restored.db'), { force: true });
+  restoreRatios.push(`  ${String(n).padStart(9)} files: restore --root --id ${fromRoot.seconds.toFixed(2)} s / restore of the plain export ${plain.seconds.toFixed(2)} s = ${(fromRoot.seconds / plain.seconds).toFixed(2)} (target <= 1.3) ${fromRoot.seconds / plain.seconds <= 1.3 ? 'PASS' : 'FAIL'}`);
+  const joined = path.join(here, 'joined');
+  r('checkout --join-chunks', cli('checkout', '--join-chunks', '--root', root, '--id', id, joined));
+  rmSync(joined, { recursive: true, force: true });
+  r('mets', cli('mets', '--root', root, '--id', id, ...USER));
+  r('relocate', cli('relocate', '--root', root, '--id', id, '--lob-folder', 'file:///Archives/bench/', ...USER));
+  r('audit (relocated)', cli('audit', '--root', root));
+  r('repair', cli('repair', '--root', root));
+  rmSync(root, { recursive: true, force: true });
+  rmSync(db, { force: true });
+
+  // The folder object.
+  const froot = path.join(here, 'froot');
+  spawnSync(process.execPath, [CLI, 'init', froot]);
+  r('put (folder)', cli('put', '--root', froot, '--id', 'urn:bench:folder', folder, ...USER));
+  r('show (folder)', cli('show', '--root', froot, '--id', 'urn:bench:folder'));
+  const fcheckout = path.join(here, 'fcheckout');
+  r('checkout (folder)', cli('checkout', '--root', froot, '--id', 'urn:bench:folder', fcheckout));
+  rmSync(fcheckout, { recursive: true, force: true });
+  r('validate (folder)', cli('validate', froot));
+  writeFileSync(path.join(folder, 'seg_0', 'record0.bin'), 'changed\n');
+  r('put v2, 1 file changed (folder)', cli('put', '--root', froot, '--id', 'urn:bench:folder', folder, ...USER));
+  rmSync(here, { recursive: true, force: true });
+}
+
+/** put and checkout of 10,000 files of 100 KiB against the peers, in one run. */
+function ratioRun(work: string): string[] {
+  const here = path.join(work, 'ratios');
+  const folder = path.join(here, 'folder');
+  process.stdout.write(`\n== ratios: 10,000 files of 100 KiB (1 GB)\n`);
+  makeFolder(folder, 10000, 100 * 1024);
+  const best = (runs: Run[]) => runs.reduce((a, b) => (b.seconds < a.seconds ? b : a));
+  const ours: Run[] = [];
+  const peer: Run[] = [];
+  const copy: Run[] = [];
+  const checkout: Run[] = [];
+  const copySum: Run[] = [];
+  const script = path.join(here, 'peer.mjs');
+  const peerRoot = path.join(here, 'peer');
+  writeFileSync(
+    script,
+    `import ocfl from ${JSON.stringify(path.join(PROJECT, 'node_modules', '@ocfl', 'ocfl-fs', 'index.mjs'))};
+    const storage = ocfl.storage({ root: ${JSON.stringify(peerRoot)}, workspace: ${JSON.stringify(path.join(here, 'peer-ws'))}, layout: { extensionName: '0003-hash-and-id-n-tuple-storage-layout' } });
+    await storage.create();
+    await storage.object('urn:bench:peer').import(${JSON.stringify(folder)});`,
+  );
+  const root = path.join(here, 'root');
+  for (let round = 1; round <= 2; round++) {
+    rmSync(root, { recursive: true, force: true });
+    rmSync(path.join(here, '.root.siard-ocfl-work'), { recursive: true, force: true });
+    spawnSync(process.execPath, [CLI, 'init', root]);
+    ours.push(measure('put (fsyncs every file)', cli('put', '--root', root, '--id', 'urn:bench:put', folder, ...USER)));
+    for (const p of [peerRoot, path.join(here, 'peer-ws')]) rmSync(p, { recursive: true, force: true });
+    peer.push(measure('@ocfl/ocfl-fs import + sync', [process.execPath, script], { sync: true }));
+    rmSync(path.join(here, 'copy'), { recursive: true, force: true });
+    copy.push(measure('cp -r + sync', ['cp', '-r', folder, path.join(here, 'copy')], { sync: true }));
+    rmSync(path.join(here, 'copy'), { recursive: true, force: true });
+    rmSync(path.join(here, 'checkout'), { recursive: true, force: true });
+    checkout.push(measure('checkout (sha512 of every file)', cli('checkout', '--root', root, '--id', 'urn:bench:put', path.join(here, 'checkout'))));
+    rmSync(path.join(here, 'checkout'), { recursive: true, force: true });
+    const object = objectDir(root, 'urn:bench:put');
+    copySum.push(measure('cp -r + sha512sum of the copy', ['sh', '-c', `cp -r '${object}/v1/content' '${here}/copy' && find '${here}/copy' -type f -print0 | xargs -0 sha512sum > /dev/null`]));
+    rmSync(path.join(here, 'copy'), { recursive: true, force: true });
+  }
+  rmSync(here, { recursive: true, force: true });
+  const [o, p, c, k, cs] = [best(ours), best(peer), best(copy), best(checkout), best(copySum)];
+  const line = (text: string, ok: boolean) => `  ${text} ${ok ? 'PASS' : 'FAIL'}`;
+  return [
+    line(`put ${o.seconds.toFixed(2)} s vs @ocfl/ocfl-fs import + sync ${p.seconds.toFixed(2)} s: ${(p.seconds / o.seconds).toFixed(2)}x as fast (target >= 1)`, o.seconds <= p.seconds),
+    line(`put ${o.seconds.toFixed(2)} s vs cp -r + sync ${c.seconds.toFixed(2)} s: ${(o.seconds / c.seconds).toFixed(2)}x its time (target <= 2)`, o.seconds <= 2 * c.seconds),
+    line(`checkout ${k.seconds.toFixed(2)} s vs cp -r + sha512sum ${cs.seconds.toFixed(2)} s: ${(k.seconds / cs.seconds).toFixed(2)}x its time (target <= 2)`, k.seconds <= 2 * cs.seconds),
+    `  peak memory: put ${o.maxRssMiB.toFixed(0)} MiB, @ocfl/ocfl-fs ${p.maxRssMiB.toFixed(0)} MiB, checkout ${k.maxRssMiB.toFixed(0)} MiB`,
+  ];
+}
+
+function main(): void {
+  const work = mkdtempSync(path.join(process.env.BENCH_SCALE_DIR ?? os.tmpdir(), 'siard-ocfl-bench-scale-'));
+  let failed = false;
+  try {
+    process.stdout.write(`bench/scale: sizes ${SIZES.join(', ')}; ${os.availableParallelism()} cores; work in ${work}\n`);
+    const results: Results = new Map();
+    const restoreRatios: string[] = [];
+    for (const n of SIZES) scaleRun(work, n, results, restoreRatios);
+    const [small, large] = [Math.min(...SIZES), Math.max(...SIZES)];
+    process.stdout.write(`\nmicroseconds per file of the object (wall), growth ${large} / ${small} (limit ${GROWTH_LIMIT}), peak RSS at ${large}:\n`);
+    process.stdout.write(`  ${'verb'.padEnd(34)}${SIZES.map((n) => String(n).padStart(11)).join('')}   growth   peak MiB\n`);
+    for (const [verb, byN] of results) {
+      const perFile = (n: number) => (byN.get(n)!.seconds * 1e6) / n;
+      const growth = perFile(large) / perFile(small);
+      const rss = byN.get(large)!.maxRssMiB;
+      const ok = growth <= GROWTH_LIMIT && rss < RSS_LIMIT_MIB;
+      if (!ok) failed = true;
+      process.stdout.write(`  ${verb.padEnd(34)}${SIZES.map((n) => perFile(n).toFixed(1).padStart(11)).join('')}   ${growth.toFixed(2).padStart(6)}   ${rss.toFixed(0).padStart(8)} ${ok ? 'PASS' : 'FAIL'}\n`);
+    }
+    process.stdout.write(`\nrestore from the object against restore of a plain export:\n${restoreRatios.join('\n')}\n`);
+    if (restoreRatios.some((l) => l.endsWith('FAIL'))) failed = true;
+    if (RATIOS) {
+      const lines = ratioRun(work);
+      process.stdout.write(`\nratios, best of 2 rounds:\n${lines.join('\n')}\n`);
+      if (lines.some((l) => l.endsWith('FAIL'))) failed = true;
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  if (failed) process.exitCode = 1;
+}
+
+main();
