@@ -299,6 +299,8 @@ export class StagedVersion {
     await failpoint('stage-file-written');
     const digests = hasher.digests();
     const digest = digests[this.digestAlgorithm];
+    // Bounded memory: at most PENDING_WRITES_MAX small files held for writing behind.
+    if (!incoming) while (this.pendingWrites.size >= PENDING_WRITES_MAX) await Promise.race(this.pendingWrites.values());
     let decision: ReturnType<StagedVersion['settle']>;
     try {
       // Checked again: another add may have taken a conflicting path while these bytes were read.
@@ -308,23 +310,51 @@ export class StagedVersion {
       if (incoming) await workspace.remove(incoming);
       throw err;
     }
+    // Registered before anything is awaited: an add that orphans this content meanwhile (the same
+    // logical path replaced) must find the placement to wait for before it removes the file.
+    let placing: Promise<void> | undefined;
+    if (decision.stored) {
+      const target = `${stage}/object/${decision.contentPath}`;
+      placing = incoming ? this.placeStaged(incoming, target) : this.placeHeld(target, held!);
+      const registered = placing
+        .catch((err: Error) => {
+          if (!incoming) this.writeFailure ??= err;
+        })
+        .finally(() => {
+          if (this.pendingWrites.get(decision.contentPath) === registered) this.pendingWrites.delete(decision.contentPath);
+        });
+      this.pendingWrites.set(decision.contentPath, registered);
+    }
     if (decision.orphan) await this.dropOrphan(decision.orphan);
     if (!decision.stored) {
       if (incoming) await workspace.remove(incoming);
       return { logicalPath, size: hasher.size, digests, contentPath: decision.contentPath, stored: false };
     }
-    const target = `${stage}/object/${decision.contentPath}`;
-    if (incoming) {
-      await this.folderOf(target);
-      await workspace.rename(incoming, target);
-      await failpoint('stage-file-placed');
-      this.flushEarly(target);
-    } else {
-      // Written behind: the digests are known already, so the caller (the next row of an export,
-      // the next file of a put) goes on while the bytes go to disk; commit waits for them all.
-      await this.writeBehind(decision.contentPath, target, held!);
-    }
+    // Large content: the caller waits for its placement. Small content is written behind: the
+    // digests are known already, so the caller (the next row of an export, the next file of a put)
+    // goes on while the bytes go to disk; commit waits for them all (settleWrites).
+    if (incoming) await placing;
     return { logicalPath, size: hasher.size, digests, contentPath: decision.contentPath, stored: true };
+  }
+
+  private async placeStaged(incoming: string, target: string): Promise<void> {
+    await this.folderOf(target);
+    await this.ctx.workspace.rename(incoming, target);
+    await failpoint('stage-file-placed');
+    this.flushEarly(target);
+  }
+
+  private async placeHeld(target: string, chunks: Uint8Array[]): Promise<void> {
+    await this.folderOf(target);
+    const out = await this.ctx.workspace.openWrite(target, { exclusive: true, durable: false });
+    try {
+      for (const chunk of chunks) await out.write(chunk);
+      await out.close();
+    } catch (err) {
+      await out.abort();
+      throw err;
+    }
+    await failpoint('stage-file-placed');
   }
 
   /** Makes the folder of a staged file once (concurrent adds share the one mkdir). */
@@ -336,31 +366,6 @@ export class StagedVersion {
       this.madeDirs.set(folder, made);
     }
     return made;
-  }
-
-  /**
-   * Writes small content to its place without the caller waiting for it, at most
-   * PENDING_WRITES_MAX at a time (bounded memory). A failure is kept and fails the commit.
-   */
-  private async writeBehind(contentPath: string, target: string, chunks: Uint8Array[]): Promise<void> {
-    while (this.pendingWrites.size >= PENDING_WRITES_MAX) await Promise.race(this.pendingWrites.values());
-    const write = (async () => {
-      await this.folderOf(target);
-      const out = await this.ctx.workspace.openWrite(target, { exclusive: true, durable: false });
-      try {
-        for (const chunk of chunks) await out.write(chunk);
-        await out.close();
-      } catch (err) {
-        await out.abort();
-        throw err;
-      }
-      await failpoint('stage-file-placed');
-    })()
-      .catch((err: Error) => {
-        this.writeFailure ??= err;
-      })
-      .finally(() => this.pendingWrites.delete(contentPath));
-    this.pendingWrites.set(contentPath, write);
   }
 
   /** Waits for every write behind; throws the first failure when asked (commit), not on abort. */
