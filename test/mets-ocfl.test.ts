@@ -423,3 +423,113 @@ test(
   },
   ['METS_FILE_UNLISTED Northwind_lobseg_0/content/schema0/table2/lob4/record2.bin'],
 );
+
+// ---- relocate keeps the METS index true ----------------------------------------------------
+
+/**
+ * Relocates `id` (whose head holds a METS index) and checks the new version from outside:
+ * the parent mets.xml of a checkout is well-formed (xmllint) and lists the checked-out .siard's
+ * real SIZE and CHECKSUM (computed here with node:crypto); it differs from the previous parent
+ * only in those two values and a LASTMODDATE; the only content new in the version is the .siard
+ * and the parent (child METS and LOBs point at earlier content); audit passes with no METS_ or
+ * LOB_ finding; the human output says the index was updated.
+ */
+async function relocateAndCheck(t: import('ava').ExecutionContext, id: string, objectDir: string, lobFolder: string, checksumType: string) {
+  const before = readInventory(objectDir);
+  const oldParent = readFileSync(path.join(objectDir, contentPaths(before).get('mets.xml')!), 'utf8');
+  const r = await cli(['relocate', '--root', root, '--id', id, '--lob-folder', lobFolder]);
+  t.regex(r.stdout, /^mets\.xml: METS index updated for the new Northwind\.siard \(SIZE \d+, /m);
+  const after = readInventory(objectDir);
+  const version = after.head;
+  t.is(Number(version.slice(1)), Number(before.head.slice(1)) + 1);
+
+  // Only the .siard and the parent METS are stored new; every other path keeps its content.
+  const newContent = Object.values(after.manifest).flat().filter((cp) => cp.startsWith(`${version}/`)).sort();
+  t.deepEqual(newContent, [`${version}/content/Northwind.siard`, `${version}/content/mets.xml`]);
+  const s0 = contentPaths(before);
+  const s1 = contentPaths(after);
+  t.deepEqual([...s1.keys()].sort(), [...s0.keys()].sort());
+  for (const [p, cp] of s1) if (p !== 'Northwind.siard' && p !== 'mets.xml') t.is(cp, s0.get(p), `${p} not stored again`);
+
+  // A checkout of the new version, read without our code.
+  const dir = path.join(work, `relocated-${id.replace(/\W/g, '_')}-${version}`);
+  await cli(['checkout', '--root', root, '--id', id, dir]);
+  const wf = spawnSync('xmllint', ['--noout', '--nonet', path.join(dir, 'mets.xml')], { encoding: 'utf8' });
+  t.is(wf.status, 0, wf.stderr);
+  const siardBytes = readFileSync(path.join(dir, 'Northwind.siard'));
+  const parent = pythonDump([path.join(dir, 'mets.xml')])[path.join(dir, 'mets.xml')]!;
+  const siardEntry = parent.files.find((f) => f.use !== 'child IP')!;
+  t.is(siardEntry.flocats[0]![HREF], 'Northwind.siard', 'the FLocat stays relative to the parent');
+  t.is(siardEntry.attrs.SIZE, String(siardBytes.length), 'SIZE of the checked-out .siard');
+  t.is(siardEntry.attrs.CHECKSUMTYPE, checksumType);
+  t.is(siardEntry.attrs.CHECKSUM, hashOf(checksumType, siardBytes), 'CHECKSUM of the checked-out .siard');
+  t.true(unzipEntry(path.join(dir, 'Northwind.siard'), 'header/metadata.xml').toString('utf8').includes(`<lobFolder>${lobFolder}</lobFolder>`));
+  // The children are listed as before and still match their files.
+  for (const f of parent.files.filter((x) => x.use === 'child IP')) {
+    const child = readFileSync(path.join(dir, f.flocats[0]![HREF]!));
+    t.is(f.attrs.SIZE, String(child.length), f.flocats[0]![HREF]);
+    t.is(f.attrs.CHECKSUM, hashOf(checksumType, child), f.flocats[0]![HREF]);
+  }
+  // Nothing else of the parent changed.
+  const newParent = readFileSync(path.join(dir, 'mets.xml'), 'utf8');
+  const normal = (xml: string) => xml.replace(/ LASTMODDATE="[^"]*"/, '').replace(/(ID="ID_SIARD_ARCHIVE"[^>]*?CHECKSUM=")[0-9a-f]+(" SIZE=")\d+"/, '$1X$2X"');
+  t.is(normal(newParent), normal(oldParent));
+  t.regex(newParent, /<mets:metsHdr CREATEDATE="[^"]+" LASTMODDATE="[^"]+"/);
+  rmSync(dir, { recursive: true, force: true });
+
+  const a = await runCli(['audit', '--root', root, '--id', id, '--json']);
+  t.is(a.code, 0, a.stdout);
+  const findings = JSON.parse(a.stdout).findings as Array<{ code: string; severity: string }>;
+  t.deepEqual(findings.filter((f) => f.code.startsWith('METS_') || f.code.startsWith('LOB_') || f.severity === 'error'), []);
+  checkAgainstInventory(t, objectDir, checksumType);
+}
+
+test('ingest, mets, relocate: the new version holds a parent METS for the new .siard and audits clean', async (t) => {
+  const id = 'urn:example:relocate-mets-verb';
+  const objectDir = await ingestSeedExample(id, ['--lob-digest', 'MD5']);
+  await cli(['mets', '--root', root, '--id', id]);
+  t.deepEqual(
+    [...contentPaths(readInventory(objectDir)).keys()].filter((p) => p.endsWith('/mets.xml')).sort(),
+    SEGMENTS.map((s) => `${s}/mets.xml`),
+    'three segment folders, each with its child METS',
+  );
+  await relocateAndCheck(t, id, objectDir, 'file:///Archives/x/', 'MD5');
+});
+
+test('ingest --mets, relocate twice (and back to ../): each version audits clean and lists its own .siard', async (t) => {
+  const id = 'urn:example:relocate-ingest-mets';
+  const objectDir = await ingestSeedExample(id, ['--mets']);
+  await relocateAndCheck(t, id, objectDir, 'file:///Archives/x/', 'SHA-256');
+  await relocateAndCheck(t, id, objectDir, 'file:///Archives/Other%20place/', 'SHA-256');
+  await relocateAndCheck(t, id, objectDir, '../', 'SHA-256');
+  t.is(readInventory(objectDir).head, 'v4');
+});
+
+test('relocate --json reports the METS index it wrote again', async (t) => {
+  const id = 'urn:example:relocate-mets-json';
+  const objectDir = await ingestSeedExample(id, ['--lob-digest', 'MD5', '--mets']);
+  const r = JSON.parse((await cli(['relocate', '--root', root, '--id', id, '--lob-folder', 'file:///Archives/x/', '--json'])).stdout);
+  const siard = readFileSync(path.join(objectDir, 'v2/content/Northwind.siard'));
+  t.deepEqual(r.mets, [{ path: 'mets.xml', siard: 'Northwind.siard', checksumType: 'MD5', size: siard.length, checksum: hashOf('MD5', siard), childrenUnchanged: 3 }]);
+  t.is(r.stored, 2);
+  t.is(r.notes.length, 1);
+  t.regex(r.notes[0], /^mets\.xml: .*relative to itself.*not at file:\/\/\/Archives\/x\//);
+});
+
+test('relocate refuses (exit 2, nothing written) when the parent METS is not one it can write again', async (t) => {
+  const id = 'urn:example:relocate-foreign-mets';
+  const objectDir = await ingestSeedExample(id, ['--lob-digest', 'MD5', '--mets']);
+  // Another tool's touch: a comment in the parent, which the METS writer would not reproduce.
+  await editVersion(id, 'foreign-parent', (dir) => {
+    const p = path.join(dir, 'mets.xml');
+    writeFileSync(p, readFileSync(p, 'utf8').replace('  <mets:fileSec>', '  <!-- edited by hand -->\n  <mets:fileSec>'));
+  });
+  t.is((await runCli(['audit', '--root', root, '--id', id, '--no-xsd'])).code, 0, 'the edited index is valid');
+  const r = await runCli(['relocate', '--root', root, '--id', id, '--lob-folder', 'file:///Archives/x/']);
+  t.is(r.code, 2, r.stdout);
+  t.regex(r.stderr, /METS index mets\.xml beside Northwind\.siard cannot be written again .*nothing was written.*mets --replace/);
+  t.is(readInventory(objectDir).head, 'v2');
+  // The way out it names works: a fresh index, then relocate.
+  await cli(['mets', '--root', root, '--id', id, '--replace']);
+  await relocateAndCheck(t, id, objectDir, 'file:///Archives/x/', 'MD5');
+});

@@ -9,12 +9,24 @@
  * database-level <lobFolder> changes (or one is inserted after <dataOriginTimespan>), and the
  * result is parsed back to prove that nothing else changed. LOB files are not touched: the new
  * version's state keeps them, and the manifest points at the content stored earlier.
+ *
+ * A METS index beside a .siard (`mets.xml`, seed 002) describes the .siard's SIZE and CHECKSUM,
+ * so the same version holds it written again for the new .siard (parent-update.ts): checksum
+ * from the digests the version computes for the new .siard (the index's CHECKSUMTYPE is the LOB
+ * digest, a fixity algorithm of the object), every other byte as before but a LASTMODDATE. Its
+ * FLocat hrefs stay relative to it (the object keeps the segment folders where they were); the
+ * child METS are not touched, so they are not stored again. A parent that cannot be written
+ * again truthfully stops the relocation before anything is written.
  */
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { SiardOcflError, UsageError } from '../errors.js';
+import type { OcflObjectReader } from '../ocfl/object.js';
 import type { OcflStorageRoot } from '../ocfl/root.js';
+import { ParentMetsNotUpdatable, planParentMetsUpdate, writeUpdatedParentMets, type ParentMetsUpdatePlan } from '../siard/mets/parent-update.js';
+import { METS_FILE_NAME, NODE_HASH_OF_CHECKSUM_TYPE, type MetsChecksumType } from '../siard/mets/types.js';
 import { parseSiardMetadata } from '../siard/reader/metadata.js';
 import { messageDigestEnd } from '../siard/reader/message-digest.js';
 import { SiardReader } from '../siard/reader/siard-reader.js';
@@ -23,6 +35,7 @@ import { escapeXml } from '../siard/xml-text.js';
 import { ZipWriter } from '../siard/zip/writer.js';
 import { rootOf, type VersionInfoOptions } from './ingest.js';
 import { StagedVersionSink } from './ocfl-sink.js';
+import { isAbsoluteUri } from './storage-base.js';
 
 export interface RelocateOptions extends VersionInfoOptions {
   /** new database-level lobFolder: a URI ending in '/', e.g. file:///Archives/Northwind/ */
@@ -34,8 +47,12 @@ export interface RelocateResult {
   version: string;
   /** logical paths of the rewritten .siard files, with their old and new lobFolder */
   archives: Array<{ path: string; from?: string; to: string; messageDigestRangeBytes: number }>;
-  /** files stored new in this version (the rewritten .siard files) */
+  /** files stored new in this version (the rewritten .siard files and METS parents) */
   stored: number;
+  /** METS indexes (parent mets.xml beside a .siard) written again for the new .siard */
+  mets: Array<{ path: string; siard: string; checksumType: MetsChecksumType; size: number; checksum: string; childrenUnchanged: number }>;
+  /** what the user should know about the result that is not a problem */
+  notes: string[];
 }
 
 /**
@@ -79,14 +96,22 @@ async function readEntry(reader: SiardReader, name: string): Promise<Buffer> {
 }
 
 /** Writes `reader`'s archive with a new metadata.xml into `sink` at `logicalPath`. */
-async function rewriteArchive(reader: SiardReader, sink: StagedVersionSink, logicalPath: string, metadataXml: Buffer): Promise<number> {
+async function rewriteArchive(
+  reader: SiardReader,
+  sink: StagedVersionSink,
+  logicalPath: string,
+  metadataXml: Buffer,
+  digest?: { algorithm: string; fromVersion: boolean },
+): Promise<{ end: number; size: number; checksum?: string }> {
   const end = messageDigestEnd(reader);
   if (end === undefined) throw new SiardOcflError(`${logicalPath} has no header/ entries.`, { code: 'RELOCATE_METADATA' });
   const entries = [...reader.zip.entries].sort((a, b) => a.localHeaderOffset - b.localHeaderOffset);
   const unsafe = entries.find((e) => e.unsafeReason !== null);
   if (unsafe) throw new SiardOcflError(`${logicalPath} holds the unsafe ZIP entry ${JSON.stringify(unsafe.name)} (${unsafe.unsafeReason}); it is not rewritten.`, { code: 'ZIP_UNSAFE_NAME', exitCode: 1 });
-  const file = await sink.openFile(logicalPath);
-  const zip = await ZipWriter.create(writableOf(file));
+  const file = await sink.openFile(logicalPath, digest?.fromVersion ? { digests: [digest.algorithm] } : {});
+  // An algorithm the version does not compute (not a fixity algorithm of the object): hashed on the way.
+  const own = digest && !digest.fromVersion ? createHash(digest.algorithm) : undefined;
+  const zip = await ZipWriter.create(writableOf(own ? { write: (c: Uint8Array) => (own.update(c), file.write(c)) } : file));
   try {
     const prefix = entries.filter((e) => e.localHeaderOffset < end);
     if (prefix[0] && prefix[0].localHeaderOffset !== 0) {
@@ -105,8 +130,9 @@ async function rewriteArchive(reader: SiardReader, sink: StagedVersionSink, logi
       else await zip.addRaw(e, await reader.zip.openRawStream(e));
     }
     await zip.close();
-    await file.close();
-    return end;
+    const written = await file.close();
+    const checksum = digest ? (own ? own.digest('hex') : written.digests[digest.algorithm]) : undefined;
+    return { end, size: written.size, ...(checksum !== undefined ? { checksum } : {}) };
   } catch (err) {
     await zip.abort().catch(() => undefined);
     await file.abort().catch(() => undefined);
@@ -126,12 +152,19 @@ export async function relocate(rootArg: string | OcflStorageRoot, id: string, op
   const siards = [...object.state().keys()].filter((p) => /\.siard$/i.test(p));
   if (siards.length === 0) throw new UsageError(`Object "${id}" holds no .siard file in ${object.head}; there is nothing to relocate.`, 'NO_SIARD');
   const objectAbs = path.join(root.location, ...object.path.split('/'));
-  const staged = await root.startVersion(id, { fixityAlgorithms: Object.keys(object.inventory.fixity ?? {}) });
+  const fixityAlgorithms = Object.keys(object.inventory.fixity ?? {});
+  const indexes = await metsIndexesOf(object, siards);
+  const now = new Date();
+  const staged = await root.startVersion(id, { fixityAlgorithms });
   const sink = new StagedVersionSink(staged);
   const archives: RelocateResult['archives'] = [];
+  const mets: RelocateResult['mets'] = [];
+  const notes: string[] = [];
   try {
     for (const logicalPath of siards) {
       const contentPath = object.contentPath(logicalPath);
+      const index = indexes.get(logicalPath);
+      const algorithm = index ? NODE_HASH_OF_CHECKSUM_TYPE[index.plan.checksumType] : undefined;
       const reader = await SiardReader.open(path.join(objectAbs, ...contentPath.split('/')), { siardPath: logicalPath });
       try {
         const metadataName = `${reader.root}header/metadata.xml`;
@@ -143,8 +176,22 @@ export async function relocate(rootArg: string | OcflStorageRoot, id: string, op
         if (after.lobFolder !== options.lobFolder || JSON.stringify({ ...after, lobFolder: undefined }) !== JSON.stringify({ ...before, lobFolder: undefined })) {
           throw new SiardOcflError(`${logicalPath}: rewriting the lobFolder of header/metadata.xml would change more than the lobFolder; nothing was written.`, { code: 'RELOCATE_METADATA' });
         }
-        const end = await rewriteArchive(reader, sink, logicalPath, Buffer.from(newXml, 'utf8'));
-        archives.push({ path: logicalPath, ...(before.lobFolder !== undefined ? { from: before.lobFolder } : {}), to: options.lobFolder, messageDigestRangeBytes: end });
+        const digest = algorithm ? { algorithm, fromVersion: algorithm === staged.digestAlgorithm || staged.fixityAlgorithms.includes(algorithm) } : undefined;
+        const written = await rewriteArchive(reader, sink, logicalPath, Buffer.from(newXml, 'utf8'), digest);
+        archives.push({ path: logicalPath, ...(before.lobFolder !== undefined ? { from: before.lobFolder } : {}), to: options.lobFolder, messageDigestRangeBytes: written.end });
+        if (index) {
+          const facts = { size: written.size, checksum: written.checksum! };
+          const parent = await writeUpdatedParentMets(index.plan, facts, now);
+          const file = await sink.openFile(index.parentPath, { size: parent.bytes.length });
+          await file.write(parent.bytes);
+          await file.close();
+          mets.push({ path: index.parentPath, siard: logicalPath, checksumType: index.plan.checksumType, ...facts, childrenUnchanged: index.plan.children });
+          if (isAbsoluteUri(options.lobFolder)) {
+            notes.push(
+              `${index.parentPath}: the METS index still locates the segment folders relative to itself, where the object keeps them, not at ${options.lobFolder}, which only metadata.xml names.`,
+            );
+          }
+        }
       } finally {
         reader.close();
       }
@@ -158,5 +205,33 @@ export async function relocate(rootArg: string | OcflStorageRoot, id: string, op
     message: options.message ?? `siard-ocfl relocate: lobFolder ${options.lobFolder}`,
     ...(options.user ? { user: options.user } : {}),
   });
-  return { id, version: commit.version, archives, stored: sink.stats.stored };
+  return { id, version: commit.version, archives, stored: sink.stats.stored, mets, notes };
+}
+
+/**
+ * The parent METS beside each .siard that lists it, read and planned before anything is staged:
+ * one that cannot be written again for the new .siard stops the relocation here.
+ */
+async function metsIndexesOf(object: OcflObjectReader, siards: string[]): Promise<Map<string, { parentPath: string; plan: ParentMetsUpdatePlan }>> {
+  const state = object.state();
+  const out = new Map<string, { parentPath: string; plan: ParentMetsUpdatePlan }>();
+  for (const siard of siards) {
+    const dir = siard.includes('/') ? siard.slice(0, siard.lastIndexOf('/') + 1) : '';
+    const parentPath = `${dir}${METS_FILE_NAME}`;
+    if (!state.has(parentPath)) continue;
+    let plan: ParentMetsUpdatePlan;
+    try {
+      plan = await planParentMetsUpdate(await object.readLogical(parentPath), `${parentPath} (object "${object.id}")`);
+    } catch (err) {
+      if (!(err instanceof ParentMetsNotUpdatable)) throw err;
+      throw new SiardOcflError(
+        `Object "${object.id}": the METS index ${parentPath} beside ${siard} cannot be written again for the relocated archive (${err.message}), so nothing was written; write the index again with "siard-ocfl mets --replace" first.`,
+        { code: 'RELOCATE_METS', exitCode: 2 },
+      );
+    }
+    // A parent beside the .siard that describes another file does not depend on this one.
+    if (plan.siardPath !== siard.slice(dir.length)) continue;
+    out.set(siard, { parentPath, plan });
+  }
+  return out;
 }

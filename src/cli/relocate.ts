@@ -21,6 +21,12 @@ export function register(program: Command): void {
         return;
       }
       for (const a of result.archives) process.stdout.write(`${a.path}: lobFolder ${a.from ?? '(none)'} -> ${a.to}; first ${a.messageDigestRangeBytes} bytes copied unchanged.\n`);
-      process.stdout.write(`Committed ${result.version} of object "${result.id}": ${result.stored} file${result.stored === 1 ? '' : 's'} stored new, LOB files unchanged.\n`);
+      for (const m of result.mets) {
+        process.stdout.write(
+          `${m.path}: METS index updated for the new ${m.siard} (SIZE ${m.size}, ${m.checksumType} ${m.checksum}); ${m.childrenUnchanged} child METS unchanged.\n`,
+        );
+      }
+      for (const n of result.notes) process.stdout.write(`Note: ${n}\n`);
+      process.stdout.write(`Committed ${result.version} of object "${result.id}": ${result.stored} file${result.stored === 1 ? '' : 's'} stored new, LOB files${result.mets.length > 0 ? ' and child METS' : ''} unchanged.\n`);
     });
 }

@@ -23,6 +23,8 @@ export interface MetsHeaderOptions {
   documentId: string;
   /** CREATEDATE; defaults to now. Give a fixed date for byte-identical output. */
   createDate?: Date;
+  /** LASTMODDATE, for a document rewritten after its creation (left out when undefined) */
+  lastModDate?: Date;
   /** name of the creating software in metsHdr/agent */
   agentName?: string;
 }
@@ -44,7 +46,7 @@ export function metsHeader(options: MetsHeaderOptions): string {
     attr('TYPE', METS_INDEX_TYPE) +
     attr('LABEL', options.label) +
     '>\n' +
-    `  <mets:metsHdr${attr('CREATEDATE', date)} RECORDSTATUS="NEW">\n` +
+    `  <mets:metsHdr${attr('CREATEDATE', date)}${attr('LASTMODDATE', options.lastModDate && metsDateTime(options.lastModDate))} RECORDSTATUS="NEW">\n` +
     '    <mets:agent ROLE="CREATOR" TYPE="OTHER" OTHERTYPE="SOFTWARE">\n' +
     `      <mets:name>${escapeText(options.agentName ?? DEFAULT_AGENT_NAME)}</mets:name>\n` +
     '      <mets:note>Created following the E-ARK recommendation for external LOB handling in SIARD 2 (METS index of the LOB segment folders)</mets:note>\n' +

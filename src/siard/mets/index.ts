@@ -28,3 +28,4 @@ export {
 export { MetsIndexWriter, type MetsIndexWriterOptions } from './index-writer.js';
 export { lobPathInfo, lobRecordOfPath, type LobPathInfo } from './lob-paths.js';
 export { MetsIndexingSink, type MetsIndexingOptions } from './indexing-sink.js';
+export { planParentMetsUpdate, writeUpdatedParentMets, ParentMetsNotUpdatable, type ParentMetsUpdatePlan } from './parent-update.js';

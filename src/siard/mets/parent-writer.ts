@@ -50,6 +50,8 @@ export interface ParentMetsOptions {
   siard: ParentMetsSiardFile;
   children: ParentMetsChild[];
   createDate?: Date;
+  /** LASTMODDATE of a parent rewritten later (relocate), left out when undefined */
+  lastModDate?: Date;
   agentName?: string;
 }
 
@@ -68,6 +70,7 @@ export async function writeParentMets(out: ByteWriter, options: ParentMetsOption
       label: 'SIARD 2.0 parent',
       documentId: 'IP parent SIARD content',
       createDate: options.createDate,
+      lastModDate: options.lastModDate,
       agentName: options.agentName,
     }) +
       '  <mets:fileSec>\n' +

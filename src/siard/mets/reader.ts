@@ -35,6 +35,9 @@ export async function parseMets(input: MetsInput, what = 'The METS file'): Promi
   let structMap: ParsedStructMap | undefined;
   let depth = 0;
   let rootSeen = false;
+  let inAgent = false;
+  /** text of the first agent's name while it is being read */
+  let agentName: string | undefined;
 
   parser.on('error', (err) => {
     throw metsError(what, err.message);
@@ -64,6 +67,13 @@ export async function parseMets(input: MetsInput, what = 'The METS file'): Promi
     switch (tag.local) {
       case 'metsHdr':
         result.createDate = a('CREATEDATE');
+        result.lastModDate = a('LASTMODDATE');
+        break;
+      case 'name':
+        if (inAgent && result.agentName === undefined) agentName = '';
+        break;
+      case 'agent':
+        inAgent = true;
         break;
       case 'fileGrp':
         {
@@ -113,9 +123,17 @@ export async function parseMets(input: MetsInput, what = 'The METS file'): Promi
         break;
     }
   });
+  parser.on('text', (text) => {
+    if (agentName !== undefined) agentName += text;
+  });
   parser.on('closetag', (tag) => {
     depth--;
     if (tag.uri !== METS_NS) return;
+    if (tag.local === 'agent') inAgent = false;
+    else if (tag.local === 'name' && agentName !== undefined) {
+      result.agentName = agentName;
+      agentName = undefined;
+    }
     if (tag.local === 'fileGrp') groups.pop();
     else if (tag.local === 'file') files.pop();
     else if (tag.local === 'structMap') structMap = undefined;

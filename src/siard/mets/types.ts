@@ -130,6 +130,9 @@ export interface ParsedMets {
   label?: string;
   profile?: string;
   createDate?: string;
+  lastModDate?: string;
+  /** text of metsHdr/agent/name (the first agent's) */
+  agentName?: string;
   files: ParsedMetsFile[];
   structMaps: ParsedStructMap[];
 }
