@@ -4,7 +4,8 @@
  * 2-space indentation, as the OCFL fixtures and ocfl-py write them).
  */
 import { SiardOcflError } from '../errors.js';
-import { digestSync, isDigestAlgorithm } from './digest.js';
+import { digestSync, isDigestAlgorithm, MultiHasher } from './digest.js';
+import { JsonPieces, parseJsonBytes } from './large-json.js';
 
 export const INVENTORY_TYPE_1_1 = 'https://ocfl.io/1.1/spec/#inventory';
 export const INVENTORY_TYPE_1_0 = 'https://ocfl.io/1.0/spec/#inventory';
@@ -93,7 +94,8 @@ function pathMap(value: unknown, where: string): Record<string, string[]> {
 export function parseInventory(bytes: Uint8Array | string, where = 'inventory.json'): Inventory {
   let data: unknown;
   try {
-    data = JSON.parse(typeof bytes === 'string' ? bytes : Buffer.from(bytes).toString('utf8'));
+    // Bytes are parsed in slices: a million-file inventory is more than one string can hold.
+    data = typeof bytes === 'string' ? JSON.parse(bytes) : parseJsonBytes(bytes);
   } catch (err) {
     throw new InventoryError(`${where} is not valid JSON (${(err as Error).message}).`);
   }
@@ -151,54 +153,75 @@ export function parseInventory(bytes: Uint8Array | string, where = 'inventory.js
   return inv;
 }
 
-function sortedPathMap(map: Record<string, string[]>): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  for (const key of Object.keys(map).sort()) out[key] = [...map[key]].sort();
-  return out;
+const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** A digest -> paths block with its keys and each path list sorted, written in place (no sorted copy). */
+function writePathMap(out: JsonPieces, map: Record<string, string[]>, indent: string): void {
+  const keys = Object.keys(map).sort(byCodeUnit);
+  out.object(
+    keys.map((k) => [k, map[k]!] as const),
+    indent,
+    (paths, inner) => out.value(paths.length > 1 ? [...paths].sort(byCodeUnit) : paths, inner),
+  );
 }
 
-function sortedKeys<T extends object>(obj: T): T {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(obj).sort()) {
-    const value = (obj as Record<string, unknown>)[key];
-    if (value !== undefined) out[key] = value;
-  }
-  return out as T;
-}
-
-/** The canonical bytes of an inventory: same inventory, same bytes. */
-export function serializeInventory(inv: Inventory): Buffer {
-  const versions: Record<string, InventoryVersion> = {};
-  for (const name of versionNames(inv)) {
-    const v = inv.versions[name];
-    versions[name] = sortedKeys({
-      created: v.created,
-      message: v.message,
-      state: sortedPathMap(v.state),
-      user: v.user ? sortedKeys({ ...v.user }) : undefined,
-    });
-  }
-  let fixity: Inventory['fixity'];
-  if (inv.fixity && Object.keys(inv.fixity).length > 0) {
-    fixity = {};
-    for (const alg of Object.keys(inv.fixity).sort()) fixity[alg] = sortedPathMap(inv.fixity[alg]);
-  }
-  const out = sortedKeys({
-    contentDirectory: inv.contentDirectory,
-    digestAlgorithm: inv.digestAlgorithm,
-    fixity,
-    head: inv.head,
-    id: inv.id,
-    manifest: sortedPathMap(inv.manifest),
-    type: inv.type,
-    versions,
+/**
+ * The canonical bytes of an inventory, in pieces: same inventory, same bytes. Keys are sorted at
+ * every level, versions in numeric order, path lists sorted, 2-space indentation (the layout of
+ * JSON.stringify(..., null, 2), as the OCFL fixtures and ocfl-py write it). Written piece by piece:
+ * the inventory of a million files is more JSON than one JavaScript string can hold.
+ */
+export function inventoryPieces(inv: Inventory): Buffer[] {
+  const out = new JsonPieces();
+  const top: Array<readonly [string, unknown]> = [
+    ['contentDirectory', inv.contentDirectory],
+    ['digestAlgorithm', inv.digestAlgorithm],
+    ['fixity', inv.fixity && Object.keys(inv.fixity).length > 0 ? inv.fixity : undefined],
+    ['head', inv.head],
+    ['id', inv.id],
+    ['manifest', inv.manifest],
+    ['type', inv.type],
+    ['versions', inv.versions],
+  ];
+  out.object(top, '', (value, indent) => {
+    if (value === inv.fixity) {
+      const fixity = inv.fixity!;
+      out.object(Object.keys(fixity).sort(byCodeUnit).map((alg) => [alg, fixity[alg]!] as const), indent, (block, i) => writePathMap(out, block, i));
+    } else if (value === inv.manifest) writePathMap(out, inv.manifest, indent);
+    else if (value === inv.versions) {
+      out.object(versionNames(inv).map((name) => [name, inv.versions[name]!] as const), indent, (v, i) =>
+        out.object(
+          [
+            ['created', v.created],
+            ['message', v.message],
+            ['state', v.state],
+            ['user', v.user],
+          ] as Array<readonly [string, unknown]>,
+          i,
+          (field, j) => {
+            if (field === v.state) writePathMap(out, v.state, j);
+            else if (field === v.user) out.object(Object.keys(v.user!).sort(byCodeUnit).map((k) => [k, (v.user as unknown as Record<string, unknown>)[k]] as const), j, (x, k) => out.value(x, k));
+            else out.value(field, j);
+          },
+        ),
+      );
+    } else out.value(value, indent);
   });
-  return Buffer.from(JSON.stringify(out, null, 2), 'utf8');
+  return out.done();
+}
+
+/** The canonical bytes of an inventory: same inventory, same bytes (see inventoryPieces). */
+export function serializeInventory(inv: Inventory): Buffer {
+  const pieces = inventoryPieces(inv);
+  return pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
 }
 
 /** Contents of `inventory.json.<alg>`: the digest, one space, the file name (as the OCFL fixtures write it). */
-export function sidecarContent(inventoryBytes: Uint8Array, digestAlgorithm: string): string {
-  return `${digestSync(digestAlgorithm, inventoryBytes)} inventory.json\n`;
+export function sidecarContent(inventoryBytes: Uint8Array | Uint8Array[], digestAlgorithm: string): string {
+  if (!Array.isArray(inventoryBytes)) return `${digestSync(digestAlgorithm, inventoryBytes)} inventory.json\n`;
+  const hasher = MultiHasher.createSync([digestAlgorithm]);
+  for (const piece of inventoryBytes) hasher.update(piece);
+  return `${hasher.digests()[digestAlgorithm]} inventory.json\n`;
 }
 
 /** The digest a sidecar file records (first whitespace-separated token), or undefined when malformed. */

@@ -20,7 +20,7 @@ import {
   INVENTORY_TYPE_1_0,
   INVENTORY_TYPE_1_1,
   nextVersionName,
-  serializeInventory,
+  inventoryPieces,
   sidecarContent,
   type User,
 } from './inventory.js';
@@ -71,10 +71,6 @@ interface NewContent {
   contentPath: string;
   digests: Record<string, string>;
   size: number;
-}
-
-function clone<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
 }
 
 function ancestors(p: string): string[] {
@@ -466,8 +462,16 @@ export class StagedVersion {
   }
 
   private buildInventory(options: CommitOptions): Inventory {
-    const inv: Inventory = this.base
-      ? clone(this.base)
+    // Copies only of what this version adds to (no deep clone: a million-entry manifest is
+    // shared, not duplicated); path lists are replaced, never pushed to, below.
+    const base = this.base;
+    const inv: Inventory = base
+      ? {
+          ...base,
+          manifest: { ...base.manifest },
+          versions: { ...base.versions },
+          ...(base.fixity ? { fixity: Object.fromEntries(Object.entries(base.fixity).map(([alg, block]) => [alg, { ...block }])) } : {}),
+        }
       : { id: this.id, type: this.ocflVersion === '1.0' ? INVENTORY_TYPE_1_0 : INVENTORY_TYPE_1_1, digestAlgorithm: this.digestAlgorithm, head: '', manifest: {}, versions: {} };
     inv.head = this.version;
     const keyOf = (digest: string) => this.knownDigests.get(digest) ?? digest;
@@ -495,8 +499,9 @@ export class StagedVersion {
         const add = (value: string, contentPath: string) => {
           const key = keys.get(value) ?? value;
           keys.set(value, key);
-          const paths = (block[key] ??= []);
-          if (!paths.includes(contentPath)) paths.push(contentPath);
+          const paths = block[key];
+          if (!paths) block[key] = [contentPath];
+          else if (!paths.includes(contentPath)) block[key] = [...paths, contentPath];
         };
         for (const c of this.newContent.values()) add(c.digests[alg], c.contentPath);
         // Content stored earlier and met again now: its digest for `alg` is known without rereading.
@@ -521,7 +526,10 @@ export class StagedVersion {
     for (const [cp, algs] of todo) {
       const hasher = await MultiHasher.create(algs);
       for await (const chunk of this.ctx.root.readStream(`${this.ctx.objectPath}/${cp}`)) hasher.update(chunk as Buffer);
-      for (const [alg, value] of Object.entries(hasher.digests())) ((inv.fixity![alg] ??= {})[value] ??= []).push(cp);
+      for (const [alg, value] of Object.entries(hasher.digests())) {
+        const block = (inv.fixity![alg] ??= {});
+        block[value] = [...(block[value] ?? []), cp];
+      }
     }
   }
 
@@ -563,9 +571,9 @@ export class StagedVersion {
     if (throwFailure && this.flushError) throw this.flushError;
   }
 
-  private async writeFile(path: string, bytes: Uint8Array): Promise<void> {
+  private async writeFile(path: string, bytes: Uint8Array | Uint8Array[]): Promise<void> {
     const file = await this.ctx.workspace.openWrite(path, { exclusive: true });
-    await file.write(bytes);
+    for (const piece of Array.isArray(bytes) ? bytes : [bytes]) await file.write(piece);
     await file.close();
   }
 
@@ -580,7 +588,8 @@ export class StagedVersion {
       await this.settleFlushes(true);
       const inv = this.buildInventory(options);
       if (this.base) await this.completeFixity(inv);
-      const bytes = serializeInventory(inv);
+      // In pieces: the inventory of a million files is more than one string or one write.
+      const bytes = inventoryPieces(inv);
       const sidecar = Buffer.from(sidecarContent(bytes, this.digestAlgorithm));
       const sidecarName = `inventory.json.${this.digestAlgorithm}`;
       if (await workspace.stat(`${stage}/incoming`)) await workspace.remove(`${stage}/incoming`);

@@ -1,7 +1,9 @@
 /** Bounded reads of the small files validation parses (declarations, inventories, sidecars, configs). */
 import { lstatSync, readFileSync } from 'node:fs';
+import { parseJsonBytes } from '../large-json.js';
 
-export const MAX_INVENTORY_BYTES = 512 * 1024 * 1024;
+/** An object of a million LOB files has an inventory of ~600 MB; this allows about three times that. */
+export const MAX_INVENTORY_BYTES = 2 * 1024 * 1024 * 1024;
 
 export type SmallRead = { ok: true; bytes: Buffer } | { ok: false; reason: 'missing' | 'too-large' | 'unreadable' | 'not-a-file' };
 
@@ -37,8 +39,8 @@ export async function readJson(file: string, maxBytes = MAX_INVENTORY_BYTES): Pr
 
 export function parseJson(bytes: Buffer): JsonRead {
   try {
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    return { ok: true, value: JSON.parse(text), bytes };
+    // In slices: a million-file inventory is more JSON than one string can hold (large-json.ts).
+    return { ok: true, value: parseJsonBytes(bytes), bytes };
   } catch (err) {
     const e = err as Error;
     const detail = e instanceof RangeError ? 'is nested too deeply to parse' : e instanceof TypeError ? 'is not UTF-8 text' : `is not valid JSON (${e.message.slice(0, 100)})`;
