@@ -60,6 +60,28 @@ export function parseCount(name: string) {
   };
 }
 
+const SIZE_UNITS: Record<string, number> = {
+  '': 1, b: 1,
+  k: 1e3, kb: 1e3, m: 1e6, mb: 1e6, g: 1e9, gb: 1e9, t: 1e12, tb: 1e12,
+  ki: 2 ** 10, kib: 2 ** 10, mi: 2 ** 20, mib: 2 ** 20, gi: 2 ** 30, gib: 2 ** 30, ti: 2 ** 40, tib: 2 ** 40,
+};
+
+/**
+ * Parses a byte size: a whole number, or a number with a unit, decimal (k, M, G, T = 1000^n, as disk
+ * makers and `ls --si` count) or binary (KiB, MiB, GiB, TiB = 1024^n); case does not matter.
+ */
+export function parseSize(name: string) {
+  return (value: string): number => {
+    const m = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(value.trim());
+    const unit = m ? SIZE_UNITS[m[2]!.toLowerCase()] : undefined;
+    const bytes = m && unit !== undefined ? Number(m[1]) * unit : NaN;
+    if (!Number.isSafeInteger(bytes)) {
+      throw new UsageError(`Option ${name} needs a size in bytes such as 45000, 45k, 2KiB or 1G, not "${value}".`);
+    }
+    return bytes;
+  };
+}
+
 /** The `--workspace` option of every verb that writes (and of `init`, which remembers it). */
 export interface WorkspaceCliOptions {
   workspace?: string;
@@ -88,16 +110,24 @@ export interface VersionInfoOptions {
 export function addVersionInfoOptions(command: Command): Command {
   return command
     .option('--message <text>', 'version message')
-    .option('--user-name <name>', 'name of the user making the version')
-    .option('--user-address <uri>', 'address (URI, e.g. mailto:) of the user');
+    .option('--user-name <name>', 'name of the user making the version (default: $SIARD_OCFL_USER_NAME)')
+    .option('--user-address <uri>', 'address (URI, e.g. mailto:) of the user (default: $SIARD_OCFL_USER_ADDRESS)');
 }
 
-/** The version's message and user, as the OCFL commit takes them; refuses an address without a name. */
+/**
+ * The version's message and user, as the OCFL commit takes them; refuses an address without a name.
+ * The user comes from the options, else from SIARD_OCFL_USER_NAME / SIARD_OCFL_USER_ADDRESS, so an
+ * archivist sets it once in a shell profile and no version lacks one (OCFL warning W007).
+ */
 export function versionInfo(o: VersionInfoOptions): { message?: string; user?: { name: string; address?: string } } {
   if (o.userAddress && !o.userName) throw new UsageError('--user-address needs --user-name.');
+  const fromEnv = o.userName === undefined;
+  const name = fromEnv ? process.env.SIARD_OCFL_USER_NAME || undefined : o.userName;
+  const address = fromEnv ? process.env.SIARD_OCFL_USER_ADDRESS || undefined : o.userAddress;
+  if (fromEnv && address && !name) throw new UsageError('SIARD_OCFL_USER_ADDRESS is set but SIARD_OCFL_USER_NAME is not; set both, or give --user-name.');
   return {
     ...(o.message !== undefined ? { message: o.message } : {}),
-    ...(o.userName ? { user: { name: o.userName, ...(o.userAddress ? { address: o.userAddress } : {}) } } : {}),
+    ...(name ? { user: { name, ...(address ? { address } : {}) } } : {}),
   };
 }
 
