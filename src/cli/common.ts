@@ -27,10 +27,12 @@ export function reportError(err: unknown, debug: boolean, context?: string): num
   let message: string;
   if (system) {
     // Node's words for a full disk or a size limit name no file: say what the work was on.
-    const where = system.path ? ` (${system.path})` : '';
+    const where = system.path ? ` (${system.syscall ? `${system.syscall} ` : ''}${system.path})` : '';
     const what = `${context ? `Could not finish the work on ${context}` : 'Could not finish'}: ${ERRNO_WORDS[system.code!]}${where} [${system.code}]`;
     const original = err instanceof SiardOcflError ? err.message : (err as Error).message;
-    message = original ? `${what}; ${stripStop(original)}` : what;
+    // Node's own text ("EACCES: permission denied, mkdir 'x'") repeats what was just said.
+    const repeats = !original || original.startsWith(`${system.code}:`);
+    message = repeats ? what : `${what}; ${stripStop(original)}`;
   } else {
     message = err instanceof SiardOcflError ? err.message : ((err as Error)?.message ?? String(err));
   }
@@ -48,8 +50,44 @@ function systemCause(err: unknown): NodeJS.ErrnoException | undefined {
   return undefined;
 }
 
+/**
+ * An archive given as input that cannot be read (not a ZIP, truncated) means the command could not
+ * run (exit 2); the same finding inside a stored object during `audit` stays a problem found (1).
+ */
+export function asUnreadableInput(err: unknown): unknown {
+  if (err instanceof SiardOcflError && err.exitCode === 1 && /^ZIP_/.test(err.code)) {
+    return new SiardOcflError(err.message, { code: err.code, exitCode: 2, cause: err });
+  }
+  return err;
+}
+
 function stripStop(s: string): string {
   return s.replace(/[.!?]$/, '');
+}
+
+/**
+ * The words every verb uses for LOBs: a "LOB cell" holds a LOB that lies in a file; "LOB files"
+ * counts those files, each part of a split LOB as one; they sit in "segment folders".
+ */
+export function lobWords(s: { lobs: number; lobFiles: number; segments: number }): string {
+  return `${s.lobs} LOB cell${s.lobs === 1 ? '' : 's'} in ${s.lobFiles} LOB file${s.lobFiles === 1 ? '' : 's'} in ${s.segments} segment folder${s.segments === 1 ? '' : 's'}`;
+}
+
+// C0 controls, DEL and C1 controls: they break line- and tab-separated output and terminals.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/** Text for one tab-separated column: control characters as `\n`, `\t`, `\r` or `\u00XX`. */
+export function printable(text: string): string {
+  return text.replace(CONTROLS, (c) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : c === '\r' ? '\\r' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+}
+
+/**
+ * Writing verbs refuse an object id holding a control character (newline, tab, ...): OCFL allows
+ * it, but it cannot be typed, listed or grepped reliably. Objects other tools made are still read.
+ */
+export function checkObjectId(id: string): void {
+  if (CONTROL.test(id)) throw new UsageError(`The object id ${JSON.stringify(id)} holds a control character (such as a newline or tab), which siard-ocfl does not write.`);
 }
 
 /** Parses a non-negative integer option, or throws a one-sentence usage error. */

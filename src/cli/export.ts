@@ -7,7 +7,7 @@ import { METS_FILE_NAME } from '../siard/mets/types.js';
 import { SIARD_DIGEST_TYPES, type SiardDigestType } from '../siard/model.js';
 import type { SiardExportOptions } from '../siard/writer.js';
 import { defaultArchiveName, openSource } from '../sources/open.js';
-import { parseCount, parseSize, printJson } from './common.js';
+import { lobWords, parseCount, parseSize, printJson } from './common.js';
 import { createProgress } from './progress.js';
 
 export interface ExportCliOptions {
@@ -97,6 +97,7 @@ export function register(program: Command): void {
           tables: summary.tables,
           rows: summary.rows,
           lobs: summary.lobs,
+          lobFiles: summary.lobFiles,
           segments: summary.segments,
           lobBytes: summary.lobBytes,
           siardBytes: summary.siardBytes,
@@ -106,7 +107,7 @@ export function register(program: Command): void {
         if (options.json) printJson(report);
         else {
           process.stdout.write(
-            `Exported ${report.tables} tables, ${report.rows} rows, ${report.lobs} LOB files in ${report.segments} segment folders ` +
+            `Exported ${report.tables} tables, ${report.rows} rows, ${lobWords(summary)} ` +
               `(${report.bytes} bytes) to ${outDir}/${report.siard}\n`,
           );
         }

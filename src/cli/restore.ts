@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { restore, type RestoreSource } from '../archive/restore.js';
 import { UsageError } from '../errors.js';
-import { printJson } from './common.js';
+import { asUnreadableInput, printJson } from './common.js';
 import { createProgress } from './progress.js';
 
 interface RestoreCliOptions {
@@ -64,6 +64,8 @@ export function register(program: Command): void {
           for (const n of summary.notes) process.stderr.write(`note: ${n}\n`);
           for (const w of summary.warnings) process.stderr.write(`warning: ${w}\n`);
         }
+      } catch (err) {
+        throw asUnreadableInput(err);
       } finally {
         progress.stop();
       }
