@@ -22,7 +22,7 @@ const ERRNO_WORDS: Record<string, string> = {
  * Exit status for any thrown value: our own errors carry theirs; anything else could not run (2).
  * `context` names what was being worked on (e.g. `object "x"`) for system errors that name no path.
  */
-export function reportError(err: unknown, debug: boolean, context?: string): number {
+export function reportError(err: unknown, debug: boolean, context?: string, json = false): number {
   const system = systemCause(err);
   let message: string;
   if (system) {
@@ -36,10 +36,21 @@ export function reportError(err: unknown, debug: boolean, context?: string): num
   } else {
     message = err instanceof SiardOcflError ? err.message : ((err as Error)?.message ?? String(err));
   }
-  process.stderr.write(`siard-ocfl: ${message}${/[.!?]$/.test(message) ? '' : '.'}\n`);
+  const sentence = `${message}${/[.!?]$/.test(message) ? '' : '.'}`;
+  process.stderr.write(`siard-ocfl: ${sentence}\n`);
   const stack = (err as Error)?.stack;
   if (debug && stack) process.stderr.write(stack + '\n');
-  return err instanceof SiardOcflError ? err.exitCode : 2;
+  const exitCode = err instanceof SiardOcflError ? err.exitCode : 2;
+  if (json) printJsonError(err instanceof SiardOcflError ? err.code : system ? system.code! : 'ERROR', sentence, exitCode);
+  return exitCode;
+}
+
+/**
+ * With --json a failure still gives a document on stdout, so a script parsing it need not special-case
+ * an empty output: {"error": {code, message, exitCode}}; stderr and the exit status are as without.
+ */
+export function printJsonError(code: string, message: string, exitCode: number): void {
+  printJson({ error: { code, message, exitCode } });
 }
 
 /** The system error (ENOSPC, EFBIG, ...) behind an error, following its causes. */
@@ -118,6 +129,17 @@ export function parseSize(name: string) {
     }
     return bytes;
   };
+}
+
+/**
+ * The root of verbs that also take it as their argument (`init`, `validate`): `--root R`, as every
+ * other verb, or the argument; giving both is refused unless they agree.
+ */
+export function rootArgument(argument: string | undefined, root: string | undefined, what: string): string {
+  if (argument !== undefined && root !== undefined && argument !== root) throw new UsageError(`Give the ${what} once: either --root ${root} or ${argument}.`);
+  const chosen = root ?? argument;
+  if (chosen === undefined) throw new UsageError(`Give the ${what}: --root <root>.`);
+  return chosen;
 }
 
 /** The `--workspace` option of every verb that writes (and of `init`, which remembers it). */
