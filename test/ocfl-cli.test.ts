@@ -57,11 +57,11 @@ test('init, put twice, ls, log, show and checkout round-trip a folder', async (t
   const show1 = await runCli(['show', '--root', rootDir, '--id', id, '--version', 'v1', '--json']);
   t.is(show1.code, 0, show1.stderr);
   t.deepEqual(JSON.parse(show1.stdout).files, [
-    { logicalPath: 'keep.txt', digest: sha512('keep'), contentPath: 'v1/content/keep.txt' },
-    { logicalPath: 'sub/drop.txt', digest: sha512('drop'), contentPath: 'v1/content/sub/drop.txt' },
+    { logicalPath: 'keep.txt', digest: sha512('keep'), contentPath: 'v1/content/keep.txt', size: 4 },
+    { logicalPath: 'sub/drop.txt', digest: sha512('drop'), contentPath: 'v1/content/sub/drop.txt', size: 4 },
   ]);
   const show2 = await runCli(['show', '--root', rootDir, '--id', id]);
-  t.is(show2.stdout, `keep.txt\tv1/content/keep.txt\t${sha512('keep')}\nnew.txt\tv2/content/new.txt\t${sha512('new')}\n`);
+  t.is(show2.stdout, `keep.txt\tv1/content/keep.txt\t${sha512('keep')}\t4\nnew.txt\tv2/content/new.txt\t${sha512('new')}\t3\n`);
 
   const dest = path.join(base, 'out');
   const co = await runCli(['checkout', '--root', rootDir, '--id', id, '--version', 'v1', dest]);

@@ -37,7 +37,9 @@ sharedTest('invalid object: exit 1, one line per finding; --no-fixity skips the 
   t.regex(lines[1], /^ERROR E092 .*v1\/content\/test\.txt: The sha512 digest of "v1\/content\/test\.txt" is [0-9a-f]{128}, but/);
   const json = JSON.parse((await runCli(['validate', '--json', dir])).stdout);
   t.false(json.valid);
-  t.deepEqual(Object.keys(json.errors[0]), ['code', 'message', 'path']);
+  // The finding record audit shares (issue 14): code, severity, object, path, message.
+  t.deepEqual(Object.keys(json.errors[0]), ['code', 'severity', 'object', 'path', 'message']);
+  t.like(json.errors[0], { severity: 'error', object: null });
   t.is(json.errors[0].code, 'E092');
   const skipped = await runCli(['validate', '--no-fixity', dir]);
   t.is(skipped.code, 0);
@@ -59,8 +61,12 @@ test('could not run: missing path, a file, a folder that is not OCFL -> exit 2 w
   for (const target of [path.join(base, 'missing'), path.join(base, 'file.txt'), path.join(base, 'plain')]) {
     const res = await runCli(['validate', '--json', target]);
     t.is(res.code, 2, target);
-    t.is(res.stdout, '');
     t.regex(res.stderr, /^siard-ocfl: .+\.\n$/);
+    // Issue 14: with --json a failure is a JSON error object on stdout (it was empty), saying the same sentence.
+    const { error } = JSON.parse(res.stdout);
+    t.deepEqual(Object.keys(error), ['code', 'message', 'exitCode']);
+    t.is(error.exitCode, 2);
+    t.is(`siard-ocfl: ${error.message}\n`, res.stderr);
   }
 });
 

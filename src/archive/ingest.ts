@@ -64,6 +64,8 @@ export interface IngestResult {
   notes: string[];
   /** LOB cells of a received package whose file was not stored (only with allowMissingLobs) */
   missingLobs: number;
+  /** true when the source equalled the head version: no version was made (`version` is the head) */
+  unchanged: boolean;
 }
 
 /** Opens a storage root given as a path, or takes an opened one. */
@@ -75,11 +77,23 @@ function summarise(staged: StagedVersion, siardFile: string, commit: { version: 
   return { id: staged.id, version: commit.version, objectPath, siardFile, ...counts };
 }
 
-async function commitStaged(staged: StagedVersion, options: VersionInfoOptions, defaultMessage: string) {
-  return staged.commit({ message: options.message ?? defaultMessage, ...(options.user ? { user: options.user } : {}) });
+/**
+ * Commits the staged version, unless it would change nothing (the same files as the head): then it
+ * is dropped and the head named, since an empty version only says "ingested again" in the log.
+ */
+async function commitStaged(staged: StagedVersion, options: VersionInfoOptions & { allowUnchanged?: boolean }, defaultMessage: string): Promise<{ version: string; unchanged: boolean }> {
+  const head = options.allowUnchanged ? undefined : staged.unchangedFrom();
+  if (head !== undefined) {
+    await staged.abort();
+    return { version: head, unchanged: true };
+  }
+  const commit = await staged.commit({ message: options.message ?? defaultMessage, ...(options.user ? { user: options.user } : {}) });
+  return { version: commit.version, unchanged: false };
 }
 
 export interface IngestDatabaseOptions extends Partial<SiardExportOptions>, VersionInfoOptions {
+  /** make a new version even when it would hold the same files as the head */
+  allowUnchanged?: boolean;
   /** also write the METS index (mets.xml beside the .siard, one per segment folder) into the version */
   mets?: boolean;
 }
@@ -98,7 +112,7 @@ export async function ingestDatabase(source: DatabaseSource, rootArg: string | O
   let summary: SiardExportSummary;
   try {
     await staged.clear(); // the new version holds exactly the new export
-    const { message: _m, user: _u, digestAlgorithm: _d, mets, ...exportOptions } = options;
+    const { message: _m, user: _u, digestAlgorithm: _d, allowUnchanged: _c, mets, ...exportOptions } = options;
     // METS: the index sink records each LOB file with the digests the staging pass computed.
     const indexing = mets ? new MetsIndexingSink(sink, { objId: id, checksumType: lobDigest }) : undefined;
     summary = await writeSiard(source, indexing ?? sink, { ...exportOptions, name, lobDigest });
@@ -111,7 +125,7 @@ export async function ingestDatabase(source: DatabaseSource, rootArg: string | O
   const objectPath = root.objectPath(id);
   const commit = await commitStaged(staged, options, `siard-ocfl ingest of ${source.description}`);
   const { archive: _a, ...exportSummary } = summary;
-  return { ...summarise(staged, summary.siardFile, commit, sink.stats, objectPath), export: exportSummary, warnings: [], notes: [], missingLobs: 0 };
+  return { ...summarise(staged, summary.siardFile, commit, sink.stats, objectPath), export: exportSummary, warnings: [], notes: [], missingLobs: 0, unchanged: commit.unchanged };
 }
 
 export interface PackagePlan {
@@ -194,6 +208,8 @@ function whyNotStored(lookup: Exclude<LobLookup, { status: 'found' | 'missing' }
 }
 
 export interface IngestPackageOptions extends VersionInfoOptions {
+  /** make a new version even when it would hold the same files as the head */
+  allowUnchanged?: boolean;
   /** store the package even though some LOB files its cells reference are not in the package folder */
   allowMissingLobs?: boolean;
 }
@@ -228,7 +244,7 @@ export async function ingestSiardPackage(siardFile: string, rootArg: string | Oc
     throw err instanceof SiardOcflError ? err : new SiardOcflError(`Ingest of ${siardFile} into object "${id}" failed: ${(err as Error).message}`, { cause: err });
   }
   const commit = await commitStaged(staged, options, `siard-ocfl ingest of the SIARD package ${path.basename(siardFile)}`);
-  return { ...summarise(staged, plan.files[0]!.logicalPath, commit, counts, root.objectPath(id)), warnings: plan.warnings, notes: plan.notes, missingLobs: unstored };
+  return { ...summarise(staged, plan.files[0]!.logicalPath, commit, counts, root.objectPath(id)), warnings: plan.warnings, notes: plan.notes, missingLobs: unstored, unchanged: commit.unchanged };
 }
 
 export interface IngestOptions extends IngestDatabaseOptions {

@@ -7,7 +7,7 @@ import { METS_FILE_NAME } from '../siard/mets/types.js';
 import { SIARD_DIGEST_TYPES, type SiardDigestType } from '../siard/model.js';
 import type { SiardExportOptions } from '../siard/writer.js';
 import { defaultArchiveName, openSource } from '../sources/open.js';
-import { parseCount, printJson } from './common.js';
+import { lobWords, parseCount, parseSize, printJson } from './common.js';
 import { createProgress } from './progress.js';
 
 export interface ExportCliOptions {
@@ -30,8 +30,8 @@ export function addExportOptions(command: Command): Command {
   return command
     .option('--lob-layout <layout>', 'LOB folder layout: lobseg (E-ARK, default) or siard22')
     .option('--max-files <n>', 'files per LOB segment folder (default 100000)', parseCount('--max-files'))
-    .option('--max-bytes <n>', 'bytes per LOB segment folder (default 4000000000); larger LOBs are split', parseCount('--max-bytes'))
-    .option('--inline-max <n>', 'LOBs up to this many bytes stay inline in the table XML (default 2000)', parseCount('--inline-max'))
+    .option('--max-bytes <size>', 'bytes per LOB segment folder (default 4G); larger LOBs are split; units k, M, G (1000^n) or KiB, MiB, GiB (1024^n)', parseSize('--max-bytes'))
+    .option('--inline-max <size>', 'LOBs up to this size stay inline in the table XML (default 2000 bytes; units as --max-bytes)', parseSize('--inline-max'))
     .option('--lob-folder <uri>', "database-level lobFolder base URI ending in '/' (default ../, the folder of the .siard)")
     .option('--lob-digest <type>', 'LOB digest: MD5, SHA-1 or SHA-256 (default)')
     .option('--name <dbname>', "archive name (default: the database file's base name)")
@@ -97,6 +97,7 @@ export function register(program: Command): void {
           tables: summary.tables,
           rows: summary.rows,
           lobs: summary.lobs,
+          lobFiles: summary.lobFiles,
           segments: summary.segments,
           lobBytes: summary.lobBytes,
           siardBytes: summary.siardBytes,
@@ -106,7 +107,7 @@ export function register(program: Command): void {
         if (options.json) printJson(report);
         else {
           process.stdout.write(
-            `Exported ${report.tables} tables, ${report.rows} rows, ${report.lobs} LOB files in ${report.segments} segment folders ` +
+            `Exported ${report.tables} tables, ${report.rows} rows, ${lobWords(summary)} ` +
               `(${report.bytes} bytes) to ${outDir}/${report.siard}\n`,
           );
         }

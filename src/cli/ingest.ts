@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { ingest, type IngestOptions } from '../archive/ingest.js';
 import { UsageError } from '../errors.js';
 import { openRoot } from '../ocfl/root.js';
-import { addVersionInfoOptions, addWorkspaceOption, contentDigest, printJson, rootOptions, versionInfo, type VersionInfoOptions, type WorkspaceCliOptions } from './common.js';
+import { addVersionInfoOptions, asUnreadableInput, checkObjectId, lobWords, addWorkspaceOption, contentDigest, printJson, rootOptions, versionInfo, type VersionInfoOptions, type WorkspaceCliOptions } from './common.js';
 import { addExportOptions, toSiardExportOptions, type ExportCliOptions } from './export.js';
 
 interface IngestCliOptions extends ExportCliOptions, VersionInfoOptions, WorkspaceCliOptions {
@@ -11,6 +11,7 @@ interface IngestCliOptions extends ExportCliOptions, VersionInfoOptions, Workspa
   id: string;
   digest?: string;
   allowMissingLobs?: boolean;
+  allowUnchanged?: boolean;
 }
 
 export function register(program: Command): void {
@@ -24,8 +25,10 @@ export function register(program: Command): void {
     .requiredOption('--id <object-id>', 'object id')))
     .option('--digest <algorithm>', 'content digest of a new object: sha512 (default) or sha256')
     .option('--allow-missing-lobs', 'a received .siard package: store it even though LOB files its cells reference are missing or outside its folder (each reported; exit status 1)')
-    .option('--json', 'print a JSON summary')
+    .option('--allow-unchanged', 'make a new version even when it holds the same files as the head (by default none is made: "unchanged, no new version")')
+    .option('--json', 'print a JSON summary; "unchanged": true when no version was made')
     .action(async (sourceSpec: string, o: IngestCliOptions) => {
+      checkObjectId(o.id);
       const digestAlgorithm = contentDigest(o.digest);
       const version = versionInfo(o);
       const isPackage = /\.siard$/i.test(sourceSpec);
@@ -39,19 +42,27 @@ export function register(program: Command): void {
         options.allowMissingLobs = true;
       }
       if (digestAlgorithm) options.digestAlgorithm = digestAlgorithm;
-      const result = await ingest(sourceSpec, await openRoot(o.root, rootOptions(o)), o.id, { ...options, ...version });
+      if (o.allowUnchanged) options.allowUnchanged = true;
+      const result = await ingest(sourceSpec, await openRoot(o.root, rootOptions(o)), o.id, { ...options, ...version }).catch((err: unknown) => {
+        throw isPackage ? asUnreadableInput(err) : err;
+      });
       // A received package whose LOBs were not all stored is a problem found, even when asked for.
       if (result.missingLobs > 0) process.exitCode = 1;
       if (o.json) {
         printJson(result);
         return;
       }
+      if (result.unchanged) {
+        process.stdout.write(`Object "${result.id}" (${result.objectPath}) is unchanged, no new version: ${sourceSpec} gives the same ${result.files} files as ${result.version} (--allow-unchanged makes one anyway).\n`);
+        for (const w of result.warnings) process.stdout.write(`WARNING ${w}\n`);
+        return;
+      }
       const what = result.export
-        ? `${result.export.tables} tables, ${result.export.rows} rows, ${result.export.lobs} LOB files in ${result.export.segments} segment folders`
+        ? `${result.export.tables} tables, ${result.export.rows} rows, ${lobWords(result.export)}`
         : 'SIARD package as received';
       process.stdout.write(
         `Committed ${result.version} of object "${result.id}" (${result.objectPath}): ${what}; ` +
-          `${result.files} files (${result.bytes} bytes), ${result.stored} stored new (${result.storedBytes} bytes).\n`,
+          `the version holds ${result.files} files (${result.bytes} bytes), ${result.stored} stored new (${result.storedBytes} bytes).\n`,
       );
       for (const n of result.notes) process.stdout.write(`NOTE ${n}\n`);
       for (const w of result.warnings) process.stdout.write(`WARNING ${w}\n`);

@@ -1,12 +1,12 @@
 /** `siard-ocfl log`: the versions of an object. */
 import type { Command } from 'commander';
 import { openRoot } from '../ocfl/root.js';
-import { printJson } from './common.js';
+import { printable, printJson } from './common.js';
 
 export function register(program: Command): void {
   program
     .command('log')
-    .description('list the versions of an object: name, date, user, message')
+    .description('list the versions of an object, newest first: version, date, file count, user, message, separated by tabs')
     .requiredOption('--root <root>', 'OCFL storage root')
     .requiredOption('--id <object-id>', 'object id')
     .option('--json', 'print a JSON array')
@@ -18,8 +18,9 @@ export function register(program: Command): void {
         return;
       }
       for (const v of [...versions].reverse()) {
-        const user = v.user ? ` ${v.user.name}${v.user.address ? ` <${v.user.address}>` : ''}` : '';
-        process.stdout.write(`${v.version}\t${v.created}\t${v.fileCount} files${user}${v.message ? `\t${v.message}` : ''}\n`);
+        // Always five tab-separated columns (empty when absent), so `cut -f4` is the user.
+        const user = v.user ? `${v.user.name}${v.user.address ? ` <${v.user.address}>` : ''}` : '';
+        process.stdout.write([v.version, v.created, `${v.fileCount} files`, user, v.message ?? ''].map(printable).join('\t') + '\n');
       }
     });
 }

@@ -1,12 +1,12 @@
 /** `siard-ocfl ls`: the objects of a storage root. */
 import type { Command } from 'commander';
 import { openRoot } from '../ocfl/root.js';
-import { printJson } from './common.js';
+import { printable, printJson } from './common.js';
 
 export function register(program: Command): void {
   program
     .command('ls')
-    .description('list the objects of a storage root: id, head version, object path')
+    .description('list the objects of a storage root: id, head version, object path, separated by tabs (control characters in ids shown as \\n, \\t, \\u00XX)')
     .requiredOption('--root <root>', 'OCFL storage root')
     .option('--json', 'print a JSON array')
     .action(async (options: { root: string; json?: boolean }) => {
@@ -23,6 +23,6 @@ export function register(program: Command): void {
         }
       }
       if (options.json) printJson(rows);
-      else process.stdout.write(rows.map((r) => (r.error ? `?\t?\t${r.path}\t${r.error}\n` : `${r.id}\t${r.head}\t${r.path}\n`)).join(''));
+      else process.stdout.write(rows.map((r) => (r.error ? `?\t?\t${printable(r.path)}\t${printable(r.error)}\n` : `${printable(r.id!)}\t${r.head}\t${printable(r.path)}\n`)).join(''));
     });
 }

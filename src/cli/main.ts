@@ -1,8 +1,8 @@
 /** The command line: one file per verb, each registering itself on the program. */
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, type Option } from 'commander';
 import { createRequire } from 'node:module';
-import { reportError } from './common.js';
-import { VERBS } from './verbs.js';
+import { printJsonError, reportError } from './common.js';
+import { EXAMPLES, VERBS } from './verbs.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -26,21 +26,45 @@ export async function main(argv: string[]): Promise<number> {
   for (const name of names) (await VERBS[name]()).register(program);
   for (const verb of program.commands) {
     if (!verb.options.some((o) => o.long === '--debug')) verb.option('--debug', 'print stack traces with errors');
+    for (const o of verb.options) if (o.mandatory) o.description += ' (required)';
+    const example = EXAMPLES[verb.name()];
+    if (example) verb.addHelpText('after', `\nExample:\n  $ ${example}\n`);
+    reportUnknownBeforeMissing(verb);
   }
   // The verb that runs, so a system error can name the object it was working on.
   let running: Command | undefined;
   program.hook('preAction', (_program, action) => void (running = action));
   const debug = argv.includes('--debug');
+  const json = argv.includes('--json');
   try {
     await program.parseAsync(argv, { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (err) {
     if (err instanceof CommanderError) {
       // --help and --version end through here with exit code 0.
-      return err.exitCode === 0 ? 0 : 2;
+      if (err.exitCode === 0) return 0;
+      if (json) printJsonError('USAGE', err.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' '), 2);
+      return 2;
     }
     const id = running?.opts().id as string | string[] | undefined;
     const context = typeof id === 'string' ? `object ${JSON.stringify(id)}` : undefined;
-    return reportError(err, debug, context);
+    return reportError(err, debug, context, json);
   }
+}
+
+/**
+ * Commander checks required options before unknown ones, so `--rot R` was reported as a missing
+ * `--root`: an unknown option is named first, as it is the mistake the user made.
+ */
+function reportUnknownBeforeMissing(command: Command): void {
+  // Commander methods outside its typings (present in 14.x; the CLI tests cover the behaviour).
+  const verb = command as Command & { missingMandatoryOptionValue(o: Option): void; unknownOption(flag: string): never };
+  const missing = verb.missingMandatoryOptionValue.bind(verb);
+  verb.missingMandatoryOptionValue = (option: Option) => {
+    const known = (arg: string) => verb.options.some((o) => o.long === arg || o.short === arg) || arg === '--help' || arg === '-h';
+    const end = verb.args.indexOf('--');
+    const unknown = (end < 0 ? verb.args : verb.args.slice(0, end)).find((a) => a.startsWith('-') && a.length > 1 && !known(a.split('=')[0]!));
+    if (unknown !== undefined) verb.unknownOption(unknown);
+    missing(option);
+  };
 }

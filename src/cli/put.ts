@@ -5,7 +5,7 @@ import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { forEachConcurrent } from '../ocfl/concurrent.js';
 import { openRoot } from '../ocfl/root.js';
-import { addVersionInfoOptions, addWorkspaceOption, contentDigest, printJson, rootOptions, versionInfo, type VersionInfoOptions, type WorkspaceCliOptions } from './common.js';
+import { addVersionInfoOptions, checkObjectId, addWorkspaceOption, contentDigest, printJson, rootOptions, versionInfo, type VersionInfoOptions, type WorkspaceCliOptions } from './common.js';
 import { createProgress } from './progress.js';
 
 /** Files staged at once. */
@@ -69,6 +69,7 @@ export function register(program: Command): void {
     .option('--fixity <algorithms>', 'comma-separated fixity algorithms, e.g. sha256,md5')
     .option('--json', 'print the result as JSON')
     .action(async (dir: string, options: PutOptions) => {
+      checkObjectId(options.id);
       const digestAlgorithm = contentDigest(options.digest);
       const version = versionInfo(options);
       const files = await listFiles(dir);

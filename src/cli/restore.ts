@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { restore, type RestoreSource } from '../archive/restore.js';
 import { UsageError } from '../errors.js';
-import { printJson } from './common.js';
+import { asUnreadableInput, printJson } from './common.js';
 import { createProgress } from './progress.js';
 
 interface RestoreCliOptions {
@@ -16,12 +16,15 @@ export function register(program: Command): void {
   program
     .command('restore')
     .description('restore a SIARD archive into an SQLite file or a PostgreSQL database, checking every LOB on the way')
-    .argument('<args...>', '<siard-file | dir> <target>, or <target> alone with --root and --id; target: an SQLite file path or postgres://...')
+    .usage('[options] <archive> <target>  |  --root <root> --id <object-id> [--version vN] <target>')
+    .argument('<archive>', 'a .siard file or a folder holding one (with --root and --id: leave out, give only <target>)')
+    .argument('[target]', 'an SQLite file path (created) or postgres://user:pw@host/db')
     .option('--root <root>', 'OCFL storage root holding the archive')
     .option('--id <object-id>', 'OCFL object holding the archive')
     .option('--version <vN>', 'object version (default: the head)')
     .option('--json', 'print a JSON summary')
-    .action(async (args: string[], options: RestoreCliOptions) => {
+    .action(async (first: string, second: string | undefined, options: RestoreCliOptions) => {
+      const args = second === undefined ? [first] : [first, second];
       let source: RestoreSource;
       let target: string;
       if (options.root !== undefined || options.id !== undefined) {
@@ -64,6 +67,8 @@ export function register(program: Command): void {
           for (const n of summary.notes) process.stderr.write(`note: ${n}\n`);
           for (const w of summary.warnings) process.stderr.write(`warning: ${w}\n`);
         }
+      } catch (err) {
+        throw asUnreadableInput(err);
       } finally {
         progress.stop();
       }

@@ -1,12 +1,14 @@
 /** `siard-ocfl show`: the files of one version of an object. */
 import type { Command } from 'commander';
+import { forEachConcurrent } from '../ocfl/concurrent.js';
 import { openRoot } from '../ocfl/root.js';
 import { printJson } from './common.js';
+import { naturalCompare } from './natural-order.js';
 
 export function register(program: Command): void {
   program
     .command('show')
-    .description('list the logical files of a version (default head) with digest and content path')
+    .description('list the logical files of a version (default head) in natural order (lobseg_2 before lobseg_10): logical path, content path, digest, size in bytes, separated by tabs')
     .requiredOption('--root <root>', 'OCFL storage root')
     .requiredOption('--id <object-id>', 'object id')
     .option('--version <vN>', 'version to show (default: head)')
@@ -14,15 +16,17 @@ export function register(program: Command): void {
     .action(async (options: { root: string; id: string; version?: string; json?: boolean }) => {
       const reader = await (await openRoot(options.root)).openObject(options.id);
       const version = options.version ?? reader.head;
-      const files = [...reader.state(version)].map(([logicalPath, digest]) => ({
-        logicalPath,
-        digest,
-        contentPath: reader.contentPathOfDigest(digest),
-      }));
+      const files = [...reader.state(version)]
+        .map(([logicalPath, digest]) => ({ logicalPath, digest, contentPath: reader.contentPathOfDigest(digest), size: 0 }))
+        .sort((a, b) => naturalCompare(a.logicalPath, b.logicalPath));
+      // Sizes are not in the inventory: asked of the storage, many at once (one round trip each).
+      await forEachConcurrent(files, 32, async (f) => {
+        f.size = (await reader.storage.stat(reader.storagePath(f.contentPath)))?.size ?? -1;
+      });
       if (options.json) {
         printJson({ id: reader.id, version, digestAlgorithm: reader.inventory.digestAlgorithm, files });
         return;
       }
-      for (const f of files) process.stdout.write(`${f.logicalPath}\t${f.contentPath}\t${f.digest}\n`);
+      for (const f of files) process.stdout.write(`${f.logicalPath}\t${f.contentPath}\t${f.digest}\t${f.size < 0 ? 'missing' : f.size}\n`);
     });
 }

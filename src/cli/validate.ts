@@ -1,7 +1,7 @@
 /** `siard-ocfl validate`: validate an OCFL storage root or object root, with fixity by default. */
 import type { Command } from 'commander';
 import { validatePath, type Finding, type ValidationResult } from '../ocfl/validate/index.js';
-import { printJson } from './common.js';
+import { printJson, rootArgument } from './common.js';
 import { createProgress } from './progress.js';
 
 function line(kind: 'ERROR' | 'WARNING', f: Finding): string {
@@ -19,10 +19,12 @@ export function register(program: Command): void {
   program
     .command('validate')
     .description('validate an OCFL storage root or object root (OCFL 1.0/1.1 E/W codes); exit 0 valid, 1 invalid, 2 could not run')
-    .argument('<path>', 'storage root or object root')
-    .option('--json', 'print {valid, errors, warnings, objects, files, bytes} as JSON')
+    .argument('[path]', 'storage root or object root (a storage root may be given as --root instead)')
+    .option('--root <root>', 'storage root to validate, as other verbs take it')
+    .option('--json', 'print {valid, errors, warnings, objects, files, bytes} as JSON; each finding is {code, severity, object, path, message} as in audit; a failure prints {error: {code, message, exitCode}}')
     .option('--no-fixity', 'skip verifying content and fixity digests (structure only)')
-    .action(async (target: string, options: { json?: boolean; fixity: boolean }) => {
+    .action(async (pathArg: string | undefined, options: { root?: string; json?: boolean; fixity: boolean }) => {
+      const target = rootArgument(pathArg, options.root, 'storage root or object root to validate');
       // A storage root shows objects done; a single object shows bytes hashed.
       const progress = createProgress({ json: options.json });
       let mode: 'none' | 'objects' | 'bytes' = 'none';
@@ -48,8 +50,9 @@ export function register(program: Command): void {
       if (options.json) {
         printJson({
           valid: result.valid,
-          errors: result.errors.map(({ code, message, path }) => ({ code, message, path })),
-          warnings: result.warnings.map(({ code, message, path }) => ({ code, message, path })),
+          // The finding record `audit` uses too; validate works on paths, so `object` (an id) is null.
+          errors: result.errors.map(({ code, message, path }) => ({ code, severity: 'error', object: null, path, message })),
+          warnings: result.warnings.map(({ code, message, path }) => ({ code, severity: 'warning', object: null, path, message })),
           objects: result.objects,
           files: result.files,
           bytes: result.bytes,

@@ -25,3 +25,22 @@ export const VERBS: Record<string, () => Promise<{ register: RegisterVerb }>> = 
   repair: () => import('./repair.js'),
   mets: () => import('./mets.js'),
 };
+
+/** One example per verb, shown at the end of its --help (the README's verbs table gives the same). */
+export const EXAMPLES: Record<string, string> = {
+  init: 'siard-ocfl init --root /archive/root',
+  path: "siard-ocfl path --root /archive/root 'ark:/12345/x1'",
+  put: 'siard-ocfl put --root /archive/root --id urn:example:doc-1 ./folder --message "first"',
+  export: 'siard-ocfl export sqlite:northwind.db ./out --max-files 4 --max-bytes 45k',
+  ingest: 'siard-ocfl ingest northwind.db --root /archive/root --id urn:example:northwind --user-name "A. Archivist" --user-address mailto:a@example.org',
+  validate: 'siard-ocfl validate --root /archive/root --json',
+  audit: 'siard-ocfl audit --root /archive/root --id urn:example:northwind',
+  relocate: 'siard-ocfl relocate --root /archive/root --id urn:example:northwind --lob-folder file:///Archives/Northwind/',
+  checkout: 'siard-ocfl checkout --root /archive/root --id urn:example:northwind --version v1 ./copy',
+  restore: 'siard-ocfl restore --root /archive/root --id urn:example:northwind restored.db',
+  ls: 'siard-ocfl ls --root /archive/root',
+  log: 'siard-ocfl log --root /archive/root --id urn:example:northwind',
+  show: 'siard-ocfl show --root /archive/root --id urn:example:northwind --version v2',
+  repair: 'siard-ocfl repair --root /archive/root --json',
+  mets: 'siard-ocfl mets --root /archive/root --id urn:example:northwind',
+};

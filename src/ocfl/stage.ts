@@ -171,6 +171,22 @@ export class StagedVersion {
     return this.state.has(logicalPath);
   }
 
+  /**
+   * The head version when the staged state equals its state (same paths, same digests), so that
+   * committing would make a version that changes nothing; undefined otherwise or for a new object.
+   */
+  unchangedFrom(): string | undefined {
+    if (!this.base) return undefined;
+    let paths = 0;
+    for (const [digest, list] of Object.entries(this.base.versions[this.base.head].state)) {
+      for (const p of list) {
+        paths++;
+        if (this.state.get(p) !== digest.toLowerCase()) return undefined;
+      }
+    }
+    return paths === this.state.size ? this.base.head : undefined;
+  }
+
   private assertOpen(): void {
     if (this.closed) throw new SiardOcflError(`The staged version ${this.version} of object "${this.id}" is already committed or aborted.`);
   }

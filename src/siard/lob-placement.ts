@@ -61,6 +61,8 @@ export interface LobLayout {
   topLevelFolders(): string[];
   /** Number of segment folders used so far. */
   segmentCount(): number;
+  /** Number of LOB files placed so far, each part of a split LOB counted. */
+  fileCount(): number;
 }
 
 /** Fills folders in order under the limits; shared by both layouts (one per column in siard22). */
@@ -110,6 +112,7 @@ export function checkLimits(limits: LobLimits): void {
 }
 
 export class LobsegLayout implements LobLayout {
+  private files = 0;
   readonly name = 'lobseg' as const;
   private readonly filler: SegmentFiller;
 
@@ -140,7 +143,12 @@ export class LobsegLayout implements LobLayout {
             relPath: `${folder(p.segment)}/${name}.${i === segments.length - 1 ? 'z' : String(i)}`,
             length: p.length,
           }));
+    this.files += parts.length;
     return { cellFile: `${folder(segments[0]!.segment)}/${name}`, parts };
+  }
+
+  fileCount(): number {
+    return this.files;
   }
 
   topLevelFolders(): string[] {
@@ -153,6 +161,7 @@ export class LobsegLayout implements LobLayout {
 }
 
 export class Siard22Layout implements LobLayout {
+  private files = 0;
   readonly name = 'siard22' as const;
   private readonly fillers = new Map<string, SegmentFiller>();
 
@@ -188,7 +197,12 @@ export class Siard22Layout implements LobLayout {
             relPath: `${this.root}/${columnFolder}/seg_${p.segment}/${name}_part${String(i + 1).padStart(3, '0')}`,
             length: p.length,
           }));
+    this.files += parts.length;
     return { cellFile: `seg_${segments[0]!.segment}/${name}`, parts };
+  }
+
+  fileCount(): number {
+    return this.files;
   }
 
   topLevelFolders(): string[] {

@@ -57,8 +57,10 @@ export interface SiardExportSummary {
   lobFolders: string[];
   tables: number;
   rows: number;
-  /** LOBs written to files */
+  /** LOBs written to files (LOB cells whose value is a file) */
   lobs: number;
+  /** files those LOBs take, each part of a split LOB counted */
+  lobFiles: number;
   /** bytes of those LOBs */
   lobBytes: number;
   /** segment folders used */
@@ -137,7 +139,10 @@ export async function writeSiard(source: DatabaseSource, sink: OutputSink, optio
 
   const siardFile = `${o.name}.siard`;
   const siardOut = await sink.openFile(siardFile, { digests: [] });
-  const zip = await ZipWriter.create(writableOf(siardOut), { compressionLevel: o.compressionLevel });
+  // Entries are dated at the start of the archival day (UTC): the same database exported the same day
+  // gives the same bytes, so a re-ingest can see that nothing changed (no empty version).
+  const archivalDay = new Date((o.archivalDate ?? new Date()).toISOString().slice(0, 10) + 'T00:00:00Z');
+  const zip = await ZipWriter.create(writableOf(siardOut), { compressionLevel: o.compressionLevel, mtime: archivalDay });
   let totalRows = 0;
   let tableCount = 0;
   let externalLobs = 0;
@@ -183,7 +188,7 @@ export async function writeSiard(source: DatabaseSource, sink: OutputSink, optio
       dataOwner: o.dataOwner ?? 'unspecified',
       dataOriginTimespan: o.dataOriginTimespan ?? 'unspecified',
       producerApplication: o.producerApplication ?? 'siard-ocfl',
-      archivalDate: (o.archivalDate ?? new Date()).toISOString().slice(0, 10) + 'Z',
+      archivalDate: archivalDay.toISOString().slice(0, 10) + 'Z',
       messageDigests: [{ digestType: 'SHA-256', digest: mark.sha256 }],
       schemas,
       users: [],
@@ -202,6 +207,7 @@ export async function writeSiard(source: DatabaseSource, sink: OutputSink, optio
       tables: tableCount,
       rows: totalRows,
       lobs: externalLobs,
+      lobFiles: layout.fileCount(),
       lobBytes,
       segments: layout.segmentCount(),
       siardBytes: closed.size,

@@ -42,6 +42,10 @@ export async function openSource(spec: string, options: OpenSourceOptions = {}):
     if (!mod.openPostgresSource) throw new UsageError('PostgreSQL sources are not available in this build.', 'SOURCE_UNSUPPORTED');
     return mod.openPostgresSource(spec, tableFilter ? { tableFilter } : {});
   }
+  const scheme = /^([a-z][a-z0-9+.-]+):\/\//i.exec(spec)?.[1];
+  if (scheme !== undefined) {
+    throw new UsageError(`The source scheme ${scheme}:// is not supported; sources are sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres:// or postgresql://.`, 'SOURCE_UNSUPPORTED');
+  }
   if (spec.endsWith('.siard')) throw new UsageError(`Exporting from a SIARD package (${spec}) is not supported by this command yet.`, 'SOURCE_UNSUPPORTED');
   const file = spec.startsWith('sqlite:') ? spec.slice('sqlite:'.length) : spec;
   return SqliteSource.open(file, tableFilter ? { tableFilter } : {});

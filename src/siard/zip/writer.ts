@@ -55,6 +55,8 @@ export interface ZipWriterOptions {
   onBytes?: (chunk: Buffer, offset: number) => void;
   /** zlib deflate level (default 6). */
   compressionLevel?: number;
+  /** Modification time of entries that give none (default: the time each is written). */
+  mtime?: Date;
 }
 
 export interface AddEntryOptions {
@@ -156,14 +158,14 @@ export class ZipWriter {
   /** Adds a directory entry; a trailing '/' is added when missing. */
   addDirectory(name: string, options: { mtime?: Date } = {}): Promise<void> {
     const dirName = name.endsWith('/') ? name : `${name}/`;
-    return this.enqueue(() => this.writeDirectory(dirName, options.mtime ?? new Date()));
+    return this.enqueue(() => this.writeDirectory(dirName, options.mtime ?? this.options.mtime ?? new Date()));
   }
 
   /** Streams `source` into a new entry (deflated unless `compress: false`). */
   addStream(name: string, source: Readable | AsyncIterable<Buffer | string>, options: AddEntryOptions = {}): Promise<void> {
     const method = options.compress === false ? METHOD_STORE : METHOD_DEFLATE;
     return this.enqueue(() =>
-      this.writeFile(name, method, options.mtime ?? new Date(), undefined, async (emit) => {
+      this.writeFile(name, method, options.mtime ?? this.options.mtime ?? new Date(), undefined, async (emit) => {
         let crc = 0;
         let uncompressedSize = 0;
         let compressedSize = 0;
@@ -198,7 +200,7 @@ export class ZipWriter {
     return this.enqueue(() => {
       const stored = method === METHOD_DEFLATE ? zlib.deflateRawSync(bytes, { level: this.level }) : bytes;
       const sums = { crc32: zlib.crc32(bytes) >>> 0, compressedSize: stored.length, uncompressedSize: bytes.length };
-      return this.writeFile(name, method, options.mtime ?? new Date(), sums, async (emit) => {
+      return this.writeFile(name, method, options.mtime ?? this.options.mtime ?? new Date(), sums, async (emit) => {
         await emit(stored);
         return sums;
       });

@@ -140,7 +140,12 @@ export class SqliteLoader implements TargetLoader {
       }
       this.workFile = path.join(path.dirname(this.target), `.${path.basename(this.target)}.restoring-${process.pid}`);
       rmSync(this.workFile, { force: true });
-      this.db = new Database(this.workFile);
+      try {
+        this.db = new Database(this.workFile);
+      } catch (err) {
+        // better-sqlite3 says only "unable to open database file": name the place.
+        throw new SiardOcflError(`Cannot restore into ${this.description}: cannot create a file in the folder ${path.dirname(this.target)} (${(err as Error).message}).`, { code: 'TARGET_UNUSABLE', cause: err });
+      }
     }
     // better-sqlite3 turns foreign keys on; tables load in archive order, so they are checked by
     // the source database, not while loading.
