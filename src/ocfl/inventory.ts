@@ -75,16 +75,15 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** Checks a digest -> paths block in place and returns it (no copy: it may hold a million entries). */
 function pathMap(value: unknown, where: string): Record<string, string[]> {
   if (!isRecord(value)) throw new InventoryError(`${where} is not a JSON object.`);
-  const out: Record<string, string[]> = {};
-  for (const [digest, paths] of Object.entries(value)) {
-    if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string')) {
-      throw new InventoryError(`${where} entry "${digest}" is not a list of paths.`);
-    }
-    out[digest] = paths as string[];
+  for (const digest in value) {
+    const paths = value[digest];
+    if (!Array.isArray(paths)) throw new InventoryError(`${where} entry "${digest}" is not a list of paths.`);
+    for (const p of paths) if (typeof p !== 'string') throw new InventoryError(`${where} entry "${digest}" is not a list of paths.`);
   }
-  return out;
+  return value as Record<string, string[]>;
 }
 
 /**
