@@ -110,6 +110,8 @@ interface SiardPending {
   ours: boolean;
 }
 
+/** Plain files handed to the hashing threads at once (see step 3). */
+const HASH_BATCH = 20000;
 const STAT_PARALLEL = 64;
 
 /** Audits objects of a storage root; never throws for what it finds, only when it cannot run. */
@@ -406,7 +408,6 @@ async function auditObject(
   summary.contentFiles = sizes.size;
   summary.contentBytes = totalBytes;
   options.onPlan?.(totalBytes);
-  const tasks: HashTask[] = plain.map((p) => ({ path: abs(p), algorithms: algorithmsOf(p) }));
   const results = new Map<string, FileDigests>();
   const jobResults: SequentialResult[] = [];
   // The worker pool hashes plain files while this thread reads the special ones.
@@ -417,8 +418,17 @@ async function auditObject(
       options.onBytes?.(jobFiles[i]!.reduce((n, p) => n + (sizes.get(p) ?? 0), 0));
     }
   })();
-  const [plainResults] = await Promise.all([hashPlain(tasks, plain.map((p) => sizes.get(p)!), options.onBytes, pool), sequential]);
-  plain.forEach((p, i) => results.set(p, plainResults[i]!));
+  // In batches: a task holds the file's absolute path and its algorithms, which for a million
+  // files is gigabytes if made all at once; a batch's are dropped once it is hashed.
+  const hashing = (async () => {
+    for (let i = 0; i < plain.length; i += HASH_BATCH) {
+      const batch = plain.slice(i, i + HASH_BATCH);
+      const tasks: HashTask[] = batch.map((p) => ({ path: abs(p), algorithms: algorithmsOf(p) }));
+      const batchResults = await hashPlain(tasks, batch.map((p) => sizes.get(p)!), options.onBytes, pool);
+      batch.forEach((p, k) => results.set(p, batchResults[k]!));
+    }
+  })();
+  await Promise.all([hashing, sequential]);
   jobs.forEach((_job, i) => jobFiles[i]!.forEach((p, k) => results.set(p, jobResults[i]!.files[k]!)));
 
   // 4. Content and fixity digests against the inventory.
