@@ -59,6 +59,32 @@ export interface SourceSchema {
   views: SiardView[];
 }
 
+/**
+ * A column whose values made its SIARD type wider than its declared type maps to (SQLite's dynamic
+ * typing): the export goes on, and says so once per column, naming the first row that did it.
+ */
+export interface WidenedColumn {
+  schema: string;
+  table: string;
+  column: string;
+  /** the declared (native) type, "" for an untyped SQLite column */
+  declared: string;
+  /** the SIARD type written */
+  exportedAs: string;
+  /** how the values are written, when not plain (e.g. "SQLite literals") */
+  form?: string;
+  /** row number in export order (from 1) of the first value that does not fit the declared type */
+  firstRow: number;
+  /** what the column holds, e.g. "integers and text" */
+  reason: string;
+}
+
+/** One line about a widened column, e.g. for the export's output. */
+export function describeWidened(w: WidenedColumn): string {
+  const declared = w.declared === '' ? 'untyped' : `declared ${w.declared}`;
+  return `Table "${w.table}", column "${w.column}" (${declared}) ${w.reason}, first at row ${w.firstRow}; exported as ${w.exportedAs}${w.form ? ` of ${w.form}` : ''}.`;
+}
+
 export interface SourceCatalog {
   /** e.g. "SQLite 3.50.2" */
   databaseProduct?: string;
@@ -66,6 +92,8 @@ export interface SourceCatalog {
   connection?: string;
   databaseUser?: string;
   schemas: SourceSchema[];
+  /** columns exported with a wider type than declared (none: absent or empty) */
+  widened?: WidenedColumn[];
 }
 
 export interface DatabaseSource {

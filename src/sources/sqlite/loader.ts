@@ -21,6 +21,9 @@
  * | DATE / TIME / TIMESTAMP         | DATE / TIME / TIMESTAMP | 'YYYY-MM-DD', 'hh:mm:ss', 'YYYY-MM-DD hh:mm:ss[.f]' (UTC) |
  * | ... WITH TIME ZONE              | TIME / TIMESTAMP     | the SIARD text (ISO 8601 with Z or offset)    |
  *
+ * A column written as SQLite literals (mimeType text/x-sqlite-literal, value-literal.ts) gets each
+ * value back with its storage class: 42 an integer, 1.0 a real, 'x' text, X'00' a blob.
+ *
  * ARRAY columns become TEXT holding a JSON array (`complexJson` in ../loader.ts): item i is the
  * archived element a(i+1) as a JSON string in its SIARD lexical form (digits exactly, dates with Z,
  * binary as hex), null for a NULL element, [] for an empty array; a NULL cell stays NULL. So
@@ -38,6 +41,7 @@ import { existsSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { SiardOcflError } from '../../errors.js';
 import type { SiardArchive } from '../../siard/model.js';
+import { parseSqliteLiteral, SQLITE_LITERAL_MIME } from './value-literal.js';
 import {
   collectLob,
   complexJson,
@@ -211,6 +215,10 @@ export class SqliteLoader implements TargetLoader {
 
   private async bindValue(col: LoadColumn, value: LoadValue): Promise<unknown> {
     if (value === null) return null;
+    if (col.column.mimeType === SQLITE_LITERAL_MIME && !isLoadComplex(value) && !(value instanceof Uint8Array)) {
+      // a column of mixed storage classes: each cell is the SQLite literal of its value
+      return parseSqliteLiteral(typeof value === 'string' ? value : (await collectLob(value)).toString('utf8'));
+    }
     if (isLoadComplex(value)) return JSON.stringify(await complexJson(value));
     if (isLoadLob(value)) {
       const bytes = await collectLob(value);
