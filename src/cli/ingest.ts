@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { ingest, type IngestOptions } from '../archive/ingest.js';
 import { UsageError } from '../errors.js';
 import { addVersionInfoOptions, contentDigest, printJson, versionInfo, type VersionInfoOptions } from './common.js';
-import { addExportOptions, toSiardExportOptions, type ExportCliOptions } from './export.js';
+import { addExportOptions, sourceOptionsOf, toSiardExportOptions, type ExportCliOptions } from './export.js';
 
 interface IngestCliOptions extends ExportCliOptions, VersionInfoOptions {
   root: string;
@@ -28,9 +28,9 @@ export function register(program: Command): void {
       const digestAlgorithm = contentDigest(o.digest);
       const version = versionInfo(o);
       const isPackage = /\.siard$/i.test(sourceSpec);
-      const options: IngestOptions = isPackage ? {} : { ...toSiardExportOptions(sourceSpec, o), ...(o.tables ? { tables: o.tables } : {}), ...(o.mets ? { mets: true } : {}) };
+      const options: IngestOptions = isPackage ? {} : { ...toSiardExportOptions(sourceSpec, o), ...sourceOptionsOf(o), ...(o.mets ? { mets: true } : {}) };
       if (isPackage) {
-        const exportOnly = ['lobLayout', 'maxFiles', 'maxBytes', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'mets'].filter((k) => o[k as keyof IngestCliOptions] !== undefined);
+        const exportOnly = ['lobLayout', 'maxFiles', 'maxBytes', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'excludeTables', 'strict', 'mets'].filter((k) => o[k as keyof IngestCliOptions] !== undefined);
         if (exportOnly.length) throw new UsageError(`${sourceSpec} is a SIARD package, stored as received: export options do not apply.`);
       }
       if (o.allowMissingLobs) {

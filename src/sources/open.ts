@@ -4,22 +4,39 @@
  * -> PostgreSQL (when its module provides `openPostgresSource`).
  */
 import { UsageError } from '../errors.js';
-import type { DatabaseSource } from './source.js';
+import type { DatabaseSource, SourceCatalog, SourceValue } from './source.js';
+import { TableSelection } from './table-selection.js';
 import { SqliteSource } from './sqlite/sqlite-source.js';
 
 export interface OpenSourceOptions {
-  /** comma-separated table name patterns with * and ? (all tables when absent) */
+  /** comma-separated table patterns with * and ?, plain or schema-qualified (all tables when absent) */
   tables?: string;
+  /** comma-separated patterns of tables to leave out */
+  excludeTables?: string;
+  /** SQLite: refuse columns whose values do not fit their declared type instead of widening them */
+  strict?: boolean;
 }
 
-export function tableFilterOf(patterns: string | undefined): ((name: string) => boolean) | undefined {
-  if (!patterns) return undefined;
-  const regexes = patterns
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean)
-    .map((p) => new RegExp('^' + p.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.') + '$'));
-  return (name) => regexes.some((r) => r.test(name));
+/** A source whose catalogue is checked against the table selection once it has been read. */
+class SelectedSource implements DatabaseSource {
+  constructor(
+    private readonly inner: DatabaseSource,
+    private readonly selection: TableSelection,
+  ) {}
+  get description(): string {
+    return this.inner.description;
+  }
+  async catalog(): Promise<SourceCatalog> {
+    const catalog = await this.inner.catalog();
+    this.selection.check();
+    return catalog;
+  }
+  rows(schema: string, table: string): AsyncIterable<SourceValue[]> {
+    return this.inner.rows(schema, table);
+  }
+  close(): Promise<void> {
+    return this.inner.close();
+  }
 }
 
 export function isSqliteSpec(spec: string): boolean {
@@ -34,15 +51,19 @@ export function defaultArchiveName(spec: string): string {
 }
 
 export async function openSource(spec: string, options: OpenSourceOptions = {}): Promise<DatabaseSource> {
-  const tableFilter = tableFilterOf(options.tables);
+  const selection = new TableSelection(options.tables, options.excludeTables);
+  const tableFilter = selection.active ? (name: string, schema: string) => selection.accepts(name, schema) : undefined;
+  let source: DatabaseSource;
   if (/^postgres(ql)?:\/\//i.test(spec)) {
     const mod = (await import('./postgres/postgres-source.js').catch(() => ({}))) as {
-      openPostgresSource?: (url: string, o: { tableFilter?: (n: string) => boolean }) => Promise<DatabaseSource>;
+      openPostgresSource?: (url: string, o: { tableFilter?: (n: string, s: string) => boolean }) => Promise<DatabaseSource>;
     };
     if (!mod.openPostgresSource) throw new UsageError('PostgreSQL sources are not available in this build.', 'SOURCE_UNSUPPORTED');
-    return mod.openPostgresSource(spec, tableFilter ? { tableFilter } : {});
+    source = await mod.openPostgresSource(spec, tableFilter ? { tableFilter } : {});
+  } else {
+    if (spec.endsWith('.siard')) throw new UsageError(`Exporting from a SIARD package (${spec}) is not supported by this command yet.`, 'SOURCE_UNSUPPORTED');
+    const file = spec.startsWith('sqlite:') ? spec.slice('sqlite:'.length) : spec;
+    source = SqliteSource.open(file, { ...(tableFilter ? { tableFilter } : {}), ...(options.strict ? { strict: true } : {}) });
   }
-  if (spec.endsWith('.siard')) throw new UsageError(`Exporting from a SIARD package (${spec}) is not supported by this command yet.`, 'SOURCE_UNSUPPORTED');
-  const file = spec.startsWith('sqlite:') ? spec.slice('sqlite:'.length) : spec;
-  return SqliteSource.open(file, tableFilter ? { tableFilter } : {});
+  return selection.active ? new SelectedSource(source, selection) : source;
 }

@@ -91,7 +91,8 @@ export class PostgresSource implements DatabaseSource {
   async catalog(): Promise<SourceCatalog> {
     if (this.catalogCache) return this.catalogCache;
     const plans = await introspect(this.main, this.options);
-    const version = (await this.main.query<{ v: string }>('SHOW server_version')).rows[0]!.v;
+    // SHOW names its column after the setting; current_setting() lets us name it
+    const version = (await this.main.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]!.v;
     const user = (await this.main.query<{ u: string }>('SELECT current_user AS u')).rows[0]!.u;
     const catalog: SourceCatalog = {
       databaseProduct: `PostgreSQL ${version}`,
