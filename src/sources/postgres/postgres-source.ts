@@ -21,6 +21,7 @@ import { SiardOcflError } from '../../errors.js';
 import type { DatabaseSource, SourceArrayValue, SourceCatalog, SourceLob, SourceTable, SourceValue } from '../source.js';
 import { connectPostgres, describePostgresUrl } from './connection.js';
 import { introspect, measureArrays, qualifiedName, quoteIdent, type IntrospectOptions, type PgCheckConstraint, type PgColumnPlan, type PgTablePlan } from './introspect.js';
+import { scanSpecialValues } from './value-scan.js';
 import { isStreamedKind, type PgValueKind } from './type-mapping.js';
 import { convertScalar, decodeByteaHex, parseArrayLiteral, ValueConversionError } from './values.js';
 
@@ -99,11 +100,13 @@ export class PostgresSource implements DatabaseSource {
       connection: redactUrl(this.url),
       databaseUser: user,
       schemas: [],
+      widened: [],
     };
     for (const schema of plans) {
       const tables: PgSourceTable[] = [];
       for (const plan of schema.tables) {
         await measureArrays(this.main, plan);
+        catalog.widened!.push(...(await scanSpecialValues(this.main, plan)));
         const table: PgSourceTable = {
           name: plan.name,
           columns: plan.columns.map((c) => c.column),
