@@ -29,7 +29,7 @@ import { lobCellsOfRow, SiardReader, type SiardTableRef } from '../siard/reader/
 import { columnTypeFamily } from '../siard/reader/table-rows.js';
 import { isComplexValue, type SiardLobCell, type SiardReadCellValue } from '../siard/reader/types.js';
 import { verifyLob } from '../siard/reader/verify-lob.js';
-import type { LoadColumn, LoadLob, LoadTable, LoadValue, TargetLoader } from '../sources/loader.js';
+import type { LoadColumn, LoadLob, LoadTable, LoadValue, NotRecreated, TargetLoader } from '../sources/loader.js';
 import { isPostgresUrl } from '../sources/postgres/connection.js';
 import { PostgresLoader, type PostgresLoaderOptions } from '../sources/postgres/loader.js';
 import { SqliteLoader } from '../sources/sqlite/loader.js';
@@ -74,6 +74,32 @@ export interface RestoreSummary {
   warnings: string[];
   /** things the user should know that are not problems: where a relocated archive's LOBs were read */
   notes: string[];
+  /** what the archive holds (or the source database had) that the target did not get, and why */
+  notRecreated: NotRecreated[];
+}
+
+/** SIARD carries no indexes besides keys: every restore says so, as it says what else it left out. */
+const INDEXES_NOT_CARRIED: NotRecreated = { kind: 'index', name: 'indexes other than primary and unique keys', reason: 'SIARD 2.2 does not carry them' };
+
+/** The not-recreated list as one summary sentence, grouped by kind. */
+export function describeNotRecreated(items: NotRecreated[]): string {
+  const singular: Record<NotRecreated['kind'], string> = {
+    view: 'view',
+    default: 'column default',
+    check: 'check constraint',
+    type: 'column type',
+    trigger: 'trigger',
+    routine: 'routine',
+    role: 'role',
+    privilege: 'privilege',
+    index: 'index',
+  };
+  const groups = new Map<NotRecreated['kind'], NotRecreated[]>();
+  for (const i of items) groups.set(i.kind, [...(groups.get(i.kind) ?? []), i]);
+  const parts = [...groups].map(([kind, list]) =>
+    kind === 'index' ? `${list[0]!.name} (${list[0]!.reason})` : `${list.length} ${singular[kind]}${list.length === 1 ? '' : 's'} (${list.map((i) => `${i.name}: ${i.reason}`).join('; ')})`,
+  );
+  return `Not recreated: ${parts.join('; ')}.`;
 }
 
 interface OpenedArchive {
@@ -273,6 +299,7 @@ export async function restore(source: RestoreSource, target: string, options: Re
     digestsVerified: 0,
     warnings: [...archive.reader.warnings],
     notes: [],
+    notRecreated: [],
   };
   let begun = false;
   try {
@@ -305,7 +332,17 @@ export async function restore(source: RestoreSource, target: string, options: Re
       summary.digestsVerified += counters.digests;
     }
     await loader.addKeys(tables);
-    if (loader instanceof PostgresLoader) summary.warnings.push(...loader.warnings);
+    await loader.addViews(
+      (archive.reader.archive as SiardArchive).schemas.flatMap((s) =>
+        s.views.map((v) => ({ schema: s.name, name: v.name, ...(v.queryOriginal !== undefined ? { queryOriginal: v.queryOriginal } : {}) })),
+      ),
+    );
+    summary.warnings.push(...loader.warnings);
+    summary.notRecreated.push(...loader.notRecreated);
+    for (const o of archive.reader.metadata.otherObjects) {
+      summary.notRecreated.push({ kind: o.kind, name: o.name, reason: 'restore does not recreate it' });
+    }
+    summary.notRecreated.push(INDEXES_NOT_CARRIED);
     await loader.commit();
     if (archive.lobs.note !== undefined) summary.notes.push(archive.lobs.note);
     return summary;

@@ -50,6 +50,21 @@ export interface LoadTable {
   checkConstraints: SiardCheckConstraint[];
 }
 
+/** A view of the archive, for a target that can recreate it from its query. */
+export interface LoadView {
+  schema: string;
+  name: string;
+  /** the query in the archived database's own dialect (SQLite: the whole CREATE VIEW statement) */
+  queryOriginal?: string;
+}
+
+/** Something the archive holds that the target did not get, and why (one phrase). */
+export interface NotRecreated {
+  kind: 'view' | 'default' | 'check' | 'type' | 'trigger' | 'routine' | 'role' | 'privilege' | 'index';
+  name: string;
+  reason: string;
+}
+
 export interface TargetLoader {
   /** for messages: the file or host:port/db */
   readonly description: string;
@@ -68,6 +83,12 @@ export interface TargetLoader {
    * rows (targets that can only declare keys with the table do it in createTable).
    */
   addKeys(tables: LoadTable[]): Promise<void>;
+  /** Views whose query is in the target's own dialect; the others are listed in notRecreated. */
+  addViews(views: LoadView[]): Promise<void>;
+  /** what the target did not recreate (defaults, checks, views, types), filled as the restore goes */
+  readonly notRecreated: NotRecreated[];
+  /** things that went in but deserve a word (a check the restored rows violate ...) */
+  readonly warnings: string[];
   /** Number of rows the target holds in the table (read inside the transaction). */
   countRows(table: LoadTable): Promise<number>;
   commit(): Promise<void>;

@@ -22,7 +22,7 @@ import {
   type SiardView,
 } from '../model.js';
 import { unescapeSiard } from './escape.js';
-import type { SiardReadColumnExtras, SiardReadField, SiardReadMetadata } from './types.js';
+import type { SiardOtherObject, SiardReadColumnExtras, SiardReadField, SiardReadMetadata } from './types.js';
 import { child, children, childText, parseXmlTree, type XmlElement } from './xml-tree.js';
 
 export const SIARD_NAMESPACES = {
@@ -218,5 +218,23 @@ export function parseSiardMetadata(xml: string, what: string): SiardReadMetadata
     schemas,
     users: children(child(root, 'users'), 'user').map((u) => ({ name: text(u, 'name') ?? '', ...optional('description', text(u, 'description')) })),
   };
-  return { archive, siardVersion, namespace: root.ns, columnExtras, dialect: dialectOf(archive.producerApplication), warnings };
+  return { archive, siardVersion, namespace: root.ns, columnExtras, dialect: dialectOf(archive.producerApplication), warnings, otherObjects: otherObjects(root) };
+}
+
+/** UDTs, routines, triggers, roles and privileges: named so a restore can say it left them out. */
+function otherObjects(root: XmlElement): SiardOtherObject[] {
+  const out: SiardOtherObject[] = [];
+  for (const s of children(child(root, 'schemas'), 'schema')) {
+    const schema = text(s, 'name') ?? '';
+    for (const t of children(child(s, 'types'), 'type')) out.push({ kind: 'type', name: `${schema}.${text(t, 'name') ?? ''}` });
+    for (const r of children(child(s, 'routines'), 'routine')) out.push({ kind: 'routine', name: `${schema}.${text(r, 'name') ?? ''}` });
+    for (const t of children(child(s, 'tables'), 'table')) {
+      for (const tr of children(child(t, 'triggers'), 'trigger')) out.push({ kind: 'trigger', name: `${schema}.${text(t, 'name') ?? ''}.${text(tr, 'name') ?? ''}` });
+    }
+  }
+  for (const r of children(child(root, 'roles'), 'role')) out.push({ kind: 'role', name: text(r, 'name') ?? '' });
+  for (const p of children(child(root, 'privileges'), 'privilege')) {
+    out.push({ kind: 'privilege', name: `${text(p, 'type') ?? ''} on ${text(p, 'object') ?? ''} to ${text(p, 'grantee') ?? ''}` });
+  }
+  return out;
 }

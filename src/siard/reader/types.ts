@@ -37,6 +37,14 @@ export interface SiardReadMetadata {
   dialect: SiardDialect;
   /** tolerated irregularities, one sentence each */
   warnings: string[];
+  /** what metadata.xml describes that the model does not hold (so a restore cannot recreate it) */
+  otherObjects: SiardOtherObject[];
+}
+
+/** A UDT, routine, trigger, role or privilege named in metadata.xml (`name` schema-qualified where it has a schema). */
+export interface SiardOtherObject {
+  kind: 'type' | 'routine' | 'trigger' | 'role' | 'privilege';
+  name: string;
 }
 
 /** A LOB reference as read, with the cell it came from. */
