@@ -127,3 +127,80 @@ pgTest('schema-qualified table selection; a pattern that matches nothing is exit
   t.is(excluded.code, 0, excluded.stderr);
   t.is((JSON.parse(excluded.stdout) as { tables: number }).tables, 1);
 });
+
+const SHOP_SQL = `
+  CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');
+  CREATE TABLE public.item (
+    id serial PRIMARY KEY,
+    name text NOT NULL DEFAULT 'unnamed',
+    qty int DEFAULT 0 CHECK (qty >= 0),
+    added date DEFAULT CURRENT_DATE,
+    feeling mood
+  );
+  INSERT INTO public.item (name, qty, feeling) VALUES ('bolt', 5, 'ok'), ('nut', 12, 'happy'), ('washer', 40, NULL);
+  CREATE VIEW public.big_item AS SELECT id, name FROM public.item WHERE qty > 10;
+  CREATE VIEW public.big_item_names AS SELECT name FROM public.big_item;
+`;
+
+pgTest('restore --create: defaults and views come back; what did not (a sequence default, an enum type, indexes) is listed once', async (t) => {
+  await server!.createDatabase('shop');
+  await sql('shop', SHOP_SQL);
+  const out = path.join(work, 'shop-out');
+  t.is((await runCli(['export', server!.url('shop'), out, '--name', 'shop'])).code, 0);
+  const siard = path.join(out, 'shop.siard');
+
+  const missing = await runCli(['restore', siard, server!.url('shop_copy')]);
+  t.is(missing.code, 2);
+  t.regex(missing.stderr, /the database does not exist; add --create to create it\./);
+  const res = await runCli(['restore', siard, server!.url('shop_copy'), '--create', '--json']);
+  t.is(res.code, 0, res.stderr);
+  const summary = JSON.parse(res.stdout) as { notRecreated: Array<{ kind: string; name: string; reason: string }> };
+  const byName = new Map(summary.notRecreated.map((n) => [`${n.kind} ${n.name}`, n.reason]));
+  t.regex(byName.get('default public.item.id') ?? '', /PostgreSQL refused nextval\('item_id_seq'::regclass\)/);
+  t.regex(byName.get('type public.item.feeling') ?? '', /type mood is not defined by the archive; restored as character varying\(5\)/);
+  t.truthy(byName.get('index indexes other than primary and unique keys'));
+  t.is(summary.notRecreated.length, 3, JSON.stringify(summary.notRecreated));
+
+  const defaults = async (db: string) =>
+    (await sql<{ c: string; d: string | null }>(db, `SELECT column_name AS c, column_default AS d FROM information_schema.columns WHERE table_name = 'item' AND column_name <> 'id' ORDER BY ordinal_position`)).map((r) => `${r.c}=${r.d}`);
+  t.deepEqual(await defaults('shop_copy'), await defaults('shop'));
+  for (const view of ['public.big_item', 'public.big_item_names']) {
+    const rows = async (db: string) => (await sql(db, `SELECT * FROM ${view} ORDER BY 1`)).map((r) => JSON.stringify(r));
+    const want = await rows('shop');
+    t.true(want.length > 0);
+    t.deepEqual(await rows('shop_copy'), want, view);
+  }
+
+  const again = await runCli(['restore', siard, server!.url('shop_copy'), '--create']);
+  t.is(again.code, 2);
+  t.regex(again.stderr, /Cannot create the database .*shop_copy: it already exists; leave out --create to restore into it\./);
+
+  // a database holding other tables is refused unless --into-existing, in one sentence
+  await server!.createDatabase('busy');
+  await sql('busy', 'CREATE TABLE public.unrelated (x int)');
+  const busy = await runCli(['restore', siard, server!.url('busy')]);
+  t.is(busy.code, 2);
+  t.regex(busy.stderr, /Cannot restore into .*busy: it is not empty \(1 tables or views, e\.g\. public\.unrelated\); add --into-existing to restore beside them\./);
+  t.is(busy.stderr.trim().split('\n').length, 1);
+  const beside = await runCli(['restore', siard, server!.url('busy'), '--into-existing']);
+  t.is(beside.code, 0, beside.stderr);
+  t.is((await sql('busy', 'SELECT * FROM public.item')).length, 3);
+
+  // a failed restore into a database it created leaves no database behind
+  const broken = path.join(work, 'broken.siard');
+  const rewrite = `
+import sys, zipfile
+src, dst = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, 'w', zipfile.ZIP_DEFLATED) as zout:
+    for item in zin.infolist():
+        data = zin.read(item.filename)
+        if item.filename == 'header/metadata.xml':
+            data = data.replace(b'<rows>3</rows>', b'<rows>4</rows>', 1)
+        zout.writestr(item, data)
+`;
+  execFileSync('python3', ['-c', rewrite, siard, broken]);
+  const failed = await runCli(['restore', broken, server!.url('shop_broken'), '--create']);
+  t.is(failed.code, 1, failed.stderr);
+  t.regex(failed.stderr, /metadata\.xml says 4 rows but the table data holds 3/);
+  t.deepEqual(await sql('postgres', `SELECT 1 FROM pg_database WHERE datname = 'shop_broken'`), []);
+});
