@@ -140,9 +140,11 @@ const SHOP_SQL = `
   INSERT INTO public.item (name, qty, feeling) VALUES ('bolt', 5, 'ok'), ('nut', 12, 'happy'), ('washer', 40, NULL);
   CREATE VIEW public.big_item AS SELECT id, name FROM public.item WHERE qty > 10;
   CREATE VIEW public.big_item_names AS SELECT name FROM public.big_item;
+  CREATE TABLE public.ticket (no int GENERATED ALWAYS AS IDENTITY (START WITH 100 INCREMENT BY 5) PRIMARY KEY, label text, feeling mood DEFAULT 'ok');
+  INSERT INTO public.ticket (label, feeling) VALUES ('a', 'sad'), ('b', 'happy'), ('c', DEFAULT);
 `;
 
-pgTest('restore --create: defaults and views come back; what did not (a sequence default, an enum type, indexes) is listed once', async (t) => {
+pgTest('restore --create: defaults, views, enums and identity columns come back; what did not (a sequence default, indexes) is listed once', async (t) => {
   await server!.createDatabase('shop');
   await sql('shop', SHOP_SQL);
   const out = path.join(work, 'shop-out');
@@ -151,19 +153,41 @@ pgTest('restore --create: defaults and views come back; what did not (a sequence
 
   const missing = await runCli(['restore', siard, server!.url('shop_copy')]);
   t.is(missing.code, 2);
-  t.regex(missing.stderr, /the database does not exist; add --create to create it\./);
+  t.regex(missing.stderr, /Database "shop_copy" does not exist on the PostgreSQL server at 127\.0\.0\.1:\d+\. Add --create to create it\./);
   const res = await runCli(['restore', siard, server!.url('shop_copy'), '--create', '--json']);
   t.is(res.code, 0, res.stderr);
   const summary = JSON.parse(res.stdout) as { notRecreated: Array<{ kind: string; name: string; reason: string }> };
   const byName = new Map(summary.notRecreated.map((n) => [`${n.kind} ${n.name}`, n.reason]));
   t.regex(byName.get('default public.item.id') ?? '', /PostgreSQL refused nextval\('item_id_seq'::regclass\)/);
-  t.regex(byName.get('type public.item.feeling') ?? '', /type mood is not defined by the archive; restored as character varying\(5\)/);
   t.truthy(byName.get('index indexes other than primary and unique keys'));
-  t.is(summary.notRecreated.length, 3, JSON.stringify(summary.notRecreated));
+  t.is(summary.notRecreated.length, 2, JSON.stringify(summary.notRecreated));
+
+  // the enum is a DISTINCT type in the archive, valid against metadata.xsd, and an enum again
+  const meta = metadataOf(siard);
+  if (HAS_SHARED) assertArchiveValid(t, siard, reference('siard', 'metadata.xsd'));
+  t.regex(meta, /<type>\s*<name>mood<\/name>\s*<category>distinct<\/category>\s*<instantiable>false<\/instantiable>\s*<final>true<\/final>\s*<base>VARCHAR\(5\)<\/base>\s*<description>PostgreSQL enum; labels in order: &apos;sad&apos;, &apos;ok&apos;, &apos;happy&apos;<\/description>/);
+  t.regex(meta, /<name>feeling<\/name>\s*<typeSchema>public<\/typeSchema>\s*<typeName>mood<\/typeName>\s*<typeOriginal>mood<\/typeOriginal>/);
+  const labels = async (db: string) => (await sql<{ l: string }>(db, `SELECT enumlabel AS l FROM pg_enum WHERE enumtypid = 'public.mood'::regtype ORDER BY enumsortorder`)).map((r) => r.l);
+  t.deepEqual(await labels('shop_copy'), await labels('shop'));
+  const columnTypes = async (db: string, table: string) =>
+    (await sql<{ t: string }>(db, `SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 ORDER BY attnum`, [table])).map((r) => r.t);
+  t.deepEqual(await columnTypes('shop_copy', 'public.ticket'), await columnTypes('shop', 'public.ticket'));
+  t.deepEqual(await columnTypes('shop_copy', 'public.item'), await columnTypes('shop', 'public.item'));
+  const tickets = async (db: string) => (await sql(db, 'SELECT no, label, feeling::text FROM public.ticket ORDER BY no')).map((r) => JSON.stringify(r));
+  t.deepEqual(await tickets('shop_copy'), await tickets('shop'));
+  // the identity column is one again, and goes on where the source's sequence would
+  const identity = async (db: string) => (await sql<{ i: string }>(db, `SELECT attidentity::text AS i FROM pg_attribute WHERE attrelid = 'public.ticket'::regclass AND attname = 'no'`))[0]!.i;
+  t.is(await identity('shop_copy'), await identity('shop'));
+  const expected = (await sql<{ n: string }>('shop', `SELECT (last_value + 5)::text AS n FROM public.ticket_no_seq`))[0]!.n;
+  t.is((await sql<{ no: number }>('shop_copy', `INSERT INTO public.ticket (label) VALUES ('d') RETURNING no`))[0]!.no, Number(expected));
+  t.regex(meta, /<name>no<\/name>[\s\S]*?<defaultValue>GENERATED ALWAYS AS IDENTITY \(START WITH \d+ INCREMENT BY 5\)<\/defaultValue>/);
 
   const defaults = async (db: string) =>
     (await sql<{ c: string; d: string | null }>(db, `SELECT column_name AS c, column_default AS d FROM information_schema.columns WHERE table_name = 'item' AND column_name <> 'id' ORDER BY ordinal_position`)).map((r) => `${r.c}=${r.d}`);
   t.deepEqual(await defaults('shop_copy'), await defaults('shop'));
+  const ticketDefault = async (db: string) =>
+    (await sql<{ d: string | null }>(db, `SELECT column_default AS d FROM information_schema.columns WHERE table_name = 'ticket' AND column_name = 'feeling'`))[0]!.d;
+  t.is(await ticketDefault('shop_copy'), await ticketDefault('shop'));
   for (const view of ['public.big_item', 'public.big_item_names']) {
     const rows = async (db: string) => (await sql(db, `SELECT * FROM ${view} ORDER BY 1`)).map((r) => JSON.stringify(r));
     const want = await rows('shop');
@@ -185,6 +209,14 @@ pgTest('restore --create: defaults and views come back; what did not (a sequence
   const beside = await runCli(['restore', siard, server!.url('busy'), '--into-existing']);
   t.is(beside.code, 0, beside.stderr);
   t.is((await sql('busy', 'SELECT * FROM public.item')).length, 3);
+  // the same archive into SQLite: the enum type and the identity clause are listed, the labels kept as text
+  const sqliteTarget = path.join(work, 'shop.db');
+  const lite = await runCli(['restore', siard, sqliteTarget, '--json']);
+  t.is(lite.code, 0, lite.stderr);
+  const liteNot = (JSON.parse(lite.stdout) as { notRecreated: Array<{ kind: string; name: string }> }).notRecreated.map((n) => `${n.kind} ${n.name}`);
+  t.true(liteNot.includes('type public.mood'));
+  t.true(liteNot.includes('default public.ticket.no'));
+  t.true(liteNot.includes('view public.big_item'));
 
   // a failed restore into a database it created leaves no database behind
   const broken = path.join(work, 'broken.siard');

@@ -113,7 +113,9 @@ pgTest('the export holds the mapped types, original types, keys and views; a LOB
     /<name>stamp_tz<\/name>\s*<type>TIMESTAMP WITH TIME ZONE<\/type>\s*<typeOriginal>timestamp with time zone<\/typeOriginal>/,
     /<name>exact<\/name>\s*<type>DECIMAL\(20, 6\)<\/type>/,
     /<name>u<\/name>\s*<type>CHAR\(36\)<\/type>\s*<typeOriginal>uuid<\/typeOriginal>/,
-    /<name>feeling<\/name>\s*<type>VARCHAR\(5\)<\/type>\s*<typeOriginal>mood<\/typeOriginal>/,
+    // an enum is a DISTINCT type over VARCHAR(longest label) (issue 13)
+    /<name>feeling<\/name>\s*<typeSchema>public<\/typeSchema>\s*<typeName>mood<\/typeName>\s*<typeOriginal>mood<\/typeOriginal>/,
+    /<name>mood<\/name>\s*<category>distinct<\/category>[\s\S]*?<base>VARCHAR\(5\)<\/base>/,
     /<name>manual<\/name>(\s*<lobFolder>[^<]*<\/lobFolder>)?\s*<type>BLOB<\/type>\s*<typeOriginal>oid<\/typeOriginal>/,
     /<name>x<\/name>(\s*<lobFolder>[^<]*<\/lobFolder>)?\s*<type>XML<\/type>/,
     // months beside days and time: no SQL:2008 interval type holds it, so PostgreSQL's text

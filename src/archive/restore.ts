@@ -23,7 +23,7 @@ import { SiardOcflError, UsageError } from '../errors.js';
 import { openRoot } from '../ocfl/root.js';
 import type { OcflObjectReader } from '../ocfl/object.js';
 import type { LobPart } from '../siard/lob-location.js';
-import type { SiardArchive } from '../siard/model.js';
+import { cellType, type SiardArchive } from '../siard/model.js';
 import { describeLobCell, openLookedUp, packageLobAccess, type LobAccess } from '../siard/reader/lob-open.js';
 import { lobCellsOfRow, SiardReader, type SiardTableRef } from '../siard/reader/siard-reader.js';
 import { columnTypeFamily } from '../siard/reader/table-rows.js';
@@ -190,7 +190,7 @@ export function targetLoader(target: string, options: RestoreOptions = {}): Targ
 function loadTableOf(t: SiardTableRef): LoadTable {
   const columns: LoadColumn[] = t.table.columns.map((column, i) => ({
     column,
-    family: columnTypeFamily(column.type),
+    family: columnTypeFamily(cellType(column)),
     array: column.cardinality !== undefined || /(\[\]|\bARRAY(\[\d*\])?)$/i.test((column.typeOriginal ?? '').trim()) || isArrayFields(t, i),
   }));
   const table: LoadTable = {

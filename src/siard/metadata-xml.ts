@@ -78,6 +78,20 @@ function schema(x: XmlOut, s: SiardSchema): void {
   x.el('name', s.name);
   x.el('folder', s.folder);
   x.el('description', s.description);
+  if (s.types && s.types.length > 0) {
+    x.open('types');
+    for (const t of s.types) {
+      x.open('type');
+      x.el('name', t.name);
+      x.el('category', t.category);
+      x.el('instantiable', t.instantiable);
+      x.el('final', t.final);
+      x.el('base', t.base);
+      x.el('description', t.description);
+      x.close('type');
+    }
+    x.close('types');
+  }
   if (s.tables.length > 0) {
     x.open('tables');
     for (const t of s.tables) table(x, t);

@@ -5,7 +5,7 @@
  * writer reads once, in chunks, straight into its file.
  */
 import type { Readable } from 'node:stream';
-import type { SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardUniqueKey, SiardView } from '../siard/model.js';
+import type { SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardType, SiardUniqueKey, SiardView } from '../siard/model.js';
 
 /** A large value read as a stream: bytes (BLOB) or UTF-8 text (CLOB). */
 export interface SourceLob {
@@ -55,6 +55,8 @@ export interface SourceTable {
 export interface SourceSchema {
   name: string;
   description?: string;
+  /** DISTINCT types its columns use (typeName / baseType on the column) */
+  types?: SiardType[];
   tables: SourceTable[];
   views: SiardView[];
 }

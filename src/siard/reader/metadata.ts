@@ -18,6 +18,7 @@ import {
   type SiardReferentialAction,
   type SiardSchema,
   type SiardTable,
+  type SiardType,
   type SiardUniqueKey,
   type SiardView,
 } from '../model.js';
@@ -186,14 +187,36 @@ export function parseSiardMetadata(xml: string, what: string): SiardReadMetadata
       columns: children(child(v, 'columns'), 'column').map((c, ci) => parseColumn(c, `view ${schemaName}.${text(v, 'name')} column ${ci + 1}`).column),
       ...optional('rows', parseInteger(childText(v, 'rows'), `rows of view ${schemaName}.${text(v, 'name')}`)),
     }));
+    const types: SiardType[] = children(child(s, 'types'), 'type').map((ty) => ({
+      name: text(ty, 'name') ?? '',
+      category: text(ty, 'category')?.trim().toLowerCase() === 'distinct' ? 'distinct' : 'udt',
+      instantiable: text(ty, 'instantiable')?.trim() === 'true',
+      final: text(ty, 'final')?.trim() === 'true',
+      ...optional('base', text(ty, 'base')?.trim()),
+      ...optional('description', text(ty, 'description')),
+    }));
     return {
       name: schemaName,
       folder: childText(s, 'folder')?.trim() ?? '',
       ...optional('description', text(s, 'description')),
+      ...(types.length > 0 ? { types } : {}),
       tables,
       views,
     };
   });
+
+  // Columns of a DISTINCT type are read as their base type.
+  const bases = new Map<string, string>();
+  for (const s of schemas) for (const ty of s.types ?? []) if (ty.category === 'distinct' && ty.base) bases.set(`${s.name}\u0000${ty.name}`, ty.base);
+  for (const s of schemas) {
+    for (const t of s.tables) {
+      for (const c of t.columns) {
+        if (c.type !== undefined || c.typeName === undefined) continue;
+        const base = bases.get(`${c.typeSchema ?? s.name}\u0000${c.typeName}`);
+        if (base) c.baseType = base;
+      }
+    }
+  }
 
   const messageDigests = children(root, 'messageDigest')
     .map((m) => parseMessageDigest(m, warnings))
@@ -226,7 +249,6 @@ function otherObjects(root: XmlElement): SiardOtherObject[] {
   const out: SiardOtherObject[] = [];
   for (const s of children(child(root, 'schemas'), 'schema')) {
     const schema = text(s, 'name') ?? '';
-    for (const t of children(child(s, 'types'), 'type')) out.push({ kind: 'type', name: `${schema}.${text(t, 'name') ?? ''}` });
     for (const r of children(child(s, 'routines'), 'routine')) out.push({ kind: 'routine', name: `${schema}.${text(r, 'name') ?? ''}` });
     for (const t of children(child(s, 'tables'), 'table')) {
       for (const tr of children(child(t, 'triggers'), 'trigger')) out.push({ kind: 'trigger', name: `${schema}.${text(t, 'name') ?? ''}.${text(tr, 'name') ?? ''}` });

@@ -41,9 +41,9 @@ export interface SiardReadMetadata {
   otherObjects: SiardOtherObject[];
 }
 
-/** A UDT, routine, trigger, role or privilege named in metadata.xml (`name` schema-qualified where it has a schema). */
+/** A routine, trigger, role or privilege named in metadata.xml (`name` schema-qualified where it has a schema); types are in the model. */
 export interface SiardOtherObject {
-  kind: 'type' | 'routine' | 'trigger' | 'role' | 'privilege';
+  kind: 'routine' | 'trigger' | 'role' | 'privilege';
   name: string;
 }
 

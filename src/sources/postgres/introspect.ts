@@ -5,7 +5,8 @@
  * System schemas and objects owned by extensions are left out.
  */
 import type pg from 'pg';
-import type { SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardMatchType, SiardReferentialAction, SiardUniqueKey, SiardView } from '../../siard/model.js';
+import type { SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardMatchType, SiardReferentialAction, SiardType, SiardUniqueKey, SiardView } from '../../siard/model.js';
+import { enumType } from './enum-type.js';
 import { mapPgType, type PgMappedType, type PgTypeInfo } from './type-mapping.js';
 
 /** A check constraint: the condition as pg_get_constraintdef prints it, without "CHECK" and "NOT VALID". */
@@ -34,6 +35,8 @@ export interface PgTablePlan {
 
 export interface PgSchemaPlan {
   name: string;
+  /** enum types of its columns, as DISTINCT types */
+  types?: SiardType[];
   description?: string;
   tables: PgTablePlan[];
   views: SiardView[];
@@ -135,6 +138,10 @@ interface ColumnRow {
   formatted: string;
   default_value: string | null;
   description: string | null;
+  /** 'a' GENERATED ALWAYS, 'd' BY DEFAULT, '' none */
+  identity: string;
+  /** the identity column's sequence (quoted, schema-qualified) */
+  sequence: string | null;
 }
 
 interface ConstraintRow {
@@ -190,7 +197,9 @@ export async function introspect(client: pg.Client, options: IntrospectOptions =
     await client.query<ColumnRow>(
       `SELECT a.attrelid::int AS attrelid, a.attname, a.atttypid::int AS atttypid, a.atttypmod, a.attnotnull,
               format_type(a.atttypid, a.atttypmod) AS formatted,
-              pg_get_expr(d.adbin, d.adrelid) AS default_value, col_description(a.attrelid, a.attnum) AS description
+              pg_get_expr(d.adbin, d.adrelid) AS default_value, col_description(a.attrelid, a.attnum) AS description,
+              a.attidentity::text AS identity,
+              CASE WHEN a.attidentity <> '' THEN pg_get_serial_sequence(a.attrelid::regclass::text, a.attname) END AS sequence
          FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
         WHERE a.attrelid = ANY($1::oid[]) AND a.attnum > 0 AND NOT a.attisdropped
         ORDER BY a.attrelid, a.attnum`,
@@ -220,6 +229,7 @@ export async function introspect(client: pg.Client, options: IntrospectOptions =
   for (const c of constraints) constraintsOf.set(c.conrelid, [...(constraintsOf.get(c.conrelid) ?? []), c]);
 
   const schemas = new Map<string, PgSchemaPlan>();
+  const enums = new Map<number, { schema: string; name: string; type: SiardType } | null>();
   for (const rel of kept) {
     let schema = schemas.get(rel.schema);
     if (!schema) {
@@ -232,6 +242,24 @@ export async function introspect(client: pg.Client, options: IntrospectOptions =
       const mapped = mapPgType(info);
       const column: SiardColumn = { name: c.attname, type: mapped.type, typeOriginal: c.formatted, nullable: !c.attnotnull };
       if (c.default_value !== null) column.defaultValue = c.default_value;
+      if (info.typtype === 'e' && !mapped.array && rel.relkind !== 'v' && rel.relkind !== 'm') {
+        // an enum column names its DISTINCT type (enum-type.ts); its cells are read as the base
+        const e = await enumOf(client, c.atttypid, enums);
+        if (e) {
+          delete column.type;
+          column.typeSchema = e.schema;
+          column.typeName = e.name;
+          column.baseType = e.type.base!;
+        }
+      }
+      if (c.identity === 'a' || c.identity === 'd') {
+        // SIARD has no identity: the column's defaultValue carries PostgreSQL's clause, with the
+        // sequence's next value, so a restore into PostgreSQL continues the numbering
+        const next = c.sequence ? await nextValue(client, c.sequence) : undefined;
+        if (next) {
+          column.defaultValue = `GENERATED ${c.identity === 'a' ? 'ALWAYS' : 'BY DEFAULT'} AS IDENTITY (START WITH ${next.value} INCREMENT BY ${next.increment})`;
+        }
+      }
       if (c.description !== null) column.description = c.description;
       cols.push({ name: c.attname, mapped, info, column });
     }
@@ -277,7 +305,42 @@ export async function introspect(client: pg.Client, options: IntrospectOptions =
     }
     schema.tables.push(table);
   }
-  return [...schemas.values()];
+  // the enum types the exported columns use, each in its own schema's <types>
+  for (const e of enums.values()) {
+    if (!e) continue;
+    let schema = schemas.get(e.schema);
+    if (!schema) {
+      schema = { name: e.schema, tables: [], views: [] };
+      schemas.set(e.schema, schema);
+    }
+    (schema.types ??= []).push(e.type);
+  }
+  return [...schemas.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** The enum type `oid` as a DISTINCT type, or null when it is not an enum (a domain over one). */
+async function enumOf(client: pg.Client, oid: number, cache: Map<number, { schema: string; name: string; type: SiardType } | null>) {
+  if (!cache.has(oid)) {
+    const res = await client.query<{ schema: string; name: string; labels: string[] }>(
+      `SELECT n.nspname AS schema, t.typname AS name, array_agg(e.enumlabel::text ORDER BY e.enumsortorder) AS labels
+         FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace JOIN pg_enum e ON e.enumtypid = t.oid
+        WHERE t.oid = $1 GROUP BY 1, 2`,
+      [oid],
+    );
+    const r = res.rows[0];
+    cache.set(oid, r ? { schema: r.schema, name: r.name, type: enumType(r.name, r.labels) } : null);
+  }
+  return cache.get(oid) ?? null;
+}
+
+/** The value an identity sequence gives next, and its increment (read in the export snapshot). */
+async function nextValue(client: pg.Client, sequence: string): Promise<{ value: string; increment: string } | undefined> {
+  const res = await client.query<{ value: string; increment: string }>(
+    `SELECT (CASE WHEN q.is_called THEN q.last_value + s.seqincrement ELSE q.last_value END)::text AS value, s.seqincrement::text AS increment
+       FROM ${sequence} q, pg_sequence s WHERE s.seqrelid = $1::regclass`,
+    [sequence],
+  );
+  return res.rows[0];
 }
 
 /** Sets `cardinality` of array columns to the largest array the table holds (one scan per column). */

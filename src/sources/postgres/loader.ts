@@ -27,7 +27,8 @@
  */
 import type pg from 'pg';
 import { SiardOcflError } from '../../errors.js';
-import type { SiardArchive, SiardForeignKey } from '../../siard/model.js';
+import { cellType, type SiardArchive, type SiardForeignKey } from '../../siard/model.js';
+import { enumLabels } from './enum-type.js';
 import { complexJson, isLoadComplex, isLoadLob, type LoadColumn, type LoadComplex, type LoadLob, type LoadTable, type LoadValue, type LoadView, type NotRecreated, type TargetLoader } from '../loader.js';
 import { conditionProblem } from '../sql-text.js';
 import { addCheckConstraint } from './check-constraint.js';
@@ -37,6 +38,9 @@ import { qualifiedName, quoteIdent } from './introspect.js';
 /** format_type() spellings of built-in types a restore may recreate by name. */
 const BUILTIN =
   /^(smallint|integer|bigint|numeric(\(\d+,-?\d+\))?|real|double precision|boolean|character( varying)?(\(\d+\))?|text|bytea|date|time(\(\d\))? with(out)? time zone|time(\(\d\))?|timestamp(\(\d\))?( with(out)? time zone)?|interval( [a-z ]+)?(\(\d\))?|uuid|jsonb?|xml|name|inet|cidr|macaddr8?|money|bit( varying)?(\(\d+\))?|tsvector|point|line|lseg|box|path|polygon|circle|int4range|int8range|numrange|tsrange|tstzrange|daterange)(\[\])*$/;
+
+/** An identity column's defaultValue as a PostgreSQL archive carries it. */
+const IDENTITY = /^GENERATED (ALWAYS|BY DEFAULT) AS IDENTITY \(START WITH -?\d+ INCREMENT BY -?\d+\)$/;
 
 /** PostgreSQL type for a SIARD predefined type (the element type for arrays). */
 export function pgTypeOfSiard(type: string | undefined): string {
@@ -111,6 +115,8 @@ export class PostgresLoader implements TargetLoader {
   private product = 'another database';
   /** the database this restore created (--create), dropped again on abort */
   private created: string | undefined;
+  /** enum types created (or found) in the target: schema NUL name */
+  private readonly enums = new Set<string>();
 
   constructor(
     private readonly url: string,
@@ -131,7 +137,7 @@ export class PostgresLoader implements TargetLoader {
       client = await connectPostgres(this.url);
     } catch (err) {
       const missing = ((err as { cause?: { code?: string } }).cause?.code ?? '') === '3D000';
-      if (missing) throw new SiardOcflError(`Cannot restore into ${this.description}: the database does not exist; add --create to create it.`, { code: 'TARGET_UNUSABLE', cause: err });
+      if (missing) throw new SiardOcflError(`${(err as Error).message} Add --create to create it.`, { code: 'TARGET_UNUSABLE', cause: err });
       throw err;
     }
     try {
@@ -163,12 +169,50 @@ export class PostgresLoader implements TargetLoader {
       for (const r of names.rows) this.nameSet(r.schema).add(r.name);
       await client.query('BEGIN');
       for (const schema of new Set(tables.map((t) => t.schema))) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+      await this.createTypes(client, archive);
     } catch (err) {
       await client.end().catch(() => {});
       await this.dropCreated();
       throw err;
     }
     this.client = client;
+  }
+
+  /**
+   * The archive's types: a PostgreSQL enum (enum-type.ts) of a PostgreSQL archive is created again
+   * (or reused when the target has it with the same labels); any other type is listed, its columns
+   * restored as the base type.
+   */
+  private async createTypes(client: pg.Client, archive: SiardArchive): Promise<void> {
+    for (const schema of archive.schemas) {
+      for (const type of schema.types ?? []) {
+        const name = qualifiedName(schema.name, type.name);
+        const labels = this.fromPostgres ? enumLabels(type) : undefined;
+        if (!labels) {
+          this.notRecreated.push({
+            kind: 'type',
+            name: `${schema.name}.${type.name}`,
+            reason: type.base ? `its columns restored as ${pgTypeOfSiard(type.base)}` : 'a structured type; its values restored as JSON text',
+          });
+          continue;
+        }
+        const existing = await client.query<{ labels: string[] | null }>(
+          `SELECT (SELECT array_agg(enumlabel::text ORDER BY enumsortorder) FROM pg_enum WHERE enumtypid = to_regtype($1)) AS labels, to_regtype($1) IS NOT NULL AS found`,
+          [name],
+        );
+        const found = existing.rows[0] as { labels: string[] | null; found?: boolean } | undefined;
+        if (found?.found) {
+          if (JSON.stringify(found.labels) !== JSON.stringify(labels)) {
+            throw new SiardOcflError(`Cannot restore into ${this.description}: it has a type ${name} that is not the archive's enum (${labels.join(', ')}).`, { code: 'TARGET_NOT_EMPTY' });
+          }
+        } else {
+          await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema.name)}`);
+          // labels are quoted as string literals (standard_conforming_strings: only ' is special)
+          await client.query(`CREATE TYPE ${name} AS ENUM (${labels.map((l) => `'${l.replace(/'/g, "''")}'`).join(', ')})`);
+        }
+        this.enums.add(`${schema.name}\u0000${type.name}`);
+      }
+    }
   }
 
   /** The same server's maintenance database, for CREATE / DROP DATABASE. */
@@ -232,10 +276,12 @@ export class PostgresLoader implements TargetLoader {
   /** The column's PostgreSQL type: the original one when it is a built-in of a PostgreSQL archive. */
   pgTypeOf(col: LoadColumn): string {
     const original = (col.column.typeOriginal ?? '').trim();
+    const { typeSchema, typeName } = col.column;
+    if (typeName !== undefined && this.enums.has(`${typeSchema ?? ''}\u0000${typeName}`)) return qualifiedName(typeSchema ?? '', typeName);
     if (this.fromPostgres && BUILTIN.test(original)) return original;
     if (this.fromPostgres && /^(oid|lo)$/.test(original)) return 'bytea';
     if (col.family === undefined) return 'text';
-    const base = pgTypeOfSiard(col.column.type);
+    const base = pgTypeOfSiard(cellType(col.column));
     return col.array ? `${base}[]` : base;
   }
 
@@ -244,7 +290,7 @@ export class PostgresLoader implements TargetLoader {
     const types = table.columns.map((c) => this.pgTypeOf(c));
     table.columns.forEach((c, i) => {
       const original = (c.column.typeOriginal ?? '').trim();
-      if (this.fromPostgres && original !== '' && original !== types[i] && !/^(oid|lo)$/.test(original)) {
+      if (this.fromPostgres && c.column.typeName === undefined && original !== '' && original !== types[i] && !/^(oid|lo)$/.test(original)) {
         this.notRecreated.push({ kind: 'type', name: `${table.schema}.${table.name}.${c.column.name}`, reason: `type ${original} is not defined by the archive; restored as ${types[i]}` });
       }
     });
@@ -478,9 +524,12 @@ export class PostgresLoader implements TargetLoader {
           this.notRecreated.push({ kind: 'default', name, reason: `not one expression (${problem})` });
           continue;
         }
+        // an identity column (introspect.ts writes PostgreSQL's clause with the next value)
+        const identity = IDENTITY.test(expr);
         await client.query('SAVEPOINT add_default');
         try {
-          await client.query({ text: `ALTER TABLE ${qualifiedName(t.schema, t.name)} ALTER COLUMN ${quoteIdent(c.column.name)} SET DEFAULT ${expr}`, queryMode: 'extended' } as pg.QueryConfig);
+          const change = identity ? `ADD ${expr}` : `SET DEFAULT ${expr}`;
+          await client.query({ text: `ALTER TABLE ${qualifiedName(t.schema, t.name)} ALTER COLUMN ${quoteIdent(c.column.name)} ${change}`, queryMode: 'extended' } as pg.QueryConfig);
           await client.query('RELEASE SAVEPOINT add_default');
         } catch (err) {
           await client.query('ROLLBACK TO SAVEPOINT add_default');

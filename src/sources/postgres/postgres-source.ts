@@ -121,6 +121,7 @@ export class PostgresSource implements DatabaseSource {
         this.tables.set(`${schema.name}\u0000${plan.name}`, { plan, table });
       }
       const s: SourceCatalog['schemas'][number] = { name: schema.name, tables, views: schema.views };
+      if (schema.types && schema.types.length > 0) s.types = schema.types;
       if (schema.description) s.description = schema.description;
       catalog.schemas.push(s);
     }

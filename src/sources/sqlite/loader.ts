@@ -125,6 +125,15 @@ export class SqliteLoader implements TargetLoader {
   async begin(archive: SiardArchive, tables: LoadTable[]): Promise<void> {
     this.fromSqlite = /^sqlite/i.test(archive.databaseProduct ?? '');
     this.product = archive.databaseProduct?.split(' ')[0] ?? 'another database';
+    for (const schema of archive.schemas) {
+      for (const type of schema.types ?? []) {
+        this.notRecreated.push({
+          kind: 'type',
+          name: `${schema.name}.${type.name}`,
+          reason: type.base ? `SQLite has no user-defined types; its columns hold ${type.base} values` : 'SQLite has no user-defined types; its values restored as JSON text',
+        });
+      }
+    }
     // Names: the table name, or "schema.table" when two schemas share a name.
     const count = new Map<string, number>();
     for (const t of tables) count.set(t.name.toLowerCase(), (count.get(t.name.toLowerCase()) ?? 0) + 1);
