@@ -9,8 +9,9 @@
  *
  * Types: an archive made from PostgreSQL gets its built-in types back from `typeOriginal`
  * (uuid, jsonb, arrays, timestamptz ...; a large-object column comes back as bytea holding the
- * bytes). Otherwise, and for types PostgreSQL cannot recreate by name (enums, domains), the SIARD
- * type maps:
+ * bytes), its enums (DISTINCT types written by enum-type.ts) are created again, and identity
+ * columns, column defaults and views come back after the rows. Otherwise, and for types
+ * PostgreSQL cannot recreate by name (domains), the SIARD type maps:
  *
  * | SIARD                                   | PostgreSQL                         |
  * |-----------------------------------------|------------------------------------|

@@ -21,7 +21,7 @@
  * | timestamp with time zone          | TIMESTAMP WITH TIME ZONE      | UTC instant with Z                           |
  * | interval                          | INTERVAL DAY(9) TO SECOND(6), or YEAR(9) TO MONTH, or VARCHAR (value-scan.ts) | xs:duration (PnYnMnDTnHnMnS), or PostgreSQL's ISO 8601 text |
  * | uuid                              | CHAR(36)                      | canonical lower-case text                    |
- * | enum type                         | VARCHAR(longest label)        | the label                                    |
+ * | enum type                         | DISTINCT type over VARCHAR(longest label) (enum-type.ts; introspect.ts) | the label |
  * | T[] (one dimension)               | type of T, cardinality        | <a1>, <a2>, ... (NULL element = missing aN)  |
  * | domain over T                     | as T                          | as T                                         |
  * | anything else (inet, point, ...)  | CLOB                          | PostgreSQL's text output (lossless)          |
