@@ -142,13 +142,18 @@ const SHOP_SQL = `
   CREATE VIEW public.big_item_names AS SELECT name FROM public.big_item;
   CREATE TABLE public.ticket (no int GENERATED ALWAYS AS IDENTITY (START WITH 100 INCREMENT BY 5) PRIMARY KEY, label text, feeling mood DEFAULT 'ok');
   INSERT INTO public.ticket (label, feeling) VALUES ('a', 'sad'), ('b', 'happy'), ('c', DEFAULT);
+  CREATE FUNCTION public.touch() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.label := upper(NEW.label); RETURN NEW; END $$;
+  CREATE TRIGGER ticket_touch BEFORE INSERT OR UPDATE OF label ON public.ticket FOR EACH ROW EXECUTE FUNCTION public.touch();
+  CREATE INDEX item_by_name ON public.item (name);
 `;
 
 pgTest('restore --create: defaults, views, enums and identity columns come back; what did not (a sequence default, indexes) is listed once', async (t) => {
   await server!.createDatabase('shop');
   await sql('shop', SHOP_SQL);
   const out = path.join(work, 'shop-out');
-  t.is((await runCli(['export', server!.url('shop'), out, '--name', 'shop'])).code, 0);
+  const exp = await runCli(['export', server!.url('shop'), out, '--name', 'shop', '--json']);
+  t.is(exp.code, 0, exp.stderr);
+  t.deepEqual((JSON.parse(exp.stdout) as { notExported: string[] }).notExported, ['index item_by_name on public.item']);
   const siard = path.join(out, 'shop.siard');
 
   const missing = await runCli(['restore', siard, server!.url('shop_copy')]);
@@ -160,7 +165,8 @@ pgTest('restore --create: defaults, views, enums and identity columns come back;
   const byName = new Map(summary.notRecreated.map((n) => [`${n.kind} ${n.name}`, n.reason]));
   t.regex(byName.get('default public.item.id') ?? '', /PostgreSQL refused nextval\('item_id_seq'::regclass\)/);
   t.truthy(byName.get('index indexes other than primary and unique keys'));
-  t.is(summary.notRecreated.length, 2, JSON.stringify(summary.notRecreated));
+  t.regex(byName.get('trigger public.ticket.ticket_touch') ?? '', /calls a function, and the archive carries no routines/);
+  t.is(summary.notRecreated.length, 3, JSON.stringify(summary.notRecreated));
 
   // the enum is a DISTINCT type in the archive, valid against metadata.xsd, and an enum again
   const meta = metadataOf(siard);
@@ -180,6 +186,7 @@ pgTest('restore --create: defaults, views, enums and identity columns come back;
   t.is(await identity('shop_copy'), await identity('shop'));
   const expected = (await sql<{ n: string }>('shop', `SELECT (last_value + 5)::text AS n FROM public.ticket_no_seq`))[0]!.n;
   t.is((await sql<{ no: number }>('shop_copy', `INSERT INTO public.ticket (label) VALUES ('d') RETURNING no`))[0]!.no, Number(expected));
+  t.regex(meta, /<trigger>\s*<name>ticket_touch<\/name>\s*<actionTime>BEFORE<\/actionTime>\s*<triggerEvent>INSERT OR UPDATE OF label<\/triggerEvent>/);
   t.regex(meta, /<name>no<\/name>[\s\S]*?<defaultValue>GENERATED ALWAYS AS IDENTITY \(START WITH \d+ INCREMENT BY 5\)<\/defaultValue>/);
 
   const defaults = async (db: string) =>

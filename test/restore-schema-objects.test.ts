@@ -12,6 +12,7 @@ import path from 'node:path';
 import { runCli } from './helpers/cli.js';
 import { reference, sharedTest } from './helpers/shared.js';
 import { tempDir } from './helpers/tmp.js';
+import { assertArchiveValid } from './export-support.js';
 
 const work = tempDir('siard-ocfl-schema-objects-');
 const db = path.join(work, 'shop.db');
@@ -29,6 +30,9 @@ const db = path.join(work, 'shop.db');
     );
     INSERT INTO item (id, name, qty) VALUES (1, 'bolt', 5), (2, 'nut', 12), (3, 'washer', 40);
     CREATE VIEW big_item AS SELECT id, name FROM item WHERE qty > 10;
+    CREATE TABLE item_log (item INTEGER, note TEXT);
+    CREATE TRIGGER item_added AFTER INSERT ON item BEGIN INSERT INTO item_log VALUES (new.id, 'added; ' || new.name); END;
+    CREATE INDEX item_by_name ON item (name);
   `);
   // a row the source holds although it violates a check (checks were off when it went in)
   c.pragma('ignore_check_constraints = ON');
@@ -36,9 +40,17 @@ const db = path.join(work, 'shop.db');
   c.close();
 }
 
-test.serial('an SQLite archive restores with its defaults, checks and views; a violating row is kept with a warning', async (t) => {
+sharedTest.serial('an SQLite archive restores with its defaults, checks, views and triggers; a violating row is kept with a warning', async (t) => {
   const out = path.join(work, 'out');
-  t.is((await runCli(['export', db, out])).code, 0);
+  const exp = await runCli(['export', db, out, '--json']);
+  t.is(exp.code, 0, exp.stderr);
+  // an index SIARD cannot carry is named by the export; the trigger is in metadata.xml, valid
+  t.deepEqual((JSON.parse(exp.stdout) as { notExported: string[] }).notExported, ['index item_by_name on item']);
+  assertArchiveValid(t, path.join(out, 'shop.siard'), reference('siard', 'metadata.xsd'));
+  const meta = execFileSync('unzip', ['-p', path.join(out, 'shop.siard'), 'header/metadata.xml'], { encoding: 'utf8' });
+  t.regex(meta, /<trigger>\s*<name>item_added<\/name>\s*<actionTime>AFTER<\/actionTime>\s*<triggerEvent>INSERT<\/triggerEvent>\s*<triggeredAction>CREATE TRIGGER item_added/);
+  const plainExport = await runCli(['export', db, path.join(work, 'out-plain')]);
+  t.regex(plainExport.stdout, /not exported \(SIARD 2\.2 has no place for them\): index item_by_name on item\./);
   const restored = path.join(work, 'restored.db');
   const res = await runCli(['restore', path.join(out, 'shop.siard'), restored, '--json']);
   t.is(res.code, 0, res.stderr);
@@ -59,6 +71,10 @@ test.serial('an SQLite archive restores with its defaults, checks and views; a v
     t.throws(() => dst.prepare(`INSERT INTO item (id, name) VALUES (9, 'a name longer than twenty')`).run(), { any: true, message: /CHECK constraint failed/ });
     dst.prepare('INSERT INTO item (id) VALUES (10)').run();
     t.like(dst.prepare('SELECT name, qty, price FROM item WHERE id = 10').get() as object, { name: 'unnamed', qty: 0, price: 1.5 });
+    // the trigger is back as it was stored, and fires
+    const triggerSql = (d: Database.Database) => d.prepare(`SELECT sql FROM sqlite_master WHERE type = 'trigger'`).all();
+    t.deepEqual(triggerSql(dst), triggerSql(src));
+    t.deepEqual(dst.prepare('SELECT * FROM item_log WHERE item = 10').all(), [{ item: 10, note: 'added; unnamed' }]);
   } finally {
     src.close();
     dst.close();

@@ -256,7 +256,9 @@ export async function ingest(sourceSpec: string, root: string | OcflStorageRoot,
   try {
     const result = await ingestDatabase(source, root, id, { ...rest, name: options.name ?? defaultArchiveName(sourceSpec) });
     // columns widened to keep their values are worth a line each
-    result.notes.push(...((await source.catalog()).widened ?? []).map(describeWidened));
+    const catalog = await source.catalog();
+    result.notes.push(...(catalog.widened ?? []).map(describeWidened));
+    if (catalog.notExported?.length) result.notes.push(`Not exported (SIARD 2.2 has no place for them): ${catalog.notExported.join(', ')}.`);
     return result;
   } finally {
     await source.close();

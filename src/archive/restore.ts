@@ -200,6 +200,7 @@ function loadTableOf(t: SiardTableRef): LoadTable {
     candidateKeys: t.table.candidateKeys ?? [],
     foreignKeys: t.table.foreignKeys ?? [],
     checkConstraints: t.table.checkConstraints ?? [],
+    triggers: t.table.triggers ?? [],
   };
   if (t.table.primaryKey) table.primaryKey = t.table.primaryKey;
   return table;
@@ -336,6 +337,7 @@ export async function restore(source: RestoreSource, target: string, options: Re
       (archive.reader.archive as SiardArchive).schemas.flatMap((s) =>
         s.views.map((v) => ({ schema: s.name, name: v.name, ...(v.queryOriginal !== undefined ? { queryOriginal: v.queryOriginal } : {}) })),
       ),
+      tables,
     );
     summary.warnings.push(...loader.warnings);
     summary.notRecreated.push(...loader.notRecreated);

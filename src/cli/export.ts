@@ -118,6 +118,7 @@ export function register(program: Command): void {
           bytes: summary.lobBytes + summary.siardBytes,
           messageDigest: { digestType: 'SHA-256', digest: summary.messageDigest },
           widened: widened.map((w) => ({ ...w, message: describeWidened(w) })),
+          notExported: catalog.notExported ?? [],
         };
         if (options.json) printJson(report);
         else {
@@ -126,6 +127,8 @@ export function register(program: Command): void {
               `(${report.bytes} bytes) to ${outDir}/${report.siard}\n`,
           );
           for (const w of widened) process.stdout.write(`widened: ${describeWidened(w)}\n`);
+          const left = catalog.notExported ?? [];
+          if (left.length > 0) process.stdout.write(`not exported (SIARD 2.2 has no place for them): ${left.join(', ')}.\n`);
         }
       } finally {
         progress.stop();

@@ -127,6 +127,19 @@ function table(x: XmlOut, t: SiardTable): void {
     for (const c of t.checkConstraints) checkConstraint(x, c);
     x.close('checkConstraints');
   }
+  if (t.triggers && t.triggers.length > 0) {
+    x.open('triggers');
+    for (const tr of t.triggers) {
+      x.open('trigger');
+      x.el('name', tr.name);
+      x.el('actionTime', tr.actionTime);
+      x.el('triggerEvent', tr.triggerEvent);
+      x.el('triggeredAction', tr.triggeredAction);
+      x.el('description', tr.description);
+      x.close('trigger');
+    }
+    x.close('triggers');
+  }
   x.el('rows', t.rows);
   x.close('table');
 }

@@ -82,6 +82,8 @@ export interface SiardTable {
   candidateKeys: SiardUniqueKey[];
   /** `<checkConstraints>`: absent or empty = none written */
   checkConstraints?: SiardCheckConstraint[];
+  /** `<triggers>`: absent or empty = none written */
+  triggers?: SiardTrigger[];
   /** number of rows in tableN.xml (`<rows>`) */
   rows: number;
 }
@@ -144,6 +146,16 @@ export interface SiardUniqueKey {
 export interface SiardCheckConstraint {
   name: string;
   condition: string;
+  description?: string;
+}
+
+/** A trigger (metadata.xsd triggerType); `triggeredAction` in the source's SQL dialect. */
+export interface SiardTrigger {
+  name: string;
+  actionTime: 'BEFORE' | 'AFTER' | 'INSTEAD OF';
+  /** INSERT, DELETE, UPDATE [OF columns] (several joined with OR) */
+  triggerEvent: string;
+  triggeredAction: string;
   description?: string;
 }
 

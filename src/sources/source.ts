@@ -5,7 +5,7 @@
  * writer reads once, in chunks, straight into its file.
  */
 import type { Readable } from 'node:stream';
-import type { SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardType, SiardUniqueKey, SiardView } from '../siard/model.js';
+import type { SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardTrigger, SiardType, SiardUniqueKey, SiardView } from '../siard/model.js';
 
 /** A large value read as a stream: bytes (BLOB) or UTF-8 text (CLOB). */
 export interface SourceLob {
@@ -48,6 +48,8 @@ export interface SourceTable {
   candidateKeys: SiardUniqueKey[];
   /** check constraints, condition in the source's SQL dialect */
   checkConstraints?: SiardCheckConstraint[];
+  /** triggers, action in the source's SQL dialect */
+  triggers?: SiardTrigger[];
   /** row count when the catalogue was read (for progress; the writer counts the rows it writes) */
   rows: number;
 }
@@ -96,6 +98,8 @@ export interface SourceCatalog {
   schemas: SourceSchema[];
   /** columns exported with a wider type than declared (none: absent or empty) */
   widened?: WidenedColumn[];
+  /** what the database has that SIARD does not carry (indexes other than keys ...), one phrase each */
+  notExported?: string[];
 }
 
 export interface DatabaseSource {

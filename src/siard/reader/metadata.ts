@@ -18,6 +18,7 @@ import {
   type SiardReferentialAction,
   type SiardSchema,
   type SiardTable,
+  type SiardTrigger,
   type SiardType,
   type SiardUniqueKey,
   type SiardView,
@@ -176,6 +177,7 @@ export function parseSiardMetadata(xml: string, what: string): SiardReadMetadata
         foreignKeys: children(child(t, 'foreignKeys'), 'foreignKey').map(parseForeignKey),
         candidateKeys: children(child(t, 'candidateKeys'), 'candidateKey').map(parseUniqueKey),
         checkConstraints: children(child(t, 'checkConstraints'), 'checkConstraint').map(parseCheckConstraint),
+        ...optionalList('triggers', children(child(t, 'triggers'), 'trigger').map(parseTrigger)),
         rows: rows ?? 0,
       };
     });
@@ -244,15 +246,27 @@ export function parseSiardMetadata(xml: string, what: string): SiardReadMetadata
   return { archive, siardVersion, namespace: root.ns, columnExtras, dialect: dialectOf(archive.producerApplication), warnings, otherObjects: otherObjects(root) };
 }
 
-/** UDTs, routines, triggers, roles and privileges: named so a restore can say it left them out. */
+function parseTrigger(el: XmlElement): SiardTrigger {
+  const time = (text(el, 'actionTime') ?? '').trim().toUpperCase().replace(/\s+/g, ' ');
+  return {
+    name: text(el, 'name') ?? '',
+    actionTime: time === 'AFTER' || time === 'INSTEAD OF' ? time : 'BEFORE',
+    triggerEvent: text(el, 'triggerEvent') ?? '',
+    triggeredAction: text(el, 'triggeredAction') ?? '',
+    ...optional('description', text(el, 'description')),
+  };
+}
+
+function optionalList<K extends string, T>(key: K, list: T[]): { [P in K]?: T[] } {
+  return (list.length > 0 ? { [key]: list } : {}) as { [P in K]?: T[] };
+}
+
+/** Routines, roles and privileges: named so a restore can say it left them out. */
 function otherObjects(root: XmlElement): SiardOtherObject[] {
   const out: SiardOtherObject[] = [];
   for (const s of children(child(root, 'schemas'), 'schema')) {
     const schema = text(s, 'name') ?? '';
     for (const r of children(child(s, 'routines'), 'routine')) out.push({ kind: 'routine', name: `${schema}.${text(r, 'name') ?? ''}` });
-    for (const t of children(child(s, 'tables'), 'table')) {
-      for (const tr of children(child(t, 'triggers'), 'trigger')) out.push({ kind: 'trigger', name: `${schema}.${text(t, 'name') ?? ''}.${text(tr, 'name') ?? ''}` });
-    }
   }
   for (const r of children(child(root, 'roles'), 'role')) out.push({ kind: 'role', name: text(r, 'name') ?? '' });
   for (const p of children(child(root, 'privileges'), 'privilege')) {

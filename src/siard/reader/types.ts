@@ -41,9 +41,9 @@ export interface SiardReadMetadata {
   otherObjects: SiardOtherObject[];
 }
 
-/** A routine, trigger, role or privilege named in metadata.xml (`name` schema-qualified where it has a schema); types are in the model. */
+/** A routine, role or privilege named in metadata.xml (`name` schema-qualified where it has a schema); types and triggers are in the model. */
 export interface SiardOtherObject {
-  kind: 'routine' | 'trigger' | 'role' | 'privilege';
+  kind: 'routine' | 'role' | 'privilege';
   name: string;
 }
 

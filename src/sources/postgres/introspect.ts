@@ -5,7 +5,7 @@
  * System schemas and objects owned by extensions are left out.
  */
 import type pg from 'pg';
-import type { SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardMatchType, SiardReferentialAction, SiardType, SiardUniqueKey, SiardView } from '../../siard/model.js';
+import type { SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardMatchType, SiardReferentialAction, SiardTrigger, SiardType, SiardUniqueKey, SiardView } from '../../siard/model.js';
 import { enumType } from './enum-type.js';
 import { mapPgType, type PgMappedType, type PgTypeInfo } from './type-mapping.js';
 
@@ -29,6 +29,9 @@ export interface PgTablePlan {
   candidateKeys: SiardUniqueKey[];
   foreignKeys: SiardForeignKey[];
   checkConstraints: PgCheckConstraint[];
+  triggers: SiardTrigger[];
+  /** indexes that back no key (SIARD has no place for them), by name */
+  otherIndexes: string[];
   /** planner estimate (pg_class.reltuples), for progress only */
   estimatedRows: number;
 }
@@ -223,6 +226,20 @@ export async function introspect(client: pg.Client, options: IntrospectOptions =
     )
   ).rows;
 
+  const triggerRows = (
+    await client.query<{ rel: number; name: string; def: string }>(
+      `SELECT tgrelid::int AS rel, tgname AS name, pg_get_triggerdef(oid) AS def FROM pg_trigger WHERE tgrelid = ANY($1::oid[]) AND NOT tgisinternal ORDER BY tgname`,
+      [oids],
+    )
+  ).rows;
+  const indexRows = (
+    await client.query<{ rel: number; name: string }>(
+      `SELECT i.indrelid::int AS rel, c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+        WHERE i.indrelid = ANY($1::oid[]) AND NOT EXISTS (SELECT 1 FROM pg_constraint con WHERE con.conindid = i.indexrelid AND con.conrelid = i.indrelid)
+        ORDER BY c.relname`,
+      [oids],
+    )
+  ).rows;
   const columnsOf = new Map<number, ColumnRow[]>();
   for (const c of columns) columnsOf.set(c.attrelid, [...(columnsOf.get(c.attrelid) ?? []), c]);
   const constraintsOf = new Map<number, ConstraintRow[]>();
@@ -278,6 +295,8 @@ export async function introspect(client: pg.Client, options: IntrospectOptions =
       candidateKeys: [],
       foreignKeys: [],
       checkConstraints: [],
+      triggers: triggerRows.filter((r) => r.rel === rel.oid).map((r) => pgTrigger(r.name, r.def)),
+      otherIndexes: indexRows.filter((r) => r.rel === rel.oid).map((r) => r.name),
       estimatedRows: Math.round(rel.reltuples),
     };
     if (rel.description) table.description = rel.description;
@@ -316,6 +335,19 @@ export async function introspect(client: pg.Client, options: IntrospectOptions =
     (schema.types ??= []).push(e.type);
   }
   return [...schemas.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** A trigger from pg_get_triggerdef(): timing and events from its head, the statement as the action. */
+function pgTrigger(name: string, def: string): SiardTrigger {
+  const m = /\sTRIGGER\s+\S+\s+(BEFORE|AFTER|INSTEAD OF)\s+([\s\S]+?)\s+ON\s/i.exec(def);
+  const time = (m?.[1] ?? 'AFTER').toUpperCase();
+  return {
+    name,
+    actionTime: time === 'BEFORE' || time === 'INSTEAD OF' ? time : 'AFTER',
+    triggerEvent: m?.[2] ?? '',
+    triggeredAction: def,
+    description: 'The PostgreSQL CREATE TRIGGER statement (pg_get_triggerdef); the function it executes is not archived.',
+  };
 }
 
 /** The enum type `oid` as a DISTINCT type, or null when it is not an enum (a domain over one). */

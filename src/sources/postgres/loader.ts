@@ -544,7 +544,21 @@ export class PostgresLoader implements TargetLoader {
    * Views of a PostgreSQL archive from their queryOriginal (pg_get_viewdef text), each in a
    * savepoint; a view over another view is retried once those exist.
    */
-  async addViews(views: LoadView[]): Promise<void> {
+  async addViews(views: LoadView[], tables: LoadTable[] = []): Promise<void> {
+    await this.addViewList(views);
+    // a PostgreSQL trigger executes a function, and the archive carries no routines
+    for (const t of tables) {
+      for (const trigger of t.triggers) {
+        this.notRecreated.push({
+          kind: 'trigger',
+          name: `${t.schema}.${t.name}.${trigger.name}`,
+          reason: this.fromPostgres ? 'it calls a function, and the archive carries no routines' : `its action is in ${this.product}'s dialect`,
+        });
+      }
+    }
+  }
+
+  private async addViewList(views: LoadView[]): Promise<void> {
     const client = this.open();
     let pending: Array<{ view: LoadView; query: string; error?: string }> = [];
     for (const view of views) {

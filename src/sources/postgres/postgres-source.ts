@@ -116,6 +116,8 @@ export class PostgresSource implements DatabaseSource {
           rows: plan.estimatedRows,
         };
         if (plan.primaryKey) table.primaryKey = plan.primaryKey;
+        if (plan.triggers.length > 0) table.triggers = plan.triggers;
+        for (const ix of plan.otherIndexes) (catalog.notExported ??= []).push(`index ${ix} on ${schema.name}.${plan.name}`);
         if (plan.description) table.description = plan.description;
         tables.push(table);
         this.tables.set(`${schema.name}\u0000${plan.name}`, { plan, table });

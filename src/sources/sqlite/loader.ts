@@ -317,8 +317,28 @@ export class SqliteLoader implements TargetLoader {
     }
   }
 
-  async addViews(views: LoadView[]): Promise<void> {
+  async addViews(views: LoadView[], tables: LoadTable[] = []): Promise<void> {
     const db = this.open();
+    this.addViewList(db, views);
+    // triggers after the rows, so none fires while the archive loads
+    for (const table of tables) {
+      for (const trigger of table.triggers) {
+        const name = `${table.schema}.${table.name}.${trigger.name}`;
+        const sql = trigger.triggeredAction.trim();
+        if (!this.fromSqlite || !/^CREATE\s+TRIGGER\b/i.test(sql)) {
+          this.notRecreated.push({ kind: 'trigger', name, reason: this.fromSqlite ? 'its action is not a CREATE TRIGGER statement' : `its action is in ${this.product}'s dialect` });
+          continue;
+        }
+        try {
+          db.prepare(sql).run(); // one statement only
+        } catch (err) {
+          this.notRecreated.push({ kind: 'trigger', name, reason: `SQLite refused it (${(err as Error).message})` });
+        }
+      }
+    }
+  }
+
+  private addViewList(db: Database.Database, views: LoadView[]): void {
     for (const view of views) {
       const name = `${view.schema}.${view.name}`;
       const sql = view.queryOriginal?.trim();

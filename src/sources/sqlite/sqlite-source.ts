@@ -15,6 +15,7 @@ import type { SiardColumn, SiardForeignKey, SiardReferentialAction, SiardUniqueK
 import { readAhead } from '../read-ahead.js';
 import { describeWidened, type DatabaseSource, type SourceCatalog, type SourceTable, type SourceValue, type WidenedColumn } from '../source.js';
 import { sqliteCheckConstraints } from './check-constraints.js';
+import { sqliteTriggers } from './triggers.js';
 import { decideColumnTypes, quoteIdent, type ColumnDecision } from './prescan.js';
 import { formatReal, mapDeclaredType } from './type-mapping.js';
 import { sqliteLiteral } from './value-literal.js';
@@ -93,6 +94,7 @@ export class SqliteSource implements DatabaseSource {
     const tables: SourceTable[] = [];
     const views: SiardView[] = [];
     const widened: WidenedColumn[] = [];
+    const notExported: string[] = [];
     for (const o of objects) {
       if (o.type === 'table') {
         if (/^\s*CREATE\s+VIRTUAL\s+TABLE/i.test(o.sql ?? '')) continue;
@@ -100,6 +102,11 @@ export class SqliteSource implements DatabaseSource {
         const plan = this.planTable(o.name, o.sql ?? '');
         this.plans.set(o.name, plan);
         tables.push(plan.table);
+        // indexes other than keys (SIARD 2.2 has no element for them)
+        const keys = new Set(plan.table.candidateKeys.map((k) => k.name));
+        for (const ix of this.db.prepare(`PRAGMA main.index_list(${quoteIdent(o.name)})`).all() as Array<{ name: string; origin: string }>) {
+          if (ix.origin === 'c' && !keys.has(ix.name)) notExported.push(`index ${ix.name} on ${o.name}`);
+        }
         plan.decisions.forEach((d, i) => {
           if (!d.widened) return;
           const col = plan.table.columns[i]!;
@@ -124,6 +131,7 @@ export class SqliteSource implements DatabaseSource {
       connection: `sqlite:${this.file}`,
       schemas: [{ name: 'main', tables, views }],
       widened,
+      notExported,
     };
     return this.catalogCache;
   }
@@ -158,6 +166,8 @@ export class SqliteSource implements DatabaseSource {
     if (pkCols.length > 0) table.primaryKey = { name: `pk_${name}`, columns: pkCols.map((c) => c.name) };
     const checks = sqliteCheckConstraints(name, createSql);
     if (checks.length > 0) table.checkConstraints = checks;
+    const triggers = sqliteTriggers(this.db, name);
+    if (triggers.length > 0) table.triggers = triggers;
     return { table, decisions, orderBy };
   }
 
