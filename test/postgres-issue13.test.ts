@@ -100,6 +100,12 @@ pgTest('databaseProduct, NaN and infinities, intervals: typed for SIARD, reporte
   t.regex(meta, /<name>f<\/name>\s*<type>DOUBLE PRECISION<\/type>/);
   t.notRegex(meta, /YEAR TO SECOND/);
 
+  // --strict refuses instead, naming every such column with its row
+  const strict = await runCli(['export', server!.url('source'), path.join(work, 'strict'), '--name', 'shop', '--strict']);
+  t.is(strict.code, 2);
+  t.regex(strict.stderr, /Strict export refused 3 columns/);
+  t.regex(strict.stderr, /column "mixed" \(declared interval\) holds intervals whose parts differ in sign, which no xs:duration can, first at row 2/);
+
   await server!.createDatabase('restored');
   const res = await runCli(['restore', siard, server!.url('restored'), '--json']);
   t.is(res.code, 0, res.stderr);

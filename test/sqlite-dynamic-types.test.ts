@@ -167,6 +167,21 @@ sharedTest.serial('--strict refuses, naming every odd column with its first odd 
   t.deepEqual((JSON.parse(ok.stdout) as { widened: unknown[] }).widened, []);
 });
 
+test.serial('ingest says the same as notes, and --strict refuses it before anything is stored', async (t) => {
+  const root = path.join(work, 'root');
+  t.is((await runCli(['init', root])).code, 0);
+  const res = await runCli(['ingest', db, '--root', root, '--id', 'real', '--json']);
+  t.is(res.code, 0, res.stderr);
+  const notes = (JSON.parse(res.stdout) as { notes: string[] }).notes;
+  t.true(notes.some((n) => /Table "event_log", column "payload" \(untyped\) .*first at row 42; exported as CLOB of SQLite literals\./.test(n)), notes.join('\n'));
+  t.is(notes.filter((n) => n.startsWith('Table ')).length, 5);
+  const strict = await runCli(['ingest', db, '--root', root, '--id', 'strict', '--strict']);
+  t.is(strict.code, 2);
+  t.regex(strict.stderr, /Strict export refused 5 columns/);
+  const listed = await runCli(['ls', '--root', root]);
+  t.notRegex(listed.stdout, /strict/);
+});
+
 test.serial('table selection: a pattern matching nothing is exit 2 naming it and the tables there are; schema-qualified names; --exclude-tables', async (t) => {
   const none = await runCli(['export', db, path.join(work, 'sel-none'), '--tables', 'nosuchtable']);
   t.is(none.code, 2);

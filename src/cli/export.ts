@@ -42,7 +42,7 @@ export function addExportOptions(command: Command): Command {
     .option('--data-origin-timespan <text>', 'dataOriginTimespan in metadata.xml')
     .option('--tables <patterns>', 'only tables matching these comma-separated patterns (* and ?; name or schema.name); one matching nothing is an error')
     .option('--exclude-tables <patterns>', 'leave out tables matching these comma-separated patterns (* and ?; name or schema.name)')
-    .option('--strict', 'SQLite: refuse (listing every such column) instead of widening a column whose values do not fit its declared type')
+    .option('--strict', 'refuse (listing every such column) instead of widening a column whose values do not fit its declared type')
     .option('--mets', 'also write a METS index: mets.xml beside the .siard and one in each LOB segment folder');
 }
 

@@ -4,7 +4,7 @@
  * -> PostgreSQL (when its module provides `openPostgresSource`).
  */
 import { UsageError } from '../errors.js';
-import type { DatabaseSource, SourceCatalog, SourceValue } from './source.js';
+import { refuseWidened, type DatabaseSource, type SourceCatalog, type SourceValue } from './source.js';
 import { TableSelection } from './table-selection.js';
 import { SqliteSource } from './sqlite/sqlite-source.js';
 
@@ -13,15 +13,16 @@ export interface OpenSourceOptions {
   tables?: string;
   /** comma-separated patterns of tables to leave out */
   excludeTables?: string;
-  /** SQLite: refuse columns whose values do not fit their declared type instead of widening them */
+  /** refuse columns whose values do not fit their declared type (SIARD type) instead of widening them */
   strict?: boolean;
 }
 
-/** A source whose catalogue is checked against the table selection once it has been read. */
+/** A source whose catalogue is checked once read: against the table selection, and for --strict. */
 class SelectedSource implements DatabaseSource {
   constructor(
     private readonly inner: DatabaseSource,
     private readonly selection: TableSelection,
+    private readonly strict = false,
   ) {}
   get description(): string {
     return this.inner.description;
@@ -29,6 +30,7 @@ class SelectedSource implements DatabaseSource {
   async catalog(): Promise<SourceCatalog> {
     const catalog = await this.inner.catalog();
     this.selection.check();
+    if (this.strict) refuseWidened(catalog.widened ?? []);
     return catalog;
   }
   rows(schema: string, table: string): AsyncIterable<SourceValue[]> {
@@ -65,5 +67,5 @@ export async function openSource(spec: string, options: OpenSourceOptions = {}):
     const file = spec.startsWith('sqlite:') ? spec.slice('sqlite:'.length) : spec;
     source = SqliteSource.open(file, { ...(tableFilter ? { tableFilter } : {}), ...(options.strict ? { strict: true } : {}) });
   }
-  return selection.active ? new SelectedSource(source, selection) : source;
+  return selection.active || options.strict ? new SelectedSource(source, selection, options.strict) : source;
 }

@@ -5,6 +5,7 @@
  * writer reads once, in chunks, straight into its file.
  */
 import type { Readable } from 'node:stream';
+import { SiardOcflError } from '../errors.js';
 import type { SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardTrigger, SiardType, SiardUniqueKey, SiardView } from '../siard/model.js';
 
 /** A large value read as a stream: bytes (BLOB) or UTF-8 text (CLOB). */
@@ -87,6 +88,16 @@ export interface WidenedColumn {
 export function describeWidened(w: WidenedColumn): string {
   const declared = w.declared === '' ? 'untyped' : `declared ${w.declared}`;
   return `Table "${w.table}", column "${w.column}" (${declared}) ${w.reason}, first at row ${w.firstRow}; exported as ${w.exportedAs}${w.form ? ` of ${w.form}` : ''}.`;
+}
+
+/** `--strict`: one error (exit 2) listing every widened column with its first row, or nothing. */
+export function refuseWidened(widened: readonly WidenedColumn[]): void {
+  if (widened.length === 0) return;
+  throw new SiardOcflError(
+    `Strict export refused ${widened.length} column${widened.length > 1 ? 's' : ''} whose values do not fit the declared type: ` +
+      widened.map((w) => describeWidened(w).replace(/\.$/, '')).join('; ') + '.',
+    { code: 'VALUE_DOES_NOT_FIT', exitCode: 2 },
+  );
 }
 
 export interface SourceCatalog {

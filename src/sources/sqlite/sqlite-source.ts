@@ -13,7 +13,7 @@ import { TextDecoder } from 'node:util';
 import { SiardOcflError, UsageError } from '../../errors.js';
 import type { SiardColumn, SiardForeignKey, SiardReferentialAction, SiardUniqueKey, SiardView } from '../../siard/model.js';
 import { readAhead } from '../read-ahead.js';
-import { describeWidened, type DatabaseSource, type SourceCatalog, type SourceTable, type SourceValue, type WidenedColumn } from '../source.js';
+import { refuseWidened, type DatabaseSource, type SourceCatalog, type SourceTable, type SourceValue, type WidenedColumn } from '../source.js';
 import { sqliteCheckConstraints } from './check-constraints.js';
 import { sqliteTriggers } from './triggers.js';
 import { decideColumnTypes, quoteIdent, type ColumnDecision } from './prescan.js';
@@ -118,13 +118,7 @@ export class SqliteSource implements DatabaseSource {
         views.push(this.describeView(o.name, o.sql ?? undefined));
       }
     }
-    if (this.options.strict && widened.length > 0) {
-      throw new SiardOcflError(
-        `Strict export refused ${widened.length} column${widened.length > 1 ? 's' : ''} whose values do not fit the declared type: ` +
-          widened.map((w) => describeWidened(w).replace(/\.$/, '')).join('; ') + '.',
-        { code: 'VALUE_DOES_NOT_FIT', exitCode: 2 },
-      );
-    }
+    if (this.options.strict) refuseWidened(widened);
     const version = (this.db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
     this.catalogCache = {
       databaseProduct: `SQLite ${version}`,
