@@ -13,6 +13,10 @@
  *
  * A relocated archive (absolute database lobFolder) is read where the object or the folder keeps
  * its LOB folders (storage-base.ts), and the summary carries one note saying so.
+ *
+ * After the keys, the target recreates the views, triggers, defaults and types it can (those in its
+ * own dialect); everything else the archive holds, and the indexes SIARD does not carry, is listed
+ * in the summary's `notRecreated` (docs/values.md has the table).
  */
 import { readdirSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';

@@ -31,8 +31,9 @@
  *
  * An archive made from SQLite also gets its column defaults and CHECK constraints back (declared in
  * CREATE TABLE, the only place SQLite takes them; checks are not enforced while the rows load, and a
- * row that violates one afterwards, as it did in the source, is a warning) and its views (the
- * archived CREATE VIEW statement, one statement only). Defaults, checks and views of archives from
+ * row that violates one afterwards, as it did in the source, is a warning), its views and triggers
+ * (the archived CREATE VIEW / CREATE TRIGGER statements, one statement each, after the rows).
+ * Defaults, checks, views and triggers of archives from
  * other databases are in their dialect, so they are listed in notRecreated instead.
  *
  * Memory: better-sqlite3 has no incremental BLOB I/O, so each LOB is held whole while its row is
