@@ -33,8 +33,8 @@
  * CREATE TABLE, the only place SQLite takes them; checks are not enforced while the rows load, and a
  * row that violates one afterwards, as it did in the source, is a warning), its views and triggers
  * (the archived CREATE VIEW / CREATE TRIGGER statements, one statement each, after the rows).
- * Defaults, checks, views and triggers of archives from
- * other databases are in their dialect, so they are listed in notRecreated instead.
+ * Defaults, checks, views and triggers of archives from other databases are in their dialect, so
+ * they are listed in notRecreated instead.
  *
  * Memory: better-sqlite3 has no incremental BLOB I/O, so each LOB is held whole while its row is
  * inserted (SQLite's own limit is 1 GB per value).
