@@ -248,4 +248,20 @@ with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, 'w', zipfile.ZIP_DEFLATED
   t.is(failed.code, 1, failed.stderr);
   t.regex(failed.stderr, /metadata\.xml says 4 rows but the table data holds 3/);
   t.deepEqual(await sql('postgres', `SELECT 1 FROM pg_database WHERE datname = 'shop_broken'`), []);
+
+  // defaults are SQL from the archive: one that would add another ALTER TABLE action, or a second
+  // statement, is listed and not run
+  const hostile = path.join(work, 'hostile.siard');
+  const edit = rewrite
+    .replace("b'<rows>3</rows>', b'<rows>4</rows>'", "b'<defaultValue>0</defaultValue>', b'<defaultValue>0, ADD COLUMN evil int</defaultValue>'")
+    .replace("data = data.replace(", "data = data.replace(b'<defaultValue>CURRENT_DATE</defaultValue>', b'<defaultValue>CURRENT_DATE; DROP TABLE public.ticket</defaultValue>', 1).replace(");
+  execFileSync('python3', ['-c', edit, siard, hostile]);
+  t.regex(execFileSync('unzip', ['-p', hostile, 'header/metadata.xml'], { encoding: 'utf8' }), /ADD COLUMN evil/);
+  const h = await runCli(['restore', hostile, server!.url('shop_hostile'), '--create', '--json']);
+  t.is(h.code, 0, h.stderr);
+  const hostileNot = new Map((JSON.parse(h.stdout) as { notRecreated: Array<{ kind: string; name: string; reason: string }> }).notRecreated.map((n) => [`${n.kind} ${n.name}`, n.reason]));
+  t.regex(hostileNot.get('default public.item.qty') ?? '', /comma outside parentheses/);
+  t.regex(hostileNot.get('default public.item.added') ?? '', /contains ";"/);
+  t.deepEqual(await sql('shop_hostile', `SELECT 1 FROM information_schema.columns WHERE column_name = 'evil'`), []);
+  t.is((await sql('shop_hostile', 'SELECT * FROM public.ticket')).length, 3);
 });

@@ -5,7 +5,7 @@
  */
 
 /** Why a condition is not one plain SQL expression, or undefined when it is. */
-export function conditionProblem(condition: string): string | undefined {
+export function conditionProblem(condition: string, options: { topLevelComma?: boolean } = {}): string | undefined {
   let depth = 0;
   for (let i = 0; i < condition.length; i++) {
     const ch = condition[i]!;
@@ -26,6 +26,7 @@ export function conditionProblem(condition: string): string | undefined {
     else if (ch === ')') {
       if (--depth < 0) return 'it closes a parenthesis it did not open';
     } else if (ch === ';') return 'it contains ";"';
+    else if (ch === ',' && depth === 0 && options.topLevelComma === false) return 'it has a comma outside parentheses';
     else if (ch === '$') return 'it contains "$" (dollar quoting or parameters)';
     else if ((ch === '-' && condition[i + 1] === '-') || (ch === '/' && condition[i + 1] === '*')) return 'it contains a comment';
   }

@@ -520,7 +520,8 @@ export class PostgresLoader implements TargetLoader {
           this.notRecreated.push({ kind: 'default', name, reason: `${this.product} expression` });
           continue;
         }
-        const problem = conditionProblem(expr);
+        // a top-level comma would add another ALTER TABLE action
+        const problem = conditionProblem(expr, { topLevelComma: false });
         if (problem) {
           this.notRecreated.push({ kind: 'default', name, reason: `not one expression (${problem})` });
           continue;
