@@ -1,7 +1,7 @@
 /**
  * Acceptance 5 and 6 of issue 4: every value of the fixture database comes back from the table
  * XML (read by the regex reader in export-support.ts, not the project's reader) equal to the
- * database value; a value that does not fit its declared type is kept unchanged or stops the export.
+ * database value; a value that does not fit its declared type is kept unchanged (strict mode: stops the export).
  */
 import test from 'ava';
 import Database from 'better-sqlite3';
@@ -136,7 +136,7 @@ sharedTest('acceptance 5: every fixture value reads back equal from the table XM
   t.true(readdirSync(out).every((n) => !n.startsWith('.')), 'no staging folder left');
 });
 
-sharedTest("acceptance 6: 'abc' in an INTEGER column is exported unchanged; mixed blob/text stops naming table, row, column", async (t) => {
+sharedTest("acceptance 6: 'abc' in an INTEGER column is exported unchanged; mixed blob/text is kept as literals, and strict mode stops naming table, row, column", async (t) => {
   const db = path.join(work, 'misfit.db');
   const conn = new Database(db);
   conn.exec('CREATE TABLE m (id INTEGER PRIMARY KEY, n INTEGER, r REAL, d DATE)');
@@ -166,9 +166,15 @@ sharedTest("acceptance 6: 'abc' in an INTEGER column is exported unchanged; mixe
   c2.prepare('INSERT INTO "mixed table" VALUES (?, ?)').run(2, Buffer.from([1, 2, 3]));
   c2.close();
   const out2 = path.join(work, 'mixed-out');
-  const err = await t.throwsAsync(exportDb(mixed, out2, { name: 'mixed' }));
-  t.regex(err!.message, /Table "mixed table", row 2, column "u"/);
+  // Issue 13: by default such a column is kept as SQLite literals (sqlite-dynamic-types.test.ts);
+  // strict mode refuses it, naming table, column and the first row that does not fit.
+  const strictSource = SqliteSource.open(mixed, { strict: true });
+  const err = await t.throwsAsync(exportToDirectory(strictSource, out2, { name: 'mixed' }).finally(() => strictSource.close()));
+  t.regex(err!.message, /Table "mixed table", column "u" \(untyped\) holds text and blobs, first at row 2/);
   t.false(existsSync(out2), 'nothing partial left');
+  await exportDb(mixed, out2, { name: 'mixed' });
+  const mixedRows = readTableXml(unzipEntry(path.join(out2, 'mixed.siard'), 'content/schema0/table0/table0.xml').toString('utf8'));
+  t.deepEqual(mixedRows.map((r) => r.get(2)?.text), ["'text'", "X'010203'"]);
 
   // Invalid UTF-8 stored as TEXT would be replaced by U+FFFD when read as a string: refused instead.
   const badText = path.join(work, 'bad-utf8.db');

@@ -113,10 +113,13 @@ pgTest('the export holds the mapped types, original types, keys and views; a LOB
     /<name>stamp_tz<\/name>\s*<type>TIMESTAMP WITH TIME ZONE<\/type>\s*<typeOriginal>timestamp with time zone<\/typeOriginal>/,
     /<name>exact<\/name>\s*<type>DECIMAL\(20, 6\)<\/type>/,
     /<name>u<\/name>\s*<type>CHAR\(36\)<\/type>\s*<typeOriginal>uuid<\/typeOriginal>/,
-    /<name>feeling<\/name>\s*<type>VARCHAR\(5\)<\/type>\s*<typeOriginal>mood<\/typeOriginal>/,
+    // an enum is a DISTINCT type over VARCHAR(longest label) (issue 13)
+    /<name>feeling<\/name>\s*<typeSchema>public<\/typeSchema>\s*<typeName>mood<\/typeName>\s*<typeOriginal>mood<\/typeOriginal>/,
+    /<name>mood<\/name>\s*<category>distinct<\/category>[\s\S]*?<base>VARCHAR\(5\)<\/base>/,
     /<name>manual<\/name>(\s*<lobFolder>[^<]*<\/lobFolder>)?\s*<type>BLOB<\/type>\s*<typeOriginal>oid<\/typeOriginal>/,
     /<name>x<\/name>(\s*<lobFolder>[^<]*<\/lobFolder>)?\s*<type>XML<\/type>/,
-    /<name>span<\/name>\s*<type>INTERVAL YEAR TO SECOND<\/type>/,
+    // months beside days and time: no SQL:2008 interval type holds it, so PostgreSQL's text
+    /<name>span<\/name>\s*<type>VARCHAR\(\d+\)<\/type>\s*<typeOriginal>interval<\/typeOriginal>/,
     /<name>happy_customers<\/name>/,
     /<name>stock<\/name>/,
     /<referencedTable>customer<\/referencedTable>/,
@@ -188,12 +191,13 @@ pgTest('a changed LOB file stops the restore naming the cell, and the database i
 });
 
 pgTest('a value with no SIARD form stops the export naming table, row and column', async (t) => {
+  // (numeric NaN used to be such a value; issue 13 keeps it as text: postgres-issue13.test.ts)
   await server!.createDatabase('odd');
-  await sql('odd', `CREATE TABLE odd (id int PRIMARY KEY, n numeric); INSERT INTO odd VALUES (1, 1.5), (2, 'NaN')`);
+  await sql('odd', `CREATE TABLE odd (id int PRIMARY KEY, d date); INSERT INTO odd VALUES (1, '2020-01-01'), (2, '0044-03-15 BC')`);
   const dir = path.join(work, 'odd');
   const res = await runCli(['export', server!.url('odd'), dir, '--name', 'odd']);
   t.is(res.code, 2);
-  t.regex(res.stderr, /Table "public"\."odd", row 2, column "n": numeric value "NaN" has no SIARD \(xs:decimal\) form; export stopped/);
+  t.regex(res.stderr, /Table "public"\."odd", row 2, column "d": date\/time "0044-03-15 BC" has no SIARD form \(BC or infinite\); export stopped/);
 });
 
 // --- acceptance 5: connections that cannot work are exit 2 with one clear sentence, nothing written

@@ -31,6 +31,7 @@ import { SiardReader } from '../siard/reader/siard-reader.js';
 import { findUnreferencedLobFiles } from '../siard/reader/unreferenced.js';
 import { DEFAULTS, writeSiard, type SiardExportOptions, type SiardExportSummary } from '../siard/writer.js';
 import { defaultArchiveName, openSource } from '../sources/open.js';
+import { describeWidened } from '../sources/source.js';
 import type { DatabaseSource } from '../sources/source.js';
 import { MetsIndexingSink } from '../siard/mets/indexing-sink.js';
 import { OCFL_ALGORITHM_OF_DIGEST_TYPE, StagedVersionSink } from './ocfl-sink.js';
@@ -250,6 +251,10 @@ export async function ingestSiardPackage(siardFile: string, rootArg: string | Oc
 export interface IngestOptions extends IngestDatabaseOptions {
   /** comma-separated table patterns (database sources) */
   tables?: string;
+  /** comma-separated patterns of tables to leave out */
+  excludeTables?: string;
+  /** SQLite: refuse columns whose values do not fit their declared type instead of widening them */
+  strict?: boolean;
   /** a received package only: store it even though some of its LOB files are not there */
   allowMissingLobs?: boolean;
 }
@@ -257,15 +262,20 @@ export interface IngestOptions extends IngestDatabaseOptions {
 /** `<source>` as the CLI takes it: a database (sqlite:, .db, postgres://) or a .siard package. */
 export async function ingest(sourceSpec: string, root: string | OcflStorageRoot, id: string, options: IngestOptions = {}): Promise<IngestResult> {
   if (/\.siard$/i.test(sourceSpec)) {
-    const exportOnly = (['lobLayout', 'maxFiles', 'maxBytes', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'mets'] as const).filter((k) => options[k] !== undefined);
+    const exportOnly = (['lobLayout', 'maxFiles', 'maxBytes', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'excludeTables', 'strict', 'mets'] as const).filter((k) => options[k] !== undefined);
     if (exportOnly.length > 0) throw new UsageError(`A SIARD package is stored as received; export options (${exportOnly.join(', ')}) do not apply to ${sourceSpec}.`);
     return ingestSiardPackage(sourceSpec, root, id, options);
   }
   if (options.allowMissingLobs) throw new UsageError(`allowMissingLobs applies to a received .siard package, not to the database ${sourceSpec}.`);
-  const { tables, allowMissingLobs: _a, ...rest } = options;
-  const source = await openSource(sourceSpec, tables ? { tables } : {});
+  const { tables, excludeTables, strict, allowMissingLobs: _a, ...rest } = options;
+  const source = await openSource(sourceSpec, { ...(tables ? { tables } : {}), ...(excludeTables ? { excludeTables } : {}), ...(strict ? { strict } : {}) });
   try {
-    return await ingestDatabase(source, root, id, { ...rest, name: options.name ?? defaultArchiveName(sourceSpec) });
+    const result = await ingestDatabase(source, root, id, { ...rest, name: options.name ?? defaultArchiveName(sourceSpec) });
+    // columns widened to keep their values are worth a line each
+    const catalog = await source.catalog();
+    result.notes.push(...(catalog.widened ?? []).map(describeWidened));
+    if (catalog.notExported?.length) result.notes.push(`Not exported (SIARD 2.2 has no place for them): ${catalog.notExported.join(', ')}.`);
+    return result;
   } finally {
     await source.close();
   }

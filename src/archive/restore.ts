@@ -13,6 +13,10 @@
  *
  * A relocated archive (absolute database lobFolder) is read where the object or the folder keeps
  * its LOB folders (storage-base.ts), and the summary carries one note saying so.
+ *
+ * After the keys, the target recreates the views, triggers, defaults and types it can (those in its
+ * own dialect); everything else the archive holds, and the indexes SIARD does not carry, is listed
+ * in the summary's `notRecreated` (docs/values.md has the table).
  */
 import { readdirSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -23,13 +27,13 @@ import { SiardOcflError, UsageError } from '../errors.js';
 import { openRoot } from '../ocfl/root.js';
 import type { OcflObjectReader } from '../ocfl/object.js';
 import type { LobPart } from '../siard/lob-location.js';
-import type { SiardArchive } from '../siard/model.js';
+import { cellType, type SiardArchive } from '../siard/model.js';
 import { describeLobCell, openLookedUp, packageLobAccess, type LobAccess } from '../siard/reader/lob-open.js';
 import { lobCellsOfRow, SiardReader, type SiardTableRef } from '../siard/reader/siard-reader.js';
 import { columnTypeFamily } from '../siard/reader/table-rows.js';
 import { isComplexValue, type SiardLobCell, type SiardReadCellValue } from '../siard/reader/types.js';
 import { verifyLob } from '../siard/reader/verify-lob.js';
-import type { LoadColumn, LoadLob, LoadTable, LoadValue, TargetLoader } from '../sources/loader.js';
+import type { LoadColumn, LoadLob, LoadTable, LoadValue, NotRecreated, TargetLoader } from '../sources/loader.js';
 import { isPostgresUrl } from '../sources/postgres/connection.js';
 import { PostgresLoader, type PostgresLoaderOptions } from '../sources/postgres/loader.js';
 import { SqliteLoader } from '../sources/sqlite/loader.js';
@@ -74,6 +78,32 @@ export interface RestoreSummary {
   warnings: string[];
   /** things the user should know that are not problems: where a relocated archive's LOBs were read */
   notes: string[];
+  /** what the archive holds (or the source database had) that the target did not get, and why */
+  notRecreated: NotRecreated[];
+}
+
+/** SIARD carries no indexes besides keys: every restore says so, as it says what else it left out. */
+const INDEXES_NOT_CARRIED: NotRecreated = { kind: 'index', name: 'indexes other than primary and unique keys', reason: 'SIARD 2.2 does not carry them' };
+
+/** The not-recreated list as one summary sentence, grouped by kind. */
+export function describeNotRecreated(items: NotRecreated[]): string {
+  const singular: Record<NotRecreated['kind'], string> = {
+    view: 'view',
+    default: 'column default',
+    check: 'check constraint',
+    type: 'column type',
+    trigger: 'trigger',
+    routine: 'routine',
+    role: 'role',
+    privilege: 'privilege',
+    index: 'index',
+  };
+  const groups = new Map<NotRecreated['kind'], NotRecreated[]>();
+  for (const i of items) groups.set(i.kind, [...(groups.get(i.kind) ?? []), i]);
+  const parts = [...groups].map(([kind, list]) =>
+    kind === 'index' ? `${list[0]!.name} (${list[0]!.reason})` : `${list.length} ${singular[kind]}${list.length === 1 ? '' : 's'} (${list.map((i) => `${i.name}: ${i.reason}`).join('; ')})`,
+  );
+  return `Not recreated: ${parts.join('; ')}.`;
 }
 
 interface OpenedArchive {
@@ -165,7 +195,7 @@ export function targetLoader(target: string, options: RestoreOptions = {}): Targ
 function loadTableOf(t: SiardTableRef): LoadTable {
   const columns: LoadColumn[] = t.table.columns.map((column, i) => ({
     column,
-    family: columnTypeFamily(column.type),
+    family: columnTypeFamily(cellType(column)),
     array: column.cardinality !== undefined || /(\[\]|\bARRAY(\[\d*\])?)$/i.test((column.typeOriginal ?? '').trim()) || isArrayFields(t, i),
   }));
   const table: LoadTable = {
@@ -175,6 +205,7 @@ function loadTableOf(t: SiardTableRef): LoadTable {
     candidateKeys: t.table.candidateKeys ?? [],
     foreignKeys: t.table.foreignKeys ?? [],
     checkConstraints: t.table.checkConstraints ?? [],
+    triggers: t.table.triggers ?? [],
   };
   if (t.table.primaryKey) table.primaryKey = t.table.primaryKey;
   return table;
@@ -274,6 +305,7 @@ export async function restore(source: RestoreSource, target: string, options: Re
     digestsVerified: 0,
     warnings: [...archive.reader.warnings],
     notes: [],
+    notRecreated: [],
   };
   let begun = false;
   try {
@@ -306,7 +338,18 @@ export async function restore(source: RestoreSource, target: string, options: Re
       summary.digestsVerified += counters.digests;
     }
     await loader.addKeys(tables);
-    if (loader instanceof PostgresLoader) summary.warnings.push(...loader.warnings);
+    await loader.addViews(
+      (archive.reader.archive as SiardArchive).schemas.flatMap((s) =>
+        s.views.map((v) => ({ schema: s.name, name: v.name, ...(v.queryOriginal !== undefined ? { queryOriginal: v.queryOriginal } : {}) })),
+      ),
+      tables,
+    );
+    summary.warnings.push(...loader.warnings);
+    summary.notRecreated.push(...loader.notRecreated);
+    for (const o of archive.reader.metadata.otherObjects) {
+      summary.notRecreated.push({ kind: o.kind, name: o.name, reason: 'restore does not recreate it' });
+    }
+    summary.notRecreated.push(INDEXES_NOT_CARRIED);
     await loader.commit();
     if (archive.lobs.note !== undefined) summary.notes.push(archive.lobs.note);
     return summary;

@@ -6,7 +6,8 @@ import { MetsIndexingSink } from '../siard/mets/indexing-sink.js';
 import { METS_FILE_NAME } from '../siard/mets/types.js';
 import { SIARD_DIGEST_TYPES, type SiardDigestType } from '../siard/model.js';
 import type { SiardExportOptions } from '../siard/writer.js';
-import { defaultArchiveName, openSource } from '../sources/open.js';
+import { defaultArchiveName, openSource, type OpenSourceOptions } from '../sources/open.js';
+import { describeWidened } from '../sources/source.js';
 import { lobWords, parseCount, parseSize, printJson } from './common.js';
 import { createProgress } from './progress.js';
 
@@ -21,6 +22,8 @@ export interface ExportCliOptions {
   dataOwner?: string;
   dataOriginTimespan?: string;
   tables?: string;
+  excludeTables?: string;
+  strict?: boolean;
   mets?: boolean;
   json?: boolean;
 }
@@ -37,8 +40,19 @@ export function addExportOptions(command: Command): Command {
     .option('--name <dbname>', "archive name (default: the database file's base name)")
     .option('--data-owner <text>', 'dataOwner in metadata.xml')
     .option('--data-origin-timespan <text>', 'dataOriginTimespan in metadata.xml')
-    .option('--tables <patterns>', 'only tables matching these comma-separated patterns (* and ?)')
+    .option('--tables <patterns>', 'only tables matching these comma-separated patterns (* and ?; name or schema.name); one matching nothing is an error')
+    .option('--exclude-tables <patterns>', 'leave out tables matching these comma-separated patterns (* and ?; name or schema.name)')
+    .option('--strict', 'refuse (listing every such column) instead of widening a column whose values do not fit its declared type')
     .option('--mets', 'also write a METS index: mets.xml beside the .siard and one in each LOB segment folder');
+}
+
+/** The options that choose what a source reads. */
+export function sourceOptionsOf(o: ExportCliOptions): OpenSourceOptions {
+  const out: OpenSourceOptions = {};
+  if (o.tables !== undefined) out.tables = o.tables;
+  if (o.excludeTables !== undefined) out.excludeTables = o.excludeTables;
+  if (o.strict) out.strict = true;
+  return out;
 }
 
 /** Checks the CLI values and turns them into writer options. */
@@ -74,10 +88,11 @@ export function register(program: Command): void {
     .option('--json', 'print a JSON summary')
     .action(async (sourceSpec: string, outDir: string, options: ExportCliOptions) => {
       const exportOptions = toSiardExportOptions(sourceSpec, options);
-      const source = await openSource(sourceSpec, options.tables ? { tables: options.tables } : {});
+      const source = await openSource(sourceSpec, sourceOptionsOf(options));
       const progress = createProgress({ json: options.json });
       try {
         const catalog = await source.catalog();
+        const widened = catalog.widened ?? [];
         const total = catalog.schemas.reduce((n, s) => n + s.tables.reduce((m, t) => m + t.rows, 0), 0);
         progress.start(total, `export ${exportOptions.name}`);
         const hooks: DirectoryExportHooks = {};
@@ -103,6 +118,8 @@ export function register(program: Command): void {
           siardBytes: summary.siardBytes,
           bytes: summary.lobBytes + summary.siardBytes,
           messageDigest: { digestType: 'SHA-256', digest: summary.messageDigest },
+          widened: widened.map((w) => ({ ...w, message: describeWidened(w) })),
+          notExported: catalog.notExported ?? [],
         };
         if (options.json) printJson(report);
         else {
@@ -110,6 +127,9 @@ export function register(program: Command): void {
             `Exported ${report.tables} tables, ${report.rows} rows, ${lobWords(summary)} ` +
               `(${report.bytes} bytes) to ${outDir}/${report.siard}\n`,
           );
+          for (const w of widened) process.stdout.write(`widened: ${describeWidened(w)}\n`);
+          const left = catalog.notExported ?? [];
+          if (left.length > 0) process.stdout.write(`not exported (SIARD 2.2 has no place for them): ${left.join(', ')}.\n`);
         }
       } finally {
         progress.stop();

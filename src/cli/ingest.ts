@@ -4,7 +4,7 @@ import { ingest, type IngestOptions } from '../archive/ingest.js';
 import { UsageError } from '../errors.js';
 import { openRoot } from '../ocfl/root.js';
 import { addVersionInfoOptions, asUnreadableInput, checkObjectId, lobWords, addWorkspaceOption, contentDigest, printJson, rootOptions, versionInfo, type VersionInfoOptions, type WorkspaceCliOptions } from './common.js';
-import { addExportOptions, toSiardExportOptions, type ExportCliOptions } from './export.js';
+import { addExportOptions, sourceOptionsOf, toSiardExportOptions, type ExportCliOptions } from './export.js';
 
 interface IngestCliOptions extends ExportCliOptions, VersionInfoOptions, WorkspaceCliOptions {
   root: string;
@@ -32,9 +32,9 @@ export function register(program: Command): void {
       const digestAlgorithm = contentDigest(o.digest);
       const version = versionInfo(o);
       const isPackage = /\.siard$/i.test(sourceSpec);
-      const options: IngestOptions = isPackage ? {} : { ...toSiardExportOptions(sourceSpec, o), ...(o.tables ? { tables: o.tables } : {}), ...(o.mets ? { mets: true } : {}) };
+      const options: IngestOptions = isPackage ? {} : { ...toSiardExportOptions(sourceSpec, o), ...sourceOptionsOf(o), ...(o.mets ? { mets: true } : {}) };
       if (isPackage) {
-        const exportOnly = ['lobLayout', 'maxFiles', 'maxBytes', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'mets'].filter((k) => o[k as keyof IngestCliOptions] !== undefined);
+        const exportOnly = ['lobLayout', 'maxFiles', 'maxBytes', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'excludeTables', 'strict', 'mets'].filter((k) => o[k as keyof IngestCliOptions] !== undefined);
         if (exportOnly.length) throw new UsageError(`${sourceSpec} is a SIARD package, stored as received: export options do not apply.`);
       }
       if (o.allowMissingLobs) {

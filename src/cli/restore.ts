@@ -1,6 +1,7 @@
 /** `siard-ocfl restore <siard | dir | --root R --id I [--version vN]> <target>`: SIARD -> SQLite or PostgreSQL. */
 import type { Command } from 'commander';
-import { restore, type RestoreSource } from '../archive/restore.js';
+import { describeNotRecreated, restore, type RestoreSource } from '../archive/restore.js';
+import { isPostgresUrl } from '../sources/postgres/connection.js';
 import { UsageError } from '../errors.js';
 import { asUnreadableInput, printJson } from './common.js';
 import { createProgress } from './progress.js';
@@ -10,6 +11,8 @@ interface RestoreCliOptions {
   id?: string;
   version?: string;
   json?: boolean;
+  create?: boolean;
+  intoExisting?: boolean;
 }
 
 export function register(program: Command): void {
@@ -22,6 +25,8 @@ export function register(program: Command): void {
     .option('--root <root>', 'OCFL storage root holding the archive')
     .option('--id <object-id>', 'OCFL object holding the archive')
     .option('--version <vN>', 'object version (default: the head)')
+    .option('--create', 'PostgreSQL: create the target database (it must not exist; dropped again if the restore fails)')
+    .option('--into-existing', 'PostgreSQL: restore into a database that already holds other tables or views')
     .option('--json', 'print a JSON summary')
     .action(async (first: string, second: string | undefined, options: RestoreCliOptions) => {
       const args = second === undefined ? [first] : [first, second];
@@ -46,6 +51,10 @@ export function register(program: Command): void {
         source = isDir ? { dir: input } : { siard: input };
         target = args[1]!;
       }
+      if ((options.create || options.intoExisting) && !isPostgresUrl(target)) {
+        throw new UsageError('--create and --into-existing apply to a postgres:// target only.');
+      }
+      const postgres = { ...(options.create ? { create: true } : {}), ...(options.intoExisting ? { intoExisting: true } : {}) };
       const progress = createProgress({ json: options.json });
       let started = false;
       try {
@@ -56,6 +65,7 @@ export function register(program: Command): void {
             started = true;
           },
           onRow: () => progress.increment(),
+          postgres,
         });
         progress.stop();
         if (options.json) printJson(summary);
@@ -64,6 +74,7 @@ export function register(program: Command): void {
             `Restored ${summary.tables.length} tables, ${summary.rows} rows, ${summary.lobFiles} LOB files ` +
               `(${summary.digestsVerified} digests verified) from ${summary.siard} into ${summary.target}\n`,
           );
+          process.stdout.write(`${describeNotRecreated(summary.notRecreated)}\n`);
           for (const n of summary.notes) process.stderr.write(`note: ${n}\n`);
           for (const w of summary.warnings) process.stderr.write(`warning: ${w}\n`);
         }

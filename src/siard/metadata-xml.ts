@@ -78,6 +78,20 @@ function schema(x: XmlOut, s: SiardSchema): void {
   x.el('name', s.name);
   x.el('folder', s.folder);
   x.el('description', s.description);
+  if (s.types && s.types.length > 0) {
+    x.open('types');
+    for (const t of s.types) {
+      x.open('type');
+      x.el('name', t.name);
+      x.el('category', t.category);
+      x.el('instantiable', t.instantiable);
+      x.el('final', t.final);
+      x.el('base', t.base);
+      x.el('description', t.description);
+      x.close('type');
+    }
+    x.close('types');
+  }
   if (s.tables.length > 0) {
     x.open('tables');
     for (const t of s.tables) table(x, t);
@@ -112,6 +126,19 @@ function table(x: XmlOut, t: SiardTable): void {
     x.open('checkConstraints');
     for (const c of t.checkConstraints) checkConstraint(x, c);
     x.close('checkConstraints');
+  }
+  if (t.triggers && t.triggers.length > 0) {
+    x.open('triggers');
+    for (const tr of t.triggers) {
+      x.open('trigger');
+      x.el('name', tr.name);
+      x.el('actionTime', tr.actionTime);
+      x.el('triggerEvent', tr.triggerEvent);
+      x.el('triggeredAction', tr.triggeredAction);
+      x.el('description', tr.description);
+      x.close('trigger');
+    }
+    x.close('triggers');
   }
   x.el('rows', t.rows);
   x.close('table');

@@ -65,6 +65,8 @@ export interface SiardSchema {
   /** folder name inside content/, e.g. "schema0" */
   folder: string;
   description?: string;
+  /** `<types>`: user-defined types of the schema (we write DISTINCT types only) */
+  types?: SiardType[];
   tables: SiardTable[];
   views: SiardView[];
 }
@@ -80,8 +82,21 @@ export interface SiardTable {
   candidateKeys: SiardUniqueKey[];
   /** `<checkConstraints>`: absent or empty = none written */
   checkConstraints?: SiardCheckConstraint[];
+  /** `<triggers>`: absent or empty = none written */
+  triggers?: SiardTrigger[];
   /** number of rows in tableN.xml (`<rows>`) */
   rows: number;
+}
+
+/** A user-defined type (metadata.xsd typeType); a DISTINCT type has a predefined `base`. */
+export interface SiardType {
+  name: string;
+  category: 'distinct' | 'udt';
+  instantiable: boolean;
+  final: boolean;
+  /** DISTINCT types: the predefined SQL:2008 type of the values */
+  base?: string;
+  description?: string;
 }
 
 export interface SiardView {
@@ -103,9 +118,14 @@ export interface SiardColumn {
   lobFolder?: string;
   /** SQL:2008 predefined type (predefinedTypeType), e.g. "BIGINT", "VARCHAR(40)", "BLOB". */
   type?: string;
-  /** UDT columns carry typeSchema/typeName instead of type (we never write these). */
+  /** UDT columns carry typeSchema/typeName instead of type (we write them for DISTINCT types). */
   typeSchema?: string;
   typeName?: string;
+  /**
+   * For a column of a DISTINCT type: the type's `base`, which decides how cells are written and
+   * read. Not a metadata.xml element (the column names its type); sources and the reader set it.
+   */
+  baseType?: string;
   /** The source's native type as declared, e.g. "NVARCHAR(15)" or "" for an untyped SQLite column. */
   typeOriginal?: string;
   mimeType?: string;
@@ -126,6 +146,16 @@ export interface SiardUniqueKey {
 export interface SiardCheckConstraint {
   name: string;
   condition: string;
+  description?: string;
+}
+
+/** A trigger (metadata.xsd triggerType); `triggeredAction` in the source's SQL dialect. */
+export interface SiardTrigger {
+  name: string;
+  actionTime: 'BEFORE' | 'AFTER' | 'INSTEAD OF';
+  /** INSERT, DELETE, UPDATE [OF columns] (several joined with OR) */
+  triggerEvent: string;
+  triggeredAction: string;
   description?: string;
 }
 
@@ -172,6 +202,11 @@ export type SiardRow = SiardCellValue[];
 
 export function isLobReference(value: SiardCellValue): value is SiardLobReference {
   return value !== null && typeof value === 'object' && !(value instanceof Uint8Array);
+}
+
+/** The predefined type a column's cells have: its own, or its DISTINCT type's base. */
+export function cellType(c: SiardColumn): string | undefined {
+  return c.type ?? c.baseType;
 }
 
 /** Broad families of SQL:2008 predefined types; decides how a cell is written and read back. */

@@ -10,7 +10,7 @@
 import { SiardOcflError } from '../errors.js';
 import { isSourceArray, isSourceLob, type SourceArrayValue, type SourceLob, type SourceValue } from '../sources/source.js';
 import { LobWriter, readAll } from './lob-writer.js';
-import { isLobFamily, sqlTypeFamily, type SiardColumn, type SqlTypeFamily } from './model.js';
+import { cellType, isLobFamily, sqlTypeFamily, type SiardColumn, type SqlTypeFamily } from './model.js';
 import { SIARD_TABLE_NAMESPACE } from './table-xsd.js';
 import { escapeSiardText } from './xml-text.js';
 
@@ -42,7 +42,7 @@ export async function* tableDataXml(
   stats: TableDataStats,
   onRow?: () => void,
 ): AsyncGenerator<string> {
-  const families = ctx.columns.map((c) => sqlTypeFamily(c.type ?? 'CLOB'));
+  const families = ctx.columns.map((c) => sqlTypeFamily(cellType(c) ?? 'CLOB'));
   const arrayColumn = ctx.columns.map((c) => c.cardinality !== undefined);
   const lobColumn = families.map((f, i) => !arrayColumn[i] && (isLobFamily(f) || f === 'binary'));
   let out =

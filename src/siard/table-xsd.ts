@@ -2,7 +2,7 @@
  * `content/schemaI/tableJ/tableJ.xsd`: the XML schema of one table's data (P_4.3-3 type mapping,
  * T_6.1), with the helper types the SIARD 2.2 appendix D.3 examples define in each table schema.
  */
-import { sqlTypeFamily, type SiardColumn, type SqlTypeFamily } from './model.js';
+import { cellType, sqlTypeFamily, type SiardColumn, type SqlTypeFamily } from './model.js';
 
 export const SIARD_TABLE_NAMESPACE = 'http://www.bar.admin.ch/xmlns/siard/2/table.xsd';
 
@@ -31,7 +31,7 @@ export function xmlTypeOf(type: string): string {
 
 /** An ARRAY column (cardinality set): a1 ... a<cardinality>, each optional (absent = NULL element). */
 function arrayCell(name: string, c: SiardColumn, nullable: string): string {
-  const type = xmlTypeOf(c.type ?? 'CLOB');
+  const type = xmlTypeOf(cellType(c) ?? 'CLOB');
   const elements: string[] = [];
   for (let i = 1; i <= (c.cardinality ?? 0); i++) elements.push(`            <xs:element name="a${i}" type="${type}" minOccurs="0"/>`);
   const body = elements.length > 0 ? `\n          <xs:sequence>\n${elements.join('\n')}\n          </xs:sequence>\n        ` : '';
@@ -43,7 +43,7 @@ export function tableXsd(columns: SiardColumn[]): string {
     .map((c, i) => {
       const nullable = c.nullable !== false ? ' minOccurs="0"' : '';
       if (c.cardinality !== undefined) return arrayCell(`c${i + 1}`, c, nullable);
-      return `      <xs:element name="c${i + 1}" type="${xmlTypeOf(c.type ?? 'CLOB')}"${nullable}/>`;
+      return `      <xs:element name="c${i + 1}" type="${xmlTypeOf(cellType(c) ?? 'CLOB')}"${nullable}/>`;
     })
     .join('\n');
   return `<?xml version="1.0" encoding="UTF-8" standalone="no"?>

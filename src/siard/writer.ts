@@ -176,6 +176,7 @@ export async function writeSiard(source: DatabaseSource, sink: OutputSink, optio
       }
       const schema: SiardSchema = { name: s.name, folder: schemaFolder, tables, views: s.views };
       if (s.description !== undefined) schema.description = s.description;
+      if (s.types && s.types.length > 0) schema.types = s.types;
       schemas.push(schema);
     }
     const mark = await zip.markDigestEnd();

@@ -4,7 +4,7 @@
  * all of it or leaves nothing behind. SQLite (`sqlite/loader.ts`) and PostgreSQL
  * (`postgres/loader.ts`) implement it.
  */
-import type { SiardArchive, SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardUniqueKey, SqlTypeFamily } from '../siard/model.js';
+import type { SiardArchive, SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardTrigger, SiardUniqueKey, SqlTypeFamily } from '../siard/model.js';
 
 /** A LOB as a stream of bytes (UTF-8 for text), checked against its cell while it is read. */
 export interface LoadLob {
@@ -48,6 +48,23 @@ export interface LoadTable {
   foreignKeys: SiardForeignKey[];
   /** conditions in the archived database's SQL dialect: a target adds those it can and warns about the rest */
   checkConstraints: SiardCheckConstraint[];
+  /** in the archived database's dialect: a target recreates those it can (after the rows) and lists the rest */
+  triggers: SiardTrigger[];
+}
+
+/** A view of the archive, for a target that can recreate it from its query. */
+export interface LoadView {
+  schema: string;
+  name: string;
+  /** the query in the archived database's own dialect (SQLite: the whole CREATE VIEW statement) */
+  queryOriginal?: string;
+}
+
+/** Something the archive holds that the target did not get, and why (one phrase). */
+export interface NotRecreated {
+  kind: 'view' | 'default' | 'check' | 'type' | 'trigger' | 'routine' | 'role' | 'privilege' | 'index';
+  name: string;
+  reason: string;
 }
 
 export interface TargetLoader {
@@ -68,6 +85,12 @@ export interface TargetLoader {
    * rows (targets that can only declare keys with the table do it in createTable).
    */
   addKeys(tables: LoadTable[]): Promise<void>;
+  /** Views whose query is in the target's own dialect, then the tables' triggers likewise; the others are listed in notRecreated. */
+  addViews(views: LoadView[], tables: LoadTable[]): Promise<void>;
+  /** what the target did not recreate (defaults, checks, views, types), filled as the restore goes */
+  readonly notRecreated: NotRecreated[];
+  /** things that went in but deserve a word (a check the restored rows violate ...) */
+  readonly warnings: string[];
   /** Number of rows the target holds in the table (read inside the transaction). */
   countRows(table: LoadTable): Promise<number>;
   commit(): Promise<void>;

@@ -4,22 +4,41 @@
  * -> PostgreSQL (when its module provides `openPostgresSource`).
  */
 import { UsageError } from '../errors.js';
-import type { DatabaseSource } from './source.js';
+import { refuseWidened, type DatabaseSource, type SourceCatalog, type SourceValue } from './source.js';
+import { TableSelection } from './table-selection.js';
 import { SqliteSource } from './sqlite/sqlite-source.js';
 
 export interface OpenSourceOptions {
-  /** comma-separated table name patterns with * and ? (all tables when absent) */
+  /** comma-separated table patterns with * and ?, plain or schema-qualified (all tables when absent) */
   tables?: string;
+  /** comma-separated patterns of tables to leave out */
+  excludeTables?: string;
+  /** refuse columns whose values do not fit their declared type (SIARD type) instead of widening them */
+  strict?: boolean;
 }
 
-export function tableFilterOf(patterns: string | undefined): ((name: string) => boolean) | undefined {
-  if (!patterns) return undefined;
-  const regexes = patterns
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean)
-    .map((p) => new RegExp('^' + p.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.') + '$'));
-  return (name) => regexes.some((r) => r.test(name));
+/** A source whose catalogue is checked once read: against the table selection, and for --strict. */
+class SelectedSource implements DatabaseSource {
+  constructor(
+    private readonly inner: DatabaseSource,
+    private readonly selection: TableSelection,
+    private readonly strict = false,
+  ) {}
+  get description(): string {
+    return this.inner.description;
+  }
+  async catalog(): Promise<SourceCatalog> {
+    const catalog = await this.inner.catalog();
+    this.selection.check();
+    if (this.strict) refuseWidened(catalog.widened ?? []);
+    return catalog;
+  }
+  rows(schema: string, table: string): AsyncIterable<SourceValue[]> {
+    return this.inner.rows(schema, table);
+  }
+  close(): Promise<void> {
+    return this.inner.close();
+  }
 }
 
 export function isSqliteSpec(spec: string): boolean {
@@ -34,19 +53,23 @@ export function defaultArchiveName(spec: string): string {
 }
 
 export async function openSource(spec: string, options: OpenSourceOptions = {}): Promise<DatabaseSource> {
-  const tableFilter = tableFilterOf(options.tables);
+  const selection = new TableSelection(options.tables, options.excludeTables);
+  const tableFilter = selection.active ? (name: string, schema: string) => selection.accepts(name, schema) : undefined;
+  let source: DatabaseSource;
   if (/^postgres(ql)?:\/\//i.test(spec)) {
     const mod = (await import('./postgres/postgres-source.js').catch(() => ({}))) as {
-      openPostgresSource?: (url: string, o: { tableFilter?: (n: string) => boolean }) => Promise<DatabaseSource>;
+      openPostgresSource?: (url: string, o: { tableFilter?: (n: string, s: string) => boolean }) => Promise<DatabaseSource>;
     };
     if (!mod.openPostgresSource) throw new UsageError('PostgreSQL sources are not available in this build.', 'SOURCE_UNSUPPORTED');
-    return mod.openPostgresSource(spec, tableFilter ? { tableFilter } : {});
+    source = await mod.openPostgresSource(spec, tableFilter ? { tableFilter } : {});
+  } else {
+    const scheme = /^([a-z][a-z0-9+.-]+):\/\//i.exec(spec)?.[1];
+    if (scheme !== undefined) {
+      throw new UsageError(`The source scheme ${scheme}:// is not supported; sources are sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres:// or postgresql://.`, 'SOURCE_UNSUPPORTED');
+    }
+    if (spec.endsWith('.siard')) throw new UsageError(`Exporting from a SIARD package (${spec}) is not supported by this command yet.`, 'SOURCE_UNSUPPORTED');
+    const file = spec.startsWith('sqlite:') ? spec.slice('sqlite:'.length) : spec;
+    source = SqliteSource.open(file, { ...(tableFilter ? { tableFilter } : {}), ...(options.strict ? { strict: true } : {}) });
   }
-  const scheme = /^([a-z][a-z0-9+.-]+):\/\//i.exec(spec)?.[1];
-  if (scheme !== undefined) {
-    throw new UsageError(`The source scheme ${scheme}:// is not supported; sources are sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres:// or postgresql://.`, 'SOURCE_UNSUPPORTED');
-  }
-  if (spec.endsWith('.siard')) throw new UsageError(`Exporting from a SIARD package (${spec}) is not supported by this command yet.`, 'SOURCE_UNSUPPORTED');
-  const file = spec.startsWith('sqlite:') ? spec.slice('sqlite:'.length) : spec;
-  return SqliteSource.open(file, tableFilter ? { tableFilter } : {});
+  return selection.active || options.strict ? new SelectedSource(source, selection, options.strict) : source;
 }

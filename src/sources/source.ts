@@ -5,7 +5,8 @@
  * writer reads once, in chunks, straight into its file.
  */
 import type { Readable } from 'node:stream';
-import type { SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardUniqueKey, SiardView } from '../siard/model.js';
+import { SiardOcflError } from '../errors.js';
+import type { SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardTrigger, SiardType, SiardUniqueKey, SiardView } from '../siard/model.js';
 
 /** A large value read as a stream: bytes (BLOB) or UTF-8 text (CLOB). */
 export interface SourceLob {
@@ -48,6 +49,8 @@ export interface SourceTable {
   candidateKeys: SiardUniqueKey[];
   /** check constraints, condition in the source's SQL dialect */
   checkConstraints?: SiardCheckConstraint[];
+  /** triggers, action in the source's SQL dialect */
+  triggers?: SiardTrigger[];
   /** row count when the catalogue was read (for progress; the writer counts the rows it writes) */
   rows: number;
 }
@@ -55,8 +58,46 @@ export interface SourceTable {
 export interface SourceSchema {
   name: string;
   description?: string;
+  /** DISTINCT types its columns use (typeName / baseType on the column) */
+  types?: SiardType[];
   tables: SourceTable[];
   views: SiardView[];
+}
+
+/**
+ * A column whose values made its SIARD type wider than its declared type maps to (SQLite's dynamic
+ * typing): the export goes on, and says so once per column, naming the first row that did it.
+ */
+export interface WidenedColumn {
+  schema: string;
+  table: string;
+  column: string;
+  /** the declared (native) type, "" for an untyped SQLite column */
+  declared: string;
+  /** the SIARD type written */
+  exportedAs: string;
+  /** how the values are written, when not plain (e.g. "SQLite literals") */
+  form?: string;
+  /** row number in export order (from 1) of the first value that does not fit the declared type */
+  firstRow: number;
+  /** what the column holds, e.g. "integers and text" */
+  reason: string;
+}
+
+/** One line about a widened column, e.g. for the export's output. */
+export function describeWidened(w: WidenedColumn): string {
+  const declared = w.declared === '' ? 'untyped' : `declared ${w.declared}`;
+  return `Table "${w.table}", column "${w.column}" (${declared}) ${w.reason}, first at row ${w.firstRow}; exported as ${w.exportedAs}${w.form ? ` of ${w.form}` : ''}.`;
+}
+
+/** `--strict`: one error (exit 2) listing every widened column with its first row, or nothing. */
+export function refuseWidened(widened: readonly WidenedColumn[]): void {
+  if (widened.length === 0) return;
+  throw new SiardOcflError(
+    `Strict export refused ${widened.length} column${widened.length > 1 ? 's' : ''} whose values do not fit the declared type: ` +
+      widened.map((w) => describeWidened(w).replace(/\.$/, '')).join('; ') + '.',
+    { code: 'VALUE_DOES_NOT_FIT', exitCode: 2 },
+  );
 }
 
 export interface SourceCatalog {
@@ -66,6 +107,10 @@ export interface SourceCatalog {
   connection?: string;
   databaseUser?: string;
   schemas: SourceSchema[];
+  /** columns exported with a wider type than declared (none: absent or empty) */
+  widened?: WidenedColumn[];
+  /** what the database has that SIARD does not carry (indexes other than keys ...), one phrase each */
+  notExported?: string[];
 }
 
 export interface DatabaseSource {

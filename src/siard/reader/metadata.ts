@@ -18,11 +18,13 @@ import {
   type SiardReferentialAction,
   type SiardSchema,
   type SiardTable,
+  type SiardTrigger,
+  type SiardType,
   type SiardUniqueKey,
   type SiardView,
 } from '../model.js';
 import { unescapeSiard } from './escape.js';
-import type { SiardReadColumnExtras, SiardReadField, SiardReadMetadata } from './types.js';
+import type { SiardOtherObject, SiardReadColumnExtras, SiardReadField, SiardReadMetadata } from './types.js';
 import { child, children, childText, parseXmlTree, type XmlElement } from './xml-tree.js';
 
 export const SIARD_NAMESPACES = {
@@ -175,6 +177,7 @@ export function parseSiardMetadata(xml: string, what: string): SiardReadMetadata
         foreignKeys: children(child(t, 'foreignKeys'), 'foreignKey').map(parseForeignKey),
         candidateKeys: children(child(t, 'candidateKeys'), 'candidateKey').map(parseUniqueKey),
         checkConstraints: children(child(t, 'checkConstraints'), 'checkConstraint').map(parseCheckConstraint),
+        ...optionalList('triggers', children(child(t, 'triggers'), 'trigger').map(parseTrigger)),
         rows: rows ?? 0,
       };
     });
@@ -186,14 +189,36 @@ export function parseSiardMetadata(xml: string, what: string): SiardReadMetadata
       columns: children(child(v, 'columns'), 'column').map((c, ci) => parseColumn(c, `view ${schemaName}.${text(v, 'name')} column ${ci + 1}`).column),
       ...optional('rows', parseInteger(childText(v, 'rows'), `rows of view ${schemaName}.${text(v, 'name')}`)),
     }));
+    const types: SiardType[] = children(child(s, 'types'), 'type').map((ty) => ({
+      name: text(ty, 'name') ?? '',
+      category: text(ty, 'category')?.trim().toLowerCase() === 'distinct' ? 'distinct' : 'udt',
+      instantiable: text(ty, 'instantiable')?.trim() === 'true',
+      final: text(ty, 'final')?.trim() === 'true',
+      ...optional('base', text(ty, 'base')?.trim()),
+      ...optional('description', text(ty, 'description')),
+    }));
     return {
       name: schemaName,
       folder: childText(s, 'folder')?.trim() ?? '',
       ...optional('description', text(s, 'description')),
+      ...(types.length > 0 ? { types } : {}),
       tables,
       views,
     };
   });
+
+  // Columns of a DISTINCT type are read as their base type.
+  const bases = new Map<string, string>();
+  for (const s of schemas) for (const ty of s.types ?? []) if (ty.category === 'distinct' && ty.base) bases.set(`${s.name}\u0000${ty.name}`, ty.base);
+  for (const s of schemas) {
+    for (const t of s.tables) {
+      for (const c of t.columns) {
+        if (c.type !== undefined || c.typeName === undefined) continue;
+        const base = bases.get(`${c.typeSchema ?? s.name}\u0000${c.typeName}`);
+        if (base) c.baseType = base;
+      }
+    }
+  }
 
   const messageDigests = children(root, 'messageDigest')
     .map((m) => parseMessageDigest(m, warnings))
@@ -218,5 +243,34 @@ export function parseSiardMetadata(xml: string, what: string): SiardReadMetadata
     schemas,
     users: children(child(root, 'users'), 'user').map((u) => ({ name: text(u, 'name') ?? '', ...optional('description', text(u, 'description')) })),
   };
-  return { archive, siardVersion, namespace: root.ns, columnExtras, dialect: dialectOf(archive.producerApplication), warnings };
+  return { archive, siardVersion, namespace: root.ns, columnExtras, dialect: dialectOf(archive.producerApplication), warnings, otherObjects: otherObjects(root) };
+}
+
+function parseTrigger(el: XmlElement): SiardTrigger {
+  const time = (text(el, 'actionTime') ?? '').trim().toUpperCase().replace(/\s+/g, ' ');
+  return {
+    name: text(el, 'name') ?? '',
+    actionTime: time === 'AFTER' || time === 'INSTEAD OF' ? time : 'BEFORE',
+    triggerEvent: text(el, 'triggerEvent') ?? '',
+    triggeredAction: text(el, 'triggeredAction') ?? '',
+    ...optional('description', text(el, 'description')),
+  };
+}
+
+function optionalList<K extends string, T>(key: K, list: T[]): { [P in K]?: T[] } {
+  return (list.length > 0 ? { [key]: list } : {}) as { [P in K]?: T[] };
+}
+
+/** Routines, roles and privileges: named so a restore can say it left them out. */
+function otherObjects(root: XmlElement): SiardOtherObject[] {
+  const out: SiardOtherObject[] = [];
+  for (const s of children(child(root, 'schemas'), 'schema')) {
+    const schema = text(s, 'name') ?? '';
+    for (const r of children(child(s, 'routines'), 'routine')) out.push({ kind: 'routine', name: `${schema}.${text(r, 'name') ?? ''}` });
+  }
+  for (const r of children(child(root, 'roles'), 'role')) out.push({ kind: 'role', name: text(r, 'name') ?? '' });
+  for (const p of children(child(root, 'privileges'), 'privilege')) {
+    out.push({ kind: 'privilege', name: `${text(p, 'type') ?? ''} on ${text(p, 'object') ?? ''} to ${text(p, 'grantee') ?? ''}` });
+  }
+  return out;
 }

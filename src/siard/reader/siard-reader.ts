@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { SiardOcflError } from '../../errors.js';
 import { resolveLobLocation, type LobLocation } from '../lob-location.js';
-import type { SiardArchive, SiardColumn, SiardSchema, SiardTable } from '../model.js';
+import { cellType, type SiardArchive, type SiardColumn, type SiardSchema, type SiardTable } from '../model.js';
 import { ZipReader, type ZipReadLimits } from '../zip/reader.js';
 import { parseSiardMetadata } from './metadata.js';
 import { columnTypeFamily, readTableRows } from './table-rows.js';
@@ -209,7 +209,7 @@ export function* lobCellsOfRow(t: SiardTableRef, row: SiardReadRow): Generator<S
   for (let c = 0; c < row.cells.length; c++) {
     const column = columns[c]!;
     const extras = t.columnExtras[c];
-    yield* walk(row.cells[c]!, [`c${c + 1}`], [column.lobFolder], column.mimeType, lobFamily(column.type), extras?.fields ?? [], c + 1);
+    yield* walk(row.cells[c]!, [`c${c + 1}`], [column.lobFolder], column.mimeType, lobFamily(cellType(column)), extras?.fields ?? [], c + 1);
   }
 
   function* walk(

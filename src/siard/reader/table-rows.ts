@@ -7,7 +7,7 @@
 import type { Readable } from 'node:stream';
 import { SaxesParser, type SaxesTag } from 'saxes';
 import { SiardOcflError } from '../../errors.js';
-import { sqlTypeFamily, type SiardColumn, type SqlTypeFamily } from '../model.js';
+import { cellType, sqlTypeFamily, type SiardColumn, type SqlTypeFamily } from '../model.js';
 import { decodeSiardHex, unescapeSiard } from './escape.js';
 import { normaliseSiardDigestType } from './metadata.js';
 import type { SiardReadCellValue, SiardReadLobReference, SiardReadRow } from './types.js';
@@ -74,7 +74,7 @@ const MAX_DEPTH = 3 + 100;
  */
 export async function* readTableRows(input: Readable, options: TableRowsOptions): AsyncGenerator<SiardReadRow> {
   const { what, columns } = options;
-  const families = columns.map((c) => columnTypeFamily(c.type));
+  const families = columns.map((c) => columnTypeFamily(cellType(c)));
   const parser = new SaxesParser({ position: true });
   const stack: Frame[] = [];
   const ready: SiardReadRow[] = [];

@@ -37,6 +37,14 @@ export interface SiardReadMetadata {
   dialect: SiardDialect;
   /** tolerated irregularities, one sentence each */
   warnings: string[];
+  /** what metadata.xml describes that the model does not hold (so a restore cannot recreate it) */
+  otherObjects: SiardOtherObject[];
+}
+
+/** A routine, role or privilege named in metadata.xml (`name` schema-qualified where it has a schema); types and triggers are in the model. */
+export interface SiardOtherObject {
+  kind: 'routine' | 'role' | 'privilege';
+  name: string;
 }
 
 /** A LOB reference as read, with the cell it came from. */

@@ -5,7 +5,8 @@
  * System schemas and objects owned by extensions are left out.
  */
 import type pg from 'pg';
-import type { SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardMatchType, SiardReferentialAction, SiardUniqueKey, SiardView } from '../../siard/model.js';
+import type { SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardMatchType, SiardReferentialAction, SiardTrigger, SiardType, SiardUniqueKey, SiardView } from '../../siard/model.js';
+import { enumType } from './enum-type.js';
 import { mapPgType, type PgMappedType, type PgTypeInfo } from './type-mapping.js';
 
 /** A check constraint: the condition as pg_get_constraintdef prints it, without "CHECK" and "NOT VALID". */
@@ -28,12 +29,17 @@ export interface PgTablePlan {
   candidateKeys: SiardUniqueKey[];
   foreignKeys: SiardForeignKey[];
   checkConstraints: PgCheckConstraint[];
+  triggers: SiardTrigger[];
+  /** indexes that back no key (SIARD has no place for them), by name */
+  otherIndexes: string[];
   /** planner estimate (pg_class.reltuples), for progress only */
   estimatedRows: number;
 }
 
 export interface PgSchemaPlan {
   name: string;
+  /** enum types of its columns, as DISTINCT types */
+  types?: SiardType[];
   description?: string;
   tables: PgTablePlan[];
   views: SiardView[];
@@ -135,6 +141,10 @@ interface ColumnRow {
   formatted: string;
   default_value: string | null;
   description: string | null;
+  /** 'a' GENERATED ALWAYS, 'd' BY DEFAULT, '' none */
+  identity: string;
+  /** the identity column's sequence (quoted, schema-qualified) */
+  sequence: string | null;
 }
 
 interface ConstraintRow {
@@ -190,7 +200,9 @@ export async function introspect(client: pg.Client, options: IntrospectOptions =
     await client.query<ColumnRow>(
       `SELECT a.attrelid::int AS attrelid, a.attname, a.atttypid::int AS atttypid, a.atttypmod, a.attnotnull,
               format_type(a.atttypid, a.atttypmod) AS formatted,
-              pg_get_expr(d.adbin, d.adrelid) AS default_value, col_description(a.attrelid, a.attnum) AS description
+              pg_get_expr(d.adbin, d.adrelid) AS default_value, col_description(a.attrelid, a.attnum) AS description,
+              a.attidentity::text AS identity,
+              CASE WHEN a.attidentity <> '' THEN pg_get_serial_sequence(a.attrelid::regclass::text, a.attname) END AS sequence
          FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
         WHERE a.attrelid = ANY($1::oid[]) AND a.attnum > 0 AND NOT a.attisdropped
         ORDER BY a.attrelid, a.attnum`,
@@ -214,12 +226,27 @@ export async function introspect(client: pg.Client, options: IntrospectOptions =
     )
   ).rows;
 
+  const triggerRows = (
+    await client.query<{ rel: number; name: string; def: string }>(
+      `SELECT tgrelid::int AS rel, tgname AS name, pg_get_triggerdef(oid) AS def FROM pg_trigger WHERE tgrelid = ANY($1::oid[]) AND NOT tgisinternal ORDER BY tgname`,
+      [oids],
+    )
+  ).rows;
+  const indexRows = (
+    await client.query<{ rel: number; name: string }>(
+      `SELECT i.indrelid::int AS rel, c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+        WHERE i.indrelid = ANY($1::oid[]) AND NOT EXISTS (SELECT 1 FROM pg_constraint con WHERE con.conindid = i.indexrelid AND con.conrelid = i.indrelid)
+        ORDER BY c.relname`,
+      [oids],
+    )
+  ).rows;
   const columnsOf = new Map<number, ColumnRow[]>();
   for (const c of columns) columnsOf.set(c.attrelid, [...(columnsOf.get(c.attrelid) ?? []), c]);
   const constraintsOf = new Map<number, ConstraintRow[]>();
   for (const c of constraints) constraintsOf.set(c.conrelid, [...(constraintsOf.get(c.conrelid) ?? []), c]);
 
   const schemas = new Map<string, PgSchemaPlan>();
+  const enums = new Map<number, { schema: string; name: string; type: SiardType } | null>();
   for (const rel of kept) {
     let schema = schemas.get(rel.schema);
     if (!schema) {
@@ -232,6 +259,24 @@ export async function introspect(client: pg.Client, options: IntrospectOptions =
       const mapped = mapPgType(info);
       const column: SiardColumn = { name: c.attname, type: mapped.type, typeOriginal: c.formatted, nullable: !c.attnotnull };
       if (c.default_value !== null) column.defaultValue = c.default_value;
+      if (info.typtype === 'e' && !mapped.array && rel.relkind !== 'v' && rel.relkind !== 'm') {
+        // an enum column names its DISTINCT type (enum-type.ts); its cells are read as the base
+        const e = await enumOf(client, c.atttypid, enums);
+        if (e) {
+          delete column.type;
+          column.typeSchema = e.schema;
+          column.typeName = e.name;
+          column.baseType = e.type.base!;
+        }
+      }
+      if (c.identity === 'a' || c.identity === 'd') {
+        // SIARD has no identity: the column's defaultValue carries PostgreSQL's clause, with the
+        // sequence's next value, so a restore into PostgreSQL continues the numbering
+        const next = c.sequence ? await nextValue(client, c.sequence) : undefined;
+        if (next) {
+          column.defaultValue = `GENERATED ${c.identity === 'a' ? 'ALWAYS' : 'BY DEFAULT'} AS IDENTITY (START WITH ${next.value} INCREMENT BY ${next.increment})`;
+        }
+      }
       if (c.description !== null) column.description = c.description;
       cols.push({ name: c.attname, mapped, info, column });
     }
@@ -250,6 +295,8 @@ export async function introspect(client: pg.Client, options: IntrospectOptions =
       candidateKeys: [],
       foreignKeys: [],
       checkConstraints: [],
+      triggers: triggerRows.filter((r) => r.rel === rel.oid).map((r) => pgTrigger(r.name, r.def)),
+      otherIndexes: indexRows.filter((r) => r.rel === rel.oid).map((r) => r.name),
       estimatedRows: Math.round(rel.reltuples),
     };
     if (rel.description) table.description = rel.description;
@@ -277,7 +324,55 @@ export async function introspect(client: pg.Client, options: IntrospectOptions =
     }
     schema.tables.push(table);
   }
-  return [...schemas.values()];
+  // the enum types the exported columns use, each in its own schema's <types>
+  for (const e of enums.values()) {
+    if (!e) continue;
+    let schema = schemas.get(e.schema);
+    if (!schema) {
+      schema = { name: e.schema, tables: [], views: [] };
+      schemas.set(e.schema, schema);
+    }
+    (schema.types ??= []).push(e.type);
+  }
+  return [...schemas.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** A trigger from pg_get_triggerdef(): timing and events from its head, the statement as the action. */
+function pgTrigger(name: string, def: string): SiardTrigger {
+  const m = /\sTRIGGER\s+\S+\s+(BEFORE|AFTER|INSTEAD OF)\s+([\s\S]+?)\s+ON\s/i.exec(def);
+  const time = (m?.[1] ?? 'AFTER').toUpperCase();
+  return {
+    name,
+    actionTime: time === 'BEFORE' || time === 'INSTEAD OF' ? time : 'AFTER',
+    triggerEvent: m?.[2] ?? '',
+    triggeredAction: def,
+    description: 'The PostgreSQL CREATE TRIGGER statement (pg_get_triggerdef); the function it executes is not archived.',
+  };
+}
+
+/** The enum type `oid` as a DISTINCT type, or null when it is not an enum (a domain over one). */
+async function enumOf(client: pg.Client, oid: number, cache: Map<number, { schema: string; name: string; type: SiardType } | null>) {
+  if (!cache.has(oid)) {
+    const res = await client.query<{ schema: string; name: string; labels: string[] }>(
+      `SELECT n.nspname AS schema, t.typname AS name, array_agg(e.enumlabel::text ORDER BY e.enumsortorder) AS labels
+         FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace JOIN pg_enum e ON e.enumtypid = t.oid
+        WHERE t.oid = $1 GROUP BY 1, 2`,
+      [oid],
+    );
+    const r = res.rows[0];
+    cache.set(oid, r ? { schema: r.schema, name: r.name, type: enumType(r.name, r.labels) } : null);
+  }
+  return cache.get(oid) ?? null;
+}
+
+/** The value an identity sequence gives next, and its increment (read in the export snapshot). */
+async function nextValue(client: pg.Client, sequence: string): Promise<{ value: string; increment: string } | undefined> {
+  const res = await client.query<{ value: string; increment: string }>(
+    `SELECT (CASE WHEN q.is_called THEN q.last_value + s.seqincrement ELSE q.last_value END)::text AS value, s.seqincrement::text AS increment
+       FROM ${sequence} q, pg_sequence s WHERE s.seqrelid = $1::regclass`,
+    [sequence],
+  );
+  return res.rows[0];
 }
 
 /** Sets `cardinality` of array columns to the largest array the table holds (one scan per column). */

@@ -9,8 +9,9 @@
  *
  * Types: an archive made from PostgreSQL gets its built-in types back from `typeOriginal`
  * (uuid, jsonb, arrays, timestamptz ...; a large-object column comes back as bytea holding the
- * bytes). Otherwise, and for types PostgreSQL cannot recreate by name (enums, domains), the SIARD
- * type maps:
+ * bytes), its enums (DISTINCT types written by enum-type.ts) are created again, and identity
+ * columns, column defaults and views come back after the rows. Otherwise, and for types
+ * PostgreSQL cannot recreate by name (domains), the SIARD type maps:
  *
  * | SIARD                                   | PostgreSQL                         |
  * |-----------------------------------------|------------------------------------|
@@ -27,8 +28,10 @@
  */
 import type pg from 'pg';
 import { SiardOcflError } from '../../errors.js';
-import type { SiardArchive, SiardForeignKey } from '../../siard/model.js';
-import { complexJson, isLoadComplex, isLoadLob, type LoadColumn, type LoadComplex, type LoadLob, type LoadTable, type LoadValue, type TargetLoader } from '../loader.js';
+import { cellType, type SiardArchive, type SiardForeignKey } from '../../siard/model.js';
+import { enumLabels } from './enum-type.js';
+import { complexJson, isLoadComplex, isLoadLob, type LoadColumn, type LoadComplex, type LoadLob, type LoadTable, type LoadValue, type LoadView, type NotRecreated, type TargetLoader } from '../loader.js';
+import { conditionProblem } from '../sql-text.js';
 import { addCheckConstraint } from './check-constraint.js';
 import { connectPostgres, describePostgresUrl } from './connection.js';
 import { qualifiedName, quoteIdent } from './introspect.js';
@@ -36,6 +39,9 @@ import { qualifiedName, quoteIdent } from './introspect.js';
 /** format_type() spellings of built-in types a restore may recreate by name. */
 const BUILTIN =
   /^(smallint|integer|bigint|numeric(\(\d+,-?\d+\))?|real|double precision|boolean|character( varying)?(\(\d+\))?|text|bytea|date|time(\(\d\))? with(out)? time zone|time(\(\d\))?|timestamp(\(\d\))?( with(out)? time zone)?|interval( [a-z ]+)?(\(\d\))?|uuid|jsonb?|xml|name|inet|cidr|macaddr8?|money|bit( varying)?(\(\d+\))?|tsvector|point|line|lseg|box|path|polygon|circle|int4range|int8range|numrange|tsrange|tstzrange|daterange)(\[\])*$/;
+
+/** An identity column's defaultValue as a PostgreSQL archive carries it. */
+const IDENTITY = /^GENERATED (ALWAYS|BY DEFAULT) AS IDENTITY \(START WITH -?\d+ INCREMENT BY -?\d+\)$/;
 
 /** PostgreSQL type for a SIARD predefined type (the element type for arrays). */
 export function pgTypeOfSiard(type: string | undefined): string {
@@ -82,6 +88,10 @@ export interface PostgresLoaderOptions {
   batchRows?: number;
   /** bytes of parameters per INSERT before it is sent (default 16 MiB) */
   batchBytes?: number;
+  /** create the database first (it must not exist); dropped again if the restore fails */
+  create?: boolean;
+  /** restore into a database that already holds tables or views (none of the archive's names) */
+  intoExisting?: boolean;
 }
 
 /** bytes per lo_put() once a LOB goes through a large object */
@@ -102,10 +112,16 @@ export class PostgresLoader implements TargetLoader {
   /** constraint / index names taken per schema (PostgreSQL wants them unique there) */
   private readonly usedNames = new Map<string, Set<string>>();
   readonly warnings: string[] = [];
+  readonly notRecreated: NotRecreated[] = [];
+  private product = 'another database';
+  /** the database this restore created (--create), dropped again on abort */
+  private created: string | undefined;
+  /** enum types created (or found) in the target: schema NUL name */
+  private readonly enums = new Set<string>();
 
   constructor(
     private readonly url: string,
-    options: PostgresLoaderOptions = {},
+    private readonly options: PostgresLoaderOptions = {},
   ) {
     this.description = describePostgresUrl(url);
     this.inlineLobBytes = options.inlineLobBytes ?? 1024 * 1024;
@@ -115,7 +131,16 @@ export class PostgresLoader implements TargetLoader {
 
   async begin(archive: SiardArchive, tables: LoadTable[]): Promise<void> {
     this.fromPostgres = /^postgres/i.test(archive.databaseProduct ?? '');
-    const client = await connectPostgres(this.url);
+    this.product = archive.databaseProduct?.split(' ')[0] ?? 'another database';
+    if (this.options.create) await this.createDatabase();
+    let client: pg.Client;
+    try {
+      client = await connectPostgres(this.url);
+    } catch (err) {
+      const missing = ((err as { cause?: { code?: string } }).cause?.code ?? '') === '3D000';
+      if (missing) throw new SiardOcflError(`${(err as Error).message} Add --create to create it.`, { code: 'TARGET_UNUSABLE', cause: err });
+      throw err;
+    }
     try {
       for (const t of tables) {
         const res = await client.query<{ r: string | null }>('SELECT to_regclass($1)::text AS r', [qualifiedName(t.schema, t.name)]);
@@ -125,6 +150,19 @@ export class PostgresLoader implements TargetLoader {
           });
         }
       }
+      if (!this.options.intoExisting) {
+        const present = await client.query<{ name: string; n: string }>(
+          `SELECT n.nspname || '.' || c.relname AS name, count(*) OVER ()::text AS n FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'
+            ORDER BY 1 LIMIT 3`,
+        );
+        if (present.rows.length > 0) {
+          throw new SiardOcflError(
+            `Cannot restore into ${this.description}: it is not empty (${present.rows[0]!.n} tables or views, e.g. ${present.rows.map((r) => r.name).join(', ')}); add --into-existing to restore beside them.`,
+            { code: 'TARGET_NOT_EMPTY' },
+          );
+        }
+      }
       const names = await client.query<{ schema: string; name: string }>(
         `SELECT n.nspname AS schema, c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ANY($1::text[])`,
         [[...new Set(tables.map((t) => t.schema))]],
@@ -132,11 +170,89 @@ export class PostgresLoader implements TargetLoader {
       for (const r of names.rows) this.nameSet(r.schema).add(r.name);
       await client.query('BEGIN');
       for (const schema of new Set(tables.map((t) => t.schema))) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+      await this.createTypes(client, archive);
     } catch (err) {
       await client.end().catch(() => {});
+      await this.dropCreated();
       throw err;
     }
     this.client = client;
+  }
+
+  /**
+   * The archive's types: a PostgreSQL enum (enum-type.ts) of a PostgreSQL archive is created again
+   * (or reused when the target has it with the same labels); any other type is listed, its columns
+   * restored as the base type.
+   */
+  private async createTypes(client: pg.Client, archive: SiardArchive): Promise<void> {
+    for (const schema of archive.schemas) {
+      for (const type of schema.types ?? []) {
+        const name = qualifiedName(schema.name, type.name);
+        const labels = this.fromPostgres ? enumLabels(type) : undefined;
+        if (!labels) {
+          this.notRecreated.push({
+            kind: 'type',
+            name: `${schema.name}.${type.name}`,
+            reason: type.base ? `its columns restored as ${pgTypeOfSiard(type.base)}` : 'a structured type; its values restored as JSON text',
+          });
+          continue;
+        }
+        const existing = await client.query<{ labels: string[] | null }>(
+          `SELECT (SELECT array_agg(enumlabel::text ORDER BY enumsortorder) FROM pg_enum WHERE enumtypid = to_regtype($1)) AS labels, to_regtype($1) IS NOT NULL AS found`,
+          [name],
+        );
+        const found = existing.rows[0] as { labels: string[] | null; found?: boolean } | undefined;
+        if (found?.found) {
+          if (JSON.stringify(found.labels) !== JSON.stringify(labels)) {
+            throw new SiardOcflError(`Cannot restore into ${this.description}: it has a type ${name} that is not the archive's enum (${labels.join(', ')}).`, { code: 'TARGET_NOT_EMPTY' });
+          }
+        } else {
+          await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema.name)}`);
+          // labels are quoted as string literals (standard_conforming_strings: only ' is special)
+          await client.query(`CREATE TYPE ${name} AS ENUM (${labels.map((l) => `'${l.replace(/'/g, "''")}'`).join(', ')})`);
+        }
+        this.enums.add(`${schema.name}\u0000${type.name}`);
+      }
+    }
+  }
+
+  /** The same server's maintenance database, for CREATE / DROP DATABASE. */
+  private maintenanceUrl(): { url: string; database: string } {
+    const u = new URL(this.url);
+    const database = decodeURIComponent(u.pathname.replace(/^\//, ''));
+    if (!database) throw new SiardOcflError(`Cannot create the database: ${this.description} names none.`, { code: 'BAD_URL' });
+    u.pathname = '/postgres';
+    return { url: u.toString(), database };
+  }
+
+  private async createDatabase(): Promise<void> {
+    const { url, database } = this.maintenanceUrl();
+    const admin = await connectPostgres(url);
+    try {
+      const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+      if (exists.rows.length > 0) {
+        throw new SiardOcflError(`Cannot create the database ${this.description}: it already exists; leave out --create to restore into it.`, { code: 'TARGET_NOT_EMPTY' });
+      }
+      await admin.query(`CREATE DATABASE ${quoteIdent(database)}`);
+      this.created = database;
+    } finally {
+      await admin.end().catch(() => {});
+    }
+  }
+
+  private async dropCreated(): Promise<void> {
+    if (this.created === undefined) return;
+    const { url } = this.maintenanceUrl();
+    const admin = await connectPostgres(url).catch(() => undefined);
+    if (!admin) return;
+    try {
+      await admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(this.created)}`);
+      this.created = undefined;
+    } catch {
+      // left for the user; the restore's own error says what failed
+    } finally {
+      await admin.end().catch(() => {});
+    }
   }
 
   targetName(table: LoadTable): string {
@@ -161,16 +277,24 @@ export class PostgresLoader implements TargetLoader {
   /** The column's PostgreSQL type: the original one when it is a built-in of a PostgreSQL archive. */
   pgTypeOf(col: LoadColumn): string {
     const original = (col.column.typeOriginal ?? '').trim();
+    const { typeSchema, typeName } = col.column;
+    if (typeName !== undefined && this.enums.has(`${typeSchema ?? ''}\u0000${typeName}`)) return qualifiedName(typeSchema ?? '', typeName);
     if (this.fromPostgres && BUILTIN.test(original)) return original;
     if (this.fromPostgres && /^(oid|lo)$/.test(original)) return 'bytea';
     if (col.family === undefined) return 'text';
-    const base = pgTypeOfSiard(col.column.type);
+    const base = pgTypeOfSiard(cellType(col.column));
     return col.array ? `${base}[]` : base;
   }
 
   async createTable(table: LoadTable): Promise<void> {
     const client = this.open();
     const types = table.columns.map((c) => this.pgTypeOf(c));
+    table.columns.forEach((c, i) => {
+      const original = (c.column.typeOriginal ?? '').trim();
+      if (this.fromPostgres && c.column.typeName === undefined && original !== '' && original !== types[i] && !/^(oid|lo)$/.test(original)) {
+        this.notRecreated.push({ kind: 'type', name: `${table.schema}.${table.name}.${c.column.name}`, reason: `type ${original} is not defined by the archive; restored as ${types[i]}` });
+      }
+    });
     this.columnTypes.set(table, types);
     const cols = table.columns.map((c, i) => `${quoteIdent(c.column.name)} ${types[i]}${c.column.nullable === false ? ' NOT NULL' : ''}`);
     await client.query(`CREATE TABLE ${qualifiedName(table.schema, table.name)} (${cols.join(', ')})`);
@@ -377,6 +501,95 @@ export class PostgresLoader implements TargetLoader {
     for (const t of tables) {
       for (const fk of t.foreignKeys) await run(`Foreign key ${fk.name} of ${qualifiedName(t.schema, t.name)}`, this.foreignKeySql(t, fk, constraintName));
     }
+    await this.addDefaults(tables);
+  }
+
+  /**
+   * Column defaults of a PostgreSQL archive, set after the rows (so none is evaluated by the
+   * restore); one that is not a single expression, or that PostgreSQL refuses (a sequence or
+   * function the archive does not hold), is listed in notRecreated. Other dialects' are listed too.
+   */
+  private async addDefaults(tables: LoadTable[]): Promise<void> {
+    const client = this.open();
+    for (const t of tables) {
+      for (const c of t.columns) {
+        const expr = c.column.defaultValue?.trim();
+        if (!expr) continue;
+        const name = `${t.schema}.${t.name}.${c.column.name}`;
+        if (!this.fromPostgres) {
+          this.notRecreated.push({ kind: 'default', name, reason: `${this.product} expression` });
+          continue;
+        }
+        // a top-level comma would add another ALTER TABLE action
+        const problem = conditionProblem(expr, { topLevelComma: false });
+        if (problem) {
+          this.notRecreated.push({ kind: 'default', name, reason: `not one expression (${problem})` });
+          continue;
+        }
+        // an identity column (introspect.ts writes PostgreSQL's clause with the next value)
+        const identity = IDENTITY.test(expr);
+        await client.query('SAVEPOINT add_default');
+        try {
+          const change = identity ? `ADD ${expr}` : `SET DEFAULT ${expr}`;
+          await client.query({ text: `ALTER TABLE ${qualifiedName(t.schema, t.name)} ALTER COLUMN ${quoteIdent(c.column.name)} ${change}`, queryMode: 'extended' } as pg.QueryConfig);
+          await client.query('RELEASE SAVEPOINT add_default');
+        } catch (err) {
+          await client.query('ROLLBACK TO SAVEPOINT add_default');
+          this.notRecreated.push({ kind: 'default', name, reason: `PostgreSQL refused ${expr} (${(err as Error).message})` });
+        }
+      }
+    }
+  }
+
+  /**
+   * Views of a PostgreSQL archive from their queryOriginal (pg_get_viewdef text), each in a
+   * savepoint; a view over another view is retried once those exist.
+   */
+  async addViews(views: LoadView[], tables: LoadTable[] = []): Promise<void> {
+    await this.addViewList(views);
+    // a PostgreSQL trigger executes a function, and the archive carries no routines
+    for (const t of tables) {
+      for (const trigger of t.triggers) {
+        this.notRecreated.push({
+          kind: 'trigger',
+          name: `${t.schema}.${t.name}.${trigger.name}`,
+          reason: this.fromPostgres ? 'it calls a function, and the archive carries no routines' : `its action is in ${this.product}'s dialect`,
+        });
+      }
+    }
+  }
+
+  private async addViewList(views: LoadView[]): Promise<void> {
+    const client = this.open();
+    let pending: Array<{ view: LoadView; query: string; error?: string }> = [];
+    for (const view of views) {
+      const name = `${view.schema}.${view.name}`;
+      const query = view.queryOriginal?.trim().replace(/;\s*$/, '');
+      if (!this.fromPostgres || !query) {
+        this.notRecreated.push({ kind: 'view', name, reason: query ? `its query is in ${this.product}'s dialect` : 'the archive holds no query for it' });
+        continue;
+      }
+      const problem = conditionProblem(query);
+      if (problem) this.notRecreated.push({ kind: 'view', name, reason: `its query is not one statement (${problem})` });
+      else pending.push({ view, query });
+    }
+    for (let progress = true; progress && pending.length > 0; ) {
+      progress = false;
+      const next: typeof pending = [];
+      for (const p of pending) {
+        await client.query('SAVEPOINT add_view');
+        try {
+          await client.query({ text: `CREATE VIEW ${qualifiedName(p.view.schema, p.view.name)} AS ${p.query}`, queryMode: 'extended' } as pg.QueryConfig);
+          await client.query('RELEASE SAVEPOINT add_view');
+          progress = true;
+        } catch (err) {
+          await client.query('ROLLBACK TO SAVEPOINT add_view');
+          next.push({ ...p, error: (err as Error).message });
+        }
+      }
+      pending = next;
+    }
+    for (const p of pending) this.notRecreated.push({ kind: 'view', name: `${p.view.schema}.${p.view.name}`, reason: `PostgreSQL refused it (${p.error})` });
   }
 
   private foreignKeySql(t: LoadTable, fk: SiardForeignKey, constraintName: (schema: string, name: string) => string): string {
@@ -402,10 +615,12 @@ export class PostgresLoader implements TargetLoader {
   }
 
   async abort(): Promise<void> {
-    if (!this.client) return;
-    await this.client.query('ROLLBACK').catch(() => {});
-    await this.client.end().catch(() => {});
-    this.client = undefined;
+    if (this.client) {
+      await this.client.query('ROLLBACK').catch(() => {});
+      await this.client.end().catch(() => {});
+      this.client = undefined;
+    }
+    await this.dropCreated();
   }
 
   private open(): pg.Client {

@@ -21,6 +21,7 @@ import { SiardOcflError } from '../../errors.js';
 import type { DatabaseSource, SourceArrayValue, SourceCatalog, SourceLob, SourceTable, SourceValue } from '../source.js';
 import { connectPostgres, describePostgresUrl } from './connection.js';
 import { introspect, measureArrays, qualifiedName, quoteIdent, type IntrospectOptions, type PgCheckConstraint, type PgColumnPlan, type PgTablePlan } from './introspect.js';
+import { scanSpecialValues } from './value-scan.js';
 import { isStreamedKind, type PgValueKind } from './type-mapping.js';
 import { convertScalar, decodeByteaHex, parseArrayLiteral, ValueConversionError } from './values.js';
 
@@ -91,18 +92,21 @@ export class PostgresSource implements DatabaseSource {
   async catalog(): Promise<SourceCatalog> {
     if (this.catalogCache) return this.catalogCache;
     const plans = await introspect(this.main, this.options);
-    const version = (await this.main.query<{ v: string }>('SHOW server_version')).rows[0]!.v;
+    // SHOW names its column after the setting; current_setting() lets us name it
+    const version = (await this.main.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]!.v;
     const user = (await this.main.query<{ u: string }>('SELECT current_user AS u')).rows[0]!.u;
     const catalog: SourceCatalog = {
       databaseProduct: `PostgreSQL ${version}`,
       connection: redactUrl(this.url),
       databaseUser: user,
       schemas: [],
+      widened: [],
     };
     for (const schema of plans) {
       const tables: PgSourceTable[] = [];
       for (const plan of schema.tables) {
         await measureArrays(this.main, plan);
+        catalog.widened!.push(...(await scanSpecialValues(this.main, plan)));
         const table: PgSourceTable = {
           name: plan.name,
           columns: plan.columns.map((c) => c.column),
@@ -112,11 +116,14 @@ export class PostgresSource implements DatabaseSource {
           rows: plan.estimatedRows,
         };
         if (plan.primaryKey) table.primaryKey = plan.primaryKey;
+        if (plan.triggers.length > 0) table.triggers = plan.triggers;
+        for (const ix of plan.otherIndexes) (catalog.notExported ??= []).push(`index ${ix} on ${schema.name}.${plan.name}`);
         if (plan.description) table.description = plan.description;
         tables.push(table);
         this.tables.set(`${schema.name}\u0000${plan.name}`, { plan, table });
       }
       const s: SourceCatalog['schemas'][number] = { name: schema.name, tables, views: schema.views };
+      if (schema.types && schema.types.length > 0) s.types = schema.types;
       if (schema.description) s.description = schema.description;
       catalog.schemas.push(s);
     }

@@ -5,7 +5,7 @@
  * | PostgreSQL                        | SIARD type                    | cell value                                   |
  * |-----------------------------------|-------------------------------|----------------------------------------------|
  * | smallint, integer, bigint         | SMALLINT, INTEGER, BIGINT     | decimal digits                               |
- * | numeric(p,s) / numeric            | DECIMAL(p,s) / DECIMAL        | exact text; NaN/Infinity stop the export     |
+ * | numeric(p,s) / numeric            | DECIMAL(p,s) / DECIMAL        | exact digits; a column holding NaN/Infinity: VARCHAR of PostgreSQL's text (value-scan.ts) |
  * | real, double precision            | REAL, DOUBLE PRECISION        | shortest exact; NaN, INF, -INF               |
  * | boolean                           | BOOLEAN                       | true / false                                 |
  * | character(n)                      | CHAR(n)                       | text (blank padded as stored)                |
@@ -19,17 +19,21 @@
  * | time(p), time with time zone      | TIME, TIME WITH TIME ZONE     | hh:mm:ss[.f] (timetz converted to UTC, Z)    |
  * | timestamp(p)                      | TIMESTAMP                     | YYYY-MM-DDThh:mm:ss[.f]                      |
  * | timestamp with time zone          | TIMESTAMP WITH TIME ZONE      | UTC instant with Z                           |
- * | interval                          | INTERVAL YEAR TO SECOND       | xs:duration (PnYnMnDTnHnMnS)                 |
+ * | interval                          | INTERVAL DAY(9) TO SECOND(6), or YEAR(9) TO MONTH, or VARCHAR (value-scan.ts) | xs:duration (PnYnMnDTnHnMnS), or PostgreSQL's ISO 8601 text |
  * | uuid                              | CHAR(36)                      | canonical lower-case text                    |
- * | enum type                         | VARCHAR(longest label)        | the label                                    |
+ * | enum type                         | DISTINCT type over VARCHAR(longest label) (enum-type.ts; introspect.ts) | the label |
  * | T[] (one dimension)               | type of T, cardinality        | <a1>, <a2>, ... (NULL element = missing aN)  |
  * | domain over T                     | as T                          | as T                                         |
  * | anything else (inet, point, ...)  | CLOB                          | PostgreSQL's text output (lossless)          |
  *
- * PostgreSQL's interval keeps months, days and microseconds apart (a month is not 30 days), so it
- * maps to a duration with year-to-second fields; one whose parts have different signs cannot be an
- * xs:duration and stops the export naming the cell.
+ * PostgreSQL's interval keeps months, days and microseconds apart (a month is not 30 days), while
+ * SQL:2008 has only year-month and day-time intervals: value-scan.ts picks the one the column's
+ * values fit, or keeps PostgreSQL's own text when none does.
  */
+
+/** SQL:2008 allows year-month or day-time intervals; leading precision 9 holds PostgreSQL's range. */
+export const INTERVAL_YEAR_MONTH = 'INTERVAL YEAR(9) TO MONTH';
+export const INTERVAL_DAY_SECOND = 'INTERVAL DAY(9) TO SECOND(6)';
 
 /** What introspection knows of a column's (base) type. */
 export interface PgTypeInfo {
@@ -135,7 +139,8 @@ export function mapScalarType(info: PgTypeInfo): PgMappedType {
     case 'timestamptz':
       return { type: `TIMESTAMP WITH TIME ZONE${precisionSuffix(info.typmod)}`, kind: 'timestamptz' };
     case 'interval':
-      return { type: 'INTERVAL YEAR TO SECOND', kind: 'interval' };
+      // refined by value-scan.ts: YEAR TO MONTH when the values have no days or time
+      return { type: INTERVAL_DAY_SECOND, kind: 'interval' };
     default:
       // inet, cidr, macaddr, point, money, ranges, composites...: PostgreSQL's text form is lossless.
       return { type: 'CLOB', kind: 'clob' };

@@ -21,14 +21,20 @@
  * | DATE / TIME / TIMESTAMP         | DATE / TIME / TIMESTAMP | 'YYYY-MM-DD', 'hh:mm:ss', 'YYYY-MM-DD hh:mm:ss[.f]' (UTC) |
  * | ... WITH TIME ZONE              | TIME / TIMESTAMP     | the SIARD text (ISO 8601 with Z or offset)    |
  *
+ * A column written as SQLite literals (mimeType text/x-sqlite-literal, value-literal.ts) gets each
+ * value back with its storage class: 42 an integer, 1.0 a real, 'x' text, X'00' a blob.
+ *
  * ARRAY columns become TEXT holding a JSON array (`complexJson` in ../loader.ts): item i is the
  * archived element a(i+1) as a JSON string in its SIARD lexical form (digits exactly, dates with Z,
  * binary as hex), null for a NULL element, [] for an empty array; a NULL cell stays NULL. So
  * `json_extract(col, '$[0]')` reads a1 and nothing is rounded. UDT values are JSON objects u1, u2 ...
  *
- * Check constraints of the archive are not recreated here: SQLite can only declare them in CREATE
- * TABLE, before the rows, so a condition from another dialect or one the rows violate would stop
- * the whole restore (PostgreSQL adds them after the rows and warns instead).
+ * An archive made from SQLite also gets its column defaults and CHECK constraints back (declared in
+ * CREATE TABLE, the only place SQLite takes them; checks are not enforced while the rows load, and a
+ * row that violates one afterwards, as it did in the source, is a warning), its views and triggers
+ * (the archived CREATE VIEW / CREATE TRIGGER statements, one statement each, after the rows).
+ * Defaults, checks, views and triggers of archives from other databases are in their dialect, so
+ * they are listed in notRecreated instead.
  *
  * Memory: better-sqlite3 has no incremental BLOB I/O, so each LOB is held whole while its row is
  * inserted (SQLite's own limit is 1 GB per value).
@@ -38,6 +44,7 @@ import { existsSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { SiardOcflError } from '../../errors.js';
 import type { SiardArchive } from '../../siard/model.js';
+import { parseSqliteLiteral, SQLITE_LITERAL_MIME } from './value-literal.js';
 import {
   collectLob,
   complexJson,
@@ -49,8 +56,14 @@ import {
   type LoadComplex,
   type LoadTable,
   type LoadValue,
+  type LoadView,
+  type NotRecreated,
   type TargetLoader,
 } from '../loader.js';
+import { conditionProblem } from '../sql-text.js';
+
+/** A default SQLite takes without parentheses (PRAGMA table_info gives other expressions without theirs). */
+const SQLITE_LITERAL = /^([+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|'([^']|'')*'|[xX]'[0-9A-Fa-f]*'|NULL|TRUE|FALSE|CURRENT_TIME|CURRENT_DATE|CURRENT_TIMESTAMP)$/i;
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -100,7 +113,10 @@ export class SqliteLoader implements TargetLoader {
   private readonly target: string;
   private workFile: string | undefined;
   private fromSqlite = false;
+  private product = 'another database';
   private names = new Map<LoadTable, string>();
+  readonly notRecreated: NotRecreated[] = [];
+  readonly warnings: string[] = [];
 
   constructor(file: string) {
     this.target = path.resolve(file);
@@ -109,6 +125,16 @@ export class SqliteLoader implements TargetLoader {
 
   async begin(archive: SiardArchive, tables: LoadTable[]): Promise<void> {
     this.fromSqlite = /^sqlite/i.test(archive.databaseProduct ?? '');
+    this.product = archive.databaseProduct?.split(' ')[0] ?? 'another database';
+    for (const schema of archive.schemas) {
+      for (const type of schema.types ?? []) {
+        this.notRecreated.push({
+          kind: 'type',
+          name: `${schema.name}.${type.name}`,
+          reason: type.base ? `SQLite has no user-defined types; its columns hold ${type.base} values` : 'SQLite has no user-defined types; its values restored as JSON text',
+        });
+      }
+    }
     // Names: the table name, or "schema.table" when two schemas share a name.
     const count = new Map<string, number>();
     for (const t of tables) count.set(t.name.toLowerCase(), (count.get(t.name.toLowerCase()) ?? 0) + 1);
@@ -150,6 +176,8 @@ export class SqliteLoader implements TargetLoader {
     // better-sqlite3 turns foreign keys on; tables load in archive order, so they are checked by
     // the source database, not while loading.
     this.db.pragma('foreign_keys = OFF');
+    // checks are verified after the rows (addKeys), so a row the source kept is not refused
+    this.db.pragma('ignore_check_constraints = ON');
     this.db.exec('BEGIN');
   }
 
@@ -163,9 +191,18 @@ export class SqliteLoader implements TargetLoader {
 
   async createTable(table: LoadTable): Promise<void> {
     const db = this.open();
+    const where = `${table.schema}.${table.name}`;
     const parts = table.columns.map((c) => {
       const declared = this.declaredType(c);
-      return `${quote(c.column.name)}${declared ? ' ' + declared : ''}${c.column.nullable === false ? ' NOT NULL' : ''}`;
+      let def = `${quote(c.column.name)}${declared ? ' ' + declared : ''}${c.column.nullable === false ? ' NOT NULL' : ''}`;
+      const dflt = c.column.defaultValue;
+      if (dflt !== undefined) {
+        const problem = conditionProblem(dflt);
+        if (!this.fromSqlite) this.notRecreated.push({ kind: 'default', name: `${where}.${c.column.name}`, reason: `${this.product} expression` });
+        else if (problem) this.notRecreated.push({ kind: 'default', name: `${where}.${c.column.name}`, reason: `not one expression (${problem})` });
+        else def += ` DEFAULT ${SQLITE_LITERAL.test(dflt.trim()) ? dflt : `(${dflt})`}`;
+      }
+      return def;
     });
     if (table.primaryKey && table.primaryKey.columns.length > 0) parts.push(`PRIMARY KEY (${table.primaryKey.columns.map(quote).join(', ')})`);
     for (const key of table.candidateKeys) parts.push(`UNIQUE (${key.columns.map(quote).join(', ')})`);
@@ -176,7 +213,22 @@ export class SqliteLoader implements TargetLoader {
       if (fk.updateAction) clause += ` ON UPDATE ${fk.updateAction}`;
       parts.push(clause);
     }
-    db.exec(`CREATE TABLE ${quote(this.targetName(table))} (${parts.join(', ')})`);
+    for (const check of table.checkConstraints) {
+      const problem = conditionProblem(check.condition);
+      if (!this.fromSqlite) this.notRecreated.push({ kind: 'check', name: `${where}.${check.name}`, reason: `${this.product} condition` });
+      else if (problem) this.notRecreated.push({ kind: 'check', name: `${where}.${check.name}`, reason: `not one expression (${problem})` });
+      else parts.push(`CONSTRAINT ${quote(check.name)} CHECK (${check.condition})`);
+    }
+    // prepare() takes one statement only: nothing in the archive's SQL text can add another
+    try {
+      db.prepare(`CREATE TABLE ${quote(this.targetName(table))} (${parts.join(', ')})`).run();
+    } catch (err) {
+      throw new SiardOcflError(`Cannot create table "${table.schema}"."${table.name}" in ${this.description}: SQLite refused it (${(err as Error).message}).`, {
+        code: 'RESTORE_CREATE',
+        exitCode: 1,
+        cause: err,
+      });
+    }
   }
 
   async insertRows(table: LoadTable, rows: AsyncIterable<LoadValue[]>, onRow?: () => void): Promise<number> {
@@ -216,6 +268,10 @@ export class SqliteLoader implements TargetLoader {
 
   private async bindValue(col: LoadColumn, value: LoadValue): Promise<unknown> {
     if (value === null) return null;
+    if (col.column.mimeType === SQLITE_LITERAL_MIME && !isLoadComplex(value) && !(value instanceof Uint8Array)) {
+      // a column of mixed storage classes: each cell is the SQLite literal of its value
+      return parseSqliteLiteral(typeof value === 'string' ? value : (await collectLob(value)).toString('utf8'));
+    }
     if (isLoadComplex(value)) return JSON.stringify(await complexJson(value));
     if (isLoadLob(value)) {
       const bytes = await collectLob(value);
@@ -253,8 +309,60 @@ export class SqliteLoader implements TargetLoader {
     }
   }
 
-  async addKeys(): Promise<void> {
-    // declared in createTable
+  async addKeys(tables: LoadTable[]): Promise<void> {
+    // keys and checks are declared in createTable; checks were not enforced while loading
+    const db = this.open();
+    db.pragma('ignore_check_constraints = OFF');
+    if (!this.fromSqlite) return;
+    for (const table of tables) {
+      for (const check of table.checkConstraints) {
+        if (conditionProblem(check.condition)) continue;
+        const bad = db.prepare(`SELECT count(*) AS n FROM ${quote(this.targetName(table))} WHERE NOT (${check.condition})`).get() as { n: number };
+        if (bad.n > 0) this.warnings.push(`Check constraint ${check.name} of ${table.schema}.${table.name} is declared, but ${bad.n} restored rows violate it (as they did in the archived database).`);
+      }
+    }
+  }
+
+  async addViews(views: LoadView[], tables: LoadTable[] = []): Promise<void> {
+    const db = this.open();
+    this.addViewList(db, views);
+    // triggers after the rows, so none fires while the archive loads
+    for (const table of tables) {
+      for (const trigger of table.triggers) {
+        const name = `${table.schema}.${table.name}.${trigger.name}`;
+        const sql = trigger.triggeredAction.trim();
+        if (!this.fromSqlite || !/^CREATE\s+TRIGGER\b/i.test(sql)) {
+          this.notRecreated.push({ kind: 'trigger', name, reason: this.fromSqlite ? 'its action is not a CREATE TRIGGER statement' : `its action is in ${this.product}'s dialect` });
+          continue;
+        }
+        try {
+          db.prepare(sql).run(); // one statement only
+        } catch (err) {
+          this.notRecreated.push({ kind: 'trigger', name, reason: `SQLite refused it (${(err as Error).message})` });
+        }
+      }
+    }
+  }
+
+  private addViewList(db: Database.Database, views: LoadView[]): void {
+    for (const view of views) {
+      const name = `${view.schema}.${view.name}`;
+      const sql = view.queryOriginal?.trim();
+      if (!this.fromSqlite || !sql) {
+        this.notRecreated.push({ kind: 'view', name, reason: sql ? `its query is in ${this.product}'s dialect` : 'the archive holds no query for it' });
+        continue;
+      }
+      const problem = /^CREATE\s+VIEW\b/i.test(sql) ? conditionProblem(sql) : 'not a CREATE VIEW statement';
+      if (problem) {
+        this.notRecreated.push({ kind: 'view', name, reason: `its query is not one statement (${problem})` });
+        continue;
+      }
+      try {
+        db.prepare(sql).run();
+      } catch (err) {
+        this.notRecreated.push({ kind: 'view', name, reason: `SQLite refused it (${(err as Error).message})` });
+      }
+    }
   }
 
   async countRows(table: LoadTable): Promise<number> {

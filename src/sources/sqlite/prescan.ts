@@ -1,17 +1,22 @@
 /**
  * One scan per table that checks every value against the mapped type of its column (see
- * type-mapping.ts) and decides the final type: the mapped one when everything fits, a wider one
- * that holds the values unchanged, or an error naming table, row and column.
+ * type-mapping.ts) and decides the final type: the mapped one when everything fits, else a wider
+ * one that holds the values unchanged, recording the first row that made it wider (for the
+ * export's report, and for `--strict`, which refuses instead).
  */
 import type Database from 'better-sqlite3';
-import { SiardOcflError } from '../../errors.js';
 import { type MappedType, type ValueKind } from './type-mapping.js';
+import { SQLITE_LITERAL_MIME } from './value-literal.js';
 
 export interface ColumnDecision {
   kind: ValueKind;
   type: string;
-  /** set when the type differs from the declared type's mapping */
+  /** set when the type differs from the declared type's mapping (the column's description) */
   note?: string;
+  /** set for a column written as SQLite literals */
+  mimeType?: string;
+  /** set when the values made the type wider than the declared type maps to */
+  widened?: { firstRow: number; reason: string };
 }
 
 export function quoteIdent(name: string): string {
@@ -46,6 +51,7 @@ function misfitExpr(c: string, mapped: MappedType): string {
         ` AND (length(${c}) = 19 OR (substr(${c}, 20, 1) = '.' AND length(${c}) > 20 AND NOT substr(${c}, 21) GLOB '*[^0-9]*'))))`
       );
     case 'untyped':
+    case 'literal':
       return '0';
   }
 }
@@ -104,15 +110,43 @@ export function decideColumnTypes(
   return { decisions, rows: row.n_rows ?? 0 };
 }
 
+/** What each storage class found in a column is called in messages. */
+function classesOf(n: Counts): string {
+  const parts = [n.integer && 'integers', n.real && 'reals', n.text && 'text', n.blob && 'blobs'].filter(Boolean) as string[];
+  return parts.length > 1 ? parts.slice(0, -1).join(', ') + ' and ' + parts[parts.length - 1] : (parts[0] ?? 'nothing');
+}
+
 function decide(db: Database.Database, table: string, column: string, mapped: MappedType, n: Counts, orderBy: string): ColumnDecision {
-  const others = n.integer + n.real + n.text;
-  if (mapped.kind === 'untyped') {
-    if (n.blob > 0 && others > 0) mixedError(db, table, column, orderBy, "typeof(c) = 'blob'", 'blobs and other values');
-    if (n.text > 0 && n.integer + n.real > 0) mixedError(db, table, column, orderBy, "typeof(c) = 'text'", 'text and numbers');
-    if (n.integer > 0 && n.real === 0) return { kind: 'integer', type: 'BIGINT' };
-    if (n.integer + n.real > 0) return { kind: 'double', type: 'DOUBLE PRECISION' };
-    if (n.text > 0) return { kind: 'clob', type: 'CLOB' };
-    return { kind: 'blob', type: 'BLOB' };
+  const c = quoteIdent(column);
+  const numbers = n.integer + n.real;
+  const others = numbers + n.text;
+  const literal = (why: string, firstRow: number): ColumnDecision => ({
+    kind: 'literal',
+    type: 'CLOB',
+    mimeType: SQLITE_LITERAL_MIME,
+    note:
+      `SQLite column holding ${why}: every value is written as its SQLite literal (42, 1.5, 'text', X'00FF') ` +
+      `so that its storage class is kept; mimeType ${SQLITE_LITERAL_MIME}.`,
+    widened: { firstRow, reason: `holds ${why}` },
+  });
+  // Columns without affinity (untyped, or declared BLOB) keep whatever storage class was inserted,
+  // so a restore can only give the classes back if the SIARD type (or the cell) carries them.
+  if (mapped.kind === 'untyped' || (mapped.kind === 'blob' && n.misfit > 0)) {
+    const declared = mapped.kind === 'blob';
+    const kinds = [n.integer + n.real > 0, n.text > 0, n.blob > 0].filter(Boolean).length;
+    if (kinds > 1) return literal(classesOf(n), firstOtherClass(db, table, c, orderBy));
+    // One kind of value: a plain type keeps it (a restore into the declared type gives it back).
+    const plain: ColumnDecision =
+      n.integer > 0 && n.real === 0
+        ? { kind: 'integer', type: 'BIGINT' }
+        : numbers > 0
+          ? { kind: 'double', type: 'DOUBLE PRECISION' }
+          : n.text > 0
+            ? { kind: 'clob', type: 'CLOB' }
+            : { kind: 'blob', type: 'BLOB' };
+    if (!declared) return plain;
+    const reason = `holds ${classesOf(n)}, not blobs`;
+    return { ...plain, note: `Declared BLOB but ${reason}; exported as ${plain.type}, every value unchanged.`, widened: { firstRow: firstMisfit(db, table, c, mapped, orderBy), reason } };
   }
   if (n.misfit === 0) {
     if (mapped.kind === 'varchar' && mapped.length !== undefined && n.maxLength > mapped.length) {
@@ -120,30 +154,45 @@ function decide(db: Database.Database, table: string, column: string, mapped: Ma
         kind: 'varchar',
         type: `VARCHAR(${n.maxLength})`,
         note: `Declared length ${mapped.length} but holds text of up to ${n.maxLength} characters; widened so no value is cut.`,
+        widened: {
+          firstRow: firstRowWhere(db, table, `typeof(${c}) = 'text' AND length(${c}) > ${mapped.length}`, orderBy),
+          reason: `holds text longer than ${mapped.length} characters`,
+        },
       };
     }
     return { kind: mapped.kind, type: mapped.type };
   }
+  const firstRow = firstMisfit(db, table, c, mapped, orderBy);
   if (others === 0) {
-    return { kind: 'blob', type: 'BLOB', note: 'Declared type does not match the values, which are all blobs; exported as BLOB unchanged.' };
+    return { kind: 'blob', type: 'BLOB', note: 'Declared type does not match the values, which are all blobs; exported as BLOB unchanged.', widened: { firstRow, reason: 'holds blobs' } };
   }
-  if (n.blob > 0) mixedError(db, table, column, orderBy, "typeof(c) = 'blob'", 'blobs and other values');
+  if (n.blob > 0) return literal(classesOf(n), firstRow);
+  // The column's affinity turns text that looks like a number back into that number on restore,
+  // so plain text keeps every storage class here.
   return {
     kind: 'clob',
     type: 'CLOB',
     note: 'Some values do not fit the declared type; the column is exported as CLOB with every value as text, unchanged.',
+    widened: { firstRow, reason: `holds values that are not ${mapped.type === 'BLOB' ? 'blobs' : `of type ${mapped.type}`}` },
   };
 }
 
-function mixedError(db: Database.Database, table: string, column: string, orderBy: string, condition: string, what: string): never {
-  const c = quoteIdent(column);
-  const cond = condition.replace(/\bc\b/g, c);
-  // Row number in export order of the first cell of the minority kind.
+/** Row number (export order, from 1) of the first row where `condition` holds; 0 if none. */
+function firstRowWhere(db: Database.Database, table: string, condition: string, orderBy: string): number {
   const found = db
-    .prepare(`SELECT n FROM (SELECT row_number() OVER (ORDER BY ${orderBy}) AS n, ${cond} AS hit FROM ${quoteIdent(table)}) WHERE hit LIMIT 1`)
+    .prepare(`SELECT n FROM (SELECT row_number() OVER (ORDER BY ${orderBy}) AS n, (${condition}) AS hit FROM ${quoteIdent(table)}) WHERE hit LIMIT 1`)
     .get() as { n: number } | undefined;
-  throw new SiardOcflError(
-    `Table "${table}", row ${found?.n ?? '?'}, column "${column}": the column holds ${what}, which no single SQL type can keep apart; export stopped so no value is changed.`,
-    { code: 'VALUE_DOES_NOT_FIT', exitCode: 2 },
-  );
+  return found?.n ?? 0;
+}
+
+function firstMisfit(db: Database.Database, table: string, c: string, mapped: MappedType, orderBy: string): number {
+  return firstRowWhere(db, table, misfitExpr(c, mapped), orderBy);
+}
+
+/** First row whose storage class differs from the first non-NULL value's (integer and real count as one). */
+function firstOtherClass(db: Database.Database, table: string, c: string, orderBy: string): number {
+  const cls = `CASE typeof(${c}) WHEN 'real' THEN 'integer' ELSE typeof(${c}) END`;
+  const first = db.prepare(`SELECT ${cls} AS k FROM ${quoteIdent(table)} WHERE ${c} IS NOT NULL ORDER BY ${orderBy} LIMIT 1`).get() as { k: string } | undefined;
+  if (!first) return 0;
+  return firstRowWhere(db, table, `${c} IS NOT NULL AND ${cls} <> '${first.k}'`, orderBy);
 }

@@ -13,10 +13,12 @@ import { TextDecoder } from 'node:util';
 import { SiardOcflError, UsageError } from '../../errors.js';
 import type { SiardColumn, SiardForeignKey, SiardReferentialAction, SiardUniqueKey, SiardView } from '../../siard/model.js';
 import { readAhead } from '../read-ahead.js';
-import type { DatabaseSource, SourceCatalog, SourceTable, SourceValue } from '../source.js';
+import { refuseWidened, type DatabaseSource, type SourceCatalog, type SourceTable, type SourceValue, type WidenedColumn } from '../source.js';
 import { sqliteCheckConstraints } from './check-constraints.js';
+import { sqliteTriggers } from './triggers.js';
 import { decideColumnTypes, quoteIdent, type ColumnDecision } from './prescan.js';
 import { formatReal, mapDeclaredType } from './type-mapping.js';
+import { sqliteLiteral } from './value-literal.js';
 
 const SQLITE_MAGIC = 'SQLite format 3\0';
 
@@ -37,7 +39,9 @@ interface TablePlan {
 
 export interface SqliteSourceOptions {
   /** only tables whose name passes */
-  tableFilter?: (name: string) => boolean;
+  tableFilter?: (name: string, schema: string) => boolean;
+  /** refuse (listing every such column) instead of widening a column whose values do not fit */
+  strict?: boolean;
 }
 
 export class SqliteSource implements DatabaseSource {
@@ -89,22 +93,39 @@ export class SqliteSource implements DatabaseSource {
       .all() as Array<{ type: string; name: string; sql: string | null }>;
     const tables: SourceTable[] = [];
     const views: SiardView[] = [];
+    const widened: WidenedColumn[] = [];
+    const notExported: string[] = [];
     for (const o of objects) {
       if (o.type === 'table') {
         if (/^\s*CREATE\s+VIRTUAL\s+TABLE/i.test(o.sql ?? '')) continue;
-        if (this.options.tableFilter && !this.options.tableFilter(o.name)) continue;
+        if (this.options.tableFilter && !this.options.tableFilter(o.name, 'main')) continue;
         const plan = this.planTable(o.name, o.sql ?? '');
         this.plans.set(o.name, plan);
         tables.push(plan.table);
+        // indexes other than keys (SIARD 2.2 has no element for them)
+        const keys = new Set(plan.table.candidateKeys.map((k) => k.name));
+        for (const ix of this.db.prepare(`PRAGMA main.index_list(${quoteIdent(o.name)})`).all() as Array<{ name: string; origin: string }>) {
+          if (ix.origin === 'c' && !keys.has(ix.name)) notExported.push(`index ${ix.name} on ${o.name}`);
+        }
+        plan.decisions.forEach((d, i) => {
+          if (!d.widened) return;
+          const col = plan.table.columns[i]!;
+          const w: WidenedColumn = { schema: 'main', table: o.name, column: col.name, declared: col.typeOriginal ?? '', exportedAs: d.type, firstRow: d.widened.firstRow, reason: d.widened.reason };
+          if (d.kind === 'literal') w.form = 'SQLite literals';
+          widened.push(w);
+        });
       } else {
         views.push(this.describeView(o.name, o.sql ?? undefined));
       }
     }
+    if (this.options.strict) refuseWidened(widened);
     const version = (this.db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
     this.catalogCache = {
       databaseProduct: `SQLite ${version}`,
       connection: `sqlite:${this.file}`,
       schemas: [{ name: 'main', tables, views }],
+      widened,
+      notExported,
     };
     return this.catalogCache;
   }
@@ -126,6 +147,7 @@ export class SqliteSource implements DatabaseSource {
       };
       if (c.dflt_value !== null) col.defaultValue = c.dflt_value;
       if (decisions[i]!.note) col.description = decisions[i]!.note;
+      if (decisions[i]!.mimeType) col.mimeType = decisions[i]!.mimeType;
       return col;
     });
     const table: SourceTable = {
@@ -138,6 +160,8 @@ export class SqliteSource implements DatabaseSource {
     if (pkCols.length > 0) table.primaryKey = { name: `pk_${name}`, columns: pkCols.map((c) => c.name) };
     const checks = sqliteCheckConstraints(name, createSql);
     if (checks.length > 0) table.checkConstraints = checks;
+    const triggers = sqliteTriggers(this.db, name);
+    if (triggers.length > 0) table.triggers = triggers;
     return { table, decisions, orderBy };
   }
 
@@ -241,10 +265,21 @@ export class SqliteSource implements DatabaseSource {
     // second connection, and a mismatch stops the export. WITHOUT ROWID tables (no cheap row
     // address) fetch text as bytes and decode strictly instead.
     const strict = plan.orderBy !== 'rowid';
+    const literal = plan.decisions.map((d) => d.kind === 'literal');
+    // Literal columns mix text with blobs: their text is read as bytes (decoded strictly) and told
+    // apart by an extra typeof() column after the values.
     const names = plan.table.columns.map((c, i) => {
       const q = quoteIdent(c.name);
-      return strict && TEXT_KINDS.has(plan.decisions[i]!.kind) ? `CASE WHEN typeof(${q}) = 'text' THEN CAST(${q} AS BLOB) ELSE ${q} END` : q;
+      return literal[i] || (strict && TEXT_KINDS.has(plan.decisions[i]!.kind)) ? `CASE WHEN typeof(${q}) = 'text' THEN CAST(${q} AS BLOB) ELSE ${q} END` : q;
     });
+    const n = plan.decisions.length;
+    const classAt = new Map<number, number>();
+    plan.table.columns.forEach((c, i) => {
+      if (!literal[i]) return;
+      classAt.set(i, names.length);
+      names.push(`typeof(${quoteIdent(c.name)})`);
+    });
+    const rowidAt = names.length;
     if (!strict) names.push('rowid');
     const stmt = this.db
       .prepare(`SELECT ${names.length > 0 ? names.join(', ') : 'NULL'} FROM ${quoteIdent(table)} ORDER BY ${plan.orderBy}`)
@@ -252,7 +287,6 @@ export class SqliteSource implements DatabaseSource {
       .safeIntegers(true);
     const encoding = String(this.db.pragma('encoding', { simple: true }));
     const decoder = strictDecoder(encoding);
-    const n = plan.decisions.length;
     const converters = plan.decisions.map((d, i) => converterFor(d, table, plan.table.columns[i]!.name, decoder));
     const textColumn = plan.decisions.map((d) => TEXT_KINDS.has(d.kind));
     let rowNumber = 0;
@@ -261,8 +295,12 @@ export class SqliteSource implements DatabaseSource {
       const out: SourceValue[] = new Array(n);
       for (let i = 0; i < n; i++) {
         const v = raw[i];
+        if (literal[i]) {
+          out[i] = literalCell(v, raw[classAt.get(i)!] as string, table, plan.table.columns[i]!.name, rowNumber, decoder);
+          continue;
+        }
         if (!strict && textColumn[i] && typeof v === 'string' && v.includes('\uFFFD')) {
-          this.checkStoredText(table, plan.table.columns[i]!.name, raw[n] as bigint, v, encoding, rowNumber);
+          this.checkStoredText(table, plan.table.columns[i]!.name, raw[rowidAt] as bigint, v, encoding, rowNumber);
         }
         out[i] = converters[i]!(v, rowNumber);
       }
@@ -304,6 +342,22 @@ function referentialAction(action: string): SiardReferentialAction | undefined {
 }
 
 type Converter = (value: unknown, row: number) => SourceValue;
+
+/** A cell of a literal column (its text read as bytes) as its SQLite literal. */
+function literalCell(v: unknown, storageClass: string, table: string, column: string, row: number, decoder: TextDecoder): SourceValue {
+  if (v === null) return null;
+  if (storageClass === 'text') {
+    try {
+      return sqliteLiteral(decoder.decode(v as Uint8Array));
+    } catch {
+      throw new SiardOcflError(
+        `Table "${table}", row ${row}, column "${column}": the text is not valid ${decoder.encoding.toUpperCase()}, so it cannot be written to XML unchanged; export stopped.`,
+        { code: 'VALUE_DOES_NOT_FIT' },
+      );
+    }
+  }
+  return sqliteLiteral(v as bigint | number | Uint8Array);
+}
 
 const TEXT_KINDS = new Set(['varchar', 'clob', 'date', 'timestamp']);
 /** Strict decoder for the database's text encoding (PRAGMA encoding). */
@@ -357,6 +411,7 @@ function converterFor(decision: ColumnDecision, table: string, column: string, d
               : fail(v, r);
     case 'blob':
     case 'untyped':
+    case 'literal':
       return (v, r) => (v === null || v instanceof Uint8Array ? (v as SourceValue) : fail(v, r));
   }
 }

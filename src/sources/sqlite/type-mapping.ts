@@ -20,14 +20,17 @@
  * | DATETIME, TIMESTAMP                                        | TIMESTAMP            | text 'YYYY-MM-DD HH:MM:SS[.fff]', written 'YYYY-MM-DDTHH:MM:SS[.fff]Z' |
  * | DECIMAL(p,s), NUMERIC(p,s), DECIMAL, NUMERIC, anything else (NUMERIC affinity) | DECIMAL(p,s) / DECIMAL | integer, finite real |
  *
- * Widening when a value does not fit:
+ * Widening when a value does not fit (each one reported by the export with the first row that
+ * caused it; `--strict` refuses instead):
  * - in a column with INTEGER, TEXT, REAL or NUMERIC affinity holding no blob: CLOB. Numbers are
  *   written as text (integers exactly, reals as the shortest round-trip form with '.0' or an
  *   exponent so they stay distinguishable from integers); restoring into a column of the same
  *   affinity gives back the same storage classes and values.
  * - in any column whose non-NULL values are all blobs: BLOB.
+ * - in a BLOB-declared column holding one other kind of value: BIGINT, DOUBLE PRECISION or CLOB.
  * - otherwise (blobs mixed with other values, or text mixed with numbers in a column without
- *   affinity, where no SQL type can tell them apart): the export stops naming table, row, column.
+ *   affinity, where no SQL type can tell them apart): CLOB with every value as its SQLite literal
+ *   (value-literal.ts), so each value's storage class travels with it.
  * Dates and timestamps are taken as UTC (SQLite's date functions work in UTC).
  */
 
@@ -44,7 +47,9 @@ export type ValueKind =
   | 'blob'
   | 'date'
   | 'timestamp'
-  | 'untyped';
+  | 'untyped'
+  /** mixed storage classes: every value as its SQLite literal in a CLOB (value-literal.ts) */
+  | 'literal';
 
 export interface MappedType {
   affinity: SqliteAffinity;
