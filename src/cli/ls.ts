@@ -14,7 +14,7 @@ export function register(program: Command): void {
       const rows: Array<{ id?: string; head?: string; path: string; error?: string }> = [];
       for await (const loc of root.scanObjects()) {
         try {
-          const reader = await root.openObjectAt(loc.path);
+          const reader = await root.objectHeaderAt(loc.path);
           rows.push({ id: reader.id, head: reader.head, path: loc.path });
         } catch (err) {
           // One unreadable object must not hide the others: list it, and exit 1 at the end.

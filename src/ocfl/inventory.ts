@@ -5,7 +5,7 @@
  */
 import { SiardOcflError } from '../errors.js';
 import { digestSync, isDigestAlgorithm, MultiHasher } from './digest.js';
-import { JsonPieces, parseJsonBytes } from './large-json.js';
+import { JsonPieces, parseJsonBytes, parseTopLevelMembers } from './large-json.js';
 
 export const INVENTORY_TYPE_1_1 = 'https://ocfl.io/1.1/spec/#inventory';
 export const INVENTORY_TYPE_1_0 = 'https://ocfl.io/1.0/spec/#inventory';
@@ -150,6 +150,24 @@ export function parseInventory(bytes: Uint8Array | string, where = 'inventory.js
     for (const [alg, block] of Object.entries(data.fixity)) inv.fixity[alg] = pathMap(block, `${where} fixity ${alg}`);
   }
   return inv;
+}
+
+/** id, head, type and digestAlgorithm of inventory bytes, the rest left unparsed (see parseTopLevelMembers). */
+export function parseInventoryHeader(bytes: Uint8Array, where = 'inventory.json'): { id: string; head: string; type: string; digestAlgorithm: string } {
+  let data: Record<string, unknown>;
+  try {
+    data = parseTopLevelMembers(bytes, ['id', 'head', 'type', 'digestAlgorithm']);
+  } catch (err) {
+    throw new InventoryError(`${where} is not valid JSON (${(err as Error).message}).`);
+  }
+  for (const key of ['id', 'type', 'digestAlgorithm', 'head'] as const) {
+    if (typeof data[key] !== 'string' || data[key] === '') throw new InventoryError(`${where} lacks the string field "${key}".`);
+  }
+  if (data.digestAlgorithm !== 'sha512' && data.digestAlgorithm !== 'sha256') {
+    throw new InventoryError(`${where} uses digestAlgorithm "${data.digestAlgorithm as string}"; OCFL allows sha512 or sha256.`);
+  }
+  if (!VERSION_RE.test(data.head as string)) throw new InventoryError(`${where} names head ${data.head as string}, which is not a version name.`);
+  return { id: data.id as string, head: data.head as string, type: data.type as string, digestAlgorithm: data.digestAlgorithm as string };
 }
 
 const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -52,6 +52,30 @@ function parseValue(bytes: Uint8Array, start: number, end: number, sliceMax: num
   return JSON.parse(decoder.decode(bytes.subarray(start, end)));
 }
 
+/**
+ * Only the named members of a top-level JSON object, the others skipped unparsed (e.g. the id and
+ * head of an inventory without its million-entry manifest). Throws SyntaxError when the text is
+ * not an object or a named member is not JSON; what lies in skipped members is not checked.
+ */
+export function parseTopLevelMembers(bytes: Uint8Array, keys: readonly string[]): Record<string, unknown> {
+  let start = 0;
+  let end = bytes.length;
+  while (start < end && isSpace(bytes[start]!)) start++;
+  while (end > start && isSpace(bytes[end - 1]!)) end--;
+  if (bytes[start] !== OPEN_OBJECT || bytes[end - 1] !== CLOSE_OBJECT) throw new SyntaxError('The JSON text is not an object');
+  const wanted = new Set(keys);
+  const out: Record<string, unknown> = {};
+  for (const m of members(bytes, start, end)) {
+    if (m.colon < 0) throw new SyntaxError(`Expected ':' after property name in JSON at position ${m.start}`);
+    const key = JSON.parse(decoder.decode(bytes.subarray(m.start, m.colon)));
+    if (typeof key !== 'string' || !wanted.has(key)) continue;
+    let valueStart = m.colon + 1;
+    while (isSpace(bytes[valueStart]!)) valueStart++;
+    setOwn(out, key, parseValue(bytes, valueStart, m.end, SLICE_MAX));
+  }
+  return out;
+}
+
 interface Member {
   start: number;
   /** position of the colon (objects), -1 in arrays */

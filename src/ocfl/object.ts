@@ -11,6 +11,7 @@ import {
   logicalState,
   manifestIndex,
   parseInventory,
+  parseInventoryHeader,
   sidecarMatches,
   versionNames,
 } from './inventory.js';
@@ -47,13 +48,21 @@ async function readText(storage: Storage, path: string): Promise<string | undefi
   }
 }
 
+/** What identifies an object, read without its manifest and states (see loadInventoryHeader). */
+export interface InventoryHeader {
+  id: string;
+  head: string;
+  type: string;
+  digestAlgorithm: string;
+}
+
 /**
- * Reads the root inventory of the object at `objectPath`. Of the two files a commit replaces
- * one after the other (inventory, then sidecar), a reader may see either pairing; it accepts the
- * inventory when the sidecar matches it, or when the head version holds the same bytes with a
+ * The root inventory's bytes, checked against its sidecar. Of the two files a commit replaces one
+ * after the other (inventory, then sidecar), a reader may see either pairing; the bytes are
+ * accepted when the sidecar matches them, or when the head version holds the same bytes with a
  * matching sidecar. Anything else is an error naming the object.
  */
-export async function loadInventory(storage: Storage, objectPath: string): Promise<LoadedInventory> {
+async function verifiedInventoryBytes(storage: Storage, objectPath: string): Promise<{ bytes: Buffer; header: InventoryHeader; sidecarStale: boolean }> {
   const where = join(objectPath, 'inventory.json');
   let bytes: Buffer;
   try {
@@ -64,17 +73,32 @@ export async function loadInventory(storage: Storage, objectPath: string): Promi
     }
     throw err;
   }
-  const inventory = parseInventory(bytes, `${storage.location}/${where}`);
-  const alg = inventory.digestAlgorithm;
+  const header = parseInventoryHeader(bytes, `${storage.location}/${where}`);
+  const alg = header.digestAlgorithm;
   const sidecar = await readText(storage, `${where}.${alg}`);
-  if (sidecar !== undefined && sidecarMatches(bytes, sidecar, alg)) return { inventory, bytes, sidecarStale: false };
-  const headPath = join(objectPath, inventory.head, 'inventory.json');
+  if (sidecar !== undefined && sidecarMatches(bytes, sidecar, alg)) return { bytes, header, sidecarStale: false };
+  const headPath = join(objectPath, header.head, 'inventory.json');
   const headBytes = await storage.readFile(headPath).catch(() => undefined);
   const headSidecar = await readText(storage, `${headPath}.${alg}`);
   if (headBytes && headBytes.equals(bytes) && headSidecar !== undefined && sidecarMatches(headBytes, headSidecar, alg)) {
-    return { inventory, bytes, sidecarStale: true };
+    return { bytes, header, sidecarStale: true };
   }
-  throw new InventoryError(`The inventory of object "${inventory.id}" at ${storage.location}/${objectPath} does not match its ${alg} sidecar.`);
+  throw new InventoryError(`The inventory of object "${header.id}" at ${storage.location}/${objectPath} does not match its ${alg} sidecar.`);
+}
+
+/** Reads the root inventory of the object at `objectPath`, checked against its sidecar. */
+export async function loadInventory(storage: Storage, objectPath: string): Promise<LoadedInventory> {
+  const { bytes, sidecarStale } = await verifiedInventoryBytes(storage, objectPath);
+  return { inventory: parseInventory(bytes, `${storage.location}/${join(objectPath, 'inventory.json')}`), bytes, sidecarStale };
+}
+
+/**
+ * The id, head, type and digest algorithm of an object, its inventory checked against its sidecar
+ * but not parsed beyond those fields: listing a root of million-file objects (ls) must not build
+ * each object's manifest and states.
+ */
+export async function loadInventoryHeader(storage: Storage, objectPath: string): Promise<InventoryHeader> {
+  return (await verifiedInventoryBytes(storage, objectPath)).header;
 }
 
 export class OcflObjectReader {

@@ -9,7 +9,7 @@ import { createLayoutByName, readLayoutConfig } from './layout/registry.js';
 import type { StorageLayout } from './layout/storage-layout.js';
 import type { LockProvider } from './lock.js';
 import { assertObjectId } from './logical-path.js';
-import { OcflObjectReader } from './object.js';
+import { type InventoryHeader, loadInventoryHeader, OcflObjectReader } from './object.js';
 import { repairObject, repairRoot, type ObjectRepairReport, type RootRepairReport } from './repair.js';
 import { StagedVersion, type StartVersionOptions } from './stage.js';
 import type { Readable } from 'node:stream';
@@ -208,6 +208,11 @@ export class OcflStorageRoot {
   /** Opens the object at a path relative to the root (as scanObjects yields it). */
   openObjectAt(objectPath: string): Promise<OcflObjectReader> {
     return OcflObjectReader.open(this.storage, objectPath);
+  }
+
+  /** id and head of the object at a path, without building its manifest and states (for listings). */
+  objectHeaderAt(objectPath: string): Promise<InventoryHeader> {
+    return loadInventoryHeader(this.storage, objectPath);
   }
 
   /** The workspace folder this root's writers use (given, remembered or default). */

@@ -33,6 +33,15 @@ function unreadable(message: RegExp, why: string, audit: string[] = ['SIARD_UNRE
 }
 
 /**
+ * A .siard that cannot be read as a ZIP at all (no central directory, an entry inflating past its
+ * limit): restore and ingest could not read their input, exit 2 as the README says; audit of a
+ * stored one found a problem, exit 1.
+ */
+function unreadableZip(message: RegExp, why: string): Case {
+  return { why, outcomes: { restore: { exit: 2, message }, ingest: { exit: 2, message }, audit: { exit: 1, codes: ['SIARD_UNREADABLE'] } } };
+}
+
+/**
  * Ingest of a received package whose LOBs cannot all be stored: refused, nothing committed, exit 1
  * ("a received package whose LOBs are not stored must never exit 0"; --allow-missing-lobs stores
  * it as received, still exit 1).
@@ -117,11 +126,11 @@ export const EXPECTED: Record<string, Case> = {
   'metadata-deep-nesting': unreadable(/nested more than/, '100,000 nested elements in metadata.xml (took hours in the XML parser before the depth cap).'),
   'table-deep-nesting': unreadable(/nested more than/, '100,000 nested array elements in one cell (a stack overflow before the depth cap).'),
   'zip-bomb-table': unreadable(/characters of text without markup/, 'A 320 KiB entry inflating to 320 MiB: one cell value of that size (ran out of memory before the cap).'),
-  'zip-bomb-metadata': unreadable(/more than the limit/, 'metadata.xml inflating to 320 MiB.'),
+  'zip-bomb-metadata': unreadableZip(/more than the limit/, 'metadata.xml inflating to 320 MiB.'),
   'zip-bomb-lying-size': {
     why: 'An internal LOB entry declaring 10 bytes and inflating to 320 MiB of NUL.',
     outcomes: {
-      restore: { exit: 1, message: /inflates to more than its declared size/ },
+      restore: { exit: 2, message: /inflates to more than its declared size/ },
       // A received package is stored as it is; the lie is found where the entry is read.
       ingest: { exit: 0 },
       audit: { exit: 1, codes: ['SIARD_ENTRY'] },
@@ -130,8 +139,8 @@ export const EXPECTED: Record<string, Case> = {
   'lob-length-1e18': unreadable(/LOB length "1000000000000000000"/, 'length="10^18": beyond exact integers, refused before anything is allocated.'),
   'rows-1e18': unreadable(/too large/, '<rows>10^18</rows>.'),
   'schema-folder-escapes': unreadable(/missing from the archive/, 'Schema folder "../../../..": names only an entry inside the ZIP, which does not exist.'),
-  'zip-truncated-central-directory': unreadable(/End of central directory|truncated/, 'The last 40 bytes (the end of central directory record) cut off.'),
-  'zip-empty-file': unreadable(/not a zip file|End of central directory/, 'A .siard of 0 bytes.'),
+  'zip-truncated-central-directory': unreadableZip(/End of central directory|truncated/, 'The last 40 bytes (the end of central directory record) cut off.'),
+  'zip-empty-file': unreadableZip(/not a zip file|End of central directory/, 'A .siard of 0 bytes.'),
 
   // ------------------------------------------------------------- OCFL objects
   'inventory-control-valid': {
