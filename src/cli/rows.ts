@@ -45,13 +45,23 @@ export function register(program: Command): void {
       }
       // Backpressure: a slow reader holds us at one buffer of output. A reader that stops early
       // (`| head`) ends the process through bin/siard-ocfl's EPIPE handler, as for every verb.
+      // Records are gathered into writes of about 64 KiB (one write per row costs more than the parse).
       const out = process.stdout;
-      const write = async (text: string): Promise<void> => {
-        if (!out.write(text)) await once(out, 'drain');
+      let pending = '';
+      const flush = async (): Promise<void> => {
+        const text = pending;
+        pending = '';
+        if (text !== '' && !out.write(text)) await once(out, 'drain');
       };
       try {
-        await write(csvRecord(table.columns.map((c) => c.name)));
-        for await (const fields of table.rows) await write(csvRecord(fields));
+        pending = csvRecord(table.columns.map((c) => c.name));
+        // the header goes out at once: a reader sees the columns before a long table is read
+        await flush();
+        for await (const fields of table.rows) {
+          pending += csvRecord(fields);
+          if (pending.length >= 65536) await flush();
+        }
+        await flush();
         const note = table.note();
         if (note !== undefined) process.stderr.write(`note: ${note}\n`);
       } catch (err) {
