@@ -428,3 +428,31 @@ print(json.dumps(rows))
     t.true(existsSync(path.join(path.dirname(siard), rec[8]!)), rec[8]!);
   }
 });
+
+test('a relocated archive (absolute lobFolder): rows prints the paths where the object keeps the LOBs, with one note', async (t) => {
+  const id2 = 'urn:example:tables-rows-relocated';
+  const copy = path.join(work, 'relocated-checkout');
+  for (const args of [
+    ['ingest', db, '--root', root, '--id', id2, '--inline-max', String(INLINE_MAX), '--name', 'source'],
+    ['relocate', '--root', root, '--id', id2, '--lob-folder', 'file:///Archives/Elsewhere/'],
+    ['checkout', '--root', root, '--id', id2, copy],
+  ]) {
+    const r = await runCli(args);
+    t.is(r.code, 0, `${args[0]}: ${r.stderr}`);
+  }
+  const r = await runCli(['rows', '--root', root, '--id', id2, '--table', 'documents']);
+  t.is(r.code, 0, r.stderr);
+  const want = dbRows(db, 'documents');
+  const records = parseCsv(r.stdout).slice(1);
+  let files = 0;
+  records.forEach((rec, i) => {
+    const body = want[i]![2] as Buffer | null;
+    if (body !== null && body.length > INLINE_MAX) {
+      files++;
+      t.deepEqual(readFileSync(path.join(copy, rec[2]!)), body, rec[2]!);
+    }
+  });
+  t.true(files >= 3);
+  t.is(r.stderr.match(/^note: /gm)?.length, 1, r.stderr);
+  t.regex(r.stderr, /file:\/\/\/Archives\/Elsewhere\/.*located where the object keeps them/);
+});
