@@ -3,7 +3,8 @@
  *
  * The archive comes from a `.siard` file (its external LOB folders beside it), a folder holding
  * one `.siard` (a checkout), or an OCFL object version, read in place: the `.siard` and every LOB
- * file are opened at their content paths, which may sit in different vN/content folders.
+ * file are opened at their content paths, which may sit in different vN/content folders
+ * (open-archive.ts, shared with the verbs that only read).
  *
  * Order: tables are created (mapped types), rows loaded in batches inside one transaction, keys
  * added, then committed; on any failure nothing is left in the target. Every LOB in a file is
@@ -18,18 +19,12 @@
  * own dialect); everything else the archive holds, and the indexes SIARD does not carry, is listed
  * in the summary's `notRecreated` (docs/values.md has the table).
  */
-import { readdirSync, statSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import path from 'node:path';
 import { once } from 'node:events';
-import { PassThrough, type Readable } from 'node:stream';
-import { SiardOcflError, UsageError } from '../errors.js';
-import { openRoot } from '../ocfl/root.js';
-import type { OcflObjectReader } from '../ocfl/object.js';
-import type { LobPart } from '../siard/lob-location.js';
+import { PassThrough } from 'node:stream';
+import { SiardOcflError } from '../errors.js';
 import { cellType, type SiardArchive } from '../siard/model.js';
-import { describeLobCell, openLookedUp, packageLobAccess, type LobAccess } from '../siard/reader/lob-open.js';
-import { lobCellsOfRow, SiardReader, type SiardTableRef } from '../siard/reader/siard-reader.js';
+import { describeLobCell, openLookedUp } from '../siard/reader/lob-open.js';
+import { lobCellsOfRow, type SiardTableRef } from '../siard/reader/siard-reader.js';
 import { columnTypeFamily } from '../siard/reader/table-rows.js';
 import { isComplexValue, type SiardLobCell, type SiardReadCellValue } from '../siard/reader/types.js';
 import { verifyLob } from '../siard/reader/verify-lob.js';
@@ -37,13 +32,10 @@ import type { LoadColumn, LoadLob, LoadTable, LoadValue, NotRecreated, TargetLoa
 import { isPostgresUrl } from '../sources/postgres/connection.js';
 import { PostgresLoader, type PostgresLoaderOptions } from '../sources/postgres/loader.js';
 import { SqliteLoader } from '../sources/sqlite/loader.js';
-import { PACKAGE_BASES, StorageBaseLookup, storageBaseOf } from './storage-base.js';
+import { openArchive, type ArchiveSource, type OpenedArchive } from './open-archive.js';
 
 /** Where the archive comes from. */
-export type RestoreSource =
-  | { siard: string }
-  | { dir: string }
-  | { root: string; id: string; version?: string };
+export type RestoreSource = ArchiveSource;
 
 export interface RestoreOptions {
   /** called before each table's rows */
@@ -104,86 +96,6 @@ export function describeNotRecreated(items: NotRecreated[]): string {
     kind === 'index' ? `${list[0]!.name} (${list[0]!.reason})` : `${list.length} ${singular[kind]}${list.length === 1 ? '' : 's'} (${list.map((i) => `${i.name}: ${i.reason}`).join('; ')})`,
   );
   return `Not recreated: ${parts.join('; ')}.`;
-}
-
-interface OpenedArchive {
-  reader: SiardReader;
-  access: LobAccess;
-  /** every LOB is looked up through it (a relocated archive: at its storage base) */
-  lobs: StorageBaseLookup;
-  /** for the summary */
-  name: string;
-}
-
-/** The single .siard in a folder, or a clear error. */
-function siardInFolder(dir: string): string {
-  let names: string[];
-  try {
-    names = readdirSync(dir).filter((n) => n.toLowerCase().endsWith('.siard') && statSync(path.join(dir, n)).isFile());
-  } catch (err) {
-    throw new UsageError(`Cannot read the folder ${dir}: ${(err as Error).message}.`, 'RESTORE_SOURCE', err);
-  }
-  if (names.length === 0) throw new UsageError(`The folder ${dir} holds no .siard file to restore.`, 'RESTORE_SOURCE');
-  if (names.length > 1) throw new UsageError(`The folder ${dir} holds several .siard files (${names.sort().join(', ')}); name the one to restore.`, 'RESTORE_SOURCE');
-  return path.join(dir, names[0]!);
-}
-
-/** LobAccess over an OCFL object version: package paths are logical paths, read at their content paths. */
-function ocflLobAccess(reader: SiardReader, object: OcflObjectReader, version: string, storageDir: string): LobAccess {
-  const state = object.state(version);
-  const diskPath = (logical: string): string => path.join(storageDir, ...object.storagePath(object.contentPath(logical, version)).split('/'));
-  return {
-    async exists(part: LobPart) {
-      return part.kind === 'internal' ? reader.hasEntry(part.entry) : state.has(part.path);
-    },
-    async open(part: LobPart): Promise<Readable> {
-      if (part.kind === 'internal') return reader.zip.openStream(reader.root + part.entry);
-      // LOB files are mostly small: a 64 KiB buffer each, not the 1 MiB meant for large content.
-      return object.openLogical(part.path, version, { highWaterMark: 64 * 1024 });
-    },
-    async size(part: LobPart) {
-      if (part.kind === 'internal') return reader.zip.entry(reader.root + part.entry)?.uncompressedSize ?? 0;
-      return (await stat(diskPath(part.path))).size;
-    },
-  };
-}
-
-async function openArchive(source: RestoreSource): Promise<OpenedArchive> {
-  if ('root' in source) {
-    const root = await openRoot(source.root);
-    const object = await root.openObject(source.id);
-    const version = source.version ?? object.head;
-    if (!object.versions().some((v) => v.version === version)) {
-      throw new UsageError(`Object "${source.id}" has no version ${version} (it has ${object.versions().map((v) => v.version).join(', ')}).`, 'NO_VERSION');
-    }
-    const siards = [...object.state(version).keys()].filter((p) => p.toLowerCase().endsWith('.siard'));
-    if (siards.length === 0) throw new UsageError(`Object "${source.id}" version ${version} holds no .siard file.`, 'RESTORE_SOURCE');
-    if (siards.length > 1) throw new UsageError(`Object "${source.id}" version ${version} holds several .siard files (${siards.join(', ')}).`, 'RESTORE_SOURCE');
-    const logical = siards[0]!;
-    const storageDir = root.location;
-    const file = path.join(storageDir, ...object.storagePath(object.contentPath(logical, version)).split('/'));
-    const reader = await SiardReader.open(file, { siardPath: logical });
-    const access = ocflLobAccess(reader, object, version, storageDir);
-    const lobs = new StorageBaseLookup(reader, access, {
-      bases: async () => [await storageBaseOf(object, logical, version, (cp) => path.join(storageDir, ...object.storagePath(cp).split('/')))],
-      label: `${source.id} ${version}: ${logical}`,
-      container: 'the object',
-      verb: 'read',
-    });
-    return { reader, access, lobs, name: `${source.id} ${version}: ${logical}` };
-  }
-  const file = 'dir' in source ? siardInFolder(source.dir) : source.siard;
-  let s;
-  try {
-    s = statSync(file);
-  } catch {
-    throw new UsageError(`The SIARD archive ${file} does not exist.`, 'RESTORE_SOURCE');
-  }
-  if (!s.isFile()) throw new UsageError(`${file} is not a file.`, 'RESTORE_SOURCE');
-  const reader = await SiardReader.open(file);
-  const access = packageLobAccess(reader);
-  const lobs = new StorageBaseLookup(reader, access, { bases: () => PACKAGE_BASES, label: file, container: `the package folder ${reader.packageDir}`, verb: 'read' });
-  return { reader, access, lobs, name: file };
 }
 
 /** The loader for a target: a postgres:// URL, otherwise an SQLite file path (optionally "sqlite:"). */
@@ -291,7 +203,7 @@ async function* loadRows(archive: OpenedArchive, t: SiardTableRef, table: LoadTa
 /** Restores `source` into `target` (an SQLite file path or a postgres:// URL). */
 export async function restore(source: RestoreSource, target: string, options: RestoreOptions = {}): Promise<RestoreSummary> {
   const loader = targetLoader(target, options);
-  const archive = await openArchive(source);
+  const archive = await openArchive(source, { purpose: 'restore' });
   const refs = archive.reader.tables();
   const tables = refs.map(loadTableOf);
   const summary: RestoreSummary = {

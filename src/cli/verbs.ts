@@ -22,6 +22,8 @@ export const VERBS: Record<string, () => Promise<{ register: RegisterVerb }>> = 
   ls: () => import('./ls.js'),
   log: () => import('./log.js'),
   show: () => import('./show.js'),
+  tables: () => import('./tables.js'),
+  rows: () => import('./rows.js'),
   repair: () => import('./repair.js'),
   mets: () => import('./mets.js'),
 };
@@ -41,6 +43,8 @@ export const EXAMPLES: Record<string, string> = {
   ls: 'siard-ocfl ls --root /archive/root',
   log: 'siard-ocfl log --root /archive/root --id urn:example:northwind',
   show: 'siard-ocfl show --root /archive/root --id urn:example:northwind --version v2',
+  tables: 'siard-ocfl tables --root /archive/root --id urn:example:northwind',
+  rows: 'siard-ocfl rows --root /archive/root --id urn:example:northwind --table Orders --limit 10',
   repair: 'siard-ocfl repair --root /archive/root --json',
   mets: 'siard-ocfl mets --root /archive/root --id urn:example:northwind',
 };

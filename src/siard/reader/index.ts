@@ -4,6 +4,8 @@ export * from './escape.js';
 export * from './metadata.js';
 export * from './table-rows.js';
 export * from './siard-reader.js';
+export * from './table-choice.js';
+export * from './table-summary.js';
 export * from './lob-open.js';
 export * from './verify-lob.js';
 export * from './unreferenced.js';

@@ -1,0 +1,118 @@
+/**
+ * Opens a SIARD archive for reading wherever it is: a `.siard` file (its external LOB folders
+ * beside it), a folder holding one `.siard` (a checkout), or an OCFL object version read in place
+ * (the `.siard` and every LOB file at their content paths, which may sit in different vN/content
+ * folders). LOBs are looked up through `StorageBaseLookup`, so a relocated archive is read where
+ * the object or the folder keeps its LOB folders. Used by restore, tables and rows.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { UsageError } from '../errors.js';
+import { openRoot } from '../ocfl/root.js';
+import type { OcflObjectReader } from '../ocfl/object.js';
+import type { LobPart } from '../siard/lob-location.js';
+import { packageLobAccess, type LobAccess } from '../siard/reader/lob-open.js';
+import { SiardReader } from '../siard/reader/siard-reader.js';
+import { PACKAGE_BASES, StorageBaseLookup, storageBaseOf } from './storage-base.js';
+
+/** Where the archive comes from. */
+export type ArchiveSource =
+  | { siard: string }
+  | { dir: string }
+  | { root: string; id: string; version?: string };
+
+export interface OpenedArchive {
+  reader: SiardReader;
+  access: LobAccess;
+  /** every LOB is looked up through it (a relocated archive: at its storage base) */
+  lobs: StorageBaseLookup;
+  /** names the archive in messages and summaries: the file, or `id vN: logical path` */
+  name: string;
+  /** set when the archive was opened inside an object: the version read */
+  version?: string;
+}
+
+/** The single .siard in a folder, or a clear error. */
+function siardInFolder(dir: string, purpose: string): string {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.toLowerCase().endsWith('.siard') && statSync(path.join(dir, n)).isFile());
+  } catch (err) {
+    throw new UsageError(`Cannot read the folder ${dir}: ${(err as Error).message}.`, 'RESTORE_SOURCE', err);
+  }
+  if (names.length === 0) throw new UsageError(`The folder ${dir} holds no .siard file to ${purpose}.`, 'RESTORE_SOURCE');
+  if (names.length > 1) throw new UsageError(`The folder ${dir} holds several .siard files (${names.sort().join(', ')}); name the one to ${purpose}.`, 'RESTORE_SOURCE');
+  return path.join(dir, names[0]!);
+}
+
+/** LobAccess over an OCFL object version: package paths are logical paths, read at their content paths. */
+export function ocflLobAccess(reader: SiardReader, object: OcflObjectReader, version: string, storageDir: string): LobAccess {
+  const state = object.state(version);
+  const diskPath = (logical: string): string => path.join(storageDir, ...object.storagePath(object.contentPath(logical, version)).split('/'));
+  return {
+    async exists(part: LobPart) {
+      return part.kind === 'internal' ? reader.hasEntry(part.entry) : state.has(part.path);
+    },
+    async open(part: LobPart): Promise<Readable> {
+      if (part.kind === 'internal') return reader.zip.openStream(reader.root + part.entry);
+      // LOB files are mostly small: a 64 KiB buffer each, not the 1 MiB meant for large content.
+      return object.openLogical(part.path, version, { highWaterMark: 64 * 1024 });
+    },
+    async size(part: LobPart) {
+      if (part.kind === 'internal') return reader.zip.entry(reader.root + part.entry)?.uncompressedSize ?? 0;
+      return (await stat(diskPath(part.path))).size;
+    },
+  };
+}
+
+export interface OpenArchiveOptions {
+  /** what the verb does with the LOBs, for the note about a relocated archive ("read", "listed") */
+  verb?: string;
+  /** what the archive is opened for, in messages about a folder ("restore", the default "read") */
+  purpose?: string;
+}
+
+/**
+ * Opens the archive of `source` for reading: only the ZIP directory and metadata.xml are read
+ * here (plus, inside an object, its inventory); table data and LOBs are read when asked for.
+ */
+export async function openArchive(source: ArchiveSource, options: OpenArchiveOptions = {}): Promise<OpenedArchive> {
+  const verb = options.verb ?? 'read';
+  if ('root' in source) {
+    const root = await openRoot(source.root);
+    const object = await root.openObject(source.id);
+    const version = source.version ?? object.head;
+    if (!object.versions().some((v) => v.version === version)) {
+      throw new UsageError(`Object "${source.id}" has no version ${version} (it has ${object.versions().map((v) => v.version).join(', ')}).`, 'NO_VERSION');
+    }
+    const siards = [...object.state(version).keys()].filter((p) => p.toLowerCase().endsWith('.siard'));
+    if (siards.length === 0) throw new UsageError(`Object "${source.id}" version ${version} holds no .siard file.`, 'RESTORE_SOURCE');
+    if (siards.length > 1) throw new UsageError(`Object "${source.id}" version ${version} holds several .siard files (${siards.join(', ')}).`, 'RESTORE_SOURCE');
+    const logical = siards[0]!;
+    const storageDir = root.location;
+    const file = path.join(storageDir, ...object.storagePath(object.contentPath(logical, version)).split('/'));
+    const reader = await SiardReader.open(file, { siardPath: logical });
+    const access = ocflLobAccess(reader, object, version, storageDir);
+    const lobs = new StorageBaseLookup(reader, access, {
+      bases: async () => [await storageBaseOf(object, logical, version, (cp) => path.join(storageDir, ...object.storagePath(cp).split('/')))],
+      label: `${source.id} ${version}: ${logical}`,
+      container: 'the object',
+      verb,
+    });
+    return { reader, access, lobs, name: `${source.id} ${version}: ${logical}`, version };
+  }
+  const file = 'dir' in source ? siardInFolder(source.dir, options.purpose ?? 'read') : source.siard;
+  let s;
+  try {
+    s = statSync(file);
+  } catch {
+    throw new UsageError(`The SIARD archive ${file} does not exist.`, 'RESTORE_SOURCE');
+  }
+  if (!s.isFile()) throw new UsageError(`${file} is not a file.`, 'RESTORE_SOURCE');
+  const reader = await SiardReader.open(file);
+  const access = packageLobAccess(reader);
+  const lobs = new StorageBaseLookup(reader, access, { bases: () => PACKAGE_BASES, label: file, container: `the package folder ${reader.packageDir}`, verb });
+  return { reader, access, lobs, name: file };
+}
