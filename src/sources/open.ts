@@ -5,11 +5,18 @@
  */
 import { UsageError } from '../errors.js';
 import type { DatabaseSource } from './source.js';
+import { SiardSource } from './siard/siard-source.js';
 import { SqliteSource } from './sqlite/sqlite-source.js';
 
 export interface OpenSourceOptions {
   /** comma-separated table name patterns with * and ? (all tables when absent) */
   tables?: string;
+  /** a SIARD package: keep LOBs whose bytes differ from their received cell, recording them */
+  acceptDigestMismatch?: boolean;
+}
+
+export function isSiardSpec(spec: string): boolean {
+  return /\.siard$/i.test(spec);
 }
 
 export function tableFilterOf(patterns: string | undefined): ((name: string) => boolean) | undefined {
@@ -30,7 +37,7 @@ export function isSqliteSpec(spec: string): boolean {
 export function defaultArchiveName(spec: string): string {
   const file = spec.startsWith('sqlite:') ? spec.slice('sqlite:'.length) : spec;
   const base = file.split(/[\\/]/).pop() ?? 'database';
-  return base.replace(/\.(db|sqlite|sqlite3)$/i, '') || 'database';
+  return base.replace(/\.(db|sqlite|sqlite3|siard)$/i, '') || 'database';
 }
 
 export async function openSource(spec: string, options: OpenSourceOptions = {}): Promise<DatabaseSource> {
@@ -46,7 +53,11 @@ export async function openSource(spec: string, options: OpenSourceOptions = {}):
   if (scheme !== undefined) {
     throw new UsageError(`The source scheme ${scheme}:// is not supported; sources are sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres:// or postgresql://.`, 'SOURCE_UNSUPPORTED');
   }
-  if (spec.endsWith('.siard')) throw new UsageError(`Exporting from a SIARD package (${spec}) is not supported by this command yet.`, 'SOURCE_UNSUPPORTED');
+  if (isSiardSpec(spec)) {
+    if (tableFilter) throw new UsageError(`--tables applies to databases; a SIARD package (${spec}) is re-segmented whole.`);
+    return SiardSource.open(spec, options.acceptDigestMismatch ? { acceptDigestMismatch: true } : {});
+  }
+  if (options.acceptDigestMismatch) throw new UsageError(`--accept-digest-mismatch applies to a SIARD package, not to ${spec}.`);
   const file = spec.startsWith('sqlite:') ? spec.slice('sqlite:'.length) : spec;
   return SqliteSource.open(file, tableFilter ? { tableFilter } : {});
 }
