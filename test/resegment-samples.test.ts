@@ -17,13 +17,13 @@
  */
 import test from 'ava';
 import Database from 'better-sqlite3';
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { assertArchiveValid, unzipEntry, zipEntryNames } from './export-support.js';
 import { runCli } from './helpers/cli.js';
 import { HAS_SHARED, reference, sharedTest } from './helpers/shared.js';
+import { repairedCopy } from './helpers/repaired-samples.js';
 import { tempDir } from './helpers/tmp.js';
 
 const SAMPLES = reference('siard-samples');
@@ -75,47 +75,6 @@ function dumpOf(file: string): Map<string, unknown[][]> {
   } finally {
     db.close();
   }
-}
-
-/** Copy of a sample folder with CRLF put back in each LOB file whose own cell digest that restores. */
-function repairedCopy(file: string): string {
-  const cells = execFileSync(
-    'python3',
-    [
-      '-c',
-      `import sys,zipfile,re
-z=zipfile.ZipFile(sys.argv[1])
-for n in z.namelist():
-  if n.endswith('.xml') and '/table' in n:
-    for m in re.finditer(rb'file="([^"]+)"[^>]*digest="([0-9A-Fa-f]+)"|digest="([0-9A-Fa-f]+)"[^>]*file="([^"]+)"', z.read(n)):
-      f=(m.group(1) or m.group(4)).decode(); d=(m.group(2) or m.group(3)).decode().lower()
-      print(f.replace('\\\\','/'), d)`,
-      file,
-    ],
-    { encoding: 'utf8', maxBuffer: 1 << 26 },
-  )
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => l.split(' ') as [string, string])
-    .map(([f, d]) => [f.replace(/^(\.\.?\/)+/, ''), d] as const);
-  const copy = path.join(work, `repaired-${label(path.relative(SAMPLES, file))}`);
-  execFileSync('cp', ['-r', path.dirname(file), copy]);
-  const repair = (dir: string): void => {
-    for (const name of readdirSync(dir)) {
-      const full = path.join(dir, name);
-      if (statSync(full).isDirectory()) repair(full);
-      else if (!name.endsWith('.siard')) {
-        const rel = path.relative(copy, full).split(path.sep).join('/');
-        const wanted = new Set(cells.filter(([f]) => rel === f || rel.endsWith('/' + f)).map(([, d]) => d));
-        const bytes = readFileSync(full);
-        const crlf = Buffer.from(bytes.toString('latin1').replace(/\r?\n/g, '\r\n'), 'latin1');
-        const known = (b: Buffer) => ['md5', 'sha1', 'sha256'].some((a) => wanted.has(createHash(a).update(b).digest('hex')));
-        if (!known(bytes) && known(crlf)) writeFileSync(full, crlf);
-      }
-    }
-  };
-  repair(copy);
-  return path.join(copy, path.basename(file));
 }
 
 /** Export (re-segment), then every acceptance check against the received package. */
@@ -190,7 +149,7 @@ if (HAS_SHARED) {
         t.regex(report.warnings[0] ?? '', /^\d+ LOB cells did not match the received digest or length and were kept as read/);
         const md = unzipEntry(path.join(work, `accepted-${name}`, 'accepted.siard'), 'header/metadata.xml').toString('utf8');
         t.regex(md, /LOB cells? did not match the received digest or length and (was|were) kept as read \(accepted on request\): table [^,]+, row \d+, column \w+: LOB file/);
-        await resegmentsFully(t, repairedCopy(file), name);
+        await resegmentsFully(t, repairedCopy(file, work), name);
       });
     } else {
       sharedTest(`${rel} re-segments: SIARD 2.2, XSD-valid, lobseg layout, provenance, restores equal to the received package`, async (t) => {
