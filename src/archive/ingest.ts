@@ -30,7 +30,9 @@ import { describeLobCell, packageLobAccess, type LobLookup } from '../siard/read
 import { SiardReader } from '../siard/reader/siard-reader.js';
 import { findUnreferencedLobFiles } from '../siard/reader/unreferenced.js';
 import { DEFAULTS, writeSiard, type SiardExportOptions, type SiardExportSummary } from '../siard/writer.js';
-import { defaultArchiveName, openSource } from '../sources/open.js';
+import { defaultArchiveName, isSiardSpec, openSource } from '../sources/open.js';
+import type { ReceivedPackage } from '../sources/siard/provenance.js';
+import { SiardSource } from '../sources/siard/siard-source.js';
 import { describeWidened } from '../sources/source.js';
 import type { DatabaseSource } from '../sources/source.js';
 import { MetsIndexingSink } from '../siard/mets/indexing-sink.js';
@@ -67,7 +69,14 @@ export interface IngestResult {
   missingLobs: number;
   /** true when the source equalled the head version: no version was made (`version` is the head) */
   unchanged: boolean;
+  /** a re-segmented package: the received .siard's name, size and SHA-256 */
+  received?: ReceivedPackage;
+  /** with keepReceived: the folder of the version that holds the package as received */
+  receivedFolder?: string;
 }
+
+/** Folder of the object version that holds a received package kept beside its re-segmentation. */
+export const RECEIVED_FOLDER = 'received';
 
 /** Opens a storage root given as a path, or takes an opened one. */
 export async function rootOf(root: string | OcflStorageRoot): Promise<OcflStorageRoot> {
@@ -97,6 +106,10 @@ export interface IngestDatabaseOptions extends Partial<SiardExportOptions>, Vers
   allowUnchanged?: boolean;
   /** also write the METS index (mets.xml beside the .siard, one per segment folder) into the version */
   mets?: boolean;
+  /** more files for the same version, stored as they are (a received package kept beside its re-segmentation) */
+  extraFiles?: Array<{ logicalPath: string; file: string }>;
+  /** fixity algorithms those files need besides the LOB digest's */
+  extraFixityAlgorithms?: string[];
 }
 
 /** Exports `source` straight into a new version of object `id`. */
@@ -107,18 +120,28 @@ export async function ingestDatabase(source: DatabaseSource, rootArg: string | O
   const name = options.name ?? 'database';
   const staged = await root.startVersion(id, {
     ...(options.digestAlgorithm ? { digestAlgorithm: options.digestAlgorithm } : {}),
-    fixityAlgorithms: [OCFL_ALGORITHM_OF_DIGEST_TYPE[lobDigest]!],
+    fixityAlgorithms: [...new Set([OCFL_ALGORITHM_OF_DIGEST_TYPE[lobDigest]!, ...(options.extraFixityAlgorithms ?? [])])],
   });
   const sink = new StagedVersionSink(staged);
+  const extraCounts = { files: 0, stored: 0, bytes: 0, storedBytes: 0 };
   let summary: SiardExportSummary;
   try {
     await staged.clear(); // the new version holds exactly the new export
-    const { message: _m, user: _u, digestAlgorithm: _d, allowUnchanged: _c, mets, ...exportOptions } = options;
+    const { message: _m, user: _u, digestAlgorithm: _d, allowUnchanged: _c, mets, extraFiles, extraFixityAlgorithms: _x, ...exportOptions } = options;
     // METS: the index sink records each LOB file with the digests the staging pass computed.
     const indexing = mets ? new MetsIndexingSink(sink, { objId: id, checksumType: lobDigest }) : undefined;
     summary = await writeSiard(source, indexing ?? sink, { ...exportOptions, name, lobDigest });
     await indexing?.finishIndex();
     await sink.commit();
+    for (const f of extraFiles ?? []) {
+      const added = await staged.addFile(f.logicalPath, f.file);
+      extraCounts.files++;
+      extraCounts.bytes += added.size;
+      if (added.stored) {
+        extraCounts.stored++;
+        extraCounts.storedBytes += added.size;
+      }
+    }
   } catch (err) {
     await sink.abort().catch(() => undefined);
     throw err;
@@ -126,7 +149,9 @@ export async function ingestDatabase(source: DatabaseSource, rootArg: string | O
   const objectPath = root.objectPath(id);
   const commit = await commitStaged(staged, options, `siard-ocfl ingest of ${source.description}`);
   const { archive: _a, ...exportSummary } = summary;
-  return { ...summarise(staged, summary.siardFile, commit, sink.stats, objectPath), export: exportSummary, warnings: [], notes: [], missingLobs: 0, unchanged: commit.unchanged };
+  const counts = { ...sink.stats };
+  for (const k of ['files', 'stored', 'bytes', 'storedBytes'] as const) counts[k] += extraCounts[k];
+  return { ...summarise(staged, summary.siardFile, commit, counts, objectPath), export: exportSummary, warnings: [], notes: [], missingLobs: 0, unchanged: commit.unchanged };
 }
 
 export interface PackagePlan {
@@ -257,17 +282,77 @@ export interface IngestOptions extends IngestDatabaseOptions {
   strict?: boolean;
   /** a received package only: store it even though some of its LOB files are not there */
   allowMissingLobs?: boolean;
+  /** a .siard package: re-segment it into our layout (export options apply) instead of storing it as received */
+  resegment?: boolean;
+  /** with resegment: keep the package as received too, under `received/` in the same version */
+  keepReceived?: boolean;
+  /** with resegment: keep LOBs whose bytes differ from their received cell, recording them */
+  acceptDigestMismatch?: boolean;
+}
+
+/**
+ * A received package re-segmented into a new version: the package is read once through SiardSource
+ * and written by the ordinary export; with keepReceived its files as received (the .siard and its
+ * LOB folders, planned as a plain package ingest plans them) go under `received/` in the same
+ * version, so the object holds both, each with fixity.
+ */
+export async function ingestResegmented(siardFile: string, root: string | OcflStorageRoot, id: string, options: IngestOptions): Promise<IngestResult> {
+  const { tables, allowMissingLobs, resegment: _r, keepReceived, acceptDigestMismatch, ...rest } = options;
+  if (tables !== undefined) throw new UsageError(`--tables applies to databases; a SIARD package (${siardFile}) is re-segmented whole.`);
+  let extraFiles: Array<{ logicalPath: string; file: string }> | undefined;
+  let extraFixityAlgorithms: string[] | undefined;
+  const warnings: string[] = [];
+  if (keepReceived) {
+    const plan = await planSiardPackage(siardFile);
+    const unstored = plan.missing + plan.outside;
+    if (unstored > 0 && !allowMissingLobs) {
+      throw new SiardOcflError(`${siardFile}: ${unstored} LOB ${unstored === 1 ? 'cell references a file' : 'cells reference files'} the package folder does not hold (the first: ${plan.firstUnstored}), so it cannot be kept as received in object "${id}".`, {
+        code: 'LOB_MISSING',
+        exitCode: 1,
+      });
+    }
+    extraFiles = plan.files.map((f) => ({ logicalPath: `${RECEIVED_FOLDER}/${f.logicalPath}`, file: f.file }));
+    extraFixityAlgorithms = plan.fixityAlgorithms;
+    warnings.push(...plan.warnings);
+  }
+  const source = await SiardSource.open(siardFile, acceptDigestMismatch ? { acceptDigestMismatch: true } : {});
+  try {
+    const result = await ingestDatabase(source, root, id, {
+      ...rest,
+      name: options.name ?? defaultArchiveName(siardFile),
+      ...(extraFiles ? { extraFiles } : {}),
+      ...(extraFixityAlgorithms ? { extraFixityAlgorithms } : {}),
+      message: options.message ?? `siard-ocfl ingest --resegment of the SIARD package ${path.basename(siardFile)}`,
+    });
+    warnings.push(...source.reader.warnings);
+    if (source.mismatches.count > 0) {
+      warnings.push(`${source.mismatches.count} LOB ${source.mismatches.count === 1 ? 'cell' : 'cells'} did not match the received digest or length and ${source.mismatches.count === 1 ? 'was' : 'were'} kept as read (recorded in the archive's description): ${source.mismatches.first.join('; ')}.`);
+    }
+    return {
+      ...result,
+      warnings: [...result.warnings, ...warnings],
+      ...(source.receivedPackage ? { received: source.receivedPackage } : {}),
+      ...(keepReceived ? { receivedFolder: RECEIVED_FOLDER } : {}),
+    };
+  } finally {
+    await source.close();
+  }
 }
 
 /** `<source>` as the CLI takes it: a database (sqlite:, .db, postgres://) or a .siard package. */
 export async function ingest(sourceSpec: string, root: string | OcflStorageRoot, id: string, options: IngestOptions = {}): Promise<IngestResult> {
+  if (isSiardSpec(sourceSpec) && options.resegment) return ingestResegmented(sourceSpec, root, id, options);
+  for (const k of ['keepReceived', 'acceptDigestMismatch'] as const) {
+    if (options[k]) throw new UsageError(`${k === 'keepReceived' ? '--keep-received' : '--accept-digest-mismatch'} applies to ingest --resegment of a .siard package.`);
+  }
+  if (options.resegment) throw new UsageError(`--resegment applies to a .siard package, not to the database ${sourceSpec}.`);
   if (/\.siard$/i.test(sourceSpec)) {
     const exportOnly = (['lobLayout', 'maxFiles', 'maxBytes', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'excludeTables', 'strict', 'mets'] as const).filter((k) => options[k] !== undefined);
     if (exportOnly.length > 0) throw new UsageError(`A SIARD package is stored as received; export options (${exportOnly.join(', ')}) do not apply to ${sourceSpec}.`);
     return ingestSiardPackage(sourceSpec, root, id, options);
   }
   if (options.allowMissingLobs) throw new UsageError(`allowMissingLobs applies to a received .siard package, not to the database ${sourceSpec}.`);
-  const { tables, excludeTables, strict, allowMissingLobs: _a, ...rest } = options;
+  const { tables, excludeTables, strict, allowMissingLobs: _a, resegment: _r, keepReceived: _k, acceptDigestMismatch: _m, ...rest } = options;
   const source = await openSource(sourceSpec, { ...(tables ? { tables } : {}), ...(excludeTables ? { excludeTables } : {}), ...(strict ? { strict } : {}) });
   try {
     const result = await ingestDatabase(source, root, id, { ...rest, name: options.name ?? defaultArchiveName(sourceSpec) });

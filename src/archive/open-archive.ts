@@ -87,8 +87,11 @@ export async function openArchive(source: ArchiveSource, options: OpenArchiveOpt
     if (!object.versions().some((v) => v.version === version)) {
       throw new UsageError(`Object "${source.id}" has no version ${version} (it has ${object.versions().map((v) => v.version).join(', ')}).`, 'NO_VERSION');
     }
-    const siards = [...object.state(version).keys()].filter((p) => p.toLowerCase().endsWith('.siard'));
+    let siards = [...object.state(version).keys()].filter((p) => p.toLowerCase().endsWith('.siard'));
     if (siards.length === 0) throw new UsageError(`Object "${source.id}" version ${version} holds no .siard file.`, 'RESTORE_SOURCE');
+    // A re-segmented package kept as received sits in a folder; the archive to read is the top-level one.
+    const topLevel = siards.filter((p) => !p.includes('/'));
+    if (siards.length > 1 && topLevel.length === 1) siards = topLevel;
     if (siards.length > 1) throw new UsageError(`Object "${source.id}" version ${version} holds several .siard files (${siards.join(', ')}).`, 'RESTORE_SOURCE');
     const logical = siards[0]!;
     const storageDir = root.location;

@@ -7,6 +7,7 @@ import { METS_FILE_NAME } from '../siard/mets/types.js';
 import { SIARD_DIGEST_TYPES, type SiardDigestType } from '../siard/model.js';
 import type { SiardExportOptions } from '../siard/writer.js';
 import { defaultArchiveName, openSource, type OpenSourceOptions } from '../sources/open.js';
+import { SiardSource } from '../sources/siard/siard-source.js';
 import { describeWidened } from '../sources/source.js';
 import { lobWords, parseCount, parseSize, printJson } from './common.js';
 import { createProgress } from './progress.js';
@@ -25,6 +26,7 @@ export interface ExportCliOptions {
   excludeTables?: string;
   strict?: boolean;
   mets?: boolean;
+  acceptDigestMismatch?: boolean;
   json?: boolean;
 }
 
@@ -43,7 +45,9 @@ export function addExportOptions(command: Command): Command {
     .option('--tables <patterns>', 'only tables matching these comma-separated patterns (* and ?; name or schema.name); one matching nothing is an error')
     .option('--exclude-tables <patterns>', 'leave out tables matching these comma-separated patterns (* and ?; name or schema.name)')
     .option('--strict', 'refuse (listing every such column) instead of widening a column whose values do not fit its declared type')
-    .option('--mets', 'also write a METS index: mets.xml beside the .siard and one in each LOB segment folder');
+    .option('--mets', 'also write a METS index: mets.xml beside the .siard and one in each LOB segment folder')
+    .option('--accept-digest-mismatch', 'a .siard source: keep LOBs whose bytes differ from their received cell digest or length, recording them in the new archive, instead of stopping');
+
 }
 
 /** The options that choose what a source reads. */
@@ -82,13 +86,13 @@ export function register(program: Command): void {
     program
       .command('export')
       .description('export a database to SIARD 2.2: <out-dir>/<name>.siard and its LOB folders')
-      .argument('<source>', 'sqlite:<file>, a .db/.sqlite/.sqlite3 file, or postgres://...')
+      .argument('<source>', 'sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://..., or a SIARD 2.1/2.2 .siard file (its LOB folders beside it) to re-segment')
       .argument('<out-dir>', 'folder that receives the archive and its LOB folders'),
   )
     .option('--json', 'print a JSON summary')
     .action(async (sourceSpec: string, outDir: string, options: ExportCliOptions) => {
       const exportOptions = toSiardExportOptions(sourceSpec, options);
-      const source = await openSource(sourceSpec, sourceOptionsOf(options));
+      const source = await openSource(sourceSpec, { ...sourceOptionsOf(options), ...(options.acceptDigestMismatch ? { acceptDigestMismatch: true } : {}) });
       const progress = createProgress({ json: options.json });
       try {
         const catalog = await source.catalog();
@@ -121,12 +125,17 @@ export function register(program: Command): void {
           widened: widened.map((w) => ({ ...w, message: describeWidened(w) })),
           notExported: catalog.notExported ?? [],
         };
-        if (options.json) printJson(report);
+        const mismatches = source instanceof SiardSource ? source.mismatches : undefined;
+        const received = source instanceof SiardSource ? source.receivedPackage : undefined;
+        const warnings = mismatches && mismatches.count > 0 ? [`${mismatches.count} LOB cells did not match the received digest or length and were kept as read (recorded in the archive's description): ${mismatches.first.join('; ')}.`] : [];
+        if (options.json) printJson({ ...report, ...(received ? { received } : {}), warnings });
         else {
           process.stdout.write(
             `Exported ${report.tables} tables, ${report.rows} rows, ${lobWords(summary)} ` +
               `(${report.bytes} bytes) to ${outDir}/${report.siard}\n`,
           );
+          if (received) process.stdout.write(`Re-segmented from ${received.name} (SIARD ${received.siardVersion}, ${received.size} bytes, SHA-256 ${received.sha256}).\n`);
+          for (const w of warnings) process.stdout.write(`WARNING ${w}\n`);
           for (const w of widened) process.stdout.write(`widened: ${describeWidened(w)}\n`);
           const left = catalog.notExported ?? [];
           if (left.length > 0) process.stdout.write(`not exported (SIARD 2.2 has no place for them): ${left.join(', ')}.\n`);

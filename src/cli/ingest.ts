@@ -12,6 +12,8 @@ interface IngestCliOptions extends ExportCliOptions, VersionInfoOptions, Workspa
   digest?: string;
   allowMissingLobs?: boolean;
   allowUnchanged?: boolean;
+  resegment?: boolean;
+  keepReceived?: boolean;
 }
 
 export function register(program: Command): void {
@@ -25,6 +27,8 @@ export function register(program: Command): void {
     .requiredOption('--id <object-id>', 'object id')))
     .option('--digest <algorithm>', 'content digest of a new object: sha512 (default) or sha256')
     .option('--allow-missing-lobs', 'a received .siard package: store it even though LOB files its cells reference are missing or outside its folder (each reported; exit status 1)')
+    .option('--resegment', 'a received .siard package: re-segment its LOBs (internal or external) into the export layout and upgrade it to SIARD 2.2, instead of storing it as received; export options apply')
+    .option('--keep-received', 'with --resegment: keep the package as received too, under received/ in the same version')
     .option('--allow-unchanged', 'make a new version even when it holds the same files as the head (by default none is made: "unchanged, no new version")')
     .option('--json', 'print a JSON summary; "unchanged": true when no version was made')
     .action(async (sourceSpec: string, o: IngestCliOptions) => {
@@ -32,10 +36,20 @@ export function register(program: Command): void {
       const digestAlgorithm = contentDigest(o.digest);
       const version = versionInfo(o);
       const isPackage = /\.siard$/i.test(sourceSpec);
-      const options: IngestOptions = isPackage ? {} : { ...toSiardExportOptions(sourceSpec, o), ...sourceOptionsOf(o), ...(o.mets ? { mets: true } : {}) };
-      if (isPackage) {
+      if (!isPackage && o.resegment) throw new UsageError(`--resegment applies to a .siard package, not to ${sourceSpec}.`);
+      if (!o.resegment && (o.keepReceived || o.acceptDigestMismatch)) {
+        throw new UsageError(`${o.keepReceived ? '--keep-received' : '--accept-digest-mismatch'} applies to ingest --resegment of a .siard package.`);
+      }
+      const resegment = isPackage && o.resegment === true;
+      const options: IngestOptions = isPackage && !resegment ? {} : { ...toSiardExportOptions(sourceSpec, o), ...sourceOptionsOf(o), ...(o.mets ? { mets: true } : {}) };
+      if (resegment) {
+        options.resegment = true;
+        if (o.keepReceived) options.keepReceived = true;
+        if (o.acceptDigestMismatch) options.acceptDigestMismatch = true;
+      }
+      if (isPackage && !resegment) {
         const exportOnly = ['lobLayout', 'maxFiles', 'maxBytes', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'excludeTables', 'strict', 'mets'].filter((k) => o[k as keyof IngestCliOptions] !== undefined);
-        if (exportOnly.length) throw new UsageError(`${sourceSpec} is a SIARD package, stored as received: export options do not apply.`);
+        if (exportOnly.length) throw new UsageError(`${sourceSpec} is a SIARD package, stored as received: export options do not apply (--resegment re-segments it).`);
       }
       if (o.allowMissingLobs) {
         if (!isPackage) throw new UsageError(`--allow-missing-lobs applies to a received .siard package, not to ${sourceSpec}.`);
@@ -44,7 +58,7 @@ export function register(program: Command): void {
       if (digestAlgorithm) options.digestAlgorithm = digestAlgorithm;
       if (o.allowUnchanged) options.allowUnchanged = true;
       const result = await ingest(sourceSpec, await openRoot(o.root, rootOptions(o)), o.id, { ...options, ...version }).catch((err: unknown) => {
-        throw isPackage ? asUnreadableInput(err) : err;
+        throw isPackage && !resegment ? asUnreadableInput(err) : err;
       });
       // A received package whose LOBs were not all stored is a problem found, even when asked for.
       if (result.missingLobs > 0) process.exitCode = 1;
@@ -64,6 +78,9 @@ export function register(program: Command): void {
         `Committed ${result.version} of object "${result.id}" (${result.objectPath}): ${what}; ` +
           `the version holds ${result.files} files (${result.bytes} bytes), ${result.stored} stored new (${result.storedBytes} bytes).\n`,
       );
+      if (result.received) {
+        process.stdout.write(`Re-segmented from ${result.received.name} (SIARD ${result.received.siardVersion}, ${result.received.size} bytes, SHA-256 ${result.received.sha256})${result.receivedFolder ? `; kept as received under ${result.receivedFolder}/` : ''}.\n`);
+      }
       for (const n of result.notes) process.stdout.write(`NOTE ${n}\n`);
       for (const w of result.warnings) process.stdout.write(`WARNING ${w}\n`);
     });

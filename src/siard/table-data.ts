@@ -8,7 +8,7 @@
  * being a NULL element and `<cN/>` an empty array; elements are always inline, whatever their type.
  */
 import { SiardOcflError } from '../errors.js';
-import { isSourceArray, isSourceLob, type SourceArrayValue, type SourceLob, type SourceValue } from '../sources/source.js';
+import { isSiardText, isSourceArray, isSourceLob, type SourceArrayValue, type SourceLob, type SourceValue } from '../sources/source.js';
 import { LobWriter, readAll } from './lob-writer.js';
 import { cellType, isLobFamily, sqlTypeFamily, type SiardColumn, type SqlTypeFamily } from './model.js';
 import { SIARD_TABLE_NAMESPACE } from './table-xsd.js';
@@ -148,7 +148,8 @@ function arrayCell(v: SourceValue, i: number, family: SqlTypeFamily, ctx: TableD
     if (item === null) continue;
     const tag = `a${e + 1}`;
     let text: string | undefined;
-    if (family === 'blob' || family === 'binary') text = item instanceof Uint8Array ? Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString('hex') : undefined;
+    if (isSiardText(item)) text = escapeSiardText(item.text);
+    else if (family === 'blob' || family === 'binary') text = item instanceof Uint8Array ? Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString('hex') : undefined;
     else if (family === 'clob' || family === 'xml') text = typeof item === 'string' ? escapeSiardText(item) : undefined;
     else text = scalarText(item, family);
     if (text === undefined) {
@@ -173,6 +174,7 @@ function scalarCell(v: SourceValue, i: number, family: SqlTypeFamily, ctx: Table
 
 /** The XML text of a non-LOB value of a family, or undefined when the value does not fit it. */
 function scalarText(v: SourceValue, family: SqlTypeFamily): string | undefined {
+  if (isSiardText(v)) return escapeSiardText(v.text);
   const simple = (text: string) => text;
   const bad = (): undefined => undefined;
   switch (family) {
@@ -215,6 +217,7 @@ function scalarText(v: SourceValue, family: SqlTypeFamily): string | undefined {
 
 function describe(v: SourceValue): string {
   if (v instanceof Uint8Array) return 'binary';
+  if (isSiardText(v)) return 'text';
   if (isSourceLob(v)) return v.encoding === 'binary' ? 'binary' : 'text';
   if (isSourceArray(v)) return 'array';
   return typeof v === 'string' ? 'text' : typeof v;

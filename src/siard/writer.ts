@@ -137,6 +137,10 @@ export async function writeSiard(source: DatabaseSource, sink: OutputSink, optio
   const lobWriter = new LobWriter(sink, layout, o.lobDigest);
   const catalog = await source.catalog();
 
+  // A source that already has archive-level metadata (a SIARD package) fills what options leave open.
+  const receivedDate = catalog.archive?.archivalDate !== undefined ? archivalDateOf(catalog.archive.archivalDate) : undefined;
+  if (options.archivalDate === undefined && receivedDate !== undefined) o.archivalDate = receivedDate;
+
   const siardFile = `${o.name}.siard`;
   const siardOut = await sink.openFile(siardFile, { digests: [] });
   // Entries are dated at the start of the archival day (UTC): the same database exported the same day
@@ -179,6 +183,11 @@ export async function writeSiard(source: DatabaseSource, sink: OutputSink, optio
       if (s.types && s.types.length > 0) schema.types = s.types;
       schemas.push(schema);
     }
+    // Read after the rows: a source may add what it met while streaming (e.g. LOB digest mismatches).
+    const info = source.archiveInfo?.() ?? catalog.archive ?? {};
+    for (const k of ['description', 'archiver', 'archiverContact', 'dataOwner', 'dataOriginTimespan'] as const) {
+      if (o[k] === undefined && info[k] !== undefined) o[k] = info[k];
+    }
     const mark = await zip.markDigestEnd();
     await zip.addDirectory('header/');
     await zip.addDirectory('header/siardversion/2.2/');
@@ -192,8 +201,9 @@ export async function writeSiard(source: DatabaseSource, sink: OutputSink, optio
       archivalDate: archivalDay.toISOString().slice(0, 10) + 'Z',
       messageDigests: [{ digestType: 'SHA-256', digest: mark.sha256 }],
       schemas,
-      users: [],
+      users: catalog.users ?? [],
     };
+    if (info.clientMachine !== undefined) archive.clientMachine = info.clientMachine;
     if (externalLobs > 0) archive.lobFolder = layout.databaseLobFolder(o.lobFolder);
     for (const k of ['description', 'archiver', 'archiverContact'] as const) if (o[k] !== undefined) archive[k] = o[k];
     if (catalog.databaseProduct) archive.databaseProduct = catalog.databaseProduct;
@@ -221,6 +231,13 @@ export async function writeSiard(source: DatabaseSource, sink: OutputSink, optio
     await siardOut.abort().catch(() => undefined);
     throw err instanceof SiardOcflError ? err : new SiardOcflError(`Export to ${siardFile} failed: ${(err as Error).message}`, { cause: err });
   }
+}
+
+/** The day of an xs:date as received ("2019-05-03", "2019-05-03Z", "2019-05-03+02:00"); today if unreadable. */
+function archivalDateOf(xsDate: string): Date | undefined {
+  const m = /^\s*(\d{4}-\d{2}-\d{2})/.exec(xsDate);
+  const d = m ? new Date(`${m[1]}T00:00:00Z`) : undefined;
+  return d && !Number.isNaN(d.getTime()) ? d : undefined;
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

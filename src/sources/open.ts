@@ -5,6 +5,7 @@
  */
 import { UsageError } from '../errors.js';
 import { refuseWidened, type DatabaseSource, type SourceCatalog, type SourceValue } from './source.js';
+import { SiardSource } from './siard/siard-source.js';
 import { TableSelection } from './table-selection.js';
 import { SqliteSource } from './sqlite/sqlite-source.js';
 
@@ -15,6 +16,12 @@ export interface OpenSourceOptions {
   excludeTables?: string;
   /** refuse columns whose values do not fit their declared type (SIARD type) instead of widening them */
   strict?: boolean;
+  /** a SIARD package: keep LOBs whose bytes differ from their received cell, recording them */
+  acceptDigestMismatch?: boolean;
+}
+
+export function isSiardSpec(spec: string): boolean {
+  return /\.siard$/i.test(spec);
 }
 
 /** A source whose catalogue is checked once read: against the table selection, and for --strict. */
@@ -49,7 +56,7 @@ export function isSqliteSpec(spec: string): boolean {
 export function defaultArchiveName(spec: string): string {
   const file = spec.startsWith('sqlite:') ? spec.slice('sqlite:'.length) : spec;
   const base = file.split(/[\\/]/).pop() ?? 'database';
-  return base.replace(/\.(db|sqlite|sqlite3)$/i, '') || 'database';
+  return base.replace(/\.(db|sqlite|sqlite3|siard)$/i, '') || 'database';
 }
 
 export async function openSource(spec: string, options: OpenSourceOptions = {}): Promise<DatabaseSource> {
@@ -67,7 +74,11 @@ export async function openSource(spec: string, options: OpenSourceOptions = {}):
     if (scheme !== undefined) {
       throw new UsageError(`The source scheme ${scheme}:// is not supported; sources are sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres:// or postgresql://.`, 'SOURCE_UNSUPPORTED');
     }
-    if (spec.endsWith('.siard')) throw new UsageError(`Exporting from a SIARD package (${spec}) is not supported by this command yet.`, 'SOURCE_UNSUPPORTED');
+    if (isSiardSpec(spec)) {
+      if (selection.active || options.strict) throw new UsageError(`--tables, --exclude-tables and --strict apply to databases; a SIARD package (${spec}) is re-segmented whole.`);
+      return SiardSource.open(spec, options.acceptDigestMismatch ? { acceptDigestMismatch: true } : {});
+    }
+    if (options.acceptDigestMismatch) throw new UsageError(`--accept-digest-mismatch applies to a SIARD package, not to ${spec}.`);
     const file = spec.startsWith('sqlite:') ? spec.slice('sqlite:'.length) : spec;
     source = SqliteSource.open(file, { ...(tableFilter ? { tableFilter } : {}), ...(options.strict ? { strict: true } : {}) });
   }

@@ -6,7 +6,7 @@
  */
 import type { Readable } from 'node:stream';
 import { SiardOcflError } from '../errors.js';
-import type { SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardTrigger, SiardType, SiardUniqueKey, SiardView } from '../siard/model.js';
+import type { SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardTrigger, SiardType, SiardUniqueKey, SiardUser, SiardView } from '../siard/model.js';
 
 /** A large value read as a stream: bytes (BLOB) or UTF-8 text (CLOB). */
 export interface SourceLob {
@@ -19,8 +19,18 @@ export interface SourceLob {
   open(): Readable | AsyncIterable<Uint8Array>;
 }
 
+/**
+ * A value already in the SIARD lexical form of its column's type (unescaped), as a SIARD package
+ * holds it: written as it is, so re-writing a received archive changes no value (a timestamp
+ * without 'Z', a double as "1.5E10", a boolean as "1" stay so).
+ */
+export interface SourceSiardText {
+  readonly kind: 'siard-text';
+  readonly text: string;
+}
+
 /** One element of an ARRAY cell: a scalar held in memory (null = NULL element). */
-export type SourceArrayElement = null | string | number | bigint | boolean | Uint8Array;
+export type SourceArrayElement = null | string | number | bigint | boolean | Uint8Array | SourceSiardText;
 
 /**
  * An ARRAY cell (column with `cardinality`): elements a1, a2, ... in order. A NULL element is
@@ -37,7 +47,7 @@ export interface SourceArrayValue {
  * null (SQL NULL), string (text), number (double), bigint (exact integer), boolean,
  * Uint8Array (bytes), a SourceLob for values streamed from the database, or a SourceArrayValue.
  */
-export type SourceValue = null | string | number | bigint | boolean | Uint8Array | SourceLob | SourceArrayValue;
+export type SourceValue = null | string | number | bigint | boolean | Uint8Array | SourceLob | SourceArrayValue | SourceSiardText;
 
 export interface SourceTable {
   name: string;
@@ -100,6 +110,21 @@ export function refuseWidened(widened: readonly WidenedColumn[]): void {
   );
 }
 
+/**
+ * Archive-level metadata a source already has (a SIARD package); the writer uses each field unless
+ * the caller's export options set it.
+ */
+export interface SourceArchiveInfo {
+  description?: string;
+  archiver?: string;
+  archiverContact?: string;
+  dataOwner?: string;
+  dataOriginTimespan?: string;
+  /** xs:date as received, e.g. "2019-05-03" or "2019-05-03+02:00" */
+  archivalDate?: string;
+  clientMachine?: string;
+}
+
 export interface SourceCatalog {
   /** e.g. "SQLite 3.50.2" */
   databaseProduct?: string;
@@ -111,6 +136,9 @@ export interface SourceCatalog {
   widened?: WidenedColumn[];
   /** what the database has that SIARD does not carry (indexes other than keys ...), one phrase each */
   notExported?: string[];
+  /** `<users>` (a SIARD package's; databases give none yet) */
+  users?: SiardUser[];
+  archive?: SourceArchiveInfo;
 }
 
 export interface DatabaseSource {
@@ -123,11 +151,20 @@ export interface DatabaseSource {
    * fit its column's type makes the stream throw a SiardOcflError naming table, row and column.
    */
   rows(schema: string, table: string): AsyncIterable<SourceValue[]>;
+  /**
+   * Archive-level metadata as it stands after every row was read (a source may add what it met
+   * while streaming); the writer calls it once, after the rows, and falls back to catalog().archive.
+   */
+  archiveInfo?(): SourceArchiveInfo;
   close(): Promise<void>;
 }
 
 export function isSourceLob(value: SourceValue): value is SourceLob {
   return typeof value === 'object' && value !== null && !(value instanceof Uint8Array) && (value as SourceLob).kind === 'lob';
+}
+
+export function isSiardText(value: SourceValue | SourceArrayElement): value is SourceSiardText {
+  return typeof value === 'object' && value !== null && !(value instanceof Uint8Array) && (value as SourceSiardText).kind === 'siard-text';
 }
 
 export function isSourceArray(value: SourceValue): value is SourceArrayValue {

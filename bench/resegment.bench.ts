@@ -1,0 +1,64 @@
+/**
+ * Re-segmentation speed and memory (issue 20): a generated SIARD 2.1 package of many internal LOBs
+ * (python3 zipfile, one BLOB file per row inside the .siard, MD5 cell digests) is re-segmented by
+ * `siard-ocfl export` into lobseg folders; the peer is `unzip -q` of the same package, which reads
+ * and writes the same bytes without any checking. Prints the time ratio and both peak RSS figures
+ * (GNU time), for two package sizes: peak memory should not grow with the LOB count.
+ * BENCH_RESEGMENT_LOBS="2000,20000" sets the sizes; BENCH_RESEGMENT_LOB_BYTES the LOB size.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const SIZES = (process.env.BENCH_RESEGMENT_LOBS ?? '2000,20000').split(',').map(Number);
+const LOB_BYTES = Number(process.env.BENCH_RESEGMENT_LOB_BYTES ?? 8192);
+const BIN = path.resolve('bin', 'siard-ocfl');
+
+const GENERATE = `
+import sys, zipfile, hashlib, os
+out, n, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+z = zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED, allowZip64=True)
+z.writestr('header/siardversion/2.1/', b'')
+rows = []
+for i in range(n):
+    data = os.urandom(size // 2) * 2
+    name = 'content/schema0/table0/lob2/record%d.bin' % i
+    z.writestr(name, data)
+    rows.append('<row><c1>%d</c1><c2 file="%s" length="%d" digestType="MD5" digest="%s"/></row>' % (i + 1, name, len(data), hashlib.md5(data).hexdigest()))
+ns = 'http://www.bar.admin.ch/xmlns/siard/2/table.xsd'
+z.writestr('content/schema0/table0/table0.xml', '<?xml version="1.0" encoding="UTF-8"?><table xmlns="%s" version="2.1">%s</table>' % (ns, ''.join(rows)))
+meta = '''<?xml version="1.0" encoding="UTF-8"?><siardArchive xmlns="http://www.bar.admin.ch/xmlns/siard/2/metadata.xsd" version="2.1">
+<dbname>gen</dbname><dataOwner>bench</dataOwner><dataOriginTimespan>2024</dataOriginTimespan><archivalDate>2024-01-01</archivalDate>
+<schemas><schema><name>s</name><folder>schema0</folder><tables><table><name>t</name><folder>table0</folder><columns>
+<column><name>id</name><type>INTEGER</type></column><column><name>b</name><lobFolder>lob2</lobFolder><type>BLOB</type></column>
+</columns><rows>%d</rows></table></tables></schema></schemas><users><user><name>u</name></user></users></siardArchive>''' % n
+z.writestr('header/metadata.xml', meta)
+z.close()
+`;
+
+/** Seconds and peak RSS (KiB) of a command, through GNU time. */
+function measure(cmd: string[], cwd: string): { seconds: number; rssKiB: number } {
+  const start = process.hrtime.bigint();
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', ...cmd], { cwd, encoding: 'utf8', maxBuffer: 1 << 26 });
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  if (r.status !== 0) throw new Error(`${cmd.join(' ')} failed: ${r.stderr}`);
+  const rssKiB = Number(r.stderr.trim().split('\n').pop());
+  return { seconds, rssKiB };
+}
+
+for (const n of SIZES) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'siard-ocfl-bench-reseg-'));
+  try {
+    const pkg = path.join(dir, 'gen.siard');
+    execFileSync('python3', ['-c', GENERATE, pkg, String(n), String(LOB_BYTES)]);
+    const unzip = measure(['unzip', '-q', pkg, '-d', path.join(dir, 'unzipped')], dir);
+    const ours = measure([process.execPath, BIN, 'export', pkg, path.join(dir, 'out'), '--inline-max', '100', '--max-files', '1000'], dir);
+    process.stdout.write(
+      `${n} internal LOBs of ${LOB_BYTES} bytes: re-segment ${ours.seconds.toFixed(2)} s vs unzip -q ${unzip.seconds.toFixed(2)} s ` +
+        `(ratio ${(ours.seconds / unzip.seconds).toFixed(2)}); peak RSS ${Math.round(ours.rssKiB / 1024)} MiB vs unzip ${Math.round(unzip.rssKiB / 1024)} MiB\n`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
