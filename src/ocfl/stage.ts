@@ -30,9 +30,12 @@ import type { Storage, WritableFile } from './storage.js';
 
 /** Content of at least this size (or of unknown size) is written around the page cache. */
 const DIRECT_MIN_BYTES = 256 * 1024;
-/** Content up to this size is gathered in memory and written once to its place (see addStream). */
-const SMALL_MAX_BYTES = 64 * 1024;
-/** Small files written behind at once (at most this many times SMALL_MAX_BYTES held in memory). */
+/**
+ * Content below the direct-write size is gathered in memory and written once to its place (see
+ * addStream): no temporary file, no rename, no fsync of its own (commit's syncfs covers it).
+ */
+const SMALL_MAX_BYTES = DIRECT_MIN_BYTES - 1;
+/** Small files written behind at once (at most this many times SMALL_MAX_BYTES, 16 MiB, held in memory). */
 const PENDING_WRITES_MAX = 64;
 /** Placed files being flushed at once during staging: enough to keep the disk busy, few enough to leave libuv's pool (4 threads) to the writes. */
 const EARLY_FLUSHES = 2;
