@@ -14,10 +14,10 @@
 import test from 'ava';
 import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { runCli } from './helpers/cli.js';
+import { repairedCopy } from './helpers/repaired-samples.js';
 import { HAS_SHARED, reference, sharedTest } from './helpers/shared.js';
 import { tempDir } from './helpers/tmp.js';
 
@@ -125,25 +125,8 @@ if (HAS_SHARED) {
         t.is(broken.code, 1);
         t.regex(broken.stderr, /table [^,]*\.\w+, row \d+, column \w+: LOB file "[^"]+" has \d+ bytes.*but the cell says length \d+; restore stopped\./);
         // Repair a copy: CRLF line ends in each LOB file whose cell digest that restores (some had LF only).
-        const cells = expectedOf(file).digests.map(([f, d]) => [f.replace(/\\/g, '/').replace(/^(\.\.?\/)+/, ''), d] as const);
-        const copy = path.join(work, `repaired-${path.basename(file, '.siard')}`);
-        execFileSync('cp', ['-r', path.dirname(file), copy]);
-        const repair = (dir: string): void => {
-          for (const name of readdirSync(dir)) {
-            const full = path.join(dir, name);
-            if (statSync(full).isDirectory()) repair(full);
-            else if (!name.endsWith('.siard')) {
-              const rel = path.relative(copy, full).split(path.sep).join('/');
-              const wanted = new Set(cells.filter(([f]) => rel === f || rel.endsWith('/' + f)).map(([, d]) => d));
-              const bytes = readFileSync(full);
-              const crlf = Buffer.from(bytes.toString('latin1').replace(/\r?\n/g, '\r\n'), 'latin1');
-              const known = (b: Buffer) => ['md5', 'sha1', 'sha256'].some((a) => wanted.has(createHash(a).update(b).digest('hex')));
-              if (!known(bytes) && known(crlf)) writeFileSync(full, crlf);
-            }
-          }
-        };
-        repair(copy);
-        await restoresFully(t, path.join(copy, path.basename(file)), `repaired-${rel}`);
+        const repaired = repairedCopy(file, work);
+        await restoresFully(t, repaired, `repaired-${rel}`);
       });
     } else {
       sharedTest(`${rel} restores into SQLite: rows = <rows> for every table, every LOB digest verified`, async (t) => {

@@ -19,15 +19,13 @@
  * own dialect); everything else the archive holds, and the indexes SIARD does not carry, is listed
  * in the summary's `notRecreated` (docs/values.md has the table).
  */
-import { once } from 'node:events';
-import { PassThrough } from 'node:stream';
 import { SiardOcflError } from '../errors.js';
 import { cellType, type SiardArchive } from '../siard/model.js';
 import { describeLobCell, openLookedUp } from '../siard/reader/lob-open.js';
 import { lobCellsOfRow, type SiardTableRef } from '../siard/reader/siard-reader.js';
 import { columnTypeFamily } from '../siard/reader/table-rows.js';
 import { isComplexValue, type SiardLobCell, type SiardReadCellValue } from '../siard/reader/types.js';
-import { verifyLob } from '../siard/reader/verify-lob.js';
+import { type LobVerificationWithExtras, verifiedChunks } from '../siard/reader/verify-lob.js';
 import type { LoadColumn, LoadLob, LoadTable, LoadValue, NotRecreated, TargetLoader } from '../sources/loader.js';
 import { isPostgresUrl } from '../sources/postgres/connection.js';
 import { PostgresLoader, type PostgresLoaderOptions } from '../sources/postgres/loader.js';
@@ -140,21 +138,9 @@ function verifiedLob(archive: OpenedArchive, cell: SiardLobCell, counters: Table
   const text = cell.family === 'clob' || cell.family === 'xml';
   async function* chunks(): AsyncGenerator<Uint8Array> {
     const stream = openLookedUp(archive.reader, cell, await archive.lobs.lookup(cell), archive.access);
-    const tee = new PassThrough();
-    const check = verifyLob(tee, cell.ref, { family: cell.family });
-    check.catch(() => {});
-    let bytes = 0;
-    try {
-      for await (const chunk of stream as AsyncIterable<Buffer>) {
-        bytes += chunk.length;
-        if (!tee.write(chunk)) await once(tee, 'drain');
-        yield chunk;
-      }
-    } finally {
-      stream.destroy();
-    }
-    tee.end();
-    const result = await check;
+    let result: LobVerificationWithExtras | undefined;
+    yield* verifiedChunks(stream, cell.ref, { family: cell.family }, (r) => (result = r));
+    if (!result) return; // always set once the stream was read through
     const where = describeLobCell(archive.reader, cell);
     if (result.lengthOk === false) {
       throw new SiardOcflError(`${where}: LOB file "${cell.ref.file}" has ${result.bytes} bytes${result.codePoints !== undefined ? ` (${result.codePoints} characters)` : ''}, but the cell says length ${cell.ref.length}; restore stopped.`, {
@@ -169,7 +155,7 @@ function verifiedLob(archive: OpenedArchive, cell: SiardLobCell, counters: Table
       });
     }
     counters.lobFiles++;
-    counters.lobBytes += bytes;
+    counters.lobBytes += result.bytes;
     if (result.digestOk === true) counters.digests++;
   }
   return { kind: 'lob', text, chunks: chunks() };

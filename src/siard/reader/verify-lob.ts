@@ -8,7 +8,8 @@
  * compare; SiardGui writes upper-case MD5).
  */
 import { createHash } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import { once } from 'node:events';
+import { PassThrough, type Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { NODE_HASH_OF_DIGEST_TYPE, type SiardDigestType } from '../model.js';
 import type { SiardReadLobReference } from './types.js';
@@ -95,4 +96,25 @@ export async function verifyLob(stream: Readable, ref: SiardReadLobReference, op
   }
   result.ok = result.lengthOk !== false && result.digestOk !== false;
   return result;
+}
+
+/**
+ * The chunks of a LOB stream, handed on as they are read while verifyLob checks them; once the
+ * stream has been read through, `done` receives the verification (the caller decides whether a
+ * mismatch stops it). The stream is destroyed when the consumer stops early.
+ */
+export async function* verifiedChunks(stream: Readable, ref: SiardReadLobReference, options: VerifyLobOptions, done: (result: LobVerificationWithExtras) => void): AsyncGenerator<Buffer> {
+  const tee = new PassThrough();
+  const check = verifyLob(tee, ref, options);
+  check.catch(() => {});
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      if (!tee.write(chunk)) await once(tee, 'drain');
+      yield chunk;
+    }
+  } finally {
+    stream.destroy();
+  }
+  tee.end();
+  done(await check);
 }

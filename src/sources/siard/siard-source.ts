@@ -13,15 +13,14 @@
  * columns is refused), routines, roles, privileges, triggers, and table/column fields beyond the
  * model (e.g. `<fields>` of non-array columns). SIARD 1.0 is refused.
  */
-import { once } from 'node:events';
-import { PassThrough, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { SiardOcflError, UsageError } from '../../errors.js';
 import type { SiardColumn } from '../../siard/model.js';
 import { describeLobCell, lookupLob, openLookedUp, packageLobAccess, type LobAccess } from '../../siard/reader/lob-open.js';
 import { lobCellsOfRow, SiardReader, type SiardTableRef } from '../../siard/reader/siard-reader.js';
 import { columnTypeFamily } from '../../siard/reader/table-rows.js';
 import { isComplexValue, type SiardLobCell, type SiardReadCellValue } from '../../siard/reader/types.js';
-import { verifyLob } from '../../siard/reader/verify-lob.js';
+import { type LobVerificationWithExtras, verifiedChunks } from '../../siard/reader/verify-lob.js';
 import type { DatabaseSource, SourceArchiveInfo, SourceArrayElement, SourceCatalog, SourceLob, SourceValue } from '../source.js';
 import { provenanceText, receivedPackageOf, type ReceivedPackage } from './provenance.js';
 
@@ -222,19 +221,10 @@ export class SiardSource implements DatabaseSource {
   }
 
   private async *checkedChunks(cell: SiardLobCell, stream: Readable): AsyncGenerator<Uint8Array> {
-    const tee = new PassThrough();
-    const check = verifyLob(tee, cell.ref, { family: cell.family });
-    check.catch(() => {});
-    try {
-      for await (const chunk of stream as AsyncIterable<Buffer>) {
-        if (!tee.write(chunk)) await once(tee, 'drain');
-        yield chunk;
-      }
-    } finally {
-      stream.destroy();
-    }
-    tee.end();
-    const result = await check;
+    let verification: LobVerificationWithExtras | undefined;
+    yield* verifiedChunks(stream, cell.ref, { family: cell.family }, (r) => (verification = r));
+    if (!verification) return; // always set once the stream was read through
+    const result = verification;
     const where = describeLobCell(this.reader, cell);
     let problem: string | undefined;
     if (result.digestOk === false) problem = `LOB file "${cell.ref.file}" has ${result.digestType} digest ${result.digest}, but the cell says ${cell.ref.digest}`;
