@@ -1,9 +1,17 @@
 /** What every verb shares: output in human or JSON form, and turning errors into exit codes. */
+import { JsonPieces } from '../ocfl/large-json.js';
 import type { Command } from 'commander';
 import { SiardOcflError, UsageError } from '../errors.js';
 
+/**
+ * Prints a value as JSON.stringify(value, null, 2) would, in pieces: the listing of a million
+ * files is more text than one string can hold.
+ */
 export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+  const out = new JsonPieces();
+  out.value(value, '');
+  out.put('\n');
+  for (const piece of out.done()) process.stdout.write(piece);
 }
 
 /** Plain words for the system errors a user can meet and act on. */

@@ -95,13 +95,22 @@ function members(bytes: Uint8Array, start: number, end: number): Member[] {
   let colon = -1;
   let last = -1; // last non-space byte of the current member
   for (let i = start + 1; i < end - 1; i++) {
-    const c = bytes[i]!;
     if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
-      last = i;
+      // Most of an inventory's bytes are inside strings: jump to the closing quote natively.
+      let close = i;
+      for (;;) {
+        close = indexOfByte(bytes, QUOTE, close, end - 1);
+        if (close < 0) throw new SyntaxError('Unterminated string in JSON');
+        let backslashes = 0;
+        while (bytes[close - 1 - backslashes] === BACKSLASH) backslashes++;
+        if (backslashes % 2 === 0) break;
+        close++;
+      }
+      inString = false;
+      i = last = close;
       continue;
     }
+    const c = bytes[i]!;
     if (isSpace(c)) continue;
     if (depth === 0 && c === COMMA) {
       if (memberStart < 0) throw new SyntaxError(`Unexpected token , in JSON at position ${i}`);
@@ -122,6 +131,11 @@ function members(bytes: Uint8Array, start: number, end: number): Member[] {
   if (memberStart >= 0) out.push({ start: memberStart, colon, end: last + 1 });
   else if (out.length > 0) throw new SyntaxError('Unexpected token } or ] after a comma in JSON');
   return out;
+}
+
+function indexOfByte(bytes: Uint8Array, byte: number, from: number, to: number): number {
+  const at = bytes.indexOf(byte, from);
+  return at >= 0 && at < to ? at : -1;
 }
 
 /** Consecutive members grouped so that each group's text stays within sliceMax. */
@@ -221,6 +235,8 @@ export class JsonPieces {
 
   /** Writes any plain JSON value (objects in their own key order). */
   value(v: unknown, indent: string): void {
+    // As JSON.stringify: an object with toJSON (a Date) is written as what toJSON returns.
+    if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function') v = (v as { toJSON(): unknown }).toJSON();
     if (v === null || typeof v !== 'object') {
       this.put(JSON.stringify(v) ?? 'null');
       return;

@@ -62,7 +62,7 @@ export interface InventoryHeader {
  * accepted when the sidecar matches them, or when the head version holds the same bytes with a
  * matching sidecar. Anything else is an error naming the object.
  */
-async function verifiedInventoryBytes(storage: Storage, objectPath: string): Promise<{ bytes: Buffer; header: InventoryHeader; sidecarStale: boolean }> {
+async function verifiedInventoryBytes<H extends InventoryHeader>(storage: Storage, objectPath: string, parse: (bytes: Buffer, where: string) => H): Promise<{ bytes: Buffer; header: H; sidecarStale: boolean }> {
   const where = join(objectPath, 'inventory.json');
   let bytes: Buffer;
   try {
@@ -73,7 +73,7 @@ async function verifiedInventoryBytes(storage: Storage, objectPath: string): Pro
     }
     throw err;
   }
-  const header = parseInventoryHeader(bytes, `${storage.location}/${where}`);
+  const header = parse(bytes, `${storage.location}/${where}`);
   const alg = header.digestAlgorithm;
   const sidecar = await readText(storage, `${where}.${alg}`);
   if (sidecar !== undefined && sidecarMatches(bytes, sidecar, alg)) return { bytes, header, sidecarStale: false };
@@ -88,8 +88,8 @@ async function verifiedInventoryBytes(storage: Storage, objectPath: string): Pro
 
 /** Reads the root inventory of the object at `objectPath`, checked against its sidecar. */
 export async function loadInventory(storage: Storage, objectPath: string): Promise<LoadedInventory> {
-  const { bytes, sidecarStale } = await verifiedInventoryBytes(storage, objectPath);
-  return { inventory: parseInventory(bytes, `${storage.location}/${join(objectPath, 'inventory.json')}`), bytes, sidecarStale };
+  const { bytes, header: inventory, sidecarStale } = await verifiedInventoryBytes(storage, objectPath, parseInventory);
+  return { inventory, bytes, sidecarStale };
 }
 
 /**
@@ -98,7 +98,8 @@ export async function loadInventory(storage: Storage, objectPath: string): Promi
  * each object's manifest and states.
  */
 export async function loadInventoryHeader(storage: Storage, objectPath: string): Promise<InventoryHeader> {
-  return (await verifiedInventoryBytes(storage, objectPath)).header;
+  const { id, head, type, digestAlgorithm } = (await verifiedInventoryBytes(storage, objectPath, parseInventoryHeader)).header;
+  return { id, head, type, digestAlgorithm };
 }
 
 export class OcflObjectReader {
