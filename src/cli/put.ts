@@ -3,13 +3,11 @@ import type { Command } from 'commander';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
+import { addLocalFiles } from '../ocfl/add-local-files.js';
 import { forEachConcurrent } from '../ocfl/concurrent.js';
 import { openRoot } from '../ocfl/root.js';
 import { addVersionInfoOptions, checkObjectId, addWorkspaceOption, contentDigest, printJson, rootOptions, versionInfo, type VersionInfoOptions, type WorkspaceCliOptions } from './common.js';
 import { createProgress } from './progress.js';
-
-/** Files staged at once. */
-const PUT_PARALLEL = 8;
 
 interface PutOptions extends VersionInfoOptions, WorkspaceCliOptions {
   root: string;
@@ -81,11 +79,9 @@ export function register(program: Command): void {
       try {
         await staged.clear();
         progress.start(files.reduce((n, f) => n + f.size, 0), `put ${options.id}`);
-        // Several files at once: each is a few filesystem round trips, which overlap.
-        await forEachConcurrent(files, PUT_PARALLEL, async (f) => {
-          const added = await staged.addFile(f.logicalPath, f.absolute, f.size);
+        await addLocalFiles(staged, files, (added) => {
           if (added.stored) stored++;
-          progress.increment(f.size);
+          progress.increment(added.size);
         });
         progress.stop();
       } catch (err) {

@@ -124,6 +124,7 @@ export class StagedVersion {
   /** digests computed this session for content the base inventory already has */
   private readonly extraFixity = new Map<string, Record<string, string>>();
   private counter = 0;
+  private incomingMade: Promise<void> | undefined;
   private closed = false;
   /** Folders of the staged object made so far: staging removes files, never folders, before commit. */
   private readonly madeDirs = new Map<string, Promise<void>>();
@@ -312,15 +313,50 @@ export class StagedVersion {
       throw err;
     }
     await failpoint('stage-file-written');
-    const digests = hasher.digests();
-    const digest = digests[this.digestAlgorithm];
+    return this.settleAndPlace(logicalPath, hasher.digests(), hasher.size, incoming, held);
+  }
+
+  /**
+   * Where a worker may write a file to be added with addCopied: a fresh incoming path of the
+   * stage, and its absolute path when the workspace is a local folder (undefined otherwise: the
+   * caller adds the file with addFile instead).
+   */
+  async incomingFile(): Promise<{ incoming: string; absolute: string } | undefined> {
+    this.assertOpen();
+    const absolute = this.ctx.workspace.localPath?.(`${this.ctx.stage}/incoming`);
+    if (absolute === undefined) return undefined;
+    if (!this.incomingMade) {
+      this.incomingMade = this.ctx.workspace.mkdir(`${this.ctx.stage}/incoming`);
+    }
+    await this.incomingMade;
+    const name = String(++this.counter);
+    return { incoming: `${this.ctx.stage}/incoming/${name}`, absolute: `${absolute}/${name}` };
+  }
+
+  /**
+   * Adds a file that another thread has already written to `incoming` (from incomingFile) while
+   * computing its digests in the same read (put hashes on every core that way). The digests must
+   * be this version's algorithms: the manifest's and every fixity algorithm.
+   */
+  async addCopied(logicalPath: string, incoming: string, digests: Record<string, string>, size: number): Promise<AddedFile> {
+    this.assertOpen();
+    for (const alg of [this.digestAlgorithm, ...this.fixityAlgorithms]) {
+      if (!digests[alg]) throw new SiardOcflError(`The copy of "${logicalPath}" lacks its ${alg} digest.`);
+    }
+    return this.settleAndPlace(logicalPath, digests, size, incoming, undefined);
+  }
+
+  /** What the digests decide (see settle), then the bytes put in place: renamed from `incoming`, or written from `held`. */
+  private async settleAndPlace(logicalPath: string, digests: Record<string, string>, size: number, incoming: string | undefined, held: Uint8Array[] | undefined): Promise<AddedFile> {
+    const { workspace, stage } = this.ctx;
+    const digest = digests[this.digestAlgorithm]!;
     // Bounded memory: at most PENDING_WRITES_MAX small files held for writing behind.
     if (!incoming) while (this.pendingWrites.size >= PENDING_WRITES_MAX) await Promise.race(this.pendingWrites.values());
     let decision: ReturnType<StagedVersion['settle']>;
     try {
       // Checked again: another add may have taken a conflicting path while these bytes were read.
       this.assertPlaceable(logicalPath, true);
-      decision = this.settle(logicalPath, digest, digests, hasher.size);
+      decision = this.settle(logicalPath, digest, digests, size);
     } catch (err) {
       if (incoming) await workspace.remove(incoming);
       throw err;
@@ -330,7 +366,7 @@ export class StagedVersion {
     let placing: Promise<void> | undefined;
     if (decision.stored) {
       const target = `${stage}/object/${decision.contentPath}`;
-      placing = incoming ? this.placeStaged(incoming, target) : this.placeHeld(target, held!);
+      placing = incoming ? this.placeStaged(incoming, target, size) : this.placeHeld(target, held!);
       const registered = placing
         .catch((err: Error) => {
           if (!incoming) this.writeFailure ??= err;
@@ -343,20 +379,21 @@ export class StagedVersion {
     if (decision.orphan) await this.dropOrphan(decision.orphan);
     if (!decision.stored) {
       if (incoming) await workspace.remove(incoming);
-      return { logicalPath, size: hasher.size, digests, contentPath: decision.contentPath, stored: false };
+      return { logicalPath, size: size, digests, contentPath: decision.contentPath, stored: false };
     }
     // Large content: the caller waits for its placement. Small content is written behind: the
     // digests are known already, so the caller (the next row of an export, the next file of a put)
     // goes on while the bytes go to disk; commit waits for them all (settleWrites).
     if (incoming) await placing;
-    return { logicalPath, size: hasher.size, digests, contentPath: decision.contentPath, stored: true };
+    return { logicalPath, size: size, digests, contentPath: decision.contentPath, stored: true };
   }
 
-  private async placeStaged(incoming: string, target: string): Promise<void> {
+  private async placeStaged(incoming: string, target: string, size: number): Promise<void> {
     await this.folderOf(target);
     await this.ctx.workspace.rename(incoming, target);
     await failpoint('stage-file-placed');
-    this.flushEarly(target);
+    // Large content is flushed while later files are written; the rest waits for commit's syncfs.
+    if (size >= DIRECT_MIN_BYTES) this.flushEarly(target);
   }
 
   private async placeHeld(target: string, chunks: Uint8Array[]): Promise<void> {

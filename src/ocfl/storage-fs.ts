@@ -24,6 +24,10 @@ export class FileSystemStorage implements Storage {
     return path.join(this.location, ...rel.split('/'));
   }
 
+  localPath(rel: string): string {
+    return this.resolve(rel);
+  }
+
   async stat(rel: string): Promise<StorageStat | undefined> {
     try {
       const s = await fsp.lstat(this.resolve(rel));

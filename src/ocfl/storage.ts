@@ -45,6 +45,8 @@ export interface Storage {
    * by file (fsyncFile, fsyncDir). Rejects when a write since this storage's first write was lost.
    */
   syncAll(): Promise<boolean>;
+  /** The local filesystem path of a storage path, where the backend is a local folder (for worker threads that write files themselves). */
+  localPath?(path: string): string;
   /** Flushes a written file's bytes to stable storage. */
   fsyncFile(path: string): Promise<void>;
   list(path: string): Promise<StorageEntry[]>;

@@ -9,6 +9,8 @@ import { hashFile, type HashResult } from './hash-file.js';
 export interface HashTask {
   path: string;
   algorithms: string[];
+  /** a new file to write the bytes to in the same read */
+  copyTo?: string;
 }
 export type { HashResult } from './hash-file.js';
 /** What crosses to a worker: flat arrays, cheap to copy; every file of a batch uses the same algorithms. */
@@ -16,6 +18,8 @@ export interface HashBatch {
   id: number;
   algorithms: string[];
   paths: string[];
+  /** per file, where to copy it (null: no copy) */
+  copyTo?: Array<string | null>;
 }
 /** Per file: its size and digests (algorithm order), or an error message. */
 export interface HashBatchResult {
@@ -48,6 +52,7 @@ const BATCH_BYTES = 8 * 1024 * 1024;
 interface Pending {
   algorithms: string[];
   paths: string[];
+  copyTo?: Array<string | null>;
   resolve: (results: HashResult[]) => void;
   reject: (err: Error) => void;
 }
@@ -121,14 +126,15 @@ export class HashPool {
       const id = this.nextId++;
       this.inFlight.set(id, pending);
       this.assigned.get(worker)!.push(id);
-      worker.postMessage({ id, algorithms: pending.algorithms, paths: pending.paths } satisfies HashBatch);
+      worker.postMessage({ id, algorithms: pending.algorithms, paths: pending.paths, ...(pending.copyTo ? { copyTo: pending.copyTo } : {}) } satisfies HashBatch);
     }
   }
 
   private runBatch(tasks: HashTask[]): Promise<HashResult[]> {
     if (this.closed) return Promise.reject(new Error('The hash pool is closed.'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ algorithms: tasks[0].algorithms, paths: tasks.map((t) => t.path), resolve, reject });
+      const copies = tasks.some((t) => t.copyTo !== undefined);
+      this.queue.push({ algorithms: tasks[0].algorithms, paths: tasks.map((t) => t.path), ...(copies ? { copyTo: tasks.map((t) => t.copyTo ?? null) } : {}), resolve, reject });
       this.pump();
     });
   }
@@ -157,7 +163,7 @@ export class HashPool {
       this.inlineBytes -= total;
       this.inlineFiles -= tasks.length;
       for (let i = 0; i < tasks.length; i++) {
-        results[i] = await hashFile(tasks[i].path, tasks[i].algorithms);
+        results[i] = await hashFile(tasks[i].path, tasks[i].algorithms, tasks[i].copyTo);
         onDone?.(1, sizes[i]);
       }
       return results;
