@@ -77,9 +77,7 @@ export function register(program: Command): void {
       const source = await openSource(sourceSpec, options.tables ? { tables: options.tables } : {});
       const progress = createProgress({ json: options.json });
       try {
-        const catalog = await source.catalog();
-        const total = catalog.schemas.reduce((n, s) => n + s.tables.reduce((m, t) => m + t.rows, 0), 0);
-        progress.start(total, `export ${exportOptions.name}`);
+        progress.start(`export ${exportOptions.name}`, 'rows');
         const hooks: DirectoryExportHooks = {};
         if (options.mets) {
           hooks.extraTopLevel = [METS_FILE_NAME];
@@ -88,7 +86,12 @@ export function register(program: Command): void {
             return { sink: indexing, finish: () => indexing.finishIndex() };
           };
         }
-        const summary = await exportToDirectory(source, outDir, { ...exportOptions, onRow: () => progress.increment() }, hooks);
+        const summary = await exportToDirectory(source, outDir, {
+          ...exportOptions,
+          onPlan: (p) => progress.total({ count: p.rows }),
+          onRow: () => progress.count(),
+          onBytes: (n) => progress.bytes(n),
+        }, hooks);
         progress.stop();
         const report = {
           siard: summary.siardFile,

@@ -80,12 +80,13 @@ export function register(program: Command): void {
       let stored = 0;
       try {
         await staged.clear();
-        progress.start(files.reduce((n, f) => n + f.size, 0), `put ${options.id}`);
+        progress.start(`put ${options.id}`, 'files', { bytes: files.reduce((n, f) => n + f.size, 0), count: files.length });
         // Several files at once: each is a few filesystem round trips, which overlap.
         await forEachConcurrent(files, PUT_PARALLEL, async (f) => {
           const added = await staged.addFile(f.logicalPath, f.absolute, f.size);
           if (added.stored) stored++;
-          progress.increment(f.size);
+          progress.bytes(f.size);
+          progress.count();
         });
         progress.stop();
       } catch (err) {

@@ -47,15 +47,11 @@ export function register(program: Command): void {
         target = args[1]!;
       }
       const progress = createProgress({ json: options.json });
-      let started = false;
       try {
+        progress.start(`restore ${target}`, 'rows');
         const summary = await restore(source, target, {
-          onTable: (t) => {
-            if (started) progress.stop();
-            progress.start(t.rows, `restore ${t.schema}.${t.name}`);
-            started = true;
-          },
-          onRow: () => progress.increment(),
+          onPlan: (p) => progress.total({ count: p.rows }),
+          onRow: () => progress.count(),
         });
         progress.stop();
         if (options.json) printJson(summary);
