@@ -101,9 +101,11 @@ export function createProgress(options: { json?: boolean } = {}): Progress {
         if (!state) return '';
         return progressLine(state, Date.now(), params.maxWidth, (f) => cliProgress.Format.BarFormat(f, o));
       },
-      hideCursor: true,
       clearOnComplete: true,
-      linewrap: false,
+      // The line fits the width by itself; the terminal's wrapping and cursor are left alone, so a
+      // verb stopped by Ctrl-C does not leave the shell without them.
+      hideCursor: false,
+      linewrap: true,
     },
     cliProgress.Presets.shades_classic,
   );
