@@ -73,9 +73,10 @@ export function progressLine(s: State, now: number, width = 80, bar?: (fraction:
   const f = fraction === undefined ? undefined : Math.min(Math.max(fraction, 0), 1);
   const figures = [
     ...(f !== undefined ? [`${Math.floor(f * 100)}%`] : []),
-    `${formatBytes(s.bytes)}${s.totalBytes !== undefined ? `/${formatBytes(s.totalBytes)}` : ''}`,
-    `${formatBytes(Math.round(s.bytes / elapsed))}/s`,
+    // A verb that reports no bytes (restore) shows the count and its rate instead of "0 B".
+    ...(s.bytes > 0 || s.totalBytes !== undefined ? [`${formatBytes(s.bytes)}${s.totalBytes !== undefined ? `/${formatBytes(s.totalBytes)}` : ''}`, `${formatBytes(Math.round(s.bytes / elapsed))}/s`] : []),
     `${grouped.format(s.count)}${s.totalCount !== undefined ? `/${grouped.format(s.totalCount)}` : ''} ${s.unit}`,
+    ...(s.bytes > 0 || s.totalBytes !== undefined ? [] : [`${grouped.format(Math.round(s.count / elapsed))} ${s.unit}/s`]),
     `elapsed ${formatDuration(elapsed)}${f !== undefined && f > 0 && f < 1 ? ` ETA ${formatDuration((elapsed * (1 - f)) / f)}` : ''}`,
   ].join('  ');
   const room = width - 1 - figures.length - 2;
