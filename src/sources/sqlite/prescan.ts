@@ -3,7 +3,7 @@
  * type-mapping.ts) and decides the final type: the mapped one when everything fits, a wider one
  * that holds the values unchanged, or an error naming table, row and column.
  */
-import type Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { SiardOcflError } from '../../errors.js';
 import { type MappedType, type ValueKind } from './type-mapping.js';
 
@@ -64,7 +64,7 @@ interface Counts {
  * so an error can name the row number a reader of the archive will see.
  */
 export function decideColumnTypes(
-  db: Database.Database,
+  db: BetterSqlite3.Database,
   table: string,
   columns: Array<{ name: string; mapped: MappedType }>,
   orderBy: string,
@@ -104,7 +104,7 @@ export function decideColumnTypes(
   return { decisions, rows: row.n_rows ?? 0 };
 }
 
-function decide(db: Database.Database, table: string, column: string, mapped: MappedType, n: Counts, orderBy: string): ColumnDecision {
+function decide(db: BetterSqlite3.Database, table: string, column: string, mapped: MappedType, n: Counts, orderBy: string): ColumnDecision {
   const others = n.integer + n.real + n.text;
   if (mapped.kind === 'untyped') {
     if (n.blob > 0 && others > 0) mixedError(db, table, column, orderBy, "typeof(c) = 'blob'", 'blobs and other values');
@@ -135,7 +135,7 @@ function decide(db: Database.Database, table: string, column: string, mapped: Ma
   };
 }
 
-function mixedError(db: Database.Database, table: string, column: string, orderBy: string, condition: string, what: string): never {
+function mixedError(db: BetterSqlite3.Database, table: string, column: string, orderBy: string, condition: string, what: string): never {
   const c = quoteIdent(column);
   const cond = condition.replace(/\bc\b/g, c);
   // Row number in export order of the first cell of the minority kind.
