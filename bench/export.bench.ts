@@ -9,7 +9,7 @@
  *   node bench/run.js export        (after npm run build)
  *   BENCH_LOBS=1000 BENCH_ROWS=500000 node --import=tsx bench/export.bench.ts   (smaller)
  */
-import Database from 'better-sqlite3';
+import Database from '../src/sources/sqlite/driver.js';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';

@@ -3,7 +3,7 @@
  * the fixture, ingested into a fresh storage root, and independent readers of what was written
  * (the inventory as plain JSON, ZIP entries through python/unzip via export-support.ts).
  */
-import Database from 'better-sqlite3';
+import Database from '../src/sources/sqlite/driver.js';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';

@@ -102,7 +102,7 @@ test('bad options exit 2 with one sentence', async (t) => {
 });
 
 test('kill -9 during an export leaves nothing visible; the next export removes the leftovers', async (t) => {
-  const Database = (await import('better-sqlite3')).default;
+  const Database = (await import('../src/sources/sqlite/driver.js')).default;
   const { spawn } = await import('node:child_process');
   const { BIN } = await import('./helpers/cli.js');
   const big = path.join(work, 'big.db');

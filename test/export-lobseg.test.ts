@@ -3,7 +3,7 @@
  * archive messageDigest, checked with independent tools (unzip, python zipfile, xmllint, node:crypto).
  */
 import test from 'ava';
-import Database from 'better-sqlite3';
+import Database from '../src/sources/sqlite/driver.js';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { exportToDirectory } from '../src/siard/export-directory.js';

@@ -1,5 +1,5 @@
 /** Acceptance 7 of issue 4: the SIARD 2.2 final layout (`[db]_lobs/sI_tJ_cK/seg_S/tJ_cK_rL.bin`, `_partNNN`). */
-import Database from 'better-sqlite3';
+import Database from '../src/sources/sqlite/driver.js';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { exportToDirectory } from '../src/siard/export-directory.js';

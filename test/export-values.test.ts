@@ -4,7 +4,7 @@
  * database value; a value that does not fit its declared type is kept unchanged (strict mode: stops the export).
  */
 import test from 'ava';
-import Database from 'better-sqlite3';
+import Database from '../src/sources/sqlite/driver.js';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { exportToDirectory } from '../src/siard/export-directory.js';

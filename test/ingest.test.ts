@@ -5,7 +5,7 @@
  * the workspace or beside the root); and a failed ingest leaves no version behind.
  */
 import test from 'ava';
-import Database from 'better-sqlite3';
+import Database from '../src/sources/sqlite/driver.js';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { ingest } from '../src/archive/ingest.js';

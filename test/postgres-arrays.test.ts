@@ -200,7 +200,7 @@ pgTest('restored into SQLite, each array is JSON text: the archived element stri
   const target = path.join(work, 'kinds.db');
   const res = await runCli(['restore', siard, target]);
   t.is(res.code, 0, res.stderr);
-  const { default: Database } = await import('better-sqlite3');
+  const { default: Database } = await import('../src/sources/sqlite/driver.js');
   const db = new Database(target, { readonly: true });
   try {
     const rows = db.prepare(`SELECT big, short, days, flags, typeof(big) AS tb FROM kinds ORDER BY id`).all() as Array<Record<string, string | null>>;

@@ -6,7 +6,7 @@
  */
 import test from 'ava';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../src/sources/sqlite/driver.js';
 import { readAhead } from '../src/sources/read-ahead.js';
 import { SqliteSource } from '../src/sources/sqlite/sqlite-source.js';
 import { tempDir } from './helpers/tmp.js';

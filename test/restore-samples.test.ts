@@ -12,7 +12,7 @@
  *   cells. The restore refuses them naming the cell; a copy with the CRs put back restores fully.
  */
 import test from 'ava';
-import Database from 'better-sqlite3';
+import Database from '../src/sources/sqlite/driver.js';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';

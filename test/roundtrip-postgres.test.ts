@@ -256,7 +256,7 @@ pgTest('the PostgreSQL archive restores into SQLite too: same rows, bytes and UT
   const target = path.join(work, 'from-pg.db');
   const res = await runCli(['restore', siard, target]);
   t.is(res.code, 0, res.stderr);
-  const { default: Database } = await import('better-sqlite3');
+  const { default: Database } = await import('../src/sources/sqlite/driver.js');
   const db = new Database(target, { readonly: true });
   try {
     for (const table of TABLES) {

@@ -6,7 +6,7 @@
  * after export stops the restore naming the cell, leaving no target file behind.
  */
 import test from 'ava';
-import Database from 'better-sqlite3';
+import Database from '../src/sources/sqlite/driver.js';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildNorthwind } from '../fixtures/northwind.js';

@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../src/sources/sqlite/driver.js';
 import { loadLayout0003 } from '../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
 import { initRoot } from '../src/ocfl/root.js';
 import { FileSystemStorage } from '../src/ocfl/storage-fs.js';

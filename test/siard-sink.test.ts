@@ -7,7 +7,7 @@ import test from 'ava';
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../src/sources/sqlite/driver.js';
 import { Hashes, type DigestName, type OutputFile, type OutputSink, type WrittenFile } from '../src/siard/output-sink.js';
 import { writeSiard } from '../src/siard/writer.js';
 import { SqliteSource } from '../src/sources/sqlite/sqlite-source.js';

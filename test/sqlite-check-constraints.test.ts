@@ -5,7 +5,7 @@
  * PostgreSQL where PostgreSQL understands the condition (a warning where it does not).
  */
 import test from 'ava';
-import Database from 'better-sqlite3';
+import Database from '../src/sources/sqlite/driver.js';
 import path from 'node:path';
 import pg from 'pg';
 import { parseSiardMetadata } from '../src/siard/reader/metadata.js';

@@ -50,9 +50,13 @@ export interface AuditOptions {
   noXsd?: boolean;
   /** audit only shard k of n (1-based): objects whose path digest falls in it, so n hosts split a root */
   shard?: { k: number; n: number };
-  /** progress: bytes about to be read, then bytes read */
+  /** progress: the objects to audit, once, before the first */
+  onTargets?: (objects: number) => void;
+  /** progress: an object's content bytes about to be read (once per object), then bytes read */
   onPlan?: (bytes: number) => void;
   onBytes?: (bytes: number) => void;
+  /** progress: after each object */
+  onObjectDone?: () => void;
 }
 
 export interface SiardAuditSummary {
@@ -139,8 +143,12 @@ export async function audit(rootArg: string | OcflStorageRoot, options: AuditOpt
   }
   // One pool of hashing threads for all objects: started once, not per object.
   const pool = new HashPool();
+  options.onTargets?.(targets.length);
   try {
-    for (const t of targets) objects.push(await auditObject(root, t.objectPath, t.id, options, findings, pool));
+    for (const t of targets) {
+      objects.push(await auditObject(root, t.objectPath, t.id, options, findings, pool));
+      options.onObjectDone?.();
+    }
   } finally {
     await pool.close();
   }

@@ -21,6 +21,7 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { SiardOcflError, UsageError } from '../errors.js';
+import { forEachConcurrent } from '../ocfl/concurrent.js';
 import type { User } from '../ocfl/inventory.js';
 import { openRoot, type OcflStorageRoot } from '../ocfl/root.js';
 import type { StagedVersion } from '../ocfl/stage.js';
@@ -238,6 +239,10 @@ export interface IngestPackageOptions extends VersionInfoOptions {
   allowUnchanged?: boolean;
   /** store the package even though some LOB files its cells reference are not in the package folder */
   allowMissingLobs?: boolean;
+  /** progress: the files of the package and their bytes, once, before the first is stored */
+  onPackagePlan?: (plan: { files: number; bytes: number }) => void;
+  /** progress: after each file of the package is stored */
+  onFile?: (logicalPath: string, size: number) => void;
 }
 
 /** Stores a received SIARD package, unchanged, as a new version of object `id`. */
@@ -256,8 +261,18 @@ export async function ingestSiardPackage(siardFile: string, rootArg: string | Oc
   const counts = { files: 0, stored: 0, bytes: 0, storedBytes: 0 };
   try {
     await staged.clear();
+    if (options.onPackagePlan) {
+      let bytes = 0;
+      // Many at once: a package of a million LOB files would otherwise wait a million round trips.
+      await forEachConcurrent(plan.files, 32, async (f) => {
+        const { size } = await fsp.stat(f.file); // not `bytes += await ...`: that reads bytes before waiting
+        bytes += size;
+      });
+      options.onPackagePlan({ files: plan.files.length, bytes });
+    }
     for (const f of plan.files) {
       const added = await staged.addFile(f.logicalPath, f.file);
+      options.onFile?.(f.logicalPath, added.size);
       counts.files++;
       counts.bytes += added.size;
       if (added.stored) {
@@ -273,7 +288,7 @@ export async function ingestSiardPackage(siardFile: string, rootArg: string | Oc
   return { ...summarise(staged, plan.files[0]!.logicalPath, commit, counts, root.objectPath(id)), warnings: plan.warnings, notes: plan.notes, missingLobs: unstored, unchanged: commit.unchanged };
 }
 
-export interface IngestOptions extends IngestDatabaseOptions {
+export interface IngestOptions extends IngestDatabaseOptions, Pick<IngestPackageOptions, 'onPackagePlan' | 'onFile'> {
   /** comma-separated table patterns (database sources) */
   tables?: string;
   /** comma-separated patterns of tables to leave out */
@@ -352,7 +367,7 @@ export async function ingest(sourceSpec: string, root: string | OcflStorageRoot,
     return ingestSiardPackage(sourceSpec, root, id, options);
   }
   if (options.allowMissingLobs) throw new UsageError(`allowMissingLobs applies to a received .siard package, not to the database ${sourceSpec}.`);
-  const { tables, excludeTables, strict, allowMissingLobs: _a, resegment: _r, keepReceived: _k, acceptDigestMismatch: _m, ...rest } = options;
+  const { tables, excludeTables, strict, allowMissingLobs: _a, resegment: _r, keepReceived: _k, acceptDigestMismatch: _m, onPackagePlan: _p, onFile: _f, ...rest } = options;
   const source = await openSource(sourceSpec, { ...(tables ? { tables } : {}), ...(excludeTables ? { excludeTables } : {}), ...(strict ? { strict } : {}) });
   try {
     const result = await ingestDatabase(source, root, id, { ...rest, name: options.name ?? defaultArchiveName(sourceSpec) });

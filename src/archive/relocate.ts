@@ -19,15 +19,17 @@
  * again truthfully stops the relocation before anything is written.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { SiardOcflError, UsageError } from '../errors.js';
 import type { OcflObjectReader } from '../ocfl/object.js';
 import type { OcflStorageRoot } from '../ocfl/root.js';
+import { countingSink } from '../siard/counting-sink.js';
 import { ParentMetsNotUpdatable, planParentMetsUpdate, writeUpdatedParentMets, type ParentMetsUpdatePlan } from '../siard/mets/parent-update.js';
 import { METS_FILE_NAME, NODE_HASH_OF_CHECKSUM_TYPE, type MetsChecksumType } from '../siard/mets/types.js';
 import { parseSiardMetadata } from '../siard/reader/metadata.js';
+import type { OutputSink } from '../siard/output-sink.js';
 import { messageDigestEnd } from '../siard/reader/message-digest.js';
 import { SiardReader } from '../siard/reader/siard-reader.js';
 import { checkLobFolderBase } from '../siard/writer.js';
@@ -40,6 +42,12 @@ import { isAbsoluteUri } from './storage-base.js';
 export interface RelocateOptions extends VersionInfoOptions {
   /** new database-level lobFolder: a URI ending in '/', e.g. file:///Archives/Northwind/ */
   lobFolder: string;
+  /** progress: the bytes of the .siard files to copy, once, before the first */
+  onPlan?: (plan: { archives: number; bytes: number }) => void;
+  /** progress: bytes of the new .siard files written */
+  onBytes?: (bytes: number) => void;
+  /** progress: after each .siard */
+  onArchiveDone?: () => void;
 }
 
 export interface RelocateResult {
@@ -98,7 +106,7 @@ async function readEntry(reader: SiardReader, name: string): Promise<Buffer> {
 /** Writes `reader`'s archive with a new metadata.xml into `sink` at `logicalPath`. */
 async function rewriteArchive(
   reader: SiardReader,
-  sink: StagedVersionSink,
+  sink: OutputSink,
   logicalPath: string,
   metadataXml: Buffer,
   digest?: { algorithm: string; fromVersion: boolean },
@@ -157,10 +165,16 @@ export async function relocate(rootArg: string | OcflStorageRoot, id: string, op
   const now = new Date();
   const staged = await root.startVersion(id, { fixityAlgorithms });
   const sink = new StagedVersionSink(staged);
+  const archiveSink = options.onBytes ? countingSink(sink, options.onBytes) : sink;
   const archives: RelocateResult['archives'] = [];
   const mets: RelocateResult['mets'] = [];
   const notes: string[] = [];
   try {
+    if (options.onPlan) {
+      let bytes = 0;
+      for (const p of siards) bytes += (await fsp.stat(path.join(objectAbs, ...object.contentPath(p).split('/')))).size;
+      options.onPlan({ archives: siards.length, bytes });
+    }
     for (const logicalPath of siards) {
       const contentPath = object.contentPath(logicalPath);
       const index = indexes.get(logicalPath);
@@ -177,7 +191,7 @@ export async function relocate(rootArg: string | OcflStorageRoot, id: string, op
           throw new SiardOcflError(`${logicalPath}: rewriting the lobFolder of header/metadata.xml would change more than the lobFolder; nothing was written.`, { code: 'RELOCATE_METADATA' });
         }
         const digest = algorithm ? { algorithm, fromVersion: algorithm === staged.digestAlgorithm || staged.fixityAlgorithms.includes(algorithm) } : undefined;
-        const written = await rewriteArchive(reader, sink, logicalPath, Buffer.from(newXml, 'utf8'), digest);
+        const written = await rewriteArchive(reader, archiveSink, logicalPath, Buffer.from(newXml, 'utf8'), digest);
         archives.push({ path: logicalPath, ...(before.lobFolder !== undefined ? { from: before.lobFolder } : {}), to: options.lobFolder, messageDigestRangeBytes: written.end });
         if (index) {
           const facts = { size: written.size, checksum: written.checksum! };
@@ -195,6 +209,7 @@ export async function relocate(rootArg: string | OcflStorageRoot, id: string, op
       } finally {
         reader.close();
       }
+      options.onArchiveDone?.();
     }
     await sink.commit();
   } catch (err) {

@@ -39,6 +39,8 @@ export interface RestoreOptions {
   /** called before each table's rows */
   onTable?: (table: { schema: string; name: string; rows: number }) => void;
   onRow?: () => void;
+  /** progress: the tables and rows metadata.xml announces, once, before the first table */
+  onPlan?: (plan: { tables: number; rows: number }) => void;
   /** PostgreSQL target tuning (tests use small values) */
   postgres?: PostgresLoaderOptions;
 }
@@ -210,6 +212,7 @@ export async function restore(source: RestoreSource, target: string, options: Re
     await loader.begin(archive.reader.archive as SiardArchive, tables);
     begun = true;
     for (const table of tables) await loader.createTable(table);
+    options.onPlan?.({ tables: refs.length, rows: refs.reduce((n, r) => n + r.table.rows, 0) });
     for (let i = 0; i < refs.length; i++) {
       const ref = refs[i]!;
       const table = tables[i]!;

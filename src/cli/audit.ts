@@ -28,18 +28,23 @@ export function register(program: Command): void {
         shard = { k: Number(m[1]), n: Number(m[2]) };
       }
       const progress = createProgress({ json: options.json });
-      let started = false;
+      // One object: its bytes say how far along; many: the objects do, and bytes are counted.
+      progress.start('audit', 'objects');
+      let single = false;
       const result = await audit(options.root, {
         ...(options.id ? { ids: options.id } : {}),
         ...(options.version ? { version: options.version } : {}),
         ...(shard ? { shard } : {}),
         noXsd: !options.xsd,
-        onPlan: (bytes) => {
-          if (started) progress.stop();
-          progress.start(bytes, 'audit: reading content');
-          started = true;
+        onTargets: (n) => {
+          single = n === 1;
+          progress.total({ count: n });
         },
-        onBytes: (bytes) => progress.increment(bytes),
+        onPlan: (bytes) => {
+          if (single) progress.total({ bytes });
+        },
+        onBytes: (bytes) => progress.bytes(bytes),
+        onObjectDone: () => progress.count(),
       }).finally(() => progress.stop());
       if (options.json) {
         printJson(result);

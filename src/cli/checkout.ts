@@ -19,9 +19,14 @@ export function register(program: Command): void {
       const reader = await (await openRoot(options.root)).openObject(options.id);
       const version = options.version ?? reader.head;
       const progress = createProgress({ json: options.json });
-      progress.start(reader.state(version).size, `checkout ${options.id} ${version}`);
+      progress.start(`checkout ${options.id} ${version}`, 'files');
       try {
-        const result = await checkoutArchive(reader, dest, { version, joinChunks: options.joinChunks ?? false, onFile: () => progress.increment() });
+        const result = await checkoutArchive(reader, dest, {
+          version,
+          joinChunks: options.joinChunks ?? false,
+          onPlan: (p) => progress.total({ bytes: p.bytes, count: p.files }),
+          onFile: (_p, size) => (progress.bytes(size), progress.count()),
+        });
         progress.stop();
         if (options.json) printJson({ id: reader.id, ...result, dest });
         else process.stdout.write(`Checked out ${result.version} of object "${reader.id}": ${result.files} files, ${result.bytes} bytes${options.joinChunks ? `, ${result.joined} split LOBs joined` : ''}.\n`);

@@ -97,8 +97,7 @@ export function register(program: Command): void {
       try {
         const catalog = await source.catalog();
         const widened = catalog.widened ?? [];
-        const total = catalog.schemas.reduce((n, s) => n + s.tables.reduce((m, t) => m + t.rows, 0), 0);
-        progress.start(total, `export ${exportOptions.name}`);
+        progress.start(`export ${exportOptions.name}`, 'rows');
         const hooks: DirectoryExportHooks = {};
         if (options.mets) {
           hooks.extraTopLevel = [METS_FILE_NAME];
@@ -107,7 +106,12 @@ export function register(program: Command): void {
             return { sink: indexing, finish: () => indexing.finishIndex() };
           };
         }
-        const summary = await exportToDirectory(source, outDir, { ...exportOptions, onRow: () => progress.increment() }, hooks);
+        const summary = await exportToDirectory(source, outDir, {
+          ...exportOptions,
+          onPlan: (p) => progress.total({ count: p.rows }),
+          onRow: () => progress.count(),
+          onBytes: (n) => progress.bytes(n),
+        }, hooks);
         progress.stop();
         const report = {
           siard: summary.siardFile,

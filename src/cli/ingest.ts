@@ -5,6 +5,7 @@ import { UsageError } from '../errors.js';
 import { openRoot } from '../ocfl/root.js';
 import { addVersionInfoOptions, asUnreadableInput, checkObjectId, lobWords, addWorkspaceOption, contentDigest, printJson, rootOptions, versionInfo, type VersionInfoOptions, type WorkspaceCliOptions } from './common.js';
 import { addExportOptions, sourceOptionsOf, toSiardExportOptions, type ExportCliOptions } from './export.js';
+import { createProgress } from './progress.js';
 
 interface IngestCliOptions extends ExportCliOptions, VersionInfoOptions, WorkspaceCliOptions {
   root: string;
@@ -57,9 +58,18 @@ export function register(program: Command): void {
       }
       if (digestAlgorithm) options.digestAlgorithm = digestAlgorithm;
       if (o.allowUnchanged) options.allowUnchanged = true;
-      const result = await ingest(sourceSpec, await openRoot(o.root, rootOptions(o)), o.id, { ...options, ...version }).catch((err: unknown) => {
-        throw isPackage && !resegment ? asUnreadableInput(err) : err;
-      });
+      const root = await openRoot(o.root, rootOptions(o));
+      // A database: bytes written and rows of the catalogue's count; a package: its bytes and files.
+      const progress = createProgress({ json: o.json });
+      progress.start(`ingest ${o.id}`, isPackage && !resegment ? 'files' : 'rows');
+      const hooks: IngestOptions = isPackage && !resegment
+        ? { onPackagePlan: (p) => progress.total({ bytes: p.bytes, count: p.files }), onFile: (_p, size) => (progress.bytes(size), progress.count()) }
+        : { onPlan: (p) => progress.total({ count: p.rows }), onRow: () => progress.count(), onBytes: (n) => progress.bytes(n) };
+      const result = await ingest(sourceSpec, root, o.id, { ...options, ...version, ...hooks })
+        .catch((err: unknown) => {
+          throw isPackage && !resegment ? asUnreadableInput(err) : err;
+        })
+        .finally(() => progress.stop());
       // A received package whose LOBs were not all stored is a problem found, even when asked for.
       if (result.missingLobs > 0) process.exitCode = 1;
       if (o.json) {

@@ -78,10 +78,11 @@ export function register(program: Command): void {
       let stored = 0;
       try {
         await staged.clear();
-        progress.start(files.reduce((n, f) => n + f.size, 0), `put ${options.id}`);
+        progress.start(`put ${options.id}`, 'files', { bytes: files.reduce((n, f) => n + f.size, 0), count: files.length });
         await addLocalFiles(staged, files, (added) => {
           if (added.stored) stored++;
-          progress.increment(added.size);
+          progress.bytes(added.size);
+          progress.count();
         });
         progress.stop();
       } catch (err) {

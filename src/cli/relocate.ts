@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { relocate } from '../archive/relocate.js';
 import { openRoot } from '../ocfl/root.js';
+import { createProgress } from './progress.js';
 import { addVersionInfoOptions, addWorkspaceOption, printJson, rootOptions, versionInfo, type VersionInfoOptions, type WorkspaceCliOptions } from './common.js';
 
 export function register(program: Command): void {
@@ -15,7 +16,16 @@ export function register(program: Command): void {
   ))
     .option('--json', 'print the result as JSON')
     .action(async (o: VersionInfoOptions & WorkspaceCliOptions & { root: string; id: string; lobFolder: string; json?: boolean }) => {
-      const result = await relocate(await openRoot(o.root, rootOptions(o)), o.id, { lobFolder: o.lobFolder, ...versionInfo(o) });
+      const root = await openRoot(o.root, rootOptions(o));
+      const progress = createProgress({ json: o.json });
+      progress.start(`relocate ${o.id}`, 'archives');
+      const result = await relocate(root, o.id, {
+        lobFolder: o.lobFolder,
+        ...versionInfo(o),
+        onPlan: (p) => progress.total({ bytes: p.bytes, count: p.archives }),
+        onBytes: (n) => progress.bytes(n),
+        onArchiveDone: () => progress.count(),
+      }).finally(() => progress.stop());
       if (o.json) {
         printJson(result);
         return;

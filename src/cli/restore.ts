@@ -56,15 +56,11 @@ export function register(program: Command): void {
       }
       const postgres = { ...(options.create ? { create: true } : {}), ...(options.intoExisting ? { intoExisting: true } : {}) };
       const progress = createProgress({ json: options.json });
-      let started = false;
       try {
+        progress.start(`restore ${target}`, 'rows');
         const summary = await restore(source, target, {
-          onTable: (t) => {
-            if (started) progress.stop();
-            progress.start(t.rows, `restore ${t.schema}.${t.name}`);
-            started = true;
-          },
-          onRow: () => progress.increment(),
+          onPlan: (p) => progress.total({ count: p.rows }),
+          onRow: () => progress.count(),
           postgres,
         });
         progress.stop();

@@ -46,9 +46,9 @@ export function register(program: Command): void {
         result = await listTables(source, {
           onScan: (t) => {
             progress.stop();
-            progress.start(t.rows, `LOBs of ${t.schema}.${t.name}`);
+            progress.start(`LOBs of ${t.schema}.${t.name}`, 'rows', { count: t.rows });
           },
-          onRow: () => progress.increment(),
+          onRow: () => progress.count(),
         });
       } catch (err) {
         throw asUnreadableInput(err);

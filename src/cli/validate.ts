@@ -25,28 +25,27 @@ export function register(program: Command): void {
     .option('--no-fixity', 'skip verifying content and fixity digests (structure only)')
     .action(async (pathArg: string | undefined, options: { root?: string; json?: boolean; fixity: boolean }) => {
       const target = rootArgument(pathArg, options.root, 'storage root or object root to validate');
-      // A storage root shows objects done; a single object shows bytes hashed.
+      // A storage root: bytes hashed, and objects done of those found (they say how far along);
+      // a single object: bytes hashed of its content bytes, and files.
       const progress = createProgress({ json: options.json });
-      let mode: 'none' | 'objects' | 'bytes' = 'none';
+      progress.start(`validate ${target}`, 'files');
+      let root = false;
       const result = await validatePath(target, {
         fixity: options.fixity,
         startWorkers: true,
         onObjectsFound: (count) => {
-          mode = 'objects';
-          progress.start(count, 'validating objects');
+          root = true;
+          progress.start(`validate ${target}`, 'objects', { count });
         },
-        onObject: () => progress.increment(),
-        onPlan: (_files, bytes) => {
-          if (mode !== 'none') return;
-          mode = 'bytes';
-          progress.start(bytes, 'verifying digests');
+        onObject: () => progress.count(),
+        onPlan: (files, bytes) => {
+          if (!root) progress.total({ bytes, count: files });
         },
-        onHashed: (_files, bytes) => {
-          if (mode === 'bytes') progress.increment(bytes);
+        onHashed: (files, bytes) => {
+          progress.bytes(bytes);
+          if (!root) progress.count(files);
         },
-      }).finally(() => {
-        if (mode !== 'none') progress.stop();
-      });
+      }).finally(() => progress.stop());
       if (options.json) {
         printJson({
           valid: result.valid,

@@ -25,6 +25,8 @@ export interface CheckoutOptions {
   version?: string;
   /** Called after each file with its size, e.g. for a progress bar. */
   onFile?: (logicalPath: string, size: number) => void;
+  /** Called once, before the first file is copied, with the files and bytes to copy. */
+  onPlan?: (plan: { files: number; bytes: number }) => void;
 }
 
 export interface CheckoutResult {
@@ -95,6 +97,7 @@ export async function checkoutVersion(reader: OcflObjectReader, dest: string, op
     }
     sizes[i] = stat.size;
   });
+  options.onPlan?.({ files: plan.length, bytes: sizes.reduce((a, b) => a + b, 0) });
   const existing = await fsp.readdir(target).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined;
     throw new UsageError(`Cannot use ${target} as checkout destination: ${err.message}`, 'BAD_DESTINATION', err);

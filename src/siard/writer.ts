@@ -13,6 +13,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { SiardOcflError, UsageError } from '../errors.js';
 import type { DatabaseSource } from '../sources/source.js';
+import { countingSink } from './counting-sink.js';
 import { createLobLayout, type LobLayoutName, type LobLimits } from './lob-placement.js';
 import { LobWriter } from './lob-writer.js';
 import { metadataXml } from './metadata-xml.js';
@@ -48,6 +49,10 @@ export interface SiardExportOptions {
   /** progress: called once per table before its rows, and per row */
   onTable?: (table: { schema: string; name: string; rows: number }) => void;
   onRow?: () => void;
+  /** progress: the tables and rows the source announces, once, before the first table */
+  onPlan?: (plan: { tables: number; rows: number }) => void;
+  /** progress: bytes written (the .siard and LOB files), as they are written */
+  onBytes?: (bytes: number) => void;
 }
 
 export interface SiardExportSummary {
@@ -122,7 +127,8 @@ function writableOf(file: OutputFile): Writable {
  * Writes the archive and its LOB files into `sink`. Does not commit or abort the sink: the caller
  * decides (exportToDirectory commits on success and aborts on failure).
  */
-export async function writeSiard(source: DatabaseSource, sink: OutputSink, options: SiardExportOptions): Promise<SiardExportSummary> {
+export async function writeSiard(source: DatabaseSource, target: OutputSink, options: SiardExportOptions): Promise<SiardExportSummary> {
+  const sink = options.onBytes ? countingSink(target, options.onBytes) : target;
   checkArchiveName(options.name);
   const o = { ...DEFAULTS, ...stripUndefined(options) } as typeof DEFAULTS & SiardExportOptions;
   checkLobFolderBase(o.lobFolder);
@@ -136,6 +142,7 @@ export async function writeSiard(source: DatabaseSource, sink: OutputSink, optio
   }
   const lobWriter = new LobWriter(sink, layout, o.lobDigest);
   const catalog = await source.catalog();
+  o.onPlan?.({ tables: catalog.schemas.reduce((n, s) => n + s.tables.length, 0), rows: catalog.schemas.reduce((n, s) => n + s.tables.reduce((m, t) => m + t.rows, 0), 0) });
 
   // A source that already has archive-level metadata (a SIARD package) fills what options leave open.
   const receivedDate = catalog.archive?.archivalDate !== undefined ? archivalDateOf(catalog.archive.archivalDate) : undefined;

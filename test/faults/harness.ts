@@ -3,7 +3,7 @@
  * SQLite databases with LOBs made from that PRNG, the built CLI as a child that can be killed at a
  * chosen moment, and readers of what a root holds (head, state, workspace leftovers).
  */
-import Database from 'better-sqlite3';
+import Database from '../../src/sources/sqlite/driver.js';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';

@@ -39,7 +39,8 @@
  * Memory: better-sqlite3 has no incremental BLOB I/O, so each LOB is held whole while its row is
  * inserted (SQLite's own limit is 1 GB per value).
  */
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import Database from './driver.js';
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { SiardOcflError } from '../../errors.js';
@@ -109,7 +110,7 @@ function isInteger(text: string): boolean {
 
 export class SqliteLoader implements TargetLoader {
   readonly description: string;
-  private db: Database.Database | undefined;
+  private db: BetterSqlite3.Database | undefined;
   private readonly target: string;
   private workFile: string | undefined;
   private fromSqlite = false;
@@ -141,7 +142,7 @@ export class SqliteLoader implements TargetLoader {
     for (const t of tables) this.names.set(t, (count.get(t.name.toLowerCase()) ?? 0) > 1 ? `${t.schema}.${t.name}` : t.name);
 
     if (existsSync(this.target)) {
-      let db: Database.Database;
+      let db: BetterSqlite3.Database;
       try {
         db = new Database(this.target, { fileMustExist: true });
         db.prepare('SELECT count(*) FROM sqlite_master').get();
@@ -344,7 +345,7 @@ export class SqliteLoader implements TargetLoader {
     }
   }
 
-  private addViewList(db: Database.Database, views: LoadView[]): void {
+  private addViewList(db: BetterSqlite3.Database, views: LoadView[]): void {
     for (const view of views) {
       const name = `${view.schema}.${view.name}`;
       const sql = view.queryOriginal?.trim();
@@ -401,7 +402,7 @@ export class SqliteLoader implements TargetLoader {
     }
   }
 
-  private open(): Database.Database {
+  private open(): BetterSqlite3.Database {
     if (!this.db) throw new Error('The SQLite target is not open.');
     return this.db;
   }

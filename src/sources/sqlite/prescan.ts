@@ -4,7 +4,7 @@
  * one that holds the values unchanged, recording the first row that made it wider (for the
  * export's report, and for `--strict`, which refuses instead).
  */
-import type Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { type MappedType, type ValueKind } from './type-mapping.js';
 import { SQLITE_LITERAL_MIME } from './value-literal.js';
 
@@ -70,7 +70,7 @@ interface Counts {
  * so an error can name the row number a reader of the archive will see.
  */
 export function decideColumnTypes(
-  db: Database.Database,
+  db: BetterSqlite3.Database,
   table: string,
   columns: Array<{ name: string; mapped: MappedType }>,
   orderBy: string,
@@ -116,7 +116,7 @@ function classesOf(n: Counts): string {
   return parts.length > 1 ? parts.slice(0, -1).join(', ') + ' and ' + parts[parts.length - 1] : (parts[0] ?? 'nothing');
 }
 
-function decide(db: Database.Database, table: string, column: string, mapped: MappedType, n: Counts, orderBy: string): ColumnDecision {
+function decide(db: BetterSqlite3.Database, table: string, column: string, mapped: MappedType, n: Counts, orderBy: string): ColumnDecision {
   const c = quoteIdent(column);
   const numbers = n.integer + n.real;
   const others = numbers + n.text;
@@ -178,19 +178,19 @@ function decide(db: Database.Database, table: string, column: string, mapped: Ma
 }
 
 /** Row number (export order, from 1) of the first row where `condition` holds; 0 if none. */
-function firstRowWhere(db: Database.Database, table: string, condition: string, orderBy: string): number {
+function firstRowWhere(db: BetterSqlite3.Database, table: string, condition: string, orderBy: string): number {
   const found = db
     .prepare(`SELECT n FROM (SELECT row_number() OVER (ORDER BY ${orderBy}) AS n, (${condition}) AS hit FROM ${quoteIdent(table)}) WHERE hit LIMIT 1`)
     .get() as { n: number } | undefined;
   return found?.n ?? 0;
 }
 
-function firstMisfit(db: Database.Database, table: string, c: string, mapped: MappedType, orderBy: string): number {
+function firstMisfit(db: BetterSqlite3.Database, table: string, c: string, mapped: MappedType, orderBy: string): number {
   return firstRowWhere(db, table, misfitExpr(c, mapped), orderBy);
 }
 
 /** First row whose storage class differs from the first non-NULL value's (integer and real count as one). */
-function firstOtherClass(db: Database.Database, table: string, c: string, orderBy: string): number {
+function firstOtherClass(db: BetterSqlite3.Database, table: string, c: string, orderBy: string): number {
   const cls = `CASE typeof(${c}) WHEN 'real' THEN 'integer' ELSE typeof(${c}) END`;
   const first = db.prepare(`SELECT ${cls} AS k FROM ${quoteIdent(table)} WHERE ${c} IS NOT NULL ORDER BY ${orderBy} LIMIT 1`).get() as { k: string } | undefined;
   if (!first) return 0;

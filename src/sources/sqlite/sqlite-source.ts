@@ -6,7 +6,8 @@
  * Memory: rows are read one at a time (`iterate()`); better-sqlite3 returns each value whole, so
  * memory per row is bounded by its largest cell (SQLite's own limit is 1 GB per value).
  */
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import Database from './driver.js';
 import { existsSync, openSync, readSync, closeSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { TextDecoder } from 'node:util';
@@ -46,13 +47,13 @@ export interface SqliteSourceOptions {
 
 export class SqliteSource implements DatabaseSource {
   readonly description: string;
-  private readonly db: Database.Database;
+  private readonly db: BetterSqlite3.Database;
   private readonly plans = new Map<string, TablePlan>();
   private catalogCache: SourceCatalog | undefined;
 
   private constructor(
     private readonly file: string,
-    db: Database.Database,
+    db: BetterSqlite3.Database,
     private readonly options: SqliteSourceOptions,
   ) {
     this.description = file;
@@ -75,7 +76,7 @@ export class SqliteSource implements DatabaseSource {
     if (read < 16 || header.toString('latin1') !== SQLITE_MAGIC) {
       throw new UsageError(`${file} is not a SQLite database (no "SQLite format 3" header).`, 'SOURCE_NOT_SQLITE');
     }
-    let db: Database.Database;
+    let db: BetterSqlite3.Database;
     try {
       db = new Database(full, { readonly: true, fileMustExist: true });
       db.exec('BEGIN'); // one read snapshot for catalogue and rows
@@ -308,7 +309,7 @@ export class SqliteSource implements DatabaseSource {
     }
   }
 
-  private verifier: Database.Database | undefined;
+  private verifier: BetterSqlite3.Database | undefined;
 
   /** Throws when `text` (as decoded by better-sqlite3) is not exactly the stored bytes of the cell. */
   private checkStoredText(table: string, column: string, rowid: bigint, text: string, encoding: string, rowNumber: number): void {
