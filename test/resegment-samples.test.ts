@@ -16,7 +16,7 @@
  * cell, kept as read with --accept-digest-mismatch (and recorded), and re-segment fully once repaired.
  */
 import test from 'ava';
-import Database from 'better-sqlite3';
+import Database from '../src/sources/sqlite/driver.js';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';

@@ -6,7 +6,7 @@
  * does not carry.
  */
 import test from 'ava';
-import Database from 'better-sqlite3';
+import Database from '../src/sources/sqlite/driver.js';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { runCli } from './helpers/cli.js';

@@ -8,7 +8,7 @@
  * Point 2: table selection errors, schema-qualified names, --exclude-tables.
  */
 import test from 'ava';
-import Database from 'better-sqlite3';
+import Database from '../src/sources/sqlite/driver.js';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';

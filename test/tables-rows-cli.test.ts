@@ -7,7 +7,7 @@
  * only CRLF between records.
  */
 import test from 'ava';
-import Database from 'better-sqlite3';
+import Database from '../src/sources/sqlite/driver.js';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, openSync, readFileSync, writeSync, closeSync } from 'node:fs';
