@@ -19,20 +19,11 @@ import { loadLayout0003 } from '../src/ocfl/layout/hash-and-id-n-tuple-layout.js
 import { initRoot, type OcflStorageRoot } from '../src/ocfl/root.js';
 import { copyTree, readInventory } from './archive-support.js';
 import { unzipEntry, zipEntryNames } from './export-support.js';
-import { HAS_SHARED, reference, sharedTest } from './helpers/shared.js';
+import { HAS_SHARED, reference, sharedTest, siardFilesUnder } from './helpers/shared.js';
 import { tempDir } from './helpers/tmp.js';
 
 const SAMPLES = reference('siard-samples');
 
-function siardFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...siardFiles(p));
-    else if (e.name.endsWith('.siard')) out.push(p);
-  }
-  return out.sort();
-}
 
 let root: OcflStorageRoot;
 const results = new Map<string, AuditResult>();
@@ -43,7 +34,7 @@ const LOBS_ABSENT = [MISSING, 'arkade5/dbptk_produced.siard'];
 
 sharedTest.before(async () => {
   root = await initRoot(path.join(tempDir('siard-ocfl-samples-'), 'root'), await loadLayout0003());
-  for (const file of siardFiles(SAMPLES)) {
+  for (const file of siardFilesUnder(SAMPLES)) {
     await ingest(file, root, rel(file), { user: { name: 'test' }, ...(LOBS_ABSENT.includes(rel(file)) ? { allowMissingLobs: true } : {}) });
     results.set(rel(file), await audit(root, { ids: [rel(file)] }));
   }
@@ -52,7 +43,7 @@ sharedTest.before(async () => {
 const codes = (r: AuditResult, severity: string) => r.findings.filter((f) => f.severity === severity).map((f) => f.code);
 
 if (HAS_SHARED) {
-  for (const file of siardFiles(SAMPLES)) {
+  for (const file of siardFilesUnder(SAMPLES)) {
     sharedTest(`${rel(file)}: ingested as received, audited, OCFL-valid`, (t) => {
       const r = results.get(rel(file))!;
       t.truthy(r);

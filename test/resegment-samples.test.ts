@@ -18,11 +18,11 @@
 import test from 'ava';
 import Database from '../src/sources/sqlite/driver.js';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { assertArchiveValid, unzipEntry, zipEntryNames } from './export-support.js';
 import { runCli } from './helpers/cli.js';
-import { HAS_SHARED, reference, sharedTest } from './helpers/shared.js';
+import { HAS_SHARED, reference, sharedTest, siardFilesUnder } from './helpers/shared.js';
 import { repairedCopy } from './helpers/repaired-samples.js';
 import { tempDir } from './helpers/tmp.js';
 
@@ -38,15 +38,6 @@ const LOST_CR = ['arkade5/dbPtk/external/dbptk.siard', 'arkade5/siardGui/externa
 /** limits small enough that every sample with LOB files gets several segment folders and split LOBs */
 const LIMITS = ['--max-files', '3', '--max-bytes', '4000', '--inline-max', '100'];
 
-function siardFiles(dir: string): string[] {
-  const found: string[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) found.push(...siardFiles(full));
-    else if (name.endsWith('.siard')) found.push(full);
-  }
-  return found;
-}
 
 const label = (rel: string) => rel.replace(/[^A-Za-z0-9]+/g, '_');
 
@@ -113,7 +104,7 @@ async function resegmentsFully(t: import('ava').ExecutionContext, siard: string,
 }
 
 if (HAS_SHARED) {
-  for (const file of siardFiles(SAMPLES)) {
+  for (const file of siardFilesUnder(SAMPLES)) {
     const rel = path.relative(SAMPLES, file).split(path.sep).join('/');
     const name = label(rel);
     if (SIARD_1_0.includes(rel)) {

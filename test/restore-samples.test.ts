@@ -14,11 +14,11 @@
 import test from 'ava';
 import Database from '../src/sources/sqlite/driver.js';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { runCli } from './helpers/cli.js';
 import { repairedCopy } from './helpers/repaired-samples.js';
-import { HAS_SHARED, reference, sharedTest } from './helpers/shared.js';
+import { HAS_SHARED, reference, sharedTest, siardFilesUnder } from './helpers/shared.js';
 import { tempDir } from './helpers/tmp.js';
 
 const SAMPLES = reference('siard-samples');
@@ -27,15 +27,6 @@ const work = tempDir('siard-ocfl-restore-samples-');
 const MISSING_LOBS = ['arkade5/externalLobsMissing/dbptk.siard', 'arkade5/dbptk_produced.siard'];
 const LOST_CR = ['arkade5/dbPtk/external/dbptk.siard', 'arkade5/siardGui/external/siardGui.siard', 'arkade5/fullConvert/external/scfc.siard'];
 
-function siardFiles(dir: string): string[] {
-  const found: string[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) found.push(...siardFiles(full));
-    else if (name.endsWith('.siard')) found.push(full);
-  }
-  return found;
-}
 
 interface Expected {
   tables: Array<{ schema: string | null; name: string; rows: number }>;
@@ -109,7 +100,7 @@ async function restoresFully(t: import('ava').ExecutionContext, siard: string, l
 }
 
 if (HAS_SHARED) {
-  for (const file of siardFiles(SAMPLES)) {
+  for (const file of siardFilesUnder(SAMPLES)) {
     const rel = path.relative(SAMPLES, file).split(path.sep).join('/');
     if (MISSING_LOBS.includes(rel)) {
       sharedTest(`${rel}: its external LOBs are absent, so the restore stops naming the missing file and leaves no target`, async (t) => {

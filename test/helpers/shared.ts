@@ -4,7 +4,7 @@
  * skipped with a message saying so when it is not. In CI the folder is always there.
  */
 import test from 'ava';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -48,3 +48,14 @@ export const sharedTest: typeof test = HAS_SHARED
       beforeEach: () => {},
       afterEach: Object.assign(() => {}, { always: () => {} }),
     }) as unknown as typeof test);
+
+/** Every .siard file under a folder (the reference samples), in sorted path order. */
+export function siardFilesUnder(dir: string): string[] {
+  const found: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) found.push(...siardFilesUnder(full));
+    else if (name.endsWith('.siard')) found.push(full);
+  }
+  return found;
+}
