@@ -38,8 +38,9 @@ export function reportError(err: unknown, debug: boolean, context?: string, json
     const where = system.path ? ` (${system.syscall ? `${system.syscall} ` : ''}${system.path})` : '';
     const what = `${context ? `Could not finish the work on ${context}` : 'Could not finish'}: ${ERRNO_WORDS[system.code!]}${where} [${system.code}]`;
     const original = err instanceof SiardOcflError ? err.message : (err as Error).message;
-    // Node's own text ("EACCES: permission denied, mkdir 'x'") repeats what was just said.
-    const repeats = !original || original.startsWith(`${system.code}:`);
+    // Node's own text for a failed system call ("EACCES: permission denied, mkdir 'x'") repeats what
+    // was just said; any other text (ours, or a failure without a system call) says more.
+    const repeats = !original || (system.syscall !== undefined && original.startsWith(`${system.code}:`));
     message = repeats ? what : `${what}; ${stripStop(original)}`;
   } else {
     message = err instanceof SiardOcflError ? err.message : ((err as Error)?.message ?? String(err));
