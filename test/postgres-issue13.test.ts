@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import pg from 'pg';
 import { runCli } from './helpers/cli.js';
-import { postgresAvailable, startPostgres, type PostgresServer } from './helpers/postgres.js';
+import { postgresAvailable, queryRows, startPostgres, type PostgresServer } from './helpers/postgres.js';
 import { reference, HAS_SHARED } from './helpers/shared.js';
 import { tempDir } from './helpers/tmp.js';
 import { assertArchiveValid } from './export-support.js';
@@ -19,15 +19,8 @@ const pgTest = postgresAvailable() || process.env.CI ? test.serial : test.skip;
 const work = tempDir('siard-ocfl-pg13-');
 let server: PostgresServer | undefined;
 
-async function sql<T extends pg.QueryResultRow = Record<string, unknown>>(db: string, text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: server!.url(db) });
-  await client.connect();
-  try {
-    await client.query("SET TIME ZONE 'UTC'");
-    return (await client.query<T>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
+function sql<T extends pg.QueryResultRow = Record<string, unknown>>(db: string, text: string, values: unknown[] = []): Promise<T[]> {
+  return queryRows<T>(server!, db, text, values);
 }
 
 const SOURCE_SQL = `

@@ -27,7 +27,6 @@ const work = tempDir('siard-ocfl-restore-samples-');
 const MISSING_LOBS = ['arkade5/externalLobsMissing/dbptk.siard', 'arkade5/dbptk_produced.siard'];
 const LOST_CR = ['arkade5/dbPtk/external/dbptk.siard', 'arkade5/siardGui/external/siardGui.siard', 'arkade5/fullConvert/external/scfc.siard'];
 
-
 interface Expected {
   tables: Array<{ schema: string | null; name: string; rows: number }>;
   /** LOB cells (at any depth) with both a file and a digest attribute */

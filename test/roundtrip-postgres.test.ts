@@ -16,7 +16,7 @@ import pg from 'pg';
 import { exportToDirectory } from '../src/siard/export-directory.js';
 import { PostgresSource } from '../src/sources/postgres/postgres-source.js';
 import { runCli } from './helpers/cli.js';
-import { postgresAvailable, startPostgres, type PostgresServer } from './helpers/postgres.js';
+import { postgresAvailable, queryRows, startPostgres, type PostgresServer } from './helpers/postgres.js';
 import { PROJECT_ROOT } from './helpers/shared.js';
 import { tempDir } from './helpers/tmp.js';
 
@@ -27,15 +27,8 @@ const siard = path.join(out, 'sample.siard');
 const TABLES = ['customer', 'every_type', 'item', 'movement', 'no_key'];
 let server: PostgresServer | undefined;
 
-async function sql<T extends pg.QueryResultRow = Record<string, unknown>>(db: string, text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: server!.url(db) });
-  await client.connect();
-  try {
-    await client.query("SET TIME ZONE 'UTC'");
-    return (await client.query<T>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
+function sql<T extends pg.QueryResultRow = Record<string, unknown>>(db: string, text: string, values: unknown[] = []): Promise<T[]> {
+  return queryRows<T>(server!, db, text, values);
 }
 
 test.before(async () => {

@@ -19,6 +19,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { SiardOcflError, UsageError } from '../errors.js';
 import { digestSync, isDigestAlgorithm } from '../ocfl/digest.js';
+import { forEachConcurrent } from '../ocfl/concurrent.js';
 import { manifestIndex } from '../ocfl/inventory.js';
 import type { OcflObjectReader } from '../ocfl/object.js';
 import { openRoot, type OcflStorageRoot } from '../ocfl/root.js';
@@ -209,14 +210,10 @@ async function auditObject(
   const sizes = new Map<string, number>();
   const contentPaths = [...expected.keys()];
   // Many stats in flight at once: libuv's threads overlap their latency.
-  for (let i = 0; i < contentPaths.length; i += STAT_PARALLEL) {
-    const batch = contentPaths.slice(i, i + STAT_PARALLEL);
-    const stats = await Promise.all(batch.map((p) => fsp.stat(abs(p)).catch(() => undefined)));
-    batch.forEach((p, k) => {
-      const st = stats[k];
-      if (st?.isFile()) sizes.set(p, st.size); // a missing file is the validator's E092
-    });
-  }
+  await forEachConcurrent(contentPaths, STAT_PARALLEL, async (p) => {
+    const st = await fsp.stat(abs(p)).catch(() => undefined);
+    if (st?.isFile()) sizes.set(p, st.size); // a missing file is the validator's E092
+  });
   // The threads boot while the SIARD archives are parsed and planned below.
   pool.prepare([...sizes.values()].reduce((a, b) => a + b, 0), sizes.size);
   const extraAlgorithms = new Map<string, Set<string>>();

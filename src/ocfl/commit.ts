@@ -63,6 +63,7 @@
  * next writer runs.
  */
 import { SiardOcflError } from '../errors.js';
+import { forEachConcurrent } from './concurrent.js';
 import { failpoint } from './failpoint.js';
 import { sidecarContent, versionNumber } from './inventory.js';
 import { loadInventory, type LoadedInventory } from './object.js';
@@ -86,11 +87,6 @@ function parentOf(p: string): string {
 const FSYNC_PARALLEL = 32;
 const LINK_PARALLEL = 64;
 
-/** Runs `fn` on every item, `width` at a time (libuv's pool does the work; far faster than one by one). */
-async function inBatches<T>(items: T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
-  for (let i = 0; i < items.length; i += width) await Promise.all(items.slice(i, i + width).map(fn));
-}
-
 /**
  * Makes every file and folder under `dir` durable: one syncfs of the whole filesystem where the
  * storage offers it, else fsyncs of every file (many at once: far faster than one after
@@ -108,7 +104,7 @@ export async function fsyncTree(storage: Storage, dir: string): Promise<void> {
     dirs.push(d);
   };
   await walk(dir);
-  await inBatches(files, FSYNC_PARALLEL, (f) => storage.fsyncFile(f));
+  await forEachConcurrent(files, FSYNC_PARALLEL, (f) => storage.fsyncFile(f));
   for (const d of dirs) await storage.fsyncDir(d);
 }
 
@@ -211,7 +207,7 @@ async function linkTree(source: Storage, from: string, target: Storage, to: stri
     }
   };
   await walk(from, to, true);
-  await inBatches(files, LINK_PARALLEL, ([f, t]) => target.linkFrom(source, f, t));
+  await forEachConcurrent(files, LINK_PARALLEL, ([f, t]) => target.linkFrom(source, f, t));
   return dirs;
 }
 
@@ -229,7 +225,7 @@ async function publishByExchange(ctx: CommitContext, version: string, digestAlgo
   await workspace.rename(`${stage}/root/inventory.json`, `${shadow}/inventory.json`);
   await workspace.rename(`${stage}/root/${sidecar}`, `${shadow}/${sidecar}`);
   if (!(await workspace.syncAll())) {
-    await inBatches(dirs, FSYNC_PARALLEL, (d) => workspace.fsyncDir(d));
+    await forEachConcurrent(dirs, FSYNC_PARALLEL, (d) => workspace.fsyncDir(d));
     await workspace.fsyncDir(stage);
   }
   await failpoint('before-exchange');

@@ -263,10 +263,3 @@ export class JsonPieces {
     return this.pieces;
   }
 }
-
-/** The bytes of `JSON.stringify(value, null, 2)`, built without one string of the whole. */
-export function stringifyJsonBytes(value: unknown): Buffer {
-  const out = new JsonPieces();
-  out.value(value, '');
-  return Buffer.concat(out.done());
-}

@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 
 export interface PostgresServer {
   port: number;
@@ -100,4 +101,16 @@ export async function startPostgres(): Promise<PostgresServer> {
     },
   };
   return server;
+}
+
+/** The rows of one query against a database of the test's server, in UTC. */
+export async function queryRows<T extends pg.QueryResultRow = Record<string, unknown>>(server: PostgresServer, db: string, text: string, values: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: server.url(db) });
+  await client.connect();
+  try {
+    await client.query("SET TIME ZONE 'UTC'");
+    return (await client.query<T>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
 }
