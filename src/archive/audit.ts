@@ -18,9 +18,10 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { SiardOcflError, UsageError } from '../errors.js';
-import { digestSync, isDigestAlgorithm } from '../ocfl/digest.js';
+import { digestSync } from '../ocfl/digest.js';
 import { forEachConcurrent } from '../ocfl/concurrent.js';
 import { manifestIndex } from '../ocfl/inventory.js';
+import { ExpectedDigests } from './expected-digests.js';
 import type { OcflObjectReader } from '../ocfl/object.js';
 import { openRoot, type OcflStorageRoot } from '../ocfl/root.js';
 import { HashPool, type HashTask } from '../ocfl/validate/hash-pool.js';
@@ -178,6 +179,10 @@ async function auditObject(
     return summary;
   };
 
+  // 1. OCFL structure (every version); content digests follow in our own single read below. The
+  // validator runs before the reader parses the inventory again, so a million-file inventory is
+  // never held twice.
+  const structure = await validateObject(objectAbs, { fixity: false });
   let reader: OcflObjectReader;
   try {
     reader = await root.openObjectAt(objectPath);
@@ -186,8 +191,6 @@ async function auditObject(
     add('error', 'OBJECT_UNREADABLE', `The object at ${objectPath} cannot be read: ${(err as Error).message}`, { path: objectPath });
     return done();
   }
-  // 1. OCFL structure (every version); content digests follow in our own single read below.
-  const structure = await validateObject(objectAbs, { fixity: false });
   for (const f of structure.errors) add('error', f.code, f.message, { path: f.path });
   for (const f of structure.warnings) add('warning', f.code, f.message, { path: f.path });
 
@@ -201,14 +204,9 @@ async function auditObject(
   const abs = (contentPath: string) => path.join(objectAbs, ...contentPath.split('/'));
 
   // Expected digests of every content file: manifest and fixity.
-  const expected = new Map<string, Map<string, string>>(); // content path -> algorithm -> digest
-  for (const [digest, paths] of Object.entries(inv.manifest)) for (const p of paths) (expected.get(p) ?? expected.set(p, new Map()).get(p)!).set(inv.digestAlgorithm, digest.toLowerCase());
-  for (const [alg, block] of Object.entries(inv.fixity ?? {})) {
-    if (!isDigestAlgorithm(alg)) continue;
-    for (const [digest, paths] of Object.entries(block)) for (const p of paths) expected.get(p)?.set(alg, digest.toLowerCase());
-  }
+  const expected = new ExpectedDigests(inv);
   const sizes = new Map<string, number>();
-  const contentPaths = [...expected.keys()];
+  const contentPaths = [...expected.contentPaths()];
   // Many stats in flight at once: libuv's threads overlap their latency.
   await forEachConcurrent(contentPaths, STAT_PARALLEL, async (p) => {
     const st = await fsp.stat(abs(p)).catch(() => undefined);
@@ -218,10 +216,10 @@ async function auditObject(
   pool.prepare([...sizes.values()].reduce((a, b) => a + b, 0), sizes.size);
   const extraAlgorithms = new Map<string, Set<string>>();
   const needAlgorithm = (contentPath: string, alg: string) => {
-    if (expected.get(contentPath)?.has(alg)) return;
+    if (expected.has(contentPath, alg)) return;
     (extraAlgorithms.get(contentPath) ?? extraAlgorithms.set(contentPath, new Set()).get(contentPath)!).add(alg);
   };
-  const algorithmsOf = (contentPath: string) => [...new Set([...(expected.get(contentPath)?.keys() ?? []), ...(extraAlgorithms.get(contentPath) ?? [])])];
+  const algorithmsOf = (contentPath: string) => [...new Set([...expected.of(contentPath).map(([alg]) => alg), ...(extraAlgorithms.get(contentPath) ?? [])])];
 
   const jobs: SequentialJob[] = [];
   const jobFiles: string[][] = []; // content paths of each job
@@ -439,7 +437,7 @@ async function auditObject(
   // 4. Content and fixity digests against the inventory.
   const logicalOf = new Map<string, string[]>();
   for (const [lp, d] of state) for (const cp of manifest.get(d) ?? []) (logicalOf.get(cp) ?? logicalOf.set(cp, []).get(cp)!).push(lp);
-  for (const [cp, algs] of expected) {
+  for (const cp of expected.contentPaths()) {
     const r = results.get(cp);
     if (!r) continue;
     const named = logicalOf.get(cp)?.[0];
@@ -448,7 +446,7 @@ async function auditObject(
       add('error', 'E092', `The content file ${label} cannot be read: ${r.error}.`, { path: named ?? cp });
       continue;
     }
-    for (const [alg, want] of algs) {
+    for (const [alg, want] of expected.of(cp)) {
       const got = r.digests[alg];
       if (got === undefined || got === want) continue;
       const block = alg === inv.digestAlgorithm ? 'manifest' : `${alg} fixity block`;

@@ -14,14 +14,14 @@ import { digestSync, isDigestAlgorithm } from '../digest.js';
 import { Findings } from './findings.js';
 import { checkInventory, parseVersionName, type Inventory, type SpecVersion } from './inventory.js';
 import { listDir } from './fs-tree.js';
-import { parseJson, readSmall, MAX_INVENTORY_BYTES } from './read.js';
+import { type BytesFingerprint, parseJson, readSmall, sameBytes, MAX_INVENTORY_BYTES } from './read.js';
 
 const REPAIR = '`siard-ocfl repair` (or the next write of this object)';
 
 export interface CommitState {
-  /** The root inventory as checked, and its bytes. */
+  /** The root inventory as checked, and a fingerprint of its bytes. */
   inv: Inventory;
-  rootBytes: Buffer;
+  rootBytes: BytesFingerprint;
   /** Version-like folders of the object root that the root inventory does not list. */
   unlisted: string[];
   spec: SpecVersion;
@@ -87,7 +87,7 @@ async function rootIsHeadInventory(dir: string, state: CommitState): Promise<boo
   if (!inv.head || !inv.digestAlgorithm || !parseVersionName(inv.head)) return false;
   if (!(await listDir(path.join(dir, inv.head)))) return false;
   const read = await readSmall(path.join(dir, inv.head, 'inventory.json'), MAX_INVENTORY_BYTES);
-  if (!read.ok || !read.bytes.equals(rootBytes)) return false;
+  if (!read.ok || !sameBytes(read.bytes, rootBytes)) return false;
   return sidecarMatches(dir, inv.head, read.bytes, inv.digestAlgorithm);
 }
 

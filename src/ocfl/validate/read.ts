@@ -1,4 +1,5 @@
 /** Bounded reads of the small files validation parses (declarations, inventories, sidecars, configs). */
+import { createHash } from 'node:crypto';
 import { lstatSync, readFileSync } from 'node:fs';
 import { parseJsonBytes } from '../large-json.js';
 
@@ -46,4 +47,19 @@ export function parseJson(bytes: Buffer): JsonRead {
     const detail = e instanceof RangeError ? 'is nested too deeply to parse' : e instanceof TypeError ? 'is not UTF-8 text' : `is not valid JSON (${e.message.slice(0, 100)})`;
     return { ok: false, problem: detail };
   }
+}
+
+/** Length and sha256 of bytes, kept instead of the bytes to tell whether other bytes are the same. */
+export interface BytesFingerprint {
+  length: number;
+  sha256: string;
+}
+
+export function fingerprintOf(bytes: Uint8Array): BytesFingerprint {
+  return { length: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+}
+
+/** Whether bytes are those a fingerprint was taken of (hashed only when the lengths agree). */
+export function sameBytes(bytes: Uint8Array, fingerprint: BytesFingerprint): boolean {
+  return bytes.length === fingerprint.length && createHash('sha256').update(bytes).digest('hex') === fingerprint.sha256;
 }
