@@ -1,9 +1,19 @@
 /** `siard-ocfl show`: the files of one version of an object. */
 import type { Command } from 'commander';
 import { forEachConcurrent } from '../ocfl/concurrent.js';
+import { JsonPieces } from '../ocfl/large-json.js';
 import { openRoot } from '../ocfl/root.js';
-import { printJson } from './common.js';
 import { naturalSort } from './natural-order.js';
+
+/** Files stat'ed and printed per step: a million-file version is never held as a million records. */
+const CHUNK = 4096;
+
+interface ShownFile {
+  logicalPath: string;
+  contentPath: string;
+  digest: string;
+  size: number;
+}
 
 export function register(program: Command): void {
   program
@@ -16,27 +26,32 @@ export function register(program: Command): void {
     .action(async (options: { root: string; id: string; version?: string; json?: boolean }) => {
       const reader = await (await openRoot(options.root)).openObject(options.id);
       const version = options.version ?? reader.head;
-      const files = naturalSort(
-        [...reader.state(version)].map(([logicalPath, digest]) => ({ logicalPath, digest, contentPath: reader.contentPathOfDigest(digest), size: 0 })),
-        (f) => f.logicalPath,
-      );
-      // Sizes are not in the inventory: asked of the storage, many at once (one round trip each).
-      await forEachConcurrent(files, 32, async (f) => {
-        f.size = (await reader.storage.stat(reader.storagePath(f.contentPath)))?.size ?? -1;
-      });
+      const state = reader.state(version);
+      const paths = naturalSort([...state.keys()], (p) => p);
+      // Written as it goes, in pieces of a few MB (stdout to a file or pipe blocks, so nothing piles up).
+      const out = new JsonPieces((piece) => process.stdout.write(piece));
       if (options.json) {
-        printJson({ id: reader.id, version, digestAlgorithm: reader.inventory.digestAlgorithm, files });
-        return;
+        out.put(`{\n  "id": ${JSON.stringify(reader.id)},\n  "version": ${JSON.stringify(version)},\n  "digestAlgorithm": ${JSON.stringify(reader.inventory.digestAlgorithm)},\n  "files": `);
+        out.put(paths.length === 0 ? '[]' : '[\n');
       }
-      // Lines gathered into writes of about 64 KiB: one write per file is a system call per file.
-      let text = '';
-      for (const f of files) {
-        text += `${f.logicalPath}\t${f.contentPath}\t${f.digest}\t${f.size < 0 ? 'missing' : f.size}\n`;
-        if (text.length >= 1 << 16) {
-          process.stdout.write(text);
-          text = '';
-        }
+      for (let i = 0; i < paths.length; i += CHUNK) {
+        const files: ShownFile[] = paths.slice(i, i + CHUNK).map((logicalPath) => {
+          const digest = state.get(logicalPath)!;
+          return { logicalPath, digest, contentPath: reader.contentPathOfDigest(digest), size: 0 };
+        });
+        // Sizes are not in the inventory: asked of the storage, many at once (one round trip each).
+        await forEachConcurrent(files, 32, async (f) => {
+          f.size = (await reader.storage.stat(reader.storagePath(f.contentPath)))?.size ?? -1;
+        });
+        files.forEach((f, k) => {
+          if (options.json) {
+            out.put('    ');
+            out.value(f, '    ');
+            out.put(i + k < paths.length - 1 ? ',\n' : '\n  ]');
+          } else out.put(`${f.logicalPath}\t${f.contentPath}\t${f.digest}\t${f.size < 0 ? 'missing' : f.size}\n`);
+        });
       }
-      process.stdout.write(text);
+      if (options.json) out.put('\n}\n');
+      out.done();
     });
 }

@@ -203,6 +203,9 @@ export class JsonPieces {
   private text: string[] = [];
   private chars = 0;
 
+  /** With a sink, each piece goes to it as soon as it is full instead of being kept in `pieces`. */
+  constructor(private readonly sink?: (piece: Buffer) => void) {}
+
   put(s: string): void {
     this.text.push(s);
     this.chars += s.length;
@@ -211,7 +214,9 @@ export class JsonPieces {
 
   private flush(): void {
     if (this.text.length === 0) return;
-    this.pieces.push(Buffer.from(this.text.join(''), 'utf8'));
+    const piece = Buffer.from(this.text.join(''), 'utf8');
+    if (this.sink) this.sink(piece);
+    else this.pieces.push(piece);
     this.text = [];
     this.chars = 0;
   }
