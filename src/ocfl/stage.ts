@@ -346,6 +346,30 @@ export class StagedVersion {
     return this.settleAndPlace(logicalPath, digests, size, incoming, undefined);
   }
 
+  /**
+   * Adds a file whose digests are known and whose content the object already holds (an earlier
+   * version, or a file added before): no bytes are needed. Returns undefined, changing nothing,
+   * when the content is new; the caller then adds the file with its bytes.
+   */
+  async addIfStored(logicalPath: string, digests: Record<string, string>, size: number): Promise<AddedFile | undefined> {
+    this.assertOpen();
+    const digest = digests[this.digestAlgorithm];
+    if (digest === undefined || (!this.knownDigests.has(digest) && !this.newContent.has(digest))) return undefined;
+    for (const alg of this.fixityAlgorithms) {
+      if (!digests[alg]) throw new SiardOcflError(`The digests of "${logicalPath}" lack its ${alg} digest.`);
+    }
+    this.assertPlaceable(logicalPath, true);
+    // Synchronous after the check above: the content cannot be dropped in between, so nothing is stored.
+    const decision = this.settle(logicalPath, digest, digests, size);
+    if (decision.orphan) await this.dropOrphan(decision.orphan);
+    return { logicalPath, size, digests, contentPath: decision.contentPath, stored: false };
+  }
+
+  /** Whether this version updates an existing object (whose content a new file may already match). */
+  get updatesExisting(): boolean {
+    return this.base !== undefined;
+  }
+
   /** What the digests decide (see settle), then the bytes put in place: renamed from `incoming`, or written from `held`. */
   private async settleAndPlace(logicalPath: string, digests: Record<string, string>, size: number, incoming: string | undefined, held: Uint8Array[] | undefined): Promise<AddedFile> {
     const { workspace, stage } = this.ctx;
