@@ -155,7 +155,7 @@ interface ColumnTarget {
   /** the MariaDB column type */
   type: string;
   /** how values are turned into parameters */
-  kind: 'plain' | 'enum' | 'boolean' | 'float' | 'date' | 'timestamp' | 'time' | 'bytes' | 'text' | 'json' | 'geometryWkb' | 'geometryRaw';
+  kind: 'plain' | 'enum' | 'geometryText' | 'boolean' | 'float' | 'date' | 'timestamp' | 'time' | 'bytes' | 'text' | 'json' | 'geometryWkb' | 'geometryRaw';
   srid?: number;
 }
 
@@ -265,6 +265,9 @@ export class MysqlLoader implements TargetLoader {
       const base = original.toLowerCase();
       if (/^(geometry|point|linestring|polygon|multipoint|multilinestring|multipolygon|geometrycollection)\b/.test(base)) {
         if (description.includes(GEOMETRY_INTERNAL_NOTE)) return { type: original, kind: 'geometryRaw' };
+        // other tools archive geometry as WKT text (SIARD Suite's sakila) or as MariaDB's own bytes
+        if (col.family === 'char' || col.family === 'clob') return { type: original, kind: 'geometryText' };
+        if (!description.includes(GEOMETRY_WKB_NOTE)) return { type: original, kind: 'geometryRaw' };
         const srid = new RegExp(`${GEOMETRY_WKB_NOTE.replace(/[()]/g, '\\$&')}; SRID (\\d+)`).exec(description)?.[1];
         return { type: original, kind: 'geometryWkb', srid: Number(srid ?? 0) };
       }
@@ -421,6 +424,7 @@ export class MysqlLoader implements TargetLoader {
     const asText = target.kind === 'text' || target.kind === 'json' || target.kind === 'plain' || target.kind === 'date' || target.kind === 'time' || target.kind === 'timestamp' || target.kind === 'float' || target.kind === 'boolean';
     const wrap = (placeholder: string): string => {
       if (target.kind === 'geometryWkb') return `ST_GeomFromWKB(${placeholder}, ${target.srid ?? 0})`;
+      if (target.kind === 'geometryText') return `ST_GeomFromText(CONVERT(${placeholder} USING utf8mb4))`;
       return asText ? `CONVERT(${placeholder} USING utf8mb4)` : placeholder;
     };
     if (isLoadLob(value)) {
@@ -458,7 +462,7 @@ export class MysqlLoader implements TargetLoader {
     }
     if (value instanceof Uint8Array) {
       const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-      if (target.kind === 'geometryWkb') return { sql: wrap('?'), param: bytes, bytes: bytes.length };
+      if (target.kind === 'geometryWkb' || target.kind === 'geometryText') return { sql: wrap('?'), param: bytes, bytes: bytes.length };
       if (asText) return { sql: wrap('?'), param: bytes, bytes: bytes.length };
       return { sql: '?', param: bytes, bytes: bytes.length };
     }
@@ -491,6 +495,8 @@ export class MysqlLoader implements TargetLoader {
         const bytes = Buffer.from(text, 'hex');
         return { sql: target.kind === 'geometryWkb' ? wrap('?') : '?', param: bytes, bytes: bytes.length };
       }
+      case 'geometryText':
+        return { sql: wrap('?'), param: text, bytes: Buffer.byteLength(text) };
       default:
         return { sql: '?', param: text, bytes: Buffer.byteLength(text) };
     }

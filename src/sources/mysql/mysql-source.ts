@@ -152,7 +152,8 @@ export class MysqlSource implements DatabaseSource {
       if (kind === 'time') {
         if (at(i) !== '1') continue;
         const p = col.info.datetimePrecision ?? 0;
-        col.mapped = { type: `INTERVAL DAY(2) TO SECOND(${p})`, kind: 'duration' };
+        // metadata.xsd admits no SECOND(0)
+        col.mapped = { type: `INTERVAL DAY(2) TO SECOND${p > 0 ? `(${p})` : ''}`, kind: 'duration' };
         col.column.type = col.mapped.type;
         col.column.description = joinNote(col.column.description, 'MariaDB TIME values beyond a day or negative: every value is written as an xs:duration (INTERVAL DAY TO SECOND); typeOriginal keeps the TIME type.');
       } else if (kind === 'geometry') {

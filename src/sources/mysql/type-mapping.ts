@@ -18,9 +18,9 @@
  * | YEAR                                     | SMALLINT                          | the year (0 for 0000)                       |
  * | DATE                                     | DATE                              | YYYY-MM-DD; a column with zero dates: VARCHAR(10) of MariaDB's text |
  * | DATETIME(p)                              | TIMESTAMP(p)                      | YYYY-MM-DDThh:mm:ss[.f]; zero dates as DATE |
- * | TIMESTAMP(p)                             | TIMESTAMP(p) WITH TIME ZONE       | the UTC instant with Z; zero as DATE        |
- * | TIME(p) with values in [0, 24 h)         | TIME(p)                           | hh:mm:ss[.f]                                |
- * | TIME(p) with a value beyond 24 h or < 0  | INTERVAL DAY(2) TO SECOND(p)      | xs:duration, e.g. -P34DT22H59M59S           |
+ * | TIMESTAMP(p)                             | TIMESTAMP WITH TIME ZONE(p)       | the UTC instant with Z; zero as DATE        |
+ * | TIME(p) with values in [0, 24 h)         | TIME(p) (TIME for p = 0)          | hh:mm:ss[.f]                                |
+ * | TIME(p) with a value beyond 24 h or < 0  | INTERVAL DAY(2) TO SECOND(p) (SECOND for p = 0) | xs:duration, e.g. -P34DT22H59M59S           |
  * | CHAR(n), VARCHAR(n) (any character set)  | CHAR(n), VARCHAR(n)               | the text (converted to UTF-8 by the server) |
  * | TINYTEXT                                 | VARCHAR(255)                      | the text                                    |
  * | TEXT, MEDIUMTEXT, LONGTEXT, JSON         | CLOB                              | the text; large values stream to files      |
@@ -122,9 +122,11 @@ export function mapMysqlType(info: MysqlColumnInfo): MysqlMappedType {
     case 'datetime':
       return { type: `TIMESTAMP(${fraction(info.datetimePrecision)})`, kind: 'datetime' };
     case 'timestamp':
-      return { type: `TIMESTAMP(${fraction(info.datetimePrecision)}) WITH TIME ZONE`, kind: 'timestamp' };
+      // metadata.xsd puts the precision after WITH TIME ZONE
+      return { type: `TIMESTAMP WITH TIME ZONE(${fraction(info.datetimePrecision)})`, kind: 'timestamp' };
     case 'time':
-      return { type: `TIME(${fraction(info.datetimePrecision)})`, kind: 'time' };
+      // metadata.xsd admits no TIME(0); TIME alone is precision 0 in SQL:2008
+      return { type: fraction(info.datetimePrecision) > 0 ? `TIME(${fraction(info.datetimePrecision)})` : 'TIME', kind: 'time' };
     case 'char':
       return { type: `CHAR(${Math.max(1, n)})`, kind: 'text' };
     case 'varchar':
