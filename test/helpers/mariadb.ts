@@ -17,6 +17,8 @@ export interface MariadbServer {
   host: string;
   user: string;
   password: string;
+  /** the server's unix socket (the root account logs in there without a password) */
+  socket: string;
   /** A mysql:// URL for `database` (created on demand with createDatabase). */
   url(database?: string, scheme?: 'mysql' | 'mariadb'): string;
   createDatabase(name: string): Promise<void>;
@@ -115,6 +117,7 @@ export async function startMariadb(): Promise<MariadbServer> {
     host,
     user,
     password,
+    socket,
     url: (database = 'mysql', scheme = 'mysql') => `${scheme}://${user}:${encodeURIComponent(password)}@${host}:${port}/${encodeURIComponent(database)}`,
     async createDatabase(name) {
       await server.sql('mysql', `CREATE DATABASE \`${name.replace(/`/g, '``')}\` CHARACTER SET utf8mb4`);

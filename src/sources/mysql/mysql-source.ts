@@ -28,7 +28,7 @@ export interface MysqlSourceOptions {
   tableFilter?: (name: string, schema: string) => boolean;
   /** values up to this many bytes come with their row (default 256 KiB) */
   inlineThreshold?: number;
-  /** bytes per slice when streaming a large value (default 1 MiB) */
+  /** bytes per slice when streaming a large value (default 4 MiB; more for very large values, see slices()) */
   sliceBytes?: number;
   /** most rows per page (default 1000) */
   fetchRows?: number;
@@ -61,7 +61,7 @@ export class MysqlSource implements DatabaseSource {
     this.description = describeMysqlUrl(url);
     this.database = parseMysqlUrl(url).database;
     this.inlineThreshold = options.inlineThreshold ?? 256 * 1024;
-    this.sliceBytes = options.sliceBytes ?? 1024 * 1024;
+    this.sliceBytes = options.sliceBytes ?? 4 * 1024 * 1024;
     this.fetchRows = options.fetchRows ?? 1000;
   }
 
@@ -314,9 +314,15 @@ export class MysqlSource implements DatabaseSource {
     return lob;
   }
 
-  /** A large value in slices: bytes for BLOB / geometry, characters (each slice UTF-8) for text. */
+  /**
+   * A large value in slices: bytes for BLOB / geometry, characters (each slice UTF-8) for text.
+   * InnoDB reads a whole BLOB/TEXT value for every SUBSTRING() of it, so the server's work grows
+   * with the number of slices: a value gets at most 16 slices (of at most 64 MiB; beyond 1 GiB,
+   * more), trading this process's memory (one slice) against the server's reading.
+   */
   private async *slices(sql: string, key: Array<string | Buffer | null>, byteLength: number, text: boolean, plan: MysqlTablePlan, col: MysqlColumnPlan, row: number): AsyncIterable<Uint8Array> {
-    const step = text ? Math.max(1, Math.floor(this.sliceBytes / 4)) : this.sliceBytes;
+    const bytesPerSlice = Math.max(this.sliceBytes, Math.min(64 * 1024 * 1024, Math.ceil(byteLength / 16)));
+    const step = text ? Math.max(1, Math.floor(bytesPerSlice / 4)) : bytesPerSlice;
     let position = 1;
     let bytes = 0;
     while (bytes < byteLength) {
