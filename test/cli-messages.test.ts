@@ -40,9 +40,9 @@ test('a random or truncated .siard: restore and ingest exit 2 with one sentence 
 });
 
 test('export of an unsupported scheme says so and lists the supported sources', async (t) => {
-  const r = await runCli(['export', 'mysql://u:p@host/db', path.join(work, 'never')]);
+  const r = await runCli(['export', 'oracle://u:p@host/db', path.join(work, 'never')]);
   t.is(r.code, 2);
-  t.is(r.stderr, 'siard-ocfl: The source scheme mysql:// is not supported; sources are sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres:// or postgresql://.\n');
+  t.is(r.stderr, 'siard-ocfl: The source scheme oracle:// is not supported; sources are sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://, postgresql://, mysql:// or mariadb://.\n');
 });
 
 (process.getuid?.() === 0 ? test : test.skip)('a folder its user cannot write: restore and export name it, and say it once (run as an unprivileged user)', (t) => {

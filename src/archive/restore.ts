@@ -1,5 +1,5 @@
 /**
- * Restore: a SIARD archive -> a SQLite file or a PostgreSQL database.
+ * Restore: a SIARD archive -> a SQLite file, a PostgreSQL database or a MariaDB / MySQL database.
  *
  * The archive comes from a `.siard` file (its external LOB folders beside it), a folder holding
  * one `.siard` (a checkout), or an OCFL object version, read in place: the `.siard` and every LOB
@@ -29,6 +29,8 @@ import { type LobVerificationWithExtras, verifiedChunks } from '../siard/reader/
 import type { LoadColumn, LoadLob, LoadTable, LoadValue, NotRecreated, TargetLoader } from '../sources/loader.js';
 import { isPostgresUrl } from '../sources/postgres/connection.js';
 import { PostgresLoader, type PostgresLoaderOptions } from '../sources/postgres/loader.js';
+import { isMysqlUrl } from '../sources/mysql/connection.js';
+import { MysqlLoader, type MysqlLoaderOptions } from '../sources/mysql/loader.js';
 import { SqliteLoader } from '../sources/sqlite/loader.js';
 import { openArchive, type ArchiveSource, type OpenedArchive } from './open-archive.js';
 
@@ -43,6 +45,8 @@ export interface RestoreOptions {
   onPlan?: (plan: { tables: number; rows: number }) => void;
   /** PostgreSQL target tuning (tests use small values) */
   postgres?: PostgresLoaderOptions;
+  /** MariaDB / MySQL target tuning and --create / --into-existing */
+  mysql?: MysqlLoaderOptions;
 }
 
 export interface RestoredTable {
@@ -60,7 +64,7 @@ export interface RestoreSummary {
   /** the .siard read (a path on disk, or the logical path inside the OCFL object) */
   siard: string;
   target: string;
-  targetKind: 'sqlite' | 'postgres';
+  targetKind: 'sqlite' | 'postgres' | 'mysql';
   tables: RestoredTable[];
   rows: number;
   lobFiles: number;
@@ -98,9 +102,10 @@ export function describeNotRecreated(items: NotRecreated[]): string {
   return `Not recreated: ${parts.join('; ')}.`;
 }
 
-/** The loader for a target: a postgres:// URL, otherwise an SQLite file path (optionally "sqlite:"). */
+/** The loader for a target: a postgres:// or mysql:// / mariadb:// URL, otherwise an SQLite file path (optionally "sqlite:"). */
 export function targetLoader(target: string, options: RestoreOptions = {}): TargetLoader {
   if (isPostgresUrl(target)) return new PostgresLoader(target, options.postgres ?? {});
+  if (isMysqlUrl(target)) return new MysqlLoader(target, options.mysql ?? {});
   return new SqliteLoader(target.startsWith('sqlite:') ? target.slice('sqlite:'.length) : target);
 }
 
@@ -119,6 +124,7 @@ function loadTableOf(t: SiardTableRef): LoadTable {
     checkConstraints: t.table.checkConstraints ?? [],
     triggers: t.table.triggers ?? [],
   };
+  if (t.table.description !== undefined) table.description = t.table.description;
   if (t.table.primaryKey) table.primaryKey = t.table.primaryKey;
   return table;
 }
@@ -197,7 +203,7 @@ export async function restore(source: RestoreSource, target: string, options: Re
   const summary: RestoreSummary = {
     siard: archive.name,
     target: loader.description,
-    targetKind: loader instanceof PostgresLoader ? 'postgres' : 'sqlite',
+    targetKind: loader instanceof PostgresLoader ? 'postgres' : loader instanceof MysqlLoader ? 'mysql' : 'sqlite',
     tables: [],
     rows: 0,
     lobFiles: 0,

@@ -86,7 +86,7 @@ export function register(program: Command): void {
     program
       .command('export')
       .description('export a database to SIARD 2.2: <out-dir>/<name>.siard and its LOB folders')
-      .argument('<source>', 'sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://..., or a SIARD 2.1/2.2 .siard file (its LOB folders beside it) to re-segment')
+      .argument('<source>', 'sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://..., mysql://... / mariadb://..., or a SIARD 2.1/2.2 .siard file (its LOB folders beside it) to re-segment')
       .argument('<out-dir>', 'folder that receives the archive and its LOB folders'),
   )
     .option('--json', 'print a JSON summary')

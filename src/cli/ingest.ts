@@ -22,7 +22,7 @@ export function register(program: Command): void {
     program
       .command('ingest')
       .description('store a database (exported to SIARD 2.2 straight into the object) or a received SIARD package as a new version of an object')
-      .argument('<source>', 'sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://..., or a .siard file (its LOB folders beside it)'),
+      .argument('<source>', 'sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://..., mysql://... / mariadb://..., or a .siard file (its LOB folders beside it)'),
   )
     .requiredOption('--root <root>', 'OCFL storage root')
     .requiredOption('--id <object-id>', 'object id')))

@@ -1,7 +1,8 @@
-/** `siard-ocfl restore <siard | dir | --root R --id I [--version vN]> <target>`: SIARD -> SQLite or PostgreSQL. */
+/** `siard-ocfl restore <siard | dir | --root R --id I [--version vN]> <target>`: SIARD -> SQLite, PostgreSQL or MariaDB / MySQL. */
 import type { Command } from 'commander';
 import { describeNotRecreated, restore, type RestoreSource } from '../archive/restore.js';
 import { isPostgresUrl } from '../sources/postgres/connection.js';
+import { isMysqlUrl } from '../sources/mysql/connection.js';
 import { UsageError } from '../errors.js';
 import { asUnreadableInput, printJson } from './common.js';
 import { createProgress } from './progress.js';
@@ -18,15 +19,15 @@ interface RestoreCliOptions {
 export function register(program: Command): void {
   program
     .command('restore')
-    .description('restore a SIARD archive into an SQLite file or a PostgreSQL database, checking every LOB on the way')
+    .description('restore a SIARD archive into an SQLite file, a PostgreSQL or a MariaDB/MySQL database, checking every LOB on the way')
     .usage('[options] <archive> <target>  |  --root <root> --id <object-id> [--version vN] <target>')
     .argument('<archive>', 'a .siard file or a folder holding one (with --root and --id: leave out, give only <target>)')
-    .argument('[target]', 'an SQLite file path (created) or postgres://user:pw@host/db')
+    .argument('[target]', 'an SQLite file path (created), postgres://user:pw@host/db or mysql://user:pw@host:port/db')
     .option('--root <root>', 'OCFL storage root holding the archive')
     .option('--id <object-id>', 'OCFL object holding the archive')
     .option('--version <vN>', 'object version (default: the head)')
-    .option('--create', 'PostgreSQL: create the target database (it must not exist; dropped again if the restore fails)')
-    .option('--into-existing', 'PostgreSQL: restore into a database that already holds other tables or views')
+    .option('--create', 'PostgreSQL, MariaDB/MySQL: create the target database (it must not exist; dropped again if the restore fails)')
+    .option('--into-existing', 'PostgreSQL, MariaDB/MySQL: restore into a database that already holds other tables or views')
     .option('--json', 'print a JSON summary')
     .action(async (first: string, second: string | undefined, options: RestoreCliOptions) => {
       const args = second === undefined ? [first] : [first, second];
@@ -51,8 +52,8 @@ export function register(program: Command): void {
         source = isDir ? { dir: input } : { siard: input };
         target = args[1]!;
       }
-      if ((options.create || options.intoExisting) && !isPostgresUrl(target)) {
-        throw new UsageError('--create and --into-existing apply to a postgres:// target only.');
+      if ((options.create || options.intoExisting) && !isPostgresUrl(target) && !isMysqlUrl(target)) {
+        throw new UsageError('--create and --into-existing apply to a postgres:// or mysql:// target only.');
       }
       const postgres = { ...(options.create ? { create: true } : {}), ...(options.intoExisting ? { intoExisting: true } : {}) };
       const progress = createProgress({ json: options.json });
@@ -62,6 +63,7 @@ export function register(program: Command): void {
           onPlan: (p) => progress.total({ count: p.rows }),
           onRow: () => progress.count(),
           postgres,
+          mysql: postgres,
         });
         progress.stop();
         if (options.json) printJson(summary);

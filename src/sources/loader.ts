@@ -1,8 +1,8 @@
 /**
  * The writing side of a database, used by restore: a target creates the archive's tables with
  * mapped types, takes rows in batches (LOBs as byte streams), adds the keys, and either commits
- * all of it or leaves nothing behind. SQLite (`sqlite/loader.ts`) and PostgreSQL
- * (`postgres/loader.ts`) implement it.
+ * all of it or leaves nothing behind. SQLite (`sqlite/loader.ts`), PostgreSQL
+ * (`postgres/loader.ts`) and MariaDB / MySQL (`mysql/loader.ts`) implement it.
  */
 import type { SiardArchive, SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardTrigger, SiardUniqueKey, SqlTypeFamily } from '../siard/model.js';
 
@@ -42,6 +42,8 @@ export interface LoadColumn {
 export interface LoadTable {
   schema: string;
   name: string;
+  /** the table's description (a target with table comments restores it) */
+  description?: string;
   columns: LoadColumn[];
   primaryKey?: SiardUniqueKey;
   candidateKeys: SiardUniqueKey[];

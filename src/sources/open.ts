@@ -1,7 +1,7 @@
 /**
  * Turns an export `<source>` argument into a DatabaseSource:
  * `sqlite:<file>` or a path ending in .db/.sqlite/.sqlite3 -> SQLite; `postgres://` / `postgresql://`
- * -> PostgreSQL (when its module provides `openPostgresSource`).
+ * -> PostgreSQL (when its module provides `openPostgresSource`); `mysql://` / `mariadb://` -> MariaDB or MySQL.
  */
 import { UsageError } from '../errors.js';
 import { refuseWidened, type DatabaseSource, type SourceCatalog, type SourceValue } from './source.js';
@@ -69,10 +69,13 @@ export async function openSource(spec: string, options: OpenSourceOptions = {}):
     };
     if (!mod.openPostgresSource) throw new UsageError('PostgreSQL sources are not available in this build.', 'SOURCE_UNSUPPORTED');
     source = await mod.openPostgresSource(spec, tableFilter ? { tableFilter } : {});
+  } else if (/^(mysql|mariadb):\/\//i.test(spec)) {
+    const { openMysqlSource } = await import('./mysql/mysql-source.js');
+    source = await openMysqlSource(spec, tableFilter ? { tableFilter } : {});
   } else {
     const scheme = /^([a-z][a-z0-9+.-]+):\/\//i.exec(spec)?.[1];
     if (scheme !== undefined) {
-      throw new UsageError(`The source scheme ${scheme}:// is not supported; sources are sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres:// or postgresql://.`, 'SOURCE_UNSUPPORTED');
+      throw new UsageError(`The source scheme ${scheme}:// is not supported; sources are sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://, postgresql://, mysql:// or mariadb://.`, 'SOURCE_UNSUPPORTED');
     }
     if (isSiardSpec(spec)) {
       if (selection.active || options.strict) throw new UsageError(`--tables, --exclude-tables and --strict apply to databases; a SIARD package (${spec}) is re-segmented whole.`);

@@ -1,0 +1,152 @@
+/**
+ * A throw-away MariaDB server for tests: `mariadb-install-db` into a temporary folder, `mariadbd`
+ * on 127.0.0.1 and a free port (its socket in the same folder), stopped and its folder removed
+ * afterwards. Tests never touch a server they did not start. The root account (unix socket, no
+ * password) creates one password user for TCP; as root the server runs with --user=root.
+ * Debian's `mariadb-server` package provides the binaries (.ci/run installs it when missing).
+ */
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import * as mariadb from 'mariadb';
+
+export interface MariadbServer {
+  port: number;
+  host: string;
+  user: string;
+  password: string;
+  /** the server's unix socket (the root account logs in there without a password) */
+  socket: string;
+  /** A mysql:// URL for `database` (created on demand with createDatabase). */
+  url(database?: string, scheme?: 'mysql' | 'mariadb'): string;
+  createDatabase(name: string): Promise<void>;
+  /** Runs SQL (several statements allowed) in `database` as the test user. */
+  sql<T = Record<string, unknown>>(database: string, text: string, values?: unknown[]): Promise<T[]>;
+  /** Runs the `mariadb` command-line client against `database` (SQL on stdin when given); returns its stdout. */
+  client(database: string, args: string[], input?: string): string;
+  stop(): Promise<void>;
+}
+
+function findBin(name: string): string | undefined {
+  for (const dir of [process.env.MARIADB_BIN_DIR ?? '', '/usr/sbin', '/usr/bin', '/usr/local/bin', '/usr/local/sbin']) {
+    if (dir && existsSync(path.join(dir, name))) return path.join(dir, name);
+  }
+  const which = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
+  return which.status === 0 ? which.stdout.trim() : undefined;
+}
+
+export function mariadbAvailable(): boolean {
+  return findBin('mariadbd') !== undefined && findBin('mariadb-install-db') !== undefined && findBin('mariadb') !== undefined;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForSocket(socket: string, child: ChildProcess, log: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`mariadbd exited with ${child.exitCode}: ${log()}`);
+    if (existsSync(socket)) {
+      const ok = spawnSync(findBin('mariadb')!, ['--no-defaults', `--socket=${socket}`, '-uroot', '-e', 'SELECT 1'], { stdio: 'ignore' });
+      if (ok.status === 0) return;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`mariadbd did not start within 60 s: ${log()}`);
+}
+
+export async function startMariadb(): Promise<MariadbServer> {
+  const installDb = findBin('mariadb-install-db');
+  const mariadbd = findBin('mariadbd');
+  const clientBin = findBin('mariadb');
+  if (!installDb || !mariadbd || !clientBin) throw new Error('MariaDB binaries (mariadb-install-db, mariadbd, mariadb) are not installed.');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'siard-ocfl-maria-'));
+  const data = path.join(dir, 'data');
+  const socket = path.join(dir, 'sock');
+  const asRoot = process.getuid?.() === 0 ? ['--user=root'] : [];
+  execFileSync(installDb, ['--no-defaults', `--datadir=${data}`, '--auth-root-authentication-method=normal', '--skip-test-db', ...asRoot], { stdio: 'pipe' });
+  const port = await freePort();
+  let log = '';
+  const child = spawn(
+    mariadbd,
+    [
+      '--no-defaults',
+      `--datadir=${data}`,
+      `--socket=${socket}`,
+      `--port=${port}`,
+      '--bind-address=127.0.0.1',
+      `--pid-file=${path.join(dir, 'pid')}`,
+      '--skip-name-resolve',
+      '--innodb-flush-log-at-trx-commit=0',
+      '--innodb-doublewrite=0',
+      '--innodb-buffer-pool-size=64M',
+      '--max-allowed-packet=256M',
+      '--character-set-server=utf8mb4',
+      '--collation-server=utf8mb4_general_ci',
+      '--default-time-zone=+00:00',
+      ...asRoot,
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (log = (log + d).slice(-4000)));
+  const host = '127.0.0.1';
+  const user = 'siard_test';
+  const password = 'siard-test-password';
+  try {
+    await waitForSocket(socket, child, () => log);
+    execFileSync(clientBin, ['--no-defaults', `--socket=${socket}`, '-uroot', '-e', `CREATE USER '${user}'@'%' IDENTIFIED BY '${password}'; GRANT ALL ON *.* TO '${user}'@'%' WITH GRANT OPTION;`]);
+  } catch (err) {
+    child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+  const connect = (database: string) => mariadb.createConnection({ host, port, user, password, database, multipleStatements: true, timezone: '+00:00' });
+  const server: MariadbServer = {
+    port,
+    host,
+    user,
+    password,
+    socket,
+    url: (database = 'mysql', scheme = 'mysql') => `${scheme}://${user}:${encodeURIComponent(password)}@${host}:${port}/${encodeURIComponent(database)}`,
+    async createDatabase(name) {
+      await server.sql('mysql', `CREATE DATABASE \`${name.replace(/`/g, '``')}\` CHARACTER SET utf8mb4`);
+    },
+    async sql<T>(database: string, text: string, values: unknown[] = []): Promise<T[]> {
+      const conn = await connect(database);
+      try {
+        const res = (await conn.query({ sql: text, bigIntAsNumber: false, dateStrings: true } as mariadb.QueryOptions, values)) as unknown;
+        return (Array.isArray(res) ? res : []) as T[];
+      } finally {
+        await conn.end();
+      }
+    },
+    client(database, args, input) {
+      const res = spawnSync(clientBin, ['--no-defaults', `--socket=${socket}`, '-uroot', '--default-character-set=utf8mb4', database, ...args], { encoding: 'utf8', maxBuffer: 1 << 30, input: input ?? '' });
+      if (res.status !== 0) throw new Error(`mariadb client failed: ${res.stderr.trim()}`);
+      return res.stdout;
+    },
+    async stop() {
+      const exited = new Promise<void>((resolve) => {
+        if (child.exitCode !== null) resolve();
+        else child.once('exit', () => resolve());
+      });
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(timer);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return server;
+}
