@@ -236,3 +236,23 @@ test('rename, clear and re-add within one staged version keep content paths uniq
   t.is(readFileSync(path.join(objectDir, inventory.manifest[state.a][0]), 'utf8'), 'second a');
   t.false(existsSync(path.join(objectDir, 'v1', 'content', 'gone')));
 });
+
+sharedTest('objects whose manifest writes digests in upper or mixed case are read by digest in any case', async (t) => {
+  for (const name of ['minimal_uppercase_digests', 'minimal_mixed_digests']) {
+    const dir = path.join(tempDir(), 'root');
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, '0=ocfl_1.1'), 'ocfl_1.1\n');
+    const fixture = reference('ocfl-fixtures', '1.1', 'good-objects', name);
+    cpSync(fixture, path.join(dir, 'obj'), { recursive: true });
+    const root = await openRoot(dir);
+    const obj = await root.openObjectAt('obj');
+    for (const [logicalPath, digest] of obj.state()) {
+      t.is(digest, digest.toLowerCase(), `${name}: state digests are lower-case`);
+      const contentPath = obj.contentPath(logicalPath);
+      t.is(obj.contentPathOfDigest(digest.toUpperCase()), contentPath, `${name}: ${logicalPath} by upper-case digest`);
+      const bytes = await obj.readLogical(logicalPath);
+      t.deepEqual(bytes, readFileSync(path.join(fixture, contentPath)), `${name}: ${logicalPath}`);
+      t.is(createHash(JSON.parse(readFileSync(path.join(fixture, 'inventory.json'), 'utf8')).digestAlgorithm).update(bytes).digest('hex'), digest);
+    }
+  }
+});

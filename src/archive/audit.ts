@@ -20,7 +20,6 @@ import { Readable } from 'node:stream';
 import { SiardOcflError, UsageError } from '../errors.js';
 import { digestSync } from '../ocfl/digest.js';
 import { forEachConcurrent } from '../ocfl/concurrent.js';
-import { manifestIndex } from '../ocfl/inventory.js';
 import { ExpectedDigests } from './expected-digests.js';
 import type { OcflObjectReader } from '../ocfl/object.js';
 import { openRoot, type OcflStorageRoot } from '../ocfl/root.js';
@@ -199,8 +198,10 @@ async function auditObject(
   if (!inv.versions[version]) throw new SiardOcflError(`Object "${object}" has no version ${version} (head is ${inv.head}).`, { code: 'NO_SUCH_VERSION', exitCode: 2 });
   summary.version = version;
   const state = reader.state(version);
-  const manifest = manifestIndex(inv);
-  const contentOf = (logicalPath: string) => manifest.get(state.get(logicalPath)!)?.[0];
+  const contentOf = (logicalPath: string) => {
+    const digest = state.get(logicalPath);
+    return digest === undefined ? undefined : reader.manifestPaths(digest)?.[0];
+  };
   const abs = (contentPath: string) => path.join(objectAbs, ...contentPath.split('/'));
 
   // Expected digests of every content file: manifest and fixity.
@@ -436,7 +437,7 @@ async function auditObject(
 
   // 4. Content and fixity digests against the inventory.
   const logicalOf = new Map<string, string[]>();
-  for (const [lp, d] of state) for (const cp of manifest.get(d) ?? []) (logicalOf.get(cp) ?? logicalOf.set(cp, []).get(cp)!).push(lp);
+  for (const [lp, d] of state) for (const cp of reader.manifestPaths(d) ?? []) (logicalOf.get(cp) ?? logicalOf.set(cp, []).get(cp)!).push(lp);
   for (const cp of expected.contentPaths()) {
     const r = results.get(cp);
     if (!r) continue;

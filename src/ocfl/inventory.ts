@@ -253,18 +253,36 @@ export function sidecarMatches(inventoryBytes: Uint8Array, sidecarText: string, 
   return parseSidecar(sidecarText) === digestSync(digestAlgorithm, inventoryBytes);
 }
 
-/** Digest -> first content path, for looking content up case-insensitively (digests are hex). */
-export function manifestIndex(inv: Inventory): Map<string, string[]> {
+/**
+ * Digest (lower-case) -> content paths. Digests are hex, and manifests (ours, ocfl-py's,
+ * ocfl-java's) write them in lower case: then the manifest itself answers, and no second index of
+ * a million entries is built. Only a manifest with upper-case digests is indexed again.
+ */
+export function manifestLookup(inv: Inventory): (digest: string) => string[] | undefined {
+  const manifest = inv.manifest;
+  let lowerCase = true;
+  for (const digest in manifest) {
+    if (/[A-F]/.test(digest)) {
+      lowerCase = false;
+      break;
+    }
+  }
+  if (lowerCase) return (digest) => (Object.hasOwn(manifest, digest) ? manifest[digest] : undefined);
   const index = new Map<string, string[]>();
-  for (const [digest, paths] of Object.entries(inv.manifest)) index.set(digest.toLowerCase(), paths);
-  return index;
+  for (const [digest, paths] of Object.entries(manifest)) index.set(digest.toLowerCase(), paths);
+  return (digest) => index.get(digest);
 }
 
-/** logical path -> digest (lower-case) of one version's state. */
+/** logical path -> digest (lower-case) of one version's state, in code-unit order of the paths. */
 export function logicalState(inv: Inventory, version = inv.head): Map<string, string> {
   const v = inv.versions[version];
   if (!v) throw new SiardOcflError(`Object "${inv.id}" has no version ${version} (head is ${inv.head}).`, { code: 'NO_SUCH_VERSION' });
-  const state = new Map<string, string>();
-  for (const [digest, paths] of Object.entries(v.state)) for (const p of paths) state.set(p, digest.toLowerCase());
-  return new Map([...state].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const entries: Array<[string, string]> = [];
+  for (const digest in v.state) {
+    const lower = digest.toLowerCase();
+    for (const p of v.state[digest]!) entries.push([p, lower]);
+  }
+  // Sorted once, then one map (stable: a path listed twice keeps its last digest, as before).
+  entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return new Map(entries);
 }

@@ -9,7 +9,7 @@ import {
   type Inventory,
   InventoryError,
   logicalState,
-  manifestIndex,
+  manifestLookup,
   parseInventory,
   parseInventoryHeader,
   sidecarMatches,
@@ -105,7 +105,7 @@ export async function loadInventoryHeader(storage: Storage, objectPath: string):
 export class OcflObjectReader {
   /** Built on first use and kept: an inventory of a million paths must not be re-indexed per lookup. */
   private readonly states = new Map<string, ReadonlyMap<string, string>>();
-  private manifest: Map<string, string[]> | undefined;
+  private manifest: ((digest: string) => string[] | undefined) | undefined;
 
   constructor(
     readonly storage: Storage,
@@ -159,10 +159,15 @@ export class OcflObjectReader {
     return digest;
   }
 
+  /** Content paths of a digest (any case), or undefined when the manifest lacks it. */
+  manifestPaths(digest: string): string[] | undefined {
+    this.manifest ??= manifestLookup(this.inventory);
+    return this.manifest(digest.toLowerCase());
+  }
+
   /** Content path (relative to the object root) holding a digest's bytes. */
   contentPathOfDigest(digest: string): string {
-    this.manifest ??= manifestIndex(this.inventory);
-    const paths = this.manifest.get(digest.toLowerCase());
+    const paths = this.manifestPaths(digest);
     if (!paths || paths.length === 0) {
       throw new InventoryError(`Object "${this.id}" has no manifest entry for digest ${digest}.`);
     }
