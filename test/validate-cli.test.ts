@@ -161,3 +161,38 @@ test('HashPool: threads return every algorithm of each file, in task order, one 
     await pool.close();
   }
 });
+
+test('content digests are checked in batches: a corrupted file in every batch of a 45,000-file object is found', async (t) => {
+  const { createHash } = await import('node:crypto');
+  const dir = path.join(tempDir(), 'obj');
+  mkdirSync(path.join(dir, 'v1', 'content', 'f'), { recursive: true });
+  writeFileSync(path.join(dir, '0=ocfl_object_1.1'), 'ocfl_object_1.1\n');
+  const manifest: Record<string, string[]> = {};
+  const state: Record<string, string[]> = {};
+  const count = 45_000; // the validator hashes 20,000 files at a time
+  const corrupted = [7, 22_222, 44_999];
+  for (let i = 0; i < count; i++) {
+    const body = `file ${i}\n`;
+    const d = createHash('sha512').update(body).digest('hex');
+    manifest[d] = [`v1/content/f/${i}.txt`];
+    state[d] = [`f/${i}.txt`];
+    writeFileSync(path.join(dir, 'v1', 'content', 'f', `${i}.txt`), corrupted.includes(i) ? `changed ${i}\n` : body);
+  }
+  const inv = JSON.stringify({
+    id: 'urn:batches:test',
+    type: 'https://ocfl.io/1.1/spec/#inventory',
+    digestAlgorithm: 'sha512',
+    head: 'v1',
+    manifest,
+    versions: { v1: { created: '2024-01-01T00:00:00Z', message: 'm', user: { name: 'n', address: 'mailto:n@example.org' }, state } },
+  });
+  for (const where of ['', 'v1']) {
+    writeFileSync(path.join(dir, where, 'inventory.json'), inv);
+    writeFileSync(path.join(dir, where, 'inventory.json.sha512'), `${digestSync('sha512', inv)} inventory.json\n`);
+  }
+  const res = await runCli(['validate', '--json', dir]);
+  t.is(res.code, 1, res.stderr);
+  const report = JSON.parse(res.stdout);
+  t.is(report.files, count);
+  t.deepEqual(report.errors.map((e: { code: string; path: string }) => `${e.code} ${path.basename(e.path)}`).sort(), corrupted.map((i) => `E092 ${i}.txt`).sort());
+});

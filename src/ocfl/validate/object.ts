@@ -10,7 +10,7 @@ import { isRegisteredExtension } from './extensions.js';
 import { explainInterruptedCommit } from './interrupted-commit.js';
 import { Findings, quote } from './findings.js';
 import { listDir, walk, type TreeEntry } from './fs-tree.js';
-import { HashPool, type HashTask } from './hash-pool.js';
+import { HashPool, type HashResult, type HashTask } from './hash-pool.js';
 import {
   checkInventory,
   parseVersionName,
@@ -425,6 +425,9 @@ async function checkObjectExtensions(dir: string, findings: Findings, at: (name:
   }
 }
 
+/** Files hashed per batch: the tasks and results of a million files at once are gigabytes. */
+const HASH_BATCH = 20_000;
+
 async function verifyDigests(
   dir: string,
   existing: Map<string, number>,
@@ -433,35 +436,52 @@ async function verifyDigests(
   at: (rel: string) => string,
   options: ObjectCheckOptions,
 ): Promise<void> {
-  const paths: string[] = [];
-  const tasks: HashTask[] = [];
-  const sizes: number[] = [];
+  let files = 0;
+  let bytes = 0;
   for (const [p, size] of existing) {
-    const list = expectations.get(p);
-    if (!list) continue;
-    const algorithms = [...new Set(list.map((e) => e.algorithm))];
-    paths.push(p);
-    tasks.push({ path: path.join(dir, ...p.split('/')), algorithms });
-    sizes.push(size);
+    if (!expectations.has(p)) continue;
+    files++;
+    bytes += size;
   }
-  if (tasks.length === 0) return;
-  options.onPlan?.(tasks.length, sizes.reduce((a, b) => a + b, 0));
+  if (files === 0) return;
+  options.onPlan?.(files, bytes);
   const pool = options.pool ?? new HashPool();
+  const toHash = (function* () {
+    for (const [p, size] of existing) if (expectations.has(p)) yield [p, size] as const;
+  })();
+  const hashBatch = async (): Promise<{ paths: string[]; results: HashResult[] } | undefined> => {
+    const paths: string[] = [];
+    const tasks: HashTask[] = [];
+    const sizes: number[] = [];
+    while (paths.length < HASH_BATCH) {
+      const next = toHash.next();
+      if (next.done) break;
+      const [p, size] = next.value;
+      paths.push(p);
+      tasks.push({ path: path.join(dir, ...p.split('/')), algorithms: [...new Set(expectations.get(p)!.map((e) => e.algorithm))] });
+      sizes.push(size);
+    }
+    return paths.length === 0 ? undefined : { paths, results: await pool.hashAll(tasks, sizes, options.onHashed) };
+  };
   try {
-    const results = await pool.hashAll(tasks, sizes, options.onHashed);
-    results.forEach((r, i) => {
-      const p = paths[i];
-      if (!r.digests) {
-        findings.add('E092', `The content file ${quote(p)} cannot be read (${r.error ?? 'unknown error'}).`, at(p));
-        return;
-      }
-      for (const e of expectations.get(p)!) {
-        const actual = r.digests[e.algorithm];
-        if (actual === undefined || actual === e.digest) continue;
-        const code = e.block === 'manifest' ? 'E092' : 'E093';
-        findings.add(code, `The ${e.algorithm} digest of ${quote(p)} is ${actual}, but the ${e.block} of ${e.where} records ${e.digest}.`, at(p));
-      }
-    });
+    let pending = hashBatch();
+    for (let batch = await pending; batch; batch = await pending) {
+      // The next batch is hashed while this one is compared.
+      pending = hashBatch();
+      batch.results.forEach((r, i) => {
+        const p = batch!.paths[i]!;
+        if (!r.digests) {
+          findings.add('E092', `The content file ${quote(p)} cannot be read (${r.error ?? 'unknown error'}).`, at(p));
+          return;
+        }
+        for (const e of expectations.get(p)!) {
+          const actual = r.digests[e.algorithm];
+          if (actual === undefined || actual === e.digest) continue;
+          const code = e.block === 'manifest' ? 'E092' : 'E093';
+          findings.add(code, `The ${e.algorithm} digest of ${quote(p)} is ${actual}, but the ${e.block} of ${e.where} records ${e.digest}.`, at(p));
+        }
+      });
+    }
   } finally {
     if (!options.pool) await pool.close();
   }
