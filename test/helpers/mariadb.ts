@@ -7,9 +7,9 @@
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { findBinary, freePort } from './server-process.js';
 import * as mariadb from 'mariadb';
 
 export interface MariadbServer {
@@ -30,27 +30,12 @@ export interface MariadbServer {
 }
 
 function findBin(name: string): string | undefined {
-  for (const dir of [process.env.MARIADB_BIN_DIR ?? '', '/usr/sbin', '/usr/bin', '/usr/local/bin', '/usr/local/sbin']) {
-    if (dir && existsSync(path.join(dir, name))) return path.join(dir, name);
-  }
-  const which = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
-  return which.status === 0 ? which.stdout.trim() : undefined;
+  const dirs = [process.env.MARIADB_BIN_DIR ?? '', '/usr/sbin', '/usr/bin', '/usr/local/bin', '/usr/local/sbin'];
+  return findBinary(name, dirs.filter(Boolean).map((dir) => path.join(dir, name)));
 }
 
 export function mariadbAvailable(): boolean {
   return findBin('mariadbd') !== undefined && findBin('mariadb-install-db') !== undefined && findBin('mariadb') !== undefined;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitForSocket(socket: string, child: ChildProcess, log: () => string): Promise<void> {

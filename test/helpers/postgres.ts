@@ -6,9 +6,9 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { findBinary, freePort } from './server-process.js';
 import pg from 'pg';
 
 export interface PostgresServer {
@@ -28,26 +28,11 @@ function findBin(name: string): string | undefined {
     const versions = readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a));
     for (const v of versions) candidates.push(path.join('/usr/lib/postgresql', v, 'bin', name));
   }
-  const found = candidates.find((c) => c && existsSync(c));
-  if (found) return found;
-  const which = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
-  return which.status === 0 ? which.stdout.trim() : undefined;
+  return findBinary(name, candidates);
 }
 
 export function postgresAvailable(): boolean {
   return findBin('initdb') !== undefined && findBin('pg_ctl') !== undefined;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 function asServerUser(cmd: string, args: string[]): string[] {
