@@ -3,16 +3,22 @@
  * (python3 zipfile, one BLOB file per row inside the .siard, MD5 cell digests) is re-segmented by
  * `siard-ocfl export` into lobseg folders; the peer is `unzip -q` of the same package, which reads
  * and writes the same bytes without any checking. Prints the time ratio and both peak RSS figures
- * (GNU time), for two package sizes: peak memory should not grow with the LOB count.
- * BENCH_RESEGMENT_LOBS="2000,20000" sets the sizes; BENCH_RESEGMENT_LOB_BYTES the LOB size.
+ * (GNU time), time per LOB, for several package sizes: peak memory should not grow with the LOB
+ * count (the ZIP reader indexes the central directory in about 20 bytes per entry).
+ * BENCH_RESEGMENT_LOBS="1000,4000,16000" sets the sizes; BENCH_RESEGMENT_LOB_BYTES the LOB size
+ * (default 8192). BENCH_RESEGMENT_LARGE=1 adds the issue's case: 1,000,000 internal LOBs of 10,000
+ * bytes (10 GB; needs some 25 GB of free space in the temporary folder and hours on a small machine).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-const SIZES = (process.env.BENCH_RESEGMENT_LOBS ?? '2000,20000').split(',').map(Number);
+const LARGE = process.env.BENCH_RESEGMENT_LARGE === '1';
+const SIZES = (process.env.BENCH_RESEGMENT_LOBS ?? '1000,4000,16000').split(',').map(Number);
 const LOB_BYTES = Number(process.env.BENCH_RESEGMENT_LOB_BYTES ?? 8192);
+const CASES: Array<{ lobs: number; bytes: number }> = SIZES.map((lobs) => ({ lobs, bytes: LOB_BYTES }));
+if (LARGE) CASES.push({ lobs: 1_000_000, bytes: 10_000 });
 const BIN = path.resolve('bin', 'siard-ocfl');
 
 const GENERATE = `
@@ -47,18 +53,28 @@ function measure(cmd: string[], cwd: string): { seconds: number; rssKiB: number 
   return { seconds, rssKiB };
 }
 
-for (const n of SIZES) {
+const rows: Array<{ lobs: number; rssKiB: number }> = [];
+for (const { lobs: n, bytes } of CASES) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'siard-ocfl-bench-reseg-'));
   try {
     const pkg = path.join(dir, 'gen.siard');
-    execFileSync('python3', ['-c', GENERATE, pkg, String(n), String(LOB_BYTES)]);
+    execFileSync('python3', ['-c', GENERATE, pkg, String(n), String(bytes)]);
     const unzip = measure(['unzip', '-q', pkg, '-d', path.join(dir, 'unzipped')], dir);
+    rmSync(path.join(dir, 'unzipped'), { recursive: true, force: true });
     const ours = measure([process.execPath, BIN, 'export', pkg, path.join(dir, 'out'), '--inline-max', '100', '--max-files', '1000'], dir);
+    rows.push({ lobs: n, rssKiB: ours.rssKiB });
     process.stdout.write(
-      `${n} internal LOBs of ${LOB_BYTES} bytes: re-segment ${ours.seconds.toFixed(2)} s vs unzip -q ${unzip.seconds.toFixed(2)} s ` +
+      `${n} internal LOBs of ${bytes} bytes: re-segment ${ours.seconds.toFixed(2)} s (${((ours.seconds / n) * 1e3).toFixed(3)} ms per LOB) vs unzip -q ${unzip.seconds.toFixed(2)} s ` +
         `(ratio ${(ours.seconds / unzip.seconds).toFixed(2)}); peak RSS ${Math.round(ours.rssKiB / 1024)} MiB vs unzip ${Math.round(unzip.rssKiB / 1024)} MiB\n`,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+if (rows.length > 1) {
+  // The last two sizes: a short run ends before the heap reaches its working size, so the smallest says little.
+  const first = rows[rows.length - 2]!;
+  const last = rows[rows.length - 1]!;
+  const perThousand = ((last.rssKiB - first.rssKiB) / 1024 / ((last.lobs - first.lobs) / 1000)).toFixed(3);
+  process.stdout.write(`peak RSS from ${first.lobs} to ${last.lobs} internal LOBs: ${Math.round(first.rssKiB / 1024)} -> ${Math.round(last.rssKiB / 1024)} MiB (${perThousand} MiB per 1,000 LOBs)\n`);
 }

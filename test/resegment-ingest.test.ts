@@ -106,3 +106,27 @@ dst.close()`,
   const ls = await runCli(['ls', '--root', root]);
   t.is(ls.stdout.trim(), '', 'no object');
 });
+
+sharedTest('ingest --resegment of a package with user-defined types (sql2008): LOB attributes under their element path in both layouts, audited clean, the restore says how it stored the UDTs', async (t) => {
+  const work = tempDir('siard-ocfl-reseg-ingest-');
+  const root = await newRoot(work);
+  const siard = path.join(SAMPLES, 'siardapi/sql2008.siard');
+  const expected = {
+    lobseg: ['sql2008_lobseg_0/content/schema0/table1/lob3/u2/record0.txt', 'sql2008_lobseg_0/content/schema0/table1/lob3/u3/record0.bin', 'sql2008_lobseg_0/content/schema0/table1/lob5/u2/u2/record0.txt', 'sql2008_lobseg_0/content/schema0/table1/lob5/u2/u3/record0.bin'],
+    siard22: ['sql2008_lobs/s0_t1_c3/seg_0/t1_c3_u2_r1.txt', 'sql2008_lobs/s0_t1_c3/seg_0/t1_c3_u3_r1.bin', 'sql2008_lobs/s0_t1_c5/seg_0/t1_c5_u2_u2_r1.txt', 'sql2008_lobs/s0_t1_c5/seg_0/t1_c5_u2_u3_r1.bin'],
+  };
+  for (const layout of ['lobseg', 'siard22'] as const) {
+    const id = `urn:x:sql2008-${layout}`;
+    const res = await runCli(['ingest', siard, '--root', root, '--id', id, '--resegment', '--lob-layout', layout, '--name', 'sql2008', '--json'], { env: ENV });
+    t.is(res.code, 0, res.stderr);
+    const r = JSON.parse(res.stdout) as { objectPath: string };
+    const state = [...contentPaths(readInventory(path.join(root, r.objectPath))).keys()];
+    for (const p of expected[layout]) t.true(state.includes(p), `${layout}: ${p} in ${state.join(' ')}`);
+    const { cli, report } = await auditCli(root, '--id', id);
+    t.is(cli.code, 0, cli.stdout + cli.stderr);
+    t.is(report.errors, 0);
+    const restored = await runCli(['restore', '--root', root, '--id', id, path.join(work, `${layout}.db`)]);
+    t.is(restored.code, 0, restored.stderr);
+    t.regex(restored.stdout, /TESTSCHEMA\.TUDTS: SQLite has no user-defined types; its values restored as JSON text/);
+  }
+});

@@ -1,6 +1,9 @@
 /**
  * Where an externalised LOB goes, for the two layouts we write.
  *
+ * A LOB inside a UDT or ARRAY value goes below its column by its element path:
+ * `lob[k]/u2/record[n].bin` in lobseg, `t[j]_c[k]_u2_r[l].bin` in siard22.
+ *
  * lobseg (E-ARK recommendation, the default): segment folders `[db]_lobseg_[h]` shared by every
  * column and filled in export order. A new folder starts when the file-count limit is reached or
  * the next file would push the folder over the size limit. A LOB larger than the size limit is
@@ -45,6 +48,11 @@ export interface LobAddress {
   row: number;
   /** 'bin' for BLOB, 'txt' for CLOB */
   extension: string;
+  /**
+   * A LOB inside a UDT or ARRAY value: its element path in the cell, e.g. "u2" or "u2/u3" or
+   * "u4/a1"; the LOB goes into a subfolder of that path (lobseg) or gets it in its name (siard22).
+   */
+  field?: string;
   /** bytes in the file */
   size: number;
 }
@@ -133,7 +141,8 @@ export class LobsegLayout implements LobLayout {
   }
 
   place(lob: LobAddress): LobPlacement {
-    const name = `content/schema${lob.schema}/table${lob.table}/lob${lob.column}/record${lob.row - 1}.${lob.extension}`;
+    const field = lob.field ? `${lob.field}/` : '';
+    const name = `content/schema${lob.schema}/table${lob.table}/lob${lob.column}/${field}record${lob.row - 1}.${lob.extension}`;
     const segments = this.filler.allocate(lob.size);
     const folder = (s: number) => `${this.dbName}_lobseg_${s}`;
     const parts =
@@ -188,7 +197,8 @@ export class Siard22Layout implements LobLayout {
     const columnFolder = `s${lob.schema}_t${lob.table}_c${lob.column}`;
     let filler = this.fillers.get(columnFolder);
     if (!filler) this.fillers.set(columnFolder, (filler = new SegmentFiller(this.limits)));
-    const name = `t${lob.table}_c${lob.column}_r${lob.row}.${lob.extension}`;
+    const field = lob.field ? `_${lob.field.replace(/\//g, '_')}` : '';
+    const name = `t${lob.table}_c${lob.column}${field}_r${lob.row}.${lob.extension}`;
     const segments = filler.allocate(lob.size);
     const parts =
       segments.length === 1

@@ -2,7 +2,8 @@
  * Serialises the SIARD model as `header/metadata.xml` (SIARD 2.2 metadata.xsd, element order as
  * the schema's sequences require). Text goes through SIARD escaping (G_3.3).
  */
-import type { SiardArchive, SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardSchema, SiardTable, SiardUniqueKey, SiardView } from './model.js';
+import type { SiardArchive, SiardAttribute, SiardCheckConstraint, SiardColumn, SiardField, SiardForeignKey, SiardSchema, SiardTable, SiardUniqueKey, SiardView } from './model.js';
+import { MAX_DECLARED_ARRAY_ELEMENTS } from './table-xsd.js';
 import { escapeSiardText } from './xml-text.js';
 
 export const SIARD_METADATA_NAMESPACE = 'http://www.bar.admin.ch/xmlns/siard/2/metadata.xsd';
@@ -84,9 +85,16 @@ function schema(x: XmlOut, s: SiardSchema): void {
       x.open('type');
       x.el('name', t.name);
       x.el('category', t.category);
+      x.el('underSchema', t.underSchema);
+      x.el('underType', t.underType);
       x.el('instantiable', t.instantiable);
       x.el('final', t.final);
       x.el('base', t.base);
+      if (t.attributes && t.attributes.length > 0) {
+        x.open('attributes');
+        for (const a of t.attributes) attribute(x, a);
+        x.close('attributes');
+      }
       x.el('description', t.description);
       x.close('type');
     }
@@ -169,7 +177,8 @@ function columns(x: XmlOut, cols: SiardColumn[]): void {
       x.el('typeName', c.typeName);
     }
     x.el('typeOriginal', c.typeOriginal);
-    if (c.cardinality !== undefined) arrayFields(x, c);
+    if (c.fields && c.fields.length > 0) fields(x, c.fields);
+    else if (c.cardinality !== undefined) arrayFields(x, c);
     x.el('nullable', c.nullable);
     x.el('defaultValue', c.defaultValue);
     x.el('cardinality', c.cardinality);
@@ -181,14 +190,47 @@ function columns(x: XmlOut, cols: SiardColumn[]): void {
 
 /**
  * An ARRAY column's elements as fields "name[1]" ... "name[cardinality]" (the recommended names,
- * as SIARD Suite writes them), each with no lobFolder: array elements are always inline.
+ * as SIARD Suite writes them), each with no lobFolder: array elements are always inline. Fields are
+ * optional: an array allowing more elements than the table XSD declares whole (an Oracle VARRAY
+ * of 2^31 - 1) gets none.
  */
 function arrayFields(x: XmlOut, c: SiardColumn): void {
-  if (!c.cardinality) return;
+  if (!c.cardinality || c.cardinality > MAX_DECLARED_ARRAY_ELEMENTS) return;
   x.open('fields');
   for (let i = 1; i <= c.cardinality; i++) {
     x.open('field');
     x.el('name', `${c.name}[${i}]`);
+    x.close('field');
+  }
+  x.close('fields');
+}
+
+function attribute(x: XmlOut, a: SiardAttribute): void {
+  x.open('attribute');
+  x.el('name', a.name);
+  if (a.type !== undefined) x.el('type', a.type);
+  else {
+    x.el('typeSchema', a.typeSchema);
+    x.el('typeName', a.typeName);
+  }
+  x.el('typeOriginal', a.typeOriginal);
+  x.el('nullable', a.nullable);
+  x.el('defaultValue', a.defaultValue);
+  x.el('cardinality', a.cardinality);
+  x.el('description', a.description);
+  x.close('attribute');
+}
+
+/** `<fields>` as given (UDT columns: one per attribute, nested for nested UDTs). */
+function fields(x: XmlOut, list: SiardField[]): void {
+  x.open('fields');
+  for (const f of list) {
+    x.open('field');
+    x.el('name', f.name);
+    x.el('lobFolder', f.lobFolder);
+    if (f.fields && f.fields.length > 0) fields(x, f.fields);
+    x.el('mimeType', f.mimeType);
+    x.el('description', f.description);
     x.close('field');
   }
   x.close('fields');

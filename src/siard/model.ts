@@ -2,8 +2,8 @@
  * The SIARD archive model: what `header/metadata.xml` describes plus the shape of the cells in
  * `content/schemaI/tableJ/tableJ.xml`. Sources produce it, the writer serialises it, the reader
  * parses into it. It mirrors the SIARD 2.2 metadata.xsd (element names kept) and holds only what
- * this project reads or writes; optional parts of the XSD we never fill (types, routines, roles,
- * privileges, triggers) are left out until something needs them.
+ * this project reads or writes; optional parts of the XSD we never fill (routines, roles,
+ * privileges) are left out until something needs them.
  *
  * ARRAY columns: `type` is the element type and `cardinality` is set (the largest array; a source
  * sets it on array columns only). The writer declares `<fields>` `name[1]` ... `name[cardinality]`
@@ -88,14 +88,46 @@ export interface SiardTable {
   rows: number;
 }
 
-/** A user-defined type (metadata.xsd typeType); a DISTINCT type has a predefined `base`. */
+/**
+ * A user-defined type (metadata.xsd typeType): a DISTINCT type has a predefined `base`; a
+ * structured type (category "udt") has `attributes`, whose values a cell holds as u1, u2 ...
+ */
 export interface SiardType {
   name: string;
   category: 'distinct' | 'udt';
+  /** supertype of a structured type */
+  underSchema?: string;
+  underType?: string;
   instantiable: boolean;
   final: boolean;
   /** DISTINCT types: the predefined SQL:2008 type of the values */
   base?: string;
+  /** structured types: attribute i is cell element u(i+1) */
+  attributes?: SiardAttribute[];
+  description?: string;
+}
+
+/** An attribute of a structured type (metadata.xsd attributeType): a predefined type or another type, possibly an ARRAY. */
+export interface SiardAttribute {
+  name: string;
+  type?: string;
+  typeSchema?: string;
+  typeName?: string;
+  typeOriginal?: string;
+  nullable?: boolean;
+  defaultValue?: string;
+  /** set on ARRAY attributes: their (maximum) number of elements */
+  cardinality?: number;
+  description?: string;
+}
+
+/** A `<field>` of a UDT or ARRAY column (metadata.xsd fieldType): names the parts of the cell's u1.. / a1.. elements. */
+export interface SiardField {
+  name: string;
+  /** relative to the enclosing column's or field's lobFolder */
+  lobFolder?: string;
+  fields?: SiardField[];
+  mimeType?: string;
   description?: string;
 }
 
@@ -131,6 +163,8 @@ export interface SiardColumn {
   mimeType?: string;
   nullable?: boolean;
   defaultValue?: string;
+  /** `<fields>` of a UDT or ARRAY column as received or given by a source (the writer makes them when absent) */
+  fields?: SiardField[];
   /** ARRAY columns only: (maximum) number of elements; its presence marks the column as an array */
   cardinality?: number;
   description?: string;

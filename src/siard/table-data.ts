@@ -5,13 +5,18 @@
  * timestamps in UTC with 'Z'; LOBs above the inline limit written to files through LobWriter,
  * the cell carrying file, length, digestType and digest.
  * ARRAY cells (columns with cardinality, T_6.4-4): `<cN><a1>..</a1><a3>..</a3></cN>`, a missing aI
- * being a NULL element and `<cN/>` an empty array; elements are always inline, whatever their type.
+ * being a NULL element and `<cN/>` an empty array; elements of a predefined type are always inline.
+ * UDT cells (columns of a structured type): `<cN><u1>..</u1><u3>..</u3></cN>`, one uI per attribute
+ * (missing = NULL), nested UDTs and ARRAYs inside; a LOB attribute is inline or in a file by the
+ * same rule as a LOB column, its file in a folder named by its path (`lob3/u2/record0.txt`).
+ * DATALINK values read from files are written to files again (blobType cells hold hex inline).
  */
 import { SiardOcflError } from '../errors.js';
-import { isSiardText, isSourceArray, isSourceLob, type SourceArrayValue, type SourceLob, type SourceValue } from '../sources/source.js';
+import { isSiardText, isSourceArray, isSourceLob, isSourceUdt, type SourceArrayValue, type SourceLob, type SourceValue } from '../sources/source.js';
+import { isStructured, type CellShape } from './cell-shape.js';
 import { LobWriter, readAll } from './lob-writer.js';
-import { cellType, isLobFamily, sqlTypeFamily, type SiardColumn, type SqlTypeFamily } from './model.js';
-import { SIARD_TABLE_NAMESPACE } from './table-xsd.js';
+import { isLobFamily, type SiardColumn, type SqlTypeFamily } from './model.js';
+import { arrayPathKey, plainShape, SIARD_TABLE_NAMESPACE, type ArrayUse } from './table-xsd.js';
 import { escapeSiardText } from './xml-text.js';
 
 export interface TableDataContext {
@@ -22,6 +27,10 @@ export interface TableDataContext {
   columns: SiardColumn[];
   inlineMax: number;
   lobWriter: LobWriter;
+  /** each column's cell shape (default: plainShape of the column) */
+  shapes?: CellShape[];
+  /** filled with the largest element index written per array (for the table XSD) */
+  arrayUse?: ArrayUse;
 }
 
 export interface TableDataStats {
@@ -42,8 +51,10 @@ export async function* tableDataXml(
   stats: TableDataStats,
   onRow?: () => void,
 ): AsyncGenerator<string> {
-  const families = ctx.columns.map((c) => sqlTypeFamily(cellType(c) ?? 'CLOB'));
-  const arrayColumn = ctx.columns.map((c) => c.cardinality !== undefined);
+  const shapes = ctx.shapes ?? ctx.columns.map(plainShape);
+  const families = shapes.map((sh) => (sh.kind === 'scalar' ? sh.family : sh.kind === 'array' && sh.element.kind === 'scalar' ? sh.element.family : 'char'));
+  const structured = shapes.map(isStructured);
+  const arrayColumn = shapes.map((sh) => sh.kind === 'array');
   const lobColumn = families.map((f, i) => !arrayColumn[i] && (isLobFamily(f) || f === 'binary'));
   let out =
     '<?xml version="1.0" encoding="UTF-8"?>\n' +
@@ -57,7 +68,9 @@ export async function* tableDataXml(
       if (v === null) continue;
       const family = families[i]!;
       // LOB columns may need a file (async); every other cell is formatted synchronously.
-      if (arrayColumn[i]) xml += arrayCell(v, i, family, ctx, stats);
+      if (structured[i]) xml += await complexCell(v, `c${i + 1}`, shapes[i]!, [`c${i + 1}`], i, ctx, stats);
+      else if (arrayColumn[i]) xml += arrayCell(v, i, family, ctx, stats);
+      else if (family === 'datalink' && isSourceLob(v)) xml += await lobCell(v, i, family, ctx, stats);
       else if (!lobColumn[i]) xml += scalarCell(v, i, family, ctx, stats);
       else xml += inlineLobCell(v, i, family, ctx, stats) ?? (await lobCell(v, i, family, ctx, stats));
     }
@@ -96,10 +109,13 @@ function inlineLobCell(v: SourceValue, i: number, family: SqlTypeFamily, ctx: Ta
   return undefined;
 }
 
-/** BLOB, CLOB, XML and binary cells: inline up to inlineMax bytes, else a file. */
-async function lobCell(v: SourceValue, i: number, family: SqlTypeFamily, ctx: TableDataContext, stats: TableDataStats): Promise<string> {
-  const tag = `c${i + 1}`;
-  const binary = family === 'blob' || family === 'binary';
+/**
+ * BLOB, CLOB, XML and binary cells (or UDT attributes / array elements of those types, `tag` and
+ * `field` naming them): inline up to inlineMax bytes, else a file. A DATALINK read from a file
+ * always goes to a file.
+ */
+async function lobCell(v: SourceValue, i: number, family: SqlTypeFamily, ctx: TableDataContext, stats: TableDataStats, tag = `c${i + 1}`, field?: string): Promise<string> {
+  const binary = family === 'blob' || family === 'binary' || family === 'datalink';
   let bytes: Uint8Array | SourceLob;
   if (binary) {
     if (v instanceof Uint8Array || (isSourceLob(v) && v.encoding === 'binary')) bytes = v;
@@ -109,12 +125,13 @@ async function lobCell(v: SourceValue, i: number, family: SqlTypeFamily, ctx: Ta
   else throw valueError(v, i, ctx, stats);
   const size = bytes instanceof Uint8Array ? bytes.length : bytes.byteLength;
   if (family !== 'binary') stats.lobs++;
-  if (family === 'binary' || size <= ctx.inlineMax) {
+  if (family === 'binary' || (family !== 'datalink' && size <= ctx.inlineMax)) {
     const data = await readAll(bytes);
-    return element(i, binary ? data.toString('hex') : escapeSiardText(data.toString('utf8')));
+    const text = binary ? data.toString('hex') : escapeSiardText(data.toString('utf8'));
+    return text === '' ? `<${tag}/>` : `<${tag}>${text}</${tag}>`;
   }
   const { reference } = await ctx.lobWriter.write(
-    { schema: ctx.schemaIndex, table: ctx.tableIndex, column: i + 1, row: stats.rows, extension: binary ? 'bin' : 'txt', size },
+    { schema: ctx.schemaIndex, table: ctx.tableIndex, column: i + 1, row: stats.rows, extension: binary ? 'bin' : 'txt', size, ...(field !== undefined ? { field } : {}) },
     bytes,
     !binary,
   );
@@ -122,6 +139,57 @@ async function lobCell(v: SourceValue, i: number, family: SqlTypeFamily, ctx: Ta
   stats.lobBytes += size;
   stats.externalColumns.add(i);
   return `<${tag} file="${escapeSiardText(reference.file)}" length="${reference.length}" digestType="${reference.digestType}" digest="${reference.digest}"/>`;
+}
+
+/**
+ * A cell (or an element inside one) of a UDT or ARRAY shape with UDTs inside: `tag` is cN, uI or aI,
+ * `path` the tags from the cell down to it. NULL (or a missing element) writes nothing.
+ */
+async function complexCell(v: SourceValue, tag: string, shape: CellShape, path: string[], i: number, ctx: TableDataContext, stats: TableDataStats): Promise<string> {
+  if (v === null || v === undefined) return '';
+  const where = () => `Table "${ctx.tableName}", row ${stats.rows}, column "${ctx.columns[i]!.name}"${path.length > 1 ? `, element ${path.slice(1).join('/')}` : ''}`;
+  const wrap = (inner: string) => (inner === '' ? `<${tag}/>` : `<${tag}>${inner}</${tag}>`);
+  if (shape.kind === 'udt') {
+    if (!isSourceUdt(v)) throw new SiardOcflError(`${where()}: a ${describe(v)} value cannot be written as the structured type ${shape.schema}.${shape.name}.`, { code: 'VALUE_DOES_NOT_FIT' });
+    if (v.elements.length > shape.attributes.length) {
+      throw new SiardOcflError(`${where()}: the value has ${v.elements.length} attributes, more than the ${shape.attributes.length} of ${shape.schema}.${shape.name}.`, { code: 'VALUE_DOES_NOT_FIT' });
+    }
+    let inner = '';
+    for (let a = 0; a < v.elements.length; a++) {
+      inner += await complexCell(v.elements[a] ?? null, `u${a + 1}`, shape.attributes[a]!.shape, [...path, `u${a + 1}`], i, ctx, stats);
+    }
+    return wrap(inner);
+  }
+  if (shape.kind === 'array') {
+    if (!isSourceArray(v)) throw new SiardOcflError(`${where()}: a ${describe(v)} value cannot be written as an ARRAY.`, { code: 'VALUE_DOES_NOT_FIT' });
+    const elements = v.elements;
+    if (elements.length > shape.cardinality) {
+      throw new SiardOcflError(`${where()}: the array has ${elements.length} elements, more than its cardinality ${shape.cardinality}.`, { code: 'VALUE_DOES_NOT_FIT' });
+    }
+    if (elements.length > 0 && elements[elements.length - 1] === null) {
+      throw new SiardOcflError(`${where()}: the array ends with a NULL element, which SIARD cannot tell apart from a shorter array.`, { code: 'VALUE_DOES_NOT_FIT' });
+    }
+    noteArrayUse(ctx, path, elements.length);
+    let inner = '';
+    for (let e = 0; e < elements.length; e++) inner += await complexCell(elements[e]!, `a${e + 1}`, shape.element, [...path, `a${e + 1}`], i, ctx, stats);
+    return wrap(inner);
+  }
+  const family = shape.family;
+  if (isLobFamily(family) || family === 'binary' || (family === 'datalink' && isSourceLob(v))) {
+    return lobCell(v, i, family, ctx, stats, tag, path.slice(1).join('/'));
+  }
+  const text = scalarText(v, family);
+  if (text === undefined) throw new SiardOcflError(`${where()}: a ${describe(v)} value cannot be written as ${shape.type}.`, { code: 'VALUE_DOES_NOT_FIT' });
+  if (text.length > MAX_ARRAY_ELEMENT_CHARS) {
+    throw new SiardOcflError(`${where()}: the value is longer than ${MAX_ARRAY_ELEMENT_CHARS} characters; SIARD readers refuse such long inline values.`, { code: 'VALUE_DOES_NOT_FIT' });
+  }
+  return text === '' ? `<${tag}/>` : `<${tag}>${text}</${tag}>`;
+}
+
+function noteArrayUse(ctx: TableDataContext, path: string[], length: number): void {
+  if (!ctx.arrayUse) return;
+  const key = arrayPathKey(path);
+  if (length > (ctx.arrayUse.get(key) ?? 0)) ctx.arrayUse.set(key, length);
 }
 
 /** Largest escaped text of one array element: the reader refuses much longer runs of text (MAX_TEXT_RUN). */
@@ -142,10 +210,12 @@ function arrayCell(v: SourceValue, i: number, family: SqlTypeFamily, ctx: TableD
     // a1.. with the last ones missing reads back as a shorter array
     throw new SiardOcflError(`${where}: the array ends with a NULL element, which SIARD cannot tell apart from a shorter array.`, { code: 'VALUE_DOES_NOT_FIT' });
   }
+  noteArrayUse(ctx, [`c${i + 1}`], elements.length);
   let out = '';
   for (let e = 0; e < elements.length; e++) {
     const item = elements[e]!;
     if (item === null) continue;
+    if (isSourceUdt(item)) throw new SiardOcflError(`${where}, element ${e + 1}: a UDT value cannot be written as ${ctx.columns[i]!.type}.`, { code: 'VALUE_DOES_NOT_FIT' });
     const tag = `a${e + 1}`;
     let text: string | undefined;
     if (isSiardText(item)) text = escapeSiardText(item.text);
@@ -217,6 +287,7 @@ function scalarText(v: SourceValue, family: SqlTypeFamily): string | undefined {
 
 function describe(v: SourceValue): string {
   if (v instanceof Uint8Array) return 'binary';
+  if (isSourceUdt(v)) return 'UDT';
   if (isSiardText(v)) return 'text';
   if (isSourceLob(v)) return v.encoding === 'binary' ? 'binary' : 'text';
   if (isSourceArray(v)) return 'array';

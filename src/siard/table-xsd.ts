@@ -2,6 +2,7 @@
  * `content/schemaI/tableJ/tableJ.xsd`: the XML schema of one table's data (P_4.3-3 type mapping,
  * T_6.1), with the helper types the SIARD 2.2 appendix D.3 examples define in each table schema.
  */
+import type { CellShape } from './cell-shape.js';
 import { cellType, sqlTypeFamily, type SiardColumn, type SqlTypeFamily } from './model.js';
 
 export const SIARD_TABLE_NAMESPACE = 'http://www.bar.admin.ch/xmlns/siard/2/table.xsd';
@@ -29,23 +30,47 @@ export function xmlTypeOf(type: string): string {
   return XML_TYPE[sqlTypeFamily(type)];
 }
 
-/** An ARRAY column (cardinality set): a1 ... a<cardinality>, each optional (absent = NULL element). */
-function arrayCell(name: string, c: SiardColumn, nullable: string): string {
-  const type = xmlTypeOf(cellType(c) ?? 'CLOB');
-  const elements: string[] = [];
-  for (let i = 1; i <= (c.cardinality ?? 0); i++) elements.push(`            <xs:element name="a${i}" type="${type}" minOccurs="0"/>`);
-  const body = elements.length > 0 ? `\n          <xs:sequence>\n${elements.join('\n')}\n          </xs:sequence>\n        ` : '';
-  return `      <xs:element name="${name}"${nullable}>\n        <xs:complexType>${body}</xs:complexType>\n      </xs:element>`;
+/**
+ * An ARRAY with more elements than this declares in the table XSD only the elements its data uses
+ * (an Oracle VARRAY may allow 2^31 - 1): the schema stays small and still describes every cell.
+ */
+export const MAX_DECLARED_ARRAY_ELEMENTS = 1000;
+
+/** Largest element index written per array, keyed by its path in the cell ("c5", "c11/u4", "c3/a*"). */
+export type ArrayUse = Map<string, number>;
+
+/** Path key of an element inside a cell: array indexes become "*", so every element of an array shares it. */
+export function arrayPathKey(path: readonly string[]): string {
+  return path.map((p) => (p.startsWith('a') ? 'a*' : p)).join('/');
 }
 
-export function tableXsd(columns: SiardColumn[]): string {
-  const cells = columns
-    .map((c, i) => {
-      const nullable = c.nullable !== false ? ' minOccurs="0"' : '';
-      if (c.cardinality !== undefined) return arrayCell(`c${i + 1}`, c, nullable);
-      return `      <xs:element name="c${i + 1}" type="${xmlTypeOf(cellType(c) ?? 'CLOB')}"${nullable}/>`;
-    })
-    .join('\n');
+function elementXsd(name: string, shape: CellShape, optional: boolean, indent: string, path: string[], used: ArrayUse): string {
+  const min = optional ? ' minOccurs="0"' : '';
+  if (shape.kind === 'scalar') return `${indent}<xs:element name="${name}" type="${xmlTypeOf(shape.type)}"${min}/>`;
+  const inner: string[] = [];
+  if (shape.kind === 'udt') {
+    shape.attributes.forEach((a, i) => inner.push(elementXsd(`u${i + 1}`, a.shape, true, indent + '      ', [...path, `u${i + 1}`], used)));
+  } else {
+    const count = shape.cardinality <= MAX_DECLARED_ARRAY_ELEMENTS ? shape.cardinality : Math.min(shape.cardinality, used.get(arrayPathKey(path)) ?? 0);
+    for (let i = 1; i <= count; i++) inner.push(elementXsd(`a${i}`, shape.element, true, indent + '      ', [...path, 'a*'], used));
+  }
+  const body = inner.length > 0 ? `\n${indent}    <xs:sequence>\n${inner.join('\n')}\n${indent}    </xs:sequence>\n${indent}  ` : '';
+  return `${indent}<xs:element name="${name}"${min}>\n${indent}  <xs:complexType>${body}</xs:complexType>\n${indent}</xs:element>`;
+}
+
+/** The shape of a column that has no UDT: a predefined value, or an ARRAY of one when `cardinality` is set. */
+export function plainShape(c: SiardColumn): CellShape {
+  const type = cellType(c) ?? 'CLOB';
+  const scalar: CellShape = { kind: 'scalar', type, family: sqlTypeFamily(type) };
+  return c.cardinality !== undefined ? { kind: 'array', cardinality: c.cardinality, element: scalar } : scalar;
+}
+
+/**
+ * The XSD of a table. `shapes` gives each column's cell shape (default: plainShape); `used` the
+ * largest element index written per array, for arrays too long to declare whole.
+ */
+export function tableXsd(columns: SiardColumn[], shapes: CellShape[] = columns.map(plainShape), used: ArrayUse = new Map()): string {
+  const cells = columns.map((c, i) => elementXsd(`c${i + 1}`, shapes[i]!, c.nullable !== false, '      ', [`c${i + 1}`], used)).join('\n');
   return `<?xml version="1.0" encoding="UTF-8" standalone="no"?>
 <xs:schema xmlns="${SIARD_TABLE_NAMESPACE}" xmlns:xs="http://www.w3.org/2001/XMLSchema" targetNamespace="${SIARD_TABLE_NAMESPACE}" elementFormDefault="qualified" attributeFormDefault="unqualified" version="2.2">
   <xs:element name="table">

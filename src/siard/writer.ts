@@ -13,6 +13,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { SiardOcflError, UsageError } from '../errors.js';
 import type { DatabaseSource } from '../sources/source.js';
+import { columnShape, fieldsOfShape, typeCatalog, type CellShape } from './cell-shape.js';
 import { countingSink } from './counting-sink.js';
 import { createLobLayout, type LobLayoutName, type LobLimits } from './lob-placement.js';
 import { LobWriter } from './lob-writer.js';
@@ -20,7 +21,7 @@ import { metadataXml } from './metadata-xml.js';
 import type { SiardArchive, SiardDigestType, SiardSchema, SiardTable } from './model.js';
 import type { OutputFile, OutputSink, WrittenFile } from './output-sink.js';
 import { tableDataXml, type TableDataStats } from './table-data.js';
-import { tableXsd } from './table-xsd.js';
+import { plainShape, tableXsd, type ArrayUse } from './table-xsd.js';
 import { ZipWriter } from './zip/writer.js';
 
 export interface SiardExportOptions {
@@ -158,6 +159,7 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
   let tableCount = 0;
   let externalLobs = 0;
   let lobBytes = 0;
+  const types = typeCatalog(catalog.schemas);
   try {
     const schemas: SiardSchema[] = [];
     await zip.addDirectory('content/');
@@ -172,11 +174,25 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
         o.onTable?.({ schema: s.name, name: t.name, rows: t.rows });
         const stats: TableDataStats = { rows: 0, lobs: 0, externalLobs: 0, lobBytes: 0, externalColumns: new Set() };
         const columns = t.columns.map((c) => ({ ...c }));
+        // Columns of a structured type (UDT) get their shape from the schemas' <types>, and <fields> if they have none.
+        const shapes: CellShape[] = columns.map((c) =>
+          c.type === undefined && c.baseType === undefined && c.typeName !== undefined ? columnShape(c, s.name, types, `Table "${t.name}", column "${c.name}"`) : plainShape(c),
+        );
+        columns.forEach((c, ci) => {
+          const fields = c.fields === undefined ? fieldsOfShape(shapes[ci]!) : undefined;
+          if (fields) c.fields = fields;
+        });
+        const arrayUse: ArrayUse = new Map();
         await zip.addStream(
           `${base}/${folder}.xml`,
-          tableDataXml(source.rows(s.name, t.name), { schemaIndex: si, tableIndex: ti, tableName: t.name, folder, columns, inlineMax: o.inlineMax, lobWriter }, stats, o.onRow),
+          tableDataXml(
+            source.rows(s.name, t.name),
+            { schemaIndex: si, tableIndex: ti, tableName: t.name, folder, columns, inlineMax: o.inlineMax, lobWriter, shapes, arrayUse },
+            stats,
+            o.onRow,
+          ),
         );
-        await zip.addBuffer(`${base}/${folder}.xsd`, tableXsd(columns));
+        await zip.addBuffer(`${base}/${folder}.xsd`, tableXsd(columns, shapes, arrayUse));
         for (const ci of stats.externalColumns) columns[ci]!.lobFolder = layout.columnLobFolder(si, ti, ci + 1);
         const table: SiardTable = { ...t, folder, columns, rows: stats.rows };
         tables.push(table);

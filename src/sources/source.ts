@@ -29,8 +29,18 @@ export interface SourceSiardText {
   readonly text: string;
 }
 
-/** One element of an ARRAY cell: a scalar held in memory (null = NULL element). */
-export type SourceArrayElement = null | string | number | bigint | boolean | Uint8Array | SourceSiardText;
+/** One element of an ARRAY cell: a scalar held in memory (null = NULL element), or a UDT value. */
+export type SourceArrayElement = null | string | number | bigint | boolean | Uint8Array | SourceSiardText | SourceUdtValue;
+
+/**
+ * A value of a structured user-defined type (column or attribute of a type with `<attributes>`):
+ * element i is attribute i + 1, written as u(i+1); null (or a missing element) = NULL attribute.
+ * An attribute may itself be a UDT, an ARRAY, or a LOB (streamed, and written to a file when large).
+ */
+export interface SourceUdtValue {
+  readonly kind: 'udt';
+  readonly elements: readonly SourceValue[];
+}
 
 /**
  * An ARRAY cell (column with `cardinality`): elements a1, a2, ... in order. A NULL element is
@@ -45,9 +55,10 @@ export interface SourceArrayValue {
 /**
  * One cell as a source delivers it:
  * null (SQL NULL), string (text), number (double), bigint (exact integer), boolean,
- * Uint8Array (bytes), a SourceLob for values streamed from the database, or a SourceArrayValue.
+ * Uint8Array (bytes), a SourceLob for values streamed from the database, a SourceArrayValue, or a
+ * SourceUdtValue (columns of a structured type).
  */
-export type SourceValue = null | string | number | bigint | boolean | Uint8Array | SourceLob | SourceArrayValue | SourceSiardText;
+export type SourceValue = null | string | number | bigint | boolean | Uint8Array | SourceLob | SourceArrayValue | SourceSiardText | SourceUdtValue;
 
 export interface SourceTable {
   name: string;
@@ -169,4 +180,8 @@ export function isSiardText(value: SourceValue | SourceArrayElement): value is S
 
 export function isSourceArray(value: SourceValue): value is SourceArrayValue {
   return typeof value === 'object' && value !== null && !(value instanceof Uint8Array) && (value as SourceArrayValue).kind === 'array';
+}
+
+export function isSourceUdt(value: SourceValue | SourceArrayElement): value is SourceUdtValue {
+  return typeof value === 'object' && value !== null && !(value instanceof Uint8Array) && (value as SourceUdtValue).kind === 'udt';
 }

@@ -5,6 +5,7 @@
  * 2.x `<messageDigest><digestType/><digest/></messageDigest>`, 1.0 column `<folder>`.
  */
 import { SiardOcflError } from '../../errors.js';
+import { columnShape, typeCatalog, type CellShape } from '../cell-shape.js';
 import { dialectOf } from '../lob-location.js';
 import {
   SIARD_DIGEST_TYPES,
@@ -12,6 +13,8 @@ import {
   type SiardCheckConstraint,
   type SiardColumn,
   type SiardDigestType,
+  type SiardAttribute,
+  type SiardField,
   type SiardForeignKey,
   type SiardMatchType,
   type SiardMessageDigest,
@@ -90,8 +93,50 @@ function parseField(el: XmlElement): SiardReadField {
   };
 }
 
+/** A `<field>` as the model holds it (fieldType: name, lobFolder, fields, mimeType, description). */
+function modelField(el: XmlElement): SiardField {
+  const fields = children(child(el, 'fields'), 'field').map(modelField);
+  return {
+    name: text(el, 'name') ?? '',
+    ...optional('lobFolder', childText(el, 'lobFolder')?.trim()),
+    ...(fields.length > 0 ? { fields } : {}),
+    ...optional('mimeType', childText(el, 'mimeType')?.trim()),
+    ...optional('description', text(el, 'description')),
+  };
+}
+
+function parseAttribute(el: XmlElement, where: string): SiardAttribute {
+  const nullable = childText(el, 'nullable')?.trim();
+  return {
+    name: text(el, 'name') ?? '',
+    ...optional('type', childText(el, 'type')?.trim()),
+    ...optional('typeSchema', text(el, 'typeSchema')),
+    ...optional('typeName', text(el, 'typeName')),
+    ...optional('typeOriginal', text(el, 'typeOriginal')),
+    ...optional('nullable', nullable === undefined ? undefined : nullable === 'true' || nullable === '1'),
+    ...optional('defaultValue', text(el, 'defaultValue')),
+    ...optional('cardinality', parseInteger(childText(el, 'cardinality'), `cardinality of ${where}`)),
+    ...optional('description', text(el, 'description')),
+  };
+}
+
+/**
+ * Gives the read fields of a UDT column the predefined type of each attribute (creating the
+ * fields a producer left out), so LOBs nested in UDT values have a family (text or bytes).
+ */
+function annotateFields(fields: SiardReadField[], shape: CellShape): void {
+  if (shape.kind !== 'udt') return;
+  shape.attributes.forEach((a, i) => {
+    const field = (fields[i] ??= { name: a.name, fields: [] });
+    const inner = a.shape.kind === 'array' ? a.shape.element : a.shape;
+    if (inner.kind === 'scalar' && field.type === undefined) field.type = inner.type;
+    if (a.shape.kind === 'udt') annotateFields(field.fields, a.shape);
+  });
+}
+
 function parseColumn(el: XmlElement, where: string): { column: SiardColumn; extras: SiardReadColumnExtras } {
   const nullable = childText(el, 'nullable')?.trim();
+  const fields = children(child(el, 'fields'), 'field').map(modelField);
   const column: SiardColumn = {
     name: text(el, 'name') ?? '',
     ...optional('lobFolder', childText(el, 'lobFolder')?.trim()),
@@ -102,6 +147,7 @@ function parseColumn(el: XmlElement, where: string): { column: SiardColumn; extr
     ...optional('mimeType', childText(el, 'mimeType')?.trim()),
     ...optional('nullable', nullable === undefined ? undefined : nullable === 'true' || nullable === '1'),
     ...optional('defaultValue', text(el, 'defaultValue')),
+    ...(fields.length > 0 ? { fields } : {}),
     ...optional('cardinality', parseInteger(childText(el, 'cardinality'), `cardinality of ${where}`)),
     ...optional('description', text(el, 'description')),
   };
@@ -189,14 +235,21 @@ export function parseSiardMetadata(xml: string, what: string): SiardReadMetadata
       columns: children(child(v, 'columns'), 'column').map((c, ci) => parseColumn(c, `view ${schemaName}.${text(v, 'name')} column ${ci + 1}`).column),
       ...optional('rows', parseInteger(childText(v, 'rows'), `rows of view ${schemaName}.${text(v, 'name')}`)),
     }));
-    const types: SiardType[] = children(child(s, 'types'), 'type').map((ty) => ({
-      name: text(ty, 'name') ?? '',
-      category: text(ty, 'category')?.trim().toLowerCase() === 'distinct' ? 'distinct' : 'udt',
-      instantiable: text(ty, 'instantiable')?.trim() === 'true',
-      final: text(ty, 'final')?.trim() === 'true',
-      ...optional('base', text(ty, 'base')?.trim()),
-      ...optional('description', text(ty, 'description')),
-    }));
+    const types: SiardType[] = children(child(s, 'types'), 'type').map((ty) => {
+      const typeName = text(ty, 'name') ?? '';
+      const attributes = children(child(ty, 'attributes'), 'attribute').map((a, ai) => parseAttribute(a, `attribute ${ai + 1} of type ${schemaName}.${typeName}`));
+      return {
+        name: typeName,
+        category: text(ty, 'category')?.trim().toLowerCase() === 'distinct' ? 'distinct' : 'udt',
+        ...optional('underSchema', text(ty, 'underSchema')),
+        ...optional('underType', text(ty, 'underType')),
+        instantiable: text(ty, 'instantiable')?.trim() === 'true',
+        final: text(ty, 'final')?.trim() === 'true',
+        ...optional('base', text(ty, 'base')?.trim()),
+        ...(attributes.length > 0 ? { attributes } : {}),
+        ...optional('description', text(ty, 'description')),
+      };
+    });
     return {
       name: schemaName,
       folder: childText(s, 'folder')?.trim() ?? '',
@@ -219,6 +272,23 @@ export function parseSiardMetadata(xml: string, what: string): SiardReadMetadata
       }
     }
   }
+
+  // Fields of UDT columns learn their attributes' types (a type that does not resolve is left as read).
+  const catalog = typeCatalog(schemas);
+  schemas.forEach((s, si) => {
+    s.tables.forEach((t, ti) => {
+      t.columns.forEach((c, ci) => {
+        if (c.typeName === undefined || c.type !== undefined) return;
+        const extras = columnExtras[si]?.[ti]?.[ci];
+        if (!extras) return;
+        try {
+          annotateFields(extras.fields, columnShape(c, s.name, catalog, c.name));
+        } catch {
+          // unresolvable type: nested LOBs keep an unknown family, as before
+        }
+      });
+    });
+  });
 
   const messageDigests = children(root, 'messageDigest')
     .map((m) => parseMessageDigest(m, warnings))

@@ -82,10 +82,14 @@ export class SiardReader {
 
     const zip = await ZipReader.open(file, options.limits ?? {});
     try {
-      const candidates = zip.entries
-        .filter((e) => e.unsafeReason === null && (e.name === 'header/metadata.xml' || e.name.endsWith('/header/metadata.xml')))
-        .sort((a, b) => a.name.length - b.name.length);
-      const metaEntry = candidates[0];
+      // The usual place is looked up in the index; only an archive without it is walked for a root folder.
+      const direct = zip.entry('header/metadata.xml');
+      const metaEntry =
+        direct && direct.unsafeReason === null
+          ? direct
+          : zip.entries
+              .filter((e) => e.unsafeReason === null && (e.name === 'header/metadata.xml' || e.name.endsWith('/header/metadata.xml')))
+              .sort((a, b) => a.name.length - b.name.length)[0];
       if (!metaEntry) {
         throw new SiardOcflError(`${file} is not a SIARD archive: it has no header/metadata.xml.`, { code: 'SIARD_NOT_SIARD', exitCode: 1 });
       }

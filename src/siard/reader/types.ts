@@ -20,7 +20,10 @@ export interface SiardReadField {
 
 /** What the model's SiardColumn does not hold but reading needs. */
 export interface SiardReadColumnExtras {
-  /** sub-fields of a UDT or ARRAY column (u1.. / a1.. map onto fields[0]..) */
+  /**
+   * sub-fields of a UDT or ARRAY column (u1.. / a1.. map onto fields[0]..); for a UDT column each
+   * field carries its attribute's predefined `type` (and is made when metadata.xml lists none)
+   */
   fields: SiardReadField[];
   /** SIARD 1.0 `<folder>` of a LOB column (the internal lob folder name, e.g. "lob3") */
   folder?: string;
@@ -88,7 +91,10 @@ export interface SiardLobCell {
   lobFolders: Array<string | undefined>;
   /** column or field mimeType, if declared */
   mimeType?: string;
-  /** 'blob' or 'clob' family of the column (undefined when the type is unknown, e.g. inside a UDT) */
+  /**
+   * 'blob' or 'clob' family of the column, or of the UDT attribute the cell holds (from the
+   * schemas' `<types>`); undefined when the type is unknown (an undeclared UDT)
+   */
   family?: 'blob' | 'clob' | 'xml' | 'datalink';
   ref: SiardReadLobReference;
 }

@@ -9,12 +9,13 @@
  *   zip bomb costs at most one zlib chunk of memory, whatever size the archive declares;
  * - errors become SiardOcflError sentences naming the archive and the entry.
  */
+import { closeSync, openSync, readSync } from 'node:fs';
 import { Transform, type TransformCallback, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import yauzl from 'yauzl';
 import { SiardOcflError } from '../../errors.js';
 import { unsafeEntryNameReason } from './entry-name.js';
-import { FLAG_UTF8, METHOD_DEFLATE, METHOD_STORE } from './format.js';
+import { EXTRA_ZIP64, FLAG_UTF8, MAX_UINT32, METHOD_DEFLATE, METHOD_STORE, SIG_CENTRAL_HEADER } from './format.js';
 
 export interface ZipEntry {
   /** Name as stored (UTF-8 when flagged, else CP437), backslashes kept so they can be reported. */
@@ -39,24 +40,44 @@ export interface ZipReadLimits {
   maxCompressionRatio?: number;
 }
 
+/** Entries whose parsed records are kept for repeated lookups (a LOB is looked up for its size, then opened). */
+const RECENT_ENTRIES = 32;
+
+/** Bytes read at a time when the whole central directory is walked (`entries`). */
+const WALK_CHUNK = 1 << 20;
+
+/**
+ * Memory is independent of the entry count but for a compact index: per entry a 32-bit hash of its
+ * name, the offset of its central directory record, and one sort key (about 20 bytes), so an
+ * archive of a million internal LOBs costs some 20 MB, not the 1 KB per entry that parsed records
+ * take. Records are read again from the file when an entry is looked up (one small read) or when
+ * every entry is listed (`entries`, a sequential read of the central directory each time).
+ */
 export class ZipReader {
-  private readonly byName = new Map<string, ZipEntry>();
-  private readonly native = new Map<ZipEntry, yauzl.Entry>();
+  private readonly recent = new Map<string, ZipEntry | null>();
+  private readonly natives = new WeakMap<ZipEntry, yauzl.Entry>();
+  private fd: number | undefined;
 
   private constructor(
     readonly path: string,
     private readonly zipfile: yauzl.ZipFile,
-    readonly entries: readonly ZipEntry[],
-    natives: yauzl.Entry[],
+    fd: number,
+    /** number of entries in the central directory */
+    readonly entryCount: number,
+    /** central directory record offsets, in directory order */
+    private readonly offsets: Float64Array,
+    /** (name hash << 32 | entry index), sorted: the name index */
+    private readonly keys: BigUint64Array,
+    /** entries after the first of the same name */
+    private readonly duplicates: Set<number>,
+    /** entries whose names must never be extracted, in directory order */
+    readonly unsafeEntries: ZipEntry[],
     private readonly limits: ZipReadLimits,
   ) {
-    entries.forEach((entry, i) => {
-      this.native.set(entry, natives[i]!);
-      if (!this.byName.has(entry.name)) this.byName.set(entry.name, entry);
-    });
+    this.fd = fd;
   }
 
-  /** Opens `path` and reads its whole central directory. */
+  /** Opens `path` and indexes its central directory (read once, sequentially). */
   static async open(path: string, limits: ZipReadLimits = {}): Promise<ZipReader> {
     let zipfile: yauzl.ZipFile;
     try {
@@ -64,32 +85,194 @@ export class ZipReader {
     } catch (err) {
       throw archiveError(path, err);
     }
-    const entries: ZipEntry[] = [];
-    const natives: yauzl.Entry[] = [];
-    const seen = new Set<string>();
+    const internals = zipfile as unknown as { readEntryCursor: number; fileSize: number };
+    let cursor = internals.readEntryCursor;
+    // entryCount comes from the end record: never trust it for an allocation larger than the file allows.
+    let capacity = Math.max(16, Math.min(zipfile.entryCount, Math.floor(internals.fileSize / 46) + 1));
+    let hashes = new Uint32Array(capacity);
+    let offsets = new Float64Array(capacity);
+    const unsafe: Array<{ index: number; entry: ZipEntry; native?: yauzl.Entry }> = [];
+    let count = 0;
+    let fd: number | undefined;
     try {
       for await (const native of zipfile.eachEntry()) {
+        if (count === capacity) {
+          capacity *= 2;
+          const h = new Uint32Array(capacity);
+          h.set(hashes);
+          hashes = h;
+          const o = new Float64Array(capacity);
+          o.set(offsets);
+          offsets = o;
+        }
         const entry = describe(native);
-        if (entry.unsafeReason === null && seen.has(entry.name)) entry.unsafeReason = 'the name occurs twice in the archive';
-        seen.add(entry.name);
-        entries.push(entry);
-        natives.push(native);
+        hashes[count] = nameHash(entry.name);
+        offsets[count] = cursor;
+        cursor += 46 + native.fileNameLength + native.extraFieldLength + native.fileCommentLength;
+        if (entry.unsafeReason !== null) unsafe.push({ index: count, entry, native });
+        count++;
       }
+      fd = openSync(path, 'r');
     } catch (err) {
       zipfile.close();
       throw archiveError(path, err);
     }
-    return new ZipReader(path, zipfile, entries, natives, limits);
+    const keys = new BigUint64Array(count);
+    for (let i = 0; i < count; i++) keys[i] = (BigInt(hashes[i]!) << 32n) | BigInt(i);
+    keys.sort();
+    hashes = new Uint32Array(0);
+    const reader = new ZipReader(path, zipfile, fd, count, offsets.subarray(0, count), keys, new Set(), [], limits);
+    try {
+      reader.findDuplicates(unsafe);
+    } catch (err) {
+      reader.close();
+      throw archiveError(path, err);
+    }
+    for (const u of unsafe) if (u.native) reader.natives.set(u.entry, u.native);
+    unsafe.sort((a, b) => a.index - b.index);
+    reader.unsafeEntries.push(...unsafe.map((u) => u.entry));
+    return reader;
+  }
+
+  /** Marks every entry after the first of its name (names with equal hashes are compared by reading them). */
+  private findDuplicates(unsafe: Array<{ index: number; entry: ZipEntry; native?: yauzl.Entry }>): void {
+    const keys = this.keys;
+    for (let i = 0; i < keys.length; ) {
+      let j = i + 1;
+      while (j < keys.length && keys[j]! >> 32n === keys[i]! >> 32n) j++;
+      if (j - i > 1) {
+        const seen = new Set<string>();
+        for (let k = i; k < j; k++) {
+          const index = Number(keys[k]! & 0xffffffffn);
+          const entry = this.record(index);
+          if (seen.has(entry.name)) {
+            this.duplicates.add(index);
+            if (entry.unsafeReason === null) {
+              entry.unsafeReason = 'the name occurs twice in the archive';
+              unsafe.push({ index, entry });
+            }
+          }
+          seen.add(entry.name);
+        }
+      }
+      i = j;
+    }
+  }
+
+  /** Every entry, in central directory order, read from the file anew (sequentially) on each access. */
+  get entries(): ZipEntry[] {
+    const out: ZipEntry[] = [];
+    const fd = this.openFd();
+    let window = Buffer.alloc(0);
+    let windowStart = 0;
+    for (let i = 0; i < this.entryCount; i++) {
+      const offset = this.offsets[i]!;
+      const need = (length: number): Buffer => {
+        if (offset < windowStart || offset + length > windowStart + window.length) {
+          window = Buffer.alloc(Math.max(WALK_CHUNK, length));
+          const n = readSync(fd, window, 0, window.length, offset);
+          window = window.subarray(0, n);
+          windowStart = offset;
+          if (n < length) throw new Error(`the central directory record at offset ${offset} is cut short`);
+        }
+        return window.subarray(offset - windowStart, offset - windowStart + length);
+      };
+      const fixed = need(46);
+      const entry = this.parse(i, need(46 + fixed.readUInt16LE(28) + fixed.readUInt16LE(30)));
+      out.push(entry);
+    }
+    return out;
   }
 
   /** The (first) entry called `name`, if any. */
   entry(name: string): ZipEntry | undefined {
-    return this.byName.get(name);
+    const cached = this.recent.get(name);
+    if (cached !== undefined) return cached ?? undefined;
+    const found = this.lookup(name);
+    if (this.recent.size >= RECENT_ENTRIES) this.recent.delete(this.recent.keys().next().value!);
+    this.recent.set(name, found ?? null);
+    return found;
   }
 
-  /** Entries whose names must never be extracted. */
-  get unsafeEntries(): ZipEntry[] {
-    return this.entries.filter((entry) => entry.unsafeReason !== null);
+  private lookup(name: string): ZipEntry | undefined {
+    const hash = BigInt(nameHash(name));
+    const keys = this.keys;
+    let lo = 0;
+    let hi = keys.length;
+    const first = hash << 32n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (keys[mid]! < first) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let k = lo; k < keys.length && keys[k]! >> 32n === hash; k++) {
+      const index = Number(keys[k]! & 0xffffffffn);
+      if (this.duplicates.has(index)) continue;
+      const entry = this.record(index);
+      if (entry.name === name) return entry;
+    }
+    return undefined;
+  }
+
+  /** Reads and parses the central directory record of entry `index`. */
+  private record(index: number): ZipEntry {
+    const fd = this.openFd();
+    const offset = this.offsets[index]!;
+    const fixed = Buffer.alloc(46);
+    if (readSync(fd, fixed, 0, 46, offset) !== 46) throw new Error(`the central directory record at offset ${offset} is cut short`);
+    const length = 46 + fixed.readUInt16LE(28) + fixed.readUInt16LE(30);
+    const whole = Buffer.alloc(length);
+    if (readSync(fd, whole, 0, length, offset) !== length) throw new Error(`the central directory record at offset ${offset} is cut short`);
+    return this.parse(index, whole);
+  }
+
+  /** A central directory record (fixed part, name, extra field) as a ZipEntry with its yauzl Entry. */
+  private parse(index: number, buffer: Buffer): ZipEntry {
+    if (buffer.readUInt32LE(0) !== SIG_CENTRAL_HEADER) throw new Error(`invalid central directory record signature at entry ${index + 1}`);
+    const native = new yauzl.Entry();
+    const n = buffer.readUInt16LE(28);
+    const m = buffer.readUInt16LE(30);
+    Object.assign(native, {
+      versionMadeBy: buffer.readUInt16LE(4),
+      versionNeededToExtract: buffer.readUInt16LE(6),
+      generalPurposeBitFlag: buffer.readUInt16LE(8),
+      compressionMethod: buffer.readUInt16LE(10),
+      lastModFileTime: buffer.readUInt16LE(12),
+      lastModFileDate: buffer.readUInt16LE(14),
+      crc32: buffer.readUInt32LE(16),
+      compressedSize: buffer.readUInt32LE(20),
+      uncompressedSize: buffer.readUInt32LE(24),
+      fileNameLength: n,
+      extraFieldLength: m,
+      fileCommentLength: buffer.readUInt16LE(32),
+      internalFileAttributes: buffer.readUInt16LE(36),
+      externalFileAttributes: buffer.readUInt32LE(38),
+      relativeOffsetOfLocalHeader: buffer.readUInt32LE(42),
+      fileNameRaw: Buffer.from(buffer.subarray(46, 46 + n)),
+      extraFieldRaw: Buffer.from(buffer.subarray(46 + n, 46 + n + m)),
+      fileCommentRaw: Buffer.alloc(0),
+    });
+    const raw = native as unknown as { extraFieldRaw: Buffer; uncompressedSize: number; compressedSize: number; relativeOffsetOfLocalHeader: number };
+    native.extraFields = yauzl.parseExtraFields(raw.extraFieldRaw);
+    const zip64 = native.extraFields.find((f) => f.id === EXTRA_ZIP64);
+    if (zip64) {
+      let at = 0;
+      for (const field of ['uncompressedSize', 'compressedSize', 'relativeOffsetOfLocalHeader'] as const) {
+        if (raw[field] !== MAX_UINT32) continue;
+        if (at + 8 > zip64.data.length) throw new Error(`the ZIP64 extra field of entry ${index + 1} lacks its ${field}`);
+        raw[field] = Number(zip64.data.readBigUInt64LE(at));
+        at += 8;
+      }
+    }
+    const entry = describe(native);
+    if (this.duplicates.has(index) && entry.unsafeReason === null) entry.unsafeReason = 'the name occurs twice in the archive';
+    this.natives.set(entry, native);
+    return entry;
+  }
+
+  private openFd(): number {
+    if (this.fd === undefined) throw new Error('the archive is closed');
+    return this.fd;
   }
 
   /** Offset of the entry's local header (the SIARD messageDigest range ends at `header/`'s). */
@@ -102,7 +285,7 @@ export class ZipReader {
     const entry = this.resolve(nameOrEntry);
     try {
       const header = await new Promise<{ fileDataStart: number }>((resolve, reject) => {
-        this.zipfile.readLocalFileHeader(this.native.get(entry)!, { minimal: true }, (err, result) => (err ? reject(err) : resolve(result as { fileDataStart: number })));
+        this.zipfile.readLocalFileHeader(this.natives.get(entry)!, { minimal: true }, (err, result) => (err ? reject(err) : resolve(result as { fileDataStart: number })));
       });
       return header.fileDataStart;
     } catch (err) {
@@ -157,7 +340,7 @@ export class ZipReader {
     if (entry.encrypted) throw entryError(this.path, entry.name, 'it is encrypted', 2);
     try {
       return await new Promise<Readable>((resolve, reject) => {
-        this.zipfile.openReadStream(this.native.get(entry)!, { decodeFileData: false }, (err, stream) => (err ? reject(err) : resolve(stream)));
+        this.zipfile.openReadStream(this.natives.get(entry)!, { decodeFileData: false }, (err, stream) => (err ? reject(err) : resolve(stream)));
       });
     } catch (err) {
       throw archiveError(this.path, err, entry.name);
@@ -166,17 +349,20 @@ export class ZipReader {
 
   close(): void {
     this.zipfile.close();
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+    this.recent.clear();
   }
 
   private require(name: string): ZipEntry {
-    const entry = this.byName.get(name);
+    const entry = this.entry(name);
     if (!entry) throw new SiardOcflError(`The ZIP archive ${this.path} has no entry ${JSON.stringify(name)}.`, { code: 'ZIP_NO_ENTRY', exitCode: 1 });
     return entry;
   }
 
   private resolve(nameOrEntry: string | ZipEntry): ZipEntry {
     const entry = typeof nameOrEntry === 'string' ? this.require(nameOrEntry) : nameOrEntry;
-    if (!this.native.has(entry)) throw new SiardOcflError(`The entry ${JSON.stringify(entry.name)} does not belong to the ZIP archive ${this.path}.`, { code: 'ZIP_NO_ENTRY' });
+    if (!this.natives.has(entry)) throw new SiardOcflError(`The entry ${JSON.stringify(entry.name)} does not belong to the ZIP archive ${this.path}.`, { code: 'ZIP_NO_ENTRY' });
     if (entry.unsafeReason !== null) {
       throw new SiardOcflError(`Refusing ZIP entry ${JSON.stringify(entry.name)} in ${this.path}: ${entry.unsafeReason}.`, { code: 'ZIP_UNSAFE_NAME', exitCode: 1 });
     }
@@ -265,4 +451,14 @@ function archiveError(archive: string, err: unknown, name?: string): SiardOcflEr
     exitCode: systemError ? 2 : 1,
     cause: err,
   });
+}
+
+/** FNV-1a over the UTF-16 code units of a name (32 bits): the compact index's key; equal hashes are told apart by reading the names. */
+function nameHash(name: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) {
+    h ^= name.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
 }

@@ -9,13 +9,18 @@
  * is copied: a mismatch stops the export naming the cell, or with `acceptDigestMismatch` is kept as
  * read and recorded in the new archive's description. Memory is one row plus one LOB chunk.
  *
- * Not carried over, because the model does not hold them: `<types>` (UDTs; a package with UDT
- * columns is refused), routines, roles, privileges, triggers, and table/column fields beyond the
- * model (e.g. `<fields>` of non-array columns). SIARD 1.0 is refused.
+ * User-defined types are carried over: `<types>` with their attributes, `<fields>` of UDT and ARRAY
+ * columns (without the producer's lobFolders: the LOBs move to our layout), and UDT values u1, u2 ...
+ * with nested UDTs, ARRAYs and LOBs (a LOB attribute is checked like any other LOB cell).
+ * Not carried over, because the model does not hold them: routines, roles, privileges, triggers.
+ * SIARD 1.0 is refused.
  */
 import type { Readable } from 'node:stream';
 import { SiardOcflError, UsageError } from '../../errors.js';
-import type { SiardColumn } from '../../siard/model.js';
+import { columnShape, isStructured, typeCatalog, type CellShape } from '../../siard/cell-shape.js';
+import type { SiardColumn, SiardField } from '../../siard/model.js';
+import { decodeSiardHex } from '../../siard/reader/escape.js';
+import { plainShape } from '../../siard/table-xsd.js';
 import { describeLobCell, lookupLob, openLookedUp, packageLobAccess, type LobAccess } from '../../siard/reader/lob-open.js';
 import { lobCellsOfRow, SiardReader, type SiardTableRef } from '../../siard/reader/siard-reader.js';
 import { columnTypeFamily } from '../../siard/reader/table-rows.js';
@@ -51,12 +56,17 @@ export class SiardSource implements DatabaseSource {
     readonly file: string,
     readonly reader: SiardReader,
     private readonly options: SiardSourceOptions,
+    /** cell shape of every column, by "schema index/table index" */
+    private readonly shapes: Map<string, CellShape[]>,
   ) {
     this.description = file;
     this.access = packageLobAccess(reader);
   }
 
-  /** Opens the package; refuses SIARD versions other than 2.1 / 2.2 and UDT columns, in one sentence. */
+  /**
+   * Opens the package; refuses SIARD versions other than 2.1 / 2.2, and columns whose type is
+   * neither a predefined one nor a type the package declares, in one sentence.
+   */
   static async open(file: string, options: SiardSourceOptions = {}): Promise<SiardSource> {
     const reader = await SiardReader.open(file);
     try {
@@ -64,17 +74,26 @@ export class SiardSource implements DatabaseSource {
       if (!ACCEPTED_VERSIONS.includes(version)) {
         throw new UsageError(`${file} is a SIARD ${version || '(unknown version)'} archive; only SIARD 2.1 and 2.2 packages can be re-segmented.`, 'SIARD_VERSION');
       }
-      for (const s of reader.archive.schemas) {
-        for (const t of s.tables) {
-          for (const c of t.columns) {
-            if (c.type === undefined || columnTypeFamily(c.type) === undefined) {
-              const what = c.type === undefined ? `the user-defined type ${c.typeSchema ?? ''}.${c.typeName ?? ''}` : `the type "${c.type}"`;
-              throw new UsageError(`${file}: table ${s.name}.${t.name}, column ${c.name} has ${what}, which re-segmentation does not carry over yet (UDT definitions are not in the archive model).`, 'SIARD_UNSUPPORTED');
+      const types = typeCatalog(reader.archive.schemas);
+      const shapes = new Map<string, CellShape[]>();
+      reader.archive.schemas.forEach((s, si) => {
+        s.tables.forEach((t, ti) => {
+          const list = t.columns.map((c) => {
+            const where = `${file}: table ${s.name}.${t.name}, column ${c.name}`;
+            if (c.type !== undefined && columnTypeFamily(c.type) === undefined) {
+              throw new UsageError(`${where} has the type "${c.type}", which is not a SQL:2008 predefined type; it cannot be re-segmented.`, 'SIARD_UNSUPPORTED');
             }
-          }
-        }
-      }
-      return new SiardSource(file, reader, options);
+            if (c.type !== undefined || c.baseType !== undefined) return plainShape(c);
+            try {
+              return columnShape(c, s.name, types, where);
+            } catch (err) {
+              throw new UsageError((err as Error).message.replace(/\.$/, '; it cannot be re-segmented.'), 'SIARD_UNSUPPORTED', err);
+            }
+          });
+          shapes.set(`${si}/${ti}`, list);
+        });
+      });
+      return new SiardSource(file, reader, options, shapes);
     } catch (err) {
       reader.close();
       throw err;
@@ -88,6 +107,7 @@ export class SiardSource implements DatabaseSource {
       schemas: a.schemas.map((s) => ({
         name: s.name,
         ...(s.description !== undefined ? { description: s.description } : {}),
+        ...(s.types && s.types.length > 0 ? { types: s.types } : {}),
         tables: s.tables.map((t) => ({
           name: t.name,
           ...(t.description !== undefined ? { description: t.description } : {}),
@@ -129,8 +149,13 @@ export class SiardSource implements DatabaseSource {
       count++;
       const lobs = new Map<string, SiardLobCell>();
       for (const cell of lobCellsOfRow(t, row)) lobs.set(cell.cellPath.join('/'), cell);
+      const shapes = this.shapes.get(`${t.schemaIndex}/${t.tableIndex}`)!;
       const values: SourceValue[] = [];
-      for (let c = 0; c < t.table.columns.length; c++) values.push(await this.value(t, row.cells[c] ?? null, c, lobs));
+      for (let c = 0; c < t.table.columns.length; c++) {
+        const shape = shapes[c]!;
+        const v = row.cells[c] ?? null;
+        values.push(isStructured(shape) ? await this.complex(t, v, shape, [`c${c + 1}`], c, lobs) : await this.value(t, v, c, lobs));
+      }
       yield values;
     }
     if (count !== t.table.rows) {
@@ -165,10 +190,61 @@ export class SiardSource implements DatabaseSource {
     }
     const cell = lobs.get(`c${c + 1}`);
     if (!cell) throw new Error(`LOB reference in column ${c + 1} was not found among the row's LOB cells`);
-    const lob = await this.lob(cell);
-    if (family === 'clob' || family === 'xml' || family === 'blob' || family === 'binary') return lob;
+    const lob = await this.lob(cell, family);
+    // A DATALINK read from a file goes to a file again (its blobType cell cannot hold the text inline).
+    if (family === 'clob' || family === 'xml' || family === 'blob' || family === 'binary' || family === 'datalink') return lob;
     // A producer put a value of a non-LOB type in a file (SiardFromDb: long VARCHARs); SIARD 2.2
     // table XSDs type such cells as plain text, so the value goes back inline, unchanged.
+    return this.inlineText(cell, lob, family === 'char');
+  }
+
+  /**
+   * A value of a UDT column, or of an ARRAY column whose elements are UDTs, or an element inside one:
+   * u1.. / a1.. become SourceUdtValue / SourceArrayValue, LOB references checked streams.
+   */
+  private async complex(t: SiardTableRef, v: SiardReadCellValue, shape: CellShape, path: string[], c: number, lobs: Map<string, SiardLobCell>): Promise<SourceValue> {
+    if (v === null) return null;
+    if (shape.kind !== 'scalar') {
+      const empty = v === '' || (v instanceof Uint8Array && v.length === 0);
+      if (empty) return shape.kind === 'udt' ? { kind: 'udt', elements: [] } : { kind: 'array', elements: [] };
+      const wanted = shape.kind === 'udt' ? 'udt' : 'array';
+      if (!isComplexValue(v) || v.kind !== wanted) {
+        throw this.unsupported(t, c, `at ${path.join('/')} a value without the ${wanted === 'udt' ? 'u1, u2 ...' : 'a1, a2 ...'} elements its type calls for`);
+      }
+      const n = Math.max(0, ...v.elements.keys());
+      if (shape.kind === 'udt') {
+        if (n > shape.attributes.length) throw this.unsupported(t, c, `at ${path.join('/')} an element u${n}, but ${shape.schema}.${shape.name} has ${shape.attributes.length} attributes`);
+        const elements: SourceValue[] = [];
+        for (let i = 1; i <= n; i++) elements.push(await this.complex(t, v.elements.get(i) ?? null, shape.attributes[i - 1]!.shape, [...path, `u${i}`], c, lobs));
+        return { kind: 'udt', elements };
+      }
+      const elements: SourceArrayElement[] = [];
+      for (let i = 1; i <= n; i++) {
+        const e = await this.complex(t, v.elements.get(i) ?? null, shape.element, [...path, `a${i}`], c, lobs);
+        if (typeof e === 'object' && e !== null && !(e instanceof Uint8Array) && (e.kind === 'lob' || e.kind === 'array')) {
+          throw this.unsupported(t, c, `at ${[...path, `a${i}`].join('/')} a LOB file or a nested ARRAY as an array element`);
+        }
+        elements.push(e as SourceArrayElement);
+      }
+      return { kind: 'array', elements };
+    }
+    const family = shape.family;
+    if (isComplexValue(v)) throw this.unsupported(t, c, `at ${path.join('/')} nested elements where a ${shape.type} value belongs`);
+    if (v instanceof Uint8Array) return v;
+    if (typeof v === 'string') {
+      if (family === 'char' || family === 'clob' || family === 'xml') return v;
+      if (family === 'blob' || family === 'binary') {
+        // nested inline binary values stay hex text in the reader
+        const bytes = decodeSiardHex(v);
+        if (!bytes) throw this.unsupported(t, c, `at ${path.join('/')} an inline ${shape.type} value that is not hexadecimal`);
+        return bytes;
+      }
+      return { kind: 'siard-text', text: v };
+    }
+    const cell = lobs.get(path.join('/'));
+    if (!cell) throw new Error(`LOB reference at ${path.join('/')} was not found among the row's LOB cells`);
+    const lob = await this.lob(cell, family);
+    if (family === 'clob' || family === 'xml' || family === 'blob' || family === 'binary' || family === 'datalink') return lob;
     return this.inlineText(cell, lob, family === 'char');
   }
 
@@ -202,7 +278,7 @@ export class SiardSource implements DatabaseSource {
   }
 
   /** A LOB cell as a stream of known size, checked against its received cell as it is read. */
-  private async lob(cell: SiardLobCell): Promise<SourceLob> {
+  private async lob(cell: SiardLobCell, family: string | undefined): Promise<SourceLob> {
     const lookup = await lookupLob(this.reader, cell, this.access);
     if (lookup.status !== 'found') {
       openLookedUp(this.reader, cell, lookup, this.access); // throws the sentence for missing / outside / invalid
@@ -210,7 +286,7 @@ export class SiardSource implements DatabaseSource {
     }
     let byteLength = 0;
     for (const part of lookup.found.parts) byteLength += await this.access.size(part);
-    const text = cell.family === 'clob' || cell.family === 'xml';
+    const text = family === 'clob' || family === 'xml';
     const self = this;
     return {
       kind: 'lob',
@@ -248,7 +324,13 @@ export class SiardSource implements DatabaseSource {
   }
 }
 
+/** A received column without the producer's lobFolders (its own and its fields'): the writer sets ours. */
 function withoutLobFolder(c: SiardColumn): SiardColumn {
-  const { lobFolder: _l, ...rest } = c;
-  return rest;
+  const { lobFolder: _l, fields, ...rest } = c;
+  return fields ? { ...rest, fields: fields.map(fieldWithoutLobFolder) } : rest;
+}
+
+function fieldWithoutLobFolder(f: SiardField): SiardField {
+  const { lobFolder: _l, fields, ...rest } = f;
+  return fields ? { ...rest, fields: fields.map(fieldWithoutLobFolder) } : rest;
 }
