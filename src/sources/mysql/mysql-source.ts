@@ -172,11 +172,7 @@ export class MysqlSource implements DatabaseSource {
         col.mapped = { type, kind: 'dateText' };
         col.column.type = type;
         col.column.description = joinNote(col.column.description, "Holds zero dates ('0000-00-00' or a zero month or day), which SIARD's date types cannot: every value is written as MariaDB's text; typeOriginal keeps the date type.");
-        const id = quoteMysqlIdent(col.name);
-        const order = plan.rowKey ? `ORDER BY ${plan.rowKey.map(quoteMysqlIdent).join(', ')}` : '';
-        const first = await this.query(
-          `SELECT n FROM (SELECT ROW_NUMBER() OVER (${order}) AS n, CAST(${id} AS CHAR) REGEXP '^0000-|-00' AS hit FROM ${qualifiedMysqlName(plan.schema, plan.name)}) s WHERE hit ORDER BY n LIMIT 1`,
-        );
+        const firstRow = await this.firstRowWhere(plan, `CAST(${quoteMysqlIdent(col.name)} AS CHAR) REGEXP '^0000-|-00'`);
         out.push({
           schema: plan.schema,
           table: plan.name,
@@ -184,12 +180,38 @@ export class MysqlSource implements DatabaseSource {
           declared,
           exportedAs: type,
           form: "MariaDB's text",
-          firstRow: Number(first[0]?.[0]?.toString('utf8') ?? 0),
+          firstRow,
           reason: 'holds zero dates, which no xs:date can',
         });
       }
     }
     return out;
+  }
+
+  /**
+   * The number, in the export's row order, of the first row where `condition` holds (0 if none).
+   * A keyed table is numbered by its key in SQL; a table without a key is exported in the order a
+   * plain scan gives, which ROW_NUMBER() OVER () does not promise to follow, so the same plain
+   * scan is streamed and counted here.
+   */
+  private async firstRowWhere(plan: MysqlTablePlan, condition: string): Promise<number> {
+    const from = qualifiedMysqlName(plan.schema, plan.name);
+    if (plan.rowKey) {
+      const order = `ORDER BY ${plan.rowKey.map(quoteMysqlIdent).join(', ')}`;
+      const first = await this.query(`SELECT n FROM (SELECT ROW_NUMBER() OVER (${order}) AS n, ${condition} AS hit FROM ${from}) s WHERE hit ORDER BY n LIMIT 1`);
+      return Number(first[0]?.[0]?.toString('utf8') ?? 0);
+    }
+    const stream = this.conn.queryStream({ sql: `SELECT ${condition} FROM ${from}`, rowsAsArray: true, typeCast: RAW } as unknown as mariadb.QueryOptions);
+    let row = 0;
+    try {
+      for await (const raw of stream as AsyncIterable<Array<Buffer | null>>) {
+        row++;
+        if (raw[0]?.toString('utf8') === '1') return row;
+      }
+      return 0;
+    } finally {
+      (stream as unknown as { close?: () => void }).close?.();
+    }
   }
 
   async *rows(schema: string, table: string): AsyncIterable<SourceValue[]> {
