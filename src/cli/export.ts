@@ -30,7 +30,7 @@ export interface ExportCliOptions {
   json?: boolean;
 }
 
-/** The export options of DESIGN section 1; `ingest` shares them. */
+/** The options that shape an export (LOB layout, size limits, table selection, ...); `ingest` shares them. */
 export function addExportOptions(command: Command): Command {
   return command
     .option('--lob-layout <layout>', 'LOB folder layout: lobseg (E-ARK, default) or siard22')

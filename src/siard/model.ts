@@ -231,9 +231,6 @@ export interface SiardLobReference {
  */
 export type SiardCellValue = null | string | Uint8Array | SiardLobReference;
 
-/** One row: cells in column order (index 0 is c1). */
-export type SiardRow = SiardCellValue[];
-
 export function isLobReference(value: SiardCellValue): value is SiardLobReference {
   return value !== null && typeof value === 'object' && !(value instanceof Uint8Array);
 }

@@ -1,7 +1,7 @@
 /**
  * Where an export writes its files: the `.siard` archive and the LOB files beside it. The writer
- * knows only this interface, so the same export can land in a folder on disk (DirectorySink) or,
- * later, straight in a staged OCFL version (a sink in src/archive/).
+ * knows only this interface, so the same export lands in a folder on disk (DirectorySink) or
+ * straight in a staged OCFL version (the sink in src/archive/ocfl-sink.ts).
  *
  * Digests: every byte passes through the sink once. The writer names the algorithms it needs for
  * a file (the LOB digest) and the sink computes them together with any it needs itself (an OCFL

@@ -48,13 +48,6 @@ export function escapeSiardText(text: string): string {
   return start === 0 ? text : out + text.slice(start);
 }
 
-/** Reverses the `\u00XX` escapes of SIARD text (after the XML parser has resolved entities). */
-export function unescapeSiardText(text: string): string {
-  return text.indexOf('\\u') < 0
-    ? text
-    : text.replace(/\\u([0-9A-Fa-f]{4})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
-}
-
 /** Escapes a value for a double-quoted XML attribute or element of metadata.xml (no SIARD escapes). */
 export function escapeXml(text: string): string {
   return text.replace(/[&<>"']/g, (c) =>

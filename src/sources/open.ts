@@ -48,10 +48,6 @@ class SelectedSource implements DatabaseSource {
   }
 }
 
-export function isSqliteSpec(spec: string): boolean {
-  return spec.startsWith('sqlite:') || /\.(db|sqlite|sqlite3)$/i.test(spec);
-}
-
 /** Base name a source gives an archive by default (the database file's name without extension). */
 export function defaultArchiveName(spec: string): string {
   const file = spec.startsWith('sqlite:') ? spec.slice('sqlite:'.length) : spec;

@@ -19,8 +19,3 @@ export function unsafeEntryNameReason(name: string): string | null {
   }
   return null;
 }
-
-/** True when `name` is a relative entry name that cannot escape the folder it is extracted to. */
-export function isSafeEntryName(name: string): boolean {
-  return unsafeEntryNameReason(name) === null;
-}

@@ -26,6 +26,7 @@ export const EXTRA_ZIP64 = 0x0001;
 export const MAX_UINT32 = 0xffffffff;
 export const MAX_UINT16 = 0xffff;
 
+/** The local file header before its name and extra field. */
 export const LOCAL_HEADER_FIXED_SIZE = 30;
 
 /** DOS date and time of `date` taken in UTC (so archives do not depend on the machine's zone). */

@@ -32,6 +32,7 @@ import {
   EXTRA_ZIP64,
   FLAG_DATA_DESCRIPTOR,
   FLAG_UTF8,
+  LOCAL_HEADER_FIXED_SIZE,
   MAX_UINT16,
   MAX_UINT32,
   METHOD_DEFLATE,
@@ -257,12 +258,12 @@ export class ZipWriter {
       let head = Buffer.alloc(0);
       let copied = 0;
       for await (const chunk of record as AsyncIterable<Buffer>) {
-        if (head.length < 30) head = Buffer.concat([head, chunk.subarray(0, 30 - head.length)]);
+        if (head.length < LOCAL_HEADER_FIXED_SIZE) head = Buffer.concat([head, chunk.subarray(0, LOCAL_HEADER_FIXED_SIZE - head.length)]);
         copied += chunk.length;
         if (copied > recordLength) break;
         await this.emit(chunk);
       }
-      if (copied !== recordLength || head.length < 30 || head.readUInt32LE(0) !== SIG_LOCAL_HEADER) {
+      if (copied !== recordLength || head.length < LOCAL_HEADER_FIXED_SIZE || head.readUInt32LE(0) !== SIG_LOCAL_HEADER) {
         record.destroy();
         throw new SiardOcflError(`Cannot copy ZIP entry ${entry.name} verbatim: its local record is not ${recordLength} bytes starting with a local header.`, { code: 'ZIP_RAW_SIZE' });
       }
@@ -365,7 +366,7 @@ export class ZipWriter {
     const nameBytes = this.checkName(name, true);
     const { time, date } = dosDateTime(mtime);
     const localHeaderOffset = this.written;
-    const header = Buffer.alloc(30);
+    const header = Buffer.alloc(LOCAL_HEADER_FIXED_SIZE);
     header.writeUInt32LE(SIG_LOCAL_HEADER, 0);
     header.writeUInt16LE(VERSION_ZIP64, 4);
     header.writeUInt16LE(FLAG_UTF8, 6);
@@ -401,7 +402,7 @@ export class ZipWriter {
     const { time, date } = dosDateTime(mtime);
     const flags = known ? FLAG_UTF8 : FLAG_UTF8 | FLAG_DATA_DESCRIPTOR;
     const localHeaderOffset = this.written;
-    const header = Buffer.alloc(30);
+    const header = Buffer.alloc(LOCAL_HEADER_FIXED_SIZE);
     header.writeUInt32LE(SIG_LOCAL_HEADER, 0);
     header.writeUInt16LE(VERSION_ZIP64, 4);
     header.writeUInt16LE(flags, 6);
