@@ -7,6 +7,7 @@
  */
 import * as mariadb from 'mariadb';
 import { SiardOcflError } from '../../errors.js';
+import { quoteMysqlIdent } from '../sql-identifier.js';
 
 /** True for the URLs the CLI treats as MariaDB / MySQL. */
 export function isMysqlUrl(value: string): boolean {
@@ -147,11 +148,6 @@ export async function connectMysql(url: string, options: { database?: string | n
     throw new SiardOcflError(mysqlConnectionErrorMessage(url, err), { code: 'MYSQL_CONNECT', exitCode: 2, cause: err });
   }
   return conn;
-}
-
-/** `name` quoted as a MariaDB identifier. */
-export function quoteMysqlIdent(name: string): string {
-  return '`' + name.replace(/`/g, '``') + '`';
 }
 
 export function qualifiedMysqlName(schema: string, name: string): string {

@@ -19,9 +19,10 @@
 import type * as mariadb from 'mariadb';
 import { SiardOcflError } from '../../errors.js';
 import type { DatabaseSource, SourceCatalog, SourceLob, SourceTable, SourceValue, WidenedColumn } from '../source.js';
-import { connectMysql, describeMysqlUrl, parseMysqlUrl, qualifiedMysqlName, quoteMysqlIdent, redactMysqlUrl } from './connection.js';
+import { connectMysql, describeMysqlUrl, parseMysqlUrl, qualifiedMysqlName, redactMysqlUrl } from './connection.js';
 import { introspectMysql, type MysqlColumnPlan, type MysqlTablePlan } from './introspect.js';
 import { isBinaryMysqlKind, isStreamedMysqlKind, shortestFloat, timeToDuration } from './type-mapping.js';
+import { quoteMysqlIdent } from '../sql-identifier.js';
 
 export interface MysqlSourceOptions {
   /** only tables whose name passes (views are kept) */

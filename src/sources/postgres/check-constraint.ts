@@ -11,7 +11,7 @@
  */
 import type pg from 'pg';
 import { conditionProblem } from '../sql-text.js';
-import { quoteIdent } from './introspect.js';
+import { quoteIdent } from '../sql-identifier.js';
 
 export { conditionProblem };
 

@@ -8,6 +8,7 @@ import type pg from 'pg';
 import type { SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardMatchType, SiardReferentialAction, SiardTrigger, SiardType, SiardUniqueKey, SiardView } from '../../siard/model.js';
 import { enumType } from './enum-type.js';
 import { mapPgType, type PgMappedType, type PgTypeInfo } from './type-mapping.js';
+import { quoteIdent } from '../sql-identifier.js';
 
 /** A check constraint: the condition as pg_get_constraintdef prints it, without "CHECK" and "NOT VALID". */
 export type PgCheckConstraint = SiardCheckConstraint;
@@ -43,10 +44,6 @@ export interface PgSchemaPlan {
   description?: string;
   tables: PgTablePlan[];
   views: SiardView[];
-}
-
-export function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
 }
 
 export function qualifiedName(schema: string, name: string): string {

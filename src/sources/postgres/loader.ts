@@ -34,7 +34,8 @@ import { complexJson, isLoadComplex, isLoadLob, type LoadColumn, type LoadComple
 import { conditionProblem } from '../sql-text.js';
 import { addCheckConstraint } from './check-constraint.js';
 import { connectPostgres, describePostgresUrl } from './connection.js';
-import { qualifiedName, quoteIdent } from './introspect.js';
+import { qualifiedName } from './introspect.js';
+import { quoteIdent } from '../sql-identifier.js';
 
 /** format_type() spellings of built-in types a restore may recreate by name. */
 const BUILTIN =

@@ -20,10 +20,11 @@ import Cursor from 'pg-cursor';
 import { SiardOcflError } from '../../errors.js';
 import type { DatabaseSource, SourceArrayValue, SourceCatalog, SourceLob, SourceTable, SourceValue } from '../source.js';
 import { connectPostgres, describePostgresUrl } from './connection.js';
-import { introspect, measureArrays, qualifiedName, quoteIdent, type IntrospectOptions, type PgCheckConstraint, type PgColumnPlan, type PgTablePlan } from './introspect.js';
+import { introspect, measureArrays, qualifiedName, type IntrospectOptions, type PgCheckConstraint, type PgColumnPlan, type PgTablePlan } from './introspect.js';
 import { scanSpecialValues } from './value-scan.js';
 import { isStreamedKind, type PgValueKind } from './type-mapping.js';
 import { convertScalar, decodeByteaHex, parseArrayLiteral, ValueConversionError } from './values.js';
+import { quoteIdent } from '../sql-identifier.js';
 
 /** SourceTable with its check constraints always present. */
 export interface PgSourceTable extends SourceTable {

@@ -17,8 +17,9 @@
  */
 import type pg from 'pg';
 import type { WidenedColumn } from '../source.js';
-import { qualifiedName, quoteIdent, type PgColumnPlan, type PgTablePlan } from './introspect.js';
+import { qualifiedName, type PgColumnPlan, type PgTablePlan } from './introspect.js';
 import { INTERVAL_DAY_SECOND, INTERVAL_YEAR_MONTH } from './type-mapping.js';
+import { quoteIdent } from '../sql-identifier.js';
 
 
 /** Runs the scan and retypes the columns that need it; returns one report per retyped column. */

@@ -62,16 +62,13 @@ import {
   type TargetLoader,
 } from '../loader.js';
 import { conditionProblem } from '../sql-text.js';
+import { quoteIdent } from '../sql-identifier.js';
 
 /** A default SQLite takes without parentheses (PRAGMA table_info gives other expressions without theirs). */
 const SQLITE_LITERAL = /^([+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|'([^']|'')*'|[xX]'[0-9A-Fa-f]*'|NULL|TRUE|FALSE|CURRENT_TIME|CURRENT_DATE|CURRENT_TIMESTAMP)$/i;
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
-
-function quote(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
 
 /** SQLite declared type of a column of an archive not made from SQLite. */
 export function sqliteTypeOf(col: LoadColumn): string {
@@ -195,7 +192,7 @@ export class SqliteLoader implements TargetLoader {
     const where = `${table.schema}.${table.name}`;
     const parts = table.columns.map((c) => {
       const declared = this.declaredType(c);
-      let def = `${quote(c.column.name)}${declared ? ' ' + declared : ''}${c.column.nullable === false ? ' NOT NULL' : ''}`;
+      let def = `${quoteIdent(c.column.name)}${declared ? ' ' + declared : ''}${c.column.nullable === false ? ' NOT NULL' : ''}`;
       const dflt = c.column.defaultValue;
       if (dflt !== undefined) {
         const problem = conditionProblem(dflt);
@@ -205,11 +202,11 @@ export class SqliteLoader implements TargetLoader {
       }
       return def;
     });
-    if (table.primaryKey && table.primaryKey.columns.length > 0) parts.push(`PRIMARY KEY (${table.primaryKey.columns.map(quote).join(', ')})`);
-    for (const key of table.candidateKeys) parts.push(`UNIQUE (${key.columns.map(quote).join(', ')})`);
+    if (table.primaryKey && table.primaryKey.columns.length > 0) parts.push(`PRIMARY KEY (${table.primaryKey.columns.map(quoteIdent).join(', ')})`);
+    for (const key of table.candidateKeys) parts.push(`UNIQUE (${key.columns.map(quoteIdent).join(', ')})`);
     for (const fk of table.foreignKeys) {
       const target = [...this.names.entries()].find(([t]) => t.schema === fk.referencedSchema && t.name === fk.referencedTable)?.[1] ?? fk.referencedTable;
-      let clause = `FOREIGN KEY (${fk.references.map((r) => quote(r.column)).join(', ')}) REFERENCES ${quote(target)} (${fk.references.map((r) => quote(r.referenced)).join(', ')})`;
+      let clause = `FOREIGN KEY (${fk.references.map((r) => quoteIdent(r.column)).join(', ')}) REFERENCES ${quoteIdent(target)} (${fk.references.map((r) => quoteIdent(r.referenced)).join(', ')})`;
       if (fk.deleteAction) clause += ` ON DELETE ${fk.deleteAction}`;
       if (fk.updateAction) clause += ` ON UPDATE ${fk.updateAction}`;
       parts.push(clause);
@@ -218,11 +215,11 @@ export class SqliteLoader implements TargetLoader {
       const problem = conditionProblem(check.condition);
       if (!this.fromSqlite) this.notRecreated.push({ kind: 'check', name: `${where}.${check.name}`, reason: `${this.product} condition` });
       else if (problem) this.notRecreated.push({ kind: 'check', name: `${where}.${check.name}`, reason: `not one expression (${problem})` });
-      else parts.push(`CONSTRAINT ${quote(check.name)} CHECK (${check.condition})`);
+      else parts.push(`CONSTRAINT ${quoteIdent(check.name)} CHECK (${check.condition})`);
     }
     // prepare() takes one statement only: nothing in the archive's SQL text can add another
     try {
-      db.prepare(`CREATE TABLE ${quote(this.targetName(table))} (${parts.join(', ')})`).run();
+      db.prepare(`CREATE TABLE ${quoteIdent(this.targetName(table))} (${parts.join(', ')})`).run();
     } catch (err) {
       throw new SiardOcflError(`Cannot create table "${table.schema}"."${table.name}" in ${this.description}: SQLite refused it (${(err as Error).message}).`, {
         code: 'RESTORE_CREATE',
@@ -235,7 +232,7 @@ export class SqliteLoader implements TargetLoader {
   async insertRows(table: LoadTable, rows: AsyncIterable<LoadValue[]>, onRow?: () => void): Promise<number> {
     const db = this.open();
     const name = this.targetName(table);
-    const insert = db.prepare(`INSERT INTO ${quote(name)} VALUES (${table.columns.map(() => '?').join(', ')})`);
+    const insert = db.prepare(`INSERT INTO ${quoteIdent(name)} VALUES (${table.columns.map(() => '?').join(', ')})`);
     let n = 0;
     for await (const row of rows) {
       n++;
@@ -318,7 +315,7 @@ export class SqliteLoader implements TargetLoader {
     for (const table of tables) {
       for (const check of table.checkConstraints) {
         if (conditionProblem(check.condition)) continue;
-        const bad = db.prepare(`SELECT count(*) AS n FROM ${quote(this.targetName(table))} WHERE NOT (${check.condition})`).get() as { n: number };
+        const bad = db.prepare(`SELECT count(*) AS n FROM ${quoteIdent(this.targetName(table))} WHERE NOT (${check.condition})`).get() as { n: number };
         if (bad.n > 0) this.warnings.push(`Check constraint ${check.name} of ${table.schema}.${table.name} is declared, but ${bad.n} restored rows violate it (as they did in the archived database).`);
       }
     }
@@ -367,7 +364,7 @@ export class SqliteLoader implements TargetLoader {
   }
 
   async countRows(table: LoadTable): Promise<number> {
-    const row = this.open().prepare(`SELECT count(*) AS n FROM ${quote(this.targetName(table))}`).get() as { n: number };
+    const row = this.open().prepare(`SELECT count(*) AS n FROM ${quoteIdent(this.targetName(table))}`).get() as { n: number };
     return Number(row.n);
   }
 

@@ -5,6 +5,7 @@
  * export's report, and for `--strict`, which refuses instead).
  */
 import type BetterSqlite3 from 'better-sqlite3';
+import { quoteIdent } from '../sql-identifier.js';
 import { type MappedType, type ValueKind } from './type-mapping.js';
 import { SQLITE_LITERAL_MIME } from './value-literal.js';
 
@@ -17,10 +18,6 @@ export interface ColumnDecision {
   mimeType?: string;
   /** set when the values made the type wider than the declared type maps to */
   widened?: { firstRow: number; reason: string };
-}
-
-export function quoteIdent(name: string): string {
-  return '"' + name.replace(/"/g, '""') + '"';
 }
 
 const TS_GLOB = "'[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][0-9]*'";

@@ -17,7 +17,8 @@ import { readAhead } from '../read-ahead.js';
 import { refuseWidened, type DatabaseSource, type SourceCatalog, type SourceTable, type SourceValue, type WidenedColumn } from '../source.js';
 import { sqliteCheckConstraints } from './check-constraints.js';
 import { sqliteTriggers } from './triggers.js';
-import { decideColumnTypes, quoteIdent, type ColumnDecision } from './prescan.js';
+import { quoteIdent } from '../sql-identifier.js';
+import { decideColumnTypes, type ColumnDecision } from './prescan.js';
 import { formatReal, mapDeclaredType } from './type-mapping.js';
 import { sqliteLiteral } from './value-literal.js';
 
