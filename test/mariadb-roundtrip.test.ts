@@ -20,14 +20,13 @@ import { exportToDirectory } from '../src/siard/export-directory.js';
 import { MysqlSource } from '../src/sources/mysql/mysql-source.js';
 import { unzipEntry, xmllint, zipEntryNames } from './export-support.js';
 import { runCli } from './helpers/cli.js';
-import { mariadbAvailable, startMariadb, type MariadbServer } from './helpers/mariadb.js';
+import { mariaTest, mariadbAvailable, startMariadb, type MariadbServer } from './helpers/mariadb.js';
 import { postgresAvailable, queryRows, startPostgres } from './helpers/postgres.js';
 import { HAS_SHARED, PROJECT_ROOT, reference } from './helpers/shared.js';
 import { tempDir } from './helpers/tmp.js';
+import { testIf } from './helpers/requires.js';
 
 const available = mariadbAvailable() || Boolean(process.env.CI);
-if (!available) console.warn('[siard-ocfl] MariaDB (mariadbd, mariadb-install-db) is not installed: the MariaDB tests are skipped.');
-const mariaTest = available ? test : test.skip;
 const work = tempDir('siard-ocfl-rt-maria-');
 const out = path.join(work, 'out');
 const siard = path.join(out, 'sample.siard');
@@ -266,7 +265,7 @@ mariaTest('MariaDB -> SIARD -> SQLite keeps every value exactly (unsigned 64-bit
   }
 });
 
-(postgresAvailable() || process.env.CI ? mariaTest : test.skip)('MariaDB -> SIARD -> PostgreSQL keeps every value exactly', async (t) => {
+testIf(postgresAvailable(), 'PostgreSQL (initdb, pg_ctl) is not installed', mariaTest)('MariaDB -> SIARD -> PostgreSQL keeps every value exactly', async (t) => {
   const pg = await startPostgres();
   try {
     await pg.createDatabase('from_maria');

@@ -20,12 +20,11 @@ import { exportToDirectory } from '../src/siard/export-directory.js';
 import { PostgresSource } from '../src/sources/postgres/postgres-source.js';
 import { assertArchiveValid, unzipEntry, zipEntryNames } from './export-support.js';
 import { runCli } from './helpers/cli.js';
-import { postgresAvailable, startPostgres, type PostgresServer } from './helpers/postgres.js';
-import { HAS_SHARED, PROJECT_ROOT, reference } from './helpers/shared.js';
+import { pgTest, postgresAvailable, startPostgres, type PostgresServer } from './helpers/postgres.js';
+import { HAS_SHARED, PROJECT_ROOT, reference, sharedTest } from './helpers/shared.js';
 import { tempDir } from './helpers/tmp.js';
 
 const available = postgresAvailable() || Boolean(process.env.CI);
-const pgTest = available ? test : test.skip;
 const work = tempDir('siard-ocfl-pg-arrays-');
 // The metadata.xsd the writer ships (resources/) is the official one (resources/README.md).
 const METADATA_XSD = path.join(PROJECT_ROOT, 'resources', 'metadata.xsd');
@@ -53,7 +52,7 @@ test.after.always(async () => {
   await server?.stop();
 });
 
-(HAS_SHARED ? pgTest : test.skip)('an ARRAY column of a SIARD Suite archive restores as a PostgreSQL array, a missing element as NULL', async (t) => {
+(HAS_SHARED ? pgTest : sharedTest)('an ARRAY column of a SIARD Suite archive restores as a PostgreSQL array, a missing element as NULL', async (t) => {
   await server!.createDatabase('sql2008');
   const res = await runCli(['restore', reference('siard-samples', 'siardapi', 'sql2008.siard'), server!.url('sql2008')]);
   t.is(res.code, 0, res.stderr);

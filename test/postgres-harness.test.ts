@@ -1,9 +1,7 @@
-import test from 'ava';
 import pg from 'pg';
-import { postgresAvailable, startPostgres } from './helpers/postgres.js';
+import { pgTest, startPostgres } from './helpers/postgres.js';
 
 // .ci/run installs the server when missing, so in CI this always runs.
-const pgTest = postgresAvailable() || process.env.CI ? test : test.skip;
 
 pgTest('a private PostgreSQL server starts on 127.0.0.1, answers and stops', async (t) => {
   const server = await startPostgres();

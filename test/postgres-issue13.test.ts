@@ -10,12 +10,12 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import pg from 'pg';
 import { runCli } from './helpers/cli.js';
-import { postgresAvailable, queryRows, startPostgres, type PostgresServer } from './helpers/postgres.js';
+import { pgTest, postgresAvailable, queryRows, startPostgres, type PostgresServer } from './helpers/postgres.js';
 import { reference, HAS_SHARED } from './helpers/shared.js';
 import { tempDir } from './helpers/tmp.js';
 import { assertArchiveValid } from './export-support.js';
 
-const pgTest = postgresAvailable() || process.env.CI ? test.serial : test.skip;
+const pgSerial = pgTest.serial;
 const work = tempDir('siard-ocfl-pg13-');
 let server: PostgresServer | undefined;
 
@@ -68,7 +68,7 @@ async function rowsText(db: string, table: string, columns: string[]): Promise<s
   return rows.map((r) => r.r.map((v) => v ?? 'NULL'));
 }
 
-pgTest('databaseProduct, NaN and infinities, intervals: typed for SIARD, reported, and restored exactly', async (t) => {
+pgSerial('databaseProduct, NaN and infinities, intervals: typed for SIARD, reported, and restored exactly', async (t) => {
   const out = path.join(work, 'out');
   const exp = await runCli(['export', server!.url('source'), out, '--name', 'shop', '--json']);
   t.is(exp.code, 0, exp.stderr);
@@ -112,7 +112,7 @@ pgTest('databaseProduct, NaN and infinities, intervals: typed for SIARD, reporte
   t.deepEqual(await types('restored'), await types('source'));
 });
 
-pgTest('schema-qualified table selection; a pattern that matches nothing is exit 2 naming what exists', async (t) => {
+pgSerial('schema-qualified table selection; a pattern that matches nothing is exit 2 naming what exists', async (t) => {
   const ok = await runCli(['export', server!.url('source'), path.join(work, 'sel'), '--name', 'sel', '--tables', 'a.items', '--json']);
   t.is(ok.code, 0, ok.stderr);
   t.is((JSON.parse(ok.stdout) as { tables: number }).tables, 1);
@@ -146,7 +146,7 @@ const SHOP_SQL = `
   CREATE INDEX item_by_name ON public.item (name);
 `;
 
-pgTest('restore --create: defaults, views, enums and identity columns come back; what did not (a sequence default, indexes) is listed once', async (t) => {
+pgSerial('restore --create: defaults, views, enums and identity columns come back; what did not (a sequence default, indexes) is listed once', async (t) => {
   await server!.createDatabase('shop');
   await sql('shop', SHOP_SQL);
   const out = path.join(work, 'shop-out');

@@ -15,11 +15,10 @@ import type { DatabaseSource, SourceValue } from '../src/sources/source.js';
 import { conditionProblem } from '../src/sources/postgres/check-constraint.js';
 import { assertArchiveValid, unzipEntry } from './export-support.js';
 import { runCli } from './helpers/cli.js';
-import { postgresAvailable, startPostgres, type PostgresServer } from './helpers/postgres.js';
+import { pgTest, startPostgres, type PostgresServer } from './helpers/postgres.js';
 import { PROJECT_ROOT } from './helpers/shared.js';
 import { tempDir } from './helpers/tmp.js';
 
-const pgTest = postgresAvailable() || process.env.CI ? test : test.skip;
 const work = tempDir('siard-ocfl-checks-');
 let server: PostgresServer | undefined;
 

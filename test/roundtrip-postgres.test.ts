@@ -16,11 +16,10 @@ import pg from 'pg';
 import { exportToDirectory } from '../src/siard/export-directory.js';
 import { PostgresSource } from '../src/sources/postgres/postgres-source.js';
 import { runCli } from './helpers/cli.js';
-import { postgresAvailable, queryRows, startPostgres, type PostgresServer } from './helpers/postgres.js';
+import { pgTest, postgresAvailable, queryRows, startPostgres, type PostgresServer } from './helpers/postgres.js';
 import { PROJECT_ROOT } from './helpers/shared.js';
 import { tempDir } from './helpers/tmp.js';
 
-const pgTest = postgresAvailable() || process.env.CI ? test : test.skip;
 const work = tempDir('siard-ocfl-rt-pg-');
 const out = path.join(work, 'out');
 const siard = path.join(out, 'sample.siard');

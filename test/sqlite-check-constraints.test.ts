@@ -12,11 +12,10 @@ import { parseSiardMetadata } from '../src/siard/reader/metadata.js';
 import { sqliteCheckConstraints } from '../src/sources/sqlite/check-constraints.js';
 import { assertArchiveValid, unzipEntry } from './export-support.js';
 import { runCli } from './helpers/cli.js';
-import { postgresAvailable, startPostgres, type PostgresServer } from './helpers/postgres.js';
+import { pgTest, startPostgres, type PostgresServer } from './helpers/postgres.js';
 import { PROJECT_ROOT } from './helpers/shared.js';
 import { tempDir } from './helpers/tmp.js';
 
-const pgTest = postgresAvailable() || process.env.CI ? test : test.skip;
 const work = tempDir('siard-ocfl-sqlite-checks-');
 let server: PostgresServer | undefined;
 

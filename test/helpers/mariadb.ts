@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { findBinary, freePort } from './server-process.js';
 import * as mariadb from 'mariadb';
+import { testIf } from './requires.js';
 
 export interface MariadbServer {
   port: number;
@@ -37,6 +38,9 @@ function findBin(name: string): string | undefined {
 export function mariadbAvailable(): boolean {
   return findBin('mariadbd') !== undefined && findBin('mariadb-install-db') !== undefined && findBin('mariadb') !== undefined;
 }
+
+/** A test that needs a MariaDB server (see requires.ts: skipped locally without one, failing under CI). */
+export const mariaTest = testIf(mariadbAvailable(), 'MariaDB (mariadbd, mariadb-install-db, mariadb) is not installed');
 
 async function waitForSocket(socket: string, child: ChildProcess, log: () => string): Promise<void> {
   const deadline = Date.now() + 60_000;

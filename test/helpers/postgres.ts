@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { findBinary, freePort } from './server-process.js';
 import pg from 'pg';
+import { testIf } from './requires.js';
 
 export interface PostgresServer {
   port: number;
@@ -34,6 +35,9 @@ function findBin(name: string): string | undefined {
 export function postgresAvailable(): boolean {
   return findBin('initdb') !== undefined && findBin('pg_ctl') !== undefined;
 }
+
+/** A test that needs a PostgreSQL server (see requires.ts: skipped locally without one, failing under CI). */
+export const pgTest = testIf(postgresAvailable(), 'PostgreSQL (initdb, pg_ctl) is not installed');
 
 function asServerUser(cmd: string, args: string[]): string[] {
   if (process.getuid?.() !== 0) return [cmd, ...args];
