@@ -21,7 +21,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { SiardOcflError, UsageError } from '../errors.js';
 import type { OcflObjectReader } from '../ocfl/object.js';
 import type { OcflStorageRoot } from '../ocfl/root.js';
@@ -38,6 +37,7 @@ import { ZipWriter } from '../siard/zip/writer.js';
 import { rootOf, type VersionInfoOptions } from './ingest.js';
 import { StagedVersionSink } from './ocfl-sink.js';
 import { isAbsoluteUri } from './storage-base.js';
+import { writableOf } from '../siard/writable.js';
 
 export interface RelocateOptions extends VersionInfoOptions {
   /** new database-level lobFolder: a URI ending in '/', e.g. file:///Archives/Northwind/ */
@@ -86,15 +86,6 @@ export function rewriteDatabaseLobFolder(xml: string, uri: string, what = 'metad
   const indent = /^[ \t]*/.exec(xml.slice(lineStart + 1))![0];
   const at = after.index + after[0].length;
   return `${xml.slice(0, at)}\n${indent}<${prefix}lobFolder>${value}</${prefix}lobFolder>${xml.slice(at)}`;
-}
-
-function writableOf(file: { write(chunk: Uint8Array): Promise<void> }): Writable {
-  return new Writable({
-    highWaterMark: 1 << 20,
-    write(chunk: Buffer, _enc, cb) {
-      file.write(chunk).then(() => cb(), cb);
-    },
-  });
 }
 
 async function readEntry(reader: SiardReader, name: string): Promise<Buffer> {

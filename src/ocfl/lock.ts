@@ -17,6 +17,7 @@ import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { LockHeldError } from '../errors.js';
 import { digestSync } from './digest.js';
+import { processAlive } from '../process-alive.js';
 
 export interface ObjectLock {
   readonly id: string;
@@ -53,15 +54,6 @@ const held = new Set<string>();
 process.once('exit', () => {
   for (const lockPath of held) rmSync(lockPath, { recursive: true, force: true });
 });
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 export class FileLockProvider implements LockProvider {
   constructor(readonly lockDir: string) {}

@@ -26,7 +26,7 @@ import {
 } from './inventory.js';
 import { assertLogicalPath } from './logical-path.js';
 import type { ObjectLock } from './lock.js';
-import type { Storage, WritableFile } from './storage.js';
+import type { WritableFile } from './storage.js';
 
 /** Content of at least this size (or of unknown size) is written around the page cache. */
 const DIRECT_MIN_BYTES = 256 * 1024;

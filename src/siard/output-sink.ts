@@ -11,6 +11,7 @@ import { createHash, randomBytes, type Hash } from 'node:crypto';
 import { createWriteStream, promises as fsp, type WriteStream } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
+import { processAlive } from '../process-alive.js';
 
 /** Digest algorithm names shared with OCFL's registry and node:crypto: 'md5', 'sha1', 'sha256', 'sha512'. */
 export type DigestName = string;
@@ -106,7 +107,7 @@ export class DirectorySink implements OutputSink {
     const names = await fsp.readdir(outDir).catch(() => [] as string[]);
     for (const name of names) {
       const m = /^\.siard-ocfl-export-(\d+)-[0-9a-f]{8}$/.exec(name);
-      if (!m || isRunning(Number(m[1]))) continue;
+      if (!m || processAlive(Number(m[1]))) continue;
       await fsp.rm(path.join(outDir, name), { recursive: true, force: true });
       removed.push(name);
     }
@@ -230,16 +231,6 @@ class DirectoryFile implements OutputFile {
       this.stream.destroy();
     });
     await fsp.rm(this.fullPath, { force: true });
-  }
-}
-
-function isRunning(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -9,7 +9,6 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { SiardOcflError, UsageError } from '../errors.js';
 import type { DatabaseSource } from '../sources/source.js';
@@ -19,10 +18,11 @@ import { createLobLayout, type LobLayoutName, type LobLimits } from './lob-place
 import { LobWriter } from './lob-writer.js';
 import { metadataXml } from './metadata-xml.js';
 import type { SiardArchive, SiardDigestType, SiardSchema, SiardTable } from './model.js';
-import type { OutputFile, OutputSink, WrittenFile } from './output-sink.js';
+import type { OutputSink, WrittenFile } from './output-sink.js';
 import { tableDataXml, type TableDataStats } from './table-data.js';
 import { plainShape, tableXsd, type ArrayUse } from './table-xsd.js';
 import { ZipWriter } from './zip/writer.js';
+import { writableOf } from './writable.js';
 
 export interface SiardExportOptions {
   /** dbname and base name of the .siard file and LOB folders */
@@ -112,16 +112,6 @@ export function checkLobFolderBase(uri: string): void {
 /** Names this export will create at the top of the sink (for existence checks before starting). */
 export function plannedTopLevelNames(name: string, layout: LobLayoutName): { siard: string; lobPrefix: string } {
   return { siard: `${name}.siard`, lobPrefix: layout === 'siard22' ? `${name}_lobs` : `${name}_lobseg_` };
-}
-
-/** Adapts a sink file to the Writable the ZIP writer streams into. */
-function writableOf(file: OutputFile): Writable {
-  return new Writable({
-    highWaterMark: 1 << 20,
-    write(chunk: Buffer, _enc, cb) {
-      file.write(chunk).then(() => cb(), cb);
-    },
-  });
 }
 
 /**

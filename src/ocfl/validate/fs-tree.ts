@@ -3,7 +3,6 @@
  * outside the folder it was given.
  */
 import { lstatSync, readdirSync } from 'node:fs';
-import path from 'node:path';
 
 export type EntryKind = 'file' | 'dir' | 'link' | 'other';
 

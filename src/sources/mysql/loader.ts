@@ -35,7 +35,7 @@ import { Readable } from 'node:stream';
 import type * as mariadb from 'mariadb';
 import { SiardOcflError } from '../../errors.js';
 import { cellType, type SiardArchive, type SiardForeignKey } from '../../siard/model.js';
-import { collectLob, complexJson, isLoadComplex, isLoadLob, type LoadColumn, type LoadTable, type LoadValue, type LoadView, type NotRecreated, type TargetLoader } from '../loader.js';
+import { complexJson, isLoadComplex, isLoadLob, type LoadColumn, type LoadTable, type LoadValue, type LoadView, type NotRecreated, type TargetLoader } from '../loader.js';
 import { connectMysql, MYSQL_SESSION_SETTINGS, describeMysqlUrl, parseMysqlUrl, qualifiedMysqlName } from './connection.js';
 import { GEOMETRY_INTERNAL_NOTE, GEOMETRY_WKB_NOTE } from './mysql-source.js';
 import { durationToTime } from './type-mapping.js';

@@ -54,7 +54,6 @@ import {
   isLoadLob,
   withoutUtcMark,
   type LoadColumn,
-  type LoadComplex,
   type LoadTable,
   type LoadValue,
   type LoadView,
