@@ -39,6 +39,7 @@ import { hashPlain, runSequential, type FileDigests, type SequentialJob, type Se
 import { OCFL_ALGORITHM_OF_DIGEST_TYPE } from './ocfl-sink.js';
 import { checkMetadataXsd } from './xsd-check.js';
 import { StorageBaseLookup, storageBaseOf } from './storage-base.js';
+import { isSiardFileName } from '../siard/siard-file-name.js';
 
 export type { AuditFinding, AuditSeverity } from './audit-findings.js';
 
@@ -229,7 +230,7 @@ async function auditObject(
 
   // 2. Each SIARD archive of the version: parse, resolve, plan.
   for (const logicalPath of state.keys()) {
-    if (!/\.siard$/i.test(logicalPath)) continue;
+    if (!isSiardFileName(logicalPath)) continue;
     const contentPath = contentOf(logicalPath);
     if (!contentPath || !sizes.has(contentPath)) continue; // reported by the validator
     await planSiard(logicalPath, contentPath);

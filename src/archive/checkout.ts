@@ -19,6 +19,7 @@ import { NODE_HASH_OF_DIGEST_TYPE } from '../siard/model.js';
 import { describeLobCell, openFoundLob, packageLobAccess } from '../siard/reader/lob-open.js';
 import { SiardReader } from '../siard/reader/siard-reader.js';
 import { PACKAGE_BASES, StorageBaseLookup, storageBaseOf } from './storage-base.js';
+import { isSiardFileName } from '../siard/siard-file-name.js';
 
 export interface ArchiveCheckoutOptions extends CheckoutOptions {
   /** write split LOBs back as whole files */
@@ -37,7 +38,7 @@ export async function checkoutArchive(reader: OcflObjectReader, dest: string, op
     const objectAbs = path.resolve(reader.storage.location, ...reader.path.split('/'));
     const abs = (contentPath: string) => path.join(objectAbs, ...contentPath.split('/'));
     for (const logicalPath of reader.state(result.version).keys()) {
-      if (!/\.siard$/i.test(logicalPath)) continue;
+      if (!isSiardFileName(logicalPath)) continue;
       const storageBase = await storageBaseOf(reader, logicalPath, result.version, abs);
       joined += await joinSplitLobs(path.join(dest, ...logicalPath.split('/')), logicalPath, storageBase);
     }

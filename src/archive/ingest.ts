@@ -39,6 +39,7 @@ import type { DatabaseSource } from '../sources/source.js';
 import { MetsIndexingSink } from '../siard/mets/indexing-sink.js';
 import { OCFL_ALGORITHM_OF_DIGEST_TYPE, StagedVersionSink } from './ocfl-sink.js';
 import { PACKAGE_BASES, StorageBaseLookup } from './storage-base.js';
+import { isSiardFileName } from '../siard/siard-file-name.js';
 
 export interface VersionInfoOptions {
   message?: string;
@@ -361,7 +362,7 @@ export async function ingest(sourceSpec: string, root: string | OcflStorageRoot,
     if (options[k]) throw new UsageError(`${k === 'keepReceived' ? '--keep-received' : '--accept-digest-mismatch'} applies to ingest --resegment of a .siard package.`);
   }
   if (options.resegment) throw new UsageError(`--resegment applies to a .siard package, not to the database ${sourceSpec}.`);
-  if (/\.siard$/i.test(sourceSpec)) {
+  if (isSiardFileName(sourceSpec)) {
     const exportOnly = (['lobLayout', 'maxFiles', 'maxBytes', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'excludeTables', 'strict', 'mets'] as const).filter((k) => options[k] !== undefined);
     if (exportOnly.length > 0) throw new UsageError(`A SIARD package is stored as received; export options (${exportOnly.join(', ')}) do not apply to ${sourceSpec}.`);
     return ingestSiardPackage(sourceSpec, root, id, options);

@@ -32,6 +32,7 @@ import { SiardReader } from '../siard/reader/siard-reader.js';
 import { rootOf, type VersionInfoOptions } from './ingest.js';
 import { OCFL_ALGORITHM_OF_DIGEST_TYPE, StagedVersionSink } from './ocfl-sink.js';
 import { StorageBaseLookup, storageBaseOf } from './storage-base.js';
+import { isSiardFileName } from '../siard/siard-file-name.js';
 
 export interface AddMetsOptions extends Pick<VersionInfoOptions, 'message' | 'user'> {
   /** write the index again when the head already has one (its old METS files are replaced) */
@@ -69,7 +70,7 @@ export async function addMetsIndex(rootArg: string | OcflStorageRoot, id: string
   const object = await root.openObject(id);
   const inv = object.inventory;
   const state = object.state();
-  const siards = [...state.keys()].filter((p) => /\.siard$/i.test(p));
+  const siards = [...state.keys()].filter(isSiardFileName);
   if (siards.length !== 1) {
     throw new SiardOcflError(
       siards.length === 0

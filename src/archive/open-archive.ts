@@ -16,6 +16,7 @@ import type { LobPart } from '../siard/lob-location.js';
 import { packageLobAccess, type LobAccess } from '../siard/reader/lob-open.js';
 import { SiardReader } from '../siard/reader/siard-reader.js';
 import { PACKAGE_BASES, StorageBaseLookup, storageBaseOf } from './storage-base.js';
+import { isSiardFileName } from '../siard/siard-file-name.js';
 
 /** Where the archive comes from. */
 export type ArchiveSource =
@@ -38,7 +39,7 @@ export interface OpenedArchive {
 function siardInFolder(dir: string, purpose: string): string {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => n.toLowerCase().endsWith('.siard') && statSync(path.join(dir, n)).isFile());
+    names = readdirSync(dir).filter((n) => isSiardFileName(n) && statSync(path.join(dir, n)).isFile());
   } catch (err) {
     throw new UsageError(`Cannot read the folder ${dir}: ${(err as Error).message}.`, 'RESTORE_SOURCE', err);
   }
@@ -87,7 +88,7 @@ export async function openArchive(source: ArchiveSource, options: OpenArchiveOpt
     if (!object.versions().some((v) => v.version === version)) {
       throw new UsageError(`Object "${source.id}" has no version ${version} (it has ${object.versions().map((v) => v.version).join(', ')}).`, 'NO_VERSION');
     }
-    let siards = [...object.state(version).keys()].filter((p) => p.toLowerCase().endsWith('.siard'));
+    let siards = [...object.state(version).keys()].filter(isSiardFileName);
     if (siards.length === 0) throw new UsageError(`Object "${source.id}" version ${version} holds no .siard file.`, 'RESTORE_SOURCE');
     // A re-segmented package kept as received sits in a folder; the archive to read is the top-level one.
     const topLevel = siards.filter((p) => !p.includes('/'));

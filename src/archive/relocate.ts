@@ -38,6 +38,7 @@ import { rootOf, type VersionInfoOptions } from './ingest.js';
 import { StagedVersionSink } from './ocfl-sink.js';
 import { isAbsoluteUri } from './storage-base.js';
 import { writableOf } from '../siard/writable.js';
+import { isSiardFileName } from '../siard/siard-file-name.js';
 
 export interface RelocateOptions extends VersionInfoOptions {
   /** new database-level lobFolder: a URI ending in '/', e.g. file:///Archives/Northwind/ */
@@ -148,7 +149,7 @@ export async function relocate(rootArg: string | OcflStorageRoot, id: string, op
   }
   const root = await rootOf(rootArg);
   const object = await root.openObject(id);
-  const siards = [...object.state().keys()].filter((p) => /\.siard$/i.test(p));
+  const siards = [...object.state().keys()].filter(isSiardFileName);
   if (siards.length === 0) throw new UsageError(`Object "${id}" holds no .siard file in ${object.head}; there is nothing to relocate.`, 'NO_SIARD');
   const objectAbs = path.join(root.location, ...object.path.split('/'));
   const fixityAlgorithms = Object.keys(object.inventory.fixity ?? {});

@@ -6,6 +6,7 @@ import { openRoot } from '../ocfl/root.js';
 import { addVersionInfoOptions, asUnreadableInput, checkObjectId, lobWords, addWorkspaceOption, contentDigest, printJson, rootOptions, versionInfo, type VersionInfoOptions, type WorkspaceCliOptions } from './common.js';
 import { addExportOptions, sourceOptionsOf, toSiardExportOptions, type ExportCliOptions } from './export.js';
 import { createProgress } from './progress.js';
+import { isSiardFileName } from '../siard/siard-file-name.js';
 
 interface IngestCliOptions extends ExportCliOptions, VersionInfoOptions, WorkspaceCliOptions {
   root: string;
@@ -36,7 +37,7 @@ export function register(program: Command): void {
       checkObjectId(o.id);
       const digestAlgorithm = contentDigest(o.digest);
       const version = versionInfo(o);
-      const isPackage = /\.siard$/i.test(sourceSpec);
+      const isPackage = isSiardFileName(sourceSpec);
       if (!isPackage && o.resegment) throw new UsageError(`--resegment applies to a .siard package, not to ${sourceSpec}.`);
       if (!o.resegment && (o.keepReceived || o.acceptDigestMismatch)) {
         throw new UsageError(`${o.keepReceived ? '--keep-received' : '--accept-digest-mismatch'} applies to ingest --resegment of a .siard package.`);

@@ -8,6 +8,7 @@ import { refuseWidened, type DatabaseSource, type SourceCatalog, type SourceValu
 import { SiardSource } from './siard/siard-source.js';
 import { TableSelection } from './table-selection.js';
 import { SqliteSource } from './sqlite/sqlite-source.js';
+import { isSiardFileName } from '../siard/siard-file-name.js';
 
 export interface OpenSourceOptions {
   /** comma-separated table patterns with * and ?, plain or schema-qualified (all tables when absent) */
@@ -21,7 +22,7 @@ export interface OpenSourceOptions {
 }
 
 export function isSiardSpec(spec: string): boolean {
-  return /\.siard$/i.test(spec);
+  return isSiardFileName(spec);
 }
 
 /** A source whose catalogue is checked once read: against the table selection, and for --strict. */

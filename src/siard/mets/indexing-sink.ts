@@ -17,6 +17,7 @@ import type { DigestName, OutputFile, OutputSink, WrittenFile } from '../output-
 import { MetsIndexWriter, type MetsIndexWriterOptions, type WrittenMetsIndex } from './index-writer.js';
 import { lobRecordOfPath } from './lob-paths.js';
 import { NODE_HASH_OF_CHECKSUM_TYPE } from './types.js';
+import { isSiardFileName } from '../siard-file-name.js';
 
 export interface MetsIndexingOptions extends MetsIndexWriterOptions {
   /** the `.siard` path inside the sink; by default the one `*.siard` file in baseDir */
@@ -65,7 +66,7 @@ export class MetsIndexingSink implements OutputSink {
   private observe(written: WrittenFile): Promise<void> {
     const rel = written.relPath.startsWith(this.base) ? written.relPath.slice(this.base.length) : undefined;
     if (rel === undefined) return Promise.resolve();
-    const isSiard = this.options.siardPath !== undefined ? written.relPath === this.options.siardPath : !rel.includes('/') && rel.endsWith('.siard');
+    const isSiard = this.options.siardPath !== undefined ? written.relPath === this.options.siardPath : !rel.includes('/') && isSiardFileName(rel);
     if (isSiard) {
       if (this.siard) throw new Error(`Two .siard files (${this.siard.relPath}, ${written.relPath}) for one METS index; name one with siardPath.`);
       this.siard = written;
