@@ -12,9 +12,10 @@
 import { SiardOcflError } from '../errors.js';
 import type { AddedFile, StagedVersion } from '../ocfl/stage.js';
 import { assertSafeRelPath, type OpenFileOptions, type OutputFile, type OutputSink, type WrittenFile } from '../siard/output-sink.js';
+import { NODE_HASH_OF_DIGEST_TYPE } from '../siard/model.js';
 
 /** SIARD digestType -> OCFL digest algorithm name. */
-export const OCFL_ALGORITHM_OF_DIGEST_TYPE: Record<string, string> = { MD5: 'md5', 'SHA-1': 'sha1', 'SHA-256': 'sha256' };
+export const OCFL_ALGORITHM_OF_DIGEST_TYPE: Readonly<Record<string, string>> = NODE_HASH_OF_DIGEST_TYPE;
 
 /**
  * A push -> pull bridge. write() resolves when the consumer asks for the next chunk, i.e. after it

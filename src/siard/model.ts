@@ -13,17 +13,16 @@
  * Numbering follows SIARD: schema/table folders from 0 (`schema0`, `table0`), columns and rows
  * from 1 in the XML (`c1`, row 1) but arrays here are 0-based (columns[0] is `c1`).
  */
+import { ALGORITHM_OF_DIGEST_NAME } from './digest-names.js';
 
 /** Digest algorithms a SIARD `digestType` may name (digestTypeType in metadata.xsd). */
 export type SiardDigestType = 'MD5' | 'SHA-1' | 'SHA-256';
 export const SIARD_DIGEST_TYPES: readonly SiardDigestType[] = ['MD5', 'SHA-1', 'SHA-256'];
 
-/** `digestType` -> node:crypto algorithm name. */
-export const NODE_HASH_OF_DIGEST_TYPE: Record<SiardDigestType, string> = {
-  MD5: 'md5',
-  'SHA-1': 'sha1',
-  'SHA-256': 'sha256',
-};
+/** `digestType` -> node:crypto algorithm name (see digest-names.ts). */
+export const NODE_HASH_OF_DIGEST_TYPE: Readonly<Record<SiardDigestType, string>> = Object.freeze(
+  Object.fromEntries(SIARD_DIGEST_TYPES.map((t) => [t, ALGORITHM_OF_DIGEST_NAME[t]])) as Record<SiardDigestType, string>,
+);
 
 /** `<messageDigest>` of the archive: the digest of the zip bytes before the `header/` entry. */
 export interface SiardMessageDigest {

@@ -24,6 +24,7 @@ import { IdRegistry, metsHeader } from './header.js';
 import { MetsTextOutput, type ByteWriter, type WrittenMets } from './output.js';
 import { METS_FILE_NAME, NODE_HASH_OF_CHECKSUM_TYPE, type MetsChecksumType, type MetsLobFile } from './types.js';
 import { attr, encodeRelativeUrl, ncNameOf } from './xml-text.js';
+import { HEX_LENGTH_OF_DIGEST_NAME } from '../digest-names.js';
 
 export interface ChildMetsOptions {
   /** segment folder relative to the parent METS folder, e.g. `Northwind_lobseg_0` */
@@ -45,11 +46,10 @@ export interface WrittenChildMets extends WrittenMets {
 }
 
 const HEX = /^[0-9a-f]+$/;
-const HEX_LENGTH: Record<MetsChecksumType, number> = { MD5: 32, 'SHA-1': 40, 'SHA-256': 64, 'SHA-384': 96, 'SHA-512': 128 };
 
 export function checkChecksum(checksum: string, type: MetsChecksumType, what: string): void {
-  if (!HEX.test(checksum) || checksum.length !== HEX_LENGTH[type]) {
-    throw new Error(`The ${type} checksum "${checksum}" of ${what} is not ${HEX_LENGTH[type]} lower-case hex digits.`);
+  if (!HEX.test(checksum) || checksum.length !== HEX_LENGTH_OF_DIGEST_NAME[type]) {
+    throw new Error(`The ${type} checksum "${checksum}" of ${what} is not ${HEX_LENGTH_OF_DIGEST_NAME[type]} lower-case hex digits.`);
   }
 }
 

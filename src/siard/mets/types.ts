@@ -3,6 +3,7 @@
  * containing BLOBS"): a parent `mets.xml` beside the `.siard` and a child `mets.xml` in each LOB
  * segment folder. Pure data; the writers, the reader and the checker use these shapes.
  */
+import { ALGORITHM_OF_DIGEST_NAME, type DigestName } from '../digest-names.js';
 
 export const METS_NS = 'http://www.loc.gov/METS/';
 export const XLINK_NS = 'http://www.w3.org/1999/xlink';
@@ -18,17 +19,11 @@ export const CHILD_IP_USE = 'child IP';
  * CHECKSUMTYPE values we compute, spelled as the METS schema enumerates them. The SIARD LOB
  * digests (MD5, SHA-1, SHA-256) are a subset, so a cell digest is written unchanged.
  */
-export type MetsChecksumType = 'MD5' | 'SHA-1' | 'SHA-256' | 'SHA-384' | 'SHA-512';
+export type MetsChecksumType = DigestName;
 export const METS_CHECKSUM_TYPES: readonly MetsChecksumType[] = ['MD5', 'SHA-1', 'SHA-256', 'SHA-384', 'SHA-512'];
 
 /** CHECKSUMTYPE -> node:crypto (and OCFL digest registry) name. */
-export const NODE_HASH_OF_CHECKSUM_TYPE: Record<MetsChecksumType, string> = {
-  MD5: 'md5',
-  'SHA-1': 'sha1',
-  'SHA-256': 'sha256',
-  'SHA-384': 'sha384',
-  'SHA-512': 'sha512',
-};
+export const NODE_HASH_OF_CHECKSUM_TYPE: Readonly<Record<MetsChecksumType, string>> = ALGORITHM_OF_DIGEST_NAME;
 
 export function isMetsChecksumType(value: string): value is MetsChecksumType {
   return (METS_CHECKSUM_TYPES as readonly string[]).includes(value);
