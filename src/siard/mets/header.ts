@@ -9,6 +9,7 @@
  *   claims conformance to one.
  */
 import { METS_NS, XLINK_NS, XSI_NS } from './types.js';
+import { escapeXmlAttribute } from '../xml-text.js';
 import { attr } from './xml-text.js';
 
 export const METS_SCHEMA_LOCATION = 'http://www.loc.gov/standards/mets/mets.xsd';
@@ -48,17 +49,12 @@ export function metsHeader(options: MetsHeaderOptions): string {
     '>\n' +
     `  <mets:metsHdr${attr('CREATEDATE', date)}${attr('LASTMODDATE', options.lastModDate && metsDateTime(options.lastModDate))} RECORDSTATUS="NEW">\n` +
     '    <mets:agent ROLE="CREATOR" TYPE="OTHER" OTHERTYPE="SOFTWARE">\n' +
-    `      <mets:name>${escapeText(options.agentName ?? DEFAULT_AGENT_NAME)}</mets:name>\n` +
+    `      <mets:name>${escapeXmlAttribute(options.agentName ?? DEFAULT_AGENT_NAME, 'The METS agent name')}</mets:name>\n` +
     '      <mets:note>Created following the E-ARK recommendation for external LOB handling in SIARD 2 (METS index of the LOB segment folders)</mets:note>\n' +
     '    </mets:agent>\n' +
-    `    <mets:metsDocumentID>${escapeText(options.documentId)}</mets:metsDocumentID>\n` +
+    `    <mets:metsDocumentID>${escapeXmlAttribute(options.documentId, 'The METS document ID')}</mets:metsDocumentID>\n` +
     '  </mets:metsHdr>\n'
   );
-}
-
-function escapeText(text: string): string {
-  // attr() escaping is also right for element text; strip the attribute wrapper.
-  return attr('x', text).slice(4, -1);
 }
 
 /** Fails when an xsd:ID value repeats within one document. */

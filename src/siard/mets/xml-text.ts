@@ -1,46 +1,12 @@
 /**
- * Small text helpers for writing METS: attribute escaping, XML IDs (NCName), relative file URLs.
+ * Small text helpers for writing METS: attributes, XML IDs (NCName), relative file URLs.
  */
-
-/**
- * Escapes a value for a double-quoted attribute. TAB, LF and CR become character references so
- * attribute-value normalisation does not turn them into spaces. Characters XML 1.0 cannot carry
- * (other C0 controls, lone surrogates, U+FFFE/U+FFFF) are refused: a METS file must say exactly
- * what it was given or nothing.
- */
-export function escapeAttribute(value: string, what: string): string {
-  let out = '';
-  let start = 0;
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
-    let rep: string | undefined;
-    if (code === 0x26) rep = '&amp;';
-    else if (code === 0x3c) rep = '&lt;';
-    else if (code === 0x3e) rep = '&gt;';
-    else if (code === 0x22) rep = '&quot;';
-    else if (code === 0x09) rep = '&#9;';
-    else if (code === 0x0a) rep = '&#10;';
-    else if (code === 0x0d) rep = '&#13;';
-    else if (code < 0x20 || code === 0xfffe || code === 0xffff) {
-      throw new Error(`${what} contains the character U+${code.toString(16).toUpperCase().padStart(4, '0')}, which XML cannot carry.`);
-    } else if (code >= 0xd800 && code <= 0xdfff) {
-      const pair = code <= 0xdbff && i + 1 < value.length && (value.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
-      if (!pair) throw new Error(`${what} contains a lone surrogate U+${code.toString(16).toUpperCase()}.`);
-      i++;
-      continue;
-    }
-    if (rep !== undefined) {
-      out += value.slice(start, i) + rep;
-      start = i + 1;
-    }
-  }
-  return start === 0 ? value : out + value.slice(start);
-}
+import { escapeXmlAttribute } from '../xml-text.js';
 
 /** ` NAME="value"`, or '' when value is undefined. */
 export function attr(name: string, value: string | number | undefined): string {
   if (value === undefined) return '';
-  return ` ${name}="${escapeAttribute(String(value), `The METS attribute ${name}`)}"`;
+  return ` ${name}="${escapeXmlAttribute(String(value), `The METS attribute ${name}`)}"`;
 }
 
 /**
