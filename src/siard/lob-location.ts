@@ -32,6 +32,7 @@
  * package folder is `outside` with `escapes: true`. Nothing here opens files; the opener
  * (`reader/lob-open.ts`) refuses everything that is not `internal` or `external`.
  */
+import { encodeUriSegment } from './uri-path.js';
 
 /** A location in the package: inside the .siard (ZIP entry), beside it, or elsewhere. */
 export type LobTarget =
@@ -245,8 +246,9 @@ function key(t: LobTarget): string {
   }
 }
 
-function encodeUriPath(root: string, segments: readonly string[]): string {
-  const enc = segments.map((s) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`));
+/** A file: URI of an absolute location (a root such as "", "C:" or "//host", then segments). */
+function fileUriOf(root: string, segments: readonly string[]): string {
+  const enc = segments.map(encodeUriSegment);
   if (root.startsWith('//')) return `file:${root}/${enc.join('/')}`;
   if (root) return `file:///${root}/${enc.join('/')}`;
   return `file:///${enc.join('/')}`;
@@ -256,7 +258,7 @@ function toTarget(loc: Loc, siardSegments: readonly string[], rule: LobRule): Lo
   if (loc.absolute) {
     // "/a/b", "C:/a/b" or "//host/a/b"
     const absolutePath = `${loc.root}/${loc.segments.join('/')}`;
-    return { kind: 'outside', escapes: true, absolutePath, uri: encodeUriPath(loc.root, loc.segments), rule };
+    return { kind: 'outside', escapes: true, absolutePath, uri: fileUriOf(loc.root, loc.segments), rule };
   }
   if (loc.up > 0) {
     return { kind: 'outside', escapes: true, path: [...Array<string>(loc.up).fill('..'), ...loc.segments].join('/'), rule };

@@ -10,6 +10,7 @@ import type { SourceLob } from '../sources/source.js';
 import type { LobAddress, LobLayout } from './lob-placement.js';
 import { NODE_HASH_OF_DIGEST_TYPE, type SiardDigestType, type SiardLobReference } from './model.js';
 import type { OutputSink, WrittenFile } from './output-sink.js';
+import { encodeUriPath } from './uri-path.js';
 
 /** Bytes of a LOB: in memory, or a stream of known size. */
 export type LobBytes = Uint8Array | SourceLob;
@@ -93,14 +94,6 @@ export class LobWriter {
       files,
     };
   }
-}
-
-/** Percent-encodes each path segment (RFC 3986) so names with spaces or non-ASCII stay valid URIs. */
-export function encodeUriPath(relPath: string): string {
-  return relPath
-    .split('/')
-    .map((s) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase()))
-    .join('/');
 }
 
 /** Reads a small streamed LOB fully (used only for values at most --inline-max bytes). */

@@ -23,7 +23,8 @@ import { childMetsObjId, lobFileId, lobOwnerId } from './ids.js';
 import { IdRegistry, metsHeader } from './header.js';
 import { MetsTextOutput, type ByteWriter, type WrittenMets } from './output.js';
 import { METS_FILE_NAME, NODE_HASH_OF_CHECKSUM_TYPE, type MetsChecksumType, type MetsLobFile } from './types.js';
-import { attr, encodeRelativeUrl, ncNameOf } from './xml-text.js';
+import { encodeUriPath } from '../uri-path.js';
+import { attr, ncNameOf } from './xml-text.js';
 import { HEX_LENGTH_OF_DIGEST_NAME } from '../digest-names.js';
 
 export interface ChildMetsOptions {
@@ -118,7 +119,7 @@ export class ChildMetsWriter {
     await this.output.text(
       `        <mets:file${attr('ID', id)}${attr('MIMETYPE', file.mimeType)}${attr('OWNERID', lobOwnerId(file.identity))}` +
         `${attr('CHECKSUMTYPE', this.options.checksumType)}${attr('CHECKSUM', file.checksum)}${attr('SIZE', file.size)}>\n` +
-        `          <mets:FLocat LOCTYPE="URL" xlink:type="simple"${attr('xlink:href', encodeRelativeUrl(file.path))}/>\n` +
+        `          <mets:FLocat LOCTYPE="URL" xlink:type="simple"${attr('xlink:href', encodeUriPath(file.path))}/>\n` +
         '        </mets:file>\n',
     );
   }

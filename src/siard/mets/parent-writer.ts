@@ -20,7 +20,8 @@ import { childMetsObjId } from './ids.js';
 import { IdRegistry, metsHeader } from './header.js';
 import { MetsTextOutput, type ByteWriter, type WrittenMets } from './output.js';
 import { CHILD_IP_USE, METS_FILE_NAME, NODE_HASH_OF_CHECKSUM_TYPE, type MetsChecksumType } from './types.js';
-import { attr, encodeRelativeUrl, ncNameOf } from './xml-text.js';
+import { encodeUriPath } from '../uri-path.js';
+import { attr, ncNameOf } from './xml-text.js';
 
 export const SIARD_FILE_ID = 'ID_SIARD_ARCHIVE';
 export const SIARD_MIMETYPE = 'application/zip';
@@ -78,7 +79,7 @@ export async function writeParentMets(out: ByteWriter, options: ParentMetsOption
       `      <mets:fileGrp${attr('ID', ids.add('ID_SIARD_DDL'))}>\n` +
       `        <mets:file${attr('ID', ids.add(SIARD_FILE_ID))}${attr('MIMETYPE', SIARD_MIMETYPE)}${attr('OWNERID', objId)}` +
       `${attr('CHECKSUMTYPE', checksumType)}${attr('CHECKSUM', siard.checksum)}${attr('SIZE', siard.size)}>\n` +
-      `          <mets:FLocat LOCTYPE="URL" xlink:type="simple"${attr('xlink:href', encodeRelativeUrl(siard.path))}/>\n` +
+      `          <mets:FLocat LOCTYPE="URL" xlink:type="simple"${attr('xlink:href', encodeUriPath(siard.path))}/>\n` +
       `          <mets:transformFile TRANSFORMTYPE="decompression"${attr('TRANSFORMALGORITHM', siard.transformAlgorithm ?? 'ZIP64')} TRANSFORMORDER="1"/>\n` +
       '        </mets:file>\n' +
       '      </mets:fileGrp>\n' +
@@ -95,7 +96,7 @@ export async function writeParentMets(out: ByteWriter, options: ParentMetsOption
     await output.text(
       `        <mets:file${attr('ID', ids.add(childMetsObjId(child.segment)))}${attr('MIMETYPE', METS_MIMETYPE)}${attr('OWNERID', objId)}` +
         `${attr('CHECKSUMTYPE', checksumType)}${attr('CHECKSUM', child.checksum)}${attr('SIZE', child.size)}>\n` +
-        `          <mets:FLocat LOCTYPE="URL" xlink:type="simple"${attr('xlink:href', encodeRelativeUrl(metsPath))}/>\n` +
+        `          <mets:FLocat LOCTYPE="URL" xlink:type="simple"${attr('xlink:href', encodeUriPath(metsPath))}/>\n` +
         '        </mets:file>\n',
     );
   }

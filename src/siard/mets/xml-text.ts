@@ -23,14 +23,6 @@ export function ncNameOf(text: string): string {
   return out;
 }
 
-/** Percent-encodes each '/'-separated segment (RFC 3986 unreserved characters stay). */
-export function encodeRelativeUrl(relPath: string): string {
-  return relPath
-    .split('/')
-    .map((s) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase()))
-    .join('/');
-}
-
 /**
  * Turns a relative URL reference from an FLocat back into a '/'-separated path, or explains why
  * it cannot be used: absolute URLs (a scheme, a leading '/'), queries, fragments, '.' or '..'
