@@ -12,6 +12,7 @@ import { createReadStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { MultiHasher } from '../ocfl/digest.js';
 import { HashPool, type HashTask } from '../ocfl/validate/hash-pool.js';
+import { addTextLength } from '../siard/text-length.js';
 
 export interface TextCounts {
   bytes: number;
@@ -49,11 +50,7 @@ export interface SequentialResult {
 
 export function countText(decoder: StringDecoder, counts: TextCounts, chunk: Buffer | undefined): void {
   const s = chunk ? decoder.write(chunk) : decoder.end();
-  counts.utf16Units += s.length;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0xdc00 || c > 0xdfff) counts.codePoints++; // a low surrogate completes a pair already counted
-  }
+  addTextLength(counts, s);
 }
 
 export async function runSequential(job: SequentialJob): Promise<SequentialResult> {

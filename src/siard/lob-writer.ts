@@ -11,6 +11,7 @@ import type { LobAddress, LobLayout } from './lob-placement.js';
 import { NODE_HASH_OF_DIGEST_TYPE, type SiardDigestType, type SiardLobReference } from './model.js';
 import type { OutputSink, WrittenFile } from './output-sink.js';
 import { encodeUriPath } from './uri-path.js';
+import { countUtf8Characters } from './text-length.js';
 
 /** Bytes of a LOB: in memory, or a stream of known size. */
 export type LobBytes = Uint8Array | SourceLob;
@@ -18,13 +19,6 @@ export type LobBytes = Uint8Array | SourceLob;
 export interface LobWriteResult {
   reference: SiardLobReference;
   files: WrittenFile[];
-}
-
-/** Number of Unicode code points in UTF-8 bytes (counts the bytes that start a character). */
-export function countUtf8Characters(chunk: Uint8Array): number {
-  let n = 0;
-  for (let i = 0; i < chunk.length; i++) if ((chunk[i]! & 0xc0) !== 0x80) n++;
-  return n;
 }
 
 async function* chunksOf(bytes: LobBytes): AsyncIterable<Uint8Array> {

@@ -13,6 +13,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { NODE_HASH_OF_DIGEST_TYPE, type SiardDigestType } from '../model.js';
 import type { SiardReadLobReference } from './types.js';
+import { addTextLength, type TextLength } from '../text-length.js';
 
 export type LobLengthUnit = 'bytes' | 'code points' | 'UTF-16 units';
 
@@ -54,15 +55,8 @@ export async function verifyLob(stream: Readable, ref: SiardReadLobReference, op
   const text = options.family === 'clob' || options.family === 'xml';
   const decoder = text ? new StringDecoder('utf8') : undefined;
   let bytes = 0;
-  let codePoints = 0;
-  let utf16Units = 0;
-  const countText = (s: string): void => {
-    utf16Units += s.length;
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      if (c < 0xdc00 || c > 0xdfff) codePoints += 1; // a low surrogate completes a pair already counted
-    }
-  };
+  const length: TextLength = { codePoints: 0, utf16Units: 0 };
+  const countText = (t: string): void => addTextLength(length, t);
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     bytes += chunk.length;
     for (const h of hashes) h.hash.update(chunk);
@@ -74,14 +68,14 @@ export async function verifyLob(stream: Readable, ref: SiardReadLobReference, op
   for (const h of hashes) digests[h.type] = h.hash.digest('hex');
   const result: LobVerificationWithExtras = { bytes, digests, ok: true };
   if (text) {
-    result.codePoints = codePoints;
-    result.utf16Units = utf16Units;
+    result.codePoints = length.codePoints;
+    result.utf16Units = length.utf16Units;
   }
   if (ref.length !== undefined) {
     const matches: Array<[LobLengthUnit, number]> = text
       ? [
-          ['code points', codePoints],
-          ['UTF-16 units', utf16Units],
+          ['code points', length.codePoints],
+          ['UTF-16 units', length.utf16Units],
           ['bytes', bytes],
         ]
       : [['bytes', bytes]];
