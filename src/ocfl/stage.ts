@@ -10,7 +10,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
-import { PassThrough, type Readable, type Writable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { SiardOcflError, UsageError } from '../errors.js';
 import { assertDigestAlgorithm, MultiHasher } from './digest.js';
 import { failpoint } from './failpoint.js';
@@ -478,18 +478,6 @@ export class StagedVersion {
     if (orphan) result.orphan = orphan;
     this.setState(logicalPath, digest);
     return result;
-  }
-
-  /**
-   * A writable for a logical file, for producers that push bytes (a ZIP writer, a LOB export).
-   * `added` resolves once the stream has finished and the file is staged.
-   */
-  createWriteStream(logicalPath: string): { stream: Writable; added: Promise<AddedFile> } {
-    const stream = new PassThrough({ highWaterMark: 1 << 20 });
-    const added = this.addStream(logicalPath, stream);
-    // Without a listener an early rejection (bad path) would be unhandled before the caller awaits it.
-    added.catch(() => stream.destroy());
-    return { stream, added };
   }
 
   async addBuffer(logicalPath: string, bytes: Uint8Array | string): Promise<AddedFile> {
