@@ -18,3 +18,5 @@ export * from './siard/mets/index.js';
 export * from './archive/index.js';
 export * from './archive/restore.js';
 export * from './sources/postgres/postgres-source.js';
+export { SqliteSource } from './sources/sqlite/sqlite-source.js';
+export { openSource, defaultArchiveName } from './sources/open.js';

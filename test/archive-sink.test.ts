@@ -12,7 +12,7 @@ import { Readable } from 'node:stream';
 import { ingestDatabase } from '../src/archive/ingest.js';
 import { loadLayout0003 } from '../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
 import { initRoot } from '../src/ocfl/root.js';
-import type { DatabaseSource, SourceLob, SourceValue } from '../src/sources/source.js';
+import type { DatabaseSource, SourceLob, SourceValue } from '../src/siard/database-source.js';
 import { contentPaths, fixityOf, readInventory } from './archive-support.js';
 import { readTableXml, unzipEntry } from './export-support.js';
 import { tempDir } from './helpers/tmp.js';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { exportToDirectory } from '../src/siard/export-directory.js';
 import type { SiardColumn } from '../src/siard/model.js';
 import { SiardReader } from '../src/siard/reader/siard-reader.js';
-import type { DatabaseSource, SourceValue } from '../src/sources/source.js';
+import type { DatabaseSource, SourceValue } from '../src/siard/database-source.js';
 import { assertArchiveValid, unzipEntry } from './export-support.js';
 import { PROJECT_ROOT } from './helpers/shared.js';
 import { tempDir } from './helpers/tmp.js';

@@ -19,7 +19,7 @@ import { exportToDirectory } from '../src/siard/export-directory.js';
 import type { SiardColumn, SiardType } from '../src/siard/model.js';
 import { SiardReader } from '../src/siard/reader/siard-reader.js';
 import { isComplexValue, type SiardReadCellValue, type SiardReadComplexValue } from '../src/siard/reader/types.js';
-import type { DatabaseSource, SourceValue } from '../src/sources/source.js';
+import type { DatabaseSource, SourceValue } from '../src/siard/database-source.js';
 import { assertArchiveValid, unzipEntry } from './export-support.js';
 import { PROJECT_ROOT } from './helpers/shared.js';
 import { tempDir } from './helpers/tmp.js';

@@ -11,7 +11,7 @@ import pg from 'pg';
 import { exportToDirectory } from '../src/siard/export-directory.js';
 import { parseSiardMetadata } from '../src/siard/reader/metadata.js';
 import type { SiardCheckConstraint } from '../src/siard/model.js';
-import type { DatabaseSource, SourceValue } from '../src/sources/source.js';
+import type { DatabaseSource, SourceValue } from '../src/siard/database-source.js';
 import { conditionProblem } from '../src/sources/postgres/check-constraint.js';
 import { assertArchiveValid, unzipEntry } from './export-support.js';
 import { runCli } from './helpers/cli.js';

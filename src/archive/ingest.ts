@@ -34,8 +34,8 @@ import { DEFAULTS, writeSiard, type SiardExportOptions, type SiardExportSummary 
 import { defaultArchiveName, isSiardSpec, openSource } from '../sources/open.js';
 import type { ReceivedPackage } from '../sources/siard/provenance.js';
 import { SiardSource } from '../sources/siard/siard-source.js';
-import { describeWidened } from '../sources/source.js';
-import type { DatabaseSource } from '../sources/source.js';
+import { describeWidened } from '../siard/database-source.js';
+import type { DatabaseSource } from '../siard/database-source.js';
 import { MetsIndexingSink } from '../siard/mets/indexing-sink.js';
 import { OCFL_ALGORITHM_OF_DIGEST_TYPE, StagedVersionSink } from './ocfl-sink.js';
 import { PACKAGE_BASES, StorageBaseLookup } from './storage-base.js';

@@ -8,7 +8,7 @@ import { SIARD_DIGEST_TYPES, type SiardDigestType } from '../siard/model.js';
 import type { SiardExportOptions } from '../siard/writer.js';
 import { defaultArchiveName, openSource, type OpenSourceOptions } from '../sources/open.js';
 import { SiardSource } from '../sources/siard/siard-source.js';
-import { describeWidened } from '../sources/source.js';
+import { describeWidened } from '../siard/database-source.js';
 import { lobWords, parseCount, parseSize, printJson } from './common.js';
 import { createProgress } from './progress.js';
 

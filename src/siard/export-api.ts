@@ -1,4 +1,4 @@
-/** The export side of the library API: model, writer, sinks, LOB layouts, and database sources. */
+/** The export side of the library API: model, writer, sinks, LOB layouts, and the interface a database source implements. */
 export * from './model.js';
 export { writeSiard, officialMetadataXsd, DEFAULTS as SIARD_EXPORT_DEFAULTS, type SiardExportOptions, type SiardExportSummary } from './writer.js';
 export { exportToDirectory, type DirectoryExportHooks } from './export-directory.js';
@@ -15,6 +15,4 @@ export {
   type LobPlacement,
 } from './lob-placement.js';
 export { escapeSiardText } from './xml-text.js';
-export { isSourceArray, isSourceLob, type DatabaseSource, type SourceArrayElement, type SourceArrayValue, type SourceCatalog, type SourceLob, type SourceSchema, type SourceTable, type SourceValue } from '../sources/source.js';
-export { SqliteSource } from '../sources/sqlite/sqlite-source.js';
-export { openSource, defaultArchiveName } from '../sources/open.js';
+export { isSourceArray, isSourceLob, type DatabaseSource, type SourceArrayElement, type SourceArrayValue, type SourceCatalog, type SourceLob, type SourceSchema, type SourceTable, type SourceValue } from './database-source.js';

@@ -6,7 +6,7 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
-import type { DatabaseSource } from '../sources/source.js';
+import type { DatabaseSource } from './database-source.js';
 import { DirectorySink, type OutputSink } from './output-sink.js';
 import { checkArchiveName, DEFAULTS, plannedTopLevelNames, writeSiard, type SiardExportOptions, type SiardExportSummary } from './writer.js';
 

@@ -6,7 +6,7 @@
  * computed here while the sink hashes each part for its own records.
  */
 import { createHash } from 'node:crypto';
-import type { SourceLob } from '../sources/source.js';
+import type { SourceLob } from './database-source.js';
 import type { LobAddress, LobLayout } from './lob-placement.js';
 import { NODE_HASH_OF_DIGEST_TYPE, type SiardDigestType, type SiardLobReference } from './model.js';
 import type { OutputSink, WrittenFile } from './output-sink.js';

@@ -12,7 +12,7 @@
  * DATALINK values read from files are written to files again (blobType cells hold hex inline).
  */
 import { SiardOcflError } from '../errors.js';
-import { isSiardText, isSourceArray, isSourceLob, isSourceUdt, type SourceArrayValue, type SourceLob, type SourceValue } from '../sources/source.js';
+import { isSiardText, isSourceArray, isSourceLob, isSourceUdt, type SourceArrayValue, type SourceLob, type SourceValue } from './database-source.js';
 import { isStructured, type CellShape } from './cell-shape.js';
 import { LobWriter, readAll } from './lob-writer.js';
 import { isLobFamily, type SiardColumn, type SqlTypeFamily } from './model.js';

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SiardOcflError, UsageError } from '../errors.js';
-import type { DatabaseSource } from '../sources/source.js';
+import type { DatabaseSource } from './database-source.js';
 import { columnShape, fieldsOfShape, typeCatalog, type CellShape } from './cell-shape.js';
 import { countingSink } from './counting-sink.js';
 import { createLobLayout, type LobLayoutName, type LobLimits } from './lob-placement.js';

@@ -4,7 +4,7 @@
  * -> PostgreSQL (when its module provides `openPostgresSource`); `mysql://` / `mariadb://` -> MariaDB or MySQL.
  */
 import { UsageError } from '../errors.js';
-import { refuseWidened, type DatabaseSource, type SourceCatalog, type SourceValue } from './source.js';
+import { refuseWidened, type DatabaseSource, type SourceCatalog, type SourceValue } from '../siard/database-source.js';
 import { SiardSource } from './siard/siard-source.js';
 import { TableSelection } from './table-selection.js';
 import { SqliteSource } from './sqlite/sqlite-source.js';

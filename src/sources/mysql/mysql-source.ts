@@ -18,7 +18,7 @@
  */
 import type * as mariadb from 'mariadb';
 import { SiardOcflError } from '../../errors.js';
-import type { DatabaseSource, SourceCatalog, SourceLob, SourceTable, SourceValue, WidenedColumn } from '../source.js';
+import type { DatabaseSource, SourceCatalog, SourceLob, SourceTable, SourceValue, WidenedColumn } from '../../siard/database-source.js';
 import { connectMysql, describeMysqlUrl, parseMysqlUrl, qualifiedMysqlName, redactMysqlUrl } from './connection.js';
 import { introspectMysql, type MysqlColumnPlan, type MysqlTablePlan } from './introspect.js';
 import { isBinaryMysqlKind, isStreamedMysqlKind, shortestFloat, timeToDuration } from './type-mapping.js';

@@ -18,7 +18,7 @@
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { SiardOcflError } from '../../errors.js';
-import type { DatabaseSource, SourceArrayValue, SourceCatalog, SourceLob, SourceTable, SourceValue } from '../source.js';
+import type { DatabaseSource, SourceArrayValue, SourceCatalog, SourceLob, SourceTable, SourceValue } from '../../siard/database-source.js';
 import { connectPostgres, describePostgresUrl } from './connection.js';
 import { introspect, measureArrays, qualifiedName, type IntrospectOptions, type PgCheckConstraint, type PgColumnPlan, type PgTablePlan } from './introspect.js';
 import { scanSpecialValues } from './value-scan.js';

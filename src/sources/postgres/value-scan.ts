@@ -16,7 +16,7 @@
  * Arrays of these types keep the static mapping (their elements are not scanned).
  */
 import type pg from 'pg';
-import type { WidenedColumn } from '../source.js';
+import type { WidenedColumn } from '../../siard/database-source.js';
 import { qualifiedName, type PgColumnPlan, type PgTablePlan } from './introspect.js';
 import { INTERVAL_DAY_SECOND, INTERVAL_YEAR_MONTH } from './type-mapping.js';
 import { quoteIdent } from '../sql-identifier.js';

@@ -26,7 +26,7 @@ import { lobCellsOfRow, SiardReader, type SiardTableRef } from '../../siard/read
 import { columnTypeFamily } from '../../siard/reader/table-rows.js';
 import { isComplexValue, type SiardLobCell, type SiardReadCellValue } from '../../siard/reader/types.js';
 import { type LobVerificationWithExtras, verifiedChunks } from '../../siard/reader/verify-lob.js';
-import type { DatabaseSource, SourceArchiveInfo, SourceArrayElement, SourceCatalog, SourceLob, SourceValue } from '../source.js';
+import type { DatabaseSource, SourceArchiveInfo, SourceArrayElement, SourceCatalog, SourceLob, SourceValue } from '../../siard/database-source.js';
 import { provenanceText, receivedPackageOf, type ReceivedPackage } from './provenance.js';
 
 export interface SiardSourceOptions {

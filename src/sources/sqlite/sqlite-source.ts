@@ -14,7 +14,7 @@ import { TextDecoder } from 'node:util';
 import { SiardOcflError, UsageError } from '../../errors.js';
 import type { SiardColumn, SiardForeignKey, SiardReferentialAction, SiardUniqueKey, SiardView } from '../../siard/model.js';
 import { readAhead } from '../read-ahead.js';
-import { refuseWidened, type DatabaseSource, type SourceCatalog, type SourceTable, type SourceValue, type WidenedColumn } from '../source.js';
+import { refuseWidened, type DatabaseSource, type SourceCatalog, type SourceTable, type SourceValue, type WidenedColumn } from '../../siard/database-source.js';
 import { sqliteCheckConstraints } from './check-constraints.js';
 import { sqliteTriggers } from './triggers.js';
 import { quoteIdent } from '../sql-identifier.js';

@@ -1,12 +1,13 @@
 /**
  * What the SIARD writer needs from a database: its catalogue in the SIARD model and its rows as
- * an async stream. SQLite implements it now, PostgreSQL later. Values stream: a row holds plain
+ * an async stream. The sources (src/sources: SQLite, PostgreSQL, MariaDB, a received .siard)
+ * implement it; it lives here, with its consumer, so siard/ never imports a source. Values stream: a row holds plain
  * values for small cells, and a LOB too large to hold in memory comes as a SourceLob that the
  * writer reads once, in chunks, straight into its file.
  */
 import type { Readable } from 'node:stream';
 import { SiardOcflError } from '../errors.js';
-import type { SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardTrigger, SiardType, SiardUniqueKey, SiardUser, SiardView } from '../siard/model.js';
+import type { SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardTrigger, SiardType, SiardUniqueKey, SiardUser, SiardView } from './model.js';
 
 /** A large value read as a stream: bytes (BLOB) or UTF-8 text (CLOB). */
 export interface SourceLob {
