@@ -170,7 +170,7 @@ export function rootOptions(o: WorkspaceCliOptions): { workspaceDir?: string; on
 }
 
 /** The options of every verb that writes a version: its message and who made it. */
-export interface VersionInfoOptions {
+export interface VersionInfoCliOptions {
   message?: string;
   userName?: string;
   userAddress?: string;
@@ -188,7 +188,7 @@ export function addVersionInfoOptions(command: Command): Command {
  * The user comes from the options, else from SIARD_OCFL_USER_NAME / SIARD_OCFL_USER_ADDRESS, so an
  * archivist sets it once in a shell profile and no version lacks one (OCFL warning W007).
  */
-export function versionInfo(o: VersionInfoOptions): { message?: string; user?: { name: string; address?: string } } {
+export function versionInfo(o: VersionInfoCliOptions): { message?: string; user?: { name: string; address?: string } } {
   if (o.userAddress && !o.userName) throw new UsageError('--user-address needs --user-name.');
   const fromEnv = o.userName === undefined;
   const name = fromEnv ? process.env.SIARD_OCFL_USER_NAME || undefined : o.userName;

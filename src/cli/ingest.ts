@@ -3,12 +3,12 @@ import type { Command } from 'commander';
 import { ingest, type IngestOptions } from '../archive/ingest.js';
 import { UsageError } from '../errors.js';
 import { openRoot } from '../ocfl/root.js';
-import { addVersionInfoOptions, asUnreadableInput, checkObjectId, lobWords, addWorkspaceOption, contentDigest, printJson, rootOptions, versionInfo, type VersionInfoOptions, type WorkspaceCliOptions } from './common.js';
+import { addVersionInfoOptions, asUnreadableInput, checkObjectId, lobWords, addWorkspaceOption, contentDigest, printJson, rootOptions, versionInfo, type VersionInfoCliOptions, type WorkspaceCliOptions } from './common.js';
 import { addExportOptions, sourceOptionsOf, toSiardExportOptions, type ExportCliOptions } from './export.js';
 import { createProgress } from './progress.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';
 
-interface IngestCliOptions extends ExportCliOptions, VersionInfoOptions, WorkspaceCliOptions {
+interface IngestCliOptions extends ExportCliOptions, VersionInfoCliOptions, WorkspaceCliOptions {
   root: string;
   id: string;
   digest?: string;

@@ -2,9 +2,9 @@
 import type { Command } from 'commander';
 import { addMetsIndex, type AddMetsOptions } from '../archive/mets.js';
 import { openRoot } from '../ocfl/root.js';
-import { addVersionInfoOptions, addWorkspaceOption, printJson, rootOptions, versionInfo, type VersionInfoOptions, type WorkspaceCliOptions } from './common.js';
+import { addVersionInfoOptions, addWorkspaceOption, printJson, rootOptions, versionInfo, type VersionInfoCliOptions, type WorkspaceCliOptions } from './common.js';
 
-interface MetsCliOptions extends VersionInfoOptions, WorkspaceCliOptions {
+interface MetsCliOptions extends VersionInfoCliOptions, WorkspaceCliOptions {
   root: string;
   id: string;
   replace?: boolean;

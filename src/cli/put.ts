@@ -6,10 +6,10 @@ import { UsageError } from '../errors.js';
 import { addLocalFiles } from '../ocfl/add-local-files.js';
 import { forEachConcurrent } from '../ocfl/concurrent.js';
 import { openRoot } from '../ocfl/root.js';
-import { addVersionInfoOptions, checkObjectId, addWorkspaceOption, contentDigest, printJson, rootOptions, versionInfo, type VersionInfoOptions, type WorkspaceCliOptions } from './common.js';
+import { addVersionInfoOptions, checkObjectId, addWorkspaceOption, contentDigest, printJson, rootOptions, versionInfo, type VersionInfoCliOptions, type WorkspaceCliOptions } from './common.js';
 import { createProgress } from './progress.js';
 
-interface PutOptions extends VersionInfoOptions, WorkspaceCliOptions {
+interface PutOptions extends VersionInfoCliOptions, WorkspaceCliOptions {
   root: string;
   id: string;
   digest?: string;

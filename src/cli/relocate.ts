@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { relocate } from '../archive/relocate.js';
 import { openRoot } from '../ocfl/root.js';
 import { createProgress } from './progress.js';
-import { addVersionInfoOptions, addWorkspaceOption, printJson, rootOptions, versionInfo, type VersionInfoOptions, type WorkspaceCliOptions } from './common.js';
+import { addVersionInfoOptions, addWorkspaceOption, printJson, rootOptions, versionInfo, type VersionInfoCliOptions, type WorkspaceCliOptions } from './common.js';
 
 export function register(program: Command): void {
   addWorkspaceOption(addVersionInfoOptions(
@@ -15,7 +15,7 @@ export function register(program: Command): void {
     .requiredOption('--lob-folder <uri>', "new database-level lobFolder, a URI ending in '/' (e.g. file:///Archives/Northwind/ or ../)"),
   ))
     .option('--json', 'print the result as JSON')
-    .action(async (o: VersionInfoOptions & WorkspaceCliOptions & { root: string; id: string; lobFolder: string; json?: boolean }) => {
+    .action(async (o: VersionInfoCliOptions & WorkspaceCliOptions & { root: string; id: string; lobFolder: string; json?: boolean }) => {
       const root = await openRoot(o.root, rootOptions(o));
       const progress = createProgress({ json: o.json });
       progress.start(`relocate ${o.id}`, 'archives');

@@ -11,7 +11,7 @@ export {
   type LobLayout,
   type LobLayoutName,
   type LobLimits,
-  type LobPart as LobPlacementPart,
+  type LobPlacementPart,
   type LobPlacement,
 } from './lob-placement.js';
 export { escapeSiardText } from './xml-text.js';

@@ -26,7 +26,7 @@ export interface LobLimits {
   maxBytes: number;
 }
 
-export interface LobPart {
+export interface LobPlacementPart {
   /** path relative to the folder holding the .siard */
   relPath: string;
   /** bytes of the LOB this part holds */
@@ -37,7 +37,7 @@ export interface LobPlacement {
   /** the cell's `file` attribute (relative to the column's lobFolder) */
   cellFile: string;
   /** one part for an unsplit LOB, else the parts in order */
-  parts: LobPart[];
+  parts: LobPlacementPart[];
 }
 
 export interface LobAddress {
