@@ -98,159 +98,193 @@ export function childMetsPaths(parentPath: string, parent: ParsedMets): string[]
 }
 
 export async function checkMetsIndex(input: MetsIndexToCheck): Promise<MetsFinding[]> {
-  const findings: MetsFinding[] = [];
-  const report = (code: MetsFindingCode, p: string, message: string, severity: 'error' | 'warning' = 'error') =>
-    findings.push({ code, severity, message, path: p });
-  const { parentPath, parent, facts } = input;
-  const parentBase = dirOf(parentPath);
+  const check = new MetsIndexCheck(input);
+  await check.parent();
+  await check.children();
+  check.coverage();
+  return check.findings;
+}
+
+/** One check of a METS index, in three steps: the parent, each child, what the children cover. */
+class MetsIndexCheck {
+  readonly findings: MetsFinding[] = [];
+  private readonly parentBase: string;
+  /** the parent's files of the child-METS fileGrp */
+  private readonly childFiles: ParsedMetsFile[];
+  /** the mptr hrefs of the parent's structMaps */
+  private readonly mptrHrefs = new Set<string>();
+  /** LOB file path -> the child METS that lists it */
+  private readonly listedBy = new Map<string, string>();
+  /** each child METS read, and the segment folder it indexes */
+  private readonly segmentDirs: Array<{ dir: string; metsPath: string }> = [];
+
+  constructor(private readonly input: MetsIndexToCheck) {
+    this.parentBase = dirOf(input.parentPath);
+    this.childFiles = input.parent.files.filter((f) => f.use === CHILD_IP_USE);
+  }
+
+  private report(code: MetsFindingCode, p: string, message: string, severity: 'error' | 'warning' = 'error'): void {
+    this.findings.push({ code, severity, message, path: p });
+  }
 
   /** The one FLocat href of a file resolved against `base`, or undefined after a finding. */
-  const locate = (file: ParsedMetsFile, base: string, metsPath: string): string | undefined => {
+  private locate(file: ParsedMetsFile, base: string, metsPath: string): string | undefined {
     const label = file.id ? `file ${file.id}` : 'a file without ID';
     const hrefs = file.flocats.map((f) => f.href).filter((h): h is string => h !== undefined);
     if (hrefs.length !== 1) {
-      report('METS_HREF_INVALID', metsPath, `In ${metsPath}, ${label} has ${hrefs.length} FLocat xlink:href values; exactly one is expected.`);
+      this.report('METS_HREF_INVALID', metsPath, `In ${metsPath}, ${label} has ${hrefs.length} FLocat xlink:href values; exactly one is expected.`);
       return undefined;
     }
     const decoded = decodeRelativeUrl(hrefs[0]!);
     if ('problem' in decoded) {
-      report('METS_HREF_INVALID', metsPath, `In ${metsPath}, the FLocat "${hrefs[0]}" of ${label} cannot be used: ${decoded.problem}.`);
+      this.report('METS_HREF_INVALID', metsPath, `In ${metsPath}, the FLocat "${hrefs[0]}" of ${label} cannot be used: ${decoded.problem}.`);
       return undefined;
     }
     return join(base, decoded.path);
-  };
+  }
 
   /** Compares a listed file with the facts; returns whether the file exists. */
-  const verify = async (file: ParsedMetsFile, filePath: string, metsPath: string, missingCode: MetsFindingCode): Promise<boolean> => {
+  private async verify(file: ParsedMetsFile, filePath: string, metsPath: string, missingCode: MetsFindingCode): Promise<boolean> {
+    const { facts } = this.input;
     const actualSize = await facts.size(filePath);
     if (actualSize === undefined) {
-      report(missingCode, filePath, `${filePath}, listed in ${metsPath}${file.id ? ` as ${file.id}` : ''}, does not exist.`);
+      this.report(missingCode, filePath, `${filePath}, listed in ${metsPath}${file.id ? ` as ${file.id}` : ''}, does not exist.`);
       return false;
     }
     if (file.size !== undefined) {
       const listed = /^\d+$/.test(file.size) ? Number(file.size) : NaN;
       if (listed !== actualSize) {
-        report('METS_SIZE_MISMATCH', filePath, `${filePath} has ${actualSize} bytes, but ${metsPath} lists SIZE="${file.size}".`);
+        this.report('METS_SIZE_MISMATCH', filePath, `${filePath} has ${actualSize} bytes, but ${metsPath} lists SIZE="${file.size}".`);
         return true; // a different length cannot have the same digest; do not read it again
       }
     }
     const type = file.checksumType;
     if (file.checksum === undefined || type === undefined) {
-      report('METS_CHECKSUM_UNVERIFIED', filePath, `${metsPath} gives no CHECKSUM and CHECKSUMTYPE for ${filePath}.`, 'warning');
+      this.report('METS_CHECKSUM_UNVERIFIED', filePath, `${metsPath} gives no CHECKSUM and CHECKSUMTYPE for ${filePath}.`, 'warning');
       return true;
     }
     if (!isMetsChecksumType(type)) {
-      report('METS_CHECKSUM_UNVERIFIED', filePath, `The CHECKSUMTYPE "${type}" of ${filePath} in ${metsPath} is not one this tool computes.`, 'warning');
+      this.report('METS_CHECKSUM_UNVERIFIED', filePath, `The CHECKSUMTYPE "${type}" of ${filePath} in ${metsPath} is not one this tool computes.`, 'warning');
       return true;
     }
     const actual = await facts.digest(filePath, type);
     if (actual === undefined) {
-      report('METS_CHECKSUM_UNVERIFIED', filePath, `The ${type} digest of ${filePath} could not be computed.`, 'warning');
+      this.report('METS_CHECKSUM_UNVERIFIED', filePath, `The ${type} digest of ${filePath} could not be computed.`, 'warning');
     } else if (actual.toLowerCase() !== file.checksum.toLowerCase()) {
-      report('METS_CHECKSUM_MISMATCH', filePath, `${filePath} has ${type} ${actual.toLowerCase()}, but ${metsPath} lists ${file.checksum}.`);
+      this.report('METS_CHECKSUM_MISMATCH', filePath, `${filePath} has ${type} ${actual.toLowerCase()}, but ${metsPath} lists ${file.checksum}.`);
     }
     return true;
-  };
-
-  // --- the parent -------------------------------------------------------------------------
-  if (!parent.objId) report('METS_LINK_BROKEN', parentPath, `${parentPath} has no OBJID, so its children cannot name it.`);
-  const childFiles = parent.files.filter((f) => f.use === CHILD_IP_USE);
-  for (const file of parent.files) {
-    if (file.use === CHILD_IP_USE) continue;
-    const p = locate(file, parentBase, parentPath);
-    if (p !== undefined) await verify(file, p, parentPath, 'METS_FILE_MISSING');
-  }
-  const mptrHrefs = new Set<string>();
-  for (const sm of parent.structMaps) for (const m of sm.mptrs) if (m.href !== undefined) mptrHrefs.add(m.href);
-  const childIds = new Set(childFiles.map((f) => f.id).filter((id): id is string => id !== undefined));
-  for (const href of mptrHrefs) {
-    if (!childIds.has(href)) report('METS_LINK_BROKEN', parentPath, `In ${parentPath}, the mptr "${href}" names no file of the "${CHILD_IP_USE}" fileGrp.`);
   }
 
-  // --- the children -----------------------------------------------------------------------
-  const listedBy = new Map<string, string>(); // LOB file path -> child METS path
-  const segmentDirs: Array<{ dir: string; metsPath: string }> = [];
-  const seenChildren = new Set<string>();
-  for (const file of childFiles) {
-    if (file.id === undefined || !mptrHrefs.has(file.id)) {
-      report('METS_LINK_BROKEN', parentPath, `In ${parentPath}, the child METS file ${file.id ?? '(no ID)'} has no mptr pointing at it.`);
+  /** The parent: its OBJID, the files it lists itself (the .siard), and its mptrs. */
+  async parent(): Promise<void> {
+    const { parentPath, parent } = this.input;
+    if (!parent.objId) this.report('METS_LINK_BROKEN', parentPath, `${parentPath} has no OBJID, so its children cannot name it.`);
+    for (const file of parent.files) {
+      if (file.use === CHILD_IP_USE) continue;
+      const p = this.locate(file, this.parentBase, parentPath);
+      if (p !== undefined) await this.verify(file, p, parentPath, 'METS_FILE_MISSING');
     }
-    const metsPath = locate(file, parentBase, parentPath);
-    if (metsPath === undefined) continue;
-    if (seenChildren.has(metsPath)) {
-      report('METS_DUPLICATE', parentPath, `${parentPath} lists the child METS ${metsPath} twice.`);
-      continue;
+    for (const sm of parent.structMaps) for (const m of sm.mptrs) if (m.href !== undefined) this.mptrHrefs.add(m.href);
+    const childIds = new Set(this.childFiles.map((f) => f.id).filter((id): id is string => id !== undefined));
+    for (const href of this.mptrHrefs) {
+      if (!childIds.has(href)) this.report('METS_LINK_BROKEN', parentPath, `In ${parentPath}, the mptr "${href}" names no file of the "${CHILD_IP_USE}" fileGrp.`);
     }
-    seenChildren.add(metsPath);
-    const exists = await verify(file, metsPath, parentPath, 'METS_CHILD_MISSING');
-    if (!exists) continue;
-    const child = typeof input.children === 'function' ? await input.children(metsPath) : input.children.get(metsPath);
-    if (child === undefined || child instanceof Error) {
-      const why = child instanceof Error ? child.message : 'it was not read.';
-      report('METS_MALFORMED', metsPath, `The child METS ${metsPath} could not be checked: ${why}`);
-      continue;
+  }
+
+  /** Each child METS the parent lists: linked both ways, present, and every file it lists verified. */
+  async children(): Promise<void> {
+    const { parentPath } = this.input;
+    const seenChildren = new Set<string>();
+    for (const file of this.childFiles) {
+      if (file.id === undefined || !this.mptrHrefs.has(file.id)) {
+        this.report('METS_LINK_BROKEN', parentPath, `In ${parentPath}, the child METS file ${file.id ?? '(no ID)'} has no mptr pointing at it.`);
+      }
+      const metsPath = this.locate(file, this.parentBase, parentPath);
+      if (metsPath === undefined) continue;
+      if (seenChildren.has(metsPath)) {
+        this.report('METS_DUPLICATE', parentPath, `${parentPath} lists the child METS ${metsPath} twice.`);
+        continue;
+      }
+      seenChildren.add(metsPath);
+      if (!(await this.verify(file, metsPath, parentPath, 'METS_CHILD_MISSING'))) continue;
+      const children = this.input.children;
+      const child = typeof children === 'function' ? await children(metsPath) : children.get(metsPath);
+      if (child === undefined || child instanceof Error) {
+        const why = child instanceof Error ? child.message : 'it was not read.';
+        this.report('METS_MALFORMED', metsPath, `The child METS ${metsPath} could not be checked: ${why}`);
+        continue;
+      }
+      await this.child(file, metsPath, child);
     }
+  }
+
+  private async child(file: ParsedMetsFile, metsPath: string, child: ParsedMets): Promise<void> {
+    const { parentPath, parent } = this.input;
     const dir = dirOf(metsPath);
-    segmentDirs.push({ dir, metsPath });
+    this.segmentDirs.push({ dir, metsPath });
     if (file.id !== undefined && child.objId !== file.id) {
-      report('METS_LINK_BROKEN', metsPath, `${metsPath} has OBJID "${child.objId ?? ''}", but ${parentPath} knows it as "${file.id}".`);
+      this.report('METS_LINK_BROKEN', metsPath, `${metsPath} has OBJID "${child.objId ?? ''}", but ${parentPath} knows it as "${file.id}".`);
     }
     const back = child.structMaps.flatMap((s) => s.mptrs).map((m) => m.href);
     if (parent.objId !== undefined && !back.includes(parent.objId)) {
-      report('METS_LINK_BROKEN', metsPath, `${metsPath} has no mptr naming its parent "${parent.objId}" (found: ${back.map((h) => `"${h}"`).join(', ') || 'none'}).`);
+      this.report('METS_LINK_BROKEN', metsPath, `${metsPath} has no mptr naming its parent "${parent.objId}" (found: ${back.map((h) => `"${h}"`).join(', ') || 'none'}).`);
     }
     const seenIds = new Set<string>();
     for (const lob of child.files) {
       if (lob.id !== undefined) {
-        if (seenIds.has(lob.id)) report('METS_DUPLICATE', metsPath, `${metsPath} uses the file ID ${lob.id} twice.`);
+        if (seenIds.has(lob.id)) this.report('METS_DUPLICATE', metsPath, `${metsPath} uses the file ID ${lob.id} twice.`);
         seenIds.add(lob.id);
       }
-      const p = locate(lob, dir, metsPath);
+      const p = this.locate(lob, dir, metsPath);
       if (p === undefined) continue;
-      if (listedBy.has(p)) {
-        report('METS_DUPLICATE', p, `${p} is listed in ${listedBy.get(p)}${listedBy.get(p) === metsPath ? ' twice' : ` and again in ${metsPath}`}.`);
+      const earlier = this.listedBy.get(p);
+      if (earlier !== undefined) {
+        this.report('METS_DUPLICATE', p, `${p} is listed in ${earlier}${earlier === metsPath ? ' twice' : ` and again in ${metsPath}`}.`);
         continue;
       }
-      listedBy.set(p, metsPath);
-      await verify(lob, p, metsPath, 'METS_FILE_MISSING');
+      this.listedBy.set(p, metsPath);
+      await this.verify(lob, p, metsPath, 'METS_FILE_MISSING');
     }
   }
 
-  // --- coverage ---------------------------------------------------------------------------
-  const metsPaths = new Set(segmentDirs.map((s) => s.metsPath));
-  const byDir = new Map(segmentDirs.map((s) => [s.dir, s]));
-  /** The segment whose folder holds `p` (nearest ancestor folder with a child METS). */
-  const segmentOf = (p: string) => {
-    for (let d = dirOf(p); ; d = dirOf(d)) {
-      const seg = byDir.get(d);
-      if (seg || d === '') return seg;
+  /** Files in a segment folder no child lists, cells' files no child lists, listed files no cell references. */
+  coverage(): void {
+    const metsPaths = new Set(this.segmentDirs.map((s) => s.metsPath));
+    const byDir = new Map(this.segmentDirs.map((s) => [s.dir, s]));
+    /** The segment whose folder holds `p` (nearest ancestor folder with a child METS). */
+    const segmentOf = (p: string) => {
+      for (let d = dirOf(p); ; d = dirOf(d)) {
+        const seg = byDir.get(d);
+        if (seg || d === '') return seg;
+      }
+    };
+    const unlisted = new Set<string>();
+    if (this.input.presentFiles) {
+      for (const p of this.input.presentFiles) {
+        if (this.listedBy.has(p) || metsPaths.has(p)) continue;
+        const seg = segmentOf(p);
+        if (!seg) continue;
+        unlisted.add(p);
+        this.report('METS_FILE_UNLISTED', p, `${p} lies in the segment folder ${seg.dir} but ${seg.metsPath} does not list it.`);
+      }
     }
-  };
-  const unlisted = new Set<string>();
-  if (input.presentFiles) {
-    for (const p of input.presentFiles) {
-      if (listedBy.has(p) || metsPaths.has(p)) continue;
-      const seg = segmentOf(p);
-      if (seg) unlisted.add(p);
-      if (seg) report('METS_FILE_UNLISTED', p, `${p} lies in the segment folder ${seg.dir} but ${seg.metsPath} does not list it.`);
+    if (this.input.referencedFiles) {
+      const referenced = new Set(this.input.referencedFiles);
+      for (const p of referenced) {
+        if (this.listedBy.has(p) || unlisted.has(p)) continue;
+        const seg = segmentOf(p);
+        this.report(
+          'METS_FILE_UNLISTED',
+          p,
+          seg ? `${p} is referenced by a cell but ${seg.metsPath} does not list it.` : `${p} is referenced by a cell but no child METS lists it.`,
+        );
+      }
+      for (const [p, metsPath] of this.listedBy) {
+        if (!referenced.has(p)) this.report('METS_FILE_UNREFERENCED', p, `${metsPath} lists ${p}, but no cell references it.`);
+      }
     }
   }
-  if (input.referencedFiles) {
-    const referenced = new Set(input.referencedFiles);
-    for (const p of referenced) {
-      if (listedBy.has(p) || unlisted.has(p)) continue;
-      const seg = segmentOf(p);
-      report(
-        'METS_FILE_UNLISTED',
-        p,
-        seg ? `${p} is referenced by a cell but ${seg.metsPath} does not list it.` : `${p} is referenced by a cell but no child METS lists it.`,
-      );
-    }
-    for (const [p, metsPath] of listedBy) {
-      if (!referenced.has(p)) report('METS_FILE_UNREFERENCED', p, `${metsPath} lists ${p}, but no cell references it.`);
-    }
-  }
-  return findings;
 }
 
 export interface MetsIndexSource {
