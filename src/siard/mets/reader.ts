@@ -28,33 +28,58 @@ export function metsError(what: string, message: string): SiardOcflError {
 
 export async function parseMets(input: MetsInput, what = 'The METS file'): Promise<ParsedMets> {
   const parser = new SaxesParser({ xmlns: true, position: true });
-  const result: ParsedMets = { files: [], structMaps: [] };
-  // Each open fileGrp with the IDs and USE its files inherit, computed once and shared by them.
-  const groups: Array<{ ids: readonly string[]; use?: string }> = [];
-  const files: ParsedMetsFile[] = [];
-  let structMap: ParsedStructMap | undefined;
-  let depth = 0;
-  let rootSeen = false;
-  let inAgent = false;
-  /** text of the first agent's name while it is being read */
-  let agentName: string | undefined;
-
+  const collector = new MetsCollector(what);
   parser.on('error', (err) => {
     throw metsError(what, err.message);
   });
   parser.on('doctype', () => {
     throw metsError(what, 'it has a DOCTYPE declaration (refused: the METS index never has one, and it could declare entities)');
   });
-  parser.on('opentag', (tag: SaxesTagNS) => {
-    depth++;
+  parser.on('opentag', (tag) => collector.open(tag));
+  parser.on('text', (text) => collector.text(text));
+  parser.on('closetag', (tag) => collector.close(tag));
+  try {
+    await feed(parser, input, what);
+    parser.close();
+  } catch (err) {
+    if (err instanceof SiardOcflError) throw err;
+    throw metsError(what, err instanceof Error ? err.message : String(err));
+  }
+  return collector.result();
+}
+
+/** Keeps what the index needs of each element as the parser meets it. */
+class MetsCollector {
+  private readonly parsed: ParsedMets = { files: [], structMaps: [] };
+  /** Each open fileGrp with the IDs and USE its files inherit, computed once and shared by them. */
+  private readonly groups: Array<{ ids: readonly string[]; use?: string }> = [];
+  /** the open file elements (files nest) */
+  private readonly files: ParsedMetsFile[] = [];
+  private structMap: ParsedStructMap | undefined;
+  private depth = 0;
+  private rootSeen = false;
+  private inAgent = false;
+  /** text of the first agent's name while it is being read */
+  private agentName: string | undefined;
+
+  constructor(private readonly what: string) {}
+
+  result(): ParsedMets {
+    if (!this.rootSeen) throw metsError(this.what, 'it has no root element');
+    return this.parsed;
+  }
+
+  open(tag: SaxesTagNS): void {
+    this.depth++;
     const a = (local: string, ns = ''): string | undefined => {
       for (const at of Object.values(tag.attributes)) if (at.local === local && at.uri === ns) return at.value;
       return undefined;
     };
-    if (depth === 1) {
-      rootSeen = true;
+    const result = this.parsed;
+    if (this.depth === 1) {
+      this.rootSeen = true;
       if (tag.local !== 'mets' || tag.uri !== METS_NS) {
-        throw metsError(what, `its root element is {${tag.uri}}${tag.local}, not {${METS_NS}}mets`);
+        throw metsError(this.what, `its root element is {${tag.uri}}${tag.local}, not {${METS_NS}}mets`);
       }
       result.objId = a('OBJID');
       result.id = a('ID');
@@ -70,19 +95,18 @@ export async function parseMets(input: MetsInput, what = 'The METS file'): Promi
         result.lastModDate = a('LASTMODDATE');
         break;
       case 'name':
-        if (inAgent && result.agentName === undefined) agentName = '';
+        if (this.inAgent && result.agentName === undefined) this.agentName = '';
         break;
       case 'agent':
-        inAgent = true;
+        this.inAgent = true;
         break;
-      case 'fileGrp':
-        {
-          const outer = groups[groups.length - 1];
-          groups.push({ ids: Object.freeze([...(outer?.ids ?? []), a('ID') ?? '']), use: a('USE') ?? outer?.use });
-        }
+      case 'fileGrp': {
+        const outer = this.groups[this.groups.length - 1];
+        this.groups.push({ ids: Object.freeze([...(outer?.ids ?? []), a('ID') ?? '']), use: a('USE') ?? outer?.use });
         break;
+      }
       case 'file': {
-        const group = groups[groups.length - 1];
+        const group = this.groups[this.groups.length - 1];
         const file: ParsedMetsFile = {
           id: a('ID'),
           ownerId: a('OWNERID'),
@@ -95,22 +119,22 @@ export async function parseMets(input: MetsInput, what = 'The METS file'): Promi
           flocats: [],
           transforms: [],
         };
-        files.push(file);
+        this.files.push(file);
         result.files.push(file);
         break;
       }
       case 'FLocat':
-        files[files.length - 1]?.flocats.push({ locType: a('LOCTYPE'), otherLocType: a('OTHERLOCTYPE'), href: a('href', XLINK_NS) });
+        this.files[this.files.length - 1]?.flocats.push({ locType: a('LOCTYPE'), otherLocType: a('OTHERLOCTYPE'), href: a('href', XLINK_NS) });
         break;
       case 'transformFile':
-        files[files.length - 1]?.transforms.push({ type: a('TRANSFORMTYPE'), algorithm: a('TRANSFORMALGORITHM'), order: a('TRANSFORMORDER') });
+        this.files[this.files.length - 1]?.transforms.push({ type: a('TRANSFORMTYPE'), algorithm: a('TRANSFORMALGORITHM'), order: a('TRANSFORMORDER') });
         break;
       case 'structMap':
-        structMap = { type: a('TYPE'), label: a('LABEL'), mptrs: [], fptrs: [] };
-        result.structMaps.push(structMap);
+        this.structMap = { type: a('TYPE'), label: a('LABEL'), mptrs: [], fptrs: [] };
+        result.structMaps.push(this.structMap);
         break;
       case 'mptr':
-        structMap?.mptrs.push({
+        this.structMap?.mptrs.push({
           id: a('ID'),
           href: a('href', XLINK_NS),
           locType: a('LOCTYPE'),
@@ -119,35 +143,38 @@ export async function parseMets(input: MetsInput, what = 'The METS file'): Promi
         });
         break;
       case 'fptr':
-        structMap?.fptrs.push({ fileId: a('FILEID'), contentIds: a('CONTENTIDS') });
+        this.structMap?.fptrs.push({ fileId: a('FILEID'), contentIds: a('CONTENTIDS') });
         break;
     }
-  });
-  parser.on('text', (text) => {
-    if (agentName !== undefined) agentName += text;
-  });
-  parser.on('closetag', (tag) => {
-    depth--;
-    if (tag.uri !== METS_NS) return;
-    if (tag.local === 'agent') inAgent = false;
-    else if (tag.local === 'name' && agentName !== undefined) {
-      result.agentName = agentName;
-      agentName = undefined;
-    }
-    if (tag.local === 'fileGrp') groups.pop();
-    else if (tag.local === 'file') files.pop();
-    else if (tag.local === 'structMap') structMap = undefined;
-  });
+  }
 
+  text(text: string): void {
+    if (this.agentName !== undefined) this.agentName += text;
+  }
+
+  close(tag: { uri: string; local: string }): void {
+    this.depth--;
+    if (tag.uri !== METS_NS) return;
+    if (tag.local === 'agent') this.inAgent = false;
+    else if (tag.local === 'name' && this.agentName !== undefined) {
+      this.parsed.agentName = this.agentName;
+      this.agentName = undefined;
+    }
+    if (tag.local === 'fileGrp') this.groups.pop();
+    else if (tag.local === 'file') this.files.pop();
+    else if (tag.local === 'structMap') this.structMap = undefined;
+  }
+}
+
+/** Writes the input into the parser as text: UTF-8 decoded strictly, the size bounded. */
+async function feed(parser: SaxesParser<{ xmlns: true; position: true }>, input: MetsInput, what: string): Promise<void> {
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
   let bytes = 0;
-  const feed = (chunk: Uint8Array | string, last: boolean): void => {
+  const write = (chunk: Uint8Array | string, last: boolean): void => {
     let text: string;
-    if (typeof chunk === 'string') {
-      text = chunk;
-      bytes += chunk.length;
-    } else {
-      bytes += chunk.length;
+    bytes += chunk.length;
+    if (typeof chunk === 'string') text = chunk;
+    else {
       try {
         text = decoder.decode(chunk, { stream: !last });
       } catch {
@@ -157,18 +184,10 @@ export async function parseMets(input: MetsInput, what = 'The METS file'): Promi
     if (bytes > MAX_METS_BYTES) throw metsError(what, `it is larger than ${MAX_METS_BYTES} bytes`);
     if (text.length > 0) parser.write(text);
   };
-  try {
-    if (typeof input === 'string' || input instanceof Uint8Array) {
-      feed(input, true);
-    } else {
-      for await (const chunk of input as AsyncIterable<Uint8Array | string>) feed(chunk, false);
-      feed(new Uint8Array(0), true);
-    }
-    parser.close();
-  } catch (err) {
-    if (err instanceof SiardOcflError) throw err;
-    throw metsError(what, err instanceof Error ? err.message : String(err));
+  if (typeof input === 'string' || input instanceof Uint8Array) {
+    write(input, true);
+    return;
   }
-  if (!rootSeen) throw metsError(what, 'it has no root element');
-  return result;
+  for await (const chunk of input as AsyncIterable<Uint8Array | string>) write(chunk, false);
+  write(new Uint8Array(0), true);
 }
