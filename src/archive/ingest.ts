@@ -375,7 +375,7 @@ export async function ingest(sourceSpec: string, root: string | OcflStorageRoot,
     // columns widened to keep their values are worth a line each
     const catalog = await source.catalog();
     result.notes.push(...(catalog.widened ?? []).map(describeWidened));
-    if (catalog.notExported?.length) result.notes.push(`Not exported (SIARD 2.2 has no place for them): ${catalog.notExported.join(', ')}.`);
+    if (catalog.notExported?.length) result.notes.push(`Not exported: ${catalog.notExported.join(', ')}.`);
     return result;
   } finally {
     await source.close();

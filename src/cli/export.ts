@@ -142,7 +142,7 @@ export function register(program: Command): void {
           for (const w of warnings) process.stdout.write(`WARNING ${w}\n`);
           for (const w of widened) process.stdout.write(`widened: ${describeWidened(w)}\n`);
           const left = catalog.notExported ?? [];
-          if (left.length > 0) process.stdout.write(`not exported (SIARD 2.2 has no place for them): ${left.join(', ')}.\n`);
+          if (left.length > 0) process.stdout.write(`not exported: ${left.join(', ')}.\n`);
         }
       } finally {
         progress.stop();

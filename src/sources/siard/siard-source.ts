@@ -12,7 +12,8 @@
  * User-defined types are carried over: `<types>` with their attributes, `<fields>` of UDT and ARRAY
  * columns (without the producer's lobFolders: the LOBs move to our layout), and UDT values u1, u2 ...
  * with nested UDTs, ARRAYs and LOBs (a LOB attribute is checked like any other LOB cell).
- * Not carried over, because the model does not hold them: routines, roles, privileges, triggers.
+ * Not carried over, because the model does not hold them: routines, roles and privileges; each is
+ * named in the catalogue's notExported, so the export and ingest say so.
  * SIARD 1.0 is refused.
  */
 import type { Readable } from 'node:stream';
@@ -116,6 +117,7 @@ export class SiardSource implements DatabaseSource {
           foreignKeys: t.foreignKeys,
           candidateKeys: t.candidateKeys,
           ...(t.checkConstraints ? { checkConstraints: t.checkConstraints } : {}),
+          ...(t.triggers && t.triggers.length > 0 ? { triggers: t.triggers } : {}),
           rows: t.rows,
         })),
         views: s.views.map((v) => ({ ...v, columns: v.columns.map(withoutLobFolder) })),
@@ -123,6 +125,8 @@ export class SiardSource implements DatabaseSource {
       users: a.users,
       archive: this.archiveInfo(),
     };
+    const other = this.reader.metadata.otherObjects;
+    if (other.length > 0) catalog.notExported = other.map((o) => `${o.kind} ${o.name} of the received package`);
     for (const k of ['databaseProduct', 'connection', 'databaseUser'] as const) if (a[k] !== undefined) catalog[k] = a[k];
     return catalog;
   }
