@@ -73,97 +73,14 @@ const MAX_DEPTH = 3 + 100;
  * destroys it. Errors are SiardOcflError sentences naming the table, the row and the column.
  */
 export async function* readTableRows(input: Readable, options: TableRowsOptions): AsyncGenerator<SiardReadRow> {
-  const { what, columns } = options;
-  const families = columns.map((c) => columnTypeFamily(cellType(c)));
+  const rows = new TableRowsCollector(options);
   const parser = new SaxesParser({ position: true });
-  const stack: Frame[] = [];
-  const ready: SiardReadRow[] = [];
-  let rowIndex = 0;
-  let cells: SiardReadCellValue[] | undefined;
-  let failure: Error | undefined;
-  let sawTable = false;
-  let sinceMarkup = 0;
-
-  const where = (column?: string): string =>
-    `${what}${rowIndex > 0 ? `, row ${rowIndex}` : ''}${column ? `, column ${column}` : ''}`;
-  const fail = (message: string, column?: string): void => {
-    failure ??= new SiardOcflError(`${where(column)}: ${message}.`, { code: 'SIARD_TABLE', exitCode: 1 });
-  };
-
-  parser.on('error', (err) => fail(`not well-formed XML (${err.message})`));
-  parser.on('doctype', () => fail('a DOCTYPE declaration is not allowed in table data'));
-  parser.on('opentag', (tag: SaxesTag) => {
-    sinceMarkup = 0;
-    if (failure) return;
-    const name = localName(tag.name);
-    const depth = stack.length;
-    if (depth === 0) {
-      if (name !== 'table') fail(`the root element is <${name}>, not <table>`);
-      sawTable = true;
-    } else if (depth === 1) {
-      if (name !== 'row') fail(`unexpected element <${name}> where <row> belongs`);
-      rowIndex += 1;
-      cells = new Array<SiardReadCellValue>(columns.length).fill(null);
-    } else if (depth === 2) {
-      const m = /^c([1-9]\d*)$/.exec(name);
-      if (!m || Number(m[1]) > columns.length) fail(`unexpected element <${name}> (the table has ${columns.length} columns)`);
-    } else if (depth >= MAX_DEPTH) {
-      fail(`values are nested more than ${MAX_DEPTH - 3} levels deep`, stack[2]?.name);
-    } else {
-      const m = /^([au])([1-9]\d*)$/.exec(name);
-      const parent = stack[depth - 1]!;
-      if (!m) fail(`unexpected element <${name}> inside <${parent.name}>`, stack[2]?.name);
-      else {
-        const kind = m[1] === 'a' ? 'array' : 'udt';
-        if (parent.kind && parent.kind !== kind) fail(`<${parent.name}> mixes array and UDT elements`, stack[2]?.name);
-        parent.kind = kind;
-        parent.elements ??= new Map();
-      }
-    }
-    const attributes: Record<string, string> = {};
-    for (const [k, v] of Object.entries(tag.attributes)) attributes[localName(k)] = v as string;
-    stack.push({ name, attributes, text: '', elements: undefined, kind: undefined });
-  });
-  const onText = (t: string): void => {
-    if (stack.length >= 3) stack[stack.length - 1]!.text += t;
-  };
-  parser.on('text', onText);
-  parser.on('cdata', onText);
-  parser.on('closetag', () => {
-    sinceMarkup = 0;
-    if (failure) return;
-    const frame = stack.pop()!;
-    const depth = stack.length;
-    if (depth === 1) {
-      ready.push({ index: rowIndex, cells: cells! });
-      cells = undefined;
-      return;
-    }
-    if (depth < 2) return;
-    const column = stack[2]?.name ?? frame.name;
-    let value: SiardReadCellValue;
-    if (frame.attributes['file'] !== undefined) {
-      value = lobReference(frame.attributes, () => where(column));
-    } else if (frame.elements) {
-      value = { kind: frame.kind!, elements: frame.elements };
-    } else {
-      const textValue = unescapeSiard(frame.text);
-      value = textValue;
-      if (depth === 2) {
-        const family = families[Number(frame.name.slice(1)) - 1];
-        if (family === 'blob' || family === 'binary') {
-          const bytes = decodeSiardHex(frame.text);
-          if (!bytes) {
-            fail('inline binary value is not hexadecimal', column);
-            return;
-          }
-          value = bytes;
-        }
-      }
-    }
-    if (depth === 2) cells![Number(frame.name.slice(1)) - 1] = value;
-    else stack[depth - 1]!.elements!.set(Number(frame.name.slice(1)), value);
-  });
+  parser.on('error', (err) => rows.fail(`not well-formed XML (${err.message})`));
+  parser.on('doctype', () => rows.fail('a DOCTYPE declaration is not allowed in table data'));
+  parser.on('opentag', (tag: SaxesTag) => rows.open(tag));
+  parser.on('text', (t) => rows.text(t));
+  parser.on('cdata', (t) => rows.text(t));
+  parser.on('closetag', () => rows.close());
 
   // fatal: bytes that are not UTF-8 stop the read instead of becoming U+FFFD (a silent change).
   const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -171,7 +88,7 @@ export async function* readTableRows(input: Readable, options: TableRowsOptions)
     try {
       return chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode();
     } catch {
-      throw new SiardOcflError(`${where()}: the table XML is not valid UTF-8.`, { code: 'SIARD_TABLE', exitCode: 1 });
+      throw new SiardOcflError(`${rows.where()}: the table XML is not valid UTF-8.`, { code: 'SIARD_TABLE', exitCode: 1 });
     }
   };
   let first = true;
@@ -183,23 +100,129 @@ export async function* readTableRows(input: Readable, options: TableRowsOptions)
         first = false;
       }
       parser.write(s);
-      if (failure) throw failure;
-      // saxes holds text until the next markup: a zip bomb of one endless value would fill memory.
-      sinceMarkup += s.length;
-      if (sinceMarkup > MAX_TEXT_RUN) {
-        throw new SiardOcflError(`${where(stack[2]?.name)}: more than ${MAX_TEXT_RUN} characters of text without markup; refusing the value (inline values that large belong in LOB files).`, {
-          code: 'SIARD_TABLE',
-          exitCode: 1,
-        });
-      }
-      while (ready.length > 0) yield ready.shift()!;
+      rows.checkTextRun(s.length);
+      yield* rows.take();
     }
     parser.write(decode());
     parser.close();
-    if (failure) throw failure;
-    while (ready.length > 0) yield ready.shift()!;
-    if (!sawTable) throw new SiardOcflError(`${what}: the table XML is empty.`, { code: 'SIARD_TABLE', exitCode: 1 });
+    yield* rows.take();
+    if (!rows.sawTable) throw new SiardOcflError(`${options.what}: the table XML is empty.`, { code: 'SIARD_TABLE', exitCode: 1 });
   } finally {
     input.destroy();
+  }
+}
+
+/** Builds rows from the parser's events: the element stack, the cells of the open row, the first failure. */
+class TableRowsCollector {
+  private readonly families: ReturnType<typeof columnTypeFamily>[];
+  private readonly stack: Frame[] = [];
+  private readonly ready: SiardReadRow[] = [];
+  private rowIndex = 0;
+  private cells: SiardReadCellValue[] | undefined;
+  private failure: Error | undefined;
+  /** characters of text since the last markup (saxes holds them until the next tag) */
+  private sinceMarkup = 0;
+  sawTable = false;
+
+  constructor(private readonly options: TableRowsOptions) {
+    this.families = options.columns.map((c) => columnTypeFamily(cellType(c)));
+  }
+
+  where(column?: string): string {
+    return `${this.options.what}${this.rowIndex > 0 ? `, row ${this.rowIndex}` : ''}${column ? `, column ${column}` : ''}`;
+  }
+
+  fail(message: string, column?: string): void {
+    this.failure ??= new SiardOcflError(`${this.where(column)}: ${message}.`, { code: 'SIARD_TABLE', exitCode: 1 });
+  }
+
+  /** The rows completed so far (throws the first failure instead, once it happened). */
+  *take(): Generator<SiardReadRow> {
+    if (this.failure) throw this.failure;
+    while (this.ready.length > 0) yield this.ready.shift()!;
+  }
+
+  /** A zip bomb of one endless value would fill memory: text runs are bounded. */
+  checkTextRun(added: number): void {
+    if (this.failure) throw this.failure;
+    this.sinceMarkup += added;
+    if (this.sinceMarkup > MAX_TEXT_RUN) {
+      throw new SiardOcflError(`${this.where(this.stack[2]?.name)}: more than ${MAX_TEXT_RUN} characters of text without markup; refusing the value (inline values that large belong in LOB files).`, {
+        code: 'SIARD_TABLE',
+        exitCode: 1,
+      });
+    }
+  }
+
+  open(tag: SaxesTag): void {
+    this.sinceMarkup = 0;
+    if (this.failure) return;
+    const { columns } = this.options;
+    const stack = this.stack;
+    const name = localName(tag.name);
+    const depth = stack.length;
+    if (depth === 0) {
+      if (name !== 'table') this.fail(`the root element is <${name}>, not <table>`);
+      this.sawTable = true;
+    } else if (depth === 1) {
+      if (name !== 'row') this.fail(`unexpected element <${name}> where <row> belongs`);
+      this.rowIndex += 1;
+      this.cells = new Array<SiardReadCellValue>(columns.length).fill(null);
+    } else if (depth === 2) {
+      const m = /^c([1-9]\d*)$/.exec(name);
+      if (!m || Number(m[1]) > columns.length) this.fail(`unexpected element <${name}> (the table has ${columns.length} columns)`);
+    } else if (depth >= MAX_DEPTH) {
+      this.fail(`values are nested more than ${MAX_DEPTH - 3} levels deep`, stack[2]?.name);
+    } else {
+      const m = /^([au])([1-9]\d*)$/.exec(name);
+      const parent = stack[depth - 1]!;
+      if (!m) this.fail(`unexpected element <${name}> inside <${parent.name}>`, stack[2]?.name);
+      else {
+        const kind = m[1] === 'a' ? 'array' : 'udt';
+        if (parent.kind && parent.kind !== kind) this.fail(`<${parent.name}> mixes array and UDT elements`, stack[2]?.name);
+        parent.kind = kind;
+        parent.elements ??= new Map();
+      }
+    }
+    const attributes: Record<string, string> = {};
+    for (const [k, v] of Object.entries(tag.attributes)) attributes[localName(k)] = v as string;
+    stack.push({ name, attributes, text: '', elements: undefined, kind: undefined });
+  }
+
+  text(t: string): void {
+    if (this.stack.length >= 3) this.stack[this.stack.length - 1]!.text += t;
+  }
+
+  close(): void {
+    this.sinceMarkup = 0;
+    if (this.failure) return;
+    const stack = this.stack;
+    const frame = stack.pop()!;
+    const depth = stack.length;
+    if (depth === 1) {
+      this.ready.push({ index: this.rowIndex, cells: this.cells! });
+      this.cells = undefined;
+      return;
+    }
+    if (depth < 2) return;
+    const value = this.valueOf(frame, depth, stack[2]?.name ?? frame.name);
+    if (value === undefined) return;
+    if (depth === 2) this.cells![Number(frame.name.slice(1)) - 1] = value;
+    else stack[depth - 1]!.elements!.set(Number(frame.name.slice(1)), value);
+  }
+
+  /** The value of a closed cell or element: a LOB reference, an array/UDT, text, or bytes; undefined after a failure. */
+  private valueOf(frame: Frame, depth: number, column: string): SiardReadCellValue | undefined {
+    if (frame.attributes['file'] !== undefined) return lobReference(frame.attributes, () => this.where(column));
+    if (frame.elements) return { kind: frame.kind!, elements: frame.elements };
+    if (depth === 2) {
+      const family = this.families[Number(frame.name.slice(1)) - 1];
+      if (family === 'blob' || family === 'binary') {
+        const bytes = decodeSiardHex(frame.text);
+        if (!bytes) this.fail('inline binary value is not hexadecimal', column);
+        return bytes ?? undefined;
+      }
+    }
+    return unescapeSiard(frame.text);
   }
 }
