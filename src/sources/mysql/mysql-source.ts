@@ -23,6 +23,7 @@ import { connectMysql, describeMysqlUrl, parseMysqlUrl, qualifiedMysqlName, reda
 import { introspectMysql, type MysqlColumnPlan, type MysqlTablePlan } from './introspect.js';
 import { isBinaryMysqlKind, isStreamedMysqlKind, shortestFloat, timeToDuration } from './type-mapping.js';
 import { quoteMysqlIdent } from '../sql-identifier.js';
+import { sourceTableOf } from '../catalog-table.js';
 
 export interface MysqlSourceOptions {
   /** only tables whose name passes (views are kept) */
@@ -99,18 +100,7 @@ export class MysqlSource implements DatabaseSource {
     const tables: SourceTable[] = [];
     for (const plan of schema.tables) {
       catalog.widened!.push(...(await this.scanValues(plan)));
-      const table: SourceTable = {
-        name: plan.name,
-        columns: plan.columns.map((c) => c.column),
-        foreignKeys: plan.foreignKeys,
-        candidateKeys: plan.candidateKeys,
-        checkConstraints: plan.checkConstraints,
-        rows: plan.estimatedRows,
-      };
-      if (plan.primaryKey) table.primaryKey = plan.primaryKey;
-      if (plan.triggers.length > 0) table.triggers = plan.triggers;
-      if (plan.description) table.description = plan.description;
-      tables.push(table);
+      tables.push(sourceTableOf(plan));
       this.tables.set(plan.name, plan);
     }
     catalog.schemas.push({ name: schema.name, tables, views: schema.views });

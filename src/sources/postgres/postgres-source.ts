@@ -25,6 +25,7 @@ import { scanSpecialValues } from './value-scan.js';
 import { isStreamedKind, type PgValueKind } from './type-mapping.js';
 import { convertScalar, decodeByteaHex, parseArrayLiteral, ValueConversionError } from './values.js';
 import { quoteIdent } from '../sql-identifier.js';
+import { sourceTableOf } from '../catalog-table.js';
 
 /** SourceTable with its check constraints always present. */
 export interface PgSourceTable extends SourceTable {
@@ -108,18 +109,8 @@ export class PostgresSource implements DatabaseSource {
       for (const plan of schema.tables) {
         await measureArrays(this.main, plan);
         catalog.widened!.push(...(await scanSpecialValues(this.main, plan)));
-        const table: PgSourceTable = {
-          name: plan.name,
-          columns: plan.columns.map((c) => c.column),
-          foreignKeys: plan.foreignKeys,
-          candidateKeys: plan.candidateKeys,
-          checkConstraints: plan.checkConstraints,
-          rows: plan.estimatedRows,
-        };
-        if (plan.primaryKey) table.primaryKey = plan.primaryKey;
-        if (plan.triggers.length > 0) table.triggers = plan.triggers;
         for (const ix of plan.otherIndexes) (catalog.notExported ??= []).push(`index ${ix} on ${schema.name}.${plan.name}`);
-        if (plan.description) table.description = plan.description;
+        const table = sourceTableOf(plan);
         tables.push(table);
         this.tables.set(`${schema.name}\u0000${plan.name}`, { plan, table });
       }
