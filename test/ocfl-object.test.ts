@@ -9,7 +9,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, wri
 import path from 'node:path';
 import ocflFs from '@ocfl/ocfl-fs';
 import { loadLayout0003 } from '../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
-import { parseInventory, serializeInventory, sidecarMatches } from '../src/ocfl/inventory.js';
+import { InventoryError, parseInventory, parseInventoryVersions, serializeInventory, sidecarMatches } from '../src/ocfl/inventory.js';
 import { initRoot, openRoot } from '../src/ocfl/root.js';
 import { reference, sharedTest } from './helpers/shared.js';
 import { tempDir } from './helpers/tmp.js';
@@ -255,4 +255,60 @@ sharedTest('objects whose manifest writes digests in upper or mixed case are rea
       t.is(createHash(JSON.parse(readFileSync(path.join(fixture, 'inventory.json'), 'utf8')).digestAlgorithm).update(bytes).digest('hex'), digest);
     }
   }
+});
+
+sharedTest('the versions log reads without the manifest are those of the full reader, for every official good fixture', async (t) => {
+  let compared = 0;
+  for (const v of ['1.0', '1.1']) {
+    const good = reference('ocfl-fixtures', v, 'good-objects');
+    for (const name of readdirSync(good)) {
+      const dir = path.join(tempDir(), 'root');
+      mkdirSync(dir);
+      writeFileSync(path.join(dir, `0=ocfl_${v}`), `ocfl_${v}\n`);
+      cpSync(path.join(good, name), path.join(dir, 'obj'), { recursive: true });
+      const root = await openRoot(dir);
+      const full = await root.openObjectAt('obj');
+      const light = await root.objectVersions(full.id);
+      t.deepEqual(JSON.stringify(light), JSON.stringify(full.versions()), `${v}/${name}`);
+      compared += light.length;
+    }
+  }
+  t.true(compared > 20, `${compared} versions compared`);
+});
+
+test('the versions-only read refuses what the full parse refuses, with an inventory error', (t) => {
+  const good = {
+    id: 'urn:x',
+    type: 'https://ocfl.io/1.1/spec/#inventory',
+    digestAlgorithm: 'sha512',
+    head: 'v2',
+    manifest: { aa: ['v1/content/a'] },
+    versions: {
+      v1: { created: '2024-01-01T00:00:00Z', state: { aa: ['a', 'b'] }, user: { name: 'n' } },
+      v2: { created: '2024-01-02T00:00:00Z', message: 'm', state: { aa: ['a'] } },
+    },
+  };
+  const bytes = (inv: unknown) => Buffer.from(JSON.stringify(inv, null, 2));
+  t.deepEqual(
+    parseInventoryVersions(bytes(good)).versions.map((v) => [v.version, v.fileCount, v.message, v.user?.name]),
+    [
+      ['v1', 2, undefined, 'n'],
+      ['v2', 1, 'm', undefined],
+    ],
+  );
+  const broken: Array<[string, (inv: any) => void]> = [
+    ['no created', (inv) => delete inv.versions.v1.created],
+    ['a user without name', (inv) => (inv.versions.v1.user = { address: 'mailto:x@example.org' })],
+    ['a state entry that is not a list', (inv) => (inv.versions.v2.state = { aa: 'a' })],
+    ['a message that is not a string', (inv) => (inv.versions.v2.message = 5)],
+    ['a head that is not a version', (inv) => (inv.head = 'v3')],
+    ['a version name that is not vN', (inv) => (inv.versions.x1 = inv.versions.v1)],
+  ];
+  for (const [what, breakIt] of broken) {
+    const inv = JSON.parse(JSON.stringify(good));
+    breakIt(inv);
+    t.throws(() => parseInventory(bytes(inv)), { instanceOf: InventoryError }, `full parse: ${what}`);
+    t.throws(() => parseInventoryVersions(bytes(inv)), { instanceOf: InventoryError }, `versions only: ${what}`);
+  }
+  t.throws(() => parseInventoryVersions(Buffer.from('{"id": "x", "head": "v1", "type": "t", "digestAlgorithm": "sha512", "versions": {"v1": {"created": "c", "state": {"aa": ["a"')), { instanceOf: InventoryError });
 });

@@ -11,8 +11,8 @@ export function register(program: Command): void {
     .requiredOption('--id <object-id>', 'object id')
     .option('--json', 'print a JSON array')
     .action(async (options: { root: string; id: string; json?: boolean }) => {
-      const reader = await (await openRoot(options.root)).openObject(options.id);
-      const versions = reader.versions();
+      // The versions alone: the manifest and states of a million-file object are not built.
+      const versions = await (await openRoot(options.root)).objectVersions(options.id);
       if (options.json) {
         printJson(versions);
         return;

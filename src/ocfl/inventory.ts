@@ -5,7 +5,7 @@
  */
 import { SiardOcflError } from '../errors.js';
 import { digestSync, isDigestAlgorithm, MultiHasher } from './digest.js';
-import { JsonPieces, parseJsonBytes, parseTopLevelMembers } from './large-json.js';
+import { arrayLength, JsonPieces, objectMembers, objectValues, parseJsonBytes, parseJsonRange, parseTopLevelMembers, topLevelObject } from './large-json.js';
 
 export const INVENTORY_TYPE_1_1 = 'https://ocfl.io/1.1/spec/#inventory';
 export const INVENTORY_TYPE_1_0 = 'https://ocfl.io/1.0/spec/#inventory';
@@ -168,6 +168,69 @@ export function parseInventoryHeader(bytes: Uint8Array, where = 'inventory.json'
   }
   if (!VERSION_RE.test(data.head as string)) throw new InventoryError(`${where} names head ${data.head as string}, which is not a version name.`);
   return { id: data.id as string, head: data.head as string, type: data.type as string, digestAlgorithm: data.digestAlgorithm as string };
+}
+
+/** One version as `log` shows it: its metadata and how many logical files it has. */
+export interface InventoryVersionSummary {
+  version: string;
+  created: string;
+  message?: string;
+  user?: User;
+  fileCount: number;
+}
+
+/**
+ * id, head, type, digestAlgorithm and each version's metadata and file count, the states counted
+ * without being built and the manifest and fixity skipped: `log` of a million-file object needs
+ * none of them. The fields read are checked as parseInventory checks them.
+ */
+export function parseInventoryVersions(bytes: Uint8Array, where = 'inventory.json'): ReturnType<typeof parseInventoryHeader> & { versions: InventoryVersionSummary[] } {
+  const header = parseInventoryHeader(bytes, where);
+  const versions: InventoryVersionSummary[] = [];
+  try {
+    const top = topLevelObject(bytes);
+    const block = objectMembers(bytes, top.start, top.end).find((m) => m.key === 'versions');
+    if (!block || bytes[block.start] !== 0x7b) throw new InventoryError(`${where} has no "versions" object.`);
+    for (const v of objectMembers(bytes, block.start, block.end)) {
+      if (!VERSION_RE.test(v.key)) throw new InventoryError(`${where} has a version named "${v.key}", not vN.`);
+      if (bytes[v.start] !== 0x7b) throw new InventoryError(`${where} version ${v.key} is not a JSON object.`);
+      const summary: Partial<InventoryVersionSummary> = { version: v.key };
+      let files: number | undefined;
+      for (const f of objectMembers(bytes, v.start, v.end)) {
+        if (f.key === 'state') {
+          if (bytes[f.start] !== 0x7b) throw new InventoryError(`${where} version ${v.key} state is not a JSON object.`);
+          files = 0;
+          for (const entry of objectValues(bytes, f.start, f.end)) {
+            if (bytes[entry.start] !== 0x5b) throw new InventoryError(`${where} version ${v.key} state has an entry that is not a list of paths.`);
+            files += arrayLength(bytes, entry.start, entry.end);
+          }
+        } else if (f.key === 'created' || f.key === 'message' || f.key === 'user') {
+          const value = parseJsonRange(bytes, f.start, f.end);
+          if (f.key === 'user') {
+            const u = value as { name?: unknown; address?: unknown } | null;
+            if (typeof u !== 'object' || u === null || typeof u.name !== 'string') throw new InventoryError(`${where} version ${v.key} user has no name.`);
+            if (u.address !== undefined && typeof u.address !== 'string') throw new InventoryError(`${where} version ${v.key} user address is not a string.`);
+            summary.user = u.address === undefined ? { name: u.name } : { name: u.name, address: u.address };
+          } else {
+            if (typeof value !== 'string') throw new InventoryError(`${where} version ${v.key} ${f.key === 'created' ? 'lacks "created"' : 'message is not a string'}.`);
+            summary[f.key] = value;
+          }
+        }
+      }
+      if (summary.created === undefined) throw new InventoryError(`${where} version ${v.key} lacks "created".`);
+      if (files === undefined) throw new InventoryError(`${where} version ${v.key} state is not a JSON object.`);
+      // The key order of the full reader's versions() (log --json prints it).
+      const { version, created, message, user } = summary as InventoryVersionSummary;
+      versions.push({ version, created, fileCount: files, ...(message !== undefined ? { message } : {}), ...(user !== undefined ? { user } : {}) });
+    }
+  } catch (err) {
+    if (err instanceof InventoryError) throw err;
+    throw new InventoryError(`${where} is not valid JSON (${(err as Error).message}).`);
+  }
+  if (versions.length === 0) throw new InventoryError(`${where} has no "versions" object.`);
+  if (!versions.some((v) => v.version === header.head)) throw new InventoryError(`${where} names head ${header.head}, which is not among its versions.`);
+  versions.sort((a, b) => versionNumber(a.version) - versionNumber(b.version));
+  return { ...header, versions };
 }
 
 const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

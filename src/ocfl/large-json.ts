@@ -76,6 +76,51 @@ export function parseTopLevelMembers(bytes: Uint8Array, keys: readonly string[])
   return out;
 }
 
+/** The members of the JSON object bytes[start, end) (no surrounding space): each key, parsed, and its value's extent. */
+export function objectMembers(bytes: Uint8Array, start: number, end: number): Array<{ key: string; start: number; end: number }> {
+  if (bytes[start] !== OPEN_OBJECT || bytes[end - 1] !== CLOSE_OBJECT) throw new SyntaxError(`Expected a JSON object at position ${start}`);
+  return members(bytes, start, end).map((m) => {
+    if (m.colon < 0) throw new SyntaxError(`Expected ':' after property name in JSON at position ${m.start}`);
+    const key = JSON.parse(decoder.decode(bytes.subarray(m.start, m.colon)));
+    if (typeof key !== 'string') throw new SyntaxError(`Expected a property name in JSON at position ${m.start}`);
+    let valueStart = m.colon + 1;
+    while (isSpace(bytes[valueStart]!)) valueStart++;
+    return { key, start: valueStart, end: m.end };
+  });
+}
+
+/** The extents of the member values of the JSON object bytes[start, end), keys not parsed (a million-entry block). */
+export function* objectValues(bytes: Uint8Array, start: number, end: number): Generator<{ start: number; end: number }> {
+  if (bytes[start] !== OPEN_OBJECT || bytes[end - 1] !== CLOSE_OBJECT) throw new SyntaxError(`Expected a JSON object at position ${start}`);
+  for (const m of members(bytes, start, end)) {
+    if (m.colon < 0) throw new SyntaxError(`Expected ':' after property name in JSON at position ${m.start}`);
+    let valueStart = m.colon + 1;
+    while (isSpace(bytes[valueStart]!)) valueStart++;
+    yield { start: valueStart, end: m.end };
+  }
+}
+
+/** The elements of the JSON array bytes[start, end), counted without parsing them. */
+export function arrayLength(bytes: Uint8Array, start: number, end: number): number {
+  if (bytes[start] !== OPEN_ARRAY || bytes[end - 1] !== CLOSE_ARRAY) throw new SyntaxError(`Expected a JSON array at position ${start}`);
+  return members(bytes, start, end).length;
+}
+
+/** The JSON value bytes[start, end), of any size. */
+export function parseJsonRange(bytes: Uint8Array, start: number, end: number): unknown {
+  return parseValue(bytes, start, end, SLICE_MAX);
+}
+
+/** The extent of the top-level JSON object of `bytes` (surrounding space trimmed). */
+export function topLevelObject(bytes: Uint8Array): { start: number; end: number } {
+  let start = 0;
+  let end = bytes.length;
+  while (start < end && isSpace(bytes[start]!)) start++;
+  while (end > start && isSpace(bytes[end - 1]!)) end--;
+  if (bytes[start] !== OPEN_OBJECT || bytes[end - 1] !== CLOSE_OBJECT) throw new SyntaxError('The JSON text is not an object');
+  return { start, end };
+}
+
 interface Member {
   start: number;
   /** position of the colon (objects), -1 in arrays */

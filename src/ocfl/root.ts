@@ -9,7 +9,8 @@ import { createLayoutByName, readLayoutConfig } from './layout/registry.js';
 import type { StorageLayout } from './layout/storage-layout.js';
 import type { LockProvider } from './lock.js';
 import { assertObjectId } from './logical-path.js';
-import { type InventoryHeader, loadInventoryHeader, OcflObjectReader } from './object.js';
+import { type InventoryHeader, loadInventoryHeader, loadInventoryVersions, OcflObjectReader } from './object.js';
+import type { InventoryVersionSummary } from './inventory.js';
 import { repairObject, repairRoot, type ObjectRepairReport, type RootRepairReport } from './repair.js';
 import { StagedVersion, type StartVersionOptions } from './stage.js';
 import type { Readable } from 'node:stream';
@@ -193,6 +194,17 @@ export class OcflStorageRoot {
       throw new SiardOcflError(`The object at ${this.location}/${p} has id "${reader.id}", not "${id}".`, { code: 'ID_MISMATCH', exitCode: 1 });
     }
     return reader;
+  }
+
+  /** The versions of an object, oldest first, read without building its manifest and states (log). */
+  async objectVersions(id: string): Promise<InventoryVersionSummary[]> {
+    const p = await this.findObject(id);
+    if (p === undefined) throw new SiardOcflError(`Storage root ${this.location} holds no object "${id}".`, { code: 'NO_OBJECT' });
+    const loaded = await loadInventoryVersions(this.storage, p);
+    if (loaded.id !== id) {
+      throw new SiardOcflError(`The object at ${this.location}/${p} has id "${loaded.id}", not "${id}".`, { code: 'ID_MISMATCH', exitCode: 1 });
+    }
+    return loaded.versions;
   }
 
   /** A stream of a logical file of an object's version (undefined version: head). */
