@@ -102,6 +102,14 @@ async function resegmentsFully(t: import('ava').ExecutionContext, siard: string,
       t.regex(m[1]!, new RegExp(`^${name}_lobseg_\\d+/content/schema\\d+/table\\d+/lob\\d+(/[ua]\\d+)*/record\\d+\\.(bin|txt)$`));
     }
   }
+  // Stored as an object, the re-segmented package audits clean (every LOB present, length and digest).
+  const root = path.join(work, `root-${name}`);
+  t.is((await runCli(['init', root])).code, 0);
+  const put = await runCli(['put', '--root', root, '--id', `urn:reseg:${name}`, out, '--message', 're-segmented', '--user-name', 'Test', '--user-address', 'mailto:test@example.org']);
+  t.is(put.code, 0, put.stderr);
+  const audit = await runCli(['audit', '--root', root, '--json']);
+  t.is(audit.code, 0, audit.stdout);
+  t.deepEqual(JSON.parse(audit.stdout).findings.filter((f: { severity: string }) => f.severity !== 'info'), [], 'no error or warning');
   // Restores equal to the received package's restore.
   const a = path.join(work, `${name}-received.db`);
   const b = path.join(work, `${name}-resegmented.db`);
