@@ -94,6 +94,20 @@ for (const v of vectors) {
 test('the resolver is pure: the same input gives the same answer and no file is read', (t) => {
   const input = { databaseLobFolder: '../', columnLobFolders: ['./'], file: 'a_lobseg_0/content/x.bin', siardPath: 'a.siard' };
   t.deepEqual(resolveLobLocation(input), resolveLobLocation(input));
+  // It cannot read a file: nothing it imports, directly or through its own modules, is a
+  // filesystem, process or network module.
+  const seen = new Set<string>();
+  const visit = (file: string): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const m of readFileSync(file, 'utf8').matchAll(/^import\s[^;]*?from\s+'([^']+)'/gm)) {
+      const spec = m[1]!;
+      if (spec.startsWith('.')) visit(path.resolve(path.dirname(file), spec.replace(/\.js$/, '.ts')));
+      else t.fail(`${path.relative(PROJECT_ROOT, file)} imports ${spec}`);
+    }
+  };
+  visit(path.join(PROJECT_ROOT, 'src', 'siard', 'lob-location.ts'));
+  t.true(seen.size >= 1);
 });
 
 test('a siardPath climbing out of the package is a programming error', (t) => {
