@@ -1,6 +1,6 @@
 /**
  * audit: OCFL validation with fixity, plus, for every SIARD archive in the audited version (default
- * head) of each object, the SIARD checks of DESIGN section 5:
+ * head) of each object, these SIARD checks:
  * - metadata.xml parsed, and checked against the XSD (xmllint when present, see xsd-check.ts);
  * - every LOB cell resolved through the three lobFolder levels to a logical path of the object
  *   (relative bases against the logical folder of the .siard; absolute bases are outside the
