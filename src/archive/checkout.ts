@@ -19,6 +19,7 @@ import { NODE_HASH_OF_DIGEST_TYPE } from '../siard/model.js';
 import { describeLobCell, openFoundLob, packageLobAccess } from '../siard/reader/lob-open.js';
 import { SiardReader } from '../siard/reader/siard-reader.js';
 import { PACKAGE_BASES, StorageBaseLookup, storageBaseOf } from './storage-base.js';
+import { storedFile } from './stored.js';
 
 export interface ArchiveCheckoutOptions extends CheckoutOptions {
   /** write split LOBs back as whole files */
@@ -34,11 +35,10 @@ export async function checkoutArchive(reader: OcflObjectReader, dest: string, op
   const result = await checkoutVersion(reader, dest, options);
   let joined = 0;
   if (options.joinChunks) {
-    const objectAbs = path.resolve(reader.storage.location, ...reader.path.split('/'));
-    const abs = (contentPath: string) => path.join(objectAbs, ...contentPath.split('/'));
+    const siardAt = (contentPath: string) => storedFile(reader.storage, reader.storagePath(contentPath));
     for (const logicalPath of reader.state(result.version).keys()) {
       if (!/\.siard$/i.test(logicalPath)) continue;
-      const storageBase = await storageBaseOf(reader, logicalPath, result.version, abs);
+      const storageBase = await storageBaseOf(reader, logicalPath, result.version, siardAt);
       joined += await joinSplitLobs(path.join(dest, ...logicalPath.split('/')), logicalPath, storageBase);
     }
   }

@@ -8,10 +8,10 @@
  * Plain files are hashed on the validator's worker-thread pool (one thread per core); files that
  * need more than digests are read here, in order.
  */
-import { createReadStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { MultiHasher } from '../ocfl/digest.js';
 import { HashPool, type HashTask } from '../ocfl/validate/hash-pool.js';
+import type { ReadStorage } from '../ocfl/storage.js';
 
 export interface TextCounts {
   bytes: number;
@@ -21,7 +21,7 @@ export interface TextCounts {
 
 /** A special read: several content files in order, with per-file and whole-run computations. */
 export interface SequentialJob {
-  /** absolute paths, read in this order */
+  /** storage paths, read in this order */
   files: string[];
   /** algorithms per file (same index as files) */
   algorithms: string[][];
@@ -56,7 +56,7 @@ export function countText(decoder: StringDecoder, counts: TextCounts, chunk: Buf
   }
 }
 
-export async function runSequential(job: SequentialJob): Promise<SequentialResult> {
+export async function runSequential(job: SequentialJob, storage: ReadStorage): Promise<SequentialResult> {
   const whole = job.wholeAlgorithms?.length ? await MultiHasher.create(job.wholeAlgorithms) : undefined;
   const prefix = job.prefix ? await MultiHasher.create(job.prefix.algorithms) : undefined;
   const text: TextCounts | undefined = job.countText ? { bytes: 0, codePoints: 0, utf16Units: 0 } : undefined;
@@ -67,7 +67,7 @@ export async function runSequential(job: SequentialJob): Promise<SequentialResul
     const hasher = await MultiHasher.create(job.algorithms[i]!);
     let offset = 0;
     try {
-      for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+      for await (const chunk of storage.readStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
         hasher.update(chunk);
         whole?.update(chunk);
         if (text) {

@@ -105,6 +105,11 @@ export async function initRoot(
   return new OcflStorageRoot(storage, '1.1', layout, { ...options, workspaceDir });
 }
 
+/** An opened root, or the root at a location (a folder or an s3:// URL). */
+export async function rootOf(root: string | OcflStorageRoot, options: RootOptions = {}): Promise<OcflStorageRoot> {
+  return typeof root === 'string' ? openRoot(root, options) : root;
+}
+
 /** Opens a storage root; a folder without a root declaration is refused with a clear error. */
 export async function openRoot(dir: string, options: RootOptions = {}): Promise<OcflStorageRoot> {
   const storage = new FileSystemStorage(dir);

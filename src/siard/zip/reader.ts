@@ -9,7 +9,8 @@
  *   zip bomb costs at most one zlib chunk of memory, whatever size the archive declares;
  * - errors become SiardOcflError sentences naming the archive and the entry.
  */
-import { Transform, type TransformCallback, type Readable } from 'node:stream';
+import { createReadStream } from 'node:fs';
+import { Readable, Transform, type TransformCallback } from 'node:stream';
 import zlib from 'node:zlib';
 import yauzl from 'yauzl';
 import { SiardOcflError } from '../../errors.js';
@@ -39,12 +40,36 @@ export interface ZipReadLimits {
   maxCompressionRatio?: number;
 }
 
+/**
+ * An archive's bytes where they are not a local file (a file of an OCFL object on an object
+ * store, say): its size and a stream of any byte range. Defined here so that siard/ knows nothing
+ * of where the bytes are kept.
+ */
+export interface ByteSource {
+  /** How the archive is named in messages. */
+  readonly name: string;
+  readonly size: number;
+  /** Bytes start..end, `end` inclusive (as fs.createReadStream). */
+  readRange(start: number, end: number): Readable;
+}
+
+class SourceReader extends yauzl.RandomAccessReader {
+  constructor(private readonly source: ByteSource) {
+    super();
+  }
+
+  override _readStreamForRange(start: number, end: number): Readable {
+    return end > start ? this.source.readRange(start, end - 1) : Readable.from([]);
+  }
+}
+
 export class ZipReader {
   private readonly byName = new Map<string, ZipEntry>();
   private readonly native = new Map<ZipEntry, yauzl.Entry>();
 
   private constructor(
     readonly path: string,
+    private readonly source: ByteSource | undefined,
     private readonly zipfile: yauzl.ZipFile,
     readonly entries: readonly ZipEntry[],
     natives: yauzl.Entry[],
@@ -56,11 +81,16 @@ export class ZipReader {
     });
   }
 
-  /** Opens `path` and reads its whole central directory. */
-  static async open(path: string, limits: ZipReadLimits = {}): Promise<ZipReader> {
+  /** Opens `file` (a local path, or a ByteSource) and reads its whole central directory. */
+  static async open(file: string | ByteSource, limits: ZipReadLimits = {}): Promise<ZipReader> {
+    const source = typeof file === 'string' ? undefined : file;
+    const path = typeof file === 'string' ? file : file.name;
     let zipfile: yauzl.ZipFile;
+    const options = { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: false };
     try {
-      zipfile = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: false });
+      zipfile = source
+        ? await yauzl.fromRandomAccessReaderPromise(new SourceReader(source), source.size, options)
+        : await yauzl.openPromise(path, options);
     } catch (err) {
       throw archiveError(path, err);
     }
@@ -79,7 +109,7 @@ export class ZipReader {
       zipfile.close();
       throw archiveError(path, err);
     }
-    return new ZipReader(path, zipfile, entries, natives, limits);
+    return new ZipReader(path, source, zipfile, entries, natives, limits);
   }
 
   /** The (first) entry called `name`, if any. */
@@ -162,6 +192,11 @@ export class ZipReader {
     } catch (err) {
       throw archiveError(this.path, err, entry.name);
     }
+  }
+
+  /** Raw bytes of the archive, start..end inclusive (the messageDigest range, verbatim copies). */
+  readRange(start: number, end: number): Readable {
+    return this.source ? this.source.readRange(start, end) : createReadStream(this.path, { start, end, highWaterMark: 1 << 20 });
   }
 
   close(): void {
