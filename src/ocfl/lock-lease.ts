@@ -57,6 +57,22 @@ export class LeaseLockProvider implements LockProvider {
     readonly leaseMs = Number(process.env.SIARD_OCFL_LEASE_MS) || DEFAULT_LEASE_MS,
   ) {}
 
+  /**
+   * The ids named by the leases in the store: writers at work, or crashed ones whose leftovers the
+   * next writer (or repair) settles; a crashed creation is found only this way.
+   */
+  async ids(): Promise<string[]> {
+    const entries = await this.store.list(this.dir).catch(() => []);
+    const ids: string[] = [];
+    for (const e of entries) {
+      if (!e.isFile || !e.name.endsWith('.lease')) continue;
+      const lease = await this.store.getWithTag(`${this.dir}/${e.name}`).catch(() => undefined);
+      const id = lease && parseLease(lease.bytes)?.id;
+      if (typeof id === 'string') ids.push(id);
+    }
+    return ids;
+  }
+
   leasePath(id: string): string {
     return `${this.dir}/${digestSync('sha256', id)}.lease`;
   }
