@@ -17,6 +17,7 @@ import { startRgw, type RgwServer } from './helpers/s3.js';
 import { HAS_SHARED, reference, PROJECT_ROOT } from './helpers/shared.js';
 import { tempDir } from './helpers/tmp.js';
 import { S3Storage } from '../src/ocfl/storage-s3.js';
+import { forEachConcurrent } from '../src/ocfl/concurrent.js';
 import { FileSystemStorage } from '../src/ocfl/storage-fs.js';
 import type { ReadStorage, WriteStorage } from '../src/ocfl/storage.js';
 import { validateObject, validateStorageRoot, type ValidationResult } from '../src/ocfl/validate/index.js';
@@ -209,37 +210,47 @@ const S3_STEPS = ['s3-after-content', 's3-after-version-inventory', 's3-after-ro
 
 both('a writer killed at each step of the publication leaves the object at its old or new version; repair settles the rest', async (t) => {
   const work = tempDir();
-  for (const [i, step] of S3_STEPS.entries()) {
-    for (const isNew of [true, false]) {
-      if (step === 's3-after-declaration' && !isNew) continue;
-      const root = await newRoot('s3', `kill${i}${isNew ? 'n' : 'e'}`);
-      t.is((await cli(['init', root])).code, 0);
-      const old = writeTree(path.join(work, `old${i}`), { 'a.txt': 'old', 'keep.bin': Buffer.alloc(10 * 1024 * 1024, 3) });
-      if (!isNew) t.is((await cli(['put', '--root', root, '--id', 'k', old])).code, 0);
-      const next = writeTree(path.join(work, `new${i}`), { 'a.txt': 'new', 'keep.bin': Buffer.alloc(10 * 1024 * 1024, 3), 'big.bin': Buffer.alloc(9 * 1024 * 1024, 5) });
-      const killed = await cli(['put', '--root', root, '--id', 'k', next], { SIARD_OCFL_FAILPOINT: step });
-      t.not(killed.code, 0, `${step}: the writer was killed`);
-      const where = `${step}, ${isNew ? 'new object' : 'existing object'}`;
-      const co = await cli(['checkout', '--root', root, '--id', 'k', path.join(work, `co${i}${isNew}`)]);
-      const switched = step === 's3-after-root-inventory' || step === 's3-after-root-sidecar' || step === 's3-after-declaration';
-      if (isNew && !switched) {
-        t.is(co.code, 2, `${where}: no object yet`);
-        t.regex(co.stderr, /holds no object/);
-      } else {
-        t.is(co.code, 0, `${where}: readable: ${co.stderr}`);
-        t.is(readFileSync(path.join(work, `co${i}${isNew}`, 'a.txt'), 'utf8'), switched ? 'new' : 'old', where);
-      }
-      // The lease of the killed writer runs out; then repair (as the next writer would) settles the object.
-      await new Promise((r) => setTimeout(r, 3000 + 5000 + 500));
-      const repaired = await cli(['repair', '--root', root, '--json']);
-      t.is(repaired.code, 0, `${where}: ${repaired.stdout}${repaired.stderr}`);
-      const validated = await cli(['validate', root, '--json']);
-      t.is(validated.code, 0, `${where}: ${validated.stdout}`);
-      t.deepEqual((JSON.parse(validated.stdout) as ValidationResult).errors, [], where);
-      const again = await cli(['put', '--root', root, '--id', 'k', next]);
-      t.is(again.code, 0, `${where}: the next writer: ${again.stderr}`);
+  const cases = S3_STEPS.flatMap((step, i) => [true, false].filter((isNew) => isNew || step !== 's3-after-declaration').map((isNew) => ({ step, i, isNew })));
+  // Three at a time: each waits for the killed writer's lease to run out.
+  await forEachConcurrent(cases, 3, async ({ step, i, isNew }) => {
+    const where = `${step}, ${isNew ? 'new object' : 'existing object'}`;
+    const tag = `${i}${isNew ? 'n' : 'e'}`;
+    const root = await newRoot('s3', `kill${tag}`);
+    t.is((await cli(['init', root])).code, 0);
+    const old = writeTree(path.join(work, `old${tag}`), { 'a.txt': 'old', 'keep.bin': Buffer.alloc(10 * 1024 * 1024, 3) });
+    if (!isNew) t.is((await cli(['put', '--root', root, '--id', 'k', old])).code, 0);
+    const next = writeTree(path.join(work, `new${tag}`), { 'a.txt': 'new', 'keep.bin': Buffer.alloc(10 * 1024 * 1024, 3), 'big.bin': Buffer.alloc(9 * 1024 * 1024, 5) });
+    const killed = await cli(['put', '--root', root, '--id', 'k', next], { SIARD_OCFL_FAILPOINT: step });
+    t.is(killed.code, 128, `${where}: the writer was killed`);
+    const co = await cli(['checkout', '--root', root, '--id', 'k', path.join(work, `co${tag}`)]);
+    const switched = step === 's3-after-root-inventory' || step === 's3-after-root-sidecar' || step === 's3-after-declaration';
+    if (isNew && !switched) {
+      t.is(co.code, 2, `${where}: no object yet`);
+      t.regex(co.stderr, /holds no object/);
+    } else {
+      t.is(co.code, 0, `${where}: readable: ${co.stderr}`);
+      t.is(readFileSync(path.join(work, `co${tag}`, 'a.txt'), 'utf8'), switched ? 'new' : 'old', where);
     }
-  }
+    // The lease of the killed writer runs out; then repair (as the next writer would) settles the object.
+    await new Promise((r) => setTimeout(r, 3000 + 5000 + 500));
+    const repaired = await cli(['repair', '--root', root, '--json']);
+    t.is(repaired.code, 0, `${where}: ${repaired.stdout}${repaired.stderr}`);
+    const kinds = new Set((JSON.parse(repaired.stdout) as { objects: Array<{ actions: Array<{ kind: string }> }> }).objects.flatMap((o) => o.actions.map((x) => x.kind)));
+    const expected = {
+      's3-after-content': ['rolled-back-version'],
+      's3-after-version-inventory': ['rolled-back-version'],
+      's3-after-root-inventory': isNew ? ['finished-sidecar', 'finished-declaration'] : ['finished-sidecar'],
+      's3-after-root-sidecar': isNew ? ['finished-declaration'] : [],
+      's3-after-declaration': [],
+    }[step]!;
+    for (const kind of expected) t.true(kinds.has(kind), `${where}: repair did ${kind} (${[...kinds].join(', ')})`);
+    t.false(kinds.has('rolled-back-version') && switched, `${where}: a switched version is never rolled back`);
+    const validated = await cli(['validate', root, '--json']);
+    t.is(validated.code, 0, `${where}: ${validated.stdout}`);
+    t.deepEqual((JSON.parse(validated.stdout) as ValidationResult).errors, [], where);
+    const again = await cli(['put', '--root', root, '--id', 'k', next]);
+    t.is(again.code, 0, `${where}: the next writer: ${again.stderr}`);
+  });
 }, ['s3']);
 
 both('a killed writer\'s lease is respected while it runs and taken over once it has expired', async (t) => {
