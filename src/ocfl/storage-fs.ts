@@ -8,6 +8,9 @@ import { exchangePaths } from './rename-exchange.js';
 import { FilesystemSync } from './syncfs.js';
 import type { EntryKind, Storage, StorageEntry, StorageStat, StorageWalk, WritableFile } from './storage.js';
 
+/** An empty, '.' or '..' segment (so also a leading or trailing '/'), or a NUL. */
+const NOT_PLAIN = /(?:^|\/)\.{0,2}(?:\/|$)|\0/;
+
 function kindOf(d: Dirent): EntryKind {
   return d.isSymbolicLink() ? 'link' : d.isDirectory() ? 'dir' : d.isFile() ? 'file' : 'other';
 }
@@ -22,10 +25,10 @@ export class FileSystemStorage implements Storage {
   /** Absolute path of a relative storage path; refuses anything that would leave the base. */
   resolve(rel: string): string {
     if (rel === '' || rel === '.') return this.location;
-    if (rel.startsWith('/') || rel.split('/').some((s) => s === '..' || s === '' || s === '.') || rel.includes('\0')) {
-      throw new Error(`Storage path "${rel}" is not a plain relative path.`);
-    }
-    return path.join(this.location, ...rel.split('/'));
+    // One regular expression instead of splitting: this runs once or twice for every file of a
+    // million-file object (stat, hash, read).
+    if (NOT_PLAIN.test(rel)) throw new Error(`Storage path "${rel}" is not a plain relative path.`);
+    return path.sep === '/' ? (this.location === '/' ? `/${rel}` : `${this.location}/${rel}`) : path.join(this.location, ...rel.split('/'));
   }
 
   localPath(rel: string): string {

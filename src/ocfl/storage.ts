@@ -160,5 +160,7 @@ export function describePath(storage: ReadStorage, path: string): string {
 
 /** Joins storage path parts, skipping empty ones. */
 export function joinPath(...parts: string[]): string {
-  return parts.filter((p) => p !== '' && p !== '.').join('/');
+  let out = '';
+  for (const p of parts) if (p !== '' && p !== '.') out = out === '' ? p : `${out}/${p}`;
+  return out;
 }
