@@ -18,6 +18,11 @@ import { HAS_SHARED, reference, PROJECT_ROOT } from './helpers/shared.js';
 import { tempDir } from './helpers/tmp.js';
 import { S3Storage } from '../src/ocfl/storage-s3.js';
 import { forEachConcurrent } from '../src/ocfl/concurrent.js';
+import { SiardOcflError } from '../src/errors.js';
+import { loadLayout0003 } from '../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { LeaseLockProvider } from '../src/ocfl/lock-lease.js';
+import { initRoot, openRoot } from '../src/ocfl/root.js';
+import { ID_CASES } from './hostile/expected.js';
 import { FileSystemStorage } from '../src/ocfl/storage-fs.js';
 import type { ReadStorage, WriteStorage } from '../src/ocfl/storage.js';
 import { validateObject, validateStorageRoot, type ValidationResult } from '../src/ocfl/validate/index.js';
@@ -339,3 +344,59 @@ both('the reference fixtures copied into a bucket validate with the same codes a
 }, ['s3']);
 
 void PROJECT_ROOT;
+
+both('hostile ids (slashes, "..", absolute, 10,000 characters, NUL) land inside the root at their 0003 paths and read back; a lone surrogate is refused', async (t, backend) => {
+  const location = await newRoot(backend, 'ids');
+  const root = await initRoot(location, await loadLayout0003({}));
+  const ids = Object.values(ID_CASES).filter((c) => c.putExit !== 2 && c.id !== ID_CASES['id-lone-surrogate']!.id).map((c) => c.id);
+  for (const id of ids) {
+    const staged = await root.startVersion(id);
+    await staged.addBuffer('a.txt', `content of ${id.length}`);
+    await staged.commit({ message: 'hostile id' });
+  }
+  const reopened = await openRoot(location);
+  for (const id of ids) {
+    const reader = await reopened.openObject(id);
+    t.is(reader.id, id);
+    t.is((await reader.readLogical('a.txt')).toString(), `content of ${id.length}`);
+    t.false(root.objectPath(id).split('/').some((s) => s === '..' || s === '' || s === '.'), root.objectPath(id));
+  }
+  const scanned: string[] = [];
+  for await (const loc of reopened.scanObjects()) scanned.push(loc.path);
+  t.deepEqual(scanned.sort(), ids.map((id) => root.objectPath(id)).sort());
+  const validated = await validateStorageRoot(location);
+  t.deepEqual(validated.errors, []);
+  t.is(validated.objects, ids.length);
+  const err = await t.throwsAsync(root.startVersion(ID_CASES['id-lone-surrogate']!.id), { instanceOf: SiardOcflError });
+  t.is(err!.code, 'BAD_OBJECT_ID');
+});
+
+both('lease: of five hosts taking over one expired lease at once exactly one gets it; the holder it was taken from learns it lost the lock', async (t) => {
+  const store = S3Storage.fromUrl(await newRoot('s3', 'lease-race'));
+  // A holder with a 3 s lease (renewed every second); its lease is then made to look expired, as
+  // if its process had been stopped past the lease, before its first renewal.
+  const stalled = new LeaseLockProvider(store, 'locks', 3000);
+  const first = await stalled.acquire('contested');
+  t.notThrows(() => first.assertHeld());
+  const held = await store.getWithTag(new LeaseLockProvider(store, 'locks').leasePath('contested'));
+  t.truthy(held);
+  const raw = JSON.parse(held!.bytes.toString('utf8')) as { expires: number };
+  const expired = Buffer.from(JSON.stringify({ ...raw, expires: Date.now() - 60_000 }));
+  const forged = await store.putIfMatch(new LeaseLockProvider(store, 'locks').leasePath('contested'), expired, held!.etag);
+  t.true(forged.ok);
+  const takers = Array.from({ length: 5 }, () => new LeaseLockProvider(store, 'locks', 60_000));
+  const results = await Promise.allSettled(takers.map((p) => p.acquire('contested')));
+  const won = results.filter((r): r is PromiseFulfilledResult<Awaited<ReturnType<LeaseLockProvider['acquire']>>> => r.status === 'fulfilled');
+  t.is(won.length, 1, results.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : 'won')).join(' | '));
+  t.true(won[0]!.value.tookOverDeadLock);
+  for (const r of results) if (r.status === 'rejected') t.regex((r.reason as Error).message, /being written by another process/);
+  // The first holder's next renewal finds its lease replaced: it must not publish any more.
+  await new Promise((r) => setTimeout(r, 1500));
+  const lost = t.throws(() => first.assertHeld());
+  t.regex(lost!.message, /lock on object "contested" was lost/);
+  await first.release();
+  t.notThrows(() => won[0]!.value.assertHeld(), 'releasing a lost lock leaves the new holder alone');
+  t.truthy(await store.getWithTag(new LeaseLockProvider(store, 'locks').leasePath('contested')));
+  await won[0]!.value.release();
+  t.is(await store.getWithTag(new LeaseLockProvider(store, 'locks').leasePath('contested')), undefined);
+}, ['s3']);
