@@ -400,3 +400,19 @@ both('lease: of five hosts taking over one expired lease at once exactly one get
   await won[0]!.value.release();
   t.is(await store.getWithTag(new LeaseLockProvider(store, 'locks').leasePath('contested')), undefined);
 }, ['s3']);
+
+both('what cannot be reached is one sentence and exit 2: a missing bucket, a malformed URL, a refused signature, an empty prefix', async (t) => {
+  const one = (r: { code: number; stderr: string }, pattern: RegExp) => {
+    t.is(r.code, 2, r.stderr);
+    t.regex(r.stderr, pattern);
+    t.is(r.stderr.trim().split('\n').length, 1, r.stderr);
+  };
+  one(await cli(['validate', 's3://no-such-bucket-here/root']), /^siard-ocfl: The bucket no-such-bucket-here of s3:\/\/no-such-bucket-here\/root does not exist\.$/m);
+  one(await cli(['init', 's3://no-such-bucket-here/root']), /The bucket no-such-bucket-here of s3:\/\/no-such-bucket-here\/root does not exist\./);
+  one(await cli(['ls', '--root', 's3://']), /s3:\/\/ is not an S3 location; write s3:\/\/bucket or s3:\/\/bucket\/prefix\./);
+  const root = await newRoot('s3', 'errors');
+  one(await cli(['ls', '--root', root]), /does not exist\./);
+  t.is((await cli(['init', root])).code, 0);
+  one(await cli(['ls', '--root', root], { AWS_SECRET_ACCESS_KEY: 'not-the-secret' }), /^siard-ocfl: Cannot list s3:\/\/.*: SignatureDoesNotMatch \(HTTP 403\)\.$/m);
+  one(await cli(['init', root]), /is already an OCFL storage root\./);
+}, ['s3']);

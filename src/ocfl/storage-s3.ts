@@ -140,9 +140,9 @@ export class S3Storage implements WriteStorage, ObjectStorePublish {
 
   /** Turns an SDK failure into a sentence naming the place, keeping ENOENT recognisable. */
   private failure(err: unknown, rel: string, doing: string): Error {
-    if (isMissing(err)) return notFound(this.describe(rel));
     const name = (err as { name?: string }).name ?? 'Error';
     if (name === 'NoSuchBucket') return new UsageError(`The bucket ${this.bucket} of ${this.location} does not exist.`, 'NOT_A_STORAGE_ROOT', err);
+    if (isMissing(err)) return notFound(this.describe(rel));
     const detail = err instanceof S3ServiceException ? `${err.name} (HTTP ${statusOf(err) ?? '?'})` : (err as Error).message;
     return new SiardOcflError(`Cannot ${doing} ${this.describe(rel)}: ${detail}.`, { code: 'S3_ERROR', exitCode: 2, cause: err });
   }

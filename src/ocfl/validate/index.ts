@@ -58,7 +58,10 @@ async function open(target: ValidationTarget): Promise<Opened> {
 }
 
 async function assertFolder(o: Opened): Promise<void> {
-  const st = await o.storage.stat(o.path).catch(() => undefined);
+  const st = await o.storage.stat(o.path).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return undefined;
+    throw err;
+  });
   if (!st) throw new UsageError(`${o.display} does not exist.`, 'NOT_FOUND');
   if (!st.isDirectory) throw new UsageError(`${o.display} is not a folder, so it is neither an OCFL object nor a storage root.`, 'NOT_OCFL');
 }
