@@ -416,3 +416,82 @@ both('what cannot be reached is one sentence and exit 2: a missing bucket, a mal
   one(await cli(['ls', '--root', root], { AWS_SECRET_ACCESS_KEY: 'not-the-secret' }), /^siard-ocfl: Cannot list s3:\/\/.*: SignatureDoesNotMatch \(HTTP 403\)\.$/m);
   one(await cli(['init', root]), /is already an OCFL storage root\./);
 }, ['s3']);
+
+/** The storage capabilities, held to the same contract on both backends. */
+async function storageOf(backend: Backend): Promise<WriteStorage> {
+  if (backend === 'fs') return new FileSystemStorage(path.join(tempDir(), 'store'));
+  return S3Storage.fromUrl(await server!.bucket('contract', 'base'));
+}
+
+async function put(storage: WriteStorage, rel: string, bytes: Buffer): Promise<void> {
+  const f = await storage.openWrite(rel);
+  for (let off = 0; off < bytes.length; off += 3 * 1024 * 1024) await f.write(bytes.subarray(off, off + 3 * 1024 * 1024));
+  await f.close();
+}
+
+async function collect(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of stream) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+both('storage contract: stat, list, walk past 1,000 entries, ranged reads across upload parts, exclusive create, remove past 1,000 keys', async (t, backend) => {
+  const s = await storageOf(backend);
+  t.is(await s.stat('nothing'), undefined);
+  const missing = await t.throwsAsync(s.readFile('nothing/here'));
+  t.is((missing as NodeJS.ErrnoException).code, 'ENOENT');
+  const noList = await t.throwsAsync(s.list('nothing'));
+  t.is((noList as NodeJS.ErrnoException).code, 'ENOENT');
+
+  // 2,500 files in one folder: more than a listing page (1,000) and a delete batch (1,000).
+  const N = 2500;
+  await forEachConcurrent(Array.from({ length: N }, (_, i) => i), 16, (i) => put(s, `many/f${String(i).padStart(5, '0')}.txt`, Buffer.from(`file ${i}`)));
+  await put(s, 'many/sub/deeper/x.bin', Buffer.from('x'));
+  const listed = await s.list('many');
+  t.is(listed.filter((e) => e.isFile).length, N);
+  t.deepEqual(listed.filter((e) => e.isDirectory).map((e) => [e.name, e.kind]), [['sub', 'dir']]);
+  const walked = await s.walk('many');
+  t.is(walked.files.length, N + 1);
+  t.deepEqual(walked.files.map((f) => f.relative), [...walked.files.map((f) => f.relative)].sort());
+  t.is(walked.files.find((f) => f.relative === 'f00042.txt')!.size, 'file 42'.length);
+  t.is(walked.files[walked.files.length - 1]!.relative, 'sub/deeper/x.bin');
+  const folder = await s.stat('many/sub');
+  t.like(folder, { isFile: false, isDirectory: true }); // a folder's size is the filesystem's business
+  t.deepEqual(await s.stat('many/f00007.txt'), { isFile: true, isDirectory: false, size: 'file 7'.length });
+
+  // A 20 MiB file, written in 3 MiB chunks (on S3: a multipart upload of 8 MiB parts).
+  const big = Buffer.alloc(20 * 1024 * 1024);
+  for (let i = 0; i < big.length; i += 4) big.writeUInt32LE(i, i);
+  await put(s, 'big/file.bin', big);
+  t.is((await s.stat('big/file.bin'))!.size, big.length);
+  const edge = 8 * 1024 * 1024;
+  t.true((await collect(s.readStream('big/file.bin', { start: edge - 10, end: edge + 9 }))).equals(big.subarray(edge - 10, edge + 10)), 'a range across the first part boundary');
+  t.true((await collect(s.readStream('big/file.bin', { start: big.length - 5 }))).equals(big.subarray(big.length - 5)), 'the tail');
+  t.true((await collect(s.readStream('big/file.bin'))).equals(big), 'the whole file, streamed');
+  const badRead = await t.throwsAsync(collect(s.readStream('big/nothing.bin')));
+  t.is((badRead as NodeJS.ErrnoException).code, 'ENOENT');
+
+  // Exclusive create: refused when the file exists, whatever the backend; the file keeps its bytes.
+  const exclusive = await t.throwsAsync(async () => {
+    const f = await s.openWrite('many/f00001.txt', { exclusive: true });
+    await f.write(Buffer.from('overwritten'));
+    await f.close();
+  });
+  t.is((exclusive as NodeJS.ErrnoException).code, 'EEXIST');
+  t.is((await s.readFile('many/f00001.txt')).toString(), 'file 1');
+  const fresh = await s.openWrite('new/one.txt', { exclusive: true });
+  await fresh.write(Buffer.from('one'));
+  await fresh.close();
+  t.is((await s.readFile('new/one.txt')).toString(), 'one');
+
+  // An aborted write leaves nothing.
+  const aborted = await s.openWrite('new/aborted.bin');
+  await aborted.write(Buffer.alloc(12 * 1024 * 1024, 1));
+  await aborted.abort();
+  t.is(await s.stat('new/aborted.bin'), undefined);
+
+  await s.remove('many');
+  t.is(await s.stat('many'), undefined);
+  t.is(await s.stat('many/f02499.txt'), undefined);
+  t.truthy(await s.stat('big/file.bin'), 'other folders stay');
+});
