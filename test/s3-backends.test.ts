@@ -495,3 +495,44 @@ both('storage contract: stat, list, walk past 1,000 entries, ranged reads across
   t.is(await s.stat('many/f02499.txt'), undefined);
   t.truthy(await s.stat('big/file.bin'), 'other folders stay');
 });
+
+both('put SIGKILLed at random moments: the object is at its old or its new version every time, and the next writer succeeds', async (t) => {
+  const work = tempDir();
+  const old = writeTree(path.join(work, 'old'), { 'a.txt': 'old', 'keep.bin': Buffer.alloc(4 * 1024 * 1024, 3) });
+  const next = writeTree(path.join(work, 'new'), { 'a.txt': 'new', 'keep.bin': Buffer.alloc(4 * 1024 * 1024, 3), 'more/big.bin': Buffer.alloc(12 * 1024 * 1024, 5), ...Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`more/s${i}.txt`, `small ${i}`])) });
+  // The duration of an uninterrupted run, to draw kill moments from.
+  const probe = await newRoot('s3', 'randkill-probe');
+  t.is((await cli(['init', probe])).code, 0);
+  t.is((await cli(['put', '--root', probe, '--id', 'r', old])).code, 0);
+  const t0 = Date.now();
+  t.is((await cli(['put', '--root', probe, '--id', 'r', next])).code, 0);
+  const duration = Date.now() - t0;
+  let seed = Number(process.env.FAULT_SEED ?? Date.now() % 100_000);
+  t.log(`uninterrupted put ${duration} ms; FAULT_SEED=${seed}`);
+  const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  const outcomes: string[] = [];
+  await forEachConcurrent(Array.from({ length: 6 }, (_, i) => i), 3, async (i) => {
+    const root = await newRoot('s3', `randkill${i}`);
+    t.is((await cli(['init', root])).code, 0);
+    t.is((await cli(['put', '--root', root, '--id', 'r', old])).code, 0);
+    // Drawn from the later part of a run, where the uploads and the switch are (the start is the
+    // process starting and staging, which the named failpoints above do not need chance to reach).
+    const delay = Math.floor(duration * (0.4 + 0.7 * random()));
+    const child = spawn(process.execPath, [BIN, 'put', '--root', root, '--id', 'r', next], { env: { ...process.env, ...server!.env, SIARD_OCFL_LEASE_MS: '3000' }, stdio: 'ignore' });
+    const ended = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    await new Promise((r) => setTimeout(r, delay));
+    child.kill('SIGKILL');
+    const code = await ended;
+    const co = await cli(['checkout', '--root', root, '--id', 'r', path.join(work, `co${i}`)]);
+    t.is(co.code, 0, `kill after ${delay} ms: ${co.stderr}`);
+    const state = readFileSync(path.join(work, `co${i}`, 'a.txt'), 'utf8');
+    t.deepEqual(readTree(path.join(work, `co${i}`)), readTree(state === 'new' ? next : old), `kill after ${delay} ms: exactly the ${state} version`);
+    outcomes.push(`${delay} ms: ${code === null ? 'killed' : 'finished'}, ${state}`);
+    await new Promise((r) => setTimeout(r, 3000 + 5000 + 500)); // the dead writer's lease runs out
+    const again = await cli(['put', '--root', root, '--id', 'r', next]);
+    t.is(again.code, 0, again.stderr);
+    const validated = await cli(['validate', root, '--json']);
+    t.deepEqual((JSON.parse(validated.stdout) as ValidationResult).errors, [], `kill after ${delay} ms`);
+  });
+  t.log(outcomes.join('; '));
+}, ['s3']);
