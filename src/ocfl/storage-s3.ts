@@ -218,6 +218,10 @@ export class S3Storage implements WriteStorage, ObjectStorePublish {
       .send(new GetObjectCommand({ Bucket: this.bucket, Key: this.key(rel), ...(range ? { Range: range } : {}) }))
       .then((res) => {
         const body = res.Body as Readable;
+        if (out.destroyed) {
+          body.destroy(); // the reader gave up before the answer came: free the connection
+          return;
+        }
         body.on('error', (err) => out.destroy(err));
         out.on('close', () => body.destroy());
         body.pipe(out);
@@ -277,8 +281,9 @@ export class S3Storage implements WriteStorage, ObjectStorePublish {
             const body = Buffer.concat(held.splice(0));
             if (options.exclusive) {
               const r = await self.putIfAbsent(rel, body);
-              if (!r.ok && r.reason === 'exists') throw Object.assign(new Error(`${self.describe(rel)} exists.`), { code: 'EEXIST' });
-              if (!r.ok) await self.putBytes(rel, body);
+              // 'unknown' (no answer, or a 5xx): ours only if what is there now is what we sent.
+              const ours = r.ok || (r.reason === 'unknown' && (await self.getWithTag(rel))?.bytes.equals(body) === true);
+              if (!ours) throw Object.assign(new Error(`${self.describe(rel)} exists.`), { code: 'EEXIST' });
             } else await self.putBytes(rel, body);
           } else {
             upload.stream.end();
@@ -347,8 +352,18 @@ export class S3Storage implements WriteStorage, ObjectStorePublish {
     return this.putConditional(rel, bytes, { IfNoneMatch: '*' });
   }
 
-  putIfMatch(rel: string, bytes: Uint8Array, etag: string): Promise<ConditionalPut> {
-    return this.putConditional(rel, bytes, { IfMatch: bareTag(etag) });
+  /**
+   * Sent with the ETag unquoted, which Ceph RGW 16 needs (it compares a quoted one wrongly and
+   * always answers 412). A store that wants it quoted instead answers 412 too: when the key still
+   * has that ETag (the condition does hold), the same request is sent once more, quoted.
+   */
+  async putIfMatch(rel: string, bytes: Uint8Array, etag: string): Promise<ConditionalPut> {
+    const bare = bareTag(etag);
+    const first = await this.putConditional(rel, bytes, { IfMatch: bare });
+    if (first.ok || first.reason !== 'changed') return first;
+    const now = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.key(rel) })).catch(() => undefined);
+    if (!now || bareTag(now.ETag) !== bare) return first;
+    return this.putConditional(rel, bytes, { IfMatch: `"${bare}"` });
   }
 
   async upload(source: ReadStorage, from: string, to: string, size: number): Promise<void> {
