@@ -5,12 +5,12 @@
  * length is not their byte count, the digest of a split LOB as a whole (its parts are read in order
  * in one pass), and the archive messageDigest range of a `.siard`.
  *
- * Plain files are hashed on the validator's worker-thread pool (one thread per core); files that
- * need more than digests are read here, in order.
+ * Plain files are hashed through hashStored (ocfl/validate/hash-stored.ts: the worker-thread pool
+ * for a folder root, streamed reads for an object store); files that need more than digests are
+ * read here, in order, through the storage.
  */
 import { StringDecoder } from 'node:string_decoder';
 import { MultiHasher } from '../ocfl/digest.js';
-import { HashPool, type HashTask } from '../ocfl/validate/hash-pool.js';
 import type { ReadStorage } from '../ocfl/storage.js';
 
 export interface TextCounts {
@@ -91,14 +91,4 @@ export async function runSequential(job: SequentialJob, storage: ReadStorage): P
     if (prefix && job.prefix!.end <= (files[0]?.size ?? 0)) result.prefix = prefix.digests();
   } else result.error = error;
   return result;
-}
-
-/** Hashes plain files on a worker pool (the caller's, or one made for this call); results in task order. */
-export async function hashPlain(tasks: HashTask[], sizes: number[], onBytes?: (bytes: number) => void, pool?: HashPool): Promise<FileDigests[]> {
-  const own = pool ?? new HashPool();
-  try {
-    return await own.hashAll(tasks, sizes, (_n, bytes) => onBytes?.(bytes));
-  } finally {
-    if (!pool) await own.close();
-  }
 }
