@@ -5,7 +5,7 @@
  * under CI=true that is a failure instead, since .ci/run installs the packages.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -32,7 +32,21 @@ let bucketCount = 0;
  * wants every test declared synchronously): about 20 s on these machines.
  */
 export function startRgw(): RgwServer | { skipped: string } {
-  const dir = path.join(mkdtempSync(path.join(os.tmpdir(), 'siard-ocfl-rgw-')), 'cluster');
+  const parent = mkdtempSync(path.join(os.tmpdir(), 'siard-ocfl-rgw-'));
+  const dir = path.join(parent, 'cluster');
+  let stopped = false;
+  /** Synchronous, so that it also runs from an exit handler: a test file that dies leaves no daemons. */
+  const stopSync = () => {
+    if (stopped) return;
+    stopped = true;
+    try {
+      execFileSync(SCRIPT, ['stop', dir], { timeout: 60_000, stdio: 'ignore' });
+    } catch {
+      // nothing more to stop
+    }
+    rmSync(parent, { recursive: true, force: true });
+  };
+  process.once('exit', stopSync);
   try {
     if (process.getuid?.() === 0) execFileSync(SCRIPT, ['install'], { timeout: 300_000, stdio: ['ignore', 'ignore', 'pipe'] });
     const stdout = execFileSync(SCRIPT, ['start', dir], { timeout: 180_000, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -54,15 +68,14 @@ export function startRgw(): RgwServer | { skipped: string } {
       },
       async stop() {
         client.destroy();
+        if (stopped) return;
         await run(SCRIPT, ['stop', dir], { timeout: 60_000 }).catch(() => {});
+        stopped = true;
+        rmSync(parent, { recursive: true, force: true });
       },
     };
   } catch (err) {
-    try {
-      execFileSync(SCRIPT, ['stop', dir], { timeout: 60_000, stdio: 'ignore' });
-    } catch {
-      // nothing more to stop
-    }
+    stopSync();
     const why = `a Ceph RADOS Gateway could not be started (${((err as { stderr?: string }).stderr || (err as Error).message).trim().split('\n').slice(-3).join(' ')})`;
     if (process.env.CI) throw new Error(`${why}; CI must run the S3 tests (.ci/run installs ceph-mon ceph-osd radosgw ceph-common).`);
     console.warn(`[siard-ocfl] ${why}: the S3 tests are skipped.`);
