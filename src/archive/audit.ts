@@ -14,8 +14,6 @@
  * Every content file is read once for all of that (content-hash.ts); the .siard is read a second
  * time to parse its table XML.
  */
-import { promises as fsp } from 'node:fs';
-import path from 'node:path';
 import { Readable } from 'node:stream';
 import { SiardOcflError, UsageError } from '../errors.js';
 import { digestSync } from '../ocfl/digest.js';
@@ -23,7 +21,10 @@ import { forEachConcurrent } from '../ocfl/concurrent.js';
 import { ExpectedDigests } from './expected-digests.js';
 import type { OcflObjectReader } from '../ocfl/object.js';
 import { openRoot, type OcflStorageRoot } from '../ocfl/root.js';
-import { HashPool, type HashTask } from '../ocfl/validate/hash-pool.js';
+import { HashPool } from '../ocfl/validate/hash-pool.js';
+import { hashStored } from '../ocfl/validate/hash-stored.js';
+import { joinPath } from '../ocfl/storage.js';
+import { storedFile } from './stored.js';
 import { validateObject } from '../ocfl/validate/index.js';
 import { describeLobTarget, type LobLocation, type LobPart } from '../siard/lob-location.js';
 import type { LobAccess } from '../siard/reader/lob-open.js';
@@ -35,7 +36,7 @@ import { verifyLob } from '../siard/reader/verify-lob.js';
 import { auditMetsIndex } from '../siard/mets/checker.js';
 import { METS_FILE_NAME, NODE_HASH_OF_CHECKSUM_TYPE } from '../siard/mets/types.js';
 import { AuditFindings, type AuditFinding, type AuditSeverity } from './audit-findings.js';
-import { hashPlain, runSequential, type FileDigests, type SequentialJob, type SequentialResult } from './content-hash.js';
+import { runSequential, type FileDigests, type SequentialJob, type SequentialResult } from './content-hash.js';
 import { OCFL_ALGORITHM_OF_DIGEST_TYPE } from './ocfl-sink.js';
 import { checkMetadataXsd } from './xsd-check.js';
 import { StorageBaseLookup, storageBaseOf } from './storage-base.js';
@@ -168,7 +169,6 @@ async function auditObject(
   findings: AuditFindings,
   pool: HashPool,
 ): Promise<ObjectAuditSummary> {
-  const objectAbs = path.join(root.location, ...objectPath.split('/'));
   let object = expectedId ?? objectPath;
   const summary: ObjectAuditSummary = { id: object, objectPath, version: '', contentFiles: 0, contentBytes: 0, siards: [], errors: 0, warnings: 0 };
   const before = { e: findings.count('error'), w: findings.count('warning') };
@@ -182,7 +182,7 @@ async function auditObject(
   // 1. OCFL structure (every version); content digests follow in our own single read below. The
   // validator runs before the reader parses the inventory again, so a million-file inventory is
   // never held twice.
-  const structure = await validateObject(objectAbs, { fixity: false });
+  const structure = await validateObject({ storage: root.storage, path: objectPath }, { fixity: false });
   let reader: OcflObjectReader;
   try {
     reader = await root.openObjectAt(objectPath);
@@ -203,17 +203,24 @@ async function auditObject(
     const digest = state.get(logicalPath);
     return digest === undefined ? undefined : reader.manifestPaths(digest)?.[0];
   };
-  const abs = (contentPath: string) => path.join(objectAbs, ...contentPath.split('/'));
+  const stored = (contentPath: string) => joinPath(objectPath, contentPath);
+  const siardAt = (contentPath: string) => storedFile(root.storage, stored(contentPath));
 
   // Expected digests of every content file: manifest and fixity.
   const expected = new ExpectedDigests(inv);
   const sizes = new Map<string, number>();
   const contentPaths = [...expected.contentPaths()];
-  // Many stats in flight at once: libuv's threads overlap their latency.
-  await forEachConcurrent(contentPaths, STAT_PARALLEL, async (p) => {
-    const st = await fsp.stat(abs(p)).catch(() => undefined);
-    if (st?.isFile()) sizes.set(p, st.size); // a missing file is the validator's E092
-  });
+  if (root.storage.localPath) {
+    // Many stats in flight at once: libuv's threads overlap their latency.
+    await forEachConcurrent(contentPaths, STAT_PARALLEL, async (p) => {
+      const st = await root.storage.stat(stored(p)).catch(() => undefined);
+      if (st?.isFile) sizes.set(p, st.size); // a missing file is the validator's E092
+    });
+  } else {
+    // An object store: one listing of the object (a request per 1,000 files), not a HEAD per file.
+    const wanted = new Set(contentPaths);
+    for (const f of (await root.storage.walk(objectPath)).files) if (wanted.has(f.relative)) sizes.set(f.relative, f.size);
+  }
   // The threads boot while the SIARD archives are parsed and planned below.
   pool.prepare([...sizes.values()].reduce((a, b) => a + b, 0), sizes.size);
   const extraAlgorithms = new Map<string, Set<string>>();
@@ -241,7 +248,7 @@ async function auditObject(
     summary.siards.push(s);
     let siard: SiardReader;
     try {
-      siard = await SiardReader.open(abs(contentPath), { siardPath: logicalPath });
+      siard = await SiardReader.open(await siardAt(contentPath), { siardPath: logicalPath });
     } catch (err) {
       add('error', 'SIARD_UNREADABLE', `${logicalPath} cannot be read as a SIARD archive: ${(err as Error).message}`, { path: logicalPath });
       return;
@@ -269,7 +276,7 @@ async function auditObject(
       // The .siard itself: its digests and the messageDigest range in one read.
       const end = messageDigestEnd(siard);
       const stated = siard.archive.messageDigests;
-      const job: SequentialJob = { files: [abs(contentPath)], algorithms: [algorithmsOf(contentPath)] };
+      const job: SequentialJob = { files: [stored(contentPath)], algorithms: [algorithmsOf(contentPath)] };
       if (end !== undefined && stated.length > 0 && siard.metadata.siardVersion !== '1.0') {
         job.prefix = { end, algorithms: [...new Set(stated.map((m) => OCFL_ALGORITHM_OF_DIGEST_TYPE[m.digestType]!))] };
       } else {
@@ -297,7 +304,7 @@ async function auditObject(
     const referenced: LobPart[] = [];
     // After `relocate` the object keeps the LOB folders where they were: verified there, said once.
     const lobs = new StorageBaseLookup(siard, access, {
-      bases: async () => [await storageBaseOf(reader, logicalPath, version, abs)],
+      bases: async () => [await storageBaseOf(reader, logicalPath, version, siardAt)],
       label: logicalPath,
       container: 'the object',
       verb: 'verified',
@@ -350,7 +357,7 @@ async function auditObject(
           const needText = check.text && cell.ref.length !== undefined && cell.ref.length !== bytes;
           if (parts.length > 1 || needText) {
             jobs.push({
-              files: contentPaths.map(abs),
+              files: contentPaths.map(stored),
               algorithms: contentPaths.map(algorithmsOf),
               ...(parts.length > 1 && alg ? { wholeAlgorithms: [alg] } : {}),
               countText: needText,
@@ -418,7 +425,7 @@ async function auditObject(
   // The worker pool hashes plain files while this thread reads the special ones.
   const sequential = (async () => {
     for (const [i, job] of jobs.entries()) {
-      const r = await runSequential(job);
+      const r = await runSequential(job, root.storage);
       jobResults[i] = r;
       options.onBytes?.(jobFiles[i]!.reduce((n, p) => n + (sizes.get(p) ?? 0), 0));
     }
@@ -428,8 +435,7 @@ async function auditObject(
   const hashing = (async () => {
     for (let i = 0; i < plain.length; i += HASH_BATCH) {
       const batch = plain.slice(i, i + HASH_BATCH);
-      const tasks: HashTask[] = batch.map((p) => ({ path: abs(p), algorithms: algorithmsOf(p) }));
-      const batchResults = await hashPlain(tasks, batch.map((p) => sizes.get(p)!), options.onBytes, pool);
+      const batchResults = await hashStored(root.storage, objectPath, batch, batch.map(algorithmsOf), batch.map((p) => sizes.get(p)!), pool, (_n, bytes) => options.onBytes?.(bytes));
       batch.forEach((p, k) => results.set(p, batchResults[k]!));
     }
   })();
@@ -490,7 +496,7 @@ async function auditObject(
       parentPath,
       open: async (p) => {
         const cp = state.has(p) ? contentOf(p) : undefined;
-        return cp && sizes.has(cp) ? fsp.readFile(abs(cp)) : undefined;
+        return cp && sizes.has(cp) ? root.storage.readFile(stored(cp)) : undefined;
       },
       facts: {
         size: (p) => (state.has(p) ? sizes.get(contentOf(p)!) : undefined),

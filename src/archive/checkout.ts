@@ -20,6 +20,7 @@ import { describeLobCell, openFoundLob, packageLobAccess } from '../siard/reader
 import { SiardReader } from '../siard/reader/siard-reader.js';
 import { PACKAGE_BASES, StorageBaseLookup, storageBaseOf } from './storage-base.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';
+import { storedFile } from './stored.js';
 
 export interface ArchiveCheckoutOptions extends CheckoutOptions {
   /** write split LOBs back as whole files */
@@ -35,11 +36,10 @@ export async function checkoutArchive(reader: OcflObjectReader, dest: string, op
   const result = await checkoutVersion(reader, dest, options);
   let joined = 0;
   if (options.joinChunks) {
-    const objectAbs = path.resolve(reader.storage.location, ...reader.path.split('/'));
-    const abs = (contentPath: string) => path.join(objectAbs, ...contentPath.split('/'));
+    const siardAt = (contentPath: string) => storedFile(reader.storage, reader.storagePath(contentPath));
     for (const logicalPath of reader.state(result.version).keys()) {
       if (!isSiardFileName(logicalPath)) continue;
-      const storageBase = await storageBaseOf(reader, logicalPath, result.version, abs);
+      const storageBase = await storageBaseOf(reader, logicalPath, result.version, siardAt);
       joined += await joinSplitLobs(path.join(dest, ...logicalPath.split('/')), logicalPath, storageBase);
     }
   }

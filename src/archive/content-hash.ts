@@ -5,13 +5,13 @@
  * length is not their byte count, the digest of a split LOB as a whole (its parts are read in order
  * in one pass), and the archive messageDigest range of a `.siard`.
  *
- * Plain files are hashed on the validator's worker-thread pool (one thread per core); files that
- * need more than digests are read here, in order.
+ * Plain files are hashed through hashStored (ocfl/validate/hash-stored.ts: the worker-thread pool
+ * for a folder root, streamed reads for an object store); files that need more than digests are
+ * read here, in order, through the storage.
  */
-import { createReadStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { MultiHasher } from '../ocfl/digest.js';
-import { HashPool, type HashTask } from '../ocfl/validate/hash-pool.js';
+import type { ReadStorage } from '../ocfl/storage.js';
 import { addTextLength } from '../siard/text-length.js';
 
 export interface TextCounts {
@@ -22,7 +22,7 @@ export interface TextCounts {
 
 /** A special read: several content files in order, with per-file and whole-run computations. */
 export interface SequentialJob {
-  /** absolute paths, read in this order */
+  /** storage paths, read in this order */
   files: string[];
   /** algorithms per file (same index as files) */
   algorithms: string[][];
@@ -53,7 +53,7 @@ export function countText(decoder: StringDecoder, counts: TextCounts, chunk: Buf
   addTextLength(counts, s);
 }
 
-export async function runSequential(job: SequentialJob): Promise<SequentialResult> {
+export async function runSequential(job: SequentialJob, storage: ReadStorage): Promise<SequentialResult> {
   const whole = job.wholeAlgorithms?.length ? await MultiHasher.create(job.wholeAlgorithms) : undefined;
   const prefix = job.prefix ? await MultiHasher.create(job.prefix.algorithms) : undefined;
   const text: TextCounts | undefined = job.countText ? { bytes: 0, codePoints: 0, utf16Units: 0 } : undefined;
@@ -64,7 +64,7 @@ export async function runSequential(job: SequentialJob): Promise<SequentialResul
     const hasher = await MultiHasher.create(job.algorithms[i]!);
     let offset = 0;
     try {
-      for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+      for await (const chunk of storage.readStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
         hasher.update(chunk);
         whole?.update(chunk);
         if (text) {
@@ -88,14 +88,4 @@ export async function runSequential(job: SequentialJob): Promise<SequentialResul
     if (prefix && job.prefix!.end <= (files[0]?.size ?? 0)) result.prefix = prefix.digests();
   } else result.error = error;
   return result;
-}
-
-/** Hashes plain files on a worker pool (the caller's, or one made for this call); results in task order. */
-export async function hashPlain(tasks: HashTask[], sizes: number[], onBytes?: (bytes: number) => void, pool?: HashPool): Promise<FileDigests[]> {
-  const own = pool ?? new HashPool();
-  try {
-    return await own.hashAll(tasks, sizes, (_n, bytes) => onBytes?.(bytes));
-  } finally {
-    if (!pool) await own.close();
-  }
 }

@@ -23,7 +23,7 @@ import path from 'node:path';
 import { SiardOcflError, UsageError } from '../errors.js';
 import { forEachConcurrent } from '../ocfl/concurrent.js';
 import type { User } from '../ocfl/inventory.js';
-import { openRoot, type OcflStorageRoot } from '../ocfl/root.js';
+import { rootOf, type OcflStorageRoot } from '../ocfl/root.js';
 import type { StagedVersion } from '../ocfl/stage.js';
 import { describeLobTarget, type LobPart } from '../siard/lob-location.js';
 import { SIARD_DIGEST_TYPES, type SiardDigestType } from '../siard/model.js';
@@ -81,9 +81,8 @@ export interface IngestResult {
 export const RECEIVED_FOLDER = 'received';
 
 /** Opens a storage root given as a path, or takes an opened one. */
-export async function rootOf(root: string | OcflStorageRoot): Promise<OcflStorageRoot> {
-  return typeof root === 'string' ? openRoot(root) : root;
-}
+/** Kept for callers of the library: the root of a location or an opened root (see ocfl/root.ts). */
+export { rootOf } from '../ocfl/root.js';
 
 function summarise(staged: StagedVersion, siardFile: string, commit: { version: string }, counts: { files: number; stored: number; bytes: number; storedBytes: number }, objectPath: string) {
   return { id: staged.id, version: commit.version, objectPath, siardFile, ...counts };

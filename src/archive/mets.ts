@@ -29,7 +29,10 @@ import { METS_FILE_NAME, type LobIdentity, type MetsChecksumType, type MetsLobRe
 import { SIARD_DIGEST_TYPES, type SiardDigestType } from '../siard/model.js';
 import { describeLobCell, type LobAccess } from '../siard/reader/lob-open.js';
 import { SiardReader } from '../siard/reader/siard-reader.js';
-import { rootOf, type VersionInfoOptions } from './ingest.js';
+import type { VersionInfoOptions } from './ingest.js';
+import { rootOf } from '../ocfl/root.js';
+import { storedFile } from './stored.js';
+import type { ByteSource } from '../siard/zip/reader.js';
 import { OCFL_ALGORITHM_OF_DIGEST_TYPE, StagedVersionSink } from './ocfl-sink.js';
 import { StorageBaseLookup, storageBaseOf } from './storage-base.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';
@@ -87,7 +90,7 @@ export async function addMetsIndex(rootArg: string | OcflStorageRoot, id: string
     throw new UsageError(`Object "${id}" already has a METS index (${parentPath} in ${inv.head}); give --replace to write it again.`, 'METS_EXISTS');
   }
 
-  const { files, digestTypes, note } = await lobFilesOfCells(object, state, siardFile, (cp) => path.join(root.location, object.storagePath(cp)));
+  const { files, digestTypes, note } = await lobFilesOfCells(object, state, siardFile, (cp) => storedFile(object.storage, object.storagePath(cp)));
   const checksumType = chooseChecksumType(id, digestTypes, inv.digestAlgorithm, Object.keys(inv.fixity ?? {}));
   const algorithm = OCFL_ALGORITHM_OF_DIGEST_TYPE[checksumType]!;
 
@@ -165,8 +168,8 @@ export async function addMetsIndex(rootArg: string | OcflStorageRoot, id: string
 }
 
 /** Every external LOB file the cells reference (each part of a split LOB), and the digestTypes seen. */
-async function lobFilesOfCells(object: OcflObjectReader, state: ReadonlyMap<string, string>, siardFile: string, abs: (contentPath: string) => string) {
-  const siard = await SiardReader.open(abs(object.contentPath(siardFile)), { siardPath: siardFile });
+async function lobFilesOfCells(object: OcflObjectReader, state: ReadonlyMap<string, string>, siardFile: string, abs: (contentPath: string) => Promise<string | ByteSource>) {
+  const siard = await SiardReader.open(await abs(object.contentPath(siardFile)), { siardPath: siardFile });
   const files: LobFileOfCell[] = [];
   const seen = new Set<string>();
   const digestTypes = new Set<SiardDigestType>();

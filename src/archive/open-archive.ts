@@ -6,7 +6,6 @@
  * the object or the folder keeps its LOB folders. Used by restore, tables and rows.
  */
 import { readdirSync, statSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
@@ -17,6 +16,7 @@ import { packageLobAccess, type LobAccess } from '../siard/reader/lob-open.js';
 import { SiardReader } from '../siard/reader/siard-reader.js';
 import { PACKAGE_BASES, StorageBaseLookup, storageBaseOf } from './storage-base.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';
+import { storedFile } from './stored.js';
 
 /** Where the archive comes from. */
 export type ArchiveSource =
@@ -49,9 +49,8 @@ function siardInFolder(dir: string, purpose: string): string {
 }
 
 /** LobAccess over an OCFL object version: package paths are logical paths, read at their content paths. */
-export function ocflLobAccess(reader: SiardReader, object: OcflObjectReader, version: string, storageDir: string): LobAccess {
+export function ocflLobAccess(reader: SiardReader, object: OcflObjectReader, version: string): LobAccess {
   const state = object.state(version);
-  const diskPath = (logical: string): string => path.join(storageDir, ...object.storagePath(object.contentPath(logical, version)).split('/'));
   return {
     async exists(part: LobPart) {
       return part.kind === 'internal' ? reader.hasEntry(part.entry) : state.has(part.path);
@@ -63,7 +62,9 @@ export function ocflLobAccess(reader: SiardReader, object: OcflObjectReader, ver
     },
     async size(part: LobPart) {
       if (part.kind === 'internal') return reader.zip.entry(reader.root + part.entry)?.uncompressedSize ?? 0;
-      return (await stat(diskPath(part.path))).size;
+      const st = await object.storage.stat(object.storagePath(object.contentPath(part.path, version)));
+      if (!st) throw Object.assign(new Error(`${object.storage.location}/${object.storagePath(object.contentPath(part.path, version))} does not exist.`), { code: 'ENOENT' });
+      return st.size;
     },
   };
 }
@@ -95,12 +96,11 @@ export async function openArchive(source: ArchiveSource, options: OpenArchiveOpt
     if (siards.length > 1 && topLevel.length === 1) siards = topLevel;
     if (siards.length > 1) throw new UsageError(`Object "${source.id}" version ${version} holds several .siard files (${siards.join(', ')}).`, 'RESTORE_SOURCE');
     const logical = siards[0]!;
-    const storageDir = root.location;
-    const file = path.join(storageDir, ...object.storagePath(object.contentPath(logical, version)).split('/'));
-    const reader = await SiardReader.open(file, { siardPath: logical });
-    const access = ocflLobAccess(reader, object, version, storageDir);
+    const siardAt = (cp: string) => storedFile(object.storage, object.storagePath(cp));
+    const reader = await SiardReader.open(await siardAt(object.contentPath(logical, version)), { siardPath: logical });
+    const access = ocflLobAccess(reader, object, version);
     const lobs = new StorageBaseLookup(reader, access, {
-      bases: async () => [await storageBaseOf(object, logical, version, (cp) => path.join(storageDir, ...object.storagePath(cp).split('/')))],
+      bases: async () => [await storageBaseOf(object, logical, version, siardAt)],
       label: `${source.id} ${version}: ${logical}`,
       container: 'the object',
       verb,

@@ -19,8 +19,6 @@
  * again truthfully stops the relocation before anything is written.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, promises as fsp } from 'node:fs';
-import path from 'node:path';
 import { SiardOcflError, UsageError } from '../errors.js';
 import type { OcflObjectReader } from '../ocfl/object.js';
 import type { OcflStorageRoot } from '../ocfl/root.js';
@@ -34,7 +32,9 @@ import { SiardReader } from '../siard/reader/siard-reader.js';
 import { checkLobFolderBase } from '../siard/writer.js';
 import { escapeXml } from '../siard/xml-text.js';
 import { ZipWriter } from '../siard/zip/writer.js';
-import { rootOf, type VersionInfoOptions } from './ingest.js';
+import type { VersionInfoOptions } from './ingest.js';
+import { rootOf } from '../ocfl/root.js';
+import { storedFile } from './stored.js';
 import { StagedVersionSink } from './ocfl-sink.js';
 import { isAbsoluteUri } from './storage-base.js';
 import { writableOf } from '../siard/writable.js';
@@ -119,7 +119,7 @@ async function rewriteArchive(
     }
     for (const [i, e] of prefix.entries()) {
       const next = i + 1 < prefix.length ? prefix[i + 1]!.localHeaderOffset : end;
-      await zip.addVerbatim(e, createReadStream(reader.file, { start: e.localHeaderOffset, end: next - 1 }), next - e.localHeaderOffset);
+      await zip.addVerbatim(e, reader.zip.readRange(e.localHeaderOffset, next - 1), next - e.localHeaderOffset);
     }
     const mark = await zip.markDigestEnd();
     if (mark.offset !== end) throw new SiardOcflError(`${logicalPath}: the copied content ends at ${mark.offset}, not ${end}.`, { code: 'RELOCATE_ZIP' });
@@ -151,7 +151,6 @@ export async function relocate(rootArg: string | OcflStorageRoot, id: string, op
   const object = await root.openObject(id);
   const siards = [...object.state().keys()].filter(isSiardFileName);
   if (siards.length === 0) throw new UsageError(`Object "${id}" holds no .siard file in ${object.head}; there is nothing to relocate.`, 'NO_SIARD');
-  const objectAbs = path.join(root.location, ...object.path.split('/'));
   const fixityAlgorithms = Object.keys(object.inventory.fixity ?? {});
   const indexes = await metsIndexesOf(object, siards);
   const now = new Date();
@@ -164,14 +163,14 @@ export async function relocate(rootArg: string | OcflStorageRoot, id: string, op
   try {
     if (options.onPlan) {
       let bytes = 0;
-      for (const p of siards) bytes += (await fsp.stat(path.join(objectAbs, ...object.contentPath(p).split('/')))).size;
+      for (const p of siards) bytes += (await object.storage.stat(object.storagePath(object.contentPath(p))))?.size ?? 0;
       options.onPlan({ archives: siards.length, bytes });
     }
     for (const logicalPath of siards) {
       const contentPath = object.contentPath(logicalPath);
       const index = indexes.get(logicalPath);
       const algorithm = index ? NODE_HASH_OF_CHECKSUM_TYPE[index.plan.checksumType] : undefined;
-      const reader = await SiardReader.open(path.join(objectAbs, ...contentPath.split('/')), { siardPath: logicalPath });
+      const reader = await SiardReader.open(await storedFile(object.storage, object.storagePath(contentPath)), { siardPath: logicalPath });
       try {
         const metadataName = `${reader.root}header/metadata.xml`;
         const oldXml = (await readEntry(reader, metadataName)).toString('utf8');

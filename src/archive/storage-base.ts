@@ -16,6 +16,7 @@ import type { OcflObjectReader } from '../ocfl/object.js';
 import { describeLobTarget, findLob, resolveLobLocation, type LobLocation } from '../siard/lob-location.js';
 import { lookupLob, type LobAccess, type LobLookup } from '../siard/reader/lob-open.js';
 import { SiardReader, type SiardTableRef } from '../siard/reader/siard-reader.js';
+import type { ByteSource } from '../siard/zip/reader.js';
 import type { SiardLobCell } from '../siard/reader/types.js';
 
 export function isAbsoluteUri(v: string): boolean {
@@ -35,12 +36,14 @@ export const PACKAGE_BASES: readonly string[] = ['../', './'];
  * absolute (the archive as exported or received, before `relocate`; none given = `./`, the
  * .siard-as-folder), else `../` (beside the .siard).
  */
-export async function storageBaseOf(object: OcflObjectReader, logicalPath: string, upTo: string, abs: (contentPath: string) => string): Promise<string> {
+export async function storageBaseOf(object: OcflObjectReader, logicalPath: string, upTo: string, open: (contentPath: string) => Promise<string | ByteSource>): Promise<string> {
   const versions = Object.keys(object.inventory.versions).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
   for (const v of versions) {
     const digest = object.state(v).get(logicalPath);
     if (digest !== undefined) {
-      const reader = await SiardReader.open(abs(object.contentPathOfDigest(digest)), { siardPath: logicalPath }).catch(() => undefined);
+      const reader = await open(object.contentPathOfDigest(digest))
+        .then((file) => SiardReader.open(file, { siardPath: logicalPath }))
+        .catch(() => undefined);
       if (reader) {
         const base = reader.archive.lobFolder;
         reader.close();

@@ -17,6 +17,7 @@ interface RepairOptions extends WorkspaceCliOptions {
 const DID: Record<RepairAction['kind'], string> = {
   'rolled-back-version': 'rolled back the unlisted version folder',
   'finished-sidecar': 'finished the interrupted commit: rewrote the sidecar',
+  'finished-declaration': 'finished the interrupted creation: wrote the object declaration',
   'removed-staging': 'removed the staging folder',
   'removed-dead-lock': 'removed the lock of a dead process',
 };

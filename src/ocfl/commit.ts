@@ -67,11 +67,15 @@ import { forEachConcurrent } from './concurrent.js';
 import { failpoint } from './failpoint.js';
 import { sidecarContent, versionNumber } from './inventory.js';
 import { loadInventory, type LoadedInventory } from './object.js';
-import type { Storage, StorageEntry } from './storage.js';
+import { isObjectStore, type RootStorage, type Storage, type StorageEntry } from './storage.js';
+import { publishToObjectStore, recoverObjectStore } from './commit-object-store.js';
 
 export interface CommitContext {
-  root: Storage;
+  /** A local folder (published by the protocol above) or an object store (commit-object-store.ts). */
+  root: RootStorage;
   workspace: Storage;
+  /** Throws when the writer's lock was lost; checked again right before an object store's switch. */
+  assertHeld?: () => void;
   /** Staging folder of the object in the workspace. */
   stage: string;
   /** Object root relative to the storage root. */
@@ -121,8 +125,10 @@ export async function pruneEmptyDirs(storage: Storage, dir: string): Promise<boo
 }
 
 /** Publishes S/object as a new object (steps 2 and 3 above). */
-export async function publishNewObject(ctx: CommitContext): Promise<void> {
-  const { root, workspace, stage, objectPath } = ctx;
+export async function publishNewObject(ctx: CommitContext, version = 'v1', digestAlgorithm = 'sha512'): Promise<void> {
+  if (isObjectStore(ctx.root)) return publishToObjectStore(ctx, ctx.root, version, digestAlgorithm, true);
+  const { workspace, stage, objectPath } = ctx;
+  const root = ctx.root;
   const parts = objectPath.split('/');
   await fsyncTree(workspace, `${stage}/object`);
   await failpoint('after-stage-fsync');
@@ -163,6 +169,7 @@ export async function publishNewObject(ctx: CommitContext): Promise<void> {
 
 /** Publishes S/object/<version> and S/root/* into an existing object, by exchange where possible. */
 export async function publishNewVersion(ctx: CommitContext, version: string, digestAlgorithm: string): Promise<void> {
+  if (isObjectStore(ctx.root)) return publishToObjectStore(ctx, ctx.root, version, digestAlgorithm, false);
   if (process.env.SIARD_OCFL_COMMIT !== 'rename' && (await canExchange(ctx))) {
     await publishByExchange(ctx, version, digestAlgorithm);
   } else {
@@ -212,7 +219,8 @@ async function linkTree(source: Storage, from: string, target: Storage, to: stri
 }
 
 async function publishByExchange(ctx: CommitContext, version: string, digestAlgorithm: string): Promise<void> {
-  const { root, workspace, stage, objectPath } = ctx;
+  const { workspace, stage, objectPath } = ctx;
+  const root = ctx.root as Storage;
   const shadow = `${stage}/shadow`;
   const sidecar = `inventory.json.${digestAlgorithm}`;
   await fsyncTree(workspace, `${stage}/object/${version}`);
@@ -241,7 +249,8 @@ async function publishByExchange(ctx: CommitContext, version: string, digestAlgo
 
 /** Publishes S/object/<version> and S/root/* into an existing object by renames (steps 2 to 4 above). */
 async function publishByRenames(ctx: CommitContext, version: string, digestAlgorithm: string): Promise<void> {
-  const { root, workspace, stage, objectPath } = ctx;
+  const { workspace, stage, objectPath } = ctx;
+  const root = ctx.root as Storage;
   await fsyncTree(workspace, `${stage}/object/${version}`);
   await workspace.fsyncDir(`${stage}/root`);
   await failpoint('after-stage-fsync');
@@ -263,7 +272,7 @@ async function publishByRenames(ctx: CommitContext, version: string, digestAlgor
 
 /** One thing recoverObject did; `path` is relative to the workspace (staging) or the storage root. */
 export interface RecoveryAction {
-  kind: 'removed-staging' | 'finished-sidecar' | 'rolled-back-version';
+  kind: 'removed-staging' | 'finished-sidecar' | 'finished-declaration' | 'rolled-back-version';
   path: string;
 }
 
@@ -272,7 +281,9 @@ export interface RecoveryAction {
  * did to `actions`. Returns the object's inventory, or undefined when the object does not exist.
  */
 export async function recoverObject(ctx: CommitContext, actions: RecoveryAction[] = []): Promise<LoadedInventory | undefined> {
-  const { root, workspace, stage, objectPath } = ctx;
+  if (isObjectStore(ctx.root)) return recoverObjectStore(ctx, ctx.root, actions);
+  const { workspace, stage, objectPath } = ctx;
+  const root = ctx.root;
   if (await workspace.stat(stage)) {
     await workspace.remove(stage);
     actions.push({ kind: 'removed-staging', path: stage });

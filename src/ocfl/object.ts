@@ -17,7 +17,7 @@ import {
   sidecarMatches,
   versionNames,
 } from './inventory.js';
-import type { Storage } from './storage.js';
+import type { ReadStorage } from './storage.js';
 
 export interface VersionInfo {
   version: string;
@@ -41,7 +41,7 @@ function join(...parts: string[]): string {
   return parts.filter((p) => p !== '' && p !== '.').join('/');
 }
 
-async function readText(storage: Storage, path: string): Promise<string | undefined> {
+async function readText(storage: ReadStorage, path: string): Promise<string | undefined> {
   try {
     return (await storage.readFile(path)).toString('utf8');
   } catch (err) {
@@ -64,7 +64,7 @@ export interface InventoryHeader {
  * accepted when the sidecar matches them, or when the head version holds the same bytes with a
  * matching sidecar. Anything else is an error naming the object.
  */
-async function verifiedInventoryBytes<H extends InventoryHeader>(storage: Storage, objectPath: string, parse: (bytes: Buffer, where: string) => H): Promise<{ bytes: Buffer; header: H; sidecarStale: boolean }> {
+async function verifiedInventoryBytes<H extends InventoryHeader>(storage: ReadStorage, objectPath: string, parse: (bytes: Buffer, where: string) => H): Promise<{ bytes: Buffer; header: H; sidecarStale: boolean }> {
   const where = join(objectPath, 'inventory.json');
   let bytes: Buffer;
   try {
@@ -89,7 +89,7 @@ async function verifiedInventoryBytes<H extends InventoryHeader>(storage: Storag
 }
 
 /** Reads the root inventory of the object at `objectPath`, checked against its sidecar. */
-export async function loadInventory(storage: Storage, objectPath: string): Promise<LoadedInventory> {
+export async function loadInventory(storage: ReadStorage, objectPath: string): Promise<LoadedInventory> {
   const { bytes, header: inventory, sidecarStale } = await verifiedInventoryBytes(storage, objectPath, parseInventory);
   return { inventory, bytes, sidecarStale };
 }
@@ -99,7 +99,7 @@ export async function loadInventory(storage: Storage, objectPath: string): Promi
  * but not parsed beyond those fields: listing a root of million-file objects (ls) must not build
  * each object's manifest and states.
  */
-export async function loadInventoryHeader(storage: Storage, objectPath: string): Promise<InventoryHeader> {
+export async function loadInventoryHeader(storage: ReadStorage, objectPath: string): Promise<InventoryHeader> {
   const { id, head, type, digestAlgorithm } = (await verifiedInventoryBytes(storage, objectPath, parseInventoryHeader)).header;
   return { id, head, type, digestAlgorithm };
 }
@@ -108,7 +108,7 @@ export async function loadInventoryHeader(storage: Storage, objectPath: string):
  * The versions of an object (metadata and file counts), its inventory checked against its sidecar
  * but its manifest and states not built: what `log` shows, at a fraction of a full read's memory.
  */
-export async function loadInventoryVersions(storage: Storage, objectPath: string): Promise<InventoryHeader & { versions: InventoryVersionSummary[] }> {
+export async function loadInventoryVersions(storage: ReadStorage, objectPath: string): Promise<InventoryHeader & { versions: InventoryVersionSummary[] }> {
   return (await verifiedInventoryBytes(storage, objectPath, parseInventoryVersions)).header;
 }
 
@@ -118,13 +118,13 @@ export class OcflObjectReader {
   private manifest: ((digest: string) => string[] | undefined) | undefined;
 
   constructor(
-    readonly storage: Storage,
+    readonly storage: ReadStorage,
     /** Object root, relative to the storage. */
     readonly path: string,
     readonly inventory: Inventory,
   ) {}
 
-  static async open(storage: Storage, objectPath: string): Promise<OcflObjectReader> {
+  static async open(storage: ReadStorage, objectPath: string): Promise<OcflObjectReader> {
     const { inventory } = await loadInventory(storage, objectPath);
     return new OcflObjectReader(storage, objectPath, inventory);
   }

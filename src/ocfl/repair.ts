@@ -10,6 +10,7 @@ import { LockHeldError, SiardOcflError } from '../errors.js';
 import { recoverObject, type CommitContext, type RecoveryAction } from './commit.js';
 import { digestSync } from './digest.js';
 import { FileLockProvider, type ObjectLock } from './lock.js';
+import { LeaseLockProvider } from './lock-lease.js';
 import { loadInventory } from './object.js';
 import type { OcflStorageRoot } from './root.js';
 import type { Workspace } from './workspace.js';
@@ -145,6 +146,14 @@ export async function repairRoot(root: OcflStorageRoot, ws: Workspace, ids?: str
       }
       known.add(digestSync('sha256', id));
       objects.push(await repairReported(root, ws, id, loc.path));
+    }
+    if (ws.locks instanceof LeaseLockProvider) {
+      // On an object store a creation killed before its declaration is found by its lease.
+      for (const id of await ws.locks.ids()) {
+        if (known.has(digestSync('sha256', id))) continue;
+        known.add(digestSync('sha256', id));
+        objects.push(await repairReported(root, ws, id));
+      }
     }
     if (ws.locks instanceof FileLockProvider) {
       for (const key of await leftoverKeys(ws, ws.locks, known)) objects.push(await repairLeftover(ws, ws.locks, key));

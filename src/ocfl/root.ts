@@ -14,9 +14,13 @@ import type { InventoryVersionSummary } from './inventory.js';
 import { repairObject, repairRoot, type ObjectRepairReport, type RootRepairReport } from './repair.js';
 import { StagedVersion, type StartVersionOptions } from './stage.js';
 import type { Readable } from 'node:stream';
-import type { Storage } from './storage.js';
+import os from 'node:os';
+import { digestSync } from './digest.js';
+import { LeaseLockProvider } from './lock-lease.js';
+import { isObjectStore, type ObjectStorePublish, type ReadStorage, type RootStorage, type Storage, type WriteStorage } from './storage.js';
 import { FileSystemStorage } from './storage-fs.js';
-import { openWorkspace, type Workspace } from './workspace.js';
+import { isObjectStoreUrl, openStorage } from './storage-open.js';
+import { openLocalWorkspace, openWorkspace, type Workspace } from './workspace.js';
 import { checkWorkspace, chooseWorkspace, initialWorkspace, siblingWorkspaceDir, WORKSPACE_SETTING, workspaceSetting } from './workspace-choice.js';
 
 export type OcflVersion = '1.0' | '1.1';
@@ -68,6 +72,7 @@ export async function initRoot(
 ): Promise<OcflStorageRoot> {
   const layout =
     'objectPath' in layoutOrConfig ? layoutOrConfig : await createLayoutByName(layoutOrConfig.extensionName, layoutOrConfig);
+  if (isObjectStoreUrl(dir)) return initObjectStoreRoot((await openStorage(dir)) as WriteStorage & ObjectStorePublish, layout, options);
   const storage = new FileSystemStorage(dir);
   const st = await storage.stat('');
   if (st && !st.isDirectory) throw new UsageError(`Cannot create a storage root at ${storage.location}: it is a file.`, 'NOT_EMPTY');
@@ -106,9 +111,44 @@ export async function initRoot(
   return new OcflStorageRoot(storage, '1.1', layout, { ...options, workspaceDir });
 }
 
+/**
+ * A root on an object store: the same files, no folders to make or fsync, no workspace to
+ * remember (it is a local folder of the writing host). The declaration is written last, and only
+ * if absent, so an interrupted or concurrent init never leaves two roots' worth of claims.
+ */
+async function initObjectStoreRoot(storage: WriteStorage & ObjectStorePublish, layout: StorageLayout, options: RootOptions): Promise<OcflStorageRoot> {
+  const entries = await storage.list('').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return [];
+    throw err;
+  });
+  if (entries.some((e) => e.name.startsWith(ROOT_DECLARATION_PREFIX) && !e.name.startsWith(OBJECT_DECLARATION_PREFIX))) {
+    throw new UsageError(`${storage.location} is already an OCFL storage root.`, 'ALREADY_ROOT');
+  }
+  if (entries.length > 0) throw new UsageError(`Cannot create a storage root in ${storage.location}: the prefix is not empty.`, 'NOT_EMPTY');
+  await storage.putBytes('ocfl_layout.json', Buffer.from(JSON.stringify({ extension: layout.extensionName, description: layoutDescription(layout) }, null, 2) + '\n'));
+  await storage.putBytes(`extensions/${layout.extensionName}/config.json`, Buffer.from(JSON.stringify(layout.config, null, 2) + '\n'));
+  const declared = await storage.putIfAbsent('0=ocfl_1.1', Buffer.from('ocfl_1.1\n'));
+  if (!declared.ok && declared.reason === 'exists') throw new UsageError(`${storage.location} is already an OCFL storage root.`, 'ALREADY_ROOT');
+  if (!declared.ok) await storage.putBytes('0=ocfl_1.1', Buffer.from('ocfl_1.1\n'));
+  return new OcflStorageRoot(storage, '1.1', layout, options);
+}
+
+/** The local workspace of a root on an object store: given, else one per root in the temporary folder. */
+export function objectStoreWorkspaceDir(location: string, given?: string): string {
+  return given ?? path.join(os.tmpdir(), 'siard-ocfl-work', digestSync('sha256', location).slice(0, 16));
+}
+
+/** Where the lease objects of a root on an object store lie (inside our own root extension). */
+export const LEASE_DIR = 'extensions/siard-ocfl-workspace/locks';
+
+/** An opened root, or the root at a location (a folder or an s3:// URL). */
+export async function rootOf(root: string | OcflStorageRoot, options: RootOptions = {}): Promise<OcflStorageRoot> {
+  return typeof root === 'string' ? openRoot(root, options) : root;
+}
+
 /** Opens a storage root; a folder without a root declaration is refused with a clear error. */
 export async function openRoot(dir: string, options: RootOptions = {}): Promise<OcflStorageRoot> {
-  const storage = new FileSystemStorage(dir);
+  const storage = await openStorage(dir);
   const st = await storage.stat('');
   if (!st) throw new UsageError(`Storage root ${storage.location} does not exist.`, 'NOT_A_STORAGE_ROOT');
   if (!st.isDirectory) throw new UsageError(`${storage.location} is a file, not an OCFL storage root.`, 'NOT_A_STORAGE_ROOT');
@@ -134,7 +174,7 @@ export class OcflStorageRoot {
   private workspacePromise: Promise<Workspace> | undefined;
 
   constructor(
-    readonly storage: Storage,
+    readonly storage: RootStorage,
     readonly ocflVersion: OcflVersion,
     /** Undefined for a root that declares no layout (objects are then found by scanning). */
     readonly layout: StorageLayout | undefined,
@@ -156,7 +196,7 @@ export class OcflStorageRoot {
 
   /** Every object root under the storage root, in sorted order; never descends into an object. */
   async *scanObjects(): AsyncGenerator<ObjectLocation> {
-    const walk = async function* (storage: Storage, dir: string): AsyncGenerator<ObjectLocation> {
+    const walk = async function* (storage: ReadStorage, dir: string): AsyncGenerator<ObjectLocation> {
       const entries = (await storage.list(dir)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       const declaration = entries.find((e) => e.isFile && e.name.startsWith(OBJECT_DECLARATION_PREFIX));
       if (declaration) {
@@ -229,13 +269,21 @@ export class OcflStorageRoot {
 
   /** The workspace folder this root's writers use (given, remembered or default). */
   async workspaceDir(): Promise<string> {
+    if (isObjectStore(this.storage)) return objectStoreWorkspaceDir(this.location, this.options.workspaceDir);
     return (await chooseWorkspace(this.storage, this.location, this.options.workspaceDir)).dir;
   }
 
   private workspace(): Promise<Workspace> {
     this.workspacePromise ??= (async () => {
-      const choice = await chooseWorkspace(this.storage, this.location, this.options.workspaceDir);
-      const ws = await openWorkspace(this.storage, this.location, choice.dir);
+      if (isObjectStore(this.storage)) {
+        // Versions are staged on this host's disk and uploaded at commit; writers on all hosts
+        // exclude each other by lease objects in the store.
+        const ws = await openLocalWorkspace(objectStoreWorkspaceDir(this.location, this.options.workspaceDir));
+        return { ...ws, locks: this.options.locks ?? new LeaseLockProvider(this.storage, LEASE_DIR) };
+      }
+      const storage = this.storage;
+      const choice = await chooseWorkspace(storage, this.location, this.options.workspaceDir);
+      const ws = await openWorkspace(storage, this.location, choice.dir);
       // Only for a workspace that was accepted: a refused one is the error, alone.
       if (choice.dir !== choice.usual) {
         this.options.onNote?.(`The workspace ${choice.dir} is not the one this root uses otherwise (${choice.usual}), so this writer and writers using that one do not exclude each other.`);
@@ -272,7 +320,7 @@ export class OcflStorageRoot {
     const ws = await this.workspace();
     const lock = await ws.locks.acquire(id);
     try {
-      const ctx: CommitContext = { root: this.storage, workspace: ws.storage, stage: ws.stageDir(id), objectPath, id };
+      const ctx: CommitContext = { root: this.storage, workspace: ws.storage, stage: ws.stageDir(id), objectPath, id, assertHeld: () => lock.assertHeld() };
       const loaded = await recoverObject(ctx);
       if (loaded && loaded.inventory.id !== id) {
         throw new SiardOcflError(`The object path of "${id}", ${this.location}/${objectPath}, holds object "${loaded.inventory.id}".`, {

@@ -681,7 +681,7 @@ export class StagedVersion {
         await failpoint('after-root-inventory-staged');
         this.lock.assertHeld();
         publishing = true;
-        await publishNewObject(this.ctx);
+        await publishNewObject(this.ctx, this.version, this.digestAlgorithm);
       }
       this.closed = true;
       await failpoint('before-stage-cleanup');

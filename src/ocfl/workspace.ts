@@ -59,3 +59,13 @@ export async function openWorkspace(root: Storage, rootDir: string, workspaceDir
     stageDir: (id) => `stage-${digestSync('sha256', id)}`,
   };
 }
+
+/**
+ * A workspace for a root on an object store: any local folder (nothing is renamed from it into
+ * the root; its files are uploaded). Locks are the caller's (lease objects in the store).
+ */
+export async function openLocalWorkspace(dir: string): Promise<Omit<Workspace, 'locks'>> {
+  const abs = path.resolve(dir);
+  await fsp.mkdir(abs, { recursive: true });
+  return { storage: new FileSystemStorage(abs), stageDir: (id) => `stage-${digestSync('sha256', id)}` };
+}

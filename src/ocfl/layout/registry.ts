@@ -7,7 +7,7 @@
  * entry below.
  */
 import { UsageError } from '../../errors.js';
-import type { Storage } from '../storage.js';
+import type { ReadStorage } from '../storage.js';
 import { FileSystemStorage } from '../storage-fs.js';
 import { HashAndIdNTupleLayout, LAYOUT_0003_NAME } from './hash-and-id-n-tuple-layout.js';
 import type { StorageLayout } from './storage-layout.js';
@@ -44,7 +44,7 @@ export async function createLayoutByName(extensionName: string, configJson?: unk
   return factory(configJson);
 }
 
-async function readJson(storage: Storage, rel: string): Promise<unknown | undefined> {
+async function readJson(storage: ReadStorage, rel: string): Promise<unknown | undefined> {
   let bytes: Buffer;
   try {
     bytes = await storage.readFile(rel);
@@ -61,17 +61,17 @@ async function readJson(storage: Storage, rel: string): Promise<unknown | undefi
 }
 
 /**
- * The layout a storage root declares. `root` is a folder path or a Storage. A root without
+ * The layout a storage root declares. `root` is a folder path or a ReadStorage. A root without
  * ocfl_layout.json, or declaring a layout siard-ocfl does not know, is a clear error; a missing
  * config.json means the extension's defaults.
  */
-export async function readLayoutConfig(root: string | Storage): Promise<StorageLayout> {
+export async function readLayoutConfig(root: string | ReadStorage): Promise<StorageLayout> {
   const storage = typeof root === 'string' ? new FileSystemStorage(root) : root;
   const declared = await readJson(storage, OCFL_LAYOUT_FILE);
   if (declared === undefined) {
-    if (!(await storage.stat(''))) throw new UsageError(`Storage root ${storage.location} does not exist.`, 'NOT_A_STORAGE_ROOT');
+    if (!(await storage.stat(''))) throw new UsageError(`ReadStorage root ${storage.location} does not exist.`, 'NOT_A_STORAGE_ROOT');
     throw new UsageError(
-      `Storage root ${storage.location} has no ${OCFL_LAYOUT_FILE}, so where its objects lie is unknown.`,
+      `ReadStorage root ${storage.location} has no ${OCFL_LAYOUT_FILE}, so where its objects lie is unknown.`,
       'NO_LAYOUT',
     );
   }
@@ -81,7 +81,7 @@ export async function readLayoutConfig(root: string | Storage): Promise<StorageL
   }
   if (!isKnownLayout(extension)) {
     throw new UsageError(
-      `Storage root ${storage.location} uses layout "${extension}", which siard-ocfl does not support (known: ${knownLayoutNames().join(', ')}).`,
+      `ReadStorage root ${storage.location} uses layout "${extension}", which siard-ocfl does not support (known: ${knownLayoutNames().join(', ')}).`,
       'UNKNOWN_LAYOUT',
     );
   }
@@ -91,7 +91,7 @@ export async function readLayoutConfig(root: string | Storage): Promise<StorageL
     return await createLayoutByName(extension, configJson);
   } catch (err) {
     if (err instanceof UsageError) {
-      throw new UsageError(`Storage root ${storage.location}: ${err.message}`, err.code, err);
+      throw new UsageError(`ReadStorage root ${storage.location}: ${err.message}`, err.code, err);
     }
     throw err;
   }

@@ -1,73 +1,38 @@
 /**
- * Reading the stored tree without following links: validation looks at what is there, never
- * outside the folder it was given.
+ * Reading the stored tree without following links, through the storage's read capability:
+ * validation looks at what is there, never outside the folder it was given.
  */
-import { lstatSync, readdirSync } from 'node:fs';
+import type { EntryKind, ReadStorage, StorageWalk } from '../storage.js';
 
-export type EntryKind = 'file' | 'dir' | 'link' | 'other';
+export type { EntryKind } from '../storage.js';
+export type { WalkedFile, StorageWalk as WalkResult } from '../storage.js';
 
 export interface TreeEntry {
   name: string;
   kind: EntryKind;
 }
 
-/**
- * Entries of a folder, sorted by name; undefined when it cannot be read. Synchronous on purpose:
- * hashing runs on other threads, and for many small folders this costs far less than promises.
- */
-export async function listDir(dir: string): Promise<TreeEntry[] | undefined> {
+/** Entries of a folder, sorted by name; undefined when it cannot be read. */
+export async function listDir(storage: ReadStorage, dir: string): Promise<TreeEntry[] | undefined> {
   try {
-    const dirents = readdirSync(dir, { withFileTypes: true });
-    return dirents
-      .map((d) => ({
-        name: d.name,
-        kind: (d.isSymbolicLink() ? 'link' : d.isDirectory() ? 'dir' : d.isFile() ? 'file' : 'other') as EntryKind,
-      }))
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const entries = await storage.list(dir);
+    return entries.map((e) => ({ name: e.name, kind: e.kind })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   } catch {
     return undefined;
   }
 }
 
-export interface WalkedFile {
-  /** '/'-separated path relative to the walk's base. */
-  relative: string;
-  size: number;
+/** Every regular file under `base` (sorted), empty folders and links: one call to the storage. */
+export function walk(storage: ReadStorage, base: string): Promise<StorageWalk> {
+  return storage.walk(base);
 }
 
-export interface WalkResult {
-  files: WalkedFile[];
-  /** Folders (relative) holding nothing at all. */
-  emptyDirs: string[];
-  /** Links and special files (relative): never followed or read. */
-  links: string[];
+/** How a path below a displayed location is named in findings ('/'-joined for URLs, path.join for folders). */
+export function displayJoin(display: string, rel: string): string {
+  if (!rel) return display;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(display)) return `${display.replace(/\/+$/, '')}/${rel}`;
+  return joinNative(display, rel);
 }
 
-/** Every regular file under `base`, iteratively (no recursion depth limit). */
-export async function walk(base: string): Promise<WalkResult> {
-  const result: WalkResult = { files: [], emptyDirs: [], links: [] };
-  const stack: string[] = [''];
-  while (stack.length > 0) {
-    const rel = stack.pop()!;
-    const abs = rel === '' ? base : `${base}/${rel}`;
-    let dirents;
-    try {
-      dirents = readdirSync(abs, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    if (dirents.length === 0 && rel !== '') result.emptyDirs.push(rel);
-    for (const d of dirents) {
-      const childRel = rel === '' ? d.name : `${rel}/${d.name}`;
-      if (d.isSymbolicLink()) result.links.push(childRel);
-      else if (d.isDirectory()) stack.push(childRel);
-      else if (d.isFile()) {
-        // Synchronous: tens of thousands of small lstat calls cost far less this way.
-        const st = lstatSync(`${abs}/${d.name}`, { throwIfNoEntry: false });
-        result.files.push({ relative: childRel, size: st?.size ?? 0 });
-      } else result.links.push(childRel);
-    }
-  }
-  result.files.sort((a, b) => (a.relative < b.relative ? -1 : a.relative > b.relative ? 1 : 0));
-  return result;
-}
+import path from 'node:path';
+const joinNative = (a: string, b: string) => path.join(a, b);

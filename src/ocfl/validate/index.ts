@@ -3,11 +3,12 @@
  * `validatePath` decides which one a folder is; `validateObject` and `validateStorageRoot`
  * insist on one.
  */
-import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError } from '../../errors.js';
 import type { ValidationResult } from './findings.js';
 import { listDir } from './fs-tree.js';
+import { describePath, type ReadStorage } from '../storage.js';
+import { isObjectStoreUrl, openStorage } from '../storage-open.js';
 import { HashPool } from './hash-pool.js';
 import { checkObject } from './object.js';
 import { checkStorageRoot } from './storage-root.js';
@@ -42,15 +43,33 @@ function newPool(options: ValidateOptions): HashPool {
 
 export type PathKind = 'object' | 'storage-root';
 
-async function assertFolder(p: string): Promise<void> {
-  const st = await stat(p).catch(() => undefined);
-  if (!st) throw new UsageError(`${p} does not exist.`, 'NOT_FOUND');
-  if (!st.isDirectory()) throw new UsageError(`${p} is not a folder, so it is neither an OCFL object nor a storage root.`, 'NOT_OCFL');
+/** A place to validate: a location (folder or s3:// URL), or a path below a storage. */
+export type ValidationTarget = string | { storage: ReadStorage; path: string; display?: string };
+
+interface Opened {
+  storage: ReadStorage;
+  path: string;
+  display: string;
+}
+
+async function open(target: ValidationTarget): Promise<Opened> {
+  if (typeof target !== 'string') return { storage: target.storage, path: target.path, display: target.display ?? describePath(target.storage, target.path) };
+  return { storage: await openStorage(target), path: '', display: target };
+}
+
+async function assertFolder(o: Opened): Promise<void> {
+  const st = await o.storage.stat(o.path).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return undefined;
+    throw err;
+  });
+  if (!st) throw new UsageError(`${o.display} does not exist.`, 'NOT_FOUND');
+  if (!st.isDirectory) throw new UsageError(`${o.display} is not a folder, so it is neither an OCFL object nor a storage root.`, 'NOT_OCFL');
 }
 
 /** Which OCFL thing a folder is, judged by its declaration file; undefined when it has none. */
-export async function ocflKind(p: string): Promise<PathKind | undefined> {
-  const entries = (await listDir(p)) ?? [];
+export async function ocflKind(target: ValidationTarget): Promise<PathKind | undefined> {
+  const o = await open(target);
+  const entries = (await listDir(o.storage, o.path)) ?? [];
   if (entries.some((e) => e.name.startsWith('0=ocfl_object_'))) return 'object';
   if (entries.some((e) => /^0=ocfl_\d/.test(e.name))) return 'storage-root';
   // No declaration: an object if it has an inventory, a root if it has a layout file.
@@ -59,11 +78,12 @@ export async function ocflKind(p: string): Promise<PathKind | undefined> {
   return undefined;
 }
 
-export async function validateObject(objectRoot: string, options: ValidateOptions = {}): Promise<ValidationResult> {
-  await assertFolder(objectRoot);
+export async function validateObject(target: ValidationTarget, options: ValidateOptions = {}): Promise<ValidationResult> {
+  const o = await open(target);
+  await assertFolder(o);
   const pool = newPool(options);
   try {
-    const check = await checkObject(objectRoot, { fixity: options.fixity, pool, display: objectRoot, onPlan: options.onPlan, onHashed: options.onHashed });
+    const check = await checkObject(o.storage, o.path, { fixity: options.fixity, pool, display: o.display, onPlan: options.onPlan, onHashed: options.onHashed });
     const f = check.findings;
     return { valid: f.valid, errors: f.errors, warnings: f.warnings, objects: 1, files: check.files, bytes: check.bytes };
   } finally {
@@ -71,11 +91,12 @@ export async function validateObject(objectRoot: string, options: ValidateOption
   }
 }
 
-export async function validateStorageRoot(root: string, options: ValidateOptions = {}): Promise<ValidationResult> {
-  await assertFolder(root);
+export async function validateStorageRoot(target: ValidationTarget, options: ValidateOptions = {}): Promise<ValidationResult> {
+  const o = await open(target);
+  await assertFolder(o);
   const pool = newPool(options);
   try {
-    const check = await checkStorageRoot(root, { fixity: options.fixity, pool, display: root, onPlan: options.onPlan, onHashed: options.onHashed, onObjectsFound: options.onObjectsFound, onObject: options.onObject });
+    const check = await checkStorageRoot(o.storage, o.path, { fixity: options.fixity, pool, display: o.display, onPlan: options.onPlan, onHashed: options.onHashed, onObjectsFound: options.onObjectsFound, onObject: options.onObject });
     const f = check.findings;
     return { valid: f.valid, errors: f.errors, warnings: f.warnings, objects: check.objects, files: check.files, bytes: check.bytes };
   } finally {
@@ -84,13 +105,14 @@ export async function validateStorageRoot(root: string, options: ValidateOptions
 }
 
 /** Validates an object root or a storage root; a folder that is neither is a UsageError (exit 2). */
-export async function validatePath(p: string, options: ValidateOptions = {}): Promise<ValidationResult> {
-  await assertFolder(p);
-  const kind = await ocflKind(p);
-  if (kind === 'object') return validateObject(p, options);
-  if (kind === 'storage-root') return validateStorageRoot(p, options);
+export async function validatePath(p: ValidationTarget, options: ValidateOptions = {}): Promise<ValidationResult> {
+  const o = await open(p);
+  await assertFolder(o);
+  const kind = await ocflKind(o);
+  if (kind === 'object') return validateObject(o, options);
+  if (kind === 'storage-root') return validateStorageRoot(o, options);
   throw new UsageError(
-    `${path.resolve(p)} is neither an OCFL object (no 0=ocfl_object_1.x, no inventory.json) nor a storage root (no 0=ocfl_1.x, no ocfl_layout.json).`,
+    `${typeof p === 'string' && !isObjectStoreUrl(p) ? path.resolve(p) : o.display} is neither an OCFL object (no 0=ocfl_object_1.x, no inventory.json) nor a storage root (no 0=ocfl_1.x, no ocfl_layout.json).`,
     'NOT_OCFL',
   );
 }

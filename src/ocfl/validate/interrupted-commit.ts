@@ -9,11 +9,11 @@
  *     bytes of the head version's inventory and that version's sidecar matches (killed between
  *     replacing the inventory and its sidecar): E060, completed by repair.
  */
-import path from 'node:path';
 import { digestSync, isDigestAlgorithm } from '../digest.js';
 import { Findings } from './findings.js';
 import { checkInventory, parseVersionName, type Inventory, type SpecVersion } from './inventory.js';
 import { listDir } from './fs-tree.js';
+import { joinPath, type ReadStorage } from '../storage.js';
 import { type BytesFingerprint, parseJson, readSmall, sameBytes, MAX_INVENTORY_BYTES } from './read.js';
 
 const REPAIR = '`siard-ocfl repair` (or the next write of this object)';
@@ -28,9 +28,9 @@ export interface CommitState {
 }
 
 /** True when `rel`/inventory.json.<alg> in the object holds the digest of `bytes`. */
-async function sidecarMatches(dir: string, rel: string, bytes: Buffer, algorithm: string): Promise<boolean> {
+async function sidecarMatches(fs: ReadStorage, dir: string, rel: string, bytes: Buffer, algorithm: string): Promise<boolean> {
   if (!isDigestAlgorithm(algorithm)) return false;
-  const read = await readSmall(path.join(dir, rel, `inventory.json.${algorithm}`), 4096);
+  const read = await readSmall(fs, joinPath(dir, rel, `inventory.json.${algorithm}`), 4096);
   if (!read.ok) return false;
   const m = /^([0-9a-fA-F]+)[ \t]+inventory\.json[ \t]*\r?\n?$/.exec(read.bytes.toString('utf8'));
   try {
@@ -58,9 +58,9 @@ function sameState(a: Map<string, string>, b: Map<string, string>): boolean {
 }
 
 /** Is `name`/inventory.json a valid inventory of the next version of `inv`, with its sidecar? */
-async function isSuccessor(dir: string, name: string, inv: Inventory, spec: SpecVersion): Promise<boolean> {
+async function isSuccessor(fs: ReadStorage, dir: string, name: string, inv: Inventory, spec: SpecVersion): Promise<boolean> {
   if (!inv.head || !inv.digestAlgorithm || successorName(inv.head) !== name) return false;
-  const read = await readSmall(path.join(dir, name, 'inventory.json'), MAX_INVENTORY_BYTES);
+  const read = await readSmall(fs, joinPath(dir, name, 'inventory.json'), MAX_INVENTORY_BYTES);
   if (!read.ok) return false;
   const parsed = parseJson(read.bytes);
   if (!parsed.ok) return false;
@@ -78,26 +78,26 @@ async function isSuccessor(dir: string, name: string, inv: Inventory, spec: Spec
   // Earlier content stays where it was; new content lies only in the new version's folder.
   for (const [p, d] of inv.manifest) if (next.manifest.get(p)?.toLowerCase() !== d.toLowerCase()) return false;
   for (const p of next.manifest.keys()) if (!inv.manifest.has(p) && !p.startsWith(`${name}/`)) return false;
-  return sidecarMatches(dir, name, read.bytes, inv.digestAlgorithm);
+  return sidecarMatches(fs, dir, name, read.bytes, inv.digestAlgorithm);
 }
 
 /** Is the root inventory the head version's own (same bytes, matching sidecar there)? */
-async function rootIsHeadInventory(dir: string, state: CommitState): Promise<boolean> {
+async function rootIsHeadInventory(fs: ReadStorage, dir: string, state: CommitState): Promise<boolean> {
   const { inv, rootBytes } = state;
   if (!inv.head || !inv.digestAlgorithm || !parseVersionName(inv.head)) return false;
-  if (!(await listDir(path.join(dir, inv.head)))) return false;
-  const read = await readSmall(path.join(dir, inv.head, 'inventory.json'), MAX_INVENTORY_BYTES);
+  if (!(await listDir(fs, joinPath(dir, inv.head)))) return false;
+  const read = await readSmall(fs, joinPath(dir, inv.head, 'inventory.json'), MAX_INVENTORY_BYTES);
   if (!read.ok || !sameBytes(read.bytes, rootBytes)) return false;
-  return sidecarMatches(dir, inv.head, read.bytes, inv.digestAlgorithm);
+  return sidecarMatches(fs, dir, inv.head, read.bytes, inv.digestAlgorithm);
 }
 
 /** Adds the interrupted-commit explanation to the E046 / E060 findings these states produce. */
-export async function explainInterruptedCommit(dir: string, state: CommitState, findings: Findings, at: (rel: string) => string): Promise<void> {
+export async function explainInterruptedCommit(fs: ReadStorage, dir: string, state: CommitState, findings: Findings, at: (rel: string) => string): Promise<void> {
   const amend = (code: string, where: string, text: string) => {
     for (const f of findings.errors) if (f.code === code && f.path === where) f.message = `${f.message} ${text}`;
   };
   const { inv } = state;
-  const name = state.unlisted.length === 1 && (await isSuccessor(dir, state.unlisted[0], inv, state.spec)) ? state.unlisted[0] : undefined;
+  const name = state.unlisted.length === 1 && (await isSuccessor(fs, dir, state.unlisted[0], inv, state.spec)) ? state.unlisted[0] : undefined;
   if (name) {
     amend(
       'E046',
@@ -106,7 +106,7 @@ export async function explainInterruptedCommit(dir: string, state: CommitState, 
     );
   }
   const sidecar = `inventory.json.${inv.digestAlgorithm}`;
-  if (findings.errors.some((f) => f.code === 'E060' && f.path === at(sidecar)) && (await rootIsHeadInventory(dir, state))) {
+  if (findings.errors.some((f) => f.code === 'E060' && f.path === at(sidecar)) && (await rootIsHeadInventory(fs, dir, state))) {
     // Both at once only after a power loss that kept the sidecar's rename but not the inventory's.
     const text = name
       ? `It looks like an interrupted commit of ${name} whose new sidecar outlived its inventory switch (the root inventory is ${inv.head}'s own): ${REPAIR} rolls it back.`

@@ -4,13 +4,14 @@
  * the digests of every content file against every manifest and fixity block that names it.
  * It keeps going after each finding and never reads outside the object root.
  */
-import path from 'node:path';
 import { digestSync, isDigestAlgorithm } from '../digest.js';
 import { isRegisteredExtension } from './extensions.js';
 import { explainInterruptedCommit } from './interrupted-commit.js';
 import { Findings, quote } from './findings.js';
-import { listDir, walk, type TreeEntry } from './fs-tree.js';
-import { HashPool, type HashResult, type HashTask } from './hash-pool.js';
+import { displayJoin, listDir, walk, type TreeEntry } from './fs-tree.js';
+import { describePath, joinPath, type ReadStorage } from '../storage.js';
+import { hashStored } from './hash-stored.js';
+import { HashPool, type HashResult } from './hash-pool.js';
 import {
   checkInventory,
   parseVersionName,
@@ -52,7 +53,7 @@ interface Expectation {
 }
 
 /** Reads the object declaration(s); returns the declared specification version. */
-async function checkDeclaration(dir: string, entries: TreeEntry[], findings: Findings, at: (rel: string) => string): Promise<SpecVersion | undefined> {
+async function checkDeclaration(fs: ReadStorage, dir: string, entries: TreeEntry[], findings: Findings, at: (rel: string) => string): Promise<SpecVersion | undefined> {
   const declarations = entries.filter((e) => e.name.startsWith('0='));
   if (declarations.length === 0) findings.add('E003', 'The object root has no 0=ocfl_object_1.x declaration file.', at(''));
   if (declarations.length > 1) {
@@ -65,7 +66,7 @@ async function checkDeclaration(dir: string, entries: TreeEntry[], findings: Fin
       findings.add('E006', `The declaration ${quote(d.name)} does not name OCFL object version 1.0 or 1.1.`, at(d.name));
       continue;
     }
-    const read = await readSmall(path.join(dir, d.name), 1024);
+    const read = await readSmall(fs, joinPath(dir, d.name), 1024);
     const expected = `ocfl_object_${m[1]}\n`;
     if (!read.ok || read.bytes.toString('utf8') !== expected) {
       findings.add('E007', `The declaration ${d.name} does not contain exactly "ocfl_object_${m[1]}" and a newline.`, at(d.name));
@@ -77,6 +78,7 @@ async function checkDeclaration(dir: string, entries: TreeEntry[], findings: Fin
 
 /** Checks the sidecar of an inventory in `dirRel` ('' for the root). Returns the sidecar name looked for. */
 async function checkSidecar(
+  fs: ReadStorage,
   dir: string,
   dirRel: string,
   entries: TreeEntry[],
@@ -97,7 +99,7 @@ async function checkSidecar(
     findings.add('E058', `The inventory has no sidecar ${name}.`, at(rel('inventory.json')));
     return name;
   }
-  const read = await readSmall(path.join(dir, dirRel, name), 4096);
+  const read = await readSmall(fs, joinPath(dir, dirRel, name), 4096);
   const text = read.ok ? read.bytes.toString('utf8') : '';
   const m = /^([0-9a-fA-F]+)[ \t]+inventory\.json[ \t]*\r?\n?$/.exec(text);
   if (!m) {
@@ -170,17 +172,17 @@ function stateDifferences(a: VersionBlock, invA: Inventory, b: VersionBlock, inv
   return out;
 }
 
-export async function checkObject(dir: string, options: ObjectCheckOptions = {}): Promise<ObjectCheck> {
+export async function checkObject(fs: ReadStorage, dir: string, options: ObjectCheckOptions = {}): Promise<ObjectCheck> {
   const findings = new Findings();
-  const display = options.display ?? dir;
-  const at = (rel: string) => (rel ? path.join(display, rel) : display);
+  const display = options.display ?? describePath(fs, dir);
+  const at = (rel: string) => displayJoin(display, rel);
   const result: ObjectCheck = { findings, files: 0, bytes: 0 };
-  const entries = await listDir(dir);
+  const entries = await listDir(fs, dir);
   if (!entries) {
     findings.add('E003', 'The object root cannot be read as a folder.', at(''));
     return result;
   }
-  const declared = await checkDeclaration(dir, entries, findings, at);
+  const declared = await checkDeclaration(fs, dir, entries, findings, at);
   result.specVersion = declared;
 
   // Root inventory
@@ -193,7 +195,7 @@ export async function checkObject(dir: string, options: ObjectCheckOptions = {})
   if (!entries.some((e) => e.name === 'inventory.json')) {
     findings.add('E063', 'The object root has no inventory.json.', at(''));
   } else {
-    const read = await readSmall(path.join(dir, 'inventory.json'), MAX_INVENTORY_BYTES);
+    const read = await readSmall(fs, joinPath(dir, 'inventory.json'), MAX_INVENTORY_BYTES);
     if (!read.ok) findings.add('E033', `The root inventory.json cannot be read (${read.reason}).`, at('inventory.json'));
     else {
       rootBytes = fingerprintOf(read.bytes);
@@ -204,7 +206,7 @@ export async function checkObject(dir: string, options: ObjectCheckOptions = {})
         codesSpec = declared ?? typed ?? '1.1';
         inv = checkInventory(parsed.value, { findings, where: at('inventory.json'), specVersion: codesSpec, expectTypeFor: declared });
       }
-      rootSidecar = await checkSidecar(dir, '', entries, read.bytes, inv?.digestAlgorithm, findings, at);
+      rootSidecar = await checkSidecar(fs, dir, '', entries, read.bytes, inv?.digestAlgorithm, findings, at);
     }
   }
   result.id = inv?.id;
@@ -222,7 +224,7 @@ export async function checkObject(dir: string, options: ObjectCheckOptions = {})
     if (name === rootSidecar || (!rootSidecar && name.startsWith('inventory.json.'))) continue;
     if (e.kind === 'dir' && name === 'logs') continue;
     if (e.kind === 'dir' && name === 'extensions') {
-      await checkObjectExtensions(path.join(dir, name), findings, (n) => at(`extensions/${n}`));
+      await checkObjectExtensions(fs, joinPath(dir, name), findings, (n) => at(`extensions/${n}`));
       continue;
     }
     if (e.kind === 'dir' && parseVersionName(name)) {
@@ -239,16 +241,16 @@ export async function checkObject(dir: string, options: ObjectCheckOptions = {})
   if (!inv) {
     // Without a usable root inventory only the version inventories can still be checked.
     for (const v of [...versionDirs].sort((a, b) => parseVersionName(a)!.number - parseVersionName(b)!.number)) {
-      const vEntries = (await listDir(path.join(dir, v))) ?? [];
+      const vEntries = (await listDir(fs, joinPath(dir, v))) ?? [];
       if (!vEntries.some((e) => e.name === 'inventory.json')) continue;
-      const read = await readSmall(path.join(dir, v, 'inventory.json'), MAX_INVENTORY_BYTES);
+      const read = await readSmall(fs, joinPath(dir, v, 'inventory.json'), MAX_INVENTORY_BYTES);
       const parsed = read.ok ? parseJson(read.bytes) : undefined;
       if (!parsed?.ok) {
         findings.add('E033', `The inventory of ${v} cannot be read as JSON.`, at(`${v}/inventory.json`));
         continue;
       }
       const vinv = checkInventory(parsed.value, { findings, where: at(`${v}/inventory.json`), specVersion: codesSpec });
-      if (read.ok) await checkSidecar(dir, v, vEntries, read.bytes, vinv?.digestAlgorithm, findings, at);
+      if (read.ok) await checkSidecar(fs, dir, v, vEntries, read.bytes, vinv?.digestAlgorithm, findings, at);
     }
     return result;
   }
@@ -283,8 +285,8 @@ export async function checkObject(dir: string, options: ObjectCheckOptions = {})
   let contentDirectoryE019 = false;
   for (const v of inv.versions) {
     if (!versionDirs.has(v.name)) continue;
-    const vdir = path.join(dir, v.name);
-    const vEntries = (await listDir(vdir)) ?? [];
+    const vdir = joinPath(dir, v.name);
+    const vEntries = (await listDir(fs, vdir)) ?? [];
     const isHead = v === headBlock;
 
     // This version's inventory
@@ -295,11 +297,11 @@ export async function checkObject(dir: string, options: ObjectCheckOptions = {})
     if (!vEntries.some((e) => e.name === 'inventory.json' && e.kind === 'file')) {
       findings.add('W010', `Version ${v.name} has no inventory of its own.`, at(v.name));
     } else {
-      const read = await readSmall(path.join(vdir, 'inventory.json'), MAX_INVENTORY_BYTES);
+      const read = await readSmall(fs, joinPath(vdir, 'inventory.json'), MAX_INVENTORY_BYTES);
       if (!read.ok) findings.add('E033', `The inventory of ${v.name} cannot be read (${read.reason}).`, vWhere);
       else if (isHead && rootBytes && sameBytes(read.bytes, rootBytes)) {
         vinv = inv;
-        vSidecar = await checkSidecar(dir, v.name, vEntries, read.bytes, inv.digestAlgorithm, findings, at);
+        vSidecar = await checkSidecar(fs, dir, v.name, vEntries, read.bytes, inv.digestAlgorithm, findings, at);
       } else {
         if (isHead) findings.add('E064', `The inventory of the latest version ${v.name} differs from the root inventory.`, vWhere);
         const parsed = parseJson(read.bytes);
@@ -308,7 +310,7 @@ export async function checkObject(dir: string, options: ObjectCheckOptions = {})
           const typed = typeof parsed.value === 'object' && parsed.value !== null ? specVersionOfType((parsed.value as { type?: unknown }).type) : undefined;
           thisSpec = typed ?? thisSpec;
           vinv = checkInventory(parsed.value, { findings, where: vWhere, specVersion: typed ?? codesSpec });
-          vSidecar = await checkSidecar(dir, v.name, vEntries, read.bytes, vinv?.digestAlgorithm, findings, at);
+          vSidecar = await checkSidecar(fs, dir, v.name, vEntries, read.bytes, vinv?.digestAlgorithm, findings, at);
           if (vinv) crossCheckVersionInventory(v, vinv, inv, vWhere, codesSpec, findings);
         }
       }
@@ -354,7 +356,7 @@ export async function checkObject(dir: string, options: ObjectCheckOptions = {})
       else findings.add('W002', `${quote(rel)} is a folder other than the content folder ${quote(cd)}.`, at(rel));
     }
     if (hasContent) {
-      const walked = await walk(path.join(vdir, cd));
+      const walked = await walk(fs, joinPath(vdir, cd));
       for (const f of walked.files) {
         const p = `${v.name}/${cd}/${f.relative}`;
         existing.set(p, f.size);
@@ -397,13 +399,13 @@ export async function checkObject(dir: string, options: ObjectCheckOptions = {})
     findings.add(e.block === 'manifest' ? 'E092' : 'E093', `An earlier inventory names the content file ${quote(p)}, which does not exist.`, e.where);
   }
 
-  if (rootBytes) await explainInterruptedCommit(dir, { inv, rootBytes, unlisted, spec: codesSpec }, findings, at);
+  if (rootBytes) await explainInterruptedCommit(fs, dir, { inv, rootBytes, unlisted, spec: codesSpec }, findings, at);
 
   for (const size of existing.values()) {
     result.files++;
     result.bytes += size;
   }
-  if (hashing) await verifyDigests(dir, existing, expectations, findings, at, options);
+  if (hashing) await verifyDigests(fs, dir, existing, expectations, findings, at, options);
   return result;
 }
 
@@ -418,8 +420,8 @@ function crossCheckVersionInventory(v: VersionBlock, vinv: Inventory, inv: Inven
   compareVersionBlocks(vinv, inv, vWhere, findings);
 }
 
-async function checkObjectExtensions(dir: string, findings: Findings, at: (name: string) => string): Promise<void> {
-  for (const e of (await listDir(dir)) ?? []) {
+async function checkObjectExtensions(fs: ReadStorage, dir: string, findings: Findings, at: (name: string) => string): Promise<void> {
+  for (const e of (await listDir(fs, dir)) ?? []) {
     if (e.kind !== 'dir') findings.add('E067', `extensions/${e.name} is not an extension folder.`, at(e.name));
     else if (!isRegisteredExtension(e.name)) findings.add('W013', `extensions/${e.name} is not the name of a registered extension.`, at(e.name));
   }
@@ -429,6 +431,7 @@ async function checkObjectExtensions(dir: string, findings: Findings, at: (name:
 const HASH_BATCH = 20_000;
 
 async function verifyDigests(
+  fs: ReadStorage,
   dir: string,
   existing: Map<string, number>,
   expectations: Map<string, Expectation[]>,
@@ -451,17 +454,17 @@ async function verifyDigests(
   })();
   const hashBatch = async (): Promise<{ paths: string[]; results: HashResult[] } | undefined> => {
     const paths: string[] = [];
-    const tasks: HashTask[] = [];
+    const algorithmsOf: string[][] = [];
     const sizes: number[] = [];
     while (paths.length < HASH_BATCH) {
       const next = toHash.next();
       if (next.done) break;
       const [p, size] = next.value;
       paths.push(p);
-      tasks.push({ path: path.join(dir, ...p.split('/')), algorithms: [...new Set(expectations.get(p)!.map((e) => e.algorithm))] });
+      algorithmsOf.push([...new Set(expectations.get(p)!.map((e) => e.algorithm))]);
       sizes.push(size);
     }
-    return paths.length === 0 ? undefined : { paths, results: await pool.hashAll(tasks, sizes, options.onHashed) };
+    return paths.length === 0 ? undefined : { paths, results: await hashStored(fs, dir, paths, algorithmsOf, sizes, pool, options.onHashed) };
   };
   try {
     let pending = hashBatch();

@@ -1,26 +1,26 @@
 /** Bounded reads of the small files validation parses (declarations, inventories, sidecars, configs). */
 import { createHash } from 'node:crypto';
-import { lstatSync, readFileSync } from 'node:fs';
 import { parseJsonBytes } from '../large-json.js';
+import type { ReadStorage } from '../storage.js';
 
 /** An object of a million LOB files has an inventory of ~600 MB; this allows about three times that. */
 export const MAX_INVENTORY_BYTES = 2 * 1024 * 1024 * 1024;
 
 export type SmallRead = { ok: true; bytes: Buffer } | { ok: false; reason: 'missing' | 'too-large' | 'unreadable' | 'not-a-file' };
 
-/** Synchronous: these files are small and many (several per object); promises cost more than the reads. */
-export async function readSmall(file: string, maxBytes: number): Promise<SmallRead> {
+/** A small file of the storage (declarations, inventories, sidecars, configs), refused past `maxBytes`. */
+export async function readSmall(storage: ReadStorage, file: string, maxBytes: number): Promise<SmallRead> {
   let st;
   try {
-    st = lstatSync(file, { throwIfNoEntry: false });
+    st = await storage.stat(file);
   } catch {
     return { ok: false, reason: 'unreadable' };
   }
   if (!st) return { ok: false, reason: 'missing' };
-  if (!st.isFile()) return { ok: false, reason: 'not-a-file' };
+  if (!st.isFile) return { ok: false, reason: 'not-a-file' };
   if (st.size > maxBytes) return { ok: false, reason: 'too-large' };
   try {
-    return { ok: true, bytes: readFileSync(file) };
+    return { ok: true, bytes: await storage.readFile(file) };
   } catch {
     return { ok: false, reason: 'unreadable' };
   }
@@ -29,8 +29,8 @@ export async function readSmall(file: string, maxBytes: number): Promise<SmallRe
 export type JsonRead = { ok: true; value: unknown; bytes: Buffer } | { ok: false; problem: string };
 
 /** Parses JSON; deep nesting or bad syntax is a problem sentence, never a crash. */
-export async function readJson(file: string, maxBytes = MAX_INVENTORY_BYTES): Promise<JsonRead> {
-  const read = await readSmall(file, maxBytes);
+export async function readJson(storage: ReadStorage, file: string, maxBytes = MAX_INVENTORY_BYTES): Promise<JsonRead> {
+  const read = await readSmall(storage, file, maxBytes);
   if (!read.ok) {
     const why = { missing: 'is missing', 'too-large': `is larger than ${maxBytes} bytes`, unreadable: 'cannot be read', 'not-a-file': 'is not a regular file' }[read.reason];
     return { ok: false, problem: why };

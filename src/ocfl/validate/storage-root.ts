@@ -3,11 +3,12 @@
  * the storage hierarchy (no stray file, no empty folder, no link), every object in it, and that
  * each object lies where the declared layout maps its id.
  */
-import path from 'node:path';
 import { createLayoutByName, isKnownLayout, OCFL_LAYOUT_FILE, type StorageLayout } from '../layout/index.js';
 import { isRegisteredExtension, OWN_ROOT_EXTENSIONS } from './extensions.js';
 import { Findings, quote } from './findings.js';
-import { listDir } from './fs-tree.js';
+import { displayJoin, listDir } from './fs-tree.js';
+import { describePath, joinPath, type ReadStorage } from '../storage.js';
+import { FileSystemStorage } from '../storage-fs.js';
 import { HashPool } from './hash-pool.js';
 import { SPEC_VERSIONS, type SpecVersion } from './inventory.js';
 import { checkObject } from './object.js';
@@ -36,11 +37,12 @@ export interface StorageRootCheck {
 }
 
 /** A parsed extension config.json: undefined when absent, a problem sentence when unusable. */
-export async function readExtensionConfig(extensionDir: string): Promise<{ config?: Record<string, unknown>; problem?: string }> {
-  const file = path.join(extensionDir, 'config.json');
-  const read = await readSmall(file, 1024 * 1024);
+export async function readExtensionConfig(storage: ReadStorage | string, extensionDir = ''): Promise<{ config?: Record<string, unknown>; problem?: string }> {
+  const fs = typeof storage === 'string' ? new FileSystemStorage(storage) : storage;
+  const file = joinPath(extensionDir, 'config.json');
+  const read = await readSmall(fs, file, 1024 * 1024);
   if (!read.ok && read.reason === 'missing') return {};
-  const parsed = await readJson(file, 1024 * 1024);
+  const parsed = await readJson(fs, file, 1024 * 1024);
   if (!parsed.ok) return { problem: `its config.json ${parsed.problem}` };
   if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
     return { problem: 'its config.json is not a JSON object' };
@@ -48,12 +50,12 @@ export async function readExtensionConfig(extensionDir: string): Promise<{ confi
   return { config: parsed.value as Record<string, unknown> };
 }
 
-export async function checkStorageRoot(root: string, options: StorageRootCheckOptions = {}): Promise<StorageRootCheck> {
+export async function checkStorageRoot(fs: ReadStorage, root: string, options: StorageRootCheckOptions = {}): Promise<StorageRootCheck> {
   const findings = new Findings();
-  const display = options.display ?? root;
-  const at = (rel: string) => (rel ? path.join(display, rel) : display);
+  const display = options.display ?? describePath(fs, root);
+  const at = (rel: string) => displayJoin(display, rel);
   const result: StorageRootCheck = { findings, objects: 0, files: 0, bytes: 0 };
-  const entries = (await listDir(root)) ?? [];
+  const entries = (await listDir(fs, root)) ?? [];
 
   // Root conformance declaration
   const declarations = entries.filter((e) => e.name.startsWith('0='));
@@ -66,7 +68,7 @@ export async function checkStorageRoot(root: string, options: StorageRootCheckOp
       findings.add('E079', `The declaration ${quote(d.name)} does not name OCFL version 1.0 or 1.1.`, at(d.name));
       continue;
     }
-    const read = await readSmall(path.join(root, d.name), 1024);
+    const read = await readSmall(fs, joinPath(root, d.name), 1024);
     if (!read.ok || read.bytes.toString('utf8') !== `ocfl_${m[1]}\n`) {
       findings.add('E080', `The declaration ${d.name} does not contain exactly "ocfl_${m[1]}" and a newline.`, at(d.name));
     }
@@ -76,7 +78,7 @@ export async function checkStorageRoot(root: string, options: StorageRootCheckOp
   // Root extensions
   const extensionDirs = new Set<string>();
   if (entries.some((e) => e.name === 'extensions' && e.kind === 'dir')) {
-    for (const e of (await listDir(path.join(root, 'extensions'))) ?? []) {
+    for (const e of (await listDir(fs, joinPath(root, 'extensions'))) ?? []) {
       const rel = `extensions/${e.name}`;
       if (e.kind !== 'dir') findings.add('E112', `${rel} is not an extension folder.`, at(rel));
       else {
@@ -89,7 +91,7 @@ export async function checkStorageRoot(root: string, options: StorageRootCheckOp
   // Layout
   let layout: StorageLayout | undefined;
   if (entries.some((e) => e.name === OCFL_LAYOUT_FILE)) {
-    const parsed = await readJson(path.join(root, OCFL_LAYOUT_FILE), 1024 * 1024);
+    const parsed = await readJson(fs, joinPath(root, OCFL_LAYOUT_FILE), 1024 * 1024);
     const value = parsed.ok ? parsed.value : undefined;
     if (!parsed.ok) findings.add('E070', `${OCFL_LAYOUT_FILE} ${parsed.problem}.`, at(OCFL_LAYOUT_FILE));
     else if (typeof value !== 'object' || value === null || Array.isArray(value)) findings.add('E070', `${OCFL_LAYOUT_FILE} is not a JSON object.`, at(OCFL_LAYOUT_FILE));
@@ -102,7 +104,7 @@ export async function checkStorageRoot(root: string, options: StorageRootCheckOp
         if (!isRegisteredExtension(extension) && !extensionDirs.has(extension)) {
           findings.add('E071', `${OCFL_LAYOUT_FILE} names the layout ${quote(extension)}, which is neither registered nor described in extensions/.`, at(OCFL_LAYOUT_FILE));
         } else if (isKnownLayout(extension)) {
-          const cfg = extensionDirs.has(extension) ? await readExtensionConfig(path.join(root, 'extensions', extension)) : {};
+          const cfg = extensionDirs.has(extension) ? await readExtensionConfig(fs, joinPath(root, 'extensions', extension)) : {};
           if (cfg.problem) findings.add('E071', `The layout extension ${extension} cannot be applied: ${cfg.problem}.`, at(`extensions/${extension}/config.json`));
           else {
             try {
@@ -130,7 +132,7 @@ export async function checkStorageRoot(root: string, options: StorageRootCheckOp
     stack.reverse();
     while (stack.length > 0) {
       const rel = stack.pop()!;
-      const dirEntries = await listDir(path.join(root, rel));
+      const dirEntries = await listDir(fs, joinPath(root, rel));
       if (!dirEntries) {
         findings.add('E072', `The folder ${quote(rel)} cannot be read.`, at(rel));
         continue;
@@ -169,7 +171,7 @@ export async function checkStorageRoot(root: string, options: StorageRootCheckOp
           options.onPlan?.(files, bytes);
         };
         try {
-          checks[i] = await checkObject(path.join(root, objectDirs[i]), { fixity: options.fixity, pool, display: at(objectDirs[i]), onPlan, onHashed: options.onHashed });
+          checks[i] = await checkObject(fs, joinPath(root, objectDirs[i]), { fixity: options.fixity, pool, display: at(objectDirs[i]), onPlan, onHashed: options.onHashed });
         } finally {
           release();
         }

@@ -6,7 +6,6 @@
  * SIARD 1.0 archives state one too, but over a range that could not be reproduced from the samples.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { NODE_HASH_OF_DIGEST_TYPE, type SiardDigestType } from '../model.js';
 import type { SiardReader } from './siard-reader.js';
 
@@ -40,7 +39,7 @@ export async function verifyArchiveMessageDigest(reader: SiardReader): Promise<M
   const types = [...new Set(stated.map((m) => m.digestType))];
   const hashes = new Map(types.map((t) => [t, createHash(NODE_HASH_OF_DIGEST_TYPE[t])]));
   if (end > 0) {
-    for await (const chunk of createReadStream(reader.file, { start: 0, end: end - 1 }) as AsyncIterable<Buffer>) {
+    for await (const chunk of reader.zip.readRange(0, end - 1) as AsyncIterable<Buffer>) {
       for (const h of hashes.values()) h.update(chunk);
     }
   }

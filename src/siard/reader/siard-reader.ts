@@ -8,7 +8,7 @@ import path from 'node:path';
 import { SiardOcflError } from '../../errors.js';
 import { resolveLobLocation, type LobLocation } from '../lob-location.js';
 import { cellType, type SiardArchive, type SiardColumn, type SiardSchema, type SiardTable } from '../model.js';
-import { ZipReader, type ZipReadLimits } from '../zip/reader.js';
+import { ZipReader, type ByteSource, type ZipReadLimits } from '../zip/reader.js';
 import { parseSiardMetadata } from './metadata.js';
 import { columnTypeFamily, readTableRows } from './table-rows.js';
 import {
@@ -71,16 +71,22 @@ export class SiardReader {
     readonly databaseLobFolder: string | undefined,
   ) {}
 
-  static async open(file: string, options: OpenSiardOptions = {}): Promise<SiardReader> {
+  /**
+   * Opens a .siard: a local file, or a ByteSource (an archive kept elsewhere, e.g. in an object
+   * on an object store; its package folder is then only a name in messages).
+   */
+  static async open(source: string | ByteSource, options: OpenSiardOptions = {}): Promise<SiardReader> {
+    const file = typeof source === 'string' ? source : source.name;
     const siardPath = (options.siardPath ?? path.basename(file)).split(path.sep).join('/');
     const depth = siardPath.split('/').filter((s) => s !== '' && s !== '.').length;
     if (siardPath.split('/').includes('..') || depth === 0) {
       throw new SiardOcflError(`siardPath "${siardPath}" must be a relative path inside the package folder.`, { code: 'USAGE' });
     }
-    let packageDir = path.dirname(path.resolve(file));
-    for (let i = 1; i < depth; i++) packageDir = path.dirname(packageDir);
+    const dirname = typeof source === 'string' ? path.dirname : path.posix.dirname;
+    let packageDir = typeof source === 'string' ? path.dirname(path.resolve(file)) : dirname(file);
+    for (let i = 1; i < depth; i++) packageDir = dirname(packageDir);
 
-    const zip = await ZipReader.open(file, options.limits ?? {});
+    const zip = await ZipReader.open(source, options.limits ?? {});
     try {
       // The usual place is looked up in the index; only an archive without it is walked for a root folder.
       const direct = zip.entry('header/metadata.xml');

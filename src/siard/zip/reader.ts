@@ -9,8 +9,8 @@
  *   zip bomb costs at most one zlib chunk of memory, whatever size the archive declares;
  * - errors become SiardOcflError sentences naming the archive and the entry.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
-import { Transform, type TransformCallback, type Readable } from 'node:stream';
+import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
+import { Readable, Transform, type TransformCallback } from 'node:stream';
 import zlib from 'node:zlib';
 import yauzl from 'yauzl';
 import { SiardOcflError } from '../../errors.js';
@@ -40,6 +40,64 @@ export interface ZipReadLimits {
   maxCompressionRatio?: number;
 }
 
+/**
+ * An archive's bytes where they are not a local file (a file of an OCFL object on an object
+ * store, say): its size and a stream of any byte range. Defined here so that siard/ knows nothing
+ * of where the bytes are kept.
+ */
+export interface ByteSource {
+  /** How the archive is named in messages. */
+  readonly name: string;
+  readonly size: number;
+  /** Bytes start..end, `end` inclusive (as fs.createReadStream). */
+  readRange(start: number, end: number): Readable;
+}
+
+class SourceReader extends yauzl.RandomAccessReader {
+  constructor(private readonly source: ByteSource) {
+    super();
+  }
+
+  override _readStreamForRange(start: number, end: number): Readable {
+    return end > start ? this.source.readRange(start, end - 1) : Readable.from([]);
+  }
+}
+
+/** Where central directory records are read again from: the local file, or (remote archives) a copy of the directory. */
+interface RecordBytes {
+  /** Reads `length` bytes at the archive offset `offset` into `target`; the count read. */
+  read(target: Buffer, length: number, offset: number): number;
+  close(): void;
+}
+
+function fileRecords(fd: number): RecordBytes {
+  let open = true;
+  return {
+    read: (target, length, offset) => {
+      if (!open) throw new Error('the archive is closed');
+      return readSync(fd, target, 0, length, offset);
+    },
+    close: () => {
+      if (open) closeSync(fd);
+      open = false;
+    },
+  };
+}
+
+/** The central directory of a remote archive, read once (its records only, ~100 bytes an entry). */
+function memoryRecords(start: number, bytes: Buffer): RecordBytes {
+  return {
+    read: (target, length, offset) => bytes.copy(target, 0, Math.max(0, offset - start), Math.max(0, offset - start) + length),
+    close: () => {},
+  };
+}
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of stream as AsyncIterable<Buffer>) chunks.push(c);
+  return Buffer.concat(chunks);
+}
+
 /** Entries whose parsed records are kept for repeated lookups (a LOB is looked up for its size, then opened). */
 const RECENT_ENTRIES = 32;
 
@@ -56,12 +114,13 @@ const WALK_CHUNK = 1 << 20;
 export class ZipReader {
   private readonly recent = new Map<string, ZipEntry | null>();
   private readonly natives = new WeakMap<ZipEntry, yauzl.Entry>();
-  private fd: number | undefined;
+  private records: RecordBytes | undefined;
 
   private constructor(
     readonly path: string,
+    private readonly source: ByteSource | undefined,
     private readonly zipfile: yauzl.ZipFile,
-    fd: number,
+    records: RecordBytes,
     /** number of entries in the central directory */
     readonly entryCount: number,
     /** central directory record offsets, in directory order */
@@ -74,26 +133,30 @@ export class ZipReader {
     readonly unsafeEntries: ZipEntry[],
     private readonly limits: ZipReadLimits,
   ) {
-    this.fd = fd;
+    this.records = records;
   }
 
-  /** Opens `path` and indexes its central directory (read once, sequentially). */
-  static async open(path: string, limits: ZipReadLimits = {}): Promise<ZipReader> {
+  /** Opens `file` (a local path, or a ByteSource) and indexes its central directory (read once, sequentially). */
+  static async open(file: string | ByteSource, limits: ZipReadLimits = {}): Promise<ZipReader> {
+    const source = typeof file === 'string' ? undefined : file;
+    const path = typeof file === 'string' ? file : file.name;
     let zipfile: yauzl.ZipFile;
+    const options = { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: false };
     try {
-      zipfile = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: false });
+      zipfile = source ? await yauzl.fromRandomAccessReaderPromise(new SourceReader(source), source.size, options) : await yauzl.openPromise(path, options);
     } catch (err) {
       throw archiveError(path, err);
     }
     const internals = zipfile as unknown as { readEntryCursor: number; fileSize: number };
-    let cursor = internals.readEntryCursor;
+    const directoryStart = internals.readEntryCursor;
+    let cursor = directoryStart;
     // entryCount comes from the end record: never trust it for an allocation larger than the file allows.
     let capacity = Math.max(16, Math.min(zipfile.entryCount, Math.floor(internals.fileSize / 46) + 1));
     let hashes = new Uint32Array(capacity);
     let offsets = new Float64Array(capacity);
     const unsafe: Array<{ index: number; entry: ZipEntry; native?: yauzl.Entry }> = [];
     let count = 0;
-    let fd: number | undefined;
+    let records: RecordBytes;
     try {
       for await (const native of zipfile.eachEntry()) {
         if (count === capacity) {
@@ -112,7 +175,7 @@ export class ZipReader {
         if (entry.unsafeReason !== null) unsafe.push({ index: count, entry, native });
         count++;
       }
-      fd = openSync(path, 'r');
+      records = source ? memoryRecords(directoryStart, cursor > directoryStart ? await readAll(source.readRange(directoryStart, cursor - 1)) : Buffer.alloc(0)) : fileRecords(openSync(path, 'r'));
     } catch (err) {
       zipfile.close();
       throw archiveError(path, err);
@@ -121,7 +184,7 @@ export class ZipReader {
     for (let i = 0; i < count; i++) keys[i] = (BigInt(hashes[i]!) << 32n) | BigInt(i);
     keys.sort();
     hashes = new Uint32Array(0);
-    const reader = new ZipReader(path, zipfile, fd, count, offsets.subarray(0, count), keys, new Set(), [], limits);
+    const reader = new ZipReader(path, source, zipfile, records, count, offsets.subarray(0, count), keys, new Set(), [], limits);
     try {
       reader.findDuplicates(unsafe);
     } catch (err) {
@@ -162,7 +225,7 @@ export class ZipReader {
   /** Every entry, in central directory order, read from the file anew (sequentially) on each access. */
   get entries(): ZipEntry[] {
     const out: ZipEntry[] = [];
-    const fd = this.openFd();
+    const records = this.openRecords();
     let window = Buffer.alloc(0);
     let windowStart = 0;
     for (let i = 0; i < this.entryCount; i++) {
@@ -170,7 +233,7 @@ export class ZipReader {
       const need = (length: number): Buffer => {
         if (offset < windowStart || offset + length > windowStart + window.length) {
           window = Buffer.alloc(Math.max(WALK_CHUNK, length));
-          const n = readSync(fd, window, 0, window.length, offset);
+          const n = records.read(window, window.length, offset);
           window = window.subarray(0, n);
           windowStart = offset;
           if (n < length) throw new Error(`the central directory record at offset ${offset} is cut short`);
@@ -216,13 +279,13 @@ export class ZipReader {
 
   /** Reads and parses the central directory record of entry `index`. */
   private record(index: number): ZipEntry {
-    const fd = this.openFd();
+    const records = this.openRecords();
     const offset = this.offsets[index]!;
     const fixed = Buffer.alloc(46);
-    if (readSync(fd, fixed, 0, 46, offset) !== 46) throw new Error(`the central directory record at offset ${offset} is cut short`);
+    if (records.read(fixed, 46, offset) !== 46) throw new Error(`the central directory record at offset ${offset} is cut short`);
     const length = 46 + fixed.readUInt16LE(28) + fixed.readUInt16LE(30);
     const whole = Buffer.alloc(length);
-    if (readSync(fd, whole, 0, length, offset) !== length) throw new Error(`the central directory record at offset ${offset} is cut short`);
+    if (records.read(whole, length, offset) !== length) throw new Error(`the central directory record at offset ${offset} is cut short`);
     return this.parse(index, whole);
   }
 
@@ -270,9 +333,14 @@ export class ZipReader {
     return entry;
   }
 
-  private openFd(): number {
-    if (this.fd === undefined) throw new Error('the archive is closed');
-    return this.fd;
+  private openRecords(): RecordBytes {
+    if (this.records === undefined) throw new Error('the archive is closed');
+    return this.records;
+  }
+
+  /** Raw bytes of the archive, start..end inclusive (the messageDigest range, verbatim copies). */
+  readRange(start: number, end: number): Readable {
+    return this.source ? this.source.readRange(start, end) : createReadStream(this.path, { start, end, highWaterMark: 1 << 20 });
   }
 
   /** Offset of the entry's local header (the SIARD messageDigest range ends at `header/`'s). */
@@ -349,8 +417,8 @@ export class ZipReader {
 
   close(): void {
     this.zipfile.close();
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
+    this.records?.close();
+    this.records = undefined;
     this.recent.clear();
   }
 

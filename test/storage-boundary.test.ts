@@ -1,0 +1,95 @@
+/**
+ * Every access to stored bytes goes through the storage capabilities (src/ocfl/storage.ts): no
+ * module reads the disk with node:fs, and none joins a disk path from a storage location, except
+ * the filesystem backend and the short list below of pieces that are local by nature. A new entry
+ * here needs a reason; the validator and the archive verbs (audit, relocate, mets, restore) may
+ * never be on it, since they must run on an object store too.
+ */
+import test from 'ava';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+const SRC = path.resolve('src');
+
+const LOCAL_BY_NATURE: Record<string, string> = {
+  'ocfl/storage-fs.ts': 'the filesystem backend itself',
+  'ocfl/direct-write.ts': 'the filesystem backend: O_DIRECT writes of large content',
+  'ocfl/syncfs.ts': 'the filesystem backend: syncfs(2) of the root filesystem',
+  'ocfl/workspace.ts': 'the workspace is a local folder where versions are staged (for any backend)',
+  'ocfl/workspace-choice.ts': 'chooses and checks that local workspace folder',
+  'ocfl/lock.ts': 'file locks of one host, in the local workspace (object stores use a lease object)',
+  'ocfl/stage.ts': 'put and ingest read the local files and folders the user adds',
+  'ocfl/failpoint.ts': 'fault-injection marker files of the crash tests',
+  'ocfl/checkout.ts': 'writes a checkout into a local destination folder',
+  'ocfl/validate/hash-file.ts': 'worker threads hash local files of a filesystem root (storage.localPath)',
+  'archive/checkout.ts': 'joins split LOBs inside the local checkout folder',
+  'archive/ingest.ts': 'reads the local SIARD package a user ingests',
+  'archive/open-archive.ts': 'opens a local .siard or package folder (restore, tables, rows); objects go through storage',
+  'archive/xsd-check.ts': 'writes the schema to a local temporary file for the XSD checker',
+  'cli/archive-source.ts': 'checks the local file a user names',
+  'cli/path.ts': 'reads ids from a local file or stdin',
+  'cli/put.ts': 'reads the local folder a user puts',
+  'cli/restore.ts': 'checks the local target of a restore',
+  'siard/export-directory.ts': 'export writes a SIARD package into a local folder',
+  'siard/output-sink.ts': 'export writes a SIARD package into a local folder',
+  'siard/writer.ts': 'reads the bundled metadata.xsd',
+  'siard/zip/reader.ts': 'yauzl reads a local .siard by descriptor (other archives come as a ByteSource)',
+  'siard/zip/sink.ts': 'writes a local .siard',
+  'siard/reader/lob-open.ts': 'reads LOB files beside a local .siard (package folders)',
+  'siard/reader/unreferenced.ts': 'lists the LOB folders of a local package',
+  'sources/siard/provenance.ts': 'hashes the local .siard being exported from',
+  'sources/sqlite/loader.ts': 'SQLite database files are local files',
+  'sources/sqlite/sqlite-source.ts': 'SQLite database files are local files',
+};
+
+/** Modules that must run on every backend: never on the list above. */
+/** The one exception inside them: the worker threads' hashing of local files, reached only through storage.localPath. */
+const WORKER_HASHING = 'ocfl/validate/hash-file.ts';
+const EVERY_BACKEND = ['ocfl/validate/', 'ocfl/object.ts', 'ocfl/root.ts', 'ocfl/commit.ts', 'archive/audit.ts', 'archive/relocate.ts', 'archive/mets.ts', 'archive/restore.ts', 'archive/storage-base.ts', 'archive/content-hash.ts'];
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
+    const p = path.join(dir, d.name);
+    return d.isDirectory() ? sources(p) : d.name.endsWith('.ts') ? [p] : [];
+  });
+}
+
+const files = sources(SRC).map((abs) => ({ rel: path.relative(SRC, abs).split(path.sep).join('/'), text: readFileSync(abs, 'utf8') }));
+const FS_IMPORT = /from\s+'(node:)?fs(\/promises)?'|import\(\s*'(node:)?fs(\/promises)?'\s*\)|from\s+'fs-extra'/;
+
+test('only the filesystem backend and the listed local pieces import node:fs', (t) => {
+  const offenders = files.filter((f) => FS_IMPORT.test(f.text) && !(f.rel in LOCAL_BY_NATURE)).map((f) => f.rel);
+  t.deepEqual(offenders, [], 'these modules read or write the disk around the storage interfaces');
+  const stale = Object.keys(LOCAL_BY_NATURE).filter((rel) => !files.some((f) => f.rel === rel && FS_IMPORT.test(f.text)));
+  t.deepEqual(stale, [], 'allow-list entries that no longer import node:fs: remove them');
+});
+
+test('the validator and the archive verbs are never on the local list', (t) => {
+  for (const rel of Object.keys(LOCAL_BY_NATURE).filter((r) => r !== WORKER_HASHING)) {
+    t.false(EVERY_BACKEND.some((prefix) => rel.startsWith(prefix)), `${rel} must go through the storage interfaces`);
+  }
+  for (const prefix of EVERY_BACKEND) {
+    t.true(files.some((f) => f.rel.startsWith(prefix)), `${prefix} exists`);
+    for (const f of files.filter((g) => g.rel.startsWith(prefix) && g.rel !== WORKER_HASHING)) t.false(FS_IMPORT.test(f.text), `${f.rel} imports node:fs`);
+  }
+});
+
+test('no disk path is joined from a storage location outside the filesystem backend', (t) => {
+  const joined = /path(\.posix)?\.(join|resolve)\([^()]*\blocation\b/;
+  const offenders = files.filter((f) => f.rel !== 'ocfl/storage-fs.ts').flatMap((f) =>
+    f.text
+      .split('\n')
+      .map((line, i) => ({ line, i }))
+      .filter(({ line }) => joined.test(line))
+      .map(({ i }) => `${f.rel}:${i + 1}`),
+  );
+  t.deepEqual(offenders, []);
+});
+
+test('relocate and mets do not load the database drivers (no value import of ingest.ts)', (t) => {
+  for (const rel of ['archive/relocate.ts', 'archive/mets.ts', 'archive/audit.ts']) {
+    const text = files.find((f) => f.rel === rel)!.text;
+    const valueImports = text.split('\n').filter((l) => /^import\s+(?!type\b)[^;]*from\s+'\.\/ingest\.js'/.test(l));
+    t.deepEqual(valueImports, [], `${rel} imports ingest.js, which loads sqlite, pg and mariadb`);
+  }
+});
