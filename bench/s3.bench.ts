@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
+import Database from '../src/sources/sqlite/driver.js';
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { readFileSync } from 'node:fs';

@@ -11,7 +11,7 @@ import test, { type ExecutionContext } from 'ava';
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../src/sources/sqlite/driver.js';
 import { runCli, BIN } from './helpers/cli.js';
 import { startRgw, type RgwServer } from './helpers/s3.js';
 import { HAS_SHARED, reference, PROJECT_ROOT } from './helpers/shared.js';
