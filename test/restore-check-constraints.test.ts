@@ -13,6 +13,7 @@ import { parseSiardMetadata } from '../src/siard/reader/metadata.js';
 import type { SiardCheckConstraint } from '../src/siard/model.js';
 import type { DatabaseSource, SourceValue } from '../src/siard/database-source.js';
 import { conditionProblem } from '../src/sources/postgres/check-constraint.js';
+import { mysqlStatementProblem } from '../src/sources/sql-text.js';
 import { assertArchiveValid, unzipEntry } from './export-support.js';
 import { runCli } from './helpers/cli.js';
 import { pgTest, startPostgres, type PostgresServer } from './helpers/postgres.js';
@@ -95,6 +96,19 @@ test('a condition must be one expression: balanced parentheses outside quotes, n
   t.regex(conditionProblem("(a = 'x)") ?? '', /unterminated/);
   t.regex(conditionProblem('a > 0 /* ) */') ?? '', /comment/);
   t.regex(conditionProblem('$1 > 0') ?? '', /"\$"/);
+});
+
+test('a MariaDB condition or query must be one statement: backticks and backslash escapes skipped, "#" comments and ";" refused', (t) => {
+  t.is(mysqlStatementProblem('(`a;b)` > 0)'), undefined, 'a backtick identifier may hold ";" and ")"');
+  t.is(mysqlStatementProblem("(x = 'it\\'s; fine')"), undefined, "\\' does not end a MariaDB string");
+  t.is(mysqlStatementProblem('(`a``b` = 1)'), undefined, 'a doubled backtick stays inside the identifier');
+  t.is(mysqlStatementProblem('price > $1'), undefined, '"$" is an ordinary character in MariaDB');
+  t.regex(mysqlStatementProblem('a > 0 # ) comment') ?? '', /comment/);
+  t.regex(mysqlStatementProblem('a > 0 -- x') ?? '', /comment/);
+  t.regex(mysqlStatementProblem('a > 0; DROP TABLE t') ?? '', /";"/);
+  t.regex(mysqlStatementProblem('(`a > 0)') ?? '', /unterminated/);
+  t.regex(mysqlStatementProblem('true) OR (true') ?? '', /closes a parenthesis/);
+  t.is(conditionProblem('a > 0 # x'), undefined, '"#" is no comment in standard SQL');
 });
 
 pgTest('restore adds the plain check constraints, warns about the rest, and runs none of the hostile ones', async (t) => {

@@ -1,5 +1,5 @@
 /** Bounded reads of the small files validation parses (declarations, inventories, sidecars, configs). */
-import { createHash } from 'node:crypto';
+import { digestSync } from '../digest.js';
 import { parseJsonBytes } from '../large-json.js';
 import type { ReadStorage } from '../storage.js';
 
@@ -56,10 +56,10 @@ export interface BytesFingerprint {
 }
 
 export function fingerprintOf(bytes: Uint8Array): BytesFingerprint {
-  return { length: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+  return { length: bytes.length, sha256: digestSync('sha256', bytes) };
 }
 
 /** Whether bytes are those a fingerprint was taken of (hashed only when the lengths agree). */
 export function sameBytes(bytes: Uint8Array, fingerprint: BytesFingerprint): boolean {
-  return bytes.length === fingerprint.length && createHash('sha256').update(bytes).digest('hex') === fingerprint.sha256;
+  return bytes.length === fingerprint.length && digestSync('sha256', bytes) === fingerprint.sha256;
 }

@@ -40,6 +40,7 @@ import { connectMysql, MYSQL_SESSION_SETTINGS, describeMysqlUrl, parseMysqlUrl, 
 import { GEOMETRY_INTERNAL_NOTE, GEOMETRY_WKB_NOTE } from './mysql-source.js';
 import { durationToTime } from './type-mapping.js';
 import { quoteMysqlIdent } from '../sql-identifier.js';
+import { mysqlStatementProblem } from '../sql-text.js';
 
 export interface MysqlLoaderOptions {
   /** LOBs up to this many bytes go inside a multi-row INSERT; larger ones are streamed (default 1 MiB) */
@@ -65,31 +66,6 @@ const SOURCE_NOTES = [
   new RegExp(` ?${GEOMETRY_WKB_NOTE.replace(/[()]/g, '\\$&')}; SRID \\d+\\.`),
   new RegExp(` ?${GEOMETRY_INTERNAL_NOTE.replace(/[().]/g, '\\$&')}`),
 ];
-
-/** Why `text` is not one MariaDB expression or query, or undefined when it is (quotes, backticks, comments, `;`). */
-export function mysqlStatementProblem(text: string): string | undefined {
-  let depth = 0;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (ch === "'" || ch === '"' || ch === '`') {
-      let j = i + 1;
-      for (; j < text.length; j++) {
-        if (ch !== '`' && text[j] === '\\') j++;
-        else if (text[j] === ch) {
-          if (text[j + 1] === ch) j++;
-          else break;
-        }
-      }
-      if (j >= text.length) return 'it has an unterminated quote';
-      i = j;
-    } else if (ch === '(') depth++;
-    else if (ch === ')') {
-      if (--depth < 0) return 'it closes a parenthesis it did not open';
-    } else if (ch === ';') return 'it contains ";"';
-    else if (ch === '#' || (ch === '-' && text[i + 1] === '-') || (ch === '/' && text[i + 1] === '*')) return 'it contains a comment';
-  }
-  return depth === 0 ? undefined : 'its parentheses are not balanced';
-}
 
 function textTypeBySize(chars: number): string {
   const bytes = chars * 4;
