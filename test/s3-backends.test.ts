@@ -378,12 +378,18 @@ both('lease: of five hosts taking over one expired lease at once exactly one get
   const stalled = new LeaseLockProvider(store, 'locks', 3000);
   const first = await stalled.acquire('contested');
   t.notThrows(() => first.assertHeld());
-  const held = await store.getWithTag(new LeaseLockProvider(store, 'locks').leasePath('contested'));
-  t.truthy(held);
-  const raw = JSON.parse(held!.bytes.toString('utf8')) as { expires: number };
-  const expired = Buffer.from(JSON.stringify({ ...raw, expires: Date.now() - 60_000 }));
-  const forged = await store.putIfMatch(new LeaseLockProvider(store, 'locks').leasePath('contested'), expired, held!.etag);
-  t.true(forged.ok);
+  // The holder renews every second, so on a busy machine a renewal can land between our read and
+  // our conditional write (412, or RGW's 500 for a lost If-Match race): read again and retry.
+  const leasePath = new LeaseLockProvider(store, 'locks').leasePath('contested');
+  let forged = false;
+  for (let attempt = 0; attempt < 10 && !forged; attempt++) {
+    const held = await store.getWithTag(leasePath);
+    t.truthy(held);
+    const raw = JSON.parse(held!.bytes.toString('utf8')) as { expires: number };
+    const expired = Buffer.from(JSON.stringify({ ...raw, expires: Date.now() - 60_000 }));
+    forged = (await store.putIfMatch(leasePath, expired, held!.etag)).ok;
+  }
+  t.true(forged, 'the lease could be made to look expired');
   const takers = Array.from({ length: 5 }, () => new LeaseLockProvider(store, 'locks', 60_000));
   const results = await Promise.allSettled(takers.map((p) => p.acquire('contested')));
   const won = results.filter((r): r is PromiseFulfilledResult<Awaited<ReturnType<LeaseLockProvider['acquire']>>> => r.status === 'fulfilled');

@@ -128,10 +128,14 @@ export class LeaseLockProvider implements LockProvider {
       let ok = r.ok;
       if (r.ok) etag = r.etag || (await readBack().catch(() => undefined)) || etag;
       else if (r.reason === 'unknown') {
-        const mine = await readBack().catch(() => undefined);
-        if (mine) etag = mine;
-        ok = mine !== undefined;
-        // Unknown and unreadable: tried again at the next tick; the lease stands until validUntil.
+        // The answer may hide a success: the lease read back says whose it is now.
+        const now = await this.store.getWithTag(path).catch(() => 'unreadable' as const);
+        const holder = now === 'unreadable' ? undefined : now && parseLease(now.bytes)?.token;
+        if (now !== 'unreadable' && holder === token) {
+          etag = now!.etag;
+          ok = true;
+        } else if (now !== 'unreadable') lost = new Error(`another process took over the lease ${this.store.location}/${path}`);
+        // Unreadable: tried again at the next tick; the lease stands until validUntil.
       } else lost = new Error(`another process took over the lease ${this.store.location}/${path}`);
       if (ok) validUntil = sentAt + this.leaseMs;
     };
