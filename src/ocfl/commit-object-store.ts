@@ -27,7 +27,7 @@ import { SiardOcflError } from '../errors.js';
 import { forEachConcurrent } from './concurrent.js';
 import { failpoint } from './failpoint.js';
 import { sidecarContent, versionNumber } from './inventory.js';
-import { loadInventory, type LoadedInventory } from './object.js';
+import { listedVersions, loadInventory, type loadInventorySummary, type LoadedInventory, type LoadedInventorySummary } from './object.js';
 import type { CommitContext, RecoveryAction } from './commit.js';
 import type { ObjectStorePublish, WriteStorage } from './storage.js';
 
@@ -62,7 +62,12 @@ export async function publishToObjectStore(ctx: CommitContext, store: Store, ver
 }
 
 /** The object-store counterpart of commit.ts's recoverObject (see the list at the top). */
-export async function recoverObjectStore(ctx: CommitContext, store: Store, actions: RecoveryAction[] = []): Promise<LoadedInventory | undefined> {
+export async function recoverObjectStore(
+  ctx: CommitContext,
+  store: Store,
+  actions: RecoveryAction[] = [],
+  load: typeof loadInventory | typeof loadInventorySummary = loadInventory,
+): Promise<LoadedInventory | LoadedInventorySummary | undefined> {
   const { workspace, stage, objectPath } = ctx;
   if (await workspace.stat(stage)) {
     await workspace.remove(stage);
@@ -87,8 +92,9 @@ export async function recoverObjectStore(ctx: CommitContext, store: Store, actio
       code: 'PATH_CONFLICT',
     });
   }
-  const loaded = await loadInventory(store, objectPath);
+  const loaded = await load(store, objectPath);
   const { inventory, bytes } = loaded;
+  const listed = listedVersions(loaded);
   const alg = inventory.digestAlgorithm;
   if (loaded.sidecarStale) {
     await store.putBytes(`${objectPath}/inventory.json.${alg}`, Buffer.from(sidecarContent(bytes, alg)));
@@ -102,7 +108,7 @@ export async function recoverObjectStore(ctx: CommitContext, store: Store, actio
   }
   const head = versionNumber(inventory.head);
   for (const entry of entries) {
-    if (!entry.isDirectory || !/^v\d+$/.test(entry.name) || entry.name in inventory.versions) continue;
+    if (!entry.isDirectory || !/^v\d+$/.test(entry.name) || listed.has(entry.name)) continue;
     if (versionNumber(entry.name) <= head) continue; // not a crashed commit's: leave it to the validator
     await store.remove(`${objectPath}/${entry.name}`);
     actions.push({ kind: 'rolled-back-version', path: `${objectPath}/${entry.name}` });

@@ -66,7 +66,7 @@ import { SiardOcflError } from '../errors.js';
 import { forEachConcurrent } from './concurrent.js';
 import { failpoint } from './failpoint.js';
 import { sidecarContent, versionNumber } from './inventory.js';
-import { loadInventory, type LoadedInventory } from './object.js';
+import { listedVersions, loadInventory, loadInventorySummary, type LoadedInventory, type LoadedInventorySummary } from './object.js';
 import { isObjectStore, type RootStorage, type Storage, type StorageEntry } from './storage.js';
 import { publishToObjectStore, recoverObjectStore } from './commit-object-store.js';
 
@@ -280,8 +280,15 @@ export interface RecoveryAction {
  * Repairs what a crashed writer of this object left (see the protocol above), appending what it
  * did to `actions`. Returns the object's inventory, or undefined when the object does not exist.
  */
-export async function recoverObject(ctx: CommitContext, actions: RecoveryAction[] = []): Promise<LoadedInventory | undefined> {
-  if (isObjectStore(ctx.root)) return recoverObjectStore(ctx, ctx.root, actions);
+export async function recoverObject(ctx: CommitContext, actions?: RecoveryAction[]): Promise<LoadedInventory | undefined>;
+export async function recoverObject(ctx: CommitContext, actions: RecoveryAction[], load: typeof loadInventorySummary): Promise<LoadedInventorySummary | undefined>;
+/** `load` reads the inventory: in full for a writer, summarised for repair, which needs no manifest. */
+export async function recoverObject(
+  ctx: CommitContext,
+  actions: RecoveryAction[] = [],
+  load: typeof loadInventory | typeof loadInventorySummary = loadInventory,
+): Promise<LoadedInventory | LoadedInventorySummary | undefined> {
+  if (isObjectStore(ctx.root)) return recoverObjectStore(ctx, ctx.root, actions, load);
   const { workspace, stage, objectPath } = ctx;
   const root = ctx.root;
   if (await workspace.stat(stage)) {
@@ -294,9 +301,10 @@ export async function recoverObject(ctx: CommitContext, actions: RecoveryAction[
   if (!st.isDirectory) {
     throw new SiardOcflError(`The object path of "${ctx.id}", ${root.location}/${objectPath}, is a file.`, { code: 'PATH_CONFLICT' });
   }
-  const loaded = await loadInventory(root, objectPath);
+  const loaded = await load(root, objectPath);
   const { inventory, bytes } = loaded;
   const alg = inventory.digestAlgorithm;
+  const listed = listedVersions(loaded);
   if (loaded.sidecarStale) {
     const file = await workspace.openWrite(`${stage}/root/inventory.json.${alg}`);
     await file.write(Buffer.from(sidecarContent(bytes, alg)));
@@ -310,7 +318,7 @@ export async function recoverObject(ctx: CommitContext, actions: RecoveryAction[
   }
   const head = versionNumber(inventory.head);
   for (const entry of await root.list(objectPath)) {
-    if (!entry.isDirectory || !/^v\d+$/.test(entry.name) || entry.name in inventory.versions) continue;
+    if (!entry.isDirectory || !/^v\d+$/.test(entry.name) || listed.has(entry.name)) continue;
     if (versionNumber(entry.name) <= head) continue; // not a crashed commit's: leave it to the validator
     await workspace.mkdir(`${stage}/trash`);
     await workspace.moveFrom(root, `${objectPath}/${entry.name}`, `${stage}/trash/${entry.name}`);

@@ -112,6 +112,28 @@ export async function loadInventoryVersions(storage: ReadStorage, objectPath: st
   return (await verifiedInventoryBytes(storage, objectPath, parseInventoryVersions)).header;
 }
 
+/** What recovery after a crash needs of an inventory: its header, version names and bytes. */
+export interface LoadedInventorySummary {
+  inventory: InventoryHeader & { versions: InventoryVersionSummary[] };
+  bytes: Buffer;
+  sidecarStale: boolean;
+}
+
+/**
+ * loadInventory without the manifest and states: enough to finish a stale sidecar and roll back
+ * an unlisted version folder (repair of a million-file object need not build its inventory).
+ */
+export async function loadInventorySummary(storage: ReadStorage, objectPath: string): Promise<LoadedInventorySummary> {
+  const { bytes, header: inventory, sidecarStale } = await verifiedInventoryBytes(storage, objectPath, parseInventoryVersions);
+  return { inventory, bytes, sidecarStale };
+}
+
+/** The version names an inventory, full or summarised, lists. */
+export function listedVersions(loaded: LoadedInventory | LoadedInventorySummary): Set<string> {
+  const versions = loaded.inventory.versions;
+  return new Set(Array.isArray(versions) ? versions.map((v) => v.version) : Object.keys(versions));
+}
+
 export class OcflObjectReader {
   /** Built on first use and kept: an inventory of a million paths must not be re-indexed per lookup. */
   private readonly states = new Map<string, ReadonlyMap<string, string>>();

@@ -11,7 +11,7 @@ import { recoverObject, type CommitContext, type RecoveryAction } from './commit
 import { digestSync } from './digest.js';
 import { FileLockProvider, type ObjectLock } from './lock.js';
 import { LeaseLockProvider } from './lock-lease.js';
-import { loadInventory } from './object.js';
+import { loadInventoryHeader, loadInventorySummary } from './object.js';
 import type { OcflStorageRoot } from './root.js';
 import type { Workspace } from './workspace.js';
 
@@ -57,7 +57,7 @@ async function recoverLocked(root: OcflStorageRoot, ws: Workspace, id: string, l
   const ctx: CommitContext = { root: root.storage, workspace: ws.storage, stage: ws.stageDir(id), objectPath, id };
   const recovered: RecoveryAction[] = [];
   try {
-    const loaded = await recoverObject(ctx, recovered);
+    const loaded = await recoverObject(ctx, recovered, loadInventorySummary);
     if (loaded && loaded.inventory.id !== id) {
       throw new SiardOcflError(`The object path of "${id}", ${root.location}/${objectPath}, holds object "${loaded.inventory.id}".`, { code: 'ID_MISMATCH', exitCode: 1 });
     }
@@ -139,7 +139,7 @@ export async function repairRoot(root: OcflStorageRoot, ws: Workspace, ids?: str
     for await (const loc of root.scanObjects()) {
       let id: string;
       try {
-        id = (await loadInventory(root.storage, loc.path)).inventory.id;
+        id = (await loadInventoryHeader(root.storage, loc.path)).id;
       } catch (err) {
         objects.push({ objectPath: loc.path, status: 'failed', actions: [], message: (err as Error).message });
         continue;
