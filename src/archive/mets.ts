@@ -137,7 +137,7 @@ export async function addMetsIndex(rootArg: string | OcflStorageRoot, id: string
   }
   const siardFacts = await factsOf(siardFile);
 
-  const staged = await root.startVersion(id, { fixityAlgorithms: [algorithm] });
+  const staged = await root.startVersion(id, { fixityAlgorithms: [algorithm], known: object.parsed() });
   try {
     if (staged.version !== nextVersionName(inv.head)) {
       throw new SiardOcflError(`Object "${id}" changed while its METS index was prepared (now ${staged.version} would follow); run mets again.`, { code: 'OBJECT_CHANGED', exitCode: 2 });

@@ -154,7 +154,7 @@ export async function relocate(rootArg: string | OcflStorageRoot, id: string, op
   const fixityAlgorithms = Object.keys(object.inventory.fixity ?? {});
   const indexes = await metsIndexesOf(object, siards);
   const now = new Date();
-  const staged = await root.startVersion(id, { fixityAlgorithms });
+  const staged = await root.startVersion(id, { fixityAlgorithms, known: object.parsed() });
   const sink = new StagedVersionSink(staged);
   const archiveSink = options.onBytes ? countingSink(sink, options.onBytes) : sink;
   const archives: RelocateResult['archives'] = [];

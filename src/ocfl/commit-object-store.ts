@@ -27,7 +27,7 @@ import { SiardOcflError } from '../errors.js';
 import { forEachConcurrent } from './concurrent.js';
 import { failpoint } from './failpoint.js';
 import { sidecarContent, versionNumber } from './inventory.js';
-import { listedVersions, loadInventory, type loadInventorySummary, type LoadedInventory, type LoadedInventorySummary } from './object.js';
+import { listedVersions, loadInventory, type LoadedInventory, type LoadedInventorySummary } from './object.js';
 import type { CommitContext, RecoveryAction } from './commit.js';
 import type { ObjectStorePublish, WriteStorage } from './storage.js';
 
@@ -66,7 +66,7 @@ export async function recoverObjectStore(
   ctx: CommitContext,
   store: Store,
   actions: RecoveryAction[] = [],
-  load: typeof loadInventory | typeof loadInventorySummary = loadInventory,
+  load: (storage: Store, objectPath: string) => Promise<LoadedInventory | LoadedInventorySummary> = loadInventory,
 ): Promise<LoadedInventory | LoadedInventorySummary | undefined> {
   const { workspace, stage, objectPath } = ctx;
   if (await workspace.stat(stage)) {

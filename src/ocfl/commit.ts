@@ -67,7 +67,7 @@ import { forEachConcurrent } from './concurrent.js';
 import { failpoint } from './failpoint.js';
 import { sidecarContent, versionNumber } from './inventory.js';
 import { listedVersions, loadInventory, loadInventorySummary, type LoadedInventory, type LoadedInventorySummary } from './object.js';
-import { isObjectStore, type RootStorage, type Storage, type StorageEntry } from './storage.js';
+import { isObjectStore, type ReadStorage, type RootStorage, type Storage, type StorageEntry } from './storage.js';
 import { publishToObjectStore, recoverObjectStore } from './commit-object-store.js';
 
 export interface CommitContext {
@@ -280,13 +280,13 @@ export interface RecoveryAction {
  * Repairs what a crashed writer of this object left (see the protocol above), appending what it
  * did to `actions`. Returns the object's inventory, or undefined when the object does not exist.
  */
-export async function recoverObject(ctx: CommitContext, actions?: RecoveryAction[]): Promise<LoadedInventory | undefined>;
+export async function recoverObject(ctx: CommitContext, actions?: RecoveryAction[], load?: (storage: ReadStorage, objectPath: string) => Promise<LoadedInventory>): Promise<LoadedInventory | undefined>;
 export async function recoverObject(ctx: CommitContext, actions: RecoveryAction[], load: typeof loadInventorySummary): Promise<LoadedInventorySummary | undefined>;
 /** `load` reads the inventory: in full for a writer, summarised for repair, which needs no manifest. */
 export async function recoverObject(
   ctx: CommitContext,
   actions: RecoveryAction[] = [],
-  load: typeof loadInventory | typeof loadInventorySummary = loadInventory,
+  load: (storage: ReadStorage, objectPath: string) => Promise<LoadedInventory | LoadedInventorySummary> = loadInventory,
 ): Promise<LoadedInventory | LoadedInventorySummary | undefined> {
   if (isObjectStore(ctx.root)) return recoverObjectStore(ctx, ctx.root, actions, load);
   const { workspace, stage, objectPath } = ctx;

@@ -14,9 +14,10 @@ import {
   parseInventoryHeader,
   parseInventoryVersions,
   type InventoryVersionSummary,
-  sidecarMatches,
+  parseSidecar,
   versionNames,
 } from './inventory.js';
+import { digestSync, isDigestAlgorithm } from './digest.js';
 import type { ReadStorage } from './storage.js';
 
 export interface VersionInfo {
@@ -30,6 +31,8 @@ export interface VersionInfo {
 export interface LoadedInventory {
   inventory: Inventory;
   bytes: Buffer;
+  /** Digest of `bytes` in the inventory's digest algorithm (what its sidecar records). */
+  digest: string;
   /**
    * True when the root sidecar does not match the root inventory but the head version's own
    * copy and sidecar do: a writer stopped between replacing the inventory and its sidecar.
@@ -64,7 +67,11 @@ export interface InventoryHeader {
  * accepted when the sidecar matches them, or when the head version holds the same bytes with a
  * matching sidecar. Anything else is an error naming the object.
  */
-async function verifiedInventoryBytes<H extends InventoryHeader>(storage: ReadStorage, objectPath: string, parse: (bytes: Buffer, where: string) => H): Promise<{ bytes: Buffer; header: H; sidecarStale: boolean }> {
+async function verifiedInventoryBytes<H extends InventoryHeader>(
+  storage: ReadStorage,
+  objectPath: string,
+  parse: (bytes: Buffer, where: string) => H,
+): Promise<{ bytes: Buffer; header: H; sidecarStale: boolean; digest: string }> {
   const where = join(objectPath, 'inventory.json');
   let bytes: Buffer;
   try {
@@ -78,20 +85,39 @@ async function verifiedInventoryBytes<H extends InventoryHeader>(storage: ReadSt
   const header = parse(bytes, `${storage.location}/${where}`);
   const alg = header.digestAlgorithm;
   const sidecar = await readText(storage, `${where}.${alg}`);
-  if (sidecar !== undefined && sidecarMatches(bytes, sidecar, alg)) return { bytes, header, sidecarStale: false };
+  const digest = isDigestAlgorithm(alg) ? digestSync(alg, bytes) : undefined;
+  if (digest !== undefined && sidecar !== undefined && parseSidecar(sidecar) === digest) return { bytes, header, sidecarStale: false, digest };
   const headPath = join(objectPath, header.head, 'inventory.json');
   const headBytes = await storage.readFile(headPath).catch(() => undefined);
   const headSidecar = await readText(storage, `${headPath}.${alg}`);
-  if (headBytes && headBytes.equals(bytes) && headSidecar !== undefined && sidecarMatches(headBytes, headSidecar, alg)) {
-    return { bytes, header, sidecarStale: true };
+  // The head's copy holds the same bytes: its sidecar must record the digest of ours.
+  if (digest !== undefined && headBytes && headBytes.equals(bytes) && headSidecar !== undefined && parseSidecar(headSidecar) === digest) {
+    return { bytes, header, sidecarStale: true, digest };
   }
   throw new InventoryError(`The inventory of object "${header.id}" at ${storage.location}/${objectPath} does not match its ${alg} sidecar.`);
 }
 
-/** Reads the root inventory of the object at `objectPath`, checked against its sidecar. */
-export async function loadInventory(storage: ReadStorage, objectPath: string): Promise<LoadedInventory> {
-  const { bytes, header: inventory, sidecarStale } = await verifiedInventoryBytes(storage, objectPath, parseInventory);
-  return { inventory, bytes, sidecarStale };
+/** An inventory already parsed, with the digest of the bytes it was parsed from. */
+export interface ParsedInventory {
+  inventory: Inventory;
+  digest: string;
+}
+
+/**
+ * Reads the root inventory of the object at `objectPath`, checked against its sidecar. When the
+ * bytes are those `known` was parsed from (same digest), `known`'s inventory is returned instead
+ * of a second parse: a writer that read the object first (relocate, mets) does not hold two
+ * copies of a million-entry inventory.
+ */
+export async function loadInventory(storage: ReadStorage, objectPath: string, known?: ParsedInventory): Promise<LoadedInventory> {
+  if (!known) {
+    const { bytes, header: inventory, sidecarStale, digest } = await verifiedInventoryBytes(storage, objectPath, parseInventory);
+    return { inventory, bytes, sidecarStale, digest };
+  }
+  const { bytes, header, sidecarStale, digest } = await verifiedInventoryBytes(storage, objectPath, parseInventoryHeader);
+  const same = digest === known.digest && header.digestAlgorithm === known.inventory.digestAlgorithm;
+  const inventory = same ? known.inventory : parseInventory(bytes, `${storage.location}/${join(objectPath, 'inventory.json')}`);
+  return { inventory, bytes, sidecarStale, digest };
 }
 
 /**
@@ -144,11 +170,18 @@ export class OcflObjectReader {
     /** Object root, relative to the storage. */
     readonly path: string,
     readonly inventory: Inventory,
+    /** Digest of the inventory bytes read (lets a writer of the same object reuse this inventory). */
+    readonly inventoryDigest?: string,
   ) {}
 
   static async open(storage: ReadStorage, objectPath: string): Promise<OcflObjectReader> {
-    const { inventory } = await loadInventory(storage, objectPath);
-    return new OcflObjectReader(storage, objectPath, inventory);
+    const { inventory, digest } = await loadInventory(storage, objectPath);
+    return new OcflObjectReader(storage, objectPath, inventory, digest);
+  }
+
+  /** The inventory with the digest of its bytes, when known (see loadInventory's `known`). */
+  parsed(): ParsedInventory | undefined {
+    return this.inventoryDigest === undefined ? undefined : { inventory: this.inventory, digest: this.inventoryDigest };
   }
 
   get id(): string {

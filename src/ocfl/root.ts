@@ -9,7 +9,7 @@ import { createLayoutByName, readLayoutConfig } from './layout/registry.js';
 import type { StorageLayout } from './layout/storage-layout.js';
 import type { LockProvider } from './lock.js';
 import { assertObjectId } from './logical-path.js';
-import { type InventoryHeader, loadInventoryHeader, loadInventoryVersions, OcflObjectReader } from './object.js';
+import { type InventoryHeader, loadInventory, loadInventoryHeader, loadInventoryVersions, OcflObjectReader } from './object.js';
 import type { InventoryVersionSummary } from './inventory.js';
 import { repairObject, repairRoot, type ObjectRepairReport, type RootRepairReport } from './repair.js';
 import { StagedVersion, type StartVersionOptions } from './stage.js';
@@ -321,7 +321,8 @@ export class OcflStorageRoot {
     const lock = await ws.locks.acquire(id);
     try {
       const ctx: CommitContext = { root: this.storage, workspace: ws.storage, stage: ws.stageDir(id), objectPath, id, assertHeld: () => lock.assertHeld() };
-      const loaded = await recoverObject(ctx);
+      const known = options.known;
+      const loaded = await recoverObject(ctx, [], known ? (storage, at) => loadInventory(storage, at, known) : loadInventory);
       if (loaded && loaded.inventory.id !== id) {
         throw new SiardOcflError(`The object path of "${id}", ${this.location}/${objectPath}, holds object "${loaded.inventory.id}".`, {
           code: 'ID_MISMATCH',

@@ -25,6 +25,7 @@ import {
   type User,
 } from './inventory.js';
 import { assertLogicalPath } from './logical-path.js';
+import type { ParsedInventory } from './object.js';
 import type { ObjectLock } from './lock.js';
 import type { WritableFile } from './storage.js';
 
@@ -45,6 +46,11 @@ export interface StartVersionOptions {
   digestAlgorithm?: 'sha512' | 'sha256';
   /** Extra algorithms whose digests go into the fixity block for every content file. */
   fixityAlgorithms?: string[];
+  /**
+   * The object's inventory as the caller already read it (OcflObjectReader.parsed()): used as the
+   * base when the object is still at those bytes, instead of being parsed a second time.
+   */
+  known?: ParsedInventory;
 }
 
 export interface CommitOptions {
