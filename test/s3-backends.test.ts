@@ -262,12 +262,15 @@ both('a killed writer\'s lease is respected while it runs and taken over once it
   const root = await newRoot('s3', 'lease');
   const work = tempDir();
   t.is((await cli(['init', root])).code, 0);
-  const killed = await cli(['put', '--root', root, '--id', 'l', writeTree(path.join(work, 'a'), { 'a.txt': 'a' })], { SIARD_OCFL_FAILPOINT: 's3-after-content' });
+  // A 20 s lease: the second writer must start while it runs, even on a machine busy enough to
+  // take seconds to start a process (a 3 s lease was outlived there).
+  const lease = { SIARD_OCFL_LEASE_MS: '20000' };
+  const killed = await cli(['put', '--root', root, '--id', 'l', writeTree(path.join(work, 'a'), { 'a.txt': 'a' })], { ...lease, SIARD_OCFL_FAILPOINT: 's3-after-content' });
   t.is(killed.code, 128);
-  const early = await cli(['put', '--root', root, '--id', 'l', writeTree(path.join(work, 'b'), { 'a.txt': 'b' })]);
+  const early = await cli(['put', '--root', root, '--id', 'l', writeTree(path.join(work, 'b'), { 'a.txt': 'b' })], lease);
   t.is(early.code, 2);
   t.regex(early.stderr, /being written by another process \(pid \d+ on .*, lease until/);
-  await new Promise((r) => setTimeout(r, 3000 + 5000 + 500));
+  await new Promise((r) => setTimeout(r, 20_000 + 5000 + 500));
   const late = await cli(['put', '--root', root, '--id', 'l', path.join(work, 'b')]);
   t.is(late.code, 0, late.stderr);
   t.is((await cli(['validate', root])).code, 0);
