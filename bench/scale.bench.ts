@@ -26,7 +26,7 @@
  * BENCH_SCALE_DIR (default: the system's temporary folder), removed size by size.
  *
  * Run: npm run build && npx tsx bench/scale.bench.ts   (BENCH_SCALE_SIZES=10000,100000 for less;
- * BENCH_SCALE_RATIOS=0 to skip the ratio section)
+ * BENCH_SCALE_RATIOS=0 to skip the ratio section; BENCH_SCALE_ONLY=relocate,repair for some rows only)
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -40,6 +40,9 @@ const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const CLI = path.join(PROJECT, 'bin', 'siard-ocfl');
 const SIZES = (process.env.BENCH_SCALE_SIZES ?? '10000,100000,1000000').split(',').map(Number);
 const RATIOS = process.env.BENCH_SCALE_RATIOS !== '0';
+/** BENCH_SCALE_ONLY=mets,relocate,repair: only these rows (the LOB object is always ingested). */
+const ONLY = process.env.BENCH_SCALE_ONLY ? new Set(process.env.BENCH_SCALE_ONLY.split(',')) : undefined;
+const wanted = (verb: string) => !ONLY || ONLY.has(verb) || verb === 'ingest';
 const PER_FOLDER = 1000;
 const USER = ['--user-name', 'Bench', '--user-address', 'mailto:bench@example.org'];
 const GROWTH_LIMIT = 1.5;
@@ -120,17 +123,20 @@ function scaleRun(work: string, n: number, results: Results, restoreRatios: stri
   const here = path.join(work, `n${n}`);
   mkdirSync(here, { recursive: true });
   const db = path.join(here, 'lobs.db');
-  process.stdout.write(`\n== ${n} files: making a SQLite database of ${n} BLOBs of 2-4 KiB and a folder of ${n} files of 1 KiB\n`);
+  const folderRows = ['put (folder)', 'show (folder)', 'checkout (folder)', 'validate (folder)', 'put v2, 1 file changed (folder)'];
+  const withFolder = folderRows.some(wanted);
+  process.stdout.write(`\n== ${n} files: making a SQLite database of ${n} BLOBs of 2-4 KiB${withFolder ? ` and a folder of ${n} files of 1 KiB` : ''}\n`);
   makeDatabase(db, n);
   const folder = path.join(here, 'folder');
-  makeFolder(folder, n, 1024);
+  if (withFolder) makeFolder(folder, n, 1024);
   process.stdout.write(`  load average: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);
 
   // The LOB object.
   const root = path.join(here, 'root');
   const id = 'urn:bench:lobs';
   spawnSync(process.execPath, [CLI, 'init', root]);
-  const r = (verb: string, argv: string[]) => record(results, verb, n, measure(verb, argv));
+  const skipped: Run = { seconds: NaN, cpuSeconds: NaN, maxRssMiB: NaN };
+  const r = (verb: string, argv: string[]) => (wanted(verb) ? record(results, verb, n, measure(verb, argv)) : skipped);
   r('ingest', cli('ingest', db, '--root', root, '--id', id, ...USER));
   r('validate', cli('validate', root));
   r('audit', cli('audit', '--root', root));
@@ -144,7 +150,7 @@ function scaleRun(work: string, n: number, results: Results, restoreRatios: stri
   rmSync(checkout, { recursive: true, force: true });
   const fromRoot = r('restore --root --id', cli('restore', '--root', root, '--id', id, path.join(here, 'restored.db')));
   rmSync(path.join(here, 'restored.db'), { force: true });
-  restoreRatios.push(`  ${String(n).padStart(9)} files: restore --root --id ${fromRoot.seconds.toFixed(2)} s / restore of the plain export ${plain.seconds.toFixed(2)} s = ${(fromRoot.seconds / plain.seconds).toFixed(2)} (target <= 1.3) ${fromRoot.seconds / plain.seconds <= 1.3 ? 'PASS' : 'FAIL'}`);
+  if (wanted('restore --root --id')) restoreRatios.push(`  ${String(n).padStart(9)} files: restore --root --id ${fromRoot.seconds.toFixed(2)} s / restore of the plain export ${plain.seconds.toFixed(2)} s = ${(fromRoot.seconds / plain.seconds).toFixed(2)} (target <= 1.3) ${fromRoot.seconds / plain.seconds <= 1.3 ? 'PASS' : 'FAIL'}`);
   const joined = path.join(here, 'joined');
   r('checkout --join-chunks', cli('checkout', '--join-chunks', '--root', root, '--id', id, joined));
   rmSync(joined, { recursive: true, force: true });
@@ -156,6 +162,10 @@ function scaleRun(work: string, n: number, results: Results, restoreRatios: stri
   rmSync(db, { force: true });
 
   // The folder object.
+  if (!withFolder) {
+    rmSync(here, { recursive: true, force: true });
+    return;
+  }
   const froot = path.join(here, 'froot');
   spawnSync(process.execPath, [CLI, 'init', froot]);
   r('put (folder)', cli('put', '--root', froot, '--id', 'urn:bench:folder', folder, ...USER));
