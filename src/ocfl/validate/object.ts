@@ -172,46 +172,55 @@ function stateDifferences(a: VersionBlock, invA: Inventory, b: VersionBlock, inv
   return out;
 }
 
-export async function checkObject(fs: ReadStorage, dir: string, options: ObjectCheckOptions = {}): Promise<ObjectCheck> {
-  const findings = new Findings();
-  const display = options.display ?? describePath(fs, dir);
-  const at = (rel: string) => displayJoin(display, rel);
-  const result: ObjectCheck = { findings, files: 0, bytes: 0 };
-  const entries = await listDir(fs, dir);
-  if (!entries) {
-    findings.add('E003', 'The object root cannot be read as a folder.', at(''));
-    return result;
-  }
-  const declared = await checkDeclaration(fs, dir, entries, findings, at);
-  result.specVersion = declared;
+/** What every step of checkObject shares: where the object is and where findings go. */
+interface ObjectScan {
+  fs: ReadStorage;
+  dir: string;
+  findings: Findings;
+  at: (rel: string) => string;
+}
 
-  // Root inventory
-  let inv: Inventory | undefined;
-  // The root inventory's bytes are not kept (a gigabyte at a million files): a fingerprint
-  // answers "does this other inventory hold the same bytes?".
-  let rootBytes: BytesFingerprint | undefined;
-  let rootSidecar: string | undefined;
-  let codesSpec: SpecVersion = declared ?? '1.1';
+interface RootInventory {
+  inv?: Inventory;
+  /**
+   * The root inventory's bytes are not kept (a gigabyte at a million files): a fingerprint
+   * answers "does this other inventory hold the same bytes?".
+   */
+  rootBytes?: BytesFingerprint;
+  rootSidecar?: string;
+  /** The specification whose codes apply: declared, else the inventory's type, else 1.1. */
+  codesSpec: SpecVersion;
+}
+
+/** The root inventory and its sidecar (E063, E033, and what checkInventory finds). */
+async function readRootInventory(scan: ObjectScan, entries: TreeEntry[], declared: SpecVersion | undefined): Promise<RootInventory> {
+  const { fs, dir, findings, at } = scan;
+  const out: RootInventory = { codesSpec: declared ?? '1.1' };
   if (!entries.some((e) => e.name === 'inventory.json')) {
     findings.add('E063', 'The object root has no inventory.json.', at(''));
-  } else {
-    const read = await readSmall(fs, joinPath(dir, 'inventory.json'), MAX_INVENTORY_BYTES);
-    if (!read.ok) findings.add('E033', `The root inventory.json cannot be read (${read.reason}).`, at('inventory.json'));
-    else {
-      rootBytes = fingerprintOf(read.bytes);
-      const parsed = parseJson(read.bytes);
-      if (!parsed.ok) findings.add('E033', `The root inventory.json ${parsed.problem}.`, at('inventory.json'));
-      else {
-        const typed = typeof parsed.value === 'object' && parsed.value !== null ? specVersionOfType((parsed.value as { type?: unknown }).type) : undefined;
-        codesSpec = declared ?? typed ?? '1.1';
-        inv = checkInventory(parsed.value, { findings, where: at('inventory.json'), specVersion: codesSpec, expectTypeFor: declared });
-      }
-      rootSidecar = await checkSidecar(fs, dir, '', entries, read.bytes, inv?.digestAlgorithm, findings, at);
-    }
+    return out;
   }
-  result.id = inv?.id;
+  const read = await readSmall(fs, joinPath(dir, 'inventory.json'), MAX_INVENTORY_BYTES);
+  if (!read.ok) {
+    findings.add('E033', `The root inventory.json cannot be read (${read.reason}).`, at('inventory.json'));
+    return out;
+  }
+  out.rootBytes = fingerprintOf(read.bytes);
+  const parsed = parseJson(read.bytes);
+  if (!parsed.ok) findings.add('E033', `The root inventory.json ${parsed.problem}.`, at('inventory.json'));
+  else {
+    const typed = typeof parsed.value === 'object' && parsed.value !== null ? specVersionOfType((parsed.value as { type?: unknown }).type) : undefined;
+    out.codesSpec = declared ?? typed ?? '1.1';
+    out.inv = checkInventory(parsed.value, { findings, where: at('inventory.json'), specVersion: out.codesSpec, expectTypeFor: declared });
+  }
+  out.rootSidecar = await checkSidecar(fs, dir, '', entries, read.bytes, out.inv?.digestAlgorithm, findings, at);
+  return out;
+}
 
-  // Object root entries
+/** The entries of the object root: version folders (listed or not), extensions, anything not allowed. */
+async function checkRootEntries(scan: ObjectScan, entries: TreeEntry[], root: RootInventory): Promise<{ versionDirs: Set<string>; unlisted: string[] }> {
+  const { fs, dir, findings, at } = scan;
+  const { inv, rootSidecar } = root;
   const versionDirs = new Set<string>();
   const unlisted: string[] = [];
   for (const e of entries) {
@@ -238,20 +247,198 @@ export async function checkObject(fs: ReadStorage, dir: string, options: ObjectC
     }
     findings.add('E001', `${quote(name)} is not allowed in an object root.`, at(name));
   }
-  if (!inv) {
-    // Without a usable root inventory only the version inventories can still be checked.
-    for (const v of [...versionDirs].sort((a, b) => parseVersionName(a)!.number - parseVersionName(b)!.number)) {
-      const vEntries = (await listDir(fs, joinPath(dir, v))) ?? [];
-      if (!vEntries.some((e) => e.name === 'inventory.json')) continue;
-      const read = await readSmall(fs, joinPath(dir, v, 'inventory.json'), MAX_INVENTORY_BYTES);
-      const parsed = read.ok ? parseJson(read.bytes) : undefined;
-      if (!parsed?.ok) {
-        findings.add('E033', `The inventory of ${v} cannot be read as JSON.`, at(`${v}/inventory.json`));
-        continue;
-      }
-      const vinv = checkInventory(parsed.value, { findings, where: at(`${v}/inventory.json`), specVersion: codesSpec });
-      if (read.ok) await checkSidecar(fs, dir, v, vEntries, read.bytes, vinv?.digestAlgorithm, findings, at);
+  return { versionDirs, unlisted };
+}
+
+/** Without a usable root inventory only the version inventories can still be checked. */
+async function checkVersionInventoriesAlone(scan: ObjectScan, versionDirs: Set<string>, codesSpec: SpecVersion): Promise<void> {
+  const { fs, dir, findings, at } = scan;
+  for (const v of [...versionDirs].sort((a, b) => parseVersionName(a)!.number - parseVersionName(b)!.number)) {
+    const vEntries = (await listDir(fs, joinPath(dir, v))) ?? [];
+    if (!vEntries.some((e) => e.name === 'inventory.json')) continue;
+    const read = await readSmall(fs, joinPath(dir, v, 'inventory.json'), MAX_INVENTORY_BYTES);
+    const parsed = read.ok ? parseJson(read.bytes) : undefined;
+    if (!parsed?.ok) {
+      findings.add('E033', `The inventory of ${v} cannot be read as JSON.`, at(`${v}/inventory.json`));
+      continue;
     }
+    const vinv = checkInventory(parsed.value, { findings, where: at(`${v}/inventory.json`), specVersion: codesSpec });
+    if (read.ok) await checkSidecar(fs, dir, v, vEntries, read.bytes, vinv?.digestAlgorithm, findings, at);
+  }
+}
+
+/** Each content path with the digests the inventories that name it expect of it. */
+class Expectations {
+  readonly byPath = new Map<string, Expectation[]>();
+
+  constructor(
+    private readonly rootManifest: Map<string, string>,
+    private readonly hashing: boolean,
+  ) {}
+
+  add(p: string, e: Expectation): void {
+    // Without hashing, only a path that no root manifest entry backs is looked at again (see
+    // reportMissingContent): a million files' expectations are not kept for nothing.
+    if (!this.hashing && (this.rootManifest.has(p) || this.byPath.has(p))) return;
+    const list = this.byPath.get(p);
+    if (list) list.push(e);
+    else this.byPath.set(p, [e]);
+  }
+
+  /** Every manifest and fixity entry of an inventory. */
+  addInventory(inv: Inventory, where: string): void {
+    if (inv.digestAlgorithm) for (const [p, d] of inv.manifest) this.add(p, { algorithm: inv.digestAlgorithm, digest: d.toLowerCase(), block: 'manifest', where });
+    for (const [alg, entriesOf] of inv.fixity) for (const [p, d] of entriesOf) this.add(p, { algorithm: alg, digest: d, block: 'fixity', where });
+  }
+}
+
+/** A version's own inventory: the root one when the bytes are the same (head), else parsed and cross-checked. */
+async function readVersionInventory(
+  scan: ObjectScan,
+  v: VersionBlock,
+  vEntries: TreeEntry[],
+  root: RootInventory & { inv: Inventory },
+  isHead: boolean,
+): Promise<{ vinv?: Inventory; vSidecar?: string; spec?: SpecVersion }> {
+  const { fs, dir, findings, at } = scan;
+  const { inv, rootBytes, codesSpec } = root;
+  const vWhere = at(`${v.name}/inventory.json`);
+  const spec = isHead ? codesSpec : undefined;
+  if (!vEntries.some((e) => e.name === 'inventory.json' && e.kind === 'file')) {
+    findings.add('W010', `Version ${v.name} has no inventory of its own.`, at(v.name));
+    return { spec };
+  }
+  const read = await readSmall(fs, joinPath(dir, v.name, 'inventory.json'), MAX_INVENTORY_BYTES);
+  if (!read.ok) {
+    findings.add('E033', `The inventory of ${v.name} cannot be read (${read.reason}).`, vWhere);
+    return { spec };
+  }
+  if (isHead && rootBytes && sameBytes(read.bytes, rootBytes)) {
+    return { vinv: inv, vSidecar: await checkSidecar(fs, dir, v.name, vEntries, read.bytes, inv.digestAlgorithm, findings, at), spec };
+  }
+  if (isHead) findings.add('E064', `The inventory of the latest version ${v.name} differs from the root inventory.`, vWhere);
+  const parsed = parseJson(read.bytes);
+  if (!parsed.ok) {
+    findings.add('E033', `The inventory of ${v.name} ${parsed.problem}.`, vWhere);
+    return { spec };
+  }
+  const typed = typeof parsed.value === 'object' && parsed.value !== null ? specVersionOfType((parsed.value as { type?: unknown }).type) : undefined;
+  const vinv = checkInventory(parsed.value, { findings, where: vWhere, specVersion: typed ?? codesSpec });
+  const vSidecar = await checkSidecar(fs, dir, v.name, vEntries, read.bytes, vinv?.digestAlgorithm, findings, at);
+  if (vinv) crossCheckVersionInventory(v, vinv, inv, vWhere, codesSpec, findings);
+  return { vinv, vSidecar, spec: typed ?? spec };
+}
+
+/** contentDirectory is set from the first version on and never changes (E019, E020), seen version by version. */
+class ContentDirectoryRule {
+  private firstSet: boolean | undefined;
+  private e019 = false;
+
+  constructor(
+    private readonly inv: Inventory,
+    private readonly findings: Findings,
+  ) {}
+
+  see(v: VersionBlock, vinv: Inventory | undefined, vWhere: string): void {
+    const { inv, findings } = this;
+    if (!vinv || vinv === inv) {
+      // The first version has no inventory of its own (or is the head): the root one speaks for it.
+      if (this.firstSet === undefined && v.number === 1) this.firstSet = inv.contentDirectorySet;
+      return;
+    }
+    if (this.firstSet === undefined) {
+      this.firstSet = vinv.contentDirectorySet;
+      if (vinv.contentDirectory !== inv.contentDirectory) {
+        this.e019 = true;
+        findings.add('E019', `The first version's inventory has contentDirectory ${quote(vinv.contentDirectory)}, not the ${quote(inv.contentDirectory)} of the root inventory.`, vWhere);
+        if (vinv.contentDirectorySet) findings.add('E020', `contentDirectory changes from ${quote(vinv.contentDirectory)} to ${quote(inv.contentDirectory)}.`, vWhere);
+      }
+      return;
+    }
+    if (!this.firstSet && vinv.contentDirectorySet && !this.e019) {
+      this.e019 = true;
+      findings.add('E019', `contentDirectory is set in ${v.name} but not in the first version.`, vWhere);
+    }
+    if (vinv.contentDirectory !== inv.contentDirectory) {
+      findings.add('E020', `The inventory of ${v.name} has contentDirectory ${quote(vinv.contentDirectory)}, not ${quote(inv.contentDirectory)}.`, vWhere);
+    }
+  }
+
+  finish(rootWhere: string): void {
+    if (this.inv.contentDirectorySet && this.firstSet === false && !this.e019) {
+      this.findings.add('E019', 'The root inventory sets contentDirectory, but the first version did not.', rootWhere);
+    }
+  }
+}
+
+/**
+ * The entries of a version folder (E015, W002, E090) and the files of its content folder, added to
+ * `existing` (content path -> size) and checked against the root manifest (E023, E024, W003).
+ */
+async function checkVersionFolder(scan: ObjectScan, v: VersionBlock, vEntries: TreeEntry[], inv: Inventory, vSidecar: string | undefined, existing: Map<string, number>): Promise<void> {
+  const { fs, dir, findings, at } = scan;
+  const cd = inv.contentDirectory;
+  const sidecarName = vSidecar ?? (inv.digestAlgorithm ? `inventory.json.${inv.digestAlgorithm}` : undefined);
+  let hasContent = false;
+  for (const e of vEntries) {
+    const rel = `${v.name}/${e.name}`;
+    if (e.kind === 'link' || e.kind === 'other') findings.add('E090', `${quote(rel)} is a link or special file, which an object must not hold.`, at(rel));
+    else if (e.kind === 'file') {
+      if (e.name === 'inventory.json' || e.name === sidecarName) continue;
+      findings.add('E015', `${quote(rel)} is a file other than the version's inventory and sidecar.`, at(rel));
+    } else if (e.name === cd) hasContent = true;
+    else findings.add('W002', `${quote(rel)} is a folder other than the content folder ${quote(cd)}.`, at(rel));
+  }
+  if (!hasContent) return;
+  const walked = await walk(fs, joinPath(dir, v.name, cd));
+  for (const f of walked.files) {
+    const p = `${v.name}/${cd}/${f.relative}`;
+    existing.set(p, f.size);
+    if (!inv.manifest.has(p)) findings.add('E023', `The file ${quote(p)} is not in the manifest of the root inventory.`, at(p));
+  }
+  for (const d of walked.emptyDirs) findings.add('E024', `The content folder holds the empty folder ${quote(`${v.name}/${cd}/${d}`)}.`, at(`${v.name}/${cd}/${d}`));
+  for (const l of walked.links) findings.add('E090', `${quote(`${v.name}/${cd}/${l}`)} is a link or special file, which an object must not hold.`, at(`${v.name}/${cd}/${l}`));
+  if (walked.files.length === 0 && walked.links.length === 0) {
+    findings.add('W003', `Version ${v.name} has a content folder with no file in it.`, at(`${v.name}/${cd}`));
+  }
+}
+
+/** Manifest and fixity entries, of the root or an earlier inventory, whose file does not exist (E092, E093). */
+function reportMissingContent(scan: ObjectScan, inv: Inventory, existing: Map<string, number>, expectations: Expectations): void {
+  const { findings, at } = scan;
+  for (const p of inv.manifest.keys()) {
+    if (existing.has(p)) continue;
+    findings.add('E092', `The manifest names the content file ${quote(p)}, which does not exist.`, at(p));
+    for (const [alg, entriesOf] of inv.fixity) {
+      if (entriesOf.has(p)) findings.add('E093', `The ${alg} fixity block names ${quote(p)}, which does not exist.`, at(p));
+    }
+  }
+  for (const [p, list] of expectations.byPath) {
+    if (existing.has(p) || inv.manifest.has(p)) continue;
+    const e = list[0];
+    findings.add(e.block === 'manifest' ? 'E092' : 'E093', `An earlier inventory names the content file ${quote(p)}, which does not exist.`, e.where);
+  }
+}
+
+export async function checkObject(fs: ReadStorage, dir: string, options: ObjectCheckOptions = {}): Promise<ObjectCheck> {
+  const findings = new Findings();
+  const display = options.display ?? describePath(fs, dir);
+  const scan: ObjectScan = { fs, dir, findings, at: (rel: string) => displayJoin(display, rel) };
+  const { at } = scan;
+  const result: ObjectCheck = { findings, files: 0, bytes: 0 };
+  const entries = await listDir(fs, dir);
+  if (!entries) {
+    findings.add('E003', 'The object root cannot be read as a folder.', at(''));
+    return result;
+  }
+  const declared = await checkDeclaration(fs, dir, entries, findings, at);
+  result.specVersion = declared;
+  const root = await readRootInventory(scan, entries, declared);
+  const { inv, codesSpec } = root;
+  result.id = inv?.id;
+  const { versionDirs, unlisted } = await checkRootEntries(scan, entries, root);
+  if (!inv) {
+    await checkVersionInventoriesAlone(scan, versionDirs, codesSpec);
     return result;
   }
   for (const v of inv.versions) {
@@ -263,149 +450,42 @@ export async function checkObject(fs: ReadStorage, dir: string, options: ObjectC
 
   // Version folders, oldest first
   const existing = new Map<string, number>(); // content path -> size
-  const expectations = new Map<string, Expectation[]>();
-  const rootManifest = inv.manifest;
   const hashing = options.fixity !== false;
-  const expect = (p: string, e: Expectation) => {
-    // Without hashing, only a path that no root manifest entry backs is looked at again (below):
-    // a million files' expectations are not kept for nothing.
-    if (!hashing && (rootManifest.has(p) || expectations.has(p))) return;
-    const list = expectations.get(p);
-    if (list) list.push(e);
-    else expectations.set(p, [e]);
-  };
+  const expectations = new Expectations(inv.manifest, hashing);
   const rootWhere = at('inventory.json');
-  if (inv.digestAlgorithm) for (const [p, d] of inv.manifest) expect(p, { algorithm: inv.digestAlgorithm, digest: d.toLowerCase(), block: 'manifest', where: rootWhere });
-  for (const [alg, entriesOf] of inv.fixity) for (const [p, d] of entriesOf) expect(p, { algorithm: alg, digest: d, block: 'fixity', where: rootWhere });
-
-  const cd = inv.contentDirectory;
+  expectations.addInventory(inv, rootWhere);
+  const contentDirectory = new ContentDirectoryRule(inv, findings);
   const headBlock = inv.versions[inv.versions.length - 1];
   let previousSpec: SpecVersion | undefined;
-  let firstContentDirectorySet: boolean | undefined;
-  let contentDirectoryE019 = false;
   for (const v of inv.versions) {
     if (!versionDirs.has(v.name)) continue;
-    const vdir = joinPath(dir, v.name);
-    const vEntries = (await listDir(fs, vdir)) ?? [];
-    const isHead = v === headBlock;
-
-    // This version's inventory
-    let vinv: Inventory | undefined;
-    let vSidecar: string | undefined;
-    let thisSpec: SpecVersion | undefined = isHead ? codesSpec : undefined;
+    const vEntries = (await listDir(fs, joinPath(dir, v.name))) ?? [];
     const vWhere = at(`${v.name}/inventory.json`);
-    if (!vEntries.some((e) => e.name === 'inventory.json' && e.kind === 'file')) {
-      findings.add('W010', `Version ${v.name} has no inventory of its own.`, at(v.name));
-    } else {
-      const read = await readSmall(fs, joinPath(vdir, 'inventory.json'), MAX_INVENTORY_BYTES);
-      if (!read.ok) findings.add('E033', `The inventory of ${v.name} cannot be read (${read.reason}).`, vWhere);
-      else if (isHead && rootBytes && sameBytes(read.bytes, rootBytes)) {
-        vinv = inv;
-        vSidecar = await checkSidecar(fs, dir, v.name, vEntries, read.bytes, inv.digestAlgorithm, findings, at);
-      } else {
-        if (isHead) findings.add('E064', `The inventory of the latest version ${v.name} differs from the root inventory.`, vWhere);
-        const parsed = parseJson(read.bytes);
-        if (!parsed.ok) findings.add('E033', `The inventory of ${v.name} ${parsed.problem}.`, vWhere);
-        else {
-          const typed = typeof parsed.value === 'object' && parsed.value !== null ? specVersionOfType((parsed.value as { type?: unknown }).type) : undefined;
-          thisSpec = typed ?? thisSpec;
-          vinv = checkInventory(parsed.value, { findings, where: vWhere, specVersion: typed ?? codesSpec });
-          vSidecar = await checkSidecar(fs, dir, v.name, vEntries, read.bytes, vinv?.digestAlgorithm, findings, at);
-          if (vinv) crossCheckVersionInventory(v, vinv, inv, vWhere, codesSpec, findings);
-        }
-      }
+    const { vinv, vSidecar, spec } = await readVersionInventory(scan, v, vEntries, { ...root, inv }, v === headBlock);
+    if (spec && previousSpec && spec < previousSpec) {
+      findings.add('E103', `Version ${v.name} follows OCFL ${spec}, older than the OCFL ${previousSpec} of the version before it.`, vWhere);
     }
-    if (thisSpec && previousSpec && thisSpec < previousSpec) {
-      findings.add('E103', `Version ${v.name} follows OCFL ${thisSpec}, older than the OCFL ${previousSpec} of the version before it.`, vWhere);
-    }
-    if (thisSpec) previousSpec = thisSpec;
-
-    // contentDirectory must be set from the first version and never change (E019, E020)
-    if (vinv && vinv !== inv) {
-      if (firstContentDirectorySet === undefined) {
-        firstContentDirectorySet = vinv.contentDirectorySet;
-        if (vinv.contentDirectory !== inv.contentDirectory) {
-          contentDirectoryE019 = true;
-          findings.add('E019', `The first version's inventory has contentDirectory ${quote(vinv.contentDirectory)}, not the ${quote(inv.contentDirectory)} of the root inventory.`, vWhere);
-          if (vinv.contentDirectorySet) findings.add('E020', `contentDirectory changes from ${quote(vinv.contentDirectory)} to ${quote(inv.contentDirectory)}.`, vWhere);
-        }
-      } else {
-        if (!firstContentDirectorySet && vinv.contentDirectorySet && !contentDirectoryE019) {
-          contentDirectoryE019 = true;
-          findings.add('E019', `contentDirectory is set in ${v.name} but not in the first version.`, vWhere);
-        }
-        if (vinv.contentDirectory !== inv.contentDirectory) {
-          findings.add('E020', `The inventory of ${v.name} has contentDirectory ${quote(vinv.contentDirectory)}, not ${quote(inv.contentDirectory)}.`, vWhere);
-        }
-      }
-    } else if (firstContentDirectorySet === undefined && v.number === 1) {
-      // The first version has no inventory of its own (or is the head): the root one speaks for it.
-      firstContentDirectorySet = inv.contentDirectorySet;
-    }
-
-    // Entries of the version folder
-    const sidecarName = vSidecar ?? (inv.digestAlgorithm ? `inventory.json.${inv.digestAlgorithm}` : undefined);
-    let hasContent = false;
-    for (const e of vEntries) {
-      const rel = `${v.name}/${e.name}`;
-      if (e.kind === 'link' || e.kind === 'other') findings.add('E090', `${quote(rel)} is a link or special file, which an object must not hold.`, at(rel));
-      else if (e.kind === 'file') {
-        if (e.name === 'inventory.json' || e.name === sidecarName) continue;
-        findings.add('E015', `${quote(rel)} is a file other than the version's inventory and sidecar.`, at(rel));
-      } else if (e.name === cd) hasContent = true;
-      else findings.add('W002', `${quote(rel)} is a folder other than the content folder ${quote(cd)}.`, at(rel));
-    }
-    if (hasContent) {
-      const walked = await walk(fs, joinPath(vdir, cd));
-      for (const f of walked.files) {
-        const p = `${v.name}/${cd}/${f.relative}`;
-        existing.set(p, f.size);
-        if (!inv.manifest.has(p)) findings.add('E023', `The file ${quote(p)} is not in the manifest of the root inventory.`, at(p));
-      }
-      for (const d of walked.emptyDirs) findings.add('E024', `The content folder holds the empty folder ${quote(`${v.name}/${cd}/${d}`)}.`, at(`${v.name}/${cd}/${d}`));
-      for (const l of walked.links) findings.add('E090', `${quote(`${v.name}/${cd}/${l}`)} is a link or special file, which an object must not hold.`, at(`${v.name}/${cd}/${l}`));
-      if (walked.files.length === 0 && walked.links.length === 0) {
-        findings.add('W003', `Version ${v.name} has a content folder with no file in it.`, at(`${v.name}/${cd}`));
-      }
-    }
-
+    if (spec) previousSpec = spec;
+    contentDirectory.see(v, vinv, vWhere);
+    await checkVersionFolder(scan, v, vEntries, inv, vSidecar, existing);
     // An earlier inventory lists every content file stored up to its version (E023)
     if (vinv && vinv !== inv) {
       for (const p of existing.keys()) {
         if (!vinv.manifest.has(p)) findings.add('E023', `The inventory of ${v.name} does not list the content file ${quote(p)}.`, vWhere);
       }
-      if (vinv.digestAlgorithm) {
-        for (const [p, d] of vinv.manifest) expect(p, { algorithm: vinv.digestAlgorithm, digest: d.toLowerCase(), block: 'manifest', where: vWhere });
-      }
-      for (const [alg, entriesOf] of vinv.fixity) for (const [p, d] of entriesOf) expect(p, { algorithm: alg, digest: d, block: 'fixity', where: vWhere });
+      expectations.addInventory(vinv, vWhere);
     }
   }
+  contentDirectory.finish(rootWhere);
+  reportMissingContent(scan, inv, existing, expectations);
 
-  if (inv.contentDirectorySet && firstContentDirectorySet === false && !contentDirectoryE019) {
-    findings.add('E019', 'The root inventory sets contentDirectory, but the first version did not.', rootWhere);
-  }
-
-  // Manifest entries without a file
-  for (const p of inv.manifest.keys()) {
-    if (existing.has(p)) continue;
-    findings.add('E092', `The manifest names the content file ${quote(p)}, which does not exist.`, at(p));
-    for (const [alg, entriesOf] of inv.fixity) {
-      if (entriesOf.has(p)) findings.add('E093', `The ${alg} fixity block names ${quote(p)}, which does not exist.`, at(p));
-    }
-  }
-  for (const [p, list] of expectations) {
-    if (existing.has(p) || inv.manifest.has(p)) continue;
-    const e = list[0];
-    findings.add(e.block === 'manifest' ? 'E092' : 'E093', `An earlier inventory names the content file ${quote(p)}, which does not exist.`, e.where);
-  }
-
-  if (rootBytes) await explainInterruptedCommit(fs, dir, { inv, rootBytes, unlisted, spec: codesSpec }, findings, at);
+  if (root.rootBytes) await explainInterruptedCommit(fs, dir, { inv, rootBytes: root.rootBytes, unlisted, spec: codesSpec }, findings, at);
 
   for (const size of existing.values()) {
     result.files++;
     result.bytes += size;
   }
-  if (hashing) await verifyDigests(fs, dir, existing, expectations, findings, at, options);
+  if (hashing) await verifyDigests(fs, dir, existing, expectations.byPath, findings, at, options);
   return result;
 }
 
