@@ -6,12 +6,12 @@
 import { createLayoutByName, isKnownLayout, OCFL_LAYOUT_FILE, type StorageLayout } from '../layout/index.js';
 import { isRegisteredExtension, OWN_ROOT_EXTENSIONS } from './extensions.js';
 import { Findings, quote } from './findings.js';
-import { displayJoin, listDir } from './fs-tree.js';
+import { displayJoin, listDir, type TreeEntry } from './fs-tree.js';
 import { describePath, joinPath, type ReadStorage } from '../storage.js';
 import { FileSystemStorage } from '../storage-fs.js';
 import { HashPool } from './hash-pool.js';
 import { SPEC_VERSIONS, type SpecVersion } from './inventory.js';
-import { checkObject } from './object.js';
+import { checkObject, type ObjectCheck } from './object.js';
 import { readJson, readSmall } from './read.js';
 
 /** Objects validated concurrently: enough to keep the hashing threads fed between objects. */
@@ -50,14 +50,17 @@ export async function readExtensionConfig(storage: ReadStorage | string, extensi
   return { config: parsed.value as Record<string, unknown> };
 }
 
-export async function checkStorageRoot(fs: ReadStorage, root: string, options: StorageRootCheckOptions = {}): Promise<StorageRootCheck> {
-  const findings = new Findings();
-  const display = options.display ?? describePath(fs, root);
-  const at = (rel: string) => displayJoin(display, rel);
-  const result: StorageRootCheck = { findings, objects: 0, files: 0, bytes: 0 };
-  const entries = (await listDir(fs, root)) ?? [];
+/** What every step of checkStorageRoot shares. */
+interface RootScan {
+  fs: ReadStorage;
+  root: string;
+  findings: Findings;
+  at: (rel: string) => string;
+}
 
-  // Root conformance declaration
+/** The root's conformance declaration (E069, E076, E079, E080); returns the version it declares. */
+async function checkRootDeclaration(scan: RootScan, entries: TreeEntry[]): Promise<SpecVersion | undefined> {
+  const { fs, root, findings, at } = scan;
   const declarations = entries.filter((e) => e.name.startsWith('0='));
   let rootSpec: SpecVersion | undefined;
   if (declarations.length === 0) findings.add('E069', 'The storage root has no 0=ocfl_1.x declaration file.', at(''));
@@ -74,136 +77,182 @@ export async function checkStorageRoot(fs: ReadStorage, root: string, options: S
     }
     rootSpec ??= m[1] as SpecVersion;
   }
+  return rootSpec;
+}
 
-  // Root extensions
+/** The folders of extensions/ (E112, W016). */
+async function checkRootExtensions(scan: RootScan, entries: TreeEntry[]): Promise<Set<string>> {
+  const { fs, root, findings, at } = scan;
   const extensionDirs = new Set<string>();
-  if (entries.some((e) => e.name === 'extensions' && e.kind === 'dir')) {
-    for (const e of (await listDir(fs, joinPath(root, 'extensions'))) ?? []) {
-      const rel = `extensions/${e.name}`;
-      if (e.kind !== 'dir') findings.add('E112', `${rel} is not an extension folder.`, at(rel));
-      else {
-        extensionDirs.add(e.name);
-        if (!isRegisteredExtension(e.name) && !OWN_ROOT_EXTENSIONS.has(e.name)) findings.add('W016', `${rel} is not the name of a registered extension.`, at(rel));
-      }
-    }
-  }
-
-  // Layout
-  let layout: StorageLayout | undefined;
-  if (entries.some((e) => e.name === OCFL_LAYOUT_FILE)) {
-    const parsed = await readJson(fs, joinPath(root, OCFL_LAYOUT_FILE), 1024 * 1024);
-    const value = parsed.ok ? parsed.value : undefined;
-    if (!parsed.ok) findings.add('E070', `${OCFL_LAYOUT_FILE} ${parsed.problem}.`, at(OCFL_LAYOUT_FILE));
-    else if (typeof value !== 'object' || value === null || Array.isArray(value)) findings.add('E070', `${OCFL_LAYOUT_FILE} is not a JSON object.`, at(OCFL_LAYOUT_FILE));
+  if (!entries.some((e) => e.name === 'extensions' && e.kind === 'dir')) return extensionDirs;
+  for (const e of (await listDir(fs, joinPath(root, 'extensions'))) ?? []) {
+    const rel = `extensions/${e.name}`;
+    if (e.kind !== 'dir') findings.add('E112', `${rel} is not an extension folder.`, at(rel));
     else {
-      const { extension, description } = value as { extension?: unknown; description?: unknown };
-      if (typeof extension !== 'string' || typeof description !== 'string') {
-        findings.add('E070', `${OCFL_LAYOUT_FILE} lacks a string "extension" or "description".`, at(OCFL_LAYOUT_FILE));
-      }
-      if (typeof extension === 'string') {
-        if (!isRegisteredExtension(extension) && !extensionDirs.has(extension)) {
-          findings.add('E071', `${OCFL_LAYOUT_FILE} names the layout ${quote(extension)}, which is neither registered nor described in extensions/.`, at(OCFL_LAYOUT_FILE));
-        } else if (isKnownLayout(extension)) {
-          const cfg = extensionDirs.has(extension) ? await readExtensionConfig(fs, joinPath(root, 'extensions', extension)) : {};
-          if (cfg.problem) findings.add('E071', `The layout extension ${extension} cannot be applied: ${cfg.problem}.`, at(`extensions/${extension}/config.json`));
-          else {
-            try {
-              layout = await createLayoutByName(extension, cfg.config);
-            } catch (err) {
-              findings.add('E071', `The layout extension ${extension} cannot be applied: ${(err as Error).message}`, at(`extensions/${extension}/config.json`));
-            }
-          }
-        }
-      }
+      extensionDirs.add(e.name);
+      if (!isRegisteredExtension(e.name) && !OWN_ROOT_EXTENSIONS.has(e.name)) findings.add('W016', `${rel} is not the name of a registered extension.`, at(rel));
     }
   }
+  return extensionDirs;
+}
 
-  // Storage hierarchy: iterative walk, objects are terminal
-  const pool = options.pool ?? new HashPool();
-  const ids = new Map<string, string>();
+/** ocfl_layout.json and the layout it names (E070, E071): the layout when this tool can apply it. */
+async function readRootLayout(scan: RootScan, entries: TreeEntry[], extensionDirs: Set<string>): Promise<StorageLayout | undefined> {
+  const { fs, root, findings, at } = scan;
+  if (!entries.some((e) => e.name === OCFL_LAYOUT_FILE)) return undefined;
+  const parsed = await readJson(fs, joinPath(root, OCFL_LAYOUT_FILE), 1024 * 1024);
+  const value = parsed.ok ? parsed.value : undefined;
+  if (!parsed.ok) {
+    findings.add('E070', `${OCFL_LAYOUT_FILE} ${parsed.problem}.`, at(OCFL_LAYOUT_FILE));
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    findings.add('E070', `${OCFL_LAYOUT_FILE} is not a JSON object.`, at(OCFL_LAYOUT_FILE));
+    return undefined;
+  }
+  const { extension, description } = value as { extension?: unknown; description?: unknown };
+  if (typeof extension !== 'string' || typeof description !== 'string') {
+    findings.add('E070', `${OCFL_LAYOUT_FILE} lacks a string "extension" or "description".`, at(OCFL_LAYOUT_FILE));
+  }
+  if (typeof extension !== 'string') return undefined;
+  if (!isRegisteredExtension(extension) && !extensionDirs.has(extension)) {
+    findings.add('E071', `${OCFL_LAYOUT_FILE} names the layout ${quote(extension)}, which is neither registered nor described in extensions/.`, at(OCFL_LAYOUT_FILE));
+    return undefined;
+  }
+  if (!isKnownLayout(extension)) return undefined;
+  const cfg = extensionDirs.has(extension) ? await readExtensionConfig(fs, joinPath(root, 'extensions', extension)) : {};
+  if (cfg.problem) {
+    findings.add('E071', `The layout extension ${extension} cannot be applied: ${cfg.problem}.`, at(`extensions/${extension}/config.json`));
+    return undefined;
+  }
   try {
-    const stack: string[] = [];
-    const objectDirs: string[] = [];
-    for (const e of entries) {
-      if (e.kind === 'dir' && e.name !== 'extensions') stack.push(e.name);
-      else if (e.kind === 'link' || e.kind === 'other') findings.add('E090', `${quote(e.name)} is a link or special file.`, at(e.name));
-      // Other files at the top of the root are ignored, as validators must (E087).
-    }
-    stack.reverse();
-    while (stack.length > 0) {
-      const rel = stack.pop()!;
-      const dirEntries = await listDir(fs, joinPath(root, rel));
-      if (!dirEntries) {
-        findings.add('E072', `The folder ${quote(rel)} cannot be read.`, at(rel));
-        continue;
-      }
-      if (dirEntries.some((e) => e.name.startsWith('0=ocfl_object_'))) {
-        objectDirs.push(rel);
-        continue;
-      }
-      if (dirEntries.length === 0) findings.add('E073', `The folder ${quote(rel)} is empty.`, at(rel));
-      const children: string[] = [];
-      for (const e of dirEntries) {
-        const childRel = `${rel}/${e.name}`;
-        if (e.kind === 'dir') children.push(childRel);
-        else if (e.kind === 'file') findings.add('E072', `The file ${quote(childRel)} is not part of any object.`, at(childRel));
-        else findings.add('E090', `${quote(childRel)} is a link or special file.`, at(childRel));
-      }
-      stack.push(...children.reverse());
-    }
+    return await createLayoutByName(extension, cfg.config);
+  } catch (err) {
+    findings.add('E071', `The layout extension ${extension} cannot be applied: ${(err as Error).message}`, at(`extensions/${extension}/config.json`));
+    return undefined;
+  }
+}
 
-    // Objects, a few at a time, so one object's structure checks overlap another's hashing. The
-    // next object's structure check waits until this one has handed its files to the hashing
-    // threads: both run on this thread, and interleaved they would delay the first hashing.
-    options.onObjectsFound?.(objectDirs.length);
-    const checks = new Array<Awaited<ReturnType<typeof checkObject>> | undefined>(objectDirs.length);
-    let next = 0;
-    let turn: Promise<void> = Promise.resolve();
-    const lane = async (): Promise<void> => {
-      while (next < objectDirs.length) {
-        const i = next++;
-        let release!: () => void;
-        const mine = turn;
-        turn = new Promise<void>((resolve) => (release = resolve));
-        await mine;
-        const onPlan = (files: number, bytes: number) => {
-          release();
-          options.onPlan?.(files, bytes);
-        };
-        try {
-          checks[i] = await checkObject(fs, joinPath(root, objectDirs[i]), { fixity: options.fixity, pool, display: at(objectDirs[i]), onPlan, onHashed: options.onHashed });
-        } finally {
-          release();
-        }
-        options.onObject?.(objectDirs[i]);
+/** The storage hierarchy, walked without recursion (objects are terminal): the object folders, and E072, E073, E090. */
+async function findObjectDirs(scan: RootScan, entries: TreeEntry[]): Promise<string[]> {
+  const { fs, root, findings, at } = scan;
+  const stack: string[] = [];
+  const objectDirs: string[] = [];
+  for (const e of entries) {
+    if (e.kind === 'dir' && e.name !== 'extensions') stack.push(e.name);
+    else if (e.kind === 'link' || e.kind === 'other') findings.add('E090', `${quote(e.name)} is a link or special file.`, at(e.name));
+    // Other files at the top of the root are ignored, as validators must (E087).
+  }
+  stack.reverse();
+  while (stack.length > 0) {
+    const rel = stack.pop()!;
+    const dirEntries = await listDir(fs, joinPath(root, rel));
+    if (!dirEntries) {
+      findings.add('E072', `The folder ${quote(rel)} cannot be read.`, at(rel));
+      continue;
+    }
+    if (dirEntries.some((e) => e.name.startsWith('0=ocfl_object_'))) {
+      objectDirs.push(rel);
+      continue;
+    }
+    if (dirEntries.length === 0) findings.add('E073', `The folder ${quote(rel)} is empty.`, at(rel));
+    const children: string[] = [];
+    for (const e of dirEntries) {
+      const childRel = `${rel}/${e.name}`;
+      if (e.kind === 'dir') children.push(childRel);
+      else if (e.kind === 'file') findings.add('E072', `The file ${quote(childRel)} is not part of any object.`, at(childRel));
+      else findings.add('E090', `${quote(childRel)} is a link or special file.`, at(childRel));
+    }
+    stack.push(...children.reverse());
+  }
+  return objectDirs;
+}
+
+/**
+ * Validates the objects a few at a time, so one object's structure checks overlap another's
+ * hashing. The next object's structure check waits until this one has handed its files to the
+ * hashing threads: both run on this thread, and interleaved they would delay the first hashing.
+ */
+async function checkObjects(scan: RootScan, objectDirs: string[], pool: HashPool, options: StorageRootCheckOptions): Promise<ObjectCheck[]> {
+  const { fs, root, at } = scan;
+  const checks = new Array<ObjectCheck>(objectDirs.length);
+  let next = 0;
+  let turn: Promise<void> = Promise.resolve();
+  const lane = async (): Promise<void> => {
+    while (next < objectDirs.length) {
+      const i = next++;
+      let release!: () => void;
+      const mine = turn;
+      turn = new Promise<void>((resolve) => (release = resolve));
+      await mine;
+      const onPlan = (files: number, bytes: number) => {
+        release();
+        options.onPlan?.(files, bytes);
+      };
+      try {
+        checks[i] = await checkObject(fs, joinPath(root, objectDirs[i]), { fixity: options.fixity, pool, display: at(objectDirs[i]), onPlan, onHashed: options.onHashed });
+      } finally {
+        release();
       }
-    };
-    await Promise.all(Array.from({ length: OBJECTS_AT_ONCE }, lane));
+      options.onObject?.(objectDirs[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: OBJECTS_AT_ONCE }, lane));
+  return checks;
+}
+
+/** One object among the others: a version later than the root's (E081), an id used twice (E037), off its layout path (E083). */
+function checkObjectPlacement(
+  scan: RootScan,
+  rel: string,
+  check: ObjectCheck,
+  ids: Map<string, string>,
+  rootSpec: SpecVersion | undefined,
+  layout: StorageLayout | undefined,
+): void {
+  const { findings, at } = scan;
+  if (rootSpec && check.specVersion && check.specVersion > rootSpec) {
+    findings.add('E081', `The object declares OCFL ${check.specVersion}, later than the storage root's OCFL ${rootSpec}.`, at(rel));
+  }
+  if (check.id === undefined) return;
+  const other = ids.get(check.id);
+  if (other !== undefined) findings.add('E037', `The object id ${quote(check.id)} is also used by the object at ${quote(other)}.`, at(rel));
+  else ids.set(check.id, rel);
+  if (!layout) return;
+  let expected: string | undefined;
+  try {
+    expected = layout.objectPath(check.id);
+  } catch (err) {
+    findings.add('E083', `The layout ${layout.extensionName} cannot map the id ${quote(check.id)}: ${(err as Error).message}`, at(rel));
+  }
+  if (expected !== undefined && expected !== rel) {
+    findings.add('E083', `The object ${quote(check.id)} is at ${quote(rel)}, but the layout ${layout.extensionName} puts it at ${quote(expected)}.`, at(rel));
+  }
+}
+
+export async function checkStorageRoot(fs: ReadStorage, root: string, options: StorageRootCheckOptions = {}): Promise<StorageRootCheck> {
+  const findings = new Findings();
+  const display = options.display ?? describePath(fs, root);
+  const scan: RootScan = { fs, root, findings, at: (rel: string) => displayJoin(display, rel) };
+  const result: StorageRootCheck = { findings, objects: 0, files: 0, bytes: 0 };
+  const entries = (await listDir(fs, root)) ?? [];
+  const rootSpec = await checkRootDeclaration(scan, entries);
+  const extensionDirs = await checkRootExtensions(scan, entries);
+  const layout = await readRootLayout(scan, entries, extensionDirs);
+  const pool = options.pool ?? new HashPool();
+  try {
+    const objectDirs = await findObjectDirs(scan, entries);
+    options.onObjectsFound?.(objectDirs.length);
+    const checks = await checkObjects(scan, objectDirs, pool, options);
+    // Findings in the order of the walk, whichever object finished first.
+    const ids = new Map<string, string>(); // object id -> its folder
     objectDirs.forEach((rel, i) => {
       const check = checks[i]!;
       findings.merge(check.findings);
       result.objects++;
       result.files += check.files;
       result.bytes += check.bytes;
-      if (rootSpec && check.specVersion && check.specVersion > rootSpec) {
-        findings.add('E081', `The object declares OCFL ${check.specVersion}, later than the storage root's OCFL ${rootSpec}.`, at(rel));
-      }
-      if (check.id !== undefined) {
-        const other = ids.get(check.id);
-        if (other !== undefined) findings.add('E037', `The object id ${quote(check.id)} is also used by the object at ${quote(other)}.`, at(rel));
-        else ids.set(check.id, rel);
-        if (layout) {
-          let expected: string | undefined;
-          try {
-            expected = layout.objectPath(check.id);
-          } catch (err) {
-            findings.add('E083', `The layout ${layout.extensionName} cannot map the id ${quote(check.id)}: ${(err as Error).message}`, at(rel));
-          }
-          if (expected !== undefined && expected !== rel) {
-            findings.add('E083', `The object ${quote(check.id)} is at ${quote(rel)}, but the layout ${layout.extensionName} puts it at ${quote(expected)}.`, at(rel));
-          }
-        }
-      }
+      checkObjectPlacement(scan, rel, check, ids, rootSpec, layout);
     });
   } finally {
     if (!options.pool) await pool.close();
