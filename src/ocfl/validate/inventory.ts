@@ -153,24 +153,11 @@ export function checkInventory(value: unknown, ctx: InventoryContext): Inventory
   return inv;
 }
 
-function checkVersions(value: Record<string, unknown>, inv: Inventory, ctx: InventoryContext): void {
-  const add = (code: string, message: string) => ctx.findings.add(code, message, ctx.where);
-  if (!('versions' in value)) {
-    add('E043', 'The inventory has no versions block.');
-    add('E041', 'The inventory lacks the versions block.');
-    return;
-  }
-  const versions = value.versions;
-  if (!isObject(versions)) {
-    add('E045', 'The versions block is not a JSON object.');
-    return;
-  }
-  const names = Object.keys(versions);
-  if (names.length === 0) {
-    add('E008', 'The inventory records no version.');
-    return;
-  }
-  const parsed: Array<{ name: string; number: number; padding: number }> = [];
+type VersionName = { name: string; number: number; padding: number };
+
+/** The version names: numbered from 1 without gaps, padded alike (E104, E105, E009, W001, E010-E013, E040); sorted. */
+function checkVersionNames(names: string[], inv: Inventory, add: (code: string, message: string) => void): VersionName[] {
+  const parsed: VersionName[] = [];
   for (const name of names) {
     const p = parseVersionName(name);
     if (!p) add('E104', `The version name ${quote(name)} is not v followed by a number.`);
@@ -203,73 +190,99 @@ function checkVersions(value: Record<string, unknown>, inv: Inventory, ctx: Inve
   if (inv.head !== undefined && highest && inv.head !== highest.name) {
     add('E040', `The head ${quote(inv.head)} is not the highest version ${quote(highest.name)}.`);
   }
-  for (const v of parsed) {
-    inv.versionNames.add(v.name);
-    const block = versions[v.name];
-    const vAdd = (code: string, message: string) => ctx.findings.add(code, `Version ${v.name}: ${message}`, ctx.where);
-    const info: VersionBlock = { name: v.name, number: v.number, logical: new Map() };
-    inv.versions.push(info);
-    if (!isObject(block)) {
-      vAdd('E047', 'the version block is not a JSON object.');
+  return parsed;
+}
+
+/** A version's user block (E054, E102, W008, W009). */
+function checkVersionUser(user: unknown, vAdd: (code: string, message: string) => void): void {
+  if (!isObject(user)) {
+    vAdd('E054', 'user is not a JSON object.');
+    return;
+  }
+  for (const key of Object.keys(user)) {
+    if (!USER_KEYS.has(key)) vAdd('E102', `user has the key ${quote(key)}, which the specification does not define.`);
+  }
+  if (typeof user.name !== 'string') vAdd('E054', 'user has no string name.');
+  if (!('address' in user)) vAdd('W008', 'user has no address.');
+  else if (typeof user.address !== 'string') vAdd('E054', 'the user address is not a string.');
+  else if (!looksLikeUri(user.address)) vAdd('W009', `the user address ${quote(user.address)} is not a URI.`);
+}
+
+/** A version's state: digest -> non-empty lists of well-formed, unique, non-conflicting logical paths (E050-E053, E095). */
+function checkVersionState(state: Record<string, unknown>, info: VersionBlock, vAdd: (code: string, message: string) => void): void {
+  for (const digest of Object.keys(state)) {
+    const paths = state[digest];
+    if (!Array.isArray(paths) || paths.length === 0) {
+      vAdd('E050', `the state value for ${quote(digest)} is not a non-empty list of logical paths.`);
       continue;
     }
-    for (const key of Object.keys(block)) {
-      if (!VERSION_KEYS.has(key)) vAdd('E102', `the key ${quote(key)} is not defined by the specification.`);
-    }
-    if (!('created' in block)) vAdd('E048', 'created is missing.');
-    else if (typeof block.created !== 'string' || !isRfc3339(block.created)) {
-      vAdd('E049', `created ${quote(block.created)} is not an RFC 3339 date-time with seconds and time zone.`);
-    }
-    info.created = block.created;
-    if ('message' in block) {
-      info.message = block.message;
-      if (typeof block.message !== 'string') vAdd('E094', 'message is not a JSON string.');
-    }
-    if ('user' in block) {
-      info.user = block.user;
-      const user = block.user;
-      if (!isObject(user)) vAdd('E054', 'user is not a JSON object.');
-      else {
-        for (const key of Object.keys(user)) {
-          if (!USER_KEYS.has(key)) vAdd('E102', `user has the key ${quote(key)}, which the specification does not define.`);
-        }
-        if (typeof user.name !== 'string') vAdd('E054', 'user has no string name.');
-        if (!('address' in user)) vAdd('W008', 'user has no address.');
-        else if (typeof user.address !== 'string') vAdd('E054', 'the user address is not a string.');
-        else if (!looksLikeUri(user.address)) vAdd('W009', `the user address ${quote(user.address)} is not a URI.`);
-      }
-    }
-    if (!('message' in block) || !('user' in block)) vAdd('W007', `the version has no ${'message' in block ? 'user' : 'message'}.`);
-    if (!('state' in block)) {
-      vAdd('E048', 'state is missing.');
-      continue;
-    }
-    if (!isObject(block.state)) {
-      vAdd('E050', 'state is not a JSON object.');
-      continue;
-    }
-    const state = block.state;
-    for (const digest of Object.keys(state)) {
-      const paths = state[digest];
-      if (!Array.isArray(paths) || paths.length === 0) {
-        vAdd('E050', `the state value for ${quote(digest)} is not a non-empty list of logical paths.`);
+    for (const p of paths) {
+      if (typeof p !== 'string') {
+        vAdd('E051', `the state of ${quote(digest)} holds ${quote(p)}, which is not a path.`);
         continue;
       }
-      for (const p of paths) {
-        if (typeof p !== 'string') {
-          vAdd('E051', `the state of ${quote(digest)} holds ${quote(p)}, which is not a path.`);
-          continue;
-        }
-        const problem = pathShapeProblem(p);
-        if (problem === 'slash') vAdd('E053', `the logical path ${quote(p)} starts or ends with /.`);
-        else if (problem === 'element') vAdd('E052', `the logical path ${quote(p)} has an empty, . or .. element.`);
-        if (info.logical.has(p)) vAdd('E095', `the logical path ${quote(p)} occurs more than once.`);
-        else info.logical.set(p, digest);
-      }
+      const problem = pathShapeProblem(p);
+      if (problem === 'slash') vAdd('E053', `the logical path ${quote(p)} starts or ends with /.`);
+      else if (problem === 'element') vAdd('E052', `the logical path ${quote(p)} has an empty, . or .. element.`);
+      if (info.logical.has(p)) vAdd('E095', `the logical path ${quote(p)} occurs more than once.`);
+      else info.logical.set(p, digest);
     }
-    for (const [a, b] of conflictingPaths(info.logical.keys())) {
-      if (a !== b) vAdd('E095', `the logical path ${quote(a)} is also a folder of ${quote(b)}.`);
-    }
+  }
+  for (const [a, b] of conflictingPaths(info.logical.keys())) {
+    if (a !== b) vAdd('E095', `the logical path ${quote(a)} is also a folder of ${quote(b)}.`);
+  }
+}
+
+/** One version block: its keys, created, message, user and state (E047-E050, E094, E102, W007). */
+function checkVersionBlock(block: unknown, info: VersionBlock, vAdd: (code: string, message: string) => void): void {
+  if (!isObject(block)) {
+    vAdd('E047', 'the version block is not a JSON object.');
+    return;
+  }
+  for (const key of Object.keys(block)) {
+    if (!VERSION_KEYS.has(key)) vAdd('E102', `the key ${quote(key)} is not defined by the specification.`);
+  }
+  if (!('created' in block)) vAdd('E048', 'created is missing.');
+  else if (typeof block.created !== 'string' || !isRfc3339(block.created)) {
+    vAdd('E049', `created ${quote(block.created)} is not an RFC 3339 date-time with seconds and time zone.`);
+  }
+  info.created = block.created;
+  if ('message' in block) {
+    info.message = block.message;
+    if (typeof block.message !== 'string') vAdd('E094', 'message is not a JSON string.');
+  }
+  if ('user' in block) {
+    info.user = block.user;
+    checkVersionUser(block.user, vAdd);
+  }
+  if (!('message' in block) || !('user' in block)) vAdd('W007', `the version has no ${'message' in block ? 'user' : 'message'}.`);
+  if (!('state' in block)) vAdd('E048', 'state is missing.');
+  else if (!isObject(block.state)) vAdd('E050', 'state is not a JSON object.');
+  else checkVersionState(block.state, info, vAdd);
+}
+
+function checkVersions(value: Record<string, unknown>, inv: Inventory, ctx: InventoryContext): void {
+  const add = (code: string, message: string) => ctx.findings.add(code, message, ctx.where);
+  if (!('versions' in value)) {
+    add('E043', 'The inventory has no versions block.');
+    add('E041', 'The inventory lacks the versions block.');
+    return;
+  }
+  const versions = value.versions;
+  if (!isObject(versions)) {
+    add('E045', 'The versions block is not a JSON object.');
+    return;
+  }
+  const names = Object.keys(versions);
+  if (names.length === 0) {
+    add('E008', 'The inventory records no version.');
+    return;
+  }
+  for (const v of checkVersionNames(names, inv, add)) {
+    inv.versionNames.add(v.name);
+    const info: VersionBlock = { name: v.name, number: v.number, logical: new Map() };
+    inv.versions.push(info);
+    checkVersionBlock(versions[v.name], info, (code, message) => ctx.findings.add(code, `Version ${v.name}: ${message}`, ctx.where));
   }
 }
 
