@@ -11,7 +11,7 @@
  */
 import { digestSync, isDigestAlgorithm } from '../digest.js';
 import { Findings } from './findings.js';
-import { checkInventory, parseVersionName, type Inventory, type SpecVersion } from './inventory.js';
+import { checkInventory, parseVersionName, type CheckedInventory, type SpecVersion } from './inventory.js';
 import { listDir } from './fs-tree.js';
 import { joinPath, type ReadStorage } from '../storage.js';
 import { type BytesFingerprint, parseJson, readSmall, sameBytes, MAX_INVENTORY_BYTES } from './read.js';
@@ -20,7 +20,7 @@ const REPAIR = '`siard-ocfl repair` (or the next write of this object)';
 
 export interface CommitState {
   /** The root inventory as checked, and a fingerprint of its bytes. */
-  inv: Inventory;
+  inv: CheckedInventory;
   rootBytes: BytesFingerprint;
   /** Version-like folders of the object root that the root inventory does not list. */
   unlisted: string[];
@@ -58,7 +58,7 @@ function sameState(a: Map<string, string>, b: Map<string, string>): boolean {
 }
 
 /** Is `name`/inventory.json a valid inventory of the next version of `inv`, with its sidecar? */
-async function isSuccessor(fs: ReadStorage, dir: string, name: string, inv: Inventory, spec: SpecVersion): Promise<boolean> {
+async function isSuccessor(fs: ReadStorage, dir: string, name: string, inv: CheckedInventory, spec: SpecVersion): Promise<boolean> {
   if (!inv.head || !inv.digestAlgorithm || successorName(inv.head) !== name) return false;
   const read = await readSmall(fs, joinPath(dir, name, 'inventory.json'), MAX_INVENTORY_BYTES);
   if (!read.ok) return false;

@@ -20,7 +20,11 @@ export interface VersionBlock {
   logical: Map<string, string>;
 }
 
-export interface Inventory {
+/**
+ * An inventory as the validator reads it: every field optional or defaulted, so that a broken
+ * inventory is still checked as far as it goes (the readers' model is `Inventory` in ../inventory.ts).
+ */
+export interface CheckedInventory {
   id?: string;
   /** Specification version named by `type`, when it names one we know. */
   specVersion?: SpecVersion;
@@ -81,7 +85,7 @@ export interface InventoryContext {
   expectTypeFor?: SpecVersion;
 }
 
-export function checkInventory(value: unknown, ctx: InventoryContext): Inventory | undefined {
+export function checkInventory(value: unknown, ctx: InventoryContext): CheckedInventory | undefined {
   const { findings, where } = ctx;
   const spec11 = ctx.specVersion === '1.1';
   const add = (code: string, message: string) => findings.add(code, message, where);
@@ -89,7 +93,7 @@ export function checkInventory(value: unknown, ctx: InventoryContext): Inventory
     add('E033', 'The inventory is not a JSON object.');
     return undefined;
   }
-  const inv: Inventory = {
+  const inv: CheckedInventory = {
     contentDirectory: 'content',
     contentDirectorySet: false,
     manifest: new Map(),
@@ -156,7 +160,7 @@ export function checkInventory(value: unknown, ctx: InventoryContext): Inventory
 type VersionName = { name: string; number: number; padding: number };
 
 /** The version names: numbered from 1 without gaps, padded alike (E104, E105, E009, W001, E010-E013, E040); sorted. */
-function checkVersionNames(names: string[], inv: Inventory, add: (code: string, message: string) => void): VersionName[] {
+function checkVersionNames(names: string[], inv: CheckedInventory, add: (code: string, message: string) => void): VersionName[] {
   const parsed: VersionName[] = [];
   for (const name of names) {
     const p = parseVersionName(name);
@@ -261,7 +265,7 @@ function checkVersionBlock(block: unknown, info: VersionBlock, vAdd: (code: stri
   else checkVersionState(block.state, info, vAdd);
 }
 
-function checkVersions(value: Record<string, unknown>, inv: Inventory, ctx: InventoryContext): void {
+function checkVersions(value: Record<string, unknown>, inv: CheckedInventory, ctx: InventoryContext): void {
   const add = (code: string, message: string) => ctx.findings.add(code, message, ctx.where);
   if (!('versions' in value)) {
     add('E043', 'The inventory has no versions block.');
@@ -286,7 +290,7 @@ function checkVersions(value: Record<string, unknown>, inv: Inventory, ctx: Inve
   }
 }
 
-function checkManifest(value: Record<string, unknown>, inv: Inventory, ctx: InventoryContext): void {
+function checkManifest(value: Record<string, unknown>, inv: CheckedInventory, ctx: InventoryContext): void {
   const add = (code: string, message: string) => ctx.findings.add(code, message, ctx.where);
   if (!('manifest' in value)) {
     add('E041', 'The inventory has no manifest block.');
@@ -325,7 +329,7 @@ function checkManifest(value: Record<string, unknown>, inv: Inventory, ctx: Inve
 }
 
 /** Shape checks of a content path; true when it is safe to use as a file path inside the object. */
-function checkContentPath(p: string, inv: Inventory, add: (code: string, message: string) => void, block: string): boolean {
+function checkContentPath(p: string, inv: CheckedInventory, add: (code: string, message: string) => void, block: string): boolean {
   const problem = pathShapeProblem(p);
   if (problem === 'slash') {
     add('E100', `The ${block} content path ${quote(p)} starts or ends with /.`);
@@ -342,7 +346,7 @@ function checkContentPath(p: string, inv: Inventory, add: (code: string, message
   return true;
 }
 
-function checkStates(inv: Inventory, value: Record<string, unknown>, ctx: InventoryContext): void {
+function checkStates(inv: CheckedInventory, value: Record<string, unknown>, ctx: InventoryContext): void {
   const add = (code: string, message: string) => ctx.findings.add(code, message, ctx.where);
   if (!isObject(value.manifest)) return;
   const used = new Set<string>();
@@ -364,7 +368,7 @@ function checkStates(inv: Inventory, value: Record<string, unknown>, ctx: Invent
   }
 }
 
-function checkFixity(value: Record<string, unknown>, inv: Inventory, ctx: InventoryContext, spec11: boolean): void {
+function checkFixity(value: Record<string, unknown>, inv: CheckedInventory, ctx: InventoryContext, spec11: boolean): void {
   const add = (code: string, message: string) => ctx.findings.add(code, message, ctx.where);
   if (!('fixity' in value)) return;
   const fixity = value.fixity;

@@ -17,7 +17,7 @@ import {
   parseVersionName,
   SPEC_VERSIONS,
   specVersionOfType,
-  type Inventory,
+  type CheckedInventory,
   type SpecVersion,
   type VersionBlock,
 } from './inventory.js';
@@ -129,7 +129,7 @@ function sameJson(a: unknown, b: unknown): boolean {
 }
 
 /** E066 and W011: a version block of an earlier inventory against the root inventory's one. */
-function compareVersionBlocks(prior: Inventory, root: Inventory, priorWhere: string, findings: Findings): void {
+function compareVersionBlocks(prior: CheckedInventory, root: CheckedInventory, priorWhere: string, findings: Findings): void {
   const rootBlocks = new Map(root.versions.map((v) => [v.name, v]));
   for (const block of prior.versions) {
     const rb = rootBlocks.get(block.name);
@@ -150,7 +150,7 @@ function compareVersionBlocks(prior: Inventory, root: Inventory, priorWhere: str
 }
 
 /** Logical paths whose content differs between two version blocks (each read with its own inventory). */
-function stateDifferences(a: VersionBlock, invA: Inventory, b: VersionBlock, invB: Inventory): string[] {
+function stateDifferences(a: VersionBlock, invA: CheckedInventory, b: VersionBlock, invB: CheckedInventory): string[] {
   const out: string[] = [];
   const sameAlgorithm = invA.digestAlgorithm === invB.digestAlgorithm;
   for (const [logical, digestA] of a.logical) {
@@ -181,7 +181,7 @@ interface ObjectScan {
 }
 
 interface RootInventory {
-  inv?: Inventory;
+  inv?: CheckedInventory;
   /**
    * The root inventory's bytes are not kept (a gigabyte at a million files): a fingerprint
    * answers "does this other inventory hold the same bytes?".
@@ -286,7 +286,7 @@ class Expectations {
   }
 
   /** Every manifest and fixity entry of an inventory. */
-  addInventory(inv: Inventory, where: string): void {
+  addInventory(inv: CheckedInventory, where: string): void {
     if (inv.digestAlgorithm) for (const [p, d] of inv.manifest) this.add(p, { algorithm: inv.digestAlgorithm, digest: d.toLowerCase(), block: 'manifest', where });
     for (const [alg, entriesOf] of inv.fixity) for (const [p, d] of entriesOf) this.add(p, { algorithm: alg, digest: d, block: 'fixity', where });
   }
@@ -297,9 +297,9 @@ async function readVersionInventory(
   scan: ObjectScan,
   v: VersionBlock,
   vEntries: TreeEntry[],
-  root: RootInventory & { inv: Inventory },
+  root: RootInventory & { inv: CheckedInventory },
   isHead: boolean,
-): Promise<{ vinv?: Inventory; vSidecar?: string; spec?: SpecVersion }> {
+): Promise<{ vinv?: CheckedInventory; vSidecar?: string; spec?: SpecVersion }> {
   const { fs, dir, findings, at } = scan;
   const { inv, rootBytes, codesSpec } = root;
   const vWhere = at(`${v.name}/inventory.json`);
@@ -335,11 +335,11 @@ class ContentDirectoryRule {
   private e019 = false;
 
   constructor(
-    private readonly inv: Inventory,
+    private readonly inv: CheckedInventory,
     private readonly findings: Findings,
   ) {}
 
-  see(v: VersionBlock, vinv: Inventory | undefined, vWhere: string): void {
+  see(v: VersionBlock, vinv: CheckedInventory | undefined, vWhere: string): void {
     const { inv, findings } = this;
     if (!vinv || vinv === inv) {
       // The first version has no inventory of its own (or is the head): the root one speaks for it.
@@ -375,7 +375,7 @@ class ContentDirectoryRule {
  * The entries of a version folder (E015, W002, E090) and the files of its content folder, added to
  * `existing` (content path -> size) and checked against the root manifest (E023, E024, W003).
  */
-async function checkVersionFolder(scan: ObjectScan, v: VersionBlock, vEntries: TreeEntry[], inv: Inventory, vSidecar: string | undefined, existing: Map<string, number>): Promise<void> {
+async function checkVersionFolder(scan: ObjectScan, v: VersionBlock, vEntries: TreeEntry[], inv: CheckedInventory, vSidecar: string | undefined, existing: Map<string, number>): Promise<void> {
   const { fs, dir, findings, at } = scan;
   const cd = inv.contentDirectory;
   const sidecarName = vSidecar ?? (inv.digestAlgorithm ? `inventory.json.${inv.digestAlgorithm}` : undefined);
@@ -404,7 +404,7 @@ async function checkVersionFolder(scan: ObjectScan, v: VersionBlock, vEntries: T
 }
 
 /** Manifest and fixity entries, of the root or an earlier inventory, whose file does not exist (E092, E093). */
-function reportMissingContent(scan: ObjectScan, inv: Inventory, existing: Map<string, number>, expectations: Expectations): void {
+function reportMissingContent(scan: ObjectScan, inv: CheckedInventory, existing: Map<string, number>, expectations: Expectations): void {
   const { findings, at } = scan;
   for (const p of inv.manifest.keys()) {
     if (existing.has(p)) continue;
@@ -489,7 +489,7 @@ export async function checkObject(fs: ReadStorage, dir: string, options: ObjectC
   return result;
 }
 
-function crossCheckVersionInventory(v: VersionBlock, vinv: Inventory, inv: Inventory, vWhere: string, spec: SpecVersion, findings: Findings): void {
+function crossCheckVersionInventory(v: VersionBlock, vinv: CheckedInventory, inv: CheckedInventory, vWhere: string, spec: SpecVersion, findings: Findings): void {
   if (vinv.id !== undefined && inv.id !== undefined && vinv.id !== inv.id) {
     findings.add('E037', `The inventory of ${v.name} has id ${quote(vinv.id)}, not the object's id ${quote(inv.id)}.`, vWhere);
     if (spec === '1.1') findings.add('E110', `The object id changes from ${quote(vinv.id)} in ${v.name} to ${quote(inv.id)}.`, vWhere);
