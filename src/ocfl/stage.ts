@@ -25,6 +25,7 @@ import {
   type User,
 } from './inventory.js';
 import { assertLogicalPath } from './logical-path.js';
+import { EarlyFlushes } from './early-flush.js';
 import type { ParsedInventory } from './object.js';
 import type { ObjectLock } from './lock.js';
 import type { WritableFile } from './storage.js';
@@ -38,14 +39,6 @@ const DIRECT_MIN_BYTES = 256 * 1024;
 const SMALL_MAX_BYTES = DIRECT_MIN_BYTES - 1;
 /** Small files written behind at once (at most this many times SMALL_MAX_BYTES, 16 MiB, held in memory). */
 const PENDING_WRITES_MAX = 64;
-/** Placed files being flushed at once during staging: enough to keep the disk busy, few enough to leave libuv's pool (4 threads) to the writes. */
-const EARLY_FLUSHES = 2;
-/**
- * Bytes stored between two background syncfs calls: the disk writes while later files are still
- * being hashed and copied, instead of taking every byte in commit's final sync (put of 1 GB of
- * small files waited ~1 s there).
- */
-const SYNC_AHEAD_BYTES = 64 * 1024 * 1024;
 
 export interface StartVersionOptions {
   /** Manifest digest of a new object (an existing object keeps its own). Default sha512. */
@@ -143,14 +136,8 @@ export class StagedVersion {
   /** Small content being written behind (see writeBehind), by content path. */
   private readonly pendingWrites = new Map<string, Promise<void>>();
   private writeFailure: Error | undefined;
-  /** Early flushes of placed files (see flushEarly): started while the export goes on. */
-  private readonly flushQueue: string[] = [];
-  private readonly flushing = new Set<Promise<void>>();
-  /** The first failure of an early flush: reported by commit, as the kernel reports it only once. */
-  private flushError: Error | undefined;
-  /** Bytes stored since the last background sync began, and that sync while it runs (see syncAhead). */
-  private unsyncedBytes = 0;
-  private syncingAhead: Promise<void> | undefined;
+  /** Durability work started while the export goes on (see early-flush.ts). */
+  private readonly flushes: EarlyFlushes;
 
   constructor(
     private readonly ctx: CommitContext,
@@ -168,6 +155,7 @@ export class StagedVersion {
     this.fixityAlgorithms = [...new Set(options.fixityAlgorithms ?? [])].filter((a) => a !== this.digestAlgorithm);
     for (const alg of this.fixityAlgorithms) assertDigestAlgorithm(alg);
     this.version = nextVersionName(base?.head);
+    this.flushes = new EarlyFlushes(ctx.workspace);
     this.contentDir = base?.contentDirectory ?? 'content';
     if (base) {
       for (const key of Object.keys(base.manifest)) this.knownDigests.set(key.toLowerCase(), key);
@@ -404,7 +392,7 @@ export class StagedVersion {
     // logical path replaced) must find the placement to wait for before it removes the file.
     let placing: Promise<void> | undefined;
     if (decision.stored) {
-      this.syncAhead(size);
+      this.flushes.stored(size);
       const target = `${stage}/object/${decision.contentPath}`;
       placing = incoming ? this.placeStaged(incoming, target, size) : this.placeHeld(target, held!);
       const registered = placing
@@ -433,7 +421,7 @@ export class StagedVersion {
     await this.ctx.workspace.rename(incoming, target);
     await failpoint('stage-file-placed');
     // Large content is flushed while later files are written; the rest waits for commit's syncfs.
-    if (size >= DIRECT_MIN_BYTES) this.flushEarly(target);
+    if (size >= DIRECT_MIN_BYTES) this.flushes.file(target);
   }
 
   private async placeHeld(target: string, chunks: Uint8Array[]): Promise<void> {
@@ -617,68 +605,6 @@ export class StagedVersion {
     }
   }
 
-  /**
-   * Starts flushing a placed file to disk while later files are still being written, so the disk
-   * works during the export instead of taking all the bytes at commit. Commit still fsyncs every
-   * file (fsyncTree) before any rename. A failure here is kept and fails the commit: Linux reports
-   * a writeback error once, so the later fsync through a new descriptor might not see it.
-   */
-  private flushEarly(target: string): void {
-    this.flushQueue.push(target);
-    this.pumpFlushes();
-  }
-
-  private pumpFlushes(): void {
-    while (this.flushing.size < EARLY_FLUSHES && this.flushQueue.length > 0) {
-      const target = this.flushQueue.shift()!;
-      const p: Promise<void> = this.ctx.workspace
-        .fsyncFile(target)
-        .catch((err: NodeJS.ErrnoException) => {
-          // A file dropped from the stage meanwhile (replaced, removed) needs no flushing.
-          if (err.code !== 'ENOENT') this.flushError ??= err;
-        })
-        .finally(() => {
-          this.flushing.delete(p);
-          this.pumpFlushes();
-        });
-      this.flushing.add(p);
-    }
-  }
-
-  /**
-   * Every SYNC_AHEAD_BYTES stored, one syncfs of the workspace's filesystem in the background (never
-   * two at once; nothing where the storage has no syncfs). Commit's own sync still follows; a
-   * failure here is kept for commit, as the kernel reports a lost write only once.
-   */
-  private syncAhead(size: number): void {
-    this.unsyncedBytes += size;
-    if (this.unsyncedBytes < SYNC_AHEAD_BYTES || this.syncingAhead) return;
-    this.unsyncedBytes = 0;
-    const running: Promise<void> = this.ctx.workspace
-      .syncAll()
-      .then(
-        () => {},
-        (err: Error) => {
-          this.flushError ??= err;
-        },
-      )
-      .finally(() => {
-        if (this.syncingAhead === running) this.syncingAhead = undefined;
-      });
-    this.syncingAhead = running;
-  }
-
-  /**
-   * Drops the flushes not yet started (commit's fsyncTree covers them) and waits for the others;
-   * throws the first failure of one when asked (commit), not when the version is dropped (abort).
-   */
-  private async settleFlushes(throwFailure: boolean): Promise<void> {
-    this.flushQueue.length = 0;
-    while (this.flushing.size > 0) await Promise.all([...this.flushing]);
-    await this.syncingAhead;
-    if (throwFailure && this.flushError) throw this.flushError;
-  }
-
   private async writeFile(path: string, bytes: Uint8Array | Uint8Array[]): Promise<void> {
     const file = await this.ctx.workspace.openWrite(path, { exclusive: true });
     for (const piece of Array.isArray(bytes) ? bytes : [bytes]) await file.write(piece);
@@ -693,7 +619,7 @@ export class StagedVersion {
     let publishing = false;
     try {
       await this.settleWrites(true);
-      await this.settleFlushes(true);
+      await this.flushes.settle(true);
       const inv = this.buildInventory(options);
       if (this.base) await this.completeFixity(inv);
       // In pieces: the inventory of a million files is more than one string or one write.
@@ -758,7 +684,7 @@ export class StagedVersion {
     this.closed = true;
     try {
       await this.settleWrites(false);
-      await this.settleFlushes(false);
+      await this.flushes.settle(false);
       await this.ctx.workspace.remove(this.ctx.stage);
     } finally {
       await this.onClose();
