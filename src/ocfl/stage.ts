@@ -17,15 +17,13 @@ import { failpoint } from './failpoint.js';
 import { type CommitContext, publishNewObject, publishNewVersion, pruneEmptyDirs, recoverObject } from './commit.js';
 import {
   type Inventory,
-  INVENTORY_TYPE_1_0,
-  INVENTORY_TYPE_1_1,
   nextVersionName,
   inventoryPieces,
   sidecarContent,
-  type User,
 } from './inventory.js';
 import { assertLogicalPath } from './logical-path.js';
 import { EarlyFlushes } from './early-flush.js';
+import { contentWithoutFixity, nextInventory, type VersionMetadata } from './next-inventory.js';
 import type { ParsedInventory } from './object.js';
 import type { ObjectLock } from './lock.js';
 import type { WritableFile } from './storage.js';
@@ -52,11 +50,8 @@ export interface StartVersionOptions {
   known?: ParsedInventory;
 }
 
-export interface CommitOptions {
-  message?: string;
-  user?: User;
-  created?: Date | string;
-}
+/** The new version's message, user and time (default now). */
+export type CommitOptions = VersionMetadata;
 
 export interface AddedFile {
   logicalPath: string;
@@ -533,67 +528,11 @@ export class StagedVersion {
     return this.newContent.get(digest)?.digests ?? this.extraFixity.get(digest) ?? { [this.digestAlgorithm]: digest };
   }
 
-  private buildInventory(options: CommitOptions): Inventory {
-    // Copies only of what this version adds to (no deep clone: a million-entry manifest is
-    // shared, not duplicated); path lists are replaced, never pushed to, below.
-    const base = this.base;
-    const inv: Inventory = base
-      ? {
-          ...base,
-          manifest: { ...base.manifest },
-          versions: { ...base.versions },
-          ...(base.fixity ? { fixity: Object.fromEntries(Object.entries(base.fixity).map(([alg, block]) => [alg, { ...block }])) } : {}),
-        }
-      : { id: this.id, type: this.ocflVersion === '1.0' ? INVENTORY_TYPE_1_0 : INVENTORY_TYPE_1_1, digestAlgorithm: this.digestAlgorithm, head: '', manifest: {}, versions: {} };
-    inv.head = this.version;
-    const keyOf = (digest: string) => this.knownDigests.get(digest) ?? digest;
-    for (const [digest, c] of this.newContent) inv.manifest[digest] = [c.contentPath];
-    const state: Record<string, string[]> = {};
-    for (const [p, digest] of this.state) (state[keyOf(digest)] ??= []).push(p);
-    const created = options.created ?? new Date();
-    const version: Inventory['versions'][string] = {
-      created: typeof created === 'string' ? created : created.toISOString().replace(/\.\d{3}Z$/, 'Z'),
-      state,
-    };
-    if (options.message !== undefined) version.message = options.message;
-    if (options.user !== undefined) {
-      if (!options.user.name) throw new UsageError('A version user needs a name.');
-      version.user = { name: options.user.name };
-      if (options.user.address) version.user.address = options.user.address;
-    }
-    inv.versions[this.version] = version;
-    if (this.fixityAlgorithms.length > 0) {
-      inv.fixity ??= {};
-      for (const alg of this.fixityAlgorithms) {
-        const block = (inv.fixity[alg] ??= {});
-        // Existing keys may be upper case (digests compare case-insensitively): index them once.
-        const keys = new Map(Object.keys(block).map((k) => [k.toLowerCase(), k]));
-        const add = (value: string, contentPath: string) => {
-          const key = keys.get(value) ?? value;
-          keys.set(value, key);
-          const paths = block[key];
-          if (!paths) block[key] = [contentPath];
-          else if (!paths.includes(contentPath)) block[key] = [...paths, contentPath];
-        };
-        for (const c of this.newContent.values()) add(c.digests[alg], c.contentPath);
-        // Content stored earlier and met again now: its digest for `alg` is known without rereading.
-        for (const [digest, digests] of this.extraFixity) for (const cp of inv.manifest[keyOf(digest)]) add(digests[alg], cp);
-      }
-    }
-    return inv;
-  }
-
-  /** Content paths of the inventory with no fixity entry for `alg`. */
-  private static missingFixity(inv: Inventory, alg: string): string[] {
-    const covered = new Set(Object.values(inv.fixity?.[alg] ?? {}).flat());
-    return Object.values(inv.manifest).flat().filter((cp) => !covered.has(cp));
-  }
-
   /** Fixity for content stored by earlier versions without the requested algorithms: read once more. */
   private async completeFixity(inv: Inventory): Promise<void> {
     const todo = new Map<string, string[]>();
     for (const alg of this.fixityAlgorithms) {
-      for (const cp of StagedVersion.missingFixity(inv, alg)) (todo.get(cp) ?? todo.set(cp, []).get(cp)!).push(alg);
+      for (const cp of contentWithoutFixity(inv, alg)) (todo.get(cp) ?? todo.set(cp, []).get(cp)!).push(alg);
     }
     for (const [cp, algs] of todo) {
       const hasher = await MultiHasher.create(algs);
@@ -620,7 +559,21 @@ export class StagedVersion {
     try {
       await this.settleWrites(true);
       await this.flushes.settle(true);
-      const inv = this.buildInventory(options);
+      const inv = nextInventory(
+        {
+          id: this.id,
+          version: this.version,
+          ocflVersion: this.ocflVersion,
+          digestAlgorithm: this.digestAlgorithm,
+          fixityAlgorithms: this.fixityAlgorithms,
+          base: this.base,
+          knownDigests: this.knownDigests,
+          newContent: this.newContent,
+          state: this.state,
+          extraFixity: this.extraFixity,
+        },
+        options,
+      );
       if (this.base) await this.completeFixity(inv);
       // In pieces: the inventory of a million files is more than one string or one write.
       const bytes = inventoryPieces(inv);
