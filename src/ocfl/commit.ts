@@ -124,6 +124,54 @@ export async function pruneEmptyDirs(storage: Storage, dir: string): Promise<boo
   return true;
 }
 
+async function writeStaged(workspace: Storage, path: string, bytes: Uint8Array | Uint8Array[]): Promise<void> {
+  const file = await workspace.openWrite(path, { exclusive: true });
+  for (const piece of Array.isArray(bytes) ? bytes : [bytes]) await file.write(piece);
+  await file.close();
+}
+
+export interface StagedInventory {
+  version: string;
+  digestAlgorithm: string;
+  /** OCFL version declared by a new object. */
+  ocflVersion: '1.0' | '1.1';
+  /** The new inventory's bytes, in pieces. */
+  inventory: Buffer[];
+  newObject: boolean;
+  /** Called between staging and publishing (the last moment to find the lock lost). */
+  beforePublish: () => void;
+}
+
+/**
+ * Step 1's last part, then steps 2 and 3: writes the new inventory and its sidecar into the stage
+ * (S/object/vN/, and S/root/ for a new version or S/object/ with the declaration for a new
+ * object), then publishes.
+ */
+export async function stageInventoriesAndPublish(ctx: CommitContext, staged: StagedInventory): Promise<void> {
+  const { workspace, stage } = ctx;
+  const { version, digestAlgorithm, inventory } = staged;
+  const sidecar = Buffer.from(sidecarContent(inventory, digestAlgorithm));
+  const sidecarName = `inventory.json.${digestAlgorithm}`;
+  await writeStaged(workspace, `${stage}/object/${version}/inventory.json`, inventory);
+  await writeStaged(workspace, `${stage}/object/${version}/${sidecarName}`, sidecar);
+  await failpoint('after-version-inventory');
+  if (!staged.newObject) {
+    await writeStaged(workspace, `${stage}/root/inventory.json`, inventory);
+    await writeStaged(workspace, `${stage}/root/${sidecarName}`, sidecar);
+    await failpoint('after-root-inventory-staged');
+    staged.beforePublish();
+    await publishNewVersion(ctx, version, digestAlgorithm);
+    return;
+  }
+  const declaration = `ocfl_object_${staged.ocflVersion}`;
+  await writeStaged(workspace, `${stage}/object/0=${declaration}`, Buffer.from(`${declaration}\n`));
+  await writeStaged(workspace, `${stage}/object/inventory.json`, inventory);
+  await writeStaged(workspace, `${stage}/object/${sidecarName}`, sidecar);
+  await failpoint('after-root-inventory-staged');
+  staged.beforePublish();
+  await publishNewObject(ctx, version, digestAlgorithm);
+}
+
 /** Publishes S/object as a new object (steps 2 and 3 above). */
 export async function publishNewObject(ctx: CommitContext, version = 'v1', digestAlgorithm = 'sha512'): Promise<void> {
   if (isObjectStore(ctx.root)) return publishToObjectStore(ctx, ctx.root, version, digestAlgorithm, true);

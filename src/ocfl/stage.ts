@@ -14,12 +14,11 @@ import type { Readable } from 'node:stream';
 import { SiardOcflError, UsageError } from '../errors.js';
 import { assertDigestAlgorithm, MultiHasher } from './digest.js';
 import { failpoint } from './failpoint.js';
-import { type CommitContext, publishNewObject, publishNewVersion, pruneEmptyDirs, recoverObject } from './commit.js';
+import { type CommitContext, pruneEmptyDirs, recoverObject, stageInventoriesAndPublish } from './commit.js';
 import {
   type Inventory,
   nextVersionName,
   inventoryPieces,
-  sidecarContent,
 } from './inventory.js';
 import { assertLogicalPath } from './logical-path.js';
 import { EarlyFlushes } from './early-flush.js';
@@ -544,12 +543,6 @@ export class StagedVersion {
     }
   }
 
-  private async writeFile(path: string, bytes: Uint8Array | Uint8Array[]): Promise<void> {
-    const file = await this.ctx.workspace.openWrite(path, { exclusive: true });
-    for (const piece of Array.isArray(bytes) ? bytes : [bytes]) await file.write(piece);
-    await file.close();
-  }
-
   /** Makes the version durable and visible; see commit.ts for the protocol. */
   async commit(options: CommitOptions = {}): Promise<CommitResult> {
     this.assertOpen();
@@ -575,33 +568,21 @@ export class StagedVersion {
         options,
       );
       if (this.base) await this.completeFixity(inv);
-      // In pieces: the inventory of a million files is more than one string or one write.
-      const bytes = inventoryPieces(inv);
-      const sidecar = Buffer.from(sidecarContent(bytes, this.digestAlgorithm));
-      const sidecarName = `inventory.json.${this.digestAlgorithm}`;
       if (await workspace.stat(`${stage}/incoming`)) await workspace.remove(`${stage}/incoming`);
       const contentRoot = `${stage}/object/${this.version}/${this.contentDir}`;
       if (await workspace.stat(contentRoot)) await pruneEmptyDirs(workspace, contentRoot);
-      await this.writeFile(`${stage}/object/${this.version}/inventory.json`, bytes);
-      await this.writeFile(`${stage}/object/${this.version}/${sidecarName}`, sidecar);
-      await failpoint('after-version-inventory');
-      if (this.base) {
-        await this.writeFile(`${stage}/root/inventory.json`, bytes);
-        await this.writeFile(`${stage}/root/${sidecarName}`, sidecar);
-        await failpoint('after-root-inventory-staged');
-        this.lock.assertHeld();
-        publishing = true;
-        await publishNewVersion(this.ctx, this.version, this.digestAlgorithm);
-      } else {
-        const declaration = `ocfl_object_${this.ocflVersion}`;
-        await this.writeFile(`${stage}/object/0=${declaration}`, Buffer.from(`${declaration}\n`));
-        await this.writeFile(`${stage}/object/inventory.json`, bytes);
-        await this.writeFile(`${stage}/object/${sidecarName}`, sidecar);
-        await failpoint('after-root-inventory-staged');
-        this.lock.assertHeld();
-        publishing = true;
-        await publishNewObject(this.ctx, this.version, this.digestAlgorithm);
-      }
+      await stageInventoriesAndPublish(this.ctx, {
+        version: this.version,
+        digestAlgorithm: this.digestAlgorithm,
+        ocflVersion: this.ocflVersion,
+        // In pieces: the inventory of a million files is more than one string or one write.
+        inventory: inventoryPieces(inv),
+        newObject: !this.base,
+        beforePublish: () => {
+          this.lock.assertHeld();
+          publishing = true;
+        },
+      });
       this.closed = true;
       await failpoint('before-stage-cleanup');
       await workspace.remove(stage);
