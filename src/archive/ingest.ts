@@ -152,7 +152,7 @@ export async function ingestDatabase(source: DatabaseSource, rootArg: string | O
   const { archive: _a, ...exportSummary } = summary;
   const counts = { ...sink.stats };
   for (const k of ['files', 'stored', 'bytes', 'storedBytes'] as const) counts[k] += extraCounts[k];
-  return { ...summarise(staged, summary.siardFile, commit, counts, objectPath), export: exportSummary, warnings: [], notes: [], missingLobs: 0, unchanged: commit.unchanged };
+  return { ...summarise(staged, summary.siardFile, commit, counts, objectPath), export: exportSummary, warnings: [...(summary.warnings ?? [])], notes: [], missingLobs: 0, unchanged: commit.unchanged };
 }
 
 export interface PackagePlan {
@@ -362,7 +362,7 @@ export async function ingest(sourceSpec: string, root: string | OcflStorageRoot,
   }
   if (options.resegment) throw new UsageError(`--resegment applies to a .siard package, not to the database ${sourceSpec}.`);
   if (isSiardFileName(sourceSpec)) {
-    const exportOnly = (['lobLayout', 'maxFiles', 'maxBytes', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'excludeTables', 'strict', 'mets'] as const).filter((k) => options[k] !== undefined);
+    const exportOnly = (['lobLayout', 'maxFiles', 'maxBytes', 'maxSiardBytes', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'excludeTables', 'strict', 'mets'] as const).filter((k) => options[k] !== undefined);
     if (exportOnly.length > 0) throw new UsageError(`A SIARD package is stored as received; export options (${exportOnly.join(', ')}) do not apply to ${sourceSpec}.`);
     return ingestSiardPackage(sourceSpec, root, id, options);
   }

@@ -4,7 +4,7 @@ import { ingest, type IngestOptions } from '../archive/ingest.js';
 import { UsageError } from '../errors.js';
 import { openRoot } from '../ocfl/root.js';
 import { addVersionInfoOptions, asUnreadableInput, checkObjectId, lobWords, addWorkspaceOption, contentDigest, printJson, rootOptions, versionInfo, type VersionInfoCliOptions, type WorkspaceCliOptions } from './common.js';
-import { addExportOptions, sourceOptionsOf, toSiardExportOptions, type ExportCliOptions } from './export.js';
+import { addExportOptions, segmentWords, sourceOptionsOf, toSiardExportOptions, type ExportCliOptions } from './export.js';
 import { createProgress } from './progress.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';
 
@@ -50,7 +50,7 @@ export function register(program: Command): void {
         if (o.acceptDigestMismatch) options.acceptDigestMismatch = true;
       }
       if (isPackage && !resegment) {
-        const exportOnly = ['lobLayout', 'maxFiles', 'maxBytes', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'excludeTables', 'strict', 'mets'].filter((k) => o[k as keyof IngestCliOptions] !== undefined);
+        const exportOnly = ['lobLayout', 'maxFiles', 'maxBytes', 'maxSiardBytes', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'excludeTables', 'strict', 'mets'].filter((k) => o[k as keyof IngestCliOptions] !== undefined);
         if (exportOnly.length) throw new UsageError(`${sourceSpec} is a SIARD package, stored as received: export options do not apply (--resegment re-segments it).`);
       }
       if (o.allowMissingLobs) {
@@ -83,7 +83,7 @@ export function register(program: Command): void {
         return;
       }
       const what = result.export
-        ? `${result.export.tables} tables, ${result.export.rows} rows, ${lobWords(result.export)}`
+        ? `${result.export.tables} tables, ${result.export.rows} rows, ${lobWords(result.export)}${segmentWords(result.export.segmentFiles).replace(' ... ', ', SIARD file ' + result.siardFile + ' ... ')}`
         : 'SIARD package as received';
       process.stdout.write(
         `Committed ${result.version} of object "${result.id}" (${result.objectPath}): ${what}; ` +

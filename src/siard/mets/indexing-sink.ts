@@ -44,6 +44,10 @@ export class MetsIndexingSink implements OutputSink {
     this.base = options.baseDir ? options.baseDir.replace(/\/+$/, '') + '/' : '';
   }
 
+  get scratchDir(): string | undefined {
+    return this.inner.scratchDir;
+  }
+
   /** LOB files listed so far. */
   get lobFiles(): number {
     return this.lobCount;
@@ -55,6 +59,7 @@ export class MetsIndexingSink implements OutputSink {
     return {
       write: (chunk) => file.write(chunk),
       abort: () => file.abort(),
+      ...(file.renameTo ? { renameTo: (to: string) => file.renameTo!(to) } : {}),
       close: async () => {
         const written = await file.close();
         await this.observe(written);
