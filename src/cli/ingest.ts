@@ -7,6 +7,7 @@ import { addVersionInfoOptions, asUnreadableInput, checkObjectId, lobWords, addW
 import { addExportOptions, segmentWords, sourceOptionsOf, toSiardExportOptions, type ExportCliOptions } from './export.js';
 import { createProgress } from './progress.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';
+import { localSegmentSet } from '../siard/segments/segment-set-reader.js';
 
 interface IngestCliOptions extends ExportCliOptions, VersionInfoCliOptions, WorkspaceCliOptions {
   root: string;
@@ -23,7 +24,7 @@ export function register(program: Command): void {
     program
       .command('ingest')
       .description('store a database (exported to SIARD 2.2 straight into the object) or a received SIARD package as a new version of an object')
-      .argument('<source>', 'sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://..., mysql://... / mariadb://..., or a .siard file (its LOB folders beside it)'),
+      .argument('<source>', 'sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://..., mysql://... / mariadb://..., or a .siard file (its LOB folders beside it; a segmented one named x.siard.1 or x.siard)'),
   )
     .requiredOption('--root <root>', 'OCFL storage root')
     .requiredOption('--id <object-id>', 'object id')))
@@ -37,7 +38,7 @@ export function register(program: Command): void {
       checkObjectId(o.id);
       const digestAlgorithm = contentDigest(o.digest);
       const version = versionInfo(o);
-      const isPackage = isSiardFileName(sourceSpec);
+      const isPackage = isSiardFileName(sourceSpec) || localSegmentSet(sourceSpec) !== undefined;
       if (!isPackage && o.resegment) throw new UsageError(`--resegment applies to a .siard package, not to ${sourceSpec}.`);
       if (!o.resegment && (o.keepReceived || o.acceptDigestMismatch)) {
         throw new UsageError(`${o.keepReceived ? '--keep-received' : '--accept-digest-mismatch'} applies to ingest --resegment of a .siard package.`);
