@@ -219,3 +219,34 @@ test('ingest of a received segmented SIARD file stores every segment and its LOB
   await cli(t, 'restore', path.join(set, 'Northwind.siard'), path.join(work, 'received-ref.db'));
   t.deepEqual(dump(path.join(work, 'received.db')), dump(path.join(work, 'received-ref.db')));
 });
+
+python('--mets with a segmented SIARD file: the parent METS lists every segment with its size and SHA-256; mets on an object, audit clean', async (t) => {
+  const out = path.join(work, 'mets-set');
+  await cli(t, 'export', northwind, out, '--max-siard-bytes', '16000', '--mets');
+  const names = segmentNames(out);
+  t.true(names.length >= 3);
+  const script = String.raw`
+import json, sys, xml.etree.ElementTree as ET
+M = '{http://www.loc.gov/METS/}'
+root = ET.parse(sys.argv[1]).getroot()
+print(json.dumps([{'href': f.find(M + 'FLocat').get('{http://www.w3.org/1999/xlink}href'), 'size': f.get('SIZE'), 'checksum': f.get('CHECKSUM'), 'type': f.get('CHECKSUMTYPE')}
+  for f in root.iter(M + 'file') if f.get('MIMETYPE') == 'application/zip']))`;
+  const { execFileSync } = await import('node:child_process');
+  const { createHash } = await import('node:crypto');
+  const { readFileSync } = await import('node:fs');
+  const listed = JSON.parse(execFileSync('python3', ['-c', script, path.join(out, 'mets.xml')], { encoding: 'utf8' })) as Array<{ href: string; size: string; checksum: string; type: string }>;
+  t.deepEqual(listed.map((f) => f.href), names);
+  for (const f of listed) {
+    const bytes = readFileSync(path.join(out, f.href));
+    t.is(Number(f.size), bytes.length);
+    t.is(f.type, 'SHA-256');
+    t.is(f.checksum, createHash('sha256').update(bytes).digest('hex'));
+  }
+  const root = path.join(work, 'root-mets');
+  await cli(t, 'init', root);
+  await cli(t, 'ingest', northwind, '--root', root, '--id', 'urn:seg:mets', '--max-siard-bytes', '16000');
+  await cli(t, 'mets', '--root', root, '--id', 'urn:seg:mets');
+  const r = await runCli(['audit', '--root', root, '--id', 'urn:seg:mets', '--json']);
+  t.is(r.code, 0, r.stdout);
+  t.false((JSON.parse(r.stdout) as { findings: Array<{ code: string }> }).findings.some((f) => /^METS_/.test(f.code)));
+});

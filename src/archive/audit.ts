@@ -552,10 +552,12 @@ async function auditObject(
 
   // 6. METS index (ingest --mets, or received with the package): checked by the METS checker with
   // sizes and digests from the read above (nothing is hashed again).
+  const metsChecked = new Set<string>(); // the segments of a segmented file share one parent
   for (const s of siards) {
     const dir = s.logicalPath.includes('/') ? s.logicalPath.slice(0, s.logicalPath.lastIndexOf('/') + 1) : '';
     const parentPath = `${dir}${METS_FILE_NAME}`;
-    if (!state.has(parentPath)) continue;
+    if (!state.has(parentPath) || metsChecked.has(parentPath)) continue;
+    metsChecked.add(parentPath);
     const metsFindings = await auditMetsIndex({
       parentPath,
       open: async (p) => {

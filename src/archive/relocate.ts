@@ -234,6 +234,12 @@ async function metsIndexesOf(object: OcflObjectReader, siards: string[]): Promis
       plan = await planParentMetsUpdate(await object.readLogical(parentPath), `${parentPath} (object "${object.id}")`);
     } catch (err) {
       if (!(err instanceof ParentMetsNotUpdatable)) throw err;
+      if (isSiardSegmentName(siard)) {
+        throw new SiardOcflError(
+          `Object "${object.id}": the METS index ${parentPath} lists the segments of a segmented SIARD file (${siard} ...), and relocate cannot yet write such an index again for the rewritten segments, so nothing was written.`,
+          { code: 'RELOCATE_METS', exitCode: 2 },
+        );
+      }
       throw new SiardOcflError(
         `Object "${object.id}": the METS index ${parentPath} beside ${siard} cannot be written again for the relocated archive (${err.message}), so nothing was written; write the index again with "siard-ocfl mets --replace" first.`,
         { code: 'RELOCATE_METS', exitCode: 2 },
