@@ -252,20 +252,24 @@ async function auditObject(
   for (const set of groupSegmentNames(state.keys())) await planSegmentSet(set);
 
   async function planSegmentSet(set: SegmentSetNames): Promise<void> {
-    const s: SiardAuditSummary = { path: set.base, siardVersion: '', tables: 0, rows: 0, lobs: 0, lobFiles: 0, xsd: 'not checked', messageDigest: 'not checked', segments: [] };
+    const s: SiardAuditSummary = { path: set.base, siardVersion: '', tables: 0, rows: 0, lobs: 0, lobFiles: 0, xsd: 'not checked', messageDigest: 'not checked' };
+    s.segments = [];
     summary.siards.push(s);
     const present = { ...set, members: set.members.filter((m) => contentOf(m.name) !== undefined && sizes.has(contentOf(m.name)!)) };
     let siard: SiardReader;
     try {
       siard = await openSiardSegments(present, (name) => siardAt(contentOf(name)!), { tolerateProblems: true, label: set.base });
     } catch (err) {
-      add('error', 'SIARD_UNREADABLE', `${set.base} (a segmented SIARD file) cannot be read: ${(err as Error).message}`, { path: set.base });
+      const why = (err as Error).message;
+      add('error', 'SIARD_UNREADABLE', `${set.base} (a segmented SIARD file) cannot be read: ${why}`, { path: set.base });
       return;
     }
     try {
       s.siardVersion = siard.metadata.siardVersion;
       for (const p of setProblems(siard)) add('error', p.code, p.message.endsWith('.') ? p.message : `${p.message}.`, { path: set.base });
-      for (const entry of siard.zip.unsafeEntries) add('error', 'SIARD_ZIP_UNSAFE_ENTRY', `${set.base} holds ZIP entry ${JSON.stringify(entry.name)}: ${entry.unsafeReason}.`, { path: set.base });
+      for (const entry of siard.zip.unsafeEntries) {
+        add('error', 'SIARD_ZIP_UNSAFE_ENTRY', `${set.base} holds ZIP entry ${JSON.stringify(entry.name)}: ${entry.unsafeReason}.`, { path: set.base });
+      }
       for (const w of siard.warnings) add('warning', 'SIARD_IRREGULAR', w, { path: set.base });
       if (!options.noXsd) await checkXsds(siard, s, set.base);
       await planCells(siard, s, set.base);
@@ -298,7 +302,8 @@ async function auditObject(
     if (xsd.status === 'valid') s.xsd = `valid against ${xsd.schema}`;
     else if (xsd.status === 'invalid') {
       s.xsd = `invalid against ${xsd.schema}`;
-      add('error', 'SIARD_METADATA_XSD', `${label}: header/metadata.xml is not valid against ${xsd.schema}: ${xsd.message}`, { path: label });
+      const message = `${label}: header/metadata.xml is not valid against ${xsd.schema}: ${xsd.message}`;
+      add('error', 'SIARD_METADATA_XSD', message, { path: label });
     } else {
       s.xsd = `skipped: ${xsd.reason}`;
       add('info', 'SIARD_XSD_SKIPPED', `${label}: XSD check skipped (${xsd.reason}).`, { path: label });
@@ -308,13 +313,17 @@ async function auditObject(
       if (siard.zip.partsOf(t.xmlEntry).length === 0) continue;
       const r = await checkTableXsd(siard, t.xmlEntry);
       const table = `${t.schema.name}.${t.table.name}`;
-      if (r.status === 'invalid') add('error', 'SIARD_TABLE_XSD', `${label}: table ${table}: ${t.xmlEntry}, its parts joined, is not valid against ${r.schema}: ${r.message}`, { path: label, table });
-      else if (r.status === 'skipped') add('info', 'SIARD_XSD_SKIPPED', `${label}: table ${table}: XSD check of the joined parts skipped (${r.reason}).`, { path: label, table });
+      const where = `${label}: table ${table}`;
+      if (r.status === 'invalid') {
+        add('error', 'SIARD_TABLE_XSD', `${where}: ${t.xmlEntry}, its parts joined, is not valid against ${r.schema}: ${r.message}`, { path: label, table });
+      } else if (r.status === 'skipped') {
+        add('info', 'SIARD_XSD_SKIPPED', `${where}: XSD check of the joined parts skipped (${r.reason}).`, { path: label, table });
+      }
     }
   }
 
   /** The .siard's (or one segment's) digests and messageDigest range in one read. */
-  function planDigest(siard: SiardReader, logicalPath: string, contentPath: string, target: Pick<SiardAuditSummary, 'messageDigest'>): void {
+  function planDigest(siard: SiardReader, logicalPath: string, contentPath: string, target: SiardPending['summary']): void {
     const end = messageDigestEnd(siard);
     const stated = siard.archive.messageDigests;
     const job: SequentialJob = { files: [stored(contentPath)], algorithms: [algorithmsOf(contentPath)] };
@@ -322,11 +331,14 @@ async function auditObject(
       job.prefix = { end, algorithms: [...new Set(stated.map((m) => OCFL_ALGORITHM_OF_DIGEST_TYPE[m.digestType]!))] };
     } else {
       target.messageDigest = stated.length === 0 ? 'absent' : 'not checked';
-      if (stated.length === 0) add('info', 'SIARD_NO_MESSAGE_DIGEST', `${logicalPath} states no archive messageDigest.`, { path: logicalPath });
+      if (stated.length === 0) {
+        add('info', 'SIARD_NO_MESSAGE_DIGEST', `${logicalPath} states no archive messageDigest.`, { path: logicalPath });
+      }
     }
     jobs.push(job);
     jobFiles.push([contentPath]);
-    siards.push({ summary: target, logicalPath, contentPath, job: jobs.length - 1, messageDigests: stated, ours: siard.metadata.dialect === 'siard-ocfl' });
+    const ours = siard.metadata.dialect === 'siard-ocfl';
+    siards.push({ summary: target, logicalPath, contentPath, job: jobs.length - 1, messageDigests: stated, ours });
   }
 
   async function planSiard(logicalPath: string, contentPath: string): Promise<void> {
@@ -597,7 +609,8 @@ async function auditObject(
   for (const s of summary.siards) {
     if (!s.segments || s.segments.length === 0) continue;
     const states = s.segments.map((x) => x.messageDigest);
-    s.messageDigest = states.every((x) => x === 'verified') ? 'verified' : (['mismatch', 'not reproduced', 'absent', 'not checked'] as const).find((x) => states.includes(x))!;
+    const worst = (['mismatch', 'not reproduced', 'absent', 'not checked'] as const).find((x) => states.includes(x));
+    s.messageDigest = worst ?? 'verified';
   }
   return done();
 }

@@ -53,7 +53,9 @@ export async function checkoutArchive(reader: OcflObjectReader, dest: string, op
   }
   const joinedSegments: NonNullable<ArchiveCheckoutResult['joinedSegments']> = [];
   if (options.joinSegments) {
-    for (const set of groupSegmentNames(names)) joinedSegments.push({ siard: set.base, segments: await joinSegments(path.join(dest, ...set.base.split('/'))) });
+    for (const set of groupSegmentNames(names)) {
+      joinedSegments.push({ siard: set.base, segments: await joinSegments(path.join(dest, ...set.base.split('/'))) });
+    }
   }
   return { ...result, joined, ...(options.joinSegments ? { joinedSegments } : {}) };
 }

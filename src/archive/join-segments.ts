@@ -37,7 +37,9 @@ export async function joinSegments(base: string): Promise<string[]> {
       const mark = await zip.markDigestEnd();
       for (const e of entries.filter((x) => x.name.startsWith(header))) {
         if (e.isDirectory) await zip.addDirectory(e.name, { mtime: e.mtime });
-        else if (e.name === `${header}metadata.xml`) await zip.addBuffer(e.name, await withDigest(reader, e.name, mark.sha256), { mtime: e.mtime });
+        else if (e.name === `${header}metadata.xml`) {
+          await zip.addBuffer(e.name, await withDigest(reader, e.name, mark.sha256), { mtime: e.mtime });
+        }
         else await zip.addRaw(e, await reader.zip.openRawStream(e));
       }
       await zip.close();
@@ -59,7 +61,11 @@ async function withDigest(reader: SiardReader, name: string, sha256: string): Pr
   const chunks: Buffer[] = [];
   for await (const c of (await reader.zip.openStream(name)) as AsyncIterable<Buffer>) chunks.push(c);
   const xml = Buffer.concat(chunks).toString('utf8');
-  const re = /(<([\w.-]+:)?messageDigest>\s*<([\w.-]+:)?digestType>SHA-256<\/([\w.-]+:)?digestType>\s*<([\w.-]+:)?digest>)[0-9a-fA-F]+(<\/)/;
-  if (!re.test(xml)) throw new SiardOcflError(`${reader.file}: its metadata.xml states no SHA-256 messageDigest to write for the joined file.`, { code: 'JOIN_METADATA' });
+  const ns = String.raw`([\w.-]+:)?`;
+  const re = new RegExp(String.raw`(<${ns}messageDigest>\s*<${ns}digestType>SHA-256</${ns}digestType>\s*<${ns}digest>)[0-9a-fA-F]+(</)`);
+  if (!re.test(xml)) {
+    const message = `${reader.file}: its metadata.xml states no SHA-256 messageDigest to write for the joined file.`;
+    throw new SiardOcflError(message, { code: 'JOIN_METADATA' });
+  }
   return Buffer.from(xml.replace(re, `$1${sha256}$6`), 'utf8');
 }

@@ -104,7 +104,9 @@ export async function openArchive(source: ArchiveSource, options: OpenArchiveOpt
     const siardAt = (cp: string) => storedFile(object.storage, object.storagePath(cp));
     const set = groupSegmentNames(names).find((x) => x.base === logical);
     const reader = set
-      ? await openSiardSegments(set, (name) => siardAt(object.contentPath(name, version)), { label: `${source.id} ${version}: ${logical}.1 ... .z` })
+      ? await openSiardSegments(set, (name) => siardAt(object.contentPath(name, version)), {
+          label: `${source.id} ${version}: ${logical}.1 ... .z`,
+        })
       : await SiardReader.open(await siardAt(object.contentPath(logical, version)), { siardPath: logical });
     const access = ocflLobAccess(reader, object, version);
     const lobs = new StorageBaseLookup(reader, access, {

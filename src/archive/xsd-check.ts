@@ -83,7 +83,8 @@ export async function checkTableXsd(reader: SiardReader, xmlEntry: string): Prom
     const schema = `its ${path.posix.basename(xmlEntry.replace(/\.xml$/, '.xsd'))}`;
     if (code === 0) return { status: 'valid', schema };
     const lines = stderr.split('\n').filter((l) => l && !/validates$|fails to validate$/.test(l));
-    return { status: 'invalid', schema, message: lines.slice(0, 3).join(' | ').replaceAll(xsdFile, 'table.xsd') || `xmllint exit status ${code}` };
+    const message = lines.slice(0, 3).join(' | ').replaceAll(xsdFile, 'table.xsd') || `xmllint exit status ${code}`;
+    return { status: 'invalid', schema, message };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -142,7 +142,8 @@ export class DirectorySink implements OutputSink {
     this.topLevel.add(relPath.split('/')[0]!);
     const full = path.join(this.staging, ...relPath.split('/'));
     await fsp.mkdir(path.dirname(full), { recursive: true });
-    const file = new DirectoryFile(relPath, full, options.digests ?? [], () => this.open.delete(file), this.durable, (from, to) => this.renamed(from, to));
+    const rename = (from: string, to: string) => this.renamed(from, to);
+    const file = new DirectoryFile(relPath, full, options.digests ?? [], () => this.open.delete(file), this.durable, rename);
     this.open.add(file);
     await file.ready();
     return file;

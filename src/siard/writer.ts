@@ -158,7 +158,8 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
   // gives the same bytes, so a re-ingest can see that nothing changed (no empty version).
   const archivalDay = new Date((o.archivalDate ?? new Date()).toISOString().slice(0, 10) + 'T00:00:00Z');
   const types = typeCatalog(catalog.schemas);
-  const pkg = await openPackage(sink, siardFile, o, archivalDay, () => metadataXmlBound(catalog, o, layout, (t, s) => prepareColumns(t, s, types)));
+  const headerBound = () => metadataXmlBound(catalog, o, layout, (t, s) => prepareColumns(t, s, types));
+  const pkg = await openPackage(sink, siardFile, o, archivalDay, headerBound);
   let totalRows = 0;
   let tableCount = 0;
   let externalLobs = 0;
@@ -235,7 +236,7 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
     const segmented = written.files.length > 1;
     return {
       siardFile: first.relPath,
-      ...(segmented ? { segmentFiles: written.files.map((f: WrittenPackageFile) => ({ file: f.relPath, bytes: f.size, messageDigest: f.messageDigest })) } : {}),
+      ...(segmented ? { segmentFiles: written.files.map(segmentOf) } : {}),
       ...(written.warnings.length > 0 ? { warnings: written.warnings } : {}),
       lobFolders: layout.topLevelFolders(),
       tables: tableCount,
@@ -280,10 +281,21 @@ async function openPackage(
 }
 
 /** A table's columns as written (a structured type's shape from the schemas' <types>, <fields> if they have none). */
-export function prepareColumns(t: SourceTable, s: SourceSchema, types: ReturnType<typeof typeCatalog>): { columns: SiardColumn[]; shapes: CellShape[] } {
+/** A segment as the summary names it. */
+function segmentOf(f: WrittenPackageFile): { file: string; bytes: number; messageDigest: string } {
+  return { file: f.relPath, bytes: f.size, messageDigest: f.messageDigest };
+}
+
+export function prepareColumns(
+  t: SourceTable,
+  s: SourceSchema,
+  types: ReturnType<typeof typeCatalog>,
+): { columns: SiardColumn[]; shapes: CellShape[] } {
   const columns = t.columns.map((c) => ({ ...c }));
   const shapes: CellShape[] = columns.map((c) =>
-    c.type === undefined && c.baseType === undefined && c.typeName !== undefined ? columnShape(c, s.name, types, `Table "${t.name}", column "${c.name}"`) : plainShape(c),
+    c.type === undefined && c.baseType === undefined && c.typeName !== undefined
+      ? columnShape(c, s.name, types, `Table "${t.name}", column "${c.name}"`)
+      : plainShape(c),
   );
   columns.forEach((c, ci) => {
     const fields = c.fields === undefined ? fieldsOfShape(shapes[ci]!) : undefined;

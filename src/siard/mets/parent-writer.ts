@@ -90,7 +90,8 @@ export async function writeParentMets(out: ByteWriter, options: ParentMetsOption
             `        <mets:file${attr('ID', ids.add(fileIds[i]!))}${attr('MIMETYPE', SIARD_MIMETYPE)}${attr('OWNERID', objId)}` +
             `${attr('CHECKSUMTYPE', checksumType)}${attr('CHECKSUM', siard.checksum)}${attr('SIZE', siard.size)}>\n` +
             `          <mets:FLocat LOCTYPE="URL" xlink:type="simple"${attr('xlink:href', encodeUriPath(siard.path))}/>\n` +
-            `          <mets:transformFile TRANSFORMTYPE="decompression"${attr('TRANSFORMALGORITHM', siard.transformAlgorithm ?? 'ZIP64')} TRANSFORMORDER="1"/>\n` +
+            '          <mets:transformFile TRANSFORMTYPE="decompression"' +
+            `${attr('TRANSFORMALGORITHM', siard.transformAlgorithm ?? 'ZIP64')} TRANSFORMORDER="1"/>\n` +
             '        </mets:file>\n',
         )
         .join('') +

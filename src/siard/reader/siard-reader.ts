@@ -97,7 +97,13 @@ export class SiardReader {
    * `file` names it in messages, `siardPath` and `packageDir` place it in its package. Closes `zip`
    * when it is not a SIARD archive.
    */
-  static async fromZip(zip: SiardZip, file: string, siardPath: string, packageDir: string, options: OpenSiardOptions = {}): Promise<SiardReader> {
+  static async fromZip(
+    zip: SiardZip,
+    file: string,
+    siardPath: string,
+    packageDir: string,
+    options: OpenSiardOptions = {},
+  ): Promise<SiardReader> {
     try {
       // The usual place is looked up in the index; only an archive without it is walked for a root folder.
       const direct = zip.entry('header/metadata.xml');

@@ -47,6 +47,7 @@ export class ChainedDeflate {
   /** `piece` (compressed with the same `restart`) is now part of the stream. */
   take(piece: Buffer, restart: boolean): void {
     const before = restart ? Buffer.alloc(0) : this.tail;
-    this.tail = piece.length >= WINDOW ? Buffer.from(piece.subarray(piece.length - WINDOW)) : Buffer.concat([before, piece]).subarray(-WINDOW);
+    this.tail =
+      piece.length >= WINDOW ? Buffer.from(piece.subarray(piece.length - WINDOW)) : Buffer.concat([before, piece]).subarray(-WINDOW);
   }
 }

@@ -67,6 +67,7 @@ export function metadataXmlBound(
   if (catalog.databaseProduct) archive.databaseProduct = catalog.databaseProduct;
   if (catalog.connection) archive.connection = catalog.connection;
   if (catalog.databaseUser) archive.databaseUser = catalog.databaseUser;
-  const deflated = zlib.deflateRawSync(Buffer.from(metadataXml(archive), 'utf8'), { level: o.compressionLevel ?? zlib.constants.Z_DEFAULT_COMPRESSION }).length;
+  const level = o.compressionLevel ?? zlib.constants.Z_DEFAULT_COMPRESSION;
+  const deflated = zlib.deflateRawSync(Buffer.from(metadataXml(archive), 'utf8'), { level }).length;
   return Math.ceil(deflated * 1.25) + 2048;
 }

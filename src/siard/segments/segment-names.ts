@@ -82,7 +82,9 @@ export function groupSegmentNames(names: Iterable<string>): SegmentSetNames[] {
 export function describeSetGaps(set: SegmentSetNames): string[] {
   const out: string[] = [];
   if (set.missing.length > 0) {
-    out.push(`${set.base}: segment${set.missing.length > 1 ? 's' : ''} ${set.missing.map((p) => partName(set.base, p)).join(', ')} ${set.missing.length > 1 ? 'are' : 'is'} missing`);
+    const many = set.missing.length > 1;
+    const names = set.missing.map((p) => partName(set.base, p)).join(', ');
+    out.push(`${set.base}: segment${many ? 's' : ''} ${names} ${many ? 'are' : 'is'} missing`);
   }
   if (set.lastMissing) out.push(`${set.base}: the last segment ${partName(set.base, 'z')} is missing`);
   return out;

@@ -53,14 +53,17 @@ export async function openSiardSegments(
   }
   const label = options.label ?? `${set.base}.1 ... .z`;
   const view = new SegmentSetZip(label, members);
-  for (const gap of describeSetGaps(set)) view.problems.push({ code: /last segment/.test(gap) ? 'SIARD_SEGMENT_LAST_MISSING' : 'SIARD_SEGMENT_MISSING', message: gap });
+  for (const gap of describeSetGaps(set)) {
+    view.problems.push({ code: /last segment/.test(gap) ? 'SIARD_SEGMENT_LAST_MISSING' : 'SIARD_SEGMENT_MISSING', message: gap });
+  }
   const siardPath = (options.siardPath ?? path.posix.basename(set.members[0]!.name)).split(path.sep).join('/');
   const reader = await SiardReader.fromZip(view, label, siardPath, packageDir!, options);
   try {
     await checkMetadataAgreement(reader, view);
     const problems = view.problems;
     if (problems.length > 0 && !options.tolerateProblems) {
-      throw new SiardOcflError(`${label} is not a complete segmented SIARD file: ${problems.map((p) => p.message).join('; ')}.`, { code: 'SIARD_SEGMENTS', exitCode: 1 });
+      const what = problems.map((p) => p.message).join('; ');
+      throw new SiardOcflError(`${label} is not a complete segmented SIARD file: ${what}.`, { code: 'SIARD_SEGMENTS', exitCode: 1 });
     }
     return reader;
   } catch (err) {
@@ -80,7 +83,8 @@ async function checkMetadataAgreement(reader: SiardReader, view: SegmentSetZip):
       continue;
     }
     const chunks: Buffer[] = [];
-    for await (const c of (await m.zip.openStream(name, { maxUncompressedSize: 256 * 1024 * 1024 })) as AsyncIterable<Buffer>) chunks.push(c);
+    const stream = await m.zip.openStream(name, { maxUncompressedSize: 256 * 1024 * 1024 });
+    for await (const c of stream as AsyncIterable<Buffer>) chunks.push(c);
     let archive;
     try {
       archive = parseSiardMetadata(Buffer.concat(chunks).toString('utf8'), `${m.name}: ${name}`).archive;
@@ -89,7 +93,9 @@ async function checkMetadataAgreement(reader: SiardReader, view: SegmentSetZip):
       continue;
     }
     if (strip(archive) !== first) {
-      view.problems.push({ code: 'SIARD_SEGMENT_METADATA', message: `the metadata.xml of ${m.name} describes another archive than that of ${view.members[0]!.name} (${firstDifference(reader.archive, archive)})` });
+      const why = firstDifference(reader.archive, archive);
+      const message = `the metadata.xml of ${m.name} describes another archive than that of ${view.members[0]!.name} (${why})`;
+      view.problems.push({ code: 'SIARD_SEGMENT_METADATA', message });
     }
   }
 }

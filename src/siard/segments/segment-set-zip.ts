@@ -24,7 +24,12 @@ export interface SegmentMember {
 }
 
 export interface SetProblem {
-  code: 'SIARD_SEGMENT_MISSING' | 'SIARD_SEGMENT_LAST_MISSING' | 'SIARD_TABLE_PART_MISSING' | 'SIARD_TABLE_PART_ORDER' | 'SIARD_SEGMENT_METADATA';
+  code:
+    | 'SIARD_SEGMENT_MISSING'
+    | 'SIARD_SEGMENT_LAST_MISSING'
+    | 'SIARD_TABLE_PART_MISSING'
+    | 'SIARD_TABLE_PART_ORDER'
+    | 'SIARD_SEGMENT_METADATA';
   message: string;
 }
 
@@ -65,7 +70,10 @@ export class SegmentSetZip implements SiardZip {
     const missing: string[] = [];
     for (let n = 1; n <= Math.max(1, ...numbers); n++) if (!present.has(n)) missing.push(partName(base, n));
     if (!byPart.some((p) => p.part === 'z')) missing.push(partName(base, 'z'));
-    if (missing.length > 0) this.problems.push({ code: 'SIARD_TABLE_PART_MISSING', message: `${this.path}: the split table file ${base} lacks ${missing.join(', ')}` });
+    if (missing.length > 0) {
+      const message = `${this.path}: the split table file ${base} lacks ${missing.join(', ')}`;
+      this.problems.push({ code: 'SIARD_TABLE_PART_MISSING', message });
+    }
     for (let i = 1; i < byPart.length; i++) {
       const [a, b] = [byPart[i - 1]!, byPart[i]!];
       if (b.member !== a.member + 1) {
@@ -74,7 +82,10 @@ export class SegmentSetZip implements SiardZip {
       }
     }
     const whole = this.members.find((m) => m.zip.entry(base));
-    if (whole) this.problems.push({ code: 'SIARD_TABLE_PART_ORDER', message: `${this.path}: ${base} is both whole (in ${whole.name}) and split into parts` });
+    if (whole) {
+      const message = `${this.path}: ${base} is both whole (in ${whole.name}) and split into parts`;
+      this.problems.push({ code: 'SIARD_TABLE_PART_ORDER', message });
+    }
     const first = byPart[0]!.entry;
     const entry: ZipEntry = {
       ...first,
@@ -147,7 +158,9 @@ export class SegmentSetZip implements SiardZip {
 
   async openRawStream(nameOrEntry: string | ZipEntry): Promise<Readable> {
     const name = typeof nameOrEntry === 'string' ? nameOrEntry : nameOrEntry.name;
-    if (this.joined.has(name)) throw new SiardOcflError(`${this.path}: ${name} is split across segments; it has no single raw stream.`, { code: 'ZIP_SEGMENTED' });
+    if (this.joined.has(name)) {
+      throw new SiardOcflError(`${this.path}: ${name} is split across segments; it has no single raw stream.`, { code: 'ZIP_SEGMENTED' });
+    }
     const [zip, entry] = this.locate(nameOrEntry);
     return zip.openRawStream(entry);
   }
@@ -170,6 +183,9 @@ export class SegmentSetZip implements SiardZip {
       const e = m.zip.entry(name);
       if (e) return [m.zip, e];
     }
-    throw new SiardOcflError(`The segmented SIARD file ${this.path} has no entry ${JSON.stringify(name)}.`, { code: 'ZIP_NO_ENTRY', exitCode: 1 });
+    throw new SiardOcflError(`The segmented SIARD file ${this.path} has no entry ${JSON.stringify(name)}.`, {
+      code: 'ZIP_NO_ENTRY',
+      exitCode: 1,
+    });
   }
 }

@@ -29,7 +29,14 @@ import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { SiardOcflError } from '../../errors.js';
 import type { OutputFile, OutputSink } from '../output-sink.js';
-import { writeHeader, type PackageHeader, type PackageTable, type PackageZipOptions, type SiardPackageWriter, type WrittenPackage } from '../package-writer.js';
+import {
+  writeHeader,
+  type PackageHeader,
+  type PackageTable,
+  type PackageZipOptions,
+  type SiardPackageWriter,
+  type WrittenPackage,
+} from '../package-writer.js';
 import { writableOf } from '../writable.js';
 import { METHOD_DEFLATE } from '../zip/format.js';
 import { ZipWriter } from '../zip/writer.js';
@@ -80,7 +87,8 @@ const MIN_CONTENT_ROOM = 4 * 1024;
 
 const byteLength = (name: string) => Buffer.byteLength(name, 'utf8');
 const dirCost = (name: string) => LOCAL_FIXED + CENTRAL_FIXED + ZIP64_CENTRAL_EXTRA_MAX + 2 * byteLength(name);
-const fileCost = (name: string, nameExtra = 0) => LOCAL_FIXED + ZIP64_LOCAL_EXTRA + CENTRAL_FIXED + ZIP64_CENTRAL_EXTRA_MAX + 2 * (byteLength(name) + nameExtra);
+const fileCost = (name: string, nameExtra = 0) =>
+  LOCAL_FIXED + ZIP64_LOCAL_EXTRA + CENTRAL_FIXED + ZIP64_CENTRAL_EXTRA_MAX + 2 * (byteLength(name) + nameExtra);
 
 /** The folders an entry lies in, outermost first: content/, content/schema0/, content/schema0/table2/. */
 function foldersOf(entry: string): string[] {
@@ -104,11 +112,13 @@ export class SegmentedPackage implements SiardPackageWriter {
     this.level = options.compressionLevel ?? zlib.constants.Z_DEFAULT_COMPRESSION;
     const xsd = zlib.deflateRawSync(options.metadataXsd, { level: this.level }).length;
     this.headerBytes =
-      dirCost('header/') + dirCost('header/siardversion/2.2/') + fileCost('header/metadata.xsd') + xsd + fileCost('header/metadata.xml') + options.metadataXmlBound + END_RECORDS;
+      dirCost('header/') + dirCost('header/siardversion/2.2/') + fileCost('header/metadata.xsd') + xsd +
+      fileCost('header/metadata.xml') + options.metadataXmlBound + END_RECORDS;
     const least = this.headerBytes + dirCost('content/') + 3 * dirCost('content/schema0/table0/') + MIN_CONTENT_ROOM;
     if (!Number.isSafeInteger(options.maxBytes) || options.maxBytes < least) {
       throw new SiardOcflError(
-        `--max-siard-bytes ${options.maxBytes} is too small: each segment needs ${this.headerBytes} bytes for its header and room for table data; use at least ${least}.`,
+        `--max-siard-bytes ${options.maxBytes} is too small: each segment needs ${this.headerBytes} bytes for its header ` +
+          `and room for table data; use at least ${least}.`,
         { code: 'BAD_OPTION', exitCode: 2 },
       );
     }
@@ -143,7 +153,11 @@ export class SegmentedPackage implements SiardPackageWriter {
       const closed = await seg.zip.close();
       const relPath = alone ? this.options.base : seg === last ? partName(this.options.base, 'z') : seg.relPath;
       if (closed.size > this.options.maxBytes) {
-        warnings.push(`${relPath} is ${closed.size} bytes, ${closed.size - this.options.maxBytes} more than --max-siard-bytes: its metadata.xml came out larger than the room kept for it.`);
+        const over = closed.size - this.options.maxBytes;
+        warnings.push(
+          `${relPath} is ${closed.size} bytes, ${over} more than --max-siard-bytes: ` +
+            'its metadata.xml came out larger than the room kept for it.',
+        );
       }
       if (relPath !== seg.relPath) await seg.out.renameTo!(relPath);
       const written = await seg.out.close();
@@ -194,7 +208,10 @@ export class SegmentedPackage implements SiardPackageWriter {
     const out = await this.sink.openFile(relPath, { digests: [] });
     if (!out.renameTo) {
       await out.abort();
-      throw new SiardOcflError('This output cannot rename a file before closing it, which a segmented SIARD file needs (its last segment is named .z at the end).', { code: 'SINK_RENAME' });
+      throw new SiardOcflError(
+        'This output cannot rename a file before closing it, which a segmented SIARD file needs (its last segment is named .z at the end).',
+        { code: 'SINK_RENAME' },
+      );
     }
     const zip = await ZipWriter.create(writableOf(out), { compressionLevel: this.options.compressionLevel, mtime: this.options.mtime });
     const seg: Segment = { part, relPath, out, zip, dirs: new Set(), central: 0 };
@@ -220,7 +237,9 @@ export class SegmentedPackage implements SiardPackageWriter {
       for (const r of regions) yield* r.spill.read();
       yield DEFLATE_END;
     };
-    await seg.zip.addRaw({ name, compressionMethod: METHOD_DEFLATE, crc32: crc >>> 0, compressedSize: compressed, uncompressedSize: length, mtime: this.options.mtime }, Readable.from(body()));
+    const sizes = { compressedSize: compressed, uncompressedSize: length };
+    const entry = { name, compressionMethod: METHOD_DEFLATE, crc32: crc >>> 0, ...sizes, mtime: this.options.mtime };
+    await seg.zip.addRaw(entry, Readable.from(body()));
     seg.central += CENTRAL_FIXED + ZIP64_CENTRAL_EXTRA_MAX + byteLength(name);
   }
 
@@ -228,7 +247,8 @@ export class SegmentedPackage implements SiardPackageWriter {
   async addXsd(seg: Segment, name: string, xsd: string): Promise<void> {
     const bytes = Buffer.from(xsd, 'utf8');
     const cost = fileCost(name) + zlib.deflateRawSync(bytes, { level: this.level }).length;
-    const free = this.options.maxBytes - seg.zip.offset - seg.central - this.headerBytes - foldersOf(name).filter((d) => !seg.dirs.has(d)).reduce((n, d) => n + dirCost(d), 0);
+    const folders = foldersOf(name).filter((d) => !seg.dirs.has(d)).reduce((n, d) => n + dirCost(d), 0);
+    const free = this.options.maxBytes - seg.zip.offset - seg.central - this.headerBytes - folders;
     const target = cost <= free ? seg : await this.newSegment();
     await this.ensureFolders(target, name);
     await target.zip.addBuffer(name, bytes);
@@ -304,7 +324,9 @@ class TableWriter {
       }
       // A part of its own and still too large (rows larger than a segment): smaller pieces until one fits.
       const sure = largestFitting(limit);
-      if (sure <= 0) throw new SiardOcflError(`Table data cannot be placed in a segment with ${limit} bytes of room.`, { code: 'SEGMENT_ROOM' });
+      if (sure <= 0) {
+        throw new SiardOcflError(`Table data cannot be placed in a segment with ${limit} bytes of room.`, { code: 'SEGMENT_ROOM' });
+      }
       while (compressed.length > limit) {
         piece = piece.subarray(0, Math.max(sure, Math.floor(piece.length / 2)));
         compressed = await this.deflate.compress(piece, restart);

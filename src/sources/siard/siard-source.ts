@@ -71,7 +71,8 @@ export class SiardSource implements DatabaseSource {
    */
   static async open(file: string, options: SiardSourceOptions = {}): Promise<SiardSource> {
     if (localSegmentSet(file)) {
-      throw new UsageError(`${file} is a segmented SIARD file; re-segmenting one is not supported yet (ingest stores it as received, restore reads it).`, 'SIARD_SEGMENTED');
+      const message = `${file} is a segmented SIARD file; re-segmenting one is not supported yet (ingest stores it as received, restore reads it).`;
+      throw new UsageError(message, 'SIARD_SEGMENTED');
     }
     const reader = await SiardReader.open(file);
     try {
