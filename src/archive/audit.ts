@@ -38,7 +38,9 @@ import { METS_FILE_NAME, NODE_HASH_OF_CHECKSUM_TYPE } from '../siard/mets/types.
 import { AuditFindings, type AuditFinding, type AuditSeverity } from './audit-findings.js';
 import { runSequential, type FileDigests, type SequentialJob, type SequentialResult } from './content-hash.js';
 import { OCFL_ALGORITHM_OF_DIGEST_TYPE } from './ocfl-sink.js';
-import { checkMetadataXsd } from './xsd-check.js';
+import { checkMetadataXsd, checkTableXsd } from './xsd-check.js';
+import { groupSegmentNames, type SegmentSetNames } from '../siard/segments/segment-names.js';
+import { isSegmentedReader, openSiardSegments, setProblems } from '../siard/segments/segment-set-reader.js';
 import { StorageBaseLookup, storageBaseOf } from './storage-base.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';
 
@@ -74,6 +76,8 @@ export interface SiardAuditSummary {
   lobFiles: number;
   xsd: string;
   messageDigest: 'verified' | 'mismatch' | 'not reproduced' | 'absent' | 'not checked';
+  /** a segmented SIARD file (`path` is its stem): each segment and its own messageDigest */
+  segments?: Array<{ path: string; messageDigest: SiardAuditSummary['messageDigest'] }>;
 }
 
 export interface ObjectAuditSummary {
@@ -108,7 +112,8 @@ interface LobCheck {
 }
 
 interface SiardPending {
-  summary: SiardAuditSummary;
+  /** where the messageDigest outcome goes: the archive's summary, or one segment's entry in it */
+  summary: Pick<SiardAuditSummary, 'messageDigest'>;
   logicalPath: string;
   contentPath: string;
   job: number;
@@ -243,6 +248,99 @@ async function auditObject(
     await planSiard(logicalPath, contentPath);
   }
 
+  // Segmented SIARD files (`x.siard.1` ... `.z`): read as one archive, each segment's digest checked.
+  for (const set of groupSegmentNames(state.keys())) await planSegmentSet(set);
+
+  async function planSegmentSet(set: SegmentSetNames): Promise<void> {
+    const s: SiardAuditSummary = { path: set.base, siardVersion: '', tables: 0, rows: 0, lobs: 0, lobFiles: 0, xsd: 'not checked', messageDigest: 'not checked' };
+    s.segments = [];
+    summary.siards.push(s);
+    const present = { ...set, members: set.members.filter((m) => contentOf(m.name) !== undefined && sizes.has(contentOf(m.name)!)) };
+    let siard: SiardReader;
+    try {
+      siard = await openSiardSegments(present, (name) => siardAt(contentOf(name)!), { tolerateProblems: true, label: set.base });
+    } catch (err) {
+      const why = (err as Error).message;
+      add('error', 'SIARD_UNREADABLE', `${set.base} (a segmented SIARD file) cannot be read: ${why}`, { path: set.base });
+      return;
+    }
+    try {
+      s.siardVersion = siard.metadata.siardVersion;
+      for (const p of setProblems(siard)) add('error', p.code, p.message.endsWith('.') ? p.message : `${p.message}.`, { path: set.base });
+      for (const entry of siard.zip.unsafeEntries) {
+        add('error', 'SIARD_ZIP_UNSAFE_ENTRY', `${set.base} holds ZIP entry ${JSON.stringify(entry.name)}: ${entry.unsafeReason}.`, { path: set.base });
+      }
+      for (const w of siard.warnings) add('warning', 'SIARD_IRREGULAR', w, { path: set.base });
+      if (!options.noXsd) await checkXsds(siard, s, set.base);
+      await planCells(siard, s, set.base);
+    } catch (err) {
+      add('error', 'SIARD_UNREADABLE', `${set.base}: ${(err as Error).message}`, { path: set.base });
+    } finally {
+      siard.close();
+    }
+    // Each segment: its own messageDigest over its own bytes before header/, read with its fixity.
+    for (const m of present.members) {
+      const entry = { path: m.name, messageDigest: 'not checked' as SiardAuditSummary['messageDigest'] };
+      s.segments!.push(entry);
+      const cp = contentOf(m.name)!;
+      try {
+        const one = await SiardReader.open(await siardAt(cp), { siardPath: m.name });
+        try {
+          planDigest(one, m.name, cp, entry);
+        } finally {
+          one.close();
+        }
+      } catch (err) {
+        add('error', 'SIARD_UNREADABLE', `${m.name} cannot be read as a SIARD archive: ${(err as Error).message}`, { path: m.name });
+      }
+    }
+  }
+
+  /** metadata.xml against the XSD; for a segmented file also each split table file, parts joined, against its own XSD. */
+  async function checkXsds(siard: SiardReader, s: SiardAuditSummary, label: string): Promise<void> {
+    const xsd = await checkMetadataXsd(siard);
+    if (xsd.status === 'valid') s.xsd = `valid against ${xsd.schema}`;
+    else if (xsd.status === 'invalid') {
+      s.xsd = `invalid against ${xsd.schema}`;
+      const message = `${label}: header/metadata.xml is not valid against ${xsd.schema}: ${xsd.message}`;
+      add('error', 'SIARD_METADATA_XSD', message, { path: label });
+    } else {
+      s.xsd = `skipped: ${xsd.reason}`;
+      add('info', 'SIARD_XSD_SKIPPED', `${label}: XSD check skipped (${xsd.reason}).`, { path: label });
+    }
+    if (!isSegmentedReader(siard)) return;
+    for (const t of siard.tables()) {
+      if (siard.zip.partsOf(t.xmlEntry).length === 0) continue;
+      const r = await checkTableXsd(siard, t.xmlEntry);
+      const table = `${t.schema.name}.${t.table.name}`;
+      const where = `${label}: table ${table}`;
+      if (r.status === 'invalid') {
+        add('error', 'SIARD_TABLE_XSD', `${where}: ${t.xmlEntry}, its parts joined, is not valid against ${r.schema}: ${r.message}`, { path: label, table });
+      } else if (r.status === 'skipped') {
+        add('info', 'SIARD_XSD_SKIPPED', `${where}: XSD check of the joined parts skipped (${r.reason}).`, { path: label, table });
+      }
+    }
+  }
+
+  /** The .siard's (or one segment's) digests and messageDigest range in one read. */
+  function planDigest(siard: SiardReader, logicalPath: string, contentPath: string, target: SiardPending['summary']): void {
+    const end = messageDigestEnd(siard);
+    const stated = siard.archive.messageDigests;
+    const job: SequentialJob = { files: [stored(contentPath)], algorithms: [algorithmsOf(contentPath)] };
+    if (end !== undefined && stated.length > 0 && siard.metadata.siardVersion !== '1.0') {
+      job.prefix = { end, algorithms: [...new Set(stated.map((m) => OCFL_ALGORITHM_OF_DIGEST_TYPE[m.digestType]!))] };
+    } else {
+      target.messageDigest = stated.length === 0 ? 'absent' : 'not checked';
+      if (stated.length === 0) {
+        add('info', 'SIARD_NO_MESSAGE_DIGEST', `${logicalPath} states no archive messageDigest.`, { path: logicalPath });
+      }
+    }
+    jobs.push(job);
+    jobFiles.push([contentPath]);
+    const ours = siard.metadata.dialect === 'siard-ocfl';
+    siards.push({ summary: target, logicalPath, contentPath, job: jobs.length - 1, messageDigests: stated, ours });
+  }
+
   async function planSiard(logicalPath: string, contentPath: string): Promise<void> {
     const s: SiardAuditSummary = { path: logicalPath, siardVersion: '', tables: 0, rows: 0, lobs: 0, lobFiles: 0, xsd: 'not checked', messageDigest: 'not checked' };
     summary.siards.push(s);
@@ -261,31 +359,9 @@ async function auditObject(
         add('error', 'SIARD_ZIP_UNSAFE_ENTRY', `${logicalPath} holds ZIP entry ${JSON.stringify(entry.name)}: ${entry.unsafeReason}.`, { path: logicalPath });
       }
       for (const w of siard.warnings) add('warning', 'SIARD_IRREGULAR', w.replace(siard.file, logicalPath), { path: logicalPath });
-      if (!options.noXsd) {
-        const xsd = await checkMetadataXsd(siard);
-        if (xsd.status === 'valid') s.xsd = `valid against ${xsd.schema}`;
-        else if (xsd.status === 'invalid') {
-          s.xsd = `invalid against ${xsd.schema}`;
-          add('error', 'SIARD_METADATA_XSD', `${logicalPath}: header/metadata.xml is not valid against ${xsd.schema}: ${xsd.message}`, { path: logicalPath });
-        } else {
-          s.xsd = `skipped: ${xsd.reason}`;
-          add('info', 'SIARD_XSD_SKIPPED', `${logicalPath}: XSD check skipped (${xsd.reason}).`, { path: logicalPath });
-        }
-      }
+      if (!options.noXsd) await checkXsds(siard, s, logicalPath);
       await planCells(siard, s, logicalPath);
-      // The .siard itself: its digests and the messageDigest range in one read.
-      const end = messageDigestEnd(siard);
-      const stated = siard.archive.messageDigests;
-      const job: SequentialJob = { files: [stored(contentPath)], algorithms: [algorithmsOf(contentPath)] };
-      if (end !== undefined && stated.length > 0 && siard.metadata.siardVersion !== '1.0') {
-        job.prefix = { end, algorithms: [...new Set(stated.map((m) => OCFL_ALGORITHM_OF_DIGEST_TYPE[m.digestType]!))] };
-      } else {
-        s.messageDigest = stated.length === 0 ? 'absent' : 'not checked';
-        if (stated.length === 0) add('info', 'SIARD_NO_MESSAGE_DIGEST', `${logicalPath} states no archive messageDigest.`, { path: logicalPath });
-      }
-      jobs.push(job);
-      jobFiles.push([contentPath]);
-      siards.push({ summary: s, logicalPath, contentPath, job: jobs.length - 1, messageDigests: stated, ours: siard.metadata.dialect === 'siard-ocfl' });
+      planDigest(siard, logicalPath, contentPath, s);
     } catch (err) {
       add('error', 'SIARD_UNREADABLE', `${logicalPath}: ${(err as Error).message.replace(siard.file, logicalPath)}`, { path: logicalPath });
     } finally {
@@ -488,10 +564,12 @@ async function auditObject(
 
   // 6. METS index (ingest --mets, or received with the package): checked by the METS checker with
   // sizes and digests from the read above (nothing is hashed again).
+  const metsChecked = new Set<string>(); // the segments of a segmented file share one parent
   for (const s of siards) {
     const dir = s.logicalPath.includes('/') ? s.logicalPath.slice(0, s.logicalPath.lastIndexOf('/') + 1) : '';
     const parentPath = `${dir}${METS_FILE_NAME}`;
-    if (!state.has(parentPath)) continue;
+    if (!state.has(parentPath) || metsChecked.has(parentPath)) continue;
+    metsChecked.add(parentPath);
     const metsFindings = await auditMetsIndex({
       parentPath,
       open: async (p) => {
@@ -526,6 +604,13 @@ async function auditObject(
       // samples), so for their archives a mismatch is reported but does not fail the audit.
       else add('warning', 'SIARD_MESSAGE_DIGEST_UNVERIFIED', `${s.logicalPath}: the archive messageDigest (${m.digestType}) ${m.digest} does not match the bytes before header/ (${got}); this producer may digest another range.`, { path: s.logicalPath });
     }
+  }
+  // A segmented file's messageDigest: verified when every segment's is.
+  for (const s of summary.siards) {
+    if (!s.segments || s.segments.length === 0) continue;
+    const states = s.segments.map((x) => x.messageDigest);
+    const worst = (['mismatch', 'not reproduced', 'absent', 'not checked'] as const).find((x) => states.includes(x));
+    s.messageDigest = worst ?? 'verified';
   }
   return done();
 }

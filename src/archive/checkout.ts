@@ -17,7 +17,9 @@ import { checkoutVersion, type CheckoutOptions, type CheckoutResult } from '../o
 import type { OcflObjectReader } from '../ocfl/object.js';
 import { NODE_HASH_OF_DIGEST_TYPE } from '../siard/model.js';
 import { describeLobCell, openFoundLob, packageLobAccess } from '../siard/reader/lob-open.js';
-import { SiardReader } from '../siard/reader/siard-reader.js';
+import { groupSegmentNames } from '../siard/segments/segment-names.js';
+import { openLocalSiard } from '../siard/segments/segment-set-reader.js';
+import { joinSegments } from './join-segments.js';
 import { PACKAGE_BASES, StorageBaseLookup, storageBaseOf } from './storage-base.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';
 import { storedFile } from './stored.js';
@@ -25,25 +27,37 @@ import { storedFile } from './stored.js';
 export interface ArchiveCheckoutOptions extends CheckoutOptions {
   /** write split LOBs back as whole files */
   joinChunks?: boolean;
+  /** write each segmented SIARD file (`.siard.1` ... `.z`) back as one `.siard` */
+  joinSegments?: boolean;
 }
 
 export interface ArchiveCheckoutResult extends CheckoutResult {
   /** split LOBs joined into whole files */
   joined: number;
+  /** segmented SIARD files joined into one `.siard` each */
+  joinedSegments?: Array<{ siard: string; segments: string[] }>;
 }
 
 export async function checkoutArchive(reader: OcflObjectReader, dest: string, options: ArchiveCheckoutOptions = {}): Promise<ArchiveCheckoutResult> {
   const result = await checkoutVersion(reader, dest, options);
   let joined = 0;
+  const names = [...reader.state(result.version).keys()];
+  // A segmented SIARD file is named by its stem (x.siard): its segments are read as one archive.
+  const archives = [...names.filter(isSiardFileName), ...groupSegmentNames(names).map((set) => set.base)];
   if (options.joinChunks) {
     const siardAt = (contentPath: string) => storedFile(reader.storage, reader.storagePath(contentPath));
-    for (const logicalPath of reader.state(result.version).keys()) {
-      if (!isSiardFileName(logicalPath)) continue;
+    for (const logicalPath of archives) {
       const storageBase = await storageBaseOf(reader, logicalPath, result.version, siardAt);
       joined += await joinSplitLobs(path.join(dest, ...logicalPath.split('/')), logicalPath, storageBase);
     }
   }
-  return { ...result, joined };
+  const joinedSegments: NonNullable<ArchiveCheckoutResult['joinedSegments']> = [];
+  if (options.joinSegments) {
+    for (const set of groupSegmentNames(names)) {
+      joinedSegments.push({ siard: set.base, segments: await joinSegments(path.join(dest, ...set.base.split('/'))) });
+    }
+  }
+  return { ...result, joined, ...(options.joinSegments ? { joinedSegments } : {}) };
 }
 
 /**
@@ -51,7 +65,7 @@ export async function checkoutArchive(reader: OcflObjectReader, dest: string, op
  * `storageBase`: where the LOB folders lie when the archive's lobFolder is absolute (relocated).
  */
 export async function joinSplitLobs(siardFile: string, siardPath = path.basename(siardFile), storageBase?: string): Promise<number> {
-  const siard = await SiardReader.open(siardFile, { siardPath });
+  const siard = await openLocalSiard(siardFile, { siardPath });
   const access = packageLobAccess(siard);
   // The checkout is the object's copy: split LOBs are joined there, never at the absolute lobFolder.
   const lobs = new StorageBaseLookup(siard, access, { bases: () => (storageBase ? [storageBase] : PACKAGE_BASES), label: siardPath, container: 'the checkout', verb: 'joined' });

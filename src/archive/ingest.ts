@@ -28,7 +28,6 @@ import type { StagedVersion } from '../ocfl/stage.js';
 import { describeLobTarget, type LobPart } from '../siard/lob-location.js';
 import { SIARD_DIGEST_TYPES, type SiardDigestType } from '../siard/model.js';
 import { describeLobCell, packageLobAccess, type LobLookup } from '../siard/reader/lob-open.js';
-import { SiardReader } from '../siard/reader/siard-reader.js';
 import { findUnreferencedLobFiles } from '../siard/reader/unreferenced.js';
 import { DEFAULTS, writeSiard, type SiardExportOptions, type SiardExportSummary } from '../siard/writer.js';
 import { defaultArchiveName, isSiardSpec, openSource } from '../sources/open.js';
@@ -40,6 +39,7 @@ import { MetsIndexingSink } from '../siard/mets/indexing-sink.js';
 import { OCFL_ALGORITHM_OF_DIGEST_TYPE, StagedVersionSink } from './ocfl-sink.js';
 import { PACKAGE_BASES, StorageBaseLookup } from './storage-base.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';
+import { localSegmentSet, openLocalSiard } from '../siard/segments/segment-set-reader.js';
 
 export interface VersionInfoOptions {
   message?: string;
@@ -152,7 +152,7 @@ export async function ingestDatabase(source: DatabaseSource, rootArg: string | O
   const { archive: _a, ...exportSummary } = summary;
   const counts = { ...sink.stats };
   for (const k of ['files', 'stored', 'bytes', 'storedBytes'] as const) counts[k] += extraCounts[k];
-  return { ...summarise(staged, summary.siardFile, commit, counts, objectPath), export: exportSummary, warnings: [], notes: [], missingLobs: 0, unchanged: commit.unchanged };
+  return { ...summarise(staged, summary.siardFile, commit, counts, objectPath), export: exportSummary, warnings: [...(summary.warnings ?? [])], notes: [], missingLobs: 0, unchanged: commit.unchanged };
 }
 
 export interface PackagePlan {
@@ -176,9 +176,11 @@ export interface PackagePlan {
  * cells reference inside the package folder, and the other files of those LOB folders.
  */
 export async function planSiardPackage(siardFile: string): Promise<PackagePlan> {
-  const st = await fsp.stat(siardFile).catch(() => undefined);
-  if (!st?.isFile()) throw new UsageError(`${siardFile} is not a file.`, 'NOT_FOUND');
-  const reader = await SiardReader.open(siardFile);
+  // A segmented SIARD file (named by a member or its stem) is taken whole, every segment as received.
+  const set = localSegmentSet(siardFile);
+  const st = set ? undefined : await fsp.stat(siardFile).catch(() => undefined);
+  if (!set && !st?.isFile()) throw new UsageError(`${siardFile} is not a file.`, 'NOT_FOUND');
+  const reader = await openLocalSiard(siardFile);
   const warnings = [...reader.warnings];
   const referenced = new Map<string, LobPart>();
   const algorithms = new Set<string>();
@@ -211,11 +213,12 @@ export async function planSiardPackage(siardFile: string): Promise<PackagePlan> 
     if (missing > 20) warnings.push(`... ${missing} LOB files are missing in all.`);
     if (outside > 20) warnings.push(`... ${outside} LOB files lie outside the package folder in all.`);
     const unreferenced = await findUnreferencedLobFiles(reader, referenced.values());
-    const siardName = path.basename(siardFile);
-    const files = [{ logicalPath: siardName, file: path.resolve(siardFile) }];
+    const members = set ? set.members.map((m) => m.name) : [siardFile];
+    const files = members.map((f) => ({ logicalPath: path.basename(f), file: path.resolve(f) }));
+    const memberNames = new Set(files.map((f) => f.logicalPath));
     const external = [...new Set([...referenced.keys(), ...unreferenced.external])].sort();
     for (const p of external) {
-      if (p === siardName) continue;
+      if (memberNames.has(p)) continue;
       files.push({ logicalPath: p, file: path.join(reader.packageDir, ...p.split('/')) });
     }
     return { siard: siardFile, files, fixityAlgorithms: [...algorithms].sort(), warnings, notes: lobs.note !== undefined ? [lobs.note] : [], missing, outside, ...(firstUnstored !== undefined ? { firstUnstored } : {}) };
@@ -356,13 +359,13 @@ export async function ingestResegmented(siardFile: string, root: string | OcflSt
 
 /** `<source>` as the CLI takes it: a database (sqlite:, .db, postgres://) or a .siard package. */
 export async function ingest(sourceSpec: string, root: string | OcflStorageRoot, id: string, options: IngestOptions = {}): Promise<IngestResult> {
-  if (isSiardSpec(sourceSpec) && options.resegment) return ingestResegmented(sourceSpec, root, id, options);
+  if ((isSiardSpec(sourceSpec) || localSegmentSet(sourceSpec)) && options.resegment) return ingestResegmented(sourceSpec, root, id, options);
   for (const k of ['keepReceived', 'acceptDigestMismatch'] as const) {
     if (options[k]) throw new UsageError(`${k === 'keepReceived' ? '--keep-received' : '--accept-digest-mismatch'} applies to ingest --resegment of a .siard package.`);
   }
   if (options.resegment) throw new UsageError(`--resegment applies to a .siard package, not to the database ${sourceSpec}.`);
-  if (isSiardFileName(sourceSpec)) {
-    const exportOnly = (['lobLayout', 'maxFiles', 'maxBytes', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'excludeTables', 'strict', 'mets'] as const).filter((k) => options[k] !== undefined);
+  if (isSiardFileName(sourceSpec) || localSegmentSet(sourceSpec)) {
+    const exportOnly = (['lobLayout', 'maxFiles', 'maxBytes', 'maxSiardBytes', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'excludeTables', 'strict', 'mets'] as const).filter((k) => options[k] !== undefined);
     if (exportOnly.length > 0) throw new UsageError(`A SIARD package is stored as received; export options (${exportOnly.join(', ')}) do not apply to ${sourceSpec}.`);
     return ingestSiardPackage(sourceSpec, root, id, options);
   }

@@ -36,6 +36,8 @@ import type { ByteSource } from '../siard/zip/reader.js';
 import { OCFL_ALGORITHM_OF_DIGEST_TYPE, StagedVersionSink } from './ocfl-sink.js';
 import { StorageBaseLookup, storageBaseOf } from './storage-base.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';
+import { groupSegmentNames } from '../siard/segments/segment-names.js';
+import { openSiardSegments } from '../siard/segments/segment-set-reader.js';
 
 export interface AddMetsOptions extends Pick<VersionInfoOptions, 'message' | 'user'> {
   /** write the index again when the head already has one (its old METS files are replaced) */
@@ -73,7 +75,9 @@ export async function addMetsIndex(rootArg: string | OcflStorageRoot, id: string
   const object = await root.openObject(id);
   const inv = object.inventory;
   const state = object.state();
-  const siards = [...state.keys()].filter(isSiardFileName);
+  // A segmented SIARD file counts as one archive, named by its stem; the parent lists every segment.
+  const sets = groupSegmentNames(state.keys());
+  const siards = [...[...state.keys()].filter(isSiardFileName), ...sets.map((x) => x.base)];
   if (siards.length !== 1) {
     throw new SiardOcflError(
       siards.length === 0
@@ -135,7 +139,9 @@ export async function addMetsIndex(rootArg: string | OcflStorageRoot, id: string
   if (taken.length > 0 && !options.replace) {
     throw new UsageError(`Object "${id}" already holds ${taken[0]} in ${inv.head}; give --replace to write the METS index again.`, 'METS_EXISTS');
   }
-  const siardFacts = await factsOf(siardFile);
+  const members = sets.find((x) => x.base === siardFile)?.members.map((m) => m.name) ?? [siardFile];
+  const siardFacts = [];
+  for (const m of members) siardFacts.push({ path: path.basename(m), ...(await factsOf(m)) });
 
   const staged = await root.startVersion(id, { fixityAlgorithms: [algorithm], known: object.parsed() });
   try {
@@ -146,7 +152,7 @@ export async function addMetsIndex(rootArg: string | OcflStorageRoot, id: string
     const sink = new StagedVersionSink(staged);
     const writer = new MetsIndexWriter(sink, { objId: id, checksumType, ...(dir ? { baseDir: dir } : {}) });
     for (const records of bySegment.values()) for (const r of records) await writer.add(r);
-    const written = await writer.finish({ path: path.basename(siardFile), ...siardFacts });
+    const written = await writer.finish(siardFacts[0]!, siardFacts.slice(1));
     await sink.commit();
     const commit = await staged.commit({ message: options.message ?? 'siard-ocfl mets: METS index of the LOB segment folders', ...(options.user ? { user: options.user } : {}) });
     return {
@@ -169,7 +175,10 @@ export async function addMetsIndex(rootArg: string | OcflStorageRoot, id: string
 
 /** Every external LOB file the cells reference (each part of a split LOB), and the digestTypes seen. */
 async function lobFilesOfCells(object: OcflObjectReader, state: ReadonlyMap<string, string>, siardFile: string, abs: (contentPath: string) => Promise<string | ByteSource>) {
-  const siard = await SiardReader.open(await abs(object.contentPath(siardFile)), { siardPath: siardFile });
+  const set = groupSegmentNames(state.keys()).find((x) => x.base === siardFile);
+  const siard = set
+    ? await openSiardSegments(set, (name) => abs(object.contentPath(name)), { label: `${siardFile}.1 ... .z` })
+    : await SiardReader.open(await abs(object.contentPath(siardFile)), { siardPath: siardFile });
   const files: LobFileOfCell[] = [];
   const seen = new Set<string>();
   const digestTypes = new Set<SiardDigestType>();

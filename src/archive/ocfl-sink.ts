@@ -87,14 +87,18 @@ class StagedFile implements OutputFile {
   private readonly channel = new Channel();
   private readonly added: Promise<AddedFile>;
   private done = false;
+  /** the logical path the content gets when it is placed (renameTo may change it until close) */
+  private finalPath: string;
 
   constructor(
     private readonly relPath: string,
     staged: StagedVersion,
     private readonly onDone: (file: StagedFile, added?: AddedFile) => void,
     sizeHint?: number,
+    private readonly prefix = '',
   ) {
-    this.added = staged.addStream(relPath, this.channel, { sizeHint });
+    this.finalPath = relPath;
+    this.added = staged.addStream(relPath, this.channel, { sizeHint, logicalPathAtEnd: () => this.finalPath });
     // Surface a failure of the staging side on the next write instead of as an unhandled rejection.
     this.added.catch((err: Error) => this.channel.fail(err));
   }
@@ -104,12 +108,19 @@ class StagedFile implements OutputFile {
     await Promise.race([this.channel.push(chunk), this.added.then(() => undefined)]);
   }
 
+  /** The content is placed under its logical path when it ends, so a rename before that costs nothing. */
+  async renameTo(relPath: string): Promise<void> {
+    if (this.done) throw new SiardOcflError(`${this.relPath} is already closed.`);
+    assertSafeRelPath(relPath);
+    this.finalPath = this.prefix ? `${this.prefix}/${relPath}` : relPath;
+  }
+
   async close(): Promise<WrittenFile> {
     this.done = true;
     this.channel.end();
     const added = await this.added;
     this.onDone(this, added);
-    return { relPath: this.relPath, size: added.size, digests: added.digests };
+    return { relPath: this.finalPath, size: added.size, digests: added.digests };
   }
 
   async abort(): Promise<void> {
@@ -160,7 +171,7 @@ export class StagedVersionSink implements OutputSink {
         this.stats.stored++;
         this.stats.storedBytes += added.size;
       }
-    }, options.size);
+    }, options.size, this.prefix);
     this.open.add(file);
     return file;
   }

@@ -16,6 +16,8 @@ import { packageLobAccess, type LobAccess } from '../siard/reader/lob-open.js';
 import { SiardReader } from '../siard/reader/siard-reader.js';
 import { PACKAGE_BASES, StorageBaseLookup, storageBaseOf } from './storage-base.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';
+import { groupSegmentNames } from '../siard/segments/segment-names.js';
+import { localSegmentSet, openLocalSiard, openSiardSegments } from '../siard/segments/segment-set-reader.js';
 import { storedFile } from './stored.js';
 
 /** Where the archive comes from. */
@@ -35,11 +37,13 @@ export interface OpenedArchive {
   version?: string;
 }
 
-/** The single .siard in a folder, or a clear error. */
+/** The single .siard (or segmented SIARD file, named by its stem) in a folder, or a clear error. */
 function siardInFolder(dir: string, purpose: string): string {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => isSiardFileName(n) && statSync(path.join(dir, n)).isFile());
+    const all = readdirSync(dir);
+    names = all.filter((n) => isSiardFileName(n) && statSync(path.join(dir, n)).isFile());
+    for (const set of groupSegmentNames(all)) if (!names.includes(set.base)) names.push(set.base);
   } catch (err) {
     throw new UsageError(`Cannot read the folder ${dir}: ${(err as Error).message}.`, 'RESTORE_SOURCE', err);
   }
@@ -89,7 +93,8 @@ export async function openArchive(source: ArchiveSource, options: OpenArchiveOpt
     if (!object.versions().some((v) => v.version === version)) {
       throw new UsageError(`Object "${source.id}" has no version ${version} (it has ${object.versions().map((v) => v.version).join(', ')}).`, 'NO_VERSION');
     }
-    let siards = [...object.state(version).keys()].filter(isSiardFileName);
+    const names = [...object.state(version).keys()];
+    let siards = [...names.filter(isSiardFileName), ...groupSegmentNames(names).map((set) => set.base)];
     if (siards.length === 0) throw new UsageError(`Object "${source.id}" version ${version} holds no .siard file.`, 'RESTORE_SOURCE');
     // A re-segmented package kept as received sits in a folder; the archive to read is the top-level one.
     const topLevel = siards.filter((p) => !p.includes('/'));
@@ -97,7 +102,12 @@ export async function openArchive(source: ArchiveSource, options: OpenArchiveOpt
     if (siards.length > 1) throw new UsageError(`Object "${source.id}" version ${version} holds several .siard files (${siards.join(', ')}).`, 'RESTORE_SOURCE');
     const logical = siards[0]!;
     const siardAt = (cp: string) => storedFile(object.storage, object.storagePath(cp));
-    const reader = await SiardReader.open(await siardAt(object.contentPath(logical, version)), { siardPath: logical });
+    const set = groupSegmentNames(names).find((x) => x.base === logical);
+    const reader = set
+      ? await openSiardSegments(set, (name) => siardAt(object.contentPath(name, version)), {
+          label: `${source.id} ${version}: ${logical}.1 ... .z`,
+        })
+      : await SiardReader.open(await siardAt(object.contentPath(logical, version)), { siardPath: logical });
     const access = ocflLobAccess(reader, object, version);
     const lobs = new StorageBaseLookup(reader, access, {
       bases: async () => [await storageBaseOf(object, logical, version, siardAt)],
@@ -108,14 +118,15 @@ export async function openArchive(source: ArchiveSource, options: OpenArchiveOpt
     return { reader, access, lobs, name: `${source.id} ${version}: ${logical}`, version };
   }
   const file = 'dir' in source ? siardInFolder(source.dir, options.purpose ?? 'read') : source.siard;
+  const set = localSegmentSet(file);
   let s;
   try {
-    s = statSync(file);
+    s = set ? undefined : statSync(file);
   } catch {
     throw new UsageError(`The SIARD archive ${file} does not exist.`, 'RESTORE_SOURCE');
   }
-  if (!s.isFile()) throw new UsageError(`${file} is not a file.`, 'RESTORE_SOURCE');
-  const reader = await SiardReader.open(file);
+  if (s && !s.isFile()) throw new UsageError(`${file} is not a file.`, 'RESTORE_SOURCE');
+  const reader = await openLocalSiard(file);
   const access = packageLobAccess(reader);
   const lobs = new StorageBaseLookup(reader, access, { bases: () => PACKAGE_BASES, label: file, container: `the package folder ${reader.packageDir}`, verb });
   return { reader, access, lobs, name: file };

@@ -1,6 +1,8 @@
 /**
  * relocate: a new version of an object in which each `.siard` differs from the previous one only
- * in `header/metadata.xml`, whose database-level `lobFolder` names the new base URI.
+ * in `header/metadata.xml`, whose database-level `lobFolder` names the new base URI. Every segment
+ * of a segmented SIARD file (`.siard.1` ... `.z`) holds its own metadata.xml and is rewritten the
+ * same way, each keeping its own messageDigest.
  *
  * Everything before `header/` (the `content/` entries, which the archive messageDigest covers) is
  * copied byte for byte, local headers included (ZipWriter.addVerbatim), so the stated
@@ -39,6 +41,7 @@ import { StagedVersionSink } from './ocfl-sink.js';
 import { isAbsoluteUri } from './storage-base.js';
 import { writableOf } from '../siard/writable.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';
+import { isSiardSegmentName } from '../siard/segments/segment-names.js';
 
 export interface RelocateOptions extends VersionInfoOptions {
   /** new database-level lobFolder: a URI ending in '/', e.g. file:///Archives/Northwind/ */
@@ -149,7 +152,8 @@ export async function relocate(rootArg: string | OcflStorageRoot, id: string, op
   }
   const root = await rootOf(rootArg);
   const object = await root.openObject(id);
-  const siards = [...object.state().keys()].filter(isSiardFileName);
+  // Each segment of a segmented SIARD file is a complete package with its own metadata.xml: each is rewritten.
+  const siards = [...object.state().keys()].filter((p) => isSiardFileName(p) || isSiardSegmentName(p));
   if (siards.length === 0) throw new UsageError(`Object "${id}" holds no .siard file in ${object.head}; there is nothing to relocate.`, 'NO_SIARD');
   const fixityAlgorithms = Object.keys(object.inventory.fixity ?? {});
   const indexes = await metsIndexesOf(object, siards);
@@ -230,6 +234,12 @@ async function metsIndexesOf(object: OcflObjectReader, siards: string[]): Promis
       plan = await planParentMetsUpdate(await object.readLogical(parentPath), `${parentPath} (object "${object.id}")`);
     } catch (err) {
       if (!(err instanceof ParentMetsNotUpdatable)) throw err;
+      if (isSiardSegmentName(siard)) {
+        throw new SiardOcflError(
+          `Object "${object.id}": the METS index ${parentPath} lists the segments of a segmented SIARD file (${siard} ...), and relocate cannot yet write such an index again for the rewritten segments, so nothing was written.`,
+          { code: 'RELOCATE_METS', exitCode: 2 },
+        );
+      }
       throw new SiardOcflError(
         `Object "${object.id}": the METS index ${parentPath} beside ${siard} cannot be written again for the relocated archive (${err.message}), so nothing was written; write the index again with "siard-ocfl mets --replace" first.`,
         { code: 'RELOCATE_METS', exitCode: 2 },

@@ -39,7 +39,8 @@ export const PACKAGE_BASES: readonly string[] = ['../', './'];
 export async function storageBaseOf(object: OcflObjectReader, logicalPath: string, upTo: string, open: (contentPath: string) => Promise<string | ByteSource>): Promise<string> {
   const versions = Object.keys(object.inventory.versions).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
   for (const v of versions) {
-    const digest = object.state(v).get(logicalPath);
+    // A segmented SIARD file (named by its stem) is read in its first segment, a complete package.
+    const digest = object.state(v).get(logicalPath) ?? object.state(v).get(`${logicalPath}.1`);
     if (digest !== undefined) {
       const reader = await open(object.contentPathOfDigest(digest))
         .then((file) => SiardReader.open(file, { siardPath: logicalPath }))

@@ -1,10 +1,12 @@
 /**
  * The archive a reading verb works on (`tables`, `rows`): `--root R --id I [--version vN]` for an
- * object version, read in place, or a `.siard` file (or a folder holding one) given as argument.
+ * object version, read in place, or a `.siard` file (or a folder holding one, or a segmented SIARD
+ * file named by a member `x.siard.1` or its stem `x.siard`) given as argument.
  */
 import { statSync } from 'node:fs';
 import type { ArchiveSource } from '../archive/open-archive.js';
 import { UsageError } from '../errors.js';
+import { localSegmentSet } from '../siard/segments/segment-set-reader.js';
 
 export interface ArchiveSourceOptions {
   root?: string;
@@ -20,11 +22,17 @@ export function archiveSource(argument: string | undefined, o: ArchiveSourceOpti
   }
   if (o.version !== undefined) throw new UsageError('--version needs --root and --id.');
   if (argument === undefined) throw new UsageError('Give the archive: --root <root> --id <object-id>, or a .siard file.');
+  return localArchiveSource(argument, 'ARCHIVE_SOURCE');
+}
+
+/** A `.siard` file, a folder holding one, or a segmented SIARD file named by a member or its stem. */
+export function localArchiveSource(input: string, code: string): ArchiveSource {
   let isDir: boolean;
   try {
-    isDir = statSync(argument).isDirectory();
+    isDir = statSync(input).isDirectory();
   } catch {
-    throw new UsageError(`The archive ${argument} does not exist.`, 'ARCHIVE_SOURCE');
+    if (localSegmentSet(input)) return { siard: input };
+    throw new UsageError(`The archive ${input} does not exist.`, code);
   }
-  return isDir ? { dir: argument } : { siard: argument };
+  return isDir ? { dir: input } : { siard: input };
 }

@@ -13,7 +13,7 @@ function where(f: AuditFinding): string {
 export function register(program: Command): void {
   program
     .command('audit')
-    .description('verify objects: OCFL validation with fixity, and for each SIARD archive its metadata, LOB files (present, length, digest), split parts, row counts and messageDigest; exit 0 ok, 1 problems found, 2 could not run')
+    .description('verify objects: OCFL validation with fixity, and for each SIARD archive its metadata, LOB files (present, length, digest), split parts, row counts and messageDigest (a segmented SIARD file x.siard.1 ... .z: every segment, its parts joined); exit 0 ok, 1 problems found, 2 could not run')
     .requiredOption('--root <root>', 'OCFL storage root')
     .option('--id <object-id...>', 'objects to audit (default: all objects of the root)')
     .option('--version <vN>', 'version whose SIARD archives are checked (default: head; OCFL validation covers every version)')
@@ -51,7 +51,10 @@ export function register(program: Command): void {
       } else {
         for (const o of result.objects) {
           const siards = o.siards
-            .map((s) => `${s.path}: ${s.tables} tables, ${s.rows} rows, ${s.lobs} LOB cells, ${s.lobFiles} LOB files, metadata ${s.xsd}, messageDigest ${s.messageDigest}`)
+            .map((s) => {
+              const segments = s.segments ? ` (a segmented SIARD file of ${s.segments.length} segments, ${s.segments.filter((x) => x.messageDigest === 'verified').length} messageDigests verified)` : '';
+              return `${s.path}${segments}: ${s.tables} tables, ${s.rows} rows, ${s.lobs} LOB cells, ${s.lobFiles} LOB files, metadata ${s.xsd}, messageDigest ${s.messageDigest}`;
+            })
             .join('; ');
           process.stdout.write(
             `${o.errors === 0 ? 'OK' : 'FAILED'}: object "${o.id}" ${o.version} (${o.objectPath}): ${o.contentFiles} content files, ${o.contentBytes} bytes read once; ` +

@@ -16,6 +16,7 @@ export interface ExportCliOptions {
   lobLayout?: string;
   maxFiles?: number;
   maxBytes?: number;
+  maxSiardBytes?: number;
   inlineMax?: number;
   lobFolder?: string;
   lobDigest?: string;
@@ -36,6 +37,7 @@ export function addExportOptions(command: Command): Command {
     .option('--lob-layout <layout>', 'LOB folder layout: lobseg (E-ARK, default) or siard22')
     .option('--max-files <n>', 'files per LOB segment folder (default 100000)', parseCount('--max-files'))
     .option('--max-bytes <size>', 'bytes per LOB segment folder (default 4G); larger LOBs are split; units k, M, G (1000^n) or KiB, MiB, GiB (1024^n)', parseSize('--max-bytes'))
+    .option('--max-siard-bytes <size>', 'segment the SIARD file: no file larger than this; written as <name>.siard.1, .2, ... .z when it does not fit in one, a table larger than a segment split into tableN.xml.1 ... .z (units as --max-bytes; docs/segmented-siard.md)', parseSize('--max-siard-bytes'))
     .option('--inline-max <size>', 'LOBs up to this size stay inline in the table XML (default 2000 bytes; units as --max-bytes)', parseSize('--inline-max'))
     .option('--lob-folder <uri>', "database-level lobFolder base URI ending in '/' (default ../, the folder of the .siard)")
     .option('--lob-digest <type>', 'LOB digest: MD5, SHA-1 or SHA-256 (default)')
@@ -69,16 +71,24 @@ export function toSiardExportOptions(source: string, o: ExportCliOptions): Siard
     throw new UsageError(`--lob-digest must be MD5, SHA-1 or SHA-256, not "${o.lobDigest}".`);
   }
   if (o.maxFiles === 0 || o.maxBytes === 0) throw new UsageError('--max-files and --max-bytes must be at least 1.');
+  if (o.maxSiardBytes === 0) throw new UsageError('--max-siard-bytes must be at least 1.');
   const out: SiardExportOptions = { name: o.name ?? defaultArchiveName(source) };
   if (o.lobLayout) out.lobLayout = o.lobLayout as 'lobseg' | 'siard22';
   if (o.maxFiles !== undefined) out.maxFiles = o.maxFiles;
   if (o.maxBytes !== undefined) out.maxBytes = o.maxBytes;
+  if (o.maxSiardBytes !== undefined) out.maxSiardBytes = o.maxSiardBytes;
   if (o.inlineMax !== undefined) out.inlineMax = o.inlineMax;
   if (o.lobFolder !== undefined) out.lobFolder = o.lobFolder;
   if (digest) out.lobDigest = digest as SiardDigestType;
   if (o.dataOwner !== undefined) out.dataOwner = o.dataOwner;
   if (o.dataOriginTimespan !== undefined) out.dataOriginTimespan = o.dataOriginTimespan;
   return out;
+}
+
+/** " ... Northwind.siard.z (3 segments of at most N bytes)" for a segmented SIARD file. */
+export function segmentWords(segments: Array<{ file: string }> | undefined): string {
+  if (!segments || segments.length < 2) return '';
+  return ` ... ${segments.at(-1)!.file} (a segmented SIARD file of ${segments.length} segments)`;
 }
 
 export function register(program: Command): void {
@@ -115,6 +125,7 @@ export function register(program: Command): void {
         progress.stop();
         const report = {
           siard: summary.siardFile,
+          ...(summary.segmentFiles ? { siardSegments: summary.segmentFiles } : {}),
           outDir,
           lobFolders: summary.lobFolders,
           tables: summary.tables,
@@ -132,11 +143,12 @@ export function register(program: Command): void {
         const mismatches = source instanceof SiardSource ? source.mismatches : undefined;
         const received = source instanceof SiardSource ? source.receivedPackage : undefined;
         const warnings = mismatches && mismatches.count > 0 ? [`${mismatches.count} LOB cells did not match the received digest or length and were kept as read (recorded in the archive's description): ${mismatches.first.join('; ')}.`] : [];
+        warnings.push(...(summary.warnings ?? []));
         if (options.json) printJson({ ...report, ...(received ? { received } : {}), warnings });
         else {
           process.stdout.write(
             `Exported ${report.tables} tables, ${report.rows} rows, ${lobWords(summary)} ` +
-              `(${report.bytes} bytes) to ${outDir}/${report.siard}\n`,
+              `(${report.bytes} bytes) to ${outDir}/${report.siard}${segmentWords(summary.segmentFiles)}\n`,
           );
           if (received) process.stdout.write(`Re-segmented from ${received.name} (SIARD ${received.siardVersion}, ${received.size} bytes, SHA-256 ${received.sha256}).\n`);
           for (const w of warnings) process.stdout.write(`WARNING ${w}\n`);

@@ -4,9 +4,10 @@ import { ingest, type IngestOptions } from '../archive/ingest.js';
 import { UsageError } from '../errors.js';
 import { openRoot } from '../ocfl/root.js';
 import { addVersionInfoOptions, asUnreadableInput, checkObjectId, lobWords, addWorkspaceOption, contentDigest, printJson, rootOptions, versionInfo, type VersionInfoCliOptions, type WorkspaceCliOptions } from './common.js';
-import { addExportOptions, sourceOptionsOf, toSiardExportOptions, type ExportCliOptions } from './export.js';
+import { addExportOptions, segmentWords, sourceOptionsOf, toSiardExportOptions, type ExportCliOptions } from './export.js';
 import { createProgress } from './progress.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';
+import { localSegmentSet } from '../siard/segments/segment-set-reader.js';
 
 interface IngestCliOptions extends ExportCliOptions, VersionInfoCliOptions, WorkspaceCliOptions {
   root: string;
@@ -23,7 +24,7 @@ export function register(program: Command): void {
     program
       .command('ingest')
       .description('store a database (exported to SIARD 2.2 straight into the object) or a received SIARD package as a new version of an object')
-      .argument('<source>', 'sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://..., mysql://... / mariadb://..., or a .siard file (its LOB folders beside it)'),
+      .argument('<source>', 'sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://..., mysql://... / mariadb://..., or a .siard file (its LOB folders beside it; a segmented one named x.siard.1 or x.siard)'),
   )
     .requiredOption('--root <root>', 'OCFL storage root')
     .requiredOption('--id <object-id>', 'object id')))
@@ -37,7 +38,7 @@ export function register(program: Command): void {
       checkObjectId(o.id);
       const digestAlgorithm = contentDigest(o.digest);
       const version = versionInfo(o);
-      const isPackage = isSiardFileName(sourceSpec);
+      const isPackage = isSiardFileName(sourceSpec) || localSegmentSet(sourceSpec) !== undefined;
       if (!isPackage && o.resegment) throw new UsageError(`--resegment applies to a .siard package, not to ${sourceSpec}.`);
       if (!o.resegment && (o.keepReceived || o.acceptDigestMismatch)) {
         throw new UsageError(`${o.keepReceived ? '--keep-received' : '--accept-digest-mismatch'} applies to ingest --resegment of a .siard package.`);
@@ -50,7 +51,7 @@ export function register(program: Command): void {
         if (o.acceptDigestMismatch) options.acceptDigestMismatch = true;
       }
       if (isPackage && !resegment) {
-        const exportOnly = ['lobLayout', 'maxFiles', 'maxBytes', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'excludeTables', 'strict', 'mets'].filter((k) => o[k as keyof IngestCliOptions] !== undefined);
+        const exportOnly = ['lobLayout', 'maxFiles', 'maxBytes', 'maxSiardBytes', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'excludeTables', 'strict', 'mets'].filter((k) => o[k as keyof IngestCliOptions] !== undefined);
         if (exportOnly.length) throw new UsageError(`${sourceSpec} is a SIARD package, stored as received: export options do not apply (--resegment re-segments it).`);
       }
       if (o.allowMissingLobs) {
@@ -83,7 +84,7 @@ export function register(program: Command): void {
         return;
       }
       const what = result.export
-        ? `${result.export.tables} tables, ${result.export.rows} rows, ${lobWords(result.export)}`
+        ? `${result.export.tables} tables, ${result.export.rows} rows, ${lobWords(result.export)}${segmentWords(result.export.segmentFiles).replace(' ... ', ', SIARD file ' + result.siardFile + ' ... ')}`
         : 'SIARD package as received';
       process.stdout.write(
         `Committed ${result.version} of object "${result.id}" (${result.objectPath}): ${what}; ` +

@@ -5,6 +5,7 @@ import { isPostgresUrl } from '../sources/postgres/connection.js';
 import { isMysqlUrl } from '../sources/mysql/connection.js';
 import { UsageError } from '../errors.js';
 import { asUnreadableInput, printJson } from './common.js';
+import { localArchiveSource } from './archive-source.js';
 import { createProgress } from './progress.js';
 
 interface RestoreCliOptions {
@@ -21,7 +22,7 @@ export function register(program: Command): void {
     .command('restore')
     .description('restore a SIARD archive into an SQLite file, a PostgreSQL or a MariaDB/MySQL database, checking every LOB on the way')
     .usage('[options] <archive> <target>  |  --root <root> --id <object-id> [--version vN] <target>')
-    .argument('<archive>', 'a .siard file or a folder holding one (with --root and --id: leave out, give only <target>)')
+    .argument('<archive>', 'a .siard file or a folder holding one, or a segmented SIARD file named by x.siard.1 or its stem x.siard (with --root and --id: leave out, give only <target>)')
     .argument('[target]', 'an SQLite file path (created), postgres://user:pw@host/db or mysql://user:pw@host:port/db')
     .option('--root <root>', 'OCFL storage root holding the archive')
     .option('--id <object-id>', 'OCFL object holding the archive')
@@ -41,15 +42,7 @@ export function register(program: Command): void {
       } else {
         if (options.version !== undefined) throw new UsageError('--version needs --root and --id.');
         if (args.length !== 2) throw new UsageError('Give the archive (a .siard file or a folder holding one) and the <target>.');
-        const { statSync } = await import('node:fs');
-        const input = args[0]!;
-        let isDir = false;
-        try {
-          isDir = statSync(input).isDirectory();
-        } catch {
-          throw new UsageError(`The archive ${input} does not exist.`, 'RESTORE_SOURCE');
-        }
-        source = isDir ? { dir: input } : { siard: input };
+        source = localArchiveSource(args[0]!, 'RESTORE_SOURCE');
         target = args[1]!;
       }
       if ((options.create || options.intoExisting) && !isPostgresUrl(target) && !isMysqlUrl(target)) {

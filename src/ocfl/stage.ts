@@ -263,7 +263,7 @@ export class StagedVersion {
   async addStream(
     logicalPath: string,
     source: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array> | Readable,
-    options: { sizeHint?: number } = {},
+    options: { sizeHint?: number; logicalPathAtEnd?: () => string } = {},
   ): Promise<AddedFile> {
     this.assertOpen();
     this.assertPlaceable(logicalPath, true);
@@ -310,7 +310,8 @@ export class StagedVersion {
       throw err;
     }
     await failpoint('stage-file-written');
-    return this.settleAndPlace(logicalPath, hasher.digests(), hasher.size, incoming, held);
+    // A writer may learn the file's name only at its end (the last segment of a SIARD file is `.z`).
+    return this.settleAndPlace(options.logicalPathAtEnd?.() ?? logicalPath, hasher.digests(), hasher.size, incoming, held);
   }
 
   /**

@@ -12,9 +12,11 @@ export function countingSink(inner: OutputSink, onBytes: (bytes: number) => void
         },
         close: () => file.close(),
         abort: () => file.abort(),
+        ...(file.renameTo ? { renameTo: (relPath: string) => file.renameTo!(relPath) } : {}),
       };
     },
     commit: () => inner.commit(),
     abort: () => inner.abort(),
+    ...(inner.scratchDir !== undefined ? { scratchDir: inner.scratchDir } : {}),
   };
 }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { UsageError } from '../errors.js';
 import type { DatabaseSource } from './database-source.js';
 import { DirectorySink, type OutputSink } from './output-sink.js';
+import { parseSegmentName } from './segments/segment-names.js';
 import { checkArchiveName, DEFAULTS, plannedTopLevelNames, writeSiard, type SiardExportOptions, type SiardExportSummary } from './writer.js';
 
 export interface DirectoryExportHooks {
@@ -33,7 +34,9 @@ export async function exportToDirectory(
   const exact = new Set([siard, lobPrefix, ...(hooks.extraTopLevel ?? [])]);
   if (stat) {
     await DirectorySink.removeStaleStaging(outDir);
-    const clash = (await fsp.readdir(outDir)).find((n) => exact.has(n) || (lobPrefix.endsWith('_') && n.startsWith(lobPrefix)));
+    const clash = (await fsp.readdir(outDir)).find(
+      (n) => exact.has(n) || (lobPrefix.endsWith('_') && n.startsWith(lobPrefix)) || parseSegmentName(n)?.base === siard,
+    );
     if (clash) {
       throw new UsageError(`${path.join(outDir, clash)} already exists: the out-dir already holds an archive named "${options.name}".`, 'OUTPUT_EXISTS');
     }

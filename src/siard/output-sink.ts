@@ -30,6 +30,11 @@ export interface OutputFile {
   close(): Promise<WrittenFile>;
   /** Gives up on the file (the whole sink is usually aborted next). */
   abort(): Promise<void>;
+  /**
+   * Gives the file another path before it is closed (a segmented SIARD file learns which segment is
+   * the last, `.z`, only at the end). Optional: sinks that cannot do it leave it out.
+   */
+  renameTo?(relPath: string): Promise<void>;
 }
 
 export interface OpenFileOptions {
@@ -49,6 +54,8 @@ export interface OutputSink {
   commit(): Promise<void>;
   /** Removes everything written; nothing partial stays visible. */
   abort(): Promise<void>;
+  /** a local folder on the same file system for the writer's temporary files, when the sink has one */
+  readonly scratchDir?: string;
 }
 
 /** Checks that a relative path cannot leave the sink's root. */
@@ -124,20 +131,41 @@ export class DirectorySink implements OutputSink {
     }
   }
 
+  /** Temporary files of the writer go in the staging folder (removed with it). */
+  get scratchDir(): string {
+    return this.staging;
+  }
+
   async openFile(relPath: string, options: OpenFileOptions = {}): Promise<OutputFile> {
     assertSafeRelPath(relPath);
+    await this.ensureStaging();
+    this.topLevel.add(relPath.split('/')[0]!);
+    const full = path.join(this.staging, ...relPath.split('/'));
+    await fsp.mkdir(path.dirname(full), { recursive: true });
+    const rename = (from: string, to: string) => this.renamed(from, to);
+    const file = new DirectoryFile(relPath, full, options.digests ?? [], () => this.open.delete(file), this.durable, rename);
+    this.open.add(file);
+    await file.ready();
+    return file;
+  }
+
+  private async ensureStaging(): Promise<void> {
     if (!this.created) {
       await fsp.mkdir(this.outDir, { recursive: true });
       await fsp.mkdir(this.staging);
       this.created = true;
     }
-    this.topLevel.add(relPath.split('/')[0]!);
-    const full = path.join(this.staging, ...relPath.split('/'));
+  }
+
+  /** A file's new path, checked, its folder made, before the file is moved there. */
+  private async renamed(from: string, to: string): Promise<string> {
+    assertSafeRelPath(to);
+    const full = path.join(this.staging, ...to.split('/'));
+    if (await exists(full)) throw new Error(`Cannot rename ${from} to ${to}: ${to} exists.`);
     await fsp.mkdir(path.dirname(full), { recursive: true });
-    const file = new DirectoryFile(relPath, full, options.digests ?? [], () => this.open.delete(file), this.durable);
-    this.open.add(file);
-    await file.ready();
-    return file;
+    if (!from.includes('/')) this.topLevel.delete(from); // a top-level file now named otherwise
+    this.topLevel.add(to.split('/')[0]!);
+    return full;
   }
 
   async commit(): Promise<void> {
@@ -173,11 +201,12 @@ class DirectoryFile implements OutputFile {
   private failure: Error | undefined;
 
   constructor(
-    private readonly relPath: string,
-    private readonly fullPath: string,
+    private relPath: string,
+    private fullPath: string,
     digests: DigestName[],
     private readonly onDone: () => void,
     durable: boolean,
+    private readonly placeRename: (from: string, to: string) => Promise<string>,
   ) {
     this.hashes = new Hashes(digests);
     // flush: fsync before close, so a file moved into place by commit() has its bytes on disk.
@@ -211,6 +240,14 @@ class DirectoryFile implements OutputFile {
         this.stream.once('error', onError);
       });
     }
+  }
+
+  /** The open file moves (POSIX keeps writing to it); the sink commits it under its new name. */
+  async renameTo(relPath: string): Promise<void> {
+    const full = await this.placeRename(this.relPath, relPath);
+    await fsp.rename(this.fullPath, full);
+    this.relPath = relPath;
+    this.fullPath = full;
   }
 
   async close(): Promise<WrittenFile> {

@@ -142,3 +142,12 @@ ${cells}
 </xs:schema>
 `;
 }
+
+/** Whether tableXsd depends on the rows: an array too long to declare whole is declared as far as rows use it. */
+export function xsdDependsOnRows(shapes: readonly CellShape[]): boolean {
+  const depends = (shape: CellShape): boolean =>
+    shape.kind === 'array'
+      ? shape.cardinality > MAX_DECLARED_ARRAY_ELEMENTS || depends(shape.element)
+      : shape.kind === 'udt' && shape.attributes.some((a) => depends(a.shape));
+  return shapes.some(depends);
+}

@@ -8,6 +8,7 @@
  * is taken by the ZIP writer as it writes, so metadata.xml, written last, can carry it.
  */
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SiardOcflError, UsageError } from '../errors.js';
@@ -17,12 +18,14 @@ import { countingSink } from './counting-sink.js';
 import { createLobLayout, type LobLayoutName, type LobLimits } from './lob-placement.js';
 import { LobWriter } from './lob-writer.js';
 import { metadataXml } from './metadata-xml.js';
-import type { SiardArchive, SiardDigestType, SiardSchema, SiardTable } from './model.js';
-import type { OutputSink, WrittenFile } from './output-sink.js';
+import type { SiardArchive, SiardColumn, SiardDigestType, SiardSchema, SiardTable } from './model.js';
+import type { OutputSink } from './output-sink.js';
+import { SinglePackage, type SiardPackageWriter, type WrittenPackageFile } from './package-writer.js';
+import { metadataXmlBound } from './segments/header-reserve.js';
+import { SegmentedPackage } from './segments/segmented-package.js';
 import { tableDataXml, type TableDataStats } from './table-data.js';
-import { plainShape, tableXsd, type ArrayUse } from './table-xsd.js';
-import { ZipWriter } from './zip/writer.js';
-import { writableOf } from './writable.js';
+import { plainShape, tableXsd, xsdDependsOnRows, type ArrayUse } from './table-xsd.js';
+import type { SourceSchema, SourceTable } from './database-source.js';
 
 export interface SiardExportOptions {
   /** dbname and base name of the .siard file and LOB folders */
@@ -47,6 +50,13 @@ export interface SiardExportOptions {
   archivalDate?: Date;
   /** deflate level for the table XML (default 6) */
   compressionLevel?: number;
+  /**
+   * Segment the SIARD file (S_8.5-0, S_8.6-0): no file larger than this many bytes, written as
+   * `[name].siard.1` ... `[name].siard.z` when the archive does not fit in one (segments/).
+   */
+  maxSiardBytes?: number;
+  /** where a segmented export keeps table data until its entry name is known (default: the sink's, else the system's temporary folder) */
+  scratchDir?: string;
   /** progress: called once per table before its rows, and per row */
   onTable?: (table: { schema: string; name: string; rows: number }) => void;
   onRow?: () => void;
@@ -57,8 +67,12 @@ export interface SiardExportOptions {
 }
 
 export interface SiardExportSummary {
-  /** the .siard, relative to the sink root */
+  /** the .siard, relative to the sink root (a segmented file: its first segment) */
   siardFile: string;
+  /** a segmented SIARD file: every segment, `.1` ... `.z`, with its size and messageDigest */
+  segmentFiles?: Array<{ file: string; bytes: number; messageDigest: string }>;
+  /** things to say about the result that are not errors */
+  warnings?: string[];
   /** LOB folders beside it (top-level names) */
   lobFolders: string[];
   tables: number;
@@ -71,9 +85,9 @@ export interface SiardExportSummary {
   lobBytes: number;
   /** segment folders used */
   segments: number;
-  /** size of the .siard file */
+  /** size of the .siard file (a segmented file: of all its segments) */
   siardBytes: number;
-  /** archive messageDigest (SHA-256, lower-case hex) */
+  /** archive messageDigest (SHA-256, lower-case hex; a segmented file: of its first segment) */
   messageDigest: string;
   archive: SiardArchive;
   siardDigests: Record<string, string>;
@@ -140,49 +154,44 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
   if (options.archivalDate === undefined && receivedDate !== undefined) o.archivalDate = receivedDate;
 
   const siardFile = `${o.name}.siard`;
-  const siardOut = await sink.openFile(siardFile, { digests: [] });
   // Entries are dated at the start of the archival day (UTC): the same database exported the same day
   // gives the same bytes, so a re-ingest can see that nothing changed (no empty version).
   const archivalDay = new Date((o.archivalDate ?? new Date()).toISOString().slice(0, 10) + 'T00:00:00Z');
-  const zip = await ZipWriter.create(writableOf(siardOut), { compressionLevel: o.compressionLevel, mtime: archivalDay });
+  const types = typeCatalog(catalog.schemas);
+  const headerBound = () => metadataXmlBound(catalog, o, layout, (t, s) => prepareColumns(t, s, types));
+  const pkg = await openPackage(sink, siardFile, o, archivalDay, headerBound);
   let totalRows = 0;
   let tableCount = 0;
   let externalLobs = 0;
   let lobBytes = 0;
-  const types = typeCatalog(catalog.schemas);
   try {
     const schemas: SiardSchema[] = [];
-    await zip.addDirectory('content/');
+    await pkg.addDirectory('content/');
     for (const [si, s] of catalog.schemas.entries()) {
       const schemaFolder = `schema${si}`;
-      await zip.addDirectory(`content/${schemaFolder}/`);
+      await pkg.addDirectory(`content/${schemaFolder}/`);
       const tables: SiardTable[] = [];
       for (const [ti, t] of s.tables.entries()) {
         const folder = `table${ti}`;
         const base = `content/${schemaFolder}/${folder}`;
-        await zip.addDirectory(`${base}/`);
+        await pkg.addDirectory(`${base}/`);
         o.onTable?.({ schema: s.name, name: t.name, rows: t.rows });
         const stats: TableDataStats = { rows: 0, lobs: 0, externalLobs: 0, lobBytes: 0, externalColumns: new Set() };
-        const columns = t.columns.map((c) => ({ ...c }));
-        // Columns of a structured type (UDT) get their shape from the schemas' <types>, and <fields> if they have none.
-        const shapes: CellShape[] = columns.map((c) =>
-          c.type === undefined && c.baseType === undefined && c.typeName !== undefined ? columnShape(c, s.name, types, `Table "${t.name}", column "${c.name}"`) : plainShape(c),
-        );
-        columns.forEach((c, ci) => {
-          const fields = c.fields === undefined ? fieldsOfShape(shapes[ci]!) : undefined;
-          if (fields) c.fields = fields;
-        });
+        const { columns, shapes } = prepareColumns(t, s, types);
         const arrayUse: ArrayUse = new Map();
-        await zip.addStream(
-          `${base}/${folder}.xml`,
-          tableDataXml(
+        await pkg.addTable({
+          xmlName: `${base}/${folder}.xml`,
+          xml: tableDataXml(
             source.rows(s.name, t.name),
             { schemaIndex: si, tableIndex: ti, tableName: t.name, folder, columns, inlineMax: o.inlineMax, lobWriter, shapes, arrayUse },
             stats,
             o.onRow,
           ),
-        );
-        await zip.addBuffer(`${base}/${folder}.xsd`, tableXsd(columns, shapes, arrayUse));
+          xsdName: `${base}/${folder}.xsd`,
+          xsdBefore: tableXsd(columns, shapes),
+          xsdDependsOnRows: xsdDependsOnRows(shapes),
+          xsd: () => tableXsd(columns, shapes, arrayUse),
+        });
         for (const ci of stats.externalColumns) columns[ci]!.lobFolder = layout.columnLobFolder(si, ti, ci + 1);
         const table: SiardTable = { ...t, folder, columns, rows: stats.rows };
         tables.push(table);
@@ -201,10 +210,6 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
     for (const k of ['description', 'archiver', 'archiverContact', 'dataOwner', 'dataOriginTimespan'] as const) {
       if (o[k] === undefined && info[k] !== undefined) o[k] = info[k];
     }
-    const mark = await zip.markDigestEnd();
-    await zip.addDirectory('header/');
-    await zip.addDirectory('header/siardversion/2.2/');
-    await zip.addBuffer('header/metadata.xsd', officialMetadataXsd());
     const archive: SiardArchive = {
       version: '2.2',
       dbname: o.name,
@@ -212,7 +217,7 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
       dataOriginTimespan: o.dataOriginTimespan ?? 'unspecified',
       producerApplication: o.producerApplication ?? 'siard-ocfl',
       archivalDate: archivalDay.toISOString().slice(0, 10) + 'Z',
-      messageDigests: [{ digestType: 'SHA-256', digest: mark.sha256 }],
+      messageDigests: [],
       schemas,
       users: catalog.users ?? [],
     };
@@ -222,11 +227,17 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
     if (catalog.databaseProduct) archive.databaseProduct = catalog.databaseProduct;
     if (catalog.connection) archive.connection = catalog.connection;
     if (catalog.databaseUser) archive.databaseUser = catalog.databaseUser;
-    await zip.addBuffer('header/metadata.xml', metadataXml(archive));
-    const closed = await zip.close();
-    const written: WrittenFile = await siardOut.close();
+    const written = await pkg.finish({
+      metadataXsd: officialMetadataXsd(),
+      metadataXml: (digest) => metadataXml({ ...archive, messageDigests: [{ digestType: 'SHA-256', digest }] }),
+    });
+    const first = written.files[0]!;
+    archive.messageDigests = [{ digestType: 'SHA-256', digest: first.messageDigest }];
+    const segmented = written.files.length > 1;
     return {
-      siardFile,
+      siardFile: first.relPath,
+      ...(segmented ? { segmentFiles: written.files.map(segmentOf) } : {}),
+      ...(written.warnings.length > 0 ? { warnings: written.warnings } : {}),
       lobFolders: layout.topLevelFolders(),
       tables: tableCount,
       rows: totalRows,
@@ -234,16 +245,63 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
       lobFiles: layout.fileCount(),
       lobBytes,
       segments: layout.segmentCount(),
-      siardBytes: closed.size,
-      messageDigest: mark.sha256,
+      siardBytes: written.files.reduce((n, f) => n + f.size, 0),
+      messageDigest: first.messageDigest,
       archive,
-      siardDigests: written.digests,
+      siardDigests: first.digests,
     };
   } catch (err) {
-    await zip.abort().catch(() => undefined);
-    await siardOut.abort().catch(() => undefined);
+    await pkg.abort().catch(() => undefined);
     throw err instanceof SiardOcflError ? err : new SiardOcflError(`Export to ${siardFile} failed: ${(err as Error).message}`, { cause: err });
   }
+}
+
+/** One `.siard`, or a segmented SIARD file when `maxSiardBytes` is set. */
+async function openPackage(
+  sink: OutputSink,
+  siardFile: string,
+  o: SiardExportOptions,
+  mtime: Date,
+  metadataBound: () => number,
+): Promise<SiardPackageWriter> {
+  if (o.maxSiardBytes === undefined) return SinglePackage.open(sink, siardFile, { compressionLevel: o.compressionLevel, mtime });
+  try {
+    return new SegmentedPackage(sink, {
+      base: siardFile,
+      maxBytes: o.maxSiardBytes,
+      metadataXmlBound: metadataBound(),
+      metadataXsd: officialMetadataXsd(),
+      scratchDir: o.scratchDir ?? sink.scratchDir ?? os.tmpdir(),
+      compressionLevel: o.compressionLevel,
+      mtime,
+    });
+  } catch (err) {
+    throw err instanceof SiardOcflError && err.code === 'BAD_OPTION' ? new UsageError(err.message, 'BAD_OPTION', err) : err;
+  }
+}
+
+/** A table's columns as written (a structured type's shape from the schemas' <types>, <fields> if they have none). */
+/** A segment as the summary names it. */
+function segmentOf(f: WrittenPackageFile): { file: string; bytes: number; messageDigest: string } {
+  return { file: f.relPath, bytes: f.size, messageDigest: f.messageDigest };
+}
+
+export function prepareColumns(
+  t: SourceTable,
+  s: SourceSchema,
+  types: ReturnType<typeof typeCatalog>,
+): { columns: SiardColumn[]; shapes: CellShape[] } {
+  const columns = t.columns.map((c) => ({ ...c }));
+  const shapes: CellShape[] = columns.map((c) =>
+    c.type === undefined && c.baseType === undefined && c.typeName !== undefined
+      ? columnShape(c, s.name, types, `Table "${t.name}", column "${c.name}"`)
+      : plainShape(c),
+  );
+  columns.forEach((c, ci) => {
+    const fields = c.fields === undefined ? fieldsOfShape(shapes[ci]!) : undefined;
+    if (fields) c.fields = fields;
+  });
+  return { columns, shapes };
 }
 
 /** The day of an xs:date as received ("2019-05-03", "2019-05-03Z", "2019-05-03+02:00"); today if unreadable. */

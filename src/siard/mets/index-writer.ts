@@ -100,7 +100,8 @@ export class MetsIndexWriter {
   }
 
   /** Ends every child, then writes the parent with their checksums and the `.siard`'s. */
-  async finish(siard: ParentMetsSiardFile): Promise<WrittenMetsIndex> {
+  /** Writes the children and the parent; `more`: the segments after the first of a segmented SIARD file. */
+  async finish(siard: ParentMetsSiardFile, more: ParentMetsSiardFile[] = []): Promise<WrittenMetsIndex> {
     this.guard();
     try {
       const children: WrittenMetsIndex['children'] = [];
@@ -117,6 +118,7 @@ export class MetsIndexWriter {
         objId: this.options.objId,
         checksumType: this.options.checksumType,
         siard,
+        ...(more.length > 0 ? { siardSegments: more } : {}),
         children: children.map((c) => ({ segment: c.segment, size: c.size, checksum: c.checksum })),
         createDate: this.options.createDate,
         agentName: this.options.agentName,

@@ -18,6 +18,7 @@ import { MetsIndexWriter, type MetsIndexWriterOptions, type WrittenMetsIndex } f
 import { lobRecordOfPath } from './lob-paths.js';
 import { NODE_HASH_OF_CHECKSUM_TYPE } from './types.js';
 import { isSiardFileName } from '../siard-file-name.js';
+import { isSiardSegmentName } from '../segments/segment-names.js';
 
 export interface MetsIndexingOptions extends MetsIndexWriterOptions {
   /** the `.siard` path inside the sink; by default the one `*.siard` file in baseDir */
@@ -31,6 +32,7 @@ export class MetsIndexingSink implements OutputSink {
   private readonly nodeHash: string;
   private readonly base: string;
   private siard: WrittenFile | undefined;
+  private readonly segments: WrittenFile[] = [];
   private queue: Promise<void> = Promise.resolve();
   private failure: unknown;
   private lobCount = 0;
@@ -44,6 +46,10 @@ export class MetsIndexingSink implements OutputSink {
     this.base = options.baseDir ? options.baseDir.replace(/\/+$/, '') + '/' : '';
   }
 
+  get scratchDir(): string | undefined {
+    return this.inner.scratchDir;
+  }
+
   /** LOB files listed so far. */
   get lobFiles(): number {
     return this.lobCount;
@@ -55,6 +61,7 @@ export class MetsIndexingSink implements OutputSink {
     return {
       write: (chunk) => file.write(chunk),
       abort: () => file.abort(),
+      ...(file.renameTo ? { renameTo: (to: string) => file.renameTo!(to) } : {}),
       close: async () => {
         const written = await file.close();
         await this.observe(written);
@@ -70,6 +77,11 @@ export class MetsIndexingSink implements OutputSink {
     if (isSiard) {
       if (this.siard) throw new Error(`Two .siard files (${this.siard.relPath}, ${written.relPath}) for one METS index; name one with siardPath.`);
       this.siard = written;
+      return Promise.resolve();
+    }
+    // The segments of a segmented SIARD file (closed in order, the last renamed .z): all listed.
+    if (this.options.siardPath === undefined && !rel.includes('/') && isSiardSegmentName(rel)) {
+      this.segments.push(written);
       return Promise.resolve();
     }
     const digest = written.digests[this.nodeHash];
@@ -94,6 +106,7 @@ export class MetsIndexingSink implements OutputSink {
   async finishIndex(): Promise<WrittenMetsIndex> {
     await this.queue;
     if (this.failure) throw this.failure;
+    if (!this.siard && this.segments.length > 0) return this.finishSegmented();
     const siard = this.siard;
     if (!siard) {
       await this.index.abort();
@@ -107,6 +120,17 @@ export class MetsIndexingSink implements OutputSink {
       checksum,
       transformAlgorithm: this.options.transformAlgorithm,
     });
+  }
+
+  /** A parent listing every segment, `.1` ... `.z`, with its size and checksum. */
+  private async finishSegmented(): Promise<WrittenMetsIndex> {
+    if (this.siard) throw new Error('Both a .siard and a segmented SIARD file for one METS index.');
+    const facts = this.segments.map((f) => {
+      const checksum = f.digests[this.nodeHash];
+      if (checksum === undefined) throw new Error(`The output sink returned no ${this.nodeHash} digest for ${f.relPath}.`);
+      return { path: f.relPath.slice(this.base.length), size: f.size, checksum, transformAlgorithm: this.options.transformAlgorithm };
+    });
+    return this.index.finish(facts[0]!, facts.slice(1));
   }
 
   commit(): Promise<void> {

@@ -49,6 +49,8 @@ export interface ParentMetsOptions {
   objId: string;
   checksumType: MetsChecksumType;
   siard: ParentMetsSiardFile;
+  /** a segmented SIARD file: the segments after the first (`siard`), in order, each listed as a file */
+  siardSegments?: ParentMetsSiardFile[];
   children: ParentMetsChild[];
   createDate?: Date;
   /** LASTMODDATE of a parent rewritten later (relocate), left out when undefined */
@@ -57,11 +59,16 @@ export interface ParentMetsOptions {
 }
 
 export async function writeParentMets(out: ByteWriter, options: ParentMetsOptions): Promise<WrittenMets> {
-  const { objId, checksumType, siard } = options;
+  const { objId, checksumType } = options;
   if (objId.length === 0) throw new Error('The parent METS needs a non-empty OBJID (the archive identifier).');
-  checkSegment(siard.path);
-  checkSize(siard.size, siard.path);
-  checkChecksum(siard.checksum, checksumType, siard.path);
+  const siards = [options.siard, ...(options.siardSegments ?? [])];
+  for (const siard of siards) {
+    checkSegment(siard.path);
+    checkSize(siard.size, siard.path);
+    checkChecksum(siard.checksum, checksumType, siard.path);
+  }
+  // One file: the seed's ID; the segments of a segmented SIARD file: that ID numbered from the second.
+  const fileIds = siards.map((_f, i) => (i === 0 ? SIARD_FILE_ID : `${SIARD_FILE_ID}_${i + 1}`));
   const ids = new IdRegistry('the parent METS');
   const output = new MetsTextOutput(out, NODE_HASH_OF_CHECKSUM_TYPE[checksumType]);
   await output.text(
@@ -77,11 +84,17 @@ export async function writeParentMets(out: ByteWriter, options: ParentMetsOption
       '  <mets:fileSec>\n' +
       `    <mets:fileGrp${attr('ID', ids.add('ID_SIARD_FILES'))}>\n` +
       `      <mets:fileGrp${attr('ID', ids.add('ID_SIARD_DDL'))}>\n` +
-      `        <mets:file${attr('ID', ids.add(SIARD_FILE_ID))}${attr('MIMETYPE', SIARD_MIMETYPE)}${attr('OWNERID', objId)}` +
-      `${attr('CHECKSUMTYPE', checksumType)}${attr('CHECKSUM', siard.checksum)}${attr('SIZE', siard.size)}>\n` +
-      `          <mets:FLocat LOCTYPE="URL" xlink:type="simple"${attr('xlink:href', encodeUriPath(siard.path))}/>\n` +
-      `          <mets:transformFile TRANSFORMTYPE="decompression"${attr('TRANSFORMALGORITHM', siard.transformAlgorithm ?? 'ZIP64')} TRANSFORMORDER="1"/>\n` +
-      '        </mets:file>\n' +
+      siards
+        .map(
+          (siard, i) =>
+            `        <mets:file${attr('ID', ids.add(fileIds[i]!))}${attr('MIMETYPE', SIARD_MIMETYPE)}${attr('OWNERID', objId)}` +
+            `${attr('CHECKSUMTYPE', checksumType)}${attr('CHECKSUM', siard.checksum)}${attr('SIZE', siard.size)}>\n` +
+            `          <mets:FLocat LOCTYPE="URL" xlink:type="simple"${attr('xlink:href', encodeUriPath(siard.path))}/>\n` +
+            '          <mets:transformFile TRANSFORMTYPE="decompression"' +
+            `${attr('TRANSFORMALGORITHM', siard.transformAlgorithm ?? 'ZIP64')} TRANSFORMORDER="1"/>\n` +
+            '        </mets:file>\n',
+        )
+        .join('') +
       '      </mets:fileGrp>\n' +
       `      <mets:fileGrp${attr('USE', CHILD_IP_USE)}${attr('ID', ids.add('ID_CHILD_IPS'))}>\n`,
   );
@@ -105,7 +118,7 @@ export async function writeParentMets(out: ByteWriter, options: ParentMetsOption
       '  <mets:structMap TYPE="PHYSICAL" LABEL="SIARD structmap">\n' +
       '    <mets:div LABEL="SIARD files">\n' +
       '      <mets:div LABEL="SIARD central file">\n' +
-      `        <mets:fptr${attr('FILEID', SIARD_FILE_ID)}/>\n` +
+      fileIds.map((id) => `        <mets:fptr${attr('FILEID', id)}/>\n`).join('') +
       '      </mets:div>\n' +
       '      <mets:div LABEL="child IPs">\n',
   );

@@ -9,6 +9,7 @@ import { SiardOcflError } from '../../errors.js';
 import { resolveLobLocation, type LobLocation } from '../lob-location.js';
 import { cellType, type SiardArchive, type SiardColumn, type SiardSchema, type SiardTable } from '../model.js';
 import { ZipReader, type ByteSource, type ZipReadLimits } from '../zip/reader.js';
+import type { SiardZip } from '../zip/siard-zip.js';
 import { parseSiardMetadata } from './metadata.js';
 import { columnTypeFamily, readTableRows } from './table-rows.js';
 import {
@@ -62,7 +63,8 @@ export class SiardReader {
     readonly siardPath: string,
     /** the package folder on disk */
     readonly packageDir: string,
-    readonly zip: ZipReader,
+    /** one .siard, or a segmented SIARD file seen as one (segments/segment-set-zip.ts) */
+    readonly zip: SiardZip,
     /** prefix of the SIARD root inside the ZIP: "" or e.g. "siard1_med_blobs/" */
     readonly root: string,
     readonly metadata: SiardReadMetadata,
@@ -87,6 +89,21 @@ export class SiardReader {
     for (let i = 1; i < depth; i++) packageDir = dirname(packageDir);
 
     const zip = await ZipReader.open(source, options.limits ?? {});
+    return SiardReader.fromZip(zip, file, siardPath, packageDir, options);
+  }
+
+  /**
+   * A reader over an opened ZIP (a segmented SIARD file's view, segments/segment-set-reader.ts):
+   * `file` names it in messages, `siardPath` and `packageDir` place it in its package. Closes `zip`
+   * when it is not a SIARD archive.
+   */
+  static async fromZip(
+    zip: SiardZip,
+    file: string,
+    siardPath: string,
+    packageDir: string,
+    options: OpenSiardOptions = {},
+  ): Promise<SiardReader> {
     try {
       // The usual place is looked up in the index; only an archive without it is walked for a root folder.
       const direct = zip.entry('header/metadata.xml');
@@ -194,7 +211,7 @@ export class SiardReader {
   }
 }
 
-async function readEntryText(zip: ZipReader, name: string, max: number): Promise<string> {
+async function readEntryText(zip: SiardZip, name: string, max: number): Promise<string> {
   const stream = await zip.openStream(name, { maxUncompressedSize: max });
   const chunks: Buffer[] = [];
   for await (const chunk of stream as AsyncIterable<Buffer>) chunks.push(chunk);

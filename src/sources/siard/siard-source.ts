@@ -24,6 +24,7 @@ import { decodeSiardHex } from '../../siard/reader/escape.js';
 import { plainShape } from '../../siard/table-xsd.js';
 import { describeLobCell, lookupLob, openLookedUp, packageLobAccess, type LobAccess } from '../../siard/reader/lob-open.js';
 import { lobCellsOfRow, SiardReader, type SiardTableRef } from '../../siard/reader/siard-reader.js';
+import { localSegmentSet } from '../../siard/segments/segment-set-reader.js';
 import { columnTypeFamily } from '../../siard/reader/table-rows.js';
 import { isComplexValue, type SiardLobCell, type SiardReadCellValue } from '../../siard/reader/types.js';
 import { type LobVerificationWithExtras, verifiedChunks } from '../../siard/reader/verify-lob.js';
@@ -69,6 +70,10 @@ export class SiardSource implements DatabaseSource {
    * neither a predefined one nor a type the package declares, in one sentence.
    */
   static async open(file: string, options: SiardSourceOptions = {}): Promise<SiardSource> {
+    if (localSegmentSet(file)) {
+      const message = `${file} is a segmented SIARD file; re-segmenting one is not supported yet (ingest stores it as received, restore reads it).`;
+      throw new UsageError(message, 'SIARD_SEGMENTED');
+    }
     const reader = await SiardReader.open(file);
     try {
       const version = reader.metadata.siardVersion;

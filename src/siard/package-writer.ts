@@ -1,0 +1,101 @@
+/**
+ * Where writeSiard puts the ZIP entries of the archive: one `.siard` file (SinglePackage, the
+ * default) or a segmented SIARD file `.siard.1` ... `.siard.z` (segments/segmented-package.ts,
+ * `--max-siard-bytes`). The writer names folders, tables and their XSDs in order and hands over the
+ * header last; the package decides which file each entry goes to.
+ */
+import type { OutputSink, WrittenFile } from './output-sink.js';
+import { writableOf } from './writable.js';
+import { ZipWriter } from './zip/writer.js';
+
+/** One table: its XML streamed, its XSD known after the rows (array sizes) or before (`xsdBefore`). */
+export interface PackageTable {
+  /** ZIP entry of the table XML, e.g. content/schema0/table2/table2.xml */
+  xmlName: string;
+  xml: AsyncIterable<string | Buffer>;
+  /** ZIP entry of the XSD */
+  xsdName: string;
+  /** the XSD as known before the rows; exact unless `xsdDependsOnRows` */
+  xsdBefore: string;
+  xsdDependsOnRows: boolean;
+  /** the final XSD, called once the XML has been consumed */
+  xsd: () => string;
+}
+
+/** The `header/` entries of a package; metadata.xml depends on the messageDigest of the file it goes into. */
+export interface PackageHeader {
+  metadataXsd: Buffer;
+  metadataXml: (messageDigest: string) => string;
+}
+
+export interface WrittenPackageFile extends WrittenFile {
+  /** SHA-256 of the bytes before `header/` (the messageDigest stated in this file's metadata.xml) */
+  messageDigest: string;
+}
+
+export interface WrittenPackage {
+  /** the `.siard`, or the segments in order (`.1`, `.2`, ..., `.z`) */
+  files: WrittenPackageFile[];
+  /** things to say about the result (a segment over its size limit) */
+  warnings: string[];
+}
+
+export interface SiardPackageWriter {
+  addDirectory(name: string): Promise<void>;
+  addTable(table: PackageTable): Promise<void>;
+  finish(header: PackageHeader): Promise<WrittenPackage>;
+  abort(): Promise<void>;
+}
+
+export interface PackageZipOptions {
+  compressionLevel?: number;
+  mtime: Date;
+}
+
+/**
+ * The archive as one `.siard`, exactly as before segmentation existed: entries in call order, the
+ * table XML deflated as it streams.
+ */
+export class SinglePackage implements SiardPackageWriter {
+  private constructor(
+    private readonly relPath: string,
+    private readonly out: Awaited<ReturnType<OutputSink['openFile']>>,
+    private readonly zip: ZipWriter,
+  ) {}
+
+  static async open(sink: OutputSink, relPath: string, options: PackageZipOptions): Promise<SinglePackage> {
+    const out = await sink.openFile(relPath, { digests: [] });
+    const zip = await ZipWriter.create(writableOf(out), { compressionLevel: options.compressionLevel, mtime: options.mtime });
+    return new SinglePackage(relPath, out, zip);
+  }
+
+  addDirectory(name: string): Promise<void> {
+    return this.zip.addDirectory(name);
+  }
+
+  async addTable(table: PackageTable): Promise<void> {
+    await this.zip.addStream(table.xmlName, table.xml);
+    await this.zip.addBuffer(table.xsdName, table.xsd());
+  }
+
+  async finish(header: PackageHeader): Promise<WrittenPackage> {
+    const mark = await this.zip.markDigestEnd();
+    await writeHeader(this.zip, header, mark.sha256);
+    await this.zip.close();
+    const written = await this.out.close();
+    return { files: [{ ...written, relPath: this.relPath, messageDigest: mark.sha256 }], warnings: [] };
+  }
+
+  async abort(): Promise<void> {
+    await this.zip.abort().catch(() => undefined);
+    await this.out.abort().catch(() => undefined);
+  }
+}
+
+/** The header entries, in the order every package uses: `header/`, `header/siardversion/2.2/`, metadata.xsd, metadata.xml. */
+export async function writeHeader(zip: ZipWriter, header: PackageHeader, messageDigest: string): Promise<void> {
+  await zip.addDirectory('header/');
+  await zip.addDirectory('header/siardversion/2.2/');
+  await zip.addBuffer('header/metadata.xsd', header.metadataXsd);
+  await zip.addBuffer('header/metadata.xml', header.metadataXml(messageDigest));
+}
