@@ -12,20 +12,15 @@ import type { SourceCatalog, SourceSchema, SourceTable } from '../database-sourc
 import type { LobLayout } from '../lob-placement.js';
 import { metadataXml } from '../metadata-xml.js';
 import type { SiardArchive, SiardColumn, SiardSchema } from '../model.js';
+import type { SiardExportOptions } from '../writer.js';
 
 const LARGEST_ROWS = 9_007_199_254_740_991;
 
-export interface HeaderOptions {
-  name: string;
-  lobFolder: string;
-  compressionLevel?: number;
-  dataOwner?: string;
-  dataOriginTimespan?: string;
-  description?: string;
-  archiver?: string;
-  archiverContact?: string;
-  producerApplication?: string;
-}
+/** What of the export's options goes into metadata.xml, with the lobFolder resolved. */
+export type HeaderOptions = Pick<
+  SiardExportOptions,
+  'name' | 'compressionLevel' | 'dataOwner' | 'dataOriginTimespan' | 'description' | 'archiver' | 'archiverContact' | 'producerApplication'
+> & { lobFolder: string };
 
 export function metadataXmlBound(
   catalog: SourceCatalog,
