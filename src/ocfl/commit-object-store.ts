@@ -26,7 +26,7 @@
 import { SiardOcflError } from '../errors.js';
 import { forEachConcurrent } from './concurrent.js';
 import { failpoint } from './failpoint.js';
-import { sidecarContent, versionNumber } from './inventory.js';
+import { sidecarOfDigest, versionNumber } from './inventory.js';
 import { listedVersions, loadInventory, type LoadedInventory, type LoadedInventorySummary } from './object.js';
 import type { CommitContext, RecoveryAction } from './commit.js';
 import type { ObjectStorePublish, WriteStorage } from './storage.js';
@@ -93,11 +93,11 @@ export async function recoverObjectStore(
     });
   }
   const loaded = await load(store, objectPath);
-  const { inventory, bytes } = loaded;
+  const { inventory, digest } = loaded;
   const listed = listedVersions(loaded);
   const alg = inventory.digestAlgorithm;
   if (loaded.sidecarStale) {
-    await store.putBytes(`${objectPath}/inventory.json.${alg}`, Buffer.from(sidecarContent(bytes, alg)));
+    await store.putBytes(`${objectPath}/inventory.json.${alg}`, Buffer.from(sidecarOfDigest(digest)));
     actions.push({ kind: 'finished-sidecar', path: `${objectPath}/inventory.json.${alg}` });
     loaded.sidecarStale = false;
   }

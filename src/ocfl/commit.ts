@@ -65,7 +65,7 @@
 import { SiardOcflError } from '../errors.js';
 import { forEachConcurrent } from './concurrent.js';
 import { failpoint } from './failpoint.js';
-import { sidecarContent, versionNumber } from './inventory.js';
+import { sidecarContent, sidecarOfDigest, versionNumber } from './inventory.js';
 import { listedVersions, loadInventory, loadInventorySummary, type LoadedInventory, type LoadedInventorySummary } from './object.js';
 import { isObjectStore, type ReadStorage, type RootStorage, type Storage, type StorageEntry } from './storage.js';
 import { publishToObjectStore, recoverObjectStore } from './commit-object-store.js';
@@ -350,12 +350,12 @@ export async function recoverObject(
     throw new SiardOcflError(`The object path of "${ctx.id}", ${root.location}/${objectPath}, is a file.`, { code: 'PATH_CONFLICT' });
   }
   const loaded = await load(root, objectPath);
-  const { inventory, bytes } = loaded;
+  const { inventory, digest } = loaded;
   const alg = inventory.digestAlgorithm;
   const listed = listedVersions(loaded);
   if (loaded.sidecarStale) {
     const file = await workspace.openWrite(`${stage}/root/inventory.json.${alg}`);
-    await file.write(Buffer.from(sidecarContent(bytes, alg)));
+    await file.write(Buffer.from(sidecarOfDigest(digest)));
     await file.close();
     await failpoint('recovery-before-sidecar-repair');
     await root.moveFrom(workspace, `${stage}/root/inventory.json.${alg}`, `${objectPath}/inventory.json.${alg}`, { replace: true });
