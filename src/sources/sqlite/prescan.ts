@@ -42,10 +42,14 @@ function misfitExpr(c: string, mapped: MappedType): string {
     case 'date':
       return `NOT (${t} = 'null' OR (${t} = 'text' AND date(${c}) IS ${c} AND ${c} >= '0001'))`;
     case 'timestamp':
+      // A 19-character value datetime() gives back unchanged ('YYYY-MM-DD HH:MM:SS', a real date)
+      // fits at once: the usual case, at a fifth of the cost of the full test (GLOB, strftime).
+      // CASE, because SQLite evaluates every operand of an AND / OR that yields a value.
       return (
+        `CASE WHEN ${t} = 'null' OR (${t} = 'text' AND ${c} >= '0001' AND length(${c}) = 19 AND datetime(${c}) IS ${c}) THEN 0 ELSE ` +
         `NOT (${t} = 'null' OR (${t} = 'text' AND ${c} GLOB ${TS_GLOB} AND ${c} >= '0001'` +
         ` AND strftime('%Y-%m-%d %H:%M:%S', ${c}) IS substr(${c}, 1, 19)` +
-        ` AND (length(${c}) = 19 OR (substr(${c}, 20, 1) = '.' AND length(${c}) > 20 AND NOT substr(${c}, 21) GLOB '*[^0-9]*'))))`
+        ` AND (length(${c}) = 19 OR (substr(${c}, 20, 1) = '.' AND length(${c}) > 20 AND NOT substr(${c}, 21) GLOB '*[^0-9]*')))) END`
       );
     case 'untyped':
     case 'literal':
