@@ -3,8 +3,9 @@
  * foreign and unique keys, row counts, and rows streamed in rowid order (primary-key order for
  * WITHOUT ROWID tables) inside one read transaction, so catalogue and rows agree.
  *
- * Memory: rows are read one at a time (`iterate()`); better-sqlite3 returns each value whole, so
- * memory per row is bounded by its largest cell (SQLite's own limit is 1 GB per value).
+ * Memory: rows are read with `iterate()` as raw arrays and handed over in batches of a few MB
+ * (BATCH_BYTES) or one row when a row is larger; better-sqlite3 returns each value whole, so memory
+ * is bounded by two batches or the largest row (SQLite's own limit is 1 GB per value).
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import Database from './driver.js';
@@ -253,11 +254,19 @@ export class SqliteSource implements DatabaseSource {
     return view;
   }
 
-  rows(schema: string, table: string): AsyncIterable<SourceValue[]> {
-    return readAhead(this.readRows(schema, table));
+  async *rows(schema: string, table: string): AsyncIterable<SourceValue[]> {
+    for await (const batch of this.rowBatches(schema, table)) yield* batch;
   }
 
-  private async *readRows(schema: string, table: string): AsyncIterable<SourceValue[]> {
+  rowBatches(schema: string, table: string): AsyncIterable<SourceValue[][]> {
+    return readAhead(this.readBatches(schema, table));
+  }
+
+  /**
+   * Rows in batches of up to BATCH_ROWS rows and about BATCH_BYTES of values (at least one row):
+   * one await per batch instead of per row, and the next batch read while the writer formats this one.
+   */
+  private async *readBatches(schema: string, table: string): AsyncIterable<SourceValue[][]> {
     if (schema !== 'main') throw new Error(`SQLite has only the schema "main", not "${schema}".`);
     if (!this.catalogCache) await this.catalog();
     const plan = this.plans.get(table);
@@ -292,6 +301,8 @@ export class SqliteSource implements DatabaseSource {
     const converters = plan.decisions.map((d, i) => converterFor(d, table, plan.table.columns[i]!.name, decoder));
     const textColumn = plan.decisions.map((d) => TEXT_KINDS.has(d.kind));
     let rowNumber = 0;
+    let batch: SourceValue[][] = [];
+    let batchBytes = 0;
     for (const raw of stmt.iterate() as IterableIterator<unknown[]>) {
       rowNumber++;
       const out: SourceValue[] = new Array(n);
@@ -301,13 +312,21 @@ export class SqliteSource implements DatabaseSource {
           out[i] = literalCell(v, raw[classAt.get(i)!] as string, table, plan.table.columns[i]!.name, rowNumber, decoder);
           continue;
         }
-        if (!strict && textColumn[i] && typeof v === 'string' && v.includes('\uFFFD')) {
-          this.checkStoredText(table, plan.table.columns[i]!.name, raw[rowidAt] as bigint, v, encoding, rowNumber);
-        }
+        if (typeof v === 'string') {
+          batchBytes += v.length;
+          if (!strict && textColumn[i] && v.includes('\uFFFD')) this.checkStoredText(table, plan.table.columns[i]!.name, raw[rowidAt] as bigint, v, encoding, rowNumber);
+        } else if (v instanceof Uint8Array) batchBytes += v.length;
         out[i] = converters[i]!(v, rowNumber);
       }
-      yield out;
+      batch.push(out);
+      batchBytes += ROW_OVERHEAD_BYTES;
+      if (batch.length >= BATCH_ROWS || batchBytes >= BATCH_BYTES) {
+        yield batch;
+        batch = [];
+        batchBytes = 0;
+      }
     }
+    if (batch.length > 0) yield batch;
   }
 
   private verifier: BetterSqlite3.Database | undefined;
@@ -360,6 +379,11 @@ function literalCell(v: unknown, storageClass: string, table: string, column: st
   }
   return sqliteLiteral(v as bigint | number | Uint8Array);
 }
+
+/** Batch bounds: many narrow rows per await, but few MB held at once (twice that with read-ahead). */
+const BATCH_ROWS = 1000;
+const BATCH_BYTES = 2 * 1024 * 1024;
+const ROW_OVERHEAD_BYTES = 64;
 
 const TEXT_KINDS = new Set(['varchar', 'clob', 'date', 'timestamp']);
 /** Strict decoder for the database's text encoding (PRAGMA encoding). */
