@@ -36,6 +36,21 @@ export function columnTypeFamily(type: string | undefined): SqlTypeFamily | unde
   }
 }
 
+/** The attributes of an element that has none (shared, never written to). */
+const NO_ATTRIBUTES: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
+/** N of a cell element named `cN` with 1 <= N <= columns (no leading zero), else 0. */
+function cellNumber(name: string, columns: number): number {
+  if (name.length < 2 || name.length > 11 || name.charCodeAt(0) !== 0x63 || name.charCodeAt(1) === 0x30) return 0;
+  let n = 0;
+  for (let i = 1; i < name.length; i++) {
+    const d = name.charCodeAt(i) - 0x30;
+    if (d < 0 || d > 9) return 0;
+    n = n * 10 + d;
+  }
+  return n <= columns ? n : 0;
+}
+
 function localName(name: string): string {
   const colon = name.indexOf(':');
   return colon < 0 ? name : name.slice(colon + 1);
@@ -73,6 +88,11 @@ const MAX_DEPTH = 3 + 100;
  * destroys it. Errors are SiardOcflError sentences naming the table, the row and the column.
  */
 export async function* readTableRows(input: Readable, options: TableRowsOptions): AsyncGenerator<SiardReadRow> {
+  for await (const batch of readTableRowBatches(input, options)) yield* batch;
+}
+
+/** The same rows, in batches: those completed by each chunk of input (one await per chunk, not per row). */
+export async function* readTableRowBatches(input: Readable, options: TableRowsOptions): AsyncGenerator<SiardReadRow[]> {
   const rows = new TableRowsCollector(options);
   const parser = new SaxesParser({ position: true });
   parser.on('error', (err) => rows.fail(`not well-formed XML (${err.message})`));
@@ -101,11 +121,13 @@ export async function* readTableRows(input: Readable, options: TableRowsOptions)
       }
       parser.write(s);
       rows.checkTextRun(s.length);
-      yield* rows.take();
+      const batch = rows.take();
+      if (batch.length > 0) yield batch;
     }
     parser.write(decode());
     parser.close();
-    yield* rows.take();
+    const last = rows.take();
+    if (last.length > 0) yield last;
     if (!rows.sawTable) throw new SiardOcflError(`${options.what}: the table XML is empty.`, { code: 'SIARD_TABLE', exitCode: 1 });
   } finally {
     input.destroy();
@@ -137,9 +159,10 @@ class TableRowsCollector {
   }
 
   /** The rows completed so far (throws the first failure instead, once it happened). */
-  *take(): Generator<SiardReadRow> {
+  take(): SiardReadRow[] {
     if (this.failure) throw this.failure;
-    while (this.ready.length > 0) yield this.ready.shift()!;
+    if (this.ready.length === 0) return [];
+    return this.ready.splice(0, this.ready.length);
   }
 
   /** A zip bomb of one endless value would fill memory: text runs are bounded. */
@@ -161,7 +184,9 @@ class TableRowsCollector {
     const stack = this.stack;
     const name = localName(tag.name);
     const depth = stack.length;
-    if (depth === 0) {
+    if (depth === 2 && cellNumber(name, columns.length) > 0) {
+      // a cell <cN>: the usual element, checked without a regex
+    } else if (depth === 0) {
       if (name !== 'table') this.fail(`the root element is <${name}>, not <table>`);
       this.sawTable = true;
     } else if (depth === 1) {
@@ -184,8 +209,11 @@ class TableRowsCollector {
         parent.elements ??= new Map();
       }
     }
-    const attributes: Record<string, string> = {};
-    for (const [k, v] of Object.entries(tag.attributes)) attributes[localName(k)] = v as string;
+    let attributes = NO_ATTRIBUTES;
+    for (const k in tag.attributes) {
+      if (attributes === NO_ATTRIBUTES) attributes = {};
+      attributes[localName(k)] = tag.attributes[k] as string;
+    }
     stack.push({ name, attributes, text: '', elements: undefined, kind: undefined });
   }
 

@@ -30,7 +30,7 @@ import type pg from 'pg';
 import { SiardOcflError } from '../../errors.js';
 import { cellType, type SiardArchive, type SiardForeignKey } from '../../siard/model.js';
 import { enumLabels } from './enum-type.js';
-import { complexJson, isLoadComplex, isLoadLob, type LoadColumn, type LoadComplex, type LoadLob, type LoadTable, type LoadValue, type LoadView, type NotRecreated, type TargetLoader } from '../loader.js';
+import { complexJson, eachRow, isLoadComplex, isLoadLob, type LoadColumn, type LoadComplex, type LoadLob, type LoadTable, type LoadValue, type LoadView, type NotRecreated, type TargetLoader } from '../loader.js';
 import { conditionProblem } from '../sql-text.js';
 import { addCheckConstraint } from './check-constraint.js';
 import { connectPostgres, describePostgresUrl } from './connection.js';
@@ -302,7 +302,8 @@ export class PostgresLoader implements TargetLoader {
     this.nameSet(table.schema).add(table.name);
   }
 
-  async insertRows(table: LoadTable, rows: AsyncIterable<LoadValue[]>, onRow?: () => void): Promise<number> {
+  async insertRows(table: LoadTable, batches: AsyncIterable<LoadValue[][]>, onRow?: () => void): Promise<number> {
+    const rows = eachRow(batches);
     const client = this.open();
     const types = this.columnTypes.get(table) ?? table.columns.map((c) => this.pgTypeOf(c));
     const head = `INSERT INTO ${qualifiedName(table.schema, table.name)} VALUES `;

@@ -305,7 +305,8 @@ export class SqliteSource implements DatabaseSource {
     let batchBytes = 0;
     for (const raw of stmt.iterate() as IterableIterator<unknown[]>) {
       rowNumber++;
-      const out: SourceValue[] = new Array(n);
+      // converted in place: one array per row, trimmed of the extra columns after the values
+      const out = raw as SourceValue[];
       for (let i = 0; i < n; i++) {
         const v = raw[i];
         if (literal[i]) {
@@ -318,6 +319,7 @@ export class SqliteSource implements DatabaseSource {
         } else if (v instanceof Uint8Array) batchBytes += v.length;
         out[i] = converters[i]!(v, rowNumber);
       }
+      if (out.length > n) out.length = n;
       batch.push(out);
       batchBytes += ROW_OVERHEAD_BYTES;
       if (batch.length >= BATCH_ROWS || batchBytes >= BATCH_BYTES) {
