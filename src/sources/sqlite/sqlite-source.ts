@@ -20,6 +20,7 @@ import { sqliteCheckConstraints } from './check-constraints.js';
 import { sqliteTriggers } from './triggers.js';
 import { quoteIdent } from '../sql-identifier.js';
 import { decideColumnTypes, type ColumnDecision } from './prescan.js';
+import { aggregateScanner, type AggregateScanner } from './split-scan.js';
 import { formatReal, mapDeclaredType } from './type-mapping.js';
 import { sqliteLiteral } from './value-literal.js';
 
@@ -51,6 +52,7 @@ export class SqliteSource implements DatabaseSource {
   readonly description: string;
   private readonly db: BetterSqlite3.Database;
   private readonly plans = new Map<string, TablePlan>();
+  private readonly scanner: AggregateScanner;
   private catalogCache: SourceCatalog | undefined;
 
   private constructor(
@@ -60,6 +62,7 @@ export class SqliteSource implements DatabaseSource {
   ) {
     this.description = file;
     this.db = db;
+    this.scanner = aggregateScanner(db, file);
   }
 
   /** Opens `file` read-only; a missing file or one that is not SQLite is a usage error (exit 2). */
@@ -102,7 +105,7 @@ export class SqliteSource implements DatabaseSource {
       if (o.type === 'table') {
         if (/^\s*CREATE\s+VIRTUAL\s+TABLE/i.test(o.sql ?? '')) continue;
         if (this.options.tableFilter && !this.options.tableFilter(o.name, 'main')) continue;
-        const plan = this.planTable(o.name, o.sql ?? '');
+        const plan = await this.planTable(o.name, o.sql ?? '');
         this.plans.set(o.name, plan);
         tables.push(plan.table);
         // indexes other than keys (SIARD 2.2 has no element for them)
@@ -133,14 +136,14 @@ export class SqliteSource implements DatabaseSource {
     return this.catalogCache;
   }
 
-  private planTable(name: string, createSql: string): TablePlan {
+  private async planTable(name: string, createSql: string): Promise<TablePlan> {
     const info = this.db.prepare(`PRAGMA main.table_xinfo(${quoteIdent(name)})`).all() as Array<TableInfoRow & { hidden: number }>;
     const cols = info.filter((c) => c.hidden === 0 || c.hidden === 2 || c.hidden === 3);
     const withoutRowid = this.isWithoutRowid(name);
     const pkCols = info.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk);
     const orderBy = withoutRowid ? pkCols.map((c) => quoteIdent(c.name)).join(', ') : 'rowid';
     const mapped = cols.map((c) => ({ name: c.name, mapped: mapDeclaredType(c.type ?? '') }));
-    const { decisions, rows } = decideColumnTypes(this.db, name, mapped, orderBy);
+    const { decisions, rows } = await decideColumnTypes(this.db, name, mapped, orderBy, this.scanner);
     const columns: SiardColumn[] = cols.map((c, i) => {
       const col: SiardColumn = {
         name: c.name,
