@@ -25,7 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { startPostgres } from '../test/helpers/postgres-server.js';
+import { postgresAvailable, startPostgres } from '../test/helpers/postgres-server.js';
 import { profileTop } from './cpu-profile.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -214,7 +214,8 @@ async function main(): Promise<void> {
     rmSync(peerDb, { force: true });
     rmSync(dump, { force: true });
 
-    if (WITH_PG) await postgresPart(work, rowDb, check);
+    if (WITH_PG && postgresAvailable()) await postgresPart(work, rowDb, check);
+    else console.log('PostgreSQL: skipped (BENCH_PG=0, or initdb / pg_ctl not installed)');
 
     const peak = Math.max(...peaks.map(([, mb]) => mb).filter((mb) => !Number.isNaN(mb)));
     const worst = peaks.find(([, mb]) => mb === peak)?.[0] ?? '';
