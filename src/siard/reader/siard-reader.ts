@@ -167,7 +167,7 @@ export class SiardReader {
       throw new SiardOcflError(`${this.describeTable(t)}: the table data file is missing from the archive.`, { code: 'SIARD_TABLE_MISSING', exitCode: 1 });
     }
     const stream = await this.zip.openStream(entry);
-    yield* readTableRowBatches(stream, { what: this.describeTable(t), columns: t.table.columns });
+    yield* readTableRowBatches(stream, { what: this.describeTable(t), columns: t.table.columns, reopen: () => this.zip.openStream(entry) });
   }
 
   /** Every LOB reference of a table, with its lobFolder chain, row and column. */

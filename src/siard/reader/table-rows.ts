@@ -9,6 +9,7 @@ import { SaxesParser, type SaxesTag } from 'saxes';
 import { SiardOcflError } from '../../errors.js';
 import { cellType, sqlTypeFamily, type SiardColumn, type SqlTypeFamily } from '../model.js';
 import { decodeSiardHex, unescapeSiard } from './escape.js';
+import { cellNumber, FastTableRows } from './table-rows-fast.js';
 import { normaliseSiardDigestType } from './metadata.js';
 import type { SiardReadCellValue, SiardReadLobReference, SiardReadRow } from './types.js';
 
@@ -16,6 +17,8 @@ export interface TableRowsOptions {
   /** names the table in messages, e.g. `x.siard: table SAKILA.actor (content/schema0/table0/table0.xml)` */
   what: string;
   columns: readonly SiardColumn[];
+  /** opens the table XML again from its start: enables the fast path, which may need a second read */
+  reopen?: () => Promise<Readable>;
 }
 
 interface Frame {
@@ -38,18 +41,6 @@ export function columnTypeFamily(type: string | undefined): SqlTypeFamily | unde
 
 /** The attributes of an element that has none (shared, never written to). */
 const NO_ATTRIBUTES: Record<string, string> = Object.freeze({}) as Record<string, string>;
-
-/** N of a cell element named `cN` with 1 <= N <= columns (no leading zero), else 0. */
-function cellNumber(name: string, columns: number): number {
-  if (name.length < 2 || name.length > 11 || name.charCodeAt(0) !== 0x63 || name.charCodeAt(1) === 0x30) return 0;
-  let n = 0;
-  for (let i = 1; i < name.length; i++) {
-    const d = name.charCodeAt(i) - 0x30;
-    if (d < 0 || d > 9) return 0;
-    n = n * 10 + d;
-  }
-  return n <= columns ? n : 0;
-}
 
 function localName(name: string): string {
   const colon = name.indexOf(':');
@@ -91,8 +82,58 @@ export async function* readTableRows(input: Readable, options: TableRowsOptions)
   for await (const batch of readTableRowBatches(input, options)) yield* batch;
 }
 
-/** The same rows, in batches: those completed by each chunk of input (one await per chunk, not per row). */
+/**
+ * The same rows, in batches: those completed by each chunk of input (one await per chunk, not per
+ * row). With `options.reopen`, rows of the usual shape are read by the fast path (table-rows-fast.ts);
+ * where it gives up, the table is read again from its start with saxes, the rows already given skipped.
+ */
 export async function* readTableRowBatches(input: Readable, options: TableRowsOptions): AsyncGenerator<SiardReadRow[]> {
+  if (!options.reopen) {
+    yield* saxesRowBatches(input, options, 0);
+    return;
+  }
+  const fast = new FastTableRows(
+    options.columns.map((c) => columnTypeFamily(cellType(c))),
+    MAX_TEXT_RUN,
+  );
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let first = true;
+  let done = false;
+  try {
+    for await (const chunk of input as AsyncIterable<Buffer | string>) {
+      let s: string;
+      try {
+        s = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+      } catch {
+        break; // saxes's read names the row
+      }
+      if (first && s.length > 0) {
+        if (s.charCodeAt(0) === 0xfeff) s = s.slice(1);
+        first = false;
+      }
+      const rows = fast.feed(s);
+      if (!rows) break;
+      if (rows.length > 0) yield rows;
+    }
+    if (!input.readableAborted && input.readableEnded) {
+      let tail: string | undefined;
+      try {
+        tail = decoder.decode();
+      } catch {
+        tail = undefined;
+      }
+      const rows = tail === undefined ? undefined : fast.feed(tail);
+      if (rows && rows.length > 0) yield rows;
+      done = rows !== undefined && fast.finish();
+    }
+  } finally {
+    input.destroy();
+  }
+  if (!done) yield* saxesRowBatches(await options.reopen(), options, fast.rowsGiven);
+}
+
+/** Rows through saxes; the first `skip` rows are read (and checked) but not given. */
+async function* saxesRowBatches(input: Readable, options: TableRowsOptions, skip: number): AsyncGenerator<SiardReadRow[]> {
   const rows = new TableRowsCollector(options);
   const parser = new SaxesParser({ position: true });
   parser.on('error', (err) => rows.fail(`not well-formed XML (${err.message})`));
@@ -121,12 +162,12 @@ export async function* readTableRowBatches(input: Readable, options: TableRowsOp
       }
       parser.write(s);
       rows.checkTextRun(s.length);
-      const batch = rows.take();
+      const batch = rows.take(skip);
       if (batch.length > 0) yield batch;
     }
     parser.write(decode());
     parser.close();
-    const last = rows.take();
+    const last = rows.take(skip);
     if (last.length > 0) yield last;
     if (!rows.sawTable) throw new SiardOcflError(`${options.what}: the table XML is empty.`, { code: 'SIARD_TABLE', exitCode: 1 });
   } finally {
@@ -159,10 +200,11 @@ class TableRowsCollector {
   }
 
   /** The rows completed so far (throws the first failure instead, once it happened). */
-  take(): SiardReadRow[] {
+  take(skip = 0): SiardReadRow[] {
     if (this.failure) throw this.failure;
     if (this.ready.length === 0) return [];
-    return this.ready.splice(0, this.ready.length);
+    const all = this.ready.splice(0, this.ready.length);
+    return skip > 0 && all[0]!.index <= skip ? all.filter((r) => r.index > skip) : all;
   }
 
   /** A zip bomb of one endless value would fill memory: text runs are bounded. */
