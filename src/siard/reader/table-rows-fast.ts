@@ -23,8 +23,13 @@ const ATTRIBUTE_NAME = /([A-Za-z_][\w.:-]*)[ \t\n]*=/g;
 
 /** Characters the fast path leaves to saxes: those XML forbids, CR, any surrogate, U+FFFE/U+FFFF. */
 const UNUSUAL = /[\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]/;
-const ENTITY = /&(?:(lt|gt|amp|quot|apos)|#(\d{1,7})|#x([0-9A-Fa-f]{1,6}));/g;
-const NAMED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+const NAMED = new Map([
+  ['lt', '<'],
+  ['gt', '>'],
+  ['amp', '&'],
+  ['quot', '"'],
+  ['apos', "'"],
+]);
 
 /** Longest prolog looked at before giving up. */
 const MAX_PROLOG = 64 * 1024;
@@ -38,23 +43,26 @@ function isXmlChar(cp: number): boolean {
   return cp === 0x9 || cp === 0xa || cp === 0xd || (cp >= 0x20 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
 }
 
-/** An '&' that does not start one of the five predefined entities or a character reference. */
-const LONE_AMPERSAND = /&(?!(?:lt|gt|amp|quot|apos|#\d{1,7}|#x[0-9A-Fa-f]{1,6});)/;
-
 /** Entities decoded, or undefined when one is not a predefined entity or a reference to an XML character. */
 function decodeEntities(text: string): string | undefined {
-  if (LONE_AMPERSAND.test(text)) return undefined;
-  let ok = true;
-  const out = text.replace(ENTITY, (_m, name: string | undefined, dec: string | undefined, hex: string | undefined) => {
-    if (name) return NAMED[name]!;
-    const cp = dec !== undefined ? Number(dec) : parseInt(hex!, 16);
-    if (!isXmlChar(cp)) {
-      ok = false;
-      return '';
+  let out = '';
+  let start = 0;
+  for (let amp = text.indexOf('&'); amp >= 0; amp = text.indexOf('&', start)) {
+    const semi = text.indexOf(';', amp + 1);
+    if (semi < 0 || semi - amp > 10) return undefined;
+    const name = text.slice(amp + 1, semi);
+    let rep = NAMED.get(name);
+    if (rep === undefined) {
+      const m = /^#(?:(\d{1,7})|x([0-9A-Fa-f]{1,6}))$/.exec(name);
+      if (!m) return undefined;
+      const cp = m[1] !== undefined ? Number(m[1]) : parseInt(m[2]!, 16);
+      if (!isXmlChar(cp)) return undefined;
+      rep = String.fromCodePoint(cp);
     }
-    return String.fromCodePoint(cp);
-  });
-  return ok ? out : undefined;
+    out += text.slice(start, amp) + rep;
+    start = semi + 1;
+  }
+  return out + text.slice(start);
 }
 
 export class FastTableRows {

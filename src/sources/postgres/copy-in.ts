@@ -41,13 +41,13 @@ export class CopyIn {
     this.done.catch(() => {}); // surfaces in write() or end()
   }
 
-  /** Adds one row of fields (already copyField / copyBytes / COPY_NULL). */
-  async write(fields: string[]): Promise<void> {
+  /** Adds one row of fields (already copyField / copyBytes / COPY_NULL); a promise only when a chunk goes out. */
+  write(fields: string[]): Promise<void> | undefined {
     const line = fields.join('\t') + '\n';
     this.pending.push(line);
     this.pendingChars += line.length;
     this.rows++;
-    if (this.pendingChars >= CHUNK_CHARS) await this.send();
+    return this.pendingChars >= CHUNK_CHARS ? this.send() : undefined;
   }
 
   /** Sends what is left and waits until the server has stored every row (or refused one). */

@@ -97,6 +97,9 @@ export interface PostgresLoaderOptions {
   intoExisting?: boolean;
 }
 
+/** A row plainCopyFields leaves to copyFields. */
+const NOT_PLAIN = Symbol('not plain');
+
 /** bytes per lo_put() once a LOB goes through a large object */
 const PUT_BYTES = 4 * 1024 * 1024;
 
@@ -333,15 +336,16 @@ export class PostgresLoader implements TargetLoader {
       for await (const batch of batches) {
         for (const row of batch) {
           n++;
-          const fields = await this.copyFields(table, types, row, n);
+          const plain = this.plainCopyFields(table, row, n);
+          const fields = plain !== NOT_PLAIN ? plain : await this.copyFields(table, types, row, n);
           if (fields) {
             await inserts.flush();
             if (!copy) {
               copy = new CopyIn(client, qualifiedName(table.schema, table.name));
               copyFirst = n;
             }
-            const current = copy;
-            await current.write(fields).catch((err: unknown) => Promise.reject(refused(copyFirst, n, err)));
+            const sent = copy.write(fields);
+            if (sent) await sent.catch((err: unknown) => Promise.reject(refused(copyFirst, n, err)));
           } else {
             await endCopy();
             await inserts.add(row, n);
@@ -356,6 +360,31 @@ export class PostgresLoader implements TargetLoader {
       throw err;
     }
     return n;
+  }
+
+  /** copyFields for a row of text, bytes and NULLs only, without a promise; NOT_PLAIN for any other row. */
+  private plainCopyFields(table: LoadTable, row: LoadValue[], n: number): string[] | typeof NOT_PLAIN {
+    const fields: string[] = new Array(table.columns.length);
+    for (let c = 0; c < table.columns.length; c++) {
+      const value = row[c] ?? null;
+      if (value === null) fields[c] = COPY_NULL;
+      else if (value instanceof Uint8Array) fields[c] = copyBytes(value);
+      else if (typeof value !== 'string') return NOT_PLAIN;
+      else {
+        let text: string | Buffer;
+        try {
+          text = this.scalarText(table.columns[c]!, value);
+        } catch (err) {
+          throw new SiardOcflError(`Table "${table.schema}"."${table.name}", row ${n}, column "${table.columns[c]!.column.name}": ${(err as Error).message}`, {
+            code: 'RESTORE_VALUE',
+            exitCode: 1,
+            cause: err,
+          });
+        }
+        fields[c] = typeof text === 'string' ? copyField(text) : copyBytes(text);
+      }
+    }
+    return fields;
   }
 
   /** A row's COPY fields; undefined when it holds a LOB stream (it goes in an INSERT). */
