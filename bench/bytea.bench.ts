@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { startPostgres } from '../test/helpers/postgres.js';
+import { startPostgres } from '../test/helpers/postgres-server.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TOTAL_MB = Number(process.env.BENCH_BYTEA_MB ?? 2048);

@@ -1,27 +1,43 @@
 /**
- * Export throughput and memory (issue 4, acceptance 9). Two SQLite databases:
+ * Export and restore throughput and memory (issue 4, acceptance 9; issue 16). Two SQLite databases:
  *   lobs.db: 10,000 BLOBs of 100 KiB (1 GiB), exported with external LOBs (lobseg);
  *   rows.db: one table of 5,000,000 rows (integer, text, real, timestamp, nullable text).
- * Each is exported by the built CLI (`siard-ocfl export`, its peak RSS taken by /usr/bin/time) and
- * dumped by the peer baseline `sqlite3 <db> .dump | gzip -1 > /dev/null` in the same run.
- * Prints MB/s and rows/s as ratios to the baseline, and peak memory (must stay under 200 MB).
+ * Every run of ours is the built CLI in a child process (peak RSS from /usr/bin/time); every peer
+ * runs in the same bench, on the same data, so the ratios hold on a shared machine:
+ *   - export of lobs.db and rows.db against `sqlite3 <db> .dump | gzip -1 > /dev/null`;
+ *   - a CPU profile of the rows export (`node --cpu-prof`): its top entries, where the time goes;
+ *   - `ingest` of rows.db into a new OCFL object against the rows export (one pass, no copy);
+ *   - `restore` of the rows archive into a new SQLite file against `sqlite3 new.db < dump.sql`;
+ *   - PostgreSQL (a throw-away server on 127.0.0.1, test/helpers/postgres.ts) holding the same rows:
+ *     export against `pg_dump -Fc`, restore of that archive into a new database against `pg_restore`.
+ * Each pair is measured BENCH_ROUNDS times (default 2), ours and the peer alternating, and the best
+ * of each counts. Peak memory of every run of ours must stay under 200 MB.
  *
  *   node bench/run.js export        (after npm run build)
- *   BENCH_LOBS=1000 BENCH_ROWS=500000 node --import=tsx bench/export.bench.ts   (smaller)
+ *   BENCH_LOBS=0 BENCH_ROWS=1000000 node --import=tsx bench/export.bench.ts   (rows only, smaller)
+ *   BENCH_PROFILE=0 skips the profile, BENCH_PG=0 the PostgreSQL part.
  */
 import Database from '../src/sources/sqlite/driver.js';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { postgresAvailable, startPostgres } from '../test/helpers/postgres-server.js';
+import { profileTop } from './cpu-profile.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = path.join(ROOT, 'bench', 'out', 'export');
 const LOBS = Number(process.env.BENCH_LOBS ?? 10_000);
 const LOB_SIZE = 100 * 1024;
 const ROWS = Number(process.env.BENCH_ROWS ?? 5_000_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const PROFILE = process.env.BENCH_PROFILE !== '0';
+const WITH_PG = process.env.BENCH_PG !== '0';
 const MEMORY_LIMIT_MB = 200;
+const CLI = path.join(ROOT, 'bin', 'siard-ocfl');
 
 function buildLobDb(file: string): void {
   if (existsSync(file)) return;
@@ -53,54 +69,220 @@ function buildRowDb(file: string): void {
   db.close();
 }
 
-function seconds(start: bigint): number {
-  return Number(process.hrtime.bigint() - start) / 1e9;
+interface Run {
+  seconds: number;
+  /** max RSS of the process (MB), NaN for shell pipelines of peers */
+  peakMb: number;
 }
 
-function baseline(db: string): number {
+/** Runs `argv` under /usr/bin/time: wall time measured here, peak RSS from time(1). */
+function run(label: string, argv: string[], env: NodeJS.ProcessEnv = {}): Run {
   const start = process.hrtime.bigint();
-  const r = spawnSync('sh', ['-c', `sqlite3 '${db}' .dump | gzip -1 > /dev/null`], { stdio: 'inherit' });
-  if (r.status !== 0) throw new Error('sqlite3 .dump | gzip -1 failed');
-  return seconds(start);
+  const r = spawnSync('/usr/bin/time', ['-f', '__PEAK__ %M', ...argv], { encoding: 'utf8', env: { ...process.env, ...env }, maxBuffer: 1 << 26 });
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  if (r.status !== 0) throw new Error(`${label} failed (${r.status}): ${r.stderr.slice(-2000)}`);
+  const kb = Number(/__PEAK__ (\d+)/.exec(r.stderr)?.[1] ?? NaN);
+  return { seconds, peakMb: kb / 1024 };
 }
 
-function ours(db: string, outDir: string, extra: string[]): { seconds: number; peakMb: number } {
-  rmSync(outDir, { recursive: true, force: true });
-  const start = process.hrtime.bigint();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, path.join(ROOT, 'bin', 'siard-ocfl'), 'export', db, outDir, ...extra], {
-    encoding: 'utf8',
-  });
-  const took = seconds(start);
-  if (r.status !== 0) throw new Error(`export failed: ${r.stderr}`);
-  const kb = Number(r.stderr.trim().split('\n').pop());
-  return { seconds: took, peakMb: kb / 1024 };
+function shell(label: string, command: string): Run {
+  return { seconds: run(label, ['sh', '-c', command]).seconds, peakMb: NaN };
 }
 
-mkdirSync(OUT, { recursive: true });
-const lobDb = path.join(OUT, `lobs-${LOBS}.db`);
-const rowDb = path.join(OUT, `rows-${ROWS}.db`);
-buildLobDb(lobDb);
-buildRowDb(rowDb);
+function cli(label: string, args: string[], env: NodeJS.ProcessEnv = {}): Run {
+  return run(label, [process.execPath, CLI, ...args], env);
+}
 
-const lobBytes = LOBS * LOB_SIZE;
-const mb = lobBytes / 1e6;
-const lobBase = baseline(lobDb);
-const lobOurs = ours(lobDb, path.join(OUT, 'lobs-out'), ['--max-bytes', String(1e9)]);
-const rowBase = baseline(rowDb);
-const rowOurs = ours(rowDb, path.join(OUT, 'rows-out'), []);
-const siardSize = statSync(path.join(OUT, 'rows-out', `rows-${ROWS}.siard`)).size;
+/** Ours and the peer, alternating, BENCH_ROUNDS times; `before` runs (untimed) ahead of every run. */
+function pair(ours: () => Run, peer: () => Run, before: () => void = () => {}): { ours: Run; peer: Run } {
+  const best = { ours: undefined as Run | undefined, peer: undefined as Run | undefined };
+  for (let round = 0; round < ROUNDS; round++) {
+    before();
+    const o = ours();
+    before();
+    const p = peer();
+    if (!best.ours || o.seconds < best.ours.seconds) best.ours = { seconds: o.seconds, peakMb: Math.max(o.peakMb, best.ours?.peakMb ?? 0) };
+    else best.ours.peakMb = Math.max(best.ours.peakMb, o.peakMb);
+    if (!best.peer || p.seconds < best.peer.seconds) best.peer = p;
+  }
+  return { ours: best.ours!, peer: best.peer! };
+}
 
-const fmt = (n: number) => n.toFixed(1);
-console.log(`LOBs: ${LOBS} x ${LOB_SIZE} B = ${fmt(mb)} MB`);
-console.log(`  siard-ocfl export      ${fmt(mb / lobOurs.seconds)} MB/s  (${fmt(lobOurs.seconds)} s, peak ${fmt(lobOurs.peakMb)} MB)`);
-console.log(`  sqlite3 .dump|gzip -1  ${fmt(mb / lobBase)} MB/s  (${fmt(lobBase)} s)`);
-console.log(`  ratio ours/baseline    ${(lobBase / lobOurs.seconds).toFixed(2)}`);
-console.log(`Rows: ${ROWS} rows (.siard ${fmt(siardSize / 1e6)} MB)`);
-console.log(`  siard-ocfl export      ${Math.round(ROWS / rowOurs.seconds)} rows/s  (${fmt(rowOurs.seconds)} s, peak ${fmt(rowOurs.peakMb)} MB)`);
-console.log(`  sqlite3 .dump|gzip -1  ${Math.round(ROWS / rowBase)} rows/s  (${fmt(rowBase)} s)`);
-console.log(`  ratio ours/baseline    ${(rowBase / rowOurs.seconds).toFixed(2)}`);
-const peak = Math.max(lobOurs.peakMb, rowOurs.peakMb);
-console.log(`Peak memory ${fmt(peak)} MB (limit ${MEMORY_LIMIT_MB} MB): ${peak < MEMORY_LIMIT_MB ? 'ok' : 'OVER'}`);
-rmSync(path.join(OUT, 'lobs-out'), { recursive: true, force: true });
-rmSync(path.join(OUT, 'rows-out'), { recursive: true, force: true });
-if (peak >= MEMORY_LIMIT_MB) process.exit(1);
+const peaks: Array<[string, number]> = [];
+const fmt = (n: number, d = 1) => n.toFixed(d);
+
+/** Prints a throughput pair (higher is better): `units` per second, ratio ours/peer, and a target. */
+function printRate(title: string, units: number, unitName: string, oursName: string, peerName: string, r: { ours: Run; peer: Run }, target?: number): boolean {
+  const ratio = r.peer.seconds / r.ours.seconds;
+  peaks.push([oursName, r.ours.peakMb]);
+  console.log(title);
+  console.log(`  ${oursName.padEnd(28)} ${Math.round(units / r.ours.seconds).toLocaleString('en')} ${unitName}/s  (${fmt(r.ours.seconds, 2)} s, peak ${fmt(r.ours.peakMb)} MB)`);
+  console.log(`  ${peerName.padEnd(28)} ${Math.round(units / r.peer.seconds).toLocaleString('en')} ${unitName}/s  (${fmt(r.peer.seconds, 2)} s)`);
+  const verdict = target === undefined ? '' : ratio >= target ? `  (target >= ${target}: PASS)` : `  (target >= ${target}: FAIL)`;
+  console.log(`  ratio ours/peer (${unitName}/s)   ${ratio.toFixed(2)}${verdict}`);
+  return target === undefined || ratio >= target;
+}
+
+/** Prints a time pair (lower is better): ratio of our time to the peer's, and a target. */
+function printTime(title: string, oursName: string, peerName: string, r: { ours: Run; peer: Run }, target?: number): boolean {
+  const ratio = r.ours.seconds / r.peer.seconds;
+  peaks.push([oursName, r.ours.peakMb]);
+  console.log(title);
+  console.log(`  ${oursName.padEnd(28)} ${fmt(r.ours.seconds, 2)} s (peak ${fmt(r.ours.peakMb)} MB)`);
+  console.log(`  ${peerName.padEnd(28)} ${fmt(r.peer.seconds, 2)} s`);
+  const verdict = target === undefined ? '' : ratio <= target ? `  (target <= ${target}: PASS)` : `  (target <= ${target}: FAIL)`;
+  console.log(`  time ours/peer               ${ratio.toFixed(2)}${verdict}`);
+  return target === undefined || ratio <= target;
+}
+
+function lobPart(work: string): void {
+  const lobDb = path.join(OUT, `lobs-${LOBS}.db`);
+  buildLobDb(lobDb);
+  const out = path.join(work, 'lobs-out');
+  const r = pair(
+    () => cli('export lobs', ['export', lobDb, out, '--max-bytes', String(1e9)]),
+    () => shell('sqlite3 .dump | gzip -1', `sqlite3 '${lobDb}' .dump | gzip -1 > /dev/null`),
+    () => rmSync(out, { recursive: true, force: true }),
+  );
+  printRate(`LOBs: ${LOBS} x ${LOB_SIZE} B = ${fmt((LOBS * LOB_SIZE) / 1e6)} MB`, (LOBS * LOB_SIZE) / 1e6, 'MB', 'siard-ocfl export', 'sqlite3 .dump | gzip -1', r);
+  rmSync(out, { recursive: true, force: true });
+}
+
+/** The rows export under `node --cpu-prof`: the costliest functions by self time. */
+function profilePart(work: string, rowDb: string): void {
+  const dir = path.join(work, 'profile');
+  const out = path.join(work, 'profile-out');
+  run('profiled export', [process.execPath, '--cpu-prof', `--cpu-prof-dir=${dir}`, CLI, 'export', rowDb, out]);
+  console.log('Profile of the rows export (node --cpu-prof, self time, top 12; native SQLite and zlib work shows under its caller):');
+  for (const line of profileTop(dir, 12)) console.log(`  ${line}`);
+  rmSync(out, { recursive: true, force: true });
+}
+
+async function main(): Promise<void> {
+  mkdirSync(OUT, { recursive: true });
+  const work = mkdtempSync(path.join(OUT, 'run-'));
+  const failures: string[] = [];
+  const check = (ok: boolean, what: string) => ok || failures.push(what);
+  try {
+    console.log(`load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} (${os.availableParallelism()} cores), best of ${ROUNDS} rounds per pair`);
+    if (LOBS > 0) lobPart(work);
+
+    const rowDb = path.join(OUT, `rows-${ROWS}.db`);
+    buildRowDb(rowDb);
+    const rowsOut = path.join(work, 'rows-out');
+    const siard = path.join(rowsOut, `rows-${ROWS}.siard`);
+    const exp = pair(
+      () => cli('export rows', ['export', rowDb, rowsOut]),
+      () => shell('sqlite3 .dump | gzip -1', `sqlite3 '${rowDb}' .dump | gzip -1 > /dev/null`),
+      () => rmSync(rowsOut, { recursive: true, force: true }),
+    );
+    cli('export rows (kept)', ['export', rowDb, rowsOut]);
+    const siardMb = statSync(siard).size / 1e6;
+    check(printRate(`Rows: ${ROWS} rows (.siard ${fmt(siardMb)} MB)`, ROWS, 'rows', 'siard-ocfl export', 'sqlite3 .dump | gzip -1', exp, 0.5), 'SQLite export');
+    if (PROFILE) profilePart(work, rowDb);
+
+    // ingest: the same export written straight into a staged OCFL version, against the export
+    const root = path.join(work, 'ocfl-root');
+    const ing = pair(
+      () => cli('ingest rows', ['ingest', rowDb, '--root', root, '--id', 'rows']),
+      () => cli('export rows', ['export', rowDb, path.join(work, 'rows-again')]),
+      () => {
+        rmSync(root, { recursive: true, force: true });
+        rmSync(path.join(work, 'rows-again'), { recursive: true, force: true });
+        cli('init', ['init', root]);
+      },
+    );
+    check(printTime('Ingest of rows.db into a new OCFL object, against the export of rows.db', 'siard-ocfl ingest', 'siard-ocfl export', ing, 1.2), 'ingest');
+    rmSync(root, { recursive: true, force: true });
+    rmSync(path.join(work, 'rows-again'), { recursive: true, force: true });
+
+    // restore into SQLite against sqlite3 reading its own dump
+    const dump = path.join(work, 'dump.sql');
+    spawnSync('sh', ['-c', `sqlite3 '${rowDb}' .dump > '${dump}'`]);
+    const restored = path.join(work, 'restored.db');
+    const peerDb = path.join(work, 'peer.db');
+    const res = pair(
+      () => cli('restore rows', ['restore', siard, restored]),
+      () => shell('sqlite3 < dump.sql', `sqlite3 '${peerDb}' < '${dump}'`),
+      () => {
+        rmSync(restored, { force: true });
+        rmSync(peerDb, { force: true });
+      },
+    );
+    check(printRate('Restore of the rows archive into a new SQLite file', ROWS, 'rows', 'siard-ocfl restore', 'sqlite3 new.db < dump.sql', res, 0.5), 'SQLite restore');
+    rmSync(restored, { force: true });
+    rmSync(peerDb, { force: true });
+    rmSync(dump, { force: true });
+
+    if (WITH_PG && postgresAvailable()) await postgresPart(work, rowDb, check);
+    else console.log('PostgreSQL: skipped (BENCH_PG=0, or initdb / pg_ctl not installed)');
+
+    const peak = Math.max(...peaks.map(([, mb]) => mb).filter((mb) => !Number.isNaN(mb)));
+    const worst = peaks.find(([, mb]) => mb === peak)?.[0] ?? '';
+    console.log(`Peak memory ${fmt(peak)} MB (${worst}; limit ${MEMORY_LIMIT_MB} MB): ${peak < MEMORY_LIMIT_MB ? 'ok' : 'OVER'}`);
+    check(peak < MEMORY_LIMIT_MB, 'peak memory');
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  if (failures.length > 0) {
+    console.log(`Targets missed: ${failures.join(', ')}`);
+    process.exit(1);
+  }
+}
+
+async function query(url: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The same rows in PostgreSQL: export against pg_dump -Fc, restore against pg_restore. */
+async function postgresPart(work: string, rowDb: string, check: (ok: boolean, what: string) => void): Promise<void> {
+  const server = await startPostgres();
+  try {
+    await server.createDatabase('rows_src');
+    const src = server.url('rows_src');
+    await query(src, 'CREATE TABLE events (id bigint PRIMARY KEY, name varchar(40), amount double precision, at timestamp, note text)');
+    const load = spawnSync('sh', ['-c', `sqlite3 -csv '${rowDb}' 'SELECT id, name, amount, at, note FROM events' | psql -q '${src}' -c '\\copy events FROM STDIN WITH (FORMAT csv)'`], {
+      encoding: 'utf8',
+    });
+    if (load.status !== 0) throw new Error(`loading the rows into PostgreSQL failed: ${load.stderr}`);
+    await query(src, 'VACUUM ANALYZE events');
+    const out = path.join(work, 'pg-out');
+    const dump = path.join(work, 'rows.fc');
+    const exp = pair(
+      () => cli('export postgres', ['export', src, out, '--name', 'rowspg']),
+      () => run('pg_dump -Fc', ['pg_dump', '-Fc', '-f', dump, src]),
+      () => {
+        rmSync(out, { recursive: true, force: true });
+        rmSync(dump, { force: true });
+      },
+    );
+    printRate(`PostgreSQL: the same ${ROWS} rows`, ROWS, 'rows', 'siard-ocfl export', 'pg_dump -Fc', exp);
+    cli('export postgres (kept)', ['export', src, out, '--name', 'rowspg']);
+    run('pg_dump -Fc (kept)', ['pg_dump', '-Fc', '-f', dump, src]);
+    const fresh = async (name: string) => {
+      await query(server.url('postgres'), `DROP DATABASE IF EXISTS ${name}`);
+      await server.createDatabase(name);
+    };
+    const ours: Run[] = [];
+    const peer: Run[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      await fresh('rows_ours');
+      ours.push(cli('restore postgres', ['restore', path.join(out, 'rowspg.siard'), server.url('rows_ours')]));
+      await fresh('rows_peer');
+      peer.push(run('pg_restore', ['pg_restore', '--no-owner', '-d', server.url('rows_peer'), dump]));
+    }
+    const best = (runs: Run[]) => runs.reduce((a, b) => (b.seconds < a.seconds ? b : a));
+    const res = { ours: { ...best(ours), peakMb: Math.max(...ours.map((r) => r.peakMb)) }, peer: best(peer) };
+    check(printTime('Restore of the PostgreSQL archive into a new PostgreSQL database', 'siard-ocfl restore', 'pg_restore', res, 1.2), 'PostgreSQL restore');
+  } finally {
+    await server.stop();
+  }
+}
+
+await main();

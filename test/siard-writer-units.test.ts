@@ -70,6 +70,24 @@ test('SIARD escaping: every character 0-159 and the XML specials survive a parse
   t.throws(() => escapeSiardText('lone \ud800 surrogate'), { message: /lone surrogate/ });
 });
 
+test('SIARD escaping, one character at a time: every UTF-16 code unit alone, between letters and after a space', (t) => {
+  // Text without anything to escape is returned as it is after one regex scan: no character that
+  // needs an escape may slip through that scan, whatever stands around it.
+  const forbidden = /[\u0000-\u0008\u000b\u000c\u000d\u000e-\u001f\u007f-\u009f\\&<>"']|  /;
+  let checked = 0;
+  for (let c = 0; c <= 0xffff; c++) {
+    if ((c >= 0xd800 && c <= 0xdfff) || c === 0xfffe || c === 0xffff) continue; // refused (tested above)
+    const ch = String.fromCharCode(c);
+    for (const text of [ch, `a${ch}b`, ` ${ch}`, `${ch}${ch}`]) {
+      const escaped = escapeSiardText(text);
+      const raw = escaped.replace(/&(amp|lt|gt|quot|apos);/g, '').replace(/\\u00[0-9A-F]{2}/g, '');
+      if (forbidden.test(raw) || siardText(escaped) !== text) t.fail(`U+${c.toString(16)} in ${JSON.stringify(text)} -> ${JSON.stringify(escaped)}`);
+      checked++;
+    }
+  }
+  t.is(checked, 4 * (0x10000 - 0x800 - 2));
+});
+
 test('plainDecimal writes doubles without exponent and with the same value', (t) => {
   for (const v of [0, 1, -1, 0.1, 1e21, 1.5e300, -2.5e-7, 5e-324, 123.456, 2 ** 60]) {
     const s = plainDecimal(v);

@@ -24,7 +24,7 @@ import { cellType, type SiardArchive } from '../siard/model.js';
 import { describeLobCell, openLookedUp } from '../siard/reader/lob-open.js';
 import { lobCellsOfRow, type SiardTableRef } from '../siard/reader/siard-reader.js';
 import { columnTypeFamily } from '../siard/reader/table-rows.js';
-import { isComplexValue, type SiardLobCell, type SiardReadCellValue } from '../siard/reader/types.js';
+import { isComplexValue, type SiardLobCell, type SiardReadCellValue, type SiardReadRow } from '../siard/reader/types.js';
 import { type LobVerificationWithExtras, verifiedChunks } from '../siard/reader/verify-lob.js';
 import type { LoadColumn, LoadLob, LoadTable, LoadValue, NotRecreated, TargetLoader } from '../sources/loader.js';
 import { isPostgresUrl } from '../sources/postgres/connection.js';
@@ -169,29 +169,46 @@ function verifiedLob(archive: OpenedArchive, cell: SiardLobCell, counters: Table
   return { kind: 'lob', text, chunks: chunks() };
 }
 
-/** Reader cells -> loader values, LOB references becoming verified streams. */
-async function* loadRows(archive: OpenedArchive, t: SiardTableRef, table: LoadTable, counters: TableCounters): AsyncGenerator<LoadValue[]> {
-  for await (const row of archive.reader.rows(t)) {
-    const lobs = new Map<string, SiardLobCell>();
-    for (const cell of lobCellsOfRow(t, row)) lobs.set(cell.cellPath.join('/'), cell);
-    const convert = (value: SiardReadCellValue, cellPath: string[]): LoadValue => {
-      if (value === null || typeof value === 'string' || value instanceof Uint8Array) return value;
-      if (isComplexValue(value)) {
-        const elements = new Map<number, LoadValue>();
-        for (const [i, v] of value.elements) elements.set(i, convert(v, [...cellPath, `${value.kind === 'array' ? 'a' : 'u'}${i}`]));
-        return { kind: value.kind, elements };
-      }
-      const cell = lobs.get(cellPath.join('/'));
-      if (!cell) throw new Error(`LOB reference at ${cellPath.join('/')} was not found among the row's LOB cells`);
-      return verifiedLob(archive, cell, counters);
-    };
-    yield row.cells.map((value, c) => {
+/** Reader cells -> loader values, LOB references becoming verified streams; in the reader's batches. */
+async function* loadBatches(archive: OpenedArchive, t: SiardTableRef, table: LoadTable, counters: TableCounters): AsyncGenerator<LoadValue[][]> {
+  const arrayColumns = table.columns.flatMap((c, i) => (c.array ? [i] : []));
+  for await (const rows of archive.reader.rowBatches(t)) {
+    const batch: LoadValue[][] = new Array(rows.length);
+    for (let r = 0; r < rows.length; r++) {
+      const cells = rows[r]!.cells;
+      // Most rows hold only text, bytes and NULLs: those cells are the loader's values as they are.
+      batch[r] = cells.every(isPlainCell) ? (cells as LoadValue[]) : loadRow(archive, t, rows[r]!, counters);
       // An empty ARRAY cell is an array with no elements, not an empty string (nor, for an array
       // of a binary type, the empty byte string the reader makes of an empty hex cell).
-      if (table.columns[c]?.array && (value === '' || (value instanceof Uint8Array && value.length === 0))) return { kind: 'array', elements: new Map() };
-      return convert(value, [`c${c + 1}`]);
-    });
+      for (const c of arrayColumns) {
+        const value = cells[c];
+        if (value === '' || (value instanceof Uint8Array && value.length === 0)) batch[r]![c] = { kind: 'array', elements: new Map() };
+      }
+    }
+    yield batch;
   }
+}
+
+function isPlainCell(value: SiardReadCellValue): boolean {
+  return value === null || typeof value === 'string' || value instanceof Uint8Array;
+}
+
+/** A row with LOB references or ARRAY / UDT values. */
+function loadRow(archive: OpenedArchive, t: SiardTableRef, row: SiardReadRow, counters: TableCounters): LoadValue[] {
+  const lobs = new Map<string, SiardLobCell>();
+  for (const cell of lobCellsOfRow(t, row)) lobs.set(cell.cellPath.join('/'), cell);
+  const convert = (value: SiardReadCellValue, cellPath: string[]): LoadValue => {
+    if (value === null || typeof value === 'string' || value instanceof Uint8Array) return value;
+    if (isComplexValue(value)) {
+      const elements = new Map<number, LoadValue>();
+      for (const [i, v] of value.elements) elements.set(i, convert(v, [...cellPath, `${value.kind === 'array' ? 'a' : 'u'}${i}`]));
+      return { kind: value.kind, elements };
+    }
+    const cell = lobs.get(cellPath.join('/'));
+    if (!cell) throw new Error(`LOB reference at ${cellPath.join('/')} was not found among the row's LOB cells`);
+    return verifiedLob(archive, cell, counters);
+  };
+  return row.cells.map((value, c) => convert(value, [`c${c + 1}`]));
 }
 
 /** Restores `source` into `target` (an SQLite file path or a postgres:// URL). */
@@ -224,7 +241,7 @@ export async function restore(source: RestoreSource, target: string, options: Re
       const table = tables[i]!;
       options.onTable?.({ schema: table.schema, name: table.name, rows: ref.table.rows });
       const counters: TableCounters = { lobFiles: 0, lobBytes: 0, digests: 0 };
-      const rows = await loader.insertRows(table, loadRows(archive, ref, table, counters), options.onRow);
+      const rows = await loader.insertRows(table, loadBatches(archive, ref, table, counters), options.onRow);
       if (rows !== ref.table.rows) {
         throw new SiardOcflError(
           `${archive.reader.describeTable(ref)}: metadata.xml says ${ref.table.rows} rows but the table data holds ${rows}; restore stopped.`,

@@ -164,6 +164,12 @@ export interface DatabaseSource {
    */
   rows(schema: string, table: string): AsyncIterable<SourceValue[]>;
   /**
+   * The same rows, several per step (optional): a source that reads many rows at once hands them
+   * over together, so the writer formats a batch between two awaits instead of one row. A batch
+   * holds at least one row and a few MB at most, unless one row alone is larger.
+   */
+  rowBatches?(schema: string, table: string): AsyncIterable<SourceValue[][]>;
+  /**
    * Archive-level metadata as it stands after every row was read (a source may add what it met
    * while streaming); the writer calls it once, after the rows, and falls back to catalog().archive.
    */
@@ -185,4 +191,13 @@ export function isSourceArray(value: SourceValue): value is SourceArrayValue {
 
 export function isSourceUdt(value: SourceValue | SourceArrayElement): value is SourceUdtValue {
   return typeof value === 'object' && value !== null && !(value instanceof Uint8Array) && (value as SourceUdtValue).kind === 'udt';
+}
+
+/** A source's rows in batches: its own when it has them, else one row per batch. */
+export function rowBatchesOf(source: DatabaseSource, schema: string, table: string): AsyncIterable<SourceValue[][]> {
+  if (source.rowBatches) return source.rowBatches(schema, table);
+  const rows = source.rows(schema, table);
+  return (async function* () {
+    for await (const row of rows) yield [row];
+  })();
 }

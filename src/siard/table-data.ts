@@ -42,40 +42,72 @@ export interface TableDataStats {
   externalColumns: Set<number>;
 }
 
-const CHUNK_CHARS = 64 * 1024;
+/** Text handed to the ZIP writer at a time: big enough that deflate (on the thread pool) gets long runs. */
+const CHUNK_CHARS = 256 * 1024;
 
-/** Yields the XML text of the table; `stats` is filled as it goes. */
+/** How a column's cells are written, decided once per table. */
+const enum CellWay {
+  Scalar,
+  Lob,
+  Array,
+  Structured,
+}
+
+/** Yields the XML text of the table; `stats` is filled as it goes. Rows come in batches (rowBatchesOf). */
 export async function* tableDataXml(
-  rows: AsyncIterable<SourceValue[]>,
+  batches: AsyncIterable<readonly SourceValue[][]>,
   ctx: TableDataContext,
   stats: TableDataStats,
   onRow?: () => void,
 ): AsyncGenerator<string> {
   const shapes = ctx.shapes ?? ctx.columns.map(plainShape);
   const families = shapes.map((sh) => (sh.kind === 'scalar' ? sh.family : sh.kind === 'array' && sh.element.kind === 'scalar' ? sh.element.family : 'char'));
-  const structured = shapes.map(isStructured);
-  const arrayColumn = shapes.map((sh) => sh.kind === 'array');
-  const lobColumn = families.map((f, i) => !arrayColumn[i] && (isLobFamily(f) || f === 'binary'));
+  const ways = shapes.map((sh, i) =>
+    isStructured(sh) ? CellWay.Structured : sh.kind === 'array' ? CellWay.Array : isLobFamily(families[i]!) || families[i] === 'binary' ? CellWay.Lob : CellWay.Scalar,
+  );
+  const open = families.map((_, i) => `<c${i + 1}>`);
+  const close = families.map((_, i) => `</c${i + 1}>`);
+  const empty = families.map((_, i) => `<c${i + 1}/>`);
+  const n = families.length;
   let out =
     '<?xml version="1.0" encoding="UTF-8"?>\n' +
     `<table xmlns="${SIARD_TABLE_NAMESPACE}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" ` +
     `xsi:schemaLocation="${SIARD_TABLE_NAMESPACE} ${ctx.folder}.xsd" version="2.2">\n`;
-  for await (const row of rows) {
-    stats.rows++;
-    let xml = '  <row>';
-    for (let i = 0; i < families.length; i++) {
-      const v = row[i] ?? null;
-      if (v === null) continue;
-      const family = families[i]!;
-      // LOB columns may need a file (async); every other cell is formatted synchronously.
-      if (structured[i]) xml += await complexCell(v, `c${i + 1}`, shapes[i]!, [`c${i + 1}`], i, ctx, stats);
-      else if (arrayColumn[i]) xml += arrayCell(v, i, family, ctx, stats);
-      else if (family === 'datalink' && isSourceLob(v)) xml += await lobCell(v, i, family, ctx, stats);
-      else if (!lobColumn[i]) xml += scalarCell(v, i, family, ctx, stats);
-      else xml += inlineLobCell(v, i, family, ctx, stats) ?? (await lobCell(v, i, family, ctx, stats));
+  for await (const batch of batches) {
+    for (const row of batch) {
+      stats.rows++;
+      let xml = '  <row>';
+      for (let i = 0; i < n; i++) {
+        const v = row[i] ?? null;
+        if (v === null) continue;
+        const family = families[i]!;
+        // LOB columns may need a file (async); every other cell is formatted synchronously.
+        switch (ways[i]) {
+          case CellWay.Scalar: {
+            // DATALINK values read from files are written to files again
+            if (family === 'datalink' && isSourceLob(v)) {
+              xml += await lobCell(v, i, family, ctx, stats);
+              break;
+            }
+            const text = scalarText(v, family);
+            if (text === undefined) throw valueError(v, i, ctx, stats);
+            xml += text === '' ? empty[i] : open[i] + text + close[i];
+            break;
+          }
+          case CellWay.Lob:
+            xml += inlineLobCell(v, i, family, ctx, stats) ?? (await lobCell(v, i, family, ctx, stats));
+            break;
+          case CellWay.Array:
+            xml += arrayCell(v, i, family, ctx, stats);
+            break;
+          case CellWay.Structured:
+            xml += await complexCell(v, `c${i + 1}`, shapes[i]!, [`c${i + 1}`], i, ctx, stats);
+            break;
+        }
+      }
+      out += xml + '</row>\n';
+      onRow?.();
     }
-    out += xml + '</row>\n';
-    onRow?.();
     if (out.length >= CHUNK_CHARS) {
       yield out;
       out = '';
@@ -235,53 +267,57 @@ function arrayCell(v: SourceValue, i: number, family: SqlTypeFamily, ctx: TableD
   return out === '' ? `<c${i + 1}/>` : `<c${i + 1}>${out}</c${i + 1}>`;
 }
 
-/** Every other cell. */
-function scalarCell(v: SourceValue, i: number, family: SqlTypeFamily, ctx: TableDataContext, stats: TableDataStats): string {
-  const text = scalarText(v, family);
-  if (text === undefined) throw valueError(v, i, ctx, stats);
-  return element(i, text);
+const INTEGER_TEXT = /^[+-]?\d+$/;
+const DECIMAL_TEXT = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
+const DATE_TEXT = /^\d{4}-\d{2}-\d{2}Z?$/;
+const TIMESTAMP_TEXT = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d+)?Z?$/;
+const TIME_TEXT = /^\d{2}:\d{2}:\d{2}(\.\d+)?Z?$/;
+
+/** `text` with a 'Z' at the end unless it has one (a UTC mark). */
+function withZ(text: string): string {
+  return text.charCodeAt(text.length - 1) === 0x5a ? text : text + 'Z';
 }
 
-/** The XML text of a non-LOB value of a family, or undefined when the value does not fit it. */
+/**
+ * The XML text of a non-LOB value of a family, or undefined when the value does not fit it.
+ * Called once per cell: no closures, no regex replaces on the common paths.
+ */
 function scalarText(v: SourceValue, family: SqlTypeFamily): string | undefined {
-  if (isSiardText(v)) return escapeSiardText(v.text);
-  const simple = (text: string) => text;
-  const bad = (): undefined => undefined;
+  if (typeof v === 'object' && isSiardText(v)) return escapeSiardText(v.text);
   switch (family) {
     case 'integer':
-      if (typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v))) return simple(v.toString());
-      if (typeof v === 'string' && /^[+-]?\d+$/.test(v)) return simple(v);
-      return bad();
+      if (typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v))) return v.toString();
+      if (typeof v === 'string' && INTEGER_TEXT.test(v)) return v;
+      return undefined;
     case 'decimal':
-      if (typeof v === 'bigint') return simple(v.toString());
-      if (typeof v === 'number' && Number.isFinite(v)) return simple(plainDecimal(v));
-      if (typeof v === 'string' && /^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(v)) return simple(v);
-      return bad();
+      if (typeof v === 'bigint') return v.toString();
+      if (typeof v === 'number' && Number.isFinite(v)) return plainDecimal(v);
+      if (typeof v === 'string' && DECIMAL_TEXT.test(v)) return v;
+      return undefined;
     case 'float':
-      if (typeof v === 'bigint') return simple(v.toString());
-      if (typeof v === 'number') return simple(xsDouble(v));
-      return bad();
+      if (typeof v === 'bigint') return v.toString();
+      if (typeof v === 'number') return xsDouble(v);
+      return undefined;
     case 'boolean':
-      if (typeof v === 'boolean') return simple(v ? 'true' : 'false');
-      return bad();
+      if (typeof v === 'boolean') return v ? 'true' : 'false';
+      return undefined;
     case 'char':
-      if (typeof v === 'string') return simple(escapeSiardText(v));
-      return bad();
+      if (typeof v === 'string') return escapeSiardText(v);
+      return undefined;
     case 'date':
-      if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v)) return simple(v + 'Z');
-      if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}Z$/.test(v)) return simple(v);
-      return bad();
+      // 'YYYY-MM-DD' or 'YYYY-MM-DDZ'
+      if (typeof v === 'string' && DATE_TEXT.test(v)) return withZ(v);
+      return undefined;
     case 'timestamp':
-      if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d+)?Z?$/.test(v)) {
-        return simple(v.replace(' ', 'T').replace(/Z?$/, 'Z'));
-      }
-      return bad();
+      // the only space the pattern allows is the date/time separator, at index 10
+      if (typeof v === 'string' && TIMESTAMP_TEXT.test(v)) return withZ(v.charCodeAt(10) === 0x20 ? v.slice(0, 10) + 'T' + v.slice(11) : v);
+      return undefined;
     case 'time':
-      if (typeof v === 'string' && /^\d{2}:\d{2}:\d{2}(\.\d+)?Z?$/.test(v)) return simple(v.replace(/Z?$/, 'Z'));
-      return bad();
+      if (typeof v === 'string' && TIME_TEXT.test(v)) return withZ(v);
+      return undefined;
     default:
-      if (typeof v === 'string') return simple(escapeSiardText(v));
-      return bad();
+      if (typeof v === 'string') return escapeSiardText(v);
+      return undefined;
   }
 }
 
@@ -301,7 +337,7 @@ function xsDouble(v: number): string {
   if (v === -Infinity) return '-INF';
   if (Object.is(v, -0)) return '-0.0';
   const s = String(v);
-  return /[.e]/.test(s) ? s : s + '.0';
+  return s.includes('.') || s.includes('e') ? s : s + '.0';
 }
 
 /** A finite double as an xs:decimal without exponent, digits exactly those of its shortest form. */

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SiardOcflError, UsageError } from '../errors.js';
-import type { DatabaseSource } from './database-source.js';
+import { rowBatchesOf, type DatabaseSource } from './database-source.js';
 import { columnShape, fieldsOfShape, typeCatalog, type CellShape } from './cell-shape.js';
 import { countingSink } from './counting-sink.js';
 import { createLobLayout, type LobLayoutName, type LobLimits } from './lob-placement.js';
@@ -182,7 +182,7 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
         await pkg.addTable({
           xmlName: `${base}/${folder}.xml`,
           xml: tableDataXml(
-            source.rows(s.name, t.name),
+            rowBatchesOf(source, s.name, t.name),
             { schemaIndex: si, tableIndex: ti, tableName: t.name, folder, columns, inlineMax: o.inlineMax, lobWriter, shapes, arrayUse },
             stats,
             o.onRow,

@@ -18,8 +18,15 @@ function hex2(code: number): string {
   return '\\u00' + code.toString(16).toUpperCase().padStart(2, '0');
 }
 
+/**
+ * A character escapeSiardText may change or refuse (or a space after a space). Text without one,
+ * the usual case, is returned as it is after this one scan in the regex engine.
+ */
+const MAY_NEED_ESCAPE = /[&<>"'\\\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]| {2}/;
+
 /** Escapes character data of an element (also safe inside a double-quoted attribute). */
 export function escapeSiardText(text: string): string {
+  if (!MAY_NEED_ESCAPE.test(text)) return text;
   let out = '';
   let start = 0;
   for (let i = 0; i < text.length; i++) {

@@ -80,8 +80,8 @@ export interface TargetLoader {
   /** The name the table gets in the target (schema-qualified where the target has schemas). */
   targetName(table: LoadTable): string;
   createTable(table: LoadTable): Promise<void>;
-  /** Inserts the rows; LOB streams are read to their end before their row is sent. */
-  insertRows(table: LoadTable, rows: AsyncIterable<LoadValue[]>, onRow?: () => void): Promise<number>;
+  /** Inserts the rows, given in batches; LOB streams are read to their end before their row is sent. */
+  insertRows(table: LoadTable, batches: AsyncIterable<LoadValue[][]>, onRow?: () => void): Promise<number>;
   /**
    * Primary, unique and foreign keys, and check constraints where the target can add them after the
    * rows (targets that can only declare keys with the table do it in createTable).
@@ -143,4 +143,9 @@ export async function complexJson(value: LoadComplex): Promise<unknown> {
   const out: Record<string, unknown> = {};
   for (const [i, v] of [...value.elements].sort((a, b) => a[0] - b[0])) out[`u${i}`] = await plain(v);
   return out;
+}
+
+/** The rows of batches one by one, for loaders that take a row at a time. */
+export async function* eachRow(batches: AsyncIterable<LoadValue[][]>): AsyncGenerator<LoadValue[]> {
+  for await (const batch of batches) yield* batch;
 }

@@ -4,7 +4,7 @@
  * -> PostgreSQL (when its module provides `openPostgresSource`); `mysql://` / `mariadb://` -> MariaDB or MySQL.
  */
 import { UsageError } from '../errors.js';
-import { refuseWidened, type DatabaseSource, type SourceCatalog, type SourceValue } from '../siard/database-source.js';
+import { refuseWidened, rowBatchesOf, type DatabaseSource, type SourceCatalog, type SourceValue } from '../siard/database-source.js';
 import { SiardSource } from './siard/siard-source.js';
 import { TableSelection } from './table-selection.js';
 import { SqliteSource } from './sqlite/sqlite-source.js';
@@ -43,6 +43,9 @@ class SelectedSource implements DatabaseSource {
   }
   rows(schema: string, table: string): AsyncIterable<SourceValue[]> {
     return this.inner.rows(schema, table);
+  }
+  rowBatches(schema: string, table: string): AsyncIterable<SourceValue[][]> {
+    return rowBatchesOf(this.inner, schema, table);
   }
   close(): Promise<void> {
     return this.inner.close();

@@ -11,7 +11,7 @@ import { cellType, type SiardArchive, type SiardColumn, type SiardSchema, type S
 import { ZipReader, type ByteSource, type ZipReadLimits } from '../zip/reader.js';
 import type { SiardZip } from '../zip/siard-zip.js';
 import { parseSiardMetadata } from './metadata.js';
-import { columnTypeFamily, readTableRows } from './table-rows.js';
+import { columnTypeFamily, readTableRowBatches } from './table-rows.js';
 import {
   isComplexValue,
   type SiardLobCell,
@@ -174,12 +174,17 @@ export class SiardReader {
 
   /** Streams the rows of a table (constant memory). */
   async *rows(t: SiardTableRef): AsyncGenerator<SiardReadRow> {
+    for await (const batch of this.rowBatches(t)) yield* batch;
+  }
+
+  /** The same rows in batches (those one chunk of the table XML completes): for readers of many rows. */
+  async *rowBatches(t: SiardTableRef): AsyncGenerator<SiardReadRow[]> {
     const entry = this.zip.entry(t.xmlEntry);
     if (!entry) {
       throw new SiardOcflError(`${this.describeTable(t)}: the table data file is missing from the archive.`, { code: 'SIARD_TABLE_MISSING', exitCode: 1 });
     }
     const stream = await this.zip.openStream(entry);
-    yield* readTableRows(stream, { what: this.describeTable(t), columns: t.table.columns });
+    yield* readTableRowBatches(stream, { what: this.describeTable(t), columns: t.table.columns, reopen: () => this.zip.openStream(entry) });
   }
 
   /** Every LOB reference of a table, with its lobFolder chain, row and column. */

@@ -9,6 +9,7 @@ import { SaxesParser, type SaxesTag } from 'saxes';
 import { SiardOcflError } from '../../errors.js';
 import { cellType, sqlTypeFamily, type SiardColumn, type SqlTypeFamily } from '../model.js';
 import { decodeSiardHex, unescapeSiard } from './escape.js';
+import { cellNumber, FastTableRows } from './table-rows-fast.js';
 import { normaliseSiardDigestType } from './metadata.js';
 import type { SiardReadCellValue, SiardReadLobReference, SiardReadRow } from './types.js';
 
@@ -16,6 +17,8 @@ export interface TableRowsOptions {
   /** names the table in messages, e.g. `x.siard: table SAKILA.actor (content/schema0/table0/table0.xml)` */
   what: string;
   columns: readonly SiardColumn[];
+  /** opens the table XML again from its start: enables the fast path, which may need a second read */
+  reopen?: () => Promise<Readable>;
 }
 
 interface Frame {
@@ -35,6 +38,9 @@ export function columnTypeFamily(type: string | undefined): SqlTypeFamily | unde
     return undefined;
   }
 }
+
+/** The attributes of an element that has none (shared, never written to). */
+const NO_ATTRIBUTES: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 function localName(name: string): string {
   const colon = name.indexOf(':');
@@ -73,6 +79,61 @@ const MAX_DEPTH = 3 + 100;
  * destroys it. Errors are SiardOcflError sentences naming the table, the row and the column.
  */
 export async function* readTableRows(input: Readable, options: TableRowsOptions): AsyncGenerator<SiardReadRow> {
+  for await (const batch of readTableRowBatches(input, options)) yield* batch;
+}
+
+/**
+ * The same rows, in batches: those completed by each chunk of input (one await per chunk, not per
+ * row). With `options.reopen`, rows of the usual shape are read by the fast path (table-rows-fast.ts);
+ * where it gives up, the table is read again from its start with saxes, the rows already given skipped.
+ */
+export async function* readTableRowBatches(input: Readable, options: TableRowsOptions): AsyncGenerator<SiardReadRow[]> {
+  if (!options.reopen) {
+    yield* saxesRowBatches(input, options, 0);
+    return;
+  }
+  const fast = new FastTableRows(
+    options.columns.map((c) => columnTypeFamily(cellType(c))),
+    MAX_TEXT_RUN,
+  );
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let first = true;
+  let done = false;
+  try {
+    for await (const chunk of input as AsyncIterable<Buffer | string>) {
+      let s: string;
+      try {
+        s = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+      } catch {
+        break; // saxes's read names the row
+      }
+      if (first && s.length > 0) {
+        if (s.charCodeAt(0) === 0xfeff) s = s.slice(1);
+        first = false;
+      }
+      const rows = fast.feed(s);
+      if (!rows) break;
+      if (rows.length > 0) yield rows;
+    }
+    if (!input.readableAborted && input.readableEnded) {
+      let tail: string | undefined;
+      try {
+        tail = decoder.decode();
+      } catch {
+        tail = undefined;
+      }
+      const rows = tail === undefined ? undefined : fast.feed(tail);
+      if (rows && rows.length > 0) yield rows;
+      done = rows !== undefined && fast.finish();
+    }
+  } finally {
+    input.destroy();
+  }
+  if (!done) yield* saxesRowBatches(await options.reopen(), options, fast.rowsGiven);
+}
+
+/** Rows through saxes; the first `skip` rows are read (and checked) but not given. */
+async function* saxesRowBatches(input: Readable, options: TableRowsOptions, skip: number): AsyncGenerator<SiardReadRow[]> {
   const rows = new TableRowsCollector(options);
   const parser = new SaxesParser({ position: true });
   parser.on('error', (err) => rows.fail(`not well-formed XML (${err.message})`));
@@ -101,11 +162,13 @@ export async function* readTableRows(input: Readable, options: TableRowsOptions)
       }
       parser.write(s);
       rows.checkTextRun(s.length);
-      yield* rows.take();
+      const batch = rows.take(skip);
+      if (batch.length > 0) yield batch;
     }
     parser.write(decode());
     parser.close();
-    yield* rows.take();
+    const last = rows.take(skip);
+    if (last.length > 0) yield last;
     if (!rows.sawTable) throw new SiardOcflError(`${options.what}: the table XML is empty.`, { code: 'SIARD_TABLE', exitCode: 1 });
   } finally {
     input.destroy();
@@ -137,9 +200,11 @@ class TableRowsCollector {
   }
 
   /** The rows completed so far (throws the first failure instead, once it happened). */
-  *take(): Generator<SiardReadRow> {
+  take(skip = 0): SiardReadRow[] {
     if (this.failure) throw this.failure;
-    while (this.ready.length > 0) yield this.ready.shift()!;
+    if (this.ready.length === 0) return [];
+    const all = this.ready.splice(0, this.ready.length);
+    return skip > 0 && all[0]!.index <= skip ? all.filter((r) => r.index > skip) : all;
   }
 
   /** A zip bomb of one endless value would fill memory: text runs are bounded. */
@@ -161,7 +226,9 @@ class TableRowsCollector {
     const stack = this.stack;
     const name = localName(tag.name);
     const depth = stack.length;
-    if (depth === 0) {
+    if (depth === 2 && cellNumber(name, columns.length) > 0) {
+      // a cell <cN>: the usual element, checked without a regex
+    } else if (depth === 0) {
       if (name !== 'table') this.fail(`the root element is <${name}>, not <table>`);
       this.sawTable = true;
     } else if (depth === 1) {
@@ -184,8 +251,11 @@ class TableRowsCollector {
         parent.elements ??= new Map();
       }
     }
-    const attributes: Record<string, string> = {};
-    for (const [k, v] of Object.entries(tag.attributes)) attributes[localName(k)] = v as string;
+    let attributes = NO_ATTRIBUTES;
+    for (const k in tag.attributes) {
+      if (attributes === NO_ATTRIBUTES) attributes = {};
+      attributes[localName(k)] = tag.attributes[k] as string;
+    }
     stack.push({ name, attributes, text: '', elements: undefined, kind: undefined });
   }
 

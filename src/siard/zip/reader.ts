@@ -390,7 +390,8 @@ export class ZipReader {
     if (entry.compressionMethod === METHOD_STORE) {
       raw.pipe(check);
     } else {
-      const inflate = zlib.createInflateRaw();
+      // large output chunks: fewer callbacks on the main thread while the thread pool inflates
+      const inflate = zlib.createInflateRaw({ chunkSize: 256 * 1024 });
       inflate.on('error', forward);
       raw.pipe(inflate).pipe(check);
       check.on('close', () => {

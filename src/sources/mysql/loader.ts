@@ -35,7 +35,7 @@ import { Readable } from 'node:stream';
 import type * as mariadb from 'mariadb';
 import { SiardOcflError } from '../../errors.js';
 import { cellType, type SiardArchive, type SiardForeignKey } from '../../siard/model.js';
-import { complexJson, isLoadComplex, isLoadLob, type LoadColumn, type LoadTable, type LoadValue, type LoadView, type NotRecreated, type TargetLoader } from '../loader.js';
+import { complexJson, eachRow, isLoadComplex, isLoadLob, type LoadColumn, type LoadTable, type LoadValue, type LoadView, type NotRecreated, type TargetLoader } from '../loader.js';
 import { connectMysql, MYSQL_SESSION_SETTINGS, describeMysqlUrl, parseMysqlUrl, qualifiedMysqlName } from './connection.js';
 import { GEOMETRY_INTERNAL_NOTE, GEOMETRY_WKB_NOTE } from './mysql-source.js';
 import { durationToTime } from './type-mapping.js';
@@ -320,7 +320,8 @@ export class MysqlLoader implements TargetLoader {
     this.created.tables.push(this.nameOf(table));
   }
 
-  async insertRows(table: LoadTable, rows: AsyncIterable<LoadValue[]>, onRow?: () => void): Promise<number> {
+  async insertRows(table: LoadTable, batches: AsyncIterable<LoadValue[][]>, onRow?: () => void): Promise<number> {
+    const rows = eachRow(batches);
     const targets = this.targets.get(table) ?? table.columns.map((c) => this.targetOf(c));
     const head = `INSERT INTO ${this.nameOf(table)} VALUES `;
     let tuples: string[] = [];

@@ -2,8 +2,9 @@
  * Restore target: a PostgreSQL database.
  *
  * All-or-nothing: schemas, tables, rows and keys are created in one transaction, committed at the
- * end; any failure rolls it all back. Rows go in multi-row INSERTs (bounded by rows, parameters
- * and bytes). A LOB up to `inlineLobBytes` travels as a parameter; a larger one is streamed into
+ * end; any failure rolls it all back. Rows go through COPY FROM STDIN (copy-in.ts); a row holding
+ * a LOB stream goes in a multi-row INSERT (bounded by rows, parameters and bytes) instead. There a
+ * LOB up to `inlineLobBytes` travels as a parameter; a larger one is streamed into
  * a temporary large object with lo_put() slices and inserted with lo_get(), then unlinked, so a
  * 1 GiB value never sits whole in this process.
  *
@@ -33,6 +34,7 @@ import { enumLabels } from './enum-type.js';
 import { complexJson, isLoadComplex, isLoadLob, type LoadColumn, type LoadComplex, type LoadLob, type LoadTable, type LoadValue, type LoadView, type NotRecreated, type TargetLoader } from '../loader.js';
 import { conditionProblem } from '../sql-text.js';
 import { addCheckConstraint } from './check-constraint.js';
+import { COPY_NULL, copyBytes, copyField, CopyIn } from './copy-in.js';
 import { connectPostgres, describePostgresUrl } from './connection.js';
 import { qualifiedName } from './introspect.js';
 import { quoteIdent } from '../sql-identifier.js';
@@ -94,6 +96,9 @@ export interface PostgresLoaderOptions {
   /** restore into a database that already holds tables or views (none of the archive's names) */
   intoExisting?: boolean;
 }
+
+/** A row plainCopyFields leaves to copyFields. */
+const NOT_PLAIN = Symbol('not plain');
 
 /** bytes per lo_put() once a LOB goes through a large object */
 const PUT_BYTES = 4 * 1024 * 1024;
@@ -302,23 +307,134 @@ export class PostgresLoader implements TargetLoader {
     this.nameSet(table.schema).add(table.name);
   }
 
-  async insertRows(table: LoadTable, rows: AsyncIterable<LoadValue[]>, onRow?: () => void): Promise<number> {
+  /**
+   * Rows go through COPY (copy-in.ts) while they hold values the restore has in hand; a row with a
+   * LOB stream (which may become a large object, needing queries of its own) ends the COPY and goes
+   * in a multi-row INSERT instead. Rows keep their order.
+   */
+  async insertRows(table: LoadTable, batches: AsyncIterable<LoadValue[][]>, onRow?: () => void): Promise<number> {
     const client = this.open();
     const types = this.columnTypes.get(table) ?? table.columns.map((c) => this.pgTypeOf(c));
+    const inserts = this.multiRowInsert(table, types);
+    let copy: CopyIn | undefined;
+    let copyFirst = 0;
+    let n = 0;
+    const refused = (first: number, last: number, err: unknown) =>
+      err instanceof SiardOcflError
+        ? err
+        : new SiardOcflError(`Table "${table.schema}"."${table.name}", rows ${first}-${last}: PostgreSQL refused them (${(err as Error).message}).`, {
+            code: 'RESTORE_INSERT',
+            exitCode: 1,
+            cause: err,
+          });
+    const endCopy = async (): Promise<void> => {
+      const ending = copy;
+      copy = undefined;
+      if (ending) await ending.end().catch((err: unknown) => Promise.reject(refused(copyFirst, copyFirst + ending.rows - 1, err)));
+    };
+    try {
+      for await (const batch of batches) {
+        for (const row of batch) {
+          n++;
+          const plain = this.plainCopyFields(table, row, n);
+          const fields = plain !== NOT_PLAIN ? plain : await this.copyFields(table, types, row, n);
+          if (fields) {
+            await inserts.flush();
+            if (!copy) {
+              copy = new CopyIn(client, qualifiedName(table.schema, table.name));
+              copyFirst = n;
+            }
+            const sent = copy.write(fields);
+            if (sent) await sent.catch((err: unknown) => Promise.reject(refused(copyFirst, n, err)));
+          } else {
+            await endCopy();
+            await inserts.add(row, n);
+          }
+          onRow?.();
+        }
+      }
+      await endCopy();
+      await inserts.flush();
+    } catch (err) {
+      await copy?.abort(err as Error);
+      throw err;
+    }
+    return n;
+  }
+
+  /** copyFields for a row of text, bytes and NULLs only, without a promise; NOT_PLAIN for any other row. */
+  private plainCopyFields(table: LoadTable, row: LoadValue[], n: number): string[] | typeof NOT_PLAIN {
+    const fields: string[] = new Array(table.columns.length);
+    for (let c = 0; c < table.columns.length; c++) {
+      const value = row[c] ?? null;
+      if (value === null) fields[c] = COPY_NULL;
+      else if (value instanceof Uint8Array) fields[c] = copyBytes(value);
+      else if (typeof value !== 'string') return NOT_PLAIN;
+      else {
+        let text: string | Buffer;
+        try {
+          text = this.scalarText(table.columns[c]!, value);
+        } catch (err) {
+          throw new SiardOcflError(`Table "${table.schema}"."${table.name}", row ${n}, column "${table.columns[c]!.column.name}": ${(err as Error).message}`, {
+            code: 'RESTORE_VALUE',
+            exitCode: 1,
+            cause: err,
+          });
+        }
+        fields[c] = typeof text === 'string' ? copyField(text) : copyBytes(text);
+      }
+    }
+    return fields;
+  }
+
+  /** A row's COPY fields; undefined when it holds a LOB stream (it goes in an INSERT). */
+  private async copyFields(table: LoadTable, types: string[], row: LoadValue[], n: number): Promise<string[] | undefined> {
+    const fields: string[] = new Array(table.columns.length);
+    for (let c = 0; c < table.columns.length; c++) {
+      const value = row[c] ?? null;
+      if (value === null) {
+        fields[c] = COPY_NULL;
+        continue;
+      }
+      if (isLoadLob(value)) return undefined;
+      const col = table.columns[c]!;
+      try {
+        if (value instanceof Uint8Array) fields[c] = copyBytes(value);
+        else if (isLoadComplex(value)) {
+          fields[c] = copyField(value.kind === 'array' && types[c]!.endsWith('[]') ? await this.arrayLiteral(col, value) : JSON.stringify(await complexJson(value)));
+        } else {
+          const text = this.scalarText(col, value);
+          fields[c] = typeof text === 'string' ? copyField(text) : copyBytes(text);
+        }
+      } catch (err) {
+        if (err instanceof SiardOcflError) throw err;
+        throw new SiardOcflError(`Table "${table.schema}"."${table.name}", row ${n}, column "${col.column.name}": ${(err as Error).message}`, {
+          code: 'RESTORE_VALUE',
+          exitCode: 1,
+          cause: err,
+        });
+      }
+    }
+    return fields;
+  }
+
+  /** Rows in multi-row INSERTs (bounded by rows, parameters and bytes), for rows with LOB streams. */
+  private multiRowInsert(table: LoadTable, types: string[]): { add(row: LoadValue[], n: number): Promise<void>; flush(): Promise<void> } {
+    const client = this.open();
     const head = `INSERT INTO ${qualifiedName(table.schema, table.name)} VALUES `;
     const maxRows = Math.max(1, Math.min(this.batchRows, Math.floor(60000 / Math.max(1, table.columns.length))));
     let tuples: string[] = [];
     let params: unknown[] = [];
     let bytes = 0;
     let largeObjects: string[] = [];
-    let n = 0;
+    let last = 0;
     const flush = async (): Promise<void> => {
       if (tuples.length === 0) return;
       try {
         await client.query(head + tuples.join(', '), params);
       } catch (err) {
         throw new SiardOcflError(
-          `Table "${table.schema}"."${table.name}", rows ${n - tuples.length + 1}-${n}: PostgreSQL refused them (${(err as Error).message}).`,
+          `Table "${table.schema}"."${table.name}", rows ${last - tuples.length + 1}-${last}: PostgreSQL refused them (${(err as Error).message}).`,
           { code: 'RESTORE_INSERT', exitCode: 1, cause: err },
         );
       }
@@ -328,8 +444,8 @@ export class PostgresLoader implements TargetLoader {
       bytes = 0;
       largeObjects = [];
     };
-    for await (const row of rows) {
-      n++;
+    const add = async (row: LoadValue[], n: number): Promise<void> => {
+      last = n;
       const cells: string[] = [];
       for (let c = 0; c < table.columns.length; c++) {
         const col = table.columns[c]!;
@@ -348,11 +464,9 @@ export class PostgresLoader implements TargetLoader {
         cells.push(cell.sql);
       }
       tuples.push(`(${cells.join(', ')})`);
-      onRow?.();
       if (tuples.length >= maxRows || bytes >= this.batchBytes || largeObjects.length > 0) await flush();
-    }
-    await flush();
-    return n;
+    };
+    return { add, flush };
   }
 
   /** SQL for one cell; its parameters are appended to `params`. */

@@ -26,6 +26,7 @@ import { isStreamedKind, type PgValueKind } from './type-mapping.js';
 import { convertScalar, decodeByteaHex, parseArrayLiteral, ValueConversionError } from './values.js';
 import { quoteIdent } from '../sql-identifier.js';
 import { sourceTableOf } from '../catalog-table.js';
+import { readAhead } from '../read-ahead.js';
 
 /** SourceTable with its check constraints always present. */
 export interface PgSourceTable extends SourceTable {
@@ -124,19 +125,31 @@ export class PostgresSource implements DatabaseSource {
   }
 
   async *rows(schema: string, table: string): AsyncIterable<SourceValue[]> {
+    for await (const batch of this.rowBatches(schema, table)) yield* batch;
+  }
+
+  /**
+   * Rows as the cursor fetches them (up to fetchRows at a time), the next fetch under way while the
+   * writer formats these; only LOB cells are awaited.
+   */
+  rowBatches(schema: string, table: string): AsyncIterable<SourceValue[][]> {
+    return readAhead(this.readBatches(schema, table));
+  }
+
+  private async *readBatches(schema: string, table: string): AsyncIterable<SourceValue[][]> {
     if (!this.catalogCache) await this.catalog();
     const runtime = this.tables.get(`${schema}\u0000${table}`);
     if (!runtime) throw new Error(`Table "${schema}"."${table}" is not in the exported catalogue.`);
     const { plan } = runtime;
     const select: string[] = [];
-    const readers: Array<(raw: unknown[], at: number, row: number, locator: Locator) => Promise<SourceValue>> = [];
+    const readers: Array<(raw: unknown[], at: number, row: number, locator: Locator) => SourceValue | Promise<SourceValue>> = [];
     let streamed = 0;
     for (const col of plan.columns) {
       const id = quoteIdent(col.name);
       const kind = col.mapped.kind;
       if (col.mapped.array) {
         select.push(id);
-        readers.push(async (raw, i, row) => this.arrayValue(plan, col, raw[i] as string | null, row));
+        readers.push((raw, i, row) => this.arrayValue(plan, col, raw[i] as string | null, row));
       } else if (kind === 'largeObject') {
         select.push(id);
         streamed++;
@@ -149,7 +162,7 @@ export class PostgresSource implements DatabaseSource {
         readers.push(async (raw, i, row, locator) => this.streamedValue(plan, col, raw[i] as string | null, raw[i + 1] as string | null, row, locator));
       } else {
         select.push(kind === 'timetz' ? `(${id} AT TIME ZONE 'UTC')` : id);
-        readers.push(async (raw, i, row) => this.scalarValue(plan, col, raw[i] as string | null, row));
+        readers.push((raw, i, row) => this.scalarValue(plan, col, raw[i] as string | null, row));
       }
     }
     const columnStart: number[] = [];
@@ -172,13 +185,19 @@ export class PostgresSource implements DatabaseSource {
       for (;;) {
         const rows = (await cursor.read(batch)) as unknown[][];
         if (rows.length === 0) break;
-        for (const raw of rows) {
+        const fetched: SourceValue[][] = new Array(rows.length);
+        for (let r = 0; r < rows.length; r++) {
+          const raw = rows[r]!;
           rowNumber++;
           const locator: Locator = { tableoid: String(raw[locatorAt]), ctid: String(raw[locatorAt + 1]) };
           const out: SourceValue[] = new Array(plan.columns.length);
-          for (let c = 0; c < plan.columns.length; c++) out[c] = await readers[c]!(raw, columnStart[c]!, rowNumber, locator);
-          yield out;
+          for (let c = 0; c < plan.columns.length; c++) {
+            const value = readers[c]!(raw, columnStart[c]!, rowNumber, locator);
+            out[c] = value instanceof Promise ? await value : value;
+          }
+          fetched[r] = out;
         }
+        yield fetched;
       }
     } finally {
       await cursor.close().catch(() => {});

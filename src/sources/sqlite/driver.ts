@@ -9,18 +9,21 @@ import type BetterSqlite3 from 'better-sqlite3';
 
 const require = createRequire(import.meta.url);
 
-function load(): typeof BetterSqlite3 {
+function load(): { module: typeof BetterSqlite3; path: string } {
   if (Number(process.versions.node.split('.')[0]) >= 22) {
     try {
-      return require('better-sqlite3-13') as typeof BetterSqlite3;
+      return { module: require('better-sqlite3-13') as typeof BetterSqlite3, path: require.resolve('better-sqlite3-13') };
     } catch (err) {
       // Not installed (an install made under Node 20 skips it): 12.x, which works on Node 22.
       if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err;
     }
   }
-  return require('better-sqlite3') as typeof BetterSqlite3;
+  return { module: require('better-sqlite3') as typeof BetterSqlite3, path: require.resolve('better-sqlite3') };
 }
 
+const loaded = load();
 // Typed as the package itself (constructor and its Database type), so callers' types are unchanged.
-const Database: typeof BetterSqlite3 = load();
+const Database: typeof BetterSqlite3 = loaded.module;
 export default Database;
+/** The file of the package loaded, for worker threads that open the database themselves. */
+export const driverPath = loaded.path;

@@ -98,11 +98,20 @@ export function sqliteTypeOf(col: LoadColumn): string {
   }
 }
 
-function isInteger(text: string): boolean {
-  if (!/^[+-]?\d+$/.test(text)) return false;
+const INTEGER_TEXT = /^[+-]?\d+$/;
+
+/** The integer `text` spells when it fits SQLite's 64 bits (parsed once), else undefined. */
+function int64(text: string): bigint | undefined {
+  if (!INTEGER_TEXT.test(text)) return undefined;
   const n = BigInt(text);
-  return n >= INT64_MIN && n <= INT64_MAX;
+  return n >= INT64_MIN && n <= INT64_MAX ? n : undefined;
 }
+
+/** A value bindValue could not bind without awaiting. */
+const NOT_PLAIN = Symbol('not plain');
+
+/** Families whose text binds unchanged (bindText's default). */
+const PLAIN_TEXT_FAMILIES = new Set(['char', 'clob', 'xml', 'interval', 'datalink']);
 
 export class SqliteLoader implements TargetLoader {
   readonly description: string;
@@ -228,39 +237,58 @@ export class SqliteLoader implements TargetLoader {
     }
   }
 
-  async insertRows(table: LoadTable, rows: AsyncIterable<LoadValue[]>, onRow?: () => void): Promise<number> {
+  async insertRows(table: LoadTable, batches: AsyncIterable<LoadValue[][]>, onRow?: () => void): Promise<number> {
     const db = this.open();
     const name = this.targetName(table);
     const insert = db.prepare(`INSERT INTO ${quoteIdent(name)} VALUES (${table.columns.map(() => '?').join(', ')})`);
+    const columns = table.columns;
+    // text of these columns binds as it is (no conversion, nothing to await)
+    const textAsIs = columns.map((c) => c.column.mimeType !== SQLITE_LITERAL_MIME && (c.family === undefined || PLAIN_TEXT_FAMILIES.has(c.family)));
     let n = 0;
-    for await (const row of rows) {
-      n++;
-      const values: unknown[] = new Array(table.columns.length);
-      for (let c = 0; c < table.columns.length; c++) {
-        const col = table.columns[c]!;
+    for await (const batch of batches) {
+      for (const row of batch) {
+        n++;
+        const values: unknown[] = new Array(columns.length);
+        for (let c = 0; c < columns.length; c++) {
+          const value = row[c] ?? null;
+          if (value === null || (textAsIs[c] && typeof value === 'string')) {
+            values[c] = value;
+            continue;
+          }
+          const col = columns[c]!;
+          try {
+            const bound = this.bindPlain(col, value);
+            values[c] = bound !== NOT_PLAIN ? bound : await this.bindValue(col, value);
+          } catch (err) {
+            if (err instanceof SiardOcflError) throw err;
+            throw new SiardOcflError(`Table "${table.schema}"."${table.name}", row ${n}, column "${col.column.name}": ${(err as Error).message}`, {
+              code: 'RESTORE_VALUE',
+              exitCode: 1,
+              cause: err,
+            });
+          }
+        }
         try {
-          values[c] = await this.bindValue(col, row[c] ?? null);
+          insert.run(values);
         } catch (err) {
-          if (err instanceof SiardOcflError) throw err;
-          throw new SiardOcflError(`Table "${table.schema}"."${table.name}", row ${n}, column "${col.column.name}": ${(err as Error).message}`, {
-            code: 'RESTORE_VALUE',
+          throw new SiardOcflError(`Table "${table.schema}"."${table.name}", row ${n}: SQLite refused the row (${(err as Error).message}).`, {
+            code: 'RESTORE_INSERT',
             exitCode: 1,
             cause: err,
           });
         }
+        onRow?.();
       }
-      try {
-        insert.run(values);
-      } catch (err) {
-        throw new SiardOcflError(`Table "${table.schema}"."${table.name}", row ${n}: SQLite refused the row (${(err as Error).message}).`, {
-          code: 'RESTORE_INSERT',
-          exitCode: 1,
-          cause: err,
-        });
-      }
-      onRow?.();
     }
     return n;
+  }
+
+  /** bindValue for a text or bytes value, without a promise; NOT_PLAIN for LOB streams, ARRAY / UDT values and literals. */
+  private bindPlain(col: LoadColumn, value: LoadValue): unknown {
+    if (typeof value !== 'string' && !(value instanceof Uint8Array)) return NOT_PLAIN;
+    if (col.column.mimeType === SQLITE_LITERAL_MIME) return NOT_PLAIN;
+    if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+    return this.bindText(col, value);
   }
 
   private async bindValue(col: LoadColumn, value: LoadValue): Promise<unknown> {
@@ -275,20 +303,26 @@ export class SqliteLoader implements TargetLoader {
       return value.text ? bytes.toString('utf8') : bytes;
     }
     if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-    const text = value;
+    return this.bindText(col, value);
+  }
+
+  /** The value to bind for the text of a cell of `col`. */
+  private bindText(col: LoadColumn, text: string): unknown {
     switch (col.family) {
       case 'integer':
-        return isInteger(text) ? BigInt(text) : text;
-      case 'decimal':
-        if (isInteger(text)) return BigInt(text);
+        return int64(text) ?? text;
+      case 'decimal': {
+        const exact = int64(text);
+        if (exact !== undefined) return exact;
         if (this.fromSqlite) return Number(text);
         return text;
+      }
       case 'float':
         if (text === 'INF') return Infinity;
         if (text === '-INF') return -Infinity;
         if (text === 'NaN') return null;
         // An archive from SQLite writes integers stored in an untyped column without '.0'.
-        if (this.fromSqlite && isInteger(text)) return BigInt(text);
+        if (this.fromSqlite) return int64(text) ?? Number(text);
         return Number(text);
       case 'boolean':
         return text === 'true' || text === '1' ? 1n : text === 'false' || text === '0' ? 0n : text;

@@ -3,8 +3,9 @@
  * foreign and unique keys, row counts, and rows streamed in rowid order (primary-key order for
  * WITHOUT ROWID tables) inside one read transaction, so catalogue and rows agree.
  *
- * Memory: rows are read one at a time (`iterate()`); better-sqlite3 returns each value whole, so
- * memory per row is bounded by its largest cell (SQLite's own limit is 1 GB per value).
+ * Memory: rows are read with `iterate()` as raw arrays and handed over in batches of a few MB
+ * (BATCH_BYTES) or one row when a row is larger; better-sqlite3 returns each value whole, so memory
+ * is bounded by two batches or the largest row (SQLite's own limit is 1 GB per value).
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import Database from './driver.js';
@@ -19,6 +20,7 @@ import { sqliteCheckConstraints } from './check-constraints.js';
 import { sqliteTriggers } from './triggers.js';
 import { quoteIdent } from '../sql-identifier.js';
 import { decideColumnTypes, type ColumnDecision } from './prescan.js';
+import { aggregateScanner, type AggregateScanner } from './split-scan.js';
 import { formatReal, mapDeclaredType } from './type-mapping.js';
 import { sqliteLiteral } from './value-literal.js';
 
@@ -50,6 +52,7 @@ export class SqliteSource implements DatabaseSource {
   readonly description: string;
   private readonly db: BetterSqlite3.Database;
   private readonly plans = new Map<string, TablePlan>();
+  private readonly scanner: AggregateScanner;
   private catalogCache: SourceCatalog | undefined;
 
   private constructor(
@@ -59,6 +62,7 @@ export class SqliteSource implements DatabaseSource {
   ) {
     this.description = file;
     this.db = db;
+    this.scanner = aggregateScanner(db, file);
   }
 
   /** Opens `file` read-only; a missing file or one that is not SQLite is a usage error (exit 2). */
@@ -101,7 +105,7 @@ export class SqliteSource implements DatabaseSource {
       if (o.type === 'table') {
         if (/^\s*CREATE\s+VIRTUAL\s+TABLE/i.test(o.sql ?? '')) continue;
         if (this.options.tableFilter && !this.options.tableFilter(o.name, 'main')) continue;
-        const plan = this.planTable(o.name, o.sql ?? '');
+        const plan = await this.planTable(o.name, o.sql ?? '');
         this.plans.set(o.name, plan);
         tables.push(plan.table);
         // indexes other than keys (SIARD 2.2 has no element for them)
@@ -132,14 +136,14 @@ export class SqliteSource implements DatabaseSource {
     return this.catalogCache;
   }
 
-  private planTable(name: string, createSql: string): TablePlan {
+  private async planTable(name: string, createSql: string): Promise<TablePlan> {
     const info = this.db.prepare(`PRAGMA main.table_xinfo(${quoteIdent(name)})`).all() as Array<TableInfoRow & { hidden: number }>;
     const cols = info.filter((c) => c.hidden === 0 || c.hidden === 2 || c.hidden === 3);
     const withoutRowid = this.isWithoutRowid(name);
     const pkCols = info.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk);
     const orderBy = withoutRowid ? pkCols.map((c) => quoteIdent(c.name)).join(', ') : 'rowid';
     const mapped = cols.map((c) => ({ name: c.name, mapped: mapDeclaredType(c.type ?? '') }));
-    const { decisions, rows } = decideColumnTypes(this.db, name, mapped, orderBy);
+    const { decisions, rows } = await decideColumnTypes(this.db, name, mapped, orderBy, this.scanner);
     const columns: SiardColumn[] = cols.map((c, i) => {
       const col: SiardColumn = {
         name: c.name,
@@ -253,11 +257,19 @@ export class SqliteSource implements DatabaseSource {
     return view;
   }
 
-  rows(schema: string, table: string): AsyncIterable<SourceValue[]> {
-    return readAhead(this.readRows(schema, table));
+  async *rows(schema: string, table: string): AsyncIterable<SourceValue[]> {
+    for await (const batch of this.rowBatches(schema, table)) yield* batch;
   }
 
-  private async *readRows(schema: string, table: string): AsyncIterable<SourceValue[]> {
+  rowBatches(schema: string, table: string): AsyncIterable<SourceValue[][]> {
+    return readAhead(this.readBatches(schema, table));
+  }
+
+  /**
+   * Rows in batches of up to BATCH_ROWS rows and about BATCH_BYTES of values (at least one row):
+   * one await per batch instead of per row, and the next batch read while the writer formats this one.
+   */
+  private async *readBatches(schema: string, table: string): AsyncIterable<SourceValue[][]> {
     if (schema !== 'main') throw new Error(`SQLite has only the schema "main", not "${schema}".`);
     if (!this.catalogCache) await this.catalog();
     const plan = this.plans.get(table);
@@ -292,22 +304,34 @@ export class SqliteSource implements DatabaseSource {
     const converters = plan.decisions.map((d, i) => converterFor(d, table, plan.table.columns[i]!.name, decoder));
     const textColumn = plan.decisions.map((d) => TEXT_KINDS.has(d.kind));
     let rowNumber = 0;
+    let batch: SourceValue[][] = [];
+    let batchBytes = 0;
     for (const raw of stmt.iterate() as IterableIterator<unknown[]>) {
       rowNumber++;
-      const out: SourceValue[] = new Array(n);
+      // converted in place: one array per row, trimmed of the extra columns after the values
+      const out = raw as SourceValue[];
       for (let i = 0; i < n; i++) {
         const v = raw[i];
         if (literal[i]) {
           out[i] = literalCell(v, raw[classAt.get(i)!] as string, table, plan.table.columns[i]!.name, rowNumber, decoder);
           continue;
         }
-        if (!strict && textColumn[i] && typeof v === 'string' && v.includes('\uFFFD')) {
-          this.checkStoredText(table, plan.table.columns[i]!.name, raw[rowidAt] as bigint, v, encoding, rowNumber);
-        }
+        if (typeof v === 'string') {
+          batchBytes += v.length;
+          if (!strict && textColumn[i] && v.includes('\uFFFD')) this.checkStoredText(table, plan.table.columns[i]!.name, raw[rowidAt] as bigint, v, encoding, rowNumber);
+        } else if (v instanceof Uint8Array) batchBytes += v.length;
         out[i] = converters[i]!(v, rowNumber);
       }
-      yield out;
+      if (out.length > n) out.length = n;
+      batch.push(out);
+      batchBytes += ROW_OVERHEAD_BYTES;
+      if (batch.length >= BATCH_ROWS || batchBytes >= BATCH_BYTES) {
+        yield batch;
+        batch = [];
+        batchBytes = 0;
+      }
     }
+    if (batch.length > 0) yield batch;
   }
 
   private verifier: BetterSqlite3.Database | undefined;
@@ -360,6 +384,11 @@ function literalCell(v: unknown, storageClass: string, table: string, column: st
   }
   return sqliteLiteral(v as bigint | number | Uint8Array);
 }
+
+/** Batch bounds: many narrow rows per await, but few MB held at once (twice that with read-ahead). */
+const BATCH_ROWS = 1000;
+const BATCH_BYTES = 2 * 1024 * 1024;
+const ROW_OVERHEAD_BYTES = 64;
 
 const TEXT_KINDS = new Set(['varchar', 'clob', 'date', 'timestamp']);
 /** Strict decoder for the database's text encoding (PRAGMA encoding). */

@@ -1,0 +1,202 @@
+/**
+ * A fast path for table XML of the usual shape: `<row>` elements holding `<cN>text</cN>` and
+ * `<cN/>` cells, nothing else (what our writer, DBPTK and SIARD Suite write for tables without
+ * LOB files, arrays or UDTs). It reads them without a general XML parser and produces the same rows
+ * as saxes + TableRowsCollector would.
+ *
+ * It accepts only a strict subset of well-formed XML and gives up (feed() returns undefined) on
+ * anything else: a comment, CDATA, a processing instruction after the prolog, an attribute or a
+ * nested element in a row, text between cells or rows, a carriage return (XML normalises line
+ * ends), a character XML forbids, any surrogate, an entity other than the five predefined ones and
+ * valid character references, hex that does not decode, a text run over MAX_TEXT_RUN. The caller
+ * then reads the whole table again with saxes and skips the rows already given, so every
+ * error, message and position is saxes's own.
+ */
+import { decodeSiardHex, unescapeSiard } from './escape.js';
+import type { SqlTypeFamily } from '../model.js';
+import type { SiardReadCellValue, SiardReadRow } from './types.js';
+
+/** The XML declaration (optional) and the root start tag `<table ...>`, whitespace without CR. */
+const PROLOG =
+  /^(?:<\?xml[ \t\n]+version[ \t\n]*=[ \t\n]*(?:"1\.\d+"|'1\.\d+')(?:[ \t\n]+encoding[ \t\n]*=[ \t\n]*(?:"[A-Za-z][\w.-]*"|'[A-Za-z][\w.-]*'))?(?:[ \t\n]+standalone[ \t\n]*=[ \t\n]*(?:"(?:yes|no)"|'(?:yes|no)'))?[ \t\n]*\?>)?[ \t\n]*<table((?:[ \t\n]+[A-Za-z_][\w.:-]*[ \t\n]*=[ \t\n]*(?:"[^"<&]*"|'[^'<&]*'))*)[ \t\n]*>/;
+const ATTRIBUTE_NAME = /([A-Za-z_][\w.:-]*)[ \t\n]*=/g;
+
+/** Characters the fast path leaves to saxes: those XML forbids, CR, any surrogate, U+FFFE/U+FFFF. */
+const UNUSUAL = /[\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]/;
+const NAMED = new Map([
+  ['lt', '<'],
+  ['gt', '>'],
+  ['amp', '&'],
+  ['quot', '"'],
+  ['apos', "'"],
+]);
+
+/** Longest prolog looked at before giving up. */
+const MAX_PROLOG = 64 * 1024;
+
+function isWhitespace(code: number): boolean {
+  return code === 0x20 || code === 0x0a || code === 0x09;
+}
+
+/** An XML 1.0 Char reached through a character reference. */
+function isXmlChar(cp: number): boolean {
+  return cp === 0x9 || cp === 0xa || cp === 0xd || (cp >= 0x20 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
+}
+
+/** Entities decoded, or undefined when one is not a predefined entity or a reference to an XML character. */
+function decodeEntities(text: string): string | undefined {
+  let out = '';
+  let start = 0;
+  for (let amp = text.indexOf('&'); amp >= 0; amp = text.indexOf('&', start)) {
+    const semi = text.indexOf(';', amp + 1);
+    if (semi < 0 || semi - amp > 10) return undefined;
+    const name = text.slice(amp + 1, semi);
+    let rep = NAMED.get(name);
+    if (rep === undefined) {
+      const m = /^#(?:(\d{1,7})|x([0-9A-Fa-f]{1,6}))$/.exec(name);
+      if (!m) return undefined;
+      const cp = m[1] !== undefined ? Number(m[1]) : parseInt(m[2]!, 16);
+      if (!isXmlChar(cp)) return undefined;
+      rep = String.fromCodePoint(cp);
+    }
+    out += text.slice(start, amp) + rep;
+    start = semi + 1;
+  }
+  return out + text.slice(start);
+}
+
+export class FastTableRows {
+  private buf = '';
+  private state: 'prolog' | 'rows' | 'after' = 'prolog';
+  private rowIndex = 0;
+  private textRun: number;
+
+  constructor(
+    private readonly families: ReadonlyArray<SqlTypeFamily | undefined>,
+    maxTextRun: number,
+  ) {
+    this.textRun = maxTextRun;
+  }
+
+  /** Rows given so far. */
+  get rowsGiven(): number {
+    return this.rowIndex;
+  }
+
+  /** The rows `text` completes, or undefined: the fast path gave up (read the table with saxes). */
+  feed(text: string): SiardReadRow[] | undefined {
+    this.buf = this.buf.length === 0 ? text : this.buf + text;
+    if (this.state === 'prolog' && !this.prolog()) {
+      // wait for more only while the root start tag may still be coming
+      const lt = this.buf.indexOf('<table');
+      return this.buf.length > MAX_PROLOG || (lt >= 0 && this.buf.indexOf('>', lt) >= 0) ? undefined : [];
+    }
+    const rows: SiardReadRow[] = [];
+    if (!this.rows(rows) || this.buf.length > this.textRun) {
+      this.rowIndex -= rows.length; // not given: saxes gives them
+      return undefined;
+    }
+    return rows;
+  }
+
+  /** Whether the input ended as a table XML must: `</table>` and nothing but whitespace after it. */
+  finish(): boolean {
+    return this.state === 'after' && !/[^ \t\n]/.test(this.buf);
+  }
+
+  private prolog(): boolean {
+    const m = PROLOG.exec(this.buf);
+    if (!m) return false;
+    const names = [...m[1]!.matchAll(ATTRIBUTE_NAME)].map((a) => a[1]!);
+    if (new Set(names).size !== names.length || UNUSUAL.test(m[0])) {
+      this.buf = ' '.repeat(MAX_PROLOG + 1); // left to saxes: feed() gives up
+      return false;
+    }
+    this.buf = this.buf.slice(m[0].length);
+    this.state = 'rows';
+    return true;
+  }
+
+  /** Reads complete rows off the buffer; false to give up. */
+  private rows(out: SiardReadRow[]): boolean {
+    const buf = this.buf;
+    let pos = 0;
+    for (;;) {
+      while (pos < buf.length && isWhitespace(buf.charCodeAt(pos))) pos++;
+      if (pos >= buf.length) break;
+      if (this.state === 'after') return false; // more than whitespace after the root
+      if (buf.startsWith('<row>', pos)) {
+        const end = this.row(buf, pos + 5, out);
+        if (end === 0) return false;
+        if (end < 0) break; // incomplete: wait for more
+        pos = end;
+        continue;
+      }
+      if (buf.startsWith('</table>', pos)) {
+        pos += 8;
+        this.state = 'after';
+        continue;
+      }
+      if (buf.length - pos < 8 && ('</table>'.startsWith(buf.slice(pos)) || '<row>'.startsWith(buf.slice(pos)))) break;
+      return false;
+    }
+    this.buf = buf.slice(pos);
+    return true;
+  }
+
+  /** One row from `pos` (after `<row>`): the position after `</row>`, -1 when incomplete, 0 to give up. */
+  private row(buf: string, pos: number, out: SiardReadRow[]): number {
+    const cells: SiardReadCellValue[] = new Array<SiardReadCellValue>(this.families.length).fill(null);
+    for (;;) {
+      while (pos < buf.length && isWhitespace(buf.charCodeAt(pos))) pos++;
+      if (pos + 6 > buf.length) return -1;
+      if (buf.startsWith('</row>', pos)) {
+        this.rowIndex++;
+        out.push({ index: this.rowIndex, cells });
+        return pos + 6;
+      }
+      if (buf.charCodeAt(pos) !== 0x3c || buf.charCodeAt(pos + 1) !== 0x63) return 0; // '<c'
+      const gt = buf.indexOf('>', pos);
+      if (gt < 0) return -1;
+      const empty = buf.charCodeAt(gt - 1) === 0x2f;
+      const name = buf.slice(pos + 1, empty ? gt - 1 : gt);
+      const n = cellNumber(name, this.families.length);
+      if (n === 0) return 0;
+      let text = '';
+      if (empty) pos = gt + 1;
+      else {
+        const lt = buf.indexOf('<', gt + 1);
+        if (lt < 0) return -1;
+        const close = `</${name}>`;
+        if (lt + close.length > buf.length) return -1;
+        if (!buf.startsWith(close, lt)) return 0;
+        text = buf.slice(gt + 1, lt);
+        pos = lt + close.length;
+        if (UNUSUAL.test(text) || text.includes(']]>')) return 0;
+        if (text.includes('&')) {
+          const decoded = decodeEntities(text);
+          if (decoded === undefined) return 0;
+          text = decoded;
+        }
+      }
+      const family = this.families[n - 1];
+      if (family === 'blob' || family === 'binary') {
+        const bytes = decodeSiardHex(text);
+        if (!bytes) return 0;
+        cells[n - 1] = bytes;
+      } else cells[n - 1] = unescapeSiard(text);
+    }
+  }
+}
+
+/** N of a cell element named `cN` with 1 <= N <= columns (no leading zero), else 0. */
+export function cellNumber(name: string, columns: number): number {
+  if (name.length < 2 || name.length > 11 || name.charCodeAt(0) !== 0x63 || name.charCodeAt(1) === 0x30) return 0;
+  let n = 0;
+  for (let i = 1; i < name.length; i++) {
+    const d = name.charCodeAt(i) - 0x30;
+    if (d < 0 || d > 9) return 0;
+    n = n * 10 + d;
+  }
+  return n <= columns ? n : 0;
+}
