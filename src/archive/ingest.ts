@@ -365,7 +365,7 @@ export async function ingest(sourceSpec: string, root: string | OcflStorageRoot,
   }
   if (options.resegment) throw new UsageError(`--resegment applies to a .siard package, not to the database ${sourceSpec}.`);
   if (isSiardFileName(sourceSpec) || localSegmentSet(sourceSpec)) {
-    const exportOnly = (['lobLayout', 'maxFiles', 'maxBytes', 'maxSiardBytes', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'excludeTables', 'strict', 'mets'] as const).filter((k) => options[k] !== undefined);
+    const exportOnly = (['lobLayout', 'maxFiles', 'maxBytes', 'maxSiardBytes', 'lobsegZip', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'excludeTables', 'strict', 'mets'] as const).filter((k) => options[k] !== undefined);
     if (exportOnly.length > 0) throw new UsageError(`A SIARD package is stored as received; export options (${exportOnly.join(', ')}) do not apply to ${sourceSpec}.`);
     return ingestSiardPackage(sourceSpec, root, id, options);
   }

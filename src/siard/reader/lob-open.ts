@@ -13,6 +13,7 @@ import { SiardOcflError } from '../../errors.js';
 import { describeLobTarget, findLob, type FoundLob, type LobLocation, type LobPart } from '../lob-location.js';
 import type { SiardReader } from './siard-reader.js';
 import type { SiardLobCell } from './types.js';
+import { withZippedLobFolders } from './zipped-lob-folders.js';
 
 /** How LOB parts are tested and read; the OCFL audit supplies its own over logical paths. */
 export interface LobAccess {
@@ -64,7 +65,7 @@ export function packageLobAccess(reader: SiardReader, options: PackageLobAccessO
     }
   }
 
-  return {
+  const plain: LobAccess = {
     async exists(part) {
       if (part.kind === 'internal') return reader.hasEntry(part.entry);
       try {
@@ -89,6 +90,18 @@ export function packageLobAccess(reader: SiardReader, options: PackageLobAccessO
       return (await stat(await diskPath(part.path))).size;
     },
   };
+  // A LOB segment folder may be a ZIP of the same stem (S_8.4-1); checked like any file of the package.
+  return withZippedLobFolders(plain, async (zipPath) => {
+    try {
+      const full = await diskPath(zipPath);
+      if (!(await stat(full)).isFile()) return undefined;
+      await checkReal(full, zipPath);
+      return full;
+    } catch (err) {
+      if (err instanceof SiardOcflError) throw err;
+      return undefined;
+    }
+  });
 }
 
 /** Names a LOB cell in messages: table, row, column (and nested path). */
@@ -174,7 +187,7 @@ export function openLookedUp(reader: SiardReader, cell: SiardLobCell, lookup: Lo
  */
 export function mappedLobAccess(reader: SiardReader, toDiskPath: (packagePath: string) => string | undefined): LobAccess {
   const disk = (part: LobPart): string | undefined => (part.kind === 'external' ? toDiskPath(part.path) : undefined);
-  return {
+  const plain: LobAccess = {
     async exists(part) {
       if (part.kind === 'internal') return reader.hasEntry(part.entry);
       return disk(part) !== undefined;
@@ -191,4 +204,5 @@ export function mappedLobAccess(reader: SiardReader, toDiskPath: (packagePath: s
       return file === undefined ? 0 : (await stat(file)).size;
     },
   };
+  return withZippedLobFolders(plain, async (zipPath) => toDiskPath(zipPath));
 }
