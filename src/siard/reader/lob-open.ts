@@ -13,7 +13,7 @@ import { SiardOcflError } from '../../errors.js';
 import { describeLobTarget, findLob, type FoundLob, type LobLocation, type LobPart } from '../lob-location.js';
 import type { SiardReader } from './siard-reader.js';
 import type { SiardLobCell } from './types.js';
-import { withZippedLobFolders } from './zipped-lob-folders.js';
+import { withZippedLobFolders, type ZippedLobAccess } from './zipped-lob-folders.js';
 
 /** How LOB parts are tested and read; the OCFL audit supplies its own over logical paths. */
 export interface LobAccess {
@@ -34,7 +34,7 @@ function isInside(parent: string, child: string): boolean {
 }
 
 /** LobAccess over the .siard's ZIP and the package folder on disk. */
-export function packageLobAccess(reader: SiardReader, options: PackageLobAccessOptions = {}): LobAccess {
+export function packageLobAccess(reader: SiardReader, options: PackageLobAccessOptions = {}): ZippedLobAccess {
   const packageDir = path.resolve(options.packageDir ?? reader.packageDir);
   let realPackage: Promise<string> | undefined;
 

@@ -91,3 +91,9 @@ export function withZippedLobFolders(inner: LobAccess, zipFile: ZipFileSource): 
     },
   };
 }
+
+/** Whether any of `parts` lies in a zipped LOB folder. */
+export async function anyZipped(access: ZippedLobAccess, parts: readonly LobPart[]): Promise<boolean> {
+  for (const p of parts) if ((await access.zipOf(p)) !== undefined) return true;
+  return false;
+}
