@@ -97,3 +97,9 @@ export async function anyZipped(access: ZippedLobAccess, parts: readonly LobPart
   for (const p of parts) if ((await access.zipOf(p)) !== undefined) return true;
   return false;
 }
+
+/** The first name among `paths` that is a zipped LOB segment folder (`..._lobseg_[h].zip`), if any. */
+export function firstZippedLobFolder(paths: Iterable<string>): string | undefined {
+  for (const p of paths) if (/_lobseg_\d+\.zip$/.test(p)) return p;
+  return undefined;
+}
