@@ -492,6 +492,8 @@ async function auditObject(
     }
   }
 
+  type FindingPlace = Pick<AuditFinding, 'path' | 'table' | 'row' | 'column'>;
+
   async function checkInternalLob(siard: SiardReader, entries: string[], cell: SiardLobCell, where: Pick<AuditFinding, 'path' | 'table' | 'row' | 'column'>): Promise<void> {
     try {
       const joined = (async function* () {
@@ -505,15 +507,21 @@ async function auditObject(
     }
   }
 
-  async function checkZippedLob(access: LobAccess, parts: LobPart[], cell: SiardLobCell, where: Pick<AuditFinding, 'path' | 'table' | 'row' | 'column'>): Promise<void> {
+  async function checkZippedLob(access: LobAccess, parts: LobPart[], cell: SiardLobCell, where: FindingPlace): Promise<void> {
     const first = (parts[0] as { path: string }).path;
+    const cellAt = `${where.path}: table ${where.table}, row ${where.row}, column ${where.column}`;
     try {
-      const v = await verifyLob(openFoundLob({ target: parts[0]!, parts, split: parts.length > 1 ? 'lobseg' : 'whole' }, access), cell.ref, { family: cell.family });
+      const found = { target: parts[0]!, parts, split: parts.length > 1 ? ('lobseg' as const) : ('whole' as const) };
+      const v = await verifyLob(openFoundLob(found, access), cell.ref, { family: cell.family });
       const at = `the LOB ${first} (in its zipped LOB folder)`;
-      if (v.lengthOk === false) add('error', 'LOB_LENGTH', `${where.path}: table ${where.table}, row ${where.row}, column ${where.column}: ${at} has ${v.bytes} bytes, but the cell says length ${cell.ref.length}.`, where);
-      if (v.digestOk === false) add('error', 'LOB_DIGEST', `${where.path}: table ${where.table}, row ${where.row}, column ${where.column}: ${at} has ${v.digestType} ${v.digest}, but the cell says ${cell.ref.digest}.`, where);
+      if (v.lengthOk === false) {
+        add('error', 'LOB_LENGTH', `${cellAt}: ${at} has ${v.bytes} bytes, but the cell says length ${cell.ref.length}.`, where);
+      }
+      if (v.digestOk === false) {
+        add('error', 'LOB_DIGEST', `${cellAt}: ${at} has ${v.digestType} ${v.digest}, but the cell says ${cell.ref.digest}.`, where);
+      }
     } catch (err) {
-      add('error', 'LOB_ZIPPED', `${where.path}: table ${where.table}, row ${where.row}, column ${where.column}: ${first} cannot be read from its zipped LOB folder: ${(err as Error).message}`, where);
+      add('error', 'LOB_ZIPPED', `${cellAt}: ${first} cannot be read from its zipped LOB folder: ${(err as Error).message}`, where);
     }
   }
 

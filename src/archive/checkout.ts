@@ -68,7 +68,8 @@ export async function checkoutArchive(reader: OcflObjectReader, dest: string, op
 export async function joinSplitLobs(siardFile: string, siardPath = path.basename(siardFile), storageBase?: string): Promise<number> {
   const zipped = firstZippedLobFolder(await fsp.readdir(path.dirname(siardFile)));
   if (zipped !== undefined) {
-    throw new SiardOcflError(`${siardPath}: its LOB folders are zipped (${zipped}); --join-chunks joins split LOBs in plain folders only, so check out without it.`, {
+    const why = '--join-chunks joins split LOBs in plain folders only, so check out without it';
+    throw new SiardOcflError(`${siardPath}: its LOB folders are zipped (${zipped}); ${why}.`, {
       code: 'JOIN_ZIPPED_LOBS',
       exitCode: 1,
     });

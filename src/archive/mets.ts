@@ -178,7 +178,8 @@ export async function addMetsIndex(rootArg: string | OcflStorageRoot, id: string
 async function lobFilesOfCells(object: OcflObjectReader, state: ReadonlyMap<string, string>, siardFile: string, abs: (contentPath: string) => Promise<string | ByteSource>) {
   const zipped = firstZippedLobFolder(state.keys());
   if (zipped !== undefined) {
-    throw new UsageError(`Object "${object.id}" keeps its LOB folders zipped (${zipped}); a METS index of zipped LOB folders is not supported yet.`, 'METS_ZIPPED_LOBS');
+    const why = 'a METS index of zipped LOB folders is not supported yet';
+    throw new UsageError(`Object "${object.id}" keeps its LOB folders zipped (${zipped}); ${why}.`, 'METS_ZIPPED_LOBS');
   }
   const set = groupSegmentNames(state.keys()).find((x) => x.base === siardFile);
   const siard = set

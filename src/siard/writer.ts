@@ -151,7 +151,9 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
   } catch (err) {
     throw new UsageError((err as Error).message, 'BAD_OPTION', err);
   }
-  if (o.lobsegZip && layout.name !== 'lobseg') throw new UsageError('--lobseg-zip needs the lobseg layout (--lob-layout lobseg).', 'BAD_OPTION');
+  if (o.lobsegZip && layout.name !== 'lobseg') {
+    throw new UsageError('--lobseg-zip needs the lobseg layout (--lob-layout lobseg).', 'BAD_OPTION');
+  }
   const catalog = await source.catalog();
   o.onPlan?.({ tables: catalog.schemas.reduce((n, s) => n + s.tables.length, 0), rows: catalog.schemas.reduce((n, s) => n + s.tables.reduce((m, t) => m + t.rows, 0), 0) });
 
