@@ -202,3 +202,14 @@ test('an object with zipped LOB folders: relocate keeps audit clean and restore 
   t.is(mets.code, 2);
   t.regex(mets.stderr, /keeps its LOB folders zipped .*not supported yet/);
 });
+
+test('a zipped export re-segmented by export (a .siard source) gives plain folders equal to the plain export, file by file', async (t) => {
+  const out = path.join(work, 'unzipped');
+  const res = await runCli(['export', path.join(zipDir, 'Northwind.siard'), out, ...LIMITS]);
+  t.is(res.code, 0, res.stderr);
+  const lobFiles = (dir: string) =>
+    Object.fromEntries(filesUnder(dir).filter((f) => f.includes('_lobseg_')).map((f) => [f, sha256(readFileSync(path.join(dir, f)))]));
+  const want = lobFiles(plainDir);
+  t.true(Object.keys(want).length > 100);
+  t.deepEqual(lobFiles(out), want);
+});

@@ -21,6 +21,8 @@ export interface LobAccess {
   open(part: LobPart): Promise<Readable>;
   /** size in bytes of a part (for the internal entries: the declared uncompressed size) */
   size(part: LobPart): Promise<number>;
+  /** Releases what the access keeps open (the ZIPs of zipped LOB folders); optional. */
+  close?(): void;
 }
 
 export interface PackageLobAccessOptions {
