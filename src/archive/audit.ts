@@ -27,12 +27,13 @@ import { joinPath } from '../ocfl/storage.js';
 import { storedFile } from './stored.js';
 import { validateObject } from '../ocfl/validate/index.js';
 import { describeLobTarget, type LobLocation, type LobPart } from '../siard/lob-location.js';
-import type { LobAccess } from '../siard/reader/lob-open.js';
+import { openFoundLob, type LobAccess } from '../siard/reader/lob-open.js';
 import { messageDigestEnd } from '../siard/reader/message-digest.js';
 import { lobCellsOfRow, SiardReader } from '../siard/reader/siard-reader.js';
 import type { SiardLobCell, SiardReadLobReference } from '../siard/reader/types.js';
 import { findUnreferencedLobFiles, type PackageLister } from '../siard/reader/unreferenced.js';
 import { verifyLob } from '../siard/reader/verify-lob.js';
+import { anyZipped, withZippedLobFolders, type ZippedLobAccess } from '../siard/reader/zipped-lob-folders.js';
 import { auditMetsIndex } from '../siard/mets/checker.js';
 import { METS_FILE_NAME, NODE_HASH_OF_CHECKSUM_TYPE } from '../siard/mets/types.js';
 import { AuditFindings, type AuditFinding, type AuditSeverity } from './audit-findings.js';
@@ -370,13 +371,23 @@ async function auditObject(
   }
 
   async function planCells(siard: SiardReader, s: SiardAuditSummary, logicalPath: string): Promise<void> {
-    const access: LobAccess = {
+    const plain: LobAccess = {
       exists: async (part) => (part.kind === 'internal' ? siard.hasEntry(part.entry) : state.has(part.path)),
       open: async () => {
         throw new Error('not used');
       },
       size: async () => 0,
     };
+    // Zipped LOB segment folders (S_8.4-1): their entries are read and checked here, one by one.
+    const access = withZippedLobFolders(plain, async (zip) => (contentOf(zip) === undefined ? undefined : siardAt(contentOf(zip)!)));
+    try {
+      await planCellsWith(siard, s, logicalPath, access);
+    } finally {
+      access.close();
+    }
+  }
+
+  async function planCellsWith(siard: SiardReader, s: SiardAuditSummary, logicalPath: string, access: ZippedLobAccess): Promise<void> {
     const referenced: LobPart[] = [];
     // After `relocate` the object keeps the LOB folders where they were: verified there, said once.
     const lobs = new StorageBaseLookup(siard, access, {
@@ -415,6 +426,11 @@ async function auditObject(
           referenced.push(...found.parts);
           if (found.parts[0]!.kind === 'internal') {
             await checkInternalLob(siard, found.parts.map((p) => (p as { entry: string }).entry), cell, where);
+            continue;
+          }
+          if (await anyZipped(access, found.parts)) {
+            s.lobFiles += found.parts.length;
+            await checkZippedLob(access, found.parts, cell, where);
             continue;
           }
           const parts = found.parts.map((p) => (p as { path: string }).path);
@@ -476,6 +492,8 @@ async function auditObject(
     }
   }
 
+  type FindingPlace = Pick<AuditFinding, 'path' | 'table' | 'row' | 'column'>;
+
   async function checkInternalLob(siard: SiardReader, entries: string[], cell: SiardLobCell, where: Pick<AuditFinding, 'path' | 'table' | 'row' | 'column'>): Promise<void> {
     try {
       const joined = (async function* () {
@@ -486,6 +504,24 @@ async function auditObject(
       if (v.digestOk === false) add('error', 'LOB_DIGEST', `${where.path}: table ${where.table}, row ${where.row}, column ${where.column}: the LOB inside the archive (${entries[0]}) has ${v.digestType} ${v.digest}, but the cell says ${cell.ref.digest}.`, where);
     } catch (err) {
       add('error', 'SIARD_ENTRY', `${where.path}: table ${where.table}, row ${where.row}, column ${where.column}: ${(err as Error).message}`, where);
+    }
+  }
+
+  async function checkZippedLob(access: LobAccess, parts: LobPart[], cell: SiardLobCell, where: FindingPlace): Promise<void> {
+    const first = (parts[0] as { path: string }).path;
+    const cellAt = `${where.path}: table ${where.table}, row ${where.row}, column ${where.column}`;
+    try {
+      const found = { target: parts[0]!, parts, split: parts.length > 1 ? ('lobseg' as const) : ('whole' as const) };
+      const v = await verifyLob(openFoundLob(found, access), cell.ref, { family: cell.family });
+      const at = `the LOB ${first} (in its zipped LOB folder)`;
+      if (v.lengthOk === false) {
+        add('error', 'LOB_LENGTH', `${cellAt}: ${at} has ${v.bytes} bytes, but the cell says length ${cell.ref.length}.`, where);
+      }
+      if (v.digestOk === false) {
+        add('error', 'LOB_DIGEST', `${cellAt}: ${at} has ${v.digestType} ${v.digest}, but the cell says ${cell.ref.digest}.`, where);
+      }
+    } catch (err) {
+      add('error', 'LOB_ZIPPED', `${cellAt}: ${first} cannot be read from its zipped LOB folder: ${(err as Error).message}`, where);
     }
   }
 

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import { SiardOcflError } from '../errors.js';
+import { firstZippedLobFolder } from '../siard/reader/zipped-lob-folders.js';
 import { checkoutVersion, type CheckoutOptions, type CheckoutResult } from '../ocfl/checkout.js';
 import type { OcflObjectReader } from '../ocfl/object.js';
 import { NODE_HASH_OF_DIGEST_TYPE } from '../siard/model.js';
@@ -65,6 +66,14 @@ export async function checkoutArchive(reader: OcflObjectReader, dest: string, op
  * `storageBase`: where the LOB folders lie when the archive's lobFolder is absolute (relocated).
  */
 export async function joinSplitLobs(siardFile: string, siardPath = path.basename(siardFile), storageBase?: string): Promise<number> {
+  const zipped = firstZippedLobFolder(await fsp.readdir(path.dirname(siardFile)));
+  if (zipped !== undefined) {
+    const why = '--join-chunks joins split LOBs in plain folders only, so check out without it';
+    throw new SiardOcflError(`${siardPath}: its LOB folders are zipped (${zipped}); ${why}.`, {
+      code: 'JOIN_ZIPPED_LOBS',
+      exitCode: 1,
+    });
+  }
   const siard = await openLocalSiard(siardFile, { siardPath });
   const access = packageLobAccess(siard);
   // The checkout is the object's copy: split LOBs are joined there, never at the absolute lobFolder.

@@ -183,12 +183,13 @@ export async function planSiardPackage(siardFile: string): Promise<PackagePlan> 
   const reader = await openLocalSiard(siardFile);
   const warnings = [...reader.warnings];
   const referenced = new Map<string, LobPart>();
+  const zips = new Set<string>();
   const algorithms = new Set<string>();
   let missing = 0;
   let outside = 0;
   let firstUnstored: string | undefined;
+  const access = packageLobAccess(reader);
   try {
-    const access = packageLobAccess(reader);
     const lobs = new StorageBaseLookup(reader, access, { bases: () => PACKAGE_BASES, label: siardFile, container: `the package folder ${reader.packageDir}`, verb: 'taken' });
     for (const t of reader.tables()) {
       for await (const cell of reader.lobCells(t)) {
@@ -196,7 +197,13 @@ export async function planSiardPackage(siardFile: string): Promise<PackagePlan> 
         const lookup = await lobs.lookup(cell);
         for (const w of lookup.location.warnings) if (!warnings.includes(w)) warnings.push(w);
         if (lookup.status === 'found') {
-          for (const p of lookup.found.parts) if (p.kind === 'external') referenced.set(p.path, p);
+          for (const p of lookup.found.parts) {
+            if (p.kind !== 'external') continue;
+            // A part inside a zipped LOB folder (S_8.4-1): the ZIP is stored, as received.
+            const zip = await access.zipOf(p);
+            if (zip !== undefined) zips.add(zip);
+            else referenced.set(p.path, p);
+          }
         } else if (lookup.status === 'missing') {
           missing++;
           firstUnstored ??= `${describeLobCell(reader, cell)}: "${cell.ref.file}" is missing (looked for ${describeLobTarget(lookup.location.primary)})`;
@@ -216,13 +223,14 @@ export async function planSiardPackage(siardFile: string): Promise<PackagePlan> 
     const members = set ? set.members.map((m) => m.name) : [siardFile];
     const files = members.map((f) => ({ logicalPath: path.basename(f), file: path.resolve(f) }));
     const memberNames = new Set(files.map((f) => f.logicalPath));
-    const external = [...new Set([...referenced.keys(), ...unreferenced.external])].sort();
+    const external = [...new Set([...referenced.keys(), ...unreferenced.external, ...zips])].sort();
     for (const p of external) {
       if (memberNames.has(p)) continue;
       files.push({ logicalPath: p, file: path.join(reader.packageDir, ...p.split('/')) });
     }
     return { siard: siardFile, files, fixityAlgorithms: [...algorithms].sort(), warnings, notes: lobs.note !== undefined ? [lobs.note] : [], missing, outside, ...(firstUnstored !== undefined ? { firstUnstored } : {}) };
   } finally {
+    access.close();
     reader.close();
   }
 }
@@ -365,7 +373,7 @@ export async function ingest(sourceSpec: string, root: string | OcflStorageRoot,
   }
   if (options.resegment) throw new UsageError(`--resegment applies to a .siard package, not to the database ${sourceSpec}.`);
   if (isSiardFileName(sourceSpec) || localSegmentSet(sourceSpec)) {
-    const exportOnly = (['lobLayout', 'maxFiles', 'maxBytes', 'maxSiardBytes', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'excludeTables', 'strict', 'mets'] as const).filter((k) => options[k] !== undefined);
+    const exportOnly = (['lobLayout', 'maxFiles', 'maxBytes', 'maxSiardBytes', 'lobsegZip', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'excludeTables', 'strict', 'mets'] as const).filter((k) => options[k] !== undefined);
     if (exportOnly.length > 0) throw new UsageError(`A SIARD package is stored as received; export options (${exportOnly.join(', ')}) do not apply to ${sourceSpec}.`);
     return ingestSiardPackage(sourceSpec, root, id, options);
   }

@@ -16,6 +16,7 @@
  */
 import path from 'node:path/posix';
 import { SiardOcflError, UsageError } from '../errors.js';
+import { firstZippedLobFolder } from '../siard/reader/zipped-lob-folders.js';
 import { MultiHasher } from '../ocfl/digest.js';
 import { nextVersionName } from '../ocfl/inventory.js';
 import type { OcflObjectReader } from '../ocfl/object.js';
@@ -175,6 +176,11 @@ export async function addMetsIndex(rootArg: string | OcflStorageRoot, id: string
 
 /** Every external LOB file the cells reference (each part of a split LOB), and the digestTypes seen. */
 async function lobFilesOfCells(object: OcflObjectReader, state: ReadonlyMap<string, string>, siardFile: string, abs: (contentPath: string) => Promise<string | ByteSource>) {
+  const zipped = firstZippedLobFolder(state.keys());
+  if (zipped !== undefined) {
+    const why = 'a METS index of zipped LOB folders is not supported yet';
+    throw new UsageError(`Object "${object.id}" keeps its LOB folders zipped (${zipped}); ${why}.`, 'METS_ZIPPED_LOBS');
+  }
   const set = groupSegmentNames(state.keys()).find((x) => x.base === siardFile);
   const siard = set
     ? await openSiardSegments(set, (name) => abs(object.contentPath(name)), { label: `${siardFile}.1 ... .z` })

@@ -11,6 +11,7 @@ import type { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
 import { openRoot } from '../ocfl/root.js';
 import type { OcflObjectReader } from '../ocfl/object.js';
+import { withZippedLobFolders } from '../siard/reader/zipped-lob-folders.js';
 import type { LobPart } from '../siard/lob-location.js';
 import { packageLobAccess, type LobAccess } from '../siard/reader/lob-open.js';
 import { SiardReader } from '../siard/reader/siard-reader.js';
@@ -55,7 +56,7 @@ function siardInFolder(dir: string, purpose: string): string {
 /** LobAccess over an OCFL object version: package paths are logical paths, read at their content paths. */
 export function ocflLobAccess(reader: SiardReader, object: OcflObjectReader, version: string): LobAccess {
   const state = object.state(version);
-  return {
+  const plain: LobAccess = {
     async exists(part: LobPart) {
       return part.kind === 'internal' ? reader.hasEntry(part.entry) : state.has(part.path);
     },
@@ -71,6 +72,10 @@ export function ocflLobAccess(reader: SiardReader, object: OcflObjectReader, ver
       return st.size;
     },
   };
+  // A LOB segment folder stored as a ZIP of the same stem (S_8.4-1): read from the object's copy.
+  return withZippedLobFolders(plain, async (zipPath) =>
+    state.has(zipPath) ? storedFile(object.storage, object.storagePath(object.contentPath(zipPath, version))) : undefined,
+  );
 }
 
 export interface OpenArchiveOptions {

@@ -282,6 +282,7 @@ export async function restore(source: RestoreSource, target: string, options: Re
     else await loader.abort().catch(() => {});
     throw err;
   } finally {
+    archive.access.close?.();
     archive.reader.close();
   }
 }

@@ -62,7 +62,10 @@ export async function openTableRows(source: ArchiveSource, options: RowsOptions)
   }
   let closed = false;
   const close = (): void => {
-    if (!closed) archive.reader.close();
+    if (!closed) {
+      archive.access.close?.();
+      archive.reader.close();
+    }
     closed = true;
   };
   return {

@@ -17,6 +17,7 @@ export interface ExportCliOptions {
   maxFiles?: number;
   maxBytes?: number;
   maxSiardBytes?: number;
+  lobsegZip?: boolean;
   inlineMax?: number;
   lobFolder?: string;
   lobDigest?: string;
@@ -38,6 +39,7 @@ export function addExportOptions(command: Command): Command {
     .option('--max-files <n>', 'files per LOB segment folder (default 100000)', parseCount('--max-files'))
     .option('--max-bytes <size>', 'bytes per LOB segment folder (default 4G); larger LOBs are split; units k, M, G (1000^n) or KiB, MiB, GiB (1024^n)', parseSize('--max-bytes'))
     .option('--max-siard-bytes <size>', 'segment the SIARD file: no file larger than this; written as <name>.siard.1, .2, ... .z when it does not fit in one, a table larger than a segment split into tableN.xml.1 ... .z (units as --max-bytes; docs/segmented-siard.md)', parseSize('--max-siard-bytes'))
+    .option('--lobseg-zip', 'write each LOB folder <name>_lobseg_<h>/ as a ZIP file <name>_lobseg_<h>.zip (S_8.4-1; docs/segmented-siard.md)')
     .option('--inline-max <size>', 'LOBs up to this size stay inline in the table XML (default 2000 bytes; units as --max-bytes)', parseSize('--inline-max'))
     .option('--lob-folder <uri>', "database-level lobFolder base URI ending in '/' (default ../, the folder of the .siard)")
     .option('--lob-digest <type>', 'LOB digest: MD5, SHA-1 or SHA-256 (default)')
@@ -71,12 +73,19 @@ export function toSiardExportOptions(source: string, o: ExportCliOptions): Siard
     throw new UsageError(`--lob-digest must be MD5, SHA-1 or SHA-256, not "${o.lobDigest}".`);
   }
   if (o.maxFiles === 0 || o.maxBytes === 0) throw new UsageError('--max-files and --max-bytes must be at least 1.');
+  if (o.lobsegZip && o.lobLayout === 'siard22') {
+    throw new UsageError('--lobseg-zip zips lobseg folders; it cannot be used with --lob-layout siard22.');
+  }
+  if (o.lobsegZip && o.mets) {
+    throw new UsageError('--lobseg-zip cannot be used with --mets yet: the METS index would need a mets.xml inside each LOB ZIP file.');
+  }
   if (o.maxSiardBytes === 0) throw new UsageError('--max-siard-bytes must be at least 1.');
   const out: SiardExportOptions = { name: o.name ?? defaultArchiveName(source) };
   if (o.lobLayout) out.lobLayout = o.lobLayout as 'lobseg' | 'siard22';
   if (o.maxFiles !== undefined) out.maxFiles = o.maxFiles;
   if (o.maxBytes !== undefined) out.maxBytes = o.maxBytes;
   if (o.maxSiardBytes !== undefined) out.maxSiardBytes = o.maxSiardBytes;
+  if (o.lobsegZip) out.lobsegZip = true;
   if (o.inlineMax !== undefined) out.inlineMax = o.inlineMax;
   if (o.lobFolder !== undefined) out.lobFolder = o.lobFolder;
   if (digest) out.lobDigest = digest as SiardDigestType;

@@ -51,7 +51,7 @@ export function register(program: Command): void {
         if (o.acceptDigestMismatch) options.acceptDigestMismatch = true;
       }
       if (isPackage && !resegment) {
-        const exportOnly = ['lobLayout', 'maxFiles', 'maxBytes', 'maxSiardBytes', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'excludeTables', 'strict', 'mets'].filter((k) => o[k as keyof IngestCliOptions] !== undefined);
+        const exportOnly = ['lobLayout', 'maxFiles', 'maxBytes', 'maxSiardBytes', 'lobsegZip', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'excludeTables', 'strict', 'mets'].filter((k) => o[k as keyof IngestCliOptions] !== undefined);
         if (exportOnly.length) throw new UsageError(`${sourceSpec} is a SIARD package, stored as received: export options do not apply (--resegment re-segments it).`);
       }
       if (o.allowMissingLobs) {

@@ -17,6 +17,7 @@ import { columnShape, fieldsOfShape, typeCatalog, type CellShape } from './cell-
 import { countingSink } from './counting-sink.js';
 import { createLobLayout, type LobLayoutName, type LobLimits } from './lob-placement.js';
 import { LobWriter } from './lob-writer.js';
+import { LobsegZipSink } from './lobseg-zip-sink.js';
 import { metadataXml } from './metadata-xml.js';
 import type { SiardArchive, SiardColumn, SiardDigestType, SiardSchema, SiardTable } from './model.js';
 import type { OutputSink } from './output-sink.js';
@@ -55,6 +56,11 @@ export interface SiardExportOptions {
    * `[name].siard.1` ... `[name].siard.z` when the archive does not fit in one (segments/).
    */
   maxSiardBytes?: number;
+  /**
+   * Write each LOB segment folder `[name]_lobseg_[h]/` as a ZIP file `[name]_lobseg_[h].zip`
+   * (S_8.4-1; lobseg layout only; lobseg-zip-sink.ts).
+   */
+  lobsegZip?: boolean;
   /** where a segmented export keeps table data until its entry name is known (default: the sink's, else the system's temporary folder) */
   scratchDir?: string;
   /** progress: called once per table before its rows, and per row */
@@ -145,7 +151,9 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
   } catch (err) {
     throw new UsageError((err as Error).message, 'BAD_OPTION', err);
   }
-  const lobWriter = new LobWriter(sink, layout, o.lobDigest);
+  if (o.lobsegZip && layout.name !== 'lobseg') {
+    throw new UsageError('--lobseg-zip needs the lobseg layout (--lob-layout lobseg).', 'BAD_OPTION');
+  }
   const catalog = await source.catalog();
   o.onPlan?.({ tables: catalog.schemas.reduce((n, s) => n + s.tables.length, 0), rows: catalog.schemas.reduce((n, s) => n + s.tables.reduce((m, t) => m + t.rows, 0), 0) });
 
@@ -157,6 +165,9 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
   // Entries are dated at the start of the archival day (UTC): the same database exported the same day
   // gives the same bytes, so a re-ingest can see that nothing changed (no empty version).
   const archivalDay = new Date((o.archivalDate ?? new Date()).toISOString().slice(0, 10) + 'T00:00:00Z');
+  // Zipped LOB folders: entries dated like the archive's, so the same export gives the same bytes.
+  const zipSink = o.lobsegZip ? new LobsegZipSink(sink, o.name, { mtime: archivalDay }) : undefined;
+  const lobWriter = new LobWriter(zipSink ?? sink, layout, o.lobDigest);
   const types = typeCatalog(catalog.schemas);
   const headerBound = () => metadataXmlBound(catalog, o, layout, (t, s) => prepareColumns(t, s, types));
   const pkg = await openPackage(sink, siardFile, o, archivalDay, headerBound);
@@ -224,6 +235,7 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
     if (info.clientMachine !== undefined) archive.clientMachine = info.clientMachine;
     if (externalLobs > 0) archive.lobFolder = layout.databaseLobFolder(o.lobFolder);
     for (const k of ['description', 'archiver', 'archiverContact'] as const) if (o[k] !== undefined) archive[k] = o[k];
+    await zipSink?.finishZips();
     if (catalog.databaseProduct) archive.databaseProduct = catalog.databaseProduct;
     if (catalog.connection) archive.connection = catalog.connection;
     if (catalog.databaseUser) archive.databaseUser = catalog.databaseUser;
@@ -238,7 +250,7 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
       siardFile: first.relPath,
       ...(segmented ? { segmentFiles: written.files.map(segmentOf) } : {}),
       ...(written.warnings.length > 0 ? { warnings: written.warnings } : {}),
-      lobFolders: layout.topLevelFolders(),
+      lobFolders: zipSink ? layout.topLevelFolders().map((f) => `${f}.zip`) : layout.topLevelFolders(),
       tables: tableCount,
       rows: totalRows,
       lobs: externalLobs,

@@ -13,6 +13,7 @@ import { SiardOcflError } from '../../errors.js';
 import { describeLobTarget, findLob, type FoundLob, type LobLocation, type LobPart } from '../lob-location.js';
 import type { SiardReader } from './siard-reader.js';
 import type { SiardLobCell } from './types.js';
+import { withZippedLobFolders, type ZippedLobAccess } from './zipped-lob-folders.js';
 
 /** How LOB parts are tested and read; the OCFL audit supplies its own over logical paths. */
 export interface LobAccess {
@@ -20,6 +21,8 @@ export interface LobAccess {
   open(part: LobPart): Promise<Readable>;
   /** size in bytes of a part (for the internal entries: the declared uncompressed size) */
   size(part: LobPart): Promise<number>;
+  /** Releases what the access keeps open (the ZIPs of zipped LOB folders); optional. */
+  close?(): void;
 }
 
 export interface PackageLobAccessOptions {
@@ -33,7 +36,7 @@ function isInside(parent: string, child: string): boolean {
 }
 
 /** LobAccess over the .siard's ZIP and the package folder on disk. */
-export function packageLobAccess(reader: SiardReader, options: PackageLobAccessOptions = {}): LobAccess {
+export function packageLobAccess(reader: SiardReader, options: PackageLobAccessOptions = {}): ZippedLobAccess {
   const packageDir = path.resolve(options.packageDir ?? reader.packageDir);
   let realPackage: Promise<string> | undefined;
 
@@ -64,7 +67,7 @@ export function packageLobAccess(reader: SiardReader, options: PackageLobAccessO
     }
   }
 
-  return {
+  const plain: LobAccess = {
     async exists(part) {
       if (part.kind === 'internal') return reader.hasEntry(part.entry);
       try {
@@ -89,6 +92,18 @@ export function packageLobAccess(reader: SiardReader, options: PackageLobAccessO
       return (await stat(await diskPath(part.path))).size;
     },
   };
+  // A LOB segment folder may be a ZIP of the same stem (S_8.4-1); checked like any file of the package.
+  return withZippedLobFolders(plain, async (zipPath) => {
+    try {
+      const full = await diskPath(zipPath);
+      if (!(await stat(full)).isFile()) return undefined;
+      await checkReal(full, zipPath);
+      return full;
+    } catch (err) {
+      if (err instanceof SiardOcflError) throw err;
+      return undefined;
+    }
+  });
 }
 
 /** Names a LOB cell in messages: table, row, column (and nested path). */
@@ -174,7 +189,7 @@ export function openLookedUp(reader: SiardReader, cell: SiardLobCell, lookup: Lo
  */
 export function mappedLobAccess(reader: SiardReader, toDiskPath: (packagePath: string) => string | undefined): LobAccess {
   const disk = (part: LobPart): string | undefined => (part.kind === 'external' ? toDiskPath(part.path) : undefined);
-  return {
+  const plain: LobAccess = {
     async exists(part) {
       if (part.kind === 'internal') return reader.hasEntry(part.entry);
       return disk(part) !== undefined;
@@ -191,4 +206,5 @@ export function mappedLobAccess(reader: SiardReader, toDiskPath: (packagePath: s
       return file === undefined ? 0 : (await stat(file)).size;
     },
   };
+  return withZippedLobFolders(plain, async (zipPath) => toDiskPath(zipPath));
 }

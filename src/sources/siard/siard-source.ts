@@ -329,6 +329,7 @@ export class SiardSource implements DatabaseSource {
   }
 
   async close(): Promise<void> {
+    this.access.close?.();
     this.reader.close();
   }
 }
