@@ -6,7 +6,7 @@
  * has all of them, with text that needs escaping (CR, runs of spaces, a back-slash, `<`, non-ASCII).
  * The output must validate against the official metadata.xsd (xmllint) and hold the same elements
  * as the input, compared through Python's XML parser. A grant option the XSD does not allow is
- * left out and named in the export's "not exported" list.
+ * left out and named in the "not exported" list of `export` and of `ingest --resegment`.
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -18,6 +18,7 @@ import { reference, sharedTest } from './helpers/shared.js';
 import { tempDir } from './helpers/tmp.js';
 
 const OFFICIAL_XSD = reference('siard', 'metadata.xsd');
+const ENV = { SIARD_OCFL_USER_NAME: 'Test', SIARD_OCFL_USER_ADDRESS: 'mailto:test@example.org' };
 
 const ROUTINES = `<routines>
   <routine>
@@ -112,8 +113,13 @@ for (const version of ['2.1', '2.2']) {
     const trimOption = ([n, v, kids]: ElementTree): ElementTree => [n, n === 'option' ? v!.trim() : v, kids];
     const expected = withoutInvalidOption(input.privileges).map(([n, v, kids]) => [n, v, kids.map(trimOption)]);
     t.deepEqual(output.privileges, expected, 'privileges, the unusable option left out');
-    t.deepEqual(JSON.parse(res.stdout).notExported, [
-      'the option "with grant" (neither ADMIN nor GRANT) of the privilege UPDATE on s.t to PUBLIC of the received package',
-    ]);
+    const dropped = 'the option "with grant" (neither ADMIN nor GRANT) of the privilege UPDATE on s.t to PUBLIC of the received package';
+    t.deepEqual(JSON.parse(res.stdout).notExported, [dropped]);
+    // ingest --resegment says so too.
+    const root = path.join(dir, 'root');
+    t.is((await runCli(['init', root])).code, 0);
+    const ingest = await runCli(['ingest', received, '--root', root, '--id', 'urn:x:grants', '--resegment', '--json'], { env: ENV });
+    t.is(ingest.code, 0, ingest.stderr);
+    t.deepEqual(JSON.parse(ingest.stdout).notes.filter((n: string) => n.startsWith('Not exported')), [`Not exported: ${dropped}.`]);
   });
 }
