@@ -351,6 +351,9 @@ export async function ingestResegmented(siardFile: string, root: string | OcflSt
       message: options.message ?? `siard-ocfl ingest --resegment of the SIARD package ${path.basename(siardFile)}`,
     });
     warnings.push(...source.reader.warnings);
+    // What the received metadata says that the new archive cannot hold, named as a database ingest names it.
+    const notExported = (await source.catalog()).notExported ?? [];
+    if (notExported.length > 0) result.notes.push(`Not exported: ${notExported.join(', ')}.`);
     if (source.mismatches.count > 0) {
       warnings.push(`${source.mismatches.count} LOB ${source.mismatches.count === 1 ? 'cell' : 'cells'} did not match the received digest or length and ${source.mismatches.count === 1 ? 'was' : 'were'} kept as read (recorded in the archive's description): ${source.mismatches.first.join('; ')}.`);
     }

@@ -7,7 +7,19 @@
  */
 import type { Readable } from 'node:stream';
 import { SiardOcflError } from '../errors.js';
-import type { SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardTrigger, SiardType, SiardUniqueKey, SiardUser, SiardView } from './model.js';
+import type {
+  SiardCheckConstraint,
+  SiardColumn,
+  SiardForeignKey,
+  SiardPrivilege,
+  SiardRole,
+  SiardRoutine,
+  SiardTrigger,
+  SiardType,
+  SiardUniqueKey,
+  SiardUser,
+  SiardView,
+} from './model.js';
 
 /** A large value read as a stream: bytes (BLOB) or UTF-8 text (CLOB). */
 export interface SourceLob {
@@ -84,6 +96,8 @@ export interface SourceSchema {
   types?: SiardType[];
   tables: SourceTable[];
   views: SiardView[];
+  /** routines (a SIARD package's; databases give none yet) */
+  routines?: SiardRoutine[];
 }
 
 /**
@@ -150,6 +164,9 @@ export interface SourceCatalog {
   notExported?: string[];
   /** `<users>` (a SIARD package's; databases give none yet) */
   users?: SiardUser[];
+  /** `<roles>` and `<privileges>` (a SIARD package's; databases give none yet) */
+  roles?: SiardRole[];
+  privileges?: SiardPrivilege[];
   archive?: SourceArchiveInfo;
 }
 

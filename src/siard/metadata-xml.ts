@@ -2,7 +2,21 @@
  * Serialises the SIARD model as `header/metadata.xml` (SIARD 2.2 metadata.xsd, element order as
  * the schema's sequences require). Text goes through SIARD escaping (G_3.3).
  */
-import type { SiardArchive, SiardAttribute, SiardCheckConstraint, SiardColumn, SiardField, SiardForeignKey, SiardSchema, SiardTable, SiardUniqueKey, SiardView } from './model.js';
+import type {
+  SiardArchive,
+  SiardAttribute,
+  SiardCheckConstraint,
+  SiardColumn,
+  SiardField,
+  SiardForeignKey,
+  SiardPrivilege,
+  SiardRole,
+  SiardRoutine,
+  SiardSchema,
+  SiardTable,
+  SiardUniqueKey,
+  SiardView,
+} from './model.js';
 import { MAX_DECLARED_ARRAY_ELEMENTS } from './table-xsd.js';
 import { escapeSiardText } from './xml-text.js';
 
@@ -69,6 +83,16 @@ export function metadataXml(archive: SiardArchive): string {
     x.close('user');
   }
   x.close('users');
+  if (archive.roles && archive.roles.length > 0) {
+    x.open('roles');
+    for (const r of archive.roles) role(x, r);
+    x.close('roles');
+  }
+  if (archive.privileges && archive.privileges.length > 0) {
+    x.open('privileges');
+    for (const p of archive.privileges) privilege(x, p);
+    x.close('privileges');
+  }
   x.depth = 0;
   x.line('</siardArchive>');
   return x.toString();
@@ -110,7 +134,61 @@ function schema(x: XmlOut, s: SiardSchema): void {
     for (const v of s.views) view(x, v);
     x.close('views');
   }
+  if (s.routines && s.routines.length > 0) {
+    x.open('routines');
+    for (const r of s.routines) routine(x, r);
+    x.close('routines');
+  }
   x.close('schema');
+}
+
+function routine(x: XmlOut, r: SiardRoutine): void {
+  x.open('routine');
+  x.el('specificName', r.specificName);
+  x.el('name', r.name);
+  x.el('description', r.description);
+  x.el('source', r.source);
+  x.el('body', r.body);
+  x.el('characteristic', r.characteristic);
+  x.el('returnType', r.returnType);
+  if (r.parameters && r.parameters.length > 0) {
+    x.open('parameters');
+    for (const p of r.parameters) {
+      x.open('parameter');
+      x.el('name', p.name);
+      x.el('mode', p.mode);
+      if (p.type !== undefined) x.el('type', p.type);
+      else {
+        x.el('typeSchema', p.typeSchema);
+        x.el('typeName', p.typeName);
+      }
+      x.el('typeOriginal', p.typeOriginal);
+      x.el('cardinality', p.cardinality);
+      x.el('description', p.description);
+      x.close('parameter');
+    }
+    x.close('parameters');
+  }
+  x.close('routine');
+}
+
+function role(x: XmlOut, r: SiardRole): void {
+  x.open('role');
+  x.el('name', r.name);
+  x.el('admin', r.admin);
+  x.el('description', r.description);
+  x.close('role');
+}
+
+function privilege(x: XmlOut, p: SiardPrivilege): void {
+  x.open('privilege');
+  x.el('type', p.type);
+  x.el('object', p.object);
+  x.el('grantor', p.grantor);
+  x.el('grantee', p.grantee);
+  x.el('option', p.option);
+  x.el('description', p.description);
+  x.close('privilege');
 }
 
 function table(x: XmlOut, t: SiardTable): void {

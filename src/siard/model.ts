@@ -2,8 +2,8 @@
  * The SIARD archive model: what `header/metadata.xml` describes plus the shape of the cells in
  * `content/schemaI/tableJ/tableJ.xml`. Sources produce it, the writer serialises it, the reader
  * parses into it. It mirrors the SIARD 2.2 metadata.xsd (element names kept) and holds only what
- * this project reads or writes; optional parts of the XSD we never fill (routines, roles,
- * privileges) are left out until something needs them.
+ * this project reads or writes. Routines, roles and privileges are filled only by a received SIARD
+ * package (re-segmentation carries them over); the database sources give none.
  *
  * ARRAY columns: `type` is the element type and `cardinality` is set (the largest array; a source
  * sets it on array columns only). The writer declares `<fields>` `name[1]` ... `name[cardinality]`
@@ -52,10 +52,62 @@ export interface SiardArchive {
   databaseUser?: string;
   schemas: SiardSchema[];
   users: SiardUser[];
+  /** `<roles>`: absent or empty = none written */
+  roles?: SiardRole[];
+  /** `<privileges>`: absent or empty = none written */
+  privileges?: SiardPrivilege[];
 }
 
 export interface SiardUser {
   name: string;
+  description?: string;
+}
+
+/** A role (metadata.xsd roleType); `admin` is the user or role that administers it. */
+export interface SiardRole {
+  name: string;
+  admin: string;
+  description?: string;
+}
+
+/** A grant, of a privilege or of a role (metadata.xsd privilegeType). */
+export interface SiardPrivilege {
+  /** e.g. "SELECT", "ALL PRIVILEGES", or a role name */
+  type: string;
+  /** the object granted on; absent for a role grant */
+  object?: string;
+  grantor: string;
+  /** users or roles, or "PUBLIC" */
+  grantee: string;
+  option?: 'ADMIN' | 'GRANT';
+  description?: string;
+}
+
+/** A routine of a schema (metadata.xsd routineType); `source` in the source's language, `body` in SQL:2008. */
+export interface SiardRoutine {
+  /** unique in the schema (routines may be overloaded under one `name`) */
+  specificName: string;
+  name: string;
+  description?: string;
+  source?: string;
+  body?: string;
+  characteristic?: string;
+  returnType?: string;
+  /** `<parameters>`: absent or empty = none written */
+  parameters?: SiardParameter[];
+}
+
+/** A parameter of a routine (metadata.xsd parameterType): a predefined `type`, or `typeSchema`/`typeName`. */
+export interface SiardParameter {
+  name: string;
+  /** IN, OUT or INOUT */
+  mode: string;
+  type?: string;
+  typeSchema?: string;
+  typeName?: string;
+  typeOriginal?: string;
+  /** ARRAY parameters: (maximum) number of elements */
+  cardinality?: number;
   description?: string;
 }
 
@@ -68,6 +120,8 @@ export interface SiardSchema {
   types?: SiardType[];
   tables: SiardTable[];
   views: SiardView[];
+  /** `<routines>`: absent or empty = none written */
+  routines?: SiardRoutine[];
 }
 
 export interface SiardTable {

@@ -12,6 +12,7 @@ import { createWriteStream, promises as fsp, type WriteStream } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { processAlive } from '../process-alive.js';
+import { removeTree } from '../remove-tree.js';
 
 /** Digest algorithm names shared with OCFL's registry and node:crypto: 'md5', 'sha1', 'sha256', 'sha512'. */
 export type DigestName = string;
@@ -115,7 +116,7 @@ export class DirectorySink implements OutputSink {
     for (const name of names) {
       const m = /^\.siard-ocfl-export-(\d+)-[0-9a-f]{8}$/.exec(name);
       if (!m || processAlive(Number(m[1]))) continue;
-      await fsp.rm(path.join(outDir, name), { recursive: true, force: true });
+      await removeTree(path.join(outDir, name));
       removed.push(name);
     }
     return removed;
@@ -190,7 +191,8 @@ export class DirectorySink implements OutputSink {
 
   async abort(): Promise<void> {
     for (const f of [...this.open]) await f.abort();
-    if (this.created) await fsp.rm(this.staging, { recursive: true, force: true });
+    // A staging folder may hold a million LOB files: removed with bounded memory.
+    if (this.created) await removeTree(this.staging);
   }
 }
 

@@ -214,6 +214,7 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
       const schema: SiardSchema = { name: s.name, folder: schemaFolder, tables, views: s.views };
       if (s.description !== undefined) schema.description = s.description;
       if (s.types && s.types.length > 0) schema.types = s.types;
+      if (s.routines && s.routines.length > 0) schema.routines = s.routines;
       schemas.push(schema);
     }
     // Read after the rows: a source may add what it met while streaming (e.g. LOB digest mismatches).
@@ -232,6 +233,8 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
       schemas,
       users: catalog.users ?? [],
     };
+    if (catalog.roles && catalog.roles.length > 0) archive.roles = catalog.roles;
+    if (catalog.privileges && catalog.privileges.length > 0) archive.privileges = catalog.privileges;
     if (info.clientMachine !== undefined) archive.clientMachine = info.clientMachine;
     if (externalLobs > 0) archive.lobFolder = layout.databaseLobFolder(o.lobFolder);
     for (const k of ['description', 'archiver', 'archiverContact'] as const) if (o[k] !== undefined) archive[k] = o[k];

@@ -18,7 +18,11 @@ import {
   type SiardForeignKey,
   type SiardMatchType,
   type SiardMessageDigest,
+  type SiardParameter,
+  type SiardPrivilege,
   type SiardReferentialAction,
+  type SiardRole,
+  type SiardRoutine,
   type SiardSchema,
   type SiardTable,
   type SiardTrigger,
@@ -197,6 +201,7 @@ export function parseSiardMetadata(xml: string, what: string): SiardReadMetadata
     throw new SiardOcflError(`${what}: the root element is <${root.name}>, not <siardArchive>.`, { code: 'SIARD_METADATA', exitCode: 1 });
   }
   const warnings: string[] = [];
+  const dropped: string[] = [];
   if (root.ns !== SIARD_NAMESPACES['1.0'] && root.ns !== SIARD_NAMESPACES['2']) {
     warnings.push(`${what}: unexpected namespace "${root.ns}"; read as SIARD anyway.`);
   }
@@ -250,6 +255,7 @@ export function parseSiardMetadata(xml: string, what: string): SiardReadMetadata
         ...optional('description', text(ty, 'description')),
       };
     });
+    const routines = children(child(s, 'routines'), 'routine').map((r, ri) => parseRoutine(r, `routine ${ri + 1} of schema ${schemaName}`));
     return {
       name: schemaName,
       folder: childText(s, 'folder')?.trim() ?? '',
@@ -257,6 +263,7 @@ export function parseSiardMetadata(xml: string, what: string): SiardReadMetadata
       ...(types.length > 0 ? { types } : {}),
       tables,
       views,
+      ...optionalList('routines', routines),
     };
   });
 
@@ -312,8 +319,19 @@ export function parseSiardMetadata(xml: string, what: string): SiardReadMetadata
     ...optional('databaseUser', text(root, 'databaseUser')),
     schemas,
     users: children(child(root, 'users'), 'user').map((u) => ({ name: text(u, 'name') ?? '', ...optional('description', text(u, 'description')) })),
+    ...optionalList('roles', children(child(root, 'roles'), 'role').map(parseRole)),
+    ...optionalList('privileges', children(child(root, 'privileges'), 'privilege').map((p) => parsePrivilege(p, dropped))),
   };
-  return { archive, siardVersion, namespace: root.ns, columnExtras, dialect: dialectOf(archive.producerApplication), warnings, otherObjects: otherObjects(root) };
+  return {
+    archive,
+    siardVersion,
+    namespace: root.ns,
+    columnExtras,
+    dialect: dialectOf(archive.producerApplication),
+    warnings,
+    otherObjects: otherObjects(archive),
+    dropped,
+  };
 }
 
 function parseTrigger(el: XmlElement): SiardTrigger {
@@ -331,16 +349,69 @@ function optionalList<K extends string, T>(key: K, list: T[]): { [P in K]?: T[] 
   return (list.length > 0 ? { [key]: list } : {}) as { [P in K]?: T[] };
 }
 
+/**
+ * A routine (routineType). SIARD 1.0 had no `specificName`; its routine's name stands in, which is
+ * unique there (1.0 did not allow overloading).
+ */
+function parseRoutine(el: XmlElement, where: string): SiardRoutine {
+  const name = text(el, 'name') ?? '';
+  const parameters = children(child(el, 'parameters'), 'parameter').map((p, pi) => parseParameter(p, `parameter ${pi + 1} of ${where}`));
+  return {
+    specificName: text(el, 'specificName') ?? name,
+    name,
+    ...optional('description', text(el, 'description')),
+    ...optional('source', text(el, 'source')),
+    ...optional('body', text(el, 'body')),
+    ...optional('characteristic', text(el, 'characteristic')),
+    ...optional('returnType', text(el, 'returnType')),
+    ...optionalList('parameters', parameters),
+  };
+}
+
+function parseParameter(el: XmlElement, where: string): SiardParameter {
+  return {
+    name: text(el, 'name') ?? '',
+    mode: text(el, 'mode') ?? '',
+    ...optional('type', childText(el, 'type')?.trim()),
+    ...optional('typeSchema', text(el, 'typeSchema')),
+    ...optional('typeName', text(el, 'typeName')),
+    ...optional('typeOriginal', text(el, 'typeOriginal')),
+    ...optional('cardinality', parseInteger(childText(el, 'cardinality'), `cardinality of ${where}`)),
+    ...optional('description', text(el, 'description')),
+  };
+}
+
+function parseRole(el: XmlElement): SiardRole {
+  return { name: text(el, 'name') ?? '', admin: text(el, 'admin') ?? '', ...optional('description', text(el, 'description')) };
+}
+
+/** A grant; an `option` other than ADMIN or GRANT (privOptionType) is left out and named in `dropped`. */
+function parsePrivilege(el: XmlElement, dropped: string[]): SiardPrivilege {
+  const privilege: SiardPrivilege = {
+    type: text(el, 'type') ?? '',
+    ...optional('object', text(el, 'object')),
+    grantor: text(el, 'grantor') ?? '',
+    grantee: text(el, 'grantee') ?? '',
+  };
+  const option = childText(el, 'option')?.trim().replace(/\s+/g, ' ');
+  if (option === 'ADMIN' || option === 'GRANT') privilege.option = option;
+  else if (option !== undefined) {
+    dropped.push(`the option "${option}" (neither ADMIN nor GRANT) of the privilege ${privilegeName(privilege)}`);
+  }
+  const description = text(el, 'description');
+  if (description !== undefined) privilege.description = description;
+  return privilege;
+}
+
+function privilegeName(p: SiardPrivilege): string {
+  return `${p.type} on ${p.object ?? ''} to ${p.grantee}`;
+}
+
 /** Routines, roles and privileges: named so a restore can say it left them out. */
-function otherObjects(root: XmlElement): SiardOtherObject[] {
+function otherObjects(archive: SiardArchive): SiardOtherObject[] {
   const out: SiardOtherObject[] = [];
-  for (const s of children(child(root, 'schemas'), 'schema')) {
-    const schema = text(s, 'name') ?? '';
-    for (const r of children(child(s, 'routines'), 'routine')) out.push({ kind: 'routine', name: `${schema}.${text(r, 'name') ?? ''}` });
-  }
-  for (const r of children(child(root, 'roles'), 'role')) out.push({ kind: 'role', name: text(r, 'name') ?? '' });
-  for (const p of children(child(root, 'privileges'), 'privilege')) {
-    out.push({ kind: 'privilege', name: `${text(p, 'type') ?? ''} on ${text(p, 'object') ?? ''} to ${text(p, 'grantee') ?? ''}` });
-  }
+  for (const s of archive.schemas) for (const r of s.routines ?? []) out.push({ kind: 'routine', name: `${s.name}.${r.name}` });
+  for (const r of archive.roles ?? []) out.push({ kind: 'role', name: r.name });
+  for (const p of archive.privileges ?? []) out.push({ kind: 'privilege', name: privilegeName(p) });
   return out;
 }

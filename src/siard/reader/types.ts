@@ -40,11 +40,13 @@ export interface SiardReadMetadata {
   dialect: SiardDialect;
   /** tolerated irregularities, one sentence each */
   warnings: string[];
-  /** what metadata.xml describes that the model does not hold (so a restore cannot recreate it) */
+  /** routines, roles and privileges, named (a restore does not recreate them; the model holds them for re-segmentation) */
   otherObjects: SiardOtherObject[];
+  /** what metadata.xml says that the model cannot hold (left out of a re-segmented archive), one phrase each */
+  dropped: string[];
 }
 
-/** A routine, role or privilege named in metadata.xml (`name` schema-qualified where it has a schema); types and triggers are in the model. */
+/** A routine, role or privilege named in metadata.xml (`name` schema-qualified where it has a schema). */
 export interface SiardOtherObject {
   kind: 'routine' | 'role' | 'privilege';
   name: string;

@@ -12,8 +12,9 @@
  * User-defined types are carried over: `<types>` with their attributes, `<fields>` of UDT and ARRAY
  * columns (without the producer's lobFolders: the LOBs move to our layout), and UDT values u1, u2 ...
  * with nested UDTs, ARRAYs and LOBs (a LOB attribute is checked like any other LOB cell).
- * Not carried over, because the model does not hold them: routines, roles and privileges; each is
- * named in the catalogue's notExported, so the export and ingest say so.
+ * Routines, users, roles and privileges are carried over as received. What metadata.xml says that
+ * the model cannot hold (a privilege option other than ADMIN / GRANT) is named in the catalogue's
+ * notExported, so the export and ingest say so.
  * SIARD 1.0 is refused.
  */
 import type { Readable } from 'node:stream';
@@ -126,12 +127,15 @@ export class SiardSource implements DatabaseSource {
           rows: t.rows,
         })),
         views: s.views.map((v) => ({ ...v, columns: v.columns.map(withoutLobFolder) })),
+        ...(s.routines && s.routines.length > 0 ? { routines: s.routines } : {}),
       })),
       users: a.users,
+      ...(a.roles && a.roles.length > 0 ? { roles: a.roles } : {}),
+      ...(a.privileges && a.privileges.length > 0 ? { privileges: a.privileges } : {}),
       archive: this.archiveInfo(),
     };
-    const other = this.reader.metadata.otherObjects;
-    if (other.length > 0) catalog.notExported = other.map((o) => `${o.kind} ${o.name} of the received package`);
+    const dropped = this.reader.metadata.dropped;
+    if (dropped.length > 0) catalog.notExported = dropped.map((d) => `${d} of the received package`);
     for (const k of ['databaseProduct', 'connection', 'databaseUser'] as const) if (a[k] !== undefined) catalog[k] = a[k];
     return catalog;
   }
