@@ -34,6 +34,7 @@ const LOCAL_BY_NATURE: Record<string, string> = {
   'cli/put.ts': 'reads the local folder a user puts',
   'siard/export-directory.ts': 'export writes a SIARD package into a local folder',
   'siard/output-sink.ts': 'export writes a SIARD package into a local folder',
+  'remove-tree.ts': 'removes the local folder an export staged its package in (used by siard/output-sink.ts)',
   'siard/writer.ts': 'reads the bundled metadata.xsd',
   'siard/zip/reader.ts': 'yauzl reads a local .siard by descriptor (other archives come as a ByteSource)',
   'siard/zip/sink.ts': 'writes a local .siard',

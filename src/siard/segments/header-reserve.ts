@@ -34,6 +34,7 @@ export function metadataXmlBound(
     folder: `schema${si}`,
     ...(s.description !== undefined ? { description: s.description } : {}),
     ...(s.types && s.types.length > 0 ? { types: s.types } : {}),
+    ...(s.routines && s.routines.length > 0 ? { routines: s.routines } : {}),
     views: s.views,
     tables: s.tables.map((t, ti) => {
       const { columns } = columnsOf(t, s);
@@ -53,6 +54,9 @@ export function metadataXmlBound(
     messageDigests: [{ digestType: 'SHA-256', digest: 'f'.repeat(64) }],
     schemas,
     users: catalog.users ?? [],
+    // As the writer adds them: what a received package carries counts in its header too.
+    ...(catalog.roles && catalog.roles.length > 0 ? { roles: catalog.roles } : {}),
+    ...(catalog.privileges && catalog.privileges.length > 0 ? { privileges: catalog.privileges } : {}),
   };
   for (const k of ['description', 'archiver', 'archiverContact'] as const) {
     const v = text(k);
