@@ -4,10 +4,10 @@
  * documents with a byte deleted, inserted or changed, an error exactly when JSON.parse gives one.
  */
 import test from 'ava';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { isInventoryBlock } from '../src/ocfl/inventory.js';
 import { SplittingJsonParser } from '../src/ocfl/json-stream.js';
+import { inventoriesUnder } from './helpers/fixture-inventories.js';
 import { reference, sharedTest } from './helpers/shared.js';
 
 function rng(seed: number): () => number {
@@ -126,15 +126,7 @@ test('"__proto__" members are own properties, never the prototype', (t) => {
 });
 
 sharedTest('every inventory of the OCFL conformance fixtures, streamed in 7-byte chunks with its blocks split, reads as JSON.parse reads it', (t) => {
-  const found: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const p = path.join(dir, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (name === 'inventory.json') found.push(p);
-    }
-  };
-  walk(reference('ocfl-fixtures'));
+  const found = inventoriesUnder(reference('ocfl-fixtures'));
   t.true(found.length > 50, `${found.length} inventories`);
   for (const file of found) {
     const bytes = readFileSync(file);

@@ -6,10 +6,10 @@
  * bytes here so that every splitting path runs on small inputs.
  */
 import test from 'ava';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { type Inventory, parseInventory, parseInventoryHeader, serializeInventory } from '../src/ocfl/inventory.js';
 import { parseJsonBytes, parseTopLevelMembers } from '../src/ocfl/large-json.js';
+import { inventoriesUnder } from './helpers/fixture-inventories.js';
 import { reference, sharedTest } from './helpers/shared.js';
 
 const samples: unknown[] = [
@@ -45,15 +45,7 @@ test('text JSON.parse refuses is refused in slices too', (t) => {
 });
 
 sharedTest('every inventory of the OCFL conformance fixtures parses in slices exactly as JSON.parse reads it', (t) => {
-  const found: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const p = path.join(dir, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (name === 'inventory.json') found.push(p);
-    }
-  };
-  walk(reference('ocfl-fixtures'));
+  const found = inventoriesUnder(reference('ocfl-fixtures'));
   t.true(found.length > 50, `${found.length} inventories`);
   for (const file of found) {
     const bytes = readFileSync(file);

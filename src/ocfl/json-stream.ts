@@ -8,30 +8,10 @@
  * and handed to JSON.parse when it ends. Between groups a byte scan tracks only strings, nesting,
  * keys, colons and commas. The root must be an object (anything else is parsed whole at the end).
  */
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
+import { QUOTE, BACKSLASH, COMMA, COLON, OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY, isSpace, setOwn, utf8 } from './json-bytes.js';
 
 /** A group of members is parsed once its text passes this size. */
 const GROUP_BYTES = 4 * 1024 * 1024;
-
-const decoder = new TextDecoder('utf-8', { fatal: true });
-
-function isSpace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
-
-function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  // "__proto__" from JSON is an ordinary own property (as JSON.parse makes it), never the prototype.
-  if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
-  else target[key] = value;
-}
 
 type Expect = 'key' | 'colon' | 'value' | 'in-value' | 'after-child';
 
@@ -108,7 +88,7 @@ export class SplittingJsonParser {
       if (e > s) parts.push(c.subarray(s, e));
       offset += c.length;
     }
-    return decoder.decode(parts.length === 1 ? parts[0] : Buffer.concat(parts));
+    return utf8.decode(parts.length === 1 ? parts[0] : Buffer.concat(parts));
   }
 
   /** Drops the chunks no group or key still needs. */

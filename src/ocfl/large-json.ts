@@ -7,24 +7,10 @@
  * JSON.parse, which does all the validation; serialising writes the same bytes as
  * `JSON.stringify(value, null, 2)` in pieces of at most a few MB.
  */
+import { QUOTE, BACKSLASH, COMMA, COLON, OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY, isSpace, setOwn, utf8 } from './json-bytes.js';
 
 /** Slices up to this size go to JSON.parse whole. */
 const SLICE_MAX = 64 * 1024 * 1024;
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-
-function isSpace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
-
-const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Parses UTF-8 JSON bytes of any size (throws TypeError for bytes that are not UTF-8,
@@ -32,7 +18,7 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
  * `sliceMax` is for tests: the size above which a value is split.
  */
 export function parseJsonBytes(bytes: Uint8Array, sliceMax = SLICE_MAX): unknown {
-  if (bytes.length <= sliceMax) return JSON.parse(decoder.decode(bytes));
+  if (bytes.length <= sliceMax) return JSON.parse(utf8.decode(bytes));
   let start = 0;
   let end = bytes.length;
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) throw new SyntaxError('Unexpected token (a byte order mark) at the start of the JSON text');
@@ -43,13 +29,13 @@ export function parseJsonBytes(bytes: Uint8Array, sliceMax = SLICE_MAX): unknown
 
 /** One JSON value occupying exactly bytes[start, end) (no surrounding space). */
 function parseValue(bytes: Uint8Array, start: number, end: number, sliceMax: number): unknown {
-  if (end - start <= sliceMax) return JSON.parse(decoder.decode(bytes.subarray(start, end)));
+  if (end - start <= sliceMax) return JSON.parse(utf8.decode(bytes.subarray(start, end)));
   const open = bytes[start];
   const close = bytes[end - 1];
   if (open === OPEN_OBJECT && close === CLOSE_OBJECT) return parseObject(bytes, start, end, sliceMax);
   if (open === OPEN_ARRAY && close === CLOSE_ARRAY) return parseArray(bytes, start, end, sliceMax);
   // A single string or number this large: JSON.parse reports what is wrong with it.
-  return JSON.parse(decoder.decode(bytes.subarray(start, end)));
+  return JSON.parse(utf8.decode(bytes.subarray(start, end)));
 }
 
 /**
@@ -67,7 +53,7 @@ export function parseTopLevelMembers(bytes: Uint8Array, keys: readonly string[])
   const out: Record<string, unknown> = {};
   for (const m of members(bytes, start, end)) {
     if (m.colon < 0) throw new SyntaxError(`Expected ':' after property name in JSON at position ${m.start}`);
-    const key = JSON.parse(decoder.decode(bytes.subarray(m.start, m.colon)));
+    const key = JSON.parse(utf8.decode(bytes.subarray(m.start, m.colon)));
     if (typeof key !== 'string' || !wanted.has(key)) continue;
     let valueStart = m.colon + 1;
     while (isSpace(bytes[valueStart]!)) valueStart++;
@@ -81,7 +67,7 @@ export function objectMembers(bytes: Uint8Array, start: number, end: number): Ar
   if (bytes[start] !== OPEN_OBJECT || bytes[end - 1] !== CLOSE_OBJECT) throw new SyntaxError(`Expected a JSON object at position ${start}`);
   return members(bytes, start, end).map((m) => {
     if (m.colon < 0) throw new SyntaxError(`Expected ':' after property name in JSON at position ${m.start}`);
-    const key = JSON.parse(decoder.decode(bytes.subarray(m.start, m.colon)));
+    const key = JSON.parse(utf8.decode(bytes.subarray(m.start, m.colon)));
     if (typeof key !== 'string') throw new SyntaxError(`Expected a property name in JSON at position ${m.start}`);
     let valueStart = m.colon + 1;
     while (isSpace(bytes[valueStart]!)) valueStart++;
@@ -196,12 +182,6 @@ function* groups(list: Member[], sliceMax: number): Generator<Member[]> {
   if (group.length > 0) yield group;
 }
 
-function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  // "__proto__" from JSON is an ordinary own property (as JSON.parse makes it), never the prototype.
-  if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
-  else target[key] = value;
-}
-
 function parseObject(bytes: Uint8Array, start: number, end: number, sliceMax: number): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const group of groups(members(bytes, start, end), sliceMax)) {
@@ -209,14 +189,14 @@ function parseObject(bytes: Uint8Array, start: number, end: number, sliceMax: nu
     const last = group[group.length - 1]!;
     if (group.length === 1 && first.end - first.start > sliceMax) {
       if (first.colon < 0) throw new SyntaxError(`Expected ':' after property name in JSON at position ${first.start}`);
-      const key = JSON.parse(decoder.decode(bytes.subarray(first.start, first.colon)));
+      const key = JSON.parse(utf8.decode(bytes.subarray(first.start, first.colon)));
       if (typeof key !== 'string') throw new SyntaxError(`Expected a property name in JSON at position ${first.start}`);
       let valueStart = first.colon + 1;
       while (isSpace(bytes[valueStart]!)) valueStart++;
       setOwn(out, key, parseValue(bytes, valueStart, first.end, sliceMax));
       continue;
     }
-    const part = JSON.parse(`{${decoder.decode(bytes.subarray(first.start, last.end))}}`) as Record<string, unknown>;
+    const part = JSON.parse(`{${utf8.decode(bytes.subarray(first.start, last.end))}}`) as Record<string, unknown>;
     for (const key of Object.keys(part)) setOwn(out, key, part[key]);
   }
   return out;
@@ -231,7 +211,7 @@ function parseArray(bytes: Uint8Array, start: number, end: number, sliceMax: num
       out.push(parseValue(bytes, first.start, first.end, sliceMax));
       continue;
     }
-    for (const v of JSON.parse(`[${decoder.decode(bytes.subarray(first.start, last.end))}]`) as unknown[]) out.push(v);
+    for (const v of JSON.parse(`[${utf8.decode(bytes.subarray(first.start, last.end))}]`) as unknown[]) out.push(v);
   }
   return out;
 }

@@ -38,6 +38,7 @@ import { COPY_NULL, copyBytes, copyField, CopyIn } from './copy-in.js';
 import { connectPostgres, describePostgresUrl } from './connection.js';
 import { qualifiedName } from './introspect.js';
 import { quoteIdent } from '../sql-identifier.js';
+import { restoreValueError } from '../restore-value-error.js';
 
 /** format_type() spellings of built-in types a restore may recreate by name. */
 const BUILTIN =
@@ -375,11 +376,7 @@ export class PostgresLoader implements TargetLoader {
         try {
           text = this.scalarText(table.columns[c]!, value);
         } catch (err) {
-          throw new SiardOcflError(`Table "${table.schema}"."${table.name}", row ${n}, column "${table.columns[c]!.column.name}": ${(err as Error).message}`, {
-            code: 'RESTORE_VALUE',
-            exitCode: 1,
-            cause: err,
-          });
+          throw restoreValueError(`"${table.schema}"."${table.name}"`, n, table.columns[c]!.column.name, err);
         }
         fields[c] = typeof text === 'string' ? copyField(text) : copyBytes(text);
       }
@@ -407,12 +404,7 @@ export class PostgresLoader implements TargetLoader {
           fields[c] = typeof text === 'string' ? copyField(text) : copyBytes(text);
         }
       } catch (err) {
-        if (err instanceof SiardOcflError) throw err;
-        throw new SiardOcflError(`Table "${table.schema}"."${table.name}", row ${n}, column "${col.column.name}": ${(err as Error).message}`, {
-          code: 'RESTORE_VALUE',
-          exitCode: 1,
-          cause: err,
-        });
+        throw restoreValueError(`"${table.schema}"."${table.name}"`, n, col.column.name, err);
       }
     }
     return fields;
@@ -454,12 +446,7 @@ export class PostgresLoader implements TargetLoader {
         try {
           cell = await this.cell(col, types[c]!, value, params, largeObjects, (b) => (bytes += b));
         } catch (err) {
-          if (err instanceof SiardOcflError) throw err;
-          throw new SiardOcflError(`Table "${table.schema}"."${table.name}", row ${n}, column "${col.column.name}": ${(err as Error).message}`, {
-            code: 'RESTORE_VALUE',
-            exitCode: 1,
-            cause: err,
-          });
+          throw restoreValueError(`"${table.schema}"."${table.name}"`, n, col.column.name, err);
         }
         cells.push(cell.sql);
       }

@@ -62,6 +62,7 @@ import {
 } from '../loader.js';
 import { conditionProblem } from '../sql-text.js';
 import { quoteIdent } from '../sql-identifier.js';
+import { restoreValueError } from '../restore-value-error.js';
 
 /** A default SQLite takes without parentheses (PRAGMA table_info gives other expressions without theirs). */
 const SQLITE_LITERAL = /^([+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|'([^']|'')*'|[xX]'[0-9A-Fa-f]*'|NULL|TRUE|FALSE|CURRENT_TIME|CURRENT_DATE|CURRENT_TIMESTAMP)$/i;
@@ -260,12 +261,7 @@ export class SqliteLoader implements TargetLoader {
             const bound = this.bindPlain(col, value);
             values[c] = bound !== NOT_PLAIN ? bound : await this.bindValue(col, value);
           } catch (err) {
-            if (err instanceof SiardOcflError) throw err;
-            throw new SiardOcflError(`Table "${table.schema}"."${table.name}", row ${n}, column "${col.column.name}": ${(err as Error).message}`, {
-              code: 'RESTORE_VALUE',
-              exitCode: 1,
-              cause: err,
-            });
+            throw restoreValueError(`"${table.schema}"."${table.name}"`, n, col.column.name, err);
           }
         }
         try {
