@@ -10,25 +10,29 @@
  * bytes (10 GB; needs some 25 GB of free space in the temporary folder and hours on a small machine).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 const LARGE = process.env.BENCH_RESEGMENT_LARGE === '1';
-const SIZES = (process.env.BENCH_RESEGMENT_LOBS ?? '1000,4000,16000').split(',').map(Number);
+// An empty BENCH_RESEGMENT_LOBS with BENCH_RESEGMENT_LARGE=1 runs the large case alone.
+const SIZES = (process.env.BENCH_RESEGMENT_LOBS ?? '1000,4000,16000').split(',').filter(Boolean).map(Number);
 const LOB_BYTES = Number(process.env.BENCH_RESEGMENT_LOB_BYTES ?? 8192);
-const CASES: Array<{ lobs: number; bytes: number }> = SIZES.map((lobs) => ({ lobs, bytes: LOB_BYTES }));
-if (LARGE) CASES.push({ lobs: 1_000_000, bytes: 10_000 });
+// 'half': each LOB is a random half written twice (deflate halves it); 'full': random throughout, so that
+// the large case's package really is 10 GB (1,000,000 x 10,000 bytes) after compression.
+type BenchCase = { lobs: number; bytes: number; random: 'half' | 'full' };
+const CASES: BenchCase[] = SIZES.map((lobs) => ({ lobs, bytes: LOB_BYTES, random: 'half' }));
+if (LARGE) CASES.push({ lobs: 1_000_000, bytes: 10_000, random: 'full' });
 const BIN = path.resolve('bin', 'siard-ocfl');
 
 const GENERATE = `
 import sys, zipfile, hashlib, os
-out, n, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+out, n, size, full = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == 'full'
 z = zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED, allowZip64=True)
 z.writestr('header/siardversion/2.1/', b'')
 rows = []
 for i in range(n):
-    data = os.urandom(size // 2) * 2
+    data = os.urandom(size) if full else os.urandom(size // 2) * 2
     name = 'content/schema0/table0/lob2/record%d.bin' % i
     z.writestr(name, data)
     rows.append('<row><c1>%d</c1><c2 file="%s" length="%d" digestType="MD5" digest="%s"/></row>' % (i + 1, name, len(data), hashlib.md5(data).hexdigest()))
@@ -54,17 +58,20 @@ function measure(cmd: string[], cwd: string): { seconds: number; rssKiB: number 
 }
 
 const rows: Array<{ lobs: number; rssKiB: number }> = [];
-for (const { lobs: n, bytes } of CASES) {
+for (const { lobs: n, bytes, random } of CASES) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'siard-ocfl-bench-reseg-'));
   try {
     const pkg = path.join(dir, 'gen.siard');
-    execFileSync('python3', ['-c', GENERATE, pkg, String(n), String(bytes)]);
+    execFileSync('python3', ['-c', GENERATE, pkg, String(n), String(bytes), random]);
+    const packageBytes = statSync(pkg).size;
     const unzip = measure(['unzip', '-q', pkg, '-d', path.join(dir, 'unzipped')], dir);
     rmSync(path.join(dir, 'unzipped'), { recursive: true, force: true });
     const ours = measure([process.execPath, BIN, 'export', pkg, path.join(dir, 'out'), '--inline-max', '100', '--max-files', '1000'], dir);
     rows.push({ lobs: n, rssKiB: ours.rssKiB });
     process.stdout.write(
-      `${n} internal LOBs of ${bytes} bytes: re-segment ${ours.seconds.toFixed(2)} s (${((ours.seconds / n) * 1e3).toFixed(3)} ms per LOB) vs unzip -q ${unzip.seconds.toFixed(2)} s ` +
+      `${n} internal LOBs of ${bytes} bytes (package ${(packageBytes / 1e6).toFixed(1)} MB): ` +
+        `re-segment ${ours.seconds.toFixed(2)} s (${((ours.seconds / n) * 1e3).toFixed(3)} ms per LOB) ` +
+        `vs unzip -q ${unzip.seconds.toFixed(2)} s ` +
         `(ratio ${(ours.seconds / unzip.seconds).toFixed(2)}); peak RSS ${Math.round(ours.rssKiB / 1024)} MiB vs unzip ${Math.round(unzip.rssKiB / 1024)} MiB\n`,
     );
   } finally {
