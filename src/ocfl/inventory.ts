@@ -101,26 +101,6 @@ export function parseInventory(bytes: Uint8Array | string, where = 'inventory.js
   return inventoryFromJson(data, where);
 }
 
-/**
- * The objects of an inventory that hold one member per file or per version (the manifest, the
- * fixity blocks, the versions and their states), and the inventory itself: parsed member by
- * member when the inventory is streamed (see json-stream.ts).
- */
-export function isInventoryBlock(path: readonly string[]): boolean {
-  switch (path.length) {
-    case 0:
-      return true;
-    case 1:
-      return path[0] === 'manifest' || path[0] === 'fixity' || path[0] === 'versions';
-    case 2:
-      return path[0] === 'fixity' || path[0] === 'versions';
-    case 3:
-      return path[0] === 'versions' && path[2] === 'state';
-    default:
-      return false;
-  }
-}
-
 /** An inventory from its parsed JSON (see parseInventory; `where` names the file in messages). */
 export function inventoryFromJson(data: unknown, where = 'inventory.json'): Inventory {
   if (!isRecord(data)) throw new InventoryError(`${where} does not hold a JSON object.`);

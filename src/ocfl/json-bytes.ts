@@ -1,4 +1,4 @@
-/** What the two byte-level JSON readers (large-json.ts, json-stream.ts) share: the bytes they look for. */
+/** The bytes the byte-level JSON reader (large-json.ts) looks for, and what it shares with JSON.parse's rules. */
 
 export const QUOTE = 0x22;
 export const BACKSLASH = 0x5c;

@@ -10,8 +10,6 @@ import {
   InventoryError,
   logicalState,
   manifestLookup,
-  inventoryFromJson,
-  isInventoryBlock,
   parseInventory,
   parseInventoryHeader,
   parseInventoryVersions,
@@ -19,8 +17,7 @@ import {
   parseSidecar,
   versionNames,
 } from './inventory.js';
-import { digestSync, isDigestAlgorithm, MultiHasher } from './digest.js';
-import { SplittingJsonParser } from './json-stream.js';
+import { digestSync, isDigestAlgorithm } from './digest.js';
 import type { ReadStorage } from './storage.js';
 
 export interface VersionInfo {
@@ -33,7 +30,8 @@ export interface VersionInfo {
 
 export interface LoadedInventory {
   inventory: Inventory;
-  /** Digest of the inventory's bytes in its digest algorithm (what its sidecar records). */
+  bytes: Buffer;
+  /** Digest of `bytes` in the inventory's digest algorithm (what its sidecar records). */
   digest: string;
   /**
    * True when the root sidecar does not match the root inventory but the head version's own
@@ -105,75 +103,21 @@ export interface ParsedInventory {
   digest: string;
 }
 
-/** Digest of a stored file, read as a stream; `onChunk` sees every chunk on the way (a parser). */
-async function digestOfStored(storage: ReadStorage, path: string, algorithm: string, onChunk?: (chunk: Buffer) => void): Promise<string> {
-  const hasher = MultiHasher.createSync([algorithm]);
-  for await (const chunk of storage.readStream(path, { highWaterMark: 1024 * 1024 })) {
-    hasher.update(chunk as Buffer);
-    onChunk?.(chunk as Buffer);
-  }
-  return hasher.digests()[algorithm]!;
-}
-
 /**
- * Reads the root inventory of the object at `objectPath`, checked against its sidecar. The bytes
- * are hashed and parsed as they stream in, never held whole (at a million files they are ~600 MB,
- * as much again as their parse). When they are those `known` was parsed from (same digest),
- * `known`'s inventory is returned instead of a second parse: a writer that read the object first
- * (relocate, mets) does not hold two copies of a million-entry inventory. Of the two files a
- * commit replaces one after the other (inventory, then sidecar), a reader may see either pairing:
- * the inventory is accepted when its sidecar records its digest, or when the head version holds
- * the same bytes with a sidecar that does.
+ * Reads the root inventory of the object at `objectPath`, checked against its sidecar. When the
+ * bytes are those `known` was parsed from (same digest), `known`'s inventory is returned instead
+ * of a second parse: a writer that read the object first (relocate, mets) does not hold two
+ * copies of a million-entry inventory.
  */
 export async function loadInventory(storage: ReadStorage, objectPath: string, known?: ParsedInventory): Promise<LoadedInventory> {
-  const where = join(objectPath, 'inventory.json');
-  const display = `${storage.location}/${where}`;
-  // The sidecar present names the algorithm to hash with while the bytes go by.
-  let algorithm = 'sha512';
-  let sidecar = await readText(storage, `${where}.sha512`);
-  if (sidecar === undefined) {
-    sidecar = await readText(storage, `${where}.sha256`);
-    if (sidecar !== undefined) algorithm = 'sha256';
+  if (!known) {
+    const { bytes, header: inventory, sidecarStale, digest } = await verifiedInventoryBytes(storage, objectPath, parseInventory);
+    return { inventory, bytes, sidecarStale, digest };
   }
-  const recorded = sidecar === undefined ? undefined : parseSidecar(sidecar);
-  try {
-    if (known && known.inventory.digestAlgorithm === algorithm && recorded === known.digest) {
-      if ((await digestOfStored(storage, where, algorithm)) === known.digest) return { inventory: known.inventory, digest: known.digest, sidecarStale: false };
-    }
-    const parser = new SplittingJsonParser(isInventoryBlock);
-    let digest: string;
-    let value: unknown;
-    try {
-      digest = await digestOfStored(storage, where, algorithm, (chunk) => parser.write(chunk));
-      value = parser.end();
-    } catch (err) {
-      if (err instanceof SyntaxError || err instanceof TypeError) throw new InventoryError(`${display} is not valid JSON (${err.message}).`);
-      throw err;
-    }
-    const inventory = inventoryFromJson(value, display);
-    // Hashed with another algorithm than the inventory's (its sidecar is missing or of the other
-    // kind): read again whole, as before streaming.
-    if (inventory.digestAlgorithm !== algorithm) return await loadInventoryWhole(storage, objectPath);
-    if (recorded === digest) return { inventory, digest, sidecarStale: false };
-    const headPath = join(objectPath, inventory.head, 'inventory.json');
-    const headSidecar = await readText(storage, `${headPath}.${algorithm}`);
-    if (headSidecar !== undefined && parseSidecar(headSidecar) === digest) {
-      const headDigest = await digestOfStored(storage, headPath, algorithm).catch(() => undefined);
-      if (headDigest === digest) return { inventory, digest, sidecarStale: true };
-    }
-    throw new InventoryError(`The inventory of object "${inventory.id}" at ${storage.location}/${objectPath} does not match its ${algorithm} sidecar.`);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !(err instanceof SiardOcflError)) {
-      throw new SiardOcflError(`No OCFL object at ${storage.location}/${objectPath}: it has no inventory.json.`, { code: 'NO_OBJECT' });
-    }
-    throw err;
-  }
-}
-
-/** loadInventory from the whole bytes (the inventory's algorithm is not the one its sidecar suggested). */
-async function loadInventoryWhole(storage: ReadStorage, objectPath: string): Promise<LoadedInventory> {
-  const { header: inventory, sidecarStale, digest } = await verifiedInventoryBytes(storage, objectPath, parseInventory);
-  return { inventory, sidecarStale, digest };
+  const { bytes, header, sidecarStale, digest } = await verifiedInventoryBytes(storage, objectPath, parseInventoryHeader);
+  const same = digest === known.digest && header.digestAlgorithm === known.inventory.digestAlgorithm;
+  const inventory = same ? known.inventory : parseInventory(bytes, `${storage.location}/${join(objectPath, 'inventory.json')}`);
+  return { inventory, bytes, sidecarStale, digest };
 }
 
 /**
@@ -197,6 +141,7 @@ export async function loadInventoryVersions(storage: ReadStorage, objectPath: st
 /** What recovery after a crash needs of an inventory: its header, version names and bytes. */
 export interface LoadedInventorySummary {
   inventory: InventoryHeader & { versions: InventoryVersionSummary[] };
+  bytes: Buffer;
   digest: string;
   sidecarStale: boolean;
 }
@@ -206,8 +151,8 @@ export interface LoadedInventorySummary {
  * an unlisted version folder (repair of a million-file object need not build its inventory).
  */
 export async function loadInventorySummary(storage: ReadStorage, objectPath: string): Promise<LoadedInventorySummary> {
-  const { header: inventory, sidecarStale, digest } = await verifiedInventoryBytes(storage, objectPath, parseInventoryVersions);
-  return { inventory, digest, sidecarStale };
+  const { bytes, header: inventory, sidecarStale, digest } = await verifiedInventoryBytes(storage, objectPath, parseInventoryVersions);
+  return { inventory, bytes, digest, sidecarStale };
 }
 
 /** The version names an inventory, full or summarised, lists. */
