@@ -39,7 +39,8 @@ import Database from '../src/sources/sqlite/driver.js';
 
 const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(PROJECT, 'bin', 'siard-ocfl');
-const SIZES = (process.env.BENCH_SCALE_SIZES ?? '10000,100000,1000000').split(',').map(Number);
+/** BENCH_SCALE_SIZES= (empty) runs the ratio section alone. */
+const SIZES = (process.env.BENCH_SCALE_SIZES ?? '10000,100000,1000000').split(',').filter(Boolean).map(Number);
 const RATIOS = process.env.BENCH_SCALE_RATIOS !== '0';
 /** BENCH_SCALE_ONLY=mets,relocate,repair: only these rows (the LOB object is always ingested). */
 const ONLY = process.env.BENCH_SCALE_ONLY ? new Set(process.env.BENCH_SCALE_ONLY.split(',')) : undefined;
@@ -230,31 +231,37 @@ function ratioRun(work: string): string[] {
   ];
 }
 
+/** Prints the per-file tables and the restore ratios; false when a row fails. */
+function printTables(results: Results, restoreRatios: string[]): boolean {
+  let ok = true;
+  const [small, large] = [Math.min(...SIZES), Math.max(...SIZES)];
+  // Wall time on a quiet machine; CPU time (user + system, every thread) also on a shared one,
+  // where other work stretches wall times differently at each size.
+  for (const clock of ['wall', 'cpu'] as const) {
+    process.stdout.write(`\nmicroseconds per file of the object (${clock}), growth ${large} / ${small} (limit ${GROWTH_LIMIT}), peak RSS at ${large}:\n`);
+    process.stdout.write(`  ${'verb'.padEnd(34)}${SIZES.map((n) => String(n).padStart(11)).join('')}   growth   peak MiB\n`);
+    for (const [verb, byN] of results) {
+      const perFile = (n: number) => ((clock === 'wall' ? byN.get(n)!.seconds : byN.get(n)!.cpuSeconds) * 1e6) / n;
+      const growth = perFile(large) / perFile(small);
+      const rss = byN.get(large)!.maxRssMiB;
+      const rowOk = growth <= GROWTH_LIMIT && rss < RSS_LIMIT_MIB; // NaN (a failed run) is not ok
+      if (!rowOk && clock === 'wall') ok = false;
+      process.stdout.write(`  ${verb.padEnd(34)}${SIZES.map((n) => perFile(n).toFixed(1).padStart(11)).join('')}   ${growth.toFixed(2).padStart(6)}   ${rss.toFixed(0).padStart(8)} ${rowOk ? 'PASS' : 'FAIL'}\n`);
+    }
+  }
+  process.stdout.write(`\nrestore from the object against restore of a plain export:\n${restoreRatios.join('\n')}\n`);
+  return ok && !restoreRatios.some((l) => l.endsWith('FAIL'));
+}
+
 function main(): void {
   const work = mkdtempSync(path.join(process.env.BENCH_SCALE_DIR ?? os.tmpdir(), 'siard-ocfl-bench-scale-'));
   let failed = false;
   try {
-    process.stdout.write(`bench/scale: sizes ${SIZES.join(', ')}; ${os.availableParallelism()} cores; work in ${work}\n`);
+    process.stdout.write(`bench/scale: sizes ${SIZES.join(', ') || 'none'}; ${os.availableParallelism()} cores; work in ${work}\n`);
     const results: Results = new Map();
     const restoreRatios: string[] = [];
     for (const n of SIZES) scaleRun(work, n, results, restoreRatios);
-    const [small, large] = [Math.min(...SIZES), Math.max(...SIZES)];
-    // Wall time on a quiet machine; CPU time (user + system, every thread) also on a shared one,
-    // where other work stretches wall times differently at each size.
-    for (const clock of ['wall', 'cpu'] as const) {
-      process.stdout.write(`\nmicroseconds per file of the object (${clock}), growth ${large} / ${small} (limit ${GROWTH_LIMIT}), peak RSS at ${large}:\n`);
-      process.stdout.write(`  ${'verb'.padEnd(34)}${SIZES.map((n) => String(n).padStart(11)).join('')}   growth   peak MiB\n`);
-      for (const [verb, byN] of results) {
-        const perFile = (n: number) => ((clock === 'wall' ? byN.get(n)!.seconds : byN.get(n)!.cpuSeconds) * 1e6) / n;
-        const growth = perFile(large) / perFile(small);
-        const rss = byN.get(large)!.maxRssMiB;
-        const ok = growth <= GROWTH_LIMIT && rss < RSS_LIMIT_MIB; // NaN (a failed run) is not ok
-        if (!ok && clock === 'wall') failed = true;
-        process.stdout.write(`  ${verb.padEnd(34)}${SIZES.map((n) => perFile(n).toFixed(1).padStart(11)).join('')}   ${growth.toFixed(2).padStart(6)}   ${rss.toFixed(0).padStart(8)} ${ok ? 'PASS' : 'FAIL'}\n`);
-      }
-    }
-    process.stdout.write(`\nrestore from the object against restore of a plain export:\n${restoreRatios.join('\n')}\n`);
-    if (restoreRatios.some((l) => l.endsWith('FAIL'))) failed = true;
+    if (SIZES.length > 0 && !printTables(results, restoreRatios)) failed = true;
     if (RATIOS) {
       const lines = ratioRun(work);
       process.stdout.write(`\nratios, best of 2 rounds:\n${lines.join('\n')}\n`);
