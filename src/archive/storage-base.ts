@@ -37,7 +37,7 @@ export const PACKAGE_BASES: readonly string[] = ['../', './'];
  * .siard-as-folder), else `../` (beside the .siard).
  */
 export async function storageBaseOf(object: OcflObjectReader, logicalPath: string, upTo: string, open: (contentPath: string) => Promise<string | ByteSource>): Promise<string> {
-  const versions = Object.keys(object.inventory.versions).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+  const versions = object.versions().map((v) => v.version);
   for (const v of versions) {
     // A segmented SIARD file (named by its stem) is read in its first segment, a complete package.
     const digest = object.state(v).get(logicalPath) ?? object.state(v).get(`${logicalPath}.1`);

@@ -31,7 +31,7 @@ export function register(program: Command): void {
       // Written as it goes, in pieces of a few MB (stdout to a file or pipe blocks, so nothing piles up).
       const out = new JsonPieces((piece) => process.stdout.write(piece));
       if (options.json) {
-        out.put(`{\n  "id": ${JSON.stringify(reader.id)},\n  "version": ${JSON.stringify(version)},\n  "digestAlgorithm": ${JSON.stringify(reader.inventory.digestAlgorithm)},\n  "files": `);
+        out.put(`{\n  "id": ${JSON.stringify(reader.id)},\n  "version": ${JSON.stringify(version)},\n  "digestAlgorithm": ${JSON.stringify(reader.digestAlgorithm)},\n  "files": `);
         out.put(paths.length === 0 ? '[]' : '[\n');
       }
       for (let i = 0; i < paths.length; i += CHUNK) {

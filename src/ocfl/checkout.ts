@@ -112,7 +112,7 @@ export async function checkoutVersion(reader: OcflObjectReader, dest: string, op
   });
   if (existing && existing.length > 0) throw new UsageError(`Checkout destination ${target} is not empty.`, 'BAD_DESTINATION');
   await fsp.mkdir(target, { recursive: true });
-  const alg = reader.inventory.digestAlgorithm;
+  const alg = reader.digestAlgorithm;
   let bytes = 0;
   try {
     // Every folder once, parents first (a sorted list puts a folder before what lies in it).

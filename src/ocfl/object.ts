@@ -18,6 +18,7 @@ import {
   versionNames,
 } from './inventory.js';
 import { digestSync, isDigestAlgorithm } from './digest.js';
+import { InventoryView } from './inventory-view.js';
 import type { ReadStorage } from './storage.js';
 
 export interface VersionInfo {
@@ -165,19 +166,36 @@ export class OcflObjectReader {
   /** Built on first use and kept: an inventory of a million paths must not be re-indexed per lookup. */
   private readonly states = new Map<string, ReadonlyMap<string, string>>();
   private manifest: ((digest: string) => string[] | undefined) | undefined;
+  private full: Inventory | undefined;
+  private readonly view: InventoryView | undefined;
 
   constructor(
     readonly storage: ReadStorage,
     /** Object root, relative to the storage. */
     readonly path: string,
-    readonly inventory: Inventory,
+    /** The inventory, parsed in full or read in place (InventoryView: what open gives for a plain inventory). */
+    inventory: Inventory | InventoryView,
     /** Digest of the inventory bytes read (lets a writer of the same object reuse this inventory). */
     readonly inventoryDigest?: string,
-  ) {}
+  ) {
+    if (inventory instanceof InventoryView) this.view = inventory;
+    else this.full = inventory;
+  }
 
   static async open(storage: ReadStorage, objectPath: string): Promise<OcflObjectReader> {
-    const { inventory, digest } = await loadInventory(storage, objectPath);
-    return new OcflObjectReader(storage, objectPath, inventory, digest);
+    // A plain inventory is read in place (a few bytes per file beside its JSON); any other in full.
+    const read = (bytes: Buffer, where: string) => InventoryView.from(bytes, where) ?? parseInventory(bytes, where);
+    const { header, digest } = await verifiedInventoryBytes(storage, objectPath, read);
+    return new OcflObjectReader(storage, objectPath, header, digest);
+  }
+
+  /**
+   * The inventory as JavaScript objects, parsed on first use when it was read in place: the
+   * verbs that need the whole manifest or fixity (audit, mets, relocate) pay for it, the others not.
+   */
+  get inventory(): Inventory {
+    this.full ??= parseInventory(this.view!.bytes, `${this.storage.location}/${join(this.path, 'inventory.json')}`);
+    return this.full;
   }
 
   /** The inventory with the digest of its bytes, when known (see loadInventory's `known`). */
@@ -186,16 +204,33 @@ export class OcflObjectReader {
   }
 
   get id(): string {
-    return this.inventory.id;
+    return (this.view ?? this.full!).id;
   }
 
   get head(): string {
-    return this.inventory.head;
+    return (this.view ?? this.full!).head;
+  }
+
+  get digestAlgorithm(): string {
+    return (this.view ?? this.full!).digestAlgorithm;
+  }
+
+  hasVersion(version: string): boolean {
+    return this.view ? this.view.hasVersion(version) : Object.hasOwn(this.full!.versions, version);
   }
 
   versions(): VersionInfo[] {
-    return versionNames(this.inventory).map((version) => {
-      const v = this.inventory.versions[version];
+    if (this.view) {
+      return this.view.versions().map((v) => {
+        const info: VersionInfo = { version: v.version, created: v.created, fileCount: v.fileCount };
+        if (v.message !== undefined) info.message = v.message;
+        if (v.user !== undefined) info.user = { ...v.user };
+        return info;
+      });
+    }
+    const inventory = this.full!;
+    return versionNames(inventory).map((version) => {
+      const v = inventory.versions[version];
       const info: VersionInfo = { version, created: v.created, fileCount: Object.values(v.state).reduce((n, p) => n + p.length, 0) };
       if (v.message !== undefined) info.message = v.message;
       if (v.user !== undefined) info.user = { ...v.user };
@@ -208,9 +243,10 @@ export class OcflObjectReader {
    * and shared: callers must not change it (the reader treats its inventory as immutable).
    */
   state(version = this.head): ReadonlyMap<string, string> {
+    if (this.view) return this.view.state(version);
     let state = this.states.get(version);
     if (!state) {
-      state = logicalState(this.inventory, version);
+      state = logicalState(this.full!, version);
       this.states.set(version, state);
     }
     return state;
@@ -227,7 +263,8 @@ export class OcflObjectReader {
 
   /** Content paths of a digest (any case), or undefined when the manifest lacks it. */
   manifestPaths(digest: string): string[] | undefined {
-    this.manifest ??= manifestLookup(this.inventory);
+    if (this.view) return this.view.manifestPaths(digest.toLowerCase());
+    this.manifest ??= manifestLookup(this.full!);
     return this.manifest(digest.toLowerCase());
   }
 

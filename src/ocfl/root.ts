@@ -219,8 +219,8 @@ export class OcflStorageRoot {
       return (await this.storage.stat(`${p}/inventory.json`)) ? p : undefined;
     }
     for await (const loc of this.scanObjects()) {
-      const reader = await OcflObjectReader.open(this.storage, loc.path).catch(() => undefined);
-      if (reader?.id === id) return loc.path;
+      const header = await loadInventoryHeader(this.storage, loc.path).catch(() => undefined);
+      if (header?.id === id) return loc.path;
     }
     return undefined;
   }

@@ -1,0 +1,191 @@
+/**
+ * The inventory read in place (src/ocfl/inventory-view.ts) held to the full parse it replaces in
+ * readers (parseInventory + logicalState + manifestLookup): on the OCFL conformance fixtures, on
+ * random inventories (paths with escapes, non-ASCII, characters above U+FFFF and from U+E000,
+ * paths and digests listed twice), and on the same inventories damaged byte by byte. Where the view
+ * reads an inventory it must read what the full parse reads; where the full parse refuses one,
+ * the view must not accept it.
+ */
+import test from 'ava';
+import { readFileSync } from 'node:fs';
+import { InventoryView } from '../src/ocfl/inventory-view.js';
+import { logicalState, manifestLookup, parseInventory, serializeInventory, type Inventory } from '../src/ocfl/inventory.js';
+import { inventoriesUnder } from './helpers/fixture-inventories.js';
+import { reference, sharedTest } from './helpers/shared.js';
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const NAME_PIECES = ['a', 'b', 'seg_1', '/', 'é', '😀', '\uE000', '\uFFFD', ' ', 'Z', '~', '__proto__', '0', '.'];
+/** Characters JSON writes escaped: one path in about forty has one. */
+const ESCAPED = ['"', '\\', '\n', '\u0001'];
+const hex = (r: () => number, n: number) => Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(r() * 16)]).join('');
+
+function randomPath(r: () => number): string {
+  let out = '';
+  const n = 1 + Math.floor(r() * 4);
+  for (let i = 0; i < n; i++) out += NAME_PIECES[Math.floor(r() * NAME_PIECES.length)];
+  return r() < 0.025 ? out + ESCAPED[Math.floor(r() * ESCAPED.length)] : out;
+}
+
+/** A random inventory: mostly plain paths, sometimes one that needs an escape, a path or digest listed twice. */
+function randomInventory(r: () => number): Inventory {
+  const digests = Array.from({ length: 1 + Math.floor(r() * 12) }, () => hex(r, 128));
+  const manifest: Record<string, string[]> = {};
+  for (const d of digests) manifest[d] = Array.from({ length: r() < 0.9 ? 1 : 2 + Math.floor(r() * 2) }, () => `v1/content/${randomPath(r)}`);
+  const versions: Inventory['versions'] = {};
+  const count = 1 + Math.floor(r() * 3);
+  for (let v = 1; v <= count; v++) {
+    const state: Record<string, string[]> = {};
+    for (const d of digests) if (r() < 0.8) state[d] = Array.from({ length: 1 + Math.floor(r() * 3) }, () => randomPath(r));
+    // A logical path under two digests (invalid OCFL, but readers have always read it: the last wins).
+    if (r() < 0.1 && digests.length > 1) state[digests[0]!] = [...(state[digests[0]!] ?? []), ...(state[digests[1]!] ?? ['x'])];
+    versions[`v${v}`] = { created: '2026-11-24T00:00:00Z', state, ...(r() < 0.5 ? { message: randomPath(r) } : {}), ...(r() < 0.5 ? { user: { name: 'N', address: 'mailto:n@example.org' } } : {}) };
+  }
+  const inv: Inventory = { id: `urn:x:${randomPath(r)}`, type: 'https://ocfl.io/1.1/spec/#inventory', digestAlgorithm: 'sha512', head: `v${count}`, manifest, versions };
+  if (r() < 0.3) inv.fixity = { md5: Object.fromEntries(Object.values(manifest).map((paths) => [hex(r, 32), paths])) };
+  return inv;
+}
+
+/** What a reader reads of inventory bytes, through the full parse. */
+function readFull(bytes: Buffer) {
+  const inv = parseInventory(bytes);
+  const lookup = manifestLookup(inv);
+  const versions = Object.keys(inv.versions);
+  return {
+    id: inv.id,
+    head: inv.head,
+    versions: versions.map((v) => [v, inv.versions[v]!.created, inv.versions[v]!.message, inv.versions[v]!.user]),
+    states: versions.map((v) => [...logicalState(inv, v)]),
+    manifest: Object.keys(inv.manifest).map((d) => [d, lookup(d.toLowerCase())]),
+  };
+}
+
+/** The same through the view (undefined when it declines the bytes). */
+function readView(bytes: Buffer) {
+  const view = InventoryView.from(bytes, 'inventory.json');
+  if (!view) return undefined;
+  const versions = view.versions().map((v) => v.version);
+  // Only for the list of digests to ask about; a view of bytes the full parse refuses is an answer too.
+  let inv: Inventory;
+  try {
+    inv = parseInventory(bytes);
+  } catch {
+    return { acceptedWhatTheFullParseRefuses: true };
+  }
+  return {
+    id: view.id,
+    head: view.head,
+    versions: view.versions().map((v) => [v.version, v.created, v.message, v.user]),
+    states: versions.map((v) => [...view.state(v)]),
+    manifest: Object.keys(inv.manifest).map((d) => [d, view.manifestPaths(d.toLowerCase())]),
+  };
+}
+
+test('random inventories read in place give what the full parse gives: states in order, manifest lookups, versions', (t) => {
+  const r = rng(20261124);
+  let viewed = 0;
+  for (let round = 0; round < 600; round++) {
+    const bytes = serializeInventory(randomInventory(r));
+    const full = readFull(bytes);
+    // The full parse lists versions in key order, the view in numeric order: ours serialises them numerically.
+    const view = readView(bytes);
+    if (view) {
+      viewed++;
+      t.deepEqual(view, full);
+    } else t.true(bytes.includes('\\'), 'only inventories with escapes or repeated paths are declined');
+  }
+  t.true(viewed > 300, `${viewed} of 600 random inventories read in place`);
+});
+
+test('a path listed under two digests keeps the digest listed last, as the full parse does', (t) => {
+  const a = 'a'.repeat(128);
+  const b = 'b'.repeat(128);
+  const inv: Inventory = {
+    id: 'urn:x',
+    type: 'https://ocfl.io/1.1/spec/#inventory',
+    digestAlgorithm: 'sha512',
+    head: 'v1',
+    manifest: { [a]: ['v1/content/x'], [b]: ['v1/content/y'] },
+    versions: { v1: { created: '2026-11-24T00:00:00Z', state: { [a]: ['same', 'one'], [b]: ['same'] } } },
+  };
+  const view = InventoryView.from(serializeInventory(inv), 'inventory.json')!;
+  t.deepEqual([...view.state('v1')], [['one', a], ['same', b]]);
+  t.is(view.state('v1').get('same'), b);
+  t.is(view.state('v1').size, 2);
+});
+
+test('damaged inventories: the view accepts none the full parse refuses, and reads the others as it does', (t) => {
+  const r = rng(7);
+  let refused = 0;
+  for (let round = 0; round < 3000; round++) {
+    const text = serializeInventory(randomInventory(r)).toString('utf8');
+    const at = Math.floor(r() * text.length);
+    const junk = ['', '"', ',', '}', '{', ':', ']', '[', '\\', 'x', 'A', ' ', '\u0001'][Math.floor(r() * 13)]!;
+    const damaged = Buffer.from(r() < 0.5 ? text.slice(0, at) + junk + text.slice(at + 1) : text.slice(0, at) + junk + text.slice(at), 'utf8');
+    let full: ReturnType<typeof readFull> | undefined;
+    try {
+      full = readFull(damaged);
+    } catch {
+      refused++;
+    }
+    let view: ReturnType<typeof readView>;
+    try {
+      view = readView(damaged);
+    } catch (err) {
+      t.is(full, undefined, `the view threw (${(err as Error).message}) where the full parse reads:\n${damaged.toString()}`);
+      continue;
+    }
+    if (full === undefined) t.is(view, undefined, `the view read what the full parse refuses:\n${damaged.toString()}`);
+    else if (view) t.deepEqual(view, full as typeof view, damaged.toString());
+  }
+  t.true(refused > 1000, `${refused} of the damaged inventories are refused`);
+});
+
+test('bytes that are not UTF-8 and a byte order mark are left to the full parse', (t) => {
+  const bytes = serializeInventory(randomInventory(rng(3)));
+  t.is(InventoryView.from(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bytes]), 'inventory.json'), undefined);
+  const broken = Buffer.from(bytes);
+  broken[broken.indexOf('v1/content/') + 3] = 0xff;
+  t.is(InventoryView.from(broken, 'inventory.json'), undefined);
+});
+
+sharedTest('every inventory of the OCFL conformance fixtures: read in place exactly as parsed in full, or left to the full parse', (t) => {
+  const found = inventoriesUnder(reference('ocfl-fixtures'));
+  t.true(found.length > 50);
+  let viewed = 0;
+  for (const file of found) {
+    const bytes = readFileSync(file);
+    let full: ReturnType<typeof readFull> | undefined;
+    try {
+      full = readFull(bytes);
+    } catch {
+      full = undefined;
+    }
+    let view: ReturnType<typeof readView>;
+    try {
+      view = readView(bytes);
+    } catch {
+      t.is(full, undefined, `${file}: the view threw where the full parse reads it`);
+      continue;
+    }
+    if (!view) continue;
+    viewed++;
+    t.not(full, undefined, `${file}: read in place but refused in full`);
+    t.false('acceptedWhatTheFullParseRefuses' in view, `${file}: read in place but refused in full`);
+    const byNumber = (x: NonNullable<typeof full>) => {
+      const order = x.versions.map((v, i) => [Number(String(v[0]).slice(1)), i] as const).sort((a, b) => a[0] - b[0]);
+      return { ...x, versions: order.map(([, i]) => x.versions[i]), states: order.map(([, i]) => x.states[i]) };
+    };
+    t.deepEqual(byNumber(view as NonNullable<typeof full>), byNumber(full!), file);
+  }
+  t.true(viewed > 30, `${viewed} of ${found.length} fixture inventories read in place`);
+});
