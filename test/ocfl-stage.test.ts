@@ -160,7 +160,7 @@ test('a writer handed a reader\'s inventory reuses it only while the object is a
   await staged.addBuffer('a.txt', 'a in v1');
   await staged.commit();
   // Unchanged since it was read: the reader's inventory object is the new version's base.
-  const reader = await root.openObject('kn');
+  const reader = await root.openObject('kn', { whole: true });
   const known = reader.parsed();
   t.truthy(known);
   staged = await root.startVersion('kn', { known });

@@ -191,7 +191,7 @@ async function auditObject(
   const structure = await validateObject({ storage: root.storage, path: objectPath }, { fixity: false });
   let reader: OcflObjectReader;
   try {
-    reader = await root.openObjectAt(objectPath);
+    reader = await root.openObjectAt(objectPath, { whole: true });
     object = summary.id = reader.id;
   } catch (err) {
     add('error', 'OBJECT_UNREADABLE', `The object at ${objectPath} cannot be read: ${(err as Error).message}`, { path: objectPath });

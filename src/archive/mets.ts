@@ -73,7 +73,7 @@ interface LobFileOfCell {
 /** Adds the METS index of the head's .siard to object `id` as a new version. */
 export async function addMetsIndex(rootArg: string | OcflStorageRoot, id: string, options: AddMetsOptions = {}): Promise<AddMetsResult> {
   const root = await rootOf(rootArg);
-  const object = await root.openObject(id);
+  const object = await root.openObject(id, { whole: true });
   const inv = object.inventory;
   const state = object.state();
   // A segmented SIARD file counts as one archive, named by its stem; the parent lists every segment.

@@ -1,8 +1,9 @@
 /**
- * An inventory read in place: its bytes kept, its manifest and states indexed by offsets into
- * them, and strings made only when asked for. The inventory of a million files is ~600 MB of JSON;
- * parsed into JavaScript objects it took 840 bytes per file more (3 GiB peak for `show`). Here the
- * indexes cost ~30 bytes per file of each version read.
+ * An inventory held compactly: its digests as bytes, its paths as UTF-8 in a few large buffers
+ * with offsets, and strings made only when asked for. The inventory of a million files is ~600 MB
+ * of JSON; parsed into JavaScript objects it took 840 bytes per file more (3 GiB peak for `show`).
+ * Here a file costs about 64 bytes of digest and its paths' bytes plus ~30 bytes of offsets, and
+ * the JSON is let go once read.
  *
  * Only inventories of the plain shape are read this way (see path-block-scan.ts); for any other
  * `InventoryView.from` answers undefined and the caller parses the bytes in full, which words
@@ -42,73 +43,97 @@ function hashBytes(bytes: Uint8Array, start: number, end: number): number {
   return h >>> 0;
 }
 
-/** One version's logical state over the inventory bytes: logical path -> digest, in code-unit order of the paths. */
+/** Strings as UTF-8 in one buffer: string i is bytes[start[i], end[i]). */
+interface Arena {
+  bytes: Buffer;
+  start: Uint32Array;
+  end: Uint32Array;
+}
+
+/** Copies the byte ranges [starts[i], ends[i]) of `from` into one arena. */
+function arenaOf(from: Buffer, starts: Uint32Array, ends: Uint32Array): Arena {
+  let total = 0;
+  for (let i = 0; i < starts.length; i++) total += ends[i]! - starts[i]!;
+  const bytes = Buffer.allocUnsafe(total);
+  const start = new Uint32Array(starts.length);
+  const end = new Uint32Array(starts.length);
+  let at = 0;
+  for (let i = 0; i < starts.length; i++) {
+    start[i] = at;
+    at += from.copy(bytes, at, starts[i], ends[i]);
+    end[i] = at;
+  }
+  return { bytes, start, end };
+}
+
+/** The lower-case hex keys of a block as bytes, `size` bytes each (hex checked by the scan). */
+function digestBytesOf(from: Buffer, block: ScannedBlock, size: number): Buffer {
+  const out = Buffer.allocUnsafe(block.keyStart.length * size);
+  const nibble = (c: number) => (c <= 0x39 ? c - 0x30 : c - 0x57);
+  for (let k = 0; k < block.keyStart.length; k++) {
+    const s = block.keyStart[k]!;
+    for (let b = 0; b < size; b++) out[k * size + b] = (nibble(from[s + 2 * b]!) << 4) | nibble(from[s + 2 * b + 1]!);
+  }
+  return out;
+}
+
+/** One version's logical state: logical path -> digest, in code-unit order of the paths. */
 class StateView implements ReadonlyMap<string, string> {
-  /** Path indexes of the scanned block in code-unit order of the paths, a path listed twice kept once (its last digest). */
+  /** Path indexes in code-unit order of the paths, a path listed twice kept once (its last digest). */
   private readonly order: Int32Array;
   private readonly table: Int32Array;
-  /** Key index (into the block's keys) of each path. */
-  private readonly keyOf: Uint32Array;
 
   constructor(
-    private readonly bytes: Buffer,
-    private readonly block: ScannedBlock,
+    private readonly paths: Arena,
+    /** Manifest entry of each path. */
+    private readonly entryOf: Uint32Array,
+    private readonly digestOfEntry: (entry: number) => string,
   ) {
-    const { firstPath, pathStart, pathEnd } = block;
-    const n = pathStart.length;
-    this.keyOf = new Uint32Array(n);
-    for (let k = 0; k + 1 < firstPath.length; k++) this.keyOf.fill(k, firstPath[k], firstPath[k + 1]);
+    const { bytes, start, end } = paths;
+    const n = start.length;
     const indexes = Array.from({ length: n }, (_, i) => i);
     // UTF-8 byte order is code-point order, which differs from JavaScript's code-unit order only
     // between characters above U+FFFF and U+E000-U+FFFF (bytes from 0xEE): those states sort as strings.
-    let asStrings = false;
-    for (let p = 0; p < n && !asStrings; p++) for (let i = pathStart[p]!; i < pathEnd[p]!; i++) if (bytes[i]! >= 0xee) asStrings = true;
-    if (asStrings) {
+    if (bytes.some((b) => b >= 0xee)) {
       const names = indexes.map((p) => this.pathAt(p));
       indexes.sort((a, b) => (names[a]! < names[b]! ? -1 : names[a]! > names[b]! ? 1 : 0));
     } else {
-      indexes.sort((a, b) => bytes.compare(bytes, pathStart[b]!, pathEnd[b]!, pathStart[a]!, pathEnd[a]!));
+      indexes.sort((a, b) => bytes.compare(bytes, start[b]!, end[b]!, start[a]!, end[a]!));
     }
     // The sort is stable: of paths listed twice, the last listed wins, as in a Map built in order.
     const kept: number[] = [];
     for (let j = 0; j < indexes.length; j++) {
       const p = indexes[j]!;
       const next = indexes[j + 1];
-      if (next !== undefined && this.samePath(p, next)) continue;
+      if (next !== undefined && bytes.compare(bytes, start[next]!, end[next]!, start[p]!, end[p]!) === 0) continue;
       kept.push(p);
     }
     this.order = Int32Array.from(kept);
     this.table = emptyTable(kept.length);
     const mask = this.table.length - 1;
     for (const p of kept) {
-      let slot = hashBytes(bytes, pathStart[p]!, pathEnd[p]!) & mask;
+      let slot = hashBytes(bytes, start[p]!, end[p]!) & mask;
       while (this.table[slot] !== -1) slot = (slot + 1) & mask;
       this.table[slot] = p;
     }
   }
 
-  private samePath(a: number, b: number): boolean {
-    const { pathStart, pathEnd } = this.block;
-    return this.bytes.compare(this.bytes, pathStart[b]!, pathEnd[b]!, pathStart[a]!, pathEnd[a]!) === 0;
-  }
-
   private pathAt(p: number): string {
-    return this.bytes.toString('utf8', this.block.pathStart[p], this.block.pathEnd[p]);
+    return this.paths.bytes.toString('utf8', this.paths.start[p], this.paths.end[p]);
   }
 
   private digestAt(p: number): string {
-    const k = this.keyOf[p]!;
-    return this.bytes.toString('latin1', this.block.keyStart[k], this.block.keyEnd[k]);
+    return this.digestOfEntry(this.entryOf[p]!);
   }
 
   private find(logicalPath: string): number {
     const query = Buffer.from(logicalPath, 'utf8');
-    const { pathStart, pathEnd } = this.block;
+    const { bytes, start, end } = this.paths;
     const mask = this.table.length - 1;
     for (let slot = hashBytes(query, 0, query.length) & mask; ; slot = (slot + 1) & mask) {
       const p = this.table[slot]!;
       if (p === -1) return -1;
-      if (pathEnd[p]! - pathStart[p]! === query.length && this.bytes.compare(query, 0, query.length, pathStart[p], pathEnd[p]) === 0) return p;
+      if (end[p]! - start[p]! === query.length && bytes.compare(query, 0, query.length, start[p], end[p]) === 0) return p;
     }
   }
 
@@ -146,23 +171,83 @@ class StateView implements ReadonlyMap<string, string> {
   }
 }
 
+/** A version: its metadata, and its state's paths with the manifest entry of each. */
 interface VersionPlace {
   summary: InventoryVersionSummary;
-  state: ScannedBlock;
+  paths: Arena;
+  entryOf: Uint32Array;
+}
+
+/** The manifest: digests as bytes (`size` each), an index of them, and the content paths of each. */
+class ManifestView {
+  private readonly table: Int32Array;
+
+  constructor(
+    private readonly digests: Buffer,
+    private readonly size: number,
+    /** firstPath[k] .. firstPath[k + 1]: the content paths of entry k. */
+    private readonly firstPath: Uint32Array,
+    private readonly paths: Arena,
+  ) {
+    this.table = emptyTable(firstPath.length - 1);
+  }
+
+  get entries(): number {
+    return this.firstPath.length - 1;
+  }
+
+  get digestSize(): number {
+    return this.size;
+  }
+
+  /** Indexes every entry; false when a digest repeats (JSON.parse keeps the last: the full parse decides). */
+  index(): boolean {
+    const mask = this.table.length - 1;
+    for (let k = 0; k < this.entries; k++) {
+      const at = k * this.size;
+      let slot = hashBytes(this.digests, at, at + this.size) & mask;
+      for (;;) {
+        const other = this.table[slot]!;
+        if (other === -1) break;
+        if (this.digests.compare(this.digests, other * this.size, (other + 1) * this.size, at, at + this.size) === 0) return false;
+        slot = (slot + 1) & mask;
+      }
+      this.table[slot] = k;
+    }
+    return true;
+  }
+
+  /** The entry of a digest given as bytes, or -1. */
+  find(digest: Uint8Array): number {
+    if (digest.length !== this.size) return -1;
+    const mask = this.table.length - 1;
+    for (let slot = hashBytes(digest, 0, digest.length) & mask; ; slot = (slot + 1) & mask) {
+      const k = this.table[slot]!;
+      if (k === -1) return -1;
+      if (this.digests.compare(digest, 0, this.size, k * this.size, (k + 1) * this.size) === 0) return k;
+    }
+  }
+
+  digestOf(k: number): string {
+    return this.digests.toString('hex', k * this.size, (k + 1) * this.size);
+  }
+
+  pathsOf(k: number): string[] {
+    const out: string[] = [];
+    for (let p = this.firstPath[k]!; p < this.firstPath[k + 1]!; p++) out.push(this.paths.bytes.toString('utf8', this.paths.start[p], this.paths.end[p]));
+    return out;
+  }
 }
 
 export class InventoryView {
   private readonly states = new Map<string, StateView>();
 
   private constructor(
-    /** The inventory's bytes, kept: every string is read from them when asked for. */
-    readonly bytes: Buffer,
     readonly id: string,
     readonly type: string,
     readonly digestAlgorithm: string,
     readonly head: string,
-    private readonly manifest: ScannedBlock,
-    private readonly manifestTable: Int32Array,
+    private readonly manifest: ManifestView,
     private readonly versionPlaces: Map<string, VersionPlace>,
   ) {}
 
@@ -189,8 +274,8 @@ export class InventoryView {
     const manifestAt = members.get('manifest');
     const versionsAt = members.get('versions');
     if (hexKeyLength === undefined || !manifestAt || !versionsAt || bytes[versionsAt.start] !== 0x7b) return undefined;
-    const manifest = scanPathBlock(bytes, manifestAt.start, manifestAt.end, { hexKeyLength });
-    if (!manifest) return undefined;
+    const manifestBlock = scanPathBlock(bytes, manifestAt.start, manifestAt.end, { hexKeyLength });
+    if (!manifestBlock) return undefined;
     skeleton.manifest = {};
     const fixityAt = members.get('fixity');
     if (fixityAt) {
@@ -199,7 +284,7 @@ export class InventoryView {
       if (!blocks) return undefined;
       const fixity: Record<string, unknown> = {};
       for (const [name, b] of blocks) {
-        if (name === '__proto__' || !scanPathBlock(bytes, b.start, b.end, {})) return undefined;
+        if (name === '__proto__' || !scanPathBlock(bytes, b.start, b.end, { checkOnly: true })) return undefined;
         fixity[name] = {};
       }
       skeleton.fixity = fixity;
@@ -223,61 +308,43 @@ export class InventoryView {
     skeleton.versions = versions;
     // The same checks as a full parse, on the same values (throws InventoryError as it does).
     const checked = inventoryFromJson(skeleton, where);
-    const manifestTable = InventoryView.indexManifest(bytes, manifest);
-    if (!manifestTable) return undefined;
+    const size = hexKeyLength / 2;
+    const manifest = new ManifestView(
+      digestBytesOf(bytes, manifestBlock, size),
+      size,
+      manifestBlock.firstPath,
+      arenaOf(bytes, manifestBlock.pathStart, manifestBlock.pathEnd),
+    );
+    if (!manifest.index()) return undefined;
     const places = new Map<string, VersionPlace>();
     for (const name of Object.keys(checked.versions).sort((a, b) => versionNumber(a) - versionNumber(b))) {
       const state = stateBlocks.get(name)!;
-      if (!InventoryView.digestsOnce(bytes, state, manifest, manifestTable)) return undefined;
+      const entryOf = InventoryView.entriesOf(bytes, state, manifest, size);
+      if (!entryOf) return undefined;
       const info = checked.versions[name]!;
       const summary: InventoryVersionSummary = { version: name, created: info.created, fileCount: state.pathStart.length };
       if (info.message !== undefined) summary.message = info.message;
       if (info.user !== undefined) summary.user = info.user;
-      places.set(name, { summary, state });
+      places.set(name, { summary, paths: arenaOf(bytes, state.pathStart, state.pathEnd), entryOf });
     }
-    return new InventoryView(bytes, checked.id, checked.type, checked.digestAlgorithm, checked.head, manifest, manifestTable, places);
+    return new InventoryView(checked.id, checked.type, checked.digestAlgorithm, checked.head, manifest, places);
   }
 
-  /** The manifest's keys by hash, or undefined when a digest repeats (JSON.parse keeps the last: the full parse decides). */
-  private static indexManifest(bytes: Buffer, manifest: ScannedBlock): Int32Array | undefined {
-    const table = emptyTable(manifest.keyStart.length);
-    const mask = table.length - 1;
-    for (let k = 0; k < manifest.keyStart.length; k++) {
-      const start = manifest.keyStart[k]!;
-      const end = manifest.keyEnd[k]!;
-      let slot = hashBytes(bytes, start, end) & mask;
-      for (;;) {
-        const other = table[slot]!;
-        if (other === -1) break;
-        if (bytes.compare(bytes, manifest.keyStart[other], manifest.keyEnd[other], start, end) === 0) return undefined;
-        slot = (slot + 1) & mask;
-      }
-      table[slot] = k;
-    }
-    return table;
-  }
-
-  /** Whether each digest of a state appears once and is in the manifest (otherwise the full parse reads it as before). */
-  private static digestsOnce(bytes: Buffer, state: ScannedBlock, manifest: ScannedBlock, table: Int32Array): boolean {
-    const seen = new Uint8Array(manifest.keyStart.length);
+  /**
+   * The manifest entry of each path of a state, or undefined when a digest of the state repeats or
+   * is not in the manifest (the full parse reads those as it always has).
+   */
+  private static entriesOf(bytes: Buffer, state: ScannedBlock, manifest: ManifestView, size: number): Uint32Array | undefined {
+    const seen = new Uint8Array(manifest.entries);
+    const entryOf = new Uint32Array(state.pathStart.length);
+    const one = new ScannedDigest(size);
     for (let k = 0; k < state.keyStart.length; k++) {
-      const m = InventoryView.lookup(bytes, manifest, table, bytes, state.keyStart[k]!, state.keyEnd[k]!);
-      if (m < 0 || seen[m]) return false;
+      const m = manifest.find(one.read(bytes, state.keyStart[k]!));
+      if (m < 0 || seen[m]) return undefined;
       seen[m] = 1;
+      entryOf.fill(m, state.firstPath[k], state.firstPath[k + 1]);
     }
-    return true;
-  }
-
-  /** Index of the manifest key equal to source[start, end), or -1. */
-  private static lookup(bytes: Buffer, manifest: ScannedBlock, table: Int32Array, source: Uint8Array, start: number, end: number): number {
-    const mask = table.length - 1;
-    const length = end - start;
-    for (let slot = hashBytes(source, start, end) & mask; ; slot = (slot + 1) & mask) {
-      const k = table[slot]!;
-      if (k === -1) return -1;
-      const ks = manifest.keyStart[k]!;
-      if (manifest.keyEnd[k]! - ks === length && bytes.compare(source, start, end, ks, ks + length) === 0) return k;
-    }
+    return entryOf;
   }
 
   /** The versions in numeric order: metadata and file counts. */
@@ -295,7 +362,7 @@ export class InventoryView {
     if (!state) {
       const place = this.versionPlaces.get(version);
       if (!place) throw new SiardOcflError(`Object "${this.id}" has no version ${version} (head is ${this.head}).`, { code: 'NO_SUCH_VERSION' });
-      state = new StateView(this.bytes, place.state);
+      state = new StateView(place.paths, place.entryOf, (entry) => this.manifest.digestOf(entry));
       this.states.set(version, state);
     }
     return state;
@@ -303,13 +370,23 @@ export class InventoryView {
 
   /** Content paths of a lower-case digest, or undefined when the manifest lacks it. */
   manifestPaths(digest: string): string[] | undefined {
-    const query = Buffer.from(digest, 'latin1');
-    const k = InventoryView.lookup(this.bytes, this.manifest, this.manifestTable, query, 0, query.length);
-    if (k < 0) return undefined;
-    const out: string[] = [];
-    for (let p = this.manifest.firstPath[k]!; p < this.manifest.firstPath[k + 1]!; p++) {
-      out.push(this.bytes.toString('utf8', this.manifest.pathStart[p], this.manifest.pathEnd[p]));
-    }
-    return out;
+    if (digest.length !== 2 * this.manifest.digestSize || !/^[0-9a-f]*$/.test(digest)) return undefined;
+    const k = this.manifest.find(Buffer.from(digest, 'hex'));
+    return k < 0 ? undefined : this.manifest.pathsOf(k);
+  }
+}
+
+/** One hex key of the JSON read into a reused buffer of bytes. */
+class ScannedDigest {
+  private readonly out: Buffer;
+
+  constructor(size: number) {
+    this.out = Buffer.alloc(size);
+  }
+
+  read(from: Uint8Array, at: number): Buffer {
+    const nibble = (c: number) => (c <= 0x39 ? c - 0x30 : c - 0x57);
+    for (let b = 0; b < this.out.length; b++) this.out[b] = (nibble(from[at + 2 * b]!) << 4) | nibble(from[at + 2 * b + 1]!);
+    return this.out;
   }
 }

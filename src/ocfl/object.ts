@@ -182,19 +182,22 @@ export class OcflObjectReader {
     else this.full = inventory;
   }
 
-  static async open(storage: ReadStorage, objectPath: string): Promise<OcflObjectReader> {
-    // A plain inventory is read in place (a few bytes per file beside its JSON); any other in full.
-    const read = (bytes: Buffer, where: string) => InventoryView.from(bytes, where) ?? parseInventory(bytes, where);
+  /**
+   * Reads the object's inventory: held compactly when it is of the plain shape (InventoryView),
+   * else parsed in full; `whole` parses it in full always, for a caller that needs `inventory`.
+   */
+  static async open(storage: ReadStorage, objectPath: string, options: { whole?: boolean } = {}): Promise<OcflObjectReader> {
+    const read = (bytes: Buffer, where: string) => (options.whole ? undefined : InventoryView.from(bytes, where)) ?? parseInventory(bytes, where);
     const { header, digest } = await verifiedInventoryBytes(storage, objectPath, read);
     return new OcflObjectReader(storage, objectPath, header, digest);
   }
 
   /**
-   * The inventory as JavaScript objects, parsed on first use when it was read in place: the
-   * verbs that need the whole manifest or fixity (audit, mets, relocate) pay for it, the others not.
+   * The inventory as JavaScript objects: there when the reader was opened `whole` (audit, mets and
+   * relocate need the whole manifest or fixity), or when the inventory is not of the plain shape.
    */
   get inventory(): Inventory {
-    this.full ??= parseInventory(this.view!.bytes, `${this.storage.location}/${join(this.path, 'inventory.json')}`);
+    if (!this.full) throw new Error(`The reader of object "${this.id}" was not opened whole: open it with { whole: true } to read its inventory.`);
     return this.full;
   }
 

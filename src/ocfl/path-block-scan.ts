@@ -44,6 +44,8 @@ export interface ScannedBlock {
 export interface BlockRules {
   /** Keys must be this many lower-case hex digits (undefined: any plain string). */
   hexKeyLength?: number;
+  /** Only check the shape (a fixity block a reader does not use): no offsets are kept. */
+  checkOnly?: boolean;
 }
 
 const isHexLower = (c: number) => (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66);
@@ -55,6 +57,7 @@ const isHexLower = (c: number) => (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <=
  */
 export function scanPathBlock(bytes: Uint8Array, start: number, end: number, rules: BlockRules): ScannedBlock | undefined {
   if (bytes[start] !== OPEN_OBJECT || bytes[end - 1] !== CLOSE_OBJECT) return undefined;
+  const keep = !rules.checkOnly;
   const keyStart = new OffsetList();
   const keyEnd = new OffsetList();
   const firstPath = new OffsetList();
@@ -84,9 +87,11 @@ export function scanPathBlock(bytes: Uint8Array, start: number, end: number, rul
       if (close - i - 1 !== rules.hexKeyLength) return undefined;
       for (let k = i + 1; k < close; k++) if (!isHexLower(bytes[k]!)) return undefined;
     }
-    keyStart.push(i + 1);
-    keyEnd.push(close);
-    firstPath.push(pathStart.length);
+    if (keep) {
+      keyStart.push(i + 1);
+      keyEnd.push(close);
+      firstPath.push(pathStart.length);
+    }
     i = skip(close + 1);
     if (bytes[i] !== COLON) return undefined;
     i = skip(i + 1);
@@ -97,8 +102,10 @@ export function scanPathBlock(bytes: Uint8Array, start: number, end: number, rul
       for (;;) {
         const pathClose = stringEnd(i);
         if (pathClose < 0) return undefined;
-        pathStart.push(i + 1);
-        pathEnd.push(pathClose);
+        if (keep) {
+          pathStart.push(i + 1);
+          pathEnd.push(pathClose);
+        }
         i = skip(pathClose + 1);
         if (bytes[i] === COMMA) {
           i = skip(i + 1);

@@ -226,10 +226,10 @@ export class OcflStorageRoot {
   }
 
   /** Opens an object for reading; a clear error when it does not exist. */
-  async openObject(id: string): Promise<OcflObjectReader> {
+  async openObject(id: string, options: { whole?: boolean } = {}): Promise<OcflObjectReader> {
     const p = await this.findObject(id);
     if (p === undefined) throw new SiardOcflError(`Storage root ${this.location} holds no object "${id}".`, { code: 'NO_OBJECT' });
-    const reader = await OcflObjectReader.open(this.storage, p);
+    const reader = await OcflObjectReader.open(this.storage, p, options);
     if (reader.id !== id) {
       throw new SiardOcflError(`The object at ${this.location}/${p} has id "${reader.id}", not "${id}".`, { code: 'ID_MISMATCH', exitCode: 1 });
     }
@@ -258,8 +258,8 @@ export class OcflStorageRoot {
   }
 
   /** Opens the object at a path relative to the root (as scanObjects yields it). */
-  openObjectAt(objectPath: string): Promise<OcflObjectReader> {
-    return OcflObjectReader.open(this.storage, objectPath);
+  openObjectAt(objectPath: string, options: { whole?: boolean } = {}): Promise<OcflObjectReader> {
+    return OcflObjectReader.open(this.storage, objectPath, options);
   }
 
   /** id and head of the object at a path, without building its manifest and states (for listings). */

@@ -7,7 +7,6 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { openRoot } from '../../src/ocfl/root.js';
-import { versionNames } from '../../src/ocfl/inventory.js';
 
 const PUT_CHILD = path.join(PROJECT_ROOT, 'test', 'crash', 'put-child.mjs');
 
@@ -64,7 +63,7 @@ export async function readHead(rootDir: string, id: string): Promise<{ head: str
   const reader = await root.openObject(id);
   const files: Files = {};
   for (const p of reader.state().keys()) files[p] = (await reader.readLogical(p)).toString('utf8');
-  return { head: reader.head, versions: versionNames(reader.inventory), files };
+  return { head: reader.head, versions: reader.versions().map((v) => v.version), files };
 }
 
 /** Every empty folder under dir (dir itself included when empty). */
