@@ -301,7 +301,7 @@ function segmentOf(f: WrittenPackageFile): { file: string; bytes: number; messag
   return { file: f.relPath, bytes: f.size, messageDigest: f.messageDigest };
 }
 
-export function prepareColumns(
+function prepareColumns(
   t: SourceTable,
   s: SourceSchema,
   types: ReturnType<typeof typeCatalog>,
