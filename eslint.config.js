@@ -19,8 +19,20 @@ export default tseslint.config(
         // `_name` marks a parameter or binding kept on purpose (a callback's signature, a destructured rest).
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true },
       ],
-      // Prettier does not break strings, comments or template literals: this catches the lines it leaves long.
-      'max-len': ['error', { code: 140, ignoreUrls: true }],
+      // Prettier wraps code at 140 but never comments: this holds them to 140 too. Lines holding a string, template or regex
+      // literal are let through for now (279 of them are over 140 once prettier has run: messages, SQL, test titles), and so
+      // are rows of the markdown tables in doc comments, which cannot wrap.
+      'max-len': [
+        'error',
+        {
+          code: 140,
+          ignoreUrls: true,
+          ignoreStrings: true,
+          ignoreTemplateLiterals: true,
+          ignoreRegExpLiterals: true,
+          ignorePattern: '^\\s*\\* \\|',
+        },
+      ],
       // Control characters are what this code strips from XML text and checks in terminal output.
       'no-control-regex': 'off',
       // `const self = this` feeds async generators and object-literal methods, where no arrow function fits.

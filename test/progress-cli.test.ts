@@ -28,7 +28,10 @@ interface PtyRun {
   seconds: number;
 }
 
-/** Runs the CLI with stdin, stdout and stderr on a pseudo-terminal `cols` wide; `tail` is appended to the shell command (e.g. `2>&1 | cat`). */
+/**
+ * Runs the CLI with stdin, stdout and stderr on a pseudo-terminal `cols` wide; `tail` is appended to the shell command
+ * (e.g. `2>&1 | cat`).
+ */
 function onPty(args: string[], options: { cols?: number; tail?: string } = {}): Promise<PtyRun> {
   const cmd = `stty cols ${options.cols ?? 200} rows 40; exec ${sh(process.execPath)} ${sh(BIN)} ${args.map(sh).join(' ')} ${options.tail ?? ''}`;
   const env = { ...process.env };

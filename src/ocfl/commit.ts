@@ -52,8 +52,8 @@
  * Recovery (recoverObject), run by the next writer of the object while holding its lock, before
  * it stages anything: remove S (after an exchange commit that is all there is to do: S holds a
  * shadow that never went live, or the old tree that did not finish being removed); if the root
- * sidecar is stale as above, finish step 4; move any vN folder newer than the inventory's head (a step 2 without its step 3) out of R into S and
- * delete it there. Every recovery step is itself idempotent, so a crash during recovery is
+ * sidecar is stale as above, finish step 4; move any vN folder newer than the inventory's head (a step 2 without its step 3) out of R into
+ * S and delete it there. Every recovery step is itself idempotent, so a crash during recovery is
  * repaired by the next one. Afterwards the object is valid OCFL again, at its old or new version.
  * A writer whose publication fails with an error (not a kill) runs the same recovery itself before
  * it reports the error, while it still holds the lock; `siard-ocfl repair` runs it on demand.
