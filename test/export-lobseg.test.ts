@@ -2,7 +2,6 @@
  * Acceptance 1-4 of issue 4: the E-ARK Northwind example, splitting, schema validity and the
  * archive messageDigest, checked with independent tools (unzip, python zipfile, xmllint, node:crypto).
  */
-import test from 'ava';
 import Database from '../src/sources/sqlite/driver.js';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';

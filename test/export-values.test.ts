@@ -3,7 +3,6 @@
  * XML (read by the regex reader in export-support.ts, not the project's reader) equal to the
  * database value; a value that does not fit its declared type is kept unchanged (strict mode: stops the export).
  */
-import test from 'ava';
 import Database from '../src/sources/sqlite/driver.js';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';

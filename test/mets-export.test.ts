@@ -21,7 +21,6 @@ const work = tempDir('siard-ocfl-mets-export-');
 const northwind = path.join(work, 'northwind.db');
 buildNorthwind(northwind);
 
-const HREF = '{http://www.w3.org/1999/xlink}href';
 const PY_DUMP = String.raw`
 import json, sys, xml.etree.ElementTree as ET
 M = '{http://www.loc.gov/METS/}'

@@ -7,7 +7,7 @@
 import test from 'ava';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, promises as fsp, readFileSync, writeFileSync } from 'node:fs';
+import { promises as fsp, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   auditMetsIndex,

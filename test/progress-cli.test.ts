@@ -28,7 +28,10 @@ interface PtyRun {
   seconds: number;
 }
 
-/** Runs the CLI with stdin, stdout and stderr on a pseudo-terminal `cols` wide; `tail` is appended to the shell command (e.g. `2>&1 | cat`). */
+/**
+ * Runs the CLI with stdin, stdout and stderr on a pseudo-terminal `cols` wide; `tail` is appended to the shell command
+ * (e.g. `2>&1 | cat`).
+ */
 function onPty(args: string[], options: { cols?: number; tail?: string } = {}): Promise<PtyRun> {
   const cmd = `stty cols ${options.cols ?? 200} rows 40; exec ${sh(process.execPath)} ${sh(BIN)} ${args.map(sh).join(' ')} ${options.tail ?? ''}`;
   const env = { ...process.env };
@@ -106,7 +109,7 @@ ptyTest('ingest on a terminal: one line with bytes written, a rate, elapsed time
   t.regex(line, new RegExp(BYTES));
   t.regex(line, RATE);
   t.regex(line, TIME);
-  t.regex(line, /  400\/400 rows  /);
+  t.regex(line, / {2}400\/400 rows {2}/);
   // bytes written = the bytes of the version (the .siard and 400 LOB files), as the JSON summary says
   const log = await runCli(['ingest', db, '--root', root, '--id', ID, '--json', '--allow-unchanged', ...USER]);
   const bytes = (JSON.parse(log.stdout) as { bytes: number }).bytes;
@@ -123,7 +126,7 @@ ptyTest('a received .siard package: bytes of the total and files', async (t) => 
   const line = lastLine(t, run, `ingest ${ID}:pkg`);
   t.regex(line, new RegExp(String.raw`100%  (${BYTES})/\1  `));
   t.regex(line, RATE);
-  t.regex(line, /  401\/401 files  /);
+  t.regex(line, / {2}401\/401 files {2}/);
 });
 
 ptyTest('export on a terminal: bytes written, rate, elapsed, rows', async (t) => {
@@ -133,18 +136,18 @@ ptyTest('export on a terminal: bytes written, rate, elapsed, rows', async (t) =>
   t.regex(line, new RegExp(`  ${BYTES}  `));
   t.regex(line, RATE);
   t.regex(line, TIME);
-  t.regex(line, /  400\/400 rows  /);
+  t.regex(line, / {2}400\/400 rows {2}/);
 });
 
 ptyTest('restore, validate, audit, checkout, relocate, put on a terminal: each one line with bytes and their rate (restore: rows and their rate), time and its count', async (t) => {
   await runCli(['ingest', db, '--root', root, '--id', `${ID}:verbs`, ...USER]);
   const objectRoot = path.join(root, (await runCli(['path', `${ID}:verbs`, '--root', root])).stdout.trim());
   const checks: Array<[string, string[], string, RegExp]> = [
-    ['restore', ['restore', '--root', root, '--id', `${ID}:verbs`, path.join(dir, 'restored.db')], `restore ${path.join(dir, 'restored.db')}`, /  400\/400 rows  /],
+    ['restore', ['restore', '--root', root, '--id', `${ID}:verbs`, path.join(dir, 'restored.db')], `restore ${path.join(dir, 'restored.db')}`, / {2}400\/400 rows {2}/],
     // one object: its content bytes hashed of the total, and files
     ['validate object', ['validate', objectRoot], `validate ${objectRoot}`, new RegExp(String.raw`100%  (${BYTES})/\1  .*  401/401 files  `)],
     // a storage root: bytes hashed, objects done of those found
-    ['validate root', ['validate', root], `validate ${root}`, /  \d\/\d objects  /],
+    ['validate root', ['validate', root], `validate ${root}`, / {2}\d\/\d objects {2}/],
     ['audit', ['audit', '--root', root, '--id', `${ID}:verbs`], 'audit', new RegExp(String.raw`100%  (${BYTES})/\1  .*  1/1 objects  `)],
     ['checkout', ['checkout', '--root', root, '--id', `${ID}:verbs`, path.join(dir, 'copy')], `checkout ${ID}:verbs v1`, new RegExp(String.raw`100%  (${BYTES})/\1  .*  401/401 files  `)],
     ['relocate', ['relocate', '--root', root, '--id', `${ID}:verbs`, '--lob-folder', 'file:///Archives/Docs/', ...USER], `relocate ${ID}:verbs`, new RegExp(String.raw`100%  (${BYTES})/\1  .*  1/1 archives  `)],
@@ -156,7 +159,7 @@ ptyTest('restore, validate, audit, checkout, relocate, put on a terminal: each o
     const line = lastLine(t, run, label);
     if (verb === 'restore') {
       // bytes unknown: the rows are the figure and the rate
-      t.regex(line, /  [\d,]+ rows\/s/, line);
+      t.regex(line, / {2}[\d,]+ rows\/s/, line);
       t.notRegex(line, /B\/s/, line);
     } else {
       t.regex(line, new RegExp(BYTES), verb);
@@ -191,7 +194,7 @@ ptyTest('a narrow terminal: every drawn line fits its width and keeps the figure
   const drawn = run.lines.filter((l) => l.includes('elapsed'));
   t.true(drawn.length > 0, run.raw);
   for (const l of drawn) t.true([...l].length < 72, `${[...l].length} columns: ${l}`);
-  t.regex(drawn.at(-1)!, /^ingest urn:example.*…  .*400\/400 rows  elapsed \d+s/);
+  t.regex(drawn.at(-1)!, /^ingest urn:example.*… {2}.*400\/400 rows {2}elapsed \d+s/);
 });
 
 ptyTest('throttled: thousands of small LOBs cost at most ten redraws a second, not one each', async (t) => {

@@ -22,7 +22,6 @@
  * LOB files absent (stops naming the cell). The arkade5 copies whose text LOBs lost their CRs are refused naming the
  * cell, kept as read with --accept-digest-mismatch (and recorded), and re-segment fully once repaired.
  */
-import test from 'ava';
 import Database from '../src/sources/sqlite/driver.js';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -37,7 +36,6 @@ import { tempDir } from './helpers/tmp.js';
 const SAMPLES = reference('siard-samples');
 const OFFICIAL_XSD = reference('siard', 'metadata.xsd');
 const work = tempDir('siard-ocfl-resegment-');
-const ENV = { SIARD_OCFL_USER_NAME: 'Test', SIARD_OCFL_USER_ADDRESS: 'mailto:test@example.org' };
 
 const SIARD_1_0 = ['arkade5/siard1_med_blobs.siard', 'siardapi/sql1999.siard'];
 const MISSING_LOBS = ['arkade5/externalLobsMissing/dbptk.siard', 'arkade5/dbptk_produced.siard'];

@@ -11,7 +11,6 @@
  *   ../shared lost the CR of every CRLF (git normalisation), so their bytes no longer match the
  *   cells. The restore refuses them naming the cell; a copy with the CRs put back restores fully.
  */
-import test from 'ava';
 import Database from '../src/sources/sqlite/driver.js';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';

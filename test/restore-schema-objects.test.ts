@@ -5,7 +5,6 @@
  * a SIARD Suite sample (named from its metadata.xml, read with unzip), and always the indexes SIARD
  * does not carry.
  */
-import test from 'ava';
 import Database from '../src/sources/sqlite/driver.js';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';

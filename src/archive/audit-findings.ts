@@ -19,7 +19,7 @@ export interface AuditFinding {
 }
 
 /** Most findings listed per code and object; the rest are counted in one closing finding. */
-export const MAX_LISTED_PER_CODE = 100;
+const MAX_LISTED_PER_CODE = 100;
 
 export class AuditFindings {
   readonly all: AuditFinding[] = [];

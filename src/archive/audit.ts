@@ -652,12 +652,12 @@ async function auditObject(
 }
 
 /** Shard (1..n) of an object path: by the first 8 hex digits of its sha256, stable across hosts. */
-export function shardOf(objectPath: string, n: number): number {
+function shardOf(objectPath: string, n: number): number {
   return (parseInt(digestSync('sha256', objectPath).slice(0, 8), 16) % n) + 1;
 }
 
 /** Folder listing over the logical paths of a version. */
-export function stateLister(state: ReadonlyMap<string, string>): PackageLister {
+function stateLister(state: ReadonlyMap<string, string>): PackageLister {
   return {
     async files(folder) {
       const prefix = folder ? `${folder}/` : '';

@@ -48,7 +48,7 @@ export interface SequentialResult {
   error?: string;
 }
 
-export function countText(decoder: StringDecoder, counts: TextCounts, chunk: Buffer | undefined): void {
+function countText(decoder: StringDecoder, counts: TextCounts, chunk: Buffer | undefined): void {
   const s = chunk ? decoder.write(chunk) : decoder.end();
   addTextLength(counts, s);
 }

@@ -78,11 +78,7 @@ export interface IngestResult {
 }
 
 /** Folder of the object version that holds a received package kept beside its re-segmentation. */
-export const RECEIVED_FOLDER = 'received';
-
-/** Opens a storage root given as a path, or takes an opened one. */
-/** Kept for callers of the library: the root of a location or an opened root (see ocfl/root.ts). */
-export { rootOf } from '../ocfl/root.js';
+const RECEIVED_FOLDER = 'received';
 
 function summarise(staged: StagedVersion, siardFile: string, commit: { version: string }, counts: { files: number; stored: number; bytes: number; storedBytes: number }, objectPath: string) {
   return { id: staged.id, version: commit.version, objectPath, siardFile, ...counts };
@@ -322,7 +318,7 @@ export interface IngestOptions extends IngestDatabaseOptions, Pick<IngestPackage
  * LOB folders, planned as a plain package ingest plans them) go under `received/` in the same
  * version, so the object holds both, each with fixity.
  */
-export async function ingestResegmented(siardFile: string, root: string | OcflStorageRoot, id: string, options: IngestOptions): Promise<IngestResult> {
+async function ingestResegmented(siardFile: string, root: string | OcflStorageRoot, id: string, options: IngestOptions): Promise<IngestResult> {
   const { tables, allowMissingLobs, resegment: _r, keepReceived, acceptDigestMismatch, ...rest } = options;
   if (tables !== undefined) throw new UsageError(`--tables applies to databases; a SIARD package (${siardFile}) is re-segmented whole.`);
   let extraFiles: Array<{ logicalPath: string; file: string }> | undefined;

@@ -54,7 +54,7 @@ function siardInFolder(dir: string, purpose: string): string {
 }
 
 /** LobAccess over an OCFL object version: package paths are logical paths, read at their content paths. */
-export function ocflLobAccess(reader: SiardReader, object: OcflObjectReader, version: string): LobAccess {
+function ocflLobAccess(reader: SiardReader, object: OcflObjectReader, version: string): LobAccess {
   const state = object.state(version);
   const plain: LobAccess = {
     async exists(part: LobPart) {

@@ -59,7 +59,7 @@ export async function storageBaseOf(object: OcflObjectReader, logicalPath: strin
 }
 
 /** The cell's location read with `base` as database lobFolder. */
-export function relativeReading(siard: SiardReader, t: SiardTableRef, cell: SiardLobCell, base: string): LobLocation {
+function relativeReading(siard: SiardReader, t: SiardTableRef, cell: SiardLobCell, base: string): LobLocation {
   return resolveLobLocation({
     databaseLobFolder: base,
     columnLobFolders: cell.lobFolders.map((f) => (f !== undefined && isAbsoluteUri(f) ? undefined : f)),

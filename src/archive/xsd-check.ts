@@ -19,7 +19,7 @@ import { officialMetadataXsd } from '../siard/writer.js';
 
 let available: boolean | undefined;
 
-export function xmllintAvailable(): boolean {
+function xmllintAvailable(): boolean {
   available ??= spawnSync('xmllint', ['--version'], { stdio: 'ignore' }).status === 0;
   return available;
 }

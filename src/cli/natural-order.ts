@@ -13,7 +13,7 @@ const RUNS = /(\d+)|(\D+)/g;
  * string per path, compared by the engine's own string comparison: a million paths sorted this
  * way hold a million strings, not a few million run records.
  */
-export function naturalKey(s: string): string {
+function naturalKey(s: string): string {
   // Pieces joined once: a key grown by `+=` is a tree of string pieces, ~1 KB per path held until the sort ends.
   const parts: string[] = [];
   for (const [run, digits] of s.matchAll(RUNS)) {

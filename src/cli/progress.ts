@@ -32,7 +32,7 @@ const FPS = 10;
 const BAR = 12;
 
 /** Decimal units, as the SIZE options take them (k = 1000). */
-export function formatBytes(n: number): string {
+function formatBytes(n: number): string {
   const units = ['B', 'kB', 'MB', 'GB', 'TB', 'PB'];
   let i = 0;
   let v = n;
@@ -43,7 +43,7 @@ export function formatBytes(n: number): string {
   return i === 0 ? `${n} B` : `${v.toFixed(v < 10 ? 2 : v < 100 ? 1 : 0)} ${units[i]}`;
 }
 
-export function formatDuration(seconds: number): string {
+function formatDuration(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));
   if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
@@ -66,7 +66,7 @@ interface State {
  * The line for a state at `now` (ms), at most `width` columns: the figures always, the label
  * shortened if need be, and a bar only where there is room for it.
  */
-export function progressLine(s: State, now: number, width = 80, bar?: (fraction: number) => string): string {
+function progressLine(s: State, now: number, width = 80, bar?: (fraction: number) => string): string {
   const elapsed = Math.max((now - s.startedAt) / 1000, 0.001);
   // ETA follows bytes when their total is known, else the count: whichever says how far along we are.
   const fraction = s.totalBytes ? s.bytes / s.totalBytes : s.totalCount ? s.count / s.totalCount : undefined;

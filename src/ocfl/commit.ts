@@ -52,8 +52,8 @@
  * Recovery (recoverObject), run by the next writer of the object while holding its lock, before
  * it stages anything: remove S (after an exchange commit that is all there is to do: S holds a
  * shadow that never went live, or the old tree that did not finish being removed); if the root
- * sidecar is stale as above, finish step 4; move any vN folder newer than the inventory's head (a step 2 without its step 3) out of R into S and
- * delete it there. Every recovery step is itself idempotent, so a crash during recovery is
+ * sidecar is stale as above, finish step 4; move any vN folder newer than the inventory's head (a step 2 without its step 3) out of R into
+ * S and delete it there. Every recovery step is itself idempotent, so a crash during recovery is
  * repaired by the next one. Afterwards the object is valid OCFL again, at its old or new version.
  * A writer whose publication fails with an error (not a kill) runs the same recovery itself before
  * it reports the error, while it still holds the lock; `siard-ocfl repair` runs it on demand.
@@ -96,7 +96,7 @@ const LINK_PARALLEL = 64;
  * storage offers it, else fsyncs of every file (many at once: far faster than one after
  * another), then of every folder, children before parents, and `dir` itself.
  */
-export async function fsyncTree(storage: Storage, dir: string): Promise<void> {
+async function fsyncTree(storage: Storage, dir: string): Promise<void> {
   if (await storage.syncAll()) return;
   const files: string[] = [];
   const dirs: string[] = [];
@@ -173,7 +173,7 @@ export async function stageInventoriesAndPublish(ctx: CommitContext, staged: Sta
 }
 
 /** Publishes S/object as a new object (steps 2 and 3 above). */
-export async function publishNewObject(ctx: CommitContext, version = 'v1', digestAlgorithm = 'sha512'): Promise<void> {
+async function publishNewObject(ctx: CommitContext, version = 'v1', digestAlgorithm = 'sha512'): Promise<void> {
   if (isObjectStore(ctx.root)) return publishToObjectStore(ctx, ctx.root, version, digestAlgorithm, true);
   const { workspace, stage, objectPath } = ctx;
   const root = ctx.root;
@@ -216,7 +216,7 @@ export async function publishNewObject(ctx: CommitContext, version = 'v1', diges
 }
 
 /** Publishes S/object/<version> and S/root/* into an existing object, by exchange where possible. */
-export async function publishNewVersion(ctx: CommitContext, version: string, digestAlgorithm: string): Promise<void> {
+async function publishNewVersion(ctx: CommitContext, version: string, digestAlgorithm: string): Promise<void> {
   if (isObjectStore(ctx.root)) return publishToObjectStore(ctx, ctx.root, version, digestAlgorithm, false);
   if (process.env.SIARD_OCFL_COMMIT !== 'rename' && (await canExchange(ctx))) {
     await publishByExchange(ctx, version, digestAlgorithm);

@@ -7,6 +7,8 @@
 import { createRequire } from 'node:module';
 
 type Koffi = typeof import('koffi');
+// koffi's own type for a bound C function is untyped; each caller narrows it to the prototype it bound.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type CFunction = (...args: any[]) => any;
 
 let koffi: Koffi | null | undefined;

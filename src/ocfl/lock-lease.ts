@@ -26,7 +26,7 @@ import { digestSync } from './digest.js';
 import type { LockProvider, ObjectLock } from './lock.js';
 import type { ObjectStorePublish, WriteStorage } from './storage.js';
 
-export const DEFAULT_LEASE_MS = 60_000;
+const DEFAULT_LEASE_MS = 60_000;
 /** Clock difference between hosts tolerated before a lease counts as expired. */
 const SKEW_MS = 5_000;
 

@@ -34,7 +34,7 @@ import type {
 } from './storage.js';
 
 /** Files up to this size are one PUT; larger ones are uploaded in parts of this size. */
-export const PART_SIZE = 8 * 1024 * 1024;
+const PART_SIZE = 8 * 1024 * 1024;
 /** Parts of one multipart upload in flight at once. */
 const QUEUE = 4;
 /** Keys per DeleteObjects request (the S3 maximum). */
@@ -71,7 +71,7 @@ export interface S3Location {
 }
 
 /** `s3://bucket/prefix/` -> bucket and prefix (no leading or trailing slash). */
-export function parseS3Url(url: string): S3Location {
+function parseS3Url(url: string): S3Location {
   const m = /^s3:\/\/([^/]+)\/?(.*)$/i.exec(url);
   if (!m || !m[1]) throw new UsageError(`${url} is not an S3 location; write s3://bucket or s3://bucket/prefix.`, 'BAD_ROOT');
   const prefix = m[2]!.replace(/\/+$/, '');

@@ -149,10 +149,6 @@ export function isObjectStore(s: ReadStorage): s is WriteStorage & ObjectStorePu
   return (s as Partial<ObjectStorePublish>).objectStore === true;
 }
 
-export function isFilesystem(s: ReadStorage): s is Storage {
-  return typeof (s as Partial<FilesystemPublish>).exchangeWith === 'function';
-}
-
 /** A path below a storage, as messages show it (the location and the path, '/'-joined). */
 export function describePath(storage: ReadStorage, path: string): string {
   return path === '' ? storage.location : `${storage.location}/${path}`;

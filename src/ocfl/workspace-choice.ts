@@ -17,7 +17,7 @@ import type { Storage } from './storage.js';
 export const WORKSPACE_EXTENSION = 'siard-ocfl-workspace';
 export const WORKSPACE_SETTING = `extensions/${WORKSPACE_EXTENSION}/config.json`;
 /** The workspace inside the root, relative to it: on the root's filesystem wherever the root is. */
-export const IN_ROOT_WORKSPACE = `extensions/${WORKSPACE_EXTENSION}/work`;
+const IN_ROOT_WORKSPACE = `extensions/${WORKSPACE_EXTENSION}/work`;
 
 export type WorkspaceSource = 'given' | 'remembered' | 'default';
 
@@ -54,14 +54,14 @@ async function nearestExisting(p: string): Promise<{ dir: string; dev: number; i
 }
 
 /** The default workspace of an existing root (see the top of this file). */
-export async function defaultWorkspaceOf(rootDir: string): Promise<string> {
+async function defaultWorkspaceOf(rootDir: string): Promise<string> {
   const abs = path.resolve(rootDir);
   const [root, parent] = await Promise.all([fsp.stat(abs), fsp.stat(path.dirname(abs))]);
   return root.dev === parent.dev ? siblingWorkspaceDir(abs) : inRootWorkspaceDir(abs);
 }
 
 /** The remembered workspace (absolute), or undefined when the root remembers none. */
-export async function rememberedWorkspace(root: Storage, rootDir: string): Promise<string | undefined> {
+async function rememberedWorkspace(root: Storage, rootDir: string): Promise<string | undefined> {
   if (!(await root.stat(WORKSPACE_SETTING))) return undefined;
   let value: unknown;
   try {

@@ -114,7 +114,7 @@ class SegmentFiller {
   }
 }
 
-export function checkLimits(limits: LobLimits): void {
+function checkLimits(limits: LobLimits): void {
   if (!Number.isSafeInteger(limits.maxFiles) || limits.maxFiles < 1) throw new Error('--max-files must be at least 1.');
   if (!Number.isSafeInteger(limits.maxBytes) || limits.maxBytes < 1) throw new Error('--max-bytes must be at least 1.');
 }

@@ -24,7 +24,7 @@ export interface LobsegZipOptions {
 }
 
 /** The folder and entry of a path in a lobseg folder of `dbName`, else undefined. */
-export function lobsegFolderOf(relPath: string, dbName: string): { folder: string; entry: string } | undefined {
+function lobsegFolderOf(relPath: string, dbName: string): { folder: string; entry: string } | undefined {
   const slash = relPath.indexOf('/');
   if (slash < 0) return undefined;
   const folder = relPath.slice(0, slash);

@@ -20,7 +20,7 @@ import type {
 import { MAX_DECLARED_ARRAY_ELEMENTS } from './table-xsd.js';
 import { escapeSiardText } from './xml-text.js';
 
-export const SIARD_METADATA_NAMESPACE = 'http://www.bar.admin.ch/xmlns/siard/2/metadata.xsd';
+const SIARD_METADATA_NAMESPACE = 'http://www.bar.admin.ch/xmlns/siard/2/metadata.xsd';
 
 class XmlOut {
   private readonly parts: string[] = [];

@@ -225,7 +225,7 @@ function noteArrayUse(ctx: TableDataContext, path: string[], length: number): vo
 }
 
 /** Largest escaped text of one array element: the reader refuses much longer runs of text (MAX_TEXT_RUN). */
-export const MAX_ARRAY_ELEMENT_CHARS = 16 * 1024 * 1024;
+const MAX_ARRAY_ELEMENT_CHARS = 16 * 1024 * 1024;
 
 /** An ARRAY cell: every element formatted as a scalar of the element type, inline. */
 function arrayCell(v: SourceValue, i: number, family: SqlTypeFamily, ctx: TableDataContext, stats: TableDataStats): string {

@@ -25,7 +25,7 @@ const XML_TYPE: Record<SqlTypeFamily, string> = {
 };
 
 /** XML schema type of a column's cells. REAL is xs:float; everything else follows XML_TYPE. */
-export function xmlTypeOf(type: string): string {
+function xmlTypeOf(type: string): string {
   if (/^\s*REAL\s*$/i.test(type)) return 'xs:float';
   return XML_TYPE[sqlTypeFamily(type)];
 }

@@ -2,8 +2,8 @@
  * Database -> SIARD 2.2: the `.siard` ZIP64 archive and its external LOB folders, written through
  * an OutputSink (a folder on disk, or a staged OCFL version through src/archive/ocfl-sink.ts).
  *
- * ZIP entry order (content first, so tables are streamed before the metadata that counts them): `content/` with each schema and table folder, tableJ.xml
- * (streamed) and tableJ.xsd; then `header/`, `header/siardversion/2.2/`, `header/metadata.xsd`,
+ * ZIP entry order (content first, so tables are streamed before the metadata that counts them): `content/` with each schema and table
+ * folder, tableJ.xml (streamed) and tableJ.xsd; then `header/`, `header/siardversion/2.2/`, `header/metadata.xsd`,
  * `header/metadata.xml`. The archive messageDigest (SHA-256 of bytes 0 .. offset of `header/`)
  * is taken by the ZIP writer as it writes, so metadata.xml, written last, can carry it.
  */
@@ -301,7 +301,7 @@ function segmentOf(f: WrittenPackageFile): { file: string; bytes: number; messag
   return { file: f.relPath, bytes: f.size, messageDigest: f.messageDigest };
 }
 
-export function prepareColumns(
+function prepareColumns(
   t: SourceTable,
   s: SourceSchema,
   types: ReturnType<typeof typeCatalog>,

@@ -5,7 +5,7 @@
  * system user (created by Debian's package, which .ci/run installs when missing).
  * No ava here, so benchmarks start servers too; tests import postgres.ts (this and pgTest).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

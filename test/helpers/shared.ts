@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const SHARED_DIR = process.env.SIARD_OCFL_SHARED ?? path.resolve(PROJECT_ROOT, '..', 'shared');
+const SHARED_DIR = process.env.SIARD_OCFL_SHARED ?? path.resolve(PROJECT_ROOT, '..', 'shared');
 export const HAS_SHARED = existsSync(path.join(SHARED_DIR, 'reference'));
 
 let warned = false;

@@ -102,7 +102,6 @@ interface SiardCase {
 }
 
 function buildSiardCases(c: { sentinel: string; secret: string; forbiddenAbsolute: string; sentinelFromPkg: string }): Record<string, SiardCase> {
-  const okTable = tableXml(lobCell(LOB_FILE));
   const xxe = (root: string) => `<!DOCTYPE ${root} [<!ENTITY x SYSTEM "${pathToFileURL(c.sentinel).href}">]>`;
   const laughs = (root: string) =>
     `<!DOCTYPE ${root} [<!ENTITY a "aaaaaaaaaa">` +

@@ -1,6 +1,6 @@
 /**
- * Running a verb on hostile input the way the tests need it: the built CLI in a child process with a 256 MiB heap, its peak resident memory measured by
- * /usr/bin/time when present, its working folder an empty folder of its own (so a relative
+ * Running a verb on hostile input the way the tests need it: the built CLI in a child process with a 256 MiB heap, its peak resident memory
+ * measured by /usr/bin/time when present, its working folder an empty folder of its own (so a relative
  * write would show up there), and nothing of its output kept beyond what the checks need.
  */
 import { spawn } from 'node:child_process';

@@ -1,7 +1,7 @@
 import { WORKSPACE_EXTENSION } from '../workspace-choice.js';
 
 /** Names of the extensions registered with OCFL (https://ocfl.github.io/extensions/). */
-export const REGISTERED_EXTENSIONS: ReadonlySet<string> = new Set([
+const REGISTERED_EXTENSIONS: ReadonlySet<string> = new Set([
   '0001-digest-algorithms',
   '0002-flat-direct-storage-layout',
   '0003-hash-and-id-n-tuple-storage-layout',

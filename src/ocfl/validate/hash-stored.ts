@@ -9,10 +9,10 @@ import { joinPath, type ReadStorage } from '../storage.js';
 import type { HashPool, HashResult, HashTask } from './hash-pool.js';
 
 /** Streams in flight against a remote store: enough to hide latency, few enough to bound memory (1 MiB each). */
-export const REMOTE_READS_AT_ONCE = 16;
+const REMOTE_READS_AT_ONCE = 16;
 
 /** Digests one stored file in one streamed read. */
-export async function hashOneStored(storage: ReadStorage, rel: string, algorithms: string[]): Promise<HashResult> {
+async function hashOneStored(storage: ReadStorage, rel: string, algorithms: string[]): Promise<HashResult> {
   try {
     const hasher = await MultiHasher.create(algorithms);
     for await (const chunk of storage.readStream(rel) as AsyncIterable<Buffer>) hasher.update(chunk);

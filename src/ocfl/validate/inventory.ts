@@ -52,7 +52,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** Hex of the algorithm's length (either case). A loop: called once or twice per content file. */
-export function isWellFormedDigest(algorithm: string, digest: string): boolean {
+function isWellFormedDigest(algorithm: string, digest: string): boolean {
   const len = DIGEST_HEX_LENGTH[algorithm];
   if (len === undefined || digest.length !== len) return false;
   for (let i = 0; i < len; i++) {

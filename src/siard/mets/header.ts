@@ -15,7 +15,7 @@ import { attr } from './xml-text.js';
 export const METS_SCHEMA_LOCATION = 'http://www.loc.gov/standards/mets/mets.xsd';
 /** TYPE of both documents, as the seed names the index. */
 export const METS_INDEX_TYPE = 'SIARD2.0 INDEX';
-export const DEFAULT_AGENT_NAME = 'siard-ocfl';
+const DEFAULT_AGENT_NAME = 'siard-ocfl';
 
 export interface MetsHeaderOptions {
   objId: string;
@@ -31,7 +31,7 @@ export interface MetsHeaderOptions {
 }
 
 /** xsd:dateTime in UTC without milliseconds. */
-export function metsDateTime(date: Date): string {
+function metsDateTime(date: Date): string {
   if (Number.isNaN(date.getTime())) throw new Error('The METS CREATEDATE is not a valid date.');
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }

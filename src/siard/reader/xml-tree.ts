@@ -22,13 +22,13 @@ export interface XmlElement {
 }
 
 /** Metadata larger than this is refused rather than held in memory. */
-export const MAX_METADATA_BYTES = 256 * 1024 * 1024;
+const MAX_METADATA_BYTES = 256 * 1024 * 1024;
 
 /**
  * Deeper nesting is refused: SIARD metadata nests about a dozen levels, and saxes's namespace
  * lookup walks the whole ancestor chain, so 100,000 nested elements would take hours (quadratic).
  */
-export const MAX_METADATA_DEPTH = 1000;
+const MAX_METADATA_DEPTH = 1000;
 
 export function parseXmlTree(xml: string, what: string): XmlElement {
   if (xml.length > MAX_METADATA_BYTES) {

@@ -19,7 +19,7 @@ import type { LobAccess } from './lob-open.js';
 export type ZipFileSource = (packagePath: string) => Promise<string | ByteSource | undefined>;
 
 /** Where a package path may live in a zipped LOB folder: the ZIP's package path and the entry name. */
-export function zippedCandidates(packagePath: string): Array<{ zip: string; entry: string }> {
+function zippedCandidates(packagePath: string): Array<{ zip: string; entry: string }> {
   const segments = packagePath.split('/');
   const out: Array<{ zip: string; entry: string }> = [];
   for (let i = segments.length - 2; i >= 0; i--) {

@@ -18,7 +18,7 @@ const WINDOW = 32 * 1024;
 export const DEFLATE_END = Buffer.from([0x03, 0x00]);
 
 /** Most bytes `n` bytes can deflate to with a sync flush (stored blocks, 5 bytes per 16 KiB and the flush). */
-export function deflateBound(n: number): number {
+function deflateBound(n: number): number {
   return n + Math.ceil(n / 2048) + 64;
 }
 

@@ -68,7 +68,7 @@ export function redactMysqlUrl(url: string): string {
 }
 
 /** One sentence for a failed connect: the cause a user can act on. */
-export function mysqlConnectionErrorMessage(url: string, err: unknown): string {
+function mysqlConnectionErrorMessage(url: string, err: unknown): string {
   const where = describeMysqlUrl(url);
   const e = err as { code?: string; errno?: number; sqlMessage?: string; message?: string };
   let user = '';

@@ -81,7 +81,7 @@ function blobTypeBySize(bytes: number): string {
 }
 
 /** MariaDB type for a SIARD predefined type (archives from other databases). */
-export function mysqlTypeOfSiard(type: string | undefined): string {
+function mysqlTypeOfSiard(type: string | undefined): string {
   const t = (type ?? '').trim().toUpperCase().replace(/\s+/g, ' ');
   const size = /\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)/.exec(t);
   const n = size ? Number(size[1]) : undefined;
@@ -113,7 +113,7 @@ export function mysqlTypeOfSiard(type: string | undefined): string {
 }
 
 /** "2020-01-02T03:04:05.5+02:00" -> "2020-01-02 01:04:05.5" (UTC, no zone), date and time alike. */
-export function toUtcText(text: string, what: 'timestamp' | 'time'): string {
+function toUtcText(text: string, what: 'timestamp' | 'time'): string {
   const re = what === 'timestamp' ? /^(\d{4}-\d\d-\d\d)[T ](\d\d):(\d\d):(\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)?$/ : /^()(\d\d):(\d\d):(\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)?$/;
   const m = re.exec(text.trim());
   if (!m) throw new Error(`"${text}" is not a SIARD ${what}`);

@@ -41,7 +41,7 @@ function userOf(url: string): string {
 }
 
 /** One sentence for a failed connect: the cause a user can act on. */
-export function connectionErrorMessage(url: string, err: unknown): string {
+function connectionErrorMessage(url: string, err: unknown): string {
   const where = describePostgresUrl(url);
   const e = err as { code?: string; message?: string };
   switch (e?.code) {
@@ -67,7 +67,7 @@ export function connectionErrorMessage(url: string, err: unknown): string {
 }
 
 /** Settings every session of ours runs with (values are converted assuming them). */
-export const SESSION_SETTINGS = [
+const SESSION_SETTINGS = [
   "SET TIME ZONE 'UTC'",
   "SET datestyle = 'ISO, YMD'",
   "SET intervalstyle = 'iso_8601'",

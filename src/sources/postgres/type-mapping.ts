@@ -86,7 +86,7 @@ function precisionSuffix(typmod: number): string {
 }
 
 /** The SIARD type and value kind of a non-array PostgreSQL type. */
-export function mapScalarType(info: PgTypeInfo): PgMappedType {
+function mapScalarType(info: PgTypeInfo): PgMappedType {
   if (info.largeObject) return { type: 'BLOB', kind: 'largeObject' };
   if (info.typtype === 'e') return { type: `VARCHAR(${Math.max(1, info.enumMaxLength ?? 1)})`, kind: 'text' };
   switch (info.typname) {

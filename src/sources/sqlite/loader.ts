@@ -71,7 +71,7 @@ const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
 /** SQLite declared type of a column of an archive not made from SQLite. */
-export function sqliteTypeOf(col: LoadColumn): string {
+function sqliteTypeOf(col: LoadColumn): string {
   if (col.array || col.family === undefined) return 'TEXT';
   const type = (col.column.type ?? '').toUpperCase();
   switch (col.family) {

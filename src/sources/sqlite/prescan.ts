@@ -68,8 +68,8 @@ interface Counts {
 }
 
 /**
- * Decides the SIARD type of every column of `table` and counts its rows (one scan, a second only when some value does not fit). `orderBy` is the row order of the export,
- * so an error can name the row number a reader of the archive will see. `scanner` runs the first
+ * Decides the SIARD type of every column of `table` and counts its rows (one scan, a second only when some value does not fit). `orderBy`
+ * is the row order of the export, so an error can name the row number a reader of the archive will see. `scanner` runs the first
  * scan (split-scan.ts: on both cores for a large table); without it the scan runs here.
  */
 export async function decideColumnTypes(

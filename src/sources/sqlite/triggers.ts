@@ -13,7 +13,7 @@ const HEAD = new RegExp(
 );
 
 /** SQLite's default action time, when the statement names none, is BEFORE. */
-export function sqliteTrigger(name: string, sql: string): SiardTrigger {
+function sqliteTrigger(name: string, sql: string): SiardTrigger {
   const m = HEAD.exec(sql);
   const time = (m?.[1] ?? 'BEFORE').trim().toUpperCase().replace(/\s+/g, ' ');
   return {

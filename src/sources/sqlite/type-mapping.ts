@@ -61,7 +61,7 @@ export interface MappedType {
 }
 
 /** SQLite's affinity rules (https://sqlite.org/datatype3.html section 3.1). */
-export function affinityOf(declared: string): SqliteAffinity {
+function affinityOf(declared: string): SqliteAffinity {
   const t = declared.toUpperCase();
   if (t.includes('INT')) return 'INTEGER';
   if (t.includes('CHAR') || t.includes('CLOB') || t.includes('TEXT')) return 'TEXT';
