@@ -23,6 +23,7 @@ import type { OcflObjectReader } from '../ocfl/object.js';
 import { openRoot, type OcflStorageRoot } from '../ocfl/root.js';
 import { HashPool } from '../ocfl/validate/hash-pool.js';
 import { hashStored } from '../ocfl/validate/hash-stored.js';
+import { digestMismatches } from '../ocfl/validate/digest-mismatch.js';
 import { joinPath } from '../ocfl/storage.js';
 import { storedFile } from './stored.js';
 import { validateObject } from '../ocfl/validate/index.js';
@@ -32,7 +33,7 @@ import { messageDigestEnd } from '../siard/reader/message-digest.js';
 import { lobCellsOfRow, SiardReader } from '../siard/reader/siard-reader.js';
 import type { SiardLobCell, SiardReadLobReference } from '../siard/reader/types.js';
 import { findUnreferencedLobFiles, type PackageLister } from '../siard/reader/unreferenced.js';
-import { verifyLob } from '../siard/reader/verify-lob.js';
+import { lobLengthUnit, verifyLob } from '../siard/reader/verify-lob.js';
 import { anyZipped, withZippedLobFolders, type ZippedLobAccess } from '../siard/reader/zipped-lob-folders.js';
 import { auditMetsIndex } from '../siard/mets/checker.js';
 import { METS_FILE_NAME, NODE_HASH_OF_CHECKSUM_TYPE } from '../siard/mets/types.js';
@@ -234,7 +235,7 @@ async function auditObject(
     if (expected.has(contentPath, alg)) return;
     (extraAlgorithms.get(contentPath) ?? extraAlgorithms.set(contentPath, new Set()).get(contentPath)!).add(alg);
   };
-  const algorithmsOf = (contentPath: string) => [...new Set([...expected.of(contentPath).map(([alg]) => alg), ...(extraAlgorithms.get(contentPath) ?? [])])];
+  const algorithmsOf = (contentPath: string) => [...new Set([...expected.of(contentPath).map((e) => e.algorithm), ...(extraAlgorithms.get(contentPath) ?? [])])];
 
   const jobs: SequentialJob[] = [];
   const jobFiles: string[][] = []; // content paths of each job
@@ -566,11 +567,9 @@ async function auditObject(
       add('error', 'E092', `The content file ${label} cannot be read: ${r.error}.`, { path: named ?? cp });
       continue;
     }
-    for (const [alg, want] of expected.of(cp)) {
-      const got = r.digests[alg];
-      if (got === undefined || got === want) continue;
-      const block = alg === inv.digestAlgorithm ? 'manifest' : `${alg} fixity block`;
-      add('error', alg === inv.digestAlgorithm ? 'E092' : 'E093', `The content file ${label} has ${alg} ${got}, but the ${block} records ${want}.`, { path: named ?? cp });
+    for (const m of digestMismatches(r.digests, expected.of(cp))) {
+      const block = m.block === 'manifest' ? 'manifest' : `${m.algorithm} fixity block`;
+      add('error', m.code, `The content file ${label} has ${m.algorithm} ${m.actual}, but the ${block} records ${m.digest}.`, { path: named ?? cp });
     }
   }
 
@@ -584,8 +583,8 @@ async function auditObject(
     const bytes = files.reduce((n, f) => n + f!.size!, 0);
     const fileLabel = check.parts.length > 1 ? `${check.parts[0]} (+${check.parts.length - 1} parts)` : check.parts[0]!;
     if (ref.length !== undefined) {
-      const counts = check.text ? [bytes, job?.text?.codePoints, job?.text?.utf16Units] : [bytes];
-      if (!counts.includes(ref.length)) {
+      const counts = { bytes, codePoints: job?.text?.codePoints, utf16Units: job?.text?.utf16Units };
+      if (lobLengthUnit(ref.length, counts, check.text) === undefined) {
         add('error', 'LOB_LENGTH', `${cellText}: LOB file ${fileLabel} has ${bytes} bytes${job?.text ? ` (${job.text.codePoints} characters)` : ''}, but the cell says length ${ref.length}.`, { ...where, path: check.parts[0]! });
       }
     }
