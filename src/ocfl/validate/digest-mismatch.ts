@@ -18,7 +18,10 @@ export type DigestMismatch<E extends ExpectedDigest = ExpectedDigest> = E & {
 };
 
 /** Expected digests the computed ones contradict; an algorithm that was not computed is skipped. */
-export function digestMismatches<E extends ExpectedDigest>(computed: Readonly<Record<string, string>>, expected: Iterable<E>): Array<DigestMismatch<E>> {
+export function digestMismatches<E extends ExpectedDigest>(
+  computed: Readonly<Record<string, string>>,
+  expected: Iterable<E>,
+): Array<DigestMismatch<E>> {
   const out: Array<DigestMismatch<E>> = [];
   for (const e of expected) {
     const actual = computed[e.algorithm];
