@@ -9,16 +9,11 @@
  * for a folder root, streamed reads for an object store); files that need more than digests are
  * read here, in order, through the storage.
  */
-import { StringDecoder } from 'node:string_decoder';
 import { MultiHasher } from '../ocfl/digest.js';
 import type { ReadStorage } from '../ocfl/storage.js';
-import { addTextLength } from '../siard/text-length.js';
+import { LobCounter, type LobCounts } from '../siard/reader/verify-lob.js';
 
-export interface TextCounts {
-  bytes: number;
-  codePoints: number;
-  utf16Units: number;
-}
+export type TextCounts = Required<LobCounts>;
 
 /** A special read: several content files in order, with per-file and whole-run computations. */
 export interface SequentialJob {
@@ -48,16 +43,11 @@ export interface SequentialResult {
   error?: string;
 }
 
-function countText(decoder: StringDecoder, counts: TextCounts, chunk: Buffer | undefined): void {
-  const s = chunk ? decoder.write(chunk) : decoder.end();
-  addTextLength(counts, s);
-}
-
 export async function runSequential(job: SequentialJob, storage: ReadStorage): Promise<SequentialResult> {
   const whole = job.wholeAlgorithms?.length ? await MultiHasher.create(job.wholeAlgorithms) : undefined;
   const prefix = job.prefix ? await MultiHasher.create(job.prefix.algorithms) : undefined;
-  const text: TextCounts | undefined = job.countText ? { bytes: 0, codePoints: 0, utf16Units: 0 } : undefined;
-  const decoder = job.countText ? new StringDecoder('utf8') : undefined;
+  // Characters counted as the reader counts them (verify-lob.ts), over the parts joined.
+  const text = job.countText ? new LobCounter(true) : undefined;
   const files: FileDigests[] = [];
   let error: string | undefined;
   for (const [i, file] of job.files.entries()) {
@@ -67,10 +57,7 @@ export async function runSequential(job: SequentialJob, storage: ReadStorage): P
       for await (const chunk of storage.readStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
         hasher.update(chunk);
         whole?.update(chunk);
-        if (text) {
-          text.bytes += chunk.length;
-          countText(decoder!, text, chunk);
-        }
+        text?.add(chunk);
         if (prefix && i === 0 && offset < job.prefix!.end) prefix.update(chunk.subarray(0, Math.min(chunk.length, job.prefix!.end - offset)));
         offset += chunk.length;
       }
@@ -80,11 +67,11 @@ export async function runSequential(job: SequentialJob, storage: ReadStorage): P
       files.push({ error: (err as Error).message });
     }
   }
-  if (text) countText(decoder!, text, undefined);
+  const counts = text?.end();
   const result: SequentialResult = { files };
   if (!error) {
     if (whole) result.whole = whole.digests();
-    if (text) result.text = text;
+    if (counts) result.text = counts as TextCounts; // a text counter counts characters
     if (prefix && job.prefix!.end <= (files[0]?.size ?? 0)) result.prefix = prefix.digests();
   } else result.error = error;
   return result;

@@ -5,6 +5,7 @@
  */
 import { isDigestAlgorithm } from '../ocfl/digest.js';
 import type { Inventory } from '../ocfl/inventory.js';
+import type { ExpectedDigest } from '../ocfl/validate/digest-mismatch.js';
 
 export class ExpectedDigests {
   /** content path -> lower-case digest, in the manifest's algorithm */
@@ -41,14 +42,14 @@ export class ExpectedDigests {
     return this.fixity.some(([alg, byPath]) => alg === algorithm && byPath.has(contentPath));
   }
 
-  /** [algorithm, expected digest] pairs of a content path: the manifest's first, then fixity. */
-  of(contentPath: string): Array<[string, string]> {
+  /** The expected digests of a content path: the manifest's first, then fixity. */
+  of(contentPath: string): ExpectedDigest[] {
     const want = this.manifest.get(contentPath);
     if (want === undefined) return [];
-    const out: Array<[string, string]> = [[this.algorithm, want]];
+    const out: ExpectedDigest[] = [{ algorithm: this.algorithm, digest: want, block: 'manifest' }];
     for (const [alg, byPath] of this.fixity) {
       const d = byPath.get(contentPath);
-      if (d !== undefined) out.push([alg, d]);
+      if (d !== undefined) out.push({ algorithm: alg, digest: d, block: 'fixity' });
     }
     return out;
   }

@@ -76,98 +76,162 @@ export async function addMetsIndex(rootArg: string | OcflStorageRoot, id: string
   const object = await root.openObject(id, { whole: true });
   const inv = object.inventory;
   const state = object.state();
-  // A segmented SIARD file counts as one archive, named by its stem; the parent lists every segment.
+  const { siardFile, members } = theOneSiard(id, inv.head, state);
+  const dir = path.dirname(siardFile) === '.' ? '' : path.dirname(siardFile);
+  const inDir = (rel: string) => (dir ? `${dir}/${rel}` : rel);
+  const parentPath = inDir(METS_FILE_NAME);
+  if (state.has(parentPath) && !options.replace) {
+    const message = `Object "${id}" already has a METS index (${parentPath} in ${inv.head}); give --replace to write it again.`;
+    throw new UsageError(message, 'METS_EXISTS');
+  }
+
+  const open = (cp: string) => storedFile(object.storage, object.storagePath(cp));
+  const { files, digestTypes, note } = await lobFilesOfCells(object, state, siardFile, open);
+  const checksumType = chooseChecksumType(id, digestTypes, inv.digestAlgorithm, Object.keys(inv.fixity ?? {}));
+  const facts = new ContentFacts(object, id, OCFL_ALGORITHM_OF_DIGEST_TYPE[checksumType]!);
+  const bySegment = await recordsBySegment(files, { id, siardFile, dir }, facts);
+  const newChildren = [...bySegment.keys()].map((s) => inDir(`${s}/${METS_FILE_NAME}`));
+  const taken = newChildren.filter((p) => state.has(p));
+  if (taken.length > 0 && !options.replace) {
+    const message = `Object "${id}" already holds ${taken[0]} in ${inv.head}; give --replace to write the METS index again.`;
+    throw new UsageError(message, 'METS_EXISTS');
+  }
+  const siardFacts = [];
+  for (const m of members) siardFacts.push({ path: path.basename(m), ...(await facts.of(m)) });
+  const oldFiles = async () => (options.replace ? oldMetsFiles(object, state, parentPath, newChildren) : []);
+  const index = { id, checksumType, dir, bySegment, siardFacts, oldFiles };
+  const { version, written } = await commitMetsIndex(root, object, index, options);
+  return {
+    id,
+    version,
+    objectPath: object.path,
+    siardFile,
+    checksumType,
+    parent: written.parent.path,
+    children: written.children.map((c) => ({ path: c.path, segment: c.segment, files: c.fileCount })),
+    lobFiles: files.length,
+    rehashed: facts.rehashed,
+    notes: note !== undefined ? [note] : [],
+  };
+}
+
+/**
+ * The one archive of the head a METS index describes, and the files it is made of (its segments for
+ * a segmented SIARD file, which counts as one archive named by its stem; the parent lists every segment).
+ */
+function theOneSiard(id: string, head: string, state: ReadonlyMap<string, string>): { siardFile: string; members: string[] } {
   const sets = groupSegmentNames(state.keys());
   const siards = [...[...state.keys()].filter(isSiardFileName), ...sets.map((x) => x.base)];
   if (siards.length !== 1) {
     throw new SiardOcflError(
       siards.length === 0
-        ? `Object "${id}" holds no .siard in ${inv.head}, so there is nothing for a METS index to describe.`
-        : `Object "${id}" holds ${siards.length} .siard files in ${inv.head} (${siards.slice(0, 3).join(', ')}); a METS index describes one.`,
+        ? `Object "${id}" holds no .siard in ${head}, so there is nothing for a METS index to describe.`
+        : `Object "${id}" holds ${siards.length} .siard files in ${head} (${siards.slice(0, 3).join(', ')}); a METS index describes one.`,
       { code: siards.length === 0 ? 'METS_NO_SIARD' : 'METS_MANY_SIARDS', exitCode: 2 },
     );
   }
   const siardFile = siards[0]!;
-  const dir = path.dirname(siardFile) === '.' ? '' : path.dirname(siardFile);
-  const inDir = (rel: string) => (dir ? `${dir}/${rel}` : rel);
-  const parentPath = inDir(METS_FILE_NAME);
-  if (state.has(parentPath) && !options.replace) {
-    throw new UsageError(`Object "${id}" already has a METS index (${parentPath} in ${inv.head}); give --replace to write it again.`, 'METS_EXISTS');
+  return { siardFile, members: sets.find((x) => x.base === siardFile)?.members.map((m) => m.name) ?? [siardFile] };
+}
+
+/**
+ * Size and checksum of a logical path's content: the checksum from the inventory (the manifest when
+ * it uses the algorithm, else its fixity block); a file the inventory lacks is read and counted.
+ */
+class ContentFacts {
+  /** content path -> lower-case checksum */
+  private readonly known = new Map<string, string>();
+  rehashed = 0;
+
+  constructor(
+    private readonly object: OcflObjectReader,
+    private readonly id: string,
+    private readonly algorithm: string,
+  ) {
+    const inv = object.inventory;
+    const block = inv.digestAlgorithm === algorithm ? inv.manifest : (inv.fixity?.[algorithm] ?? {});
+    for (const [digest, paths] of Object.entries(block)) for (const cp of paths) this.known.set(cp, digest.toLowerCase());
   }
 
-  const { files, digestTypes, note } = await lobFilesOfCells(object, state, siardFile, (cp) => storedFile(object.storage, object.storagePath(cp)));
-  const checksumType = chooseChecksumType(id, digestTypes, inv.digestAlgorithm, Object.keys(inv.fixity ?? {}));
-  const algorithm = OCFL_ALGORITHM_OF_DIGEST_TYPE[checksumType]!;
-
-  // Checksums of content paths, from the inventory: the manifest when it uses the algorithm, else its fixity block.
-  const known = new Map<string, string>();
-  const block = inv.digestAlgorithm === algorithm ? inv.manifest : (inv.fixity?.[algorithm] ?? {});
-  for (const [digest, paths] of Object.entries(block)) for (const cp of paths) known.set(cp, digest.toLowerCase());
-  let rehashed = 0;
-  const factsOf = async (logicalPath: string) => {
+  async of(logicalPath: string): Promise<{ size: number; checksum: string }> {
+    const { object, algorithm } = this;
     const cp = object.contentPath(logicalPath);
     const st = await object.storage.stat(object.storagePath(cp));
-    if (!st) throw new SiardOcflError(`The content file ${cp} of ${logicalPath} (object "${id}") is missing from storage; run audit.`, { code: 'CONTENT_MISSING', exitCode: 1 });
-    let checksum = known.get(cp);
+    if (!st) {
+      const message = `The content file ${cp} of ${logicalPath} (object "${this.id}") is missing from storage; run audit.`;
+      throw new SiardOcflError(message, { code: 'CONTENT_MISSING', exitCode: 1 });
+    }
+    let checksum = this.known.get(cp);
     if (checksum === undefined) {
-      rehashed++;
+      this.rehashed++;
       const hasher = await MultiHasher.create([algorithm]);
       for await (const chunk of object.storage.readStream(object.storagePath(cp))) hasher.update(chunk as Buffer);
       checksum = hasher.digests()[algorithm]!;
-      known.set(cp, checksum);
+      this.known.set(cp, checksum);
     }
     return { size: st.size, checksum };
-  };
+  }
+}
 
-  // Segment of each file, in the order the cells first name it; records grouped by segment so
-  // each child METS is written in one go.
+/**
+ * Segment of each file, in the order the cells first name it; records grouped by segment so each
+ * child METS is written in one go.
+ */
+async function recordsBySegment(
+  files: LobFileOfCell[],
+  where: { id: string; siardFile: string; dir: string },
+  facts: ContentFacts,
+): Promise<Map<string, MetsLobRecord[]>> {
+  const { id, siardFile, dir } = where;
   const bySegment = new Map<string, MetsLobRecord[]>();
   for (const f of files) {
     const rel = dir ? f.logicalPath.slice(dir.length + 1) : f.logicalPath;
     const info = lobPathInfo(rel);
     const slash = rel.indexOf('/');
     if ((dir && !f.logicalPath.startsWith(`${dir}/`)) || (!info && slash < 0)) {
-      throw new SiardOcflError(`The LOB file ${f.logicalPath} of object "${id}" lies in no folder beside ${siardFile}, so no segment METS can list it.`, { code: 'METS_NO_SEGMENT', exitCode: 2 });
+      const message =
+        `The LOB file ${f.logicalPath} of object "${id}" lies in no folder beside ${siardFile}, so no segment METS can list it.`;
+      throw new SiardOcflError(message, { code: 'METS_NO_SEGMENT', exitCode: 2 });
     }
     const segment = info?.segment ?? rel.slice(0, slash);
     const inner = info?.path ?? rel.slice(slash + 1);
-    const record: MetsLobRecord = { segment, path: inner, identity: f.identity, ...(await factsOf(f.logicalPath)) };
+    const record: MetsLobRecord = { segment, path: inner, identity: f.identity, ...(await facts.of(f.logicalPath)) };
     if (f.mimeType !== undefined) record.mimeType = f.mimeType;
     (bySegment.get(segment) ?? bySegment.set(segment, []).get(segment)!).push(record);
   }
-  const newChildren = [...bySegment.keys()].map((s) => inDir(`${s}/${METS_FILE_NAME}`));
-  const taken = newChildren.filter((p) => state.has(p));
-  if (taken.length > 0 && !options.replace) {
-    throw new UsageError(`Object "${id}" already holds ${taken[0]} in ${inv.head}; give --replace to write the METS index again.`, 'METS_EXISTS');
-  }
-  const members = sets.find((x) => x.base === siardFile)?.members.map((m) => m.name) ?? [siardFile];
-  const siardFacts = [];
-  for (const m of members) siardFacts.push({ path: path.basename(m), ...(await factsOf(m)) });
+  return bySegment;
+}
 
+/** What the new version holds: the METS files to write, and the old ones a --replace removes. */
+interface MetsIndexPlan {
+  id: string;
+  checksumType: MetsChecksumType;
+  dir: string;
+  bySegment: Map<string, MetsLobRecord[]>;
+  siardFacts: Array<{ path: string; size: number; checksum: string }>;
+  /** read once the new version is started, as the object then is */
+  oldFiles: () => Promise<string[]>;
+}
+
+/** Writes the index as the object's next version; nothing is committed if the object moved on meanwhile. */
+async function commitMetsIndex(root: OcflStorageRoot, object: OcflObjectReader, index: MetsIndexPlan, options: AddMetsOptions) {
+  const id = index.id;
+  const algorithm = OCFL_ALGORITHM_OF_DIGEST_TYPE[index.checksumType]!;
   const staged = await root.startVersion(id, { fixityAlgorithms: [algorithm], known: object.parsed() });
   try {
-    if (staged.version !== nextVersionName(inv.head)) {
-      throw new SiardOcflError(`Object "${id}" changed while its METS index was prepared (now ${staged.version} would follow); run mets again.`, { code: 'OBJECT_CHANGED', exitCode: 2 });
+    if (staged.version !== nextVersionName(object.inventory.head)) {
+      const message = `Object "${id}" changed while its METS index was prepared (now ${staged.version} would follow); run mets again.`;
+      throw new SiardOcflError(message, { code: 'OBJECT_CHANGED', exitCode: 2 });
     }
-    if (options.replace) for (const p of await oldMetsFiles(object, state, parentPath, newChildren)) await staged.remove(p);
+    for (const p of await index.oldFiles()) await staged.remove(p);
     const sink = new StagedVersionSink(staged);
-    const writer = new MetsIndexWriter(sink, { objId: id, checksumType, ...(dir ? { baseDir: dir } : {}) });
-    for (const records of bySegment.values()) for (const r of records) await writer.add(r);
-    const written = await writer.finish(siardFacts[0]!, siardFacts.slice(1));
+    const writer = new MetsIndexWriter(sink, { objId: id, checksumType: index.checksumType, ...(index.dir ? { baseDir: index.dir } : {}) });
+    for (const records of index.bySegment.values()) for (const r of records) await writer.add(r);
+    const written = await writer.finish(index.siardFacts[0]!, index.siardFacts.slice(1));
     await sink.commit();
-    const commit = await staged.commit({ message: options.message ?? 'siard-ocfl mets: METS index of the LOB segment folders', ...(options.user ? { user: options.user } : {}) });
-    return {
-      id,
-      version: commit.version,
-      objectPath: object.path,
-      siardFile,
-      checksumType,
-      parent: written.parent.path,
-      children: written.children.map((c) => ({ path: c.path, segment: c.segment, files: c.fileCount })),
-      lobFiles: files.length,
-      rehashed,
-      notes: note !== undefined ? [note] : [],
-    };
+    const message = options.message ?? 'siard-ocfl mets: METS index of the LOB segment folders';
+    const commit = await staged.commit({ message, ...(options.user ? { user: options.user } : {}) });
+    return { version: commit.version, written };
   } catch (err) {
     await staged.abort().catch(() => undefined);
     throw err;

@@ -42,10 +42,29 @@ function isInside(parent: string, child: string): boolean {
 
 export async function checkoutVersion(reader: OcflObjectReader, dest: string, options: CheckoutOptions = {}): Promise<CheckoutResult> {
   const version = options.version ?? reader.head;
-  const state = reader.state(version);
   const target = path.resolve(dest);
   // Every path is judged before anything is written.
-  const plan: Array<{ logicalPath: string; file: string; digest: string; contentPath: string }> = [];
+  const plan = planLogicalPaths(reader, version, target);
+  const sizes = await contentSizes(reader, version, plan);
+  options.onPlan?.({ files: plan.length, bytes: sizes.reduce((a, b) => a + b, 0) });
+  const existing = await emptyDestination(target);
+  await fsp.mkdir(target, { recursive: true });
+  try {
+    const bytes = await copyPlanned(reader, target, plan, sizes, options);
+    return { version, files: plan.length, bytes };
+  } catch (err) {
+    // Nothing half-done is left: the destination goes back to the empty folder (or nothing) it was.
+    const remove = (p: string) => fsp.rm(p, { recursive: true, force: true });
+    if (existing) await Promise.all((await fsp.readdir(target)).map((name) => remove(path.join(target, name))));
+    else await remove(target);
+    throw err;
+  }
+}
+
+/** A logical path of the version and where it goes: each one inside the destination, none both a file and a folder. */
+function planLogicalPaths(reader: OcflObjectReader, version: string, target: string): CheckoutItem[] {
+  const state = reader.state(version);
+  const plan: CheckoutItem[] = [];
   for (const [logicalPath, digest] of state) {
     const problem = logicalPathProblem(logicalPath);
     const file = path.resolve(target, ...logicalPath.split('/'));
@@ -72,8 +91,15 @@ export async function checkoutVersion(reader: OcflObjectReader, dest: string, op
       }
     }
   }
-  // Content paths come from the inventory too: each must be a plain path to a regular file of
-  // the object (not "..", not absolute, not a symbolic link), judged before anything is written.
+  return plan;
+}
+
+/**
+ * The size of each planned file's content. Content paths come from the inventory too: each must be
+ * a plain path to a regular file of the object (not "..", not absolute, not a symbolic link),
+ * judged before anything is written.
+ */
+async function contentSizes(reader: OcflObjectReader, version: string, plan: CheckoutItem[]): Promise<number[]> {
   const folders = new Map<string, Promise<boolean>>();
   const isFolder = (p: string) => {
     let known = folders.get(p);
@@ -105,37 +131,50 @@ export async function checkoutVersion(reader: OcflObjectReader, dest: string, op
     }
     sizes[i] = stat.size;
   });
-  options.onPlan?.({ files: plan.length, bytes: sizes.reduce((a, b) => a + b, 0) });
+  return sizes;
+}
+
+/** The destination must be empty or absent; returns its entries (none) when it exists, undefined when not. */
+async function emptyDestination(target: string): Promise<string[] | undefined> {
   const existing = await fsp.readdir(target).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined;
     throw new UsageError(`Cannot use ${target} as checkout destination: ${err.message}`, 'BAD_DESTINATION', err);
   });
   if (existing && existing.length > 0) throw new UsageError(`Checkout destination ${target} is not empty.`, 'BAD_DESTINATION');
-  await fsp.mkdir(target, { recursive: true });
+  return existing;
+}
+
+/** Copies every planned file, its digest verified on the way; returns the bytes copied. */
+async function copyPlanned(
+  reader: OcflObjectReader,
+  target: string,
+  plan: CheckoutItem[],
+  sizes: number[],
+  options: CheckoutOptions,
+): Promise<number> {
   const alg = reader.digestAlgorithm;
   let bytes = 0;
-  try {
-    // Every folder once, parents first (a sorted list puts a folder before what lies in it).
-    const dirs = [...new Set(plan.map((item) => path.dirname(item.file)))].filter((d) => d !== target).sort();
-    for (const dir of dirs) await fsp.mkdir(dir, { recursive: true });
-    await forEachConcurrent(plan, COPY_PARALLEL, async (item, i) => {
-      const actual = sizes[i] <= WHOLE_READ_MAX ? await copySmall(reader, item, alg) : await copyStreamed(reader, item, alg);
-      if (actual.digest !== item.digest.toLowerCase()) {
-        throw new SiardOcflError(
-          `Content ${item.contentPath} of object "${reader.id}" (logical path "${item.logicalPath}") has ${alg} ${actual.digest}, not ${item.digest} as the inventory records; the checkout was removed.`,
-          { code: 'FIXITY_FAILURE', exitCode: 1 },
-        );
-      }
-      bytes += actual.size;
-      options.onFile?.(item.logicalPath, actual.size);
-    });
-  } catch (err) {
-    // Nothing half-done is left: the destination goes back to the empty folder (or nothing) it was.
-    if (existing) await Promise.all((await fsp.readdir(target)).map((name) => fsp.rm(path.join(target, name), { recursive: true, force: true })));
-    else await fsp.rm(target, { recursive: true, force: true });
-    throw err;
-  }
-  return { version, files: plan.length, bytes };
+  // Every folder once, parents first (a sorted list puts a folder before what lies in it).
+  const dirs = [...new Set(plan.map((item) => path.dirname(item.file)))].filter((d) => d !== target).sort();
+  for (const dir of dirs) await fsp.mkdir(dir, { recursive: true });
+  await forEachConcurrent(plan, COPY_PARALLEL, async (item, i) => {
+    const actual = sizes[i]! <= WHOLE_READ_MAX ? await copySmall(reader, item, alg) : await copyStreamed(reader, item, alg);
+    if (actual.digest !== item.digest.toLowerCase()) {
+      throw new SiardOcflError(
+        `Content ${item.contentPath} of object "${reader.id}" (logical path "${item.logicalPath}") has ${alg} ${actual.digest}, ` +
+          `not ${item.digest} as the inventory records; the checkout was removed.`,
+        { code: 'FIXITY_FAILURE', exitCode: 1 },
+      );
+    }
+    bytes += actual.size;
+    options.onFile?.(item.logicalPath, actual.size);
+  });
+  return bytes;
+}
+
+/** A logical path of the checked-out version, the file it becomes, and the content it is copied from. */
+interface CheckoutItem extends PlannedFile {
+  digest: string;
 }
 
 interface PlannedFile {

@@ -77,6 +77,37 @@ export class LeaseLockProvider implements LockProvider {
     return `${this.dir}/${digestSync('sha256', id)}.lease`;
   }
 
+  /**
+   * Writes our lease: created when there is none, taken over when the one there has expired; throws
+   * `held()` when a live lease stands. An answer that may hide a success is settled by `readBack`.
+   */
+  private async claim(
+    path: string,
+    body: () => Buffer,
+    readBack: () => Promise<string | undefined>,
+    held: (current?: Lease) => LockHeldError,
+  ): Promise<{ etag: string; tookOver: boolean }> {
+    const first = await this.store.putIfAbsent(path, body());
+    let etag: string | undefined;
+    if (first.ok) etag = first.etag || (await readBack());
+    else if (first.reason === 'unknown') etag = await readBack();
+    if (etag) return { etag, tookOver: false };
+    const current = await this.store.getWithTag(path);
+    if (!current) {
+      // Released between our create and our read: one more try, then give up.
+      const again = await this.store.putIfAbsent(path, body());
+      etag = again.ok ? again.etag || (await readBack()) : again.reason === 'unknown' ? await readBack() : undefined;
+      if (!etag) throw held();
+      return { etag, tookOver: false };
+    }
+    const owner = parseLease(current.bytes);
+    if (owner && owner.expires + SKEW_MS > Date.now()) throw held(owner);
+    const taken = await this.store.putIfMatch(path, body(), current.etag);
+    etag = taken.ok ? taken.etag || (await readBack()) : taken.reason === 'unknown' ? await readBack() : undefined;
+    if (!etag) throw held(owner);
+    return { etag, tookOver: true };
+  }
+
   async acquire(id: string): Promise<ObjectLock> {
     const path = this.leasePath(id);
     const token = randomUUID();
@@ -92,27 +123,9 @@ export class LeaseLockProvider implements LockProvider {
       return now && parseLease(now.bytes)?.token === token ? now.etag : undefined;
     };
 
-    let etag: string | undefined;
-    let tookOver = false;
-    const first = await this.store.putIfAbsent(path, body());
-    if (first.ok) etag = first.etag || (await readBack());
-    else if (first.reason === 'unknown') etag = await readBack();
-    if (!etag) {
-      const current = await this.store.getWithTag(path);
-      if (!current) {
-        // Released between our create and our read: one more try, then give up.
-        const again = await this.store.putIfAbsent(path, body());
-        etag = again.ok ? again.etag || (await readBack()) : again.reason === 'unknown' ? await readBack() : undefined;
-        if (!etag) throw held();
-      } else {
-        const owner = parseLease(current.bytes);
-        if (owner && owner.expires + SKEW_MS > Date.now()) throw held(owner);
-        const taken = await this.store.putIfMatch(path, body(), current.etag);
-        etag = taken.ok ? taken.etag || (await readBack()) : taken.reason === 'unknown' ? await readBack() : undefined;
-        if (!etag) throw held(owner);
-        tookOver = true;
-      }
-    }
+    const claimed = await this.claim(path, body, readBack, held);
+    let etag: string | undefined = claimed.etag;
+    const tookOver = claimed.tookOver;
 
     let lost: Error | undefined;
     let released = false;

@@ -11,6 +11,7 @@ import { Findings, quote } from './findings.js';
 import { displayJoin, listDir, walk, type TreeEntry } from './fs-tree.js';
 import { describePath, joinPath, type ReadStorage } from '../storage.js';
 import { hashStored } from './hash-stored.js';
+import { digestMismatches, type ExpectedDigest } from './digest-mismatch.js';
 import { HashPool, type HashResult } from './hash-pool.js';
 import {
   checkInventory,
@@ -45,10 +46,7 @@ export interface ObjectCheck {
   bytes: number;
 }
 
-interface Expectation {
-  algorithm: string;
-  digest: string;
-  block: 'manifest' | 'fixity';
+interface Expectation extends ExpectedDigest {
   where: string;
 }
 
@@ -557,11 +555,8 @@ async function verifyDigests(
           findings.add('E092', `The content file ${quote(p)} cannot be read (${r.error ?? 'unknown error'}).`, at(p));
           return;
         }
-        for (const e of expectations.get(p)!) {
-          const actual = r.digests[e.algorithm];
-          if (actual === undefined || actual === e.digest) continue;
-          const code = e.block === 'manifest' ? 'E092' : 'E093';
-          findings.add(code, `The ${e.algorithm} digest of ${quote(p)} is ${actual}, but the ${e.block} of ${e.where} records ${e.digest}.`, at(p));
+        for (const m of digestMismatches(r.digests, expectations.get(p)!)) {
+          findings.add(m.code, `The ${m.algorithm} digest of ${quote(p)} is ${m.actual}, but the ${m.block} of ${m.where} records ${m.digest}.`, at(p));
         }
       });
     }

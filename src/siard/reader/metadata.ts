@@ -207,69 +207,110 @@ export function parseSiardMetadata(xml: string, what: string): SiardReadMetadata
   }
   const siardVersion = root.attributes['version'] ?? (root.ns === SIARD_NAMESPACES['1.0'] ? '1.0' : '');
   const columnExtras: SiardReadColumnExtras[][][] = [];
-
+  const read = { what, warnings };
   const schemas: SiardSchema[] = children(child(root, 'schemas'), 'schema').map((s) => {
-    const schemaName = text(s, 'name') ?? '';
     const tableExtras: SiardReadColumnExtras[][] = [];
     columnExtras.push(tableExtras);
-    const tables: SiardTable[] = children(child(s, 'tables'), 'table').map((t) => {
-      const tableName = text(t, 'name') ?? '';
-      const parsed = children(child(t, 'columns'), 'column').map((c, ci) => parseColumn(c, `${schemaName}.${tableName} column ${ci + 1}`));
-      tableExtras.push(parsed.map((p) => p.extras));
-      const pk = child(t, 'primaryKey');
-      const rows = parseInteger(childText(t, 'rows'), `rows of table ${schemaName}.${tableName}`);
-      if (rows === undefined) warnings.push(`${what}: table ${schemaName}.${tableName} has no <rows>.`);
-      return {
-        name: tableName,
-        folder: childText(t, 'folder')?.trim() ?? '',
-        ...optional('description', text(t, 'description')),
-        columns: parsed.map((p) => p.column),
-        ...optional('primaryKey', pk ? parseUniqueKey(pk) : undefined),
-        foreignKeys: children(child(t, 'foreignKeys'), 'foreignKey').map(parseForeignKey),
-        candidateKeys: children(child(t, 'candidateKeys'), 'candidateKey').map(parseUniqueKey),
-        checkConstraints: children(child(t, 'checkConstraints'), 'checkConstraint').map(parseCheckConstraint),
-        ...optionalList('triggers', children(child(t, 'triggers'), 'trigger').map(parseTrigger)),
-        rows: rows ?? 0,
-      };
-    });
-    const views: SiardView[] = children(child(s, 'views'), 'view').map((v) => ({
-      name: text(v, 'name') ?? '',
-      ...optional('query', text(v, 'query')),
-      ...optional('queryOriginal', text(v, 'queryOriginal')),
-      ...optional('description', text(v, 'description')),
-      columns: children(child(v, 'columns'), 'column').map((c, ci) => parseColumn(c, `view ${schemaName}.${text(v, 'name')} column ${ci + 1}`).column),
-      ...optional('rows', parseInteger(childText(v, 'rows'), `rows of view ${schemaName}.${text(v, 'name')}`)),
-    }));
-    const types: SiardType[] = children(child(s, 'types'), 'type').map((ty) => {
-      const typeName = text(ty, 'name') ?? '';
-      const attributes = children(child(ty, 'attributes'), 'attribute').map((a, ai) => parseAttribute(a, `attribute ${ai + 1} of type ${schemaName}.${typeName}`));
-      return {
-        name: typeName,
-        category: text(ty, 'category')?.trim().toLowerCase() === 'distinct' ? 'distinct' : 'udt',
-        ...optional('underSchema', text(ty, 'underSchema')),
-        ...optional('underType', text(ty, 'underType')),
-        instantiable: text(ty, 'instantiable')?.trim() === 'true',
-        final: text(ty, 'final')?.trim() === 'true',
-        ...optional('base', text(ty, 'base')?.trim()),
-        ...(attributes.length > 0 ? { attributes } : {}),
-        ...optional('description', text(ty, 'description')),
-      };
-    });
-    const routines = children(child(s, 'routines'), 'routine').map((r, ri) => parseRoutine(r, `routine ${ri + 1} of schema ${schemaName}`));
-    return {
-      name: schemaName,
-      folder: childText(s, 'folder')?.trim() ?? '',
-      ...optional('description', text(s, 'description')),
-      ...(types.length > 0 ? { types } : {}),
-      tables,
-      views,
-      ...optionalList('routines', routines),
-    };
+    return parseSchema(s, read, tableExtras);
   });
+  resolveDistinctBases(schemas);
+  annotateUdtFields(schemas, columnExtras);
+  const archive = parseArchive(root, siardVersion, schemas, warnings, dropped);
+  return {
+    archive,
+    siardVersion,
+    namespace: root.ns,
+    columnExtras,
+    dialect: dialectOf(archive.producerApplication),
+    warnings,
+    otherObjects: otherObjects(archive),
+    dropped,
+  };
+}
 
-  // Columns of a DISTINCT type are read as their base type.
+/** Where a metadata.xml is being read: its name for messages, and the warnings gathered so far. */
+interface MetadataRead {
+  what: string;
+  warnings: string[];
+}
+
+/** One <schema>; the extras of its tables' columns go to `tableExtras`, table by table. */
+function parseSchema(s: XmlElement, read: MetadataRead, tableExtras: SiardReadColumnExtras[][]): SiardSchema {
+  const schemaName = text(s, 'name') ?? '';
+  const tables: SiardTable[] = children(child(s, 'tables'), 'table').map((t) => parseTable(t, schemaName, read, tableExtras));
+  const views: SiardView[] = children(child(s, 'views'), 'view').map((v) => parseView(v, schemaName));
+  const types: SiardType[] = children(child(s, 'types'), 'type').map((ty) => parseType(ty, schemaName));
+  const routines = children(child(s, 'routines'), 'routine').map((r, ri) => parseRoutine(r, `routine ${ri + 1} of schema ${schemaName}`));
+  return {
+    name: schemaName,
+    folder: childText(s, 'folder')?.trim() ?? '',
+    ...optional('description', text(s, 'description')),
+    ...(types.length > 0 ? { types } : {}),
+    tables,
+    views,
+    ...optionalList('routines', routines),
+  };
+}
+
+function parseTable(t: XmlElement, schemaName: string, read: MetadataRead, tableExtras: SiardReadColumnExtras[][]): SiardTable {
+  const tableName = text(t, 'name') ?? '';
+  const parsed = children(child(t, 'columns'), 'column').map((c, ci) => parseColumn(c, `${schemaName}.${tableName} column ${ci + 1}`));
+  tableExtras.push(parsed.map((p) => p.extras));
+  const pk = child(t, 'primaryKey');
+  const rows = parseInteger(childText(t, 'rows'), `rows of table ${schemaName}.${tableName}`);
+  if (rows === undefined) read.warnings.push(`${read.what}: table ${schemaName}.${tableName} has no <rows>.`);
+  return {
+    name: tableName,
+    folder: childText(t, 'folder')?.trim() ?? '',
+    ...optional('description', text(t, 'description')),
+    columns: parsed.map((p) => p.column),
+    ...optional('primaryKey', pk ? parseUniqueKey(pk) : undefined),
+    foreignKeys: children(child(t, 'foreignKeys'), 'foreignKey').map(parseForeignKey),
+    candidateKeys: children(child(t, 'candidateKeys'), 'candidateKey').map(parseUniqueKey),
+    checkConstraints: children(child(t, 'checkConstraints'), 'checkConstraint').map(parseCheckConstraint),
+    ...optionalList('triggers', children(child(t, 'triggers'), 'trigger').map(parseTrigger)),
+    rows: rows ?? 0,
+  };
+}
+
+function parseView(v: XmlElement, schemaName: string): SiardView {
+  const viewName = text(v, 'name');
+  return {
+    name: viewName ?? '',
+    ...optional('query', text(v, 'query')),
+    ...optional('queryOriginal', text(v, 'queryOriginal')),
+    ...optional('description', text(v, 'description')),
+    columns: children(child(v, 'columns'), 'column').map((c, ci) => {
+      return parseColumn(c, `view ${schemaName}.${viewName} column ${ci + 1}`).column;
+    }),
+    ...optional('rows', parseInteger(childText(v, 'rows'), `rows of view ${schemaName}.${viewName}`)),
+  };
+}
+
+function parseType(ty: XmlElement, schemaName: string): SiardType {
+  const typeName = text(ty, 'name') ?? '';
+  const attributes = children(child(ty, 'attributes'), 'attribute').map((a, ai) => {
+    return parseAttribute(a, `attribute ${ai + 1} of type ${schemaName}.${typeName}`);
+  });
+  return {
+    name: typeName,
+    category: text(ty, 'category')?.trim().toLowerCase() === 'distinct' ? 'distinct' : 'udt',
+    ...optional('underSchema', text(ty, 'underSchema')),
+    ...optional('underType', text(ty, 'underType')),
+    instantiable: text(ty, 'instantiable')?.trim() === 'true',
+    final: text(ty, 'final')?.trim() === 'true',
+    ...optional('base', text(ty, 'base')?.trim()),
+    ...(attributes.length > 0 ? { attributes } : {}),
+    ...optional('description', text(ty, 'description')),
+  };
+}
+
+/** Columns of a DISTINCT type are read as their base type. */
+function resolveDistinctBases(schemas: SiardSchema[]): void {
   const bases = new Map<string, string>();
-  for (const s of schemas) for (const ty of s.types ?? []) if (ty.category === 'distinct' && ty.base) bases.set(`${s.name}\u0000${ty.name}`, ty.base);
+  for (const s of schemas) {
+    for (const ty of s.types ?? []) if (ty.category === 'distinct' && ty.base) bases.set(`${s.name}\u0000${ty.name}`, ty.base);
+  }
   for (const s of schemas) {
     for (const t of s.tables) {
       for (const c of t.columns) {
@@ -279,8 +320,10 @@ export function parseSiardMetadata(xml: string, what: string): SiardReadMetadata
       }
     }
   }
+}
 
-  // Fields of UDT columns learn their attributes' types (a type that does not resolve is left as read).
+/** Fields of UDT columns learn their attributes' types (a type that does not resolve is left as read). */
+function annotateUdtFields(schemas: SiardSchema[], columnExtras: SiardReadColumnExtras[][][]): void {
   const catalog = typeCatalog(schemas);
   schemas.forEach((s, si) => {
     s.tables.forEach((t, ti) => {
@@ -296,12 +339,14 @@ export function parseSiardMetadata(xml: string, what: string): SiardReadMetadata
       });
     });
   });
+}
 
+/** The archive-level elements around the schemas, in the order SIARD lists them. */
+function parseArchive(root: XmlElement, siardVersion: string, schemas: SiardSchema[], warnings: string[], dropped: string[]): SiardArchive {
   const messageDigests = children(root, 'messageDigest')
     .map((m) => parseMessageDigest(m, warnings))
     .filter((m): m is SiardMessageDigest => m !== undefined);
-
-  const archive: SiardArchive = {
+  return {
     version: siardVersion,
     dbname: text(root, 'dbname') ?? '',
     ...optional('description', text(root, 'description')),
@@ -318,19 +363,12 @@ export function parseSiardMetadata(xml: string, what: string): SiardReadMetadata
     ...optional('connection', text(root, 'connection')),
     ...optional('databaseUser', text(root, 'databaseUser')),
     schemas,
-    users: children(child(root, 'users'), 'user').map((u) => ({ name: text(u, 'name') ?? '', ...optional('description', text(u, 'description')) })),
+    users: children(child(root, 'users'), 'user').map((u) => ({
+      name: text(u, 'name') ?? '',
+      ...optional('description', text(u, 'description')),
+    })),
     ...optionalList('roles', children(child(root, 'roles'), 'role').map(parseRole)),
     ...optionalList('privileges', children(child(root, 'privileges'), 'privilege').map((p) => parsePrivilege(p, dropped))),
-  };
-  return {
-    archive,
-    siardVersion,
-    namespace: root.ns,
-    columnExtras,
-    dialect: dialectOf(archive.producerApplication),
-    warnings,
-    otherObjects: otherObjects(archive),
-    dropped,
   };
 }
 

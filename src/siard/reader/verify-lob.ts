@@ -47,41 +47,79 @@ export interface LobVerificationWithExtras extends LobVerification {
   digests: Partial<Record<SiardDigestType, string>>;
 }
 
+/** What a LOB's stored bytes count: bytes always; code points and UTF-16 units when counted as text. */
+export interface LobCounts {
+  bytes: number;
+  codePoints?: number;
+  utf16Units?: number;
+}
+
+/**
+ * Counts a LOB's bytes, and for text (CLOB/XML) its characters both ways, chunk by chunk: the one
+ * counting every verification of a stated length uses (this reader's, and the audit's one read).
+ */
+export class LobCounter {
+  bytes = 0;
+  private readonly length: TextLength = { codePoints: 0, utf16Units: 0 };
+  private readonly decoder: StringDecoder | undefined;
+
+  constructor(readonly text: boolean) {
+    this.decoder = text ? new StringDecoder('utf8') : undefined;
+  }
+
+  add(chunk: Buffer): void {
+    this.bytes += chunk.length;
+    if (this.decoder) addTextLength(this.length, this.decoder.write(chunk));
+  }
+
+  /** The counts once every chunk has been added (a character cut at the end is counted here). */
+  end(): LobCounts {
+    if (!this.decoder) return { bytes: this.bytes };
+    addTextLength(this.length, this.decoder.end());
+    return { bytes: this.bytes, codePoints: this.length.codePoints, utf16Units: this.length.utf16Units };
+  }
+}
+
+/**
+ * The unit in which a LOB's counts equal the cell's stated length, or undefined when none does:
+ * text is accepted in code points, UTF-16 units or bytes (see the head of this file), anything else
+ * in bytes. A count that was not made (undefined) matches nothing.
+ */
+export function lobLengthUnit(length: number, counts: LobCounts, text: boolean): LobLengthUnit | undefined {
+  const matches: Array<[LobLengthUnit, number | undefined]> = text
+    ? [
+        ['code points', counts.codePoints],
+        ['UTF-16 units', counts.utf16Units],
+        ['bytes', counts.bytes],
+      ]
+    : [['bytes', counts.bytes]];
+  return matches.find(([, n]) => n === length)?.[0];
+}
+
 /** Reads `stream` to its end; the caller owns nothing afterwards (the stream is consumed). */
 export async function verifyLob(stream: Readable, ref: SiardReadLobReference, options: VerifyLobOptions = {}): Promise<LobVerificationWithExtras> {
   const types = new Set<SiardDigestType>(options.extraDigests ?? []);
   if (ref.digestType) types.add(ref.digestType);
   const hashes = [...types].map((t) => ({ type: t, hash: createHash(NODE_HASH_OF_DIGEST_TYPE[t]) }));
   const text = options.family === 'clob' || options.family === 'xml';
-  const decoder = text ? new StringDecoder('utf8') : undefined;
-  let bytes = 0;
-  const length: TextLength = { codePoints: 0, utf16Units: 0 };
-  const countText = (t: string): void => addTextLength(length, t);
+  const counter = new LobCounter(text);
   for await (const chunk of stream as AsyncIterable<Buffer>) {
-    bytes += chunk.length;
+    counter.add(chunk);
     for (const h of hashes) h.hash.update(chunk);
-    if (decoder) countText(decoder.write(chunk));
   }
-  if (decoder) countText(decoder.end());
+  const counts = counter.end();
 
   const digests: Partial<Record<SiardDigestType, string>> = {};
   for (const h of hashes) digests[h.type] = h.hash.digest('hex');
-  const result: LobVerificationWithExtras = { bytes, digests, ok: true };
+  const result: LobVerificationWithExtras = { bytes: counts.bytes, digests, ok: true };
   if (text) {
-    result.codePoints = length.codePoints;
-    result.utf16Units = length.utf16Units;
+    result.codePoints = counts.codePoints!;
+    result.utf16Units = counts.utf16Units!;
   }
   if (ref.length !== undefined) {
-    const matches: Array<[LobLengthUnit, number]> = text
-      ? [
-          ['code points', length.codePoints],
-          ['UTF-16 units', length.utf16Units],
-          ['bytes', bytes],
-        ]
-      : [['bytes', bytes]];
-    const hit = matches.find(([, n]) => n === ref.length);
-    result.lengthOk = hit !== undefined;
-    if (hit) result.lengthUnit = hit[0];
+    const unit = lobLengthUnit(ref.length, counts, text);
+    result.lengthOk = unit !== undefined;
+    if (unit) result.lengthUnit = unit;
   }
   if (ref.digestType) {
     result.digestType = ref.digestType;

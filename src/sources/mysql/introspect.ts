@@ -99,6 +99,30 @@ export async function introspectMysql(
   options: { tableFilter?: (name: string, schema: string) => boolean } = {},
 ): Promise<MysqlSchemaPlan> {
   const schema: MysqlSchemaPlan = { name: database, tables: [], views: [], notExported: [] };
+  const cat = await readCatalogue(conn, database, schema.notExported);
+  for (const t of cat.tableRows) {
+    const cols = cat.columnsOf.get(t.TABLE_NAME) ?? [];
+    if (t.TABLE_TYPE === 'VIEW') {
+      const def = cat.views.find((v) => v.TABLE_NAME === t.TABLE_NAME)?.VIEW_DEFINITION;
+      const view: SiardView = { name: t.TABLE_NAME, columns: cols.map((c) => columnOf(c, true).column) };
+      if (def) view.queryOriginal = def;
+      schema.views.push(view);
+      continue;
+    }
+    if (t.TABLE_TYPE === 'SEQUENCE') {
+      schema.notExported.push(`sequence ${database}.${t.TABLE_NAME}`);
+      continue;
+    }
+    if (options.tableFilter && !options.tableFilter(t.TABLE_NAME, database)) continue;
+    schema.tables.push(tablePlan(t, cols, cat, database, schema.notExported));
+  }
+  return schema;
+}
+
+type Catalogue = Awaited<ReturnType<typeof readCatalogue>>;
+
+/** Every information_schema row the export needs; routines and events go to `notExported` as they are found. */
+async function readCatalogue(conn: mariadb.Connection, database: string, notExported: string[]) {
   const tableRows = await rows<TableRow>(
     conn,
     'SELECT TABLE_NAME, TABLE_TYPE, TABLE_COMMENT, TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME',
@@ -152,9 +176,9 @@ export async function introspectMysql(
     'SELECT ROUTINE_TYPE, ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = ? ORDER BY ROUTINE_NAME',
     [database],
   );
-  for (const r of routines) schema.notExported.push(`${r.ROUTINE_TYPE.toLowerCase()} ${database}.${r.ROUTINE_NAME}`);
+  for (const r of routines) notExported.push(`${r.ROUTINE_TYPE.toLowerCase()} ${database}.${r.ROUTINE_NAME}`);
   const events = await rows<{ EVENT_NAME: string }>(conn, 'SELECT EVENT_NAME FROM information_schema.EVENTS WHERE EVENT_SCHEMA = ?', [database]).catch(() => []);
-  for (const e of events) schema.notExported.push(`event ${database}.${e.EVENT_NAME}`);
+  for (const e of events) notExported.push(`event ${database}.${e.EVENT_NAME}`);
 
   const columnsOf = new Map<string, ColumnRow[]>();
   for (const c of columnRows) columnsOf.set(c.TABLE_NAME, [...(columnsOf.get(c.TABLE_NAME) ?? []), c]);
@@ -164,91 +188,88 @@ export async function introspectMysql(
     keyColumnsOf.set(id, [...(keyColumnsOf.get(id) ?? []), k]);
   }
   const prefixIndexes = new Set(indexes.filter((i) => i.SUB_PART !== null).map((i) => `${i.TABLE_NAME}\u0000${i.INDEX_NAME}`));
+  return { tableRows, views, keyRows, referential, checks, indexes, triggers, columnsOf, keyColumnsOf, prefixIndexes };
+}
 
-  for (const t of tableRows) {
-    const cols = columnsOf.get(t.TABLE_NAME) ?? [];
-    if (t.TABLE_TYPE === 'VIEW') {
-      const def = views.find((v) => v.TABLE_NAME === t.TABLE_NAME)?.VIEW_DEFINITION;
-      const view: SiardView = { name: t.TABLE_NAME, columns: cols.map((c) => columnOf(c, true).column) };
-      if (def) view.queryOriginal = def;
-      schema.views.push(view);
-      continue;
-    }
-    if (t.TABLE_TYPE === 'SEQUENCE') {
-      schema.notExported.push(`sequence ${database}.${t.TABLE_NAME}`);
-      continue;
-    }
-    if (options.tableFilter && !options.tableFilter(t.TABLE_NAME, database)) continue;
-    const plan: MysqlTablePlan = {
-      schema: database,
-      name: t.TABLE_NAME,
-      columns: cols.map((c) => columnOf(c, false)),
-      candidateKeys: [],
-      foreignKeys: [],
-      checkConstraints: [],
-      triggers: [],
-      estimatedRows: Number(t.TABLE_ROWS ?? 0),
-    };
-    if (t.TABLE_COMMENT) plan.description = t.TABLE_COMMENT;
-    if (t.TABLE_TYPE === 'SYSTEM VERSIONED') schema.notExported.push(`the history of system-versioned table ${database}.${t.TABLE_NAME} (its current rows are exported)`);
-    for (const c of cols) {
-      const extra = (c.EXTRA ?? '').toLowerCase();
-      if (extra.includes('auto_increment')) schema.notExported.push(`AUTO_INCREMENT of ${database}.${t.TABLE_NAME}.${c.COLUMN_NAME}`);
-      if (c.GENERATION_EXPRESSION) schema.notExported.push(`the generation expression of ${database}.${t.TABLE_NAME}.${c.COLUMN_NAME} (its values are exported)`);
-    }
-    const constraintNames = new Set<string>();
-    for (const k of keyRows.filter((k) => k.TABLE_NAME === t.TABLE_NAME)) {
-      constraintNames.add(k.CONSTRAINT_NAME);
-      const kc = keyColumnsOf.get(`${t.TABLE_NAME}\u0000${k.CONSTRAINT_NAME}`) ?? [];
-      if (k.CONSTRAINT_TYPE === 'PRIMARY KEY' || k.CONSTRAINT_TYPE === 'UNIQUE') {
-        if (prefixIndexes.has(`${t.TABLE_NAME}\u0000${k.CONSTRAINT_NAME}`)) {
-          schema.notExported.push(`unique index ${k.CONSTRAINT_NAME} on a prefix of ${database}.${t.TABLE_NAME} (not a key over whole values)`);
-          continue;
-        }
-        const key: SiardUniqueKey = { name: k.CONSTRAINT_NAME, columns: kc.map((c) => c.COLUMN_NAME) };
-        if (k.CONSTRAINT_TYPE === 'PRIMARY KEY') plan.primaryKey = key;
-        else plan.candidateKeys.push(key);
-      } else if (k.CONSTRAINT_TYPE === 'FOREIGN KEY' && kc[0]?.REFERENCED_TABLE_NAME) {
-        const fk: SiardForeignKey = {
-          name: k.CONSTRAINT_NAME,
-          referencedSchema: kc[0].REFERENCED_TABLE_SCHEMA ?? database,
-          referencedTable: kc[0].REFERENCED_TABLE_NAME,
-          references: kc.map((c) => ({ column: c.COLUMN_NAME, referenced: c.REFERENCED_COLUMN_NAME ?? c.COLUMN_NAME })),
-        };
-        const r = referential.find((x) => x.TABLE_NAME === t.TABLE_NAME && x.CONSTRAINT_NAME === k.CONSTRAINT_NAME);
-        const del = ACTIONS[r?.DELETE_RULE ?? ''];
-        const upd = ACTIONS[r?.UPDATE_RULE ?? ''];
-        if (del) fk.deleteAction = del;
-        if (upd) fk.updateAction = upd;
-        plan.foreignKeys.push(fk);
-      }
-    }
-    for (const c of checks.filter((x) => x.TABLE_NAME === t.TABLE_NAME)) {
-      plan.checkConstraints.push({ name: c.CONSTRAINT_NAME, condition: c.CHECK_CLAUSE });
-      // MariaDB's JSON is LONGTEXT with a json_valid() check named after the column
-      const json = /^json_valid\(`((?:[^`]|``)+)`\)$/.exec(c.CHECK_CLAUSE.trim());
-      const col = json ? plan.columns.find((p) => p.name === json[1]!.replace(/``/g, '`') && p.mapped.kind === 'clob') : undefined;
-      if (col) col.column.mimeType = 'application/json';
-    }
-    for (const ix of indexes.filter((i) => i.TABLE_NAME === t.TABLE_NAME)) {
-      if (constraintNames.has(ix.INDEX_NAME) && !prefixIndexes.has(`${t.TABLE_NAME}\u0000${ix.INDEX_NAME}`)) continue;
-      const text = `index ${ix.INDEX_NAME} on ${database}.${t.TABLE_NAME}`;
-      if (!schema.notExported.includes(text) && !prefixIndexes.has(`${t.TABLE_NAME}\u0000${ix.INDEX_NAME}`)) schema.notExported.push(text);
-    }
-    for (const tr of triggers.filter((x) => x.EVENT_OBJECT_TABLE === t.TABLE_NAME)) {
-      const time = tr.ACTION_TIMING.toUpperCase();
-      plan.triggers.push({
-        name: tr.TRIGGER_NAME,
-        actionTime: time === 'BEFORE' ? 'BEFORE' : 'AFTER',
-        triggerEvent: tr.EVENT_MANIPULATION.toUpperCase(),
-        triggeredAction: tr.ACTION_STATEMENT,
-        description: 'The MariaDB/MySQL trigger body (FOR EACH ROW).',
-      });
-    }
-    plan.rowKey = rowKeyOf(plan, cols);
-    schema.tables.push(plan);
+/** A base table: its columns, keys, checks and triggers; what SIARD cannot hold goes to `notExported`. */
+function tablePlan(t: TableRow, cols: ColumnRow[], cat: Catalogue, database: string, notExported: string[]): MysqlTablePlan {
+  const plan: MysqlTablePlan = {
+    schema: database,
+    name: t.TABLE_NAME,
+    columns: cols.map((c) => columnOf(c, false)),
+    candidateKeys: [],
+    foreignKeys: [],
+    checkConstraints: [],
+    triggers: [],
+    estimatedRows: Number(t.TABLE_ROWS ?? 0),
+  };
+  if (t.TABLE_COMMENT) plan.description = t.TABLE_COMMENT;
+  if (t.TABLE_TYPE === 'SYSTEM VERSIONED') {
+    notExported.push(`the history of system-versioned table ${database}.${t.TABLE_NAME} (its current rows are exported)`);
   }
-  return schema;
+  for (const c of cols) {
+    const extra = (c.EXTRA ?? '').toLowerCase();
+    if (extra.includes('auto_increment')) notExported.push(`AUTO_INCREMENT of ${database}.${t.TABLE_NAME}.${c.COLUMN_NAME}`);
+    const column = `${database}.${t.TABLE_NAME}.${c.COLUMN_NAME}`;
+    if (c.GENERATION_EXPRESSION) notExported.push(`the generation expression of ${column} (its values are exported)`);
+  }
+  const constraintNames = addKeys(plan, t, cat, database, notExported);
+  for (const c of cat.checks.filter((x) => x.TABLE_NAME === t.TABLE_NAME)) {
+    plan.checkConstraints.push({ name: c.CONSTRAINT_NAME, condition: c.CHECK_CLAUSE });
+    // MariaDB's JSON is LONGTEXT with a json_valid() check named after the column
+    const json = /^json_valid\(`((?:[^`]|``)+)`\)$/.exec(c.CHECK_CLAUSE.trim());
+    const col = json ? plan.columns.find((p) => p.name === json[1]!.replace(/``/g, '`') && p.mapped.kind === 'clob') : undefined;
+    if (col) col.column.mimeType = 'application/json';
+  }
+  for (const ix of cat.indexes.filter((i) => i.TABLE_NAME === t.TABLE_NAME)) {
+    if (constraintNames.has(ix.INDEX_NAME) && !cat.prefixIndexes.has(`${t.TABLE_NAME}\u0000${ix.INDEX_NAME}`)) continue;
+    const text = `index ${ix.INDEX_NAME} on ${database}.${t.TABLE_NAME}`;
+    if (!notExported.includes(text) && !cat.prefixIndexes.has(`${t.TABLE_NAME}\u0000${ix.INDEX_NAME}`)) notExported.push(text);
+  }
+  for (const tr of cat.triggers.filter((x) => x.EVENT_OBJECT_TABLE === t.TABLE_NAME)) {
+    const time = tr.ACTION_TIMING.toUpperCase();
+    plan.triggers.push({
+      name: tr.TRIGGER_NAME,
+      actionTime: time === 'BEFORE' ? 'BEFORE' : 'AFTER',
+      triggerEvent: tr.EVENT_MANIPULATION.toUpperCase(),
+      triggeredAction: tr.ACTION_STATEMENT,
+      description: 'The MariaDB/MySQL trigger body (FOR EACH ROW).',
+    });
+  }
+  plan.rowKey = rowKeyOf(plan, cols);
+  return plan;
+}
+
+/** Primary, unique and foreign keys into `plan`; returns the names of the table's constraints. */
+function addKeys(plan: MysqlTablePlan, t: TableRow, cat: Catalogue, database: string, notExported: string[]): Set<string> {
+  const constraintNames = new Set<string>();
+  for (const k of cat.keyRows.filter((k) => k.TABLE_NAME === t.TABLE_NAME)) {
+    constraintNames.add(k.CONSTRAINT_NAME);
+    const kc = cat.keyColumnsOf.get(`${t.TABLE_NAME}\u0000${k.CONSTRAINT_NAME}`) ?? [];
+    if (k.CONSTRAINT_TYPE === 'PRIMARY KEY' || k.CONSTRAINT_TYPE === 'UNIQUE') {
+      if (cat.prefixIndexes.has(`${t.TABLE_NAME}\u0000${k.CONSTRAINT_NAME}`)) {
+        notExported.push(`unique index ${k.CONSTRAINT_NAME} on a prefix of ${database}.${t.TABLE_NAME} (not a key over whole values)`);
+        continue;
+      }
+      const key: SiardUniqueKey = { name: k.CONSTRAINT_NAME, columns: kc.map((c) => c.COLUMN_NAME) };
+      if (k.CONSTRAINT_TYPE === 'PRIMARY KEY') plan.primaryKey = key;
+      else plan.candidateKeys.push(key);
+    } else if (k.CONSTRAINT_TYPE === 'FOREIGN KEY' && kc[0]?.REFERENCED_TABLE_NAME) {
+      const fk: SiardForeignKey = {
+        name: k.CONSTRAINT_NAME,
+        referencedSchema: kc[0].REFERENCED_TABLE_SCHEMA ?? database,
+        referencedTable: kc[0].REFERENCED_TABLE_NAME,
+        references: kc.map((c) => ({ column: c.COLUMN_NAME, referenced: c.REFERENCED_COLUMN_NAME ?? c.COLUMN_NAME })),
+      };
+      const r = cat.referential.find((x) => x.TABLE_NAME === t.TABLE_NAME && x.CONSTRAINT_NAME === k.CONSTRAINT_NAME);
+      const del = ACTIONS[r?.DELETE_RULE ?? ''];
+      const upd = ACTIONS[r?.UPDATE_RULE ?? ''];
+      if (del) fk.deleteAction = del;
+      if (upd) fk.updateAction = upd;
+      plan.foreignKeys.push(fk);
+    }
+  }
+  return constraintNames;
 }
 
 /** Primary key, else a unique key over NOT NULL columns, whose types compare exactly. */

@@ -35,7 +35,7 @@ import { Readable } from 'node:stream';
 import type * as mariadb from 'mariadb';
 import { SiardOcflError } from '../../errors.js';
 import { cellType, type SiardArchive, type SiardForeignKey } from '../../siard/model.js';
-import { complexJson, eachRow, isLoadComplex, isLoadLob, type LoadColumn, type LoadTable, type LoadValue, type LoadView, type NotRecreated, type TargetLoader } from '../loader.js';
+import { complexJson, eachRow, isLoadComplex, isLoadLob, type LoadColumn, type LoadLob, type LoadTable, type LoadValue, type LoadView, type NotRecreated, type TargetLoader } from '../loader.js';
 import { connectMysql, MYSQL_SESSION_SETTINGS, describeMysqlUrl, parseMysqlUrl, qualifiedMysqlName } from './connection.js';
 import { GEOMETRY_INTERNAL_NOTE, GEOMETRY_WKB_NOTE } from './mysql-source.js';
 import { durationToTime } from './type-mapping.js';
@@ -126,6 +126,14 @@ function toUtcText(text: string, what: 'timestamp' | 'time'): string {
   const base = what === 'timestamp' ? Date.parse(`${date}T${hh}:${mi}:${ss}Z`) : Date.UTC(2000, 0, 1, Number(hh), Number(mi), Number(ss));
   const utc = new Date(base - offset * 60_000).toISOString(); // YYYY-MM-DDThh:mm:ss.sssZ
   return what === 'timestamp' ? `${utc.slice(0, 10)} ${utc.slice(11, 19)}${f}` : `${utc.slice(11, 19)}${f}`;
+}
+
+/** SQL for one cell: a literal, or a placeholder and its parameter (a stream for a long LOB). */
+interface CellSql {
+  sql: string;
+  param?: unknown;
+  bytes: number;
+  stream?: boolean;
 }
 
 interface ColumnTarget {
@@ -397,7 +405,7 @@ export class MysqlLoader implements TargetLoader {
   }
 
   /** SQL for one cell, with its parameter (absent for literals). */
-  private async cell(target: ColumnTarget, value: LoadValue): Promise<{ sql: string; param?: unknown; bytes: number; stream?: boolean }> {
+  private async cell(target: ColumnTarget, value: LoadValue): Promise<CellSql> {
     if (value === null) return { sql: 'NULL', bytes: 4 };
     const asText = target.kind === 'text' || target.kind === 'json' || target.kind === 'plain' || target.kind === 'date' || target.kind === 'time' || target.kind === 'timestamp' || target.kind === 'float' || target.kind === 'boolean';
     const wrap = (placeholder: string): string => {
@@ -405,35 +413,7 @@ export class MysqlLoader implements TargetLoader {
       if (target.kind === 'geometryText') return `ST_GeomFromText(CONVERT(${placeholder} USING utf8mb4))`;
       return asText ? `CONVERT(${placeholder} USING utf8mb4)` : placeholder;
     };
-    if (isLoadLob(value)) {
-      // read up to the inline limit; beyond it, stream the rest behind what was read
-      const it = value.chunks[Symbol.asyncIterator]();
-      const held: Buffer[] = [];
-      let size = 0;
-      let done = false;
-      while (size <= this.inlineLobBytes) {
-        const r = await it.next();
-        if (r.done) {
-          done = true;
-          break;
-        }
-        held.push(Buffer.from(r.value.buffer, r.value.byteOffset, r.value.byteLength));
-        size += r.value.byteLength;
-      }
-      if (done) {
-        const bytes = Buffer.concat(held);
-        return { sql: wrap('?'), param: bytes, bytes: bytes.length };
-      }
-      const rest = async function* (): AsyncGenerator<Buffer> {
-        yield* held;
-        for (;;) {
-          const r = await it.next();
-          if (r.done) return;
-          yield Buffer.from(r.value.buffer, r.value.byteOffset, r.value.byteLength);
-        }
-      };
-      return { sql: wrap('?'), param: Readable.from(rest(), { objectMode: false }), bytes: size, stream: true };
-    }
+    if (isLoadLob(value)) return this.lobCell(value, wrap);
     if (isLoadComplex(value)) {
       const json = JSON.stringify(await complexJson(value));
       return { sql: '?', param: json, bytes: json.length };
@@ -444,40 +424,37 @@ export class MysqlLoader implements TargetLoader {
       if (asText) return { sql: wrap('?'), param: bytes, bytes: bytes.length };
       return { sql: '?', param: bytes, bytes: bytes.length };
     }
-    const text = value;
-    switch (target.kind) {
-      case 'boolean': {
-        const v = /^(true|1)$/i.test(text.trim()) ? 1 : /^(false|0)$/i.test(text.trim()) ? 0 : undefined;
-        if (v === undefined) throw new Error(`"${text}" is not a boolean`);
-        return { sql: String(v), bytes: 1 };
+    return textCell(target, value, wrap);
+  }
+
+  /** A LOB cell: up to the inline limit it is one parameter; beyond it, streamed behind what was read. */
+  private async lobCell(value: LoadLob, wrap: (placeholder: string) => string): Promise<CellSql> {
+    const it = value.chunks[Symbol.asyncIterator]();
+    const held: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    while (size <= this.inlineLobBytes) {
+      const r = await it.next();
+      if (r.done) {
+        done = true;
+        break;
       }
-      case 'float':
-        if (/^(-?INF|NaN)$/.test(text.trim())) throw new Error(`MariaDB cannot store the floating-point value ${text.trim()}`);
-        return { sql: '?', param: text.trim(), bytes: text.length };
-      case 'date':
-        return { sql: '?', param: text.trim().replace(/(Z|[+-]\d\d:\d\d)$/, ''), bytes: text.length };
-      case 'timestamp':
-        return { sql: '?', param: toUtcText(text, 'timestamp'), bytes: text.length };
-      case 'time': {
-        const t = text.trim();
-        if (/^-?P/.test(t)) {
-          const time = durationToTime(t);
-          if (time === undefined) throw new Error(`interval "${t}" has years or months, which a TIME cannot hold`);
-          return { sql: '?', param: time, bytes: t.length };
-        }
-        return { sql: '?', param: toUtcText(t, 'time'), bytes: t.length };
-      }
-      case 'bytes':
-      case 'geometryWkb':
-      case 'geometryRaw': {
-        const bytes = Buffer.from(text, 'hex');
-        return { sql: target.kind === 'geometryWkb' ? wrap('?') : '?', param: bytes, bytes: bytes.length };
-      }
-      case 'geometryText':
-        return { sql: wrap('?'), param: text, bytes: Buffer.byteLength(text) };
-      default:
-        return { sql: '?', param: text, bytes: Buffer.byteLength(text) };
+      held.push(Buffer.from(r.value.buffer, r.value.byteOffset, r.value.byteLength));
+      size += r.value.byteLength;
     }
+    if (done) {
+      const bytes = Buffer.concat(held);
+      return { sql: wrap('?'), param: bytes, bytes: bytes.length };
+    }
+    const rest = async function* (): AsyncGenerator<Buffer> {
+      yield* held;
+      for (;;) {
+        const r = await it.next();
+        if (r.done) return;
+        yield Buffer.from(r.value.buffer, r.value.byteOffset, r.value.byteLength);
+      }
+    };
+    return { sql: wrap('?'), param: Readable.from(rest(), { objectMode: false }), bytes: size, stream: true };
   }
 
   async addKeys(tables: LoadTable[]): Promise<void> {
@@ -625,4 +602,41 @@ export class MysqlLoader implements TargetLoader {
 function sqlMessage(err: unknown): string {
   const e = err as { sqlMessage?: string; message?: string };
   return (e?.sqlMessage ?? e?.message ?? String(err)).split('\n')[0]!.replace(/^\(conn[^)]*\)\s*/, '').replace(/[.\s]+$/, '');
+}
+
+/** A cell given as text, converted for its column's kind. */
+function textCell(target: ColumnTarget, text: string, wrap: (placeholder: string) => string): CellSql {
+  switch (target.kind) {
+    case 'boolean': {
+      const v = /^(true|1)$/i.test(text.trim()) ? 1 : /^(false|0)$/i.test(text.trim()) ? 0 : undefined;
+      if (v === undefined) throw new Error(`"${text}" is not a boolean`);
+      return { sql: String(v), bytes: 1 };
+    }
+    case 'float':
+      if (/^(-?INF|NaN)$/.test(text.trim())) throw new Error(`MariaDB cannot store the floating-point value ${text.trim()}`);
+      return { sql: '?', param: text.trim(), bytes: text.length };
+    case 'date':
+      return { sql: '?', param: text.trim().replace(/(Z|[+-]\d\d:\d\d)$/, ''), bytes: text.length };
+    case 'timestamp':
+      return { sql: '?', param: toUtcText(text, 'timestamp'), bytes: text.length };
+    case 'time': {
+      const t = text.trim();
+      if (/^-?P/.test(t)) {
+        const time = durationToTime(t);
+        if (time === undefined) throw new Error(`interval "${t}" has years or months, which a TIME cannot hold`);
+        return { sql: '?', param: time, bytes: t.length };
+      }
+      return { sql: '?', param: toUtcText(t, 'time'), bytes: t.length };
+    }
+    case 'bytes':
+    case 'geometryWkb':
+    case 'geometryRaw': {
+      const bytes = Buffer.from(text, 'hex');
+      return { sql: target.kind === 'geometryWkb' ? wrap('?') : '?', param: bytes, bytes: bytes.length };
+    }
+    case 'geometryText':
+      return { sql: wrap('?'), param: text, bytes: Buffer.byteLength(text) };
+    default:
+      return { sql: '?', param: text, bytes: Buffer.byteLength(text) };
+  }
 }

@@ -179,6 +179,48 @@ export interface IntrospectOptions {
 /** Reads the catalogue. Runs on the client that holds the export snapshot. */
 export async function introspect(client: pg.Client, options: IntrospectOptions = {}): Promise<PgSchemaPlan[]> {
   const types = new TypeCatalog(client);
+  const catalogue = await readCatalogue(client, options);
+  const schemas = new Map<string, PgSchemaPlan>();
+  const schemaNamed = (name: string) => {
+    let schema = schemas.get(name);
+    if (!schema) {
+      schema = { name, tables: [], views: [] };
+      schemas.set(name, schema);
+    }
+    return schema;
+  };
+  const enums = new Map<number, { schema: string; name: string; type: SiardType } | null>();
+  for (const rel of catalogue.kept) {
+    const schema = schemaNamed(rel.schema);
+    const cols: PgColumnPlan[] = [];
+    for (const c of catalogue.columnsOf.get(rel.oid) ?? []) cols.push(await columnPlan(client, types, rel, c, enums));
+    if (rel.relkind === 'v' || rel.relkind === 'm') {
+      const view: SiardView = { name: rel.name, columns: cols.map((c) => ({ ...c.column, nullable: true })) };
+      if (rel.viewdef) view.queryOriginal = rel.viewdef.trim();
+      if (rel.description) view.description = rel.description;
+      schema.views.push(view);
+      continue;
+    }
+    schema.tables.push(tablePlan(rel, cols, catalogue));
+  }
+  // the enum types the exported columns use, each in its own schema's <types>
+  for (const e of enums.values()) {
+    if (!e) continue;
+    (schemaNamed(e.schema).types ??= []).push(e.type);
+  }
+  return [...schemas.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** The catalogue rows of the exported relations, grouped by relation. */
+interface Catalogue {
+  kept: RelationRow[];
+  columnsOf: Map<number, ColumnRow[]>;
+  constraintsOf: Map<number, ConstraintRow[]>;
+  triggerRows: Array<{ rel: number; name: string; def: string }>;
+  indexRows: Array<{ rel: number; name: string }>;
+}
+
+async function readCatalogue(client: pg.Client, options: IntrospectOptions): Promise<Catalogue> {
   const relations = (
     await client.query<RelationRow>(`
       SELECT c.oid::int AS oid, n.nspname AS schema, c.relname AS name, c.relkind::text AS relkind,
@@ -193,36 +235,8 @@ export async function introspect(client: pg.Client, options: IntrospectOptions =
   ).rows;
   const kept = relations.filter((r) => r.relkind === 'v' || r.relkind === 'm' || !options.tableFilter || options.tableFilter(r.name, r.schema));
   const oids = kept.map((r) => r.oid);
-  const columns = (
-    await client.query<ColumnRow>(
-      `SELECT a.attrelid::int AS attrelid, a.attname, a.atttypid::int AS atttypid, a.atttypmod, a.attnotnull,
-              format_type(a.atttypid, a.atttypmod) AS formatted,
-              pg_get_expr(d.adbin, d.adrelid) AS default_value, col_description(a.attrelid, a.attnum) AS description,
-              a.attidentity::text AS identity,
-              CASE WHEN a.attidentity <> '' THEN pg_get_serial_sequence(a.attrelid::regclass::text, a.attname) END AS sequence
-         FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-        WHERE a.attrelid = ANY($1::oid[]) AND a.attnum > 0 AND NOT a.attisdropped
-        ORDER BY a.attrelid, a.attnum`,
-      [oids],
-    )
-  ).rows;
-  const constraints = (
-    await client.query<ConstraintRow>(
-      `SELECT con.conname, con.contype::text AS contype, con.conrelid::int AS conrelid, con.conkey, con.confkey,
-              con.confupdtype::text AS confupdtype, con.confdeltype::text AS confdeltype, con.confmatchtype::text AS confmatchtype,
-              pg_get_constraintdef(con.oid) AS def, obj_description(con.oid, 'pg_constraint') AS description, fn.nspname AS fschema, fc.relname AS ftable,
-              (SELECT array_agg(a.attname::text ORDER BY k.i) FROM unnest(con.conkey) WITH ORDINALITY k(n, i)
-                 JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.n) AS columns,
-              (SELECT array_agg(a.attname::text ORDER BY k.i) FROM unnest(con.confkey) WITH ORDINALITY k(n, i)
-                 JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.n) AS fcolumns
-         FROM pg_constraint con
-         LEFT JOIN pg_class fc ON fc.oid = con.confrelid LEFT JOIN pg_namespace fn ON fn.oid = fc.relnamespace
-        WHERE con.conrelid = ANY($1::oid[]) AND con.contype IN ('p', 'u', 'f', 'c')
-        ORDER BY con.conname`,
-      [oids],
-    )
-  ).rows;
-
+  const columns = await queryColumns(client, oids);
+  const constraints = await queryConstraints(client, oids);
   const triggerRows = (
     await client.query<{ rel: number; name: string; def: string }>(
       `SELECT tgrelid::int AS rel, tgname AS name, pg_get_triggerdef(oid) AS def FROM pg_trigger WHERE tgrelid = ANY($1::oid[]) AND NOT tgisinternal ORDER BY tgname`,
@@ -241,97 +255,116 @@ export async function introspect(client: pg.Client, options: IntrospectOptions =
   for (const c of columns) columnsOf.set(c.attrelid, [...(columnsOf.get(c.attrelid) ?? []), c]);
   const constraintsOf = new Map<number, ConstraintRow[]>();
   for (const c of constraints) constraintsOf.set(c.conrelid, [...(constraintsOf.get(c.conrelid) ?? []), c]);
+  return { kept, columnsOf, constraintsOf, triggerRows, indexRows };
+}
 
-  const schemas = new Map<string, PgSchemaPlan>();
-  const enums = new Map<number, { schema: string; name: string; type: SiardType } | null>();
-  for (const rel of kept) {
-    let schema = schemas.get(rel.schema);
-    if (!schema) {
-      schema = { name: rel.schema, tables: [], views: [] };
-      schemas.set(rel.schema, schema);
+async function queryColumns(client: pg.Client, oids: number[]): Promise<ColumnRow[]> {
+  return (
+    await client.query<ColumnRow>(
+      `SELECT a.attrelid::int AS attrelid, a.attname, a.atttypid::int AS atttypid, a.atttypmod, a.attnotnull,
+              format_type(a.atttypid, a.atttypmod) AS formatted,
+              pg_get_expr(d.adbin, d.adrelid) AS default_value, col_description(a.attrelid, a.attnum) AS description,
+              a.attidentity::text AS identity,
+              CASE WHEN a.attidentity <> '' THEN pg_get_serial_sequence(a.attrelid::regclass::text, a.attname) END AS sequence
+         FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+        WHERE a.attrelid = ANY($1::oid[]) AND a.attnum > 0 AND NOT a.attisdropped
+        ORDER BY a.attrelid, a.attnum`,
+      [oids],
+    )
+  ).rows;
+}
+
+async function queryConstraints(client: pg.Client, oids: number[]): Promise<ConstraintRow[]> {
+  return (
+    await client.query<ConstraintRow>(
+      `SELECT con.conname, con.contype::text AS contype, con.conrelid::int AS conrelid, con.conkey, con.confkey,
+              con.confupdtype::text AS confupdtype, con.confdeltype::text AS confdeltype, con.confmatchtype::text AS confmatchtype,
+              pg_get_constraintdef(con.oid) AS def, obj_description(con.oid, 'pg_constraint') AS description, fn.nspname AS fschema, fc.relname AS ftable,
+              (SELECT array_agg(a.attname::text ORDER BY k.i) FROM unnest(con.conkey) WITH ORDINALITY k(n, i)
+                 JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.n) AS columns,
+              (SELECT array_agg(a.attname::text ORDER BY k.i) FROM unnest(con.confkey) WITH ORDINALITY k(n, i)
+                 JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.n) AS fcolumns
+         FROM pg_constraint con
+         LEFT JOIN pg_class fc ON fc.oid = con.confrelid LEFT JOIN pg_namespace fn ON fn.oid = fc.relnamespace
+        WHERE con.conrelid = ANY($1::oid[]) AND con.contype IN ('p', 'u', 'f', 'c')
+        ORDER BY con.conname`,
+      [oids],
+    )
+  ).rows;
+}
+
+/** A column of a relation: its SIARD type, an enum's DISTINCT type, an identity's clause. */
+async function columnPlan(
+  client: pg.Client,
+  types: TypeCatalog,
+  rel: RelationRow,
+  c: ColumnRow,
+  enums: Map<number, { schema: string; name: string; type: SiardType } | null>,
+): Promise<PgColumnPlan> {
+  const info = await types.describe(c.atttypid, c.atttypmod, c.formatted);
+  const mapped = mapPgType(info);
+  const column: SiardColumn = { name: c.attname, type: mapped.type, typeOriginal: c.formatted, nullable: !c.attnotnull };
+  if (c.default_value !== null) column.defaultValue = c.default_value;
+  if (info.typtype === 'e' && !mapped.array && rel.relkind !== 'v' && rel.relkind !== 'm') {
+    // an enum column names its DISTINCT type (enum-type.ts); its cells are read as the base
+    const e = await enumOf(client, c.atttypid, enums);
+    if (e) {
+      delete column.type;
+      column.typeSchema = e.schema;
+      column.typeName = e.name;
+      column.baseType = e.type.base!;
     }
-    const cols: PgColumnPlan[] = [];
-    for (const c of columnsOf.get(rel.oid) ?? []) {
-      const info = await types.describe(c.atttypid, c.atttypmod, c.formatted);
-      const mapped = mapPgType(info);
-      const column: SiardColumn = { name: c.attname, type: mapped.type, typeOriginal: c.formatted, nullable: !c.attnotnull };
-      if (c.default_value !== null) column.defaultValue = c.default_value;
-      if (info.typtype === 'e' && !mapped.array && rel.relkind !== 'v' && rel.relkind !== 'm') {
-        // an enum column names its DISTINCT type (enum-type.ts); its cells are read as the base
-        const e = await enumOf(client, c.atttypid, enums);
-        if (e) {
-          delete column.type;
-          column.typeSchema = e.schema;
-          column.typeName = e.name;
-          column.baseType = e.type.base!;
-        }
-      }
-      if (c.identity === 'a' || c.identity === 'd') {
-        // SIARD has no identity: the column's defaultValue carries PostgreSQL's clause, with the
-        // sequence's next value, so a restore into PostgreSQL continues the numbering
-        const next = c.sequence ? await nextValue(client, c.sequence) : undefined;
-        if (next) {
-          column.defaultValue = `GENERATED ${c.identity === 'a' ? 'ALWAYS' : 'BY DEFAULT'} AS IDENTITY (START WITH ${next.value} INCREMENT BY ${next.increment})`;
-        }
-      }
-      if (c.description !== null) column.description = c.description;
-      cols.push({ name: c.attname, mapped, info, column });
-    }
-    if (rel.relkind === 'v' || rel.relkind === 'm') {
-      const view: SiardView = { name: rel.name, columns: cols.map((c) => ({ ...c.column, nullable: true })) };
-      if (rel.viewdef) view.queryOriginal = rel.viewdef.trim();
-      if (rel.description) view.description = rel.description;
-      schema.views.push(view);
-      continue;
-    }
-    const table: PgTablePlan = {
-      oid: rel.oid,
-      schema: rel.schema,
-      name: rel.name,
-      columns: cols,
-      candidateKeys: [],
-      foreignKeys: [],
-      checkConstraints: [],
-      triggers: triggerRows.filter((r) => r.rel === rel.oid).map((r) => pgTrigger(r.name, r.def)),
-      otherIndexes: indexRows.filter((r) => r.rel === rel.oid).map((r) => r.name),
-      estimatedRows: Math.round(rel.reltuples),
-    };
-    if (rel.description) table.description = rel.description;
-    for (const con of constraintsOf.get(rel.oid) ?? []) {
-      const colNames = con.columns ?? [];
-      if (con.contype === 'p') table.primaryKey = { name: con.conname, columns: colNames };
-      else if (con.contype === 'u') table.candidateKeys.push({ name: con.conname, columns: colNames });
-      else if (con.contype === 'c') table.checkConstraints.push(checkConstraintOf(con));
-      else if (con.contype === 'f' && con.fschema && con.ftable) {
-        const fcols = con.fcolumns ?? [];
-        const key: SiardForeignKey = {
-          name: con.conname,
-          referencedSchema: con.fschema,
-          referencedTable: con.ftable,
-          references: colNames.map((column, i) => ({ column, referenced: fcols[i] ?? column })),
-        };
-        const match = MATCHES[con.confmatchtype];
-        const del = ACTIONS[con.confdeltype];
-        const upd = ACTIONS[con.confupdtype];
-        if (match) key.matchType = match;
-        if (del) key.deleteAction = del;
-        if (upd) key.updateAction = upd;
-        table.foreignKeys.push(key);
-      }
-    }
-    schema.tables.push(table);
   }
-  // the enum types the exported columns use, each in its own schema's <types>
-  for (const e of enums.values()) {
-    if (!e) continue;
-    let schema = schemas.get(e.schema);
-    if (!schema) {
-      schema = { name: e.schema, tables: [], views: [] };
-      schemas.set(e.schema, schema);
+  if (c.identity === 'a' || c.identity === 'd') {
+    // SIARD has no identity: the column's defaultValue carries PostgreSQL's clause, with the
+    // sequence's next value, so a restore into PostgreSQL continues the numbering
+    const next = c.sequence ? await nextValue(client, c.sequence) : undefined;
+    if (next) {
+      column.defaultValue = `GENERATED ${c.identity === 'a' ? 'ALWAYS' : 'BY DEFAULT'} AS IDENTITY (START WITH ${next.value} INCREMENT BY ${next.increment})`;
     }
-    (schema.types ??= []).push(e.type);
   }
-  return [...schemas.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  if (c.description !== null) column.description = c.description;
+  return { name: c.attname, mapped, info, column };
+}
+
+/** A table with its keys, constraints, triggers and other indexes. */
+function tablePlan(rel: RelationRow, cols: PgColumnPlan[], catalogue: Catalogue): PgTablePlan {
+  const table: PgTablePlan = {
+    oid: rel.oid,
+    schema: rel.schema,
+    name: rel.name,
+    columns: cols,
+    candidateKeys: [],
+    foreignKeys: [],
+    checkConstraints: [],
+    triggers: catalogue.triggerRows.filter((r) => r.rel === rel.oid).map((r) => pgTrigger(r.name, r.def)),
+    otherIndexes: catalogue.indexRows.filter((r) => r.rel === rel.oid).map((r) => r.name),
+    estimatedRows: Math.round(rel.reltuples),
+  };
+  if (rel.description) table.description = rel.description;
+  for (const con of catalogue.constraintsOf.get(rel.oid) ?? []) {
+    const colNames = con.columns ?? [];
+    if (con.contype === 'p') table.primaryKey = { name: con.conname, columns: colNames };
+    else if (con.contype === 'u') table.candidateKeys.push({ name: con.conname, columns: colNames });
+    else if (con.contype === 'c') table.checkConstraints.push(checkConstraintOf(con));
+    else if (con.contype === 'f' && con.fschema && con.ftable) {
+      const fcols = con.fcolumns ?? [];
+      const key: SiardForeignKey = {
+        name: con.conname,
+        referencedSchema: con.fschema,
+        referencedTable: con.ftable,
+        references: colNames.map((column, i) => ({ column, referenced: fcols[i] ?? column })),
+      };
+      const match = MATCHES[con.confmatchtype];
+      const del = ACTIONS[con.confdeltype];
+      const upd = ACTIONS[con.confupdtype];
+      if (match) key.matchType = match;
+      if (del) key.deleteAction = del;
+      if (upd) key.updateAction = upd;
+      table.foreignKeys.push(key);
+    }
+  }
+  return table;
 }
 
 /** A trigger from pg_get_triggerdef(): timing and events from its head, the statement as the action. */
