@@ -13,9 +13,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SiardOcflError, UsageError } from '../errors.js';
 import { rowBatchesOf, type DatabaseSource } from './database-source.js';
-import { columnShape, fieldsOfShape, typeCatalog, type CellShape } from './cell-shape.js';
+import { columnShape, fieldsOfShape, typeCatalog, type CellShape, type TypeCatalog } from './cell-shape.js';
 import { countingSink } from './counting-sink.js';
-import { createLobLayout, type LobLayoutName, type LobLimits } from './lob-placement.js';
+import { createLobLayout, type LobLayout, type LobLayoutName, type LobLimits } from './lob-placement.js';
 import { LobWriter } from './lob-writer.js';
 import { LobsegZipSink } from './lobseg-zip-sink.js';
 import { metadataXml } from './metadata-xml.js';
@@ -26,7 +26,7 @@ import { metadataXmlBound } from './segments/header-reserve.js';
 import { SegmentedPackage } from './segments/segmented-package.js';
 import { tableDataXml, type TableDataStats } from './table-data.js';
 import { plainShape, tableXsd, xsdDependsOnRows, type ArrayUse } from './table-xsd.js';
-import type { SourceSchema, SourceTable } from './database-source.js';
+import type { SourceCatalog, SourceSchema, SourceTable } from './database-source.js';
 
 export interface SiardExportOptions {
   /** dbname and base name of the .siard file and LOB folders */
@@ -134,14 +134,12 @@ export function plannedTopLevelNames(name: string, layout: LobLayoutName): { sia
   return { siard: `${name}.siard`, lobPrefix: layout === 'siard22' ? `${name}_lobs` : `${name}_lobseg_` };
 }
 
-/**
- * Writes the archive and its LOB files into `sink`. Does not commit or abort the sink: the caller
- * decides (exportToDirectory commits on success and aborts on failure).
- */
-export async function writeSiard(source: DatabaseSource, target: OutputSink, options: SiardExportOptions): Promise<SiardExportSummary> {
-  const sink = options.onBytes ? countingSink(target, options.onBytes) : target;
+type ResolvedOptions = typeof DEFAULTS & SiardExportOptions;
+
+/** The options with their defaults, checked, and the LOB layout they name. */
+function resolveOptions(options: SiardExportOptions): { o: ResolvedOptions; layout: LobLayout } {
   checkArchiveName(options.name);
-  const o = { ...DEFAULTS, ...stripUndefined(options) } as typeof DEFAULTS & SiardExportOptions;
+  const o = { ...DEFAULTS, ...stripUndefined(options) } as ResolvedOptions;
   checkLobFolderBase(o.lobFolder);
   if (!Number.isSafeInteger(o.inlineMax) || o.inlineMax < 0) throw new UsageError('--inline-max must be a whole number of bytes.', 'BAD_OPTION');
   const limits: LobLimits = { maxFiles: o.maxFiles, maxBytes: o.maxBytes };
@@ -154,6 +152,106 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
   if (o.lobsegZip && layout.name !== 'lobseg') {
     throw new UsageError('--lobseg-zip needs the lobseg layout (--lob-layout lobseg).', 'BAD_OPTION');
   }
+  return { o, layout };
+}
+
+/** What writing the tables adds up to. */
+interface TableTotals {
+  schemas: SiardSchema[];
+  rows: number;
+  tables: number;
+  externalLobs: number;
+  lobBytes: number;
+}
+
+/** Writes every table's rows (and their LOB files) into the package, schema by schema. */
+async function writeTables(
+  source: DatabaseSource,
+  catalog: SourceCatalog,
+  pkg: SiardPackageWriter,
+  o: ResolvedOptions,
+  layout: LobLayout,
+  lobWriter: LobWriter,
+  types: TypeCatalog,
+): Promise<TableTotals> {
+  const totals: TableTotals = { schemas: [], rows: 0, tables: 0, externalLobs: 0, lobBytes: 0 };
+  await pkg.addDirectory('content/');
+  for (const [si, s] of catalog.schemas.entries()) {
+    const schemaFolder = `schema${si}`;
+    await pkg.addDirectory(`content/${schemaFolder}/`);
+    const tables: SiardTable[] = [];
+    for (const [ti, t] of s.tables.entries()) {
+      const folder = `table${ti}`;
+      const base = `content/${schemaFolder}/${folder}`;
+      await pkg.addDirectory(`${base}/`);
+      o.onTable?.({ schema: s.name, name: t.name, rows: t.rows });
+      const stats: TableDataStats = { rows: 0, lobs: 0, externalLobs: 0, lobBytes: 0, externalColumns: new Set() };
+      const { columns, shapes } = prepareColumns(t, s, types);
+      const arrayUse: ArrayUse = new Map();
+      await pkg.addTable({
+        xmlName: `${base}/${folder}.xml`,
+        xml: tableDataXml(
+          rowBatchesOf(source, s.name, t.name),
+          { schemaIndex: si, tableIndex: ti, tableName: t.name, folder, columns, inlineMax: o.inlineMax, lobWriter, shapes, arrayUse },
+          stats,
+          o.onRow,
+        ),
+        xsdName: `${base}/${folder}.xsd`,
+        xsdBefore: tableXsd(columns, shapes),
+        xsdDependsOnRows: xsdDependsOnRows(shapes),
+        xsd: () => tableXsd(columns, shapes, arrayUse),
+      });
+      for (const ci of stats.externalColumns) columns[ci]!.lobFolder = layout.columnLobFolder(si, ti, ci + 1);
+      tables.push({ ...t, folder, columns, rows: stats.rows });
+      totals.rows += stats.rows;
+      totals.externalLobs += stats.externalLobs;
+      totals.lobBytes += stats.lobBytes;
+      totals.tables++;
+    }
+    const schema: SiardSchema = { name: s.name, folder: schemaFolder, tables, views: s.views };
+    if (s.description !== undefined) schema.description = s.description;
+    if (s.types && s.types.length > 0) schema.types = s.types;
+    if (s.routines && s.routines.length > 0) schema.routines = s.routines;
+    totals.schemas.push(schema);
+  }
+  return totals;
+}
+
+/** The archive-level metadata, once the rows are written (a source may add what it met while streaming them). */
+function archiveOf(source: DatabaseSource, catalog: SourceCatalog, o: ResolvedOptions, layout: LobLayout, archivalDay: Date, totals: TableTotals): SiardArchive {
+  const info = source.archiveInfo?.() ?? catalog.archive ?? {};
+  for (const k of ['description', 'archiver', 'archiverContact', 'dataOwner', 'dataOriginTimespan'] as const) {
+    if (o[k] === undefined && info[k] !== undefined) o[k] = info[k];
+  }
+  const archive: SiardArchive = {
+    version: '2.2',
+    dbname: o.name,
+    dataOwner: o.dataOwner ?? 'unspecified',
+    dataOriginTimespan: o.dataOriginTimespan ?? 'unspecified',
+    producerApplication: o.producerApplication ?? 'siard-ocfl',
+    archivalDate: archivalDay.toISOString().slice(0, 10) + 'Z',
+    messageDigests: [],
+    schemas: totals.schemas,
+    users: catalog.users ?? [],
+  };
+  if (catalog.roles && catalog.roles.length > 0) archive.roles = catalog.roles;
+  if (catalog.privileges && catalog.privileges.length > 0) archive.privileges = catalog.privileges;
+  if (info.clientMachine !== undefined) archive.clientMachine = info.clientMachine;
+  if (totals.externalLobs > 0) archive.lobFolder = layout.databaseLobFolder(o.lobFolder);
+  for (const k of ['description', 'archiver', 'archiverContact'] as const) if (o[k] !== undefined) archive[k] = o[k];
+  if (catalog.databaseProduct) archive.databaseProduct = catalog.databaseProduct;
+  if (catalog.connection) archive.connection = catalog.connection;
+  if (catalog.databaseUser) archive.databaseUser = catalog.databaseUser;
+  return archive;
+}
+
+/**
+ * Writes the archive and its LOB files into `sink`. Does not commit or abort the sink: the caller
+ * decides (exportToDirectory commits on success and aborts on failure).
+ */
+export async function writeSiard(source: DatabaseSource, target: OutputSink, options: SiardExportOptions): Promise<SiardExportSummary> {
+  const sink = options.onBytes ? countingSink(target, options.onBytes) : target;
+  const { o, layout } = resolveOptions(options);
   const catalog = await source.catalog();
   o.onPlan?.({ tables: catalog.schemas.reduce((n, s) => n + s.tables.length, 0), rows: catalog.schemas.reduce((n, s) => n + s.tables.reduce((m, t) => m + t.rows, 0), 0) });
 
@@ -171,77 +269,10 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
   const types = typeCatalog(catalog.schemas);
   const headerBound = () => metadataXmlBound(catalog, o, layout, (t, s) => prepareColumns(t, s, types));
   const pkg = await openPackage(sink, siardFile, o, archivalDay, headerBound);
-  let totalRows = 0;
-  let tableCount = 0;
-  let externalLobs = 0;
-  let lobBytes = 0;
   try {
-    const schemas: SiardSchema[] = [];
-    await pkg.addDirectory('content/');
-    for (const [si, s] of catalog.schemas.entries()) {
-      const schemaFolder = `schema${si}`;
-      await pkg.addDirectory(`content/${schemaFolder}/`);
-      const tables: SiardTable[] = [];
-      for (const [ti, t] of s.tables.entries()) {
-        const folder = `table${ti}`;
-        const base = `content/${schemaFolder}/${folder}`;
-        await pkg.addDirectory(`${base}/`);
-        o.onTable?.({ schema: s.name, name: t.name, rows: t.rows });
-        const stats: TableDataStats = { rows: 0, lobs: 0, externalLobs: 0, lobBytes: 0, externalColumns: new Set() };
-        const { columns, shapes } = prepareColumns(t, s, types);
-        const arrayUse: ArrayUse = new Map();
-        await pkg.addTable({
-          xmlName: `${base}/${folder}.xml`,
-          xml: tableDataXml(
-            rowBatchesOf(source, s.name, t.name),
-            { schemaIndex: si, tableIndex: ti, tableName: t.name, folder, columns, inlineMax: o.inlineMax, lobWriter, shapes, arrayUse },
-            stats,
-            o.onRow,
-          ),
-          xsdName: `${base}/${folder}.xsd`,
-          xsdBefore: tableXsd(columns, shapes),
-          xsdDependsOnRows: xsdDependsOnRows(shapes),
-          xsd: () => tableXsd(columns, shapes, arrayUse),
-        });
-        for (const ci of stats.externalColumns) columns[ci]!.lobFolder = layout.columnLobFolder(si, ti, ci + 1);
-        const table: SiardTable = { ...t, folder, columns, rows: stats.rows };
-        tables.push(table);
-        totalRows += stats.rows;
-        externalLobs += stats.externalLobs;
-        lobBytes += stats.lobBytes;
-        tableCount++;
-      }
-      const schema: SiardSchema = { name: s.name, folder: schemaFolder, tables, views: s.views };
-      if (s.description !== undefined) schema.description = s.description;
-      if (s.types && s.types.length > 0) schema.types = s.types;
-      if (s.routines && s.routines.length > 0) schema.routines = s.routines;
-      schemas.push(schema);
-    }
-    // Read after the rows: a source may add what it met while streaming (e.g. LOB digest mismatches).
-    const info = source.archiveInfo?.() ?? catalog.archive ?? {};
-    for (const k of ['description', 'archiver', 'archiverContact', 'dataOwner', 'dataOriginTimespan'] as const) {
-      if (o[k] === undefined && info[k] !== undefined) o[k] = info[k];
-    }
-    const archive: SiardArchive = {
-      version: '2.2',
-      dbname: o.name,
-      dataOwner: o.dataOwner ?? 'unspecified',
-      dataOriginTimespan: o.dataOriginTimespan ?? 'unspecified',
-      producerApplication: o.producerApplication ?? 'siard-ocfl',
-      archivalDate: archivalDay.toISOString().slice(0, 10) + 'Z',
-      messageDigests: [],
-      schemas,
-      users: catalog.users ?? [],
-    };
-    if (catalog.roles && catalog.roles.length > 0) archive.roles = catalog.roles;
-    if (catalog.privileges && catalog.privileges.length > 0) archive.privileges = catalog.privileges;
-    if (info.clientMachine !== undefined) archive.clientMachine = info.clientMachine;
-    if (externalLobs > 0) archive.lobFolder = layout.databaseLobFolder(o.lobFolder);
-    for (const k of ['description', 'archiver', 'archiverContact'] as const) if (o[k] !== undefined) archive[k] = o[k];
+    const totals = await writeTables(source, catalog, pkg, o, layout, lobWriter, types);
+    const archive = archiveOf(source, catalog, o, layout, archivalDay, totals);
     await zipSink?.finishZips();
-    if (catalog.databaseProduct) archive.databaseProduct = catalog.databaseProduct;
-    if (catalog.connection) archive.connection = catalog.connection;
-    if (catalog.databaseUser) archive.databaseUser = catalog.databaseUser;
     const written = await pkg.finish({
       metadataXsd: officialMetadataXsd(),
       metadataXml: (digest) => metadataXml({ ...archive, messageDigests: [{ digestType: 'SHA-256', digest }] }),
@@ -254,11 +285,11 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
       ...(segmented ? { segmentFiles: written.files.map(segmentOf) } : {}),
       ...(written.warnings.length > 0 ? { warnings: written.warnings } : {}),
       lobFolders: zipSink ? layout.topLevelFolders().map((f) => `${f}.zip`) : layout.topLevelFolders(),
-      tables: tableCount,
-      rows: totalRows,
-      lobs: externalLobs,
+      tables: totals.tables,
+      rows: totals.rows,
+      lobs: totals.externalLobs,
       lobFiles: layout.fileCount(),
-      lobBytes,
+      lobBytes: totals.lobBytes,
       segments: layout.segmentCount(),
       siardBytes: written.files.reduce((n, f) => n + f.size, 0),
       messageDigest: first.messageDigest,
