@@ -69,6 +69,16 @@ const DOCS: Record<string, string> = {
   'not table': '<tabel><row><c1>1</c1></row></tabel>',
   empty: '',
   ']]> in text': HEAD + '<row><c2>a]]>b</c2></row></table>',
+  // the predefined entities and end tags are compared in place: near misses must still be refused
+  'every predefined entity': HEAD + '<row><c2>&gt;&lt;&amp;&quot;&apos;x&amp;amp;</c2></row></table>',
+  'a near miss of lt': HEAD + '<row><c1>1</c1></row><row><c2>&lq;</c2></row></table>',
+  'a near miss of gt': HEAD + '<row><c1>1</c1></row><row><c2>&mt;</c2></row></table>',
+  'a near miss of amp': HEAD + '<row><c1>1</c1></row><row><c2>&amq;</c2></row></table>',
+  'a near miss of quot': HEAD + '<row><c1>1</c1></row><row><c2>&quit;</c2></row></table>',
+  'an upper-case entity': HEAD + '<row><c1>1</c1></row><row><c2>&LT;</c2></row></table>',
+  'an end tag with a longer name': HEAD + '<row><c1>1</c1></row><row><c1>2</c11></row></table>',
+  'an end tag of another cell': HEAD + '<row><c1>1</c1></row><row><c2>2</c3></row></table>',
+  'a forbidden character far in': HEAD + '<row><c1>1</c1></row>'.repeat(50) + '<row><c2>a\u0008b</c2><c3>\u0007</c3></row></table>',
 };
 
 for (const [name, xml] of Object.entries(DOCS)) {

@@ -23,13 +23,6 @@ const ATTRIBUTE_NAME = /([A-Za-z_][\w.:-]*)[ \t\n]*=/g;
 
 /** Characters the fast path leaves to saxes: those XML forbids, CR, any surrogate, U+FFFE/U+FFFF. */
 const UNUSUAL = /[\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]/;
-const NAMED = new Map([
-  ['lt', '<'],
-  ['gt', '>'],
-  ['amp', '&'],
-  ['quot', '"'],
-  ['apos', "'"],
-]);
 
 /** Longest prolog looked at before giving up. */
 const MAX_PROLOG = 64 * 1024;
@@ -43,6 +36,22 @@ function isXmlChar(cp: number): boolean {
   return cp === 0x9 || cp === 0xa || cp === 0xd || (cp >= 0x20 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
 }
 
+/** The character of `&lt;` `&gt;` `&amp;` `&quot;` `&apos;` at text[amp, semi], read in place; undefined for any other. */
+function predefinedEntity(text: string, amp: number, semi: number): string | undefined {
+  const c1 = text.charCodeAt(amp + 1);
+  switch (semi - amp) {
+    case 3: // lt, gt
+      if (text.charCodeAt(amp + 2) !== 0x74) return undefined;
+      return c1 === 0x6c ? '<' : c1 === 0x67 ? '>' : undefined;
+    case 4: // amp
+      return c1 === 0x61 && text.charCodeAt(amp + 2) === 0x6d && text.charCodeAt(amp + 3) === 0x70 ? '&' : undefined;
+    case 5: // quot, apos
+      return text.startsWith('quot', amp + 1) ? '"' : text.startsWith('apos', amp + 1) ? "'" : undefined;
+    default:
+      return undefined;
+  }
+}
+
 /** Entities decoded, or undefined when one is not a predefined entity or a reference to an XML character. */
 function decodeEntities(text: string): string | undefined {
   let out = '';
@@ -50,9 +59,9 @@ function decodeEntities(text: string): string | undefined {
   for (let amp = text.indexOf('&'); amp >= 0; amp = text.indexOf('&', start)) {
     const semi = text.indexOf(';', amp + 1);
     if (semi < 0 || semi - amp > 10) return undefined;
-    const name = text.slice(amp + 1, semi);
-    let rep = NAMED.get(name);
+    let rep = predefinedEntity(text, amp, semi);
     if (rep === undefined) {
+      const name = text.slice(amp + 1, semi);
       const m = /^#(?:(\d{1,7})|x([0-9A-Fa-f]{1,6}))$/.exec(name);
       if (!m) return undefined;
       const cp = m[1] !== undefined ? Number(m[1]) : parseInt(m[2]!, 16);
@@ -70,6 +79,8 @@ export class FastTableRows {
   private state: 'prolog' | 'rows' | 'after' = 'prolog';
   private rowIndex = 0;
   private textRun: number;
+  /** whether any text fed so far held a character of UNUSUAL (then each cell is checked) */
+  private unusualSeen = false;
 
   constructor(
     private readonly families: ReadonlyArray<SqlTypeFamily | undefined>,
@@ -85,6 +96,8 @@ export class FastTableRows {
 
   /** The rows `text` completes, or undefined: the fast path gave up (read the table with saxes). */
   feed(text: string): SiardReadRow[] | undefined {
+    // One scan per chunk instead of one per cell: while no chunk held such a character, no cell can.
+    if (!this.unusualSeen && UNUSUAL.test(text)) this.unusualSeen = true;
     this.buf = this.buf.length === 0 ? text : this.buf + text;
     if (this.state === 'prolog' && !this.prolog()) {
       // wait for more only while the root start tag may still be coming
@@ -159,20 +172,22 @@ export class FastTableRows {
       const gt = buf.indexOf('>', pos);
       if (gt < 0) return -1;
       const empty = buf.charCodeAt(gt - 1) === 0x2f;
-      const name = buf.slice(pos + 1, empty ? gt - 1 : gt);
-      const n = cellNumber(name, this.families.length);
+      const nameEnd = empty ? gt - 1 : gt;
+      const n = cellNumberAt(buf, pos + 1, nameEnd, this.families.length);
       if (n === 0) return 0;
       let text = '';
       if (empty) pos = gt + 1;
       else {
         const lt = buf.indexOf('<', gt + 1);
         if (lt < 0) return -1;
-        const close = `</${name}>`;
-        if (lt + close.length > buf.length) return -1;
-        if (!buf.startsWith(close, lt)) return 0;
+        // the end tag `</cN>`, compared in place (no string built per cell)
+        const nameLength = nameEnd - pos - 1;
+        if (lt + nameLength + 3 > buf.length) return -1;
+        if (buf.charCodeAt(lt + 1) !== 0x2f || buf.charCodeAt(lt + 2 + nameLength) !== 0x3e) return 0;
+        for (let i = 0; i < nameLength; i++) if (buf.charCodeAt(lt + 2 + i) !== buf.charCodeAt(pos + 1 + i)) return 0;
         text = buf.slice(gt + 1, lt);
-        pos = lt + close.length;
-        if (UNUSUAL.test(text) || text.includes(']]>')) return 0;
+        pos = lt + nameLength + 3;
+        if ((this.unusualSeen && UNUSUAL.test(text)) || text.includes(']]>')) return 0;
         if (text.includes('&')) {
           const decoded = decodeEntities(text);
           if (decoded === undefined) return 0;
@@ -191,10 +206,16 @@ export class FastTableRows {
 
 /** N of a cell element named `cN` with 1 <= N <= columns (no leading zero), else 0. */
 export function cellNumber(name: string, columns: number): number {
-  if (name.length < 2 || name.length > 11 || name.charCodeAt(0) !== 0x63 || name.charCodeAt(1) === 0x30) return 0;
+  return cellNumberAt(name, 0, name.length, columns);
+}
+
+/** cellNumber of the name text[start, end), read in place. */
+function cellNumberAt(text: string, start: number, end: number, columns: number): number {
+  const length = end - start;
+  if (length < 2 || length > 11 || text.charCodeAt(start) !== 0x63 || text.charCodeAt(start + 1) === 0x30) return 0;
   let n = 0;
-  for (let i = 1; i < name.length; i++) {
-    const d = name.charCodeAt(i) - 0x30;
+  for (let i = start + 1; i < end; i++) {
+    const d = text.charCodeAt(i) - 0x30;
     if (d < 0 || d > 9) return 0;
     n = n * 10 + d;
   }

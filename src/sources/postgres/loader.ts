@@ -340,7 +340,7 @@ export class PostgresLoader implements TargetLoader {
           const plain = this.plainCopyFields(table, row, n);
           const fields = plain !== NOT_PLAIN ? plain : await this.copyFields(table, types, row, n);
           if (fields) {
-            await inserts.flush();
+            if (inserts.pending()) await inserts.flush(); // no await per row: most tables never insert
             if (!copy) {
               copy = new CopyIn(client, qualifiedName(table.schema, table.name));
               copyFirst = n;
@@ -411,7 +411,10 @@ export class PostgresLoader implements TargetLoader {
   }
 
   /** Rows in multi-row INSERTs (bounded by rows, parameters and bytes), for rows with LOB streams. */
-  private multiRowInsert(table: LoadTable, types: string[]): { add(row: LoadValue[], n: number): Promise<void>; flush(): Promise<void> } {
+  private multiRowInsert(
+    table: LoadTable,
+    types: string[],
+  ): { add(row: LoadValue[], n: number): Promise<void>; flush(): Promise<void>; pending(): boolean } {
     const client = this.open();
     const head = `INSERT INTO ${qualifiedName(table.schema, table.name)} VALUES `;
     const maxRows = Math.max(1, Math.min(this.batchRows, Math.floor(60000 / Math.max(1, table.columns.length))));
@@ -453,7 +456,7 @@ export class PostgresLoader implements TargetLoader {
       tuples.push(`(${cells.join(', ')})`);
       if (tuples.length >= maxRows || bytes >= this.batchBytes || largeObjects.length > 0) await flush();
     };
-    return { add, flush };
+    return { add, flush, pending: () => tuples.length > 0 };
   }
 
   /** SQL for one cell; its parameters are appended to `params`. */
