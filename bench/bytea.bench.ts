@@ -53,7 +53,8 @@ async function query(url: string, text: string): Promise<pg.QueryResult> {
 
 function folderBytes(dir: string): number {
   let n = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) if (e.isFile()) n += statSync(path.join(e.parentPath, e.name)).size;
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true }))
+    if (e.isFile()) n += statSync(path.join(e.parentPath, e.name)).size;
   return n;
 }
 
@@ -90,7 +91,10 @@ try {
   const res = measure(process.execPath, [path.join(ROOT, 'bin', 'siard-ocfl'), 'restore', path.join(out, 'bytea.siard'), dst, '--json']);
   const summary = JSON.parse(res.stdout) as { lobFiles: number; digestsVerified: number };
 
-  const digests = async (url: string) => (await query(url, 'SELECT id, md5(data) AS m, octet_length(data) AS n FROM blobs ORDER BY id')).rows.map((r) => `${r.id}:${r.m}:${r.n}`).join(',');
+  const digests = async (url: string) =>
+    (await query(url, 'SELECT id, md5(data) AS m, octet_length(data) AS n FROM blobs ORDER BY id')).rows
+      .map((r) => `${r.id}:${r.m}:${r.n}`)
+      .join(',');
   const same = (await digests(src)) === (await digests(dst));
 
   // Peers: pg_dump (custom format, uncompressed) and pg_restore of the same table.
@@ -99,12 +103,19 @@ try {
   const pgRestore = measure('pg_restore', ['-d', server.url('bytea_peer'), dump]);
 
   const gib = total / 2 ** 30;
-  console.log(`export : ${exp.seconds.toFixed(1)} s, ${(gib / exp.seconds * 1024).toFixed(0)} MiB/s, peak RSS ${exp.peakMb.toFixed(0)} MB, ${(exported / 2 ** 30).toFixed(2)} GiB written; ${(exp.seconds / pgDump.seconds).toFixed(2)}x pg_dump's time (${pgDump.seconds.toFixed(1)} s, peak ${pgDump.peakMb.toFixed(0)} MB)`);
-  console.log(`restore: ${res.seconds.toFixed(1)} s, ${(gib / res.seconds * 1024).toFixed(0)} MiB/s, peak RSS ${res.peakMb.toFixed(0)} MB, ${summary.lobFiles} LOB files, ${summary.digestsVerified} digests verified; ${(res.seconds / pgRestore.seconds).toFixed(2)}x pg_restore's time (${pgRestore.seconds.toFixed(1)} s, peak ${pgRestore.peakMb.toFixed(0)} MB)`);
+  console.log(
+    `export : ${exp.seconds.toFixed(1)} s, ${((gib / exp.seconds) * 1024).toFixed(0)} MiB/s, peak RSS ${exp.peakMb.toFixed(0)} MB, ${(exported / 2 ** 30).toFixed(2)} GiB written; ${(exp.seconds / pgDump.seconds).toFixed(2)}x pg_dump's time (${pgDump.seconds.toFixed(1)} s, peak ${pgDump.peakMb.toFixed(0)} MB)`,
+  );
+  console.log(
+    `restore: ${res.seconds.toFixed(1)} s, ${((gib / res.seconds) * 1024).toFixed(0)} MiB/s, peak RSS ${res.peakMb.toFixed(0)} MB, ${summary.lobFiles} LOB files, ${summary.digestsVerified} digests verified; ${(res.seconds / pgRestore.seconds).toFixed(2)}x pg_restore's time (${pgRestore.seconds.toFixed(1)} s, peak ${pgRestore.peakMb.toFixed(0)} MB)`,
+  );
   console.log(`values equal after the round trip: ${same}`);
   if (!same) failed = true;
   if (summary.digestsVerified !== VALUES) failed = true;
-  for (const [what, m] of [['export', exp], ['restore', res]] as const) {
+  for (const [what, m] of [
+    ['export', exp],
+    ['restore', res],
+  ] as const) {
     if (!(m.peakMb < MEMORY_LIMIT_MB)) {
       console.log(`FAIL: ${what} peak RSS ${m.peakMb.toFixed(0)} MB is not under ${MEMORY_LIMIT_MB} MB`);
       failed = true;

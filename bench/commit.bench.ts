@@ -54,7 +54,9 @@ function main(): void {
     }
     const rootDir = path.join(work, 'root');
     if (spawnSync(process.execPath, [CLI, 'init', rootDir]).status !== 0) throw new Error('init failed');
-    const v1 = spawnSync(process.execPath, [CLI, 'put', '--root', rootDir, '--id', 'bench', input, '--message', 'v1'], { encoding: 'utf8' });
+    const v1 = spawnSync(process.execPath, [CLI, 'put', '--root', rootDir, '--id', 'bench', input, '--message', 'v1'], {
+      encoding: 'utf8',
+    });
     if (v1.status !== 0) throw new Error(`put failed: ${v1.stderr}`);
     const script = path.join(work, 'version.mjs');
     writeFileSync(
@@ -67,8 +69,15 @@ function main(): void {
       await staged.commit({ message: 'bench ' + n });
       console.log('__COMMIT__ ' + ((performance.now() - t0) / 1000).toFixed(4));`,
     );
-    process.stdout.write(`bench/commit: an object of ${FILES} files in ${Math.ceil(FILES / PER_FOLDER)} folders; each put changes one file\n`);
-    process.stdout.write(`load average before the runs: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} (${os.availableParallelism()} cores)\n`);
+    process.stdout.write(
+      `bench/commit: an object of ${FILES} files in ${Math.ceil(FILES / PER_FOLDER)} folders; each put changes one file\n`,
+    );
+    process.stdout.write(
+      `load average before the runs: ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')} (${os.availableParallelism()} cores)\n`,
+    );
     const runs = { exchange: [] as Run[], rename: [] as Run[] };
     let n = 0;
     for (let round = 1; round <= ROUNDS; round++) {

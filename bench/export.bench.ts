@@ -78,7 +78,11 @@ interface Run {
 /** Runs `argv` under /usr/bin/time: wall time measured here, peak RSS from time(1). */
 function run(label: string, argv: string[], env: NodeJS.ProcessEnv = {}): Run {
   const start = process.hrtime.bigint();
-  const r = spawnSync('/usr/bin/time', ['-f', '__PEAK__ %M', ...argv], { encoding: 'utf8', env: { ...process.env, ...env }, maxBuffer: 1 << 26 });
+  const r = spawnSync('/usr/bin/time', ['-f', '__PEAK__ %M', ...argv], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    maxBuffer: 1 << 26,
+  });
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   if (r.status !== 0) throw new Error(`${label} failed (${r.status}): ${r.stderr.slice(-2000)}`);
   const kb = Number(/__PEAK__ (\d+)/.exec(r.stderr)?.[1] ?? NaN);
@@ -112,12 +116,24 @@ const peaks: Array<[string, number]> = [];
 const fmt = (n: number, d = 1) => n.toFixed(d);
 
 /** Prints a throughput pair (higher is better): `units` per second, ratio ours/peer, and a target. */
-function printRate(title: string, units: number, unitName: string, oursName: string, peerName: string, r: { ours: Run; peer: Run }, target?: number): boolean {
+function printRate(
+  title: string,
+  units: number,
+  unitName: string,
+  oursName: string,
+  peerName: string,
+  r: { ours: Run; peer: Run },
+  target?: number,
+): boolean {
   const ratio = r.peer.seconds / r.ours.seconds;
   peaks.push([oursName, r.ours.peakMb]);
   console.log(title);
-  console.log(`  ${oursName.padEnd(28)} ${Math.round(units / r.ours.seconds).toLocaleString('en')} ${unitName}/s  (${fmt(r.ours.seconds, 2)} s, peak ${fmt(r.ours.peakMb)} MB)`);
-  console.log(`  ${peerName.padEnd(28)} ${Math.round(units / r.peer.seconds).toLocaleString('en')} ${unitName}/s  (${fmt(r.peer.seconds, 2)} s)`);
+  console.log(
+    `  ${oursName.padEnd(28)} ${Math.round(units / r.ours.seconds).toLocaleString('en')} ${unitName}/s  (${fmt(r.ours.seconds, 2)} s, peak ${fmt(r.ours.peakMb)} MB)`,
+  );
+  console.log(
+    `  ${peerName.padEnd(28)} ${Math.round(units / r.peer.seconds).toLocaleString('en')} ${unitName}/s  (${fmt(r.peer.seconds, 2)} s)`,
+  );
   const verdict = target === undefined ? '' : ratio >= target ? `  (target >= ${target}: PASS)` : `  (target >= ${target}: FAIL)`;
   console.log(`  ratio ours/peer (${unitName}/s)   ${ratio.toFixed(2)}${verdict}`);
   return target === undefined || ratio >= target;
@@ -144,7 +160,14 @@ function lobPart(work: string): void {
     () => shell('sqlite3 .dump | gzip -1', `sqlite3 '${lobDb}' .dump | gzip -1 > /dev/null`),
     () => rmSync(out, { recursive: true, force: true }),
   );
-  printRate(`LOBs: ${LOBS} x ${LOB_SIZE} B = ${fmt((LOBS * LOB_SIZE) / 1e6)} MB`, (LOBS * LOB_SIZE) / 1e6, 'MB', 'siard-ocfl export', 'sqlite3 .dump | gzip -1', r);
+  printRate(
+    `LOBs: ${LOBS} x ${LOB_SIZE} B = ${fmt((LOBS * LOB_SIZE) / 1e6)} MB`,
+    (LOBS * LOB_SIZE) / 1e6,
+    'MB',
+    'siard-ocfl export',
+    'sqlite3 .dump | gzip -1',
+    r,
+  );
   rmSync(out, { recursive: true, force: true });
 }
 
@@ -164,7 +187,12 @@ async function main(): Promise<void> {
   const failures: string[] = [];
   const check = (ok: boolean, what: string) => ok || failures.push(what);
   try {
-    console.log(`load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} (${os.availableParallelism()} cores), best of ${ROUNDS} rounds per pair`);
+    console.log(
+      `load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')} (${os.availableParallelism()} cores), best of ${ROUNDS} rounds per pair`,
+    );
     if (LOBS > 0) lobPart(work);
 
     const rowDb = path.join(OUT, `rows-${ROWS}.db`);
@@ -178,7 +206,10 @@ async function main(): Promise<void> {
     );
     cli('export rows (kept)', ['export', rowDb, rowsOut]);
     const siardMb = statSync(siard).size / 1e6;
-    check(printRate(`Rows: ${ROWS} rows (.siard ${fmt(siardMb)} MB)`, ROWS, 'rows', 'siard-ocfl export', 'sqlite3 .dump | gzip -1', exp, 0.5), 'SQLite export');
+    check(
+      printRate(`Rows: ${ROWS} rows (.siard ${fmt(siardMb)} MB)`, ROWS, 'rows', 'siard-ocfl export', 'sqlite3 .dump | gzip -1', exp, 0.5),
+      'SQLite export',
+    );
     if (PROFILE) profilePart(work, rowDb);
 
     // ingest: the same export written straight into a staged OCFL version, against the export
@@ -192,7 +223,16 @@ async function main(): Promise<void> {
         cli('init', ['init', root]);
       },
     );
-    check(printTime('Ingest of rows.db into a new OCFL object, against the export of rows.db', 'siard-ocfl ingest', 'siard-ocfl export', ing, 1.2), 'ingest');
+    check(
+      printTime(
+        'Ingest of rows.db into a new OCFL object, against the export of rows.db',
+        'siard-ocfl ingest',
+        'siard-ocfl export',
+        ing,
+        1.2,
+      ),
+      'ingest',
+    );
     rmSync(root, { recursive: true, force: true });
     rmSync(path.join(work, 'rows-again'), { recursive: true, force: true });
 
@@ -209,7 +249,18 @@ async function main(): Promise<void> {
         rmSync(peerDb, { force: true });
       },
     );
-    check(printRate('Restore of the rows archive into a new SQLite file', ROWS, 'rows', 'siard-ocfl restore', 'sqlite3 new.db < dump.sql', res, 0.5), 'SQLite restore');
+    check(
+      printRate(
+        'Restore of the rows archive into a new SQLite file',
+        ROWS,
+        'rows',
+        'siard-ocfl restore',
+        'sqlite3 new.db < dump.sql',
+        res,
+        0.5,
+      ),
+      'SQLite restore',
+    );
     rmSync(restored, { force: true });
     rmSync(peerDb, { force: true });
     rmSync(dump, { force: true });
@@ -247,9 +298,16 @@ async function postgresPart(work: string, rowDb: string, check: (ok: boolean, wh
     await server.createDatabase('rows_src');
     const src = server.url('rows_src');
     await query(src, 'CREATE TABLE events (id bigint PRIMARY KEY, name varchar(40), amount double precision, at timestamp, note text)');
-    const load = spawnSync('sh', ['-c', `sqlite3 -csv '${rowDb}' 'SELECT id, name, amount, at, note FROM events' | psql -q '${src}' -c '\\copy events FROM STDIN WITH (FORMAT csv)'`], {
-      encoding: 'utf8',
-    });
+    const load = spawnSync(
+      'sh',
+      [
+        '-c',
+        `sqlite3 -csv '${rowDb}' 'SELECT id, name, amount, at, note FROM events' | psql -q '${src}' -c '\\copy events FROM STDIN WITH (FORMAT csv)'`,
+      ],
+      {
+        encoding: 'utf8',
+      },
+    );
     if (load.status !== 0) throw new Error(`loading the rows into PostgreSQL failed: ${load.stderr}`);
     await query(src, 'VACUUM ANALYZE events');
     const out = path.join(work, 'pg-out');
@@ -279,7 +337,10 @@ async function postgresPart(work: string, rowDb: string, check: (ok: boolean, wh
     }
     const best = (runs: Run[]) => runs.reduce((a, b) => (b.seconds < a.seconds ? b : a));
     const res = { ours: { ...best(ours), peakMb: Math.max(...ours.map((r) => r.peakMb)) }, peer: best(peer) };
-    check(printTime('Restore of the PostgreSQL archive into a new PostgreSQL database', 'siard-ocfl restore', 'pg_restore', res, 1.2), 'PostgreSQL restore');
+    check(
+      printTime('Restore of the PostgreSQL archive into a new PostgreSQL database', 'siard-ocfl restore', 'pg_restore', res, 1.2),
+      'PostgreSQL restore',
+    );
   } finally {
     await server.stop();
   }

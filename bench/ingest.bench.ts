@@ -57,7 +57,9 @@ function measure(mode: CacheMode, label: string, command: string[], cwd = PROJEC
   if (r.status !== 0) throw new Error(`${label} failed (${r.status}): ${r.stderr.slice(-2000)}`);
   const rss = /__MAXRSS__ (\d+) ([\d.]+) ([\d.]+)/.exec(r.stderr);
   const run = { label, seconds, cpuSeconds: rss ? Number(rss[2]) + Number(rss[3]) : NaN, maxRssMiB: rss ? Number(rss[1]) / 1024 : NaN };
-  process.stdout.write(`  ${mode.padEnd(5)}${label.padEnd(58)} ${seconds.toFixed(2).padStart(7)} s   cpu ${run.cpuSeconds.toFixed(2).padStart(6)} s   peak ${run.maxRssMiB.toFixed(0).padStart(5)} MiB\n`);
+  process.stdout.write(
+    `  ${mode.padEnd(5)}${label.padEnd(58)} ${seconds.toFixed(2).padStart(7)} s   cpu ${run.cpuSeconds.toFixed(2).padStart(6)} s   peak ${run.maxRssMiB.toFixed(0).padStart(5)} MiB\n`,
+  );
   return run;
 }
 
@@ -87,7 +89,12 @@ function main(): void {
     })();
     d.close();
     spawnSync('sync');
-    process.stdout.write(`load average before the runs: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} (${os.availableParallelism()} cores)\n`);
+    process.stdout.write(
+      `load average before the runs: ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')} (${os.availableParallelism()} cores)\n`,
+    );
 
     const best = (runs: Run[]): Run => runs.reduce((a, b) => (b.seconds < a.seconds ? b : a));
     const modes = cacheModes();
@@ -115,8 +122,22 @@ function main(): void {
           ),
         );
         // 2. Audit ours against sha512sum over the same files (alternating, warm cache for both).
-        const objectDir = path.join(ours, spawnSync(process.execPath, [path.join(PROJECT, 'bin', 'siard-ocfl'), 'path', '--root', ours, 'bench'], { encoding: 'utf8' }).stdout.trim());
-        runs.sum.push(measure(mode, 'find -print0 | xargs -0 -P2 sha512sum', ['sh', '-c', 'find . -type f -print0 | xargs -0 -P2 sha512sum > /dev/null'], objectDir, false, [objectDir]));
+        const objectDir = path.join(
+          ours,
+          spawnSync(process.execPath, [path.join(PROJECT, 'bin', 'siard-ocfl'), 'path', '--root', ours, 'bench'], {
+            encoding: 'utf8',
+          }).stdout.trim(),
+        );
+        runs.sum.push(
+          measure(
+            mode,
+            'find -print0 | xargs -0 -P2 sha512sum',
+            ['sh', '-c', 'find . -type f -print0 | xargs -0 -P2 sha512sum > /dev/null'],
+            objectDir,
+            false,
+            [objectDir],
+          ),
+        );
         runs.audit.push(
           measure(
             mode,
@@ -128,7 +149,16 @@ function main(): void {
             [objectDir],
           ),
         );
-        runs.sumN.push(measure(mode, 'find -print0 | xargs -0 -P2 -n 32 sha512sum (2 busy cores)', ['sh', '-c', 'find . -type f -print0 | xargs -0 -P2 -n 32 sha512sum > /dev/null'], objectDir, false, [objectDir]));
+        runs.sumN.push(
+          measure(
+            mode,
+            'find -print0 | xargs -0 -P2 -n 32 sha512sum (2 busy cores)',
+            ['sh', '-c', 'find . -type f -print0 | xargs -0 -P2 -n 32 sha512sum > /dev/null'],
+            objectDir,
+            false,
+            [objectDir],
+          ),
+        );
         rmSync(ours, { recursive: true, force: true });
         rmSync(path.join(work, '.ours.siard-ocfl-work'), { recursive: true, force: true });
 
@@ -165,7 +195,12 @@ function main(): void {
       const audit = best(runs.audit);
       const sum = best(runs.sum);
       const sumN = best(runs.sumN);
-      process.stdout.write(`\nbest of ${ROUNDS}, ${mode} page cache (load average now ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}):\n`);
+      process.stdout.write(
+        `\nbest of ${ROUNDS}, ${mode} page cache (load average now ${os
+          .loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')}):\n`,
+      );
       const speedup = peer.seconds / ingest.seconds;
       const auditRatio = sum.seconds / audit.seconds;
       const auditRatioN = sumN.seconds / audit.seconds;

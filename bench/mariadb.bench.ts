@@ -31,7 +31,8 @@ function measure(cmd: string, args: string[]): { seconds: number; peakMb: number
 
 function folderBytes(dir: string): number {
   let n = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) if (e.isFile()) n += statSync(path.join(e.parentPath, e.name)).size;
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true }))
+    if (e.isFile()) n += statSync(path.join(e.parentPath, e.name)).size;
   return n;
 }
 
@@ -52,7 +53,10 @@ try {
   const report = (label: string, table: string, amount: string, per: (s: number) => string) => {
     const ours = measure(process.execPath, [bin, 'export', server.url('bench'), path.join(work, table), '--tables', table]);
     const dumpFile = path.join(work, `${table}.sql.gz`);
-    const peer = measure('sh', ['-c', `mariadb-dump --no-defaults --socket=${server.socket} -uroot --single-transaction bench ${table} | gzip -1 > ${dumpFile}`]);
+    const peer = measure('sh', [
+      '-c',
+      `mariadb-dump --no-defaults --socket=${server.socket} -uroot --single-transaction bench ${table} | gzip -1 > ${dumpFile}`,
+    ]);
     process.stdout.write(
       `${label}: ${amount}; siard-ocfl export ${ours.seconds.toFixed(2)} s (${per(ours.seconds)}, peak RSS ${ours.peakMb.toFixed(0)} MB, ${(folderBytes(path.join(work, table)) / 1e6).toFixed(1)} MB written); ` +
         `mariadb-dump | gzip -1 ${peer.seconds.toFixed(2)} s (${per(peer.seconds)}); ratio ours/peer ${(ours.seconds / peer.seconds).toFixed(2)}\n`,

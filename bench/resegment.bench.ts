@@ -83,5 +83,7 @@ if (rows.length > 1) {
   const first = rows[rows.length - 2]!;
   const last = rows[rows.length - 1]!;
   const perThousand = ((last.rssKiB - first.rssKiB) / 1024 / ((last.lobs - first.lobs) / 1000)).toFixed(3);
-  process.stdout.write(`peak RSS from ${first.lobs} to ${last.lobs} internal LOBs: ${Math.round(first.rssKiB / 1024)} -> ${Math.round(last.rssKiB / 1024)} MiB (${perThousand} MiB per 1,000 LOBs)\n`);
+  process.stdout.write(
+    `peak RSS from ${first.lobs} to ${last.lobs} internal LOBs: ${Math.round(first.rssKiB / 1024)} -> ${Math.round(last.rssKiB / 1024)} MiB (${perThousand} MiB per 1,000 LOBs)\n`,
+  );
 }

@@ -37,7 +37,8 @@ const cluster = path.join(work, 'cluster');
 const pool = randomBytes(4 * MiB);
 const bytesOf = (i: number, size: number) => {
   const b = Buffer.allocUnsafe(size);
-  for (let off = 0; off < size; off += pool.length) pool.copy(b, off, (i * 7919) % 1024, Math.min(pool.length, size - off + ((i * 7919) % 1024)));
+  for (let off = 0; off < size; off += pool.length)
+    pool.copy(b, off, (i * 7919) % 1024, Math.min(pool.length, size - off + ((i * 7919) % 1024)));
   b.writeUInt32BE(i, 0);
   return b;
 };
@@ -104,7 +105,13 @@ try {
   await forEachConcurrent(files, 8, async (f) => {
     const body = readFileSync(path.join(folder, f.relative));
     if (body.length <= 8 * MiB) await client.send(new PutObjectCommand({ Bucket: 'bench', Key: `raw/${f.relative}`, Body: body }));
-    else await new Upload({ client, params: { Bucket: 'bench', Key: `raw/${f.relative}`, Body: body }, partSize: 8 * MiB, queueSize: 4 }).done();
+    else
+      await new Upload({
+        client,
+        params: { Bucket: 'bench', Key: `raw/${f.relative}`, Body: body },
+        partSize: 8 * MiB,
+        queueSize: 4,
+      }).done();
   });
   const rawPut = (performance.now() - t1) / 1000;
   const keys = (await S3Storage.fromUrl('s3://bench/root').walk('')).files;
@@ -115,16 +122,25 @@ try {
     for await (const chunk of res.Body as AsyncIterable<Buffer>) rawBytes += chunk.length;
   });
   const rawGet = (performance.now() - t1) / 1000;
-  console.log(`peer (raw SDK, same gateway): PUT ${(folderBytes / MiB / rawPut).toFixed(1)} MB/s, GET ${(rawBytes / MiB / rawGet).toFixed(1)} MB/s (${keys.length} keys)`);
+  console.log(
+    `peer (raw SDK, same gateway): PUT ${(folderBytes / MiB / rawPut).toFixed(1)} MB/s, GET ${(rawBytes / MiB / rawGet).toFixed(1)} MB/s (${keys.length} keys)`,
+  );
   const total = folderBytes + lobBytes;
-  for (const [verb, bytes] of [['put', folderBytes], ['ingest', lobBytes], ['validate', total], ['audit', total]] as const) {
+  for (const [verb, bytes] of [
+    ['put', folderBytes],
+    ['ingest', lobBytes],
+    ['validate', total],
+    ['audit', total],
+  ] as const) {
     rows.push({ verb, bytes, fs: times.fs![verb]!, s3: times.s3![verb]! });
   }
   console.log(`\n${SMALL} x 1 MiB + ${LARGE} x 32 MiB files (put), ${LOBS} LOBs of 256 KiB (ingest); CLI runs, wall time`);
   console.log('verb        MiB    folder MB/s    S3 MB/s    S3/folder');
   for (const r of rows) {
     const mb = r.bytes / MiB;
-    console.log(`${r.verb.padEnd(10)} ${mb.toFixed(0).padStart(5)}    ${(mb / r.fs).toFixed(1).padStart(11)}    ${(mb / r.s3).toFixed(1).padStart(7)}    ${(r.fs / r.s3).toFixed(2).padStart(9)}`);
+    console.log(
+      `${r.verb.padEnd(10)} ${mb.toFixed(0).padStart(5)}    ${(mb / r.fs).toFixed(1).padStart(11)}    ${(mb / r.s3).toFixed(1).padStart(7)}    ${(r.fs / r.s3).toFixed(2).padStart(9)}`,
+    );
   }
 } finally {
   try {

@@ -62,16 +62,28 @@ function measure(label: string, argv: string[], options: { cwd?: string; sync?: 
   const started = process.hrtime.bigint();
   const command = options.sync ? ['sh', '-c', '"$@" && sync', 'sh', ...argv] : argv;
   // stdout is not kept: show of a million files prints ~250 MB.
-  const r = spawnSync('/usr/bin/time', ['-f', '__TIME__ %M %U %S', ...command], { cwd: options.cwd ?? PROJECT, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26 });
+  const r = spawnSync('/usr/bin/time', ['-f', '__TIME__ %M %U %S', ...command], {
+    cwd: options.cwd ?? PROJECT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'ignore', 'pipe'],
+    maxBuffer: 1 << 26,
+  });
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const m = /__TIME__ (\d+) ([\d.]+) ([\d.]+)/.exec(r.stderr);
   const run = { seconds, cpuSeconds: m ? Number(m[2]) + Number(m[3]) : NaN, maxRssMiB: m ? Number(m[1]) / 1024 : NaN };
   if (r.status !== 0) {
     // Recorded as a failure (no time), and the bench goes on with the other verbs.
-    process.stdout.write(`    ${label} FAILED (exit ${r.status}) after ${seconds.toFixed(1)} s, peak ${run.maxRssMiB.toFixed(0)} MiB: ${r.stderr.replace(/__TIME__.*/, '').trim().slice(-600)}\n`);
+    process.stdout.write(
+      `    ${label} FAILED (exit ${r.status}) after ${seconds.toFixed(1)} s, peak ${run.maxRssMiB.toFixed(0)} MiB: ${r.stderr
+        .replace(/__TIME__.*/, '')
+        .trim()
+        .slice(-600)}\n`,
+    );
     return { ...run, seconds: NaN };
   }
-  process.stdout.write(`    ${label.padEnd(34)} ${run.seconds.toFixed(2).padStart(8)} s   cpu ${run.cpuSeconds.toFixed(2).padStart(8)} s   peak ${run.maxRssMiB.toFixed(0).padStart(5)} MiB\n`);
+  process.stdout.write(
+    `    ${label.padEnd(34)} ${run.seconds.toFixed(2).padStart(8)} s   cpu ${run.cpuSeconds.toFixed(2).padStart(8)} s   peak ${run.maxRssMiB.toFixed(0).padStart(5)} MiB\n`,
+  );
   return run;
 }
 
@@ -127,11 +139,18 @@ function scaleRun(work: string, n: number, results: Results, restoreRatios: stri
   const db = path.join(here, 'lobs.db');
   const folderRows = ['put (folder)', 'show (folder)', 'checkout (folder)', 'validate (folder)', 'put v2, 1 file changed (folder)'];
   const withFolder = folderRows.some(wanted);
-  process.stdout.write(`\n== ${n} files: making a SQLite database of ${n} BLOBs of 2-4 KiB${withFolder ? ` and a folder of ${n} files of 1 KiB` : ''}\n`);
+  process.stdout.write(
+    `\n== ${n} files: making a SQLite database of ${n} BLOBs of 2-4 KiB${withFolder ? ` and a folder of ${n} files of 1 KiB` : ''}\n`,
+  );
   makeDatabase(db, n);
   const folder = path.join(here, 'folder');
   if (withFolder) makeFolder(folder, n, 1024);
-  process.stdout.write(`  load average: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);
+  process.stdout.write(
+    `  load average: ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}\n`,
+  );
 
   // The LOB object.
   const root = path.join(here, 'root');
@@ -152,7 +171,10 @@ function scaleRun(work: string, n: number, results: Results, restoreRatios: stri
   rmSync(checkout, { recursive: true, force: true });
   const fromRoot = r('restore --root --id', cli('restore', '--root', root, '--id', id, path.join(here, 'restored.db')));
   rmSync(path.join(here, 'restored.db'), { force: true });
-  if (wanted('restore --root --id')) restoreRatios.push(`  ${String(n).padStart(9)} files: restore --root --id ${fromRoot.seconds.toFixed(2)} s / restore of the plain export ${plain.seconds.toFixed(2)} s = ${(fromRoot.seconds / plain.seconds).toFixed(2)} (target <= 1.3) ${fromRoot.seconds / plain.seconds <= 1.3 ? 'PASS' : 'FAIL'}`);
+  if (wanted('restore --root --id'))
+    restoreRatios.push(
+      `  ${String(n).padStart(9)} files: restore --root --id ${fromRoot.seconds.toFixed(2)} s / restore of the plain export ${plain.seconds.toFixed(2)} s = ${(fromRoot.seconds / plain.seconds).toFixed(2)} (target <= 1.3) ${fromRoot.seconds / plain.seconds <= 1.3 ? 'PASS' : 'FAIL'}`,
+    );
   const joined = path.join(here, 'joined');
   r('checkout --join-chunks', cli('checkout', '--join-chunks', '--root', root, '--id', id, joined));
   rmSync(joined, { recursive: true, force: true });
@@ -214,19 +236,36 @@ function ratioRun(work: string): string[] {
     copy.push(measure('cp -r + sync', ['cp', '-r', folder, path.join(here, 'copy')], { sync: true }));
     rmSync(path.join(here, 'copy'), { recursive: true, force: true });
     rmSync(path.join(here, 'checkout'), { recursive: true, force: true });
-    checkout.push(measure('checkout (sha512 of every file)', cli('checkout', '--root', root, '--id', 'urn:bench:put', path.join(here, 'checkout'))));
+    checkout.push(
+      measure('checkout (sha512 of every file)', cli('checkout', '--root', root, '--id', 'urn:bench:put', path.join(here, 'checkout'))),
+    );
     rmSync(path.join(here, 'checkout'), { recursive: true, force: true });
     const object = objectDir(root, 'urn:bench:put');
-    copySum.push(measure('cp -r + sha512sum of the copy', ['sh', '-c', `cp -r '${object}/v1/content' '${here}/copy' && find '${here}/copy' -type f -print0 | xargs -0 sha512sum > /dev/null`]));
+    copySum.push(
+      measure('cp -r + sha512sum of the copy', [
+        'sh',
+        '-c',
+        `cp -r '${object}/v1/content' '${here}/copy' && find '${here}/copy' -type f -print0 | xargs -0 sha512sum > /dev/null`,
+      ]),
+    );
     rmSync(path.join(here, 'copy'), { recursive: true, force: true });
   }
   rmSync(here, { recursive: true, force: true });
   const [o, p, c, k, cs] = [best(ours), best(peer), best(copy), best(checkout), best(copySum)];
   const line = (text: string, ok: boolean) => `  ${text} ${ok ? 'PASS' : 'FAIL'}`;
   return [
-    line(`put ${o.seconds.toFixed(2)} s vs @ocfl/ocfl-fs import + sync ${p.seconds.toFixed(2)} s: ${(p.seconds / o.seconds).toFixed(2)}x as fast (target >= 1)`, o.seconds <= p.seconds),
-    line(`put ${o.seconds.toFixed(2)} s vs cp -r + sync ${c.seconds.toFixed(2)} s: ${(o.seconds / c.seconds).toFixed(2)}x its time (target <= 2)`, o.seconds <= 2 * c.seconds),
-    line(`checkout ${k.seconds.toFixed(2)} s vs cp -r + sha512sum ${cs.seconds.toFixed(2)} s: ${(k.seconds / cs.seconds).toFixed(2)}x its time (target <= 2)`, k.seconds <= 2 * cs.seconds),
+    line(
+      `put ${o.seconds.toFixed(2)} s vs @ocfl/ocfl-fs import + sync ${p.seconds.toFixed(2)} s: ${(p.seconds / o.seconds).toFixed(2)}x as fast (target >= 1)`,
+      o.seconds <= p.seconds,
+    ),
+    line(
+      `put ${o.seconds.toFixed(2)} s vs cp -r + sync ${c.seconds.toFixed(2)} s: ${(o.seconds / c.seconds).toFixed(2)}x its time (target <= 2)`,
+      o.seconds <= 2 * c.seconds,
+    ),
+    line(
+      `checkout ${k.seconds.toFixed(2)} s vs cp -r + sha512sum ${cs.seconds.toFixed(2)} s: ${(k.seconds / cs.seconds).toFixed(2)}x its time (target <= 2)`,
+      k.seconds <= 2 * cs.seconds,
+    ),
     `  peak memory: put ${o.maxRssMiB.toFixed(0)} MiB, @ocfl/ocfl-fs ${p.maxRssMiB.toFixed(0)} MiB, checkout ${k.maxRssMiB.toFixed(0)} MiB`,
   ];
 }
@@ -238,7 +277,9 @@ function printTables(results: Results, restoreRatios: string[]): boolean {
   // Wall time on a quiet machine; CPU time (user + system, every thread) also on a shared one,
   // where other work stretches wall times differently at each size.
   for (const clock of ['wall', 'cpu'] as const) {
-    process.stdout.write(`\nmicroseconds per file of the object (${clock}), growth ${large} / ${small} (limit ${GROWTH_LIMIT}), peak RSS at ${large}:\n`);
+    process.stdout.write(
+      `\nmicroseconds per file of the object (${clock}), growth ${large} / ${small} (limit ${GROWTH_LIMIT}), peak RSS at ${large}:\n`,
+    );
     process.stdout.write(`  ${'verb'.padEnd(34)}${SIZES.map((n) => String(n).padStart(11)).join('')}   growth   peak MiB\n`);
     for (const [verb, byN] of results) {
       const perFile = (n: number) => ((clock === 'wall' ? byN.get(n)!.seconds : byN.get(n)!.cpuSeconds) * 1e6) / n;
@@ -246,7 +287,9 @@ function printTables(results: Results, restoreRatios: string[]): boolean {
       const rss = byN.get(large)!.maxRssMiB;
       const rowOk = growth <= GROWTH_LIMIT && rss < RSS_LIMIT_MIB; // NaN (a failed run) is not ok
       if (!rowOk && clock === 'wall') ok = false;
-      process.stdout.write(`  ${verb.padEnd(34)}${SIZES.map((n) => perFile(n).toFixed(1).padStart(11)).join('')}   ${growth.toFixed(2).padStart(6)}   ${rss.toFixed(0).padStart(8)} ${rowOk ? 'PASS' : 'FAIL'}\n`);
+      process.stdout.write(
+        `  ${verb.padEnd(34)}${SIZES.map((n) => perFile(n).toFixed(1).padStart(11)).join('')}   ${growth.toFixed(2).padStart(6)}   ${rss.toFixed(0).padStart(8)} ${rowOk ? 'PASS' : 'FAIL'}\n`,
+      );
     }
   }
   process.stdout.write(`\nrestore from the object against restore of a plain export:\n${restoreRatios.join('\n')}\n`);

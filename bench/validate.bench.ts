@@ -76,7 +76,14 @@ function writeObjectDirect(root: string, layout: StorageLayout, id: string, file
     digestAlgorithm: 'sha512',
     head: 'v1',
     manifest,
-    versions: { v1: { created: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), message: 'bench', user: { name: 'bench', address: 'mailto:bench@example.org' }, state } },
+    versions: {
+      v1: {
+        created: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+        message: 'bench',
+        user: { name: 'bench', address: 'mailto:bench@example.org' },
+        state,
+      },
+    },
   });
   writeFileSync(path.join(dir, '0=ocfl_object_1.1'), 'ocfl_object_1.1\n');
   for (const where of ['', 'v1']) {
@@ -159,11 +166,18 @@ function validateRun(root: string, via: 'cli' | 'library', env: NodeJS.ProcessEn
   const script = path.join(path.dirname(root), 'validate-library.mjs');
   if (via === 'library') {
     const lib = pathToFileURL(path.join(PROJECT, 'dist', 'ocfl', 'validate', 'index.js')).href;
-    writeFileSync(script, `import { validatePath } from ${JSON.stringify(lib)};\nprocess.stdout.write(JSON.stringify(await validatePath(process.argv[2])));\n`);
+    writeFileSync(
+      script,
+      `import { validatePath } from ${JSON.stringify(lib)};\nprocess.stdout.write(JSON.stringify(await validatePath(process.argv[2])));\n`,
+    );
   }
   const args = via === 'cli' ? [BIN, 'validate', '--json', root] : [script, root];
   const start = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M %U %S', process.execPath, ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env });
+  const r = spawnSync('/usr/bin/time', ['-f', '%M %U %S', process.execPath, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+    env,
+  });
   const seconds = (performance.now() - start) / 1000;
   const [rssKb, user, sys] = r.stderr.trim().split('\n').at(-1)!.split(' ').map(Number);
   if (r.status !== 0) throw new Error(`validate (${via}) failed (exit ${r.status}): ${r.stdout.slice(0, 2000)} ${r.stderr.slice(0, 2000)}`);
@@ -224,7 +238,8 @@ function measure(root: string, label: string, mode: CacheMode): Measured {
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(path.join(PROJECT, 'dist', 'cli', 'main.js'))) throw new Error('Build first: npm run build (the bench runs the built CLI).');
+  if (!existsSync(path.join(PROJECT, 'dist', 'cli', 'main.js')))
+    throw new Error('Build first: npm run build (the bench runs the built CLI).');
   const work = mkdtempSync(path.join(os.tmpdir(), 'siard-ocfl-bench-validate-'));
   const results: Record<string, unknown> = { cores: os.availableParallelism(), load: os.loadavg()[0].toFixed(1) };
   if (EXTRA_CA) {
@@ -238,32 +253,36 @@ async function main(): Promise<void> {
       return ms;
     };
     const [withCa, without] = [startup(process.env), startup(CLEAN_ENV)];
-    process.stdout.write(`NODE_EXTRA_CA_CERTS is set: \`node -e 0\` takes ${withCa.toFixed(0)} ms with it, ${without.toFixed(0)} ms without; measured runs go without it (see the header)\n`);
+    process.stdout.write(
+      `NODE_EXTRA_CA_CERTS is set: \`node -e 0\` takes ${withCa.toFixed(0)} ms with it, ${without.toFixed(0)} ms without; measured runs go without it (see the header)\n`,
+    );
   }
   try {
     const big = path.join(work, 'big');
     let t0 = performance.now();
     const how = await buildBigRoot(big);
-    process.stdout.write(`root 1: ${BIG_FILES} files, ${(BIG_BYTES / 1024 ** 3).toFixed(2)} GiB, ${how}, in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+    process.stdout.write(
+      `root 1: ${BIG_FILES} files, ${(BIG_BYTES / 1024 ** 3).toFixed(2)} GiB, ${how}, in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
+    );
     const modes = cacheModes();
     for (const mode of modes) {
-        const m1 = measure(big, 'big', mode);
-        const mb = m1.cli.report.bytes / 1e6;
-        const ratio = m1.baseline / m1.cli.seconds;
-        results[`big ${mode}`] = {
-          files: m1.cli.report.files,
-          bytes: m1.cli.report.bytes,
-          validateMBps: +(mb / m1.cli.seconds).toFixed(1),
-          sha512sumMBps: +(mb / m1.baseline).toFixed(1),
-          ratio: +ratio.toFixed(3),
-          libraryMBps: +(mb / m1.library.seconds).toFixed(1),
-          libraryRatio: +(m1.baseline / m1.library.seconds).toFixed(3),
-          cpuRatio: +(m1.baselineCpu / m1.cli.cpu).toFixed(3),
-          ...(m1.cliEnv ? { ratioWithExtraCaCerts: +(m1.baseline / m1.cliEnv.seconds).toFixed(3) } : {}),
-          target: TARGET_RATIO,
-          met: ratio >= TARGET_RATIO,
-          peakRssMB: +Math.max(m1.cli.maxRssMb, m1.library.maxRssMb).toFixed(1),
-        };
+      const m1 = measure(big, 'big', mode);
+      const mb = m1.cli.report.bytes / 1e6;
+      const ratio = m1.baseline / m1.cli.seconds;
+      results[`big ${mode}`] = {
+        files: m1.cli.report.files,
+        bytes: m1.cli.report.bytes,
+        validateMBps: +(mb / m1.cli.seconds).toFixed(1),
+        sha512sumMBps: +(mb / m1.baseline).toFixed(1),
+        ratio: +ratio.toFixed(3),
+        libraryMBps: +(mb / m1.library.seconds).toFixed(1),
+        libraryRatio: +(m1.baseline / m1.library.seconds).toFixed(3),
+        cpuRatio: +(m1.baselineCpu / m1.cli.cpu).toFixed(3),
+        ...(m1.cliEnv ? { ratioWithExtraCaCerts: +(m1.baseline / m1.cliEnv.seconds).toFixed(3) } : {}),
+        target: TARGET_RATIO,
+        met: ratio >= TARGET_RATIO,
+        peakRssMB: +Math.max(m1.cli.maxRssMb, m1.library.maxRssMb).toFixed(1),
+      };
     }
     rmSync(big, { recursive: true, force: true });
 
@@ -272,17 +291,17 @@ async function main(): Promise<void> {
     await buildSmallRoot(small);
     process.stdout.write(`root 2: ${SMALL_FILES} small files written directly in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
     for (const mode of modes) {
-        const m2 = measure(small, 'small', mode);
-        results[`small ${mode}`] = {
-          files: m2.cli.report.files,
-          bytes: m2.cli.report.bytes,
-          validateFilesPerSecond: Math.round(m2.cli.report.files / m2.cli.seconds),
-          libraryFilesPerSecond: Math.round(m2.library.report.files / m2.library.seconds),
-          sha512sumFilesPerSecond: Math.round(m2.cli.report.files / m2.baseline),
-          ratio: +(m2.baseline / m2.cli.seconds).toFixed(3),
-          cpuRatio: +(m2.baselineCpu / m2.cli.cpu).toFixed(3),
-          peakRssMB: +Math.max(m2.cli.maxRssMb, m2.library.maxRssMb).toFixed(1),
-        };
+      const m2 = measure(small, 'small', mode);
+      results[`small ${mode}`] = {
+        files: m2.cli.report.files,
+        bytes: m2.cli.report.bytes,
+        validateFilesPerSecond: Math.round(m2.cli.report.files / m2.cli.seconds),
+        libraryFilesPerSecond: Math.round(m2.library.report.files / m2.library.seconds),
+        sha512sumFilesPerSecond: Math.round(m2.cli.report.files / m2.baseline),
+        ratio: +(m2.baseline / m2.cli.seconds).toFixed(3),
+        cpuRatio: +(m2.baselineCpu / m2.cli.cpu).toFixed(3),
+        peakRssMB: +Math.max(m2.cli.maxRssMb, m2.library.maxRssMb).toFixed(1),
+      };
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -303,7 +322,8 @@ async function main(): Promise<void> {
   process.stdout.write(
     summary +
       `(machine: ${results.cores} cores, load average ${results.load} at start, ${os.loadavg()[0].toFixed(1)} at the end)\n` +
-      JSON.stringify(results) + '\n',
+      JSON.stringify(results) +
+      '\n',
   );
 }
 

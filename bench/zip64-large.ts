@@ -58,7 +58,15 @@ try {
   reader.close();
   const unzip = spawnSync('unzip', ['-tq', file], { encoding: 'utf8' });
   console.log(`unzip -t: ${unzip.error ? 'not installed' : `${unzip.status === 0 ? 'ok' : 'FAILED'} ${unzip.stdout.trim()}`}`);
-  const py = spawnSync('python3', ['-c', 'import sys,zipfile; z=zipfile.ZipFile(sys.argv[1]); print(z.testzip(), [(i.filename, i.file_size) for i in z.infolist()])', file], { encoding: 'utf8' });
+  const py = spawnSync(
+    'python3',
+    [
+      '-c',
+      'import sys,zipfile; z=zipfile.ZipFile(sys.argv[1]); print(z.testzip(), [(i.filename, i.file_size) for i in z.infolist()])',
+      file,
+    ],
+    { encoding: 'utf8' },
+  );
   console.log(`python3 zipfile: ${py.error ? 'not installed' : (py.stdout + py.stderr).trim()}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -17,14 +17,22 @@ export const OUTPUT = path.join(PROJECT, 'spec', 'validation-codes.md');
 
 function codesInName(name: string): string[] {
   const m = /^(?:inventory_)?((?:[EW]\d{3}[a-z]?_)+)/.exec(name);
-  return m ? m[1].split('_').filter(Boolean).map((c) => c.slice(0, 4)) : [];
+  return m
+    ? m[1]
+        .split('_')
+        .filter(Boolean)
+        .map((c) => c.slice(0, 4))
+    : [];
 }
 
 /** code -> fixture paths (relative to ../shared/reference) whose name starts with it. */
 function fixturesByCode(): Map<string, string[]> {
   const out = new Map<string, string[]>();
   const sets: Array<[string, string]> = [];
-  for (const [set, versions] of [['ocfl-fixtures', ['1.0', '1.1']], ['ocfl-extra-fixtures', ['1.0', '1.1']]] as const) {
+  for (const [set, versions] of [
+    ['ocfl-fixtures', ['1.0', '1.1']],
+    ['ocfl-extra-fixtures', ['1.0', '1.1']],
+  ] as const) {
     for (const v of versions) {
       for (const kind of ['bad-objects', 'warn-objects', 'bad-storage-roots', 'bad-inventories']) sets.push([set, `${v}/${kind}`]);
     }
@@ -47,7 +55,9 @@ function fixturesByCode(): Map<string, string[]> {
 function testsByCode(): Map<string, string[]> {
   const out = new Map<string, string[]>();
   const dir = path.join(PROJECT, 'test');
-  for (const file of readdirSync(dir).filter((f) => /^validate.*\.test\.ts$/.test(f)).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => /^validate.*\.test\.ts$/.test(f))
+    .sort()) {
     const text = readFileSync(path.join(dir, file), 'utf8');
     for (const m of new Set(text.match(/'[EW]\d{3}'/g) ?? [])) {
       const code = m.slice(1, 5);

@@ -53,7 +53,18 @@ function countingSource(sizes: number[], failAfter?: number): { source: Database
           {
             name: 'main',
             views: [],
-            tables: [{ name: 'Docs', rows: sizes.length, foreignKeys: [], candidateKeys: [], columns: [{ name: 'id', type: 'INTEGER', nullable: false }, { name: 'body', type: 'BLOB', nullable: true }] }],
+            tables: [
+              {
+                name: 'Docs',
+                rows: sizes.length,
+                foreignKeys: [],
+                candidateKeys: [],
+                columns: [
+                  { name: 'id', type: 'INTEGER', nullable: false },
+                  { name: 'body', type: 'BLOB', nullable: true },
+                ],
+              },
+            ],
           },
         ],
       };
@@ -77,15 +88,32 @@ test('each LOB is opened once and read once; parts carry their own fixity, the c
   const inv = readInventory(objectDir);
   const state = contentPaths(inv);
   const fixity = fixityOf(inv, 'sha256');
-  for (const cp of state.values()) t.is(fixity.get(cp), createHash('sha256').update(readFileSync(path.join(objectDir, cp))).digest('hex'), `${cp}: fixity = sha256 of its bytes`);
-  const rows = readTableXml(unzipEntry(path.join(objectDir, state.get('Docs.siard')!), 'content/schema0/table0/table0.xml').toString('utf8'));
+  for (const cp of state.values())
+    t.is(
+      fixity.get(cp),
+      createHash('sha256')
+        .update(readFileSync(path.join(objectDir, cp)))
+        .digest('hex'),
+      `${cp}: fixity = sha256 of its bytes`,
+    );
+  const rows = readTableXml(
+    unzipEntry(path.join(objectDir, state.get('Docs.siard')!), 'content/schema0/table0/table0.xml').toString('utf8'),
+  );
   for (const [i, row] of rows.entries()) {
     const cell = row.get(2)!;
-    t.is(cell.attrs.digest, createHash('sha256').update(bytesOf(i, sizes[i]!)).digest('hex'), `row ${i + 1}: cell digest over the whole LOB`);
+    t.is(
+      cell.attrs.digest,
+      createHash('sha256').update(bytesOf(i, sizes[i]!)).digest('hex'),
+      `row ${i + 1}: cell digest over the whole LOB`,
+    );
     t.is(Number(cell.attrs.length), sizes[i]);
-    if (state.has(decodeURIComponent(cell.attrs.file!))) t.is(fixity.get(state.get(decodeURIComponent(cell.attrs.file!))!), cell.attrs.digest, 'unsplit: fixity = cell digest');
+    if (state.has(decodeURIComponent(cell.attrs.file!)))
+      t.is(fixity.get(state.get(decodeURIComponent(cell.attrs.file!))!), cell.attrs.digest, 'unsplit: fixity = cell digest');
   }
-  t.true([...state.keys()].some((p) => p.endsWith('record1.bin.0')) && [...state.keys()].some((p) => p.endsWith('record1.bin.z')), 'the 2.5 MB LOB is split');
+  t.true(
+    [...state.keys()].some((p) => p.endsWith('record1.bin.0')) && [...state.keys()].some((p) => p.endsWith('record1.bin.z')),
+    'the 2.5 MB LOB is split',
+  );
 });
 
 test('a source failing in the middle of a LOB: no object, no staging left', async (t) => {

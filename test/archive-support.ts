@@ -34,7 +34,11 @@ export async function ingestNorthwind(id = 'urn:example:northwind'): Promise<Ing
   buildNorthwind(db);
   const root = path.join(dir, 'root');
   const r = await initRoot(root, await loadLayout0003());
-  const result = await ingest(`sqlite:${db}`, r, id, { name: 'Northwind', ...NORTHWIND_LIMITS, user: { name: 'test', address: 'mailto:test@example.org' } });
+  const result = await ingest(`sqlite:${db}`, r, id, {
+    name: 'Northwind',
+    ...NORTHWIND_LIMITS,
+    user: { name: 'test', address: 'mailto:test@example.org' },
+  });
   return { dir, root, id, db, objectDir: path.join(root, result.objectPath), result };
 }
 
@@ -73,8 +77,21 @@ export interface AuditJson {
   ok: boolean;
   errors: number;
   warnings: number;
-  objects: Array<{ id: string; version: string; siards: Array<{ path: string; lobs: number; lobFiles: number; messageDigest: string; xsd: string }> }>;
-  findings: Array<{ severity: string; code: string; message: string; object: string; path?: string; table?: string; row?: number; column?: string }>;
+  objects: Array<{
+    id: string;
+    version: string;
+    siards: Array<{ path: string; lobs: number; lobFiles: number; messageDigest: string; xsd: string }>;
+  }>;
+  findings: Array<{
+    severity: string;
+    code: string;
+    message: string;
+    object: string;
+    path?: string;
+    table?: string;
+    row?: number;
+    column?: string;
+  }>;
 }
 
 export async function auditCli(root: string, ...args: string[]): Promise<{ cli: CliResult; report: AuditJson }> {
@@ -98,11 +115,17 @@ export function sqliteContents(file: string): Record<string, string> {
   const conn = new Database(file, { readonly: true });
   try {
     const out: Record<string, string> = {};
-    const tables = conn.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name`).all() as Array<{ name: string }>;
+    const tables = conn
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name`)
+      .all() as Array<{ name: string }>;
     for (const { name } of tables) {
       const rows = conn.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).raw(true).safeIntegers(true).all() as unknown[][];
       out[name] = JSON.stringify(rows, (_k, v: unknown) =>
-        typeof v === 'bigint' ? `int:${v}` : v instanceof Uint8Array || (v && (v as { type?: string }).type === 'Buffer') ? `hex:${Buffer.from(v as Uint8Array).toString('hex')}` : v,
+        typeof v === 'bigint'
+          ? `int:${v}`
+          : v instanceof Uint8Array || (v && (v as { type?: string }).type === 'Buffer')
+            ? `hex:${Buffer.from(v as Uint8Array).toString('hex')}`
+            : v,
       );
     }
     return out;

@@ -49,8 +49,14 @@ test('a flipped byte in a LOB file', async (t) => {
   const lob = errors(report, 'LOB_DIGEST');
   t.is(lob.length, 1);
   t.like(lob[0], { path: PICTURE_3, table: 'main.Categories', row: 3, column: 'Picture' });
-  t.true(errors(report, 'E092').some((f) => f.message.includes(PICTURE_3)), 'manifest digest mismatch named');
-  t.true(errors(report, 'E093').some((f) => f.message.includes(PICTURE_3)), 'fixity mismatch named');
+  t.true(
+    errors(report, 'E092').some((f) => f.message.includes(PICTURE_3)),
+    'manifest digest mismatch named',
+  );
+  t.true(
+    errors(report, 'E093').some((f) => f.message.includes(PICTURE_3)),
+    'fixity mismatch named',
+  );
 });
 
 test('a deleted LOB file', async (t) => {
@@ -58,7 +64,10 @@ test('a deleted LOB file', async (t) => {
   await fsp.rm(path.join(objectDir, contentPaths(readInventory(objectDir)).get(PICTURE_3)!));
   const { cli, report } = await auditCli(root);
   t.is(cli.code, 1);
-  t.true(errors(report, 'E092').some((f) => f.message.includes(PICTURE_3)), 'the validator names the missing content file');
+  t.true(
+    errors(report, 'E092').some((f) => f.message.includes(PICTURE_3)),
+    'the validator names the missing content file',
+  );
   t.like(errors(report, 'LOB_MISSING')[0], { path: PICTURE_3, table: 'main.Categories', row: 3, column: 'Picture' });
   t.is(report.objects[0]!.siards[0]!.lobFiles, 128, 'the other LOB files were still checked');
 });

@@ -42,25 +42,31 @@ test('a random or truncated .siard: restore and ingest exit 2 with one sentence 
 test('export of an unsupported scheme says so and lists the supported sources', async (t) => {
   const r = await runCli(['export', 'oracle://u:p@host/db', path.join(work, 'never')]);
   t.is(r.code, 2);
-  t.is(r.stderr, 'siard-ocfl: The source scheme oracle:// is not supported; sources are sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://, postgresql://, mysql:// or mariadb://.\n');
+  t.is(
+    r.stderr,
+    'siard-ocfl: The source scheme oracle:// is not supported; sources are sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://, postgresql://, mysql:// or mariadb://.\n',
+  );
 });
 
-(process.getuid?.() === 0 ? test : test.skip)('a folder its user cannot write: restore and export name it, and say it once (run as an unprivileged user)', (t) => {
-  const ro = path.join(work, 'read-only');
-  mkdirSync(ro, { mode: 0o555 });
-  chmodSync(ro, 0o555);
-  const siard = path.join(work, 'ro-src');
-  t.is(spawnSync(process.execPath, [BIN, 'export', db, siard]).status, 0);
-  chmodSync(siard, 0o755);
-  const as = { uid: 65534, gid: 65534, encoding: 'utf8' as const };
-  const target = path.join(ro, 'x.db');
-  const r = spawnSync(process.execPath, [BIN, 'restore', path.join(siard, 'nw.siard'), target], as);
-  t.is(r.status, 2, r.stderr);
-  t.is(r.stderr, `siard-ocfl: Cannot restore into ${target}: cannot create a file in the folder ${ro} (unable to open database file).\n`);
-  const e = spawnSync(process.execPath, [BIN, 'export', db, path.join(ro, 'out')], as);
-  t.is(e.status, 2, e.stderr);
-  t.is(e.stderr, `siard-ocfl: Could not finish: permission denied (mkdir ${path.join(ro, 'out')}) [EACCES].\n`);
-});
+(process.getuid?.() === 0 ? test : test.skip)(
+  'a folder its user cannot write: restore and export name it, and say it once (run as an unprivileged user)',
+  (t) => {
+    const ro = path.join(work, 'read-only');
+    mkdirSync(ro, { mode: 0o555 });
+    chmodSync(ro, 0o555);
+    const siard = path.join(work, 'ro-src');
+    t.is(spawnSync(process.execPath, [BIN, 'export', db, siard]).status, 0);
+    chmodSync(siard, 0o755);
+    const as = { uid: 65534, gid: 65534, encoding: 'utf8' as const };
+    const target = path.join(ro, 'x.db');
+    const r = spawnSync(process.execPath, [BIN, 'restore', path.join(siard, 'nw.siard'), target], as);
+    t.is(r.status, 2, r.stderr);
+    t.is(r.stderr, `siard-ocfl: Cannot restore into ${target}: cannot create a file in the folder ${ro} (unable to open database file).\n`);
+    const e = spawnSync(process.execPath, [BIN, 'export', db, path.join(ro, 'out')], as);
+    t.is(e.status, 2, e.stderr);
+    t.is(e.stderr, `siard-ocfl: Could not finish: permission denied (mkdir ${path.join(ro, 'out')}) [EACCES].\n`);
+  },
+);
 
 test('ingest, export and audit count LOB cells, LOB files and segment folders in the same words', async (t) => {
   const root = path.join(work, 'root-words');
@@ -68,7 +74,12 @@ test('ingest, export and audit count LOB cells, LOB files and segment folders in
   const words = '13 LOB cells in 129 LOB files in 120 segment folders';
   const i = await runCli(['ingest', db, '--root', root, '--id', 'urn:x:words', ...LIMITS]);
   t.is(i.code, 0, i.stderr);
-  t.regex(i.stdout, new RegExp(`^Committed v1 of object "urn:x:words" \\(.+\\): 6 tables, 87 rows, ${words}; the version holds 130 files \\(\\d+ bytes\\), 130 stored new`));
+  t.regex(
+    i.stdout,
+    new RegExp(
+      `^Committed v1 of object "urn:x:words" \\(.+\\): 6 tables, 87 rows, ${words}; the version holds 130 files \\(\\d+ bytes\\), 130 stored new`,
+    ),
+  );
   const e = await runCli(['export', db, path.join(work, 'words-out'), ...LIMITS]);
   t.true(e.stdout.startsWith(`Exported 6 tables, 87 rows, ${words} (`), e.stdout);
   const a = await runCli(['audit', '--root', root]);
@@ -87,18 +98,33 @@ test('log prints five tab-separated columns; show sorts naturally and prints eac
   writeFileSync(path.join(dir, 'a'), 'a');
   t.is((await runCli(['put', '--root', root, '--id', id, dir], { env: { SIARD_OCFL_USER_NAME: '' } })).code, 0);
   const log = await runCli(['log', '--root', root, '--id', id]);
-  const rows = log.stdout.trimEnd().split('\n').map((l) => l.split('\t'));
-  t.deepEqual(rows.map((r) => [r[0], r[2], r[3], r[4]]), [
-    ['v2', '1 files', '', ''],
-    ['v1', '130 files', 'Ada', 'first'],
-  ]);
+  const rows = log.stdout
+    .trimEnd()
+    .split('\n')
+    .map((l) => l.split('\t'));
+  t.deepEqual(
+    rows.map((r) => [r[0], r[2], r[3], r[4]]),
+    [
+      ['v2', '1 files', '', ''],
+      ['v1', '130 files', 'Ada', 'first'],
+    ],
+  );
   t.true(rows.every((r) => r.length === 5));
 
   const show = await runCli(['show', '--root', root, '--id', id, '--version', 'v1']);
-  const files = show.stdout.trimEnd().split('\n').map((l) => l.split('\t'));
+  const files = show.stdout
+    .trimEnd()
+    .split('\n')
+    .map((l) => l.split('\t'));
   const order = files.map((f) => f[0]!);
-  t.true(order.indexOf('nw_lobseg_2/content/schema0/table2/lob4/record7.bin') < order.indexOf('nw_lobseg_10/content/schema0/table4/lob7/record1.bin.8'));
-  t.true(order.indexOf('nw_lobseg_9/content/schema0/table4/lob7/record1.bin.7') < order.indexOf('nw_lobseg_10/content/schema0/table4/lob7/record1.bin.8'));
+  t.true(
+    order.indexOf('nw_lobseg_2/content/schema0/table2/lob4/record7.bin') <
+      order.indexOf('nw_lobseg_10/content/schema0/table4/lob7/record1.bin.8'),
+  );
+  t.true(
+    order.indexOf('nw_lobseg_9/content/schema0/table4/lob7/record1.bin.7') <
+      order.indexOf('nw_lobseg_10/content/schema0/table4/lob7/record1.bin.8'),
+  );
   const objectDir = path.join(root, (await runCli(['path', '--root', root, id])).stdout.trim());
   for (const f of files) t.is(Number(f[3]), statSync(path.join(objectDir, f[1]!)).size, f[0]);
 });
@@ -112,7 +138,10 @@ test('writers refuse ids with control characters; ls shows such an id made elsew
   for (const id of ['urn:x:a\nb', 'urn:x:a\tb']) {
     const put = await runCli(['put', '--root', root, '--id', id, dir]);
     t.is(put.code, 2);
-    t.is(put.stderr, `siard-ocfl: The object id ${JSON.stringify(id)} holds a control character (such as a newline or tab), which siard-ocfl does not write.\n`);
+    t.is(
+      put.stderr,
+      `siard-ocfl: The object id ${JSON.stringify(id)} holds a control character (such as a newline or tab), which siard-ocfl does not write.\n`,
+    );
     const ingest = await runCli(['ingest', db, '--root', root, '--id', id]);
     t.is(ingest.code, 2);
   }
@@ -132,7 +161,10 @@ test('re-ingesting an unchanged database makes no version unless --allow-unchang
   t.is((await runCli(['ingest', db, '--root', root, '--id', id, ...LIMITS])).code, 0);
   const again = await runCli(['ingest', db, '--root', root, '--id', id, ...LIMITS]);
   t.is(again.code, 0, again.stderr);
-  t.regex(again.stdout, /^Object "urn:x:unchanged" \(.+\) is unchanged, no new version: .*nw\.db gives the same 130 files as v1 \(--allow-unchanged makes one anyway\)\.\n$/);
+  t.regex(
+    again.stdout,
+    /^Object "urn:x:unchanged" \(.+\) is unchanged, no new version: .*nw\.db gives the same 130 files as v1 \(--allow-unchanged makes one anyway\)\.\n$/,
+  );
   const json = JSON.parse((await runCli(['ingest', db, '--root', root, '--id', id, ...LIMITS, '--json'])).stdout);
   t.like(json, { version: 'v1', unchanged: true });
   t.is(JSON.parse((await runCli(['log', '--root', root, '--id', id, '--json'])).stdout).length, 1);

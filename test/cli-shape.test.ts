@@ -39,7 +39,10 @@ test('an unknown option is reported as unknown, not as a missing required one; -
 
 test('restore names its arguments in --help', async (t) => {
   const help = (await runCli(['restore', '--help'])).stdout;
-  t.regex(help, /^Usage: siard-ocfl restore \[options\] <archive> <target> {2}\| {2}--root <root> --id <object-id> \[--version vN\] <target>$/m);
+  t.regex(
+    help,
+    /^Usage: siard-ocfl restore \[options\] <archive> <target> {2}\| {2}--root <root> --id <object-id> \[--version vN\] <target>$/m,
+  );
   t.regex(help, /^ {2}archive {2,}a \.siard file or a folder holding one/m);
   t.regex(help, /^ {2}target {2,}an SQLite file path/m);
 });
@@ -48,8 +51,22 @@ test('sizes take decimal and binary units: 45k is 45,000 bytes, 2KiB is 2,048', 
   const base = tempDir();
   const db = path.join(base, 'nw.db');
   buildNorthwind(db);
-  const plain = JSON.parse((await runCli(['export', db, path.join(base, 'plain'), '--max-files', '4', '--max-bytes', '45000', '--inline-max', '2048', '--json'])).stdout);
-  const units = await runCli(['export', db, path.join(base, 'units'), '--max-files', '4', '--max-bytes', '45k', '--inline-max', '2KiB', '--json']);
+  const plain = JSON.parse(
+    (await runCli(['export', db, path.join(base, 'plain'), '--max-files', '4', '--max-bytes', '45000', '--inline-max', '2048', '--json']))
+      .stdout,
+  );
+  const units = await runCli([
+    'export',
+    db,
+    path.join(base, 'units'),
+    '--max-files',
+    '4',
+    '--max-bytes',
+    '45k',
+    '--inline-max',
+    '2KiB',
+    '--json',
+  ]);
   t.is(units.code, 0, units.stderr);
   t.like(JSON.parse(units.stdout), { segments: plain.segments, lobs: plain.lobs, lobFiles: plain.lobFiles });
   t.deepEqual(readdirSync(path.join(base, 'units')).length, readdirSync(path.join(base, 'plain')).length);

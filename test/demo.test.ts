@@ -20,17 +20,32 @@ const ROOT = path.join(PROJECT_ROOT, 'demo-root');
 /** Extension 0003: sha256 of the id, 3 tuples of 3, then the id with all but A-Za-z0-9-_ as %xx. */
 function path0003(id: string): string {
   const digest = createHash('sha256').update(id, 'utf8').digest('hex');
-  const encoded = [...Buffer.from(id, 'utf8')].map((b) => (/[A-Za-z0-9_-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : '%' + b.toString(16).padStart(2, '0'))).join('');
+  const encoded = [...Buffer.from(id, 'utf8')]
+    .map((b) => (/[A-Za-z0-9_-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : '%' + b.toString(16).padStart(2, '0')))
+    .join('');
   return [digest.slice(0, 3), digest.slice(3, 6), digest.slice(6, 9), encoded].join('/');
 }
 
 let demoOutput = '';
 test.before(() => {
-  demoOutput = execFileSync(process.execPath, [path.join(PROJECT_ROOT, 'fixtures', 'demo.js')], { cwd: PROJECT_ROOT, encoding: 'utf8', maxBuffer: 1 << 26 });
+  demoOutput = execFileSync(process.execPath, [path.join(PROJECT_ROOT, 'fixtures', 'demo.js')], {
+    cwd: PROJECT_ROOT,
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+  });
 });
 
 test('the demo prints its steps, the object path and its tree', (t) => {
-  for (const s of ['siard-ocfl ingest', 'siard-ocfl audit', 'siard-ocfl relocate', '--version v1', '--version v2', 'AUDIT PASSED', 'Northwind.siard']) t.true(demoOutput.includes(s), s);
+  for (const s of [
+    'siard-ocfl ingest',
+    'siard-ocfl audit',
+    'siard-ocfl relocate',
+    '--version v1',
+    '--version v2',
+    'AUDIT PASSED',
+    'Northwind.siard',
+  ])
+    t.true(demoOutput.includes(s), s);
   // After relocation the head is restored into SQLite (its LOBs read inside the object) and compared.
   t.true(demoOutput.includes('siard-ocfl restore --root demo-root'), 'the relocated head is restored');
   t.regex(demoOutput, /Restored 6 tables, 87 rows, 13 LOB files \(13 digests verified\)/);
@@ -84,13 +99,17 @@ test('every LOB file: inventory fixity value equals the cell digest; split LOBs:
         const ordered = [...v1.keys()].filter((p) => suffix(p)?.[1] === tail).sort((a, b) => rank(a) - rank(b));
         const segment = (p: string) => Number(/^Northwind_lobseg_(\d+)\//.exec(p)![1]);
         t.is(ordered[0], `${logical}.0`);
-        t.true(ordered.every((p, i) => i === 0 || segment(p) > segment(ordered[i - 1]!)), 'parts in following segment folders');
+        t.true(
+          ordered.every((p, i) => i === 0 || segment(p) > segment(ordered[i - 1]!)),
+          'parts in following segment folders',
+        );
         t.true(ordered.length > 2, `${logical} is split`);
         t.true(ordered.at(-1)!.endsWith('.z'));
         const bytes = Buffer.concat(ordered.map((p) => readFileSync(path.join(objectDir, v1.get(p)!))));
         t.is(sha256(bytes), cell.attrs.digest, `${logical}: the cell digest covers the whole LOB`);
         t.is(String(bytes.length), cell.attrs.length);
-        for (const p of ordered) t.is(fixity.get(v1.get(p)!), sha256(readFileSync(path.join(objectDir, v1.get(p)!))), `${p}: its own fixity entry`);
+        for (const p of ordered)
+          t.is(fixity.get(v1.get(p)!), sha256(readFileSync(path.join(objectDir, v1.get(p)!))), `${p}: its own fixity entry`);
         split++;
       }
     }

@@ -32,17 +32,21 @@ test('digestSync agrees and lengths match the registry', (t) => {
 // The short BLAKE2b variants (OCFL digest registry) are BLAKE2b with a shorter digest length in its
 // parameter block, not a truncated BLAKE2b-512: checked against Python's hashlib (an independent
 // implementation of RFC 7693) for inputs of several lengths, across the 128-byte block boundary.
-testIf(hasProgram('python3', '--version'), 'python3 is not installed')('short BLAKE2b variants equal Python hashlib.blake2b with that digest size', async (t) => {
-  const inputs = ['', 'abc', 'x'.repeat(127), 'y'.repeat(128), 'z'.repeat(129), 'é'.repeat(1000)];
-  const script = 'import hashlib, sys, json\nprint(json.dumps([[hashlib.blake2b(s.encode(), digest_size=n).hexdigest() for n in (20, 32, 48)] for s in json.loads(sys.stdin.read())]))';
-  const expected = JSON.parse(execFileSync('python3', ['-c', script], { input: JSON.stringify(inputs), encoding: 'utf8' })) as string[][];
-  for (const [i, input] of inputs.entries()) {
-    const hasher = await MultiHasher.create(['blake2b-160', 'blake2b-256', 'blake2b-384']);
-    hasher.update(Buffer.from(input));
-    const d = hasher.digests();
-    t.deepEqual([d['blake2b-160'], d['blake2b-256'], d['blake2b-384']], expected[i], `input of ${input.length} characters`);
-  }
-});
+testIf(hasProgram('python3', '--version'), 'python3 is not installed')(
+  'short BLAKE2b variants equal Python hashlib.blake2b with that digest size',
+  async (t) => {
+    const inputs = ['', 'abc', 'x'.repeat(127), 'y'.repeat(128), 'z'.repeat(129), 'é'.repeat(1000)];
+    const script =
+      'import hashlib, sys, json\nprint(json.dumps([[hashlib.blake2b(s.encode(), digest_size=n).hexdigest() for n in (20, 32, 48)] for s in json.loads(sys.stdin.read())]))';
+    const expected = JSON.parse(execFileSync('python3', ['-c', script], { input: JSON.stringify(inputs), encoding: 'utf8' })) as string[][];
+    for (const [i, input] of inputs.entries()) {
+      const hasher = await MultiHasher.create(['blake2b-160', 'blake2b-256', 'blake2b-384']);
+      hasher.update(Buffer.from(input));
+      const d = hasher.digests();
+      t.deepEqual([d['blake2b-160'], d['blake2b-256'], d['blake2b-384']], expected[i], `input of ${input.length} characters`);
+    }
+  },
+);
 
 test('an unknown algorithm is refused with a clear error', async (t) => {
   await t.throwsAsync(() => MultiHasher.create(['sha3']), { message: /Unknown digest algorithm "sha3"/ });

@@ -36,7 +36,12 @@ function randomBytes(n: number, seed: number): Buffer {
 const directHere = (() => {
   if (fsConstants.O_DIRECT === undefined) return false;
   try {
-    closeSync(openSync(path.join(tempDir('siard-ocfl-direct-probe-'), 'probe.bin'), fsConstants.O_CREAT | fsConstants.O_WRONLY | fsConstants.O_DIRECT));
+    closeSync(
+      openSync(
+        path.join(tempDir('siard-ocfl-direct-probe-'), 'probe.bin'),
+        fsConstants.O_CREAT | fsConstants.O_WRONLY | fsConstants.O_DIRECT,
+      ),
+    );
     return true;
   } catch {
     return false;
@@ -62,7 +67,7 @@ for (const size of [0, 1, 4095, 4096, 4097, MIB - 1, MIB, MIB + 1, 3 * MIB + 123
     const bytes = randomBytes(size, size + 7);
     const f = await direct(file);
     const rand = prng(size);
-    for (let at = 0; at < size; ) {
+    for (let at = 0; at < size;) {
       const n = Math.min(size - at, 1 + Math.floor(rand() * 700 * KIB));
       // The caller's buffer is reused at once: the file must hold what was passed, not what came later.
       const chunk = Buffer.from(bytes.subarray(at, at + n));
@@ -76,7 +81,10 @@ for (const size of [0, 1, 4095, 4096, 4097, MIB - 1, MIB, MIB + 1, 3 * MIB + 123
   });
 }
 
-testIf(directHere && hasProgram('fincore', '--version'), directHere ? 'fincore (util-linux) is not installed' : 'the filesystem of the test folder refuses O_DIRECT')('the bytes bypass the page cache (fincore sees few of them resident)', async (t) => {
+testIf(
+  directHere && hasProgram('fincore', '--version'),
+  directHere ? 'fincore (util-linux) is not installed' : 'the filesystem of the test folder refuses O_DIRECT',
+)('the bytes bypass the page cache (fincore sees few of them resident)', async (t) => {
   const dir = tempDir('siard-ocfl-direct-');
   const file = path.join(dir, 'big.bin');
   const f = await direct(file);

@@ -24,7 +24,9 @@ function arraySource(columns: SiardColumn[], rows: SourceValue[][]): DatabaseSou
   return {
     description: 'array source',
     async catalog() {
-      return { schemas: [{ name: 'main', views: [], tables: [{ name: 'arr', rows: rows.length, foreignKeys: [], candidateKeys: [], columns }] }] };
+      return {
+        schemas: [{ name: 'main', views: [], tables: [{ name: 'arr', rows: rows.length, foreignKeys: [], candidateKeys: [], columns }] }],
+      };
     },
     async *rows(): AsyncIterable<SourceValue[]> {
       yield* rows;
@@ -49,7 +51,14 @@ test('array cells validate against the generated XSD and read back element by el
   const words = 'x'.repeat(5000); // far above the inline limit: array elements stay inline anyway
   await exportToDirectory(
     arraySource(COLUMNS, [
-      [1n, array(1n, -9223372036854775808n, 3n), array('a  b', null, '', words), array(new Uint8Array([0, 255]), new Uint8Array()), array('2020-02-29'), array(1.5, -0, Infinity)],
+      [
+        1n,
+        array(1n, -9223372036854775808n, 3n),
+        array('a  b', null, '', words),
+        array(new Uint8Array([0, 255]), new Uint8Array()),
+        array('2020-02-29'),
+        array(1.5, -0, Infinity),
+      ],
       [2n, array(), null, array(), null, array(Number.NaN)],
     ]),
     out,
@@ -58,7 +67,10 @@ test('array cells validate against the generated XSD and read back element by el
   const siard = path.join(out, 'arr.siard');
   assertArchiveValid(t, siard, METADATA_XSD);
   const metadata = unzipEntry(siard, 'header/metadata.xml').toString('utf8');
-  t.regex(metadata, /<name>words<\/name>\s*<type>CLOB<\/type>\s*<typeOriginal>text\[\]<\/typeOriginal>\s*<fields>(\s*<field>\s*<name>words\[\d\]<\/name>\s*<\/field>){4}\s*<\/fields>\s*<nullable>true<\/nullable>\s*<cardinality>4<\/cardinality>/);
+  t.regex(
+    metadata,
+    /<name>words<\/name>\s*<type>CLOB<\/type>\s*<typeOriginal>text\[\]<\/typeOriginal>\s*<fields>(\s*<field>\s*<name>words\[\d\]<\/name>\s*<\/field>){4}\s*<\/fields>\s*<nullable>true<\/nullable>\s*<cardinality>4<\/cardinality>/,
+  );
   t.false(existsSync(path.join(out, 'arr_lobseg_0')), 'no LOB file: array elements are inline');
 
   const reader = await SiardReader.open(siard);
@@ -67,11 +79,30 @@ test('array cells validate against the generated XSD and read back element by el
     const rows = [];
     for await (const row of reader.rows(ref!)) rows.push(row.cells);
     const elements = (v: unknown) => [...(v as { elements: Map<number, unknown> }).elements].sort((a, b) => a[0] - b[0]);
-    t.deepEqual(elements(rows[0]![1]), [[1, '1'], [2, '-9223372036854775808'], [3, '3']]);
-    t.deepEqual(elements(rows[0]![2]), [[1, 'a  b'], [3, ''], [4, words]], 'the NULL second element is absent');
-    t.deepEqual(elements(rows[0]![3]), [[1, '00ff'], [2, '']]);
+    t.deepEqual(elements(rows[0]![1]), [
+      [1, '1'],
+      [2, '-9223372036854775808'],
+      [3, '3'],
+    ]);
+    t.deepEqual(
+      elements(rows[0]![2]),
+      [
+        [1, 'a  b'],
+        [3, ''],
+        [4, words],
+      ],
+      'the NULL second element is absent',
+    );
+    t.deepEqual(elements(rows[0]![3]), [
+      [1, '00ff'],
+      [2, ''],
+    ]);
     t.deepEqual(elements(rows[0]![4]), [[1, '2020-02-29Z']]);
-    t.deepEqual(elements(rows[0]![5]), [[1, '1.5'], [2, '-0.0'], [3, 'INF']]);
+    t.deepEqual(elements(rows[0]![5]), [
+      [1, '1.5'],
+      [2, '-0.0'],
+      [3, 'INF'],
+    ]);
     t.is(rows[1]![1], '', 'an empty array is an empty cell');
     t.is(rows[1]![2], null, 'a NULL array is an absent cell');
     t.deepEqual(elements(rows[1]![5]), [[1, 'NaN']]);
@@ -82,8 +113,16 @@ test('array cells validate against the generated XSD and read back element by el
 
 for (const [what, cell, message] of [
   ['a trailing NULL element', array(1n, null), /Table "arr", row 1, column "ints": the array ends with a NULL element/],
-  ['more elements than the cardinality', array(1n, 2n, 3n, 4n), /Table "arr", row 1, column "ints": the array has 4 elements, more than the column's cardinality 3/],
-  ['an element of the wrong type', array(1n, 'two'), /Table "arr", row 1, column "ints", element 2: a text value cannot be written as BIGINT/],
+  [
+    'more elements than the cardinality',
+    array(1n, 2n, 3n, 4n),
+    /Table "arr", row 1, column "ints": the array has 4 elements, more than the column's cardinality 3/,
+  ],
+  [
+    'an element of the wrong type',
+    array(1n, 'two'),
+    /Table "arr", row 1, column "ints", element 2: a text value cannot be written as BIGINT/,
+  ],
   ['a scalar in an array column', 5n, /Table "arr", row 1, column "ints": a bigint value cannot be written in an ARRAY column/],
 ] as const) {
   test(`${what} stops the export naming the cell, and nothing is left`, async (t) => {

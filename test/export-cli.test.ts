@@ -16,7 +16,9 @@ buildNorthwind(db);
 
 function treeDigest(dir: string): string {
   const h = createHash('sha256');
-  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true }).sort((a, b) => (a.parentPath + a.name).localeCompare(b.parentPath + b.name))) {
+  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true }).sort((a, b) =>
+    (a.parentPath + a.name).localeCompare(b.parentPath + b.name),
+  )) {
     const p = path.join(e.parentPath, e.name);
     h.update(path.relative(dir, p));
     if (e.isFile()) h.update(readFileSync(p));
@@ -26,7 +28,18 @@ function treeDigest(dir: string): string {
 
 test('export prints a JSON summary and names the archive after the database file', async (t) => {
   const out = path.join(work, 'ok');
-  const r = await runCli(['export', `sqlite:${db}`, out, '--json', '--max-files', '4', '--max-bytes', '45000', '--data-owner', 'Test archive']);
+  const r = await runCli([
+    'export',
+    `sqlite:${db}`,
+    out,
+    '--json',
+    '--max-files',
+    '4',
+    '--max-bytes',
+    '45000',
+    '--data-owner',
+    'Test archive',
+  ]);
   t.is(r.code, 0, r.stderr);
   const s = JSON.parse(r.stdout);
   t.is(s.siard, 'Northwind.siard');
@@ -37,7 +50,10 @@ test('export prints a JSON summary and names the archive after the database file
   t.true(s.bytes > 5 * 1024 * 1024);
   t.true(existsSync(path.join(out, 'Northwind.siard')));
   t.true(existsSync(path.join(out, 'Northwind_lobseg_0', 'content/schema0/table2/lob4/record0.bin')));
-  t.true(readdirSync(out).every((n) => !n.startsWith('.')), 'no staging folder left');
+  t.true(
+    readdirSync(out).every((n) => !n.startsWith('.')),
+    'no staging folder left',
+  );
 });
 
 test('--tables exports only the matching tables, numbered from 0 in export order', async (t) => {
@@ -145,7 +161,9 @@ test('--mets writes a parent mets.xml beside the .siard and a child mets.xml in 
     t.true(parent.includes(`${folder}/mets.xml`), `parent points at ${folder}`);
   }
   const child0 = readFileSync(path.join(out, 'Northwind_lobseg_0', 'mets.xml'), 'utf8');
-  const md5 = createHash('md5').update(readFileSync(path.join(out, 'Northwind_lobseg_0', 'content/schema0/table2/lob4/record0.bin'))).digest('hex');
+  const md5 = createHash('md5')
+    .update(readFileSync(path.join(out, 'Northwind_lobseg_0', 'content/schema0/table2/lob4/record0.bin')))
+    .digest('hex');
   t.true(child0.toLowerCase().includes(md5), 'child METS carries the MD5 of its files');
   // an existing mets.xml in the out-dir is refused before anything is written
   const other = path.join(work, 'mets-clash');

@@ -54,8 +54,14 @@ sharedTest('acceptance 1: the Northwind example with --max-files 4 --max-bytes 4
     t.deepEqual(lob4(1), ['record4.bin', 'record5.bin', 'record6.bin']);
     t.deepEqual(lob4(2), ['record7.bin']);
     // Segments 0 and 1 hold nothing else (the pictures are the first LOBs in export order).
-    t.deepEqual(filesUnder(path.join(dir, 'Northwind_lobseg_0')), lob4(0).map((f) => `content/schema0/table2/lob4/${f}`));
-    t.deepEqual(filesUnder(path.join(dir, 'Northwind_lobseg_1')), lob4(1).map((f) => `content/schema0/table2/lob4/${f}`));
+    t.deepEqual(
+      filesUnder(path.join(dir, 'Northwind_lobseg_0')),
+      lob4(0).map((f) => `content/schema0/table2/lob4/${f}`),
+    );
+    t.deepEqual(
+      filesUnder(path.join(dir, 'Northwind_lobseg_1')),
+      lob4(1).map((f) => `content/schema0/table2/lob4/${f}`),
+    );
 
     const siard = path.join(dir, 'Northwind.siard');
     const rows = readTableXml(unzipEntry(siard, 'content/schema0/table2/table2.xml').toString('utf8'));
@@ -107,7 +113,12 @@ sharedTest('acceptance 2: a LOB of 2.5 x --max-bytes after three small ones is s
   const base = 'content/schema0/table0/lob2';
   const part0 = maxBytes - (3000 + 4000 + 5000);
   // Expected layout, derived from the recommendation's rule (not from the code).
-  t.deepEqual(filesUnder(path.join(out, 'S_lobseg_0')), [`${base}/record0.bin`, `${base}/record1.bin`, `${base}/record2.bin`, `${base}/record3.bin.0`]);
+  t.deepEqual(filesUnder(path.join(out, 'S_lobseg_0')), [
+    `${base}/record0.bin`,
+    `${base}/record1.bin`,
+    `${base}/record2.bin`,
+    `${base}/record3.bin.0`,
+  ]);
   t.deepEqual(filesUnder(path.join(out, 'S_lobseg_1')), [`${base}/record3.bin.1`]);
   t.deepEqual(filesUnder(path.join(out, 'S_lobseg_2')), [`${base}/record3.bin.z`, `${base}/record4.bin`, `${base}/record5.bin`]);
   t.false(existsSync(path.join(out, 'S_lobseg_3')));
@@ -138,7 +149,10 @@ sharedTest('acceptance 4: the archive messageDigest covers bytes 0 .. offset of 
   const names = zipEntryNames(siard);
   const header = names.indexOf('header/');
   t.true(header > 0);
-  t.true(names.slice(0, header).every((n) => n.startsWith('content/')), 'content/ entries first');
+  t.true(
+    names.slice(0, header).every((n) => n.startsWith('content/')),
+    'content/ entries first',
+  );
   t.deepEqual(names.slice(header), ['header/', 'header/siardversion/2.2/', 'header/metadata.xsd', 'header/metadata.xml']);
   const offset = zipEntryOffset(siard, 'header/');
   const expected = sha256OfRange(siard, offset);

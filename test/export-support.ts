@@ -12,15 +12,21 @@ export function unzipEntry(siard: string, entry: string): Buffer {
 }
 
 export function zipEntryNames(siard: string): string[] {
-  const out = execFileSync('python3', ['-c', 'import sys,zipfile\nfor n in zipfile.ZipFile(sys.argv[1]).namelist(): print(n)', siard], { encoding: 'utf8' });
+  const out = execFileSync('python3', ['-c', 'import sys,zipfile\nfor n in zipfile.ZipFile(sys.argv[1]).namelist(): print(n)', siard], {
+    encoding: 'utf8',
+  });
   return out.split('\n').filter(Boolean);
 }
 
 /** Local header offset of an entry, as python's zipfile reads it from the central directory. */
 export function zipEntryOffset(siard: string, entry: string): number {
-  const out = execFileSync('python3', ['-c', 'import sys,zipfile\nprint(zipfile.ZipFile(sys.argv[1]).getinfo(sys.argv[2]).header_offset)', siard, entry], {
-    encoding: 'utf8',
-  });
+  const out = execFileSync(
+    'python3',
+    ['-c', 'import sys,zipfile\nprint(zipfile.ZipFile(sys.argv[1]).getinfo(sys.argv[2]).header_offset)', siard, entry],
+    {
+      encoding: 'utf8',
+    },
+  );
   return Number(out.trim());
 }
 
@@ -82,7 +88,9 @@ export function readTableXml(xml: string): Array<Map<number, ReadCell>> {
 }
 
 /** Column types per table folder from metadata.xml (regex, document order). */
-export function metadataTables(xml: string): Array<{ name: string; folder: string; rows: number; columns: Array<{ name: string; type: string; lobFolder?: string }> }> {
+export function metadataTables(
+  xml: string,
+): Array<{ name: string; folder: string; rows: number; columns: Array<{ name: string; type: string; lobFolder?: string }> }> {
   const tables = [];
   for (const t of xml.matchAll(/<table>([\s\S]*?)<\/table>/g)) {
     const body = t[1]!;

@@ -29,7 +29,16 @@ const work = tempDir('siard-ocfl-export-udt-');
 
 const TYPES: SiardType[] = [
   { name: 'MONEY', category: 'distinct', instantiable: false, final: true, base: 'DECIMAL(10, 2)' },
-  { name: 'POINT', category: 'udt', instantiable: true, final: false, attributes: [{ name: 'X', type: 'DECIMAL' }, { name: 'Y', type: 'DECIMAL' }] },
+  {
+    name: 'POINT',
+    category: 'udt',
+    instantiable: true,
+    final: false,
+    attributes: [
+      { name: 'X', type: 'DECIMAL' },
+      { name: 'Y', type: 'DECIMAL' },
+    ],
+  },
   {
     name: 'SHAPE',
     category: 'udt',
@@ -56,7 +65,16 @@ function udtSource(rows: SourceValue[][]): DatabaseSource {
   return {
     description: 'udt source',
     async catalog() {
-      return { schemas: [{ name: 'geo', types: TYPES, views: [], tables: [{ name: 'shapes', rows: rows.length, foreignKeys: [], candidateKeys: [], columns: COLUMNS }] }] };
+      return {
+        schemas: [
+          {
+            name: 'geo',
+            types: TYPES,
+            views: [],
+            tables: [{ name: 'shapes', rows: rows.length, foreignKeys: [], candidateKeys: [], columns: COLUMNS }],
+          },
+        ],
+      };
     },
     async *rows(): AsyncIterable<SourceValue[]> {
       yield* rows;
@@ -90,12 +108,21 @@ test('UDT cells: types and fields in metadata.xml, nested XSD, values read back 
   assertArchiveValid(t, siard, METADATA_XSD);
 
   const metadata = unzipEntry(siard, 'header/metadata.xml').toString('utf8');
-  t.regex(metadata, /<name>SHAPE<\/name>\s*<category>udt<\/category>\s*<instantiable>true<\/instantiable>\s*<final>false<\/final>\s*<attributes>/);
+  t.regex(
+    metadata,
+    /<name>SHAPE<\/name>\s*<category>udt<\/category>\s*<instantiable>true<\/instantiable>\s*<final>false<\/final>\s*<attributes>/,
+  );
   t.regex(metadata, /<attribute>\s*<name>ORDINATES<\/name>\s*<type>DECIMAL<\/type>\s*<cardinality>1048576<\/cardinality>\s*<\/attribute>/);
-  t.regex(metadata, /<name>shape<\/name>\s*<lobFolder>\.\/<\/lobFolder>\s*<typeSchema>geo<\/typeSchema>\s*<typeName>SHAPE<\/typeName>\s*<fields>\s*<field>\s*<name>SRID<\/name>\s*<\/field>\s*<field>\s*<name>CENTER<\/name>\s*<fields>\s*<field>\s*<name>X<\/name>/);
+  t.regex(
+    metadata,
+    /<name>shape<\/name>\s*<lobFolder>\.\/<\/lobFolder>\s*<typeSchema>geo<\/typeSchema>\s*<typeName>SHAPE<\/typeName>\s*<fields>\s*<field>\s*<name>SRID<\/name>\s*<\/field>\s*<field>\s*<name>CENTER<\/name>\s*<fields>\s*<field>\s*<name>X<\/name>/,
+  );
   const xsd = unzipEntry(siard, 'content/schema0/table0/table0.xsd').toString('utf8');
   // ORDINATES: the three elements the data uses, not 1,048,576.
-  t.regex(xsd, /<xs:element name="u3" minOccurs="0">\s*<xs:complexType>\s*<xs:sequence>\s*<xs:element name="a1" type="xs:decimal" minOccurs="0"\/>\s*<xs:element name="a2" type="xs:decimal" minOccurs="0"\/>\s*<xs:element name="a3" type="xs:decimal" minOccurs="0"\/>\s*<\/xs:sequence>/);
+  t.regex(
+    xsd,
+    /<xs:element name="u3" minOccurs="0">\s*<xs:complexType>\s*<xs:sequence>\s*<xs:element name="a1" type="xs:decimal" minOccurs="0"\/>\s*<xs:element name="a2" type="xs:decimal" minOccurs="0"\/>\s*<xs:element name="a3" type="xs:decimal" minOccurs="0"\/>\s*<\/xs:sequence>/,
+  );
   t.false(xsd.includes('name="a4"'));
   t.regex(xsd, /<xs:element name="u5" type="blobType" minOccurs="0"\/>/);
 
@@ -109,10 +136,23 @@ test('UDT cells: types and fields in metadata.xml, nested XSD, values read back 
     const s1 = complex(rows[0]!.cells[2]!);
     t.is(s1.kind, 'udt');
     t.is(s1.elements.get(1), '4326');
-    t.deepEqual([...complex(s1.elements.get(2)!).elements], [[1, '1.5'], [2, '-2']]);
+    t.deepEqual(
+      [...complex(s1.elements.get(2)!).elements],
+      [
+        [1, '1.5'],
+        [2, '-2'],
+      ],
+    );
     const ords = complex(s1.elements.get(3)!);
     t.is(ords.kind, 'array');
-    t.deepEqual([...ords.elements], [[1, '1'], [2, '2'], [3, '3']]);
+    t.deepEqual(
+      [...ords.elements],
+      [
+        [1, '1'],
+        [2, '2'],
+        [3, '3'],
+      ],
+    );
     t.is(s1.elements.get(4), 'short label');
     const ref = s1.elements.get(5) as { file: string; length: number; digestType: string; digest: string };
     t.is(ref.file, 'geo_lobseg_0/content/schema0/table0/lob3/u5/record0.bin');

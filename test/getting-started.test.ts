@@ -44,7 +44,10 @@ test("the README's first session runs as written and its audits report no error 
   t.deepEqual(audits, ['AUDIT PASSED: 1 object, 0 errors, 0 warnings.', 'AUDIT PASSED: 1 object, 0 errors, 0 warnings.']);
   t.notRegex(r.stdout, /^WARNING /m);
   // The user came from the environment the README sets once.
-  const log = spawnSync(process.execPath, [BIN, 'log', '--root', 'archive-root', '--id', 'urn:example:northwind', '--json'], { cwd, encoding: 'utf8' });
+  const log = spawnSync(process.execPath, [BIN, 'log', '--root', 'archive-root', '--id', 'urn:example:northwind', '--json'], {
+    cwd,
+    encoding: 'utf8',
+  });
   t.like(JSON.parse(log.stdout), [{ user: { name: 'A. Archivist', address: 'mailto:a@example.org' } }, { user: { name: 'A. Archivist' } }]);
 });
 
@@ -73,12 +76,19 @@ test('every dependency with an install script is in allowScripts', (t) => {
 
 test('npm pack, then npm install -g of the tarball, gives a siard-ocfl command that exports a database', (t) => {
   const base = tempDir('siard-global-');
-  const npm = (args: string[], cwd: string) => spawnSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_loglevel: 'error' } });
+  const npm = (args: string[], cwd: string) =>
+    spawnSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_loglevel: 'error' } });
   const pack = npm(['pack', '--ignore-scripts', '--pack-destination', base], PROJECT_ROOT);
   t.is(pack.status, 0, pack.stderr);
-  const tarball = path.join(base, readdirSync(base).find((n) => n.endsWith('.tgz'))!);
+  const tarball = path.join(
+    base,
+    readdirSync(base).find((n) => n.endsWith('.tgz'))!,
+  );
   const prefix = path.join(base, 'prefix');
-  const install = npm(['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', '--allow-scripts=better-sqlite3,koffi', tarball], base);
+  const install = npm(
+    ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', '--allow-scripts=better-sqlite3,koffi', tarball],
+    base,
+  );
   t.is(install.status, 0, install.stderr);
   const cmd = path.join(prefix, 'bin', 'siard-ocfl');
   const version = spawnSync(cmd, ['--version'], { encoding: 'utf8' });

@@ -24,7 +24,6 @@ import { tempDir } from './helpers/tmp.js';
 
 const SAMPLES = reference('siard-samples');
 
-
 let root: OcflStorageRoot;
 const results = new Map<string, AuditResult>();
 const rel = (f: string) => path.relative(SAMPLES, f);
@@ -47,7 +46,11 @@ if (HAS_SHARED) {
     sharedTest(`${rel(file)}: ingested as received, audited, OCFL-valid`, (t) => {
       const r = results.get(rel(file))!;
       t.truthy(r);
-      t.deepEqual(codes(r, 'error').filter((c) => /^E\d{3}$/.test(c)), [], 'no OCFL error');
+      t.deepEqual(
+        codes(r, 'error').filter((c) => /^E\d{3}$/.test(c)),
+        [],
+        'no OCFL error',
+      );
       const s = r.objects[0]!.siards[0]!;
       t.is(s.path, path.basename(file));
       t.true(s.tables > 0);
@@ -74,29 +77,44 @@ sharedTest('external LOBs are found in the object: DBPTK _lobseg_1, SiardGui ../
   }
   t.true(results.get('siardapi/sql2008.siard')!.ok, 'sql2008: every digest verifies');
   t.true(codes(results.get('arkade5/fullConvert/external/scfc.siard')!, 'warning').includes('SIARD_LOBFOLDER_BACKSLASH'));
-  for (const name of ['arkade5/dbPtk/external/dbptk.siard', 'arkade5/siardGui/external/siardGui.siard', 'arkade5/fullConvert/external/scfc.siard']) {
+  for (const name of [
+    'arkade5/dbPtk/external/dbptk.siard',
+    'arkade5/siardGui/external/siardGui.siard',
+    'arkade5/fullConvert/external/scfc.siard',
+  ]) {
     t.true(
-      results.get(name)!.findings.some((f) => f.code === 'LOB_UNREFERENCED' && f.severity === 'warning' && f.path!.endsWith('unreferenced-file.bin')),
+      results
+        .get(name)!
+        .findings.some((f) => f.code === 'LOB_UNREFERENCED' && f.severity === 'warning' && f.path!.endsWith('unreferenced-file.bin')),
       `${name}: the unreferenced file was kept and reported`,
     );
   }
 });
 
-sharedTest('externalLobsMissing: refused by default (exit 1, one sentence, no object); stored on request, every external LOB reported missing, exit status 1', async (t) => {
-  const refused = await t.throwsAsync(ingest(reference('siard-samples', MISSING), root, 'refused', { user: { name: 'test' } }));
-  t.is((refused as SiardOcflError).exitCode, 1);
-  t.regex(refused!.message, /^\S+dbptk\.siard: 35 LOB cells reference files the package folder does not hold \(the first: .*row 1, column .*\), so nothing was stored/);
-  t.is(await root.findObject('refused'), undefined, 'no object left');
-  const r = results.get(MISSING)!;
-  t.false(r.ok);
-  const missing = r.findings.filter((f) => f.code === 'LOB_MISSING');
-  t.is(missing.length, 35);
-  t.true(missing.every((f) => f.table !== undefined && f.row !== undefined && f.column !== undefined && f.path!.includes('_lobseg_1/')));
-});
+sharedTest(
+  'externalLobsMissing: refused by default (exit 1, one sentence, no object); stored on request, every external LOB reported missing, exit status 1',
+  async (t) => {
+    const refused = await t.throwsAsync(ingest(reference('siard-samples', MISSING), root, 'refused', { user: { name: 'test' } }));
+    t.is((refused as SiardOcflError).exitCode, 1);
+    t.regex(
+      refused!.message,
+      /^\S+dbptk\.siard: 35 LOB cells reference files the package folder does not hold \(the first: .*row 1, column .*\), so nothing was stored/,
+    );
+    t.is(await root.findObject('refused'), undefined, 'no object left');
+    const r = results.get(MISSING)!;
+    t.false(r.ok);
+    const missing = r.findings.filter((f) => f.code === 'LOB_MISSING');
+    t.is(missing.length, 35);
+    t.true(missing.every((f) => f.table !== undefined && f.row !== undefined && f.column !== undefined && f.path!.includes('_lobseg_1/')));
+  },
+);
 
 sharedTest('arkade5 packages with their CRs restored: every LOB digest and length verifies', async (t) => {
   const damaged = results.get('arkade5/siardGui/external/siardGui.siard')!;
-  t.true(damaged.findings.some((f) => f.code === 'LOB_DIGEST'), 'as stored in ../shared the CR-less copies fail, and the audit says so');
+  t.true(
+    damaged.findings.some((f) => f.code === 'LOB_DIGEST'),
+    'as stored in ../shared the CR-less copies fail, and the audit says so',
+  );
   const dir = tempDir('siard-ocfl-crlf-');
   const r = await initRoot(path.join(dir, 'root'), await loadLayout0003());
   for (const name of ['arkade5/dbPtk/external', 'arkade5/siardGui/external', 'arkade5/fullConvert/external']) {
@@ -106,7 +124,14 @@ sharedTest('arkade5 packages with their CRs restored: every LOB digest and lengt
     const siard = readdirSync(copy).find((n) => n.endsWith('.siard'))!;
     await ingest(path.join(copy, siard), r, name, { user: { name: 'test' } });
     const a = await audit(r, { ids: [name] });
-    t.deepEqual(codes(a, 'error'), [], `${name}: ${a.findings.filter((f) => f.severity === 'error').map((f) => f.message).join('; ')}`);
+    t.deepEqual(
+      codes(a, 'error'),
+      [],
+      `${name}: ${a.findings
+        .filter((f) => f.severity === 'error')
+        .map((f) => f.message)
+        .join('; ')}`,
+    );
     t.true(a.objects[0]!.siards[0]!.lobFiles >= 29);
   }
 });
@@ -115,7 +140,9 @@ sharedTest('arkade5 packages with their CRs restored: every LOB digest and lengt
 function cellDigests(siard: string): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
   for (const name of zipEntryNames(siard).filter((n) => /content\/[^/]+\/[^/]+\/[^/]+\.xml$/.test(n))) {
-    for (const m of unzipEntry(siard, name).toString('utf8').matchAll(/<c\d+\b[^>]*>/g)) {
+    for (const m of unzipEntry(siard, name)
+      .toString('utf8')
+      .matchAll(/<c\d+\b[^>]*>/g)) {
       const file = /file="([^"]+)"/.exec(m[0])?.[1];
       const digest = /digest="([0-9a-fA-F]+)"/.exec(m[0])?.[1];
       if (!file || !digest) continue;
@@ -130,9 +157,18 @@ function cellDigests(siard: string): Map<string, Set<string>> {
  * LF -> CRLF in each LOB file whose digest matches no cell as it is but does with its CRs restored
  * (what git's normalisation removed); files that verify as they are, binary ones included, stay.
  */
-function restoreCrlf(dir: string, digests = cellDigests(path.join(dir, readdirSync(dir).find((n) => n.endsWith('.siard'))!))): void {
+function restoreCrlf(
+  dir: string,
+  digests = cellDigests(
+    path.join(
+      dir,
+      readdirSync(dir).find((n) => n.endsWith('.siard'))!,
+    ),
+  ),
+): void {
   const known = (b: Buffer, name: string) =>
-    digests.get(name)?.has(createHash('sha256').update(b).digest('hex')) || digests.get(name)?.has(createHash('md5').update(b).digest('hex'));
+    digests.get(name)?.has(createHash('sha256').update(b).digest('hex')) ||
+    digests.get(name)?.has(createHash('md5').update(b).digest('hex'));
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) restoreCrlf(p, digests);
@@ -145,11 +181,14 @@ function restoreCrlf(dir: string, digests = cellDigests(path.join(dir, readdirSy
   }
 }
 
-sharedTest('audit --shard k/n: the shards split the root\'s objects, each object in exactly one', async (t) => {
+sharedTest("audit --shard k/n: the shards split the root's objects, each object in exactly one", async (t) => {
   const all = (await audit(root, { noXsd: true })).objects.map((o) => o.id).sort();
   const shards = [];
   for (let k = 1; k <= 3; k++) shards.push((await audit(root, { noXsd: true, shard: { k, n: 3 } })).objects.map((o) => o.id));
   t.deepEqual(shards.flat().sort(), all);
-  t.true(shards.every((s) => s.length < all.length), 'no shard holds everything');
+  t.true(
+    shards.every((s) => s.length < all.length),
+    'no shard holds everything',
+  );
   await t.throwsAsync(audit(root, { shard: { k: 4, n: 3 } }), { message: /--shard/ });
 });

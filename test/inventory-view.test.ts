@@ -40,7 +40,8 @@ function randomPath(r: () => number): string {
 function randomInventory(r: () => number): Inventory {
   const digests = Array.from({ length: 1 + Math.floor(r() * 12) }, () => hex(r, 128));
   const manifest: Record<string, string[]> = {};
-  for (const d of digests) manifest[d] = Array.from({ length: r() < 0.9 ? 1 : 2 + Math.floor(r() * 2) }, () => `v1/content/${randomPath(r)}`);
+  for (const d of digests)
+    manifest[d] = Array.from({ length: r() < 0.9 ? 1 : 2 + Math.floor(r() * 2) }, () => `v1/content/${randomPath(r)}`);
   const versions: Inventory['versions'] = {};
   const count = 1 + Math.floor(r() * 3);
   for (let v = 1; v <= count; v++) {
@@ -48,9 +49,21 @@ function randomInventory(r: () => number): Inventory {
     for (const d of digests) if (r() < 0.8) state[d] = Array.from({ length: 1 + Math.floor(r() * 3) }, () => randomPath(r));
     // A logical path under two digests (invalid OCFL, but readers have always read it: the last wins).
     if (r() < 0.1 && digests.length > 1) state[digests[0]!] = [...(state[digests[0]!] ?? []), ...(state[digests[1]!] ?? ['x'])];
-    versions[`v${v}`] = { created: '2026-11-24T00:00:00Z', state, ...(r() < 0.5 ? { message: randomPath(r) } : {}), ...(r() < 0.5 ? { user: { name: 'N', address: 'mailto:n@example.org' } } : {}) };
+    versions[`v${v}`] = {
+      created: '2026-11-24T00:00:00Z',
+      state,
+      ...(r() < 0.5 ? { message: randomPath(r) } : {}),
+      ...(r() < 0.5 ? { user: { name: 'N', address: 'mailto:n@example.org' } } : {}),
+    };
   }
-  const inv: Inventory = { id: `urn:x:${randomPath(r)}`, type: 'https://ocfl.io/1.1/spec/#inventory', digestAlgorithm: 'sha512', head: `v${count}`, manifest, versions };
+  const inv: Inventory = {
+    id: `urn:x:${randomPath(r)}`,
+    type: 'https://ocfl.io/1.1/spec/#inventory',
+    digestAlgorithm: 'sha512',
+    head: `v${count}`,
+    manifest,
+    versions,
+  };
   if (r() < 0.3) inv.fixity = { md5: Object.fromEntries(Object.values(manifest).map((paths) => [hex(r, 32), paths])) };
   return inv;
 }
@@ -118,7 +131,13 @@ test('a path listed under two digests keeps the digest listed last, as the full 
     versions: { v1: { created: '2026-11-24T00:00:00Z', state: { [a]: ['same', 'one'], [b]: ['same'] } } },
   };
   const view = InventoryView.from(serializeInventory(inv), 'inventory.json')!;
-  t.deepEqual([...view.state('v1')], [['one', a], ['same', b]]);
+  t.deepEqual(
+    [...view.state('v1')],
+    [
+      ['one', a],
+      ['same', b],
+    ],
+  );
   t.is(view.state('v1').get('same'), b);
   t.is(view.state('v1').size, 2);
 });
@@ -130,7 +149,10 @@ test('damaged inventories: the view accepts none the full parse refuses, and rea
     const text = serializeInventory(randomInventory(r)).toString('utf8');
     const at = Math.floor(r() * text.length);
     const junk = ['', '"', ',', '}', '{', ':', ']', '[', '\\', 'x', 'A', ' ', '\u0001'][Math.floor(r() * 13)]!;
-    const damaged = Buffer.from(r() < 0.5 ? text.slice(0, at) + junk + text.slice(at + 1) : text.slice(0, at) + junk + text.slice(at), 'utf8');
+    const damaged = Buffer.from(
+      r() < 0.5 ? text.slice(0, at) + junk + text.slice(at + 1) : text.slice(0, at) + junk + text.slice(at),
+      'utf8',
+    );
     let full: ReturnType<typeof readFull> | undefined;
     try {
       full = readFull(damaged);

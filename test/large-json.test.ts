@@ -37,11 +37,25 @@ for (const [i, value] of samples.entries()) {
 }
 
 test('text JSON.parse refuses is refused in slices too', (t) => {
-  for (const bad of ['{"a": 1,}', '{"a": [1, 2}', '{"a": "unclosed}', '[1, 2', '{"a" 1, "b": 2}', '{"a": 1}}', '[,1]', '{"a": nul}', '[1 2]']) {
+  for (const bad of [
+    '{"a": 1,}',
+    '{"a": [1, 2}',
+    '{"a": "unclosed}',
+    '[1, 2',
+    '{"a" 1, "b": 2}',
+    '{"a": 1}}',
+    '[,1]',
+    '{"a": nul}',
+    '[1 2]',
+  ]) {
     t.throws(() => JSON.parse(bad), undefined, `JSON.parse refuses ${bad}`);
     t.throws(() => parseJsonBytes(Buffer.from(bad), 2), { instanceOf: SyntaxError }, bad);
   }
-  t.throws(() => parseJsonBytes(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]), 2), { instanceOf: TypeError }, 'bytes that are not UTF-8');
+  t.throws(
+    () => parseJsonBytes(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]), 2),
+    { instanceOf: TypeError },
+    'bytes that are not UTF-8',
+  );
 });
 
 sharedTest('every inventory of the OCFL conformance fixtures parses in slices exactly as JSON.parse reads it', (t) => {
@@ -62,7 +76,12 @@ sharedTest('every inventory of the OCFL conformance fixtures parses in slices ex
 
 /** The canonical form written the obvious way: a sorted copy through one JSON.stringify. */
 function referenceBytes(inv: Inventory): Buffer {
-  const sortMap = (m: Record<string, string[]>) => Object.fromEntries(Object.keys(m).sort().map((k) => [k, [...m[k]!].sort()]));
+  const sortMap = (m: Record<string, string[]>) =>
+    Object.fromEntries(
+      Object.keys(m)
+        .sort()
+        .map((k) => [k, [...m[k]!].sort()]),
+    );
   const versions = Object.fromEntries(
     Object.keys(inv.versions)
       .sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)))
@@ -78,7 +97,12 @@ function referenceBytes(inv: Inventory): Buffer {
   const out: Record<string, unknown> = {};
   if (inv.contentDirectory) out.contentDirectory = inv.contentDirectory;
   out.digestAlgorithm = inv.digestAlgorithm;
-  if (inv.fixity) out.fixity = Object.fromEntries(Object.keys(inv.fixity).sort().map((a) => [a, sortMap(inv.fixity![a]!)]));
+  if (inv.fixity)
+    out.fixity = Object.fromEntries(
+      Object.keys(inv.fixity)
+        .sort()
+        .map((a) => [a, sortMap(inv.fixity![a]!)]),
+    );
   out.head = inv.head;
   out.id = inv.id;
   out.manifest = sortMap(inv.manifest);
@@ -100,9 +124,22 @@ test('the inventory is written piece by piece with exactly the bytes of one sort
       fixity[digest.slice(0, 32)] = [`v${v}/content/${p}`];
       (state[digest] ??= []).push(`b/${p}`, `a/${p}`);
     }
-    versions[`v${v}`] = { created: `2026-11-${String(v).padStart(2, '0')}T10:00:00Z`, state, ...(v % 2 ? { message: `version ${v}\nline two` } : {}), ...(v % 3 ? { user: { name: 'A. Archivist', address: 'mailto:a@example.org' } } : {}) };
+    versions[`v${v}`] = {
+      created: `2026-11-${String(v).padStart(2, '0')}T10:00:00Z`,
+      state,
+      ...(v % 2 ? { message: `version ${v}\nline two` } : {}),
+      ...(v % 3 ? { user: { name: 'A. Archivist', address: 'mailto:a@example.org' } } : {}),
+    };
   }
-  const inv: Inventory = { id: 'urn:test:pieces', type: 'https://ocfl.io/1.1/spec/#inventory', digestAlgorithm: 'sha512', head: 'v12', manifest, versions, fixity: { md5: fixity } };
+  const inv: Inventory = {
+    id: 'urn:test:pieces',
+    type: 'https://ocfl.io/1.1/spec/#inventory',
+    digestAlgorithm: 'sha512',
+    head: 'v12',
+    manifest,
+    versions,
+    fixity: { md5: fixity },
+  };
   const bytes = serializeInventory(inv);
   t.true(bytes.equals(referenceBytes(inv)));
   t.deepEqual(parseInventory(bytes), parseInventory(referenceBytes(inv)));
@@ -111,7 +148,14 @@ test('the inventory is written piece by piece with exactly the bytes of one sort
 });
 
 test('the header of an inventory (id, head, type, digestAlgorithm) is read without the rest, and refused as the whole would be', (t) => {
-  const inv = { digestAlgorithm: 'sha512', head: 'v3', id: 'urn:x:"quoted" \u{1F600}', manifest: { a: ['v1/content/x'] }, type: 'https://ocfl.io/1.1/spec/#inventory', versions: { v1: { state: { a: ['x'] } } } };
+  const inv = {
+    digestAlgorithm: 'sha512',
+    head: 'v3',
+    id: 'urn:x:"quoted" \u{1F600}',
+    manifest: { a: ['v1/content/x'] },
+    type: 'https://ocfl.io/1.1/spec/#inventory',
+    versions: { v1: { state: { a: ['x'] } } },
+  };
   const bytes = Buffer.from(JSON.stringify(inv, null, 2));
   t.deepEqual(parseInventoryHeader(bytes), { id: inv.id, head: 'v3', type: inv.type, digestAlgorithm: 'sha512' });
   t.deepEqual(parseTopLevelMembers(bytes, ['id', 'versions']), { id: inv.id, versions: inv.versions });

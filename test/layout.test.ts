@@ -78,7 +78,11 @@ test('the vectors cover the seed tests, the spec examples and the edge cases ask
   for (const alg of ['sha1', 'sha512', 'blake2b-512']) has((v) => v.digestAlgorithm === alg);
 });
 
-testIf(hasProgram('python3', '--version'), 'python3 is not installed', sharedTest)('the vectors file is what the generator makes from the seed (python3)', (t) => {
+testIf(
+  hasProgram('python3', '--version'),
+  'python3 is not installed',
+  sharedTest,
+)('the vectors file is what the generator makes from the seed (python3)', (t) => {
   const out = execFileSync('python3', [path.join(PROJECT_ROOT, 'spec', 'make-0003-vectors.py'), seed('001_41b28a7f90922e42.txt')], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'ignore'],
@@ -103,14 +107,21 @@ test('CLI: every vector through `siard-ocfl path`, one call per configuration', 
     const cliVectors = vectors.filter((v) => !v.id.includes('\0')); // NUL cannot be a command-line argument
     const r = await runCli([
       'path',
-      '--digest-algorithm', v0.digestAlgorithm,
-      '--tuple-size', String(v0.tupleSize),
-      '--number-of-tuples', String(v0.numberOfTuples),
+      '--digest-algorithm',
+      v0.digestAlgorithm,
+      '--tuple-size',
+      String(v0.tupleSize),
+      '--number-of-tuples',
+      String(v0.numberOfTuples),
       '--',
       ...cliVectors.map((v) => v.id),
     ]);
     t.is(r.code, 0, r.stderr);
-    t.deepEqual(r.stdout.split('\n').slice(0, -1), cliVectors.map((v) => v.path), key(v0));
+    t.deepEqual(
+      r.stdout.split('\n').slice(0, -1),
+      cliVectors.map((v) => v.path),
+      key(v0),
+    );
   }
 });
 
@@ -141,8 +152,16 @@ test('parameters: both sizes 0 or both > 0, product within the digest, known alg
   refuses(t, () => createLayout({ digestAlgorithm: 'SHA256' }), /unknown digestAlgorithm/);
   refuses(t, () => createLayout({ tupleSize: -1 }), /tupleSize must be a whole number/);
   refuses(t, () => createLayout({ tupleSize: 2.5 }), /tupleSize must be a whole number/);
-  refuses(t, () => HashAndIdNTupleLayout.fromConfigJson({ extensionName: LAYOUT_0003_NAME, numberOfTuples: '3' }), /numberOfTuples must be a whole number/);
-  refuses(t, () => HashAndIdNTupleLayout.fromConfigJson({ extensionName: '0004-hashed-n-tuple-storage-layout' }), /names extension "0004-hashed-n-tuple-storage-layout"/);
+  refuses(
+    t,
+    () => HashAndIdNTupleLayout.fromConfigJson({ extensionName: LAYOUT_0003_NAME, numberOfTuples: '3' }),
+    /numberOfTuples must be a whole number/,
+  );
+  refuses(
+    t,
+    () => HashAndIdNTupleLayout.fromConfigJson({ extensionName: '0004-hashed-n-tuple-storage-layout' }),
+    /names extension "0004-hashed-n-tuple-storage-layout"/,
+  );
   refuses(t, () => HashAndIdNTupleLayout.fromConfigJson({ digestAlgorithm: 'sha256' }), /no "extensionName"/);
   refuses(t, () => HashAndIdNTupleLayout.fromConfigJson([]), /must be a JSON object/);
   const err = t.throws(() => createLayout({ digestAlgorithm: 'nope' }), { instanceOf: UsageError });
@@ -190,13 +209,21 @@ function spawnRaw(file: string, args: string[], input: Buffer): Promise<{ code: 
 
 test('CLI: a lone surrogate (WTF-8 bytes) on stdin or in an argument is refused with exit 2 and no output', async (t) => {
   const loneSurrogate = Buffer.from([0xed, 0xa0, 0x80]); // U+D800 encoded as if it were a character
-  const viaStdin = await spawnRaw(process.execPath, [BIN, 'path', '--stdin'], Buffer.concat([Buffer.from('object-01\n'), loneSurrogate, Buffer.from('\n')]));
+  const viaStdin = await spawnRaw(
+    process.execPath,
+    [BIN, 'path', '--stdin'],
+    Buffer.concat([Buffer.from('object-01\n'), loneSurrogate, Buffer.from('\n')]),
+  );
   t.is(viaStdin.code, 2);
   t.is(viaStdin.stdout, '');
   t.regex(viaStdin.stderr, /Standard input is not valid UTF-8/);
   if (process.platform === 'linux') {
     // A shell puts the raw bytes into argv; Node alone would turn them into U+FFFD.
-    const viaArg = await spawnRaw('/bin/sh', ['-c', `exec "$0" "$1" path object-01 "$(printf '\\355\\240\\200')"`, process.execPath, BIN], Buffer.alloc(0));
+    const viaArg = await spawnRaw(
+      '/bin/sh',
+      ['-c', `exec "$0" "$1" path object-01 "$(printf '\\355\\240\\200')"`, process.execPath, BIN],
+      Buffer.alloc(0),
+    );
     t.is(viaArg.code, 2);
     t.is(viaArg.stdout, '');
     t.regex(viaArg.stderr, /argument is not valid UTF-8/);
@@ -233,7 +260,9 @@ function makeRoot(layoutJson: unknown, config?: unknown): string {
 
 test('readLayoutConfig: config, defaults, and clear errors for roots it cannot use', async (t) => {
   const decl = { extension: LAYOUT_0003_NAME, description: 'x' };
-  const md5 = await readLayoutConfig(makeRoot(decl, { extensionName: LAYOUT_0003_NAME, digestAlgorithm: 'md5', tupleSize: 2, numberOfTuples: 15 }));
+  const md5 = await readLayoutConfig(
+    makeRoot(decl, { extensionName: LAYOUT_0003_NAME, digestAlgorithm: 'md5', tupleSize: 2, numberOfTuples: 15 }),
+  );
   t.is(md5.objectPath('object-01'), 'ff/75/53/44/92/48/5e/ab/b3/9f/86/35/67/28/88/object-01');
   t.deepEqual((await readLayoutConfig(makeRoot(decl, { extensionName: LAYOUT_0003_NAME }))).config, createLayout().config);
   t.deepEqual((await readLayoutConfig(makeRoot(decl))).config, createLayout().config, 'no config.json: defaults');
@@ -241,7 +270,10 @@ test('readLayoutConfig: config, defaults, and clear errors for roots it cannot u
   const failures: Array<[string, RegExp]> = [
     [path.join(tempDir(), 'absent'), /does not exist/],
     [makeRoot(undefined), /has no ocfl_layout\.json/],
-    [makeRoot({ extension: '0004-hashed-n-tuple-storage-layout', description: 'x' }), /uses layout "0004-hashed-n-tuple-storage-layout", which siard-ocfl does not support/],
+    [
+      makeRoot({ extension: '0004-hashed-n-tuple-storage-layout', description: 'x' }),
+      /uses layout "0004-hashed-n-tuple-storage-layout", which siard-ocfl does not support/,
+    ],
     [makeRoot({ description: 'x' }), /no "extension" name/],
     [makeRoot(decl, '{ not json'), /config\.json .* is not valid UTF-8 JSON/],
     [makeRoot(decl, { extensionName: '0002-flat-direct-storage-layout' }), /names extension "0002-flat-direct-storage-layout"/],
@@ -253,8 +285,11 @@ test('readLayoutConfig: config, defaults, and clear errors for roots it cannot u
   }
 });
 
-test('CLI: --root follows the root\'s own configuration; an unknown layout is exit 2', async (t) => {
-  const root = makeRoot({ extension: LAYOUT_0003_NAME, description: 'x' }, { extensionName: LAYOUT_0003_NAME, digestAlgorithm: 'md5', tupleSize: 2, numberOfTuples: 15 });
+test("CLI: --root follows the root's own configuration; an unknown layout is exit 2", async (t) => {
+  const root = makeRoot(
+    { extension: LAYOUT_0003_NAME, description: 'x' },
+    { extensionName: LAYOUT_0003_NAME, digestAlgorithm: 'md5', tupleSize: 2, numberOfTuples: 15 },
+  );
   const r = await runCli(['path', '--root', root, '..hor/rib:le-$id']);
   t.is(r.code, 0, r.stderr);
   t.is(r.stdout, '08/31/97/66/fb/6c/29/35/dd/17/5b/94/26/77/17/%2e%2ehor%2frib%3ale-%24id\n');

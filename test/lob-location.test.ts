@@ -85,7 +85,10 @@ for (const v of vectors) {
       else {
         t.truthy(found, 'found');
         t.is(found!.split, v.found!.split);
-        t.deepEqual(found!.parts.map((p) => partName(siardPath, p)), v.found!.parts);
+        t.deepEqual(
+          found!.parts.map((p) => partName(siardPath, p)),
+          v.found!.parts,
+        );
       }
     }
   });

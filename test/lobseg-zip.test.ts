@@ -53,7 +53,10 @@ function pythonZipListings(zips: string[]): PythonListing[] {
 const pythonZipListing = (zip: string): PythonListing => pythonZipListings([zip])[0]!;
 
 test.before(async () => {
-  for (const [dir, extra] of [[plainDir, []], [zipDir, ['--lobseg-zip']]] as const) {
+  for (const [dir, extra] of [
+    [plainDir, []],
+    [zipDir, ['--lobseg-zip']],
+  ] as const) {
     const res = await runCli(['export', db, dir, ...LIMITS, ...extra]);
     if (res.code !== 0) throw new Error(res.stderr);
   }
@@ -64,7 +67,10 @@ test('each LOB segment folder is a ZIP of the seed name holding exactly its file
   t.true(folders.length > 100, `${folders.length} folders`);
   const zipped = readdirSync(zipDir).sort();
   t.deepEqual(zipped, ['Northwind.siard', ...folders.map((f) => `${f}.zip`)].sort());
-  t.false(zipped.some((n) => statSync(path.join(zipDir, n)).isDirectory()), 'no _lobseg_ folder is left');
+  t.false(
+    zipped.some((n) => statSync(path.join(zipDir, n)).isDirectory()),
+    'no _lobseg_ folder is left',
+  );
   const listings = pythonZipListings(folders.map((f) => path.join(zipDir, `${f}.zip`)));
   for (const [i, folder] of folders.entries()) {
     const listing = listings[i]!;
@@ -127,7 +133,10 @@ test('ingest --lobseg-zip: the object stores the ZIPs, audit is clean, restore -
   t.is(ingest.code, 0, ingest.stderr);
   const stored = filesUnder(root).filter((p) => p.includes('/v1/content/'));
   t.true(stored.some((p) => p.endsWith('/v1/content/Northwind_lobseg_0.zip')));
-  t.false(stored.some((p) => p.includes('_lobseg_0/')), 'no LOB file outside its ZIP');
+  t.false(
+    stored.some((p) => p.includes('_lobseg_0/')),
+    'no LOB file outside its ZIP',
+  );
   const { cli, report } = await auditCli(root, '--id', 'urn:nw');
   t.is(cli.code, 0, cli.stdout);
   t.is(report.errors, 0);
@@ -208,7 +217,11 @@ test('a zipped export re-segmented by export (a .siard source) gives plain folde
   const res = await runCli(['export', path.join(zipDir, 'Northwind.siard'), out, ...LIMITS]);
   t.is(res.code, 0, res.stderr);
   const lobFiles = (dir: string) =>
-    Object.fromEntries(filesUnder(dir).filter((f) => f.includes('_lobseg_')).map((f) => [f, sha256(readFileSync(path.join(dir, f)))]));
+    Object.fromEntries(
+      filesUnder(dir)
+        .filter((f) => f.includes('_lobseg_'))
+        .map((f) => [f, sha256(readFileSync(path.join(dir, f)))]),
+    );
   const want = lobFiles(plainDir);
   t.true(Object.keys(want).length > 100);
   t.deepEqual(lobFiles(out), want);

@@ -59,7 +59,10 @@ function filesUnder(root: string): string[] {
 }
 
 const NODE: Record<string, string> = { MD5: 'md5', 'SHA-1': 'sha1', 'SHA-256': 'sha256' };
-const digestOfFile = (root: string, p: string, type: string) => createHash(NODE[type]!).update(readFileSync(path.join(root, p))).digest('hex');
+const digestOfFile = (root: string, p: string, type: string) =>
+  createHash(NODE[type]!)
+    .update(readFileSync(path.join(root, p)))
+    .digest('hex');
 
 async function exportWithMets(out: string, lobLayout: 'lobseg' | 'siard22', digest: MetsChecksumType & ('MD5' | 'SHA-1' | 'SHA-256')) {
   const sink = new DirectorySink(out);
@@ -81,7 +84,9 @@ async function exportWithMets(out: string, lobLayout: 'lobseg' | 'siard22', dige
 /** Every LOB file (parts included) that some cell of the archive references, from the table XML. */
 function referencedFiles(out: string, lobFiles: string[]): string[] {
   const siard = path.join(out, 'Northwind.siard');
-  const names = spawnSync('python3', ['-c', 'import sys,zipfile;print("\\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))', siard], { encoding: 'utf8' })
+  const names = spawnSync('python3', ['-c', 'import sys,zipfile;print("\\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))', siard], {
+    encoding: 'utf8',
+  })
     .stdout.split('\n')
     .filter((n) => /^content\/schema\d+\/table\d+\/table\d+\.xml$/.test(n));
   const cellFiles = new Set<string>();
@@ -128,7 +133,10 @@ test('Northwind export with --mets (lobseg, MD5): one parent, a child per segmen
     childEntries.map((e) => [e.href[0], e.attrs.CHECKSUM]),
     segments.map((s) => [`${s}/mets.xml`, digestOfFile(out, `${s}/mets.xml`, 'MD5')]),
   );
-  t.deepEqual(parent.mptrs, childEntries.map((e) => e.attrs.ID));
+  t.deepEqual(
+    parent.mptrs,
+    childEntries.map((e) => e.attrs.ID),
+  );
 
   // Each child lists exactly the files of its folder, with their real sizes and digests.
   segments.forEach((s, h) => {
@@ -150,7 +158,14 @@ test('Northwind export with --mets (lobseg, MD5): one parent, a child per segmen
   for (let h = 0; h < 2; h++) {
     const rows = folderOf.flatMap((f, n) => (f === h ? [n] : []));
     t.deepEqual(
-      dump[childFiles[h]!]!.files.map((f) => [f.attrs.ID, f.attrs.OWNERID, f.attrs.SIZE, f.attrs.CHECKSUMTYPE, f.attrs.CHECKSUM, f.href[0]]),
+      dump[childFiles[h]!]!.files.map((f) => [
+        f.attrs.ID,
+        f.attrs.OWNERID,
+        f.attrs.SIZE,
+        f.attrs.CHECKSUMTYPE,
+        f.attrs.CHECKSUM,
+        f.href[0],
+      ]),
       rows.map((n) => [
         `s0.t2.c4.r${n + 1}`,
         `s0.t2.c4.r${n + 1}`,
@@ -162,7 +177,10 @@ test('Northwind export with --mets (lobseg, MD5): one parent, a child per segmen
     );
   }
   const third = dump[childFiles[2]!]!.files[0]!;
-  t.deepEqual([third.attrs.ID, third.attrs.SIZE, third.attrs.CHECKSUM], ['s0.t2.c4.r8', String(CATEGORIES[7]![3]), cells[7]!.get(4)!.attrs.digest]);
+  t.deepEqual(
+    [third.attrs.ID, third.attrs.SIZE, third.attrs.CHECKSUM],
+    ['s0.t2.c4.r8', String(CATEGORIES[7]![3]), cells[7]!.get(4)!.attrs.digest],
+  );
 
   // And our checker, given the folder and the cells, finds nothing to report.
   const lobFiles = all.filter((f) => lobPathInfo(f) !== undefined);
@@ -170,7 +188,11 @@ test('Northwind export with --mets (lobseg, MD5): one parent, a child per segmen
     parentPath: 'mets.xml',
     open: (p) => fsp.readFile(path.join(out, p)).catch(() => undefined),
     facts: {
-      size: (p) => fsp.stat(path.join(out, p)).then((s) => s.size, () => undefined),
+      size: (p) =>
+        fsp.stat(path.join(out, p)).then(
+          (s) => s.size,
+          () => undefined,
+        ),
       digest: (p, type) => digestOfFile(out, p, type),
     },
     presentFiles: filesUnder(out),
@@ -183,9 +205,14 @@ test('Northwind export with --mets (siard22 layout, SHA-256): a child per seg_ f
   const out = path.join(work, 'siard22');
   const { index, lobFiles } = await exportWithMets(out, 'siard22', 'SHA-256');
   const all = filesUnder(out);
-  const segFolders = [...new Set(all.filter((f) => f.startsWith('Northwind_lobs/') && !f.endsWith('/mets.xml')).map((f) => path.posix.dirname(f)))].sort();
+  const segFolders = [
+    ...new Set(all.filter((f) => f.startsWith('Northwind_lobs/') && !f.endsWith('/mets.xml')).map((f) => path.posix.dirname(f))),
+  ].sort();
   t.deepEqual(index.children.map((c) => c.segment).sort(), segFolders);
-  t.is(index.children.reduce((n, c) => n + c.fileCount, 0), lobFiles);
+  t.is(
+    index.children.reduce((n, c) => n + c.fileCount, 0),
+    lobFiles,
+  );
   const metsFiles = ['mets.xml', ...segFolders.map((s) => `${s}/mets.xml`)].map((p) => path.join(out, p));
   t.is(metsSchemaErrors(metsFiles), '', 'valid against the METS 1.12 schema');
   const dump = pythonDump(metsFiles);
@@ -200,7 +227,11 @@ test('Northwind export with --mets (siard22 layout, SHA-256): a child per seg_ f
     parentPath: 'mets.xml',
     open: (p) => fsp.readFile(path.join(out, p)).catch(() => undefined),
     facts: {
-      size: (p) => fsp.stat(path.join(out, p)).then((s) => s.size, () => undefined),
+      size: (p) =>
+        fsp.stat(path.join(out, p)).then(
+          (s) => s.size,
+          () => undefined,
+        ),
       digest: (p, type) => digestOfFile(out, p, type),
     },
     presentFiles: all,
@@ -218,7 +249,9 @@ test('a failed export leaves no METS file behind', async (t) => {
     const file = await indexing.openFile('Other.siard');
     await file.write(Buffer.from('x'));
     await file.close();
-    await t.throwsAsync(writeSiard(source, indexing, { name: 'Northwind', maxFiles: 4, maxBytes: 45000, lobDigest: 'MD5' }), { message: /Two \.siard files/ });
+    await t.throwsAsync(writeSiard(source, indexing, { name: 'Northwind', maxFiles: 4, maxBytes: 45000, lobDigest: 'MD5' }), {
+      message: /Two \.siard files/,
+    });
   } finally {
     await source.close();
   }

@@ -85,7 +85,21 @@ async function cli(args: string[]) {
 }
 
 async function ingestSeedExample(id: string, extra: string[]): Promise<string> {
-  const r = await cli(['ingest', `sqlite:${db}`, '--root', root, '--id', id, '--name', 'Northwind', '--tables', SEED_TABLES, ...LIMITS, '--json', ...extra]);
+  const r = await cli([
+    'ingest',
+    `sqlite:${db}`,
+    '--root',
+    root,
+    '--id',
+    id,
+    '--name',
+    'Northwind',
+    '--tables',
+    SEED_TABLES,
+    ...LIMITS,
+    '--json',
+    ...extra,
+  ]);
   return path.join(root, JSON.parse(r.stdout).objectPath as string);
 }
 
@@ -108,7 +122,10 @@ function checkAgainstInventory(t: import('ava').ExecutionContext, objectDir: str
   const file = (p: string) => path.join(objectDir, logical.get(p) ?? `(no ${p})`);
   const alg = OCFL_ALG[checksumType]!;
   // The inventory's value for the algorithm: its fixity block, or the manifest when that is the algorithm.
-  const fixity = inv.digestAlgorithm === alg ? new Map([...logical.values()].map((cp) => [cp, Object.entries(inv.manifest).find(([, ps]) => ps.includes(cp))![0]])) : fixityOf(inv, alg);
+  const fixity =
+    inv.digestAlgorithm === alg
+      ? new Map([...logical.values()].map((cp) => [cp, Object.entries(inv.manifest).find(([, ps]) => ps.includes(cp))![0]]))
+      : fixityOf(inv, alg);
   const metsPaths = [...logical.keys()].filter((p) => p === 'mets.xml' || p.endsWith('/mets.xml'));
   t.is(metsSchemaErrors(metsPaths.map(file)), '', 'valid against the METS 1.12 schema');
   const dump = pythonDump(metsPaths.map(file));
@@ -132,7 +149,8 @@ function checkAgainstInventory(t: import('ava').ExecutionContext, objectDir: str
     compare(f, href);
     if (f.use === 'child IP') children.set(path.posix.dirname(href), dump[file(href)]!);
   }
-  for (const [segment, child] of children) for (const f of child.files) compare(f, `${segment}/${decodeURIComponent(f.flocats[0]![HREF]!)}`);
+  for (const [segment, child] of children)
+    for (const f of child.files) compare(f, `${segment}/${decodeURIComponent(f.flocats[0]![HREF]!)}`);
   // Every METS file of the state was reached from the parent, and every LOB file is listed.
   t.is(children.size + 1, metsPaths.length);
   const lobFiles = [...logical.keys()].filter((p) => p.includes('_lobseg_') && !p.endsWith('/mets.xml'));
@@ -147,14 +165,22 @@ function seedRecords(siardFile: string, checksumType: string): string[][][] {
     SEGMENT_OF.flatMap((s, n) => (s === h ? [n] : [])).map((n) => {
       const cell = cells[n]!.get(4)!.attrs;
       assertDigestType(cell.digestType, checksumType);
-      return [`s0.t2.c4.r${n + 1}`, `s0.t2.c4.r${n + 1}`, String(CATEGORIES[n][3]), checksumType, cell.digest!, `content/schema0/table2/lob4/record${n}.bin`];
+      return [
+        `s0.t2.c4.r${n + 1}`,
+        `s0.t2.c4.r${n + 1}`,
+        String(CATEGORIES[n][3]),
+        checksumType,
+        cell.digest!,
+        `content/schema0/table2/lob4/record${n}.bin`,
+      ];
     }),
   );
 }
 function assertDigestType(actual: string | undefined, expected: string) {
   if (actual !== expected) throw new Error(`the cell says digestType ${actual}, expected ${expected}`);
 }
-const recordsOf = (child: PyMets) => child.files.map((f) => [f.attrs.ID!, f.attrs.OWNERID!, f.attrs.SIZE!, f.attrs.CHECKSUMTYPE!, f.attrs.CHECKSUM!, f.flocats[0]![HREF]!]);
+const recordsOf = (child: PyMets) =>
+  child.files.map((f) => [f.attrs.ID!, f.attrs.OWNERID!, f.attrs.SIZE!, f.attrs.CHECKSUMTYPE!, f.attrs.CHECKSUM!, f.flocats[0]![HREF]!]);
 
 test.before(async () => {
   await cli(['init', root]);
@@ -175,7 +201,10 @@ test('ingest --mets, the Northwind example: one parent, three children with the 
   SEGMENTS.forEach((s, h) => {
     const child = index.children.get(s)!;
     t.deepEqual(recordsOf(child), expected[h]!, s);
-    t.deepEqual(child.mptrs.map((m) => m[HREF]), ['urn:example:northwind-mets']);
+    t.deepEqual(
+      child.mptrs.map((m) => m[HREF]),
+      ['urn:example:northwind-mets'],
+    );
     // and the checksums are those of the bytes
     for (const f of child.files) t.is(f.attrs.CHECKSUM, hashOf('MD5', readFileSync(index.file(`${s}/${f.flocats[0]![HREF]}`))));
   });
@@ -183,7 +212,9 @@ test('ingest --mets, the Northwind example: one parent, three children with the 
 
 sharedTest('the child of Northwind_lobseg_0 in the object lists the IDs and sizes the seed prints', async (t) => {
   const text = readFileSync(seed('002_005a98f6ab27beae.txt'), 'utf8');
-  const printed = [...text.matchAll(/<mets:file ID="(s[^"]+)"[^>]*?SIZE="(\d+)">\s*<mets:FLocat[^>]*?xlink:href="file:\/\/\/([^"]+)"/g)].map((m) => [m[1], m[2], m[3]]);
+  const printed = [
+    ...text.matchAll(/<mets:file ID="(s[^"]+)"[^>]*?SIZE="(\d+)">\s*<mets:FLocat[^>]*?xlink:href="file:\/\/\/([^"]+)"/g),
+  ].map((m) => [m[1], m[2], m[3]]);
   t.is(printed.length, 4);
   const objectDir = await ingestSeedExample('urn:example:northwind-seed', ['--mets']);
   const logical = contentPaths(readInventory(objectDir));
@@ -200,7 +231,20 @@ test('mets verb on an object ingested without --mets: only METS files are new, c
   const objectDir = await ingestSeedExample(id, ['--lob-digest', 'MD5']);
   const v1 = readInventory(objectDir);
   t.false([...contentPaths(v1).keys()].some((p) => p.endsWith('mets.xml')));
-  const r = await cli(['mets', '--root', root, '--id', id, '--message', 'METS index', '--user-name', 'Archivist', '--user-address', 'mailto:a@example.org', '--json']);
+  const r = await cli([
+    'mets',
+    '--root',
+    root,
+    '--id',
+    id,
+    '--message',
+    'METS index',
+    '--user-name',
+    'Archivist',
+    '--user-address',
+    'mailto:a@example.org',
+    '--json',
+  ]);
   const result = JSON.parse(r.stdout);
   t.is(result.version, 'v2');
   t.is(result.checksumType, 'MD5');
@@ -211,7 +255,10 @@ test('mets verb on an object ingested without --mets: only METS files are new, c
   t.is(v2.head, 'v2');
   t.like(v2.versions.v2 as object, { message: 'METS index', user: { name: 'Archivist', address: 'mailto:a@example.org' } });
   // The new content of v2 is exactly the four METS files; every other path keeps its v1 content.
-  const newContent = Object.values(v2.manifest).flat().filter((cp) => cp.startsWith('v2/')).sort();
+  const newContent = Object.values(v2.manifest)
+    .flat()
+    .filter((cp) => cp.startsWith('v2/'))
+    .sort();
   t.deepEqual(newContent, ['v2/content/mets.xml', ...SEGMENTS.map((s) => `v2/content/${s}/mets.xml`)].sort());
   const before = contentPaths(v1);
   const after = contentPaths(v2);
@@ -250,10 +297,17 @@ test('the whole Northwind (split 5 MiB BLOB, CLOB, 120 segments): the mets verb 
   const children = [...a.keys()].filter((p) => p.endsWith('/mets.xml')).sort();
   t.true(children.length > 100);
   t.deepEqual(children, [...b.keys()].filter((p) => p.endsWith('/mets.xml')).sort());
-  t.true(children.some((p) => readFileSync(path.join(withMets, a.get(p)!), 'utf8').includes('.pz"')), 'a split LOB is among them');
+  t.true(
+    children.some((p) => readFileSync(path.join(withMets, a.get(p)!), 'utf8').includes('.pz"')),
+    'a split LOB is among them',
+  );
   // Same bytes but for the creation date and the parent's OBJID (the object id).
-  const normal = (file: string, id: string) => readFileSync(file, 'utf8').replace(/CREATEDATE="[^"]*"/, '').replaceAll(`"${id}"`, '"OBJECT"');
-  for (const p of children) t.is(normal(path.join(later, b.get(p)!), 'urn:example:full-b'), normal(path.join(withMets, a.get(p)!), 'urn:example:full-a'), p);
+  const normal = (file: string, id: string) =>
+    readFileSync(file, 'utf8')
+      .replace(/CREATEDATE="[^"]*"/, '')
+      .replaceAll(`"${id}"`, '"OBJECT"');
+  for (const p of children)
+    t.is(normal(path.join(later, b.get(p)!), 'urn:example:full-b'), normal(path.join(withMets, a.get(p)!), 'urn:example:full-a'), p);
   checkAgainstInventory(t, later, 'SHA-256');
 });
 
@@ -269,10 +323,25 @@ test('mets verb on a relocated object (lobFolder file:///Archives/x/, not on thi
   t.is(result.version, 'v3');
   t.is(result.rehashed, 0, 'every checksum came from the inventory');
   t.is(result.notes.length, 1, 'one note, not one per cell');
-  t.regex(result.notes[0]!, /^Northwind\.siard: the database lobFolder "file:\/\/\/Archives\/x\/" points elsewhere .*listed where the object keeps them instead, at Northwind_lobseg_\d+\//);
+  t.regex(
+    result.notes[0]!,
+    /^Northwind\.siard: the database lobFolder "file:\/\/\/Archives\/x\/" points elsewhere .*listed where the object keeps them instead, at Northwind_lobseg_\d+\//,
+  );
   const index = checkAgainstInventory(t, objectDir, 'SHA-256');
   // The same children as ingest --mets writes for the unrelocated database.
-  const withMets = await cli(['ingest', `sqlite:${db}`, '--root', root, '--id', 'urn:example:full-relocated-ref', '--name', 'Northwind', ...LIMITS, '--mets', '--json']);
+  const withMets = await cli([
+    'ingest',
+    `sqlite:${db}`,
+    '--root',
+    root,
+    '--id',
+    'urn:example:full-relocated-ref',
+    '--name',
+    'Northwind',
+    ...LIMITS,
+    '--mets',
+    '--json',
+  ]);
   const reference = contentPaths(readInventory(path.join(root, JSON.parse(withMets.stdout).objectPath as string)));
   const children = (paths: Iterable<string>) => [...paths].filter((p) => p.endsWith('/mets.xml')).sort();
   t.deepEqual(children(contentPaths(index.inv).keys()), children(reference.keys()));
@@ -294,7 +363,9 @@ test('mets verb takes LOB checksums from the inventory, not from the files (a da
   const r = await cli(['mets', '--root', root, '--id', id, '--json']);
   t.is(JSON.parse(r.stdout).checksumType, 'SHA-256');
   const index = checkAgainstInventory(t, objectDir, 'SHA-256');
-  const listed = index.children.get('Northwind_lobseg_1')!.files.find((f) => f.flocats[0]![HREF] === 'content/schema0/table2/lob4/record5.bin')!;
+  const listed = index.children
+    .get('Northwind_lobseg_1')!
+    .files.find((f) => f.flocats[0]![HREF] === 'content/schema0/table2/lob4/record5.bin')!;
   t.is(listed.attrs.CHECKSUM, fixityOf(inv, 'sha256').get(contentPaths(inv).get(lob)!));
   t.not(listed.attrs.CHECKSUM, hashOf('SHA-256', bytes));
   // Audit finds the damage (fixity and METS agree with each other, not with the file).
@@ -365,7 +436,9 @@ function refreshParentEntry(dir: string, segment: string): void {
 async function auditFindings(id: string) {
   const human = await runCli(['audit', '--root', root, '--id', id, '--no-xsd']);
   const json = await runCli(['audit', '--root', root, '--id', id, '--no-xsd', '--json']);
-  const findings = (JSON.parse(json.stdout).findings as Array<{ code: string; severity: string; path?: string }>).filter((f) => f.severity === 'error');
+  const findings = (JSON.parse(json.stdout).findings as Array<{ code: string; severity: string; path?: string }>).filter(
+    (f) => f.severity === 'error',
+  );
   return { human, code: json.code, errors: findings.map((f) => `${f.code} ${f.path}`).sort() };
 }
 
@@ -381,7 +454,10 @@ const damaged = test.macro(async (t, name: string, edit: (dir: string) => void, 
   // The human report names the code and the path too.
   for (const e of expected) {
     const [findingCode, findingPath] = e.split(' ');
-    t.true(human.stdout.split('\n').some((l) => l.includes(findingCode!) && l.includes(findingPath!)), `${e} in:\n${human.stdout}`);
+    t.true(
+      human.stdout.split('\n').some((l) => l.includes(findingCode!) && l.includes(findingPath!)),
+      `${e} in:\n${human.stdout}`,
+    );
   }
 });
 
@@ -416,7 +492,9 @@ test(
   (dir) => {
     const child = path.join(dir, 'Northwind_lobseg_0', 'mets.xml');
     const text = readFileSync(child, 'utf8');
-    const edited = text.replace(/\s*<mets:file ID="s0\.t2\.c4\.r3"[\s\S]*?<\/mets:file>/, '').replace(/\s*<mets:fptr FILEID="s0\.t2\.c4\.r3"\/>/, '');
+    const edited = text
+      .replace(/\s*<mets:file ID="s0\.t2\.c4\.r3"[\s\S]*?<\/mets:file>/, '')
+      .replace(/\s*<mets:fptr FILEID="s0\.t2\.c4\.r3"\/>/, '');
     if (edited === text) throw new Error('no entry for s0.t2.c4.r3');
     writeFileSync(child, edited);
     refreshParentEntry(dir, 'Northwind_lobseg_0');
@@ -444,7 +522,10 @@ async function relocateAndCheck(t: import('ava').ExecutionContext, id: string, o
   t.is(Number(version.slice(1)), Number(before.head.slice(1)) + 1);
 
   // Only the .siard and the parent METS are stored new; every other path keeps its content.
-  const newContent = Object.values(after.manifest).flat().filter((cp) => cp.startsWith(`${version}/`)).sort();
+  const newContent = Object.values(after.manifest)
+    .flat()
+    .filter((cp) => cp.startsWith(`${version}/`))
+    .sort();
   t.deepEqual(newContent, [`${version}/content/Northwind.siard`, `${version}/content/mets.xml`]);
   const s0 = contentPaths(before);
   const s1 = contentPaths(after);
@@ -462,7 +543,9 @@ async function relocateAndCheck(t: import('ava').ExecutionContext, id: string, o
   t.is(siardEntry.attrs.SIZE, String(siardBytes.length), 'SIZE of the checked-out .siard');
   t.is(siardEntry.attrs.CHECKSUMTYPE, checksumType);
   t.is(siardEntry.attrs.CHECKSUM, hashOf(checksumType, siardBytes), 'CHECKSUM of the checked-out .siard');
-  t.true(unzipEntry(path.join(dir, 'Northwind.siard'), 'header/metadata.xml').toString('utf8').includes(`<lobFolder>${lobFolder}</lobFolder>`));
+  t.true(
+    unzipEntry(path.join(dir, 'Northwind.siard'), 'header/metadata.xml').toString('utf8').includes(`<lobFolder>${lobFolder}</lobFolder>`),
+  );
   // The children are listed as before and still match their files.
   for (const f of parent.files.filter((x) => x.use === 'child IP')) {
     const child = readFileSync(path.join(dir, f.flocats[0]![HREF]!));
@@ -471,7 +554,8 @@ async function relocateAndCheck(t: import('ava').ExecutionContext, id: string, o
   }
   // Nothing else of the parent changed.
   const newParent = readFileSync(path.join(dir, 'mets.xml'), 'utf8');
-  const normal = (xml: string) => xml.replace(/ LASTMODDATE="[^"]*"/, '').replace(/(ID="ID_SIARD_ARCHIVE"[^>]*?CHECKSUM=")[0-9a-f]+(" SIZE=")\d+"/, '$1X$2X"');
+  const normal = (xml: string) =>
+    xml.replace(/ LASTMODDATE="[^"]*"/, '').replace(/(ID="ID_SIARD_ARCHIVE"[^>]*?CHECKSUM=")[0-9a-f]+(" SIZE=")\d+"/, '$1X$2X"');
   t.is(normal(newParent), normal(oldParent));
   t.regex(newParent, /<mets:metsHdr CREATEDATE="[^"]+" LASTMODDATE="[^"]+"/);
   rmSync(dir, { recursive: true, force: true });
@@ -479,7 +563,10 @@ async function relocateAndCheck(t: import('ava').ExecutionContext, id: string, o
   const a = await runCli(['audit', '--root', root, '--id', id, '--json']);
   t.is(a.code, 0, a.stdout);
   const findings = JSON.parse(a.stdout).findings as Array<{ code: string; severity: string }>;
-  t.deepEqual(findings.filter((f) => f.code.startsWith('METS_') || f.code.startsWith('LOB_') || f.severity === 'error'), []);
+  t.deepEqual(
+    findings.filter((f) => f.code.startsWith('METS_') || f.code.startsWith('LOB_') || f.severity === 'error'),
+    [],
+  );
   checkAgainstInventory(t, objectDir, checksumType);
 }
 
@@ -509,7 +596,16 @@ test('relocate --json reports the METS index it wrote again', async (t) => {
   const objectDir = await ingestSeedExample(id, ['--lob-digest', 'MD5', '--mets']);
   const r = JSON.parse((await cli(['relocate', '--root', root, '--id', id, '--lob-folder', 'file:///Archives/x/', '--json'])).stdout);
   const siard = readFileSync(path.join(objectDir, 'v2/content/Northwind.siard'));
-  t.deepEqual(r.mets, [{ path: 'mets.xml', siard: 'Northwind.siard', checksumType: 'MD5', size: siard.length, checksum: hashOf('MD5', siard), childrenUnchanged: 3 }]);
+  t.deepEqual(r.mets, [
+    {
+      path: 'mets.xml',
+      siard: 'Northwind.siard',
+      checksumType: 'MD5',
+      size: siard.length,
+      checksum: hashOf('MD5', siard),
+      childrenUnchanged: 3,
+    },
+  ]);
   t.is(r.stored, 2);
   t.is(r.notes.length, 1);
   t.regex(r.notes[0], /^mets\.xml: .*relative to itself.*not at file:\/\/\/Archives\/x\//);

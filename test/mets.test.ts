@@ -92,7 +92,13 @@ async function makeNorthwind(): Promise<Northwind> {
     await fsp.mkdir(path.dirname(full), { recursive: true });
     await fsp.writeFile(full, lobs[n]!);
     lobPaths.push(`${segment}/${rel}`);
-    records.push({ segment, path: rel, identity: { schema: 0, table: 2, column: 4, row: n + 1 }, size: SIZES[n]!, checksum: md5(lobs[n]!) });
+    records.push({
+      segment,
+      path: rel,
+      identity: { schema: 0, table: 2, column: 4, row: n + 1 },
+      size: SIZES[n]!,
+      checksum: md5(lobs[n]!),
+    });
   }
   const siard = Buffer.from('PK stand-in for Northwind.siard: the METS index only needs its bytes');
   await fsp.writeFile(path.join(root, 'Northwind.siard'), siard);
@@ -180,7 +186,9 @@ function folderFacts(root: string) {
     async digest(p: string, type: string) {
       const name = ({ MD5: 'md5', 'SHA-1': 'sha1', 'SHA-256': 'sha256', 'SHA-512': 'sha512' } as Record<string, string>)[type];
       if (!name) return undefined;
-      return createHash(name).update(await fsp.readFile(path.join(root, ...p.split('/')))).digest('hex');
+      return createHash(name)
+        .update(await fsp.readFile(path.join(root, ...p.split('/'))))
+        .digest('hex');
     },
   };
 }
@@ -300,9 +308,9 @@ test('Northwind: one parent and three children, as read by python3 xml.etree, ma
 sharedTest('the child of Northwind_lobseg_0 lists the files the seed prints (IDs, sizes, locations)', async (t) => {
   const text = readFileSync(seed('002_005a98f6ab27beae.txt'), 'utf8');
   // The seed's child example: <mets:file ID="s0.t2.c4.r1" ... SIZE="10151"> ... xlink:href="file:///Northwind_lobseg_0/...">
-  const printed = [...text.matchAll(/<mets:file ID="(s[^"]+)"[^>]*?SIZE="(\d+)">\s*<mets:FLocat[^>]*?xlink:href="file:\/\/\/([^"]+)"/g)].map(
-    (m) => [m[1], m[2], m[3]],
-  );
+  const printed = [
+    ...text.matchAll(/<mets:file ID="(s[^"]+)"[^>]*?SIZE="(\d+)">\s*<mets:FLocat[^>]*?xlink:href="file:\/\/\/([^"]+)"/g),
+  ].map((m) => [m[1], m[2], m[3]]);
   t.is(printed.length, 4, 'the seed prints the four files of Northwind_lobseg_0');
   // The seed's table of picture sizes agrees with the constants used here.
   const seedSizes = [...text.matchAll(/BLOB \(Size: (\d+)\)/g)].map((m) => Number(m[1]));
@@ -338,7 +346,15 @@ test('our reader gives the same facts as the independent parse', async (t) => {
     t.is(ours.objId, theirs.attrs.OBJID);
     t.deepEqual(
       ours.files.map((f) => [f.id, f.ownerId, f.size, f.checksum, f.checksumType, f.use ?? null, f.flocats.map((l) => l.href)]),
-      theirs.files.map((f) => [f.attrs.ID, f.attrs.OWNERID, f.attrs.SIZE, f.attrs.CHECKSUM, f.attrs.CHECKSUMTYPE, f.use, f.flocat.map((l) => l[HREF])]),
+      theirs.files.map((f) => [
+        f.attrs.ID,
+        f.attrs.OWNERID,
+        f.attrs.SIZE,
+        f.attrs.CHECKSUM,
+        f.attrs.CHECKSUMTYPE,
+        f.use,
+        f.flocat.map((l) => l[HREF]),
+      ]),
     );
     t.deepEqual(
       ours.structMaps.map((s) => [s.type, s.mptrs.map((m) => m.href), s.fptrs.map((f) => f.fileId)]),
@@ -347,16 +363,21 @@ test('our reader gives the same facts as the independent parse', async (t) => {
   }
 });
 
-testIf(hasProgram('xmllint', '--version'), 'xmllint is not installed')('every METS file written is valid against the official METS 1.12 schema (shipped in resources/mets)', async (t) => {
-  const nw = await makeNorthwind();
-  await writeIndex(nw);
-  const files = ['mets.xml', 'Northwind_lobseg_0/mets.xml', 'Northwind_lobseg_1/mets.xml', 'Northwind_lobseg_2/mets.xml'].map((p) => path.join(nw.root, p));
-  t.deepEqual(metsSchemaErrors(files), '');
-  // The schema is really applied: a METS with an element it does not define is refused.
-  const bad = path.join(nw.root, 'bad-mets.xml');
-  writeFileSync(bad, readFileSync(files[0]!, 'utf8').replace('<mets:metsHdr', '<mets:bogus/><mets:metsHdr'));
-  t.regex(metsSchemaErrors([bad]), /bogus/);
-});
+testIf(hasProgram('xmllint', '--version'), 'xmllint is not installed')(
+  'every METS file written is valid against the official METS 1.12 schema (shipped in resources/mets)',
+  async (t) => {
+    const nw = await makeNorthwind();
+    await writeIndex(nw);
+    const files = ['mets.xml', 'Northwind_lobseg_0/mets.xml', 'Northwind_lobseg_1/mets.xml', 'Northwind_lobseg_2/mets.xml'].map((p) =>
+      path.join(nw.root, p),
+    );
+    t.deepEqual(metsSchemaErrors(files), '');
+    // The schema is really applied: a METS with an element it does not define is refused.
+    const bad = path.join(nw.root, 'bad-mets.xml');
+    writeFileSync(bad, readFileSync(files[0]!, 'utf8').replace('<mets:metsHdr', '<mets:bogus/><mets:metsHdr'));
+    t.regex(metsSchemaErrors([bad]), /bogus/);
+  },
+);
 
 test('checker: the intact index has no findings', async (t) => {
   const nw = await makeNorthwind();
@@ -388,13 +409,19 @@ test('checker: a child METS that is missing', async (t) => {
 
 test('checker: a LOB file missing from its child METS', async (t) => {
   const nw = await makeNorthwind();
-  await writeIndex(nw, nw.records.filter((_, n) => n !== 2));
+  await writeIndex(
+    nw,
+    nw.records.filter((_, n) => n !== 2),
+  );
   const findings = await audit(nw);
   t.deepEqual(codesAt(findings), [`METS_FILE_UNLISTED ${nw.lobPaths[2]}`]);
   t.regex(findings[0]!.message, /Northwind_lobseg_0\/mets\.xml does not list it/);
   // Only the cells know it (no folder listing given): still reported.
   const nw2 = await makeNorthwind();
-  await writeIndex(nw2, nw2.records.filter((_, n) => n !== 2));
+  await writeIndex(
+    nw2,
+    nw2.records.filter((_, n) => n !== 2),
+  );
   const findings2 = await auditMetsIndex({
     parentPath: 'mets.xml',
     open: (p) => fsp.readFile(path.join(nw2.root, p)).catch(() => undefined),
@@ -458,7 +485,8 @@ test('reader: DOCTYPE, entities, foreign roots and bad UTF-8 are refused', async
   const laughs =
     '<?xml version="1.0"?><!DOCTYPE mets [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>' +
     '<mets xmlns="http://www.loc.gov/METS/" OBJID="&b;"/>';
-  const xxe = '<?xml version="1.0"?><!DOCTYPE mets [<!ENTITY x SYSTEM "file:///etc/passwd">]><mets xmlns="http://www.loc.gov/METS/" OBJID="&x;"/>';
+  const xxe =
+    '<?xml version="1.0"?><!DOCTYPE mets [<!ENTITY x SYSTEM "file:///etc/passwd">]><mets xmlns="http://www.loc.gov/METS/" OBJID="&x;"/>';
   for (const bad of [laughs, xxe]) {
     const err = await t.throwsAsync(parseMets(bad, 'hostile.xml'));
     t.regex(err!.message, /hostile\.xml .*DOCTYPE/);
@@ -482,7 +510,15 @@ test('names with spaces and non-ASCII are percent-encoded and resolve to the fil
     objId: 'urn:x-test:archive 1 & <2>',
     checksumType: 'SHA-256',
     siard: { path: 'a.siard', size: 1, checksum: createHash('sha256').update('z').digest('hex') },
-    files: [{ segment, path: rel, identity: { schema: 0, table: 0, column: 1, row: 1 }, size: 3, checksum: createHash('sha256').update(bytes).digest('hex') }],
+    files: [
+      {
+        segment,
+        path: rel,
+        identity: { schema: 0, table: 0, column: 1, row: 1 },
+        size: 3,
+        checksum: createHash('sha256').update(bytes).digest('hex'),
+      },
+    ],
   });
   const parentFile = path.join(root, 'mets.xml');
   const childFile = path.join(root, segment, 'mets.xml');
@@ -555,7 +591,12 @@ test('bad input is refused and the files already opened are aborted', async (t) 
     const dir = await fsp.mkdtemp(path.join(root, 'case-'));
     const sink = folderSink(dir);
     await t.throwsAsync(
-      writeMetsIndex(sink, { objId: 'o', checksumType: 'MD5', siard: { path: 'db.siard', size: 0, checksum: md5(Buffer.alloc(0)) }, files: records }),
+      writeMetsIndex(sink, {
+        objId: 'o',
+        checksumType: 'MD5',
+        siard: { path: 'db.siard', size: 0, checksum: md5(Buffer.alloc(0)) },
+        files: records,
+      }),
       { message },
     );
     t.deepEqual(await listFiles(dir), [], 'nothing half-written is left');
@@ -610,7 +651,12 @@ test('a child of 100,000 files is written in bounded chunks and read back stream
   const parsed = await parseMets(createReadStream(childFile, { highWaterMark: 16 * 1024 }), childFile);
   t.is(parsed.files.length, N);
   t.is(parsed.files[N - 1]!.id, `s0.t0.c1.r${N}`);
-  t.is(parsed.files[N - 1]!.checksum, createHash('md5').update(String(N - 1)).digest('hex'));
+  t.is(
+    parsed.files[N - 1]!.checksum,
+    createHash('md5')
+      .update(String(N - 1))
+      .digest('hex'),
+  );
   t.is(parsed.structMaps[0]!.fptrs.length, N);
   t.log(`child METS of ${N} files: ${stat.size} bytes in ${chunks} chunks`);
 });
@@ -622,7 +668,13 @@ test('LOB paths of both layouts give segment, inner path and cell; other paths g
     path: 'content/schema0/table2/lob4/record0.bin',
     identity: { schema: 0, table: 2, column: 4, row: 1 },
   });
-  t.deepEqual(lobPathInfo('N_lobseg_12/content/schema1/table0/lob2/record9.txt.z')?.identity, { schema: 1, table: 0, column: 2, row: 10, part: 'z' });
+  t.deepEqual(lobPathInfo('N_lobseg_12/content/schema1/table0/lob2/record9.txt.z')?.identity, {
+    schema: 1,
+    table: 0,
+    column: 2,
+    row: 10,
+    part: 'z',
+  });
   t.deepEqual(lobPathInfo('N_lobs/s0_t3_c2/seg_4/t3_c2_r7.bin_part002'), {
     segment: 'N_lobs/s0_t3_c2/seg_4',
     path: 't3_c2_r7.bin_part002',
@@ -653,7 +705,10 @@ test('an archive without external LOBs gets a parent with no children; a repeate
   t.deepEqual(await listFiles(root), ['db.siard', 'mets.xml']);
   t.true(xmllintWellFormed([path.join(root, 'mets.xml')]).ok);
   const dump = pythonDump([path.join(root, 'mets.xml')]);
-  t.deepEqual(dump[path.join(root, 'mets.xml')]!.files.map((f) => f.use), [null]);
+  t.deepEqual(
+    dump[path.join(root, 'mets.xml')]!.files.map((f) => f.use),
+    [null],
+  );
   const facts = folderFacts(root);
   const open = (p: string) => fsp.readFile(path.join(root, p)).catch(() => undefined);
   t.deepEqual(await auditMetsIndex({ parentPath: 'mets.xml', open, facts, presentFiles: await listFiles(root) }), []);
@@ -714,11 +769,18 @@ test('a parent METS written again for a new .siard: same bytes but SIZE, CHECKSU
       .replace(`CHECKSUM="${md5(Buffer.from('old'))}" SIZE="100"`, `CHECKSUM="${md5(Buffer.from('new'))}" SIZE="123"`),
   );
   // Written again (a second relocation): the LASTMODDATE is read back and replaced.
-  const again = await writeUpdatedParentMets(await planParentMetsUpdate(updated.bytes, 'mets.xml'), { size: 7, checksum: md5(Buffer.from('x')) }, new Date('2026-01-01T00:00:00Z'));
+  const again = await writeUpdatedParentMets(
+    await planParentMetsUpdate(updated.bytes, 'mets.xml'),
+    { size: 7, checksum: md5(Buffer.from('x')) },
+    new Date('2026-01-01T00:00:00Z'),
+  );
   t.regex(again.bytes.toString('utf8'), /CREATEDATE="2024-05-06T07:08:09Z" LASTMODDATE="2026-01-01T00:00:00Z"/);
   // Anything the writer would not reproduce is refused, not dropped.
   const foreign = old.toString('utf8').replace('<mets:fileSec>', '<!-- hand edit --><mets:fileSec>');
-  await t.throwsAsync(planParentMetsUpdate(Buffer.from(foreign), 'mets.xml'), { instanceOf: ParentMetsNotUpdatable, message: /not in the form this tool writes/ });
+  await t.throwsAsync(planParentMetsUpdate(Buffer.from(foreign), 'mets.xml'), {
+    instanceOf: ParentMetsNotUpdatable,
+    message: /not in the form this tool writes/,
+  });
   const sha1 = old.toString('utf8').replace('CHECKSUMTYPE="MD5" CHECKSUM', 'CHECKSUMTYPE="CRC32" CHECKSUM');
   await t.throwsAsync(planParentMetsUpdate(Buffer.from(sha1), 'mets.xml'), { instanceOf: ParentMetsNotUpdatable, message: /CRC32/ });
 });

@@ -32,7 +32,10 @@ function referenceCompare(a: string, b: string): number {
 
 test('paths a user sees: lobseg_2 before lobseg_10, record9 before record10', (t) => {
   const paths = ['nw_lobseg_10/record1.bin', 'nw_lobseg_2/record10.bin', 'nw_lobseg_2/record9.bin', 'nw_lobseg_2/record9.bin.1', 'a.siard'];
-  t.deepEqual(naturalSort(paths, (p) => p), ['a.siard', 'nw_lobseg_2/record9.bin', 'nw_lobseg_2/record9.bin.1', 'nw_lobseg_2/record10.bin', 'nw_lobseg_10/record1.bin']);
+  t.deepEqual(
+    naturalSort(paths, (p) => p),
+    ['a.siard', 'nw_lobseg_2/record9.bin', 'nw_lobseg_2/record9.bin.1', 'nw_lobseg_2/record10.bin', 'nw_lobseg_10/record1.bin'],
+  );
 });
 
 test('random paths sort as the run-by-run rule says, including padding, zero and separators', (t) => {
@@ -50,5 +53,8 @@ test('random paths sort as the run-by-run rule says, including padding, zero and
   }
   const input = [...paths];
   const expected = [...input].sort(referenceCompare);
-  t.deepEqual(naturalSort(input, (p) => p), expected);
+  t.deepEqual(
+    naturalSort(input, (p) => p),
+    expected,
+  );
 });

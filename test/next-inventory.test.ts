@@ -17,7 +17,8 @@ sharedTest('a new version on the spec example: new content, a kept file, fixity 
   const before = JSON.stringify(base);
   // v3 of the example holds foo/bar.xml (v1's content) and image.tiff; v4 keeps image.tiff, drops
   // bar.xml and adds new.txt, with md5 asked for (the example already has an md5 block).
-  const tiff = 'ffccf6baa21809716f31563fafb9f333c09c336bb7400088f17e4ff307f98fc9b14a577f92f3285913b7f53a6d5cf004503cf839aada1c885ac69336cbfb862e';
+  const tiff =
+    'ffccf6baa21809716f31563fafb9f333c09c336bb7400088f17e4ff307f98fc9b14a577f92f3285913b7f53a6d5cf004503cf839aada1c885ac69336cbfb862e';
   const text = 'new in v4\n';
   const digest = hex('sha512', text);
   const inv = nextInventory(
@@ -38,7 +39,7 @@ sharedTest('a new version on the spec example: new content, a kept file, fixity 
     },
     { created: '2026-11-24T06:00:00Z', message: 'v4', user: { name: 'Tester', address: 'mailto:t@example.org' } },
   );
-  t.is(JSON.stringify(base), before, 'the base inventory (maybe a reader\'s) is not changed');
+  t.is(JSON.stringify(base), before, "the base inventory (maybe a reader's) is not changed");
   t.is(inv.head, 'v4');
   t.deepEqual(Object.keys(inv.versions), ['v1', 'v2', 'v3', 'v4']);
   t.deepEqual(inv.versions.v4, {
@@ -53,7 +54,7 @@ sharedTest('a new version on the spec example: new content, a kept file, fixity 
   t.deepEqual(inv.fixity!.sha1, base.fixity!.sha1, 'a block not asked for is carried as it was');
 });
 
-test('a new object: its type follows the root\'s OCFL version, a user without a name is refused', (t) => {
+test("a new object: its type follows the root's OCFL version, a user without a name is refused", (t) => {
   const changes = {
     id: 'urn:x',
     version: 'v1',

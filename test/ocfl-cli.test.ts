@@ -28,7 +28,23 @@ test('init, put twice, ls, log, show and checkout round-trip a folder', async (t
   writeFileSync(path.join(input, 'keep.txt'), 'keep');
   writeFileSync(path.join(input, 'sub', 'drop.txt'), 'drop');
   const id = 'ark:/99999/fk4 test';
-  const put1 = await runCli(['put', '--root', rootDir, '--id', id, input, '--message', 'first', '--user-name', 'Ada', '--user-address', 'mailto:ada@example.org', '--fixity', 'sha256,md5', '--json']);
+  const put1 = await runCli([
+    'put',
+    '--root',
+    rootDir,
+    '--id',
+    id,
+    input,
+    '--message',
+    'first',
+    '--user-name',
+    'Ada',
+    '--user-address',
+    'mailto:ada@example.org',
+    '--fixity',
+    'sha256,md5',
+    '--json',
+  ]);
   t.is(put1.code, 0, put1.stderr);
   t.deepEqual(JSON.parse(put1.stdout), { id, version: 'v1', files: 2, stored: 2 });
 

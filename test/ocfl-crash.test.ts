@@ -11,16 +11,7 @@ import path from 'node:path';
 import ocflFs from '@ocfl/ocfl-fs';
 import { loadLayout0003 } from '../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
 import { initRoot } from '../src/ocfl/root.js';
-import {
-  emptyDirs,
-  type Files,
-  put,
-  readHead,
-  startPut,
-  unexpectedObjectEntries,
-  workspaceEntries,
-  writeInput,
-} from './crash/harness.js';
+import { emptyDirs, type Files, put, readHead, startPut, unexpectedObjectEntries, workspaceEntries, writeInput } from './crash/harness.js';
 import { tempDir } from './helpers/tmp.js';
 
 const ID = 'crash:object/1';
@@ -110,12 +101,20 @@ async function rootWithV1(): Promise<{ base: string; rootDir: string }> {
 
 /** A short, order-independent fingerprint of a file set (keeps assertion output small). */
 function fingerprint(files: Files): string {
-  const sorted = Object.keys(files).sort().map((p) => [p, files[p]]);
+  const sorted = Object.keys(files)
+    .sort()
+    .map((p) => [p, files[p]]);
   return `${sorted.length} files, sha256 ${createHash('sha256').update(JSON.stringify(sorted)).digest('hex').slice(0, 16)}`;
 }
 
 /** A reader sees exactly the old or the new version (or no object when old means none). */
-async function assertOldOrNew(t: ExecutionContext, rootDir: string, oldFiles: Files | undefined, newFiles: Files, expected?: Outcome): Promise<Outcome> {
+async function assertOldOrNew(
+  t: ExecutionContext,
+  rootDir: string,
+  oldFiles: Files | undefined,
+  newFiles: Files,
+  expected?: Outcome,
+): Promise<Outcome> {
   const seen = await readHead(rootDir, ID);
   let outcome: Outcome;
   if (seen === undefined) {
@@ -239,7 +238,9 @@ test(`random-timing kills (seed ${SEED}): every kill leaves old or new, the next
     const run = await child.done;
     clearTimeout(timer);
     t.deepEqual(emptyDirs(rootDir), []);
-    outcomes.push(`${existing ? 'v2' : 'v1'} after ${delay} ms: ${run.signal ? 'killed' : 'finished'}, ${await assertOldOrNew(t, rootDir, existing ? oldFiles : undefined, newFiles)}`);
+    outcomes.push(
+      `${existing ? 'v2' : 'v1'} after ${delay} ms: ${run.signal ? 'killed' : 'finished'}, ${await assertOldOrNew(t, rootDir, existing ? oldFiles : undefined, newFiles)}`,
+    );
     const next = await put(rootDir, ID, input);
     t.is(next.code, 0, next.stderr);
     await assertCleanAndAt(t, rootDir, newFiles);
@@ -247,7 +248,10 @@ test(`random-timing kills (seed ${SEED}): every kill leaves old or new, the next
   t.log(outcomes.join('\n'));
 });
 
-for (const [point, expected] of [['after-version-rename', 'old'], ['after-inventory-rename', 'new']] as Array<[string, Outcome]>) {
+for (const [point, expected] of [
+  ['after-version-rename', 'old'],
+  ['after-inventory-rename', 'new'],
+] as Array<[string, Outcome]>) {
   test(`repairObject after a kill at ${point} (commit by renames) leaves a valid object at the ${expected} version, no new version`, async (t) => {
     const { base, rootDir } = await rootWithV1();
     const input = writeInput(path.join(base, 'in2'), V2);

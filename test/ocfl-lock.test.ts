@@ -13,7 +13,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import ocflFs from '@ocfl/ocfl-fs';
 import { loadLayout0003 } from '../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
 import { initRoot, openRoot } from '../src/ocfl/root.js';
-import { emptyDirs, type Files, put, type PutChild, type PutRun, readHead, startPut, workspaceEntries, writeInput } from './crash/harness.js';
+import {
+  emptyDirs,
+  type Files,
+  put,
+  type PutChild,
+  type PutRun,
+  readHead,
+  startPut,
+  workspaceEntries,
+  writeInput,
+} from './crash/harness.js';
 import { tempDir } from './helpers/tmp.js';
 
 const ID = 'lock:object/1';
@@ -86,7 +96,10 @@ test('writers of different objects run at the same time', async (t) => {
   const rootDir = path.join(base, 'root');
   await initRoot(rootDir, await loadLayout0003());
   const go = path.join(base, 'go');
-  const a = startPut(rootDir, 'object-a', writeInput(path.join(base, 'a'), V2A), { SIARD_OCFL_PAUSE: 'after-tree-built', SIARD_OCFL_PAUSE_FILE: go });
+  const a = startPut(rootDir, 'object-a', writeInput(path.join(base, 'a'), V2A), {
+    SIARD_OCFL_PAUSE: 'after-tree-built',
+    SIARD_OCFL_PAUSE_FILE: go,
+  });
   await waitForPause(go + '.waiting', a);
   const other = await put(rootDir, 'object-b', writeInput(path.join(base, 'b'), V2B));
   t.is(other.code, 0, other.stderr);

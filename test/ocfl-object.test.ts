@@ -45,7 +45,12 @@ test('init writes the declaration, ocfl_layout.json and the full 0003 config', a
   t.is(declared.extension, '0003-hash-and-id-n-tuple-storage-layout');
   t.is(typeof declared.description, 'string');
   const config = JSON.parse(readFileSync(path.join(dir, 'extensions/0003-hash-and-id-n-tuple-storage-layout/config.json'), 'utf8'));
-  t.deepEqual(config, { extensionName: '0003-hash-and-id-n-tuple-storage-layout', digestAlgorithm: 'sha256', tupleSize: 2, numberOfTuples: 4 });
+  t.deepEqual(config, {
+    extensionName: '0003-hash-and-id-n-tuple-storage-layout',
+    digestAlgorithm: 'sha256',
+    tupleSize: 2,
+    numberOfTuples: 4,
+  });
   // The parameters are read back from the root.
   const root = await openRoot(dir);
   t.is(root.ocflVersion, '1.1');
@@ -72,7 +77,10 @@ sharedTest('inventories of the official 1.0 and 1.1 good fixtures parse, and ser
     for (const name of readdirSync(good)) {
       const bytes = readFileSync(path.join(good, name, 'inventory.json'));
       const inv = parseInventory(bytes);
-      t.true(sidecarMatches(bytes, readFileSync(path.join(good, name, `inventory.json.${inv.digestAlgorithm}`), 'utf8'), inv.digestAlgorithm), name);
+      t.true(
+        sidecarMatches(bytes, readFileSync(path.join(good, name, `inventory.json.${inv.digestAlgorithm}`), 'utf8'), inv.digestAlgorithm),
+        name,
+      );
       const out = serializeInventory(inv);
       // Nothing is lost (path lists are sorted in our form, so compare them as sets).
       t.deepEqual(sortLists(JSON.parse(out.toString('utf8'))), sortLists(JSON.parse(bytes.toString('utf8'))), `${v}/${name} round trip`);
@@ -96,7 +104,10 @@ sharedTest('an OCFL 1.0 root (no layout declared) is opened, scanned and read', 
     { path: 'b', ocflVersion: '1.0' },
   ]);
   const obj = await root.openObject('ark:/12345/bcd987');
-  t.deepEqual(obj.versions().map((v) => v.version), ['v1', 'v2', 'v3']);
+  t.deepEqual(
+    obj.versions().map((v) => v.version),
+    ['v1', 'v2', 'v3'],
+  );
   t.deepEqual([...obj.state('v2').keys()], ['empty.txt', 'empty2.txt', 'foo/bar.xml']);
   t.is(obj.contentPath('image.tiff', 'v3'), 'v1/content/image.tiff');
   const fixtureBytes = readFileSync(reference('ocfl-fixtures', '1.0', 'good-objects', 'spec-ex-full', 'v2/content/foo/bar.xml'));
@@ -123,7 +134,11 @@ test('v1 then v2: inventory, fixity, deduplication, and @ocfl/ocfl-fs reads the 
     // The digests the hasher computed while writing are handed back (the SIARD ingest needs them).
     t.deepEqual(added.digests, { sha512: hex('sha512', body), sha256: hex('sha256', body), md5: hex('md5', body) });
   }
-  const r1 = await staged.commit({ message: 'first', user: { name: 'Ada', address: 'mailto:ada@example.org' }, created: '2024-01-02T03:04:05Z' });
+  const r1 = await staged.commit({
+    message: 'first',
+    user: { name: 'Ada', address: 'mailto:ada@example.org' },
+    created: '2024-01-02T03:04:05Z',
+  });
   t.is(r1.version, 'v1');
 
   const dup = 'one content under two names\n';
@@ -144,7 +159,13 @@ test('v1 then v2: inventory, fixity, deduplication, and @ocfl/ocfl-fs reads the 
   const objectPath = root.objectPath(id);
   const objectDir = path.join(rootDir, objectPath);
   const inv = parseInventory(readFileSync(path.join(objectDir, 'inventory.json')));
-  t.true(sidecarMatches(readFileSync(path.join(objectDir, 'inventory.json')), readFileSync(path.join(objectDir, 'inventory.json.sha512'), 'utf8'), 'sha512'));
+  t.true(
+    sidecarMatches(
+      readFileSync(path.join(objectDir, 'inventory.json')),
+      readFileSync(path.join(objectDir, 'inventory.json.sha512'), 'utf8'),
+      'sha512',
+    ),
+  );
   t.deepEqual(readFileSync(path.join(objectDir, 'inventory.json')), readFileSync(path.join(objectDir, 'v2', 'inventory.json')));
 
   // Expected inventory, computed here from the bytes.
@@ -191,7 +212,9 @@ test('v1 then v2: inventory, fixity, deduplication, and @ocfl/ocfl-fs reads the 
   t.deepEqual(inv.versions.v2.user, { name: 'Bob' });
 
   // On disk: exactly the stored content, once each; no empty folder anywhere in the root.
-  const onDisk = allFiles(objectDir).filter((f) => f.includes('/content/')).sort();
+  const onDisk = allFiles(objectDir)
+    .filter((f) => f.includes('/content/'))
+    .sort();
   t.deepEqual(onDisk, Object.keys(stored).sort());
   for (const [cp, body] of Object.entries(stored)) t.is(readFileSync(path.join(objectDir, cp), 'utf8'), body);
   t.deepEqual(emptyDirs(rootDir), []);
@@ -205,7 +228,10 @@ test('v1 then v2: inventory, fixity, deduplication, and @ocfl/ocfl-fs reads the 
   const reader = await (await openRoot(rootDir)).openObject(id);
   const peer = ocflFs.object({ root: objectDir });
   await peer.load();
-  for (const [version, files] of [['v1', v1Files], ['v2', v2Files]] as const) {
+  for (const [version, files] of [
+    ['v1', v1Files],
+    ['v2', v2Files],
+  ] as const) {
     t.deepEqual([...reader.state(version).keys()], Object.keys(files).sort());
     for (const [p, body] of Object.entries(files)) {
       t.is((await reader.readLogical(p, version)).toString('utf8'), body);
@@ -252,7 +278,12 @@ sharedTest('objects whose manifest writes digests in upper or mixed case are rea
       t.is(obj.contentPathOfDigest(digest.toUpperCase()), contentPath, `${name}: ${logicalPath} by upper-case digest`);
       const bytes = await obj.readLogical(logicalPath);
       t.deepEqual(bytes, readFileSync(path.join(fixture, contentPath)), `${name}: ${logicalPath}`);
-      t.is(createHash(JSON.parse(readFileSync(path.join(fixture, 'inventory.json'), 'utf8')).digestAlgorithm).update(bytes).digest('hex'), digest);
+      t.is(
+        createHash(JSON.parse(readFileSync(path.join(fixture, 'inventory.json'), 'utf8')).digestAlgorithm)
+          .update(bytes)
+          .digest('hex'),
+        digest,
+      );
     }
   }
 });
@@ -310,5 +341,13 @@ test('the versions-only read refuses what the full parse refuses, with an invent
     t.throws(() => parseInventory(bytes(inv)), { instanceOf: InventoryError }, `full parse: ${what}`);
     t.throws(() => parseInventoryVersions(bytes(inv)), { instanceOf: InventoryError }, `versions only: ${what}`);
   }
-  t.throws(() => parseInventoryVersions(Buffer.from('{"id": "x", "head": "v1", "type": "t", "digestAlgorithm": "sha512", "versions": {"v1": {"created": "c", "state": {"aa": ["a"')), { instanceOf: InventoryError });
+  t.throws(
+    () =>
+      parseInventoryVersions(
+        Buffer.from(
+          '{"id": "x", "head": "v1", "type": "t", "digestAlgorithm": "sha512", "versions": {"v1": {"created": "c", "state": {"aa": ["a"',
+        ),
+      ),
+    { instanceOf: InventoryError },
+  );
 });

@@ -49,7 +49,11 @@ async function assertValid(t: ExecutionContext, rootDir: string, objects: number
   const v = await validateStorageRoot(rootDir);
   t.true(v.valid, `${after}: ${v.errors.map((e) => `${e.code} ${e.path}: ${e.message}`).join('; ')}`);
   t.is(v.objects, objects, `${after}: objects counted`);
-  t.deepEqual(v.warnings.filter((w) => w.code === 'W016'), [], `${after}: no warning about our extension's name`);
+  t.deepEqual(
+    v.warnings.filter((w) => w.code === 'W016'),
+    [],
+    `${after}: no warning about our extension's name`,
+  );
 }
 
 function ok(t: ExecutionContext, r: CliResult, what: string): void {
@@ -70,7 +74,9 @@ tmpfsTest('a root at a mount point: init, put v1 and v2, ingest, mets, relocate,
   ok(t, init, 'init');
   const workspace = path.join(mnt, ...IN_ROOT);
   t.is(JSON.parse(init.stdout).workspace, workspace);
-  t.deepEqual(JSON.parse(readFileSync(path.join(mnt, 'extensions/siard-ocfl-workspace/config.json'), 'utf8')), { workspace: IN_ROOT.join('/') });
+  t.deepEqual(JSON.parse(readFileSync(path.join(mnt, 'extensions/siard-ocfl-workspace/config.json'), 'utf8')), {
+    workspace: IN_ROOT.join('/'),
+  });
   t.deepEqual(readdirSync(path.dirname(mnt)), ['mnt'], 'nothing beside the root');
   await assertValid(t, mnt, 0, 'init');
 
@@ -103,7 +109,14 @@ tmpfsTest('a root at a mount point: init, put v1 and v2, ingest, mets, relocate,
 
   const ls = await runCli(['ls', '--root', mnt]);
   ok(t, ls, 'ls');
-  t.deepEqual(ls.stdout.trim().split('\n').map((l) => l.split('\t')[0]).sort(), [dbId, id].sort());
+  t.deepEqual(
+    ls.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t')[0])
+      .sort(),
+    [dbId, id].sort(),
+  );
   t.deepEqual(readdirSync(workspace), ['locks'], 'the workspace holds only the locks folder');
   t.deepEqual(readdirSync(path.join(workspace, 'locks')), []);
   t.deepEqual(readdirSync(path.dirname(mnt)), ['mnt'], 'still nothing beside the root');
@@ -124,7 +137,7 @@ function pausedPut(args: string[], point: string, go: string): { done: Promise<n
   return { done, waiting };
 }
 
-tmpfsTest('a stage in the root\'s extension folder, live and after a kill, is not an object and the root stays valid', async (t) => {
+tmpfsTest("a stage in the root's extension folder, live and after a kill, is not an object and the root stays valid", async (t) => {
   const mnt = mount(t);
   if (!mnt) return;
   ok(t, await runCli(['init', mnt]), 'init');
@@ -136,7 +149,9 @@ tmpfsTest('a stage in the root\'s extension folder, live and after a kill, is no
   const stages = () => readdirSync(workspace).filter((n) => n.startsWith('stage-'));
 
   // A new object killed with its complete tree (declaration, inventories) staged in the workspace.
-  const killedNew = await runCli(['put', a, '--root', mnt, '--id', 'urn:x-ws:new'], { env: { SIARD_OCFL_FAILPOINT: 'before-object-rename' } });
+  const killedNew = await runCli(['put', a, '--root', mnt, '--id', 'urn:x-ws:new'], {
+    env: { SIARD_OCFL_FAILPOINT: 'before-object-rename' },
+  });
   t.not(killedNew.code, 0);
   t.is(stages().length, 1, 'the killed writer left its stage');
   await assertValid(t, mnt, 0, 'killed before the new object was renamed in');
@@ -149,7 +164,13 @@ tmpfsTest('a stage in the root\'s extension folder, live and after a kill, is no
   await paused.waiting;
   t.is(stages().length, 2);
   await assertValid(t, mnt, 1, 'a writer paused before its exchange');
-  t.deepEqual((await runCli(['ls', '--root', mnt])).stdout.trim().split('\n').map((l) => l.split('\t')[0]), ['urn:x-ws:live']);
+  t.deepEqual(
+    (await runCli(['ls', '--root', mnt])).stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t')[0]),
+    ['urn:x-ws:live'],
+  );
   writeFileSync(go, '');
   t.is(await paused.done, 0);
   await assertValid(t, mnt, 1, 'the paused writer finished');
@@ -166,37 +187,45 @@ tmpfsTest('a stage in the root\'s extension folder, live and after a kill, is no
   t.deepEqual(stages(), [], 'the next writers removed the stages');
 });
 
-tmpfsTest('--workspace is checked and remembered by init; SIARD_OCFL_WORKSPACE overrides it with a note; --workspace overrides the variable', async (t) => {
-  const mnt = mount(t);
-  if (!mnt) return;
-  const rootDir = path.join(mnt, 'root');
-  const chosen = path.join(mnt, 'chosen-ws');
-  ok(t, await runCli(['init', rootDir, '--workspace', chosen]), 'init --workspace');
-  t.deepEqual(JSON.parse(readFileSync(path.join(rootDir, 'extensions/siard-ocfl-workspace/config.json'), 'utf8')), { workspace: chosen });
-  t.false(existsSync(chosen), 'init checks the workspace but does not make it');
-  await assertValid(t, rootDir, 0, 'init --workspace');
+tmpfsTest(
+  '--workspace is checked and remembered by init; SIARD_OCFL_WORKSPACE overrides it with a note; --workspace overrides the variable',
+  async (t) => {
+    const mnt = mount(t);
+    if (!mnt) return;
+    const rootDir = path.join(mnt, 'root');
+    const chosen = path.join(mnt, 'chosen-ws');
+    ok(t, await runCli(['init', rootDir, '--workspace', chosen]), 'init --workspace');
+    t.deepEqual(JSON.parse(readFileSync(path.join(rootDir, 'extensions/siard-ocfl-workspace/config.json'), 'utf8')), { workspace: chosen });
+    t.false(existsSync(chosen), 'init checks the workspace but does not make it');
+    await assertValid(t, rootDir, 0, 'init --workspace');
 
-  const base = tempDir('siard-ocfl-root-ws-choice-');
-  const input = folder(path.join(base, 'in'), { 'f.txt': 'f\n' });
-  const remembered = await runCli(['put', input, '--root', rootDir, '--id', 'urn:x-ws:1']);
-  ok(t, remembered, 'put with the remembered workspace');
-  t.is(remembered.stderr, '');
-  t.deepEqual(readdirSync(chosen), ['locks'], 'the remembered workspace was used');
-  t.false(existsSync(path.join(mnt, '.root.siard-ocfl-work')), 'not the default sibling');
+    const base = tempDir('siard-ocfl-root-ws-choice-');
+    const input = folder(path.join(base, 'in'), { 'f.txt': 'f\n' });
+    const remembered = await runCli(['put', input, '--root', rootDir, '--id', 'urn:x-ws:1']);
+    ok(t, remembered, 'put with the remembered workspace');
+    t.is(remembered.stderr, '');
+    t.deepEqual(readdirSync(chosen), ['locks'], 'the remembered workspace was used');
+    t.false(existsSync(path.join(mnt, '.root.siard-ocfl-work')), 'not the default sibling');
 
-  const fromEnv = path.join(mnt, 'env-ws');
-  const env = await runCli(['put', input, '--root', rootDir, '--id', 'urn:x-ws:2'], { env: { SIARD_OCFL_WORKSPACE: fromEnv } });
-  ok(t, env, 'put with SIARD_OCFL_WORKSPACE');
-  t.deepEqual(readdirSync(fromEnv), ['locks'], 'the variable beat the remembered workspace');
-  t.regex(env.stderr, /^siard-ocfl: note: The workspace .*env-ws is not the one this root uses otherwise .*chosen-ws.*do not exclude each other\.\n$/);
+    const fromEnv = path.join(mnt, 'env-ws');
+    const env = await runCli(['put', input, '--root', rootDir, '--id', 'urn:x-ws:2'], { env: { SIARD_OCFL_WORKSPACE: fromEnv } });
+    ok(t, env, 'put with SIARD_OCFL_WORKSPACE');
+    t.deepEqual(readdirSync(fromEnv), ['locks'], 'the variable beat the remembered workspace');
+    t.regex(
+      env.stderr,
+      /^siard-ocfl: note: The workspace .*env-ws is not the one this root uses otherwise .*chosen-ws.*do not exclude each other\.\n$/,
+    );
 
-  const fromOption = path.join(mnt, 'option-ws');
-  const option = await runCli(['put', input, '--root', rootDir, '--id', 'urn:x-ws:3', '--workspace', fromOption], { env: { SIARD_OCFL_WORKSPACE: path.join(mnt, 'unused-ws') } });
-  ok(t, option, 'put --workspace');
-  t.deepEqual(readdirSync(fromOption), ['locks'], 'the option beat the variable');
-  t.false(existsSync(path.join(mnt, 'unused-ws')));
-  await assertValid(t, rootDir, 3, 'three writers with three workspaces');
-});
+    const fromOption = path.join(mnt, 'option-ws');
+    const option = await runCli(['put', input, '--root', rootDir, '--id', 'urn:x-ws:3', '--workspace', fromOption], {
+      env: { SIARD_OCFL_WORKSPACE: path.join(mnt, 'unused-ws') },
+    });
+    ok(t, option, 'put --workspace');
+    t.deepEqual(readdirSync(fromOption), ['locks'], 'the option beat the variable');
+    t.false(existsSync(path.join(mnt, 'unused-ws')));
+    await assertValid(t, rootDir, 3, 'three writers with three workspaces');
+  },
+);
 
 tmpfsTest('init refuses a bad workspace with one sentence and leaves nothing behind; put refuses one on another filesystem', async (t) => {
   const mnt = mount(t);
@@ -204,7 +233,11 @@ tmpfsTest('init refuses a bad workspace with one sentence and leaves nothing beh
   const base = tempDir('siard-ocfl-root-ws-bad-');
   // A root on the temporary folder's filesystem, a workspace on the tmpfs.
   const rootDir = path.join(base, 'root');
-  refused(t, await runCli(['init', rootDir, '--workspace', path.join(mnt, 'ws')]), /another filesystem than the storage root .*extensions\/siard-ocfl-workspace\/work/);
+  refused(
+    t,
+    await runCli(['init', rootDir, '--workspace', path.join(mnt, 'ws')]),
+    /another filesystem than the storage root .*extensions\/siard-ocfl-workspace\/work/,
+  );
   t.false(existsSync(rootDir), 'no root made');
   t.deepEqual(readdirSync(mnt), [], 'no workspace made');
   // A root at the mount point, a workspace on the temporary folder's filesystem.
@@ -225,7 +258,7 @@ tmpfsTest('init refuses a bad workspace with one sentence and leaves nothing beh
   refused(t, put, /another filesystem than the storage root/);
   t.false(existsSync(path.join(base, 'far', 'ws')), 'the refused workspace was not left behind');
   await assertValid(t, mnt, 0, 'refused put');
-  ok(t, await runCli(['put', input, '--root', mnt, '--id', 'urn:x-ws:far']), 'put with the root\'s workspace');
+  ok(t, await runCli(['put', input, '--root', mnt, '--id', 'urn:x-ws:far']), "put with the root's workspace");
 });
 
 test('a root whose parent is on its filesystem keeps the sibling workspace and writes no extension folder', async (t) => {
@@ -239,22 +272,27 @@ test('a root whose parent is on its filesystem keeps the sibling workspace and w
   t.deepEqual(readdirSync(path.join(base, '.root.siard-ocfl-work')), ['locks']);
 });
 
-(process.getuid?.() === 0 ? test : test.skip)('a root in a folder its user cannot write: init remembers the workspace inside the root, and put works (run as an unprivileged user)', async (t) => {
-  const base = tempDir('siard-ocfl-root-ws-readonly-parent-');
-  chmodSync(base, 0o755);
-  const parent = path.join(base, 'parent');
-  mkdirSync(parent, { mode: 0o755 });
-  const rootDir = path.join(parent, 'root');
-  mkdirSync(rootDir);
-  chownSync(rootDir, 65534, 65534);
-  const input = folder(path.join(base, 'in'), { 'f.txt': 'f\n' });
-  chmodSync(path.join(base, 'in'), 0o755);
-  const as = { uid: 65534, gid: 65534 };
-  const init = await runCliToEnd(['init', rootDir], as);
-  t.is(init.code, 0, init.stderr);
-  t.deepEqual(JSON.parse(readFileSync(path.join(rootDir, 'extensions/siard-ocfl-workspace/config.json'), 'utf8')), { workspace: IN_ROOT.join('/') });
-  const put = await runCliToEnd(['put', input, '--root', rootDir, '--id', 'urn:x-ws:ro'], as);
-  t.is(put.code, 0, put.stderr);
-  t.deepEqual(readdirSync(parent), ['root'], 'nothing beside the root');
-  await assertValid(t, rootDir, 1, 'put');
-});
+(process.getuid?.() === 0 ? test : test.skip)(
+  'a root in a folder its user cannot write: init remembers the workspace inside the root, and put works (run as an unprivileged user)',
+  async (t) => {
+    const base = tempDir('siard-ocfl-root-ws-readonly-parent-');
+    chmodSync(base, 0o755);
+    const parent = path.join(base, 'parent');
+    mkdirSync(parent, { mode: 0o755 });
+    const rootDir = path.join(parent, 'root');
+    mkdirSync(rootDir);
+    chownSync(rootDir, 65534, 65534);
+    const input = folder(path.join(base, 'in'), { 'f.txt': 'f\n' });
+    chmodSync(path.join(base, 'in'), 0o755);
+    const as = { uid: 65534, gid: 65534 };
+    const init = await runCliToEnd(['init', rootDir], as);
+    t.is(init.code, 0, init.stderr);
+    t.deepEqual(JSON.parse(readFileSync(path.join(rootDir, 'extensions/siard-ocfl-workspace/config.json'), 'utf8')), {
+      workspace: IN_ROOT.join('/'),
+    });
+    const put = await runCliToEnd(['put', input, '--root', rootDir, '--id', 'urn:x-ws:ro'], as);
+    t.is(put.code, 0, put.stderr);
+    t.deepEqual(readdirSync(parent), ['root'], 'nothing beside the root');
+    await assertValid(t, rootDir, 1, 'put');
+  },
+);

@@ -138,7 +138,12 @@ test('an inventory that matches neither its sidecar nor its head copy is refused
 test('initRoot takes a plain layout config; root-level openLogical and contentPath', async (t) => {
   const base = tempDir();
   const rootDir = path.join(base, 'root');
-  const root = await initRoot(rootDir, { extensionName: '0003-hash-and-id-n-tuple-storage-layout', digestAlgorithm: 'md5', tupleSize: 2, numberOfTuples: 1 } as { extensionName: string });
+  const root = await initRoot(rootDir, {
+    extensionName: '0003-hash-and-id-n-tuple-storage-layout',
+    digestAlgorithm: 'md5',
+    tupleSize: 2,
+    numberOfTuples: 1,
+  } as { extensionName: string });
   t.is(root.objectPath('abc'), `${hex('md5', 'abc').slice(0, 2)}/abc`);
   let staged = await root.startVersion('abc');
   await staged.addBuffer('x/y.txt', 'first');
@@ -153,7 +158,7 @@ test('initRoot takes a plain layout config; root-level openLogical and contentPa
   t.is(await root.contentPath('abc', 'v1', 'x/y.txt'), 'v1/content/x/y.txt');
 });
 
-test('a writer handed a reader\'s inventory reuses it only while the object is at those bytes', async (t) => {
+test("a writer handed a reader's inventory reuses it only while the object is at those bytes", async (t) => {
   const rootDir = path.join(tempDir(), 'root');
   const root = await initRoot(rootDir, await loadLayout0003());
   let staged = await root.startVersion('kn');
@@ -167,7 +172,7 @@ test('a writer handed a reader\'s inventory reuses it only while the object is a
   t.is(staged.version, 'v2');
   await staged.addBuffer('b.txt', 'b in v2');
   await staged.commit();
-  t.deepEqual(Object.keys(reader.inventory.versions), ['v1'], 'the reader\'s inventory was not changed by the writer');
+  t.deepEqual(Object.keys(reader.inventory.versions), ['v1'], "the reader's inventory was not changed by the writer");
   // Stale (another writer committed v2 since): the inventory is read again, and v3 follows v2.
   staged = await root.startVersion('kn', { known });
   t.is(staged.version, 'v3');

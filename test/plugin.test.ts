@@ -66,13 +66,10 @@ test('without the plugin @ocfl/ocfl-fs misplaces the object; with it (by package
   t.is(JSON.parse(readFileSync(path.join(withRoot, SPEC_PATH, 'inventory.json'), 'utf8')).id, HORRIBLE);
   t.is(JSON.parse(readFileSync(path.join(withRoot, 'ocfl_layout.json'), 'utf8')).extension, LAYOUT_0003_NAME);
   // The full configuration is written, defaults spelled out.
-  t.deepEqual(
-    JSON.parse(readFileSync(path.join(withRoot, 'extensions', LAYOUT_0003_NAME, 'config.json'), 'utf8')),
-    createLayout().config,
-  );
+  t.deepEqual(JSON.parse(readFileSync(path.join(withRoot, 'extensions', LAYOUT_0003_NAME, 'config.json'), 'utf8')), createLayout().config);
 });
 
-test('in process: the plugin replaces @ocfl/ocfl\'s 0003 and honours a root\'s configuration', async (t) => {
+test("in process: the plugin replaces @ocfl/ocfl's 0003 and honours a root's configuration", async (t) => {
   const plugin = await import('../src/ocfl/layout/ocfl-js-plugin.js');
   const { default: ocfl } = await import('@ocfl/ocfl-fs');
   t.true(plugin.isPluginActive());
@@ -80,7 +77,12 @@ test('in process: the plugin replaces @ocfl/ocfl\'s 0003 and honours a root\'s c
 
   // A layout made by name maps every vector as our library does.
   for (const v of VECTORS.filter((x) => !x.id.includes('\0'))) {
-    const layout = ocfl.storageLayout({ extensionName: LAYOUT_0003_NAME, digestAlgorithm: v.digestAlgorithm, tupleSize: v.tupleSize, numberOfTuples: v.numberOfTuples });
+    const layout = ocfl.storageLayout({
+      extensionName: LAYOUT_0003_NAME,
+      digestAlgorithm: v.digestAlgorithm,
+      tupleSize: v.tupleSize,
+      numberOfTuples: v.numberOfTuples,
+    });
     t.is(layout.map(v.id).split(path.sep).join('/'), v.path, `${JSON.stringify(v.id)} ${v.digestAlgorithm}`);
   }
 
@@ -110,5 +112,8 @@ test('in process: the plugin replaces @ocfl/ocfl\'s 0003 and honours a root\'s c
   t.throws(() => ocfl.storageLayout(LAYOUT_0003_NAME).set('tupleSize', 4), { message: /fixed/ });
   // blake2b-256 works through the synchronous constructor @ocfl/ocfl calls: the plugin preloads it.
   const blake = VECTORS.find((v) => v.digestAlgorithm === 'blake2b-256')!;
-  t.is(ocfl.storageLayout({ extensionName: LAYOUT_0003_NAME, digestAlgorithm: 'blake2b-256' }).map(blake.id).split(path.sep).join('/'), blake.path);
+  t.is(
+    ocfl.storageLayout({ extensionName: LAYOUT_0003_NAME, digestAlgorithm: 'blake2b-256' }).map(blake.id).split(path.sep).join('/'),
+    blake.path,
+  );
 });

@@ -52,17 +52,20 @@ test.after.always(async () => {
   await server?.stop();
 });
 
-(HAS_SHARED ? pgTest : sharedTest)('an ARRAY column of a SIARD Suite archive restores as a PostgreSQL array, a missing element as NULL', async (t) => {
-  await server!.createDatabase('sql2008');
-  const res = await runCli(['restore', reference('siard-samples', 'siardapi', 'sql2008.siard'), server!.url('sql2008')]);
-  t.is(res.code, 0, res.stderr);
-  const rows = await sql<{ a: Array<string | null>; t: string }>(
-    'sql2008',
-    `SELECT "CARRAY" AS a, format_type(atttypid, atttypmod) AS t FROM "TESTSCHEMA"."TESTCOMPLEXTABLE", pg_attribute
+(HAS_SHARED ? pgTest : sharedTest)(
+  'an ARRAY column of a SIARD Suite archive restores as a PostgreSQL array, a missing element as NULL',
+  async (t) => {
+    await server!.createDatabase('sql2008');
+    const res = await runCli(['restore', reference('siard-samples', 'siardapi', 'sql2008.siard'), server!.url('sql2008')]);
+    t.is(res.code, 0, res.stderr);
+    const rows = await sql<{ a: Array<string | null>; t: string }>(
+      'sql2008',
+      `SELECT "CARRAY" AS a, format_type(atttypid, atttypmod) AS t FROM "TESTSCHEMA"."TESTCOMPLEXTABLE", pg_attribute
       WHERE attrelid = '"TESTSCHEMA"."TESTCOMPLEXTABLE"'::regclass AND attname = 'CARRAY'`,
-  );
-  t.deepEqual(rows, [{ a: ['element 1', null, 'element 3', 'element 4'], t: 'character varying(256)[]' }]);
-});
+    );
+    t.deepEqual(rows, [{ a: ['element 1', null, 'element 3', 'element 4'], t: 'character varying(256)[]' }]);
+  },
+);
 
 pgTest('the PostgreSQL source reads arrays as a1, a2 ... with the element type and the largest size as cardinality', async (t) => {
   const source = await PostgresSource.open(server!.url('source'), { tableFilter: (n) => n === 'tagged' });
@@ -119,7 +122,10 @@ pgTest('PostgreSQL arrays travel through SIARD and back unchanged', async (t) =>
   const siard = path.join(out, 'arrays.siard');
   assertArchiveValid(t, siard, METADATA_XSD);
   const metadata = unzipEntry(siard, 'header/metadata.xml').toString('utf8');
-  t.regex(metadata, /<name>ints<\/name>\s*<type>INTEGER<\/type>\s*<typeOriginal>integer\[\]<\/typeOriginal>\s*<fields>\s*<field>\s*<name>ints\[1\]<\/name>\s*<\/field>\s*<field>\s*<name>ints\[2\]<\/name>\s*<\/field>\s*<field>\s*<name>ints\[3\]<\/name>\s*<\/field>\s*<\/fields>\s*<nullable>true<\/nullable>\s*<cardinality>3<\/cardinality>/);
+  t.regex(
+    metadata,
+    /<name>ints<\/name>\s*<type>INTEGER<\/type>\s*<typeOriginal>integer\[\]<\/typeOriginal>\s*<fields>\s*<field>\s*<name>ints\[1\]<\/name>\s*<\/field>\s*<field>\s*<name>ints\[2\]<\/name>\s*<\/field>\s*<field>\s*<name>ints\[3\]<\/name>\s*<\/field>\s*<\/fields>\s*<nullable>true<\/nullable>\s*<cardinality>3<\/cardinality>/,
+  );
   const entry = zipEntryNames(siard).find((n) => /^content\/schema\d+\/table\d+\/table\d+\.xml$/.test(n))!;
   const data = unzipEntry(siard, entry).toString('utf8');
   t.regex(data, /<c3><a1>plain<\/a1><a2>with space<\/a2><a3>with,comma<\/a3><a4>[^<]+<\/a4><a6>/, 'the NULL fifth element is a missing a5');
@@ -170,7 +176,10 @@ pgTest('arrays of many element types, NULL elements and empty arrays round-trip;
   const siard = await exportKinds();
   assertArchiveValid(t, siard, METADATA_XSD);
   const metadata = unzipEntry(siard, 'header/metadata.xml').toString('utf8');
-  t.regex(metadata, /<checkConstraint>\s*<name>few_big<\/name>\s*<condition>[^<]*cardinality\(big\)[^<]*<\/condition>\s*<\/checkConstraint>/);
+  t.regex(
+    metadata,
+    /<checkConstraint>\s*<name>few_big<\/name>\s*<condition>[^<]*cardinality\(big\)[^<]*<\/condition>\s*<\/checkConstraint>/,
+  );
 
   await server!.createDatabase('kinds_back');
   const res = await runCli(['restore', siard, server!.url('kinds_back'), '--json']);
@@ -186,7 +195,10 @@ pgTest('arrays of many element types, NULL elements and empty arrays round-trip;
     );
   t.deepEqual(await shape('kinds_back'), await shape('kinds'));
   const checks = (db: string) =>
-    sql<{ c: string }>(db, `SELECT conname || ' ' || pg_get_constraintdef(oid) AS c FROM pg_constraint WHERE conrelid = 'public.kinds'::regclass AND contype = 'c' ORDER BY 1`);
+    sql<{ c: string }>(
+      db,
+      `SELECT conname || ' ' || pg_get_constraintdef(oid) AS c FROM pg_constraint WHERE conrelid = 'public.kinds'::regclass AND contype = 'c' ORDER BY 1`,
+    );
   const want = await checks('kinds');
   t.is(want.length, 2);
   t.deepEqual(await checks('kinds_back'), want);
@@ -202,7 +214,9 @@ pgTest('restored into SQLite, each array is JSON text: the archived element stri
   const { default: Database } = await import('../src/sources/sqlite/driver.js');
   const db = new Database(target, { readonly: true });
   try {
-    const rows = db.prepare(`SELECT big, short, days, flags, typeof(big) AS tb FROM kinds ORDER BY id`).all() as Array<Record<string, string | null>>;
+    const rows = db.prepare(`SELECT big, short, days, flags, typeof(big) AS tb FROM kinds ORDER BY id`).all() as Array<
+      Record<string, string | null>
+    >;
     const pgRows = await sql<{ big: string; short: string | null; days: string | null; flags: string | null }>(
       'kinds',
       `SELECT big::text[]::text AS big, short::text, days::text, flags::text FROM public.kinds ORDER BY id`,

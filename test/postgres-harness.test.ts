@@ -9,7 +9,9 @@ pgTest('a private PostgreSQL server starts on 127.0.0.1, answers and stops', asy
     await server.createDatabase('harness');
     const client = new pg.Client({ connectionString: server.url('harness') });
     await client.connect();
-    const { rows } = await client.query("select current_database() as db, inet_server_addr()::text as addr, current_setting('TimeZone') as tz");
+    const { rows } = await client.query(
+      "select current_database() as db, inet_server_addr()::text as addr, current_setting('TimeZone') as tz",
+    );
     await client.end();
     t.deepEqual(rows[0], { db: 'harness', addr: '127.0.0.1/32', tz: 'UTC' });
   } finally {

@@ -64,7 +64,10 @@ function metadataOf(siard: string): string {
 
 /** Each row of a table as PostgreSQL prints it, column by column. */
 async function rowsText(db: string, table: string, columns: string[]): Promise<string[][]> {
-  const rows = await sql<{ r: Array<string | null> }>(db, `SELECT ARRAY[${columns.map((c) => `${c}::text`).join(', ')}]::text[] AS r FROM ${table} ORDER BY id`);
+  const rows = await sql<{ r: Array<string | null> }>(
+    db,
+    `SELECT ARRAY[${columns.map((c) => `${c}::text`).join(', ')}]::text[] AS r FROM ${table} ORDER BY id`,
+  );
   return rows.map((r) => r.r.map((v) => v ?? 'NULL'));
 }
 
@@ -97,7 +100,10 @@ pgSerial('databaseProduct, NaN and infinities, intervals: typed for SIARD, repor
   const strict = await runCli(['export', server!.url('source'), path.join(work, 'strict'), '--name', 'shop', '--strict']);
   t.is(strict.code, 2);
   t.regex(strict.stderr, /Strict export refused 3 columns/);
-  t.regex(strict.stderr, /column "mixed" \(declared interval\) holds intervals whose parts differ in sign, which no xs:duration can, first at row 2/);
+  t.regex(
+    strict.stderr,
+    /column "mixed" \(declared interval\) holds intervals whose parts differ in sign, which no xs:duration can, first at row 2/,
+  );
 
   await server!.createDatabase('restored');
   const res = await runCli(['restore', siard, server!.url('restored'), '--json']);
@@ -108,7 +114,12 @@ pgSerial('databaseProduct, NaN and infinities, intervals: typed for SIARD, repor
   t.deepEqual(await rowsText('restored', 'a.items', columns), want);
   // the column types come back as declared
   const types = async (db: string) =>
-    (await sql<{ t: string }>(db, `SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = 'a.items'::regclass AND attnum > 0 ORDER BY attnum`)).map((r) => r.t);
+    (
+      await sql<{ t: string }>(
+        db,
+        `SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = 'a.items'::regclass AND attnum > 0 ORDER BY attnum`,
+      )
+    ).map((r) => r.t);
   t.deepEqual(await types('restored'), await types('source'));
 });
 
@@ -122,7 +133,16 @@ pgSerial('schema-qualified table selection; a pattern that matches nothing is ex
   const none = await runCli(['export', server!.url('source'), path.join(work, 'sel-none'), '--tables', 'b.items']);
   t.is(none.code, 2);
   t.regex(none.stderr, /--tables "b\.items" matches no table; the database has a\.items, public\.other\./);
-  const excluded = await runCli(['export', server!.url('source'), path.join(work, 'sel-x'), '--name', 'x', '--exclude-tables', 'public.*', '--json']);
+  const excluded = await runCli([
+    'export',
+    server!.url('source'),
+    path.join(work, 'sel-x'),
+    '--name',
+    'x',
+    '--exclude-tables',
+    'public.*',
+    '--json',
+  ]);
   t.is(excluded.code, 0, excluded.stderr);
   t.is((JSON.parse(excluded.stdout) as { tables: number }).tables, 1);
 });
@@ -146,87 +166,132 @@ const SHOP_SQL = `
   CREATE INDEX item_by_name ON public.item (name);
 `;
 
-pgSerial('restore --create: defaults, views, enums and identity columns come back; what did not (a sequence default, indexes) is listed once', async (t) => {
-  await server!.createDatabase('shop');
-  await sql('shop', SHOP_SQL);
-  const out = path.join(work, 'shop-out');
-  const exp = await runCli(['export', server!.url('shop'), out, '--name', 'shop', '--json']);
-  t.is(exp.code, 0, exp.stderr);
-  t.deepEqual((JSON.parse(exp.stdout) as { notExported: string[] }).notExported, ['index item_by_name on public.item']);
-  const siard = path.join(out, 'shop.siard');
+pgSerial(
+  'restore --create: defaults, views, enums and identity columns come back; what did not (a sequence default, indexes) is listed once',
+  async (t) => {
+    await server!.createDatabase('shop');
+    await sql('shop', SHOP_SQL);
+    const out = path.join(work, 'shop-out');
+    const exp = await runCli(['export', server!.url('shop'), out, '--name', 'shop', '--json']);
+    t.is(exp.code, 0, exp.stderr);
+    t.deepEqual((JSON.parse(exp.stdout) as { notExported: string[] }).notExported, ['index item_by_name on public.item']);
+    const siard = path.join(out, 'shop.siard');
 
-  const missing = await runCli(['restore', siard, server!.url('shop_copy')]);
-  t.is(missing.code, 2);
-  t.regex(missing.stderr, /Database "shop_copy" does not exist on the PostgreSQL server at 127\.0\.0\.1:\d+\. Add --create to create it\./);
-  const res = await runCli(['restore', siard, server!.url('shop_copy'), '--create', '--json']);
-  t.is(res.code, 0, res.stderr);
-  const summary = JSON.parse(res.stdout) as { notRecreated: Array<{ kind: string; name: string; reason: string }> };
-  const byName = new Map(summary.notRecreated.map((n) => [`${n.kind} ${n.name}`, n.reason]));
-  t.regex(byName.get('default public.item.id') ?? '', /PostgreSQL refused nextval\('item_id_seq'::regclass\)/);
-  t.truthy(byName.get('index indexes other than primary and unique keys'));
-  t.regex(byName.get('trigger public.ticket.ticket_touch') ?? '', /calls a function, and the archive carries no routines/);
-  t.is(summary.notRecreated.length, 3, JSON.stringify(summary.notRecreated));
+    const missing = await runCli(['restore', siard, server!.url('shop_copy')]);
+    t.is(missing.code, 2);
+    t.regex(
+      missing.stderr,
+      /Database "shop_copy" does not exist on the PostgreSQL server at 127\.0\.0\.1:\d+\. Add --create to create it\./,
+    );
+    const res = await runCli(['restore', siard, server!.url('shop_copy'), '--create', '--json']);
+    t.is(res.code, 0, res.stderr);
+    const summary = JSON.parse(res.stdout) as { notRecreated: Array<{ kind: string; name: string; reason: string }> };
+    const byName = new Map(summary.notRecreated.map((n) => [`${n.kind} ${n.name}`, n.reason]));
+    t.regex(byName.get('default public.item.id') ?? '', /PostgreSQL refused nextval\('item_id_seq'::regclass\)/);
+    t.truthy(byName.get('index indexes other than primary and unique keys'));
+    t.regex(byName.get('trigger public.ticket.ticket_touch') ?? '', /calls a function, and the archive carries no routines/);
+    t.is(summary.notRecreated.length, 3, JSON.stringify(summary.notRecreated));
 
-  // the enum is a DISTINCT type in the archive, valid against metadata.xsd, and an enum again
-  const meta = metadataOf(siard);
-  if (HAS_SHARED) assertArchiveValid(t, siard, reference('siard', 'metadata.xsd'));
-  t.regex(meta, /<type>\s*<name>mood<\/name>\s*<category>distinct<\/category>\s*<instantiable>false<\/instantiable>\s*<final>true<\/final>\s*<base>VARCHAR\(5\)<\/base>\s*<description>PostgreSQL enum; labels in order: &apos;sad&apos;, &apos;ok&apos;, &apos;happy&apos;<\/description>/);
-  t.regex(meta, /<name>feeling<\/name>\s*<typeSchema>public<\/typeSchema>\s*<typeName>mood<\/typeName>\s*<typeOriginal>mood<\/typeOriginal>/);
-  const labels = async (db: string) => (await sql<{ l: string }>(db, `SELECT enumlabel AS l FROM pg_enum WHERE enumtypid = 'public.mood'::regtype ORDER BY enumsortorder`)).map((r) => r.l);
-  t.deepEqual(await labels('shop_copy'), await labels('shop'));
-  const columnTypes = async (db: string, table: string) =>
-    (await sql<{ t: string }>(db, `SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 ORDER BY attnum`, [table])).map((r) => r.t);
-  t.deepEqual(await columnTypes('shop_copy', 'public.ticket'), await columnTypes('shop', 'public.ticket'));
-  t.deepEqual(await columnTypes('shop_copy', 'public.item'), await columnTypes('shop', 'public.item'));
-  const tickets = async (db: string) => (await sql(db, 'SELECT no, label, feeling::text FROM public.ticket ORDER BY no')).map((r) => JSON.stringify(r));
-  t.deepEqual(await tickets('shop_copy'), await tickets('shop'));
-  // the identity column is one again, and goes on where the source's sequence would
-  const identity = async (db: string) => (await sql<{ i: string }>(db, `SELECT attidentity::text AS i FROM pg_attribute WHERE attrelid = 'public.ticket'::regclass AND attname = 'no'`))[0]!.i;
-  t.is(await identity('shop_copy'), await identity('shop'));
-  const expected = (await sql<{ n: string }>('shop', `SELECT (last_value + 5)::text AS n FROM public.ticket_no_seq`))[0]!.n;
-  t.is((await sql<{ no: number }>('shop_copy', `INSERT INTO public.ticket (label) VALUES ('d') RETURNING no`))[0]!.no, Number(expected));
-  t.regex(meta, /<trigger>\s*<name>ticket_touch<\/name>\s*<actionTime>BEFORE<\/actionTime>\s*<triggerEvent>INSERT OR UPDATE OF label<\/triggerEvent>/);
-  t.regex(meta, /<name>no<\/name>[\s\S]*?<defaultValue>GENERATED ALWAYS AS IDENTITY \(START WITH \d+ INCREMENT BY 5\)<\/defaultValue>/);
+    // the enum is a DISTINCT type in the archive, valid against metadata.xsd, and an enum again
+    const meta = metadataOf(siard);
+    if (HAS_SHARED) assertArchiveValid(t, siard, reference('siard', 'metadata.xsd'));
+    t.regex(
+      meta,
+      /<type>\s*<name>mood<\/name>\s*<category>distinct<\/category>\s*<instantiable>false<\/instantiable>\s*<final>true<\/final>\s*<base>VARCHAR\(5\)<\/base>\s*<description>PostgreSQL enum; labels in order: &apos;sad&apos;, &apos;ok&apos;, &apos;happy&apos;<\/description>/,
+    );
+    t.regex(
+      meta,
+      /<name>feeling<\/name>\s*<typeSchema>public<\/typeSchema>\s*<typeName>mood<\/typeName>\s*<typeOriginal>mood<\/typeOriginal>/,
+    );
+    const labels = async (db: string) =>
+      (
+        await sql<{ l: string }>(db, `SELECT enumlabel AS l FROM pg_enum WHERE enumtypid = 'public.mood'::regtype ORDER BY enumsortorder`)
+      ).map((r) => r.l);
+    t.deepEqual(await labels('shop_copy'), await labels('shop'));
+    const columnTypes = async (db: string, table: string) =>
+      (
+        await sql<{ t: string }>(
+          db,
+          `SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 ORDER BY attnum`,
+          [table],
+        )
+      ).map((r) => r.t);
+    t.deepEqual(await columnTypes('shop_copy', 'public.ticket'), await columnTypes('shop', 'public.ticket'));
+    t.deepEqual(await columnTypes('shop_copy', 'public.item'), await columnTypes('shop', 'public.item'));
+    const tickets = async (db: string) =>
+      (await sql(db, 'SELECT no, label, feeling::text FROM public.ticket ORDER BY no')).map((r) => JSON.stringify(r));
+    t.deepEqual(await tickets('shop_copy'), await tickets('shop'));
+    // the identity column is one again, and goes on where the source's sequence would
+    const identity = async (db: string) =>
+      (
+        await sql<{ i: string }>(
+          db,
+          `SELECT attidentity::text AS i FROM pg_attribute WHERE attrelid = 'public.ticket'::regclass AND attname = 'no'`,
+        )
+      )[0]!.i;
+    t.is(await identity('shop_copy'), await identity('shop'));
+    const expected = (await sql<{ n: string }>('shop', `SELECT (last_value + 5)::text AS n FROM public.ticket_no_seq`))[0]!.n;
+    t.is((await sql<{ no: number }>('shop_copy', `INSERT INTO public.ticket (label) VALUES ('d') RETURNING no`))[0]!.no, Number(expected));
+    t.regex(
+      meta,
+      /<trigger>\s*<name>ticket_touch<\/name>\s*<actionTime>BEFORE<\/actionTime>\s*<triggerEvent>INSERT OR UPDATE OF label<\/triggerEvent>/,
+    );
+    t.regex(meta, /<name>no<\/name>[\s\S]*?<defaultValue>GENERATED ALWAYS AS IDENTITY \(START WITH \d+ INCREMENT BY 5\)<\/defaultValue>/);
 
-  const defaults = async (db: string) =>
-    (await sql<{ c: string; d: string | null }>(db, `SELECT column_name AS c, column_default AS d FROM information_schema.columns WHERE table_name = 'item' AND column_name <> 'id' ORDER BY ordinal_position`)).map((r) => `${r.c}=${r.d}`);
-  t.deepEqual(await defaults('shop_copy'), await defaults('shop'));
-  const ticketDefault = async (db: string) =>
-    (await sql<{ d: string | null }>(db, `SELECT column_default AS d FROM information_schema.columns WHERE table_name = 'ticket' AND column_name = 'feeling'`))[0]!.d;
-  t.is(await ticketDefault('shop_copy'), await ticketDefault('shop'));
-  for (const view of ['public.big_item', 'public.big_item_names']) {
-    const rows = async (db: string) => (await sql(db, `SELECT * FROM ${view} ORDER BY 1`)).map((r) => JSON.stringify(r));
-    const want = await rows('shop');
-    t.true(want.length > 0);
-    t.deepEqual(await rows('shop_copy'), want, view);
-  }
+    const defaults = async (db: string) =>
+      (
+        await sql<{ c: string; d: string | null }>(
+          db,
+          `SELECT column_name AS c, column_default AS d FROM information_schema.columns WHERE table_name = 'item' AND column_name <> 'id' ORDER BY ordinal_position`,
+        )
+      ).map((r) => `${r.c}=${r.d}`);
+    t.deepEqual(await defaults('shop_copy'), await defaults('shop'));
+    const ticketDefault = async (db: string) =>
+      (
+        await sql<{ d: string | null }>(
+          db,
+          `SELECT column_default AS d FROM information_schema.columns WHERE table_name = 'ticket' AND column_name = 'feeling'`,
+        )
+      )[0]!.d;
+    t.is(await ticketDefault('shop_copy'), await ticketDefault('shop'));
+    for (const view of ['public.big_item', 'public.big_item_names']) {
+      const rows = async (db: string) => (await sql(db, `SELECT * FROM ${view} ORDER BY 1`)).map((r) => JSON.stringify(r));
+      const want = await rows('shop');
+      t.true(want.length > 0);
+      t.deepEqual(await rows('shop_copy'), want, view);
+    }
 
-  const again = await runCli(['restore', siard, server!.url('shop_copy'), '--create']);
-  t.is(again.code, 2);
-  t.regex(again.stderr, /Cannot create the database .*shop_copy: it already exists; leave out --create to restore into it\./);
+    const again = await runCli(['restore', siard, server!.url('shop_copy'), '--create']);
+    t.is(again.code, 2);
+    t.regex(again.stderr, /Cannot create the database .*shop_copy: it already exists; leave out --create to restore into it\./);
 
-  // a database holding other tables is refused unless --into-existing, in one sentence
-  await server!.createDatabase('busy');
-  await sql('busy', 'CREATE TABLE public.unrelated (x int)');
-  const busy = await runCli(['restore', siard, server!.url('busy')]);
-  t.is(busy.code, 2);
-  t.regex(busy.stderr, /Cannot restore into .*busy: it is not empty \(1 tables or views, e\.g\. public\.unrelated\); add --into-existing to restore beside them\./);
-  t.is(busy.stderr.trim().split('\n').length, 1);
-  const beside = await runCli(['restore', siard, server!.url('busy'), '--into-existing']);
-  t.is(beside.code, 0, beside.stderr);
-  t.is((await sql('busy', 'SELECT * FROM public.item')).length, 3);
-  // the same archive into SQLite: the enum type and the identity clause are listed, the labels kept as text
-  const sqliteTarget = path.join(work, 'shop.db');
-  const lite = await runCli(['restore', siard, sqliteTarget, '--json']);
-  t.is(lite.code, 0, lite.stderr);
-  const liteNot = (JSON.parse(lite.stdout) as { notRecreated: Array<{ kind: string; name: string }> }).notRecreated.map((n) => `${n.kind} ${n.name}`);
-  t.true(liteNot.includes('type public.mood'));
-  t.true(liteNot.includes('default public.ticket.no'));
-  t.true(liteNot.includes('view public.big_item'));
+    // a database holding other tables is refused unless --into-existing, in one sentence
+    await server!.createDatabase('busy');
+    await sql('busy', 'CREATE TABLE public.unrelated (x int)');
+    const busy = await runCli(['restore', siard, server!.url('busy')]);
+    t.is(busy.code, 2);
+    t.regex(
+      busy.stderr,
+      /Cannot restore into .*busy: it is not empty \(1 tables or views, e\.g\. public\.unrelated\); add --into-existing to restore beside them\./,
+    );
+    t.is(busy.stderr.trim().split('\n').length, 1);
+    const beside = await runCli(['restore', siard, server!.url('busy'), '--into-existing']);
+    t.is(beside.code, 0, beside.stderr);
+    t.is((await sql('busy', 'SELECT * FROM public.item')).length, 3);
+    // the same archive into SQLite: the enum type and the identity clause are listed, the labels kept as text
+    const sqliteTarget = path.join(work, 'shop.db');
+    const lite = await runCli(['restore', siard, sqliteTarget, '--json']);
+    t.is(lite.code, 0, lite.stderr);
+    const liteNot = (JSON.parse(lite.stdout) as { notRecreated: Array<{ kind: string; name: string }> }).notRecreated.map(
+      (n) => `${n.kind} ${n.name}`,
+    );
+    t.true(liteNot.includes('type public.mood'));
+    t.true(liteNot.includes('default public.ticket.no'));
+    t.true(liteNot.includes('view public.big_item'));
 
-  // a failed restore into a database it created leaves no database behind
-  const broken = path.join(work, 'broken.siard');
-  const rewrite = `
+    // a failed restore into a database it created leaves no database behind
+    const broken = path.join(work, 'broken.siard');
+    const rewrite = `
 import sys, zipfile
 src, dst = sys.argv[1], sys.argv[2]
 with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, 'w', zipfile.ZIP_DEFLATED) as zout:
@@ -236,25 +301,37 @@ with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, 'w', zipfile.ZIP_DEFLATED
             data = data.replace(b'<rows>3</rows>', b'<rows>4</rows>', 1)
         zout.writestr(item, data)
 `;
-  execFileSync('python3', ['-c', rewrite, siard, broken]);
-  const failed = await runCli(['restore', broken, server!.url('shop_broken'), '--create']);
-  t.is(failed.code, 1, failed.stderr);
-  t.regex(failed.stderr, /metadata\.xml says 4 rows but the table data holds 3/);
-  t.deepEqual(await sql('postgres', `SELECT 1 FROM pg_database WHERE datname = 'shop_broken'`), []);
+    execFileSync('python3', ['-c', rewrite, siard, broken]);
+    const failed = await runCli(['restore', broken, server!.url('shop_broken'), '--create']);
+    t.is(failed.code, 1, failed.stderr);
+    t.regex(failed.stderr, /metadata\.xml says 4 rows but the table data holds 3/);
+    t.deepEqual(await sql('postgres', `SELECT 1 FROM pg_database WHERE datname = 'shop_broken'`), []);
 
-  // defaults are SQL from the archive: one that would add another ALTER TABLE action, or a second
-  // statement, is listed and not run
-  const hostile = path.join(work, 'hostile.siard');
-  const edit = rewrite
-    .replace("b'<rows>3</rows>', b'<rows>4</rows>'", "b'<defaultValue>0</defaultValue>', b'<defaultValue>0, ADD COLUMN evil int</defaultValue>'")
-    .replace("data = data.replace(", "data = data.replace(b'<defaultValue>CURRENT_DATE</defaultValue>', b'<defaultValue>CURRENT_DATE; DROP TABLE public.ticket</defaultValue>', 1).replace(");
-  execFileSync('python3', ['-c', edit, siard, hostile]);
-  t.regex(execFileSync('unzip', ['-p', hostile, 'header/metadata.xml'], { encoding: 'utf8' }), /ADD COLUMN evil/);
-  const h = await runCli(['restore', hostile, server!.url('shop_hostile'), '--create', '--json']);
-  t.is(h.code, 0, h.stderr);
-  const hostileNot = new Map((JSON.parse(h.stdout) as { notRecreated: Array<{ kind: string; name: string; reason: string }> }).notRecreated.map((n) => [`${n.kind} ${n.name}`, n.reason]));
-  t.regex(hostileNot.get('default public.item.qty') ?? '', /comma outside parentheses/);
-  t.regex(hostileNot.get('default public.item.added') ?? '', /contains ";"/);
-  t.deepEqual(await sql('shop_hostile', `SELECT 1 FROM information_schema.columns WHERE column_name = 'evil'`), []);
-  t.is((await sql('shop_hostile', 'SELECT * FROM public.ticket')).length, 3);
-});
+    // defaults are SQL from the archive: one that would add another ALTER TABLE action, or a second
+    // statement, is listed and not run
+    const hostile = path.join(work, 'hostile.siard');
+    const edit = rewrite
+      .replace(
+        "b'<rows>3</rows>', b'<rows>4</rows>'",
+        "b'<defaultValue>0</defaultValue>', b'<defaultValue>0, ADD COLUMN evil int</defaultValue>'",
+      )
+      .replace(
+        'data = data.replace(',
+        "data = data.replace(b'<defaultValue>CURRENT_DATE</defaultValue>', b'<defaultValue>CURRENT_DATE; DROP TABLE public.ticket</defaultValue>', 1).replace(",
+      );
+    execFileSync('python3', ['-c', edit, siard, hostile]);
+    t.regex(execFileSync('unzip', ['-p', hostile, 'header/metadata.xml'], { encoding: 'utf8' }), /ADD COLUMN evil/);
+    const h = await runCli(['restore', hostile, server!.url('shop_hostile'), '--create', '--json']);
+    t.is(h.code, 0, h.stderr);
+    const hostileNot = new Map(
+      (JSON.parse(h.stdout) as { notRecreated: Array<{ kind: string; name: string; reason: string }> }).notRecreated.map((n) => [
+        `${n.kind} ${n.name}`,
+        n.reason,
+      ]),
+    );
+    t.regex(hostileNot.get('default public.item.qty') ?? '', /comma outside parentheses/);
+    t.regex(hostileNot.get('default public.item.added') ?? '', /contains ";"/);
+    t.deepEqual(await sql('shop_hostile', `SELECT 1 FROM information_schema.columns WHERE column_name = 'evil'`), []);
+    t.is((await sql('shop_hostile', 'SELECT * FROM public.ticket')).length, 3);
+  },
+);

@@ -51,7 +51,14 @@ test('array literals: quoting, escapes, NULL; multi-dimensional and shifted arra
   t.throws(() => parseArrayLiteral('[0:1]={1,2}'), { message: /does not start at index 1/ });
 });
 
-const info = (typname: string, typmod = -1, extra: Partial<PgTypeInfo> = {}): PgTypeInfo => ({ typname, typtype: 'b', typcategory: 'X', typmod, formatted: typname, ...extra });
+const info = (typname: string, typmod = -1, extra: Partial<PgTypeInfo> = {}): PgTypeInfo => ({
+  typname,
+  typtype: 'b',
+  typcategory: 'X',
+  typmod,
+  formatted: typname,
+  ...extra,
+});
 
 test('type mapping: SIARD types that metadata.xsd accepts, and back to PostgreSQL', (t) => {
   const cases: Array<[PgTypeInfo, string]> = [
@@ -86,10 +93,17 @@ test('type mapping: SIARD types that metadata.xsd accepts, and back to PostgreSQ
     /^INTERVAL\s+(((YEAR|MONTH|DAY|HOUR|MINUTE)(\s*\(\s*[1-9]\d*\s*\))?(\s+TO\s+(MONTH|DAY|HOUR|MINUTE|SECOND)(\s*\(\s*[1-9]\d*\s*\))?)?)|(SECOND(\s*\(\s*[1-9]\d*\s*(,\s*\d+\s*)?\))?))$/,
     /^(XML|DATE|BOOLEAN)$/,
   ];
-  for (const [pgType, siard] of [...cases, [info('interval'), 'INTERVAL DAY(9) TO SECOND(6)'] as [PgTypeInfo, string], [info('xml'), 'XML'] as [PgTypeInfo, string]]) {
+  for (const [pgType, siard] of [
+    ...cases,
+    [info('interval'), 'INTERVAL DAY(9) TO SECOND(6)'] as [PgTypeInfo, string],
+    [info('xml'), 'XML'] as [PgTypeInfo, string],
+  ]) {
     const mapped = mapPgType(pgType).type;
     t.is(mapped, siard, pgType.typname);
-    t.true(xsd.some((p) => p.test(mapped)), `${mapped} is a predefinedTypeType`);
+    t.true(
+      xsd.some((p) => p.test(mapped)),
+      `${mapped} is a predefinedTypeType`,
+    );
   }
   t.is(pgTypeOfSiard('DECIMAL(20, 6)'), 'numeric(20,6)');
   t.is(pgTypeOfSiard('NATIONAL CHARACTER VARYING(15)'), 'character varying(15)');

@@ -102,21 +102,24 @@ test.before(async () => {
   if (init.code !== 0) throw new Error(init.stderr);
 });
 
-ptyTest('ingest on a terminal: one line with bytes written, a rate, elapsed time and rows of the total; the final figures are the version\'s', async (t) => {
-  const run = await onPty(['ingest', db, '--root', root, '--id', ID, ...USER]);
-  t.is(run.code, 0, run.raw);
-  const line = lastLine(t, run, `ingest ${ID}`);
-  t.regex(line, new RegExp(BYTES));
-  t.regex(line, RATE);
-  t.regex(line, TIME);
-  t.regex(line, / {2}400\/400 rows {2}/);
-  // bytes written = the bytes of the version (the .siard and 400 LOB files), as the JSON summary says
-  const log = await runCli(['ingest', db, '--root', root, '--id', ID, '--json', '--allow-unchanged', ...USER]);
-  const bytes = (JSON.parse(log.stdout) as { bytes: number }).bytes;
-  t.true(line.includes(`  ${sized(bytes)}  `), `${line} should show ${sized(bytes)} written`);
-  // the line is drawn over itself, never scrolled: every redraw starts at column 1
-  t.false(run.raw.includes(`\n${`ingest ${ID}`}`), 'the progress line must not be printed on new lines');
-});
+ptyTest(
+  "ingest on a terminal: one line with bytes written, a rate, elapsed time and rows of the total; the final figures are the version's",
+  async (t) => {
+    const run = await onPty(['ingest', db, '--root', root, '--id', ID, ...USER]);
+    t.is(run.code, 0, run.raw);
+    const line = lastLine(t, run, `ingest ${ID}`);
+    t.regex(line, new RegExp(BYTES));
+    t.regex(line, RATE);
+    t.regex(line, TIME);
+    t.regex(line, / {2}400\/400 rows {2}/);
+    // bytes written = the bytes of the version (the .siard and 400 LOB files), as the JSON summary says
+    const log = await runCli(['ingest', db, '--root', root, '--id', ID, '--json', '--allow-unchanged', ...USER]);
+    const bytes = (JSON.parse(log.stdout) as { bytes: number }).bytes;
+    t.true(line.includes(`  ${sized(bytes)}  `), `${line} should show ${sized(bytes)} written`);
+    // the line is drawn over itself, never scrolled: every redraw starts at column 1
+    t.false(run.raw.includes(`\n${`ingest ${ID}`}`), 'the progress line must not be printed on new lines');
+  },
+);
 
 ptyTest('a received .siard package: bytes of the total and files', async (t) => {
   const out = path.join(dir, 'export-pkg');
@@ -139,36 +142,64 @@ ptyTest('export on a terminal: bytes written, rate, elapsed, rows', async (t) =>
   t.regex(line, / {2}400\/400 rows {2}/);
 });
 
-ptyTest('restore, validate, audit, checkout, relocate, put on a terminal: each one line with bytes and their rate (restore: rows and their rate), time and its count', async (t) => {
-  await runCli(['ingest', db, '--root', root, '--id', `${ID}:verbs`, ...USER]);
-  const objectRoot = path.join(root, (await runCli(['path', `${ID}:verbs`, '--root', root])).stdout.trim());
-  const checks: Array<[string, string[], string, RegExp]> = [
-    ['restore', ['restore', '--root', root, '--id', `${ID}:verbs`, path.join(dir, 'restored.db')], `restore ${path.join(dir, 'restored.db')}`, / {2}400\/400 rows {2}/],
-    // one object: its content bytes hashed of the total, and files
-    ['validate object', ['validate', objectRoot], `validate ${objectRoot}`, new RegExp(String.raw`100%  (${BYTES})/\1  .*  401/401 files  `)],
-    // a storage root: bytes hashed, objects done of those found
-    ['validate root', ['validate', root], `validate ${root}`, / {2}\d\/\d objects {2}/],
-    ['audit', ['audit', '--root', root, '--id', `${ID}:verbs`], 'audit', new RegExp(String.raw`100%  (${BYTES})/\1  .*  1/1 objects  `)],
-    ['checkout', ['checkout', '--root', root, '--id', `${ID}:verbs`, path.join(dir, 'copy')], `checkout ${ID}:verbs v1`, new RegExp(String.raw`100%  (${BYTES})/\1  .*  401/401 files  `)],
-    ['relocate', ['relocate', '--root', root, '--id', `${ID}:verbs`, '--lob-folder', 'file:///Archives/Docs/', ...USER], `relocate ${ID}:verbs`, new RegExp(String.raw`100%  (${BYTES})/\1  .*  1/1 archives  `)],
-    ['put', ['put', '--root', root, '--id', `${ID}:put`, path.join(dir, 'copy'), ...USER], `put ${ID}:put`, new RegExp(String.raw`100%  (${BYTES})/\1  .*  401/401 files  `)],
-  ];
-  for (const [verb, args, label, count] of checks) {
-    const run = await onPty(args);
-    t.is(run.code, 0, `${verb}: ${run.raw}`);
-    const line = lastLine(t, run, label);
-    if (verb === 'restore') {
-      // bytes unknown: the rows are the figure and the rate
-      t.regex(line, / {2}[\d,]+ rows\/s/, line);
-      t.notRegex(line, /B\/s/, line);
-    } else {
-      t.regex(line, new RegExp(BYTES), verb);
-      t.regex(line, RATE, verb);
+ptyTest(
+  'restore, validate, audit, checkout, relocate, put on a terminal: each one line with bytes and their rate (restore: rows and their rate), time and its count',
+  async (t) => {
+    await runCli(['ingest', db, '--root', root, '--id', `${ID}:verbs`, ...USER]);
+    const objectRoot = path.join(root, (await runCli(['path', `${ID}:verbs`, '--root', root])).stdout.trim());
+    const checks: Array<[string, string[], string, RegExp]> = [
+      [
+        'restore',
+        ['restore', '--root', root, '--id', `${ID}:verbs`, path.join(dir, 'restored.db')],
+        `restore ${path.join(dir, 'restored.db')}`,
+        / {2}400\/400 rows {2}/,
+      ],
+      // one object: its content bytes hashed of the total, and files
+      [
+        'validate object',
+        ['validate', objectRoot],
+        `validate ${objectRoot}`,
+        new RegExp(String.raw`100%  (${BYTES})/\1  .*  401/401 files  `),
+      ],
+      // a storage root: bytes hashed, objects done of those found
+      ['validate root', ['validate', root], `validate ${root}`, / {2}\d\/\d objects {2}/],
+      ['audit', ['audit', '--root', root, '--id', `${ID}:verbs`], 'audit', new RegExp(String.raw`100%  (${BYTES})/\1  .*  1/1 objects  `)],
+      [
+        'checkout',
+        ['checkout', '--root', root, '--id', `${ID}:verbs`, path.join(dir, 'copy')],
+        `checkout ${ID}:verbs v1`,
+        new RegExp(String.raw`100%  (${BYTES})/\1  .*  401/401 files  `),
+      ],
+      [
+        'relocate',
+        ['relocate', '--root', root, '--id', `${ID}:verbs`, '--lob-folder', 'file:///Archives/Docs/', ...USER],
+        `relocate ${ID}:verbs`,
+        new RegExp(String.raw`100%  (${BYTES})/\1  .*  1/1 archives  `),
+      ],
+      [
+        'put',
+        ['put', '--root', root, '--id', `${ID}:put`, path.join(dir, 'copy'), ...USER],
+        `put ${ID}:put`,
+        new RegExp(String.raw`100%  (${BYTES})/\1  .*  401/401 files  `),
+      ],
+    ];
+    for (const [verb, args, label, count] of checks) {
+      const run = await onPty(args);
+      t.is(run.code, 0, `${verb}: ${run.raw}`);
+      const line = lastLine(t, run, label);
+      if (verb === 'restore') {
+        // bytes unknown: the rows are the figure and the rate
+        t.regex(line, / {2}[\d,]+ rows\/s/, line);
+        t.notRegex(line, /B\/s/, line);
+      } else {
+        t.regex(line, new RegExp(BYTES), verb);
+        t.regex(line, RATE, verb);
+      }
+      t.regex(line, TIME, verb);
+      t.regex(line, count, `${verb}: ${line}`);
     }
-    t.regex(line, TIME, verb);
-    t.regex(line, count, `${verb}: ${line}`);
-  }
-});
+  },
+);
 
 ptyTest('nothing of the line with --json, or when stderr is a pipe, though the terminal is there', async (t) => {
   const json = await onPty(['ingest', db, '--root', root, '--id', `${ID}:json`, '--json', ...USER]);
@@ -189,7 +220,9 @@ ptyTest('nothing of the line with --json, or when stderr is a pipe, though the t
 });
 
 ptyTest('a narrow terminal: every drawn line fits its width and keeps the figures (the label gives way)', async (t) => {
-  const run = await onPty(['ingest', db, '--root', root, '--id', `${ID}:a-rather-long-object-identifier-that-does-not-fit`, ...USER], { cols: 72 });
+  const run = await onPty(['ingest', db, '--root', root, '--id', `${ID}:a-rather-long-object-identifier-that-does-not-fit`, ...USER], {
+    cols: 72,
+  });
   t.is(run.code, 0, run.raw);
   const drawn = run.lines.filter((l) => l.includes('elapsed'));
   t.true(drawn.length > 0, run.raw);

@@ -21,7 +21,8 @@ test('put of 1,600 files through the hashing threads: exact state, digests, fixi
     const sub = path.join(input, `seg_${i % 7}`);
     mkdirSync(sub, { recursive: true });
     // Every 10th file repeats the content of file 0; a few are large (past the one-read buffer).
-    const bytes = i % 10 === 0 ? Buffer.from('the same content\n') : i % 200 === 1 ? randomBytes(1536 * 1024) : randomBytes(100 + (i % 900));
+    const bytes =
+      i % 10 === 0 ? Buffer.from('the same content\n') : i % 200 === 1 ? randomBytes(1536 * 1024) : randomBytes(100 + (i % 900));
     writeFileSync(path.join(sub, `f${i}.bin`), bytes);
     expected.set(`seg_${i % 7}/f${i}.bin`, bytes);
   }
@@ -34,7 +35,8 @@ test('put of 1,600 files through the hashing threads: exact state, digests, fixi
   const objectPath = (await runCli(['path', '--root', root, 'urn:test:pool'])).stdout.trim();
   const inv = JSON.parse(readFileSync(path.join(root, objectPath, 'inventory.json'), 'utf8'));
   const state = new Map<string, string>();
-  for (const [digest, paths] of Object.entries(inv.versions.v1.state as Record<string, string[]>)) for (const p of paths) state.set(p, digest);
+  for (const [digest, paths] of Object.entries(inv.versions.v1.state as Record<string, string[]>))
+    for (const p of paths) state.set(p, digest);
   t.is(state.size, expected.size);
   for (const [p, bytes] of expected) t.is(state.get(p), createHash('sha512').update(bytes).digest('hex'), p);
   const md5 = new Map<string, string>();
@@ -72,7 +74,7 @@ test('put v2 of an existing object through the hashing threads: unchanged files 
     if (p === 'seg_1/f1.bin') continue;
     if (seg <= 3) v2.set(p, b);
     else if (seg === 4) v2.set(p.replace('.bin', '.copy'), v1.get(`seg_0/f${Number(/f(\d+)/.exec(p)![1]) - 4}.bin`)!);
-    else v2.set(p, Number(/f(\d+)/.exec(p)![1]) % 5 === 0 ? shared : randomBytes(50 + (seg * 10)));
+    else v2.set(p, Number(/f(\d+)/.exec(p)![1]) % 5 === 0 ? shared : randomBytes(50 + seg * 10));
   }
   const { rmSync } = await import('node:fs');
   rmSync(input, { recursive: true });
@@ -87,10 +89,13 @@ test('put v2 of an existing object through the hashing threads: unchanged files 
   const objectPath = (await runCli(['path', '--root', root, 'urn:test:v2'])).stdout.trim();
   const inv = JSON.parse(readFileSync(path.join(root, objectPath, 'inventory.json'), 'utf8'));
   const state = new Map<string, string>();
-  for (const [digest, paths] of Object.entries(inv.versions.v2.state as Record<string, string[]>)) for (const p of paths) state.set(p, digest);
+  for (const [digest, paths] of Object.entries(inv.versions.v2.state as Record<string, string[]>))
+    for (const p of paths) state.set(p, digest);
   t.is(state.size, v2.size);
   for (const [p, bytes] of v2) t.is(state.get(p), createHash('sha512').update(bytes).digest('hex'), p);
-  const v2Paths = Object.values(inv.manifest as Record<string, string[]>).flat().filter((p) => p.startsWith('v2/'));
+  const v2Paths = Object.values(inv.manifest as Record<string, string[]>)
+    .flat()
+    .filter((p) => p.startsWith('v2/'));
   t.is(v2Paths.length, newContent.size, 'each new content stored in v2 exactly once');
   const v = await runCli(['validate', root, '--json']);
   t.is(v.code, 0, v.stdout);

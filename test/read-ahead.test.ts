@@ -40,7 +40,23 @@ test('rows come in order, each read while the consumer awaits the row before, ne
     src.log.push(`done ${row}`);
   }
   t.deepEqual(seen, [1, 2, 3, 4, 5]);
-  t.deepEqual(src.log, ['read 1', 'use 1', 'read 2', 'done 1', 'use 2', 'read 3', 'done 2', 'use 3', 'read 4', 'done 3', 'use 4', 'read 5', 'done 4', 'use 5', 'done 5']);
+  t.deepEqual(src.log, [
+    'read 1',
+    'use 1',
+    'read 2',
+    'done 1',
+    'use 2',
+    'read 3',
+    'done 2',
+    'use 3',
+    'read 4',
+    'done 3',
+    'use 4',
+    'read 5',
+    'done 4',
+    'use 5',
+    'done 5',
+  ]);
   t.true(src.isClosed());
 });
 

@@ -22,14 +22,37 @@ import { tempDir } from './helpers/tmp.js';
 let base: Ingested;
 test.before(async () => {
   base = await ingestNorthwind();
-  const cli = await runCli(['relocate', '--root', base.root, '--id', base.id, '--lob-folder', 'file:///Archives/Northwind/', '--user-name', 'test']);
+  const cli = await runCli([
+    'relocate',
+    '--root',
+    base.root,
+    '--id',
+    base.id,
+    '--lob-folder',
+    'file:///Archives/Northwind/',
+    '--user-name',
+    'test',
+  ]);
   if (cli.code !== 0) throw new Error(cli.stderr);
 });
 
 /** Entry name -> bytes, read by python's zipfile. */
 function entries(siard: string): Map<string, string> {
-  const out = execFileSync('python3', ['-c', 'import sys,zipfile,hashlib\nz=zipfile.ZipFile(sys.argv[1])\nfor i in z.infolist(): print(i.filename, hashlib.sha256(z.read(i)).hexdigest())', siard], { encoding: 'utf8' });
-  return new Map(out.trim().split('\n').map((l) => l.split(' ') as [string, string]));
+  const out = execFileSync(
+    'python3',
+    [
+      '-c',
+      'import sys,zipfile,hashlib\nz=zipfile.ZipFile(sys.argv[1])\nfor i in z.infolist(): print(i.filename, hashlib.sha256(z.read(i)).hexdigest())',
+      siard,
+    ],
+    { encoding: 'utf8' },
+  );
+  return new Map(
+    out
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ') as [string, string]),
+  );
 }
 
 test('the manifest keeps every LOB entry: nothing but the .siard is stored in v2', (t) => {
@@ -37,7 +60,9 @@ test('the manifest keeps every LOB entry: nothing but the .siard is stored in v2
   const v2 = readInventory(base.objectDir);
   t.is(v2.head, 'v2');
   for (const [digest, paths] of Object.entries(v1.manifest)) t.deepEqual(v2.manifest[digest], paths, 'v1 manifest entries unchanged');
-  const added = Object.values(v2.manifest).flat().filter((p) => p.startsWith('v2/'));
+  const added = Object.values(v2.manifest)
+    .flat()
+    .filter((p) => p.startsWith('v2/'));
   t.deepEqual(added, ['v2/content/Northwind.siard']);
   const s1 = contentPaths(v2, 'v1');
   const s2 = contentPaths(v2, 'v2');
@@ -52,7 +77,10 @@ test('the new .siard differs only in header/metadata.xml, whose database lobFold
   const a = entries(before);
   const b = entries(after);
   t.deepEqual([...b.keys()], [...a.keys()], 'same entries in the same order');
-  t.deepEqual([...a.keys()].filter((n) => a.get(n) !== b.get(n)), ['header/metadata.xml']);
+  t.deepEqual(
+    [...a.keys()].filter((n) => a.get(n) !== b.get(n)),
+    ['header/metadata.xml'],
+  );
   const oldXml = unzipEntry(before, 'header/metadata.xml').toString('utf8');
   const newXml = unzipEntry(after, 'header/metadata.xml').toString('utf8');
   t.is(newXml, oldXml.replace('<lobFolder>../</lobFolder>', '<lobFolder>file:///Archives/Northwind/</lobFolder>'));
@@ -78,7 +106,10 @@ test('audit passes on both versions, and OCFL validation on the root', async (t)
     t.is(report.objects[0]!.siards[0]!.messageDigest, 'verified');
   }
   const { report } = await auditCli(base.root);
-  t.true(report.findings.some((f) => f.code === 'SIARD_LOBFOLDER_ABSOLUTE' && f.severity === 'info'), 'the absolute base is reported');
+  t.true(
+    report.findings.some((f) => f.code === 'SIARD_LOBFOLDER_ABSOLUTE' && f.severity === 'info'),
+    'the absolute base is reported',
+  );
   t.is((await runCli(['validate', base.root])).code, 0);
 });
 
@@ -90,7 +121,8 @@ test('checkout --join-chunks of the relocated version joins the split photo at i
 });
 
 test('metadata rewriting: replace, insert after dataOriginTimespan with a prefix, refuse a bad URI', async (t) => {
-  const xml = '<?xml version="1.0" encoding="UTF-8"?>\n<s:siardArchive xmlns:s="x">\n  <s:dataOriginTimespan>x</s:dataOriginTimespan>\n  <s:schemas><s:lobFolder>col/</s:lobFolder></s:schemas>\n</s:siardArchive>';
+  const xml =
+    '<?xml version="1.0" encoding="UTF-8"?>\n<s:siardArchive xmlns:s="x">\n  <s:dataOriginTimespan>x</s:dataOriginTimespan>\n  <s:schemas><s:lobFolder>col/</s:lobFolder></s:schemas>\n</s:siardArchive>';
   t.is(
     rewriteDatabaseLobFolder(xml, 'file:///A%20B/'),
     xml.replace('</s:dataOriginTimespan>', '</s:dataOriginTimespan>\n  <s:lobFolder>file:///A%20B/</s:lobFolder>'),
@@ -100,18 +132,21 @@ test('metadata rewriting: replace, insert after dataOriginTimespan with a prefix
   t.regex(cli.stderr, /lob-folder/);
 });
 
-sharedTest('a received SiardApi archive (sql2008, column lobFolders ../lobs/, no database lobFolder): content bytes kept, LOBs still verified after relocation', async (t) => {
-  const root = await initRoot(path.join(tempDir('siard-ocfl-relocate-'), 'root'), await loadLayout0003());
-  const siard = reference('siard-samples', 'siardapi', 'sql2008.siard');
-  await ingest(siard, root, 'sql2008', { user: { name: 'test' } });
-  const result = await relocate(root, 'sql2008', { lobFolder: 'file:///Archives/sql2008/' });
-  t.is(result.stored, 1);
-  const objectDir = path.join(root.location, root.objectPath('sql2008'));
-  const inv = readInventory(objectDir);
-  const after = path.join(objectDir, contentPaths(inv, 'v2').get('sql2008.siard')!);
-  const end = zipEntryOffset(siard, 'header/');
-  t.true(readFileSync(siard).subarray(0, end).equals(readFileSync(after).subarray(0, end)), "the producer's content bytes are kept");
-  const { cli, report } = await auditCli(root.location, '--id', 'sql2008');
-  t.is(cli.code, 0, cli.stdout);
-  t.is(report.objects[0]!.siards[0]!.lobFiles, 3, 'the LOBs under lobs/ verified at their place in the object');
-});
+sharedTest(
+  'a received SiardApi archive (sql2008, column lobFolders ../lobs/, no database lobFolder): content bytes kept, LOBs still verified after relocation',
+  async (t) => {
+    const root = await initRoot(path.join(tempDir('siard-ocfl-relocate-'), 'root'), await loadLayout0003());
+    const siard = reference('siard-samples', 'siardapi', 'sql2008.siard');
+    await ingest(siard, root, 'sql2008', { user: { name: 'test' } });
+    const result = await relocate(root, 'sql2008', { lobFolder: 'file:///Archives/sql2008/' });
+    t.is(result.stored, 1);
+    const objectDir = path.join(root.location, root.objectPath('sql2008'));
+    const inv = readInventory(objectDir);
+    const after = path.join(objectDir, contentPaths(inv, 'v2').get('sql2008.siard')!);
+    const end = zipEntryOffset(siard, 'header/');
+    t.true(readFileSync(siard).subarray(0, end).equals(readFileSync(after).subarray(0, end)), "the producer's content bytes are kept");
+    const { cli, report } = await auditCli(root.location, '--id', 'sql2008');
+    t.is(cli.code, 0, cli.stdout);
+    t.is(report.objects[0]!.siards[0]!.lobFiles, 3, 'the LOBs under lobs/ verified at their place in the object');
+  },
+);

@@ -54,13 +54,17 @@ interface RestoreJson {
   notes: string[];
 }
 
-const NOTE = /the database lobFolder "file:\/\/\/Archives\/x\/" points elsewhere \(file:\/\/\/Archives\/x\/Northwind_lobseg_0\/\S+ \(outside the package\) and the like\); the LOB files were read where (the object|the package folder \S+) keeps them instead, at Northwind_lobseg_0\/\S+ and the like \(lobFolder read as "\.\.\/"\)\.$/;
+const NOTE =
+  /the database lobFolder "file:\/\/\/Archives\/x\/" points elsewhere \(file:\/\/\/Archives\/x\/Northwind_lobseg_0\/\S+ \(outside the package\) and the like\); the LOB files were read where (the object|the package folder \S+) keeps them instead, at Northwind_lobseg_0\/\S+ and the like \(lobFolder read as "\.\.\/"\)\.$/;
 
 test('the relocated head: metadata names file:///Archives/x/, which this machine does not have', (t) => {
   t.false(existsSync('/Archives/x'), 'the test needs /Archives/x to be absent');
   const xml = unzipEntry(path.join(checkout, 'Northwind.siard'), 'header/metadata.xml').toString('utf8');
   t.true(xml.includes(`<lobFolder>${LOB_FOLDER}</lobFolder>`));
-  t.true(filesUnder(checkout).some((p) => p.endsWith('.bin.0')), 'a split LOB is among the files');
+  t.true(
+    filesUnder(checkout).some((p) => p.endsWith('.bin.0')),
+    'a split LOB is among the files',
+  );
   t.true(filesUnder(checkout).filter((p) => p.includes('_lobseg_')).length > 100, 'many segment folders');
 });
 
@@ -109,7 +113,10 @@ test('audit of the relocated head: clean, every LOB file verified in the object,
   t.is(notes.length, 1);
   t.is(notes[0]!.severity, 'info');
   t.regex(notes[0]!.message, /points elsewhere .* the LOB files were verified where the object keeps them instead/);
-  t.false(report.findings.some((f) => f.code.startsWith('LOB_')), 'no LOB finding');
+  t.false(
+    report.findings.some((f) => f.code.startsWith('LOB_')),
+    'no LOB finding',
+  );
 });
 
 test('ingest of the checkout (a received package) stores every LOB file; the new object audits clean and restores to the source', async (t) => {

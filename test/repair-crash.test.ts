@@ -84,21 +84,30 @@ for (const [point, codes, outcome, action] of POINTS) {
     // Idempotent: a second run finds nothing to do.
     const second = await repairCli(rootDir);
     t.is(second.code, 0, second.stderr);
-    t.deepEqual(second.report.objects.map((o) => o.status), ['clean']);
+    t.deepEqual(
+      second.report.objects.map((o) => o.status),
+      ['clean'],
+    );
   });
 }
 
 test('after a power loss that kept the new sidecar but not the new inventory: both hints, readers see v1, repair rolls back', async (t) => {
   const { base, rootDir, objectDir } = await rootWithV1();
   // Killed after the version folder was placed (and fsynced): the staged root files are still in the workspace.
-  t.is((await put(rootDir, ID, writeInput(path.join(base, 'in'), V2), { ...RENAME, SIARD_OCFL_FAILPOINT: 'after-version-fsync' })).signal, 'SIGKILL');
+  t.is(
+    (await put(rootDir, ID, writeInput(path.join(base, 'in'), V2), { ...RENAME, SIARD_OCFL_FAILPOINT: 'after-version-fsync' })).signal,
+    'SIGKILL',
+  );
   const ws = path.join(path.dirname(rootDir), `.${path.basename(rootDir)}.siard-ocfl-work`);
   const stage = readdirSync(ws).find((n) => n.startsWith('stage-'))!;
   copyFileSync(path.join(ws, stage, 'root', 'inventory.json.sha512'), path.join(objectDir, 'inventory.json.sha512'));
   t.deepEqual((await readHead(rootDir, ID))?.files, V1, 'a reader sees v1');
   await assertCodes(t, rootDir, ['E046', 'E060'], true);
   const r = await validateStorageRoot(rootDir);
-  t.true(r.errors.every((f) => f.message.includes('rolls it back')), describe(r));
+  t.true(
+    r.errors.every((f) => f.message.includes('rolls it back')),
+    describe(r),
+  );
   const repaired = await repairCli(rootDir, '--id', ID);
   t.is(repaired.code, 0, repaired.stderr);
   await assertRepairedAt(t, rootDir, V1, ['v1']);
@@ -113,7 +122,10 @@ test('real damage with the same codes gets no interrupted-commit hint', async (t
   const inventory = path.join(objectDir, 'inventory.json');
   writeFileSync(inventory, readFileSync(inventory, 'utf8').replace('"v1"', '"v1" '));
   const r = await validateStorageRoot(rootDir);
-  t.true(r.errors.some((f) => f.code === 'E060'), describe(r));
+  t.true(
+    r.errors.some((f) => f.code === 'E060'),
+    describe(r),
+  );
   for (const f of r.errors) t.notRegex(f.message, HINT);
   // Repair leaves real damage alone and says so with exit 1 only when it cannot read the object.
   const rep = await repairCli(rootDir);
@@ -131,7 +143,10 @@ test('repair removes what a crashed creation of a new object left in the workspa
   t.true(workspaceEntries(rootDir).some((e) => e.startsWith('stage-')));
   const r = await repairCli(rootDir);
   t.is(r.code, 0, r.stderr);
-  t.deepEqual(r.report.objects.map((o) => [o.id, o.status]), [[undefined, 'repaired']]);
+  t.deepEqual(
+    r.report.objects.map((o) => [o.id, o.status]),
+    [[undefined, 'repaired']],
+  );
   t.deepEqual(r.report.objects[0].actions.map((a) => a.kind).sort(), ['removed-dead-lock', 'removed-staging']);
   t.deepEqual(workspaceEntries(rootDir), ['locks']);
   t.is((await validateStorageRoot(rootDir)).errors.length, 0);
@@ -140,7 +155,11 @@ test('repair removes what a crashed creation of a new object left in the workspa
 test('repair exits 2 and touches nothing while a live writer holds the lock mid-commit', async (t) => {
   const { base, rootDir } = await rootWithV1();
   const go = path.join(base, 'go');
-  const writer = startPut(rootDir, ID, writeInput(path.join(base, 'in'), V2), { ...RENAME, SIARD_OCFL_PAUSE: 'after-version-rename', SIARD_OCFL_PAUSE_FILE: go });
+  const writer = startPut(rootDir, ID, writeInput(path.join(base, 'in'), V2), {
+    ...RENAME,
+    SIARD_OCFL_PAUSE: 'after-version-rename',
+    SIARD_OCFL_PAUSE_FILE: go,
+  });
   t.teardown(() => writeFileSync(go, '')); // never leave the writer paused, even when an assertion fails
   while (!existsSync(go + '.waiting')) await sleep(20);
   for (const args of [[], ['--id', ID]]) {
@@ -180,7 +199,10 @@ for (const [point, outcome, env] of ERROR_POINTS) {
 
 test('repair without --json says what it did, one line per action, then a summary', async (t) => {
   const { base, rootDir, objectDir } = await rootWithV1();
-  t.is((await put(rootDir, ID, writeInput(path.join(base, 'in'), V2), { ...RENAME, SIARD_OCFL_FAILPOINT: 'after-version-rename' })).signal, 'SIGKILL');
+  t.is(
+    (await put(rootDir, ID, writeInput(path.join(base, 'in'), V2), { ...RENAME, SIARD_OCFL_FAILPOINT: 'after-version-rename' })).signal,
+    'SIGKILL',
+  );
   const r = await runCli(['repair', '--root', rootDir]);
   t.is(r.code, 0, r.stderr);
   const lines = r.stdout.trimEnd().split('\n');

@@ -120,6 +120,9 @@ for (const version of ['2.1', '2.2']) {
     t.is((await runCli(['init', root])).code, 0);
     const ingest = await runCli(['ingest', received, '--root', root, '--id', 'urn:x:grants', '--resegment', '--json'], { env: ENV });
     t.is(ingest.code, 0, ingest.stderr);
-    t.deepEqual(JSON.parse(ingest.stdout).notes.filter((n: string) => n.startsWith('Not exported')), [`Not exported: ${dropped}.`]);
+    t.deepEqual(
+      JSON.parse(ingest.stdout).notes.filter((n: string) => n.startsWith('Not exported')),
+      [`Not exported: ${dropped}.`],
+    );
   });
 }

@@ -71,6 +71,8 @@ test('re-segmenting 8,000 internal LOBs holds no more live memory than 2,000 (th
   const small = results.get(2000)!;
   const large = results.get(8000)!;
   const mib = (b: number) => (b / 1024 / 1024).toFixed(1);
-  t.log(`live heap at the last row: ${mib(small.heap)} MiB (2,000 LOBs), ${mib(large.heap)} MiB (8,000); peak RSS ${mib(small.rss)} / ${mib(large.rss)} MiB`);
+  t.log(
+    `live heap at the last row: ${mib(small.heap)} MiB (2,000 LOBs), ${mib(large.heap)} MiB (8,000); peak RSS ${mib(small.rss)} / ${mib(large.rss)} MiB`,
+  );
   t.true(large.heap - small.heap < 2 * 1024 * 1024, `live heap grew by ${mib(large.heap - small.heap)} MiB for 6,000 more internal LOBs`);
 });

@@ -39,7 +39,11 @@ const work = tempDir('siard-ocfl-resegment-');
 
 const SIARD_1_0 = ['arkade5/siard1_med_blobs.siard', 'siardapi/sql1999.siard'];
 const MISSING_LOBS = ['arkade5/externalLobsMissing/dbptk.siard', 'arkade5/dbptk_produced.siard'];
-const LOST_CR = ['arkade5/dbPtk/external/dbptk.siard', 'arkade5/siardGui/external/siardGui.siard', 'arkade5/fullConvert/external/scfc.siard'];
+const LOST_CR = [
+  'arkade5/dbPtk/external/dbptk.siard',
+  'arkade5/siardGui/external/siardGui.siard',
+  'arkade5/fullConvert/external/scfc.siard',
+];
 /**
  * Routines, roles and privileges of the samples that have any (counted with grep over their
  * metadata.xml), so that the element-by-element comparison below is known to compare something.
@@ -54,17 +58,21 @@ const GRANTS: Record<string, { routines: number; roles: number; privileges: numb
 /** limits small enough that every sample with LOB files gets several segment folders and split LOBs */
 const LIMITS = ['--max-files', '3', '--max-bytes', '4000', '--inline-max', '100'];
 
-
 const label = (rel: string) => rel.replace(/[^A-Za-z0-9]+/g, '_');
 
 /** Every value of every table of a SQLite file, byte values and long texts as SHA-256 of their bytes. */
 function dumpOf(file: string): Map<string, unknown[][]> {
   const db = new Database(file, { readonly: true });
   try {
-    const names = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).all() as Array<{ name: string }>).map((r) => r.name);
+    const names = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).all() as Array<{ name: string }>).map(
+      (r) => r.name,
+    );
     const out = new Map<string, unknown[][]>();
     for (const n of names) {
-      const rows = db.prepare(`SELECT * FROM "${n.replace(/"/g, '""')}" ORDER BY rowid`).raw().all() as unknown[][];
+      const rows = db
+        .prepare(`SELECT * FROM "${n.replace(/"/g, '""')}" ORDER BY rowid`)
+        .raw()
+        .all() as unknown[][];
       out.set(
         n,
         rows.map((r) =>
@@ -92,7 +100,10 @@ async function resegmentsFully(t: import('ava').ExecutionContext, siard: string,
   const made = path.join(out, `${name}.siard`);
   const names = zipEntryNames(made);
   t.true(names.includes('header/siardversion/2.2/'), 'SIARD 2.2 version folder');
-  t.false(names.some((n) => n.startsWith('header/siardversion/') && n !== 'header/siardversion/' && !n.startsWith('header/siardversion/2.2')), 'no other version folder');
+  t.false(
+    names.some((n) => n.startsWith('header/siardversion/') && n !== 'header/siardversion/' && !n.startsWith('header/siardversion/2.2')),
+    'no other version folder',
+  );
   const metadata = unzipEntry(made, 'header/metadata.xml').toString('utf8');
   t.regex(metadata, /<siardArchive [^>]*version="2\.2"/);
   // Provenance: the received package's name, size and SHA-256 in the database description.
@@ -115,18 +126,37 @@ async function resegmentsFully(t: import('ava').ExecutionContext, siard: string,
   t.deepEqual(JSON.parse(res.stdout).notExported, [], 'nothing named as not exported');
   // Every LOB file the cells name lies in the seeds' layout.
   for (const n of names.filter((e) => /^content\/schema\d+\/table\d+\/table\d+\.xml$/.test(e))) {
-    for (const m of unzipEntry(made, n).toString('utf8').matchAll(/ file="([^"]+)"/g)) {
+    for (const m of unzipEntry(made, n)
+      .toString('utf8')
+      .matchAll(/ file="([^"]+)"/g)) {
       t.regex(m[1]!, new RegExp(`^${name}_lobseg_\\d+/content/schema\\d+/table\\d+/lob\\d+(/[ua]\\d+)*/record\\d+\\.(bin|txt)$`));
     }
   }
   // Stored as an object, the re-segmented package audits clean (every LOB present, length and digest).
   const root = path.join(work, `root-${name}`);
   t.is((await runCli(['init', root])).code, 0);
-  const put = await runCli(['put', '--root', root, '--id', `urn:reseg:${name}`, out, '--message', 're-segmented', '--user-name', 'Test', '--user-address', 'mailto:test@example.org']);
+  const put = await runCli([
+    'put',
+    '--root',
+    root,
+    '--id',
+    `urn:reseg:${name}`,
+    out,
+    '--message',
+    're-segmented',
+    '--user-name',
+    'Test',
+    '--user-address',
+    'mailto:test@example.org',
+  ]);
   t.is(put.code, 0, put.stderr);
   const audit = await runCli(['audit', '--root', root, '--json']);
   t.is(audit.code, 0, audit.stdout);
-  t.deepEqual(JSON.parse(audit.stdout).findings.filter((f: { severity: string }) => f.severity !== 'info'), [], 'no error or warning');
+  t.deepEqual(
+    JSON.parse(audit.stdout).findings.filter((f: { severity: string }) => f.severity !== 'info'),
+    [],
+    'no error or warning',
+  );
   // Restores equal to the received package's restore.
   const a = path.join(work, `${name}-received.db`);
   const b = path.join(work, `${name}-resegmented.db`);
@@ -160,23 +190,43 @@ if (HAS_SHARED) {
         t.false(existsSync(out));
       });
     } else if (LOST_CR.includes(rel)) {
-      sharedTest(`${rel}: lost CRs stop it naming the cell; --accept-digest-mismatch records them; repaired, it re-segments fully`, async (t) => {
-        const refused = await runCli(['export', file, path.join(work, `lostcr-${name}`)]);
-        t.is(refused.code, 1);
-        t.regex(refused.stderr, /table [^,]*\.\w+, row \d+, column \w+: LOB file "[^"]+" has (MD5|SHA-256) digest [0-9a-f]+, but the cell says [0-9a-f]+; re-segmentation stopped/);
-        t.false(existsSync(path.join(work, `lostcr-${name}`)));
-        const accepted = await runCli(['export', file, path.join(work, `accepted-${name}`), '--name', 'accepted', '--accept-digest-mismatch', '--json']);
-        t.is(accepted.code, 0, accepted.stderr);
-        const report = JSON.parse(accepted.stdout) as { warnings: string[] };
-        t.regex(report.warnings[0] ?? '', /^\d+ LOB cells did not match the received digest or length and were kept as read/);
-        const md = unzipEntry(path.join(work, `accepted-${name}`, 'accepted.siard'), 'header/metadata.xml').toString('utf8');
-        t.regex(md, /LOB cells? did not match the received digest or length and (was|were) kept as read \(accepted on request\): table [^,]+, row \d+, column \w+: LOB file/);
-        await resegmentsFully(t, repairedCopy(file, work), name);
-      });
+      sharedTest(
+        `${rel}: lost CRs stop it naming the cell; --accept-digest-mismatch records them; repaired, it re-segments fully`,
+        async (t) => {
+          const refused = await runCli(['export', file, path.join(work, `lostcr-${name}`)]);
+          t.is(refused.code, 1);
+          t.regex(
+            refused.stderr,
+            /table [^,]*\.\w+, row \d+, column \w+: LOB file "[^"]+" has (MD5|SHA-256) digest [0-9a-f]+, but the cell says [0-9a-f]+; re-segmentation stopped/,
+          );
+          t.false(existsSync(path.join(work, `lostcr-${name}`)));
+          const accepted = await runCli([
+            'export',
+            file,
+            path.join(work, `accepted-${name}`),
+            '--name',
+            'accepted',
+            '--accept-digest-mismatch',
+            '--json',
+          ]);
+          t.is(accepted.code, 0, accepted.stderr);
+          const report = JSON.parse(accepted.stdout) as { warnings: string[] };
+          t.regex(report.warnings[0] ?? '', /^\d+ LOB cells did not match the received digest or length and were kept as read/);
+          const md = unzipEntry(path.join(work, `accepted-${name}`, 'accepted.siard'), 'header/metadata.xml').toString('utf8');
+          t.regex(
+            md,
+            /LOB cells? did not match the received digest or length and (was|were) kept as read \(accepted on request\): table [^,]+, row \d+, column \w+: LOB file/,
+          );
+          await resegmentsFully(t, repairedCopy(file, work), name);
+        },
+      );
     } else {
-      sharedTest(`${rel} re-segments: SIARD 2.2, XSD-valid, lobseg layout, provenance, restores equal to the received package`, async (t) => {
-        await resegmentsFully(t, file, name);
-      });
+      sharedTest(
+        `${rel} re-segments: SIARD 2.2, XSD-valid, lobseg layout, provenance, restores equal to the received package`,
+        async (t) => {
+          await resegmentsFully(t, file, name);
+        },
+      );
     }
   }
 } else {

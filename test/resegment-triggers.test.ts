@@ -23,7 +23,12 @@ test('a trigger of the received package is in the re-segmented archive', async (
   const received = path.join(dir, 'first', 'shop.siard');
   const again = await runCli(['export', received, path.join(dir, 'again'), '--name', 'shop2']);
   t.is(again.code, 0, again.stderr);
-  const triggersOf = (siard: string) => [...unzipEntry(siard, 'header/metadata.xml').toString('utf8').matchAll(/<trigger>[\s\S]*?<name>([^<]*)<\/name>/g)].map((m) => m[1]);
+  const triggersOf = (siard: string) =>
+    [
+      ...unzipEntry(siard, 'header/metadata.xml')
+        .toString('utf8')
+        .matchAll(/<trigger>[\s\S]*?<name>([^<]*)<\/name>/g),
+    ].map((m) => m[1]);
   t.deepEqual(triggersOf(received), ['item_touch']);
   t.deepEqual(triggersOf(path.join(dir, 'again', 'shop2.siard')), ['item_touch']);
 });

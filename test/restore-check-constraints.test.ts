@@ -137,7 +137,10 @@ pgTest('restore adds the plain check constraints, warns about the rest, and runs
   t.regex(warned('dollar'), /"\$"/);
   t.is(warnings.length, 8, warnings.join('\n'));
 
-  const added = await sql<{ name: string; valid: boolean }>('target', `SELECT conname AS name, convalidated AS valid FROM pg_constraint WHERE conrelid = 'public.guarded'::regclass AND contype = 'c' ORDER BY 1`);
+  const added = await sql<{ name: string; valid: boolean }>(
+    'target',
+    `SELECT conname AS name, convalidated AS valid FROM pg_constraint WHERE conrelid = 'public.guarded'::regclass AND contype = 'c' ORDER BY 1`,
+  );
   t.deepEqual(added, [
     { name: 'label_form', valid: true },
     { name: 'positive', valid: true },

@@ -24,7 +24,11 @@ const SAMPLES = reference('siard-samples');
 const work = tempDir('siard-ocfl-restore-samples-');
 
 const MISSING_LOBS = ['arkade5/externalLobsMissing/dbptk.siard', 'arkade5/dbptk_produced.siard'];
-const LOST_CR = ['arkade5/dbPtk/external/dbptk.siard', 'arkade5/siardGui/external/siardGui.siard', 'arkade5/fullConvert/external/scfc.siard'];
+const LOST_CR = [
+  'arkade5/dbPtk/external/dbptk.siard',
+  'arkade5/siardGui/external/siardGui.siard',
+  'arkade5/fullConvert/external/scfc.siard',
+];
 
 interface Expected {
   tables: Array<{ schema: string | null; name: string; rows: number }>;
@@ -73,7 +77,9 @@ function countsOf(file: string): Map<string, number> {
   const db = new Database(file, { readonly: true });
   try {
     const names = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>).map((r) => r.name);
-    return new Map(names.map((n) => [n, Number((db.prepare(`SELECT count(*) AS n FROM "${n.replace(/"/g, '""')}"`).get() as { n: number }).n)]));
+    return new Map(
+      names.map((n) => [n, Number((db.prepare(`SELECT count(*) AS n FROM "${n.replace(/"/g, '""')}"`).get() as { n: number }).n)]),
+    );
   } finally {
     db.close();
   }
@@ -85,7 +91,10 @@ async function restoresFully(t: import('ava').ExecutionContext, siard: string, l
   const target = path.join(work, `${label.replace(/[^A-Za-z0-9]+/g, '_')}.db`);
   const res = await runCli(['restore', siard, target, '--json']);
   t.is(res.code, 0, res.stderr);
-  const summary = JSON.parse(res.stdout) as { tables: Array<{ schema: string; name: string; target: string; rows: number }>; digestsVerified: number };
+  const summary = JSON.parse(res.stdout) as {
+    tables: Array<{ schema: string; name: string; target: string; rows: number }>;
+    digestsVerified: number;
+  };
   const counts = countsOf(target);
   t.is(counts.size, expected.tables.length, 'one SQLite table per archive table');
   t.is(summary.tables.length, expected.tables.length);
@@ -105,18 +114,27 @@ if (HAS_SHARED) {
         const target = path.join(work, `missing-${path.basename(path.dirname(file))}.db`);
         const res = await runCli(['restore', file, target]);
         t.is(res.code, 1);
-        t.regex(res.stderr, /table t01bclob12\.\w+, row 1, column \w+: LOB file "[^"]+record1\.bin" is missing \(looked for [^)]+record1\.bin\)\./);
+        t.regex(
+          res.stderr,
+          /table t01bclob12\.\w+, row 1, column \w+: LOB file "[^"]+record1\.bin" is missing \(looked for [^)]+record1\.bin\)\./,
+        );
         t.false(existsSync(target));
       });
     } else if (LOST_CR.includes(rel)) {
-      sharedTest(`${rel}: the copy with lost CRs is refused naming the cell; with the CRs back it restores, rows = <rows>, digests verified`, async (t) => {
-        const broken = await runCli(['restore', file, path.join(work, `lostcr-${path.basename(file)}.db`)]);
-        t.is(broken.code, 1);
-        t.regex(broken.stderr, /table [^,]*\.\w+, row \d+, column \w+: LOB file "[^"]+" has \d+ bytes.*but the cell says length \d+; restore stopped\./);
-        // Repair a copy: CRLF line ends in each LOB file whose cell digest that restores (some had LF only).
-        const repaired = repairedCopy(file, work);
-        await restoresFully(t, repaired, `repaired-${rel}`);
-      });
+      sharedTest(
+        `${rel}: the copy with lost CRs is refused naming the cell; with the CRs back it restores, rows = <rows>, digests verified`,
+        async (t) => {
+          const broken = await runCli(['restore', file, path.join(work, `lostcr-${path.basename(file)}.db`)]);
+          t.is(broken.code, 1);
+          t.regex(
+            broken.stderr,
+            /table [^,]*\.\w+, row \d+, column \w+: LOB file "[^"]+" has \d+ bytes.*but the cell says length \d+; restore stopped\./,
+          );
+          // Repair a copy: CRLF line ends in each LOB file whose cell digest that restores (some had LF only).
+          const repaired = repairedCopy(file, work);
+          await restoresFully(t, repaired, `repaired-${rel}`);
+        },
+      );
     } else {
       sharedTest(`${rel} restores into SQLite: rows = <rows> for every table, every LOB digest verified`, async (t) => {
         await restoresFully(t, file, rel);

@@ -120,7 +120,10 @@ pgTest('the export holds the mapped types, original types, keys and views; a LOB
   }
   const files = filesUnder(out).map((f) => path.relative(out, f));
   t.true(files.some((f) => /\.txt\.0$/.test(f)) && files.some((f) => /\.txt\.z$/.test(f)), 'the 420,000-byte text is split into .0 ... .z');
-  t.true(files.some((f) => /\.bin$/.test(f)), 'bytea / large object files');
+  t.true(
+    files.some((f) => /\.bin$/.test(f)),
+    'bytea / large object files',
+  );
 });
 
 pgTest('restore into PostgreSQL: every row of every table equal, type-aware; keys restored', async (t) => {
@@ -144,14 +147,25 @@ pgTest('restore into PostgreSQL: every row of every table equal, type-aware; key
     t.deepEqual(have, want, `${schema}.${table}`);
   }
   // Types PostgreSQL can recreate by name come back; a large object comes back as its bytes.
-  const types = await sql<{ t: string }>('restored', `SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = 'public.every_type'::regclass AND attnum > 0 ORDER BY attnum`);
+  const types = await sql<{ t: string }>(
+    'restored',
+    `SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = 'public.every_type'::regclass AND attnum > 0 ORDER BY attnum`,
+  );
   t.deepEqual(
     types.map((r) => r.t),
-    (await sql<{ t: string }>('source', `SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = 'public.every_type'::regclass AND attnum > 0 ORDER BY attnum`)).map((r) => r.t),
+    (
+      await sql<{ t: string }>(
+        'source',
+        `SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = 'public.every_type'::regclass AND attnum > 0 ORDER BY attnum`,
+      )
+    ).map((r) => r.t),
   );
   // Keys and checks: the same primary, unique and foreign keys and check constraints (small_range).
   const constraints = await constraintsOf('source');
-  t.true(constraints.some((c) => / c CHECK /.test(c)), 'the fixture has a check constraint');
+  t.true(
+    constraints.some((c) => / c CHECK /.test(c)),
+    'the fixture has a check constraint',
+  );
   t.deepEqual(await constraintsOf('restored'), constraints);
 });
 
@@ -175,8 +189,14 @@ pgTest('a changed LOB file stops the restore naming the cell, and the database i
   await server!.createDatabase('tampered');
   const res = await runCli(['restore', path.join(copy, 'sample.siard'), server!.url('tampered')]);
   t.is(res.code, 1);
-  t.regex(res.stderr, /table \w+\.\w+, row \d+, column \w+: LOB file "[^"]+\.bin" has SHA-256 digest [0-9a-f]{64}, but the cell says [0-9a-f]{64}; restore stopped\./);
-  const tables = await sql<{ n: string }>('tampered', `SELECT count(*)::text AS n FROM pg_tables WHERE schemaname IN ('public', 'inventory')`);
+  t.regex(
+    res.stderr,
+    /table \w+\.\w+, row \d+, column \w+: LOB file "[^"]+\.bin" has SHA-256 digest [0-9a-f]{64}, but the cell says [0-9a-f]{64}; restore stopped\./,
+  );
+  const tables = await sql<{ n: string }>(
+    'tampered',
+    `SELECT count(*)::text AS n FROM pg_tables WHERE schemaname IN ('public', 'inventory')`,
+  );
   t.is(tables[0]!.n, '0');
   const schemas = await sql('tampered', `SELECT 1 FROM pg_namespace WHERE nspname = 'inventory'`);
   t.is(schemas.length, 0);
@@ -189,7 +209,10 @@ pgTest('a value with no SIARD form stops the export naming table, row and column
   const dir = path.join(work, 'odd');
   const res = await runCli(['export', server!.url('odd'), dir, '--name', 'odd']);
   t.is(res.code, 2);
-  t.regex(res.stderr, /Table "public"\."odd", row 2, column "d": date\/time "0044-03-15 BC" has no SIARD form \(BC or infinite\); export stopped/);
+  t.regex(
+    res.stderr,
+    /Table "public"\."odd", row 2, column "d": date\/time "0044-03-15 BC" has no SIARD form \(BC or infinite\); export stopped/,
+  );
 });
 
 // --- acceptance 5: connections that cannot work are exit 2 with one clear sentence, nothing written
@@ -215,7 +238,11 @@ async function badUrls(): Promise<Array<[string, string, RegExp]>> {
   const port = await closedPort();
   return [
     ['wrong password', withPassword(server!.url('source'), 'not-the-password'), /refused user "siard_test": wrong password\./],
-    ['unreachable host', `postgres://siard_test:x@127.0.0.1:${port}/source`, new RegExp(`Cannot reach PostgreSQL at 127\\.0\\.0\\.1:${port}/source: connection refused`)],
+    [
+      'unreachable host',
+      `postgres://siard_test:x@127.0.0.1:${port}/source`,
+      new RegExp(`Cannot reach PostgreSQL at 127\\.0\\.0\\.1:${port}/source: connection refused`),
+    ],
     ['unknown database', server!.url('no_such_db'), /Database "no_such_db" does not exist on the PostgreSQL server at 127\.0\.0\.1:\d+\./],
   ];
 }
@@ -240,7 +267,10 @@ pgTest('restore into a bad connection: exit 2, a clear message, nothing created'
     t.is(res.stderr.trim().split('\n').length, 1, `${what}: one line`);
   }
   t.deepEqual(await sql('postgres', `SELECT 1 FROM pg_database WHERE datname = 'no_such_db'`), [], 'no database was created');
-  const inSource = await sql<{ n: string }>('source', `SELECT count(*)::text AS n FROM pg_tables WHERE schemaname IN ('public', 'inventory')`);
+  const inSource = await sql<{ n: string }>(
+    'source',
+    `SELECT count(*)::text AS n FROM pg_tables WHERE schemaname IN ('public', 'inventory')`,
+  );
   t.is(inSource[0]!.n, String(TABLES.length + 1), 'the source database (the wrong-password target) is unchanged');
 });
 
@@ -256,13 +286,24 @@ pgTest('the PostgreSQL archive restores into SQLite too: same rows, bytes and UT
       const want = await sql<{ n: string }>('source', `SELECT count(*)::text AS n FROM "${schema}"."${table}"`);
       t.is(String((db.prepare(`SELECT count(*) AS n FROM "${table}"`).get() as { n: number }).n), want[0]!.n, table);
     }
-    const pictures = await sql<{ h: string | null }>('source', `SELECT encode(picture, 'hex') AS h FROM inventory.item ORDER BY sku, warehouse`);
+    const pictures = await sql<{ h: string | null }>(
+      'source',
+      `SELECT encode(picture, 'hex') AS h FROM inventory.item ORDER BY sku, warehouse`,
+    );
     const restored = (db.prepare(`SELECT picture FROM item ORDER BY sku, warehouse`).all() as Array<{ picture: Buffer | null }>).map((r) =>
       r.picture === null ? null : r.picture.toString('hex'),
     );
-    t.deepEqual(restored, pictures.map((p) => p.h));
-    const stamps = await sql<{ s: string | null }>('source', `SELECT to_char(stamp_tz, 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS s FROM public.every_type ORDER BY id`);
-    const got = (db.prepare(`SELECT stamp_tz FROM every_type ORDER BY id`).all() as Array<{ stamp_tz: string | null }>).map((r) => r.stamp_tz);
+    t.deepEqual(
+      restored,
+      pictures.map((p) => p.h),
+    );
+    const stamps = await sql<{ s: string | null }>(
+      'source',
+      `SELECT to_char(stamp_tz, 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS s FROM public.every_type ORDER BY id`,
+    );
+    const got = (db.prepare(`SELECT stamp_tz FROM every_type ORDER BY id`).all() as Array<{ stamp_tz: string | null }>).map(
+      (r) => r.stamp_tz,
+    );
     t.deepEqual(
       got.map((s) => (s === null ? null : new Date(s).getTime())),
       stamps.map((s) => (s.s === null ? null : new Date(s.s).getTime())),

@@ -66,8 +66,14 @@ test.serial('export with split external LOBs, restore by the CLI: every cell has
   const exp = await runCli(['export', original, out, '--inline-max', '1000', '--max-bytes', '100000', '--json']);
   t.is(exp.code, 0, exp.stderr);
   const files = filesUnder(out);
-  t.true(files.some((f) => /\.bin\.0$/.test(f)), 'the 5 MiB BLOB is split into parts');
-  t.true(files.some((f) => /\.txt$/.test(f)), 'a CLOB went to a file');
+  t.true(
+    files.some((f) => /\.bin\.0$/.test(f)),
+    'the 5 MiB BLOB is split into parts',
+  );
+  t.true(
+    files.some((f) => /\.txt$/.test(f)),
+    'a CLOB went to a file',
+  );
 
   const restored = path.join(work, 'restored.db');
   const res = await runCli(['restore', path.join(out, 'northwind.siard'), restored, '--json']);
@@ -89,7 +95,9 @@ test.serial('export with split external LOBs, restore by the CLI: every cell has
         const have = got[r]![c]!;
         cells++;
         if (want.type !== have.type || !same(want.value, have.value)) {
-          t.fail(`${table} row ${r + 1} column ${c + 1}: ${want.type} ${String(want.value).slice(0, 40)} became ${have.type} ${String(have.value).slice(0, 40)}`);
+          t.fail(
+            `${table} row ${r + 1} column ${c + 1}: ${want.type} ${String(want.value).slice(0, 40)} became ${have.type} ${String(have.value).slice(0, 40)}`,
+          );
         }
       }
     }
@@ -130,9 +138,15 @@ test.serial('a LOB file changed after export stops the restore naming table, row
     const target = path.join(work, 'tampered.db');
     const res = await runCli(['restore', out, target]);
     t.is(res.code, 1, res.stderr);
-    t.regex(res.stderr, /table main\.Categories, row 1, column Picture: LOB file ".*record0\.bin" has SHA-256 digest [0-9a-f]{64}, but the cell says [0-9a-f]{64}/);
+    t.regex(
+      res.stderr,
+      /table main\.Categories, row 1, column Picture: LOB file ".*record0\.bin" has SHA-256 digest [0-9a-f]{64}, but the cell says [0-9a-f]{64}/,
+    );
     t.false(existsSync(target));
-    t.deepEqual(readdirSync(work).filter((n) => n.includes('restoring')), []);
+    t.deepEqual(
+      readdirSync(work).filter((n) => n.includes('restoring')),
+      [],
+    );
   } finally {
     writeFileSync(lob!, original);
   }

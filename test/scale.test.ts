@@ -84,7 +84,8 @@ function growth(setup: (dir: string, n: number) => void, verbs: Verb[]): Map<str
     setup(dirs[n], n);
     // NOISE: CPU seconds a verb may vary by whatever the size; keeps a verb that costs next to
     // nothing beyond start-up (log, show of a small object) from dividing noise by noise.
-    for (const v of verbs) (perFile.get(v.name) ?? perFile.set(v.name, {}).get(v.name)!)[n] = (Math.max(0, cpuSeconds(v.args(dirs[n], n)) - base) + NOISE) / n;
+    for (const v of verbs)
+      (perFile.get(v.name) ?? perFile.set(v.name, {}).get(v.name)!)[n] = (Math.max(0, cpuSeconds(v.args(dirs[n], n)) - base) + NOISE) / n;
   }
   const out = new Map<string, number>();
   for (const v of verbs) {
@@ -117,7 +118,17 @@ test.serial('every verb on a plain object costs about the same per file at 2,000
     { name: 'put', args: (d) => ['put', '--root', path.join(d, 'root'), '--id', 'urn:scale:folder', path.join(d, 'in'), ...USER] },
     { name: 'show', args: (d) => ['show', '--root', path.join(d, 'root'), '--id', 'urn:scale:folder'] },
     { name: 'log', args: (d) => ['log', '--root', path.join(d, 'root'), '--id', 'urn:scale:folder'] },
-    { name: 'checkout', args: (d) => ['checkout', '--root', path.join(d, 'root'), '--id', 'urn:scale:folder', path.join(d, `out-${Date.now()}-${Math.random()}`)] },
+    {
+      name: 'checkout',
+      args: (d) => [
+        'checkout',
+        '--root',
+        path.join(d, 'root'),
+        '--id',
+        'urn:scale:folder',
+        path.join(d, `out-${Date.now()}-${Math.random()}`),
+      ],
+    },
     { name: 'validate', args: (d) => ['validate', path.join(d, 'root')] },
   ];
   const setup = (d: string, n: number) => {
@@ -131,7 +142,12 @@ test.serial('every verb on a plain object costs about the same per file at 2,000
       spawnSync(process.execPath, [BIN, 'put', '--root', path.join(d, 'root'), '--id', 'urn:scale:folder', path.join(d, 'in'), ...USER]);
       writeFileSync(path.join(d, 'in', 'seg_0', 'record0.bin'), 'changed\n');
     },
-    verbs: [{ name: 'put v2 (one file changed)', args: (d) => ['put', '--root', path.join(d, 'root'), '--id', 'urn:scale:folder', path.join(d, 'in'), ...USER] }],
+    verbs: [
+      {
+        name: 'put v2 (one file changed)',
+        args: (d) => ['put', '--root', path.join(d, 'root'), '--id', 'urn:scale:folder', path.join(d, 'in'), ...USER],
+      },
+    ],
   };
   assertLinear(t, [{ setup, verbs }, putV2]);
 });
@@ -143,9 +159,18 @@ test.serial('every verb on an ingested database costs about the same per LOB at 
     { name: 'ingest', args: (d) => ['ingest', path.join(d, 'docs.db'), '--root', root(d), '--id', id, ...USER] },
     { name: 'audit', args: (d) => ['audit', '--root', root(d)] },
     { name: 'show', args: (d) => ['show', '--root', root(d), '--id', id] },
-    { name: 'restore --root --id', args: (d) => ['restore', '--root', root(d), '--id', id, path.join(d, `restored-${Date.now()}-${Math.random()}.db`)] },
-    { name: 'checkout --join-chunks', args: (d) => ['checkout', '--join-chunks', '--root', root(d), '--id', id, path.join(d, `out-${Date.now()}-${Math.random()}`)] },
-    { name: 'relocate', args: (d) => ['relocate', '--root', root(d), '--id', id, '--lob-folder', `file:///Archives/scale-${Date.now()}/`, ...USER] },
+    {
+      name: 'restore --root --id',
+      args: (d) => ['restore', '--root', root(d), '--id', id, path.join(d, `restored-${Date.now()}-${Math.random()}.db`)],
+    },
+    {
+      name: 'checkout --join-chunks',
+      args: (d) => ['checkout', '--join-chunks', '--root', root(d), '--id', id, path.join(d, `out-${Date.now()}-${Math.random()}`)],
+    },
+    {
+      name: 'relocate',
+      args: (d) => ['relocate', '--root', root(d), '--id', id, '--lob-folder', `file:///Archives/scale-${Date.now()}/`, ...USER],
+    },
     { name: 'mets', args: (d) => ['mets', '--root', root(d), '--id', id, ...USER] },
     { name: 'audit (relocated, indexed)', args: (d) => ['audit', '--root', root(d)] },
     { name: 'repair', args: (d) => ['repair', '--root', root(d)] },
@@ -181,10 +206,13 @@ test('concurrent adds to one version store each content once and lose none', asy
 const [kernelMajor, kernelMinor] = os.release().split('.').map(Number);
 const hasSyncfs = process.platform === 'linux' && (kernelMajor! > 5 || (kernelMajor === 5 && kernelMinor! >= 8));
 
-testIf(hasSyncfs, `syncfs is not used on ${process.platform} ${os.release()} (commits fsync file by file)`)('this machine makes a version durable with one syncfs (Linux >= 5.8 with koffi)', async (t) => {
-  const storage = new FileSystemStorage(tempDir());
-  const file = await storage.openWrite('a/b.txt', { durable: false });
-  await file.write(Buffer.from('x'));
-  await file.close();
-  t.true(await storage.syncAll(), 'syncfs reached through koffi');
-});
+testIf(hasSyncfs, `syncfs is not used on ${process.platform} ${os.release()} (commits fsync file by file)`)(
+  'this machine makes a version durable with one syncfs (Linux >= 5.8 with koffi)',
+  async (t) => {
+    const storage = new FileSystemStorage(tempDir());
+    const file = await storage.openWrite('a/b.txt', { durable: false });
+    await file.write(Buffer.from('x'));
+    await file.close();
+    t.true(await storage.syncAll(), 'syncfs reached through koffi');
+  },
+);

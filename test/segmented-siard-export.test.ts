@@ -45,7 +45,10 @@ function checkSegmented(t: ExecutionContext, set: PyLayout, whole: PyLayout, ste
     t.is(s.statedDigest, s.prefixSha256, `${s.name}: its messageDigest covers its own bytes before header/`);
     t.is(s.metadataWithoutDigest, wholeMeta, `${s.name}: the same metadata.xml as the unsegmented export`);
     for (const e of s.entries.filter((x) => x.startsWith('content/') && !x.endsWith('/'))) {
-      const folders = e.split('/').slice(0, -1).map((_p, i, a) => a.slice(0, i + 1).join('/') + '/');
+      const folders = e
+        .split('/')
+        .slice(0, -1)
+        .map((_p, i, a) => a.slice(0, i + 1).join('/') + '/');
       for (const f of folders) t.true(s.entries.includes(f), `${s.name}: folder entry ${f} of ${e}`);
     }
   }
@@ -57,7 +60,10 @@ function checkSegmented(t: ExecutionContext, set: PyLayout, whole: PyLayout, ste
     const at = (segment: string) => names.indexOf(segment);
     if (got.parts.length === 1) t.is(got.parts[0]!.entry, table, `${table} whole`);
     else {
-      t.deepEqual(got.parts.map((p) => p.entry), [...got.parts.slice(0, -1).map((_p, i) => `${table}.${i + 1}`), `${table}.z`]);
+      t.deepEqual(
+        got.parts.map((p) => p.entry),
+        [...got.parts.slice(0, -1).map((_p, i) => `${table}.${i + 1}`), `${table}.z`],
+      );
       got.parts.forEach((p, i) => {
         if (i > 0) t.is(at(p.segment), at(got.parts[i - 1]!.segment) + 1, `${p.entry} in the segment after the part before`);
       });
@@ -74,7 +80,7 @@ async function exportTo(source: string, out: string, ...args: string[]): Promise
   return JSON.parse(r.stdout) as Record<string, unknown>;
 }
 
-python('Northwind, small --max-siard-bytes: whole tables per segment (S_8.5-0), the seed\'s names, each segment complete', async (t) => {
+python("Northwind, small --max-siard-bytes: whole tables per segment (S_8.5-0), the seed's names, each segment complete", async (t) => {
   const max = 20000;
   await exportTo(northwind, path.join(work, 'nw-one'));
   const single = pythonLayout([path.join(work, 'nw-one', 'Northwind.siard')]);
@@ -84,10 +90,16 @@ python('Northwind, small --max-siard-bytes: whole tables per segment (S_8.5-0), 
   const set = pythonLayout(files);
   checkSegmented(t, set, single, 'Northwind', max);
   // S_8.5-0: every table whole, and a segment other than the first starts with one.
-  t.true(Object.values(set.tables).every((x) => x.parts.length === 1), 'no table split');
+  t.true(
+    Object.values(set.tables).every((x) => x.parts.length === 1),
+    'no table split',
+  );
   t.true(set.segments.slice(1).some((s) => s.entries.some((e) => /table\d+\.xml$/.test(e))));
   t.is(summary.siard, 'Northwind.siard.1');
-  t.deepEqual((summary.siardSegments as Array<{ file: string }>).map((s) => s.file), files.map((f) => path.basename(f)));
+  t.deepEqual(
+    (summary.siardSegments as Array<{ file: string }>).map((s) => s.file),
+    files.map((f) => path.basename(f)),
+  );
   t.true(existsSync(path.join(work, 'nw-seg', 'Northwind_lobseg_0')), 'LOB folders as without segmenting');
 });
 
@@ -98,7 +110,10 @@ python('a table larger than a segment is cut into .1 ... .z across consecutive s
   await exportTo(northwind, path.join(work, 'nw-tight'), '--max-siard-bytes', String(max));
   const set = pythonLayout(segmentsIn(path.join(work, 'nw-tight'), 'Northwind'));
   checkSegmented(t, set, single, 'Northwind', max);
-  t.true(Object.values(set.tables).some((x) => x.parts.length > 1), 'a table is split');
+  t.true(
+    Object.values(set.tables).some((x) => x.parts.length > 1),
+    'a table is split',
+  );
 });
 
 python('1,000,000 rows: the table is split into tableN.xml.1, .2, ... .z (S_8.6-0), byte-identical when joined', async (t) => {
@@ -129,7 +144,10 @@ test('ingest --max-siard-bytes stores the segments as they are named, the last a
     versions: Record<string, { state: Record<string, string[]> }>;
   };
   const state = inventory.versions.v1!.state;
-  const logical = Object.values(state).flat().filter((p) => /\.siard/.test(p)).sort();
+  const logical = Object.values(state)
+    .flat()
+    .filter((p) => /\.siard/.test(p))
+    .sort();
   const segments = result.export.segmentFiles.map((s) => s.file);
   t.deepEqual(logical, [...segments].sort());
   t.true(segments.at(-1)!.endsWith('.siard.z'));
@@ -138,7 +156,7 @@ test('ingest --max-siard-bytes stores the segments as they are named, the last a
   }
 });
 
-test('a --max-siard-bytes below what a segment\'s header needs is refused with the least usable value, nothing written', async (t) => {
+test("a --max-siard-bytes below what a segment's header needs is refused with the least usable value, nothing written", async (t) => {
   const out = path.join(work, 'too-small');
   const r = await runCli(['export', northwind, out, '--max-siard-bytes', '8k']);
   t.is(r.code, 2);

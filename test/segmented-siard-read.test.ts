@@ -59,7 +59,9 @@ async function northwindPair(t: ExecutionContext, name: string, max = 16000, ...
 
 function segmentNames(dir: string): string[] {
   const key = (n: string) => (n.endsWith('.z') ? Infinity : Number(n.split('.').pop()));
-  return readdirSync(dir).filter((n) => /\.siard\.(\d+|z)$/.test(n)).sort((a, b) => key(a) - key(b));
+  return readdirSync(dir)
+    .filter((n) => /\.siard\.(\d+|z)$/.test(n))
+    .sort((a, b) => key(a) - key(b));
 }
 
 test('restore of a segmented Northwind, named by its first segment or by its stem, equals the unsegmented restore', async (t) => {
@@ -88,7 +90,7 @@ test('1,000,000 rows: restore of the segmented export equals that of the unsegme
   t.deepEqual(b, a);
 });
 
-xmllint('audit of an ingested set: each segment\'s messageDigest verified, the split table valid against its XSD, rows', async (t) => {
+xmllint("audit of an ingested set: each segment's messageDigest verified, the split table valid against its XSD, rows", async (t) => {
   const root = path.join(work, 'root-audit');
   await cli(t, 'init', root);
   await cli(t, 'ingest', northwind, '--root', root, '--id', 'urn:seg:audit', '--max-siard-bytes', '16000');
@@ -103,7 +105,10 @@ xmllint('audit of an ingested set: each segment\'s messageDigest verified, the s
   t.true(s.segments.length >= 3);
   t.true(s.segments.every((x) => x.messageDigest === 'verified'));
   t.false(report.findings.some((f) => f.severity === 'error'));
-  t.false(report.findings.some((f) => f.code === 'SIARD_XSD_SKIPPED'), 'the joined table was checked against its XSD');
+  t.false(
+    report.findings.some((f) => f.code === 'SIARD_XSD_SKIPPED'),
+    'the joined table was checked against its XSD',
+  );
 });
 
 /** A set broken on disk, stored as an object with `put` (which stores any folder), then audited. */
@@ -131,12 +136,18 @@ test('audit names a missing middle segment, a missing .z, parts out of order and
   const middle = copy('middle');
   rmSync(path.join(middle, names[1]!));
   const f1 = await auditBroken(t, 'middle', middle);
-  t.true(f1.some((f) => f.code === 'SIARD_SEGMENT_MISSING' && f.severity === 'error' && f.message.includes(names[1]!)), JSON.stringify(f1));
+  t.true(
+    f1.some((f) => f.code === 'SIARD_SEGMENT_MISSING' && f.severity === 'error' && f.message.includes(names[1]!)),
+    JSON.stringify(f1),
+  );
 
   const last = copy('last');
   rmSync(path.join(last, names.at(-1)!));
   const f2 = await auditBroken(t, 'last', last);
-  t.true(f2.some((f) => f.code === 'SIARD_SEGMENT_LAST_MISSING' && f.message.includes('Northwind.siard.z')), JSON.stringify(f2));
+  t.true(
+    f2.some((f) => f.code === 'SIARD_SEGMENT_LAST_MISSING' && f.message.includes('Northwind.siard.z')),
+    JSON.stringify(f2),
+  );
 
   // The split table's parts: .1 in one segment, .z in the next; the two segments swap names.
   const layout = pythonLayout(names.map((n) => path.join(set, n)));
@@ -148,8 +159,14 @@ test('audit names a missing middle segment, a missing .z, parts out of order and
   renameSync(path.join(order, b), path.join(order, a));
   renameSync(path.join(order, 'tmp'), path.join(order, b));
   const f3 = await auditBroken(t, 'order', order);
-  t.true(f3.some((f) => f.code === 'SIARD_TABLE_PART_ORDER' && f.severity === 'error'), JSON.stringify(f3));
-  t.false(f3.some((f) => f.code === 'SIARD_MESSAGE_DIGEST'), 'each segment is intact in itself');
+  t.true(
+    f3.some((f) => f.code === 'SIARD_TABLE_PART_ORDER' && f.severity === 'error'),
+    JSON.stringify(f3),
+  );
+  t.false(
+    f3.some((f) => f.code === 'SIARD_MESSAGE_DIGEST'),
+    'each segment is intact in itself',
+  );
 
   // Another export of the same database whose metadata says another dataOwner: one segment swapped in.
   const other = path.join(work, 'broken-other');
@@ -189,7 +206,7 @@ python('relocate rewrites the lobFolder of every segment, each messageDigest sti
   t.is(r.code, 0, r.stdout);
 });
 
-python('checkout --join-segments writes one .siard: the unsegmented export\'s tables, a valid messageDigest, restorable', async (t) => {
+python("checkout --join-segments writes one .siard: the unsegmented export's tables, a valid messageDigest, restorable", async (t) => {
   const root = path.join(work, 'root-join');
   await cli(t, 'init', root);
   await cli(t, 'ingest', northwind, '--root', root, '--id', 'urn:seg:join', '--max-siard-bytes', '16000');
@@ -246,7 +263,10 @@ print(json.dumps([{'href': f.find(M + 'FLocat').get(X), 'size': f.get('SIZE'), '
   const { readFileSync } = await import('node:fs');
   const printed = execFileSync('python3', ['-c', script, path.join(out, 'mets.xml')], { encoding: 'utf8' });
   const listed = JSON.parse(printed) as Array<{ href: string; size: string; checksum: string; type: string }>;
-  t.deepEqual(listed.map((f) => f.href), names);
+  t.deepEqual(
+    listed.map((f) => f.href),
+    names,
+  );
   for (const f of listed) {
     const bytes = readFileSync(path.join(out, f.href));
     t.is(Number(f.size), bytes.length);

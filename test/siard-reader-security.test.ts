@@ -92,7 +92,9 @@ test('table XML with a DOCTYPE or broken XML fails naming the table and row', as
     for await (const r of readTableRows(Readable.from([Buffer.from(xml)]), { what: 'x.siard: table s.t', columns })) rows.push(r);
     return rows;
   };
-  const e1 = await t.throwsAsync(run('<!DOCTYPE table [<!ENTITY a "b">]><table><row><c1>&a;</c1></row></table>'), { instanceOf: SiardOcflError });
+  const e1 = await t.throwsAsync(run('<!DOCTYPE table [<!ENTITY a "b">]><table><row><c1>&a;</c1></row></table>'), {
+    instanceOf: SiardOcflError,
+  });
   t.regex(e1!.message, /x\.siard: table s\.t/);
   const e2 = await t.throwsAsync(run('<table><row><c1>1</c1></row><row><c1>2</c2></row></table>'), { instanceOf: SiardOcflError });
   t.regex(e2!.message, /row 2/);
@@ -169,7 +171,11 @@ test('split LOBs: lobseg .0/.1/.z over segment folders and siard22 _part001.. ar
   const whole = Buffer.from(Array.from({ length: 10_000 }, (_, i) => i % 251));
   const lobseg = [whole.subarray(0, 1000), whole.subarray(1000, 6000), whole.subarray(6000)];
   const at = (p: string) => path.join(dir, p);
-  for (const [i, name] of [[0, 'x_lobseg_0/content/schema0/table0/lob2/record0.bin.0'], [1, 'x_lobseg_1/content/schema0/table0/lob2/record0.bin.1'], [2, 'x_lobseg_2/content/schema0/table0/lob2/record0.bin.z']] as const) {
+  for (const [i, name] of [
+    [0, 'x_lobseg_0/content/schema0/table0/lob2/record0.bin.0'],
+    [1, 'x_lobseg_1/content/schema0/table0/lob2/record0.bin.1'],
+    [2, 'x_lobseg_2/content/schema0/table0/lob2/record0.bin.z'],
+  ] as const) {
     await mkdir(path.dirname(at(name)), { recursive: true });
     await writeFile(at(name), lobseg[i]!);
   }
@@ -251,7 +257,11 @@ test('a split LOB missing its last part is reported missing, not read short', as
   await mkdir(at('x_lobseg_1/content/schema0/table0/lob2'), { recursive: true });
   await writeFile(at('x_lobseg_0/content/schema0/table0/lob2/record0.bin.0'), 'aaaa');
   await writeFile(at('x_lobseg_1/content/schema0/table0/lob2/record0.bin.1'), 'bbbb');
-  await writeSiard(at('x.siard'), metadataXml({ dbLobFolder: '../', columnLobFolder: './', rows: 1 }), tableXml([lobCell('x_lobseg_0/content/schema0/table0/lob2/record0.bin', Buffer.from('aaaabbbbcccc'))]));
+  await writeSiard(
+    at('x.siard'),
+    metadataXml({ dbLobFolder: '../', columnLobFolder: './', rows: 1 }),
+    tableXml([lobCell('x_lobseg_0/content/schema0/table0/lob2/record0.bin', Buffer.from('aaaabbbbcccc'))]),
+  );
   const reader = await SiardReader.open(at('x.siard'));
   try {
     const [cell] = await cellsOf(reader);
@@ -348,7 +358,10 @@ test('archive messageDigest: recomputed over the bytes before header/, a wrong v
     await zip.close();
     return mark.offset;
   };
-  for (const [name, tamper] of [['good.siard', false], ['bad.siard', true]] as const) {
+  for (const [name, tamper] of [
+    ['good.siard', false],
+    ['bad.siard', true],
+  ] as const) {
     const offset = await build(name, tamper);
     const reader = await SiardReader.open(path.join(dir, name));
     try {

@@ -43,7 +43,10 @@ function unzipText(file: string, entry: string): string {
   return execFileSync('unzip', ['-p', file, entry], { maxBuffer: 256 * 1024 * 1024 }).toString('utf8');
 }
 function unzipList(file: string): string[] {
-  return execFileSync('unzip', ['-Z1', file], { maxBuffer: 64 * 1024 * 1024 }).toString('utf8').split('\n').filter((l) => l !== '');
+  return execFileSync('unzip', ['-Z1', file], { maxBuffer: 64 * 1024 * 1024 })
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l !== '');
 }
 
 /** What an independent reading of the archive says: metadata path, tables with <rows>, LOB cells. */
@@ -125,7 +128,11 @@ for (const file of files) {
         streamed.push(n);
         for await (const _ of reader.lobCells(table)) lobCells += 1;
       }
-      t.deepEqual([...streamed].sort((a, b) => a - b), expected.xmlRows, '<row> elements per table XML');
+      t.deepEqual(
+        [...streamed].sort((a, b) => a - b),
+        expected.xmlRows,
+        '<row> elements per table XML',
+      );
       t.is(lobCells, expected.lobCells, 'every cell with a file attribute is reported as a LOB');
     } finally {
       reader.close();
@@ -138,7 +145,14 @@ async function checkAllLobs(file: string) {
   const reader = await SiardReader.open(file);
   const access = packageLobAccess(reader);
   const parts: LobPart[] = [];
-  const results: Array<{ cell: SiardLobCell; status: string; ok?: boolean; okAfterCrlf?: boolean; lengthUnit?: string; multiByte?: boolean }> = [];
+  const results: Array<{
+    cell: SiardLobCell;
+    status: string;
+    ok?: boolean;
+    okAfterCrlf?: boolean;
+    lengthUnit?: string;
+    multiByte?: boolean;
+  }> = [];
   try {
     for (const table of reader.tables()) {
       for await (const cell of reader.lobCells(table)) {
@@ -188,34 +202,45 @@ for (const file of files) {
   });
 }
 
-sharedTest('external LOBs of DBPTK (_lobseg_1), SiardGui (../lobs/), Full Convert (back-slashes) and SiardApi sql2008 (lobs/) are found beside the .siard', async (t) => {
-  const cases: Array<[string, RegExp, number]> = [
-    ['arkade5/dbPtk/external/dbptk.siard', /^t01bclob12_dbptk-desktop-2\.5\.9_ext\.siard_lobseg_1\/content\/schema1\/table[12]\/lob9\/record\d+\.(bin|txt)$/, 35],
-    ['arkade5/siardGui/external/siardGui.siard', /^lobs\/(blobs\/record\d+\.bin|clobs\/record\d+\.txt)$/, 35],
-    ['arkade5/fullConvert/external/scfc.siard', /^t01bclob12_scfc1654_ext\.siard_documents\/content\/schema0\/table[01]\/lob9\/seg0\/rec\d+\.(bin|txt)$/, 29],
-    ['siardapi/sql2008.siard', /^lobs\/(record0\.txt|field\/record0\.flac|field\/field\/record0\.txt)$/, 3],
-  ];
-  for (const [name, pattern, count] of cases) {
-    const reader = await SiardReader.open(path.join(SAMPLES, name));
-    try {
-      const access = packageLobAccess(reader);
-      let external = 0;
-      for (const table of reader.tables()) {
-        for await (const cell of reader.lobCells(table)) {
-          const lookup = await lookupLob(reader, cell, access);
-          if (lookup.status === 'found' && lookup.found.target.kind === 'external') {
-            external += 1;
-            t.regex(lookup.found.target.path, pattern, name);
-            t.true(statSync(path.join(path.dirname(reader.file), lookup.found.target.path)).isFile());
+sharedTest(
+  'external LOBs of DBPTK (_lobseg_1), SiardGui (../lobs/), Full Convert (back-slashes) and SiardApi sql2008 (lobs/) are found beside the .siard',
+  async (t) => {
+    const cases: Array<[string, RegExp, number]> = [
+      [
+        'arkade5/dbPtk/external/dbptk.siard',
+        /^t01bclob12_dbptk-desktop-2\.5\.9_ext\.siard_lobseg_1\/content\/schema1\/table[12]\/lob9\/record\d+\.(bin|txt)$/,
+        35,
+      ],
+      ['arkade5/siardGui/external/siardGui.siard', /^lobs\/(blobs\/record\d+\.bin|clobs\/record\d+\.txt)$/, 35],
+      [
+        'arkade5/fullConvert/external/scfc.siard',
+        /^t01bclob12_scfc1654_ext\.siard_documents\/content\/schema0\/table[01]\/lob9\/seg0\/rec\d+\.(bin|txt)$/,
+        29,
+      ],
+      ['siardapi/sql2008.siard', /^lobs\/(record0\.txt|field\/record0\.flac|field\/field\/record0\.txt)$/, 3],
+    ];
+    for (const [name, pattern, count] of cases) {
+      const reader = await SiardReader.open(path.join(SAMPLES, name));
+      try {
+        const access = packageLobAccess(reader);
+        let external = 0;
+        for (const table of reader.tables()) {
+          for await (const cell of reader.lobCells(table)) {
+            const lookup = await lookupLob(reader, cell, access);
+            if (lookup.status === 'found' && lookup.found.target.kind === 'external') {
+              external += 1;
+              t.regex(lookup.found.target.path, pattern, name);
+              t.true(statSync(path.join(path.dirname(reader.file), lookup.found.target.path)).isFile());
+            }
           }
         }
+        t.is(external, count, `${name}: external LOB count`);
+      } finally {
+        reader.close();
       }
-      t.is(external, count, `${name}: external LOB count`);
-    } finally {
-      reader.close();
     }
-  }
-});
+  },
+);
 
 sharedTest('digests: SiardGui writes upper-case MD5 and is compared case-insensitively; DBPTK SHA-256', async (t) => {
   const gui = await checkAllLobs(path.join(SAMPLES, 'arkade5/siardGui/external/siardGui.siard'));
@@ -254,7 +279,10 @@ sharedTest('externalLobsMissing: every external LOB is reported missing, naming 
     const [table] = reader.tables().filter((x) => x.table.columns.some((c) => c.lobFolder));
     for await (const cell of reader.lobCells(table!)) {
       const err = await t.throwsAsync(openLob(reader, cell), { instanceOf: SiardOcflError });
-      t.regex(err!.message, /is missing \(looked for t01bclob12_dbptk-desktop-2\.5\.9_ext\.siard_lobseg_1\/content\/schema1\/table1\/lob9\/record\d+\.bin\)/);
+      t.regex(
+        err!.message,
+        /is missing \(looked for t01bclob12_dbptk-desktop-2\.5\.9_ext\.siard_lobseg_1\/content\/schema1\/table1\/lob9\/record\d+\.bin\)/,
+      );
       t.regex(err!.message, /row \d+, column blobscol/);
       break;
     }
@@ -265,9 +293,15 @@ sharedTest('externalLobsMissing: every external LOB is reported missing, naming 
 
 sharedTest('the intentional unreferenced files are detected, and nothing else', async (t) => {
   const cases: Array<[string, string[]]> = [
-    ['arkade5/dbPtk/external/dbptk.siard', ['t01bclob12_dbptk-desktop-2.5.9_ext.siard_lobseg_1/content/schema1/table1/lob9/unreferenced-file.bin']],
+    [
+      'arkade5/dbPtk/external/dbptk.siard',
+      ['t01bclob12_dbptk-desktop-2.5.9_ext.siard_lobseg_1/content/schema1/table1/lob9/unreferenced-file.bin'],
+    ],
     ['arkade5/siardGui/external/siardGui.siard', ['lobs/blobs/unreferenced-file.bin']],
-    ['arkade5/fullConvert/external/scfc.siard', ['t01bclob12_scfc1654_ext.siard_documents/content/schema0/table0/lob9/seg0/unreferenced-file.bin']],
+    [
+      'arkade5/fullConvert/external/scfc.siard',
+      ['t01bclob12_scfc1654_ext.siard_documents/content/schema0/table0/lob9/seg0/unreferenced-file.bin'],
+    ],
   ];
   for (const [name, expected] of cases) {
     const { unreferenced } = await checkAllLobs(path.join(SAMPLES, name));
@@ -294,7 +328,10 @@ sharedTest('SIARD 1.0: namespace, messageDigest "MD5<hex>", content under a top 
     t.is(sql1999.root, '');
     t.deepEqual(sql1999.archive.messageDigests, [{ digestType: 'MD5', digest: 'da01018d7d7fac63020d2e9be4a020b9' }]);
     const lobColumns = sql1999.metadata.columnExtras[0]![0]!.map((x) => x.folder).filter((f) => f !== undefined);
-    t.deepEqual(lobColumns, ['lob3', 'lob7', 'lob19'].filter((f) => lobColumns.includes(f)));
+    t.deepEqual(
+      lobColumns,
+      ['lob3', 'lob7', 'lob19'].filter((f) => lobColumns.includes(f)),
+    );
     t.true(lobColumns.length >= 2, 'SIARD 1.0 <folder> of LOB columns is kept');
   } finally {
     sql1999.close();
@@ -317,8 +354,14 @@ sharedTest('SIARD 2.2 messageDigest element form (siard2sql encoding.siard), key
     const count = (re: RegExp) => (meta.match(re) ?? []).length;
     const tables = oe.archive.schemas.flatMap((s) => s.tables);
     t.is(tables.filter((x) => x.primaryKey).length, count(/<primaryKey>/g));
-    t.is(tables.reduce((n, x) => n + x.foreignKeys.length, 0), count(/<foreignKey>/g));
-    t.is(oe.archive.schemas.reduce((n, s) => n + s.views.length, 0), count(/<view>/g));
+    t.is(
+      tables.reduce((n, x) => n + x.foreignKeys.length, 0),
+      count(/<foreignKey>/g),
+    );
+    t.is(
+      oe.archive.schemas.reduce((n, s) => n + s.views.length, 0),
+      count(/<view>/g),
+    );
     const fk = tables.flatMap((x) => x.foreignKeys)[0]!;
     t.truthy(fk.referencedTable);
     t.true(fk.references.length > 0 && fk.references.every((r) => r.column !== '' && r.referenced !== ''));
@@ -359,7 +402,8 @@ sharedTest('sql2008: nested ARRAY and UDT values, NULL elements, field-level lob
     for await (const row of reader.rows(simple)) {
       simple.table.columns.forEach((col, i) => {
         const v = row.cells[i];
-        if (/^(BINARY|VARBINARY|BINARY VARYING)/i.test(col.type ?? '') && v !== null && v !== undefined) t.true(v instanceof Uint8Array, col.name);
+        if (/^(BINARY|VARBINARY|BINARY VARYING)/i.test(col.type ?? '') && v !== null && v !== undefined)
+          t.true(v instanceof Uint8Array, col.name);
         if (v !== null && v !== undefined && isLobReference(v as never)) t.truthy((v as { file: string }).file);
       });
     }
@@ -373,10 +417,11 @@ sharedTest('sql2008: nested ARRAY and UDT values, NULL elements, field-level lob
     t.regex(raw, /\\u005C/);
     let backslashes = 0;
     for await (const row of sample.rows(sample.tables()[0]!)) {
-      for (const v of row.cells) if (typeof v === 'string') {
-        t.notRegex(v, /\\u00[0-9A-Fa-f]{2}/);
-        backslashes += (v.match(/\\/g) ?? []).length;
-      }
+      for (const v of row.cells)
+        if (typeof v === 'string') {
+          t.notRegex(v, /\\u00[0-9A-Fa-f]{2}/);
+          backslashes += (v.match(/\\/g) ?? []).length;
+        }
     }
     t.is(backslashes, (raw.match(/\\u005C/gi) ?? []).length, 'each \\u005C became one back-slash');
   } finally {
@@ -388,7 +433,10 @@ sharedTest('Full Convert back-slash lobFolder is tolerated with a warning', asyn
   const reader = await SiardReader.open(path.join(SAMPLES, 'arkade5/fullConvert/external/scfc.siard'));
   try {
     t.is(reader.archive.lobFolder, '..\\t01bclob12_scfc1654_ext.siard_documents\\content');
-    t.true(reader.warnings.some((w) => /back-slashes/.test(w)), 'one warning at open');
+    t.true(
+      reader.warnings.some((w) => /back-slashes/.test(w)),
+      'one warning at open',
+    );
     const [table] = reader.tables().filter((x) => x.table.columns.some((c) => c.lobFolder));
     for await (const cell of reader.lobCells(table!)) {
       const loc = reader.locate(cell);
@@ -414,7 +462,6 @@ sharedTest('reading a row stream early and stopping releases the entry (no hang,
     reader.close();
   }
 });
-
 
 sharedTest('package known by logical paths (as in an OCFL object): siardPath in a subfolder, mapped access and listing', async (t) => {
   // The DBPTK sample as if stored in an object under "db/": logical path -> file on disk.
@@ -444,7 +491,9 @@ sharedTest('package known by logical paths (as in an OCFL object): siardPath in 
     }
     t.is(checked, 35);
     const unreferenced = await findUnreferencedLobFiles(reader, parts, pathListLister(logical.keys()));
-    t.deepEqual(unreferenced.external, ['db/t01bclob12_dbptk-desktop-2.5.9_ext.siard_lobseg_1/content/schema1/table1/lob9/unreferenced-file.bin']);
+    t.deepEqual(unreferenced.external, [
+      'db/t01bclob12_dbptk-desktop-2.5.9_ext.siard_lobseg_1/content/schema1/table1/lob9/unreferenced-file.bin',
+    ]);
   } finally {
     reader.close();
   }

@@ -92,11 +92,17 @@ test('--lob-folder sets the database-level base; siard22 appends its _lobs folde
     ['siard22', 'file:///Archives/North%20wind/D_lobs/'],
   ] as const) {
     const source = SqliteSource.open(db);
-    const summary = await writeSiard(source, new MemorySink(), { name: 'D', lobLayout: layout, lobFolder: 'file:///Archives/North%20wind/' });
+    const summary = await writeSiard(source, new MemorySink(), {
+      name: 'D',
+      lobLayout: layout,
+      lobFolder: 'file:///Archives/North%20wind/',
+    });
     await source.close();
     t.is(summary.archive.lobFolder, expected);
   }
   const source = SqliteSource.open(db);
-  await t.throwsAsync(writeSiard(source, new MemorySink(), { name: 'D', lobFolder: 'file:///no slash' }), { message: /must be a URI ending in '\/'/ });
+  await t.throwsAsync(writeSiard(source, new MemorySink(), { name: 'D', lobFolder: 'file:///no slash' }), {
+    message: /must be a URI ending in '\/'/,
+  });
   await source.close();
 });

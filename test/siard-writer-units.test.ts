@@ -11,19 +11,28 @@ test('lobseg: the recommendation example, sizes only', (t) => {
   const layout = new LobsegLayout('Northwind', { maxFiles: 4, maxBytes: 45000 });
   const sizes = [10151, 12107, 12007, 9756, 12131, 11280, 12338, 12069];
   const folders = sizes.map((s, i) => layout.place(addr(i + 1, s)).parts.map((p) => p.relPath.split('/')[0]));
-  t.deepEqual(folders.flat(), ['_0', '_0', '_0', '_0', '_1', '_1', '_1', '_2'].map((h) => `Northwind_lobseg${h}`));
+  t.deepEqual(
+    folders.flat(),
+    ['_0', '_0', '_0', '_0', '_1', '_1', '_1', '_2'].map((h) => `Northwind_lobseg${h}`),
+  );
   t.is(layout.segmentCount(), 3);
 });
 
 test('lobseg: a LOB of exactly max-bytes is not split; one more byte is', (t) => {
   const layout = new LobsegLayout('D', { maxFiles: 10, maxBytes: 100 });
-  t.deepEqual(layout.place(addr(1, 100)).parts.map((p) => [p.relPath, p.length]), [['D_lobseg_0/content/schema0/table2/lob4/record0.bin', 100]]);
+  t.deepEqual(
+    layout.place(addr(1, 100)).parts.map((p) => [p.relPath, p.length]),
+    [['D_lobseg_0/content/schema0/table2/lob4/record0.bin', 100]],
+  );
   // folder 0 is full by size: the next LOB, 101 bytes, starts a new folder and ends in the one after.
   const p = layout.place(addr(2, 101));
-  t.deepEqual(p.parts.map((x) => [x.relPath, x.length]), [
-    ['D_lobseg_1/content/schema0/table2/lob4/record1.bin.0', 100],
-    ['D_lobseg_2/content/schema0/table2/lob4/record1.bin.z', 1],
-  ]);
+  t.deepEqual(
+    p.parts.map((x) => [x.relPath, x.length]),
+    [
+      ['D_lobseg_1/content/schema0/table2/lob4/record1.bin.0', 100],
+      ['D_lobseg_2/content/schema0/table2/lob4/record1.bin.z', 1],
+    ],
+  );
   t.is(p.cellFile, 'D_lobseg_1/content/schema0/table2/lob4/record1.bin');
   // the next small LOB joins the folder of .z
   t.is(layout.place(addr(3, 10)).parts[0]!.relPath.split('/')[0], 'D_lobseg_2');
@@ -33,12 +42,18 @@ test('lobseg: the file-count limit counts parts, and a full folder is never reus
   const layout = new LobsegLayout('D', { maxFiles: 2, maxBytes: 100 });
   layout.place(addr(1, 10));
   const split = layout.place(addr(2, 250));
-  t.deepEqual(split.parts.map((x) => [x.relPath.split('/')[0], x.length]), [
-    ['D_lobseg_0', 90],
-    ['D_lobseg_1', 100],
-    ['D_lobseg_2', 60],
-  ]);
-  t.deepEqual(split.parts.map((x) => x.relPath.split('.').pop()), ['0', '1', 'z']);
+  t.deepEqual(
+    split.parts.map((x) => [x.relPath.split('/')[0], x.length]),
+    [
+      ['D_lobseg_0', 90],
+      ['D_lobseg_1', 100],
+      ['D_lobseg_2', 60],
+    ],
+  );
+  t.deepEqual(
+    split.parts.map((x) => x.relPath.split('.').pop()),
+    ['0', '1', 'z'],
+  );
   layout.place(addr(3, 10)); // second file in D_lobseg_2
   t.is(layout.place(addr(4, 10)).parts[0]!.relPath.split('/')[0], 'D_lobseg_3');
 });
@@ -50,11 +65,14 @@ test('siard22: each column has its own segment folders; parts are _part001 ...',
   t.is(layout.place(addr(1, 50)).cellFile, 'seg_0/t2_c4_r1.bin');
   t.is(layout.place(addr(1, 50, 5)).cellFile, 'seg_0/t2_c5_r1.bin', 'another column starts at seg_0');
   const big = layout.place(addr(2, 180));
-  t.deepEqual(big.parts.map((p) => [p.relPath, p.length]), [
-    ['N_lobs/s0_t2_c4/seg_0/t2_c4_r2.bin_part001', 50],
-    ['N_lobs/s0_t2_c4/seg_1/t2_c4_r2.bin_part002', 100],
-    ['N_lobs/s0_t2_c4/seg_2/t2_c4_r2.bin_part003', 30],
-  ]);
+  t.deepEqual(
+    big.parts.map((p) => [p.relPath, p.length]),
+    [
+      ['N_lobs/s0_t2_c4/seg_0/t2_c4_r2.bin_part001', 50],
+      ['N_lobs/s0_t2_c4/seg_1/t2_c4_r2.bin_part002', 100],
+      ['N_lobs/s0_t2_c4/seg_2/t2_c4_r2.bin_part003', 30],
+    ],
+  );
   t.is(big.cellFile, 'seg_0/t2_c4_r2.bin');
 });
 
@@ -81,7 +99,8 @@ test('SIARD escaping, one character at a time: every UTF-16 code unit alone, bet
     for (const text of [ch, `a${ch}b`, ` ${ch}`, `${ch}${ch}`]) {
       const escaped = escapeSiardText(text);
       const raw = escaped.replace(/&(amp|lt|gt|quot|apos);/g, '').replace(/\\u00[0-9A-F]{2}/g, '');
-      if (forbidden.test(raw) || siardText(escaped) !== text) t.fail(`U+${c.toString(16)} in ${JSON.stringify(text)} -> ${JSON.stringify(escaped)}`);
+      if (forbidden.test(raw) || siardText(escaped) !== text)
+        t.fail(`U+${c.toString(16)} in ${JSON.stringify(text)} -> ${JSON.stringify(escaped)}`);
       checked++;
     }
   }

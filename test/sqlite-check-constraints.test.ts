@@ -48,7 +48,9 @@ test('CHECK constraints are found in the CREATE TABLE text, named or numbered in
 function sqliteSource(name: string): string {
   const file = path.join(work, `${name}.db`);
   const db = new Database(file);
-  db.exec(`CREATE TABLE guarded (id INTEGER PRIMARY KEY, qty INT CHECK (qty >= 0), code TEXT, CONSTRAINT code_form CHECK (code GLOB '[A-Z]*'), CONSTRAINT short CHECK (length(code) <= 4))`);
+  db.exec(
+    `CREATE TABLE guarded (id INTEGER PRIMARY KEY, qty INT CHECK (qty >= 0), code TEXT, CONSTRAINT code_form CHECK (code GLOB '[A-Z]*'), CONSTRAINT short CHECK (length(code) <= 4))`,
+  );
   db.exec(`INSERT INTO guarded VALUES (1, 5, 'AB'), (2, 0, NULL)`);
   db.close();
   return file;
@@ -81,8 +83,13 @@ pgTest('restored into PostgreSQL, the checks PostgreSQL understands are enforced
   const client = new pg.Client({ connectionString: server.url('target') });
   await client.connect();
   try {
-    const names = await client.query<{ n: string }>(`SELECT conname AS n FROM pg_constraint WHERE conrelid = 'main.guarded'::regclass AND contype = 'c' ORDER BY 1`);
-    t.deepEqual(names.rows.map((r) => r.n), ['ck_guarded_1', 'short']);
+    const names = await client.query<{ n: string }>(
+      `SELECT conname AS n FROM pg_constraint WHERE conrelid = 'main.guarded'::regclass AND contype = 'c' ORDER BY 1`,
+    );
+    t.deepEqual(
+      names.rows.map((r) => r.n),
+      ['ck_guarded_1', 'short'],
+    );
     await t.throwsAsync(client.query(`INSERT INTO main.guarded VALUES (3, -1, 'X')`), { message: /ck_guarded_1/ });
   } finally {
     await client.end();

@@ -19,7 +19,11 @@ function files(dir: string): string[] {
 test('no test, bench or fixture imports better-sqlite3 itself, only the driver module', (t) => {
   const offenders = ['test', 'bench', 'fixtures', 'scripts']
     .flatMap((d) => files(path.join(PROJECT_ROOT, d)))
-    .filter((f) => /^\s*import\s+(?!type\b)[^;]*from\s+'better-sqlite3'/m.test(readFileSync(f, 'utf8')) || /require\('better-sqlite3'\)/.test(readFileSync(f, 'utf8')))
+    .filter(
+      (f) =>
+        /^\s*import\s+(?!type\b)[^;]*from\s+'better-sqlite3'/m.test(readFileSync(f, 'utf8')) ||
+        /require\('better-sqlite3'\)/.test(readFileSync(f, 'utf8')),
+    )
     .map((f) => path.relative(PROJECT_ROOT, f));
   t.deepEqual(offenders, []);
 });

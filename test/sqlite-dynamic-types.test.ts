@@ -57,7 +57,9 @@ const ODD = { scan: 42, payload: 42, settings: 2, born: 3, n: 4 };
   st.run('ratio', 0.5);
   st.run('port', '8080');
   st.run('icon', Buffer.from('PNG'));
-  c.exec(`INSERT INTO people VALUES (1, '1977-03-15', 1), (2, '1980-01-02', 2), (3, '15/03/1977', 3), (4, '2001-09-09', 'n/a'), (5, NULL, 7)`);
+  c.exec(
+    `INSERT INTO people VALUES (1, '1977-03-15', 1), (2, '1980-01-02', 2), (3, '15/03/1977', 3), (4, '2001-09-09', 'n/a'), (5, NULL, 7)`,
+  );
   c.close();
 }
 
@@ -87,62 +89,78 @@ print(json.dumps(out))
   return JSON.parse(execFileSync('python3', ['-c', script, file], { encoding: 'utf8' })) as Dumped;
 }
 
-sharedTest.serial('odd columns export by default, each reported once with its first odd row, and restore with every storage class', async (t) => {
-  const out = path.join(work, 'out');
-  const exp = await runCli(['export', db, out, '--json']);
-  t.is(exp.code, 0, exp.stderr);
-  const report = JSON.parse(exp.stdout) as { tables: number; widened: Array<{ table: string; column: string; firstRow: number; exportedAs: string; message: string }> };
-  t.is(report.tables, 4);
-  const widened = new Map(report.widened.map((w) => [`${w.table}.${w.column}`, w]));
-  t.deepEqual([...widened.keys()].sort(), ['Scanned Document.content', 'event_log.payload', 'people.born', 'people.n', 'settings.value']);
-  t.is(widened.get('Scanned Document.content')!.firstRow, ODD.scan);
-  t.is(widened.get('event_log.payload')!.firstRow, ODD.payload);
-  t.is(widened.get('settings.value')!.firstRow, ODD.settings);
-  t.is(widened.get('people.born')!.firstRow, ODD.born);
-  t.is(widened.get('people.n')!.firstRow, ODD.n);
-  for (const w of widened.values()) t.regex(w.message, new RegExp(`Table "${w.table}", column "${w.column}" .*first at row ${w.firstRow}`));
+sharedTest.serial(
+  'odd columns export by default, each reported once with its first odd row, and restore with every storage class',
+  async (t) => {
+    const out = path.join(work, 'out');
+    const exp = await runCli(['export', db, out, '--json']);
+    t.is(exp.code, 0, exp.stderr);
+    const report = JSON.parse(exp.stdout) as {
+      tables: number;
+      widened: Array<{ table: string; column: string; firstRow: number; exportedAs: string; message: string }>;
+    };
+    t.is(report.tables, 4);
+    const widened = new Map(report.widened.map((w) => [`${w.table}.${w.column}`, w]));
+    t.deepEqual([...widened.keys()].sort(), ['Scanned Document.content', 'event_log.payload', 'people.born', 'people.n', 'settings.value']);
+    t.is(widened.get('Scanned Document.content')!.firstRow, ODD.scan);
+    t.is(widened.get('event_log.payload')!.firstRow, ODD.payload);
+    t.is(widened.get('settings.value')!.firstRow, ODD.settings);
+    t.is(widened.get('people.born')!.firstRow, ODD.born);
+    t.is(widened.get('people.n')!.firstRow, ODD.n);
+    for (const w of widened.values())
+      t.regex(w.message, new RegExp(`Table "${w.table}", column "${w.column}" .*first at row ${w.firstRow}`));
 
-  // The human output has one line per widened column too.
-  const plain = await runCli(['export', db, path.join(work, 'out-plain')]);
-  t.is(plain.code, 0, plain.stderr);
-  const lines = plain.stdout.split('\n').filter((l) => l.startsWith('widened: '));
-  t.is(lines.length, 5);
-  t.true(lines.some((l) => l.includes('"Scanned Document", column "content" (declared BLOB)') && l.includes(`first at row ${ODD.scan}`)));
-  t.true(lines.some((l) => l.includes('"people", column "born" (declared DATE)') && l.includes(`first at row ${ODD.born}`)));
+    // The human output has one line per widened column too.
+    const plain = await runCli(['export', db, path.join(work, 'out-plain')]);
+    t.is(plain.code, 0, plain.stderr);
+    const lines = plain.stdout.split('\n').filter((l) => l.startsWith('widened: '));
+    t.is(lines.length, 5);
+    t.true(lines.some((l) => l.includes('"Scanned Document", column "content" (declared BLOB)') && l.includes(`first at row ${ODD.scan}`)));
+    t.true(lines.some((l) => l.includes('"people", column "born" (declared DATE)') && l.includes(`first at row ${ODD.born}`)));
 
-  const siard = path.join(out, 'real.siard');
-  assertArchiveValid(t, siard, reference('siard', 'metadata.xsd'));
-  const meta = unzipEntry(siard, 'header/metadata.xml').toString('utf8');
-  const cols = new Map(metadataTables(meta).flatMap((tb) => tb.columns.map((c) => [`${tb.name}.${c.name}`, c] as const)));
-  t.is(cols.get('Scanned Document.content')!.type, 'CLOB');
-  t.is(cols.get('event_log.payload')!.type, 'CLOB');
-  t.is(cols.get('settings.value')!.type, 'CLOB');
-  // the mixed columns say how their cells are written, and keep the declared type
-  t.regex(meta, /<name>content<\/name>\s*(<lobFolder>[^<]*<\/lobFolder>\s*)?<type>CLOB<\/type>\s*<mimeType>text\/x-sqlite-literal<\/mimeType>\s*<typeOriginal>BLOB<\/typeOriginal>/);
-  t.regex(meta, /<name>payload<\/name>\s*<type>CLOB<\/type>\s*<mimeType>text\/x-sqlite-literal<\/mimeType>\s*<typeOriginal><\/typeOriginal>/);
-  t.regex(meta, /<name>value<\/name>[\s\S]*?<description>SQLite column holding integers, reals, text and blobs: every value is written as its SQLite literal/);
-
-  const restored = path.join(work, 'restored.db');
-  const res = await runCli(['restore', siard, restored, '--json']);
-  t.is(res.code, 0, res.stderr);
-  const before = pythonDump(db);
-  const after = pythonDump(restored);
-  t.deepEqual(Object.keys(after), Object.keys(before));
-  let cells = 0;
-  for (const [table, rows] of Object.entries(before)) {
-    t.is(after[table]!.length, rows.length, table);
-    rows.forEach((row, r) =>
-      row.forEach((cell, c) => {
-        cells++;
-        t.deepEqual(after[table]![r]![c], cell, `${table} row ${r + 1} column ${c + 1}`);
-      }),
+    const siard = path.join(out, 'real.siard');
+    assertArchiveValid(t, siard, reference('siard', 'metadata.xsd'));
+    const meta = unzipEntry(siard, 'header/metadata.xml').toString('utf8');
+    const cols = new Map(metadataTables(meta).flatMap((tb) => tb.columns.map((c) => [`${tb.name}.${c.name}`, c] as const)));
+    t.is(cols.get('Scanned Document.content')!.type, 'CLOB');
+    t.is(cols.get('event_log.payload')!.type, 'CLOB');
+    t.is(cols.get('settings.value')!.type, 'CLOB');
+    // the mixed columns say how their cells are written, and keep the declared type
+    t.regex(
+      meta,
+      /<name>content<\/name>\s*(<lobFolder>[^<]*<\/lobFolder>\s*)?<type>CLOB<\/type>\s*<mimeType>text\/x-sqlite-literal<\/mimeType>\s*<typeOriginal>BLOB<\/typeOriginal>/,
     );
-  }
-  t.true(cells > 200);
-  // the fixture really holds every storage class in the mixed columns
-  const classes = new Set(before['event_log']!.map((r) => r[1]![0]));
-  t.deepEqual([...classes].sort(), ['blob', 'integer', 'null', 'real', 'text']);
-});
+    t.regex(
+      meta,
+      /<name>payload<\/name>\s*<type>CLOB<\/type>\s*<mimeType>text\/x-sqlite-literal<\/mimeType>\s*<typeOriginal><\/typeOriginal>/,
+    );
+    t.regex(
+      meta,
+      /<name>value<\/name>[\s\S]*?<description>SQLite column holding integers, reals, text and blobs: every value is written as its SQLite literal/,
+    );
+
+    const restored = path.join(work, 'restored.db');
+    const res = await runCli(['restore', siard, restored, '--json']);
+    t.is(res.code, 0, res.stderr);
+    const before = pythonDump(db);
+    const after = pythonDump(restored);
+    t.deepEqual(Object.keys(after), Object.keys(before));
+    let cells = 0;
+    for (const [table, rows] of Object.entries(before)) {
+      t.is(after[table]!.length, rows.length, table);
+      rows.forEach((row, r) =>
+        row.forEach((cell, c) => {
+          cells++;
+          t.deepEqual(after[table]![r]![c], cell, `${table} row ${r + 1} column ${c + 1}`);
+        }),
+      );
+    }
+    t.true(cells > 200);
+    // the fixture really holds every storage class in the mixed columns
+    const classes = new Set(before['event_log']!.map((r) => r[1]![0]));
+    t.deepEqual([...classes].sort(), ['blob', 'integer', 'null', 'real', 'text']);
+  },
+);
 
 sharedTest.serial('--strict refuses, naming every odd column with its first odd row in one message; nothing is written', async (t) => {
   const out = path.join(work, 'strict-out');
@@ -173,7 +191,10 @@ test.serial('ingest says the same as notes, and --strict refuses it before anyth
   const res = await runCli(['ingest', db, '--root', root, '--id', 'real', '--json']);
   t.is(res.code, 0, res.stderr);
   const notes = (JSON.parse(res.stdout) as { notes: string[] }).notes;
-  t.true(notes.some((n) => /Table "event_log", column "payload" \(untyped\) .*first at row 42; exported as CLOB of SQLite literals\./.test(n)), notes.join('\n'));
+  t.true(
+    notes.some((n) => /Table "event_log", column "payload" \(untyped\) .*first at row 42; exported as CLOB of SQLite literals\./.test(n)),
+    notes.join('\n'),
+  );
   t.is(notes.filter((n) => n.startsWith('Table ')).length, 5);
   const strict = await runCli(['ingest', db, '--root', root, '--id', 'strict', '--strict']);
   t.is(strict.code, 2);
@@ -182,26 +203,36 @@ test.serial('ingest says the same as notes, and --strict refuses it before anyth
   t.notRegex(listed.stdout, /strict/);
 });
 
-test.serial('table selection: a pattern matching nothing is exit 2 naming it and the tables there are; schema-qualified names; --exclude-tables', async (t) => {
-  const none = await runCli(['export', db, path.join(work, 'sel-none'), '--tables', 'nosuchtable']);
-  t.is(none.code, 2);
-  t.regex(none.stderr, /--tables "nosuchtable" matches no table; the database has main\.Scanned Document, main\.event_log, main\.settings, main\.people\./);
-  t.false(existsSync(path.join(work, 'sel-none')));
-  const otherSchema = await runCli(['export', db, path.join(work, 'sel-a'), '--tables', 'a.items']);
-  t.is(otherSchema.code, 2);
-  t.regex(otherSchema.stderr, /--tables "a\.items" matches no table/);
+test.serial(
+  'table selection: a pattern matching nothing is exit 2 naming it and the tables there are; schema-qualified names; --exclude-tables',
+  async (t) => {
+    const none = await runCli(['export', db, path.join(work, 'sel-none'), '--tables', 'nosuchtable']);
+    t.is(none.code, 2);
+    t.regex(
+      none.stderr,
+      /--tables "nosuchtable" matches no table; the database has main\.Scanned Document, main\.event_log, main\.settings, main\.people\./,
+    );
+    t.false(existsSync(path.join(work, 'sel-none')));
+    const otherSchema = await runCli(['export', db, path.join(work, 'sel-a'), '--tables', 'a.items']);
+    t.is(otherSchema.code, 2);
+    t.regex(otherSchema.stderr, /--tables "a\.items" matches no table/);
 
-  const qualified = await runCli(['export', db, path.join(work, 'sel-q'), '--tables', 'main.settings,peo*', '--json']);
-  t.is(qualified.code, 0, qualified.stderr);
-  const q = metadataTables(unzipEntry(path.join(work, 'sel-q', 'real.siard'), 'header/metadata.xml').toString('utf8')).map((tb) => tb.name);
-  t.deepEqual(q, ['settings', 'people']);
+    const qualified = await runCli(['export', db, path.join(work, 'sel-q'), '--tables', 'main.settings,peo*', '--json']);
+    t.is(qualified.code, 0, qualified.stderr);
+    const q = metadataTables(unzipEntry(path.join(work, 'sel-q', 'real.siard'), 'header/metadata.xml').toString('utf8')).map(
+      (tb) => tb.name,
+    );
+    t.deepEqual(q, ['settings', 'people']);
 
-  const excluded = await runCli(['export', db, path.join(work, 'sel-x'), '--exclude-tables', 'Scanned*,main.event_log']);
-  t.is(excluded.code, 0, excluded.stderr);
-  const x = metadataTables(unzipEntry(path.join(work, 'sel-x', 'real.siard'), 'header/metadata.xml').toString('utf8')).map((tb) => tb.name);
-  t.deepEqual(x, ['settings', 'people']);
+    const excluded = await runCli(['export', db, path.join(work, 'sel-x'), '--exclude-tables', 'Scanned*,main.event_log']);
+    t.is(excluded.code, 0, excluded.stderr);
+    const x = metadataTables(unzipEntry(path.join(work, 'sel-x', 'real.siard'), 'header/metadata.xml').toString('utf8')).map(
+      (tb) => tb.name,
+    );
+    t.deepEqual(x, ['settings', 'people']);
 
-  const badExclude = await runCli(['export', db, path.join(work, 'sel-bx'), '--exclude-tables', 'setings']);
-  t.is(badExclude.code, 2);
-  t.regex(badExclude.stderr, /--exclude-tables "setings" matches no table/);
-});
+    const badExclude = await runCli(['export', db, path.join(work, 'sel-bx'), '--exclude-tables', 'setings']);
+    t.is(badExclude.code, 2);
+    t.regex(badExclude.stderr, /--exclude-tables "setings" matches no table/);
+  },
+);

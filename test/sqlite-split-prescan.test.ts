@@ -39,7 +39,10 @@ async function catalogOf(file: string) {
   const source = SqliteSource.open(file);
   try {
     const catalog = await source.catalog();
-    return { tables: catalog.schemas[0]!.tables.map((t) => ({ name: t.name, rows: t.rows, types: t.columns.map((c) => c.type) })), widened: catalog.widened };
+    return {
+      tables: catalog.schemas[0]!.tables.map((t) => ({ name: t.name, rows: t.rows, types: t.columns.map((c) => c.type) })),
+      widened: catalog.widened,
+    };
   } finally {
     await source.close();
   }

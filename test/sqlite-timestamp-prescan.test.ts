@@ -66,7 +66,9 @@ for (const declared of ['DATETIME', 'TIMESTAMP COLLATE NOCASE']) {
       db.prepare(`INSERT INTO t${i} (ts) VALUES (?)`).run(v);
       db.prepare(`INSERT INTO t${i} (ts) VALUES ('2024-05-06 07:08:09')`).run();
     });
-    const expected = VALUES.map((_, i) => Number((db.prepare(`SELECT total(${fullMisfit('ts')}) AS m FROM t${i}`).get() as { m: number }).m) > 0);
+    const expected = VALUES.map(
+      (_, i) => Number((db.prepare(`SELECT total(${fullMisfit('ts')}) AS m FROM t${i}`).get() as { m: number }).m) > 0,
+    );
     db.close();
     const source = SqliteSource.open(file);
     try {

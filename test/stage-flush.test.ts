@@ -24,14 +24,23 @@ async function failedCommitLosesNothing(
   t: import('ava').ExecutionContext,
   id: string,
   files: Array<[string, Buffer | string]>,
-  patch: { syncAll?: (original: () => Promise<boolean>) => Promise<boolean>; fsyncFile?: (rel: string, original: (rel: string) => Promise<void>) => Promise<void> },
+  patch: {
+    syncAll?: (original: () => Promise<boolean>) => Promise<boolean>;
+    fsyncFile?: (rel: string, original: (rel: string) => Promise<void>) => Promise<void>;
+  },
 ): Promise<void> {
   const dir = tempDir();
   const root = await initRoot(path.join(dir, 'root'), await loadLayout0003());
   const proto = FileSystemStorage.prototype;
   const { syncAll, fsyncFile } = proto;
-  if (patch.syncAll) proto.syncAll = function (this: FileSystemStorage) { return patch.syncAll!(() => syncAll.call(this)); };
-  if (patch.fsyncFile) proto.fsyncFile = function (this: FileSystemStorage, rel: string) { return patch.fsyncFile!(rel, (r) => fsyncFile.call(this, r)); };
+  if (patch.syncAll)
+    proto.syncAll = function (this: FileSystemStorage) {
+      return patch.syncAll!(() => syncAll.call(this));
+    };
+  if (patch.fsyncFile)
+    proto.fsyncFile = function (this: FileSystemStorage, rel: string) {
+      return patch.fsyncFile!(rel, (r) => fsyncFile.call(this, r));
+    };
   try {
     const staged = await root.startVersion(id);
     for (const [name, bytes] of files) await staged.addBuffer(name, bytes);
@@ -83,12 +92,20 @@ test.serial('an early flush of large content that fails with EIO fails the commi
   let calls = 0;
   // Large content (>= 256 KiB) is flushed while later files are written; Linux reports a lost
   // writeback to one fsync only, so the failure must be kept for the commit.
-  await failedCommitLosesNothing(t, 'urn:flush:early', [['big.bin', randomBytes(512 * 1024)], ['small.txt', 'small\n']], {
-    fsyncFile: async (rel, original) => {
-      if (rel.includes('/content/') && calls++ === 0) throw Object.assign(new Error(`EIO: i/o error, fsync '${rel}'`), { code: 'EIO' });
-      return original(rel);
+  await failedCommitLosesNothing(
+    t,
+    'urn:flush:early',
+    [
+      ['big.bin', randomBytes(512 * 1024)],
+      ['small.txt', 'small\n'],
+    ],
+    {
+      fsyncFile: async (rel, original) => {
+        if (rel.includes('/content/') && calls++ === 0) throw Object.assign(new Error(`EIO: i/o error, fsync '${rel}'`), { code: 'EIO' });
+        return original(rel);
+      },
     },
-  });
+  );
   t.true(calls > 0, 'the early flush ran');
 });
 
@@ -113,7 +130,10 @@ test('a large file streamed as views into a larger buffer gets the digests of ex
   const chunks = [big.subarray(0, 1024 * 1024), big.subarray(1024 * 1024, 3 * 1024 * 1024), big.subarray(3 * 1024 * 1024)];
   const added = await staged.addStream('big.bin', chunks);
   const small = await staged.addBuffer('small.txt', 'small\n');
-  for (const [name, bytes, result] of [['big', big, added], ['small', Buffer.from('small\n'), small]] as const) {
+  for (const [name, bytes, result] of [
+    ['big', big, added],
+    ['small', Buffer.from('small\n'), small],
+  ] as const) {
     for (const alg of ['sha512', 'sha256', 'md5']) t.is(result.digests[alg], createHash(alg).update(bytes).digest('hex'), `${name} ${alg}`);
   }
   t.is(added.size, big.length);

@@ -48,7 +48,18 @@ const LOCAL_BY_NATURE: Record<string, string> = {
 /** Modules that must run on every backend: never on the list above. */
 /** The one exception inside them: the worker threads' hashing of local files, reached only through storage.localPath. */
 const WORKER_HASHING = 'ocfl/validate/hash-file.ts';
-const EVERY_BACKEND = ['ocfl/validate/', 'ocfl/object.ts', 'ocfl/root.ts', 'ocfl/commit.ts', 'archive/audit.ts', 'archive/relocate.ts', 'archive/mets.ts', 'archive/restore.ts', 'archive/storage-base.ts', 'archive/content-hash.ts'];
+const EVERY_BACKEND = [
+  'ocfl/validate/',
+  'ocfl/object.ts',
+  'ocfl/root.ts',
+  'ocfl/commit.ts',
+  'archive/audit.ts',
+  'archive/relocate.ts',
+  'archive/mets.ts',
+  'archive/restore.ts',
+  'archive/storage-base.ts',
+  'archive/content-hash.ts',
+];
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
@@ -69,23 +80,32 @@ test('only the filesystem backend and the listed local pieces import node:fs', (
 
 test('the validator and the archive verbs are never on the local list', (t) => {
   for (const rel of Object.keys(LOCAL_BY_NATURE).filter((r) => r !== WORKER_HASHING)) {
-    t.false(EVERY_BACKEND.some((prefix) => rel.startsWith(prefix)), `${rel} must go through the storage interfaces`);
+    t.false(
+      EVERY_BACKEND.some((prefix) => rel.startsWith(prefix)),
+      `${rel} must go through the storage interfaces`,
+    );
   }
   for (const prefix of EVERY_BACKEND) {
-    t.true(files.some((f) => f.rel.startsWith(prefix)), `${prefix} exists`);
-    for (const f of files.filter((g) => g.rel.startsWith(prefix) && g.rel !== WORKER_HASHING)) t.false(FS_IMPORT.test(f.text), `${f.rel} imports node:fs`);
+    t.true(
+      files.some((f) => f.rel.startsWith(prefix)),
+      `${prefix} exists`,
+    );
+    for (const f of files.filter((g) => g.rel.startsWith(prefix) && g.rel !== WORKER_HASHING))
+      t.false(FS_IMPORT.test(f.text), `${f.rel} imports node:fs`);
   }
 });
 
 test('no disk path is joined from a storage location outside the filesystem backend', (t) => {
   const joined = /path(\.posix)?\.(join|resolve)\([^()]*\blocation\b/;
-  const offenders = files.filter((f) => f.rel !== 'ocfl/storage-fs.ts').flatMap((f) =>
-    f.text
-      .split('\n')
-      .map((line, i) => ({ line, i }))
-      .filter(({ line }) => joined.test(line))
-      .map(({ i }) => `${f.rel}:${i + 1}`),
-  );
+  const offenders = files
+    .filter((f) => f.rel !== 'ocfl/storage-fs.ts')
+    .flatMap((f) =>
+      f.text
+        .split('\n')
+        .map((line, i) => ({ line, i }))
+        .filter(({ line }) => joined.test(line))
+        .map(({ i }) => `${f.rel}:${i + 1}`),
+    );
   t.deepEqual(offenders, []);
 });
 

@@ -86,7 +86,8 @@ for (const [name, xml] of Object.entries(DOCS)) {
     for (const size of [1, 2, 3, 5, 7, 16, 64, 1 << 20]) {
       const expected = await outcome(() => readTableRows(chunks(xml, size), { what: 't', columns }));
       const got = await outcome(async function* () {
-        for await (const batch of readTableRowBatches(chunks(xml, size), { what: 't', columns, reopen: async () => chunks(xml, size) })) yield* batch;
+        for await (const batch of readTableRowBatches(chunks(xml, size), { what: 't', columns, reopen: async () => chunks(xml, size) }))
+          yield* batch;
       });
       t.deepEqual(got, expected, `chunks of ${size} bytes`);
     }

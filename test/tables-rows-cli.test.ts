@@ -33,7 +33,15 @@ const people: Array<[number, string | null, string | null, number | null]> = [
 ];
 
 /** LOB bodies: some above --inline-max (files), some at or below (inline hex), one empty, one NULL. */
-const bodies: Array<Buffer | null> = [randomBytes(500), Buffer.alloc(0), randomBytes(40), null, randomBytes(3000), randomBytes(150), randomBytes(90)];
+const bodies: Array<Buffer | null> = [
+  randomBytes(500),
+  Buffer.alloc(0),
+  randomBytes(40),
+  null,
+  randomBytes(3000),
+  randomBytes(150),
+  randomBytes(90),
+];
 const bigText = 'Ünïcödé, "quoted" 🎉\n'.repeat(20); // 420 code points, > 100 bytes: a file
 const memos: Array<string | null> = ['short, "quoted"', null, bigText, '', 'kurz', bigText.slice(0, 200), null];
 
@@ -214,7 +222,11 @@ test('tables --json: row counts, columns and types as metadata.xml states them, 
       m.columns.map((c) => [c.name, c.type, c.typeOriginal]),
       x.name,
     );
-    t.deepEqual(x.columns.map((c) => c.name), dbColumns(db, x.name), x.name);
+    t.deepEqual(
+      x.columns.map((c) => c.name),
+      dbColumns(db, x.name),
+      x.name,
+    );
   }
   const docs = doc.tables.find((x) => x.name === 'documents')!;
   t.is(docs.columns.find((c) => c.name === 'body')!.type, 'BLOB');
@@ -228,8 +240,14 @@ test('tables --json: row counts, columns and types as metadata.xml states them, 
   const smallMemos = memos.filter((m): m is string => m !== null && Buffer.byteLength(m) <= INLINE_MAX);
   t.true(bigBodies.length >= 3 && smallBodies.length >= 3 && bigMemos.length >= 2 && smallMemos.length >= 2);
   t.is(docs.lobCells, bigBodies.length + bigMemos.length);
-  t.is(docs.lobBytes, bigBodies.reduce((s, b) => s + b.length, 0));
-  t.is(docs.lobCharacters, bigMemos.reduce((s, m) => s + [...m].length, 0));
+  t.is(
+    docs.lobBytes,
+    bigBodies.reduce((s, b) => s + b.length, 0),
+  );
+  t.is(
+    docs.lobCharacters,
+    bigMemos.reduce((s, m) => s + [...m].length, 0),
+  );
   t.is(docs.lobCellsWithoutLength, 0);
   t.is(docs.inlineLobs, smallBodies.length + smallMemos.length);
   t.is(docs.inlineLobBytes, smallBodies.reduce((s, b) => s + b.length, 0) + smallMemos.reduce((s, m) => s + Buffer.byteLength(m), 0));
@@ -240,7 +258,10 @@ test('tables --json: row counts, columns and types as metadata.xml states them, 
   const notes = people.map((p) => p[2]).filter((n): n is string => n !== null);
   t.is(ppl.lobCells, 0);
   t.is(ppl.inlineLobs, notes.length);
-  t.is(ppl.inlineLobBytes, notes.reduce((s, n) => s + Buffer.byteLength(n), 0));
+  t.is(
+    ppl.inlineLobBytes,
+    notes.reduce((s, n) => s + Buffer.byteLength(n), 0),
+  );
   const empty = doc.tables.find((x) => x.name === 'empty_table')!;
   t.is(empty.rows, 0);
   t.false(empty.tableDataRead, 'a table without rows or LOB columns is answered by metadata.xml alone');
@@ -256,7 +277,10 @@ test('tables (human): one line per table with its rows and LOBs, then its column
   t.truthy(docLine, r.stdout);
   t.true(docLine!.startsWith(`main.documents\t${bodies.length} rows\t${bigBodies + bigMemos} LOB cells (`), docLine);
   t.true(lines.includes('\tbody\tBLOB\tBLOB'), r.stdout);
-  t.true(lines.some((l) => l.startsWith('main.empty_table\t0 rows\tno LOBs')), r.stdout);
+  t.true(
+    lines.some((l) => l.startsWith('main.empty_table\t0 rows\tno LOBs')),
+    r.stdout,
+  );
 });
 
 test('rows: CSV parsed back equals the database rows; LOB paths exist in a checkout and hold the LOB bytes', async (t) => {
@@ -357,14 +381,23 @@ test('a .siard path: rows --limit stops reading (a table damaged past its first 
   // Damage the compressed table data at 80 % of its length (Python finds where it is).
   const many = pythonMetadata(siard).find((m) => m.name === 'many')!;
   const [offset, size] = JSON.parse(
-    execFileSync('python3', ['-c', `
+    execFileSync(
+      'python3',
+      [
+        '-c',
+        `
 import sys, json, zipfile, struct
 z = zipfile.ZipFile(sys.argv[1]); i = z.getinfo(sys.argv[2])
 with open(sys.argv[1], 'rb') as f:
   f.seek(i.header_offset); h = f.read(30)
   n, e = struct.unpack('<HH', h[26:30])
 print(json.dumps([i.header_offset + 30 + n + e, i.compress_size]))
-`, siard, `${many.folder}/${many.folder.split('/').pop()}.xml`], { encoding: 'utf8' }),
+`,
+        siard,
+        `${many.folder}/${many.folder.split('/').pop()}.xml`,
+      ],
+      { encoding: 'utf8' },
+    ),
   ) as [number, number];
   t.true(size > 1_000_000, `the table data is large enough to damage far from its start (${size} bytes)`);
   const damaged = path.join(out, 'damaged.siard');
@@ -387,25 +420,31 @@ print(json.dumps([i.header_offset + 30 + n + e, i.compress_size]))
   t.false(listed.tableDataRead);
 });
 
-sharedTest('a DBPTK reference sample read through its .siard path: tables and rows agree with its metadata.xml and table XML', async (t) => {
-  const siard = reference('siard-samples', 'arkade5', 'dbPtk', 'external', 'dbptk.siard');
-  const meta = pythonMetadata(siard);
-  const r = await runCli(['tables', siard, '--json']);
-  t.is(r.code, 0, r.stderr);
-  const doc = JSON.parse(r.stdout) as { tables: TableJson[] };
-  t.deepEqual(
-    doc.tables.map((x) => [x.schema, x.name, x.rows, x.columns.map((c) => [c.name, c.type ?? null, c.typeOriginal ?? null]), x.lobCells]),
-    meta.map((m) => [m.schema, m.name, m.rows, m.columns.map((c) => [c.name, c.type, c.typeOriginal]), m.fileCells]),
-  );
-  // sizes are the cells' length attributes (this sample's files do not all match them)
-  const blobs = doc.tables.find((x) => x.name === 'blobs')!;
-  t.is(blobs.lobBytes, meta.find((m) => m.name === 'blobs')!.fileLength);
-  const clobs = doc.tables.find((x) => x.name === 'clobs')!;
-  t.is(clobs.lobCharacters, meta.find((m) => m.name === 'clobs')!.fileLength);
+sharedTest(
+  'a DBPTK reference sample read through its .siard path: tables and rows agree with its metadata.xml and table XML',
+  async (t) => {
+    const siard = reference('siard-samples', 'arkade5', 'dbPtk', 'external', 'dbptk.siard');
+    const meta = pythonMetadata(siard);
+    const r = await runCli(['tables', siard, '--json']);
+    t.is(r.code, 0, r.stderr);
+    const doc = JSON.parse(r.stdout) as { tables: TableJson[] };
+    t.deepEqual(
+      doc.tables.map((x) => [x.schema, x.name, x.rows, x.columns.map((c) => [c.name, c.type ?? null, c.typeOriginal ?? null]), x.lobCells]),
+      meta.map((m) => [m.schema, m.name, m.rows, m.columns.map((c) => [c.name, c.type, c.typeOriginal]), m.fileCells]),
+    );
+    // sizes are the cells' length attributes (this sample's files do not all match them)
+    const blobs = doc.tables.find((x) => x.name === 'blobs')!;
+    t.is(blobs.lobBytes, meta.find((m) => m.name === 'blobs')!.fileLength);
+    const clobs = doc.tables.find((x) => x.name === 'clobs')!;
+    t.is(clobs.lobCharacters, meta.find((m) => m.name === 'clobs')!.fileLength);
 
-  // rows: the departments table as the table XML holds it, and blobs' LOB paths beside the .siard
-  const xml = JSON.parse(
-    execFileSync('python3', ['-c', `
+    // rows: the departments table as the table XML holds it, and blobs' LOB paths beside the .siard
+    const xml = JSON.parse(
+      execFileSync(
+        'python3',
+        [
+          '-c',
+          `
 import sys, json, zipfile, xml.etree.ElementTree as ET
 z = zipfile.ZipFile(sys.argv[1])
 rows = []
@@ -413,21 +452,26 @@ for row in ET.fromstring(z.read('content/schema1/table3/table3.xml')):
   cells = {c.tag.split('}')[-1]: (c.text or '') for c in row}
   rows.append([cells.get('c1'), cells.get('c2')])
 print(json.dumps(rows))
-`, siard], { encoding: 'utf8' }),
-  ) as Array<Array<string | null>>;
-  const dept = await runCli(['rows', siard, '--table', 'departments']);
-  t.is(dept.code, 0, dept.stderr);
-  t.deepEqual(parseCsv(dept.stdout), [['dept_no', 'dept_name'], ...xml]);
+`,
+          siard,
+        ],
+        { encoding: 'utf8' },
+      ),
+    ) as Array<Array<string | null>>;
+    const dept = await runCli(['rows', siard, '--table', 'departments']);
+    t.is(dept.code, 0, dept.stderr);
+    t.deepEqual(parseCsv(dept.stdout), [['dept_no', 'dept_name'], ...xml]);
 
-  const lobs = await runCli(['rows', siard, '--table', 'blobs', '--schema', 't01bclob12', '--limit', '3']);
-  t.is(lobs.code, 0, lobs.stderr);
-  const recs = parseCsv(lobs.stdout);
-  t.is(recs.length, 4);
-  for (const rec of recs.slice(1)) {
-    t.regex(rec[8]!, /_lobseg_1\/content\/schema1\/table1\/lob9\/record\d+\.bin$/);
-    t.true(existsSync(path.join(path.dirname(siard), rec[8]!)), rec[8]!);
-  }
-});
+    const lobs = await runCli(['rows', siard, '--table', 'blobs', '--schema', 't01bclob12', '--limit', '3']);
+    t.is(lobs.code, 0, lobs.stderr);
+    const recs = parseCsv(lobs.stdout);
+    t.is(recs.length, 4);
+    for (const rec of recs.slice(1)) {
+      t.regex(rec[8]!, /_lobseg_1\/content\/schema1\/table1\/lob9\/record\d+\.bin$/);
+      t.true(existsSync(path.join(path.dirname(siard), rec[8]!)), rec[8]!);
+    }
+  },
+);
 
 test('a relocated archive (absolute lobFolder): rows prints the paths where the object keeps the LOBs, with one note', async (t) => {
   const id2 = 'urn:example:tables-rows-relocated';

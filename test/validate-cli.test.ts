@@ -156,7 +156,10 @@ test('HashPool: threads return every algorithm of each file, in task order, one 
       t.is(results[i].size, bodies[i].length);
     }
     t.regex(results[400].error ?? '', /ENOENT/);
-    t.is(hashedBytes, sizes.reduce((a, b) => a + b, 0));
+    t.is(
+      hashedBytes,
+      sizes.reduce((a, b) => a + b, 0),
+    );
   } finally {
     await pool.close();
   }
@@ -194,5 +197,8 @@ test('content digests are checked in batches: a corrupted file in every batch of
   t.is(res.code, 1, res.stderr);
   const report = JSON.parse(res.stdout);
   t.is(report.files, count);
-  t.deepEqual(report.errors.map((e: { code: string; path: string }) => `${e.code} ${path.basename(e.path)}`).sort(), corrupted.map((i) => `E092 ${i}.txt`).sort());
+  t.deepEqual(
+    report.errors.map((e: { code: string; path: string }) => `${e.code} ${path.basename(e.path)}`).sort(),
+    corrupted.map((i) => `E092 ${i}.txt`).sort(),
+  );
 });

@@ -19,10 +19,16 @@ import { tempDir } from './helpers/tmp.js';
 /** Codes a fixture name starts with: "E003_E063_empty" -> E003, E063; "inventory_E042a_x" -> E042. */
 function expectedCodes(name: string): string[] {
   const m = /^(?:inventory_)?((?:[EW]\d{3}[a-z]?_)+)/.exec(name);
-  return m ? m[1].split('_').filter(Boolean).map((c) => c.slice(0, 4)) : [];
+  return m
+    ? m[1]
+        .split('_')
+        .filter(Boolean)
+        .map((c) => c.slice(0, 4))
+    : [];
 }
 
-const codesOf = (r: { errors: { code: string }[]; warnings: { code: string }[] }) => new Set([...r.errors, ...r.warnings].map((f) => f.code));
+const codesOf = (r: { errors: { code: string }[]; warnings: { code: string }[] }) =>
+  new Set([...r.errors, ...r.warnings].map((f) => f.code));
 const describe = (r: ValidationResult) => [...r.errors, ...r.warnings].map((f) => `${f.code} ${f.message}`).join('\n');
 
 /** Every code the validator reports must be one the code table says it emits (spec/validation-codes.md). */
@@ -144,7 +150,10 @@ const EXTRA_GOOD_WARNINGS: Record<string, { codes: string[]; clause: string }> =
     clause: 'OCFL 1.0 3.5.1: the id "..hor/rib:le-$id" is not a URI, and id "SHOULD be a URI" (W005)',
   },
   '1.0/good-objects/root_ext0003_object-01': { codes: ['W005'], clause: 'OCFL 1.0 3.5.1: the id "object-01" is not a URI (W005)' },
-  '1.0/good-storage-roots/root_ext0003_ex1': { codes: ['W005'], clause: 'OCFL 1.0 3.5.1: ids "object-01" and "..hor/rib:le-$id" are not URIs (W005)' },
+  '1.0/good-storage-roots/root_ext0003_ex1': {
+    codes: ['W005'],
+    clause: 'OCFL 1.0 3.5.1: ids "object-01" and "..hor/rib:le-$id" are not URIs (W005)',
+  },
   '1.0/good-storage-roots/root_ext0003_ex2': { codes: ['W005'], clause: 'OCFL 1.0 3.5.1: the id "..hor/rib:le-$id" is not a URI (W005)' },
   '1.0/good-storage-roots/unreg-extension-dir-root': {
     codes: ['W016'],
@@ -178,7 +187,11 @@ for (const version of HAS_SHARED ? ['1.0', '1.1'] : []) {
         if (kind.startsWith('good')) {
           t.deepEqual(r.errors, [], describe(r));
           const allowed = EXTRA_GOOD_WARNINGS[key]?.codes ?? [];
-          t.deepEqual([...new Set(r.warnings.map((w) => w.code))].sort(), [...allowed].sort(), EXTRA_GOOD_WARNINGS[key]?.clause ?? 'no warning expected');
+          t.deepEqual(
+            [...new Set(r.warnings.map((w) => w.code))].sort(),
+            [...allowed].sort(),
+            EXTRA_GOOD_WARNINGS[key]?.clause ?? 'no warning expected',
+          );
           t.true(r.objects >= 1);
         } else if (kind.startsWith('bad')) {
           t.false(r.valid);
@@ -232,7 +245,10 @@ sharedTest('extra extension_configs: config.json must be a JSON object; a missin
     const cfg = path.join(dir, 'extensions', '0003-hash-and-id-n-tuple-storage-layout', 'config.json');
     writeFileSync(cfg, readFileSync(path.join(base, bad, 'config.json')));
     const r = await validateStorageRoot(dir);
-    t.true(r.errors.some((f) => f.code === 'E071' && f.path === cfg), describe(r));
+    t.true(
+      r.errors.some((f) => f.code === 'E071' && f.path === cfg),
+      describe(r),
+    );
   }
 });
 

@@ -168,7 +168,10 @@ test('an inventory larger than the limit is E033 without being read', async (t) 
   // A sparse file: no disk space used, and reading it would take long and much memory.
   truncateSync(path.join(dir, 'inventory.json'), MAX_INVENTORY_BYTES + 1);
   const r = await validateObject(dir);
-  t.true(r.errors.some((f) => f.code === 'E033' && /too-large/.test(f.message)), describe(r));
+  t.true(
+    r.errors.some((f) => f.code === 'E033' && /too-large/.test(f.message)),
+    describe(r),
+  );
 });
 
 test('a flood of bad keys is capped per code and path', async (t) => {
@@ -227,33 +230,57 @@ const only = async (t: import('ava').ExecutionContext, dir: string, code: string
 };
 
 test('E012: version names padded two ways', async (t) => {
-  await only(t, makeObject(tempDir(), { 'a.txt': 'a' }, (inv) => {
-    inv.versions = { v01: inv.versions.v1, v002: { ...inv.versions.v1 } };
-    inv.head = 'v002';
-  }), 'E012');
+  await only(
+    t,
+    makeObject(tempDir(), { 'a.txt': 'a' }, (inv) => {
+      inv.versions = { v01: inv.versions.v1, v002: { ...inv.versions.v1 } };
+      inv.head = 'v002';
+    }),
+    'E012',
+  );
 });
 
 test('E018: contentDirectory ".."', async (t) => {
-  await only(t, makeObject(tempDir(), { 'a.txt': 'a' }, (inv) => (inv.contentDirectory = '..')), 'E018');
+  await only(
+    t,
+    makeObject(tempDir(), { 'a.txt': 'a' }, (inv) => (inv.contentDirectory = '..')),
+    'E018',
+  );
 });
 
 test('E043: no versions block', async (t) => {
-  await only(t, makeObject(tempDir(), { 'a.txt': 'a' }, (inv) => delete inv.versions), 'E043');
+  await only(
+    t,
+    makeObject(tempDir(), { 'a.txt': 'a' }, (inv) => delete inv.versions),
+    'E043',
+  );
 });
 
 test('E047 and E048: a version that is not an object, one without created and state', async (t) => {
-  await only(t, makeObject(tempDir(), { 'a.txt': 'a' }, (inv) => (inv.versions.v1 = 'v1')), 'E047');
-  await only(t, makeObject(tempDir(), { 'a.txt': 'a' }, (inv) => {
-    delete inv.versions.v1.created;
-    delete inv.versions.v1.state;
-  }), 'E048');
+  await only(
+    t,
+    makeObject(tempDir(), { 'a.txt': 'a' }, (inv) => (inv.versions.v1 = 'v1')),
+    'E047',
+  );
+  await only(
+    t,
+    makeObject(tempDir(), { 'a.txt': 'a' }, (inv) => {
+      delete inv.versions.v1.created;
+      delete inv.versions.v1.state;
+    }),
+    'E048',
+  );
 });
 
 test('E051: a logical path that is not a string', async (t) => {
-  await only(t, makeObject(tempDir(), { 'a.txt': 'a' }, (inv) => {
-    const [d] = Object.keys(inv.versions.v1.state);
-    inv.versions.v1.state[d].push(42);
-  }), 'E051');
+  await only(
+    t,
+    makeObject(tempDir(), { 'a.txt': 'a' }, (inv) => {
+      const [d] = Object.keys(inv.versions.v1.state);
+      inv.versions.v1.state[d].push(42);
+    }),
+    'E051',
+  );
 });
 
 test('E110 (and E037): the id changes between versions', async (t) => {
@@ -261,7 +288,12 @@ test('E110 (and E037): the id changes between versions', async (t) => {
   const v1 = JSON.parse(execFileSync('cat', [path.join(dir, 'v1', 'inventory.json')]).toString());
   v1.id = 'urn:example:other';
   // Make v1 an earlier version: a v2 with the same state becomes the head.
-  const root = { ...v1, id: 'urn:example:hostile', head: 'v2', versions: { v1: v1.versions.v1, v2: { ...v1.versions.v1, created: '2024-01-02T00:00:00Z' } } };
+  const root = {
+    ...v1,
+    id: 'urn:example:hostile',
+    head: 'v2',
+    versions: { v1: v1.versions.v1, v2: { ...v1.versions.v1, created: '2024-01-02T00:00:00Z' } },
+  };
   const v1Bytes = JSON.stringify(v1);
   const rootBytes = JSON.stringify(root);
   writeFileSync(path.join(dir, 'v1', 'inventory.json'), v1Bytes);
@@ -286,7 +318,12 @@ test('E080 and E081: a root declaration with wrong contents; an object newer tha
 test('E019: contentDirectory set by the root inventory (v2) but not by the first version', async (t) => {
   const dir = makeObject(tempDir(), { 'a.txt': 'a' });
   const v1 = JSON.parse(execFileSync('cat', [path.join(dir, 'v1', 'inventory.json')]).toString());
-  const root = { ...v1, contentDirectory: 'content', head: 'v2', versions: { v1: v1.versions.v1, v2: { ...v1.versions.v1, created: '2024-01-02T00:00:00Z' } } };
+  const root = {
+    ...v1,
+    contentDirectory: 'content',
+    head: 'v2',
+    versions: { v1: v1.versions.v1, v2: { ...v1.versions.v1, created: '2024-01-02T00:00:00Z' } },
+  };
   const rootBytes = JSON.stringify(root);
   mkdirSync(path.join(dir, 'v2'));
   for (const where of ['', 'v2']) {

@@ -48,7 +48,10 @@ test('a root written by the OCFL core validates with no error, and only the warn
   // recommended) and its id has spaces, so it is not a URI (W005). Nothing else may warn.
   const encoded = path.join(dir, '6f/aa/3a/info%3aexample%2f%c3%9cn%c3%afc%c3%b6d%c3%a9%20id%20with%20spaces%20%26%20%25');
   t.deepEqual([...new Set(r.warnings.map((w) => w.code))].sort(), ['W004', 'W005'], describe(r));
-  t.true(r.warnings.every((w) => w.path.startsWith(encoded + path.sep)), describe(r));
+  t.true(
+    r.warnings.every((w) => w.path.startsWith(encoded + path.sep)),
+    describe(r),
+  );
   t.is(r.objects, 3);
   t.true(r.files >= 15);
 });
@@ -91,10 +94,38 @@ test('siard-ocfl init + put, then validate: exit 0, clean JSON report', async (t
   writeFileSync(path.join(src, 'a.txt'), 'alpha\n');
   writeFileSync(path.join(src, 'deep', 'er', 'b.bin'), Buffer.alloc(5000, 7));
   t.is((await runCli(['init', root])).code, 0);
-  const put1 = await runCli(['put', '--root', root, '--id', 'urn:cli:1', '--message', 'first', '--user-name', 'U', '--user-address', 'mailto:u@example.org', '--fixity', 'sha256', src]);
+  const put1 = await runCli([
+    'put',
+    '--root',
+    root,
+    '--id',
+    'urn:cli:1',
+    '--message',
+    'first',
+    '--user-name',
+    'U',
+    '--user-address',
+    'mailto:u@example.org',
+    '--fixity',
+    'sha256',
+    src,
+  ]);
   t.is(put1.code, 0, put1.stderr);
   writeFileSync(path.join(src, 'a.txt'), 'alpha, changed\n');
-  const put2 = await runCli(['put', '--root', root, '--id', 'urn:cli:1', '--message', 'second', '--user-name', 'U', '--user-address', 'mailto:u@example.org', src]);
+  const put2 = await runCli([
+    'put',
+    '--root',
+    root,
+    '--id',
+    'urn:cli:1',
+    '--message',
+    'second',
+    '--user-name',
+    'U',
+    '--user-address',
+    'mailto:u@example.org',
+    src,
+  ]);
   t.is(put2.code, 0, put2.stderr);
   const res = await runCli(['validate', '--json', root]);
   t.is(res.code, 0, res.stdout + res.stderr);

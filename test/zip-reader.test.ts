@@ -175,7 +175,10 @@ test('a CRC mismatch fails the stream at its end', async (t) => {
   patchCentral(file, 'content/text.txt', (bytes, h) => bytes.writeUInt32LE((bytes.readUInt32LE(h.offset + 16) ^ 1) >>> 0, h.offset + 16));
   const reader = await ZipReader.open(file);
   t.teardown(() => reader.close());
-  await t.throwsAsync(readAll(await reader.openStream('content/text.txt')), { instanceOf: SiardOcflError, message: /"content\/text\.txt" in .*crc\.zip.*CRC-32 mismatch/ });
+  await t.throwsAsync(readAll(await reader.openStream('content/text.txt')), {
+    instanceOf: SiardOcflError,
+    message: /"content\/text\.txt" in .*crc\.zip.*CRC-32 mismatch/,
+  });
   // The other entries are untouched.
   t.is((await readAll(await reader.openStream('content/stored.bin'))).toString(), 'stored bytes');
 });
@@ -204,7 +207,9 @@ test('a declared size larger than the data fails at the end', async (t) => {
   patchCentral(file, 'content/text.txt', (bytes, h) => bytes.writeUInt32LE(TEXT.length + 5, h.offset + 24));
   const reader = await ZipReader.open(file);
   t.teardown(() => reader.close());
-  await t.throwsAsync(readAll(await reader.openStream('content/text.txt')), { message: new RegExp(`inflates to ${TEXT.length} bytes, not its declared ${TEXT.length + 5}`) });
+  await t.throwsAsync(readAll(await reader.openStream('content/text.txt')), {
+    message: new RegExp(`inflates to ${TEXT.length} bytes, not its declared ${TEXT.length + 5}`),
+  });
 });
 
 test('zip bomb guards: caller size limit and compression ratio limit refuse before inflating', async (t) => {
@@ -214,8 +219,13 @@ test('zip bomb guards: caller size limit and compression ratio limit refuse befo
   t.teardown(() => reader.close());
   const big = reader.entry('content/big.bin')!;
   t.true(big.uncompressedSize / big.compressedSize > 100, 'the entry really is highly compressed');
-  await t.throwsAsync(reader.openStream(big), { instanceOf: SiardOcflError, message: /declares 8000000 bytes, more than the limit of 1000000/ });
-  await t.throwsAsync(reader.openStream(big, { maxUncompressedSize: Infinity, maxCompressionRatio: 100 }), { message: /compression ratio above the limit of 100/ });
+  await t.throwsAsync(reader.openStream(big), {
+    instanceOf: SiardOcflError,
+    message: /declares 8000000 bytes, more than the limit of 1000000/,
+  });
+  await t.throwsAsync(reader.openStream(big, { maxUncompressedSize: Infinity, maxCompressionRatio: 100 }), {
+    message: /compression ratio above the limit of 100/,
+  });
   t.is((await readAll(await reader.openStream(big, { maxUncompressedSize: 10_000_000 }))).length, BIG.length, 'a per-call limit overrides');
 });
 
@@ -250,7 +260,10 @@ test('a compressed size pointing past the end of the file is an error naming the
   patchCentral(file, 'content/text.txt', (bytes, h) => bytes.writeUInt32LE(0x7fffffff, h.offset + 20));
   const reader = await ZipReader.open(file);
   t.teardown(() => reader.close());
-  await t.throwsAsync(reader.openStream('content/text.txt', { maxCompressionRatio: Infinity }), { instanceOf: SiardOcflError, message: /"content\/text\.txt" in .*past\.zip/ });
+  await t.throwsAsync(reader.openStream('content/text.txt', { maxCompressionRatio: Infinity }), {
+    instanceOf: SiardOcflError,
+    message: /"content\/text\.txt" in .*past\.zip/,
+  });
 });
 
 // ---------------------------------------------------------------- unsafe names

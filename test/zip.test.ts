@@ -18,7 +18,8 @@ import { tempDir } from './helpers/tmp.js';
 
 const HAS_UNZIP = spawnSync('unzip', ['-v'], { stdio: 'ignore' }).status === 0;
 const HAS_PYTHON = spawnSync('python3', ['-c', 'import zipfile'], { stdio: 'ignore' }).status === 0;
-if (!HAS_UNZIP) console.warn('[siard-ocfl] `unzip` is not installed: the Info-ZIP interoperability test is skipped (apt-get install unzip).');
+if (!HAS_UNZIP)
+  console.warn('[siard-ocfl] `unzip` is not installed: the Info-ZIP interoperability test is skipped (apt-get install unzip).');
 if (!HAS_PYTHON) console.warn('[siard-ocfl] python3 is not installed: the python zipfile interoperability test is skipped.');
 
 const MTIME = new Date(Date.UTC(2024, 1, 29, 13, 14, 16));
@@ -194,11 +195,14 @@ test('the messageDigest range: SHA-256 of bytes [0, offset of header/) read back
   t.is(headerOffset, headerLocal);
   t.is(bytes.readUInt32LE(headerLocal), 0x04034b50, 'a local header starts at that offset');
   t.is(digest.sha256, createHash('sha256').update(bytes.subarray(0, headerLocal)).digest('hex'));
-  await t.throwsAsync(async () => {
-    const w = await ZipWriter.create(new PassThrough().resume());
-    await w.markDigestEnd();
-    await w.markDigestEnd();
-  }, { instanceOf: SiardOcflError });
+  await t.throwsAsync(
+    async () => {
+      const w = await ZipWriter.create(new PassThrough().resume());
+      await w.markDigestEnd();
+      await w.markDigestEnd();
+    },
+    { instanceOf: SiardOcflError },
+  );
 });
 
 test('onBytes sees every byte in order; a Writable target gets the same bytes as a file', async (t) => {
@@ -243,7 +247,10 @@ test('raw copy: content/ entries copied without recompression, new metadata.xml,
     t.is(after.uncompressedSize, before.uncompressedSize, before.name);
     t.is(after.mtime.getTime(), before.mtime.getTime(), before.name);
     if (before.isDirectory) continue;
-    const [rawBefore, rawAfter] = await Promise.all([readAll(await oldReader.openRawStream(before)), readAll(await newReader.openRawStream(after))]);
+    const [rawBefore, rawAfter] = await Promise.all([
+      readAll(await oldReader.openRawStream(before)),
+      readAll(await newReader.openRawStream(after)),
+    ]);
     t.true(rawAfter.equals(rawBefore), `compressed bytes of ${before.name} are identical`);
     t.true((await readAll(await newReader.openStream(after))).equals(await readAll(await oldReader.openStream(before))));
   }
@@ -252,7 +259,11 @@ test('raw copy: content/ entries copied without recompression, new metadata.xml,
   // Same content/ bytes at the same offsets? Not required, but the digest range must match the file.
   t.is(digest.sha256, createHash('sha256').update(readFileSync(target).subarray(0, digest.offset)).digest('hex'));
   if (HAS_UNZIP) t.is(spawnSync('unzip', ['-tq', target]).status, 0);
-  if (HAS_PYTHON) t.is(spawnSync('python3', ['-c', 'import sys,zipfile; sys.exit(zipfile.ZipFile(sys.argv[1]).testzip() is not None)', target]).status, 0);
+  if (HAS_PYTHON)
+    t.is(
+      spawnSync('python3', ['-c', 'import sys,zipfile; sys.exit(zipfile.ZipFile(sys.argv[1]).testzip() is not None)', target]).status,
+      0,
+    );
 });
 
 test('raw copy refuses a raw stream whose length differs from the compressed size', async (t) => {
@@ -268,7 +279,20 @@ test('raw copy refuses a raw stream whose length differs from the compressed siz
 
 test('unsafe or duplicate names are refused by the writer', async (t) => {
   // Failures are sticky by design (a half-written entry breaks the archive), so one writer per name.
-  for (const name of ['../evil', 'content/../../evil', '/etc/passwd', 'C:/windows', 'c:evil', 'a\\b', 'a\0b', 'a//b', './a', 'a/./b', '', 'dir/..']) {
+  for (const name of [
+    '../evil',
+    'content/../../evil',
+    '/etc/passwd',
+    'C:/windows',
+    'c:evil',
+    'a\\b',
+    'a\0b',
+    'a//b',
+    './a',
+    'a/./b',
+    '',
+    'dir/..',
+  ]) {
     const w = await ZipWriter.create(new PassThrough().resume());
     await t.throwsAsync(w.addBuffer(name, 'x'), { instanceOf: SiardOcflError, message: /Refusing ZIP entry name/ }, JSON.stringify(name));
     const d = await ZipWriter.create(new PassThrough().resume());
@@ -317,7 +341,10 @@ test('operations called without awaiting run in call order', async (t) => {
   await writer.close();
   const reader = await ZipReader.open(file);
   t.teardown(() => reader.close());
-  t.deepEqual(reader.entries.map((e) => e.name), ['content/', 'content/a.txt', 'content/b.txt']);
+  t.deepEqual(
+    reader.entries.map((e) => e.name),
+    ['content/', 'content/a.txt', 'content/b.txt'],
+  );
 });
 
 test('create() on a missing folder gives a clear error naming the path', async (t) => {
@@ -367,5 +394,8 @@ test('a writer process killed with SIGKILL leaves nothing under the final name',
   await new Promise((resolve) => child.on('exit', resolve));
   t.false(existsSync(file), 'no archive under the final name');
   const left = readdirSync(dir);
-  t.true(left.every((name) => name.startsWith('.killed.siard.') && name.endsWith('.partial')), left.join(', '));
+  t.true(
+    left.every((name) => name.startsWith('.killed.siard.') && name.endsWith('.partial')),
+    left.join(', '),
+  );
 });

@@ -44,7 +44,12 @@ export class AuditFindings {
       if (n <= MAX_LISTED_PER_CODE) continue;
       const [object, code] = group.split('\u0000') as [string, string];
       const first = this.all.find((f) => f.object === object && f.code === code)!;
-      this.all.push({ severity: first.severity, code, object, message: `${n - MAX_LISTED_PER_CODE} more ${code} findings are not listed (${n} in all).` });
+      this.all.push({
+        severity: first.severity,
+        code,
+        object,
+        message: `${n - MAX_LISTED_PER_CODE} more ${code} findings are not listed (${n} in all).`,
+      });
     }
   }
 

@@ -39,7 +39,11 @@ export interface ArchiveCheckoutResult extends CheckoutResult {
   joinedSegments?: Array<{ siard: string; segments: string[] }>;
 }
 
-export async function checkoutArchive(reader: OcflObjectReader, dest: string, options: ArchiveCheckoutOptions = {}): Promise<ArchiveCheckoutResult> {
+export async function checkoutArchive(
+  reader: OcflObjectReader,
+  dest: string,
+  options: ArchiveCheckoutOptions = {},
+): Promise<ArchiveCheckoutResult> {
   const result = await checkoutVersion(reader, dest, options);
   let joined = 0;
   const names = [...reader.state(result.version).keys()];
@@ -77,7 +81,12 @@ export async function joinSplitLobs(siardFile: string, siardPath = path.basename
   const siard = await openLocalSiard(siardFile, { siardPath });
   const access = packageLobAccess(siard);
   // The checkout is the object's copy: split LOBs are joined there, never at the absolute lobFolder.
-  const lobs = new StorageBaseLookup(siard, access, { bases: () => (storageBase ? [storageBase] : PACKAGE_BASES), label: siardPath, container: 'the checkout', verb: 'joined' });
+  const lobs = new StorageBaseLookup(siard, access, {
+    bases: () => (storageBase ? [storageBase] : PACKAGE_BASES),
+    label: siardPath,
+    container: 'the checkout',
+    verb: 'joined',
+  });
   const done = new Set<string>();
   let joined = 0;
   try {
@@ -103,14 +112,18 @@ export async function joinSplitLobs(siardFile: string, siardPath = path.basename
         const lengthOk = cell.ref.length === undefined || cell.family === 'clob' || cell.family === 'xml' || cell.ref.length === bytes;
         if ((cell.ref.digest !== undefined && digest !== undefined && digest !== cell.ref.digest.toLowerCase()) || !lengthOk) {
           await fsp.rm(temp, { force: true });
-          throw new SiardOcflError(`${describeLobCell(siard, cell)}: the parts of ${target} joined give ${bytes} bytes with ${cell.ref.digestType} ${digest}, not what the cell states; the parts were left as they are.`, {
-            code: 'LOB_DIGEST',
-            exitCode: 1,
-          });
+          throw new SiardOcflError(
+            `${describeLobCell(siard, cell)}: the parts of ${target} joined give ${bytes} bytes with ${cell.ref.digestType} ${digest}, not what the cell states; the parts were left as they are.`,
+            {
+              code: 'LOB_DIGEST',
+              exitCode: 1,
+            },
+          );
         }
         await fsp.rename(temp, whole);
         for (const part of lookup.found.parts) {
-          if (part.kind === 'external' && part.path !== target) await fsp.rm(path.join(siard.packageDir, ...part.path.split('/')), { force: true });
+          if (part.kind === 'external' && part.path !== target)
+            await fsp.rm(path.join(siard.packageDir, ...part.path.split('/')), { force: true });
         }
         done.add(target);
         joined++;

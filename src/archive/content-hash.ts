@@ -58,7 +58,8 @@ export async function runSequential(job: SequentialJob, storage: ReadStorage): P
         hasher.update(chunk);
         whole?.update(chunk);
         text?.add(chunk);
-        if (prefix && i === 0 && offset < job.prefix!.end) prefix.update(chunk.subarray(0, Math.min(chunk.length, job.prefix!.end - offset)));
+        if (prefix && i === 0 && offset < job.prefix!.end)
+          prefix.update(chunk.subarray(0, Math.min(chunk.length, job.prefix!.end - offset)));
         offset += chunk.length;
       }
       files.push({ digests: hasher.digests(), size: hasher.size });

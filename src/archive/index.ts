@@ -1,5 +1,16 @@
 /** The archive API: SIARD archives as OCFL objects (ingest, audit, relocate, checkout, tables, rows). */
-export { ingest, ingestDatabase, ingestSiardPackage, planSiardPackage, type IngestOptions, type IngestDatabaseOptions, type IngestPackageOptions, type IngestResult, type PackagePlan, type VersionInfoOptions } from './ingest.js';
+export {
+  ingest,
+  ingestDatabase,
+  ingestSiardPackage,
+  planSiardPackage,
+  type IngestOptions,
+  type IngestDatabaseOptions,
+  type IngestPackageOptions,
+  type IngestResult,
+  type PackagePlan,
+  type VersionInfoOptions,
+} from './ingest.js';
 export { audit, type AuditOptions, type AuditResult, type ObjectAuditSummary, type SiardAuditSummary } from './audit.js';
 export type { AuditFinding, AuditSeverity } from './audit-findings.js';
 export { relocate, rewriteDatabaseLobFolder, type RelocateOptions, type RelocateResult } from './relocate.js';

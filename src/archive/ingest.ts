@@ -80,7 +80,13 @@ export interface IngestResult {
 /** Folder of the object version that holds a received package kept beside its re-segmentation. */
 const RECEIVED_FOLDER = 'received';
 
-function summarise(staged: StagedVersion, siardFile: string, commit: { version: string }, counts: { files: number; stored: number; bytes: number; storedBytes: number }, objectPath: string) {
+function summarise(
+  staged: StagedVersion,
+  siardFile: string,
+  commit: { version: string },
+  counts: { files: number; stored: number; bytes: number; storedBytes: number },
+  objectPath: string,
+) {
   return { id: staged.id, version: commit.version, objectPath, siardFile, ...counts };
 }
 
@@ -88,7 +94,11 @@ function summarise(staged: StagedVersion, siardFile: string, commit: { version: 
  * Commits the staged version, unless it would change nothing (the same files as the head): then it
  * is dropped and the head named, since an empty version only says "ingested again" in the log.
  */
-async function commitStaged(staged: StagedVersion, options: VersionInfoOptions & { allowUnchanged?: boolean }, defaultMessage: string): Promise<{ version: string; unchanged: boolean }> {
+async function commitStaged(
+  staged: StagedVersion,
+  options: VersionInfoOptions & { allowUnchanged?: boolean },
+  defaultMessage: string,
+): Promise<{ version: string; unchanged: boolean }> {
   const head = options.allowUnchanged ? undefined : staged.unchangedFrom();
   if (head !== undefined) {
     await staged.abort();
@@ -110,7 +120,12 @@ export interface IngestDatabaseOptions extends Partial<SiardExportOptions>, Vers
 }
 
 /** Exports `source` straight into a new version of object `id`. */
-export async function ingestDatabase(source: DatabaseSource, rootArg: string | OcflStorageRoot, id: string, options: IngestDatabaseOptions): Promise<IngestResult> {
+export async function ingestDatabase(
+  source: DatabaseSource,
+  rootArg: string | OcflStorageRoot,
+  id: string,
+  options: IngestDatabaseOptions,
+): Promise<IngestResult> {
   const root = await rootOf(rootArg);
   const lobDigest = (options.lobDigest ?? DEFAULTS.lobDigest) as SiardDigestType;
   if (!SIARD_DIGEST_TYPES.includes(lobDigest)) throw new UsageError(`--lob-digest must be MD5, SHA-1 or SHA-256, not "${lobDigest}".`);
@@ -124,7 +139,16 @@ export async function ingestDatabase(source: DatabaseSource, rootArg: string | O
   let summary: SiardExportSummary;
   try {
     await staged.clear(); // the new version holds exactly the new export
-    const { message: _m, user: _u, digestAlgorithm: _d, allowUnchanged: _c, mets, extraFiles, extraFixityAlgorithms: _x, ...exportOptions } = options;
+    const {
+      message: _m,
+      user: _u,
+      digestAlgorithm: _d,
+      allowUnchanged: _c,
+      mets,
+      extraFiles,
+      extraFixityAlgorithms: _x,
+      ...exportOptions
+    } = options;
     // METS: the index sink records each LOB file with the digests the staging pass computed.
     const indexing = mets ? new MetsIndexingSink(sink, { objId: id, checksumType: lobDigest }) : undefined;
     summary = await writeSiard(source, indexing ?? sink, { ...exportOptions, name, lobDigest });
@@ -148,7 +172,14 @@ export async function ingestDatabase(source: DatabaseSource, rootArg: string | O
   const { archive: _a, ...exportSummary } = summary;
   const counts = { ...sink.stats };
   for (const k of ['files', 'stored', 'bytes', 'storedBytes'] as const) counts[k] += extraCounts[k];
-  return { ...summarise(staged, summary.siardFile, commit, counts, objectPath), export: exportSummary, warnings: [...(summary.warnings ?? [])], notes: [], missingLobs: 0, unchanged: commit.unchanged };
+  return {
+    ...summarise(staged, summary.siardFile, commit, counts, objectPath),
+    export: exportSummary,
+    warnings: [...(summary.warnings ?? [])],
+    notes: [],
+    missingLobs: 0,
+    unchanged: commit.unchanged,
+  };
 }
 
 export interface PackagePlan {
@@ -186,7 +217,12 @@ export async function planSiardPackage(siardFile: string): Promise<PackagePlan> 
   let firstUnstored: string | undefined;
   const access = packageLobAccess(reader);
   try {
-    const lobs = new StorageBaseLookup(reader, access, { bases: () => PACKAGE_BASES, label: siardFile, container: `the package folder ${reader.packageDir}`, verb: 'taken' });
+    const lobs = new StorageBaseLookup(reader, access, {
+      bases: () => PACKAGE_BASES,
+      label: siardFile,
+      container: `the package folder ${reader.packageDir}`,
+      verb: 'taken',
+    });
     for (const t of reader.tables()) {
       for await (const cell of reader.lobCells(t)) {
         if (cell.ref.digestType) algorithms.add(OCFL_ALGORITHM_OF_DIGEST_TYPE[cell.ref.digestType]!);
@@ -203,12 +239,17 @@ export async function planSiardPackage(siardFile: string): Promise<PackagePlan> 
         } else if (lookup.status === 'missing') {
           missing++;
           firstUnstored ??= `${describeLobCell(reader, cell)}: "${cell.ref.file}" is missing (looked for ${describeLobTarget(lookup.location.primary)})`;
-          if (missing <= 20) warnings.push(`${describeLobCell(reader, cell)}: LOB file "${cell.ref.file}" is missing (looked for ${describeLobTarget(lookup.location.primary)}).`);
+          if (missing <= 20)
+            warnings.push(
+              `${describeLobCell(reader, cell)}: LOB file "${cell.ref.file}" is missing (looked for ${describeLobTarget(lookup.location.primary)}).`,
+            );
         } else {
           outside++;
           firstUnstored ??= `${describeLobCell(reader, cell)}: "${cell.ref.file}" ${whyNotStored(lookup)}`;
           if (outside <= 20) {
-            warnings.push(`${describeLobCell(reader, cell)}: LOB file "${cell.ref.file}" ${lookup.status === 'outside' ? `lies outside the package folder (${describeLobTarget(lookup.location.primary)})` : `has no usable location (${lookup.reason})`}; it is not taken into the object.`);
+            warnings.push(
+              `${describeLobCell(reader, cell)}: LOB file "${cell.ref.file}" ${lookup.status === 'outside' ? `lies outside the package folder (${describeLobTarget(lookup.location.primary)})` : `has no usable location (${lookup.reason})`}; it is not taken into the object.`,
+            );
           }
         }
       }
@@ -224,7 +265,16 @@ export async function planSiardPackage(siardFile: string): Promise<PackagePlan> 
       if (memberNames.has(p)) continue;
       files.push({ logicalPath: p, file: path.join(reader.packageDir, ...p.split('/')) });
     }
-    return { siard: siardFile, files, fixityAlgorithms: [...algorithms].sort(), warnings, notes: lobs.note !== undefined ? [lobs.note] : [], missing, outside, ...(firstUnstored !== undefined ? { firstUnstored } : {}) };
+    return {
+      siard: siardFile,
+      files,
+      fixityAlgorithms: [...algorithms].sort(),
+      warnings,
+      notes: lobs.note !== undefined ? [lobs.note] : [],
+      missing,
+      outside,
+      ...(firstUnstored !== undefined ? { firstUnstored } : {}),
+    };
   } finally {
     access.close();
     reader.close();
@@ -253,7 +303,12 @@ export interface IngestPackageOptions extends VersionInfoOptions {
 }
 
 /** Stores a received SIARD package, unchanged, as a new version of object `id`. */
-export async function ingestSiardPackage(siardFile: string, rootArg: string | OcflStorageRoot, id: string, options: IngestPackageOptions = {}): Promise<IngestResult> {
+export async function ingestSiardPackage(
+  siardFile: string,
+  rootArg: string | OcflStorageRoot,
+  id: string,
+  options: IngestPackageOptions = {},
+): Promise<IngestResult> {
   const root = await rootOf(rootArg);
   const plan = await planSiardPackage(siardFile);
   const unstored = plan.missing + plan.outside;
@@ -264,7 +319,10 @@ export async function ingestSiardPackage(siardFile: string, rootArg: string | Oc
       { code: 'LOB_MISSING', exitCode: 1 },
     );
   }
-  const staged = await root.startVersion(id, { ...(options.digestAlgorithm ? { digestAlgorithm: options.digestAlgorithm } : {}), fixityAlgorithms: plan.fixityAlgorithms });
+  const staged = await root.startVersion(id, {
+    ...(options.digestAlgorithm ? { digestAlgorithm: options.digestAlgorithm } : {}),
+    fixityAlgorithms: plan.fixityAlgorithms,
+  });
   const counts = { files: 0, stored: 0, bytes: 0, storedBytes: 0 };
   try {
     await staged.clear();
@@ -289,10 +347,18 @@ export async function ingestSiardPackage(siardFile: string, rootArg: string | Oc
     }
   } catch (err) {
     await staged.abort().catch(() => undefined);
-    throw err instanceof SiardOcflError ? err : new SiardOcflError(`Ingest of ${siardFile} into object "${id}" failed: ${(err as Error).message}`, { cause: err });
+    throw err instanceof SiardOcflError
+      ? err
+      : new SiardOcflError(`Ingest of ${siardFile} into object "${id}" failed: ${(err as Error).message}`, { cause: err });
   }
   const commit = await commitStaged(staged, options, `siard-ocfl ingest of the SIARD package ${path.basename(siardFile)}`);
-  return { ...summarise(staged, plan.files[0]!.logicalPath, commit, counts, root.objectPath(id)), warnings: plan.warnings, notes: plan.notes, missingLobs: unstored, unchanged: commit.unchanged };
+  return {
+    ...summarise(staged, plan.files[0]!.logicalPath, commit, counts, root.objectPath(id)),
+    warnings: plan.warnings,
+    notes: plan.notes,
+    missingLobs: unstored,
+    unchanged: commit.unchanged,
+  };
 }
 
 export interface IngestOptions extends IngestDatabaseOptions, Pick<IngestPackageOptions, 'onPackagePlan' | 'onFile'> {
@@ -318,7 +384,12 @@ export interface IngestOptions extends IngestDatabaseOptions, Pick<IngestPackage
  * LOB folders, planned as a plain package ingest plans them) go under `received/` in the same
  * version, so the object holds both, each with fixity.
  */
-async function ingestResegmented(siardFile: string, root: string | OcflStorageRoot, id: string, options: IngestOptions): Promise<IngestResult> {
+async function ingestResegmented(
+  siardFile: string,
+  root: string | OcflStorageRoot,
+  id: string,
+  options: IngestOptions,
+): Promise<IngestResult> {
   const { tables, allowMissingLobs, resegment: _r, keepReceived, acceptDigestMismatch, ...rest } = options;
   if (tables !== undefined) throw new UsageError(`--tables applies to databases; a SIARD package (${siardFile}) is re-segmented whole.`);
   let extraFiles: Array<{ logicalPath: string; file: string }> | undefined;
@@ -328,10 +399,13 @@ async function ingestResegmented(siardFile: string, root: string | OcflStorageRo
     const plan = await planSiardPackage(siardFile);
     const unstored = plan.missing + plan.outside;
     if (unstored > 0 && !allowMissingLobs) {
-      throw new SiardOcflError(`${siardFile}: ${unstored} LOB ${unstored === 1 ? 'cell references a file' : 'cells reference files'} the package folder does not hold (the first: ${plan.firstUnstored}), so it cannot be kept as received in object "${id}".`, {
-        code: 'LOB_MISSING',
-        exitCode: 1,
-      });
+      throw new SiardOcflError(
+        `${siardFile}: ${unstored} LOB ${unstored === 1 ? 'cell references a file' : 'cells reference files'} the package folder does not hold (the first: ${plan.firstUnstored}), so it cannot be kept as received in object "${id}".`,
+        {
+          code: 'LOB_MISSING',
+          exitCode: 1,
+        },
+      );
     }
     extraFiles = plan.files.map((f) => ({ logicalPath: `${RECEIVED_FOLDER}/${f.logicalPath}`, file: f.file }));
     extraFixityAlgorithms = plan.fixityAlgorithms;
@@ -351,7 +425,9 @@ async function ingestResegmented(siardFile: string, root: string | OcflStorageRo
     const notExported = (await source.catalog()).notExported ?? [];
     if (notExported.length > 0) result.notes.push(`Not exported: ${notExported.join(', ')}.`);
     if (source.mismatches.count > 0) {
-      warnings.push(`${source.mismatches.count} LOB ${source.mismatches.count === 1 ? 'cell' : 'cells'} did not match the received digest or length and ${source.mismatches.count === 1 ? 'was' : 'were'} kept as read (recorded in the archive's description): ${source.mismatches.first.join('; ')}.`);
+      warnings.push(
+        `${source.mismatches.count} LOB ${source.mismatches.count === 1 ? 'cell' : 'cells'} did not match the received digest or length and ${source.mismatches.count === 1 ? 'was' : 'were'} kept as read (recorded in the archive's description): ${source.mismatches.first.join('; ')}.`,
+      );
     }
     return {
       ...result,
@@ -365,20 +441,64 @@ async function ingestResegmented(siardFile: string, root: string | OcflStorageRo
 }
 
 /** `<source>` as the CLI takes it: a database (sqlite:, .db, postgres://) or a .siard package. */
-export async function ingest(sourceSpec: string, root: string | OcflStorageRoot, id: string, options: IngestOptions = {}): Promise<IngestResult> {
-  if ((isSiardSpec(sourceSpec) || localSegmentSet(sourceSpec)) && options.resegment) return ingestResegmented(sourceSpec, root, id, options);
+export async function ingest(
+  sourceSpec: string,
+  root: string | OcflStorageRoot,
+  id: string,
+  options: IngestOptions = {},
+): Promise<IngestResult> {
+  if ((isSiardSpec(sourceSpec) || localSegmentSet(sourceSpec)) && options.resegment)
+    return ingestResegmented(sourceSpec, root, id, options);
   for (const k of ['keepReceived', 'acceptDigestMismatch'] as const) {
-    if (options[k]) throw new UsageError(`${k === 'keepReceived' ? '--keep-received' : '--accept-digest-mismatch'} applies to ingest --resegment of a .siard package.`);
+    if (options[k])
+      throw new UsageError(
+        `${k === 'keepReceived' ? '--keep-received' : '--accept-digest-mismatch'} applies to ingest --resegment of a .siard package.`,
+      );
   }
   if (options.resegment) throw new UsageError(`--resegment applies to a .siard package, not to the database ${sourceSpec}.`);
   if (isSiardFileName(sourceSpec) || localSegmentSet(sourceSpec)) {
-    const exportOnly = (['lobLayout', 'maxFiles', 'maxBytes', 'maxSiardBytes', 'lobsegZip', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'excludeTables', 'strict', 'mets'] as const).filter((k) => options[k] !== undefined);
-    if (exportOnly.length > 0) throw new UsageError(`A SIARD package is stored as received; export options (${exportOnly.join(', ')}) do not apply to ${sourceSpec}.`);
+    const exportOnly = (
+      [
+        'lobLayout',
+        'maxFiles',
+        'maxBytes',
+        'maxSiardBytes',
+        'lobsegZip',
+        'inlineMax',
+        'lobFolder',
+        'lobDigest',
+        'name',
+        'tables',
+        'excludeTables',
+        'strict',
+        'mets',
+      ] as const
+    ).filter((k) => options[k] !== undefined);
+    if (exportOnly.length > 0)
+      throw new UsageError(
+        `A SIARD package is stored as received; export options (${exportOnly.join(', ')}) do not apply to ${sourceSpec}.`,
+      );
     return ingestSiardPackage(sourceSpec, root, id, options);
   }
-  if (options.allowMissingLobs) throw new UsageError(`allowMissingLobs applies to a received .siard package, not to the database ${sourceSpec}.`);
-  const { tables, excludeTables, strict, allowMissingLobs: _a, resegment: _r, keepReceived: _k, acceptDigestMismatch: _m, onPackagePlan: _p, onFile: _f, ...rest } = options;
-  const source = await openSource(sourceSpec, { ...(tables ? { tables } : {}), ...(excludeTables ? { excludeTables } : {}), ...(strict ? { strict } : {}) });
+  if (options.allowMissingLobs)
+    throw new UsageError(`allowMissingLobs applies to a received .siard package, not to the database ${sourceSpec}.`);
+  const {
+    tables,
+    excludeTables,
+    strict,
+    allowMissingLobs: _a,
+    resegment: _r,
+    keepReceived: _k,
+    acceptDigestMismatch: _m,
+    onPackagePlan: _p,
+    onFile: _f,
+    ...rest
+  } = options;
+  const source = await openSource(sourceSpec, {
+    ...(tables ? { tables } : {}),
+    ...(excludeTables ? { excludeTables } : {}),
+    ...(strict ? { strict } : {}),
+  });
   try {
     const result = await ingestDatabase(source, root, id, { ...rest, name: options.name ?? defaultArchiveName(sourceSpec) });
     // columns widened to keep their values are worth a line each

@@ -39,8 +39,7 @@ export async function joinSegments(base: string): Promise<string[]> {
         if (e.isDirectory) await zip.addDirectory(e.name, { mtime: e.mtime });
         else if (e.name === `${header}metadata.xml`) {
           await zip.addBuffer(e.name, await withDigest(reader, e.name, mark.sha256), { mtime: e.mtime });
-        }
-        else await zip.addRaw(e, await reader.zip.openRawStream(e));
+        } else await zip.addRaw(e, await reader.zip.openRawStream(e));
       }
       await zip.close();
     } catch (err) {

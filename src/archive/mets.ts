@@ -189,8 +189,7 @@ async function recordsBySegment(
     const info = lobPathInfo(rel);
     const slash = rel.indexOf('/');
     if ((dir && !f.logicalPath.startsWith(`${dir}/`)) || (!info && slash < 0)) {
-      const message =
-        `The LOB file ${f.logicalPath} of object "${id}" lies in no folder beside ${siardFile}, so no segment METS can list it.`;
+      const message = `The LOB file ${f.logicalPath} of object "${id}" lies in no folder beside ${siardFile}, so no segment METS can list it.`;
       throw new SiardOcflError(message, { code: 'METS_NO_SEGMENT', exitCode: 2 });
     }
     const segment = info?.segment ?? rel.slice(0, slash);
@@ -239,7 +238,12 @@ async function commitMetsIndex(root: OcflStorageRoot, object: OcflObjectReader, 
 }
 
 /** Every external LOB file the cells reference (each part of a split LOB), and the digestTypes seen. */
-async function lobFilesOfCells(object: OcflObjectReader, state: ReadonlyMap<string, string>, siardFile: string, abs: (contentPath: string) => Promise<string | ByteSource>) {
+async function lobFilesOfCells(
+  object: OcflObjectReader,
+  state: ReadonlyMap<string, string>,
+  siardFile: string,
+  abs: (contentPath: string) => Promise<string | ByteSource>,
+) {
   const zipped = firstZippedLobFolder(state.keys());
   if (zipped !== undefined) {
     const why = 'a METS index of zipped LOB folders is not supported yet';
@@ -272,10 +276,13 @@ async function lobFilesOfCells(object: OcflObjectReader, state: ReadonlyMap<stri
         const lookup = await lobs.lookup(cell);
         const found = lookup.status === 'found' ? lookup.found : undefined;
         if (!found) {
-          throw new SiardOcflError(`${describeLobCell(siard, cell)}: LOB file "${cell.ref.file}" is not in ${object.head} of object "${object.id}", so the METS index would be incomplete; run audit.`, {
-            code: 'LOB_MISSING',
-            exitCode: 1,
-          });
+          throw new SiardOcflError(
+            `${describeLobCell(siard, cell)}: LOB file "${cell.ref.file}" is not in ${object.head} of object "${object.id}", so the METS index would be incomplete; run audit.`,
+            {
+              code: 'LOB_MISSING',
+              exitCode: 1,
+            },
+          );
         }
         if (found.parts[0]!.kind === 'internal') continue; // inside the .siard: not in a segment folder
         if (cell.ref.digestType) digestTypes.add(cell.ref.digestType);
@@ -285,7 +292,11 @@ async function lobFilesOfCells(object: OcflObjectReader, state: ReadonlyMap<stri
           if (seen.has(logicalPath)) return; // two cells sharing one file: listed once, under the first
           seen.add(logicalPath);
           const partName = found.parts.length > 1 ? (lobPathInfo(logicalPath)?.identity.part ?? String(i)) : undefined;
-          files.push({ logicalPath, identity: partName === undefined ? identity : { ...identity, part: partName }, ...(cell.mimeType ? { mimeType: cell.mimeType } : {}) });
+          files.push({
+            logicalPath,
+            identity: partName === undefined ? identity : { ...identity, part: partName },
+            ...(cell.mimeType ? { mimeType: cell.mimeType } : {}),
+          });
         });
       }
     }
@@ -296,17 +307,32 @@ async function lobFilesOfCells(object: OcflObjectReader, state: ReadonlyMap<stri
 }
 
 /** The one LOB digest algorithm of the archive: the cells', else the inventory's, else SHA-256. */
-function chooseChecksumType(id: string, digestTypes: Set<SiardDigestType>, manifestAlgorithm: string, fixityAlgorithms: string[]): MetsChecksumType {
+function chooseChecksumType(
+  id: string,
+  digestTypes: Set<SiardDigestType>,
+  manifestAlgorithm: string,
+  fixityAlgorithms: string[],
+): MetsChecksumType {
   if (digestTypes.size > 1) {
-    throw new SiardOcflError(`The LOB cells of object "${id}" use more than one digestType (${[...digestTypes].join(', ')}); a METS index has one CHECKSUMTYPE.`, { code: 'METS_MIXED_DIGESTS', exitCode: 2 });
+    throw new SiardOcflError(
+      `The LOB cells of object "${id}" use more than one digestType (${[...digestTypes].join(', ')}); a METS index has one CHECKSUMTYPE.`,
+      { code: 'METS_MIXED_DIGESTS', exitCode: 2 },
+    );
   }
   if (digestTypes.size === 1) return [...digestTypes][0]!;
-  const inInventory = SIARD_DIGEST_TYPES.filter((t) => [manifestAlgorithm, ...fixityAlgorithms].includes(OCFL_ALGORITHM_OF_DIGEST_TYPE[t]!));
+  const inInventory = SIARD_DIGEST_TYPES.filter((t) =>
+    [manifestAlgorithm, ...fixityAlgorithms].includes(OCFL_ALGORITHM_OF_DIGEST_TYPE[t]!),
+  );
   return (inInventory.includes('SHA-256') ? 'SHA-256' : (inInventory[0] ?? 'SHA-256')) as MetsChecksumType;
 }
 
 /** With --replace: the head's parent METS, the children it lists, and any at the new children's places. */
-async function oldMetsFiles(object: OcflObjectReader, state: ReadonlyMap<string, string>, parentPath: string, newChildren: string[]): Promise<string[]> {
+async function oldMetsFiles(
+  object: OcflObjectReader,
+  state: ReadonlyMap<string, string>,
+  parentPath: string,
+  newChildren: string[],
+): Promise<string[]> {
   const out = new Set<string>();
   if (state.has(parentPath)) {
     out.add(parentPath);

@@ -169,12 +169,9 @@ export class ObjectAudit {
       this.reader = await this.root.openObjectAt(this.objectPath, { whole: true });
       this.object = this.summary.id = this.reader.id;
     } catch (err) {
-      this.add(
-        'error',
-        'OBJECT_UNREADABLE',
-        `The object at ${this.objectPath} cannot be read: ${(err as Error).message}`,
-        { path: this.objectPath },
-      );
+      this.add('error', 'OBJECT_UNREADABLE', `The object at ${this.objectPath} cannot be read: ${(err as Error).message}`, {
+        path: this.objectPath,
+      });
       return false;
     }
     for (const f of structure.errors) this.add('error', f.code, f.message, { path: f.path });
@@ -182,10 +179,10 @@ export class ObjectAudit {
     const inv = this.reader.inventory;
     const version = this.options.version ?? inv.head;
     if (!inv.versions[version]) {
-      throw new SiardOcflError(
-        `Object "${this.object}" has no version ${version} (head is ${inv.head}).`,
-        { code: 'NO_SUCH_VERSION', exitCode: 2 },
-      );
+      throw new SiardOcflError(`Object "${this.object}" has no version ${version} (head is ${inv.head}).`, {
+        code: 'NO_SUCH_VERSION',
+        exitCode: 2,
+      });
     }
     this.version = this.summary.version = version;
     this.state = this.reader.state(version);
@@ -210,7 +207,10 @@ export class ObjectAudit {
       for (const f of (await storage.walk(this.objectPath)).files) if (wanted.has(f.relative)) this.sizes.set(f.relative, f.size);
     }
     // The threads boot while the SIARD archives are parsed and planned.
-    this.pool.prepare([...this.sizes.values()].reduce((a, b) => a + b, 0), this.sizes.size);
+    this.pool.prepare(
+      [...this.sizes.values()].reduce((a, b) => a + b, 0),
+      this.sizes.size,
+    );
   }
 
   /** 2. Each SIARD archive of the version: parse, resolve, plan. */
@@ -232,12 +232,9 @@ export class ObjectAudit {
     try {
       siard = await SiardReader.open(await this.siardAt(contentPath), { siardPath: logicalPath });
     } catch (err) {
-      this.add(
-        'error',
-        'SIARD_UNREADABLE',
-        `${logicalPath} cannot be read as a SIARD archive: ${(err as Error).message}`,
-        { path: logicalPath },
-      );
+      this.add('error', 'SIARD_UNREADABLE', `${logicalPath} cannot be read as a SIARD archive: ${(err as Error).message}`, {
+        path: logicalPath,
+      });
       return;
     }
     try {
@@ -257,12 +254,9 @@ export class ObjectAudit {
       await this.planCells(siard, s, logicalPath);
       this.planDigest(siard, logicalPath, contentPath, s);
     } catch (err) {
-      this.add(
-        'error',
-        'SIARD_UNREADABLE',
-        `${logicalPath}: ${(err as Error).message.replace(siard.file, logicalPath)}`,
-        { path: logicalPath },
-      );
+      this.add('error', 'SIARD_UNREADABLE', `${logicalPath}: ${(err as Error).message.replace(siard.file, logicalPath)}`, {
+        path: logicalPath,
+      });
     } finally {
       siard.close();
     }
@@ -288,12 +282,9 @@ export class ObjectAudit {
         this.add('error', p.code, p.message.endsWith('.') ? p.message : `${p.message}.`, { path: set.base });
       }
       for (const entry of siard.zip.unsafeEntries) {
-        this.add(
-          'error',
-          'SIARD_ZIP_UNSAFE_ENTRY',
-          `${set.base} holds ZIP entry ${JSON.stringify(entry.name)}: ${entry.unsafeReason}.`,
-          { path: set.base },
-        );
+        this.add('error', 'SIARD_ZIP_UNSAFE_ENTRY', `${set.base} holds ZIP entry ${JSON.stringify(entry.name)}: ${entry.unsafeReason}.`, {
+          path: set.base,
+        });
       }
       for (const w of siard.warnings) this.add('warning', 'SIARD_IRREGULAR', w, { path: set.base });
       if (!this.options.noXsd) await this.checkXsds(siard, s, set.base);
@@ -347,12 +338,10 @@ export class ObjectAudit {
       const table = `${t.schema.name}.${t.table.name}`;
       const where = `${label}: table ${table}`;
       if (r.status === 'invalid') {
-        this.add(
-          'error',
-          'SIARD_TABLE_XSD',
-          `${where}: ${t.xmlEntry}, its parts joined, is not valid against ${r.schema}: ${r.message}`,
-          { path: label, table },
-        );
+        this.add('error', 'SIARD_TABLE_XSD', `${where}: ${t.xmlEntry}, its parts joined, is not valid against ${r.schema}: ${r.message}`, {
+          path: label,
+          table,
+        });
       } else if (r.status === 'skipped') {
         this.add('info', 'SIARD_XSD_SKIPPED', `${where}: XSD check of the joined parts skipped (${r.reason}).`, { path: label, table });
       }
@@ -417,8 +406,7 @@ export class ObjectAudit {
       }
       s.rows += rows;
       if (rows !== t.table.rows) {
-        const message =
-          `${logicalPath}: table ${tableName} has ${rows} rows in ${t.xmlEntry}, but metadata.xml says <rows>${t.table.rows}</rows>.`;
+        const message = `${logicalPath}: table ${tableName} has ${rows} rows in ${t.xmlEntry}, but metadata.xml says <rows>${t.table.rows}</rows>.`;
         this.add('error', 'SIARD_ROWS', message, { path: logicalPath, table: tableName });
       }
     }
@@ -440,12 +428,9 @@ export class ObjectAudit {
     for (const w of location.warnings) {
       if (plan.warned.has(w)) continue;
       plan.warned.add(w);
-      this.add(
-        'warning',
-        /back-slash/.test(w) ? 'SIARD_LOBFOLDER_BACKSLASH' : 'SIARD_LOB_LOCATION',
-        `${logicalPath}: ${w}`,
-        { path: logicalPath },
-      );
+      this.add('warning', /back-slash/.test(w) ? 'SIARD_LOBFOLDER_BACKSLASH' : 'SIARD_LOB_LOCATION', `${logicalPath}: ${w}`, {
+        path: logicalPath,
+      });
     }
     const found = lookup.status === 'found' ? lookup.found : undefined;
     if (!found) {
@@ -454,12 +439,22 @@ export class ObjectAudit {
     }
     plan.referenced.push(...found.parts);
     if (found.parts[0]!.kind === 'internal') {
-      await this.checkInternalLob(siard, found.parts.map((p) => (p as { entry: string }).entry), cell, where);
+      await this.checkInternalLob(
+        siard,
+        found.parts.map((p) => (p as { entry: string }).entry),
+        cell,
+        where,
+      );
     } else if (await anyZipped(plan.access, found.parts)) {
       plan.summary.lobFiles += found.parts.length;
       await this.checkZippedLob(plan.access, found.parts, cell, where);
     } else {
-      this.planExternalLob(plan.summary, cell, where, found.parts.map((p) => (p as { path: string }).path));
+      this.planExternalLob(
+        plan.summary,
+        cell,
+        where,
+        found.parts.map((p) => (p as { path: string }).path),
+      );
     }
   }
 
@@ -470,7 +465,8 @@ export class ObjectAudit {
     if (lost !== undefined) {
       // In the version's state, but its content file is gone from storage (the validator says E092 too).
       const cellText = `${where.path}: table ${where.table}, row ${cell.row}, column ${where.column}`;
-      const message = `${cellText}: LOB file ${lost} is in ${this.version} but its content file ${this.contentOf(lost) ?? '(none)'} ` +
+      const message =
+        `${cellText}: LOB file ${lost} is in ${this.version} but its content file ${this.contentOf(lost) ?? '(none)'} ` +
         `is missing from storage.`;
       this.add('error', 'LOB_MISSING', message, { ...where, path: lost });
       return;
@@ -511,7 +507,8 @@ export class ObjectAudit {
     };
     const mets = unreferenced.external.filter(isSegmentMets);
     if (mets.length > 0) {
-      const message = `${logicalPath}: ${mets.length} segment folders hold a METS index (${METS_FILE_NAME}), ` +
+      const message =
+        `${logicalPath}: ${mets.length} segment folders hold a METS index (${METS_FILE_NAME}), ` +
         `checked with the parent METS beside the .siard.`;
       this.add('info', 'SIARD_METS_INDEX', message, { path: logicalPath });
     }
@@ -519,12 +516,9 @@ export class ObjectAudit {
       this.add('warning', 'LOB_UNREFERENCED', `${p} lies in a LOB folder of ${logicalPath} but no cell references it.`, { path: p });
     }
     for (const e of unreferenced.internal) {
-      this.add(
-        'warning',
-        'LOB_UNREFERENCED',
-        `${logicalPath}: entry ${e} inside the archive is referenced by no cell.`,
-        { path: logicalPath },
-      );
+      this.add('warning', 'LOB_UNREFERENCED', `${logicalPath}: entry ${e} inside the archive is referenced by no cell.`, {
+        path: logicalPath,
+      });
     }
   }
 
@@ -540,12 +534,12 @@ export class ObjectAudit {
       );
     } else if (p.kind === 'outside') {
       if (p.absolutePath !== undefined) {
-        const message = `${where.path}: ${cellText}: LOB file "${cell.ref.file}" lies outside the object ` +
+        const message =
+          `${where.path}: ${cellText}: LOB file "${cell.ref.file}" lies outside the object ` +
           `at ${describeLobTarget(p)}; it was not verified.`;
         this.add('warning', 'LOB_OUTSIDE', message, where);
       } else {
-        const message =
-          `${where.path}: ${cellText}: LOB file "${cell.ref.file}" resolves to ${describeLobTarget(p)}, above the object's logical root.`;
+        const message = `${where.path}: ${cellText}: LOB file "${cell.ref.file}" resolves to ${describeLobTarget(p)}, above the object's logical root.`;
         this.add('error', 'LOB_ESCAPES', message, where);
       }
     } else {
@@ -553,16 +547,15 @@ export class ObjectAudit {
       const ext = p.kind === 'external' ? p.path : undefined;
       const first = ext !== undefined ? [`${ext}.0`, `${ext}_part001`].find((x) => this.state.has(x)) : undefined;
       if (ext !== undefined && first) {
-        const message = `${where.path}: ${cellText}: the split LOB ${ext} is incomplete: ${first} is ` +
+        const message =
+          `${where.path}: ${cellText}: the split LOB ${ext} is incomplete: ${first} is ` +
           `there but a later part (or the final .z) is missing.`;
         this.add('error', 'LOB_SPLIT_INCOMPLETE', message, { ...where, path: ext });
       } else {
-        this.add(
-          'error',
-          'LOB_MISSING',
-          `${where.path}: ${cellText}: LOB file ${target} is missing.`,
-          { ...where, path: p.kind === 'external' ? p.path : where.path },
-        );
+        this.add('error', 'LOB_MISSING', `${where.path}: ${cellText}: LOB file ${target} is missing.`, {
+          ...where,
+          path: p.kind === 'external' ? p.path : where.path,
+        });
       }
     }
   }
@@ -652,12 +645,9 @@ export class ObjectAudit {
       }
       for (const m of digestMismatches(r.digests, this.expected.of(cp))) {
         const block = m.block === 'manifest' ? 'manifest' : `${m.algorithm} fixity block`;
-        this.add(
-          'error',
-          m.code,
-          `The content file ${label} has ${m.algorithm} ${m.actual}, but the ${block} records ${m.digest}.`,
-          { path: named ?? cp },
-        );
+        this.add('error', m.code, `The content file ${label} has ${m.algorithm} ${m.actual}, but the ${block} records ${m.digest}.`, {
+          path: named ?? cp,
+        });
       }
     }
   }
@@ -730,12 +720,9 @@ export class ObjectAudit {
       if (!this.jobs[s.job]!.prefix) continue;
       if (!r.prefix) {
         s.summary.messageDigest = 'mismatch';
-        this.add(
-          'error',
-          'SIARD_MESSAGE_DIGEST',
-          `${s.logicalPath}: the archive messageDigest range could not be read.`,
-          { path: s.logicalPath },
-        );
+        this.add('error', 'SIARD_MESSAGE_DIGEST', `${s.logicalPath}: the archive messageDigest range could not be read.`, {
+          path: s.logicalPath,
+        });
         continue;
       }
       const bad = s.messageDigests.filter((m) => r.prefix![OCFL_ALGORITHM_OF_DIGEST_TYPE[m.digestType]!] !== m.digest.toLowerCase());
@@ -744,12 +731,9 @@ export class ObjectAudit {
         const got = r.prefix[OCFL_ALGORITHM_OF_DIGEST_TYPE[m.digestType]!];
         const stated = `${s.logicalPath}: the archive messageDigest (${m.digestType})`;
         if (s.ours) {
-          this.add(
-            'error',
-            'SIARD_MESSAGE_DIGEST',
-            `${stated} is ${m.digest}, but the content entries hash to ${got}.`,
-            { path: s.logicalPath },
-          );
+          this.add('error', 'SIARD_MESSAGE_DIGEST', `${stated} is ${m.digest}, but the content entries hash to ${got}.`, {
+            path: s.logicalPath,
+          });
         } else {
           // Producers differ in the range they digest (SIARD Suite's cannot be reproduced from its
           // samples), so for their archives a mismatch is reported but does not fail the audit.

@@ -157,21 +157,30 @@ export class StagedVersionSink implements OutputSink {
     const missing = (options.digests ?? []).filter((d) => d !== this.staged.digestAlgorithm && !this.staged.fixityAlgorithms.includes(d));
     if (missing.length > 0) {
       // The version must compute these in its single pass; start it with them as fixity algorithms.
-      throw new SiardOcflError(`The staged version of "${this.staged.id}" does not compute ${missing.join(', ')}; start it with these fixity algorithms.`, {
-        code: 'SINK_DIGEST',
-      });
+      throw new SiardOcflError(
+        `The staged version of "${this.staged.id}" does not compute ${missing.join(', ')}; start it with these fixity algorithms.`,
+        {
+          code: 'SINK_DIGEST',
+        },
+      );
     }
-    const file = new StagedFile(this.prefix ? `${this.prefix}/${relPath}` : relPath, this.staged, (f, added) => {
-      this.open.delete(f);
-      if (!added) return;
-      this.written.push(added);
-      this.stats.files++;
-      this.stats.bytes += added.size;
-      if (added.stored) {
-        this.stats.stored++;
-        this.stats.storedBytes += added.size;
-      }
-    }, options.size, this.prefix);
+    const file = new StagedFile(
+      this.prefix ? `${this.prefix}/${relPath}` : relPath,
+      this.staged,
+      (f, added) => {
+        this.open.delete(f);
+        if (!added) return;
+        this.written.push(added);
+        this.stats.files++;
+        this.stats.bytes += added.size;
+        if (added.stored) {
+          this.stats.stored++;
+          this.stats.storedBytes += added.size;
+        }
+      },
+      options.size,
+      this.prefix,
+    );
     this.open.add(file);
     return file;
   }

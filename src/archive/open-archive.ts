@@ -22,10 +22,7 @@ import { localSegmentSet, openLocalSiard, openSiardSegments } from '../siard/seg
 import { storedFile } from './stored.js';
 
 /** Where the archive comes from. */
-export type ArchiveSource =
-  | { siard: string }
-  | { dir: string }
-  | { root: string; id: string; version?: string };
+export type ArchiveSource = { siard: string } | { dir: string } | { root: string; id: string; version?: string };
 
 export interface OpenedArchive {
   reader: SiardReader;
@@ -49,7 +46,11 @@ function siardInFolder(dir: string, purpose: string): string {
     throw new UsageError(`Cannot read the folder ${dir}: ${(err as Error).message}.`, 'RESTORE_SOURCE', err);
   }
   if (names.length === 0) throw new UsageError(`The folder ${dir} holds no .siard file to ${purpose}.`, 'RESTORE_SOURCE');
-  if (names.length > 1) throw new UsageError(`The folder ${dir} holds several .siard files (${names.sort().join(', ')}); name the one to ${purpose}.`, 'RESTORE_SOURCE');
+  if (names.length > 1)
+    throw new UsageError(
+      `The folder ${dir} holds several .siard files (${names.sort().join(', ')}); name the one to ${purpose}.`,
+      'RESTORE_SOURCE',
+    );
   return path.join(dir, names[0]!);
 }
 
@@ -68,7 +69,11 @@ function ocflLobAccess(reader: SiardReader, object: OcflObjectReader, version: s
     async size(part: LobPart) {
       if (part.kind === 'internal') return reader.zip.entry(reader.root + part.entry)?.uncompressedSize ?? 0;
       const st = await object.storage.stat(object.storagePath(object.contentPath(part.path, version)));
-      if (!st) throw Object.assign(new Error(`${object.storage.location}/${object.storagePath(object.contentPath(part.path, version))} does not exist.`), { code: 'ENOENT' });
+      if (!st)
+        throw Object.assign(
+          new Error(`${object.storage.location}/${object.storagePath(object.contentPath(part.path, version))} does not exist.`),
+          { code: 'ENOENT' },
+        );
       return st.size;
     },
   };
@@ -96,7 +101,13 @@ export async function openArchive(source: ArchiveSource, options: OpenArchiveOpt
     const object = await root.openObject(source.id);
     const version = source.version ?? object.head;
     if (!object.versions().some((v) => v.version === version)) {
-      throw new UsageError(`Object "${source.id}" has no version ${version} (it has ${object.versions().map((v) => v.version).join(', ')}).`, 'NO_VERSION');
+      throw new UsageError(
+        `Object "${source.id}" has no version ${version} (it has ${object
+          .versions()
+          .map((v) => v.version)
+          .join(', ')}).`,
+        'NO_VERSION',
+      );
     }
     const names = [...object.state(version).keys()];
     let siards = [...names.filter(isSiardFileName), ...groupSegmentNames(names).map((set) => set.base)];
@@ -104,7 +115,8 @@ export async function openArchive(source: ArchiveSource, options: OpenArchiveOpt
     // A re-segmented package kept as received sits in a folder; the archive to read is the top-level one.
     const topLevel = siards.filter((p) => !p.includes('/'));
     if (siards.length > 1 && topLevel.length === 1) siards = topLevel;
-    if (siards.length > 1) throw new UsageError(`Object "${source.id}" version ${version} holds several .siard files (${siards.join(', ')}).`, 'RESTORE_SOURCE');
+    if (siards.length > 1)
+      throw new UsageError(`Object "${source.id}" version ${version} holds several .siard files (${siards.join(', ')}).`, 'RESTORE_SOURCE');
     const logical = siards[0]!;
     const siardAt = (cp: string) => storedFile(object.storage, object.storagePath(cp));
     const set = groupSegmentNames(names).find((x) => x.base === logical);
@@ -133,6 +145,11 @@ export async function openArchive(source: ArchiveSource, options: OpenArchiveOpt
   if (s && !s.isFile()) throw new UsageError(`${file} is not a file.`, 'RESTORE_SOURCE');
   const reader = await openLocalSiard(file);
   const access = packageLobAccess(reader);
-  const lobs = new StorageBaseLookup(reader, access, { bases: () => PACKAGE_BASES, label: file, container: `the package folder ${reader.packageDir}`, verb });
+  const lobs = new StorageBaseLookup(reader, access, {
+    bases: () => PACKAGE_BASES,
+    label: file,
+    container: `the package folder ${reader.packageDir}`,
+    verb,
+  });
   return { reader, access, lobs, name: file };
 }

@@ -80,7 +80,12 @@ export async function openTableRows(source: ArchiveSource, options: RowsOptions)
   };
 }
 
-async function* textRows(archive: OpenedArchive, t: SiardTableRef, options: RowsOptions, close: () => void): AsyncGenerator<Array<string | null>> {
+async function* textRows(
+  archive: OpenedArchive,
+  t: SiardTableRef,
+  options: RowsOptions,
+  close: () => void,
+): AsyncGenerator<Array<string | null>> {
   const limit = options.limit ?? Number.POSITIVE_INFINITY;
   if (limit <= 0) return close();
   let n = 0;
@@ -110,7 +115,13 @@ function hex(v: Uint8Array): string {
 }
 
 /** A LOB reference or an ARRAY/UDT value as one text field. */
-async function complexText(archive: OpenedArchive, v: SiardReadCellValue, cellPath: string[], lobs: Map<string, SiardLobCell>, options: RowsOptions): Promise<string> {
+async function complexText(
+  archive: OpenedArchive,
+  v: SiardReadCellValue,
+  cellPath: string[],
+  lobs: Map<string, SiardLobCell>,
+  options: RowsOptions,
+): Promise<string> {
   if (isComplexValue(v)) {
     const prefix = v.kind === 'array' ? 'a' : 'u';
     const out: Record<string, unknown> = {};
@@ -137,7 +148,9 @@ async function lobPath(archive: OpenedArchive, cell: SiardLobCell, options: Rows
   if (lookup.status === 'found') return partPath(reader, lookup.found.target);
   const primary = lookup.location.primary;
   const where = describeLobCell(reader, cell).replace(reader.file, archive.name);
-  options.onWarning?.(`${where}: LOB file "${cell.ref.file}" is ${lookup.status === 'missing' ? 'missing' : 'not inside the package'}; its cell's location is printed.`);
+  options.onWarning?.(
+    `${where}: LOB file "${cell.ref.file}" is ${lookup.status === 'missing' ? 'missing' : 'not inside the package'}; its cell's location is printed.`,
+  );
   return primary.kind === 'internal' || primary.kind === 'external' ? partPath(reader, primary) : cell.ref.file;
 }
 

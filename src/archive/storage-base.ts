@@ -36,7 +36,12 @@ export const PACKAGE_BASES: readonly string[] = ['../', './'];
  * absolute (the archive as exported or received, before `relocate`; none given = `./`, the
  * .siard-as-folder), else `../` (beside the .siard).
  */
-export async function storageBaseOf(object: OcflObjectReader, logicalPath: string, upTo: string, open: (contentPath: string) => Promise<string | ByteSource>): Promise<string> {
+export async function storageBaseOf(
+  object: OcflObjectReader,
+  logicalPath: string,
+  upTo: string,
+  open: (contentPath: string) => Promise<string | ByteSource>,
+): Promise<string> {
   const versions = object.versions().map((v) => v.version);
   for (const v of versions) {
     // A segmented SIARD file (named by its stem) is read in its first segment, a complete package.
@@ -101,7 +106,8 @@ export class StorageBaseLookup {
     const lookup = await lookupLob(this.siard, cell, this.access);
     const primary = lookup.location.primary;
     // Only an absolute location, never a symbolic link leading out (reason) or a climbing path.
-    if (lookup.status !== 'outside' || lookup.reason !== undefined || primary.kind !== 'outside' || primary.absolutePath === undefined) return lookup;
+    if (lookup.status !== 'outside' || lookup.reason !== undefined || primary.kind !== 'outside' || primary.absolutePath === undefined)
+      return lookup;
     this.bases ??= await this.options.bases();
     this.tables ??= new Map(this.siard.tables().map((t) => [`${t.schemaIndex}/${t.tableIndex}`, t]));
     const t = this.tables.get(`${cell.schemaIndex}/${cell.tableIndex}`);

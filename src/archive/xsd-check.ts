@@ -31,13 +31,16 @@ async function entryBytes(reader: SiardReader, name: string): Promise<Buffer | u
   return Buffer.concat(chunks);
 }
 
-export type XsdOutcome = { status: 'valid'; schema: string } | { status: 'invalid'; schema: string; message: string } | { status: 'skipped'; reason: string };
+export type XsdOutcome =
+  { status: 'valid'; schema: string } | { status: 'invalid'; schema: string; message: string } | { status: 'skipped'; reason: string };
 
 export async function checkMetadataXsd(reader: SiardReader): Promise<XsdOutcome> {
-  if (!xmllintAvailable()) return { status: 'skipped', reason: 'xmllint is not installed; metadata.xml was only checked by the SIARD parser' };
+  if (!xmllintAvailable())
+    return { status: 'skipped', reason: 'xmllint is not installed; metadata.xml was only checked by the SIARD parser' };
   const version = reader.metadata.siardVersion;
   const own = version === '2.2' ? undefined : await entryBytes(reader, `${reader.root}header/metadata.xsd`);
-  if (version !== '2.2' && !own) return { status: 'skipped', reason: `SIARD ${version || '(unknown version)'} archive without header/metadata.xsd` };
+  if (version !== '2.2' && !own)
+    return { status: 'skipped', reason: `SIARD ${version || '(unknown version)'} archive without header/metadata.xsd` };
   const xml = await entryBytes(reader, `${reader.root}header/metadata.xml`);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'siard-ocfl-xsd-'));
   try {
@@ -45,11 +48,14 @@ export async function checkMetadataXsd(reader: SiardReader): Promise<XsdOutcome>
     const xmlFile = path.join(dir, 'metadata.xml');
     writeFileSync(xsdFile, own ?? officialMetadataXsd());
     writeFileSync(xmlFile, xml!);
-    const schema = own ? 'the archive\'s own header/metadata.xsd' : 'the official SIARD 2.2 metadata.xsd';
+    const schema = own ? "the archive's own header/metadata.xsd" : 'the official SIARD 2.2 metadata.xsd';
     const r = spawnSync('xmllint', ['--noout', '--nonet', '--schema', xsdFile, xmlFile], { encoding: 'utf8', maxBuffer: 1 << 24 });
     if (r.status === 0) return { status: 'valid', schema };
     const lines = (r.stderr || r.stdout || '').split('\n').filter((l) => l && !l.endsWith('fails to validate'));
-    const message = lines.slice(0, 3).map((l) => l.replace(xmlFile, 'metadata.xml').replace(xsdFile, 'metadata.xsd')).join(' | ');
+    const message = lines
+      .slice(0, 3)
+      .map((l) => l.replace(xmlFile, 'metadata.xml').replace(xsdFile, 'metadata.xsd'))
+      .join(' | ');
     return { status: 'invalid', schema, message: message + (lines.length > 3 ? ` (and ${lines.length - 3} more)` : '') };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -6,20 +6,27 @@ import { printJson } from './common.js';
 import { createProgress } from './progress.js';
 
 function where(f: AuditFinding): string {
-  const cell = [f.table && `table ${f.table}`, f.row !== undefined && `row ${f.row}`, f.column && `column ${f.column}`].filter(Boolean).join(', ');
+  const cell = [f.table && `table ${f.table}`, f.row !== undefined && `row ${f.row}`, f.column && `column ${f.column}`]
+    .filter(Boolean)
+    .join(', ');
   return `${f.object}${f.path ? ` ${f.path}` : ''}${cell ? ` (${cell})` : ''}`;
 }
 
 export function register(program: Command): void {
   program
     .command('audit')
-    .description('verify objects: OCFL validation with fixity, and for each SIARD archive its metadata, LOB files (present, length, digest), split parts, row counts and messageDigest (a segmented SIARD file x.siard.1 ... .z: every segment, its parts joined); exit 0 ok, 1 problems found, 2 could not run')
+    .description(
+      'verify objects: OCFL validation with fixity, and for each SIARD archive its metadata, LOB files (present, length, digest), split parts, row counts and messageDigest (a segmented SIARD file x.siard.1 ... .z: every segment, its parts joined); exit 0 ok, 1 problems found, 2 could not run',
+    )
     .requiredOption('--root <root>', 'OCFL storage root')
     .option('--id <object-id...>', 'objects to audit (default: all objects of the root)')
     .option('--version <vN>', 'version whose SIARD archives are checked (default: head; OCFL validation covers every version)')
     .option('--shard <k/n>', 'audit only shard k of n (objects split by a digest of their path), so n hosts can share a root')
     .option('--no-xsd', 'skip the XSD check of metadata.xml (done with xmllint when installed)')
-    .option('--json', 'print {ok, errors, warnings, objects, findings} as JSON; each finding has code, severity, message, object, path, table, row, column')
+    .option(
+      '--json',
+      'print {ok, errors, warnings, objects, findings} as JSON; each finding has code, severity, message, object, path, table, row, column',
+    )
     .action(async (options: { root: string; id?: string[]; version?: string; shard?: string; xsd: boolean; json?: boolean }) => {
       let shard: { k: number; n: number } | undefined;
       if (options.shard !== undefined) {
@@ -52,7 +59,9 @@ export function register(program: Command): void {
         for (const o of result.objects) {
           const siards = o.siards
             .map((s) => {
-              const segments = s.segments ? ` (a segmented SIARD file of ${s.segments.length} segments, ${s.segments.filter((x) => x.messageDigest === 'verified').length} messageDigests verified)` : '';
+              const segments = s.segments
+                ? ` (a segmented SIARD file of ${s.segments.length} segments, ${s.segments.filter((x) => x.messageDigest === 'verified').length} messageDigests verified)`
+                : '';
               return `${s.path}${segments}: ${s.tables} tables, ${s.rows} rows, ${s.lobs} LOB cells, ${s.lobFiles} LOB files, metadata ${s.xsd}, messageDigest ${s.messageDigest}`;
             })
             .join('; ');
@@ -67,7 +76,9 @@ export function register(program: Command): void {
         }
         const infos = result.findings.filter((f) => f.severity === 'info');
         for (const f of infos) process.stdout.write(`NOTE ${f.code} ${where(f)}: ${f.message}\n`);
-        process.stdout.write(`${result.ok ? 'AUDIT PASSED' : 'AUDIT FAILED'}: ${result.objects.length} object${result.objects.length === 1 ? '' : 's'}, ${result.errors} errors, ${result.warnings} warnings.\n`);
+        process.stdout.write(
+          `${result.ok ? 'AUDIT PASSED' : 'AUDIT FAILED'}: ${result.objects.length} object${result.objects.length === 1 ? '' : 's'}, ${result.errors} errors, ${result.warnings} warnings.\n`,
+        );
       }
       process.exitCode = result.ok ? 0 : 1;
     });

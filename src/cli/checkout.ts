@@ -19,26 +19,37 @@ export function register(program: Command): void {
     .requiredOption('--id <object-id>', 'object id')
     .option('--version <vN>', 'version to check out (default: head)')
     .option('--join-chunks', 'write split LOBs (record.bin.0 ... .z, _part001 ...) back as whole files')
-    .option('--join-segments', 'write a segmented SIARD file (x.siard.1 ... .z) back as one x.siard (split table files joined, a new messageDigest)')
+    .option(
+      '--join-segments',
+      'write a segmented SIARD file (x.siard.1 ... .z) back as one x.siard (split table files joined, a new messageDigest)',
+    )
     .option('--json', 'print the result as JSON')
-    .action(async (dest: string, options: { root: string; id: string; version?: string; joinChunks?: boolean; joinSegments?: boolean; json?: boolean }) => {
-      const reader = await (await openRoot(options.root)).openObject(options.id);
-      const version = options.version ?? reader.head;
-      const progress = createProgress({ json: options.json });
-      progress.start(`checkout ${options.id} ${version}`, 'files');
-      try {
-        const result = await checkoutArchive(reader, dest, {
-          version,
-          joinChunks: options.joinChunks ?? false,
-          joinSegments: options.joinSegments ?? false,
-          onPlan: (p) => progress.total({ bytes: p.bytes, count: p.files }),
-          onFile: (_p, size) => (progress.bytes(size), progress.count()),
-        });
-        progress.stop();
-        if (options.json) printJson({ id: reader.id, ...result, dest });
-        else process.stdout.write(`Checked out ${result.version} of object "${reader.id}": ${result.files} files, ${result.bytes} bytes${options.joinChunks ? `, ${result.joined} split LOBs joined` : ''}${joinedWords(result.joinedSegments)}.\n`);
-      } finally {
-        progress.stop();
-      }
-    });
+    .action(
+      async (
+        dest: string,
+        options: { root: string; id: string; version?: string; joinChunks?: boolean; joinSegments?: boolean; json?: boolean },
+      ) => {
+        const reader = await (await openRoot(options.root)).openObject(options.id);
+        const version = options.version ?? reader.head;
+        const progress = createProgress({ json: options.json });
+        progress.start(`checkout ${options.id} ${version}`, 'files');
+        try {
+          const result = await checkoutArchive(reader, dest, {
+            version,
+            joinChunks: options.joinChunks ?? false,
+            joinSegments: options.joinSegments ?? false,
+            onPlan: (p) => progress.total({ bytes: p.bytes, count: p.files }),
+            onFile: (_p, size) => (progress.bytes(size), progress.count()),
+          });
+          progress.stop();
+          if (options.json) printJson({ id: reader.id, ...result, dest });
+          else
+            process.stdout.write(
+              `Checked out ${result.version} of object "${reader.id}": ${result.files} files, ${result.bytes} bytes${options.joinChunks ? `, ${result.joined} split LOBs joined` : ''}${joinedWords(result.joinedSegments)}.\n`,
+            );
+        } finally {
+          progress.stop();
+        }
+      },
+    );
 }

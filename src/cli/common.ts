@@ -64,7 +64,11 @@ export function printJsonError(code: string, message: string, exitCode: number):
 
 /** The system error (ENOSPC, EFBIG, ...) behind an error, following its causes. */
 function systemCause(err: unknown): NodeJS.ErrnoException | undefined {
-  for (let e = err as NodeJS.ErrnoException | undefined, depth = 0; e && depth < 10; e = e.cause as NodeJS.ErrnoException | undefined, depth++) {
+  for (
+    let e = err as NodeJS.ErrnoException | undefined, depth = 0;
+    e && depth < 10;
+    e = e.cause as NodeJS.ErrnoException | undefined, depth++
+  ) {
     if (typeof e.code === 'string' && Object.hasOwn(ERRNO_WORDS, e.code) && !(e instanceof SiardOcflError)) return e;
   }
   return undefined;
@@ -99,7 +103,9 @@ const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /** Text for one tab-separated column: control characters as `\n`, `\t`, `\r` or `\u00XX`. */
 export function printable(text: string): string {
-  return text.replace(CONTROLS, (c) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : c === '\r' ? '\\r' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  return text.replace(CONTROLS, (c) =>
+    c === '\n' ? '\\n' : c === '\t' ? '\\t' : c === '\r' ? '\\r' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /**
@@ -107,7 +113,10 @@ export function printable(text: string): string {
  * it, but it cannot be typed, listed or grepped reliably. Objects other tools made are still read.
  */
 export function checkObjectId(id: string): void {
-  if (CONTROL.test(id)) throw new UsageError(`The object id ${JSON.stringify(id)} holds a control character (such as a newline or tab), which siard-ocfl does not write.`);
+  if (CONTROL.test(id))
+    throw new UsageError(
+      `The object id ${JSON.stringify(id)} holds a control character (such as a newline or tab), which siard-ocfl does not write.`,
+    );
 }
 
 /** Parses a non-negative integer option, or throws a one-sentence usage error. */
@@ -119,9 +128,24 @@ export function parseCount(name: string) {
 }
 
 const SIZE_UNITS: Record<string, number> = {
-  '': 1, b: 1,
-  k: 1e3, kb: 1e3, m: 1e6, mb: 1e6, g: 1e9, gb: 1e9, t: 1e12, tb: 1e12,
-  ki: 2 ** 10, kib: 2 ** 10, mi: 2 ** 20, mib: 2 ** 20, gi: 2 ** 30, gib: 2 ** 30, ti: 2 ** 40, tib: 2 ** 40,
+  '': 1,
+  b: 1,
+  k: 1e3,
+  kb: 1e3,
+  m: 1e6,
+  mb: 1e6,
+  g: 1e9,
+  gb: 1e9,
+  t: 1e12,
+  tb: 1e12,
+  ki: 2 ** 10,
+  kib: 2 ** 10,
+  mi: 2 ** 20,
+  mib: 2 ** 20,
+  gi: 2 ** 30,
+  gib: 2 ** 30,
+  ti: 2 ** 40,
+  tib: 2 ** 40,
 };
 
 /**
@@ -145,7 +169,8 @@ export function parseSize(name: string) {
  * other verb, or the argument; giving both is refused unless they agree.
  */
 export function rootArgument(argument: string | undefined, root: string | undefined, what: string): string {
-  if (argument !== undefined && root !== undefined && argument !== root) throw new UsageError(`Give the ${what} once: either --root ${root} or ${argument}.`);
+  if (argument !== undefined && root !== undefined && argument !== root)
+    throw new UsageError(`Give the ${what} once: either --root ${root} or ${argument}.`);
   const chosen = root ?? argument;
   if (chosen === undefined) throw new UsageError(`Give the ${what}: --root <root>.`);
   return chosen;
@@ -193,7 +218,8 @@ export function versionInfo(o: VersionInfoCliOptions): { message?: string; user?
   const fromEnv = o.userName === undefined;
   const name = fromEnv ? process.env.SIARD_OCFL_USER_NAME || undefined : o.userName;
   const address = fromEnv ? process.env.SIARD_OCFL_USER_ADDRESS || undefined : o.userAddress;
-  if (fromEnv && address && !name) throw new UsageError('SIARD_OCFL_USER_ADDRESS is set but SIARD_OCFL_USER_NAME is not; set both, or give --user-name.');
+  if (fromEnv && address && !name)
+    throw new UsageError('SIARD_OCFL_USER_ADDRESS is set but SIARD_OCFL_USER_NAME is not; set both, or give --user-name.');
   return {
     ...(o.message !== undefined ? { message: o.message } : {}),
     ...(name ? { user: { name, ...(address ? { address } : {}) } } : {}),
@@ -202,6 +228,7 @@ export function versionInfo(o: VersionInfoCliOptions): { message?: string; user?
 
 /** The `--digest` option of a new object: sha512 (the default) or sha256. */
 export function contentDigest(value: string | undefined): 'sha512' | 'sha256' | undefined {
-  if (value !== undefined && value !== 'sha512' && value !== 'sha256') throw new UsageError(`--digest must be sha512 or sha256, not "${value}".`);
+  if (value !== undefined && value !== 'sha512' && value !== 'sha256')
+    throw new UsageError(`--digest must be sha512 or sha256, not "${value}".`);
   return value;
 }

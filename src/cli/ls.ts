@@ -6,7 +6,9 @@ import { printable, printJson } from './common.js';
 export function register(program: Command): void {
   program
     .command('ls')
-    .description('list the objects of a storage root: id, head version, object path, separated by tabs (control characters in ids shown as \\n, \\t, \\u00XX)')
+    .description(
+      'list the objects of a storage root: id, head version, object path, separated by tabs (control characters in ids shown as \\n, \\t, \\u00XX)',
+    )
     .requiredOption('--root <root>', 'OCFL storage root')
     .option('--json', 'print a JSON array')
     .action(async (options: { root: string; json?: boolean }) => {
@@ -23,6 +25,13 @@ export function register(program: Command): void {
         }
       }
       if (options.json) printJson(rows);
-      else process.stdout.write(rows.map((r) => (r.error ? `?\t?\t${printable(r.path)}\t${printable(r.error)}\n` : `${printable(r.id!)}\t${r.head}\t${printable(r.path)}\n`)).join(''));
+      else
+        process.stdout.write(
+          rows
+            .map((r) =>
+              r.error ? `?\t?\t${printable(r.path)}\t${printable(r.error)}\n` : `${printable(r.id!)}\t${r.head}\t${printable(r.path)}\n`,
+            )
+            .join(''),
+        );
     });
 }

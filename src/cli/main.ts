@@ -63,7 +63,9 @@ function reportUnknownBeforeMissing(command: Command): void {
   verb.missingMandatoryOptionValue = (option: Option) => {
     const known = (arg: string) => verb.options.some((o) => o.long === arg || o.short === arg) || arg === '--help' || arg === '-h';
     const end = verb.args.indexOf('--');
-    const unknown = (end < 0 ? verb.args : verb.args.slice(0, end)).find((a) => a.startsWith('-') && a.length > 1 && !known(a.split('=')[0]!));
+    const unknown = (end < 0 ? verb.args : verb.args.slice(0, end)).find(
+      (a) => a.startsWith('-') && a.length > 1 && !known(a.split('=')[0]!),
+    );
     if (unknown !== undefined) verb.unknownOption(unknown);
     missing(option);
   };

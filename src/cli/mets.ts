@@ -2,7 +2,15 @@
 import type { Command } from 'commander';
 import { addMetsIndex, type AddMetsOptions } from '../archive/mets.js';
 import { openRoot } from '../ocfl/root.js';
-import { addVersionInfoOptions, addWorkspaceOption, printJson, rootOptions, versionInfo, type VersionInfoCliOptions, type WorkspaceCliOptions } from './common.js';
+import {
+  addVersionInfoOptions,
+  addWorkspaceOption,
+  printJson,
+  rootOptions,
+  versionInfo,
+  type VersionInfoCliOptions,
+  type WorkspaceCliOptions,
+} from './common.js';
 
 interface MetsCliOptions extends VersionInfoCliOptions, WorkspaceCliOptions {
   root: string;
@@ -12,13 +20,17 @@ interface MetsCliOptions extends VersionInfoCliOptions, WorkspaceCliOptions {
 }
 
 export function register(program: Command): void {
-  addWorkspaceOption(addVersionInfoOptions(
-    program
-      .command('mets')
-    .description('add the METS index (mets.xml beside the .siard, one in each LOB segment folder) to an object as a new version; checksums come from the inventory fixity block')
-    .requiredOption('--root <root>', 'OCFL storage root')
-    .requiredOption('--id <object-id>', 'object id'),
-  ))
+  addWorkspaceOption(
+    addVersionInfoOptions(
+      program
+        .command('mets')
+        .description(
+          'add the METS index (mets.xml beside the .siard, one in each LOB segment folder) to an object as a new version; checksums come from the inventory fixity block',
+        )
+        .requiredOption('--root <root>', 'OCFL storage root')
+        .requiredOption('--id <object-id>', 'object id'),
+    ),
+  )
     .option('--replace', 'write the index again when the head already has one')
     .option('--json', 'print a JSON summary')
     .action(async (o: MetsCliOptions) => {

@@ -74,7 +74,7 @@ export function register(program: Command): void {
     .description('print the object root path of each object id (storage layout extension 0003), one per line')
     .argument('[object-id...]', 'object ids (use -- before ids that start with "-")')
     .option('--stdin', 'also read object ids from standard input, one per line (UTF-8)')
-    .option('--root <root>', "use the layout and configuration of this storage root")
+    .option('--root <root>', 'use the layout and configuration of this storage root')
     .option('--digest-algorithm <algorithm>', 'digest of the id (default sha256; md5, sha1, sha512, blake2b-512, ...)')
     .option('--tuple-size <n>', 'characters per directory level (default 3)', parseCount('--tuple-size'))
     .option('--number-of-tuples <n>', 'directory levels (default 3)', parseCount('--number-of-tuples'))

@@ -74,7 +74,12 @@ function progressLine(s: State, now: number, width = 80, bar?: (fraction: number
   const figures = [
     ...(f !== undefined ? [`${Math.floor(f * 100)}%`] : []),
     // A verb that reports no bytes (restore) shows the count and its rate instead of "0 B".
-    ...(s.bytes > 0 || s.totalBytes !== undefined ? [`${formatBytes(s.bytes)}${s.totalBytes !== undefined ? `/${formatBytes(s.totalBytes)}` : ''}`, `${formatBytes(Math.round(s.bytes / elapsed))}/s`] : []),
+    ...(s.bytes > 0 || s.totalBytes !== undefined
+      ? [
+          `${formatBytes(s.bytes)}${s.totalBytes !== undefined ? `/${formatBytes(s.totalBytes)}` : ''}`,
+          `${formatBytes(Math.round(s.bytes / elapsed))}/s`,
+        ]
+      : []),
     `${grouped.format(s.count)}${s.totalCount !== undefined ? `/${grouped.format(s.totalCount)}` : ''} ${s.unit}`,
     ...(s.bytes > 0 || s.totalBytes !== undefined ? [] : [`${grouped.format(Math.round(s.count / elapsed))} ${s.unit}/s`]),
     `elapsed ${formatDuration(elapsed)}${f !== undefined && f > 0 && f < 1 ? ` ETA ${formatDuration((elapsed * (1 - f)) / f)}` : ''}`,

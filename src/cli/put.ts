@@ -6,7 +6,17 @@ import { UsageError } from '../errors.js';
 import { addLocalFiles } from '../ocfl/add-local-files.js';
 import { forEachConcurrent } from '../ocfl/concurrent.js';
 import { openRoot } from '../ocfl/root.js';
-import { addVersionInfoOptions, checkObjectId, addWorkspaceOption, contentDigest, printJson, rootOptions, versionInfo, type VersionInfoCliOptions, type WorkspaceCliOptions } from './common.js';
+import {
+  addVersionInfoOptions,
+  checkObjectId,
+  addWorkspaceOption,
+  contentDigest,
+  printJson,
+  rootOptions,
+  versionInfo,
+  type VersionInfoCliOptions,
+  type WorkspaceCliOptions,
+} from './common.js';
 import { createProgress } from './progress.js';
 
 interface PutOptions extends VersionInfoCliOptions, WorkspaceCliOptions {
@@ -55,14 +65,16 @@ async function listFiles(dir: string): Promise<SourceFile[]> {
 }
 
 export function register(program: Command): void {
-  addWorkspaceOption(addVersionInfoOptions(
-    program
-      .command('put')
-    .description('store a folder as a new version of an object: the version holds exactly the folder\'s files')
-    .argument('<dir>', 'folder whose files become the version')
-    .requiredOption('--root <root>', 'OCFL storage root')
-    .requiredOption('--id <object-id>', 'object id'),
-  ))
+  addWorkspaceOption(
+    addVersionInfoOptions(
+      program
+        .command('put')
+        .description("store a folder as a new version of an object: the version holds exactly the folder's files")
+        .argument('<dir>', 'folder whose files become the version')
+        .requiredOption('--root <root>', 'OCFL storage root')
+        .requiredOption('--id <object-id>', 'object id'),
+    ),
+  )
     .option('--digest <algorithm>', 'content digest of a new object: sha512 (default) or sha256')
     .option('--fixity <algorithms>', 'comma-separated fixity algorithms, e.g. sha256,md5')
     .option('--json', 'print the result as JSON')
@@ -72,7 +84,12 @@ export function register(program: Command): void {
       const version = versionInfo(options);
       const files = await listFiles(dir);
       const root = await openRoot(options.root, rootOptions(options));
-      const fixity = options.fixity ? options.fixity.split(',').map((s) => s.trim()).filter(Boolean) : [];
+      const fixity = options.fixity
+        ? options.fixity
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : [];
       const staged = await root.startVersion(options.id, { digestAlgorithm, fixityAlgorithms: fixity });
       const progress = createProgress({ json: options.json });
       let stored = 0;

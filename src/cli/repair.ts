@@ -35,24 +35,29 @@ function describe(o: ObjectRepairReport): string {
 }
 
 export function register(program: Command): void {
-  addWorkspaceOption(program
-    .command('repair')
-    .description('finish or roll back interrupted commits and remove crashed writers\' leftovers, as the next writer would')
-    .requiredOption('--root <root>', 'OCFL storage root')
-    .option('--id <object-id>', 'repair only this object (repeatable); default: every object and the workspace', (v: string, all: string[] | undefined) => [...(all ?? []), v])
-    .option('--json', 'print {root, workspace, objects: [{id, objectPath, status, actions, message}], repaired, locked, failed} as JSON'))
-    .action(async (options: RepairOptions) => {
-      const root = await openRoot(options.root, rootOptions(options));
-      const ids = options.id ?? [];
-      const report = await root.repair(ids.length > 0 ? ids : undefined);
-      if (options.json) printJson(report);
-      else {
-        for (const o of report.objects) if (o.status !== 'clean' || ids.length > 0) process.stdout.write(describe(o));
-        const clean = report.objects.length - report.repaired - report.locked - report.failed;
-        process.stdout.write(
-          `${report.objects.length} checked: ${report.repaired} repaired, ${clean} needed nothing, ${report.locked} locked by a writer, ${report.failed} failed.\n`,
-        );
-      }
-      process.exitCode = report.locked > 0 ? 2 : report.failed > 0 ? 1 : 0;
-    });
+  addWorkspaceOption(
+    program
+      .command('repair')
+      .description("finish or roll back interrupted commits and remove crashed writers' leftovers, as the next writer would")
+      .requiredOption('--root <root>', 'OCFL storage root')
+      .option(
+        '--id <object-id>',
+        'repair only this object (repeatable); default: every object and the workspace',
+        (v: string, all: string[] | undefined) => [...(all ?? []), v],
+      )
+      .option('--json', 'print {root, workspace, objects: [{id, objectPath, status, actions, message}], repaired, locked, failed} as JSON'),
+  ).action(async (options: RepairOptions) => {
+    const root = await openRoot(options.root, rootOptions(options));
+    const ids = options.id ?? [];
+    const report = await root.repair(ids.length > 0 ? ids : undefined);
+    if (options.json) printJson(report);
+    else {
+      for (const o of report.objects) if (o.status !== 'clean' || ids.length > 0) process.stdout.write(describe(o));
+      const clean = report.objects.length - report.repaired - report.locked - report.failed;
+      process.stdout.write(
+        `${report.objects.length} checked: ${report.repaired} repaired, ${clean} needed nothing, ${report.locked} locked by a writer, ${report.failed} failed.\n`,
+      );
+    }
+    process.exitCode = report.locked > 0 ? 2 : report.failed > 0 ? 1 : 0;
+  });
 }

@@ -18,7 +18,9 @@ interface ShownFile {
 export function register(program: Command): void {
   program
     .command('show')
-    .description('list the logical files of a version (default head) in natural order (lobseg_2 before lobseg_10): logical path, content path, digest, size in bytes, separated by tabs')
+    .description(
+      'list the logical files of a version (default head) in natural order (lobseg_2 before lobseg_10): logical path, content path, digest, size in bytes, separated by tabs',
+    )
     .requiredOption('--root <root>', 'OCFL storage root')
     .requiredOption('--id <object-id>', 'object id')
     .option('--version <vN>', 'version to show (default: head)')
@@ -31,7 +33,9 @@ export function register(program: Command): void {
       // Written as it goes, in pieces of a few MB (stdout to a file or pipe blocks, so nothing piles up).
       const out = new JsonPieces((piece) => process.stdout.write(piece));
       if (options.json) {
-        out.put(`{\n  "id": ${JSON.stringify(reader.id)},\n  "version": ${JSON.stringify(version)},\n  "digestAlgorithm": ${JSON.stringify(reader.digestAlgorithm)},\n  "files": `);
+        out.put(
+          `{\n  "id": ${JSON.stringify(reader.id)},\n  "version": ${JSON.stringify(version)},\n  "digestAlgorithm": ${JSON.stringify(reader.digestAlgorithm)},\n  "files": `,
+        );
         out.put(paths.length === 0 ? '[]' : '[\n');
       }
       for (let i = 0; i < paths.length; i += CHUNK) {

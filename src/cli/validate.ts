@@ -21,7 +21,10 @@ export function register(program: Command): void {
     .description('validate an OCFL storage root or object root (OCFL 1.0/1.1 E/W codes); exit 0 valid, 1 invalid, 2 could not run')
     .argument('[path]', 'storage root or object root (a storage root may be given as --root instead)')
     .option('--root <root>', 'storage root to validate, as other verbs take it')
-    .option('--json', 'print {valid, errors, warnings, objects, files, bytes} as JSON; each finding is {code, severity, object, path, message} as in audit; a failure prints {error: {code, message, exitCode}}')
+    .option(
+      '--json',
+      'print {valid, errors, warnings, objects, files, bytes} as JSON; each finding is {code, severity, object, path, message} as in audit; a failure prints {error: {code, message, exitCode}}',
+    )
     .option('--no-fixity', 'skip verifying content and fixity digests (structure only)')
     .action(async (pathArg: string | undefined, options: { root?: string; json?: boolean; fixity: boolean }) => {
       const target = rootArgument(pathArg, options.root, 'storage root or object root to validate');

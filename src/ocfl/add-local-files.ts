@@ -29,7 +29,10 @@ export async function addLocalFiles(staged: StagedVersion, files: LocalFile[], o
   }
   const algorithms = [staged.digestAlgorithm, ...staged.fixityAlgorithms];
   const pool = new HashPool();
-  pool.prepare(files.reduce((n, f) => n + f.size, 0), files.length);
+  pool.prepare(
+    files.reduce((n, f) => n + f.size, 0),
+    files.length,
+  );
   type Read = { file: LocalFile; incoming?: string; result: HashResult };
   /** Hashes a batch on the pool; with `copy`, each file is also written into the stage in the same read. */
   const readBatch = async (batch: LocalFile[], copy: boolean): Promise<Read[]> => {
@@ -43,7 +46,10 @@ export async function addLocalFiles(staged: StagedVersion, files: LocalFile[], o
   };
   const digestsOf = ({ file, result }: Read): Record<string, string> => {
     if (result.error !== undefined || !result.digests) {
-      throw new SiardOcflError(`Cannot read ${file.absolute} (for "${file.logicalPath}"): ${result.error ?? 'no digest'}.`, { code: 'UNREADABLE', exitCode: 2 });
+      throw new SiardOcflError(`Cannot read ${file.absolute} (for "${file.logicalPath}"): ${result.error ?? 'no digest'}.`, {
+        code: 'UNREADABLE',
+        exitCode: 2,
+      });
     }
     return result.digests;
   };

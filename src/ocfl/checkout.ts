@@ -112,7 +112,9 @@ async function contentSizes(reader: OcflObjectReader, version: string, plan: Che
   const sizes = new Array<number>(plan.length);
   // An object store holds no links or folders: one listing of the object gives every size
   // (a request per 1,000 files instead of one per file).
-  const listed = reader.storage.localPath ? undefined : new Map((await reader.storage.walk(reader.path)).files.map((f) => [f.relative, f.size]));
+  const listed = reader.storage.localPath
+    ? undefined
+    : new Map((await reader.storage.walk(reader.path)).files.map((f) => [f.relative, f.size]));
   const statOf = async (contentPath: string) => {
     if (!listed) return reader.storage.stat(reader.storagePath(contentPath));
     const size = listed.get(contentPath);
@@ -122,7 +124,8 @@ async function contentSizes(reader: OcflObjectReader, version: string, plan: Che
     let stat = logicalPathProblem(contentPath) ? undefined : await statOf(contentPath);
     // stat does not follow a link at the end of the path; every folder on the way must be a real one too.
     const parts = contentPath.split('/');
-    for (let j = 1; stat && j < parts.length; j++) if (!(await isFolder(parts.slice(0, j).join('/')))) stat = { isFile: false, isDirectory: false, size: 0 };
+    for (let j = 1; stat && j < parts.length; j++)
+      if (!(await isFolder(parts.slice(0, j).join('/')))) stat = { isFile: false, isDirectory: false, size: 0 };
     if (!stat?.isFile) {
       throw new SiardOcflError(
         `Object "${reader.id}" version ${version} keeps logical path ${JSON.stringify(logicalPath)} at content path ${JSON.stringify(contentPath)}, which is ${stat ? 'not a regular file of the object (a link, a folder, or reached through a link)' : 'missing or leads out of the object'}; nothing was written.`,

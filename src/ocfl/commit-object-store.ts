@@ -36,13 +36,21 @@ const UPLOADS_AT_ONCE = 8;
 
 type Store = WriteStorage & ObjectStorePublish;
 
-export async function publishToObjectStore(ctx: CommitContext, store: Store, version: string, digestAlgorithm: string, isNew: boolean): Promise<void> {
+export async function publishToObjectStore(
+  ctx: CommitContext,
+  store: Store,
+  version: string,
+  digestAlgorithm: string,
+  isNew: boolean,
+): Promise<void> {
   const { workspace, stage, objectPath } = ctx;
   const staged = `${stage}/object/${version}`;
   const sidecar = `inventory.json.${digestAlgorithm}`;
   const walked = await workspace.walk(staged);
   const content = walked.files.filter((f) => f.relative.includes('/'));
-  await forEachConcurrent(content, UPLOADS_AT_ONCE, (f) => store.upload(workspace, `${staged}/${f.relative}`, `${objectPath}/${version}/${f.relative}`, f.size));
+  await forEachConcurrent(content, UPLOADS_AT_ONCE, (f) =>
+    store.upload(workspace, `${staged}/${f.relative}`, `${objectPath}/${version}/${f.relative}`, f.size),
+  );
   await failpoint('s3-after-content');
   await store.putBytes(`${objectPath}/${version}/inventory.json`, await workspace.readFile(`${staged}/inventory.json`));
   await store.putBytes(`${objectPath}/${version}/${sidecar}`, await workspace.readFile(`${staged}/${sidecar}`));
@@ -88,9 +96,12 @@ export async function recoverObjectStore(
       }
       return undefined;
     }
-    throw new SiardOcflError(`The object path of "${ctx.id}", ${store.location}/${objectPath}, holds files but no inventory.json, so it is not an object this tool may repair.`, {
-      code: 'PATH_CONFLICT',
-    });
+    throw new SiardOcflError(
+      `The object path of "${ctx.id}", ${store.location}/${objectPath}, holds files but no inventory.json, so it is not an object this tool may repair.`,
+      {
+        code: 'PATH_CONFLICT',
+      },
+    );
   }
   const loaded = await load(store, objectPath);
   const { inventory, digest } = loaded;

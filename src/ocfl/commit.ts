@@ -195,10 +195,15 @@ async function publishNewObject(ctx: CommitContext, version = 'v1', digestAlgori
         break;
       }
       if (!st.isDirectory) {
-        throw new SiardOcflError(`Cannot place object "${ctx.id}": ${root.location}/${here} is a file, not a folder.`, { code: 'PATH_CONFLICT' });
+        throw new SiardOcflError(`Cannot place object "${ctx.id}": ${root.location}/${here} is a file, not a folder.`, {
+          code: 'PATH_CONFLICT',
+        });
       }
     }
-    if (missing < 0) throw new SiardOcflError(`Object "${ctx.id}" appeared at ${root.location}/${objectPath} while it was being created.`, { code: 'OBJECT_EXISTS' });
+    if (missing < 0)
+      throw new SiardOcflError(`Object "${ctx.id}" appeared at ${root.location}/${objectPath} while it was being created.`, {
+        code: 'OBJECT_EXISTS',
+      });
     const top = parts.slice(0, missing + 1).join('/');
     await failpoint('before-object-rename');
     try {
@@ -275,7 +280,13 @@ async function publishByExchange(ctx: CommitContext, version: string, digestAlgo
   await failpoint('after-stage-fsync');
   // The root inventory and every sidecar of it are replaced (an older version may have used
   // another digest algorithm); everything else of the object is kept, whatever it is.
-  const dirs = await linkTree(root, objectPath, workspace, shadow, (name) => name === 'inventory.json' || name.startsWith('inventory.json.'));
+  const dirs = await linkTree(
+    root,
+    objectPath,
+    workspace,
+    shadow,
+    (name) => name === 'inventory.json' || name.startsWith('inventory.json.'),
+  );
   await failpoint('after-shadow-linked');
   await workspace.rename(`${stage}/object/${version}`, `${shadow}/${version}`);
   await workspace.rename(`${stage}/root/inventory.json`, `${shadow}/inventory.json`);
@@ -286,7 +297,9 @@ async function publishByExchange(ctx: CommitContext, version: string, digestAlgo
   }
   await failpoint('before-exchange');
   if (!(await root.exchangeWith(workspace, shadow, objectPath))) {
-    throw new SiardOcflError(`The filesystem of ${root.location} stopped exchanging folders during the commit of "${ctx.id}".`, { code: 'EXCHANGE_FAILED' });
+    throw new SiardOcflError(`The filesystem of ${root.location} stopped exchanging folders during the commit of "${ctx.id}".`, {
+      code: 'EXCHANGE_FAILED',
+    });
   }
   await failpoint('after-exchange');
   await root.fsyncDir(parentOf(objectPath));
@@ -328,8 +341,16 @@ export interface RecoveryAction {
  * Repairs what a crashed writer of this object left (see the protocol above), appending what it
  * did to `actions`. Returns the object's inventory, or undefined when the object does not exist.
  */
-export async function recoverObject(ctx: CommitContext, actions?: RecoveryAction[], load?: (storage: ReadStorage, objectPath: string) => Promise<LoadedInventory>): Promise<LoadedInventory | undefined>;
-export async function recoverObject(ctx: CommitContext, actions: RecoveryAction[], load: typeof loadInventorySummary): Promise<LoadedInventorySummary | undefined>;
+export async function recoverObject(
+  ctx: CommitContext,
+  actions?: RecoveryAction[],
+  load?: (storage: ReadStorage, objectPath: string) => Promise<LoadedInventory>,
+): Promise<LoadedInventory | undefined>;
+export async function recoverObject(
+  ctx: CommitContext,
+  actions: RecoveryAction[],
+  load: typeof loadInventorySummary,
+): Promise<LoadedInventorySummary | undefined>;
 /** `load` reads the inventory: in full for a writer, summarised for repair, which needs no manifest. */
 export async function recoverObject(
   ctx: CommitContext,

@@ -10,7 +10,11 @@
  * work at the first failure and rejects with it once the running calls have settled (so no
  * operation is still writing when the caller cleans up).
  */
-export async function forEachConcurrent<T>(items: Iterable<T>, width: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
+export async function forEachConcurrent<T>(
+  items: Iterable<T>,
+  width: number,
+  fn: (item: T, index: number) => Promise<void>,
+): Promise<void> {
   const iterator = items[Symbol.iterator]();
   let index = 0;
   let failure: { error: unknown } | undefined;

@@ -44,10 +44,7 @@ export function isDigestAlgorithm(name: string): boolean {
 
 export function assertDigestAlgorithm(name: string): void {
   if (!isDigestAlgorithm(name)) {
-    throw new UsageError(
-      `Unknown digest algorithm "${name}"; known: ${DIGEST_ALGORITHMS.join(', ')}.`,
-      'UNKNOWN_DIGEST_ALGORITHM',
-    );
+    throw new UsageError(`Unknown digest algorithm "${name}"; known: ${DIGEST_ALGORITHMS.join(', ')}.`, 'UNKNOWN_DIGEST_ALGORITHM');
   }
 }
 

@@ -114,7 +114,8 @@ class DirectFile implements WritableFile {
     const done: Promise<void> = this.handle
       .write(buffer, 0, length, at)
       .then(({ bytesWritten }) => {
-        if (bytesWritten !== length) throw Object.assign(new Error(`${this.abs}: short write (${bytesWritten} of ${length} bytes)`), { code: 'EIO' });
+        if (bytesWritten !== length)
+          throw Object.assign(new Error(`${this.abs}: short write (${bytesWritten} of ${length} bytes)`), { code: 'EIO' });
       })
       .catch((err: Error) => void (this.failure ??= err))
       .finally(() => {

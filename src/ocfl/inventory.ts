@@ -5,7 +5,16 @@
  */
 import { SiardOcflError } from '../errors.js';
 import { digestSync, isDigestAlgorithm, MultiHasher } from './digest.js';
-import { arrayLength, JsonPieces, objectMembers, objectValues, parseJsonBytes, parseJsonRange, parseTopLevelMembers, topLevelObject } from './large-json.js';
+import {
+  arrayLength,
+  JsonPieces,
+  objectMembers,
+  objectValues,
+  parseJsonBytes,
+  parseJsonRange,
+  parseTopLevelMembers,
+  topLevelObject,
+} from './large-json.js';
 
 export const INVENTORY_TYPE_1_1 = 'https://ocfl.io/1.1/spec/#inventory';
 export const INVENTORY_TYPE_1_0 = 'https://ocfl.io/1.0/spec/#inventory';
@@ -134,7 +143,8 @@ export function inventoryFromJson(data: unknown, where = 'inventory.json'): Inve
     }
     versions[name] = version;
   }
-  if (!(data.head as string in versions)) throw new InventoryError(`${where} names head ${data.head as string}, which is not among its versions.`);
+  if (!((data.head as string) in versions))
+    throw new InventoryError(`${where} names head ${data.head as string}, which is not among its versions.`);
   const inv: Inventory = {
     id: data.id as string,
     type: data.type as string,
@@ -158,7 +168,10 @@ export function inventoryFromJson(data: unknown, where = 'inventory.json'): Inve
 }
 
 /** id, head, type and digestAlgorithm of inventory bytes, the rest left unparsed (see parseTopLevelMembers). */
-export function parseInventoryHeader(bytes: Uint8Array, where = 'inventory.json'): { id: string; head: string; type: string; digestAlgorithm: string } {
+export function parseInventoryHeader(
+  bytes: Uint8Array,
+  where = 'inventory.json',
+): { id: string; head: string; type: string; digestAlgorithm: string } {
   let data: Record<string, unknown>;
   try {
     data = parseTopLevelMembers(bytes, ['id', 'head', 'type', 'digestAlgorithm']);
@@ -171,7 +184,8 @@ export function parseInventoryHeader(bytes: Uint8Array, where = 'inventory.json'
   if (data.digestAlgorithm !== 'sha512' && data.digestAlgorithm !== 'sha256') {
     throw new InventoryError(`${where} uses digestAlgorithm "${data.digestAlgorithm as string}"; OCFL allows sha512 or sha256.`);
   }
-  if (!VERSION_RE.test(data.head as string)) throw new InventoryError(`${where} names head ${data.head as string}, which is not a version name.`);
+  if (!VERSION_RE.test(data.head as string))
+    throw new InventoryError(`${where} names head ${data.head as string}, which is not a version name.`);
   return { id: data.id as string, head: data.head as string, type: data.type as string, digestAlgorithm: data.digestAlgorithm as string };
 }
 
@@ -189,7 +203,10 @@ export interface InventoryVersionSummary {
  * without being built and the manifest and fixity skipped: `log` of a million-file object needs
  * none of them. The fields read are checked as parseInventory checks them.
  */
-export function parseInventoryVersions(bytes: Uint8Array, where = 'inventory.json'): ReturnType<typeof parseInventoryHeader> & { versions: InventoryVersionSummary[] } {
+export function parseInventoryVersions(
+  bytes: Uint8Array,
+  where = 'inventory.json',
+): ReturnType<typeof parseInventoryHeader> & { versions: InventoryVersionSummary[] } {
   const header = parseInventoryHeader(bytes, where);
   const versions: InventoryVersionSummary[] = [];
   try {
@@ -206,18 +223,22 @@ export function parseInventoryVersions(bytes: Uint8Array, where = 'inventory.jso
           if (bytes[f.start] !== 0x7b) throw new InventoryError(`${where} version ${v.key} state is not a JSON object.`);
           files = 0;
           for (const entry of objectValues(bytes, f.start, f.end)) {
-            if (bytes[entry.start] !== 0x5b) throw new InventoryError(`${where} version ${v.key} state has an entry that is not a list of paths.`);
+            if (bytes[entry.start] !== 0x5b)
+              throw new InventoryError(`${where} version ${v.key} state has an entry that is not a list of paths.`);
             files += arrayLength(bytes, entry.start, entry.end);
           }
         } else if (f.key === 'created' || f.key === 'message' || f.key === 'user') {
           const value = parseJsonRange(bytes, f.start, f.end);
           if (f.key === 'user') {
             const u = value as { name?: unknown; address?: unknown } | null;
-            if (typeof u !== 'object' || u === null || typeof u.name !== 'string') throw new InventoryError(`${where} version ${v.key} user has no name.`);
-            if (u.address !== undefined && typeof u.address !== 'string') throw new InventoryError(`${where} version ${v.key} user address is not a string.`);
+            if (typeof u !== 'object' || u === null || typeof u.name !== 'string')
+              throw new InventoryError(`${where} version ${v.key} user has no name.`);
+            if (u.address !== undefined && typeof u.address !== 'string')
+              throw new InventoryError(`${where} version ${v.key} user address is not a string.`);
             summary.user = u.address === undefined ? { name: u.name } : { name: u.name, address: u.address };
           } else {
-            if (typeof value !== 'string') throw new InventoryError(`${where} version ${v.key} ${f.key === 'created' ? 'lacks "created"' : 'message is not a string'}.`);
+            if (typeof value !== 'string')
+              throw new InventoryError(`${where} version ${v.key} ${f.key === 'created' ? 'lacks "created"' : 'message is not a string'}.`);
             summary[f.key] = value;
           }
         }
@@ -226,14 +247,21 @@ export function parseInventoryVersions(bytes: Uint8Array, where = 'inventory.jso
       if (files === undefined) throw new InventoryError(`${where} version ${v.key} state is not a JSON object.`);
       // The key order of the full reader's versions() (log --json prints it).
       const { version, created, message, user } = summary as InventoryVersionSummary;
-      versions.push({ version, created, fileCount: files, ...(message !== undefined ? { message } : {}), ...(user !== undefined ? { user } : {}) });
+      versions.push({
+        version,
+        created,
+        fileCount: files,
+        ...(message !== undefined ? { message } : {}),
+        ...(user !== undefined ? { user } : {}),
+      });
     }
   } catch (err) {
     if (err instanceof InventoryError) throw err;
     throw new InventoryError(`${where} is not valid JSON (${(err as Error).message}).`);
   }
   if (versions.length === 0) throw new InventoryError(`${where} has no "versions" object.`);
-  if (!versions.some((v) => v.version === header.head)) throw new InventoryError(`${where} names head ${header.head}, which is not among its versions.`);
+  if (!versions.some((v) => v.version === header.head))
+    throw new InventoryError(`${where} names head ${header.head}, which is not among its versions.`);
   versions.sort((a, b) => versionNumber(a.version) - versionNumber(b.version));
   return { ...header, versions };
 }
@@ -271,24 +299,40 @@ export function inventoryPieces(inv: Inventory): Buffer[] {
   out.object(top, '', (value, indent) => {
     if (value === inv.fixity) {
       const fixity = inv.fixity!;
-      out.object(Object.keys(fixity).sort(byCodeUnit).map((alg) => [alg, fixity[alg]!] as const), indent, (block, i) => writePathMap(out, block, i));
+      out.object(
+        Object.keys(fixity)
+          .sort(byCodeUnit)
+          .map((alg) => [alg, fixity[alg]!] as const),
+        indent,
+        (block, i) => writePathMap(out, block, i),
+      );
     } else if (value === inv.manifest) writePathMap(out, inv.manifest, indent);
     else if (value === inv.versions) {
-      out.object(versionNames(inv).map((name) => [name, inv.versions[name]!] as const), indent, (v, i) =>
-        out.object(
-          [
-            ['created', v.created],
-            ['message', v.message],
-            ['state', v.state],
-            ['user', v.user],
-          ] as Array<readonly [string, unknown]>,
-          i,
-          (field, j) => {
-            if (field === v.state) writePathMap(out, v.state, j);
-            else if (field === v.user) out.object(Object.keys(v.user!).sort(byCodeUnit).map((k) => [k, (v.user as unknown as Record<string, unknown>)[k]] as const), j, (x, k) => out.value(x, k));
-            else out.value(field, j);
-          },
-        ),
+      out.object(
+        versionNames(inv).map((name) => [name, inv.versions[name]!] as const),
+        indent,
+        (v, i) =>
+          out.object(
+            [
+              ['created', v.created],
+              ['message', v.message],
+              ['state', v.state],
+              ['user', v.user],
+            ] as Array<readonly [string, unknown]>,
+            i,
+            (field, j) => {
+              if (field === v.state) writePathMap(out, v.state, j);
+              else if (field === v.user)
+                out.object(
+                  Object.keys(v.user!)
+                    .sort(byCodeUnit)
+                    .map((k) => [k, (v.user as unknown as Record<string, unknown>)[k]] as const),
+                  j,
+                  (x, k) => out.value(x, k),
+                );
+              else out.value(field, j);
+            },
+          ),
       );
     } else out.value(value, indent);
   });

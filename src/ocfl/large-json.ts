@@ -21,7 +21,8 @@ export function parseJsonBytes(bytes: Uint8Array, sliceMax = SLICE_MAX): unknown
   if (bytes.length <= sliceMax) return JSON.parse(utf8.decode(bytes));
   let start = 0;
   let end = bytes.length;
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) throw new SyntaxError('Unexpected token (a byte order mark) at the start of the JSON text');
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)
+    throw new SyntaxError('Unexpected token (a byte order mark) at the start of the JSON text');
   while (start < end && isSpace(bytes[start]!)) start++;
   while (end > start && isSpace(bytes[end - 1]!)) end--;
   return parseValue(bytes, start, end, sliceMax);
@@ -266,7 +267,8 @@ export class JsonPieces {
   /** Writes any plain JSON value (objects in their own key order). */
   value(v: unknown, indent: string): void {
     // As JSON.stringify: an object with toJSON (a Date) is written as what toJSON returns.
-    if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function') v = (v as { toJSON(): unknown }).toJSON();
+    if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function')
+      v = (v as { toJSON(): unknown }).toJSON();
     if (v === null || typeof v !== 'object') {
       this.put(JSON.stringify(v) ?? 'null');
       return;
@@ -284,7 +286,11 @@ export class JsonPieces {
       return;
     }
     const record = v as Record<string, unknown>;
-    this.object(Object.keys(record).map((k) => [k, record[k]] as const), indent, (x, i) => this.value(x, i));
+    this.object(
+      Object.keys(record).map((k) => [k, record[k]] as const),
+      indent,
+      (x, i) => this.value(x, i),
+    );
   }
 
   /** The pieces, the last one flushed. */

@@ -111,7 +111,14 @@ export class LeaseLockProvider implements LockProvider {
   async acquire(id: string): Promise<ObjectLock> {
     const path = this.leasePath(id);
     const token = randomUUID();
-    const lease = (): Lease => ({ id, token, host: os.hostname(), pid: process.pid, expires: Date.now() + this.leaseMs, leaseMs: this.leaseMs });
+    const lease = (): Lease => ({
+      id,
+      token,
+      host: os.hostname(),
+      pid: process.pid,
+      expires: Date.now() + this.leaseMs,
+      leaseMs: this.leaseMs,
+    });
     const body = () => Buffer.from(JSON.stringify(lease()));
     const held = (current?: Lease) =>
       new LockHeldError(
@@ -152,9 +159,12 @@ export class LeaseLockProvider implements LockProvider {
       } else lost = new Error(`another process took over the lease ${this.store.location}/${path}`);
       if (ok) validUntil = sentAt + this.leaseMs;
     };
-    const timer = setInterval(() => {
-      renewing = renewing.then(renew, renew);
-    }, Math.max(100, Math.floor(this.leaseMs / 3)));
+    const timer = setInterval(
+      () => {
+        renewing = renewing.then(renew, renew);
+      },
+      Math.max(100, Math.floor(this.leaseMs / 3)),
+    );
     timer.unref();
 
     return {

@@ -38,6 +38,9 @@ export function logicalPathProblem(path: string): string | undefined {
 export function assertObjectId(id: string): void {
   if (typeof id !== 'string' || id === '') throw new UsageError('An object id must not be empty.', 'BAD_OBJECT_ID');
   if (!isWellFormedUnicode(id)) {
-    throw new UsageError(`Object id ${describe(id)} is not well-formed Unicode (it holds a lone surrogate); it is refused, not replaced.`, 'BAD_OBJECT_ID');
+    throw new UsageError(
+      `Object id ${describe(id)} is not well-formed Unicode (it holds a lone surrogate); it is refused, not replaced.`,
+      'BAD_OBJECT_ID',
+    );
   }
 }

@@ -87,7 +87,8 @@ async function verifiedInventoryBytes<H extends InventoryHeader>(
   const alg = header.digestAlgorithm;
   const sidecar = await readText(storage, `${where}.${alg}`);
   const digest = isDigestAlgorithm(alg) ? digestSync(alg, bytes) : undefined;
-  if (digest !== undefined && sidecar !== undefined && parseSidecar(sidecar) === digest) return { bytes, header, sidecarStale: false, digest };
+  if (digest !== undefined && sidecar !== undefined && parseSidecar(sidecar) === digest)
+    return { bytes, header, sidecarStale: false, digest };
   const headPath = join(objectPath, header.head, 'inventory.json');
   const headBytes = await storage.readFile(headPath).catch(() => undefined);
   const headSidecar = await readText(storage, `${headPath}.${alg}`);
@@ -95,7 +96,9 @@ async function verifiedInventoryBytes<H extends InventoryHeader>(
   if (digest !== undefined && headBytes && headBytes.equals(bytes) && headSidecar !== undefined && parseSidecar(headSidecar) === digest) {
     return { bytes, header, sidecarStale: true, digest };
   }
-  throw new InventoryError(`The inventory of object "${header.id}" at ${storage.location}/${objectPath} does not match its ${alg} sidecar.`);
+  throw new InventoryError(
+    `The inventory of object "${header.id}" at ${storage.location}/${objectPath} does not match its ${alg} sidecar.`,
+  );
 }
 
 /** An inventory already parsed, with the digest of the bytes it was parsed from. */
@@ -135,7 +138,10 @@ export async function loadInventoryHeader(storage: ReadStorage, objectPath: stri
  * The versions of an object (metadata and file counts), its inventory checked against its sidecar
  * but its manifest and states not built: what `log` shows, at a fraction of a full read's memory.
  */
-export async function loadInventoryVersions(storage: ReadStorage, objectPath: string): Promise<InventoryHeader & { versions: InventoryVersionSummary[] }> {
+export async function loadInventoryVersions(
+  storage: ReadStorage,
+  objectPath: string,
+): Promise<InventoryHeader & { versions: InventoryVersionSummary[] }> {
   return (await verifiedInventoryBytes(storage, objectPath, parseInventoryVersions)).header;
 }
 
@@ -187,7 +193,8 @@ export class OcflObjectReader {
    * else parsed in full; `whole` parses it in full always, for a caller that needs `inventory`.
    */
   static async open(storage: ReadStorage, objectPath: string, options: { whole?: boolean } = {}): Promise<OcflObjectReader> {
-    const read = (bytes: Buffer, where: string) => (options.whole ? undefined : InventoryView.from(bytes, where)) ?? parseInventory(bytes, where);
+    const read = (bytes: Buffer, where: string) =>
+      (options.whole ? undefined : InventoryView.from(bytes, where)) ?? parseInventory(bytes, where);
     const { header, digest } = await verifiedInventoryBytes(storage, objectPath, read);
     return new OcflObjectReader(storage, objectPath, header, digest);
   }
@@ -197,7 +204,8 @@ export class OcflObjectReader {
    * relocate need the whole manifest or fixity), or when the inventory is not of the plain shape.
    */
   get inventory(): Inventory {
-    if (!this.full) throw new Error(`The reader of object "${this.id}" was not opened whole: open it with { whole: true } to read its inventory.`);
+    if (!this.full)
+      throw new Error(`The reader of object "${this.id}" was not opened whole: open it with { whole: true } to read its inventory.`);
     return this.full;
   }
 

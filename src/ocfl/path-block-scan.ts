@@ -123,6 +123,12 @@ export function scanPathBlock(bytes: Uint8Array, start: number, end: number, rul
 
   function done(): ScannedBlock {
     firstPath.push(pathStart.length);
-    return { keyStart: keyStart.done(), keyEnd: keyEnd.done(), firstPath: firstPath.done(), pathStart: pathStart.done(), pathEnd: pathEnd.done() };
+    return {
+      keyStart: keyStart.done(),
+      keyEnd: keyEnd.done(),
+      firstPath: firstPath.done(),
+      pathStart: pathStart.done(),
+      pathEnd: pathEnd.done(),
+    };
   }
 }

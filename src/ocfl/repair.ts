@@ -59,7 +59,10 @@ async function recoverLocked(root: OcflStorageRoot, ws: Workspace, id: string, l
   try {
     const loaded = await recoverObject(ctx, recovered, loadInventorySummary);
     if (loaded && loaded.inventory.id !== id) {
-      throw new SiardOcflError(`The object path of "${id}", ${root.location}/${objectPath}, holds object "${loaded.inventory.id}".`, { code: 'ID_MISMATCH', exitCode: 1 });
+      throw new SiardOcflError(`The object path of "${id}", ${root.location}/${objectPath}, holds object "${loaded.inventory.id}".`, {
+        code: 'ID_MISMATCH',
+        exitCode: 1,
+      });
     }
   } finally {
     for (const a of recovered) {
@@ -111,7 +114,9 @@ async function repairLeftover(ws: Workspace, locks: FileLockProvider, key: strin
     throw err;
   }
   try {
-    const actions: RepairAction[] = lock.tookOverDeadLock ? [{ kind: 'removed-dead-lock', path: path.join(locks.lockDir, `${key}.lock`) }] : [];
+    const actions: RepairAction[] = lock.tookOverDeadLock
+      ? [{ kind: 'removed-dead-lock', path: path.join(locks.lockDir, `${key}.lock`) }]
+      : [];
     const stage = `stage-${key}`;
     if (await ws.storage.stat(stage)) {
       await ws.storage.remove(stage);
@@ -160,5 +165,12 @@ export async function repairRoot(root: OcflStorageRoot, ws: Workspace, ids?: str
     }
   }
   const count = (s: RepairStatus) => objects.filter((o) => o.status === s).length;
-  return { root: root.location, workspace: ws.storage.location, objects, repaired: count('repaired'), locked: count('locked'), failed: count('failed') };
+  return {
+    root: root.location,
+    workspace: ws.storage.location,
+    objects,
+    repaired: count('repaired'),
+    locked: count('locked'),
+    failed: count('failed'),
+  };
 }

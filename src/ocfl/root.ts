@@ -21,7 +21,14 @@ import { isObjectStore, type ObjectStorePublish, type ReadStorage, type RootStor
 import { FileSystemStorage } from './storage-fs.js';
 import { isObjectStoreUrl, openStorage } from './storage-open.js';
 import { openLocalWorkspace, openWorkspace, type Workspace } from './workspace.js';
-import { checkWorkspace, chooseWorkspace, initialWorkspace, siblingWorkspaceDir, WORKSPACE_SETTING, workspaceSetting } from './workspace-choice.js';
+import {
+  checkWorkspace,
+  chooseWorkspace,
+  initialWorkspace,
+  siblingWorkspaceDir,
+  WORKSPACE_SETTING,
+  workspaceSetting,
+} from './workspace-choice.js';
 
 export type OcflVersion = '1.0' | '1.1';
 
@@ -70,8 +77,7 @@ export async function initRoot(
   layoutOrConfig: StorageLayout | { extensionName: string },
   options: RootOptions = {},
 ): Promise<OcflStorageRoot> {
-  const layout =
-    'objectPath' in layoutOrConfig ? layoutOrConfig : await createLayoutByName(layoutOrConfig.extensionName, layoutOrConfig);
+  const layout = 'objectPath' in layoutOrConfig ? layoutOrConfig : await createLayoutByName(layoutOrConfig.extensionName, layoutOrConfig);
   if (isObjectStoreUrl(dir)) return initObjectStoreRoot((await openStorage(dir)) as WriteStorage & ObjectStorePublish, layout, options);
   const storage = new FileSystemStorage(dir);
   const st = await storage.stat('');
@@ -91,7 +97,11 @@ export async function initRoot(
   const remember = path.resolve(workspaceDir) !== siblingWorkspaceDir(storage.location);
   try {
     await storage.mkdir('');
-    await writeDurable(storage, 'ocfl_layout.json', JSON.stringify({ extension: layout.extensionName, description: layoutDescription(layout) }, null, 2) + '\n');
+    await writeDurable(
+      storage,
+      'ocfl_layout.json',
+      JSON.stringify({ extension: layout.extensionName, description: layoutDescription(layout) }, null, 2) + '\n',
+    );
     const extDir = `extensions/${layout.extensionName}`;
     await writeDurable(storage, `${extDir}/config.json`, JSON.stringify(layout.config, null, 2) + '\n');
     await storage.fsyncDir(extDir);
@@ -116,7 +126,11 @@ export async function initRoot(
  * remember (it is a local folder of the writing host). The declaration is written last, and only
  * if absent, so an interrupted or concurrent init never leaves two roots' worth of claims.
  */
-async function initObjectStoreRoot(storage: WriteStorage & ObjectStorePublish, layout: StorageLayout, options: RootOptions): Promise<OcflStorageRoot> {
+async function initObjectStoreRoot(
+  storage: WriteStorage & ObjectStorePublish,
+  layout: StorageLayout,
+  options: RootOptions,
+): Promise<OcflStorageRoot> {
   const entries = await storage.list('').catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return [];
     throw err;
@@ -124,11 +138,16 @@ async function initObjectStoreRoot(storage: WriteStorage & ObjectStorePublish, l
   if (entries.some((e) => e.name.startsWith(ROOT_DECLARATION_PREFIX) && !e.name.startsWith(OBJECT_DECLARATION_PREFIX))) {
     throw new UsageError(`${storage.location} is already an OCFL storage root.`, 'ALREADY_ROOT');
   }
-  if (entries.length > 0) throw new UsageError(`Cannot create a storage root in ${storage.location}: the prefix is not empty.`, 'NOT_EMPTY');
-  await storage.putBytes('ocfl_layout.json', Buffer.from(JSON.stringify({ extension: layout.extensionName, description: layoutDescription(layout) }, null, 2) + '\n'));
+  if (entries.length > 0)
+    throw new UsageError(`Cannot create a storage root in ${storage.location}: the prefix is not empty.`, 'NOT_EMPTY');
+  await storage.putBytes(
+    'ocfl_layout.json',
+    Buffer.from(JSON.stringify({ extension: layout.extensionName, description: layoutDescription(layout) }, null, 2) + '\n'),
+  );
   await storage.putBytes(`extensions/${layout.extensionName}/config.json`, Buffer.from(JSON.stringify(layout.config, null, 2) + '\n'));
   const declared = await storage.putIfAbsent('0=ocfl_1.1', Buffer.from('ocfl_1.1\n'));
-  if (!declared.ok && declared.reason === 'exists') throw new UsageError(`${storage.location} is already an OCFL storage root.`, 'ALREADY_ROOT');
+  if (!declared.ok && declared.reason === 'exists')
+    throw new UsageError(`${storage.location} is already an OCFL storage root.`, 'ALREADY_ROOT');
   if (!declared.ok) await storage.putBytes('0=ocfl_1.1', Buffer.from('ocfl_1.1\n'));
   return new OcflStorageRoot(storage, '1.1', layout, options);
 }
@@ -157,7 +176,10 @@ export async function openRoot(dir: string, options: RootOptions = {}): Promise<
     .map((e) => e.name.slice(ROOT_DECLARATION_PREFIX.length) as OcflVersion)
     .sort();
   if (versions.length === 0) {
-    throw new UsageError(`${storage.location} is not an OCFL storage root: it has no 0=ocfl_1.1 or 0=ocfl_1.0 declaration.`, 'NOT_A_STORAGE_ROOT');
+    throw new UsageError(
+      `${storage.location} is not an OCFL storage root: it has no 0=ocfl_1.1 or 0=ocfl_1.0 declaration.`,
+      'NOT_A_STORAGE_ROOT',
+    );
   }
   let layout: StorageLayout | undefined;
   try {
@@ -189,7 +211,10 @@ export class OcflStorageRoot {
   objectPath(id: string): string {
     assertObjectId(id);
     if (!this.layout) {
-      throw new UsageError(`Storage root ${this.location} declares no storage layout siard-ocfl implements, so objects cannot be placed by id.`, 'NO_LAYOUT');
+      throw new UsageError(
+        `Storage root ${this.location} declares no storage layout siard-ocfl implements, so objects cannot be placed by id.`,
+        'NO_LAYOUT',
+      );
     }
     return this.layout.objectPath(id);
   }
@@ -231,7 +256,10 @@ export class OcflStorageRoot {
     if (p === undefined) throw new SiardOcflError(`Storage root ${this.location} holds no object "${id}".`, { code: 'NO_OBJECT' });
     const reader = await OcflObjectReader.open(this.storage, p, options);
     if (reader.id !== id) {
-      throw new SiardOcflError(`The object at ${this.location}/${p} has id "${reader.id}", not "${id}".`, { code: 'ID_MISMATCH', exitCode: 1 });
+      throw new SiardOcflError(`The object at ${this.location}/${p} has id "${reader.id}", not "${id}".`, {
+        code: 'ID_MISMATCH',
+        exitCode: 1,
+      });
     }
     return reader;
   }
@@ -242,7 +270,10 @@ export class OcflStorageRoot {
     if (p === undefined) throw new SiardOcflError(`Storage root ${this.location} holds no object "${id}".`, { code: 'NO_OBJECT' });
     const loaded = await loadInventoryVersions(this.storage, p);
     if (loaded.id !== id) {
-      throw new SiardOcflError(`The object at ${this.location}/${p} has id "${loaded.id}", not "${id}".`, { code: 'ID_MISMATCH', exitCode: 1 });
+      throw new SiardOcflError(`The object at ${this.location}/${p} has id "${loaded.id}", not "${id}".`, {
+        code: 'ID_MISMATCH',
+        exitCode: 1,
+      });
     }
     return loaded.versions;
   }
@@ -286,7 +317,9 @@ export class OcflStorageRoot {
       const ws = await openWorkspace(storage, this.location, choice.dir);
       // Only for a workspace that was accepted: a refused one is the error, alone.
       if (choice.dir !== choice.usual) {
-        this.options.onNote?.(`The workspace ${choice.dir} is not the one this root uses otherwise (${choice.usual}), so this writer and writers using that one do not exclude each other.`);
+        this.options.onNote?.(
+          `The workspace ${choice.dir} is not the one this root uses otherwise (${choice.usual}), so this writer and writers using that one do not exclude each other.`,
+        );
       }
       return this.options.locks ? { ...ws, locks: this.options.locks } : ws;
     })();
@@ -320,7 +353,14 @@ export class OcflStorageRoot {
     const ws = await this.workspace();
     const lock = await ws.locks.acquire(id);
     try {
-      const ctx: CommitContext = { root: this.storage, workspace: ws.storage, stage: ws.stageDir(id), objectPath, id, assertHeld: () => lock.assertHeld() };
+      const ctx: CommitContext = {
+        root: this.storage,
+        workspace: ws.storage,
+        stage: ws.stageDir(id),
+        objectPath,
+        id,
+        assertHeld: () => lock.assertHeld(),
+      };
       const known = options.known;
       const loaded = await recoverObject(ctx, [], known ? (storage, at) => loadInventory(storage, at, known) : loadInventory);
       if (loaded && loaded.inventory.id !== id) {

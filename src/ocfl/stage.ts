@@ -15,11 +15,7 @@ import { SiardOcflError, UsageError } from '../errors.js';
 import { assertDigestAlgorithm, MultiHasher } from './digest.js';
 import { failpoint } from './failpoint.js';
 import { type CommitContext, pruneEmptyDirs, recoverObject, stageInventoriesAndPublish } from './commit.js';
-import {
-  type Inventory,
-  nextVersionName,
-  inventoryPieces,
-} from './inventory.js';
+import { type Inventory, nextVersionName, inventoryPieces } from './inventory.js';
 import { assertLogicalPath } from './logical-path.js';
 import { EarlyFlushes } from './early-flush.js';
 import { contentWithoutFixity, nextInventory, type VersionMetadata } from './next-inventory.js';
@@ -239,7 +235,10 @@ export class StagedVersion {
     if (this.state.has(logicalPath) && replacing) return;
     const conflict = this.logical.conflict(logicalPath);
     if (conflict) {
-      throw new UsageError(`Logical path "${logicalPath}" of object "${this.id}" is refused: ${conflict} in this version.`, 'PATH_CONFLICT');
+      throw new UsageError(
+        `Logical path "${logicalPath}" of object "${this.id}" is refused: ${conflict} in this version.`,
+        'PATH_CONFLICT',
+      );
     }
   }
 
@@ -369,7 +368,13 @@ export class StagedVersion {
   }
 
   /** What the digests decide (see settle), then the bytes put in place: renamed from `incoming`, or written from `held`. */
-  private async settleAndPlace(logicalPath: string, digests: Record<string, string>, size: number, incoming: string | undefined, held: Uint8Array[] | undefined): Promise<AddedFile> {
+  private async settleAndPlace(
+    logicalPath: string,
+    digests: Record<string, string>,
+    size: number,
+    incoming: string | undefined,
+    held: Uint8Array[] | undefined,
+  ): Promise<AddedFile> {
     const { workspace, stage } = this.ctx;
     const digest = digests[this.digestAlgorithm]!;
     // Bounded memory: at most PENDING_WRITES_MAX small files held for writing behind.
@@ -454,7 +459,12 @@ export class StagedVersion {
    * never both store the same content or take the same content path: the state is updated, and
    * the content path is reserved when the bytes are new (stored: the caller writes them there).
    */
-  private settle(logicalPath: string, digest: string, digests: Record<string, string>, size: number): { contentPath: string; stored: boolean; orphan?: NewContent } {
+  private settle(
+    logicalPath: string,
+    digest: string,
+    digests: Record<string, string>,
+    size: number,
+  ): { contentPath: string; stored: boolean; orphan?: NewContent } {
     const previous = this.state.get(logicalPath);
     if (previous === digest) {
       const contentPath = this.newContent.get(digest)?.contentPath ?? this.base!.manifest[this.knownDigests.get(digest)!][0];
@@ -501,7 +511,8 @@ export class StagedVersion {
     const digest = this.state.get(from);
     if (digest === undefined) throw new UsageError(`Object "${this.id}" has no file "${from}" to rename.`, 'NO_SUCH_FILE');
     if (from === to) return;
-    if (this.state.has(to)) throw new UsageError(`Cannot rename "${from}" to "${to}" in object "${this.id}": "${to}" exists.`, 'PATH_CONFLICT');
+    if (this.state.has(to))
+      throw new UsageError(`Cannot rename "${from}" to "${to}" in object "${this.id}": "${to}" exists.`, 'PATH_CONFLICT');
     this.state.delete(from);
     this.logical.delete(from);
     try {

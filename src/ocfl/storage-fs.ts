@@ -111,7 +111,10 @@ export class FileSystemStorage implements Storage {
       return abs; // missing: the read reports it
     }
     if (real !== path.join(this.realLocation, ...(rel === '' || rel === '.' ? [] : rel.split('/')))) {
-      throw new SiardOcflError(`${abs} is, or lies behind, a symbolic link; storage holds no links, so it is not read.`, { code: 'STORAGE_LINK', exitCode: 1 });
+      throw new SiardOcflError(`${abs} is, or lies behind, a symbolic link; storage holds no links, so it is not read.`, {
+        code: 'STORAGE_LINK',
+        exitCode: 1,
+      });
     }
     return abs;
   }
@@ -199,7 +202,8 @@ export class FileSystemStorage implements Storage {
   }
 
   async moveFrom(source: Storage, from: string, to: string, options: { replace?: boolean } = {}): Promise<void> {
-    if (!(source instanceof FileSystemStorage)) throw new Error(`Cannot move from ${source.location} into ${this.location}: different backends.`);
+    if (!(source instanceof FileSystemStorage))
+      throw new Error(`Cannot move from ${source.location} into ${this.location}: different backends.`);
     const target = this.resolve(to);
     // rename(2) replaces an empty folder or a file silently; refuse to replace anything.
     const existing = await this.stat(to);
@@ -208,7 +212,8 @@ export class FileSystemStorage implements Storage {
   }
 
   async linkFrom(source: Storage, from: string, to: string): Promise<void> {
-    if (!(source instanceof FileSystemStorage)) throw new Error(`Cannot link from ${source.location} into ${this.location}: different backends.`);
+    if (!(source instanceof FileSystemStorage))
+      throw new Error(`Cannot link from ${source.location} into ${this.location}: different backends.`);
     await fsp.link(source.resolve(from), this.resolve(to));
   }
 

@@ -141,7 +141,8 @@ export class S3Storage implements WriteStorage, ObjectStorePublish {
   /** Turns an SDK failure into a sentence naming the place, keeping ENOENT recognisable. */
   private failure(err: unknown, rel: string, doing: string): Error {
     const name = (err as { name?: string }).name ?? 'Error';
-    if (name === 'NoSuchBucket') return new UsageError(`The bucket ${this.bucket} of ${this.location} does not exist.`, 'NOT_A_STORAGE_ROOT', err);
+    if (name === 'NoSuchBucket')
+      return new UsageError(`The bucket ${this.bucket} of ${this.location} does not exist.`, 'NOT_A_STORAGE_ROOT', err);
     if (isMissing(err)) return notFound(this.describe(rel));
     const detail = err instanceof S3ServiceException ? `${err.name} (HTTP ${statusOf(err) ?? '?'})` : (err as Error).message;
     return new SiardOcflError(`Cannot ${doing} ${this.describe(rel)}: ${detail}.`, { code: 'S3_ERROR', exitCode: 2, cause: err });
@@ -157,13 +158,27 @@ export class S3Storage implements WriteStorage, ObjectStorePublish {
       }
     }
     const page = await this.listPage(this.folderPrefix(rel), undefined, undefined, 1, rel);
-    return (page.Contents?.length ?? 0) + (page.CommonPrefixes?.length ?? 0) > 0 ? { isFile: false, isDirectory: true, size: 0 } : undefined;
+    return (page.Contents?.length ?? 0) + (page.CommonPrefixes?.length ?? 0) > 0
+      ? { isFile: false, isDirectory: true, size: 0 }
+      : undefined;
   }
 
-  private async listPage(prefix: string, delimiter: string | undefined, token: string | undefined, max: number | undefined, rel: string): Promise<ListObjectsV2CommandOutput> {
+  private async listPage(
+    prefix: string,
+    delimiter: string | undefined,
+    token: string | undefined,
+    max: number | undefined,
+    rel: string,
+  ): Promise<ListObjectsV2CommandOutput> {
     try {
       return await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ...(delimiter ? { Delimiter: delimiter } : {}), ...(token ? { ContinuationToken: token } : {}), ...(max ? { MaxKeys: max } : {}) }),
+        new ListObjectsV2Command({
+          Bucket: this.bucket,
+          Prefix: prefix,
+          ...(delimiter ? { Delimiter: delimiter } : {}),
+          ...(token ? { ContinuationToken: token } : {}),
+          ...(max ? { MaxKeys: max } : {}),
+        }),
       );
     } catch (err) {
       throw this.failure(err, rel, 'list');
@@ -171,7 +186,11 @@ export class S3Storage implements WriteStorage, ObjectStorePublish {
   }
 
   /** Every key below a prefix, page by page (1,000 a request), with sizes. */
-  private async *keys(prefix: string, delimiter: string | undefined, rel: string): AsyncGenerator<{ key?: string; size?: number; folder?: string }> {
+  private async *keys(
+    prefix: string,
+    delimiter: string | undefined,
+    rel: string,
+  ): AsyncGenerator<{ key?: string; size?: number; folder?: string }> {
     let token: string | undefined;
     do {
       const page = await this.listPage(prefix, delimiter, token, undefined, rel);
@@ -253,7 +272,13 @@ export class S3Storage implements WriteStorage, ObjectStorePublish {
     let closed = false;
     const startUpload = () => {
       const stream = new PassThrough({ highWaterMark: PART_SIZE });
-      const u = new Upload({ client: this.client, params: { Bucket: this.bucket, Key: key, Body: stream }, partSize: PART_SIZE, queueSize: QUEUE, leavePartsOnError: false });
+      const u = new Upload({
+        client: this.client,
+        params: { Bucket: this.bucket, Key: key, Body: stream },
+        partSize: PART_SIZE,
+        queueSize: QUEUE,
+        leavePartsOnError: false,
+      });
       const done = u.done();
       done.catch(() => {}); // observed in close()
       upload = { stream, done, abort: () => u.abort() };
@@ -317,7 +342,9 @@ export class S3Storage implements WriteStorage, ObjectStorePublish {
     for (let i = 0; i < keys.length; i += DELETE_BATCH) {
       const batch = keys.slice(i, i + DELETE_BATCH);
       try {
-        const res = await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }));
+        const res = await this.client.send(
+          new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }),
+        );
         const failed = (res.Errors ?? []).filter((e) => e.Code !== 'NoSuchKey');
         if (failed.length > 0) throw new Error(`${failed.length} keys were not deleted (${failed[0]!.Code}: ${failed[0]!.Key})`);
       } catch (err) {
@@ -328,15 +355,23 @@ export class S3Storage implements WriteStorage, ObjectStorePublish {
 
   async putBytes(rel: string, bytes: Uint8Array): Promise<void> {
     try {
-      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.key(rel), Body: bytes, ContentLength: bytes.byteLength }));
+      await this.client.send(
+        new PutObjectCommand({ Bucket: this.bucket, Key: this.key(rel), Body: bytes, ContentLength: bytes.byteLength }),
+      );
     } catch (err) {
       throw this.failure(err, rel, 'write');
     }
   }
 
-  private async putConditional(rel: string, bytes: Uint8Array, condition: { IfNoneMatch: string } | { IfMatch: string }): Promise<ConditionalPut> {
+  private async putConditional(
+    rel: string,
+    bytes: Uint8Array,
+    condition: { IfNoneMatch: string } | { IfMatch: string },
+  ): Promise<ConditionalPut> {
     try {
-      const res = await this.conditionalClient.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.key(rel), Body: bytes, ContentLength: bytes.byteLength, ...condition }));
+      const res = await this.conditionalClient.send(
+        new PutObjectCommand({ Bucket: this.bucket, Key: this.key(rel), Body: bytes, ContentLength: bytes.byteLength, ...condition }),
+      );
       return { ok: true, etag: bareTag(res.ETag) };
     } catch (err) {
       const status = statusOf(err);
@@ -372,7 +407,13 @@ export class S3Storage implements WriteStorage, ObjectStorePublish {
         await this.putBytes(to, await source.readFile(from));
         return;
       }
-      const u = new Upload({ client: this.client, params: { Bucket: this.bucket, Key: this.key(to), Body: source.readStream(from) }, partSize: PART_SIZE, queueSize: QUEUE, leavePartsOnError: false });
+      const u = new Upload({
+        client: this.client,
+        params: { Bucket: this.bucket, Key: this.key(to), Body: source.readStream(from) },
+        partSize: PART_SIZE,
+        queueSize: QUEUE,
+        leavePartsOnError: false,
+      });
       await u.done();
     } catch (err) {
       if (err instanceof SiardOcflError || err instanceof UsageError) throw err;

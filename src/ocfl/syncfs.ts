@@ -18,13 +18,17 @@ let syncfsFunction: AsyncCFunction | null | undefined;
 
 function kernelReportsErrors(): boolean {
   if (process.platform !== 'linux') return false;
-  const [major, minor] = os.release().split('.').map((n) => parseInt(n, 10));
+  const [major, minor] = os
+    .release()
+    .split('.')
+    .map((n) => parseInt(n, 10));
   return major > 5 || (major === 5 && minor >= 8);
 }
 
 function syncfsOf(): AsyncCFunction | null {
   if (syncfsFunction === undefined) {
-    syncfsFunction = kernelReportsErrors() && process.env.SIARD_OCFL_SYNC !== 'fsync' ? (libcFunction('int syncfs(int)') as AsyncCFunction | null) : null;
+    syncfsFunction =
+      kernelReportsErrors() && process.env.SIARD_OCFL_SYNC !== 'fsync' ? (libcFunction('int syncfs(int)') as AsyncCFunction | null) : null;
   }
   return syncfsFunction;
 }
@@ -58,7 +62,10 @@ export class FilesystemSync {
       fn.async(fd, (err, result) => {
         if (err) return reject(err as Error);
         // errno is not reliable here (the call ran on another thread): a failure is a lost write.
-        if (result !== 0) return reject(Object.assign(new Error(`EIO: i/o error, syncfs '${folder}': a write to this filesystem was lost`), { code: 'EIO' }));
+        if (result !== 0)
+          return reject(
+            Object.assign(new Error(`EIO: i/o error, syncfs '${folder}': a write to this filesystem was lost`), { code: 'EIO' }),
+          );
         resolve();
       });
     });

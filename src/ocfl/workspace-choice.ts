@@ -70,7 +70,10 @@ async function rememberedWorkspace(root: Storage, rootDir: string): Promise<stri
     value = undefined;
   }
   if (typeof value !== 'string' || value === '') {
-    throw new UsageError(`${path.join(path.resolve(rootDir), WORKSPACE_SETTING)} holds no "workspace" path; correct or remove it.`, 'BAD_WORKSPACE');
+    throw new UsageError(
+      `${path.join(path.resolve(rootDir), WORKSPACE_SETTING)} holds no "workspace" path; correct or remove it.`,
+      'BAD_WORKSPACE',
+    );
   }
   return path.resolve(rootDir, value);
 }
@@ -119,7 +122,10 @@ export async function checkWorkspace(rootDir: string, workspaceDir: string): Pro
   const rel = path.relative(absRoot, abs);
   const inside = rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
   if (inside && !isInWorkspaceExtension(absRoot, abs)) {
-    throw new UsageError(`The workspace ${abs} lies inside the storage root ${absRoot}; choose a folder outside it, or below ${path.join(absRoot, 'extensions', WORKSPACE_EXTENSION)}.`, 'BAD_WORKSPACE');
+    throw new UsageError(
+      `The workspace ${abs} lies inside the storage root ${absRoot}; choose a folder outside it, or below ${path.join(absRoot, 'extensions', WORKSPACE_EXTENSION)}.`,
+      'BAD_WORKSPACE',
+    );
   }
   if (inside) return; // created inside the root, on its filesystem; the root's own checks apply
   const at = await nearestExisting(abs);

@@ -6,7 +6,15 @@
  * reader for the family of LOBs nested in UDT values.
  */
 import { SiardOcflError } from '../errors.js';
-import { cellType, sqlTypeFamily, type SiardAttribute, type SiardColumn, type SiardField, type SiardType, type SqlTypeFamily } from './model.js';
+import {
+  cellType,
+  sqlTypeFamily,
+  type SiardAttribute,
+  type SiardColumn,
+  type SiardField,
+  type SiardType,
+  type SqlTypeFamily,
+} from './model.js';
 
 export type CellShape =
   | { kind: 'scalar'; type: string; family: SqlTypeFamily }
@@ -51,7 +59,11 @@ export function isStructured(shape: CellShape): boolean {
 function shapeOf(t: Typed, schema: string, types: TypeCatalog, where: string, depth: number): CellShape {
   if (depth > MAX_NESTING) throw shapeError(`${where}: its type nests more than ${MAX_NESTING} levels deep (a type that contains itself?)`);
   if (t.cardinality !== undefined) {
-    return { kind: 'array', cardinality: t.cardinality, element: shapeOf({ ...t, cardinality: undefined }, schema, types, where, depth + 1) };
+    return {
+      kind: 'array',
+      cardinality: t.cardinality,
+      element: shapeOf({ ...t, cardinality: undefined }, schema, types, where, depth + 1),
+    };
   }
   const predefined = t.type ?? t.baseType;
   if (predefined !== undefined) {

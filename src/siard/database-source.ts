@@ -71,7 +71,8 @@ export interface SourceArrayValue {
  * Uint8Array (bytes), a SourceLob for values streamed from the database, a SourceArrayValue, or a
  * SourceUdtValue (columns of a structured type).
  */
-export type SourceValue = null | string | number | bigint | boolean | Uint8Array | SourceLob | SourceArrayValue | SourceSiardText | SourceUdtValue;
+export type SourceValue =
+  null | string | number | bigint | boolean | Uint8Array | SourceLob | SourceArrayValue | SourceSiardText | SourceUdtValue;
 
 export interface SourceTable {
   name: string;
@@ -131,7 +132,8 @@ export function refuseWidened(widened: readonly WidenedColumn[]): void {
   if (widened.length === 0) return;
   throw new SiardOcflError(
     `Strict export refused ${widened.length} column${widened.length > 1 ? 's' : ''} whose values do not fit the declared type: ` +
-      widened.map((w) => describeWidened(w).replace(/\.$/, '')).join('; ') + '.',
+      widened.map((w) => describeWidened(w).replace(/\.$/, '')).join('; ') +
+      '.',
     { code: 'VALUE_DOES_NOT_FIT', exitCode: 2 },
   );
 }

@@ -9,7 +9,14 @@ import { UsageError } from '../errors.js';
 import type { DatabaseSource } from './database-source.js';
 import { DirectorySink, type OutputSink } from './output-sink.js';
 import { parseSegmentName } from './segments/segment-names.js';
-import { checkArchiveName, DEFAULTS, plannedTopLevelNames, writeSiard, type SiardExportOptions, type SiardExportSummary } from './writer.js';
+import {
+  checkArchiveName,
+  DEFAULTS,
+  plannedTopLevelNames,
+  writeSiard,
+  type SiardExportOptions,
+  type SiardExportSummary,
+} from './writer.js';
 
 export interface DirectoryExportHooks {
   /**
@@ -38,7 +45,10 @@ export async function exportToDirectory(
       (n) => exact.has(n) || (lobPrefix.endsWith('_') && n.startsWith(lobPrefix)) || parseSegmentName(n)?.base === siard,
     );
     if (clash) {
-      throw new UsageError(`${path.join(outDir, clash)} already exists: the out-dir already holds an archive named "${options.name}".`, 'OUTPUT_EXISTS');
+      throw new UsageError(
+        `${path.join(outDir, clash)} already exists: the out-dir already holds an archive named "${options.name}".`,
+        'OUTPUT_EXISTS',
+      );
     }
   }
   const sink = new DirectorySink(outDir);

@@ -263,8 +263,7 @@ function toTarget(loc: Loc, siardSegments: readonly string[], rule: LobRule): Lo
   if (loc.up > 0) {
     return { kind: 'outside', escapes: true, path: [...Array<string>(loc.up).fill('..'), ...loc.segments].join('/'), rule };
   }
-  const inside =
-    loc.segments.length > siardSegments.length && siardSegments.every((s, i) => loc.segments[i] === s);
+  const inside = loc.segments.length > siardSegments.length && siardSegments.every((s, i) => loc.segments[i] === s);
   if (inside) return { kind: 'internal', entry: loc.segments.slice(siardSegments.length).join('/'), rule };
   if (loc.segments.length === 0) return { kind: 'invalid', reason: 'The location names the package folder itself, not a file.', rule };
   return { kind: 'external', path: loc.segments.join('/'), rule };

@@ -12,7 +12,15 @@
  * DATALINK values read from files are written to files again (blobType cells hold hex inline).
  */
 import { SiardOcflError } from '../errors.js';
-import { isSiardText, isSourceArray, isSourceLob, isSourceUdt, type SourceArrayValue, type SourceLob, type SourceValue } from './database-source.js';
+import {
+  isSiardText,
+  isSourceArray,
+  isSourceLob,
+  isSourceUdt,
+  type SourceArrayValue,
+  type SourceLob,
+  type SourceValue,
+} from './database-source.js';
 import { isStructured, type CellShape } from './cell-shape.js';
 import { LobWriter, readAll } from './lob-writer.js';
 import { isLobFamily, type SiardColumn, type SqlTypeFamily } from './model.js';
@@ -61,9 +69,17 @@ export async function* tableDataXml(
   onRow?: () => void,
 ): AsyncGenerator<string> {
   const shapes = ctx.shapes ?? ctx.columns.map(plainShape);
-  const families = shapes.map((sh) => (sh.kind === 'scalar' ? sh.family : sh.kind === 'array' && sh.element.kind === 'scalar' ? sh.element.family : 'char'));
+  const families = shapes.map((sh) =>
+    sh.kind === 'scalar' ? sh.family : sh.kind === 'array' && sh.element.kind === 'scalar' ? sh.element.family : 'char',
+  );
   const ways = shapes.map((sh, i) =>
-    isStructured(sh) ? CellWay.Structured : sh.kind === 'array' ? CellWay.Array : isLobFamily(families[i]!) || families[i] === 'binary' ? CellWay.Lob : CellWay.Scalar,
+    isStructured(sh)
+      ? CellWay.Structured
+      : sh.kind === 'array'
+        ? CellWay.Array
+        : isLobFamily(families[i]!) || families[i] === 'binary'
+          ? CellWay.Lob
+          : CellWay.Scalar,
   );
   const open = families.map((_, i) => `<c${i + 1}>`);
   const close = families.map((_, i) => `</c${i + 1}>`);
@@ -146,7 +162,15 @@ function inlineLobCell(v: SourceValue, i: number, family: SqlTypeFamily, ctx: Ta
  * `field` naming them): inline up to inlineMax bytes, else a file. A DATALINK read from a file
  * always goes to a file.
  */
-async function lobCell(v: SourceValue, i: number, family: SqlTypeFamily, ctx: TableDataContext, stats: TableDataStats, tag = `c${i + 1}`, field?: string): Promise<string> {
+async function lobCell(
+  v: SourceValue,
+  i: number,
+  family: SqlTypeFamily,
+  ctx: TableDataContext,
+  stats: TableDataStats,
+  tag = `c${i + 1}`,
+  field?: string,
+): Promise<string> {
   const binary = family === 'blob' || family === 'binary' || family === 'datalink';
   let bytes: Uint8Array | SourceLob;
   if (binary) {
@@ -163,7 +187,15 @@ async function lobCell(v: SourceValue, i: number, family: SqlTypeFamily, ctx: Ta
     return text === '' ? `<${tag}/>` : `<${tag}>${text}</${tag}>`;
   }
   const { reference } = await ctx.lobWriter.write(
-    { schema: ctx.schemaIndex, table: ctx.tableIndex, column: i + 1, row: stats.rows, extension: binary ? 'bin' : 'txt', size, ...(field !== undefined ? { field } : {}) },
+    {
+      schema: ctx.schemaIndex,
+      table: ctx.tableIndex,
+      column: i + 1,
+      row: stats.rows,
+      extension: binary ? 'bin' : 'txt',
+      size,
+      ...(field !== undefined ? { field } : {}),
+    },
     bytes,
     !binary,
   );
@@ -177,14 +209,30 @@ async function lobCell(v: SourceValue, i: number, family: SqlTypeFamily, ctx: Ta
  * A cell (or an element inside one) of a UDT or ARRAY shape with UDTs inside: `tag` is cN, uI or aI,
  * `path` the tags from the cell down to it. NULL (or a missing element) writes nothing.
  */
-async function complexCell(v: SourceValue, tag: string, shape: CellShape, path: string[], i: number, ctx: TableDataContext, stats: TableDataStats): Promise<string> {
+async function complexCell(
+  v: SourceValue,
+  tag: string,
+  shape: CellShape,
+  path: string[],
+  i: number,
+  ctx: TableDataContext,
+  stats: TableDataStats,
+): Promise<string> {
   if (v === null || v === undefined) return '';
-  const where = () => `Table "${ctx.tableName}", row ${stats.rows}, column "${ctx.columns[i]!.name}"${path.length > 1 ? `, element ${path.slice(1).join('/')}` : ''}`;
+  const where = () =>
+    `Table "${ctx.tableName}", row ${stats.rows}, column "${ctx.columns[i]!.name}"${path.length > 1 ? `, element ${path.slice(1).join('/')}` : ''}`;
   const wrap = (inner: string) => (inner === '' ? `<${tag}/>` : `<${tag}>${inner}</${tag}>`);
   if (shape.kind === 'udt') {
-    if (!isSourceUdt(v)) throw new SiardOcflError(`${where()}: a ${describe(v)} value cannot be written as the structured type ${shape.schema}.${shape.name}.`, { code: 'VALUE_DOES_NOT_FIT' });
+    if (!isSourceUdt(v))
+      throw new SiardOcflError(
+        `${where()}: a ${describe(v)} value cannot be written as the structured type ${shape.schema}.${shape.name}.`,
+        { code: 'VALUE_DOES_NOT_FIT' },
+      );
     if (v.elements.length > shape.attributes.length) {
-      throw new SiardOcflError(`${where()}: the value has ${v.elements.length} attributes, more than the ${shape.attributes.length} of ${shape.schema}.${shape.name}.`, { code: 'VALUE_DOES_NOT_FIT' });
+      throw new SiardOcflError(
+        `${where()}: the value has ${v.elements.length} attributes, more than the ${shape.attributes.length} of ${shape.schema}.${shape.name}.`,
+        { code: 'VALUE_DOES_NOT_FIT' },
+      );
     }
     let inner = '';
     for (let a = 0; a < v.elements.length; a++) {
@@ -193,17 +241,23 @@ async function complexCell(v: SourceValue, tag: string, shape: CellShape, path: 
     return wrap(inner);
   }
   if (shape.kind === 'array') {
-    if (!isSourceArray(v)) throw new SiardOcflError(`${where()}: a ${describe(v)} value cannot be written as an ARRAY.`, { code: 'VALUE_DOES_NOT_FIT' });
+    if (!isSourceArray(v))
+      throw new SiardOcflError(`${where()}: a ${describe(v)} value cannot be written as an ARRAY.`, { code: 'VALUE_DOES_NOT_FIT' });
     const elements = v.elements;
     if (elements.length > shape.cardinality) {
-      throw new SiardOcflError(`${where()}: the array has ${elements.length} elements, more than its cardinality ${shape.cardinality}.`, { code: 'VALUE_DOES_NOT_FIT' });
+      throw new SiardOcflError(`${where()}: the array has ${elements.length} elements, more than its cardinality ${shape.cardinality}.`, {
+        code: 'VALUE_DOES_NOT_FIT',
+      });
     }
     if (elements.length > 0 && elements[elements.length - 1] === null) {
-      throw new SiardOcflError(`${where()}: the array ends with a NULL element, which SIARD cannot tell apart from a shorter array.`, { code: 'VALUE_DOES_NOT_FIT' });
+      throw new SiardOcflError(`${where()}: the array ends with a NULL element, which SIARD cannot tell apart from a shorter array.`, {
+        code: 'VALUE_DOES_NOT_FIT',
+      });
     }
     noteArrayUse(ctx, path, elements.length);
     let inner = '';
-    for (let e = 0; e < elements.length; e++) inner += await complexCell(elements[e]!, `a${e + 1}`, shape.element, [...path, `a${e + 1}`], i, ctx, stats);
+    for (let e = 0; e < elements.length; e++)
+      inner += await complexCell(elements[e]!, `a${e + 1}`, shape.element, [...path, `a${e + 1}`], i, ctx, stats);
     return wrap(inner);
   }
   const family = shape.family;
@@ -211,9 +265,13 @@ async function complexCell(v: SourceValue, tag: string, shape: CellShape, path: 
     return lobCell(v, i, family, ctx, stats, tag, path.slice(1).join('/'));
   }
   const text = scalarText(v, family);
-  if (text === undefined) throw new SiardOcflError(`${where()}: a ${describe(v)} value cannot be written as ${shape.type}.`, { code: 'VALUE_DOES_NOT_FIT' });
+  if (text === undefined)
+    throw new SiardOcflError(`${where()}: a ${describe(v)} value cannot be written as ${shape.type}.`, { code: 'VALUE_DOES_NOT_FIT' });
   if (text.length > MAX_ARRAY_ELEMENT_CHARS) {
-    throw new SiardOcflError(`${where()}: the value is longer than ${MAX_ARRAY_ELEMENT_CHARS} characters; SIARD readers refuse such long inline values.`, { code: 'VALUE_DOES_NOT_FIT' });
+    throw new SiardOcflError(
+      `${where()}: the value is longer than ${MAX_ARRAY_ELEMENT_CHARS} characters; SIARD readers refuse such long inline values.`,
+      { code: 'VALUE_DOES_NOT_FIT' },
+    );
   }
   return text === '' ? `<${tag}/>` : `<${tag}>${text}</${tag}>`;
 }
@@ -236,31 +294,44 @@ function arrayCell(v: SourceValue, i: number, family: SqlTypeFamily, ctx: TableD
   const elements = (v as SourceArrayValue).elements;
   const cardinality = ctx.columns[i]!.cardinality ?? 0;
   if (elements.length > cardinality) {
-    throw new SiardOcflError(`${where}: the array has ${elements.length} elements, more than the column's cardinality ${cardinality}.`, { code: 'VALUE_DOES_NOT_FIT' });
+    throw new SiardOcflError(`${where}: the array has ${elements.length} elements, more than the column's cardinality ${cardinality}.`, {
+      code: 'VALUE_DOES_NOT_FIT',
+    });
   }
   if (elements.length > 0 && elements[elements.length - 1] === null) {
     // a1.. with the last ones missing reads back as a shorter array
-    throw new SiardOcflError(`${where}: the array ends with a NULL element, which SIARD cannot tell apart from a shorter array.`, { code: 'VALUE_DOES_NOT_FIT' });
+    throw new SiardOcflError(`${where}: the array ends with a NULL element, which SIARD cannot tell apart from a shorter array.`, {
+      code: 'VALUE_DOES_NOT_FIT',
+    });
   }
   noteArrayUse(ctx, [`c${i + 1}`], elements.length);
   let out = '';
   for (let e = 0; e < elements.length; e++) {
     const item = elements[e]!;
     if (item === null) continue;
-    if (isSourceUdt(item)) throw new SiardOcflError(`${where}, element ${e + 1}: a UDT value cannot be written as ${ctx.columns[i]!.type}.`, { code: 'VALUE_DOES_NOT_FIT' });
+    if (isSourceUdt(item))
+      throw new SiardOcflError(`${where}, element ${e + 1}: a UDT value cannot be written as ${ctx.columns[i]!.type}.`, {
+        code: 'VALUE_DOES_NOT_FIT',
+      });
     const tag = `a${e + 1}`;
     let text: string | undefined;
     if (isSiardText(item)) text = escapeSiardText(item.text);
-    else if (family === 'blob' || family === 'binary') text = item instanceof Uint8Array ? Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString('hex') : undefined;
+    else if (family === 'blob' || family === 'binary')
+      text = item instanceof Uint8Array ? Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString('hex') : undefined;
     else if (family === 'clob' || family === 'xml') text = typeof item === 'string' ? escapeSiardText(item) : undefined;
     else text = scalarText(item, family);
     if (text === undefined) {
-      throw new SiardOcflError(`${where}, element ${e + 1}: a ${describe(item)} value cannot be written as ${ctx.columns[i]!.type}.`, { code: 'VALUE_DOES_NOT_FIT' });
-    }
-    if (text.length > MAX_ARRAY_ELEMENT_CHARS) {
-      throw new SiardOcflError(`${where}, element ${e + 1}: the element is longer than ${MAX_ARRAY_ELEMENT_CHARS} characters; array elements are written inline and SIARD readers refuse such long values.`, {
+      throw new SiardOcflError(`${where}, element ${e + 1}: a ${describe(item)} value cannot be written as ${ctx.columns[i]!.type}.`, {
         code: 'VALUE_DOES_NOT_FIT',
       });
+    }
+    if (text.length > MAX_ARRAY_ELEMENT_CHARS) {
+      throw new SiardOcflError(
+        `${where}, element ${e + 1}: the element is longer than ${MAX_ARRAY_ELEMENT_CHARS} characters; array elements are written inline and SIARD readers refuse such long values.`,
+        {
+          code: 'VALUE_DOES_NOT_FIT',
+        },
+      );
     }
     out += text === '' ? `<${tag}/>` : `<${tag}>${text}</${tag}>`;
   }

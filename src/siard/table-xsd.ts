@@ -51,7 +51,8 @@ function elementXsd(name: string, shape: CellShape, optional: boolean, indent: s
   if (shape.kind === 'udt') {
     shape.attributes.forEach((a, i) => inner.push(elementXsd(`u${i + 1}`, a.shape, true, indent + '      ', [...path, `u${i + 1}`], used)));
   } else {
-    const count = shape.cardinality <= MAX_DECLARED_ARRAY_ELEMENTS ? shape.cardinality : Math.min(shape.cardinality, used.get(arrayPathKey(path)) ?? 0);
+    const count =
+      shape.cardinality <= MAX_DECLARED_ARRAY_ELEMENTS ? shape.cardinality : Math.min(shape.cardinality, used.get(arrayPathKey(path)) ?? 0);
     for (let i = 1; i <= count; i++) inner.push(elementXsd(`a${i}`, shape.element, true, indent + '      ', [...path, 'a*'], used));
   }
   const body = inner.length > 0 ? `\n${indent}    <xs:sequence>\n${inner.join('\n')}\n${indent}    </xs:sequence>\n${indent}  ` : '';

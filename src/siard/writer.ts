@@ -118,14 +118,20 @@ export function officialMetadataXsd(): Buffer {
 /** A name usable as the .siard base name and LOB folder prefix. */
 export function checkArchiveName(name: string): void {
   if (!name || name === '.' || name === '..' || /[/\\\0]/.test(name) || name.startsWith('.')) {
-    throw new UsageError(`"${name}" cannot be an archive name: it must be a plain file name without '/', '\\' or a leading '.'.`, 'BAD_NAME');
+    throw new UsageError(
+      `"${name}" cannot be an archive name: it must be a plain file name without '/', '\\' or a leading '.'.`,
+      'BAD_NAME',
+    );
   }
 }
 
 /** A lobFolder base must be a URI reference ending in '/'. */
 export function checkLobFolderBase(uri: string): void {
   if (!uri.endsWith('/') || /[\s\\]/.test(uri)) {
-    throw new UsageError(`--lob-folder "${uri}" must be a URI ending in '/' without spaces or back-slashes (encode a space as %20).`, 'BAD_LOB_FOLDER');
+    throw new UsageError(
+      `--lob-folder "${uri}" must be a URI ending in '/' without spaces or back-slashes (encode a space as %20).`,
+      'BAD_LOB_FOLDER',
+    );
   }
 }
 
@@ -141,7 +147,8 @@ function resolveOptions(options: SiardExportOptions): { o: ResolvedOptions; layo
   checkArchiveName(options.name);
   const o = { ...DEFAULTS, ...stripUndefined(options) } as ResolvedOptions;
   checkLobFolderBase(o.lobFolder);
-  if (!Number.isSafeInteger(o.inlineMax) || o.inlineMax < 0) throw new UsageError('--inline-max must be a whole number of bytes.', 'BAD_OPTION');
+  if (!Number.isSafeInteger(o.inlineMax) || o.inlineMax < 0)
+    throw new UsageError('--inline-max must be a whole number of bytes.', 'BAD_OPTION');
   const limits: LobLimits = { maxFiles: o.maxFiles, maxBytes: o.maxBytes };
   let layout;
   try {
@@ -218,7 +225,14 @@ async function writeTables(
 }
 
 /** The archive-level metadata, once the rows are written (a source may add what it met while streaming them). */
-function archiveOf(source: DatabaseSource, catalog: SourceCatalog, o: ResolvedOptions, layout: LobLayout, archivalDay: Date, totals: TableTotals): SiardArchive {
+function archiveOf(
+  source: DatabaseSource,
+  catalog: SourceCatalog,
+  o: ResolvedOptions,
+  layout: LobLayout,
+  archivalDay: Date,
+  totals: TableTotals,
+): SiardArchive {
   const info = source.archiveInfo?.() ?? catalog.archive ?? {};
   for (const k of ['description', 'archiver', 'archiverContact', 'dataOwner', 'dataOriginTimespan'] as const) {
     if (o[k] === undefined && info[k] !== undefined) o[k] = info[k];
@@ -253,7 +267,10 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
   const sink = options.onBytes ? countingSink(target, options.onBytes) : target;
   const { o, layout } = resolveOptions(options);
   const catalog = await source.catalog();
-  o.onPlan?.({ tables: catalog.schemas.reduce((n, s) => n + s.tables.length, 0), rows: catalog.schemas.reduce((n, s) => n + s.tables.reduce((m, t) => m + t.rows, 0), 0) });
+  o.onPlan?.({
+    tables: catalog.schemas.reduce((n, s) => n + s.tables.length, 0),
+    rows: catalog.schemas.reduce((n, s) => n + s.tables.reduce((m, t) => m + t.rows, 0), 0),
+  });
 
   // A source that already has archive-level metadata (a SIARD package) fills what options leave open.
   const receivedDate = catalog.archive?.archivalDate !== undefined ? archivalDateOf(catalog.archive.archivalDate) : undefined;
@@ -298,7 +315,9 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
     };
   } catch (err) {
     await pkg.abort().catch(() => undefined);
-    throw err instanceof SiardOcflError ? err : new SiardOcflError(`Export to ${siardFile} failed: ${(err as Error).message}`, { cause: err });
+    throw err instanceof SiardOcflError
+      ? err
+      : new SiardOcflError(`Export to ${siardFile} failed: ${(err as Error).message}`, { cause: err });
   }
 }
 

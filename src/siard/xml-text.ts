@@ -41,8 +41,7 @@ export function escapeSiardText(text: string): string {
     else if (needsEscape(code)) rep = hex2(code);
     else if (code >= 0xd800 && code <= 0xdfff) {
       // A lone surrogate cannot be encoded in UTF-8; a pair is a normal character.
-      const pair =
-        code <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+      const pair = code <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
       if (pair) {
         i++;
         continue;
@@ -61,9 +60,7 @@ export function escapeSiardText(text: string): string {
 
 /** Escapes a value for a double-quoted XML attribute or element of metadata.xml (no SIARD escapes). */
 export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) =>
-    c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '"' ? '&quot;' : '&apos;',
-  );
+  return text.replace(/[&<>"']/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '"' ? '&quot;' : '&apos;'));
 }
 
 /**

@@ -4,7 +4,15 @@
  * all of it or leaves nothing behind. SQLite (`sqlite/loader.ts`), PostgreSQL
  * (`postgres/loader.ts`) and MariaDB / MySQL (`mysql/loader.ts`) implement it.
  */
-import type { SiardArchive, SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardTrigger, SiardUniqueKey, SqlTypeFamily } from '../siard/model.js';
+import type {
+  SiardArchive,
+  SiardCheckConstraint,
+  SiardColumn,
+  SiardForeignKey,
+  SiardTrigger,
+  SiardUniqueKey,
+  SqlTypeFamily,
+} from '../siard/model.js';
 
 /** A LOB as a stream of bytes (UTF-8 for text), checked against its cell while it is read. */
 export interface LoadLob {

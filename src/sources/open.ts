@@ -75,10 +75,16 @@ export async function openSource(spec: string, options: OpenSourceOptions = {}):
   } else {
     const scheme = /^([a-z][a-z0-9+.-]+):\/\//i.exec(spec)?.[1];
     if (scheme !== undefined) {
-      throw new UsageError(`The source scheme ${scheme}:// is not supported; sources are sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://, postgresql://, mysql:// or mariadb://.`, 'SOURCE_UNSUPPORTED');
+      throw new UsageError(
+        `The source scheme ${scheme}:// is not supported; sources are sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://, postgresql://, mysql:// or mariadb://.`,
+        'SOURCE_UNSUPPORTED',
+      );
     }
     if (isSiardSpec(spec)) {
-      if (selection.active || options.strict) throw new UsageError(`--tables, --exclude-tables and --strict apply to databases; a SIARD package (${spec}) is re-segmented whole.`);
+      if (selection.active || options.strict)
+        throw new UsageError(
+          `--tables, --exclude-tables and --strict apply to databases; a SIARD package (${spec}) is re-segmented whole.`,
+        );
       return SiardSource.open(spec, options.acceptDigestMismatch ? { acceptDigestMismatch: true } : {});
     }
     if (options.acceptDigestMismatch) throw new UsageError(`--accept-digest-mismatch applies to a SIARD package, not to ${spec}.`);

@@ -6,5 +6,9 @@ import { SiardOcflError } from '../errors.js';
 
 export function restoreValueError(tableName: string, row: number, column: string, err: unknown): Error {
   if (err instanceof SiardOcflError) return err;
-  return new SiardOcflError(`Table ${tableName}, row ${row}, column "${column}": ${(err as Error).message}`, { code: 'RESTORE_VALUE', exitCode: 1, cause: err });
+  return new SiardOcflError(`Table ${tableName}, row ${row}, column "${column}": ${(err as Error).message}`, {
+    code: 'RESTORE_VALUE',
+    exitCode: 1,
+    cause: err,
+  });
 }

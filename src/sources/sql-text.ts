@@ -26,7 +26,7 @@ const STANDARD: SqlDialect = {
 
 /** MySQL / MariaDB: backtick identifiers, backslash escapes in strings, '#' comments. */
 const MYSQL: SqlDialect = {
-  quotes: "'\"`",
+  quotes: '\'"`',
   backslashEscapes: (quote) => quote !== '`',
   hashComments: true,
   refuseDollar: false,
@@ -55,7 +55,8 @@ function oneStatementProblem(text: string, dialect: SqlDialect, options: { topLe
     } else if (ch === ';') return 'it contains ";"';
     else if (ch === ',' && depth === 0 && options.topLevelComma === false) return 'it has a comma outside parentheses';
     else if (ch === '$' && dialect.refuseDollar) return 'it contains "$" (dollar quoting or parameters)';
-    else if ((ch === '#' && dialect.hashComments) || (ch === '-' && text[i + 1] === '-') || (ch === '/' && text[i + 1] === '*')) return 'it contains a comment';
+    else if ((ch === '#' && dialect.hashComments) || (ch === '-' && text[i + 1] === '-') || (ch === '/' && text[i + 1] === '*'))
+      return 'it contains a comment';
   }
   return depth === 0 ? undefined : 'its parentheses are not balanced';
 }
@@ -69,4 +70,3 @@ export function conditionProblem(condition: string, options: { topLevelComma?: b
 export function mysqlStatementProblem(text: string): string | undefined {
   return oneStatementProblem(text, MYSQL, {});
 }
-

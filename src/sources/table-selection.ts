@@ -14,7 +14,14 @@ interface Pattern {
 }
 
 function glob(p: string): RegExp {
-  return new RegExp('^' + p.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.') + '$');
+  return new RegExp(
+    '^' +
+      p
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '.*')
+        .replace(/\?/g, '.') +
+      '$',
+  );
 }
 
 function parse(list: string | undefined): Pattern[] {
@@ -68,7 +75,10 @@ export class TableSelection {
 
   /** Throws (exit 2) when a pattern matched no table. Call after the catalogue was read. */
   check(): void {
-    const unmatched = [...this.include.map((p) => ['--tables', p] as const), ...this.exclude.map((p) => ['--exclude-tables', p] as const)].filter(([, p]) => !p.matched);
+    const unmatched = [
+      ...this.include.map((p) => ['--tables', p] as const),
+      ...this.exclude.map((p) => ['--exclude-tables', p] as const),
+    ].filter(([, p]) => !p.matched);
     if (unmatched.length === 0) return;
     const asked = unmatched.map(([option, p]) => `${option} "${p.text}"`).join(', ');
     const exist = this.seen.size > 0 ? `the database has ${[...this.seen].join(', ')}` : 'the database has no tables';

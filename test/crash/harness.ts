@@ -36,11 +36,15 @@ export interface PutChild {
 
 /** Starts `siard-ocfl put` as a child process (see put-child.mjs); env adds failpoint variables. */
 export function startPut(rootDir: string, id: string, input: string, env: NodeJS.ProcessEnv = {}): PutChild {
-  const child = spawn(process.execPath, [PUT_CHILD, 'put', '--root', rootDir, '--id', id, '--fixity', 'md5', '--message', 'crash test', input], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, SIARD_OCFL_FAILPOINT: '', SIARD_OCFL_PAUSE: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [PUT_CHILD, 'put', '--root', rootDir, '--id', id, '--fixity', 'md5', '--message', 'crash test', input],
+    {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, SIARD_OCFL_FAILPOINT: '', SIARD_OCFL_PAUSE: '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -44,7 +44,12 @@ async function assertUnchanged(t: ExecutionContext, rootDir: string, id: string,
   t.deepEqual(workspaceLeftovers(rootDir), [], 'nothing left in the workspace');
 }
 
-function assertClearError(t: ExecutionContext, r: { code: number | null; signal: NodeJS.Signals | null; stderr: string }, pattern: RegExp, id?: string): void {
+function assertClearError(
+  t: ExecutionContext,
+  r: { code: number | null; signal: NodeJS.Signals | null; stderr: string },
+  pattern: RegExp,
+  id?: string,
+): void {
   t.is(r.signal, null, 'not killed by a signal');
   t.is(r.code, 2, r.stderr);
   const lines = r.stderr.trim().split('\n');
@@ -114,37 +119,40 @@ function chownTree(dir: string): void {
   execFileSync('chown', ['-R', `${NOBODY}:${NOBODY}`, dir]);
 }
 
-testIf(asRoot, 'needs root, to run the writer as an unprivileged user')('a read-only object folder or storage root: exit 2, object unchanged (run as an unprivileged user)', async (t) => {
-  const { base, rootDir } = await newRoot('siard-ocfl-readonly-');
-  chmodSync(base, 0o755);
-  const db = makeDatabase(path.join(base, 'db.sqlite'), SEED, { lobs: 4, lobSize: 64 * 1024, inline: 50 });
-  const id = 'urn:x-disk:readonly';
-  const ingest = await runCliToEnd(['ingest', `sqlite:${db}`, '--root', rootDir, '--id', id]);
-  t.is(ingest.code, 0, ingest.stderr);
-  const input = bigFolder(path.join(base, 'in'));
-  // The workspace must exist and be the user's: it is where the user may write.
-  chownTree(base);
-  const objectDir = path.join(rootDir, (await openRoot(rootDir)).objectPath(id));
-  chmodSync(objectDir, 0o555);
-  const as = { uid: NOBODY, gid: NOBODY };
-  const before = await objectState(rootDir, id);
-  const put = await runCliToEnd(['put', input, '--root', rootDir, '--id', id], as);
-  assertClearError(t, put, /permission denied|EACCES|read-only|not writable/i);
-  await assertUnchanged(t, rootDir, id, before);
-  const relocate = await runCliToEnd(['relocate', '--root', rootDir, '--id', id, '--lob-folder', 'file:///Archives/y/'], as);
-  assertClearError(t, relocate, /permission denied|EACCES|read-only|not writable/i);
-  await assertUnchanged(t, rootDir, id, before);
-  // A read-only storage root: a new object cannot be placed.
-  chmodSync(objectDir, 0o755);
-  chmodSync(rootDir, 0o555);
-  const other = 'urn:x-disk:new';
-  const fresh = await runCliToEnd(['put', input, '--root', rootDir, '--id', other], as);
-  assertClearError(t, fresh, /permission denied|EACCES|read-only|not writable/i);
-  await assertUnchanged(t, rootDir, other, undefined);
-  chmodSync(rootDir, 0o755);
-  const again = await runCliToEnd(['relocate', '--root', rootDir, '--id', id, '--lob-folder', 'file:///Archives/y/'], as);
-  t.is(again.code, 0, again.stderr);
-});
+testIf(asRoot, 'needs root, to run the writer as an unprivileged user')(
+  'a read-only object folder or storage root: exit 2, object unchanged (run as an unprivileged user)',
+  async (t) => {
+    const { base, rootDir } = await newRoot('siard-ocfl-readonly-');
+    chmodSync(base, 0o755);
+    const db = makeDatabase(path.join(base, 'db.sqlite'), SEED, { lobs: 4, lobSize: 64 * 1024, inline: 50 });
+    const id = 'urn:x-disk:readonly';
+    const ingest = await runCliToEnd(['ingest', `sqlite:${db}`, '--root', rootDir, '--id', id]);
+    t.is(ingest.code, 0, ingest.stderr);
+    const input = bigFolder(path.join(base, 'in'));
+    // The workspace must exist and be the user's: it is where the user may write.
+    chownTree(base);
+    const objectDir = path.join(rootDir, (await openRoot(rootDir)).objectPath(id));
+    chmodSync(objectDir, 0o555);
+    const as = { uid: NOBODY, gid: NOBODY };
+    const before = await objectState(rootDir, id);
+    const put = await runCliToEnd(['put', input, '--root', rootDir, '--id', id], as);
+    assertClearError(t, put, /permission denied|EACCES|read-only|not writable/i);
+    await assertUnchanged(t, rootDir, id, before);
+    const relocate = await runCliToEnd(['relocate', '--root', rootDir, '--id', id, '--lob-folder', 'file:///Archives/y/'], as);
+    assertClearError(t, relocate, /permission denied|EACCES|read-only|not writable/i);
+    await assertUnchanged(t, rootDir, id, before);
+    // A read-only storage root: a new object cannot be placed.
+    chmodSync(objectDir, 0o755);
+    chmodSync(rootDir, 0o555);
+    const other = 'urn:x-disk:new';
+    const fresh = await runCliToEnd(['put', input, '--root', rootDir, '--id', other], as);
+    assertClearError(t, fresh, /permission denied|EACCES|read-only|not writable/i);
+    await assertUnchanged(t, rootDir, other, undefined);
+    chmodSync(rootDir, 0o755);
+    const again = await runCliToEnd(['relocate', '--root', rootDir, '--id', id, '--lob-folder', 'file:///Archives/y/'], as);
+    t.is(again.code, 0, again.stderr);
+  },
+);
 
 /** Mounts a small tmpfs (root in a container that allows it); undefined when mounting is refused. */
 function mountTmpfs(dir: string, size: string): boolean {
@@ -157,32 +165,35 @@ function mountTmpfs(dir: string, size: string): boolean {
   }
 }
 
-testIf(canMount, 'this process may not mount a tmpfs (needs root)')('a full filesystem (ENOSPC on a 2 MiB tmpfs): put and ingest exit 2, object unchanged', async (t) => {
-  const outside = tempDir('siard-ocfl-enospc-');
-  const mnt = path.join(outside, 'fs');
-  mkdirSync(mnt);
-  t.true(mountTmpfs(mnt, '2m'), 'a 2 MiB tmpfs is mounted');
-  try {
-    const rootDir = path.join(mnt, 'root');
-    t.is((await runCliToEnd(['init', rootDir])).code, 0);
-    const small = path.join(outside, 'small');
-    mkdirSync(small);
-    writeFileSync(path.join(small, 'a.txt'), 'fits\n');
-    const id = 'urn:x-disk:enospc';
-    t.is((await runCliToEnd(['put', small, '--root', rootDir, '--id', id])).code, 0);
-    const before = await objectState(rootDir, id);
-    const input = bigFolder(path.join(outside, 'in'));
-    const put = await runCliToEnd(['put', input, '--root', rootDir, '--id', id]);
-    assertClearError(t, put, /no space left|ENOSPC/i, id);
-    await assertUnchanged(t, rootDir, id, before);
-    const db = makeDatabase(path.join(outside, 'db.sqlite'), SEED, { lobs: 40, lobSize: 64 * 1024, inline: 10 });
-    const ingest = await runCliToEnd(['ingest', `sqlite:${db}`, '--root', rootDir, '--id', id]);
-    assertClearError(t, ingest, /no space left|ENOSPC/i, id);
-    await assertUnchanged(t, rootDir, id, before);
-    // Space again: the same object takes a new version.
-    const again = await runCliToEnd(['put', small, '--root', rootDir, '--id', id, '--message', 'after the disk was full']);
-    t.is(again.code, 0, again.stderr);
-  } finally {
-    execFileSync('umount', [mnt]);
-  }
-});
+testIf(canMount, 'this process may not mount a tmpfs (needs root)')(
+  'a full filesystem (ENOSPC on a 2 MiB tmpfs): put and ingest exit 2, object unchanged',
+  async (t) => {
+    const outside = tempDir('siard-ocfl-enospc-');
+    const mnt = path.join(outside, 'fs');
+    mkdirSync(mnt);
+    t.true(mountTmpfs(mnt, '2m'), 'a 2 MiB tmpfs is mounted');
+    try {
+      const rootDir = path.join(mnt, 'root');
+      t.is((await runCliToEnd(['init', rootDir])).code, 0);
+      const small = path.join(outside, 'small');
+      mkdirSync(small);
+      writeFileSync(path.join(small, 'a.txt'), 'fits\n');
+      const id = 'urn:x-disk:enospc';
+      t.is((await runCliToEnd(['put', small, '--root', rootDir, '--id', id])).code, 0);
+      const before = await objectState(rootDir, id);
+      const input = bigFolder(path.join(outside, 'in'));
+      const put = await runCliToEnd(['put', input, '--root', rootDir, '--id', id]);
+      assertClearError(t, put, /no space left|ENOSPC/i, id);
+      await assertUnchanged(t, rootDir, id, before);
+      const db = makeDatabase(path.join(outside, 'db.sqlite'), SEED, { lobs: 40, lobSize: 64 * 1024, inline: 10 });
+      const ingest = await runCliToEnd(['ingest', `sqlite:${db}`, '--root', rootDir, '--id', id]);
+      assertClearError(t, ingest, /no space left|ENOSPC/i, id);
+      await assertUnchanged(t, rootDir, id, before);
+      // Space again: the same object takes a new version.
+      const again = await runCliToEnd(['put', small, '--root', rootDir, '--id', id, '--message', 'after the disk was full']);
+      t.is(again.code, 0, again.stderr);
+    } finally {
+      execFileSync('umount', [mnt]);
+    }
+  },
+);

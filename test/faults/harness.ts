@@ -109,7 +109,11 @@ export interface WatchedResult extends ChildResult {
  * are built) every 5 ms. SIGKILLs it `kill.afterStartMs` after the spawn, or `kill.afterStageMs`
  * after its stage appeared (i.e. while it streams content into the stage); no kill when neither.
  */
-export async function runWatched(args: string[], workspaceDir: string, kill: { afterStartMs?: number; afterStageMs?: number } = {}): Promise<WatchedResult> {
+export async function runWatched(
+  args: string[],
+  workspaceDir: string,
+  kill: { afterStartMs?: number; afterStageMs?: number } = {},
+): Promise<WatchedResult> {
   const child = startCli(args);
   const started = performance.now();
   let finished = false;

@@ -63,7 +63,13 @@ interface Tally {
 }
 
 /** `runs` (default FAULT_RUNS) kills; `rootDir` (default a new folder) must not exist or be empty. */
-async function runSeries(t: ExecutionContext, name: string, series: Series, seedOffset: number, options: { runs?: number; rootDir?: string } = {}): Promise<Tally> {
+async function runSeries(
+  t: ExecutionContext,
+  name: string,
+  series: Series,
+  seedOffset: number,
+  options: { runs?: number; rootDir?: string } = {},
+): Promise<Tally> {
   const runs = options.runs ?? RUNS;
   const rootDir = options.rootDir ?? path.join(tempDir(`siard-ocfl-kill-${name}-`), 'root');
   const init = await runCliToEnd(['init', rootDir]);
@@ -90,7 +96,16 @@ async function runSeries(t: ExecutionContext, name: string, series: Series, seed
   }
   t.log(`${name}: uninterrupted run ${Math.round(med(durations))} ms, of which ${Math.round(med(staging))} ms after its stage appeared`);
 
-  const tally: Tally = { runs: 0, killed: 0, killedStaging: 0, finishedFirst: 0, oldVersion: 0, newVersion: 0, leftoversAfterKill: 0, failures: [] };
+  const tally: Tally = {
+    runs: 0,
+    killed: 0,
+    killedStaging: 0,
+    finishedFirst: 0,
+    oldVersion: 0,
+    newVersion: 0,
+    leftoversAfterKill: 0,
+    failures: [],
+  };
   for (let i = 1; i <= runs; i++) {
     const before = (await objectState(rootDir, series.id))!;
     // A quarter of the kills anywhere in the run (start-up, lock, recovery, staging, commit);
@@ -118,7 +133,8 @@ async function runSeries(t: ExecutionContext, name: string, series: Series, seed
     // Structure after every kill (digests of content the kill could not touch would be re-read
     // each time, growing with the series); full fixity by `siard-ocfl validate` at the end.
     const validation = await validateStorageRoot(rootDir, { fixity: false });
-    if (!validation.valid) fail(`root invalid after the kill: ${validation.errors.map((e) => `${e.code} ${e.path}: ${e.message}`).join('; ')}`);
+    if (!validation.valid)
+      fail(`root invalid after the kill: ${validation.errors.map((e) => `${e.code} ${e.path}: ${e.message}`).join('; ')}`);
     if (after) {
       const expectedNew = series.newState?.(i, before);
       if (after.versions === before.versions) {
@@ -138,7 +154,8 @@ async function runSeries(t: ExecutionContext, name: string, series: Series, seed
     if (!revalidated.valid) fail(`root invalid after the next run: ${revalidated.errors.map((e) => e.code).join(', ')}`);
     if (again.code !== 0) fail(`the next run failed with exit ${again.code}: ${again.stderr.trim()}`);
     const final = await objectState(rootDir, series.id);
-    if (after && final && final.versions !== after.versions + 1) fail(`the next run left ${final.versions} versions, expected ${after.versions + 1}`);
+    if (after && final && final.versions !== after.versions + 1)
+      fail(`the next run left ${final.versions} versions, expected ${after.versions + 1}`);
     const left = workspaceLeftovers(rootDir, ws);
     if (left.length > 0) fail(`workspace leftovers after the next run: ${left.join(', ')}`);
     if (tally.failures.length >= 5) break;

@@ -20,7 +20,9 @@ test(`8 ingests into one root and 4 relocates of one object at once, ${ROUNDS} r
   const base = tempDir('siard-ocfl-load-');
   const rootDir = path.join(base, 'root');
   t.is((await runCliToEnd(['init', rootDir])).code, 0);
-  const dbs = Array.from({ length: 8 }, (_, k) => makeDatabase(path.join(base, `db${k}.sqlite`), SEED + k, { lobs: 12, lobSize: 64 * 1024, inline: 200 }));
+  const dbs = Array.from({ length: 8 }, (_, k) =>
+    makeDatabase(path.join(base, `db${k}.sqlite`), SEED + k, { lobs: 12, lobSize: 64 * 1024, inline: 200 }),
+  );
   const target = 'urn:x-load:relocated';
   const first = await runCliToEnd(['ingest', `sqlite:${dbs[0]}`, '--root', rootDir, '--id', target]);
   t.is(first.code, 0, first.stderr);
@@ -32,7 +34,9 @@ test(`8 ingests into one root and 4 relocates of one object at once, ${ROUNDS} r
   const succeededFolders: string[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     // The same database each round: every ingest must make a version (--allow-unchanged), so versions count ingests.
-    const ingests = dbs.map((db, k) => ({ args: ['ingest', `sqlite:${db}`, '--root', rootDir, '--id', `urn:x-load:db${k}`, '--allow-unchanged'] }));
+    const ingests = dbs.map((db, k) => ({
+      args: ['ingest', `sqlite:${db}`, '--root', rootDir, '--id', `urn:x-load:db${k}`, '--allow-unchanged'],
+    }));
     const folders = Array.from({ length: 4 }, (_, k) => `file:///Archives/round-${round}/writer-${k}/`);
     const relocates = folders.map((f) => ({ args: ['relocate', '--root', rootDir, '--id', target, '--lob-folder', f] }));
     // Relocates first, so that they overlap each other as much as possible.
@@ -72,6 +76,8 @@ test(`8 ingests into one root and 4 relocates of one object at once, ${ROUNDS} r
   t.deepEqual(workspaceLeftovers(rootDir), []);
   const audit = await runCliToEnd(['audit', '--root', rootDir, '--no-xsd']);
   t.is(audit.code, 0, audit.stdout.slice(0, 1000));
-  t.log(`${ROUNDS} rounds: relocates ${relocatesOk} committed, ${relocatesLocked} refused with the lock error; ingests ${ingestsOk} committed, ${ingestsLocked} refused`);
+  t.log(
+    `${ROUNDS} rounds: relocates ${relocatesOk} committed, ${relocatesLocked} refused with the lock error; ingests ${ingestsOk} committed, ${ingestsLocked} refused`,
+  );
   t.true(relocatesOk >= ROUNDS, 'at least one relocate per round commits');
 });

@@ -11,10 +11,7 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(
-  args: string[],
-  options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {},
-): Promise<CliResult> {
+export function runCli(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd ?? PROJECT_ROOT,

@@ -32,7 +32,10 @@ export interface MariadbServer {
 
 function findBin(name: string): string | undefined {
   const dirs = [process.env.MARIADB_BIN_DIR ?? '', '/usr/sbin', '/usr/bin', '/usr/local/bin', '/usr/local/sbin'];
-  return findBinary(name, dirs.filter(Boolean).map((dir) => path.join(dir, name)));
+  return findBinary(
+    name,
+    dirs.filter(Boolean).map((dir) => path.join(dir, name)),
+  );
 }
 
 export function mariadbAvailable(): boolean {
@@ -64,7 +67,9 @@ export async function startMariadb(): Promise<MariadbServer> {
   const data = path.join(dir, 'data');
   const socket = path.join(dir, 'sock');
   const asRoot = process.getuid?.() === 0 ? ['--user=root'] : [];
-  execFileSync(installDb, ['--no-defaults', `--datadir=${data}`, '--auth-root-authentication-method=normal', '--skip-test-db', ...asRoot], { stdio: 'pipe' });
+  execFileSync(installDb, ['--no-defaults', `--datadir=${data}`, '--auth-root-authentication-method=normal', '--skip-test-db', ...asRoot], {
+    stdio: 'pipe',
+  });
   const port = await freePort();
   let log = '';
   const child = spawn(
@@ -94,20 +99,28 @@ export async function startMariadb(): Promise<MariadbServer> {
   const password = 'siard-test-password';
   try {
     await waitForSocket(socket, child, () => log);
-    execFileSync(clientBin, ['--no-defaults', `--socket=${socket}`, '-uroot', '-e', `CREATE USER '${user}'@'%' IDENTIFIED BY '${password}'; GRANT ALL ON *.* TO '${user}'@'%' WITH GRANT OPTION;`]);
+    execFileSync(clientBin, [
+      '--no-defaults',
+      `--socket=${socket}`,
+      '-uroot',
+      '-e',
+      `CREATE USER '${user}'@'%' IDENTIFIED BY '${password}'; GRANT ALL ON *.* TO '${user}'@'%' WITH GRANT OPTION;`,
+    ]);
   } catch (err) {
     child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
     throw err;
   }
-  const connect = (database: string) => mariadb.createConnection({ host, port, user, password, database, multipleStatements: true, timezone: '+00:00' });
+  const connect = (database: string) =>
+    mariadb.createConnection({ host, port, user, password, database, multipleStatements: true, timezone: '+00:00' });
   const server: MariadbServer = {
     port,
     host,
     user,
     password,
     socket,
-    url: (database = 'mysql', scheme = 'mysql') => `${scheme}://${user}:${encodeURIComponent(password)}@${host}:${port}/${encodeURIComponent(database)}`,
+    url: (database = 'mysql', scheme = 'mysql') =>
+      `${scheme}://${user}:${encodeURIComponent(password)}@${host}:${port}/${encodeURIComponent(database)}`,
     async createDatabase(name) {
       await server.sql('mysql', `CREATE DATABASE \`${name.replace(/`/g, '``')}\` CHARACTER SET utf8mb4`);
     },
@@ -121,7 +134,11 @@ export async function startMariadb(): Promise<MariadbServer> {
       }
     },
     client(database, args, input) {
-      const res = spawnSync(clientBin, ['--no-defaults', `--socket=${socket}`, '-uroot', '--default-character-set=utf8mb4', database, ...args], { encoding: 'utf8', maxBuffer: 1 << 30, input: input ?? '' });
+      const res = spawnSync(
+        clientBin,
+        ['--no-defaults', `--socket=${socket}`, '-uroot', '--default-character-set=utf8mb4', database, ...args],
+        { encoding: 'utf8', maxBuffer: 1 << 30, input: input ?? '' },
+      );
       if (res.status !== 0) throw new Error(`mariadb client failed: ${res.stderr.trim()}`);
       return res.stdout;
     },

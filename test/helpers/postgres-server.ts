@@ -56,7 +56,22 @@ export async function startPostgres(): Promise<PostgresServer> {
   const pwfile = path.join(dir, 'pw');
   writeFileSync(pwfile, password);
   if (process.getuid?.() === 0) execFileSync('chown', ['-R', 'postgres:postgres', dir]);
-  run(asServerUser(initdb, ['-D', data, '-U', user, '--pwfile', pwfile, '-A', 'scram-sha-256', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']));
+  run(
+    asServerUser(initdb, [
+      '-D',
+      data,
+      '-U',
+      user,
+      '--pwfile',
+      pwfile,
+      '-A',
+      'scram-sha-256',
+      '-E',
+      'UTF8',
+      '--locale=C.UTF-8',
+      '--no-sync',
+    ]),
+  );
   const port = await freePort();
   const opts = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c fsync=off -c timezone=UTC -c max_connections=40`;
   run(asServerUser(pgCtl, ['-D', data, '-o', opts, '-l', path.join(dir, 'log'), '-w', '-t', '60', 'start']));
@@ -66,8 +81,7 @@ export async function startPostgres(): Promise<PostgresServer> {
     host,
     user,
     password,
-    url: (database = 'postgres') =>
-      `postgres://${user}:${encodeURIComponent(password)}@${host}:${port}/${encodeURIComponent(database)}`,
+    url: (database = 'postgres') => `postgres://${user}:${encodeURIComponent(password)}@${host}:${port}/${encodeURIComponent(database)}`,
     async createDatabase(name) {
       const pg = await import('pg');
       const client = new pg.default.Client({ connectionString: server.url('postgres') });
@@ -90,7 +104,12 @@ export async function startPostgres(): Promise<PostgresServer> {
 }
 
 /** The rows of one query against a database of the test's server, in UTC. */
-export async function queryRows<T extends pg.QueryResultRow = Record<string, unknown>>(server: PostgresServer, db: string, text: string, values: unknown[] = []): Promise<T[]> {
+export async function queryRows<T extends pg.QueryResultRow = Record<string, unknown>>(
+  server: PostgresServer,
+  db: string,
+  text: string,
+  values: unknown[] = [],
+): Promise<T[]> {
   const client = new pg.Client({ connectionString: server.url(db) });
   await client.connect();
   try {

@@ -62,7 +62,10 @@ export function startRgw(): RgwServer | { skipped: string } {
       env,
       dir,
       async bucket(name, prefix) {
-        const bucket = `${name}-${process.pid}-${++bucketCount}`.toLowerCase().replace(/[^a-z0-9-]/g, '-').slice(0, 63);
+        const bucket = `${name}-${process.pid}-${++bucketCount}`
+          .toLowerCase()
+          .replace(/[^a-z0-9-]/g, '-')
+          .slice(0, 63);
         await client.send(new CreateBucketCommand({ Bucket: bucket }));
         return `s3://${bucket}${prefix ? `/${prefix}` : ''}`;
       },

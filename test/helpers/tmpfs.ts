@@ -49,5 +49,7 @@ export const canMount: boolean = (() => {
 /** `test.serial` where mounting works or under CI; elsewhere `test.skip`, with a message once. */
 export const tmpfsTest = canMount || process.env.CI ? test.serial : test.skip;
 if (!canMount) {
-  console.log(`[tmpfs] mounting a tmpfs is refused here (not root?): the mount-point tests are ${process.env.CI ? 'run and will fail (CI is set)' : 'skipped'}.`);
+  console.log(
+    `[tmpfs] mounting a tmpfs is refused here (not root?): the mount-point tests are ${process.env.CI ? 'run and will fail (CI is set)' : 'skipped'}.`,
+  );
 }

@@ -38,7 +38,10 @@ function unreadable(message: RegExp, why: string, audit: string[] = ['SIARD_UNRE
  * stored one found a problem, exit 1.
  */
 function unreadableZip(message: RegExp, why: string): Case {
-  return { why, outcomes: { restore: { exit: 2, message }, ingest: { exit: 2, message }, audit: { exit: 1, codes: ['SIARD_UNREADABLE'] } } };
+  return {
+    why,
+    outcomes: { restore: { exit: 2, message }, ingest: { exit: 2, message }, audit: { exit: 1, codes: ['SIARD_UNREADABLE'] } },
+  };
 }
 
 /**
@@ -46,7 +49,10 @@ function unreadableZip(message: RegExp, why: string): Case {
  * ("a received package whose LOBs are not stored must never exit 0"; --allow-missing-lobs stores
  * it as received, still exit 1).
  */
-const INGEST_REFUSED: Outcome = { exit: 1, message: /LOB cells? references? (a )?files? the package folder does not hold .*nothing was stored/ };
+const INGEST_REFUSED: Outcome = {
+  exit: 1,
+  message: /LOB cells? references? (a )?files? the package folder does not hold .*nothing was stored/,
+};
 
 /** A LOB cell pointing out of the package: never read; restore stops, ingest refuses the package, audit reports. */
 function escaping(auditCode: string, why: string, auditExit = 1, restore: RegExp = REFUSE_OUTSIDE): Case {
@@ -59,7 +65,6 @@ function escaping(auditCode: string, why: string, auditExit = 1, restore: RegExp
     },
   };
 }
-
 
 function zipSlip(why: string): Case {
   return {
@@ -92,7 +97,10 @@ export const EXPECTED: Record<string, Case> = {
     outcomes: { restore: { exit: 0 }, ingest: { exit: 0 }, audit: { exit: 1, codes: ['SIARD_ZIP_UNSAFE_ENTRY'] } },
   },
   'cell-file-etc-passwd': escaping('LOB_ESCAPES', 'Cell file="../../../../etc/passwd".'),
-  'cell-file-sentinel-dotdot': escaping('LOB_ESCAPES', 'Cell file="../../sentinel.txt": a real file outside the package, whose secret must never be read.'),
+  'cell-file-sentinel-dotdot': escaping(
+    'LOB_ESCAPES',
+    'Cell file="../../sentinel.txt": a real file outside the package, whose secret must never be read.',
+  ),
   'cell-file-url-etc-passwd': escaping(
     'LOB_OUTSIDE',
     'Cell file="file:///etc/passwd": an absolute location is legal SIARD (LOBs kept elsewhere), so audit warns (exit 0) that it lies outside the object; nothing reads it.',
@@ -105,9 +113,18 @@ export const EXPECTED: Record<string, Case> = {
     1,
     /not a usable location|encodes a path separator/,
   ),
-  'cell-file-percent-sentinel': escaping('LOB_INVALID_LOCATION', 'Cell file="..%2f..%2fsentinel.txt".', 1, /not a usable location|encodes a path separator/),
+  'cell-file-percent-sentinel': escaping(
+    'LOB_INVALID_LOCATION',
+    'Cell file="..%2f..%2fsentinel.txt".',
+    1,
+    /not a usable location|encodes a path separator/,
+  ),
   'db-lobfolder-escapes': escaping('LOB_ESCAPES', 'Database lobFolder "../../../../" with file="etc/passwd".'),
-  'column-lobfolder-absolute-url': escaping('LOB_OUTSIDE', 'Column lobFolder "file:///etc/": absolute, so a warning as for absolute cell files.', 0),
+  'column-lobfolder-absolute-url': escaping(
+    'LOB_OUTSIDE',
+    'Column lobFolder "file:///etc/": absolute, so a warning as for absolute cell files.',
+    0,
+  ),
   'lob-symlink-to-sentinel': {
     why: 'A LOB file inside the package that is a symbolic link to the sentinel.',
     outcomes: {
@@ -123,9 +140,18 @@ export const EXPECTED: Record<string, Case> = {
   'table-billion-laughs': unreadable(/DOCTYPE/, 'Billion laughs in table0.xml.'),
   'metadata-invalid-utf8': unreadable(/not valid UTF-8/, 'Bytes C3 28 FF FE in metadata.xml: an error, never silently U+FFFD.'),
   'table-invalid-utf8': unreadable(/not valid UTF-8/, 'An encoded surrogate and an overlong "/" in table0.xml.'),
-  'metadata-deep-nesting': unreadable(/nested more than/, '100,000 nested elements in metadata.xml (took hours in the XML parser before the depth cap).'),
-  'table-deep-nesting': unreadable(/nested more than/, '100,000 nested array elements in one cell (a stack overflow before the depth cap).'),
-  'zip-bomb-table': unreadable(/characters of text without markup/, 'A 320 KiB entry inflating to 320 MiB: one cell value of that size (ran out of memory before the cap).'),
+  'metadata-deep-nesting': unreadable(
+    /nested more than/,
+    '100,000 nested elements in metadata.xml (took hours in the XML parser before the depth cap).',
+  ),
+  'table-deep-nesting': unreadable(
+    /nested more than/,
+    '100,000 nested array elements in one cell (a stack overflow before the depth cap).',
+  ),
+  'zip-bomb-table': unreadable(
+    /characters of text without markup/,
+    'A 320 KiB entry inflating to 320 MiB: one cell value of that size (ran out of memory before the cap).',
+  ),
   'zip-bomb-metadata': unreadableZip(/more than the limit/, 'metadata.xml inflating to 320 MiB.'),
   'zip-bomb-lying-size': {
     why: 'An internal LOB entry declaring 10 bytes and inflating to 320 MiB of NUL.',
@@ -136,10 +162,19 @@ export const EXPECTED: Record<string, Case> = {
       audit: { exit: 1, codes: ['SIARD_ENTRY'] },
     },
   },
-  'lob-length-1e18': unreadable(/LOB length "1000000000000000000"/, 'length="10^18": beyond exact integers, refused before anything is allocated.'),
+  'lob-length-1e18': unreadable(
+    /LOB length "1000000000000000000"/,
+    'length="10^18": beyond exact integers, refused before anything is allocated.',
+  ),
   'rows-1e18': unreadable(/too large/, '<rows>10^18</rows>.'),
-  'schema-folder-escapes': unreadable(/missing from the archive/, 'Schema folder "../../../..": names only an entry inside the ZIP, which does not exist.'),
-  'zip-truncated-central-directory': unreadableZip(/End of central directory|truncated/, 'The last 40 bytes (the end of central directory record) cut off.'),
+  'schema-folder-escapes': unreadable(
+    /missing from the archive/,
+    'Schema folder "../../../..": names only an entry inside the ZIP, which does not exist.',
+  ),
+  'zip-truncated-central-directory': unreadableZip(
+    /End of central directory|truncated/,
+    'The last 40 bytes (the end of central directory record) cut off.',
+  ),
   'zip-empty-file': unreadableZip(/not a zip file|End of central directory/, 'A .siard of 0 bytes.'),
 
   // ------------------------------------------------------------- OCFL objects
@@ -149,7 +184,11 @@ export const EXPECTED: Record<string, Case> = {
   },
   'inventory-digest-not-hex': {
     why: 'Manifest and state digest "zzz...z" (128 characters).',
-    outcomes: { validate: { exit: 1, codes: ['E025'] }, checkout: { exit: 1, message: /has sha512 .* not z+ as the inventory records/ }, audit: { exit: 1, codes: ['E025'] } },
+    outcomes: {
+      validate: { exit: 1, codes: ['E025'] },
+      checkout: { exit: 1, message: /has sha512 .* not z+ as the inventory records/ },
+      audit: { exit: 1, codes: ['E025'] },
+    },
   },
   'inventory-content-path-escapes': {
     why: 'A manifest content path "../../../../../../sentinel.txt" (with the sentinel\'s real digest).',
@@ -169,22 +208,38 @@ export const EXPECTED: Record<string, Case> = {
   },
   'inventory-logical-path-escapes': {
     why: 'A logical path "../../../../escaped.txt".',
-    outcomes: { validate: { exit: 1, codes: ['E052'] }, checkout: { exit: 1, message: /would escape .*nothing was written/ }, audit: { exit: 1, codes: ['E052'] } },
+    outcomes: {
+      validate: { exit: 1, codes: ['E052'] },
+      checkout: { exit: 1, message: /would escape .*nothing was written/ },
+      audit: { exit: 1, codes: ['E052'] },
+    },
   },
   'inventory-logical-path-absolute': {
     why: 'A logical path "/tmp/escaped.txt".',
-    outcomes: { validate: { exit: 1, codes: ['E053'] }, checkout: { exit: 1, message: /would escape .*nothing was written/ }, audit: { exit: 1, codes: ['E053'] } },
+    outcomes: {
+      validate: { exit: 1, codes: ['E053'] },
+      checkout: { exit: 1, message: /would escape .*nothing was written/ },
+      audit: { exit: 1, codes: ['E053'] },
+    },
   },
   'inventory-content-directory-dotdot': {
     why: 'contentDirectory "..".',
-    outcomes: { validate: { exit: 1, codes: ['E018'] }, checkout: { exit: 1, message: /unusable contentDirectory/ }, audit: { exit: 1, codes: ['OBJECT_UNREADABLE'] } },
+    outcomes: {
+      validate: { exit: 1, codes: ['E018'] },
+      checkout: { exit: 1, message: /unusable contentDirectory/ },
+      audit: { exit: 1, codes: ['OBJECT_UNREADABLE'] },
+    },
   },
   'inventory-nested-100000': {
     why: 'JSON nested 100,000 deep (the version message): parsed without a stack overflow, then refused.',
-    outcomes: { validate: { exit: 1, codes: ['E094'] }, checkout: { exit: 1, message: /message is not a string/ }, audit: { exit: 1, codes: ['OBJECT_UNREADABLE'] } },
+    outcomes: {
+      validate: { exit: 1, codes: ['E094'] },
+      checkout: { exit: 1, message: /message is not a string/ },
+      audit: { exit: 1, codes: ['OBJECT_UNREADABLE'] },
+    },
   },
   'inventory-symlinked-content': {
-    why: 'An honest inventory whose content file is a symbolic link to the sentinel, with the sentinel\'s digest recorded.',
+    why: "An honest inventory whose content file is a symbolic link to the sentinel, with the sentinel's digest recorded.",
     outcomes: {
       validate: { exit: 1, codes: ['E090'] },
       audit: { exit: 1, codes: ['E090'] },
@@ -192,7 +247,7 @@ export const EXPECTED: Record<string, Case> = {
     },
   },
   'inventory-symlinked-folder': {
-    why: 'The content folder v1/content/data is a symbolic link to the folder holding the sentinel; the inventory is honest (the sentinel\'s bytes and digest).',
+    why: "The content folder v1/content/data is a symbolic link to the folder holding the sentinel; the inventory is honest (the sentinel's bytes and digest).",
     outcomes: {
       validate: { exit: 1, codes: ['E090'] },
       audit: { exit: 1, codes: ['E090'] },
@@ -200,7 +255,7 @@ export const EXPECTED: Record<string, Case> = {
     },
   },
   'siard-lob-symlinked': {
-    why: 'An object holding a SIARD package whose LOB content file is a symbolic link to the sentinel; cell digest and inventory digest both match the sentinel\'s bytes.',
+    why: "An object holding a SIARD package whose LOB content file is a symbolic link to the sentinel; cell digest and inventory digest both match the sentinel's bytes.",
     outcomes: {
       validate: { exit: 1, codes: ['E090'] },
       audit: { exit: 1, codes: ['E090'] },

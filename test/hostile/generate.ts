@@ -101,17 +101,30 @@ interface SiardCase {
   prepare?: (pkg: string) => void;
 }
 
-function buildSiardCases(c: { sentinel: string; secret: string; forbiddenAbsolute: string; sentinelFromPkg: string }): Record<string, SiardCase> {
+function buildSiardCases(c: {
+  sentinel: string;
+  secret: string;
+  forbiddenAbsolute: string;
+  sentinelFromPkg: string;
+}): Record<string, SiardCase> {
   const xxe = (root: string) => `<!DOCTYPE ${root} [<!ENTITY x SYSTEM "${pathToFileURL(c.sentinel).href}">]>`;
   const laughs = (root: string) =>
     `<!DOCTYPE ${root} [<!ENTITY a "aaaaaaaaaa">` +
-    Array.from({ length: 9 }, (_, i) => `<!ENTITY ${String.fromCharCode(98 + i)} "${`&${String.fromCharCode(97 + i)};`.repeat(10)}">`).join('') +
+    Array.from({ length: 9 }, (_, i) => `<!ENTITY ${String.fromCharCode(98 + i)} "${`&${String.fromCharCode(97 + i)};`.repeat(10)}">`).join(
+      '',
+    ) +
     ']>';
   const sentinelBytes = Buffer.from(`SENTINEL ${c.secret}\n`);
   return {
     'control-valid': { lob: true },
     'zip-slip-dotdot': { lob: true, entries: [{ name: '../x', data: ZIP_SLIP_PAYLOAD }] },
-    'zip-slip-absolute': { lob: true, entries: [{ name: c.forbiddenAbsolute, data: ZIP_SLIP_PAYLOAD }, { name: '/etc/x', data: ZIP_SLIP_PAYLOAD }] },
+    'zip-slip-absolute': {
+      lob: true,
+      entries: [
+        { name: c.forbiddenAbsolute, data: ZIP_SLIP_PAYLOAD },
+        { name: '/etc/x', data: ZIP_SLIP_PAYLOAD },
+      ],
+    },
     'zip-slip-backslash': { lob: true, entries: [{ name: '..\\..\\x', data: ZIP_SLIP_PAYLOAD }] },
     'zip-slip-nul-name': { lob: true, entries: [{ name: 'content/a\u0000/../../x', data: ZIP_SLIP_PAYLOAD }] },
     'zip-duplicate-metadata': {
@@ -125,7 +138,11 @@ function buildSiardCases(c: { sentinel: string; secret: string; forbiddenAbsolut
     'cell-file-percent-dotdot': { lob: true, table: tableXml(lobCell('..%2f..%2fetc%2fpasswd')) },
     'cell-file-percent-sentinel': { lob: true, table: tableXml(lobCell(c.sentinelFromPkg.replace(/\//g, '%2f'), sentinelBytes)) },
     'db-lobfolder-escapes': { lob: true, metadata: metadataXml({ dbLobFolder: '../../../../' }), table: tableXml(lobCell('etc/passwd')) },
-    'column-lobfolder-absolute-url': { lob: true, metadata: metadataXml({ columnLobFolder: 'file:///etc/' }), table: tableXml(lobCell('passwd')) },
+    'column-lobfolder-absolute-url': {
+      lob: true,
+      metadata: metadataXml({ columnLobFolder: 'file:///etc/' }),
+      table: tableXml(lobCell('passwd')),
+    },
     'lob-symlink-to-sentinel': {
       lob: true,
       table: tableXml(lobCell('h_lobseg_0/content/schema0/table0/lob2/record1.bin', sentinelBytes)),
@@ -133,7 +150,10 @@ function buildSiardCases(c: { sentinel: string; secret: string; forbiddenAbsolut
     },
     'metadata-xxe': { lob: true, metadata: metadataXml({ doctype: xxe('siardArchive'), dbname: '&x;' }) },
     'metadata-billion-laughs': { lob: true, metadata: metadataXml({ doctype: laughs('siardArchive'), dbname: '&j;' }) },
-    'metadata-external-dtd': { lob: true, metadata: metadataXml({ doctype: `<!DOCTYPE siardArchive SYSTEM "${pathToFileURL(c.sentinel).href}">` }) },
+    'metadata-external-dtd': {
+      lob: true,
+      metadata: metadataXml({ doctype: `<!DOCTYPE siardArchive SYSTEM "${pathToFileURL(c.sentinel).href}">` }),
+    },
     'table-xxe': { lob: true, table: tableXml(`<c2>&x;</c2>`, xxe('table')) },
     'table-billion-laughs': { lob: true, table: tableXml(`<c2>&j;</c2>`, laughs('table')) },
     'metadata-invalid-utf8': { lob: true, metadata: withBytes(metadataXml(), '<dbname>h', [0xc3, 0x28, 0xff, 0xfe]) },
@@ -174,7 +194,9 @@ function buildSiardCases(c: { sentinel: string; secret: string; forbiddenAbsolut
     'zip-bomb-lying-size': {
       lob: true,
       table: tableXml('<c2 file="lob.bin" length="10" digestType="SHA-256" digest="' + '0'.repeat(64) + '"/>'),
-      entries: [{ name: 'content/schema0/table0/lob.bin', deflate: true, data: () => repeated('\0', BOMB_BYTES), declaredUncompressedSize: 10 }],
+      entries: [
+        { name: 'content/schema0/table0/lob.bin', deflate: true, data: () => repeated('\0', BOMB_BYTES), declaredUncompressedSize: 10 },
+      ],
     },
     'lob-length-1e18': { lob: true, table: tableXml(lobCell(LOB_FILE, LOB_BYTES, '1000000000000000000')) },
     'rows-1e18': { lob: true, metadata: metadataXml({ rows: '1000000000000000000' }) },
@@ -200,7 +222,9 @@ function writeSiardCase(pkg: string, kase: SiardCase): string {
   const defaultTable = tableXml(lobCell(LOB_FILE));
   const table = kase.table ?? defaultTable;
   const tableEntry: RawEntry =
-    typeof table === 'string' || Buffer.isBuffer(table) ? { name: 'content/schema0/table0/table0.xml', data: Buffer.from(table), deflate: true } : table;
+    typeof table === 'string' || Buffer.isBuffer(table)
+      ? { name: 'content/schema0/table0/table0.xml', data: Buffer.from(table), deflate: true }
+      : table;
   const entries: RawEntry[] = [tableEntry, ...(kase.entries ?? [])];
   if (!kase.replaceMetadata) {
     entries.push({ name: 'header/siardversion/2.2/', data: Buffer.alloc(0) });

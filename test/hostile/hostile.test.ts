@@ -47,7 +47,11 @@ function snapshot(dir: string, into: Map<string, string>, skip: (p: string) => b
 
 function errorCodes(json: string): string[] | undefined {
   try {
-    const d = JSON.parse(json) as { findings?: Array<{ code: string; severity: string }>; errors?: Array<{ code: string }>; codes?: string[] };
+    const d = JSON.parse(json) as {
+      findings?: Array<{ code: string; severity: string }>;
+      errors?: Array<{ code: string }>;
+      codes?: string[];
+    };
     if (d.codes) return [...new Set(d.codes)].sort();
     if (d.findings) return [...new Set(d.findings.filter((f) => f.severity === 'error').map((f) => f.code))].sort();
     if (d.errors) return [...new Set(d.errors.map((f) => f.code))].sort();
@@ -66,8 +70,27 @@ const shared = path.join(work, '_shared');
 async function runSiardCase(name: string, siard: string, ingestRoot: string): Promise<void> {
   const dir = (verb: string) => path.join(work, name, verb);
   mkdirSync(path.join(dir('restore'), 'out'), { recursive: true });
-  observed.set(`${name} restore`, observe(await cli(['restore', siard, path.join(dir('restore'), 'out', 'db.sqlite')], path.join(dir('restore'), 'cwd'))));
-  const ingest = await cli(['ingest', siard, '--root', ingestRoot, '--id', `urn:x-hostile:${name}`, '--message', 'hostile', '--user-name', 't', '--user-address', 'mailto:t@example.org'], path.join(dir('ingest'), 'cwd'));
+  observed.set(
+    `${name} restore`,
+    observe(await cli(['restore', siard, path.join(dir('restore'), 'out', 'db.sqlite')], path.join(dir('restore'), 'cwd'))),
+  );
+  const ingest = await cli(
+    [
+      'ingest',
+      siard,
+      '--root',
+      ingestRoot,
+      '--id',
+      `urn:x-hostile:${name}`,
+      '--message',
+      'hostile',
+      '--user-name',
+      't',
+      '--user-address',
+      'mailto:t@example.org',
+    ],
+    path.join(dir('ingest'), 'cwd'),
+  );
   observed.set(`${name} ingest`, observe(ingest));
 }
 
@@ -91,21 +114,51 @@ async function auditPackages(): Promise<void> {
     cpSync(pkg, path.join(bundle, name), { recursive: true });
   }
   await cli(['init', root], cwd);
-  const put = await cli(['put', bundle, '--root', root, '--id', 'urn:x-hostile:packages', '--message', 'hostile', '--user-name', 't', '--user-address', 'mailto:t@example.org'], cwd);
+  const put = await cli(
+    [
+      'put',
+      bundle,
+      '--root',
+      root,
+      '--id',
+      'urn:x-hostile:packages',
+      '--message',
+      'hostile',
+      '--user-name',
+      't',
+      '--user-address',
+      'mailto:t@example.org',
+    ],
+    cwd,
+  );
   if (put.exit !== 0) throw new Error(`put of the packages failed: ${put.stderr}`);
   const audit = await cli(['audit', '--root', root, '--json'], cwd);
   observed.set('packages audit', observe(audit));
-  const findings = (JSON.parse(audit.stdout) as { findings: Array<{ code: string; severity: string; path?: string; message: string }> }).findings;
+  const findings = (JSON.parse(audit.stdout) as { findings: Array<{ code: string; severity: string; path?: string; message: string }> })
+    .findings;
   for (const name of Object.keys(corpus.siard)) {
     if (linked.includes(name)) continue;
     const mine = findings.filter((f) => f.severity !== 'info' && (f.path ?? '').startsWith(`${name}/`));
     const errors = mine.filter((f) => f.severity === 'error');
-    observed.set(`${name} audit`, { exit: errors.length > 0 ? 1 : 0, codes: [...new Set(mine.map((f) => f.code))].sort(), text: mine.map((f) => f.message).join('\n'), run: audit });
+    observed.set(`${name} audit`, {
+      exit: errors.length > 0 ? 1 : 0,
+      codes: [...new Set(mine.map((f) => f.code))].sort(),
+      text: mine.map((f) => f.message).join('\n'),
+      run: audit,
+    });
   }
   for (const name of linked) {
     const r = path.join(work, name, 'put', 'root');
     await cli(['init', r], path.join(work, name, 'put', 'cwd'));
-    observed.set(`${name} put`, observe(await cli(['put', path.dirname(corpus.siard[name]!), '--root', r, '--id', `urn:x-hostile:${name}`], path.join(work, name, 'put', 'cwd'))));
+    observed.set(
+      `${name} put`,
+      observe(
+        await cli(
+          ['put', path.dirname(corpus.siard[name]!), '--root', r, '--id', `urn:x-hostile:${name}`],
+          path.join(work, name, 'put', 'cwd'),
+        ),
+      ),
+    );
   }
 }
 
@@ -116,11 +169,30 @@ function hasLink(dir: string): boolean {
 async function runObjectCase(id: string): Promise<void> {
   const dir = (verb: string) => path.join(work, id, verb);
   const objectPath = (await cli(['path', id, '--root', corpus.objectRoot], path.join(dir('path'), 'cwd'))).stdout.trim();
-  observed.set(`${id} validate`, observe(await cli(['validate', path.join(corpus.objectRoot, objectPath), '--json'], path.join(dir('validate'), 'cwd'))));
-  observed.set(`${id} checkout`, observe(await cli(['checkout', '--root', corpus.objectRoot, '--id', id, path.join(dir('checkout'), 'out')], path.join(dir('checkout'), 'cwd'))));
+  observed.set(
+    `${id} validate`,
+    observe(await cli(['validate', path.join(corpus.objectRoot, objectPath), '--json'], path.join(dir('validate'), 'cwd'))),
+  );
+  observed.set(
+    `${id} checkout`,
+    observe(
+      await cli(
+        ['checkout', '--root', corpus.objectRoot, '--id', id, path.join(dir('checkout'), 'out')],
+        path.join(dir('checkout'), 'cwd'),
+      ),
+    ),
+  );
   if (id.startsWith('siard-')) {
     mkdirSync(path.join(dir('restore'), 'out'), { recursive: true });
-    observed.set(`${id} restore`, observe(await cli(['restore', '--root', corpus.objectRoot, '--id', id, path.join(dir('restore'), 'out', 'db.sqlite')], path.join(dir('restore'), 'cwd'))));
+    observed.set(
+      `${id} restore`,
+      observe(
+        await cli(
+          ['restore', '--root', corpus.objectRoot, '--id', id, path.join(dir('restore'), 'out', 'db.sqlite')],
+          path.join(dir('restore'), 'cwd'),
+        ),
+      ),
+    );
   }
 }
 
@@ -129,11 +201,17 @@ async function auditObjects(): Promise<void> {
   const layout = await loadLayout0003({});
   const audit = await cli(['audit', '--root', corpus.objectRoot, '--json'], path.join(shared, 'cwd'));
   observed.set('objects audit', observe(audit));
-  const findings = (JSON.parse(audit.stdout) as { findings: Array<{ code: string; severity: string; object?: string; message: string }> }).findings;
+  const findings = (JSON.parse(audit.stdout) as { findings: Array<{ code: string; severity: string; object?: string; message: string }> })
+    .findings;
   for (const id of corpus.objects) {
     const where = layout.objectPath(id);
     const mine = findings.filter((f) => f.severity === 'error' && (f.object === id || JSON.stringify(f).includes(where)));
-    observed.set(`${id} audit`, { exit: mine.length > 0 ? 1 : 0, codes: [...new Set(mine.map((f) => f.code))].sort(), text: mine.map((f) => f.message).join('\n'), run: audit });
+    observed.set(`${id} audit`, {
+      exit: mine.length > 0 ? 1 : 0,
+      codes: [...new Set(mine.map((f) => f.code))].sort(),
+      text: mine.map((f) => f.message).join('\n'),
+      run: audit,
+    });
   }
 }
 

@@ -37,8 +37,18 @@ function u32(n: number): Buffer {
 
 function localHeader(nameBytes: Buffer, method: number, crc: number, csize: number, usize: number): Buffer {
   return Buffer.concat([
-    u32(0x04034b50), u16(20), u16(0x0800), u16(method), u16(0), u16(0x21),
-    u32(crc), u32(csize), u32(usize), u16(nameBytes.length), u16(0), nameBytes,
+    u32(0x04034b50),
+    u16(20),
+    u16(0x0800),
+    u16(method),
+    u16(0),
+    u16(0x21),
+    u32(crc),
+    u32(csize),
+    u32(usize),
+    u16(nameBytes.length),
+    u16(0),
+    nameBytes,
   ]);
 }
 
@@ -85,15 +95,41 @@ export function writeRawZip(file: string, entries: RawEntry[], options: RawZipOp
       writeSync(fd, localHeader(nameBytes, method, crc, csize, usize), 0, 30 + nameBytes.length, start);
       central.push(
         Buffer.concat([
-          u32(0x02014b50), u16(0x031e), u16(20), u16(0x0800), u16(method), u16(0), u16(0x21),
-          u32(e.declaredCrc ?? crc), u32(csize), u32(e.declaredUncompressedSize ?? usize),
-          u16(nameBytes.length), u16(0), u16(0), u16(0), u16(0), u32(0o100644 << 16), u32(start), nameBytes,
+          u32(0x02014b50),
+          u16(0x031e),
+          u16(20),
+          u16(0x0800),
+          u16(method),
+          u16(0),
+          u16(0x21),
+          u32(e.declaredCrc ?? crc),
+          u32(csize),
+          u32(e.declaredUncompressedSize ?? usize),
+          u16(nameBytes.length),
+          u16(0),
+          u16(0),
+          u16(0),
+          u16(0),
+          u32(0o100644 << 16),
+          u32(start),
+          nameBytes,
         ]),
       );
     }
     const cdStart = offset;
     for (const c of central) write(c);
-    write(Buffer.concat([u32(0x06054b50), u16(0), u16(0), u16(entries.length), u16(entries.length), u32(offset - cdStart), u32(cdStart), u16(0)]));
+    write(
+      Buffer.concat([
+        u32(0x06054b50),
+        u16(0),
+        u16(0),
+        u16(entries.length),
+        u16(entries.length),
+        u32(offset - cdStart),
+        u32(cdStart),
+        u16(0),
+      ]),
+    );
     if (options.truncateTail) ftruncateSync(fd, Math.max(0, fstatSync(fd).size - options.truncateTail));
   } finally {
     closeSync(fd);

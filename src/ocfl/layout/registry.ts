@@ -16,10 +16,7 @@ import type { StorageLayout } from './storage-layout.js';
 export type LayoutFactory = (configJson: unknown | undefined) => Promise<StorageLayout>;
 
 const FACTORIES = new Map<string, LayoutFactory>([
-  [
-    LAYOUT_0003_NAME,
-    (json) => (json === undefined ? HashAndIdNTupleLayout.load() : HashAndIdNTupleLayout.loadFromConfigJson(json)),
-  ],
+  [LAYOUT_0003_NAME, (json) => (json === undefined ? HashAndIdNTupleLayout.load() : HashAndIdNTupleLayout.loadFromConfigJson(json))],
 ]);
 
 export const OCFL_LAYOUT_FILE = 'ocfl_layout.json';

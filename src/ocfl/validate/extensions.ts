@@ -26,4 +26,3 @@ export function isRegisteredExtension(name: string): boolean {
  * (a warning, not an error). Like every extension folder, their contents are not looked into.
  */
 export const OWN_ROOT_EXTENSIONS: ReadonlySet<string> = new Set([WORKSPACE_EXTENSION]);
-

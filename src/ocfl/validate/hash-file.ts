@@ -44,7 +44,7 @@ function withFile(file: string, copyTo: string | undefined, read: (fd: number, s
       target === undefined
         ? undefined
         : (bytes) => {
-            for (let off = 0; off < bytes.length; ) off += writeSync(target, bytes, off, bytes.length - off);
+            for (let off = 0; off < bytes.length;) off += writeSync(target, bytes, off, bytes.length - off);
           };
     const result = read(fd, sink);
     if (out !== undefined) {

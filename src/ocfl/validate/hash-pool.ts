@@ -126,7 +126,12 @@ export class HashPool {
       const id = this.nextId++;
       this.inFlight.set(id, pending);
       this.assigned.get(worker)!.push(id);
-      worker.postMessage({ id, algorithms: pending.algorithms, paths: pending.paths, ...(pending.copyTo ? { copyTo: pending.copyTo } : {}) } satisfies HashBatch);
+      worker.postMessage({
+        id,
+        algorithms: pending.algorithms,
+        paths: pending.paths,
+        ...(pending.copyTo ? { copyTo: pending.copyTo } : {}),
+      } satisfies HashBatch);
     }
   }
 
@@ -134,7 +139,13 @@ export class HashPool {
     if (this.closed) return Promise.reject(new Error('The hash pool is closed.'));
     return new Promise((resolve, reject) => {
       const copies = tasks.some((t) => t.copyTo !== undefined);
-      this.queue.push({ algorithms: tasks[0].algorithms, paths: tasks.map((t) => t.path), ...(copies ? { copyTo: tasks.map((t) => t.copyTo ?? null) } : {}), resolve, reject });
+      this.queue.push({
+        algorithms: tasks[0].algorithms,
+        paths: tasks.map((t) => t.path),
+        ...(copies ? { copyTo: tasks.map((t) => t.copyTo ?? null) } : {}),
+        resolve,
+        reject,
+      });
       this.pump();
     });
   }

@@ -53,7 +53,8 @@ interface Opened {
 }
 
 async function open(target: ValidationTarget): Promise<Opened> {
-  if (typeof target !== 'string') return { storage: target.storage, path: target.path, display: target.display ?? describePath(target.storage, target.path) };
+  if (typeof target !== 'string')
+    return { storage: target.storage, path: target.path, display: target.display ?? describePath(target.storage, target.path) };
   return { storage: await openStorage(target), path: '', display: target };
 }
 
@@ -63,7 +64,8 @@ async function assertFolder(o: Opened): Promise<void> {
     throw err;
   });
   if (!st) throw new UsageError(`${o.display} does not exist.`, 'NOT_FOUND');
-  if (!st.isDirectory) throw new UsageError(`${o.display} is not a folder, so it is neither an OCFL object nor a storage root.`, 'NOT_OCFL');
+  if (!st.isDirectory)
+    throw new UsageError(`${o.display} is not a folder, so it is neither an OCFL object nor a storage root.`, 'NOT_OCFL');
 }
 
 /** Which OCFL thing a folder is, judged by its declaration file; undefined when it has none. */
@@ -83,7 +85,13 @@ export async function validateObject(target: ValidationTarget, options: Validate
   await assertFolder(o);
   const pool = newPool(options);
   try {
-    const check = await checkObject(o.storage, o.path, { fixity: options.fixity, pool, display: o.display, onPlan: options.onPlan, onHashed: options.onHashed });
+    const check = await checkObject(o.storage, o.path, {
+      fixity: options.fixity,
+      pool,
+      display: o.display,
+      onPlan: options.onPlan,
+      onHashed: options.onHashed,
+    });
     const f = check.findings;
     return { valid: f.valid, errors: f.errors, warnings: f.warnings, objects: 1, files: check.files, bytes: check.bytes };
   } finally {
@@ -96,7 +104,15 @@ export async function validateStorageRoot(target: ValidationTarget, options: Val
   await assertFolder(o);
   const pool = newPool(options);
   try {
-    const check = await checkStorageRoot(o.storage, o.path, { fixity: options.fixity, pool, display: o.display, onPlan: options.onPlan, onHashed: options.onHashed, onObjectsFound: options.onObjectsFound, onObject: options.onObject });
+    const check = await checkStorageRoot(o.storage, o.path, {
+      fixity: options.fixity,
+      pool,
+      display: o.display,
+      onPlan: options.onPlan,
+      onHashed: options.onHashed,
+      onObjectsFound: options.onObjectsFound,
+      onObject: options.onObject,
+    });
     const f = check.findings;
     return { valid: f.valid, errors: f.errors, warnings: f.warnings, objects: check.objects, files: check.files, bytes: check.bytes };
   } finally {

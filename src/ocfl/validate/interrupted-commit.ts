@@ -92,12 +92,19 @@ async function rootIsHeadInventory(fs: ReadStorage, dir: string, state: CommitSt
 }
 
 /** Adds the interrupted-commit explanation to the E046 / E060 findings these states produce. */
-export async function explainInterruptedCommit(fs: ReadStorage, dir: string, state: CommitState, findings: Findings, at: (rel: string) => string): Promise<void> {
+export async function explainInterruptedCommit(
+  fs: ReadStorage,
+  dir: string,
+  state: CommitState,
+  findings: Findings,
+  at: (rel: string) => string,
+): Promise<void> {
   const amend = (code: string, where: string, text: string) => {
     for (const f of findings.errors) if (f.code === code && f.path === where) f.message = `${f.message} ${text}`;
   };
   const { inv } = state;
-  const name = state.unlisted.length === 1 && (await isSuccessor(fs, dir, state.unlisted[0], inv, state.spec)) ? state.unlisted[0] : undefined;
+  const name =
+    state.unlisted.length === 1 && (await isSuccessor(fs, dir, state.unlisted[0], inv, state.spec)) ? state.unlisted[0] : undefined;
   if (name) {
     amend(
       'E046',

@@ -142,7 +142,8 @@ export function checkInventory(value: unknown, ctx: InventoryContext): CheckedIn
   // contentDirectory
   if ('contentDirectory' in value) {
     const cd = value.contentDirectory;
-    if (typeof cd !== 'string' || cd === '' || cd.includes('/')) add('E017', `The contentDirectory ${quote(cd)} is not a single folder name.`);
+    if (typeof cd !== 'string' || cd === '' || cd.includes('/'))
+      add('E017', `The contentDirectory ${quote(cd)} is not a single folder name.`);
     else if (cd === '.' || cd === '..') add('E018', `The contentDirectory ${quote(cd)} is not allowed.`);
     else {
       inv.contentDirectory = cd;
@@ -324,7 +325,10 @@ function checkManifest(value: Record<string, unknown>, inv: CheckedInventory, ct
     }
   }
   for (const [a, b] of conflictingPaths(allPaths)) {
-    add('E101', a === b ? `The content path ${quote(a)} occurs more than once.` : `The content path ${quote(a)} is also a folder of ${quote(b)}.`);
+    add(
+      'E101',
+      a === b ? `The content path ${quote(a)} occurs more than once.` : `The content path ${quote(a)} is also a folder of ${quote(b)}.`,
+    );
   }
 }
 
@@ -341,7 +345,10 @@ function checkContentPath(p: string, inv: CheckedInventory, add: (code: string, 
   }
   const [versionDir, contentDir] = p.split('/');
   if (!inv.versionNames.has(versionDir) || contentDir !== inv.contentDirectory || p.split('/').length < 3) {
-    add('E042', `The ${block} content path ${quote(p)} is not inside the ${quote(inv.contentDirectory)} folder of a version of this inventory.`);
+    add(
+      'E042',
+      `The ${block} content path ${quote(p)} is not inside the ${quote(inv.contentDirectory)} folder of a version of this inventory.`,
+    );
   }
   return true;
 }
@@ -404,12 +411,18 @@ function checkFixity(value: Record<string, unknown>, inv: CheckedInventory, ctx:
         const problem = pathShapeProblem(p);
         if (problem === 'slash') add('E100', `The fixity content path ${quote(p)} starts or ends with /.`);
         else if (problem === 'element') add('E099', `The fixity content path ${quote(p)} has an empty, . or .. element.`);
-        else if (!inv.manifest.has(p)) add('E057', `The ${algorithm} fixity block names ${quote(p)}, which is not a manifest content path.`);
+        else if (!inv.manifest.has(p))
+          add('E057', `The ${algorithm} fixity block names ${quote(p)}, which is not a manifest content path.`);
         else if (known && isWellFormedDigest(algorithm, digest)) entries.set(p, lower);
       }
     }
     for (const [a, b] of conflictingPaths(allPaths)) {
-      add('E101', a === b ? `The ${algorithm} fixity content path ${quote(a)} occurs more than once.` : `The fixity content path ${quote(a)} is also a folder of ${quote(b)}.`);
+      add(
+        'E101',
+        a === b
+          ? `The ${algorithm} fixity content path ${quote(a)} occurs more than once.`
+          : `The fixity content path ${quote(a)} is also a folder of ${quote(b)}.`,
+      );
     }
     if (known) inv.fixity.set(algorithm, entries);
   }

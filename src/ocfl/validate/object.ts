@@ -51,7 +51,13 @@ interface Expectation extends ExpectedDigest {
 }
 
 /** Reads the object declaration(s); returns the declared specification version. */
-async function checkDeclaration(fs: ReadStorage, dir: string, entries: TreeEntry[], findings: Findings, at: (rel: string) => string): Promise<SpecVersion | undefined> {
+async function checkDeclaration(
+  fs: ReadStorage,
+  dir: string,
+  entries: TreeEntry[],
+  findings: Findings,
+  at: (rel: string) => string,
+): Promise<SpecVersion | undefined> {
   const declarations = entries.filter((e) => e.name.startsWith('0='));
   if (declarations.length === 0) findings.add('E003', 'The object root has no 0=ocfl_object_1.x declaration file.', at(''));
   if (declarations.length > 1) {
@@ -137,7 +143,14 @@ function compareVersionBlocks(prior: CheckedInventory, root: CheckedInventory, p
     }
     const differences = stateDifferences(block, prior, rb, root);
     if (differences.length > 0) {
-      findings.add('E066', `Its version ${block.name} state differs from the root inventory's at ${differences.slice(0, 3).map((p) => quote(p)).join(', ')}${differences.length > 3 ? ' and more' : ''}.`, priorWhere);
+      findings.add(
+        'E066',
+        `Its version ${block.name} state differs from the root inventory's at ${differences
+          .slice(0, 3)
+          .map((p) => quote(p))
+          .join(', ')}${differences.length > 3 ? ' and more' : ''}.`,
+        priorWhere,
+      );
     }
     for (const key of ['created', 'message', 'user'] as const) {
       if (!sameJson(block[key], rb[key])) {
@@ -207,7 +220,8 @@ async function readRootInventory(scan: ObjectScan, entries: TreeEntry[], declare
   const parsed = parseJson(read.bytes);
   if (!parsed.ok) findings.add('E033', `The root inventory.json ${parsed.problem}.`, at('inventory.json'));
   else {
-    const typed = typeof parsed.value === 'object' && parsed.value !== null ? specVersionOfType((parsed.value as { type?: unknown }).type) : undefined;
+    const typed =
+      typeof parsed.value === 'object' && parsed.value !== null ? specVersionOfType((parsed.value as { type?: unknown }).type) : undefined;
     out.codesSpec = declared ?? typed ?? '1.1';
     out.inv = checkInventory(parsed.value, { findings, where: at('inventory.json'), specVersion: out.codesSpec, expectTypeFor: declared });
   }
@@ -216,7 +230,11 @@ async function readRootInventory(scan: ObjectScan, entries: TreeEntry[], declare
 }
 
 /** The entries of the object root: version folders (listed or not), extensions, anything not allowed. */
-async function checkRootEntries(scan: ObjectScan, entries: TreeEntry[], root: RootInventory): Promise<{ versionDirs: Set<string>; unlisted: string[] }> {
+async function checkRootEntries(
+  scan: ObjectScan,
+  entries: TreeEntry[],
+  root: RootInventory,
+): Promise<{ versionDirs: Set<string>; unlisted: string[] }> {
   const { fs, dir, findings, at } = scan;
   const { inv, rootSidecar } = root;
   const versionDirs = new Set<string>();
@@ -285,8 +303,10 @@ class Expectations {
 
   /** Every manifest and fixity entry of an inventory. */
   addInventory(inv: CheckedInventory, where: string): void {
-    if (inv.digestAlgorithm) for (const [p, d] of inv.manifest) this.add(p, { algorithm: inv.digestAlgorithm, digest: d.toLowerCase(), block: 'manifest', where });
-    for (const [alg, entriesOf] of inv.fixity) for (const [p, d] of entriesOf) this.add(p, { algorithm: alg, digest: d, block: 'fixity', where });
+    if (inv.digestAlgorithm)
+      for (const [p, d] of inv.manifest) this.add(p, { algorithm: inv.digestAlgorithm, digest: d.toLowerCase(), block: 'manifest', where });
+    for (const [alg, entriesOf] of inv.fixity)
+      for (const [p, d] of entriesOf) this.add(p, { algorithm: alg, digest: d, block: 'fixity', where });
   }
 }
 
@@ -320,7 +340,8 @@ async function readVersionInventory(
     findings.add('E033', `The inventory of ${v.name} ${parsed.problem}.`, vWhere);
     return { spec };
   }
-  const typed = typeof parsed.value === 'object' && parsed.value !== null ? specVersionOfType((parsed.value as { type?: unknown }).type) : undefined;
+  const typed =
+    typeof parsed.value === 'object' && parsed.value !== null ? specVersionOfType((parsed.value as { type?: unknown }).type) : undefined;
   const vinv = checkInventory(parsed.value, { findings, where: vWhere, specVersion: typed ?? codesSpec });
   const vSidecar = await checkSidecar(fs, dir, v.name, vEntries, read.bytes, vinv?.digestAlgorithm, findings, at);
   if (vinv) crossCheckVersionInventory(v, vinv, inv, vWhere, codesSpec, findings);
@@ -348,8 +369,13 @@ class ContentDirectoryRule {
       this.firstSet = vinv.contentDirectorySet;
       if (vinv.contentDirectory !== inv.contentDirectory) {
         this.e019 = true;
-        findings.add('E019', `The first version's inventory has contentDirectory ${quote(vinv.contentDirectory)}, not the ${quote(inv.contentDirectory)} of the root inventory.`, vWhere);
-        if (vinv.contentDirectorySet) findings.add('E020', `contentDirectory changes from ${quote(vinv.contentDirectory)} to ${quote(inv.contentDirectory)}.`, vWhere);
+        findings.add(
+          'E019',
+          `The first version's inventory has contentDirectory ${quote(vinv.contentDirectory)}, not the ${quote(inv.contentDirectory)} of the root inventory.`,
+          vWhere,
+        );
+        if (vinv.contentDirectorySet)
+          findings.add('E020', `contentDirectory changes from ${quote(vinv.contentDirectory)} to ${quote(inv.contentDirectory)}.`, vWhere);
       }
       return;
     }
@@ -358,7 +384,11 @@ class ContentDirectoryRule {
       findings.add('E019', `contentDirectory is set in ${v.name} but not in the first version.`, vWhere);
     }
     if (vinv.contentDirectory !== inv.contentDirectory) {
-      findings.add('E020', `The inventory of ${v.name} has contentDirectory ${quote(vinv.contentDirectory)}, not ${quote(inv.contentDirectory)}.`, vWhere);
+      findings.add(
+        'E020',
+        `The inventory of ${v.name} has contentDirectory ${quote(vinv.contentDirectory)}, not ${quote(inv.contentDirectory)}.`,
+        vWhere,
+      );
     }
   }
 
@@ -373,14 +403,22 @@ class ContentDirectoryRule {
  * The entries of a version folder (E015, W002, E090) and the files of its content folder, added to
  * `existing` (content path -> size) and checked against the root manifest (E023, E024, W003).
  */
-async function checkVersionFolder(scan: ObjectScan, v: VersionBlock, vEntries: TreeEntry[], inv: CheckedInventory, vSidecar: string | undefined, existing: Map<string, number>): Promise<void> {
+async function checkVersionFolder(
+  scan: ObjectScan,
+  v: VersionBlock,
+  vEntries: TreeEntry[],
+  inv: CheckedInventory,
+  vSidecar: string | undefined,
+  existing: Map<string, number>,
+): Promise<void> {
   const { fs, dir, findings, at } = scan;
   const cd = inv.contentDirectory;
   const sidecarName = vSidecar ?? (inv.digestAlgorithm ? `inventory.json.${inv.digestAlgorithm}` : undefined);
   let hasContent = false;
   for (const e of vEntries) {
     const rel = `${v.name}/${e.name}`;
-    if (e.kind === 'link' || e.kind === 'other') findings.add('E090', `${quote(rel)} is a link or special file, which an object must not hold.`, at(rel));
+    if (e.kind === 'link' || e.kind === 'other')
+      findings.add('E090', `${quote(rel)} is a link or special file, which an object must not hold.`, at(rel));
     else if (e.kind === 'file') {
       if (e.name === 'inventory.json' || e.name === sidecarName) continue;
       findings.add('E015', `${quote(rel)} is a file other than the version's inventory and sidecar.`, at(rel));
@@ -394,8 +432,14 @@ async function checkVersionFolder(scan: ObjectScan, v: VersionBlock, vEntries: T
     existing.set(p, f.size);
     if (!inv.manifest.has(p)) findings.add('E023', `The file ${quote(p)} is not in the manifest of the root inventory.`, at(p));
   }
-  for (const d of walked.emptyDirs) findings.add('E024', `The content folder holds the empty folder ${quote(`${v.name}/${cd}/${d}`)}.`, at(`${v.name}/${cd}/${d}`));
-  for (const l of walked.links) findings.add('E090', `${quote(`${v.name}/${cd}/${l}`)} is a link or special file, which an object must not hold.`, at(`${v.name}/${cd}/${l}`));
+  for (const d of walked.emptyDirs)
+    findings.add('E024', `The content folder holds the empty folder ${quote(`${v.name}/${cd}/${d}`)}.`, at(`${v.name}/${cd}/${d}`));
+  for (const l of walked.links)
+    findings.add(
+      'E090',
+      `${quote(`${v.name}/${cd}/${l}`)} is a link or special file, which an object must not hold.`,
+      at(`${v.name}/${cd}/${l}`),
+    );
   if (walked.files.length === 0 && walked.links.length === 0) {
     findings.add('W003', `Version ${v.name} has a content folder with no file in it.`, at(`${v.name}/${cd}`));
   }
@@ -414,7 +458,11 @@ function reportMissingContent(scan: ObjectScan, inv: CheckedInventory, existing:
   for (const [p, list] of expectations.byPath) {
     if (existing.has(p) || inv.manifest.has(p)) continue;
     const e = list[0];
-    findings.add(e.block === 'manifest' ? 'E092' : 'E093', `An earlier inventory names the content file ${quote(p)}, which does not exist.`, e.where);
+    findings.add(
+      e.block === 'manifest' ? 'E092' : 'E093',
+      `An earlier inventory names the content file ${quote(p)}, which does not exist.`,
+      e.where,
+    );
   }
 }
 
@@ -487,7 +535,14 @@ export async function checkObject(fs: ReadStorage, dir: string, options: ObjectC
   return result;
 }
 
-function crossCheckVersionInventory(v: VersionBlock, vinv: CheckedInventory, inv: CheckedInventory, vWhere: string, spec: SpecVersion, findings: Findings): void {
+function crossCheckVersionInventory(
+  v: VersionBlock,
+  vinv: CheckedInventory,
+  inv: CheckedInventory,
+  vWhere: string,
+  spec: SpecVersion,
+  findings: Findings,
+): void {
   if (vinv.id !== undefined && inv.id !== undefined && vinv.id !== inv.id) {
     findings.add('E037', `The inventory of ${v.name} has id ${quote(vinv.id)}, not the object's id ${quote(inv.id)}.`, vWhere);
     if (spec === '1.1') findings.add('E110', `The object id changes from ${quote(vinv.id)} in ${v.name} to ${quote(inv.id)}.`, vWhere);
@@ -501,7 +556,8 @@ function crossCheckVersionInventory(v: VersionBlock, vinv: CheckedInventory, inv
 async function checkObjectExtensions(fs: ReadStorage, dir: string, findings: Findings, at: (name: string) => string): Promise<void> {
   for (const e of (await listDir(fs, dir)) ?? []) {
     if (e.kind !== 'dir') findings.add('E067', `extensions/${e.name} is not an extension folder.`, at(e.name));
-    else if (!isRegisteredExtension(e.name)) findings.add('W013', `extensions/${e.name} is not the name of a registered extension.`, at(e.name));
+    else if (!isRegisteredExtension(e.name))
+      findings.add('W013', `extensions/${e.name} is not the name of a registered extension.`, at(e.name));
   }
 }
 
@@ -542,7 +598,9 @@ async function verifyDigests(
       algorithmsOf.push([...new Set(expectations.get(p)!.map((e) => e.algorithm))]);
       sizes.push(size);
     }
-    return paths.length === 0 ? undefined : { paths, results: await hashStored(fs, dir, paths, algorithmsOf, sizes, pool, options.onHashed) };
+    return paths.length === 0
+      ? undefined
+      : { paths, results: await hashStored(fs, dir, paths, algorithmsOf, sizes, pool, options.onHashed) };
   };
   try {
     let pending = hashBatch();
@@ -556,7 +614,11 @@ async function verifyDigests(
           return;
         }
         for (const m of digestMismatches(r.digests, expectations.get(p)!)) {
-          findings.add(m.code, `The ${m.algorithm} digest of ${quote(p)} is ${m.actual}, but the ${m.block} of ${m.where} records ${m.digest}.`, at(p));
+          findings.add(
+            m.code,
+            `The ${m.algorithm} digest of ${quote(p)} is ${m.actual}, but the ${m.block} of ${m.where} records ${m.digest}.`,
+            at(p),
+          );
         }
       });
     }

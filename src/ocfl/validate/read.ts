@@ -32,7 +32,12 @@ export type JsonRead = { ok: true; value: unknown; bytes: Buffer } | { ok: false
 export async function readJson(storage: ReadStorage, file: string, maxBytes = MAX_INVENTORY_BYTES): Promise<JsonRead> {
   const read = await readSmall(storage, file, maxBytes);
   if (!read.ok) {
-    const why = { missing: 'is missing', 'too-large': `is larger than ${maxBytes} bytes`, unreadable: 'cannot be read', 'not-a-file': 'is not a regular file' }[read.reason];
+    const why = {
+      missing: 'is missing',
+      'too-large': `is larger than ${maxBytes} bytes`,
+      unreadable: 'cannot be read',
+      'not-a-file': 'is not a regular file',
+    }[read.reason];
     return { ok: false, problem: why };
   }
   return parseJson(read.bytes);
@@ -44,7 +49,12 @@ export function parseJson(bytes: Buffer): JsonRead {
     return { ok: true, value: parseJsonBytes(bytes), bytes };
   } catch (err) {
     const e = err as Error;
-    const detail = e instanceof RangeError ? 'is nested too deeply to parse' : e instanceof TypeError ? 'is not UTF-8 text' : `is not valid JSON (${e.message.slice(0, 100)})`;
+    const detail =
+      e instanceof RangeError
+        ? 'is nested too deeply to parse'
+        : e instanceof TypeError
+          ? 'is not UTF-8 text'
+          : `is not valid JSON (${e.message.slice(0, 100)})`;
     return { ok: false, problem: detail };
   }
 }

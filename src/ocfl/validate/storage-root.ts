@@ -37,7 +37,10 @@ export interface StorageRootCheck {
 }
 
 /** A parsed extension config.json: undefined when absent, a problem sentence when unusable. */
-export async function readExtensionConfig(storage: ReadStorage | string, extensionDir = ''): Promise<{ config?: Record<string, unknown>; problem?: string }> {
+export async function readExtensionConfig(
+  storage: ReadStorage | string,
+  extensionDir = '',
+): Promise<{ config?: Record<string, unknown>; problem?: string }> {
   const fs = typeof storage === 'string' ? new FileSystemStorage(storage) : storage;
   const file = joinPath(extensionDir, 'config.json');
   const read = await readSmall(fs, file, 1024 * 1024);
@@ -64,7 +67,8 @@ async function checkRootDeclaration(scan: RootScan, entries: TreeEntry[]): Promi
   const declarations = entries.filter((e) => e.name.startsWith('0='));
   let rootSpec: SpecVersion | undefined;
   if (declarations.length === 0) findings.add('E069', 'The storage root has no 0=ocfl_1.x declaration file.', at(''));
-  if (declarations.length > 1) findings.add('E076', `The storage root has ${declarations.length} declaration files; exactly one is allowed.`, at(''));
+  if (declarations.length > 1)
+    findings.add('E076', `The storage root has ${declarations.length} declaration files; exactly one is allowed.`, at(''));
   for (const d of declarations) {
     const m = /^0=ocfl_(\d+\.\d+)$/.exec(d.name);
     if (!m || !(SPEC_VERSIONS as readonly string[]).includes(m[1])) {
@@ -90,7 +94,8 @@ async function checkRootExtensions(scan: RootScan, entries: TreeEntry[]): Promis
     if (e.kind !== 'dir') findings.add('E112', `${rel} is not an extension folder.`, at(rel));
     else {
       extensionDirs.add(e.name);
-      if (!isRegisteredExtension(e.name) && !OWN_ROOT_EXTENSIONS.has(e.name)) findings.add('W016', `${rel} is not the name of a registered extension.`, at(rel));
+      if (!isRegisteredExtension(e.name) && !OWN_ROOT_EXTENSIONS.has(e.name))
+        findings.add('W016', `${rel} is not the name of a registered extension.`, at(rel));
     }
   }
   return extensionDirs;
@@ -116,7 +121,11 @@ async function readRootLayout(scan: RootScan, entries: TreeEntry[], extensionDir
   }
   if (typeof extension !== 'string') return undefined;
   if (!isRegisteredExtension(extension) && !extensionDirs.has(extension)) {
-    findings.add('E071', `${OCFL_LAYOUT_FILE} names the layout ${quote(extension)}, which is neither registered nor described in extensions/.`, at(OCFL_LAYOUT_FILE));
+    findings.add(
+      'E071',
+      `${OCFL_LAYOUT_FILE} names the layout ${quote(extension)}, which is neither registered nor described in extensions/.`,
+      at(OCFL_LAYOUT_FILE),
+    );
     return undefined;
   }
   if (!isKnownLayout(extension)) return undefined;
@@ -128,7 +137,11 @@ async function readRootLayout(scan: RootScan, entries: TreeEntry[], extensionDir
   try {
     return await createLayoutByName(extension, cfg.config);
   } catch (err) {
-    findings.add('E071', `The layout extension ${extension} cannot be applied: ${(err as Error).message}`, at(`extensions/${extension}/config.json`));
+    findings.add(
+      'E071',
+      `The layout extension ${extension} cannot be applied: ${(err as Error).message}`,
+      at(`extensions/${extension}/config.json`),
+    );
     return undefined;
   }
 }
@@ -173,7 +186,12 @@ async function findObjectDirs(scan: RootScan, entries: TreeEntry[]): Promise<str
  * hashing. The next object's structure check waits until this one has handed its files to the
  * hashing threads: both run on this thread, and interleaved they would delay the first hashing.
  */
-async function checkObjects(scan: RootScan, objectDirs: string[], pool: HashPool, options: StorageRootCheckOptions): Promise<ObjectCheck[]> {
+async function checkObjects(
+  scan: RootScan,
+  objectDirs: string[],
+  pool: HashPool,
+  options: StorageRootCheckOptions,
+): Promise<ObjectCheck[]> {
   const { fs, root, at } = scan;
   const checks = new Array<ObjectCheck>(objectDirs.length);
   let next = 0;
@@ -190,7 +208,13 @@ async function checkObjects(scan: RootScan, objectDirs: string[], pool: HashPool
         options.onPlan?.(files, bytes);
       };
       try {
-        checks[i] = await checkObject(fs, joinPath(root, objectDirs[i]), { fixity: options.fixity, pool, display: at(objectDirs[i]), onPlan, onHashed: options.onHashed });
+        checks[i] = await checkObject(fs, joinPath(root, objectDirs[i]), {
+          fixity: options.fixity,
+          pool,
+          display: at(objectDirs[i]),
+          onPlan,
+          onHashed: options.onHashed,
+        });
       } finally {
         release();
       }
@@ -226,7 +250,11 @@ function checkObjectPlacement(
     findings.add('E083', `The layout ${layout.extensionName} cannot map the id ${quote(check.id)}: ${(err as Error).message}`, at(rel));
   }
   if (expected !== undefined && expected !== rel) {
-    findings.add('E083', `The object ${quote(check.id)} is at ${quote(rel)}, but the layout ${layout.extensionName} puts it at ${quote(expected)}.`, at(rel));
+    findings.add(
+      'E083',
+      `The object ${quote(check.id)} is at ${quote(rel)}, but the layout ${layout.extensionName} puts it at ${quote(expected)}.`,
+      at(rel),
+    );
   }
 }
 

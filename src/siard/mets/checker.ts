@@ -14,13 +14,7 @@
  */
 import path from 'node:path/posix';
 import { parseMets, type MetsInput } from './reader.js';
-import {
-  CHILD_IP_USE,
-  isMetsChecksumType,
-  type MetsChecksumType,
-  type ParsedMets,
-  type ParsedMetsFile,
-} from './types.js';
+import { CHILD_IP_USE, isMetsChecksumType, type MetsChecksumType, type ParsedMets, type ParsedMetsFile } from './types.js';
 import { decodeRelativeUrl } from './xml-text.js';
 import { SiardOcflError } from '../../errors.js';
 
@@ -132,12 +126,20 @@ class MetsIndexCheck {
     const label = file.id ? `file ${file.id}` : 'a file without ID';
     const hrefs = file.flocats.map((f) => f.href).filter((h): h is string => h !== undefined);
     if (hrefs.length !== 1) {
-      this.report('METS_HREF_INVALID', metsPath, `In ${metsPath}, ${label} has ${hrefs.length} FLocat xlink:href values; exactly one is expected.`);
+      this.report(
+        'METS_HREF_INVALID',
+        metsPath,
+        `In ${metsPath}, ${label} has ${hrefs.length} FLocat xlink:href values; exactly one is expected.`,
+      );
       return undefined;
     }
     const decoded = decodeRelativeUrl(hrefs[0]!);
     if ('problem' in decoded) {
-      this.report('METS_HREF_INVALID', metsPath, `In ${metsPath}, the FLocat "${hrefs[0]}" of ${label} cannot be used: ${decoded.problem}.`);
+      this.report(
+        'METS_HREF_INVALID',
+        metsPath,
+        `In ${metsPath}, the FLocat "${hrefs[0]}" of ${label} cannot be used: ${decoded.problem}.`,
+      );
       return undefined;
     }
     return join(base, decoded.path);
@@ -164,14 +166,23 @@ class MetsIndexCheck {
       return true;
     }
     if (!isMetsChecksumType(type)) {
-      this.report('METS_CHECKSUM_UNVERIFIED', filePath, `The CHECKSUMTYPE "${type}" of ${filePath} in ${metsPath} is not one this tool computes.`, 'warning');
+      this.report(
+        'METS_CHECKSUM_UNVERIFIED',
+        filePath,
+        `The CHECKSUMTYPE "${type}" of ${filePath} in ${metsPath} is not one this tool computes.`,
+        'warning',
+      );
       return true;
     }
     const actual = await facts.digest(filePath, type);
     if (actual === undefined) {
       this.report('METS_CHECKSUM_UNVERIFIED', filePath, `The ${type} digest of ${filePath} could not be computed.`, 'warning');
     } else if (actual.toLowerCase() !== file.checksum.toLowerCase()) {
-      this.report('METS_CHECKSUM_MISMATCH', filePath, `${filePath} has ${type} ${actual.toLowerCase()}, but ${metsPath} lists ${file.checksum}.`);
+      this.report(
+        'METS_CHECKSUM_MISMATCH',
+        filePath,
+        `${filePath} has ${type} ${actual.toLowerCase()}, but ${metsPath} lists ${file.checksum}.`,
+      );
     }
     return true;
   }
@@ -188,7 +199,8 @@ class MetsIndexCheck {
     for (const sm of parent.structMaps) for (const m of sm.mptrs) if (m.href !== undefined) this.mptrHrefs.add(m.href);
     const childIds = new Set(this.childFiles.map((f) => f.id).filter((id): id is string => id !== undefined));
     for (const href of this.mptrHrefs) {
-      if (!childIds.has(href)) this.report('METS_LINK_BROKEN', parentPath, `In ${parentPath}, the mptr "${href}" names no file of the "${CHILD_IP_USE}" fileGrp.`);
+      if (!childIds.has(href))
+        this.report('METS_LINK_BROKEN', parentPath, `In ${parentPath}, the mptr "${href}" names no file of the "${CHILD_IP_USE}" fileGrp.`);
     }
   }
 
@@ -198,7 +210,11 @@ class MetsIndexCheck {
     const seenChildren = new Set<string>();
     for (const file of this.childFiles) {
       if (file.id === undefined || !this.mptrHrefs.has(file.id)) {
-        this.report('METS_LINK_BROKEN', parentPath, `In ${parentPath}, the child METS file ${file.id ?? '(no ID)'} has no mptr pointing at it.`);
+        this.report(
+          'METS_LINK_BROKEN',
+          parentPath,
+          `In ${parentPath}, the child METS file ${file.id ?? '(no ID)'} has no mptr pointing at it.`,
+        );
       }
       const metsPath = this.locate(file, this.parentBase, parentPath);
       if (metsPath === undefined) continue;
@@ -224,11 +240,19 @@ class MetsIndexCheck {
     const dir = dirOf(metsPath);
     this.segmentDirs.push({ dir, metsPath });
     if (file.id !== undefined && child.objId !== file.id) {
-      this.report('METS_LINK_BROKEN', metsPath, `${metsPath} has OBJID "${child.objId ?? ''}", but ${parentPath} knows it as "${file.id}".`);
+      this.report(
+        'METS_LINK_BROKEN',
+        metsPath,
+        `${metsPath} has OBJID "${child.objId ?? ''}", but ${parentPath} knows it as "${file.id}".`,
+      );
     }
     const back = child.structMaps.flatMap((s) => s.mptrs).map((m) => m.href);
     if (parent.objId !== undefined && !back.includes(parent.objId)) {
-      this.report('METS_LINK_BROKEN', metsPath, `${metsPath} has no mptr naming its parent "${parent.objId}" (found: ${back.map((h) => `"${h}"`).join(', ') || 'none'}).`);
+      this.report(
+        'METS_LINK_BROKEN',
+        metsPath,
+        `${metsPath} has no mptr naming its parent "${parent.objId}" (found: ${back.map((h) => `"${h}"`).join(', ') || 'none'}).`,
+      );
     }
     const seenIds = new Set<string>();
     for (const lob of child.files) {
@@ -277,7 +301,9 @@ class MetsIndexCheck {
         this.report(
           'METS_FILE_UNLISTED',
           p,
-          seg ? `${p} is referenced by a cell but ${seg.metsPath} does not list it.` : `${p} is referenced by a cell but no child METS lists it.`,
+          seg
+            ? `${p} is referenced by a cell but ${seg.metsPath} does not list it.`
+            : `${p} is referenced by a cell but no child METS lists it.`,
         );
       }
       for (const [p, metsPath] of this.listedBy) {
@@ -301,7 +327,14 @@ export interface MetsIndexSource {
 export async function auditMetsIndex(source: MetsIndexSource): Promise<MetsFinding[]> {
   const bytes = await source.open(source.parentPath);
   if (bytes === undefined) {
-    return [{ code: 'METS_FILE_MISSING', severity: 'error', message: `The parent METS ${source.parentPath} does not exist.`, path: source.parentPath }];
+    return [
+      {
+        code: 'METS_FILE_MISSING',
+        severity: 'error',
+        message: `The parent METS ${source.parentPath} does not exist.`,
+        path: source.parentPath,
+      },
+    ];
   }
   let parent: ParsedMets;
   try {

@@ -18,10 +18,14 @@ export function childMetsObjId(segment: string): string {
 function checkIdentity(identity: LobIdentity): void {
   const { schema, table, column, row } = identity;
   const ok =
-    Number.isSafeInteger(schema) && schema >= 0 &&
-    Number.isSafeInteger(table) && table >= 0 &&
-    Number.isSafeInteger(column) && column >= 1 &&
-    Number.isSafeInteger(row) && row >= 1;
+    Number.isSafeInteger(schema) &&
+    schema >= 0 &&
+    Number.isSafeInteger(table) &&
+    table >= 0 &&
+    Number.isSafeInteger(column) &&
+    column >= 1 &&
+    Number.isSafeInteger(row) &&
+    row >= 1;
   if (!ok) {
     throw new Error(
       `LOB identity schema ${schema}, table ${table}, column ${column}, row ${row} is not valid (schema and table from 0, column and row from 1).`,

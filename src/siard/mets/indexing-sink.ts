@@ -73,9 +73,11 @@ export class MetsIndexingSink implements OutputSink {
   private observe(written: WrittenFile): Promise<void> {
     const rel = written.relPath.startsWith(this.base) ? written.relPath.slice(this.base.length) : undefined;
     if (rel === undefined) return Promise.resolve();
-    const isSiard = this.options.siardPath !== undefined ? written.relPath === this.options.siardPath : !rel.includes('/') && isSiardFileName(rel);
+    const isSiard =
+      this.options.siardPath !== undefined ? written.relPath === this.options.siardPath : !rel.includes('/') && isSiardFileName(rel);
     if (isSiard) {
-      if (this.siard) throw new Error(`Two .siard files (${this.siard.relPath}, ${written.relPath}) for one METS index; name one with siardPath.`);
+      if (this.siard)
+        throw new Error(`Two .siard files (${this.siard.relPath}, ${written.relPath}) for one METS index; name one with siardPath.`);
       this.siard = written;
       return Promise.resolve();
     }
@@ -94,9 +96,11 @@ export class MetsIndexingSink implements OutputSink {
     }
     this.lobCount++;
     // Files may close concurrently; the child METS must get them one at a time.
-    this.queue = this.queue.then(() => this.index.add(record)).catch((err) => {
-      this.failure ??= err;
-    });
+    this.queue = this.queue
+      .then(() => this.index.add(record))
+      .catch((err) => {
+        this.failure ??= err;
+      });
     return this.queue.then(() => {
       if (this.failure) throw this.failure;
     });
@@ -110,7 +114,9 @@ export class MetsIndexingSink implements OutputSink {
     const siard = this.siard;
     if (!siard) {
       await this.index.abort();
-      throw new SiardOcflError('No .siard file was written, so there is nothing for the METS index to describe.', { code: 'METS_NO_SIARD' });
+      throw new SiardOcflError('No .siard file was written, so there is nothing for the METS index to describe.', {
+        code: 'METS_NO_SIARD',
+      });
     }
     const checksum = siard.digests[this.nodeHash];
     if (checksum === undefined) throw new Error(`The output sink returned no ${this.nodeHash} digest for ${siard.relPath}.`);

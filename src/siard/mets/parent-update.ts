@@ -66,7 +66,8 @@ export async function planParentMetsUpdate(bytes: Uint8Array, what: string): Pro
     if (Number.isNaN(d.getTime())) no(`its ${name} "${value}" is not a date`);
     return d;
   };
-  const numberOf = (size: string | undefined, label: string): number => (size !== undefined && /^\d+$/.test(size) ? Number(size) : no(`${label} has no usable SIZE`));
+  const numberOf = (size: string | undefined, label: string): number =>
+    size !== undefined && /^\d+$/.test(size) ? Number(size) : no(`${label} has no usable SIZE`);
   const children = parsed.files
     .filter((f) => f.use === CHILD_IP_USE)
     .map((f) => {
@@ -100,13 +101,22 @@ export async function planParentMetsUpdate(bytes: Uint8Array, what: string): Pro
   } catch (err) {
     return no((err as Error).message.replace(/\.$/, ''));
   }
-  if (!again.equals(Buffer.from(bytes))) no('it is not in the form this tool writes, so it cannot be written again without losing something');
+  if (!again.equals(Buffer.from(bytes)))
+    no('it is not in the form this tool writes, so it cannot be written again without losing something');
   return { options, checksumType, siardPath, children: children.length };
 }
 
 /** The parent of `plan` for a new `.siard`: its SIZE and CHECKSUM, and LASTMODDATE `now`. */
-export async function writeUpdatedParentMets(plan: ParentMetsUpdatePlan, siard: MetsFileFacts, now: Date): Promise<{ bytes: Buffer } & WrittenMets> {
+export async function writeUpdatedParentMets(
+  plan: ParentMetsUpdatePlan,
+  siard: MetsFileFacts,
+  now: Date,
+): Promise<{ bytes: Buffer } & WrittenMets> {
   const out = new BufferWriter();
-  const written = await writeParentMets(out, { ...plan.options, siard: { ...plan.options.siard, size: siard.size, checksum: siard.checksum }, lastModDate: now });
+  const written = await writeParentMets(out, {
+    ...plan.options,
+    siard: { ...plan.options.siard, size: siard.size, checksum: siard.checksum },
+    lastModDate: now,
+  });
   return { bytes: out.bytes(), ...written };
 }

@@ -51,7 +51,10 @@ export function packageLobAccess(reader: SiardReader, options: PackageLobAccessO
     }
     const full = path.join(packageDir, ...segments);
     if (!isInside(packageDir, full)) {
-      throw new SiardOcflError(`Refusing LOB path "${relative}": it leads out of the package folder ${packageDir}.`, { code: 'LOB_OUTSIDE', exitCode: 1 });
+      throw new SiardOcflError(`Refusing LOB path "${relative}": it leads out of the package folder ${packageDir}.`, {
+        code: 'LOB_OUTSIDE',
+        exitCode: 1,
+      });
     }
     return full;
   }
@@ -165,7 +168,10 @@ export function openLookedUp(reader: SiardReader, cell: SiardLobCell, lookup: Lo
     case 'found':
       return openFoundLob(lookup.found, access);
     case 'invalid':
-      throw new SiardOcflError(`${where}: LOB file "${cell.ref.file}" is not a usable location: ${lookup.reason}`, { code: 'LOB_INVALID', exitCode: 1 });
+      throw new SiardOcflError(`${where}: LOB file "${cell.ref.file}" is not a usable location: ${lookup.reason}`, {
+        code: 'LOB_INVALID',
+        exitCode: 1,
+      });
     case 'outside':
       if (lookup.reason !== undefined) throw new SiardOcflError(`${where}: ${lookup.reason}`, { code: 'LOB_OUTSIDE', exitCode: 1 });
       throw new SiardOcflError(
@@ -173,10 +179,13 @@ export function openLookedUp(reader: SiardReader, cell: SiardLobCell, lookup: Lo
         { code: 'LOB_OUTSIDE', exitCode: 1 },
       );
     case 'missing':
-      throw new SiardOcflError(`${where}: LOB file "${cell.ref.file}" is missing (looked for ${describeLobTarget(lookup.location.primary)}).`, {
-        code: 'LOB_MISSING',
-        exitCode: 1,
-      });
+      throw new SiardOcflError(
+        `${where}: LOB file "${cell.ref.file}" is missing (looked for ${describeLobTarget(lookup.location.primary)}).`,
+        {
+          code: 'LOB_MISSING',
+          exitCode: 1,
+        },
+      );
   }
 }
 
@@ -197,7 +206,8 @@ export function mappedLobAccess(reader: SiardReader, toDiskPath: (packagePath: s
     async open(part) {
       if (part.kind === 'internal') return reader.zip.openStream(reader.root + part.entry);
       const file = disk(part);
-      if (file === undefined) throw new SiardOcflError(`LOB file "${part.path}" is not in the package.`, { code: 'LOB_MISSING', exitCode: 1 });
+      if (file === undefined)
+        throw new SiardOcflError(`LOB file "${part.path}" is not in the package.`, { code: 'LOB_MISSING', exitCode: 1 });
       return createReadStream(file);
     },
     async size(part) {

@@ -46,6 +46,11 @@ export async function verifyArchiveMessageDigest(reader: SiardReader): Promise<M
   const actual = new Map([...hashes].map(([t, h]) => [t, h.digest('hex')]));
   return {
     end,
-    checks: stated.map((m) => ({ digestType: m.digestType, expected: m.digest, actual: actual.get(m.digestType)!, ok: actual.get(m.digestType) === m.digest.toLowerCase() })),
+    checks: stated.map((m) => ({
+      digestType: m.digestType,
+      expected: m.digest,
+      actual: actual.get(m.digestType)!,
+      ok: actual.get(m.digestType) === m.digest.toLowerCase(),
+    })),
   };
 }

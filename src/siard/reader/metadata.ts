@@ -79,9 +79,11 @@ function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]
 function parseInteger(value: string | undefined, what: string): number | undefined {
   if (value === undefined) return undefined;
   const t = value.trim();
-  if (!/^\d+$/.test(t)) throw new SiardOcflError(`metadata.xml: ${what} "${value}" is not a non-negative integer.`, { code: 'SIARD_METADATA', exitCode: 1 });
+  if (!/^\d+$/.test(t))
+    throw new SiardOcflError(`metadata.xml: ${what} "${value}" is not a non-negative integer.`, { code: 'SIARD_METADATA', exitCode: 1 });
   const n = Number(t);
-  if (!Number.isSafeInteger(n)) throw new SiardOcflError(`metadata.xml: ${what} ${t} is too large.`, { code: 'SIARD_METADATA', exitCode: 1 });
+  if (!Number.isSafeInteger(n))
+    throw new SiardOcflError(`metadata.xml: ${what} ${t} is too large.`, { code: 'SIARD_METADATA', exitCode: 1 });
   return n;
 }
 
@@ -368,7 +370,10 @@ function parseArchive(root: XmlElement, siardVersion: string, schemas: SiardSche
       ...optional('description', text(u, 'description')),
     })),
     ...optionalList('roles', children(child(root, 'roles'), 'role').map(parseRole)),
-    ...optionalList('privileges', children(child(root, 'privileges'), 'privilege').map((p) => parsePrivilege(p, dropped))),
+    ...optionalList(
+      'privileges',
+      children(child(root, 'privileges'), 'privilege').map((p) => parsePrivilege(p, dropped)),
+    ),
   };
 }
 

@@ -114,7 +114,10 @@ export class SiardReader {
               .filter((e) => e.unsafeReason === null && (e.name === 'header/metadata.xml' || e.name.endsWith('/header/metadata.xml')))
               .sort((a, b) => a.name.length - b.name.length)[0];
       if (!metaEntry) {
-        throw new SiardOcflError(`${file} is not a SIARD archive: it has no header/metadata.xml.`, { code: 'SIARD_NOT_SIARD', exitCode: 1 });
+        throw new SiardOcflError(`${file} is not a SIARD archive: it has no header/metadata.xml.`, {
+          code: 'SIARD_NOT_SIARD',
+          exitCode: 1,
+        });
       }
       const root = metaEntry.name.slice(0, metaEntry.name.length - 'header/metadata.xml'.length);
       const warnings: string[] = [];
@@ -122,9 +125,14 @@ export class SiardReader {
       const xml = await readEntryText(zip, metaEntry.name, MAX_METADATA_ENTRY);
       const metadata = parseSiardMetadata(xml, `${file}: ${metaEntry.name}`);
       warnings.push(...metadata.warnings);
-      const folders = [metadata.archive.lobFolder, ...metadata.archive.schemas.flatMap((sc) => sc.tables.flatMap((t) => t.columns.map((c) => c.lobFolder)))];
+      const folders = [
+        metadata.archive.lobFolder,
+        ...metadata.archive.schemas.flatMap((sc) => sc.tables.flatMap((t) => t.columns.map((c) => c.lobFolder))),
+      ];
       if (folders.some((f) => f?.includes('\\'))) {
-        warnings.push(`${file}: lobFolder values use back-slashes (not valid in a URI, as Full Convert writes them); they are read as "/".`);
+        warnings.push(
+          `${file}: lobFolder values use back-slashes (not valid in a URI, as Full Convert writes them); they are read as "/".`,
+        );
       }
       const lobFolder = options.databaseLobFolder ?? metadata.archive.lobFolder;
       return new SiardReader(file, siardPath, packageDir, zip, root, metadata, warnings, lobFolder);
@@ -181,7 +189,10 @@ export class SiardReader {
   async *rowBatches(t: SiardTableRef): AsyncGenerator<SiardReadRow[]> {
     const entry = this.zip.entry(t.xmlEntry);
     if (!entry) {
-      throw new SiardOcflError(`${this.describeTable(t)}: the table data file is missing from the archive.`, { code: 'SIARD_TABLE_MISSING', exitCode: 1 });
+      throw new SiardOcflError(`${this.describeTable(t)}: the table data file is missing from the archive.`, {
+        code: 'SIARD_TABLE_MISSING',
+        exitCode: 1,
+      });
     }
     const stream = await this.zip.openStream(entry);
     yield* readTableRowBatches(stream, { what: this.describeTable(t), columns: t.table.columns, reopen: () => this.zip.openStream(entry) });
@@ -241,7 +252,15 @@ export function* lobCellsOfRow(t: SiardTableRef, row: SiardReadRow): Generator<S
   for (let c = 0; c < row.cells.length; c++) {
     const column = columns[c]!;
     const extras = t.columnExtras[c];
-    yield* walk(row.cells[c]!, [`c${c + 1}`], [column.lobFolder], column.mimeType, lobFamily(cellType(column)), extras?.fields ?? [], c + 1);
+    yield* walk(
+      row.cells[c]!,
+      [`c${c + 1}`],
+      [column.lobFolder],
+      column.mimeType,
+      lobFamily(cellType(column)),
+      extras?.fields ?? [],
+      c + 1,
+    );
   }
 
   function* walk(

@@ -29,5 +29,8 @@ export function chooseTable(reader: SiardReader, table: string, schema?: string,
   if (matches.length === 1) return matches[0]!;
   const what = schema === undefined ? `table "${table}"` : `table "${table}" in schema "${schema}"`;
   if (matches.length === 0) throw new UsageError(`${label} has no ${what}; ${listing(all)}.`, 'SIARD_NO_TABLE');
-  throw new UsageError(`${label} has a table "${table}" in several schemas (${matches.map((t) => t.schema.name).join(', ')}); choose one with --schema.`, 'SIARD_AMBIGUOUS_TABLE');
+  throw new UsageError(
+    `${label} has a table "${table}" in several schemas (${matches.map((t) => t.schema.name).join(', ')}); choose one with --schema.`,
+    'SIARD_AMBIGUOUS_TABLE',
+  );
 }

@@ -33,7 +33,14 @@ function isWhitespace(code: number): boolean {
 
 /** An XML 1.0 Char reached through a character reference. */
 function isXmlChar(cp: number): boolean {
-  return cp === 0x9 || cp === 0xa || cp === 0xd || (cp >= 0x20 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
+  return (
+    cp === 0x9 ||
+    cp === 0xa ||
+    cp === 0xd ||
+    (cp >= 0x20 && cp <= 0xd7ff) ||
+    (cp >= 0xe000 && cp <= 0xfffd) ||
+    (cp >= 0x10000 && cp <= 0x10ffff)
+  );
 }
 
 /** The character of `&lt;` `&gt;` `&amp;` `&quot;` `&apos;` at text[amp, semi], read in place; undefined for any other. */

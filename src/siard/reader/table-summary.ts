@@ -118,7 +118,11 @@ export async function summariseLobs(reader: SiardReader, t: SiardTableRef, onRow
  * One table's summary: metadata.xml, plus the table XML where LOBs may be (`onScan` is told before
  * that read starts, `onRow` per row read).
  */
-export async function summariseTable(reader: SiardReader, t: SiardTableRef, progress: { onScan?: () => void; onRow?: () => void } = {}): Promise<TableSummary> {
+export async function summariseTable(
+  reader: SiardReader,
+  t: SiardTableRef,
+  progress: { onScan?: () => void; onRow?: () => void } = {},
+): Promise<TableSummary> {
   const scan = t.table.rows > 0 && mayHoldLobs(t);
   if (scan) progress.onScan?.();
   const lobs = scan

@@ -97,7 +97,11 @@ export function lobLengthUnit(length: number, counts: LobCounts, text: boolean):
 }
 
 /** Reads `stream` to its end; the caller owns nothing afterwards (the stream is consumed). */
-export async function verifyLob(stream: Readable, ref: SiardReadLobReference, options: VerifyLobOptions = {}): Promise<LobVerificationWithExtras> {
+export async function verifyLob(
+  stream: Readable,
+  ref: SiardReadLobReference,
+  options: VerifyLobOptions = {},
+): Promise<LobVerificationWithExtras> {
   const types = new Set<SiardDigestType>(options.extraDigests ?? []);
   if (ref.digestType) types.add(ref.digestType);
   const hashes = [...types].map((t) => ({ type: t, hash: createHash(NODE_HASH_OF_DIGEST_TYPE[t]) }));
@@ -135,7 +139,12 @@ export async function verifyLob(stream: Readable, ref: SiardReadLobReference, op
  * stream has been read through, `done` receives the verification (the caller decides whether a
  * mismatch stops it). The stream is destroyed when the consumer stops early.
  */
-export async function* verifiedChunks(stream: Readable, ref: SiardReadLobReference, options: VerifyLobOptions, done: (result: LobVerificationWithExtras) => void): AsyncGenerator<Buffer> {
+export async function* verifiedChunks(
+  stream: Readable,
+  ref: SiardReadLobReference,
+  options: VerifyLobOptions,
+  done: (result: LobVerificationWithExtras) => void,
+): AsyncGenerator<Buffer> {
   const tee = new PassThrough();
   const check = verifyLob(tee, ref, options);
   check.catch(() => {});

@@ -32,7 +32,10 @@ const MAX_METADATA_DEPTH = 1000;
 
 export function parseXmlTree(xml: string, what: string): XmlElement {
   if (xml.length > MAX_METADATA_BYTES) {
-    throw new SiardOcflError(`${what} is larger than ${MAX_METADATA_BYTES} bytes; refusing to read it.`, { code: 'SIARD_METADATA', exitCode: 1 });
+    throw new SiardOcflError(`${what} is larger than ${MAX_METADATA_BYTES} bytes; refusing to read it.`, {
+      code: 'SIARD_METADATA',
+      exitCode: 1,
+    });
   }
   const parser = new SaxesParser({ xmlns: true, position: true });
   const stack: XmlElement[] = [];

@@ -31,7 +31,7 @@ export function isSiardSegmentName(name: string): boolean {
 /** A ZIP entry name of a table file part (`content/schema0/table2/table2.xml.3`), or undefined. */
 export function parseTablePartName(entry: string): { base: string; part: PartNumber } | undefined {
   const m = TABLE_PART_NAME.exec(entry);
-  if (!m || !m[1]!.startsWith('content/') && !m[1]!.includes('/content/')) return undefined;
+  if (!m || (!m[1]!.startsWith('content/') && !m[1]!.includes('/content/'))) return undefined;
   return { base: m[1]!, part: m[2] === 'z' ? 'z' : Number(m[2]) };
 }
 

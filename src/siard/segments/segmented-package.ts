@@ -112,8 +112,13 @@ export class SegmentedPackage implements SiardPackageWriter {
     this.level = options.compressionLevel ?? zlib.constants.Z_DEFAULT_COMPRESSION;
     const xsd = zlib.deflateRawSync(options.metadataXsd, { level: this.level }).length;
     this.headerBytes =
-      dirCost('header/') + dirCost('header/siardversion/2.2/') + fileCost('header/metadata.xsd') + xsd +
-      fileCost('header/metadata.xml') + options.metadataXmlBound + END_RECORDS;
+      dirCost('header/') +
+      dirCost('header/siardversion/2.2/') +
+      fileCost('header/metadata.xsd') +
+      xsd +
+      fileCost('header/metadata.xml') +
+      options.metadataXmlBound +
+      END_RECORDS;
     const least = this.headerBytes + dirCost('content/') + 3 * dirCost('content/schema0/table0/') + MIN_CONTENT_ROOM;
     if (!Number.isSafeInteger(options.maxBytes) || options.maxBytes < least) {
       throw new SiardOcflError(
@@ -198,7 +203,9 @@ export class SegmentedPackage implements SiardPackageWriter {
   /** Bytes table data may take in `seg` (an empty new segment when undefined) for an entry `name` plus its XSD. */
   room(seg: Segment | undefined, name: string, after: number): number {
     const free = seg ? this.options.maxBytes - seg.zip.offset - seg.central - this.headerBytes : this.options.maxBytes - this.headerBytes;
-    const folders = foldersOf(name).filter((d) => !seg?.dirs.has(d)).reduce((n, d) => n + dirCost(d), 0);
+    const folders = foldersOf(name)
+      .filter((d) => !seg?.dirs.has(d))
+      .reduce((n, d) => n + dirCost(d), 0);
     return free - folders - fileCost(name, PART_SUFFIX_MAX) - DEFLATE_END.length - after;
   }
 
@@ -247,7 +254,9 @@ export class SegmentedPackage implements SiardPackageWriter {
   async addXsd(seg: Segment, name: string, xsd: string): Promise<void> {
     const bytes = Buffer.from(xsd, 'utf8');
     const cost = fileCost(name) + zlib.deflateRawSync(bytes, { level: this.level }).length;
-    const folders = foldersOf(name).filter((d) => !seg.dirs.has(d)).reduce((n, d) => n + dirCost(d), 0);
+    const folders = foldersOf(name)
+      .filter((d) => !seg.dirs.has(d))
+      .reduce((n, d) => n + dirCost(d), 0);
     const free = this.options.maxBytes - seg.zip.offset - seg.central - this.headerBytes - folders;
     const target = cost <= free ? seg : await this.newSegment();
     await this.ensureFolders(target, name);

@@ -143,7 +143,9 @@ export class ZipReader {
     let zipfile: yauzl.ZipFile;
     const options = { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: false };
     try {
-      zipfile = source ? await yauzl.fromRandomAccessReaderPromise(new SourceReader(source), source.size, options) : await yauzl.openPromise(path, options);
+      zipfile = source
+        ? await yauzl.fromRandomAccessReaderPromise(new SourceReader(source), source.size, options)
+        : await yauzl.openPromise(path, options);
     } catch (err) {
       throw archiveError(path, err);
     }
@@ -175,7 +177,12 @@ export class ZipReader {
         if (entry.unsafeReason !== null) unsafe.push({ index: count, entry, native });
         count++;
       }
-      records = source ? memoryRecords(directoryStart, cursor > directoryStart ? await readAll(source.readRange(directoryStart, cursor - 1)) : Buffer.alloc(0)) : fileRecords(openSync(path, 'r'));
+      records = source
+        ? memoryRecords(
+            directoryStart,
+            cursor > directoryStart ? await readAll(source.readRange(directoryStart, cursor - 1)) : Buffer.alloc(0),
+          )
+        : fileRecords(openSync(path, 'r'));
     } catch (err) {
       zipfile.close();
       throw archiveError(path, err);
@@ -200,7 +207,7 @@ export class ZipReader {
   /** Marks every entry after the first of its name (names with equal hashes are compared by reading them). */
   private findDuplicates(unsafe: Array<{ index: number; entry: ZipEntry; native?: yauzl.Entry }>): void {
     const keys = this.keys;
-    for (let i = 0; i < keys.length; ) {
+    for (let i = 0; i < keys.length;) {
       let j = i + 1;
       while (j < keys.length && keys[j]! >> 32n === keys[i]! >> 32n) j++;
       if (j - i > 1) {
@@ -315,7 +322,12 @@ export class ZipReader {
       extraFieldRaw: Buffer.from(buffer.subarray(46 + n, 46 + n + m)),
       fileCommentRaw: Buffer.alloc(0),
     });
-    const raw = native as unknown as { extraFieldRaw: Buffer; uncompressedSize: number; compressedSize: number; relativeOffsetOfLocalHeader: number };
+    const raw = native as unknown as {
+      extraFieldRaw: Buffer;
+      uncompressedSize: number;
+      compressedSize: number;
+      relativeOffsetOfLocalHeader: number;
+    };
     native.extraFields = yauzl.parseExtraFields(raw.extraFieldRaw);
     const zip64 = native.extraFields.find((f) => f.id === EXTRA_ZIP64);
     if (zip64) {
@@ -353,7 +365,9 @@ export class ZipReader {
     const entry = this.resolve(nameOrEntry);
     try {
       const header = await new Promise<{ fileDataStart: number }>((resolve, reject) => {
-        this.zipfile.readLocalFileHeader(this.natives.get(entry)!, { minimal: true }, (err, result) => (err ? reject(err) : resolve(result as { fileDataStart: number })));
+        this.zipfile.readLocalFileHeader(this.natives.get(entry)!, { minimal: true }, (err, result) =>
+          err ? reject(err) : resolve(result as { fileDataStart: number }),
+        );
       });
       return header.fileDataStart;
     } catch (err) {
@@ -409,7 +423,9 @@ export class ZipReader {
     if (entry.encrypted) throw entryError(this.path, entry.name, 'it is encrypted', 2);
     try {
       return await new Promise<Readable>((resolve, reject) => {
-        this.zipfile.openReadStream(this.natives.get(entry)!, { decodeFileData: false }, (err, stream) => (err ? reject(err) : resolve(stream)));
+        this.zipfile.openReadStream(this.natives.get(entry)!, { decodeFileData: false }, (err, stream) =>
+          err ? reject(err) : resolve(stream),
+        );
       });
     } catch (err) {
       throw archiveError(this.path, err, entry.name);
@@ -425,15 +441,22 @@ export class ZipReader {
 
   private require(name: string): ZipEntry {
     const entry = this.entry(name);
-    if (!entry) throw new SiardOcflError(`The ZIP archive ${this.path} has no entry ${JSON.stringify(name)}.`, { code: 'ZIP_NO_ENTRY', exitCode: 1 });
+    if (!entry)
+      throw new SiardOcflError(`The ZIP archive ${this.path} has no entry ${JSON.stringify(name)}.`, { code: 'ZIP_NO_ENTRY', exitCode: 1 });
     return entry;
   }
 
   private resolve(nameOrEntry: string | ZipEntry): ZipEntry {
     const entry = typeof nameOrEntry === 'string' ? this.require(nameOrEntry) : nameOrEntry;
-    if (!this.natives.has(entry)) throw new SiardOcflError(`The entry ${JSON.stringify(entry.name)} does not belong to the ZIP archive ${this.path}.`, { code: 'ZIP_NO_ENTRY' });
+    if (!this.natives.has(entry))
+      throw new SiardOcflError(`The entry ${JSON.stringify(entry.name)} does not belong to the ZIP archive ${this.path}.`, {
+        code: 'ZIP_NO_ENTRY',
+      });
     if (entry.unsafeReason !== null) {
-      throw new SiardOcflError(`Refusing ZIP entry ${JSON.stringify(entry.name)} in ${this.path}: ${entry.unsafeReason}.`, { code: 'ZIP_UNSAFE_NAME', exitCode: 1 });
+      throw new SiardOcflError(`Refusing ZIP entry ${JSON.stringify(entry.name)} in ${this.path}: ${entry.unsafeReason}.`, {
+        code: 'ZIP_UNSAFE_NAME',
+        exitCode: 1,
+      });
     }
     return entry;
   }
@@ -491,7 +514,9 @@ class EntryCheck extends Transform {
 
   override _flush(callback: TransformCallback): void {
     if (this.count !== this.entry.uncompressedSize) {
-      callback(entryError(this.archive, this.entry.name, `it inflates to ${this.count} bytes, not its declared ${this.entry.uncompressedSize}`));
+      callback(
+        entryError(this.archive, this.entry.name, `it inflates to ${this.count} bytes, not its declared ${this.entry.uncompressedSize}`),
+      );
       return;
     }
     if (this.crc >>> 0 !== this.entry.crc32) {

@@ -222,7 +222,12 @@ export class ZipWriter {
   addRaw(entry: RawEntrySource, raw: Readable, options: { name?: string; mtime?: Date } = {}): Promise<void> {
     const name = options.name ?? entry.name;
     if (entry.compressionMethod !== METHOD_STORE && entry.compressionMethod !== METHOD_DEFLATE) {
-      return Promise.reject(new SiardOcflError(`Cannot copy ZIP entry ${entry.name}: compression method ${entry.compressionMethod} is neither store nor deflate.`, { code: 'ZIP_METHOD' }));
+      return Promise.reject(
+        new SiardOcflError(
+          `Cannot copy ZIP entry ${entry.name}: compression method ${entry.compressionMethod} is neither store nor deflate.`,
+          { code: 'ZIP_METHOD' },
+        ),
+      );
     }
     if (name.endsWith('/')) {
       raw.resume();
@@ -271,7 +276,10 @@ export class ZipWriter {
       }
       if (copied !== recordLength || head.length < LOCAL_HEADER_FIXED_SIZE || head.readUInt32LE(0) !== SIG_LOCAL_HEADER) {
         record.destroy();
-        throw new SiardOcflError(`Cannot copy ZIP entry ${entry.name} verbatim: its local record is not ${recordLength} bytes starting with a local header.`, { code: 'ZIP_RAW_SIZE' });
+        throw new SiardOcflError(
+          `Cannot copy ZIP entry ${entry.name} verbatim: its local record is not ${recordLength} bytes starting with a local header.`,
+          { code: 'ZIP_RAW_SIZE' },
+        );
       }
       this.records.push({
         name: entry.name,
@@ -327,7 +335,8 @@ export class ZipWriter {
   private enqueue<T>(job: () => Promise<T>): Promise<T> {
     const run = this.tail.then(() => {
       if (this.failure) throw this.failure;
-      if (this.state !== 'open') throw new SiardOcflError(`The ZIP archive ${this.sink.description} is already ${this.state}.`, { code: 'ZIP_STATE' });
+      if (this.state !== 'open')
+        throw new SiardOcflError(`The ZIP archive ${this.sink.description} is already ${this.state}.`, { code: 'ZIP_STATE' });
       return job();
     });
     this.tail = run.then(
@@ -342,10 +351,14 @@ export class ZipWriter {
   private checkName(name: string, isDirectory: boolean): Buffer {
     const reason = unsafeEntryNameReason(name);
     if (reason) throw new SiardOcflError(`Refusing ZIP entry name ${JSON.stringify(name)}: ${reason}.`, { code: 'ZIP_UNSAFE_NAME' });
-    if (!isDirectory && name.endsWith('/')) throw new SiardOcflError(`Refusing ZIP file entry ${JSON.stringify(name)}: a file name cannot end with '/'.`, { code: 'ZIP_UNSAFE_NAME' });
+    if (!isDirectory && name.endsWith('/'))
+      throw new SiardOcflError(`Refusing ZIP file entry ${JSON.stringify(name)}: a file name cannot end with '/'.`, {
+        code: 'ZIP_UNSAFE_NAME',
+      });
     if (this.names.has(name)) throw new SiardOcflError(`Refusing duplicate ZIP entry ${JSON.stringify(name)}.`, { code: 'ZIP_DUPLICATE' });
     const bytes = Buffer.from(name, 'utf8');
-    if (bytes.length > MAX_UINT16) throw new SiardOcflError(`Refusing ZIP entry name ${name.slice(0, 80)}...: longer than 65535 bytes.`, { code: 'ZIP_UNSAFE_NAME' });
+    if (bytes.length > MAX_UINT16)
+      throw new SiardOcflError(`Refusing ZIP entry name ${name.slice(0, 80)}...: longer than 65535 bytes.`, { code: 'ZIP_UNSAFE_NAME' });
     this.names.add(name);
     return bytes;
   }
@@ -365,7 +378,10 @@ export class ZipWriter {
 
   private ioError(err: unknown): Error {
     if (err instanceof SiardOcflError) return err;
-    return new SiardOcflError(`Cannot write the ZIP archive ${this.sink.description}: ${(err as Error).message}`, { code: 'ZIP_WRITE', cause: err });
+    return new SiardOcflError(`Cannot write the ZIP archive ${this.sink.description}: ${(err as Error).message}`, {
+      code: 'ZIP_WRITE',
+      cause: err,
+    });
   }
 
   private async writeDirectory(name: string, mtime: Date): Promise<void> {

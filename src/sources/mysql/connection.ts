@@ -30,11 +30,17 @@ export function parseMysqlUrl(url: string): MysqlUrlParts {
   try {
     u = new URL(url);
   } catch {
-    throw new SiardOcflError('The MariaDB/MySQL URL cannot be parsed; the form is mysql://user:password@host:port/database.', { code: 'BAD_URL', exitCode: 2 });
+    throw new SiardOcflError('The MariaDB/MySQL URL cannot be parsed; the form is mysql://user:password@host:port/database.', {
+      code: 'BAD_URL',
+      exitCode: 2,
+    });
   }
   const database = decodeURIComponent(u.pathname.replace(/^\//, ''));
   if (!database || database.includes('/')) {
-    throw new SiardOcflError(`The MariaDB/MySQL URL ${describeMysqlUrl(url)} names no database; the form is mysql://user:password@host:port/database.`, { code: 'BAD_URL', exitCode: 2 });
+    throw new SiardOcflError(
+      `The MariaDB/MySQL URL ${describeMysqlUrl(url)} names no database; the form is mysql://user:password@host:port/database.`,
+      { code: 'BAD_URL', exitCode: 2 },
+    );
   }
   return {
     host: u.hostname || 'localhost',
@@ -97,7 +103,10 @@ function mysqlConnectionErrorMessage(url: string, err: unknown): string {
     case 'ER_CONNECTION_TIMEOUT':
       return `Cannot reach MariaDB/MySQL at ${where}: the connection timed out.`;
     default: {
-      const text = (e?.sqlMessage ?? e?.message ?? String(err)).replace(/^\(conn[^)]*\)\s*/, '').split('\n')[0]!.replace(/[.\s]+$/, '');
+      const text = (e?.sqlMessage ?? e?.message ?? String(err))
+        .replace(/^\(conn[^)]*\)\s*/, '')
+        .split('\n')[0]!
+        .replace(/[.\s]+$/, '');
       return `Cannot connect to MariaDB/MySQL at ${where}: ${text}.`;
     }
   }
@@ -115,7 +124,10 @@ export const MYSQL_SESSION_SETTINGS = [
 ];
 
 /** A connected session with our settings, or a SiardOcflError (exit 2) saying why not. */
-export async function connectMysql(url: string, options: { database?: string | null; connectTimeoutMs?: number } = {}): Promise<mariadb.Connection> {
+export async function connectMysql(
+  url: string,
+  options: { database?: string | null; connectTimeoutMs?: number } = {},
+): Promise<mariadb.Connection> {
   if (!isMysqlUrl(url)) throw new SiardOcflError(`"${url}" is not a mysql:// or mariadb:// URL.`, { code: 'BAD_URL', exitCode: 2 });
   const parts = parseMysqlUrl(url);
   let conn: mariadb.Connection;

@@ -44,7 +44,8 @@ const UTF8_CHARSETS = /^(utf8|utf8mb3|utf8mb4|ascii)$/i;
 
 /** Text a column's geometry values carry in their description (the loader reads it back). */
 export const GEOMETRY_WKB_NOTE = 'Geometry as WKB (ST_AsBinary)';
-export const GEOMETRY_INTERNAL_NOTE = "Geometry in MariaDB's internal form (4-byte little-endian SRID, then WKB), because the values' SRIDs differ.";
+export const GEOMETRY_INTERNAL_NOTE =
+  "Geometry in MariaDB's internal form (4-byte little-endian SRID, then WKB), because the values' SRIDs differ.";
 
 export class MysqlSource implements DatabaseSource {
   readonly description: string;
@@ -76,17 +77,25 @@ export class MysqlSource implements DatabaseSource {
       return new MysqlSource(url, conn, options);
     } catch (err) {
       await conn.end().catch(() => {});
-      throw new SiardOcflError(`Cannot start reading MariaDB/MySQL at ${describeMysqlUrl(url)}: ${(err as Error).message}.`, { cause: err });
+      throw new SiardOcflError(`Cannot start reading MariaDB/MySQL at ${describeMysqlUrl(url)}: ${(err as Error).message}.`, {
+        cause: err,
+      });
     }
   }
 
   private async query(sql: string, values: unknown[] = []): Promise<Array<Array<Buffer | null>>> {
-    return (await this.conn.query({ sql, rowsAsArray: true, typeCast: RAW } as unknown as mariadb.QueryOptions, values)) as Array<Array<Buffer | null>>;
+    return (await this.conn.query({ sql, rowsAsArray: true, typeCast: RAW } as unknown as mariadb.QueryOptions, values)) as Array<
+      Array<Buffer | null>
+    >;
   }
 
   async catalog(): Promise<SourceCatalog> {
     if (this.catalogCache) return this.catalogCache;
-    const schema = await introspectMysql(this.conn, this.database, this.options.tableFilter ? { tableFilter: this.options.tableFilter } : {});
+    const schema = await introspectMysql(
+      this.conn,
+      this.database,
+      this.options.tableFilter ? { tableFilter: this.options.tableFilter } : {},
+    );
     const [[version, user]] = (await this.query('SELECT VERSION(), CURRENT_USER()')) as [[Buffer, Buffer]];
     const v = version.toString('utf8');
     const catalog: SourceCatalog = {
@@ -146,7 +155,10 @@ export class MysqlSource implements DatabaseSource {
         // metadata.xsd admits no SECOND(0)
         col.mapped = { type: `INTERVAL DAY(2) TO SECOND${p > 0 ? `(${p})` : ''}`, kind: 'duration' };
         col.column.type = col.mapped.type;
-        col.column.description = joinNote(col.column.description, 'MariaDB TIME values beyond a day or negative: every value is written as an xs:duration (INTERVAL DAY TO SECOND); typeOriginal keeps the TIME type.');
+        col.column.description = joinNote(
+          col.column.description,
+          'MariaDB TIME values beyond a day or negative: every value is written as an xs:duration (INTERVAL DAY TO SECOND); typeOriginal keeps the TIME type.',
+        );
       } else if (kind === 'geometry') {
         const distinct = Number(at(i) ?? 0);
         if (distinct > 1) {
@@ -162,7 +174,10 @@ export class MysqlSource implements DatabaseSource {
         const type = `VARCHAR(${length})`;
         col.mapped = { type, kind: 'dateText' };
         col.column.type = type;
-        col.column.description = joinNote(col.column.description, "Holds zero dates ('0000-00-00' or a zero month or day), which SIARD's date types cannot: every value is written as MariaDB's text; typeOriginal keeps the date type.");
+        col.column.description = joinNote(
+          col.column.description,
+          "Holds zero dates ('0000-00-00' or a zero month or day), which SIARD's date types cannot: every value is written as MariaDB's text; typeOriginal keeps the date type.",
+        );
         const firstRow = await this.firstRowWhere(plan, `CAST(${quoteMysqlIdent(col.name)} AS CHAR) REGEXP '^0000-|-00'`);
         out.push({
           schema: plan.schema,
@@ -189,10 +204,16 @@ export class MysqlSource implements DatabaseSource {
     const from = qualifiedMysqlName(plan.schema, plan.name);
     if (plan.rowKey) {
       const order = `ORDER BY ${plan.rowKey.map(quoteMysqlIdent).join(', ')}`;
-      const first = await this.query(`SELECT n FROM (SELECT ROW_NUMBER() OVER (${order}) AS n, ${condition} AS hit FROM ${from}) s WHERE hit ORDER BY n LIMIT 1`);
+      const first = await this.query(
+        `SELECT n FROM (SELECT ROW_NUMBER() OVER (${order}) AS n, ${condition} AS hit FROM ${from}) s WHERE hit ORDER BY n LIMIT 1`,
+      );
       return Number(first[0]?.[0]?.toString('utf8') ?? 0);
     }
-    const stream = this.conn.queryStream({ sql: `SELECT ${condition} FROM ${from}`, rowsAsArray: true, typeCast: RAW } as unknown as mariadb.QueryOptions);
+    const stream = this.conn.queryStream({
+      sql: `SELECT ${condition} FROM ${from}`,
+      rowsAsArray: true,
+      typeCast: RAW,
+    } as unknown as mariadb.QueryOptions);
     let row = 0;
     try {
       for await (const raw of stream as AsyncIterable<Array<Buffer | null>>) {
@@ -220,7 +241,10 @@ export class MysqlSource implements DatabaseSource {
       if (isStreamedMysqlKind(kind)) {
         streamed++;
         const expr = kind === 'geometry' && !col.geometryWithSrid ? `ST_AsBinary(${id})` : id;
-        const size = kind === 'clob' && !UTF8_CHARSETS.test(col.info.charset ?? 'utf8mb4') ? `LENGTH(CONVERT(${id} USING utf8mb4))` : `LENGTH(${expr})`;
+        const size =
+          kind === 'clob' && !UTF8_CHARSETS.test(col.info.charset ?? 'utf8mb4')
+            ? `LENGTH(CONVERT(${id} USING utf8mb4))`
+            : `LENGTH(${expr})`;
         select.push(keyed ? `IF(${size} <= ${this.inlineThreshold}, ${expr}, NULL)` : expr, size);
       } else if (kind === 'float') select.push(`CAST(${id} AS DOUBLE)`);
       else if (kind === 'dateText') select.push(`CAST(${id} AS CHAR)`);
@@ -239,13 +263,18 @@ export class MysqlSource implements DatabaseSource {
       for (let c = 0; c < plan.columns.length; c++) {
         const col = plan.columns[c]!;
         const at = starts[c]!;
-        if (isStreamedMysqlKind(col.mapped.kind)) out[c] = this.streamedValue(plan, col, raw[at] ?? null, raw[at + 1] ?? null, rowNumber, keyValues);
+        if (isStreamedMysqlKind(col.mapped.kind))
+          out[c] = this.streamedValue(plan, col, raw[at] ?? null, raw[at + 1] ?? null, rowNumber, keyValues);
         else out[c] = this.scalarValue(plan, col, raw[at] ?? null, rowNumber);
       }
       return out;
     };
     if (!keyed) {
-      const stream = this.conn.queryStream({ sql: `SELECT ${select.join(', ')} FROM ${from}`, rowsAsArray: true, typeCast: RAW } as unknown as mariadb.QueryOptions);
+      const stream = this.conn.queryStream({
+        sql: `SELECT ${select.join(', ')} FROM ${from}`,
+        rowsAsArray: true,
+        typeCast: RAW,
+      } as unknown as mariadb.QueryOptions);
       try {
         for await (const raw of stream as AsyncIterable<Array<Buffer | null>>) yield await convertRow(raw);
       } finally {
@@ -271,9 +300,12 @@ export class MysqlSource implements DatabaseSource {
   }
 
   private fail(plan: MysqlTablePlan, col: MysqlColumnPlan, row: number, reason: string): never {
-    throw new SiardOcflError(`Table "${plan.schema}"."${plan.name}", row ${row}, column "${col.name}": ${reason}; export stopped so no value is changed.`, {
-      code: 'VALUE_DOES_NOT_FIT',
-    });
+    throw new SiardOcflError(
+      `Table "${plan.schema}"."${plan.name}", row ${row}, column "${col.name}": ${reason}; export stopped so no value is changed.`,
+      {
+        code: 'VALUE_DOES_NOT_FIT',
+      },
+    );
   }
 
   private scalarValue(plan: MysqlTablePlan, col: MysqlColumnPlan, raw: Buffer | null, row: number): SourceValue {
@@ -300,7 +332,8 @@ export class MysqlSource implements DatabaseSource {
         if (/^0000-|-00/.test(text)) this.fail(plan, col, row, `zero date "${text}" appeared after the column was scanned`);
         return text;
       case 'time':
-        if (text.startsWith('-') || /^\d{3,}:/.test(text) || Number(text.slice(0, 2)) >= 24) this.fail(plan, col, row, `TIME value "${text}" appeared after the column was scanned`);
+        if (text.startsWith('-') || /^\d{3,}:/.test(text) || Number(text.slice(0, 2)) >= 24)
+          this.fail(plan, col, row, `TIME value "${text}" appeared after the column was scanned`);
         return text;
       case 'duration':
         return timeToDuration(text);
@@ -309,7 +342,14 @@ export class MysqlSource implements DatabaseSource {
     }
   }
 
-  private streamedValue(plan: MysqlTablePlan, col: MysqlColumnPlan, inline: Buffer | null, size: Buffer | null, row: number, key: Array<string | Buffer | null>): SourceValue {
+  private streamedValue(
+    plan: MysqlTablePlan,
+    col: MysqlColumnPlan,
+    inline: Buffer | null,
+    size: Buffer | null,
+    row: number,
+    key: Array<string | Buffer | null>,
+  ): SourceValue {
     if (size === null) return null;
     const text = col.mapped.kind === 'clob';
     if (inline !== null) return text ? inline.toString('utf8') : inline;
@@ -333,7 +373,15 @@ export class MysqlSource implements DatabaseSource {
    * with the number of slices: a value gets at most 16 slices (of at most 64 MiB; beyond 1 GiB,
    * more), trading this process's memory (one slice) against the server's reading.
    */
-  private async *slices(sql: string, key: Array<string | Buffer | null>, byteLength: number, text: boolean, plan: MysqlTablePlan, col: MysqlColumnPlan, row: number): AsyncIterable<Uint8Array> {
+  private async *slices(
+    sql: string,
+    key: Array<string | Buffer | null>,
+    byteLength: number,
+    text: boolean,
+    plan: MysqlTablePlan,
+    col: MysqlColumnPlan,
+    row: number,
+  ): AsyncIterable<Uint8Array> {
     const bytesPerSlice = Math.max(this.sliceBytes, Math.min(64 * 1024 * 1024, Math.ceil(byteLength / 16)));
     const step = text ? Math.max(1, Math.floor(bytesPerSlice / 4)) : bytesPerSlice;
     let position = 1;

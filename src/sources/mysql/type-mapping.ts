@@ -76,7 +76,16 @@ export interface MysqlMappedType {
   kind: MysqlValueKind;
 }
 
-const GEOMETRY_TYPES = new Set(['geometry', 'point', 'linestring', 'polygon', 'multipoint', 'multilinestring', 'multipolygon', 'geometrycollection']);
+const GEOMETRY_TYPES = new Set([
+  'geometry',
+  'point',
+  'linestring',
+  'polygon',
+  'multipoint',
+  'multilinestring',
+  'multipolygon',
+  'geometrycollection',
+]);
 
 export function isGeometryType(dataType: string): boolean {
   return GEOMETRY_TYPES.has(dataType.toLowerCase());

@@ -43,7 +43,10 @@ async function volatileCalls(client: pg.Client, table: string, name: string): Pr
 export async function addCheckConstraint(client: pg.Client, table: string, name: string, condition: string): Promise<void> {
   const problem = conditionProblem(condition);
   if (problem) throw new Error(`its condition is not one SQL expression (${problem})`);
-  await client.query({ text: `ALTER TABLE ${table} ADD CONSTRAINT ${quoteIdent(name)} CHECK (${condition}) NOT VALID`, queryMode: 'extended' } as pg.QueryConfig);
+  await client.query({
+    text: `ALTER TABLE ${table} ADD CONSTRAINT ${quoteIdent(name)} CHECK (${condition}) NOT VALID`,
+    queryMode: 'extended',
+  } as pg.QueryConfig);
   const volatile = await volatileCalls(client, table, name);
   if (volatile.length > 0) throw new Error(`its condition calls volatile functions (${volatile.join(', ')}), which a restore does not run`);
   await client.query({ text: `ALTER TABLE ${table} VALIDATE CONSTRAINT ${quoteIdent(name)}`, queryMode: 'extended' } as pg.QueryConfig);

@@ -5,7 +5,17 @@
  * System schemas and objects owned by extensions are left out.
  */
 import type pg from 'pg';
-import type { SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardMatchType, SiardReferentialAction, SiardTrigger, SiardType, SiardUniqueKey, SiardView } from '../../siard/model.js';
+import type {
+  SiardCheckConstraint,
+  SiardColumn,
+  SiardForeignKey,
+  SiardMatchType,
+  SiardReferentialAction,
+  SiardTrigger,
+  SiardType,
+  SiardUniqueKey,
+  SiardView,
+} from '../../siard/model.js';
 import { enumType } from './enum-type.js';
 import { mapPgType, type PgMappedType, type PgTypeInfo } from './type-mapping.js';
 import { quoteIdent } from '../sql-identifier.js';
@@ -111,7 +121,10 @@ class TypeCatalog {
   private async enumLength(oid: number): Promise<number> {
     let n = this.enumLengths.get(oid);
     if (n === undefined) {
-      const res = await this.client.query<{ n: number | null }>('SELECT max(char_length(enumlabel))::int AS n FROM pg_enum WHERE enumtypid = $1', [oid]);
+      const res = await this.client.query<{ n: number | null }>(
+        'SELECT max(char_length(enumlabel))::int AS n FROM pg_enum WHERE enumtypid = $1',
+        [oid],
+      );
       n = res.rows[0]?.n ?? 1;
       this.enumLengths.set(oid, n);
     }
@@ -233,7 +246,9 @@ async function readCatalogue(client: pg.Client, options: IntrospectOptions): Pro
          AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e')
        ORDER BY n.nspname, c.relname`)
   ).rows;
-  const kept = relations.filter((r) => r.relkind === 'v' || r.relkind === 'm' || !options.tableFilter || options.tableFilter(r.name, r.schema));
+  const kept = relations.filter(
+    (r) => r.relkind === 'v' || r.relkind === 'm' || !options.tableFilter || options.tableFilter(r.name, r.schema),
+  );
   const oids = kept.map((r) => r.oid);
   const columns = await queryColumns(client, oids);
   const constraints = await queryConstraints(client, oids);

@@ -31,7 +31,19 @@ import type pg from 'pg';
 import { SiardOcflError } from '../../errors.js';
 import { cellType, type SiardArchive, type SiardForeignKey } from '../../siard/model.js';
 import { enumLabels } from './enum-type.js';
-import { complexJson, isLoadComplex, isLoadLob, type LoadColumn, type LoadComplex, type LoadLob, type LoadTable, type LoadValue, type LoadView, type NotRecreated, type TargetLoader } from '../loader.js';
+import {
+  complexJson,
+  isLoadComplex,
+  isLoadLob,
+  type LoadColumn,
+  type LoadComplex,
+  type LoadLob,
+  type LoadTable,
+  type LoadValue,
+  type LoadView,
+  type NotRecreated,
+  type TargetLoader,
+} from '../loader.js';
 import { conditionProblem } from '../sql-text.js';
 import { addCheckConstraint } from './check-constraint.js';
 import { COPY_NULL, copyBytes, copyField, CopyIn } from './copy-in.js';
@@ -145,7 +157,8 @@ export class PostgresLoader implements TargetLoader {
       client = await connectPostgres(this.url);
     } catch (err) {
       const missing = ((err as { cause?: { code?: string } }).cause?.code ?? '') === '3D000';
-      if (missing) throw new SiardOcflError(`${(err as Error).message} Add --create to create it.`, { code: 'TARGET_UNUSABLE', cause: err });
+      if (missing)
+        throw new SiardOcflError(`${(err as Error).message} Add --create to create it.`, { code: 'TARGET_UNUSABLE', cause: err });
       throw err;
     }
     try {
@@ -200,7 +213,9 @@ export class PostgresLoader implements TargetLoader {
           this.notRecreated.push({
             kind: 'type',
             name: `${schema.name}.${type.name}`,
-            reason: type.base ? `its columns restored as ${pgTypeOfSiard(type.base)}` : 'a structured type; its values restored as JSON text',
+            reason: type.base
+              ? `its columns restored as ${pgTypeOfSiard(type.base)}`
+              : 'a structured type; its values restored as JSON text',
           });
           continue;
         }
@@ -211,7 +226,10 @@ export class PostgresLoader implements TargetLoader {
         const found = existing.rows[0] as { labels: string[] | null; found?: boolean } | undefined;
         if (found?.found) {
           if (JSON.stringify(found.labels) !== JSON.stringify(labels)) {
-            throw new SiardOcflError(`Cannot restore into ${this.description}: it has a type ${name} that is not the archive's enum (${labels.join(', ')}).`, { code: 'TARGET_NOT_EMPTY' });
+            throw new SiardOcflError(
+              `Cannot restore into ${this.description}: it has a type ${name} that is not the archive's enum (${labels.join(', ')}).`,
+              { code: 'TARGET_NOT_EMPTY' },
+            );
           }
         } else {
           await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema.name)}`);
@@ -238,7 +256,10 @@ export class PostgresLoader implements TargetLoader {
     try {
       const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
       if (exists.rows.length > 0) {
-        throw new SiardOcflError(`Cannot create the database ${this.description}: it already exists; leave out --create to restore into it.`, { code: 'TARGET_NOT_EMPTY' });
+        throw new SiardOcflError(
+          `Cannot create the database ${this.description}: it already exists; leave out --create to restore into it.`,
+          { code: 'TARGET_NOT_EMPTY' },
+        );
       }
       await admin.query(`CREATE DATABASE ${quoteIdent(database)}`);
       this.created = database;
@@ -298,8 +319,18 @@ export class PostgresLoader implements TargetLoader {
     const types = table.columns.map((c) => this.pgTypeOf(c));
     table.columns.forEach((c, i) => {
       const original = (c.column.typeOriginal ?? '').trim();
-      if (this.fromPostgres && c.column.typeName === undefined && original !== '' && original !== types[i] && !/^(oid|lo)$/.test(original)) {
-        this.notRecreated.push({ kind: 'type', name: `${table.schema}.${table.name}.${c.column.name}`, reason: `type ${original} is not defined by the archive; restored as ${types[i]}` });
+      if (
+        this.fromPostgres &&
+        c.column.typeName === undefined &&
+        original !== '' &&
+        original !== types[i] &&
+        !/^(oid|lo)$/.test(original)
+      ) {
+        this.notRecreated.push({
+          kind: 'type',
+          name: `${table.schema}.${table.name}.${c.column.name}`,
+          reason: `type ${original} is not defined by the archive; restored as ${types[i]}`,
+        });
       }
     });
     this.columnTypes.set(table, types);
@@ -323,11 +354,14 @@ export class PostgresLoader implements TargetLoader {
     const refused = (first: number, last: number, err: unknown) =>
       err instanceof SiardOcflError
         ? err
-        : new SiardOcflError(`Table "${table.schema}"."${table.name}", rows ${first}-${last}: PostgreSQL refused them (${(err as Error).message}).`, {
-            code: 'RESTORE_INSERT',
-            exitCode: 1,
-            cause: err,
-          });
+        : new SiardOcflError(
+            `Table "${table.schema}"."${table.name}", rows ${first}-${last}: PostgreSQL refused them (${(err as Error).message}).`,
+            {
+              code: 'RESTORE_INSERT',
+              exitCode: 1,
+              cause: err,
+            },
+          );
     const endCopy = async (): Promise<void> => {
       const ending = copy;
       copy = undefined;
@@ -398,7 +432,11 @@ export class PostgresLoader implements TargetLoader {
       try {
         if (value instanceof Uint8Array) fields[c] = copyBytes(value);
         else if (isLoadComplex(value)) {
-          fields[c] = copyField(value.kind === 'array' && types[c]!.endsWith('[]') ? await this.arrayLiteral(col, value) : JSON.stringify(await complexJson(value)));
+          fields[c] = copyField(
+            value.kind === 'array' && types[c]!.endsWith('[]')
+              ? await this.arrayLiteral(col, value)
+              : JSON.stringify(await complexJson(value)),
+          );
         } else {
           const text = this.scalarText(col, value);
           fields[c] = typeof text === 'string' ? copyField(text) : copyBytes(text);
@@ -585,7 +623,10 @@ export class PostgresLoader implements TargetLoader {
         );
       }
       for (const key of t.candidateKeys) {
-        await run(`Unique key ${key.name} of ${table}`, `ALTER TABLE ${table} ADD ${constraintName(t.schema, key.name)}UNIQUE (${key.columns.map(quoteIdent).join(', ')})`);
+        await run(
+          `Unique key ${key.name} of ${table}`,
+          `ALTER TABLE ${table} ADD ${constraintName(t.schema, key.name)}UNIQUE (${key.columns.map(quoteIdent).join(', ')})`,
+        );
       }
       // The condition is SQL of the archived database: PostgreSQL's own comes back as it was; one
       // in another dialect, one that is not a plain expression, or one the restored rows violate
@@ -604,7 +645,8 @@ export class PostgresLoader implements TargetLoader {
       }
     }
     for (const t of tables) {
-      for (const fk of t.foreignKeys) await run(`Foreign key ${fk.name} of ${qualifiedName(t.schema, t.name)}`, this.foreignKeySql(t, fk, constraintName));
+      for (const fk of t.foreignKeys)
+        await run(`Foreign key ${fk.name} of ${qualifiedName(t.schema, t.name)}`, this.foreignKeySql(t, fk, constraintName));
     }
     await this.addDefaults(tables);
   }
@@ -636,7 +678,10 @@ export class PostgresLoader implements TargetLoader {
         await client.query('SAVEPOINT add_default');
         try {
           const change = identity ? `ADD ${expr}` : `SET DEFAULT ${expr}`;
-          await client.query({ text: `ALTER TABLE ${qualifiedName(t.schema, t.name)} ALTER COLUMN ${quoteIdent(c.column.name)} ${change}`, queryMode: 'extended' } as pg.QueryConfig);
+          await client.query({
+            text: `ALTER TABLE ${qualifiedName(t.schema, t.name)} ALTER COLUMN ${quoteIdent(c.column.name)} ${change}`,
+            queryMode: 'extended',
+          } as pg.QueryConfig);
           await client.query('RELEASE SAVEPOINT add_default');
         } catch (err) {
           await client.query('ROLLBACK TO SAVEPOINT add_default');
@@ -658,7 +703,9 @@ export class PostgresLoader implements TargetLoader {
         this.notRecreated.push({
           kind: 'trigger',
           name: `${t.schema}.${t.name}.${trigger.name}`,
-          reason: this.fromPostgres ? 'it calls a function, and the archive carries no routines' : `its action is in ${this.product}'s dialect`,
+          reason: this.fromPostgres
+            ? 'it calls a function, and the archive carries no routines'
+            : `its action is in ${this.product}'s dialect`,
         });
       }
     }
@@ -671,20 +718,27 @@ export class PostgresLoader implements TargetLoader {
       const name = `${view.schema}.${view.name}`;
       const query = view.queryOriginal?.trim().replace(/;\s*$/, '');
       if (!this.fromPostgres || !query) {
-        this.notRecreated.push({ kind: 'view', name, reason: query ? `its query is in ${this.product}'s dialect` : 'the archive holds no query for it' });
+        this.notRecreated.push({
+          kind: 'view',
+          name,
+          reason: query ? `its query is in ${this.product}'s dialect` : 'the archive holds no query for it',
+        });
         continue;
       }
       const problem = conditionProblem(query);
       if (problem) this.notRecreated.push({ kind: 'view', name, reason: `its query is not one statement (${problem})` });
       else pending.push({ view, query });
     }
-    for (let progress = true; progress && pending.length > 0; ) {
+    for (let progress = true; progress && pending.length > 0;) {
       progress = false;
       const next: typeof pending = [];
       for (const p of pending) {
         await client.query('SAVEPOINT add_view');
         try {
-          await client.query({ text: `CREATE VIEW ${qualifiedName(p.view.schema, p.view.name)} AS ${p.query}`, queryMode: 'extended' } as pg.QueryConfig);
+          await client.query({
+            text: `CREATE VIEW ${qualifiedName(p.view.schema, p.view.name)} AS ${p.query}`,
+            queryMode: 'extended',
+          } as pg.QueryConfig);
           await client.query('RELEASE SAVEPOINT add_view');
           progress = true;
         } catch (err) {
@@ -694,7 +748,8 @@ export class PostgresLoader implements TargetLoader {
       }
       pending = next;
     }
-    for (const p of pending) this.notRecreated.push({ kind: 'view', name: `${p.view.schema}.${p.view.name}`, reason: `PostgreSQL refused it (${p.error})` });
+    for (const p of pending)
+      this.notRecreated.push({ kind: 'view', name: `${p.view.schema}.${p.view.name}`, reason: `PostgreSQL refused it (${p.error})` });
   }
 
   private foreignKeySql(t: LoadTable, fk: SiardForeignKey, constraintName: (schema: string, name: string) => string): string {
@@ -733,4 +788,3 @@ export class PostgresLoader implements TargetLoader {
     return this.client;
   }
 }
-

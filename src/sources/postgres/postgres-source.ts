@@ -20,7 +20,15 @@ import Cursor from 'pg-cursor';
 import { SiardOcflError } from '../../errors.js';
 import type { DatabaseSource, SourceArrayValue, SourceCatalog, SourceLob, SourceTable, SourceValue } from '../../siard/database-source.js';
 import { connectPostgres, describePostgresUrl } from './connection.js';
-import { introspect, measureArrays, qualifiedName, type IntrospectOptions, type PgCheckConstraint, type PgColumnPlan, type PgTablePlan } from './introspect.js';
+import {
+  introspect,
+  measureArrays,
+  qualifiedName,
+  type IntrospectOptions,
+  type PgCheckConstraint,
+  type PgColumnPlan,
+  type PgTablePlan,
+} from './introspect.js';
 import { scanSpecialValues } from './value-scan.js';
 import { isStreamedKind, type PgValueKind } from './type-mapping.js';
 import { convertScalar, decodeByteaHex, parseArrayLiteral, ValueConversionError } from './values.js';
@@ -88,7 +96,9 @@ export class PostgresSource implements DatabaseSource {
       await main.end().catch(() => {});
       await lobs?.end().catch(() => {});
       if (err instanceof SiardOcflError) throw err;
-      throw new SiardOcflError(`Cannot start reading PostgreSQL at ${describePostgresUrl(url)}: ${(err as Error).message}.`, { cause: err });
+      throw new SiardOcflError(`Cannot start reading PostgreSQL at ${describePostgresUrl(url)}: ${(err as Error).message}.`, {
+        cause: err,
+      });
     }
   }
 
@@ -159,7 +169,9 @@ export class PostgresSource implements DatabaseSource {
         const size = kind === 'blob' || this.serverUtf8 ? `octet_length(${expr})` : `octet_length(convert_to(${expr}, 'UTF8'))`;
         select.push(`CASE WHEN ${size} <= ${this.inlineThreshold} THEN ${expr} END`, `${size}::int8`);
         streamed++;
-        readers.push(async (raw, i, row, locator) => this.streamedValue(plan, col, raw[i] as string | null, raw[i + 1] as string | null, row, locator));
+        readers.push(async (raw, i, row, locator) =>
+          this.streamedValue(plan, col, raw[i] as string | null, raw[i + 1] as string | null, row, locator),
+        );
       } else {
         select.push(kind === 'timetz' ? `(${id} AT TIME ZONE 'UTC')` : id);
         readers.push((raw, i, row) => this.scalarValue(plan, col, raw[i] as string | null, row));
@@ -211,7 +223,13 @@ export class PostgresSource implements DatabaseSource {
     );
   }
 
-  private convert(plan: PgTablePlan, col: PgColumnPlan, kind: PgValueKind, text: string, row: number): string | number | boolean | Uint8Array {
+  private convert(
+    plan: PgTablePlan,
+    col: PgColumnPlan,
+    kind: PgValueKind,
+    text: string,
+    row: number,
+  ): string | number | boolean | Uint8Array {
     try {
       if (kind === 'boolean') return text === 't';
       // A float's shortest exact text has at most 17 digits, so the double it parses to prints the
@@ -273,10 +291,16 @@ export class PostgresSource implements DatabaseSource {
       encoding: kind === 'blob' ? 'binary' : 'text',
       open: () =>
         kind === 'blob'
-          ? self.byteSlices(byteLength, (offset, length) => ({
-              text: `SELECT substring(${id} FROM $3::int4 FOR $4::int4) FROM ${from} WHERE ${where}`,
-              values: [locator.tableoid, locator.ctid, offset + 1, length],
-            }), plan, col, row)
+          ? self.byteSlices(
+              byteLength,
+              (offset, length) => ({
+                text: `SELECT substring(${id} FROM $3::int4 FOR $4::int4) FROM ${from} WHERE ${where}`,
+                values: [locator.tableoid, locator.ctid, offset + 1, length],
+              }),
+              plan,
+              col,
+              row,
+            )
           : self.textSlices(`${id}::text`, from, where, locator, byteLength, plan, col, row),
     };
     return lob;
@@ -355,7 +379,13 @@ export class PostgresSource implements DatabaseSource {
       byteLength: size,
       encoding: 'binary',
       open: () =>
-        self.byteSlices(size, (offset, length) => ({ text: 'SELECT lo_get($1::oid, $2::int8, $3::int4)', values: [oid, offset, length] }), plan, col, row),
+        self.byteSlices(
+          size,
+          (offset, length) => ({ text: 'SELECT lo_get($1::oid, $2::int8, $3::int4)', values: [oid, offset, length] }),
+          plan,
+          col,
+          row,
+        ),
     };
     return lob;
   }

@@ -21,7 +21,6 @@ import { qualifiedName, type PgColumnPlan, type PgTablePlan } from './introspect
 import { INTERVAL_DAY_SECOND, INTERVAL_YEAR_MONTH } from './type-mapping.js';
 import { quoteIdent } from '../sql-identifier.js';
 
-
 /** Runs the scan and retypes the columns that need it; returns one report per retyped column. */
 export async function scanSpecialValues(client: pg.Client, plan: PgTablePlan): Promise<WidenedColumn[]> {
   const cols = plan.columns.filter((c) => !c.mapped.array && (c.mapped.kind === 'decimal' || c.mapped.kind === 'interval'));
@@ -51,7 +50,10 @@ export async function scanSpecialValues(client: pg.Client, plan: PgTablePlan): P
       if (!row[`s${i}`]) continue;
       condition = specialNumeric(c);
       reason = 'holds NaN or infinite values, which xs:decimal cannot';
-      c.column.description = joinNote(c.column.description, `Holds NaN or Infinity, which SIARD's DECIMAL cannot: every value is written as PostgreSQL's numeric text ('12.50', 'NaN', '-Infinity'); typeOriginal keeps the numeric type.`);
+      c.column.description = joinNote(
+        c.column.description,
+        `Holds NaN or Infinity, which SIARD's DECIMAL cannot: every value is written as PostgreSQL's numeric text ('12.50', 'NaN', '-Infinity'); typeOriginal keeps the numeric type.`,
+      );
     } else {
       const t = `${quoteIdent(c.name)}::text`;
       const ym = Boolean(row[`ym${i}`]);
@@ -63,15 +65,31 @@ export async function scanSpecialValues(client: pg.Client, plan: PgTablePlan): P
         continue;
       }
       condition = row[`s${i}`] ? `(${mixedSigns(t)}) OR (${yearMonth(t)} AND ${dayTime(t)})` : `${yearMonth(t)} AND ${dayTime(t)}`;
-      reason = row[`s${i}`] ? 'holds intervals whose parts differ in sign, which no xs:duration can' : 'holds intervals with both months and days or time, which no SQL:2008 interval type can';
-      c.column.description = joinNote(c.column.description, `PostgreSQL intervals that no SQL:2008 interval type holds (months beside days or time, or parts of different signs): every value is written as PostgreSQL's ISO 8601 interval text (P1Y-2M3DT4H), which PostgreSQL reads back exactly.`);
+      reason = row[`s${i}`]
+        ? 'holds intervals whose parts differ in sign, which no xs:duration can'
+        : 'holds intervals with both months and days or time, which no SQL:2008 interval type can';
+      c.column.description = joinNote(
+        c.column.description,
+        `PostgreSQL intervals that no SQL:2008 interval type holds (months beside days or time, or parts of different signs): every value is written as PostgreSQL's ISO 8601 interval text (P1Y-2M3DT4H), which PostgreSQL reads back exactly.`,
+      );
     }
     const type = `VARCHAR(${length})`;
     c.mapped = { type, kind: 'text' };
     c.column.type = type;
     const orderBy = plan.primaryKey ? `ORDER BY ${plan.primaryKey.columns.map(quoteIdent).join(', ')}` : '';
-    const first = await client.query<{ n: string }>(`SELECT n FROM (SELECT row_number() OVER (${orderBy}) AS n, (${condition}) AS hit FROM ${from}) s WHERE hit LIMIT 1`);
-    out.push({ schema: plan.schema, table: plan.name, column: c.name, declared, exportedAs: type, form: "PostgreSQL's text", firstRow: Number(first.rows[0]?.n ?? 0), reason });
+    const first = await client.query<{ n: string }>(
+      `SELECT n FROM (SELECT row_number() OVER (${orderBy}) AS n, (${condition}) AS hit FROM ${from}) s WHERE hit LIMIT 1`,
+    );
+    out.push({
+      schema: plan.schema,
+      table: plan.name,
+      column: c.name,
+      declared,
+      exportedAs: type,
+      form: "PostgreSQL's text",
+      firstRow: Number(first.rows[0]?.n ?? 0),
+      reason,
+    });
   }
   return out;
 }

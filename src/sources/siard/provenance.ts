@@ -21,7 +21,11 @@ export interface ReceivedPackage {
 }
 
 /** Size and SHA-256 of the received .siard (one streamed read). */
-export async function receivedPackageOf(file: string, siardVersion: string, producerApplication: string | undefined): Promise<ReceivedPackage> {
+export async function receivedPackageOf(
+  file: string,
+  siardVersion: string,
+  producerApplication: string | undefined,
+): Promise<ReceivedPackage> {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) hash.update(chunk);
   const size = (await stat(file)).size;

@@ -29,7 +29,14 @@ import { localSegmentSet } from '../../siard/segments/segment-set-reader.js';
 import { columnTypeFamily } from '../../siard/reader/table-rows.js';
 import { isComplexValue, type SiardLobCell, type SiardReadCellValue } from '../../siard/reader/types.js';
 import { type LobVerificationWithExtras, verifiedChunks } from '../../siard/reader/verify-lob.js';
-import type { DatabaseSource, SourceArchiveInfo, SourceArrayElement, SourceCatalog, SourceLob, SourceValue } from '../../siard/database-source.js';
+import type {
+  DatabaseSource,
+  SourceArchiveInfo,
+  SourceArrayElement,
+  SourceCatalog,
+  SourceLob,
+  SourceValue,
+} from '../../siard/database-source.js';
 import { provenanceText, receivedPackageOf, type ReceivedPackage } from './provenance.js';
 
 export interface SiardSourceOptions {
@@ -79,7 +86,10 @@ export class SiardSource implements DatabaseSource {
     try {
       const version = reader.metadata.siardVersion;
       if (!ACCEPTED_VERSIONS.includes(version)) {
-        throw new UsageError(`${file} is a SIARD ${version || '(unknown version)'} archive; only SIARD 2.1 and 2.2 packages can be re-segmented.`, 'SIARD_VERSION');
+        throw new UsageError(
+          `${file} is a SIARD ${version || '(unknown version)'} archive; only SIARD 2.1 and 2.2 packages can be re-segmented.`,
+          'SIARD_VERSION',
+        );
       }
       const types = typeCatalog(reader.archive.schemas);
       const shapes = new Map<string, CellShape[]>();
@@ -88,7 +98,10 @@ export class SiardSource implements DatabaseSource {
           const list = t.columns.map((c) => {
             const where = `${file}: table ${s.name}.${t.name}, column ${c.name}`;
             if (c.type !== undefined && columnTypeFamily(c.type) === undefined) {
-              throw new UsageError(`${where} has the type "${c.type}", which is not a SQL:2008 predefined type; it cannot be re-segmented.`, 'SIARD_UNSUPPORTED');
+              throw new UsageError(
+                `${where} has the type "${c.type}", which is not a SQL:2008 predefined type; it cannot be re-segmented.`,
+                'SIARD_UNSUPPORTED',
+              );
             }
             if (c.type !== undefined || c.baseType !== undefined) return plainShape(c);
             try {
@@ -172,10 +185,13 @@ export class SiardSource implements DatabaseSource {
       yield values;
     }
     if (count !== t.table.rows) {
-      throw new SiardOcflError(`${this.reader.describeTable(t)}: metadata.xml says ${t.table.rows} rows but the table data holds ${count}; re-segmentation stopped.`, {
-        code: 'ROW_COUNT',
-        exitCode: 1,
-      });
+      throw new SiardOcflError(
+        `${this.reader.describeTable(t)}: metadata.xml says ${t.table.rows} rows but the table data holds ${count}; re-segmentation stopped.`,
+        {
+          code: 'ROW_COUNT',
+          exitCode: 1,
+        },
+      );
     }
   }
 
@@ -215,20 +231,37 @@ export class SiardSource implements DatabaseSource {
    * A value of a UDT column, or of an ARRAY column whose elements are UDTs, or an element inside one:
    * u1.. / a1.. become SourceUdtValue / SourceArrayValue, LOB references checked streams.
    */
-  private async complex(t: SiardTableRef, v: SiardReadCellValue, shape: CellShape, path: string[], c: number, lobs: Map<string, SiardLobCell>): Promise<SourceValue> {
+  private async complex(
+    t: SiardTableRef,
+    v: SiardReadCellValue,
+    shape: CellShape,
+    path: string[],
+    c: number,
+    lobs: Map<string, SiardLobCell>,
+  ): Promise<SourceValue> {
     if (v === null) return null;
     if (shape.kind !== 'scalar') {
       const empty = v === '' || (v instanceof Uint8Array && v.length === 0);
       if (empty) return shape.kind === 'udt' ? { kind: 'udt', elements: [] } : { kind: 'array', elements: [] };
       const wanted = shape.kind === 'udt' ? 'udt' : 'array';
       if (!isComplexValue(v) || v.kind !== wanted) {
-        throw this.unsupported(t, c, `at ${path.join('/')} a value without the ${wanted === 'udt' ? 'u1, u2 ...' : 'a1, a2 ...'} elements its type calls for`);
+        throw this.unsupported(
+          t,
+          c,
+          `at ${path.join('/')} a value without the ${wanted === 'udt' ? 'u1, u2 ...' : 'a1, a2 ...'} elements its type calls for`,
+        );
       }
       const n = Math.max(0, ...v.elements.keys());
       if (shape.kind === 'udt') {
-        if (n > shape.attributes.length) throw this.unsupported(t, c, `at ${path.join('/')} an element u${n}, but ${shape.schema}.${shape.name} has ${shape.attributes.length} attributes`);
+        if (n > shape.attributes.length)
+          throw this.unsupported(
+            t,
+            c,
+            `at ${path.join('/')} an element u${n}, but ${shape.schema}.${shape.name} has ${shape.attributes.length} attributes`,
+          );
         const elements: SourceValue[] = [];
-        for (let i = 1; i <= n; i++) elements.push(await this.complex(t, v.elements.get(i) ?? null, shape.attributes[i - 1]!.shape, [...path, `u${i}`], c, lobs));
+        for (let i = 1; i <= n; i++)
+          elements.push(await this.complex(t, v.elements.get(i) ?? null, shape.attributes[i - 1]!.shape, [...path, `u${i}`], c, lobs));
         return { kind: 'udt', elements };
       }
       const elements: SourceArrayElement[] = [];
@@ -264,10 +297,13 @@ export class SiardSource implements DatabaseSource {
   private async inlineText(cell: SiardLobCell, lob: SourceLob, plain: boolean): Promise<SourceValue> {
     const where = describeLobCell(this.reader, cell);
     if (lob.byteLength > MAX_INLINE_FILE_VALUE) {
-      throw new SiardOcflError(`${where}: the value of this non-LOB column lies in a file of ${lob.byteLength} bytes, too large to write inline (${MAX_INLINE_FILE_VALUE} at most).`, {
-        code: 'SIARD_UNSUPPORTED',
-        exitCode: 1,
-      });
+      throw new SiardOcflError(
+        `${where}: the value of this non-LOB column lies in a file of ${lob.byteLength} bytes, too large to write inline (${MAX_INLINE_FILE_VALUE} at most).`,
+        {
+          code: 'SIARD_UNSUPPORTED',
+          exitCode: 1,
+        },
+      );
     }
     const chunks: Buffer[] = [];
     for await (const chunk of lob.open() as AsyncIterable<Uint8Array>) chunks.push(Buffer.from(chunk));
@@ -275,19 +311,25 @@ export class SiardSource implements DatabaseSource {
     try {
       text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
     } catch {
-      throw new SiardOcflError(`${where}: the value of this non-LOB column lies in a file that is not UTF-8 text; it cannot be written inline unchanged.`, {
-        code: 'SIARD_UNSUPPORTED',
-        exitCode: 1,
-      });
+      throw new SiardOcflError(
+        `${where}: the value of this non-LOB column lies in a file that is not UTF-8 text; it cannot be written inline unchanged.`,
+        {
+          code: 'SIARD_UNSUPPORTED',
+          exitCode: 1,
+        },
+      );
     }
     return plain ? text : { kind: 'siard-text', text };
   }
 
   private unsupported(t: SiardTableRef, c: number, what: string): SiardOcflError {
-    return new SiardOcflError(`${this.reader.describeTable(t)}: column ${t.table.columns[c]!.name} holds ${what}, which re-segmentation does not carry over yet.`, {
-      code: 'SIARD_UNSUPPORTED',
-      exitCode: 1,
-    });
+    return new SiardOcflError(
+      `${this.reader.describeTable(t)}: column ${t.table.columns[c]!.name} holds ${what}, which re-segmentation does not carry over yet.`,
+      {
+        code: 'SIARD_UNSUPPORTED',
+        exitCode: 1,
+      },
+    );
   }
 
   /** A LOB cell as a stream of known size, checked against its received cell as it is read. */
@@ -316,17 +358,21 @@ export class SiardSource implements DatabaseSource {
     const result = verification;
     const where = describeLobCell(this.reader, cell);
     let problem: string | undefined;
-    if (result.digestOk === false) problem = `LOB file "${cell.ref.file}" has ${result.digestType} digest ${result.digest}, but the cell says ${cell.ref.digest}`;
+    if (result.digestOk === false)
+      problem = `LOB file "${cell.ref.file}" has ${result.digestType} digest ${result.digest}, but the cell says ${cell.ref.digest}`;
     else if (result.lengthOk === false) {
       problem = `LOB file "${cell.ref.file}" has ${result.bytes} bytes${result.codePoints !== undefined ? ` (${result.codePoints} characters)` : ''}, but the cell says length ${cell.ref.length}`;
     }
     if (result.digestOk === true) this.verified++;
     if (problem === undefined) return;
     if (!this.options.acceptDigestMismatch) {
-      throw new SiardOcflError(`${where}: ${problem}; re-segmentation stopped (--accept-digest-mismatch keeps such LOBs as read and records them).`, {
-        code: 'LOB_DIGEST',
-        exitCode: 1,
-      });
+      throw new SiardOcflError(
+        `${where}: ${problem}; re-segmentation stopped (--accept-digest-mismatch keeps such LOBs as read and records them).`,
+        {
+          code: 'LOB_DIGEST',
+          exitCode: 1,
+        },
+      );
     }
     this.mismatches.count++;
     if (this.mismatches.first.length < MAX_NAMED_MISMATCHES) this.mismatches.first.push(`${where.slice(this.file.length + 2)}: ${problem}`);

@@ -65,7 +65,8 @@ import { quoteIdent } from '../sql-identifier.js';
 import { restoreValueError } from '../restore-value-error.js';
 
 /** A default SQLite takes without parentheses (PRAGMA table_info gives other expressions without theirs). */
-const SQLITE_LITERAL = /^([+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|'([^']|'')*'|[xX]'[0-9A-Fa-f]*'|NULL|TRUE|FALSE|CURRENT_TIME|CURRENT_DATE|CURRENT_TIMESTAMP)$/i;
+const SQLITE_LITERAL =
+  /^([+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|'([^']|'')*'|[xX]'[0-9A-Fa-f]*'|NULL|TRUE|FALSE|CURRENT_TIME|CURRENT_DATE|CURRENT_TIMESTAMP)$/i;
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -138,7 +139,9 @@ export class SqliteLoader implements TargetLoader {
         this.notRecreated.push({
           kind: 'type',
           name: `${schema.name}.${type.name}`,
-          reason: type.base ? `SQLite has no user-defined types; its columns hold ${type.base} values` : 'SQLite has no user-defined types; its values restored as JSON text',
+          reason: type.base
+            ? `SQLite has no user-defined types; its columns hold ${type.base} values`
+            : 'SQLite has no user-defined types; its values restored as JSON text',
         });
       }
     }
@@ -153,23 +156,30 @@ export class SqliteLoader implements TargetLoader {
         db = new Database(this.target, { fileMustExist: true });
         db.prepare('SELECT count(*) FROM sqlite_master').get();
       } catch (err) {
-        throw new SiardOcflError(`Cannot restore into ${this.description}: it is not a usable SQLite database (${(err as Error).message}).`, {
-          code: 'TARGET_UNUSABLE',
-          cause: err,
-        });
+        throw new SiardOcflError(
+          `Cannot restore into ${this.description}: it is not a usable SQLite database (${(err as Error).message}).`,
+          {
+            code: 'TARGET_UNUSABLE',
+            cause: err,
+          },
+        );
       }
       const exists = db.prepare(`SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND lower(name) = lower(?)`);
       for (const t of tables) {
         const found = exists.get(this.targetName(t)) as { name: string } | undefined;
         if (found) {
           db.close();
-          throw new SiardOcflError(`Cannot restore into ${this.description}: it already has a table "${found.name}".`, { code: 'TARGET_NOT_EMPTY' });
+          throw new SiardOcflError(`Cannot restore into ${this.description}: it already has a table "${found.name}".`, {
+            code: 'TARGET_NOT_EMPTY',
+          });
         }
       }
       this.db = db;
     } else {
       if (!existsSync(path.dirname(this.target))) {
-        throw new SiardOcflError(`Cannot restore into ${this.description}: the folder ${path.dirname(this.target)} does not exist.`, { code: 'TARGET_UNUSABLE' });
+        throw new SiardOcflError(`Cannot restore into ${this.description}: the folder ${path.dirname(this.target)} does not exist.`, {
+          code: 'TARGET_UNUSABLE',
+        });
       }
       this.workFile = path.join(path.dirname(this.target), `.${path.basename(this.target)}.restoring-${process.pid}`);
       rmSync(this.workFile, { force: true });
@@ -177,7 +187,10 @@ export class SqliteLoader implements TargetLoader {
         this.db = new Database(this.workFile);
       } catch (err) {
         // better-sqlite3 says only "unable to open database file": name the place.
-        throw new SiardOcflError(`Cannot restore into ${this.description}: cannot create a file in the folder ${path.dirname(this.target)} (${(err as Error).message}).`, { code: 'TARGET_UNUSABLE', cause: err });
+        throw new SiardOcflError(
+          `Cannot restore into ${this.description}: cannot create a file in the folder ${path.dirname(this.target)} (${(err as Error).message}).`,
+          { code: 'TARGET_UNUSABLE', cause: err },
+        );
       }
     }
     // better-sqlite3 turns foreign keys on; tables load in archive order, so they are checked by
@@ -205,16 +218,21 @@ export class SqliteLoader implements TargetLoader {
       const dflt = c.column.defaultValue;
       if (dflt !== undefined) {
         const problem = conditionProblem(dflt);
-        if (!this.fromSqlite) this.notRecreated.push({ kind: 'default', name: `${where}.${c.column.name}`, reason: `${this.product} expression` });
-        else if (problem) this.notRecreated.push({ kind: 'default', name: `${where}.${c.column.name}`, reason: `not one expression (${problem})` });
+        if (!this.fromSqlite)
+          this.notRecreated.push({ kind: 'default', name: `${where}.${c.column.name}`, reason: `${this.product} expression` });
+        else if (problem)
+          this.notRecreated.push({ kind: 'default', name: `${where}.${c.column.name}`, reason: `not one expression (${problem})` });
         else def += ` DEFAULT ${SQLITE_LITERAL.test(dflt.trim()) ? dflt : `(${dflt})`}`;
       }
       return def;
     });
-    if (table.primaryKey && table.primaryKey.columns.length > 0) parts.push(`PRIMARY KEY (${table.primaryKey.columns.map(quoteIdent).join(', ')})`);
+    if (table.primaryKey && table.primaryKey.columns.length > 0)
+      parts.push(`PRIMARY KEY (${table.primaryKey.columns.map(quoteIdent).join(', ')})`);
     for (const key of table.candidateKeys) parts.push(`UNIQUE (${key.columns.map(quoteIdent).join(', ')})`);
     for (const fk of table.foreignKeys) {
-      const target = [...this.names.entries()].find(([t]) => t.schema === fk.referencedSchema && t.name === fk.referencedTable)?.[1] ?? fk.referencedTable;
+      const target =
+        [...this.names.entries()].find(([t]) => t.schema === fk.referencedSchema && t.name === fk.referencedTable)?.[1] ??
+        fk.referencedTable;
       let clause = `FOREIGN KEY (${fk.references.map((r) => quoteIdent(r.column)).join(', ')}) REFERENCES ${quoteIdent(target)} (${fk.references.map((r) => quoteIdent(r.referenced)).join(', ')})`;
       if (fk.deleteAction) clause += ` ON DELETE ${fk.deleteAction}`;
       if (fk.updateAction) clause += ` ON UPDATE ${fk.updateAction}`;
@@ -223,18 +241,22 @@ export class SqliteLoader implements TargetLoader {
     for (const check of table.checkConstraints) {
       const problem = conditionProblem(check.condition);
       if (!this.fromSqlite) this.notRecreated.push({ kind: 'check', name: `${where}.${check.name}`, reason: `${this.product} condition` });
-      else if (problem) this.notRecreated.push({ kind: 'check', name: `${where}.${check.name}`, reason: `not one expression (${problem})` });
+      else if (problem)
+        this.notRecreated.push({ kind: 'check', name: `${where}.${check.name}`, reason: `not one expression (${problem})` });
       else parts.push(`CONSTRAINT ${quoteIdent(check.name)} CHECK (${check.condition})`);
     }
     // prepare() takes one statement only: nothing in the archive's SQL text can add another
     try {
       db.prepare(`CREATE TABLE ${quoteIdent(this.targetName(table))} (${parts.join(', ')})`).run();
     } catch (err) {
-      throw new SiardOcflError(`Cannot create table "${table.schema}"."${table.name}" in ${this.description}: SQLite refused it (${(err as Error).message}).`, {
-        code: 'RESTORE_CREATE',
-        exitCode: 1,
-        cause: err,
-      });
+      throw new SiardOcflError(
+        `Cannot create table "${table.schema}"."${table.name}" in ${this.description}: SQLite refused it (${(err as Error).message}).`,
+        {
+          code: 'RESTORE_CREATE',
+          exitCode: 1,
+          cause: err,
+        },
+      );
     }
   }
 
@@ -244,7 +266,9 @@ export class SqliteLoader implements TargetLoader {
     const insert = db.prepare(`INSERT INTO ${quoteIdent(name)} VALUES (${table.columns.map(() => '?').join(', ')})`);
     const columns = table.columns;
     // text of these columns binds as it is (no conversion, nothing to await)
-    const textAsIs = columns.map((c) => c.column.mimeType !== SQLITE_LITERAL_MIME && (c.family === undefined || PLAIN_TEXT_FAMILIES.has(c.family)));
+    const textAsIs = columns.map(
+      (c) => c.column.mimeType !== SQLITE_LITERAL_MIME && (c.family === undefined || PLAIN_TEXT_FAMILIES.has(c.family)),
+    );
     let n = 0;
     for await (const batch of batches) {
       for (const row of batch) {
@@ -267,11 +291,14 @@ export class SqliteLoader implements TargetLoader {
         try {
           insert.run(values);
         } catch (err) {
-          throw new SiardOcflError(`Table "${table.schema}"."${table.name}", row ${n}: SQLite refused the row (${(err as Error).message}).`, {
-            code: 'RESTORE_INSERT',
-            exitCode: 1,
-            cause: err,
-          });
+          throw new SiardOcflError(
+            `Table "${table.schema}"."${table.name}", row ${n}: SQLite refused the row (${(err as Error).message}).`,
+            {
+              code: 'RESTORE_INSERT',
+              exitCode: 1,
+              cause: err,
+            },
+          );
         }
         onRow?.();
       }
@@ -344,8 +371,13 @@ export class SqliteLoader implements TargetLoader {
     for (const table of tables) {
       for (const check of table.checkConstraints) {
         if (conditionProblem(check.condition)) continue;
-        const bad = db.prepare(`SELECT count(*) AS n FROM ${quoteIdent(this.targetName(table))} WHERE NOT (${check.condition})`).get() as { n: number };
-        if (bad.n > 0) this.warnings.push(`Check constraint ${check.name} of ${table.schema}.${table.name} is declared, but ${bad.n} restored rows violate it (as they did in the archived database).`);
+        const bad = db.prepare(`SELECT count(*) AS n FROM ${quoteIdent(this.targetName(table))} WHERE NOT (${check.condition})`).get() as {
+          n: number;
+        };
+        if (bad.n > 0)
+          this.warnings.push(
+            `Check constraint ${check.name} of ${table.schema}.${table.name} is declared, but ${bad.n} restored rows violate it (as they did in the archived database).`,
+          );
       }
     }
   }
@@ -359,7 +391,11 @@ export class SqliteLoader implements TargetLoader {
         const name = `${table.schema}.${table.name}.${trigger.name}`;
         const sql = trigger.triggeredAction.trim();
         if (!this.fromSqlite || !/^CREATE\s+TRIGGER\b/i.test(sql)) {
-          this.notRecreated.push({ kind: 'trigger', name, reason: this.fromSqlite ? 'its action is not a CREATE TRIGGER statement' : `its action is in ${this.product}'s dialect` });
+          this.notRecreated.push({
+            kind: 'trigger',
+            name,
+            reason: this.fromSqlite ? 'its action is not a CREATE TRIGGER statement' : `its action is in ${this.product}'s dialect`,
+          });
           continue;
         }
         try {
@@ -376,7 +412,11 @@ export class SqliteLoader implements TargetLoader {
       const name = `${view.schema}.${view.name}`;
       const sql = view.queryOriginal?.trim();
       if (!this.fromSqlite || !sql) {
-        this.notRecreated.push({ kind: 'view', name, reason: sql ? `its query is in ${this.product}'s dialect` : 'the archive holds no query for it' });
+        this.notRecreated.push({
+          kind: 'view',
+          name,
+          reason: sql ? `its query is in ${this.product}'s dialect` : 'the archive holds no query for it',
+        });
         continue;
       }
       const problem = /^CREATE\s+VIEW\b/i.test(sql) ? conditionProblem(sql) : 'not a CREATE VIEW statement';
@@ -393,7 +433,9 @@ export class SqliteLoader implements TargetLoader {
   }
 
   async countRows(table: LoadTable): Promise<number> {
-    const row = this.open().prepare(`SELECT count(*) AS n FROM ${quoteIdent(this.targetName(table))}`).get() as { n: number };
+    const row = this.open()
+      .prepare(`SELECT count(*) AS n FROM ${quoteIdent(this.targetName(table))}`)
+      .get() as { n: number };
     return Number(row.n);
   }
 
@@ -405,7 +447,9 @@ export class SqliteLoader implements TargetLoader {
     if (this.workFile) {
       if (existsSync(this.target)) {
         rmSync(this.workFile, { force: true });
-        throw new SiardOcflError(`Cannot restore into ${this.description}: the file appeared while the restore ran.`, { code: 'TARGET_NOT_EMPTY' });
+        throw new SiardOcflError(`Cannot restore into ${this.description}: the file appeared while the restore ran.`, {
+          code: 'TARGET_NOT_EMPTY',
+        });
       }
       renameSync(this.workFile, this.target);
       this.workFile = undefined;

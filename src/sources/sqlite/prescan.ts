@@ -95,7 +95,12 @@ export async function decideColumnTypes(
     if (col.mapped.kind === 'varchar') parts.push(`max(CASE WHEN typeof(${c}) = 'text' THEN length(${c}) END) AS l${i}`);
   });
   const row = scanner
-    ? await scanner.aggregate(table, parts.join(', '), columns.map((c) => c.name), orderBy === 'rowid')
+    ? await scanner.aggregate(
+        table,
+        parts.join(', '),
+        columns.map((c) => c.name),
+        orderBy === 'rowid',
+      )
     : (db.prepare(`SELECT ${parts.join(', ')} FROM ${quoteIdent(table)}`).get() as Record<string, number | null>);
   const misfits = columns.map((col, i) => (col.mapped.kind !== 'untyped' && (row[`m${i}`] ?? 0) > 0 ? i : -1)).filter((i) => i >= 0);
   if (misfits.length > 0) {
@@ -152,7 +157,11 @@ function decide(db: BetterSqlite3.Database, table: string, column: string, mappe
             : { kind: 'blob', type: 'BLOB' };
     if (!declared) return plain;
     const reason = `holds ${classesOf(n)}, not blobs`;
-    return { ...plain, note: `Declared BLOB but ${reason}; exported as ${plain.type}, every value unchanged.`, widened: { firstRow: firstMisfit(db, table, c, mapped, orderBy), reason } };
+    return {
+      ...plain,
+      note: `Declared BLOB but ${reason}; exported as ${plain.type}, every value unchanged.`,
+      widened: { firstRow: firstMisfit(db, table, c, mapped, orderBy), reason },
+    };
   }
   if (n.misfit === 0) {
     if (mapped.kind === 'varchar' && mapped.length !== undefined && n.maxLength > mapped.length) {
@@ -170,7 +179,12 @@ function decide(db: BetterSqlite3.Database, table: string, column: string, mappe
   }
   const firstRow = firstMisfit(db, table, c, mapped, orderBy);
   if (others === 0) {
-    return { kind: 'blob', type: 'BLOB', note: 'Declared type does not match the values, which are all blobs; exported as BLOB unchanged.', widened: { firstRow, reason: 'holds blobs' } };
+    return {
+      kind: 'blob',
+      type: 'BLOB',
+      note: 'Declared type does not match the values, which are all blobs; exported as BLOB unchanged.',
+      widened: { firstRow, reason: 'holds blobs' },
+    };
   }
   if (n.blob > 0) return literal(classesOf(n), firstRow);
   // The column's affinity turns text that looks like a number back into that number on restore,
@@ -186,7 +200,9 @@ function decide(db: BetterSqlite3.Database, table: string, column: string, mappe
 /** Row number (export order, from 1) of the first row where `condition` holds; 0 if none. */
 function firstRowWhere(db: BetterSqlite3.Database, table: string, condition: string, orderBy: string): number {
   const found = db
-    .prepare(`SELECT n FROM (SELECT row_number() OVER (ORDER BY ${orderBy}) AS n, (${condition}) AS hit FROM ${quoteIdent(table)}) WHERE hit LIMIT 1`)
+    .prepare(
+      `SELECT n FROM (SELECT row_number() OVER (ORDER BY ${orderBy}) AS n, (${condition}) AS hit FROM ${quoteIdent(table)}) WHERE hit LIMIT 1`,
+    )
     .get() as { n: number } | undefined;
   return found?.n ?? 0;
 }
@@ -198,7 +214,8 @@ function firstMisfit(db: BetterSqlite3.Database, table: string, c: string, mappe
 /** First row whose storage class differs from the first non-NULL value's (integer and real count as one). */
 function firstOtherClass(db: BetterSqlite3.Database, table: string, c: string, orderBy: string): number {
   const cls = `CASE typeof(${c}) WHEN 'real' THEN 'integer' ELSE typeof(${c}) END`;
-  const first = db.prepare(`SELECT ${cls} AS k FROM ${quoteIdent(table)} WHERE ${c} IS NOT NULL ORDER BY ${orderBy} LIMIT 1`).get() as { k: string } | undefined;
+  const first = db.prepare(`SELECT ${cls} AS k FROM ${quoteIdent(table)} WHERE ${c} IS NOT NULL ORDER BY ${orderBy} LIMIT 1`).get() as
+    { k: string } | undefined;
   if (!first) return 0;
   return firstRowWhere(db, table, `${c} IS NOT NULL AND ${cls} <> '${first.k}'`, orderBy);
 }

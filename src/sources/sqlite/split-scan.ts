@@ -80,7 +80,9 @@ try {
 function runInWorker(file: string, sql: string, from: number): Promise<AggregateRow> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(WORKER, { eval: true, workerData: { driver: driverPath, file, sql, from } });
-    worker.once('message', (m: { row?: AggregateRow; error?: string }) => (m.error !== undefined ? reject(new Error(m.error)) : resolve(m.row!)));
+    worker.once('message', (m: { row?: AggregateRow; error?: string }) =>
+      m.error !== undefined ? reject(new Error(m.error)) : resolve(m.row!),
+    );
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`the prescan worker stopped (exit ${code})`)));
   });

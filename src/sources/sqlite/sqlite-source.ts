@@ -15,7 +15,14 @@ import { TextDecoder } from 'node:util';
 import { SiardOcflError, UsageError } from '../../errors.js';
 import type { SiardColumn, SiardForeignKey, SiardReferentialAction, SiardUniqueKey, SiardView } from '../../siard/model.js';
 import { readAhead } from '../read-ahead.js';
-import { refuseWidened, type DatabaseSource, type SourceCatalog, type SourceTable, type SourceValue, type WidenedColumn } from '../../siard/database-source.js';
+import {
+  refuseWidened,
+  type DatabaseSource,
+  type SourceCatalog,
+  type SourceTable,
+  type SourceValue,
+  type WidenedColumn,
+} from '../../siard/database-source.js';
 import { sqliteCheckConstraints } from './check-constraints.js';
 import { sqliteTriggers } from './triggers.js';
 import { quoteIdent } from '../sql-identifier.js';
@@ -95,7 +102,9 @@ export class SqliteSource implements DatabaseSource {
   async catalog(): Promise<SourceCatalog> {
     if (this.catalogCache) return this.catalogCache;
     const objects = this.db
-      .prepare(`SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid`)
+      .prepare(
+        `SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid`,
+      )
       .all() as Array<{ type: string; name: string; sql: string | null }>;
     const tables: SourceTable[] = [];
     const views: SiardView[] = [];
@@ -110,13 +119,24 @@ export class SqliteSource implements DatabaseSource {
         tables.push(plan.table);
         // indexes other than keys (SIARD 2.2 has no element for them)
         const keys = new Set(plan.table.candidateKeys.map((k) => k.name));
-        for (const ix of this.db.prepare(`PRAGMA main.index_list(${quoteIdent(o.name)})`).all() as Array<{ name: string; origin: string }>) {
+        for (const ix of this.db.prepare(`PRAGMA main.index_list(${quoteIdent(o.name)})`).all() as Array<{
+          name: string;
+          origin: string;
+        }>) {
           if (ix.origin === 'c' && !keys.has(ix.name)) notExported.push(`index ${ix.name} on ${o.name}`);
         }
         plan.decisions.forEach((d, i) => {
           if (!d.widened) return;
           const col = plan.table.columns[i]!;
-          const w: WidenedColumn = { schema: 'main', table: o.name, column: col.name, declared: col.typeOriginal ?? '', exportedAs: d.type, firstRow: d.widened.firstRow, reason: d.widened.reason };
+          const w: WidenedColumn = {
+            schema: 'main',
+            table: o.name,
+            column: col.name,
+            declared: col.typeOriginal ?? '',
+            exportedAs: d.type,
+            firstRow: d.widened.firstRow,
+            reason: d.widened.reason,
+          };
           if (d.kind === 'literal') w.form = 'SQLite literals';
           widened.push(w);
         });
@@ -232,7 +252,9 @@ export class SqliteSource implements DatabaseSource {
     const keys: SiardUniqueKey[] = [];
     for (const ix of indexes.sort((a, b) => a.name.localeCompare(b.name))) {
       if (!ix.unique || ix.origin === 'pk' || ix.partial) continue;
-      const cols = (this.db.prepare(`PRAGMA main.index_info(${quoteIdent(ix.name)})`).all() as Array<{ seqno: number; name: string | null }>)
+      const cols = (
+        this.db.prepare(`PRAGMA main.index_info(${quoteIdent(ix.name)})`).all() as Array<{ seqno: number; name: string | null }>
+      )
         .sort((a, b) => a.seqno - b.seqno)
         .map((c) => c.name);
       if (cols.length === 0 || cols.some((c) => c === null)) continue; // expression index: not a column key
@@ -284,7 +306,9 @@ export class SqliteSource implements DatabaseSource {
     // apart by an extra typeof() column after the values.
     const names = plan.table.columns.map((c, i) => {
       const q = quoteIdent(c.name);
-      return literal[i] || (strict && TEXT_KINDS.has(plan.decisions[i]!.kind)) ? `CASE WHEN typeof(${q}) = 'text' THEN CAST(${q} AS BLOB) ELSE ${q} END` : q;
+      return literal[i] || (strict && TEXT_KINDS.has(plan.decisions[i]!.kind))
+        ? `CASE WHEN typeof(${q}) = 'text' THEN CAST(${q} AS BLOB) ELSE ${q} END`
+        : q;
     });
     const n = plan.decisions.length;
     const classAt = new Map<number, number>();
@@ -318,7 +342,8 @@ export class SqliteSource implements DatabaseSource {
         }
         if (typeof v === 'string') {
           batchBytes += v.length;
-          if (!strict && textColumn[i] && v.includes('\uFFFD')) this.checkStoredText(table, plan.table.columns[i]!.name, raw[rowidAt] as bigint, v, encoding, rowNumber);
+          if (!strict && textColumn[i] && v.includes('\uFFFD'))
+            this.checkStoredText(table, plan.table.columns[i]!.name, raw[rowidAt] as bigint, v, encoding, rowNumber);
         } else if (v instanceof Uint8Array) batchBytes += v.length;
         out[i] = converters[i]!(v, rowNumber);
       }
@@ -342,9 +367,17 @@ export class SqliteSource implements DatabaseSource {
       this.verifier = new Database(this.file, { readonly: true, fileMustExist: true });
       this.verifier.exec('BEGIN');
     }
-    const stored = this.verifier.prepare(`SELECT CAST(${quoteIdent(column)} AS BLOB) FROM ${quoteIdent(table)} WHERE rowid = ?`).pluck().get(rowid) as Buffer;
+    const stored = this.verifier
+      .prepare(`SELECT CAST(${quoteIdent(column)} AS BLOB) FROM ${quoteIdent(table)} WHERE rowid = ?`)
+      .pluck()
+      .get(rowid) as Buffer;
     const enc = encoding.toUpperCase();
-    const bytes = enc === 'UTF-16LE' ? Buffer.from(text, 'utf16le') : enc === 'UTF-16BE' ? Buffer.from(text, 'utf16le').swap16() : Buffer.from(text, 'utf8');
+    const bytes =
+      enc === 'UTF-16LE'
+        ? Buffer.from(text, 'utf16le')
+        : enc === 'UTF-16BE'
+          ? Buffer.from(text, 'utf16le').swap16()
+          : Buffer.from(text, 'utf8');
     if (!stored || !bytes.equals(stored)) {
       throw new SiardOcflError(
         `Table "${table}", row ${rowNumber}, column "${column}": the text is not valid ${enc}, so it cannot be written to XML unchanged; export stopped.`,
@@ -400,7 +433,8 @@ function strictDecoder(encoding: string): TextDecoder {
 /** Checks each value against the decided type (the scan already did; this guards against surprises). */
 function converterFor(decision: ColumnDecision, table: string, column: string, decoder: TextDecoder): Converter {
   const fail = (value: unknown, row: number): never => {
-    const what = value instanceof Uint8Array ? 'a blob' : typeof value === 'bigint' ? 'an integer' : typeof value === 'number' ? 'a real' : 'text';
+    const what =
+      value instanceof Uint8Array ? 'a blob' : typeof value === 'bigint' ? 'an integer' : typeof value === 'number' ? 'a real' : 'text';
     throw new SiardOcflError(
       `Table "${table}", row ${row}, column "${column}": ${what} does not fit the column type ${decision.type}; export stopped so no value is changed.`,
       { code: 'VALUE_DOES_NOT_FIT' },
@@ -436,10 +470,10 @@ function converterFor(decision: ColumnDecision, table: string, column: string, d
           : v instanceof Uint8Array
             ? text(v, r)
             : typeof v === 'bigint'
-            ? v.toString()
-            : typeof v === 'number'
-              ? formatReal(v)
-              : fail(v, r);
+              ? v.toString()
+              : typeof v === 'number'
+                ? formatReal(v)
+                : fail(v, r);
     case 'blob':
     case 'untyped':
     case 'literal':

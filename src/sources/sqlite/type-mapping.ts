@@ -77,7 +77,10 @@ export function mapDeclaredType(declared: string): MappedType {
     case 'INTEGER':
       return { affinity, kind: 'integer', type: 'BIGINT' };
     case 'TEXT': {
-      const m = /^(?:NATIONAL )?(?:N?VARCHAR|N?CHAR|CHARACTER|CHAR VARYING|CHARACTER VARYING|NCHAR VARYING|VARYING CHARACTER|NATIVE CHARACTER)\s*\(\s*(\d+)\s*\)$/.exec(t);
+      const m =
+        /^(?:NATIONAL )?(?:N?VARCHAR|N?CHAR|CHARACTER|CHAR VARYING|CHARACTER VARYING|NCHAR VARYING|VARYING CHARACTER|NATIVE CHARACTER)\s*\(\s*(\d+)\s*\)$/.exec(
+          t,
+        );
       if (m && Number(m[1]) > 0) return { affinity, kind: 'varchar', type: `VARCHAR(${Number(m[1])})`, length: Number(m[1]) };
       return { affinity, kind: 'clob', type: 'CLOB' };
     }
@@ -91,7 +94,11 @@ export function mapDeclaredType(declared: string): MappedType {
       if (t === 'DATETIME' || t === 'TIMESTAMP') return { affinity, kind: 'timestamp', type: 'TIMESTAMP' };
       const m = /^(?:DECIMAL|NUMERIC|DEC)\s*\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)$/.exec(t);
       if (m && Number(m[1]) > 0) {
-        return { affinity, kind: 'decimal', type: m[2] === undefined ? `DECIMAL(${Number(m[1])})` : `DECIMAL(${Number(m[1])}, ${Number(m[2])})` };
+        return {
+          affinity,
+          kind: 'decimal',
+          type: m[2] === undefined ? `DECIMAL(${Number(m[1])})` : `DECIMAL(${Number(m[1])}, ${Number(m[2])})`,
+        };
       }
       return { affinity, kind: 'decimal', type: 'DECIMAL' };
     }

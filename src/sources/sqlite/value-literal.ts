@@ -35,7 +35,8 @@ export function sqliteLiteral(value: bigint | number | string | Uint8Array): str
 export function parseSqliteLiteral(text: string): bigint | number | string | Buffer {
   if (text.startsWith("'")) {
     const body = text.slice(1, -1);
-    if (text.length < 2 || !text.endsWith("'") || body.replace(/''/g, '').includes("'")) throw new Error(`"${text.slice(0, 40)}" is not a SQLite text literal`);
+    if (text.length < 2 || !text.endsWith("'") || body.replace(/''/g, '').includes("'"))
+      throw new Error(`"${text.slice(0, 40)}" is not a SQLite text literal`);
     return body.replace(/''/g, "'");
   }
   if (/^X'([0-9A-Fa-f]{2})*'$/.test(text)) return Buffer.from(text.slice(2, -1), 'hex');
