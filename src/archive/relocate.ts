@@ -25,10 +25,16 @@ import { SiardOcflError, UsageError } from '../errors.js';
 import type { OcflObjectReader } from '../ocfl/object.js';
 import type { OcflStorageRoot } from '../ocfl/root.js';
 import { countingSink } from '../siard/counting-sink.js';
-import { ParentMetsNotUpdatable, planParentMetsUpdate, writeUpdatedParentMets, type ParentMetsUpdatePlan } from '../siard/mets/parent-update.js';
+import {
+  ParentMetsNotUpdatable,
+  planParentMetsUpdate,
+  writeUpdatedParentMets,
+  type ParentMetsUpdatePlan,
+} from '../siard/mets/parent-update.js';
 import { METS_FILE_NAME, NODE_HASH_OF_CHECKSUM_TYPE, type MetsChecksumType } from '../siard/mets/types.js';
 import { parseSiardMetadata } from '../siard/reader/metadata.js';
 import type { OutputSink } from '../siard/output-sink.js';
+import type { SiardArchive } from '../siard/model.js';
 import { messageDigestEnd } from '../siard/reader/message-digest.js';
 import { SiardReader } from '../siard/reader/siard-reader.js';
 import { checkLobFolderBase } from '../siard/writer.js';
@@ -73,7 +79,8 @@ export interface RelocateResult {
  */
 export function rewriteDatabaseLobFolder(xml: string, uri: string, what = 'metadata.xml'): string {
   const encoding = /^\s*<\?xml[^>]*encoding\s*=\s*["']([^"']+)["']/.exec(xml)?.[1];
-  if (encoding && !/^utf-?8$/i.test(encoding)) throw new SiardOcflError(`${what} is encoded in ${encoding}; only UTF-8 metadata can be rewritten.`, { code: 'RELOCATE_ENCODING' });
+  if (encoding && !/^utf-?8$/i.test(encoding))
+    throw new SiardOcflError(`${what} is encoded in ${encoding}; only UTF-8 metadata can be rewritten.`, { code: 'RELOCATE_ENCODING' });
   const schemas = /<([\w.-]+:)?schemas[\s>/]/.exec(xml);
   const head = schemas ? xml.slice(0, schemas.index) : xml;
   const value = escapeXml(uri);
@@ -84,7 +91,10 @@ export function rewriteDatabaseLobFolder(xml: string, uri: string, what = 'metad
     return xml.slice(0, existing.index) + replacement + xml.slice(existing.index + existing[0].length);
   }
   const after = /<\/([\w.-]+:)?dataOriginTimespan\s*>/.exec(head);
-  if (!after) throw new SiardOcflError(`${what} has no <dataOriginTimespan> to place a database-level <lobFolder> after.`, { code: 'RELOCATE_METADATA' });
+  if (!after)
+    throw new SiardOcflError(`${what} has no <dataOriginTimespan> to place a database-level <lobFolder> after.`, {
+      code: 'RELOCATE_METADATA',
+    });
   const prefix = after[1] ?? '';
   const lineStart = xml.lastIndexOf('\n', after.index);
   const indent = /^[ \t]*/.exec(xml.slice(lineStart + 1))![0];
@@ -110,7 +120,11 @@ async function rewriteArchive(
   if (end === undefined) throw new SiardOcflError(`${logicalPath} has no header/ entries.`, { code: 'RELOCATE_METADATA' });
   const entries = [...reader.zip.entries].sort((a, b) => a.localHeaderOffset - b.localHeaderOffset);
   const unsafe = entries.find((e) => e.unsafeReason !== null);
-  if (unsafe) throw new SiardOcflError(`${logicalPath} holds the unsafe ZIP entry ${JSON.stringify(unsafe.name)} (${unsafe.unsafeReason}); it is not rewritten.`, { code: 'ZIP_UNSAFE_NAME', exitCode: 1 });
+  if (unsafe)
+    throw new SiardOcflError(
+      `${logicalPath} holds the unsafe ZIP entry ${JSON.stringify(unsafe.name)} (${unsafe.unsafeReason}); it is not rewritten.`,
+      { code: 'ZIP_UNSAFE_NAME', exitCode: 1 },
+    );
   const file = await sink.openFile(logicalPath, digest?.fromVersion ? { digests: [digest.algorithm] } : {});
   // An algorithm the version does not compute (not a fixity algorithm of the object): hashed on the way.
   const own = digest && !digest.fromVersion ? createHash(digest.algorithm) : undefined;
@@ -125,7 +139,8 @@ async function rewriteArchive(
       await zip.addVerbatim(e, reader.zip.readRange(e.localHeaderOffset, next - 1), next - e.localHeaderOffset);
     }
     const mark = await zip.markDigestEnd();
-    if (mark.offset !== end) throw new SiardOcflError(`${logicalPath}: the copied content ends at ${mark.offset}, not ${end}.`, { code: 'RELOCATE_ZIP' });
+    if (mark.offset !== end)
+      throw new SiardOcflError(`${logicalPath}: the copied content ends at ${mark.offset}, not ${end}.`, { code: 'RELOCATE_ZIP' });
     const metadataName = `${reader.root}header/metadata.xml`;
     for (const e of entries.filter((x) => x.localHeaderOffset >= end)) {
       if (e.name === metadataName) await zip.addBuffer(e.name, metadataXml, { mtime: new Date() });
@@ -154,7 +169,8 @@ export async function relocate(rootArg: string | OcflStorageRoot, id: string, op
   const object = await root.openObject(id, { whole: true });
   // Each segment of a segmented SIARD file is a complete package with its own metadata.xml: each is rewritten.
   const siards = [...object.state().keys()].filter((p) => isSiardFileName(p) || isSiardSegmentName(p));
-  if (siards.length === 0) throw new UsageError(`Object "${id}" holds no .siard file in ${object.head}; there is nothing to relocate.`, 'NO_SIARD');
+  if (siards.length === 0)
+    throw new UsageError(`Object "${id}" holds no .siard file in ${object.head}; there is nothing to relocate.`, 'NO_SIARD');
   const fixityAlgorithms = Object.keys(object.inventory.fixity ?? {});
   const indexes = await metsIndexesOf(object, siards);
   const now = new Date();
@@ -176,25 +192,30 @@ export async function relocate(rootArg: string | OcflStorageRoot, id: string, op
       const algorithm = index ? NODE_HASH_OF_CHECKSUM_TYPE[index.plan.checksumType] : undefined;
       const reader = await SiardReader.open(await storedFile(object.storage, object.storagePath(contentPath)), { siardPath: logicalPath });
       try {
-        const metadataName = `${reader.root}header/metadata.xml`;
-        const oldXml = (await readEntry(reader, metadataName)).toString('utf8');
-        const newXml = rewriteDatabaseLobFolder(oldXml, options.lobFolder, `${logicalPath}: header/metadata.xml`);
-        // Parsed back: the lobFolder is the new one and nothing else of the archive changed.
-        const before = parseSiardMetadata(oldXml, logicalPath).archive;
-        const after = parseSiardMetadata(newXml, logicalPath).archive;
-        if (after.lobFolder !== options.lobFolder || JSON.stringify({ ...after, lobFolder: undefined }) !== JSON.stringify({ ...before, lobFolder: undefined })) {
-          throw new SiardOcflError(`${logicalPath}: rewriting the lobFolder of header/metadata.xml would change more than the lobFolder; nothing was written.`, { code: 'RELOCATE_METADATA' });
-        }
-        const digest = algorithm ? { algorithm, fromVersion: algorithm === staged.digestAlgorithm || staged.fixityAlgorithms.includes(algorithm) } : undefined;
+        const { newXml, before } = await relocatedMetadata(reader, logicalPath, options.lobFolder);
+        const digest = algorithm
+          ? { algorithm, fromVersion: algorithm === staged.digestAlgorithm || staged.fixityAlgorithms.includes(algorithm) }
+          : undefined;
         const written = await rewriteArchive(reader, archiveSink, logicalPath, Buffer.from(newXml, 'utf8'), digest);
-        archives.push({ path: logicalPath, ...(before.lobFolder !== undefined ? { from: before.lobFolder } : {}), to: options.lobFolder, messageDigestRangeBytes: written.end });
+        archives.push({
+          path: logicalPath,
+          ...(before.lobFolder !== undefined ? { from: before.lobFolder } : {}),
+          to: options.lobFolder,
+          messageDigestRangeBytes: written.end,
+        });
         if (index) {
           const facts = { size: written.size, checksum: written.checksum! };
           const parent = await writeUpdatedParentMets(index.plan, facts, now);
           const file = await sink.openFile(index.parentPath, { size: parent.bytes.length });
           await file.write(parent.bytes);
           await file.close();
-          mets.push({ path: index.parentPath, siard: logicalPath, checksumType: index.plan.checksumType, ...facts, childrenUnchanged: index.plan.children });
+          mets.push({
+            path: index.parentPath,
+            siard: logicalPath,
+            checksumType: index.plan.checksumType,
+            ...facts,
+            childrenUnchanged: index.plan.children,
+          });
           if (isAbsoluteUri(options.lobFolder)) {
             notes.push(
               `${index.parentPath}: the METS index still locates the segment folders relative to itself, where the object keeps them, not at ${options.lobFolder}, which only metadata.xml names.`,
@@ -219,10 +240,41 @@ export async function relocate(rootArg: string | OcflStorageRoot, id: string, op
 }
 
 /**
+ * The archive's header/metadata.xml with its database lobFolder set to `lobFolder`, checked by
+ * parsing both back: nothing else of the archive may change.
+ */
+async function relocatedMetadata(
+  reader: SiardReader,
+  logicalPath: string,
+  lobFolder: string,
+): Promise<{ newXml: string; before: SiardArchive }> {
+  const metadataName = `${reader.root}header/metadata.xml`;
+  const oldXml = (await readEntry(reader, metadataName)).toString('utf8');
+  const newXml = rewriteDatabaseLobFolder(oldXml, lobFolder, `${logicalPath}: header/metadata.xml`);
+  const before = parseSiardMetadata(oldXml, logicalPath).archive;
+  const after = parseSiardMetadata(newXml, logicalPath).archive;
+  if (
+    after.lobFolder !== lobFolder ||
+    JSON.stringify({ ...after, lobFolder: undefined }) !== JSON.stringify({ ...before, lobFolder: undefined })
+  ) {
+    throw new SiardOcflError(
+      `${logicalPath}: rewriting the lobFolder of header/metadata.xml would change more than the lobFolder; nothing was written.`,
+      {
+        code: 'RELOCATE_METADATA',
+      },
+    );
+  }
+  return { newXml, before };
+}
+
+/**
  * The parent METS beside each .siard that lists it, read and planned before anything is staged:
  * one that cannot be written again for the new .siard stops the relocation here.
  */
-async function metsIndexesOf(object: OcflObjectReader, siards: string[]): Promise<Map<string, { parentPath: string; plan: ParentMetsUpdatePlan }>> {
+async function metsIndexesOf(
+  object: OcflObjectReader,
+  siards: string[],
+): Promise<Map<string, { parentPath: string; plan: ParentMetsUpdatePlan }>> {
   const state = object.state();
   const out = new Map<string, { parentPath: string; plan: ParentMetsUpdatePlan }>();
   for (const siard of siards) {

@@ -79,7 +79,11 @@ export interface RestoreSummary {
 }
 
 /** SIARD carries no indexes besides keys: every restore says so, as it says what else it left out. */
-const INDEXES_NOT_CARRIED: NotRecreated = { kind: 'index', name: 'indexes other than primary and unique keys', reason: 'SIARD 2.2 does not carry them' };
+const INDEXES_NOT_CARRIED: NotRecreated = {
+  kind: 'index',
+  name: 'indexes other than primary and unique keys',
+  reason: 'SIARD 2.2 does not carry them',
+};
 
 /** The not-recreated list as one summary sentence, grouped by kind. */
 export function describeNotRecreated(items: NotRecreated[]): string {
@@ -97,7 +101,9 @@ export function describeNotRecreated(items: NotRecreated[]): string {
   const groups = new Map<NotRecreated['kind'], NotRecreated[]>();
   for (const i of items) groups.set(i.kind, [...(groups.get(i.kind) ?? []), i]);
   const parts = [...groups].map(([kind, list]) =>
-    kind === 'index' ? `${list[0]!.name} (${list[0]!.reason})` : `${list.length} ${singular[kind]}${list.length === 1 ? '' : 's'} (${list.map((i) => `${i.name}: ${i.reason}`).join('; ')})`,
+    kind === 'index'
+      ? `${list[0]!.name} (${list[0]!.reason})`
+      : `${list.length} ${singular[kind]}${list.length === 1 ? '' : 's'} (${list.map((i) => `${i.name}: ${i.reason}`).join('; ')})`,
   );
   return `Not recreated: ${parts.join('; ')}.`;
 }
@@ -151,16 +157,22 @@ function verifiedLob(archive: OpenedArchive, cell: SiardLobCell, counters: Table
     if (!result) return; // always set once the stream was read through
     const where = describeLobCell(archive.reader, cell);
     if (result.lengthOk === false) {
-      throw new SiardOcflError(`${where}: LOB file "${cell.ref.file}" has ${result.bytes} bytes${result.codePoints !== undefined ? ` (${result.codePoints} characters)` : ''}, but the cell says length ${cell.ref.length}; restore stopped.`, {
-        code: 'LOB_LENGTH',
-        exitCode: 1,
-      });
+      throw new SiardOcflError(
+        `${where}: LOB file "${cell.ref.file}" has ${result.bytes} bytes${result.codePoints !== undefined ? ` (${result.codePoints} characters)` : ''}, but the cell says length ${cell.ref.length}; restore stopped.`,
+        {
+          code: 'LOB_LENGTH',
+          exitCode: 1,
+        },
+      );
     }
     if (result.digestOk === false) {
-      throw new SiardOcflError(`${where}: LOB file "${cell.ref.file}" has ${result.digestType} digest ${result.digest}, but the cell says ${cell.ref.digest}; restore stopped.`, {
-        code: 'LOB_DIGEST',
-        exitCode: 1,
-      });
+      throw new SiardOcflError(
+        `${where}: LOB file "${cell.ref.file}" has ${result.digestType} digest ${result.digest}, but the cell says ${cell.ref.digest}; restore stopped.`,
+        {
+          code: 'LOB_DIGEST',
+          exitCode: 1,
+        },
+      );
     }
     counters.lobFiles++;
     counters.lobBytes += result.bytes;
@@ -170,7 +182,12 @@ function verifiedLob(archive: OpenedArchive, cell: SiardLobCell, counters: Table
 }
 
 /** Reader cells -> loader values, LOB references becoming verified streams; in the reader's batches. */
-async function* loadBatches(archive: OpenedArchive, t: SiardTableRef, table: LoadTable, counters: TableCounters): AsyncGenerator<LoadValue[][]> {
+async function* loadBatches(
+  archive: OpenedArchive,
+  t: SiardTableRef,
+  table: LoadTable,
+  counters: TableCounters,
+): AsyncGenerator<LoadValue[][]> {
   const arrayColumns = table.columns.flatMap((c, i) => (c.array ? [i] : []));
   for await (const rows of archive.reader.rowBatches(t)) {
     const batch: LoadValue[][] = new Array(rows.length);
@@ -211,6 +228,36 @@ function loadRow(archive: OpenedArchive, t: SiardTableRef, row: SiardReadRow, co
   return row.cells.map((value, c) => convert(value, [`c${c + 1}`]));
 }
 
+/** Loads one table's rows, then checks the count against metadata.xml and against the target. */
+async function restoreTable(
+  loader: ReturnType<typeof targetLoader>,
+  archive: Awaited<ReturnType<typeof openArchive>>,
+  ref: ReturnType<Awaited<ReturnType<typeof openArchive>>['reader']['tables']>[number],
+  table: ReturnType<typeof loadTableOf>,
+  options: RestoreOptions,
+): Promise<{ rows: number; counters: TableCounters }> {
+  options.onTable?.({ schema: table.schema, name: table.name, rows: ref.table.rows });
+  const counters: TableCounters = { lobFiles: 0, lobBytes: 0, digests: 0 };
+  const rows = await loader.insertRows(table, loadBatches(archive, ref, table, counters), options.onRow);
+  if (rows !== ref.table.rows) {
+    throw new SiardOcflError(
+      `${archive.reader.describeTable(ref)}: metadata.xml says ${ref.table.rows} rows but the table data holds ${rows}; restore stopped.`,
+      { code: 'ROW_COUNT', exitCode: 1 },
+    );
+  }
+  const stored = await loader.countRows(table);
+  if (stored !== rows) {
+    throw new SiardOcflError(
+      `Table ${loader.targetName(table)} in ${loader.description} holds ${stored} rows after loading ${rows}; restore stopped.`,
+      {
+        code: 'ROW_COUNT',
+        exitCode: 1,
+      },
+    );
+  }
+  return { rows, counters };
+}
+
 /** Restores `source` into `target` (an SQLite file path or a postgres:// URL). */
 export async function restore(source: RestoreSource, target: string, options: RestoreOptions = {}): Promise<RestoreSummary> {
   const loader = targetLoader(target, options);
@@ -239,23 +286,15 @@ export async function restore(source: RestoreSource, target: string, options: Re
     for (let i = 0; i < refs.length; i++) {
       const ref = refs[i]!;
       const table = tables[i]!;
-      options.onTable?.({ schema: table.schema, name: table.name, rows: ref.table.rows });
-      const counters: TableCounters = { lobFiles: 0, lobBytes: 0, digests: 0 };
-      const rows = await loader.insertRows(table, loadBatches(archive, ref, table, counters), options.onRow);
-      if (rows !== ref.table.rows) {
-        throw new SiardOcflError(
-          `${archive.reader.describeTable(ref)}: metadata.xml says ${ref.table.rows} rows but the table data holds ${rows}; restore stopped.`,
-          { code: 'ROW_COUNT', exitCode: 1 },
-        );
-      }
-      const stored = await loader.countRows(table);
-      if (stored !== rows) {
-        throw new SiardOcflError(`Table ${loader.targetName(table)} in ${loader.description} holds ${stored} rows after loading ${rows}; restore stopped.`, {
-          code: 'ROW_COUNT',
-          exitCode: 1,
-        });
-      }
-      summary.tables.push({ schema: table.schema, name: table.name, target: loader.targetName(table), rows, lobFiles: counters.lobFiles, lobBytes: counters.lobBytes });
+      const { rows, counters } = await restoreTable(loader, archive, ref, table, options);
+      summary.tables.push({
+        schema: table.schema,
+        name: table.name,
+        target: loader.targetName(table),
+        rows,
+        lobFiles: counters.lobFiles,
+        lobBytes: counters.lobBytes,
+      });
       summary.rows += rows;
       summary.lobFiles += counters.lobFiles;
       summary.lobBytes += counters.lobBytes;
@@ -264,7 +303,11 @@ export async function restore(source: RestoreSource, target: string, options: Re
     await loader.addKeys(tables);
     await loader.addViews(
       (archive.reader.archive as SiardArchive).schemas.flatMap((s) =>
-        s.views.map((v) => ({ schema: s.name, name: v.name, ...(v.queryOriginal !== undefined ? { queryOriginal: v.queryOriginal } : {}) })),
+        s.views.map((v) => ({
+          schema: s.name,
+          name: v.name,
+          ...(v.queryOriginal !== undefined ? { queryOriginal: v.queryOriginal } : {}),
+        })),
       ),
       tables,
     );

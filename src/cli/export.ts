@@ -37,21 +37,41 @@ export function addExportOptions(command: Command): Command {
   return command
     .option('--lob-layout <layout>', 'LOB folder layout: lobseg (E-ARK, default) or siard22')
     .option('--max-files <n>', 'files per LOB segment folder (default 100000)', parseCount('--max-files'))
-    .option('--max-bytes <size>', 'bytes per LOB segment folder (default 4G); larger LOBs are split; units k, M, G (1000^n) or KiB, MiB, GiB (1024^n)', parseSize('--max-bytes'))
-    .option('--max-siard-bytes <size>', 'segment the SIARD file: no file larger than this; written as <name>.siard.1, .2, ... .z when it does not fit in one, a table larger than a segment split into tableN.xml.1 ... .z (units as --max-bytes; docs/segmented-siard.md)', parseSize('--max-siard-bytes'))
-    .option('--lobseg-zip', 'write each LOB folder <name>_lobseg_<h>/ as a ZIP file <name>_lobseg_<h>.zip (S_8.4-1; docs/segmented-siard.md)')
-    .option('--inline-max <size>', 'LOBs up to this size stay inline in the table XML (default 2000 bytes; units as --max-bytes)', parseSize('--inline-max'))
+    .option(
+      '--max-bytes <size>',
+      'bytes per LOB segment folder (default 4G); larger LOBs are split; units k, M, G (1000^n) or KiB, MiB, GiB (1024^n)',
+      parseSize('--max-bytes'),
+    )
+    .option(
+      '--max-siard-bytes <size>',
+      'segment the SIARD file: no file larger than this; written as <name>.siard.1, .2, ... .z when it does not fit in one, a table larger than a segment split into tableN.xml.1 ... .z (units as --max-bytes; docs/segmented-siard.md)',
+      parseSize('--max-siard-bytes'),
+    )
+    .option(
+      '--lobseg-zip',
+      'write each LOB folder <name>_lobseg_<h>/ as a ZIP file <name>_lobseg_<h>.zip (S_8.4-1; docs/segmented-siard.md)',
+    )
+    .option(
+      '--inline-max <size>',
+      'LOBs up to this size stay inline in the table XML (default 2000 bytes; units as --max-bytes)',
+      parseSize('--inline-max'),
+    )
     .option('--lob-folder <uri>', "database-level lobFolder base URI ending in '/' (default ../, the folder of the .siard)")
     .option('--lob-digest <type>', 'LOB digest: MD5, SHA-1 or SHA-256 (default)')
     .option('--name <dbname>', "archive name (default: the database file's base name)")
     .option('--data-owner <text>', 'dataOwner in metadata.xml')
     .option('--data-origin-timespan <text>', 'dataOriginTimespan in metadata.xml')
-    .option('--tables <patterns>', 'only tables matching these comma-separated patterns (* and ?; name or schema.name); one matching nothing is an error')
+    .option(
+      '--tables <patterns>',
+      'only tables matching these comma-separated patterns (* and ?; name or schema.name); one matching nothing is an error',
+    )
     .option('--exclude-tables <patterns>', 'leave out tables matching these comma-separated patterns (* and ?; name or schema.name)')
     .option('--strict', 'refuse (listing every such column) instead of widening a column whose values do not fit its declared type')
     .option('--mets', 'also write a METS index: mets.xml beside the .siard and one in each LOB segment folder')
-    .option('--accept-digest-mismatch', 'a .siard source: keep LOBs whose bytes differ from their received cell digest or length, recording them in the new archive, instead of stopping');
-
+    .option(
+      '--accept-digest-mismatch',
+      'a .siard source: keep LOBs whose bytes differ from their received cell digest or length, recording them in the new archive, instead of stopping',
+    );
 }
 
 /** The options that choose what a source reads. */
@@ -100,18 +120,25 @@ export function segmentWords(segments: Array<{ file: string }> | undefined): str
   return ` ... ${segments.at(-1)!.file} (a segmented SIARD file of ${segments.length} segments)`;
 }
 
+/** Long because: the verb's options are declared one per line, in the order --help shows them. */
 export function register(program: Command): void {
   addExportOptions(
     program
       .command('export')
       .description('export a database to SIARD 2.2: <out-dir>/<name>.siard and its LOB folders')
-      .argument('<source>', 'sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://..., mysql://... / mariadb://..., or a SIARD 2.1/2.2 .siard file (its LOB folders beside it) to re-segment')
+      .argument(
+        '<source>',
+        'sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://..., mysql://... / mariadb://..., or a SIARD 2.1/2.2 .siard file (its LOB folders beside it) to re-segment',
+      )
       .argument('<out-dir>', 'folder that receives the archive and its LOB folders'),
   )
     .option('--json', 'print a JSON summary')
     .action(async (sourceSpec: string, outDir: string, options: ExportCliOptions) => {
       const exportOptions = toSiardExportOptions(sourceSpec, options);
-      const source = await openSource(sourceSpec, { ...sourceOptionsOf(options), ...(options.acceptDigestMismatch ? { acceptDigestMismatch: true } : {}) });
+      const source = await openSource(sourceSpec, {
+        ...sourceOptionsOf(options),
+        ...(options.acceptDigestMismatch ? { acceptDigestMismatch: true } : {}),
+      });
       const progress = createProgress({ json: options.json });
       try {
         const catalog = await source.catalog();
@@ -125,12 +152,17 @@ export function register(program: Command): void {
             return { sink: indexing, finish: () => indexing.finishIndex() };
           };
         }
-        const summary = await exportToDirectory(source, outDir, {
-          ...exportOptions,
-          onPlan: (p) => progress.total({ count: p.rows }),
-          onRow: () => progress.count(),
-          onBytes: (n) => progress.bytes(n),
-        }, hooks);
+        const summary = await exportToDirectory(
+          source,
+          outDir,
+          {
+            ...exportOptions,
+            onPlan: (p) => progress.total({ count: p.rows }),
+            onRow: () => progress.count(),
+            onBytes: (n) => progress.bytes(n),
+          },
+          hooks,
+        );
         progress.stop();
         const report = {
           siard: summary.siardFile,
@@ -151,7 +183,12 @@ export function register(program: Command): void {
         };
         const mismatches = source instanceof SiardSource ? source.mismatches : undefined;
         const received = source instanceof SiardSource ? source.receivedPackage : undefined;
-        const warnings = mismatches && mismatches.count > 0 ? [`${mismatches.count} LOB cells did not match the received digest or length and were kept as read (recorded in the archive's description): ${mismatches.first.join('; ')}.`] : [];
+        const warnings =
+          mismatches && mismatches.count > 0
+            ? [
+                `${mismatches.count} LOB cells did not match the received digest or length and were kept as read (recorded in the archive's description): ${mismatches.first.join('; ')}.`,
+              ]
+            : [];
         warnings.push(...(summary.warnings ?? []));
         if (options.json) printJson({ ...report, ...(received ? { received } : {}), warnings });
         else {
@@ -159,7 +196,10 @@ export function register(program: Command): void {
             `Exported ${report.tables} tables, ${report.rows} rows, ${lobWords(summary)} ` +
               `(${report.bytes} bytes) to ${outDir}/${report.siard}${segmentWords(summary.segmentFiles)}\n`,
           );
-          if (received) process.stdout.write(`Re-segmented from ${received.name} (SIARD ${received.siardVersion}, ${received.size} bytes, SHA-256 ${received.sha256}).\n`);
+          if (received)
+            process.stdout.write(
+              `Re-segmented from ${received.name} (SIARD ${received.siardVersion}, ${received.size} bytes, SHA-256 ${received.sha256}).\n`,
+            );
           for (const w of warnings) process.stdout.write(`WARNING ${w}\n`);
           for (const w of widened) process.stdout.write(`widened: ${describeWidened(w)}\n`);
           const left = catalog.notExported ?? [];

@@ -3,7 +3,19 @@ import type { Command } from 'commander';
 import { ingest, type IngestOptions } from '../archive/ingest.js';
 import { UsageError } from '../errors.js';
 import { openRoot } from '../ocfl/root.js';
-import { addVersionInfoOptions, asUnreadableInput, checkObjectId, lobWords, addWorkspaceOption, contentDigest, printJson, rootOptions, versionInfo, type VersionInfoCliOptions, type WorkspaceCliOptions } from './common.js';
+import {
+  addVersionInfoOptions,
+  asUnreadableInput,
+  checkObjectId,
+  lobWords,
+  addWorkspaceOption,
+  contentDigest,
+  printJson,
+  rootOptions,
+  versionInfo,
+  type VersionInfoCliOptions,
+  type WorkspaceCliOptions,
+} from './common.js';
 import { addExportOptions, segmentWords, sourceOptionsOf, toSiardExportOptions, type ExportCliOptions } from './export.js';
 import { createProgress } from './progress.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';
@@ -19,81 +31,133 @@ interface IngestCliOptions extends ExportCliOptions, VersionInfoCliOptions, Work
   keepReceived?: boolean;
 }
 
+/** Long because: the verb's options are declared one per line, in the order --help shows them. */
 export function register(program: Command): void {
-  addWorkspaceOption(addVersionInfoOptions(addExportOptions(
-    program
-      .command('ingest')
-      .description('store a database (exported to SIARD 2.2 straight into the object) or a received SIARD package as a new version of an object')
-      .argument('<source>', 'sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://..., mysql://... / mariadb://..., or a .siard file (its LOB folders beside it; a segmented one named x.siard.1 or x.siard)'),
+  addWorkspaceOption(
+    addVersionInfoOptions(
+      addExportOptions(
+        program
+          .command('ingest')
+          .description(
+            'store a database (exported to SIARD 2.2 straight into the object) or a received SIARD package as a new version of an object',
+          )
+          .argument(
+            '<source>',
+            'sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://..., mysql://... / mariadb://..., or a .siard file (its LOB folders beside it; a segmented one named x.siard.1 or x.siard)',
+          ),
+      )
+        .requiredOption('--root <root>', 'OCFL storage root')
+        .requiredOption('--id <object-id>', 'object id'),
+    ),
   )
-    .requiredOption('--root <root>', 'OCFL storage root')
-    .requiredOption('--id <object-id>', 'object id')))
     .option('--digest <algorithm>', 'content digest of a new object: sha512 (default) or sha256')
-    .option('--allow-missing-lobs', 'a received .siard package: store it even though LOB files its cells reference are missing or outside its folder (each reported; exit status 1)')
-    .option('--resegment', 'a received .siard package: re-segment its LOBs (internal or external) into the export layout and upgrade it to SIARD 2.2, instead of storing it as received; export options apply')
+    .option(
+      '--allow-missing-lobs',
+      'a received .siard package: store it even though LOB files its cells reference are missing or outside its folder (each reported; exit status 1)',
+    )
+    .option(
+      '--resegment',
+      'a received .siard package: re-segment its LOBs (internal or external) into the export layout and upgrade it to SIARD 2.2, instead of storing it as received; export options apply',
+    )
     .option('--keep-received', 'with --resegment: keep the package as received too, under received/ in the same version')
-    .option('--allow-unchanged', 'make a new version even when it holds the same files as the head (by default none is made: "unchanged, no new version")')
+    .option(
+      '--allow-unchanged',
+      'make a new version even when it holds the same files as the head (by default none is made: "unchanged, no new version")',
+    )
     .option('--json', 'print a JSON summary; "unchanged": true when no version was made')
-    .action(async (sourceSpec: string, o: IngestCliOptions) => {
-      checkObjectId(o.id);
-      const digestAlgorithm = contentDigest(o.digest);
-      const version = versionInfo(o);
-      const isPackage = isSiardFileName(sourceSpec) || localSegmentSet(sourceSpec) !== undefined;
-      if (!isPackage && o.resegment) throw new UsageError(`--resegment applies to a .siard package, not to ${sourceSpec}.`);
-      if (!o.resegment && (o.keepReceived || o.acceptDigestMismatch)) {
-        throw new UsageError(`${o.keepReceived ? '--keep-received' : '--accept-digest-mismatch'} applies to ingest --resegment of a .siard package.`);
-      }
-      const resegment = isPackage && o.resegment === true;
-      const options: IngestOptions = isPackage && !resegment ? {} : { ...toSiardExportOptions(sourceSpec, o), ...sourceOptionsOf(o), ...(o.mets ? { mets: true } : {}) };
-      if (resegment) {
-        options.resegment = true;
-        if (o.keepReceived) options.keepReceived = true;
-        if (o.acceptDigestMismatch) options.acceptDigestMismatch = true;
-      }
-      if (isPackage && !resegment) {
-        const exportOnly = ['lobLayout', 'maxFiles', 'maxBytes', 'maxSiardBytes', 'lobsegZip', 'inlineMax', 'lobFolder', 'lobDigest', 'name', 'tables', 'excludeTables', 'strict', 'mets'].filter((k) => o[k as keyof IngestCliOptions] !== undefined);
-        if (exportOnly.length) throw new UsageError(`${sourceSpec} is a SIARD package, stored as received: export options do not apply (--resegment re-segments it).`);
-      }
-      if (o.allowMissingLobs) {
-        if (!isPackage) throw new UsageError(`--allow-missing-lobs applies to a received .siard package, not to ${sourceSpec}.`);
-        options.allowMissingLobs = true;
-      }
-      if (digestAlgorithm) options.digestAlgorithm = digestAlgorithm;
-      if (o.allowUnchanged) options.allowUnchanged = true;
-      const root = await openRoot(o.root, rootOptions(o));
-      // A database: bytes written and rows of the catalogue's count; a package: its bytes and files.
-      const progress = createProgress({ json: o.json });
-      progress.start(`ingest ${o.id}`, isPackage && !resegment ? 'files' : 'rows');
-      const hooks: IngestOptions = isPackage && !resegment
-        ? { onPackagePlan: (p) => progress.total({ bytes: p.bytes, count: p.files }), onFile: (_p, size) => (progress.bytes(size), progress.count()) }
-        : { onPlan: (p) => progress.total({ count: p.rows }), onRow: () => progress.count(), onBytes: (n) => progress.bytes(n) };
-      const result = await ingest(sourceSpec, root, o.id, { ...options, ...version, ...hooks })
-        .catch((err: unknown) => {
-          throw isPackage && !resegment ? asUnreadableInput(err) : err;
-        })
-        .finally(() => progress.stop());
-      // A received package whose LOBs were not all stored is a problem found, even when asked for.
-      if (result.missingLobs > 0) process.exitCode = 1;
-      if (o.json) {
-        printJson(result);
-        return;
-      }
-      if (result.unchanged) {
-        process.stdout.write(`Object "${result.id}" (${result.objectPath}) is unchanged, no new version: ${sourceSpec} gives the same ${result.files} files as ${result.version} (--allow-unchanged makes one anyway).\n`);
+    .action(
+      // Long because: each option combination refused in one sentence before any work, then the summary in both forms.
+      async (sourceSpec: string, o: IngestCliOptions) => {
+        checkObjectId(o.id);
+        const digestAlgorithm = contentDigest(o.digest);
+        const version = versionInfo(o);
+        const isPackage = isSiardFileName(sourceSpec) || localSegmentSet(sourceSpec) !== undefined;
+        if (!isPackage && o.resegment) throw new UsageError(`--resegment applies to a .siard package, not to ${sourceSpec}.`);
+        if (!o.resegment && (o.keepReceived || o.acceptDigestMismatch)) {
+          throw new UsageError(
+            `${o.keepReceived ? '--keep-received' : '--accept-digest-mismatch'} applies to ingest --resegment of a .siard package.`,
+          );
+        }
+        const resegment = isPackage && o.resegment === true;
+        const options: IngestOptions =
+          isPackage && !resegment
+            ? {}
+            : { ...toSiardExportOptions(sourceSpec, o), ...sourceOptionsOf(o), ...(o.mets ? { mets: true } : {}) };
+        if (resegment) {
+          options.resegment = true;
+          if (o.keepReceived) options.keepReceived = true;
+          if (o.acceptDigestMismatch) options.acceptDigestMismatch = true;
+        }
+        if (isPackage && !resegment) {
+          const exportOnly = [
+            'lobLayout',
+            'maxFiles',
+            'maxBytes',
+            'maxSiardBytes',
+            'lobsegZip',
+            'inlineMax',
+            'lobFolder',
+            'lobDigest',
+            'name',
+            'tables',
+            'excludeTables',
+            'strict',
+            'mets',
+          ].filter((k) => o[k as keyof IngestCliOptions] !== undefined);
+          if (exportOnly.length)
+            throw new UsageError(
+              `${sourceSpec} is a SIARD package, stored as received: export options do not apply (--resegment re-segments it).`,
+            );
+        }
+        if (o.allowMissingLobs) {
+          if (!isPackage) throw new UsageError(`--allow-missing-lobs applies to a received .siard package, not to ${sourceSpec}.`);
+          options.allowMissingLobs = true;
+        }
+        if (digestAlgorithm) options.digestAlgorithm = digestAlgorithm;
+        if (o.allowUnchanged) options.allowUnchanged = true;
+        const root = await openRoot(o.root, rootOptions(o));
+        // A database: bytes written and rows of the catalogue's count; a package: its bytes and files.
+        const progress = createProgress({ json: o.json });
+        progress.start(`ingest ${o.id}`, isPackage && !resegment ? 'files' : 'rows');
+        const hooks: IngestOptions =
+          isPackage && !resegment
+            ? {
+                onPackagePlan: (p) => progress.total({ bytes: p.bytes, count: p.files }),
+                onFile: (_p, size) => (progress.bytes(size), progress.count()),
+              }
+            : { onPlan: (p) => progress.total({ count: p.rows }), onRow: () => progress.count(), onBytes: (n) => progress.bytes(n) };
+        const result = await ingest(sourceSpec, root, o.id, { ...options, ...version, ...hooks })
+          .catch((err: unknown) => {
+            throw isPackage && !resegment ? asUnreadableInput(err) : err;
+          })
+          .finally(() => progress.stop());
+        // A received package whose LOBs were not all stored is a problem found, even when asked for.
+        if (result.missingLobs > 0) process.exitCode = 1;
+        if (o.json) {
+          printJson(result);
+          return;
+        }
+        if (result.unchanged) {
+          process.stdout.write(
+            `Object "${result.id}" (${result.objectPath}) is unchanged, no new version: ${sourceSpec} gives the same ${result.files} files as ${result.version} (--allow-unchanged makes one anyway).\n`,
+          );
+          for (const w of result.warnings) process.stdout.write(`WARNING ${w}\n`);
+          return;
+        }
+        const what = result.export
+          ? `${result.export.tables} tables, ${result.export.rows} rows, ${lobWords(result.export)}${segmentWords(result.export.segmentFiles).replace(' ... ', ', SIARD file ' + result.siardFile + ' ... ')}`
+          : 'SIARD package as received';
+        process.stdout.write(
+          `Committed ${result.version} of object "${result.id}" (${result.objectPath}): ${what}; ` +
+            `the version holds ${result.files} files (${result.bytes} bytes), ${result.stored} stored new (${result.storedBytes} bytes).\n`,
+        );
+        if (result.received) {
+          process.stdout.write(
+            `Re-segmented from ${result.received.name} (SIARD ${result.received.siardVersion}, ${result.received.size} bytes, SHA-256 ${result.received.sha256})${result.receivedFolder ? `; kept as received under ${result.receivedFolder}/` : ''}.\n`,
+          );
+        }
+        for (const n of result.notes) process.stdout.write(`NOTE ${n}\n`);
         for (const w of result.warnings) process.stdout.write(`WARNING ${w}\n`);
-        return;
-      }
-      const what = result.export
-        ? `${result.export.tables} tables, ${result.export.rows} rows, ${lobWords(result.export)}${segmentWords(result.export.segmentFiles).replace(' ... ', ', SIARD file ' + result.siardFile + ' ... ')}`
-        : 'SIARD package as received';
-      process.stdout.write(
-        `Committed ${result.version} of object "${result.id}" (${result.objectPath}): ${what}; ` +
-          `the version holds ${result.files} files (${result.bytes} bytes), ${result.stored} stored new (${result.storedBytes} bytes).\n`,
-      );
-      if (result.received) {
-        process.stdout.write(`Re-segmented from ${result.received.name} (SIARD ${result.received.siardVersion}, ${result.received.size} bytes, SHA-256 ${result.received.sha256})${result.receivedFolder ? `; kept as received under ${result.receivedFolder}/` : ''}.\n`);
-      }
-      for (const n of result.notes) process.stdout.write(`NOTE ${n}\n`);
-      for (const w of result.warnings) process.stdout.write(`WARNING ${w}\n`);
-    });
+      },
+    );
 }

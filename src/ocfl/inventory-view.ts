@@ -234,7 +234,8 @@ class ManifestView {
 
   pathsOf(k: number): string[] {
     const out: string[] = [];
-    for (let p = this.firstPath[k]!; p < this.firstPath[k + 1]!; p++) out.push(this.paths.bytes.toString('utf8', this.paths.start[p], this.paths.end[p]));
+    for (let p = this.firstPath[k]!; p < this.firstPath[k + 1]!; p++)
+      out.push(this.paths.bytes.toString('utf8', this.paths.start[p], this.paths.end[p]));
     return out;
   }
 }
@@ -251,7 +252,10 @@ export class InventoryView {
     private readonly versionPlaces: Map<string, VersionPlace>,
   ) {}
 
-  /** The view of inventory bytes, or undefined when they are not of the plain shape (parse them in full). `where` names the file in messages. */
+  /**
+   * The view of inventory bytes, or undefined when they are not of the plain shape (parse them in
+   * full). `where` names the file in messages.
+   */
   static from(bytes: Buffer, where: string): InventoryView | undefined {
     if (!isUtf8(bytes)) return undefined;
     try {
@@ -268,7 +272,8 @@ export class InventoryView {
     if (!members) return undefined;
     // The fields the header checks need, the large blocks stood in for by empty ones once scanned.
     const skeleton: Record<string, unknown> = {};
-    for (const [key, m] of members) if (key !== 'manifest' && key !== 'versions' && key !== 'fixity') setOwn(skeleton, key, parseJsonRange(bytes, m.start, m.end));
+    for (const [key, m] of members)
+      if (key !== 'manifest' && key !== 'versions' && key !== 'fixity') setOwn(skeleton, key, parseJsonRange(bytes, m.start, m.end));
     const alg = typeof skeleton.digestAlgorithm === 'string' ? skeleton.digestAlgorithm : '';
     const hexKeyLength = HEX_LENGTH[alg];
     const manifestAt = members.get('manifest');
@@ -361,7 +366,8 @@ export class InventoryView {
     let state = this.states.get(version);
     if (!state) {
       const place = this.versionPlaces.get(version);
-      if (!place) throw new SiardOcflError(`Object "${this.id}" has no version ${version} (head is ${this.head}).`, { code: 'NO_SUCH_VERSION' });
+      if (!place)
+        throw new SiardOcflError(`Object "${this.id}" has no version ${version} (head is ${this.head}).`, { code: 'NO_SUCH_VERSION' });
       state = new StateView(place.paths, place.entryOf, (entry) => this.manifest.digestOf(entry));
       this.states.set(version, state);
     }

@@ -9,13 +9,7 @@
  */
 import { SaxesParser, type SaxesTagNS } from 'saxes';
 import { SiardOcflError } from '../../errors.js';
-import {
-  METS_NS,
-  XLINK_NS,
-  type ParsedMets,
-  type ParsedMetsFile,
-  type ParsedStructMap,
-} from './types.js';
+import { METS_NS, XLINK_NS, type ParsedMets, type ParsedMetsFile, type ParsedStructMap } from './types.js';
 
 export type MetsInput = string | Uint8Array | AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>;
 
@@ -69,6 +63,7 @@ class MetsCollector {
     return this.parsed;
   }
 
+  /** Long because: one branch per METS element this reader keeps, in the order METS nests them. */
   open(tag: SaxesTagNS): void {
     this.depth++;
     const a = (local: string, ns = ''): string | undefined => {
@@ -124,10 +119,18 @@ class MetsCollector {
         break;
       }
       case 'FLocat':
-        this.files[this.files.length - 1]?.flocats.push({ locType: a('LOCTYPE'), otherLocType: a('OTHERLOCTYPE'), href: a('href', XLINK_NS) });
+        this.files[this.files.length - 1]?.flocats.push({
+          locType: a('LOCTYPE'),
+          otherLocType: a('OTHERLOCTYPE'),
+          href: a('href', XLINK_NS),
+        });
         break;
       case 'transformFile':
-        this.files[this.files.length - 1]?.transforms.push({ type: a('TRANSFORMTYPE'), algorithm: a('TRANSFORMALGORITHM'), order: a('TRANSFORMORDER') });
+        this.files[this.files.length - 1]?.transforms.push({
+          type: a('TRANSFORMTYPE'),
+          algorithm: a('TRANSFORMALGORITHM'),
+          order: a('TRANSFORMORDER'),
+        });
         break;
       case 'structMap':
         this.structMap = { type: a('TYPE'), label: a('LABEL'), mptrs: [], fptrs: [] };

@@ -6,7 +6,15 @@
  * sequences, AUTO_INCREMENT, generated-column expressions) is listed as not exported.
  */
 import type * as mariadb from 'mariadb';
-import type { SiardCheckConstraint, SiardColumn, SiardForeignKey, SiardReferentialAction, SiardTrigger, SiardUniqueKey, SiardView } from '../../siard/model.js';
+import type {
+  SiardCheckConstraint,
+  SiardColumn,
+  SiardForeignKey,
+  SiardReferentialAction,
+  SiardTrigger,
+  SiardUniqueKey,
+  SiardView,
+} from '../../siard/model.js';
 import { mapMysqlType, isGeometryType, type MysqlColumnInfo, type MysqlMappedType } from './type-mapping.js';
 
 export interface MysqlColumnPlan {
@@ -81,7 +89,10 @@ async function rows<T>(conn: mariadb.Connection, sql: string, values: unknown[])
 
 /** Column types that order and compare exactly, so a key over them can page through a table. */
 function pageableType(dataType: string): boolean {
-  return !/^(float|double|real|tinytext|text|mediumtext|longtext|json|tinyblob|blob|mediumblob|longblob)$/i.test(dataType) && !isGeometryType(dataType);
+  return (
+    !/^(float|double|real|tinytext|text|mediumtext|longtext|json|tinyblob|blob|mediumblob|longblob)$/i.test(dataType) &&
+    !isGeometryType(dataType)
+  );
 }
 
 /** The native type as typeOriginal: COLUMN_TYPE, plus character set and collation for text. */
@@ -122,6 +133,7 @@ export async function introspectMysql(
 type Catalogue = Awaited<ReturnType<typeof readCatalogue>>;
 
 /** Every information_schema row the export needs; routines and events go to `notExported` as they are found. */
+// Long because: one information_schema query after another, each read into the plain rows the plan needs.
 async function readCatalogue(conn: mariadb.Connection, database: string, notExported: string[]) {
   const tableRows = await rows<TableRow>(
     conn,
@@ -140,7 +152,14 @@ async function readCatalogue(conn: mariadb.Connection, database: string, notExpo
     'SELECT TABLE_NAME, CONSTRAINT_NAME, CONSTRAINT_TYPE FROM information_schema.TABLE_CONSTRAINTS WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME, CONSTRAINT_NAME',
     [database],
   );
-  const keyColumns = await rows<{ TABLE_NAME: string; CONSTRAINT_NAME: string; COLUMN_NAME: string; REFERENCED_TABLE_SCHEMA: string | null; REFERENCED_TABLE_NAME: string | null; REFERENCED_COLUMN_NAME: string | null }>(
+  const keyColumns = await rows<{
+    TABLE_NAME: string;
+    CONSTRAINT_NAME: string;
+    COLUMN_NAME: string;
+    REFERENCED_TABLE_SCHEMA: string | null;
+    REFERENCED_TABLE_NAME: string | null;
+    REFERENCED_COLUMN_NAME: string | null;
+  }>(
     conn,
     `SELECT TABLE_NAME, CONSTRAINT_NAME, COLUMN_NAME, REFERENCED_TABLE_SCHEMA, REFERENCED_TABLE_NAME, REFERENCED_COLUMN_NAME
        FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME, CONSTRAINT_NAME, ORDINAL_POSITION`,
@@ -161,7 +180,13 @@ async function readCatalogue(conn: mariadb.Connection, database: string, notExpo
     'SELECT TABLE_NAME, INDEX_NAME, NON_UNIQUE, SUB_PART FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX',
     [database],
   );
-  const triggers = await rows<{ TRIGGER_NAME: string; EVENT_OBJECT_TABLE: string; ACTION_TIMING: string; EVENT_MANIPULATION: string; ACTION_STATEMENT: string }>(
+  const triggers = await rows<{
+    TRIGGER_NAME: string;
+    EVENT_OBJECT_TABLE: string;
+    ACTION_TIMING: string;
+    EVENT_MANIPULATION: string;
+    ACTION_STATEMENT: string;
+  }>(
     conn,
     'SELECT TRIGGER_NAME, EVENT_OBJECT_TABLE, ACTION_TIMING, EVENT_MANIPULATION, ACTION_STATEMENT FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = ? ORDER BY TRIGGER_NAME',
     [database],
@@ -177,7 +202,9 @@ async function readCatalogue(conn: mariadb.Connection, database: string, notExpo
     [database],
   );
   for (const r of routines) notExported.push(`${r.ROUTINE_TYPE.toLowerCase()} ${database}.${r.ROUTINE_NAME}`);
-  const events = await rows<{ EVENT_NAME: string }>(conn, 'SELECT EVENT_NAME FROM information_schema.EVENTS WHERE EVENT_SCHEMA = ?', [database]).catch(() => []);
+  const events = await rows<{ EVENT_NAME: string }>(conn, 'SELECT EVENT_NAME FROM information_schema.EVENTS WHERE EVENT_SCHEMA = ?', [
+    database,
+  ]).catch(() => []);
   for (const e of events) notExported.push(`event ${database}.${e.EVENT_NAME}`);
 
   const columnsOf = new Map<string, ColumnRow[]>();
@@ -295,7 +322,12 @@ function columnOf(c: ColumnRow, inView: boolean): MysqlColumnPlan {
     charset: c.CHARACTER_SET_NAME,
   };
   const mapped = mapMysqlType(info);
-  const column: SiardColumn = { name: c.COLUMN_NAME, type: mapped.type, typeOriginal: typeOriginalOf(c), nullable: inView || c.IS_NULLABLE !== 'NO' };
+  const column: SiardColumn = {
+    name: c.COLUMN_NAME,
+    type: mapped.type,
+    typeOriginal: typeOriginalOf(c),
+    nullable: inView || c.IS_NULLABLE !== 'NO',
+  };
   // MariaDB >= 10.2.7 prints defaults as expressions ('NULL' for none, strings quoted)
   if (c.COLUMN_DEFAULT !== null && c.COLUMN_DEFAULT !== 'NULL' && !c.GENERATION_EXPRESSION) column.defaultValue = c.COLUMN_DEFAULT;
   if (c.COLUMN_COMMENT) column.description = c.COLUMN_COMMENT;

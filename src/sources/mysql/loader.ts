@@ -35,7 +35,19 @@ import { Readable } from 'node:stream';
 import type * as mariadb from 'mariadb';
 import { SiardOcflError } from '../../errors.js';
 import { cellType, type SiardArchive, type SiardForeignKey } from '../../siard/model.js';
-import { complexJson, eachRow, isLoadComplex, isLoadLob, type LoadColumn, type LoadLob, type LoadTable, type LoadValue, type LoadView, type NotRecreated, type TargetLoader } from '../loader.js';
+import {
+  complexJson,
+  eachRow,
+  isLoadComplex,
+  isLoadLob,
+  type LoadColumn,
+  type LoadLob,
+  type LoadTable,
+  type LoadValue,
+  type LoadView,
+  type NotRecreated,
+  type TargetLoader,
+} from '../loader.js';
 import { connectMysql, MYSQL_SESSION_SETTINGS, describeMysqlUrl, parseMysqlUrl, qualifiedMysqlName } from './connection.js';
 import { GEOMETRY_INTERNAL_NOTE, GEOMETRY_WKB_NOTE } from './mysql-source.js';
 import { durationToTime } from './type-mapping.js';
@@ -103,7 +115,8 @@ function mysqlTypeOfSiard(type: string | undefined): string {
   if (/^(CHARACTER VARYING|CHAR VARYING|VARCHAR|NATIONAL CHARACTER VARYING|NATIONAL CHAR VARYING|NCHAR VARYING)\b/.test(t)) {
     return n !== undefined && n <= 255 ? `varchar(${n})` : textTypeBySize(n ?? 2 ** 30);
   }
-  if (/^(CHARACTER|CHAR|NATIONAL CHARACTER|NATIONAL CHAR|NCHAR)\b/.test(t)) return n === undefined ? 'char(1)' : n <= 255 ? `char(${n})` : textTypeBySize(n);
+  if (/^(CHARACTER|CHAR|NATIONAL CHARACTER|NATIONAL CHAR|NCHAR)\b/.test(t))
+    return n === undefined ? 'char(1)' : n <= 255 ? `char(${n})` : textTypeBySize(n);
   if (t === 'DATE') return 'date';
   const p = (text: string) => Math.min(6, Number(/\((\d+)\)/.exec(text)?.[1] ?? (text.startsWith('TIMESTAMP') ? 6 : 0)));
   if (/^TIMESTAMP\b/.test(t)) return `datetime(${p(t)})`;
@@ -114,11 +127,15 @@ function mysqlTypeOfSiard(type: string | undefined): string {
 
 /** "2020-01-02T03:04:05.5+02:00" -> "2020-01-02 01:04:05.5" (UTC, no zone), date and time alike. */
 function toUtcText(text: string, what: 'timestamp' | 'time'): string {
-  const re = what === 'timestamp' ? /^(\d{4}-\d\d-\d\d)[T ](\d\d):(\d\d):(\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)?$/ : /^()(\d\d):(\d\d):(\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)?$/;
+  const re =
+    what === 'timestamp'
+      ? /^(\d{4}-\d\d-\d\d)[T ](\d\d):(\d\d):(\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)?$/
+      : /^()(\d\d):(\d\d):(\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)?$/;
   const m = re.exec(text.trim());
   if (!m) throw new Error(`"${text}" is not a SIARD ${what}`);
   const [, date, hh, mi, ss, frac = '', zone = 'Z'] = m;
-  if (frac.length > 7 && /[1-9]/.test(frac.slice(7))) throw new Error(`"${text}" has more than 6 fractional digits, which MariaDB cannot hold`);
+  if (frac.length > 7 && /[1-9]/.test(frac.slice(7)))
+    throw new Error(`"${text}" has more than 6 fractional digits, which MariaDB cannot hold`);
   const f = frac.slice(0, 7).replace(/\.?0*$/, '');
   if (zone === 'Z' || zone === '+00:00' || zone === '-00:00') return `${what === 'timestamp' ? `${date} ` : ''}${hh}:${mi}:${ss}${f}`;
   const sign = zone.startsWith('-') ? -1 : 1;
@@ -140,7 +157,20 @@ interface ColumnTarget {
   /** the MariaDB column type */
   type: string;
   /** how values are turned into parameters */
-  kind: 'plain' | 'enum' | 'geometryText' | 'boolean' | 'float' | 'date' | 'timestamp' | 'time' | 'bytes' | 'text' | 'json' | 'geometryWkb' | 'geometryRaw';
+  kind:
+    | 'plain'
+    | 'enum'
+    | 'geometryText'
+    | 'boolean'
+    | 'float'
+    | 'date'
+    | 'timestamp'
+    | 'time'
+    | 'bytes'
+    | 'text'
+    | 'json'
+    | 'geometryWkb'
+    | 'geometryRaw';
   srid?: number;
 }
 
@@ -192,18 +222,31 @@ export class MysqlLoader implements TargetLoader {
     for (const s of schemas) this.schemaDb.set(s, schemas.length === 1 || s === this.database ? this.database : s);
     this.conn = await connectMysql(this.url, { database: null });
     try {
-      const exists = async (db: string) => (await this.query<unknown[]>('SELECT 1 FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?', [db])).length > 0;
+      const exists = async (db: string) =>
+        (await this.query<unknown[]>('SELECT 1 FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?', [db])).length > 0;
       if (!(await exists(this.database))) {
         if (!this.options.create) {
-          throw new SiardOcflError(`Database "${this.database}" does not exist on the MariaDB/MySQL server at ${this.description.replace(/\/.*$/, '')}; add --create to create it.`, { code: 'TARGET_UNUSABLE' });
+          throw new SiardOcflError(
+            `Database "${this.database}" does not exist on the MariaDB/MySQL server at ${this.description.replace(/\/.*$/, '')}; add --create to create it.`,
+            { code: 'TARGET_UNUSABLE' },
+          );
         }
       } else if (this.options.create) {
-        throw new SiardOcflError(`Cannot create the database ${this.description}: it already exists; leave out --create to restore into it.`, { code: 'TARGET_NOT_EMPTY' });
+        throw new SiardOcflError(
+          `Cannot create the database ${this.description}: it already exists; leave out --create to restore into it.`,
+          { code: 'TARGET_NOT_EMPTY' },
+        );
       }
       for (const t of tables) {
         const db = this.dbOf(t.schema);
-        const found = await this.query<unknown[]>('SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?', [db, t.name]);
-        if (found.length > 0) throw new SiardOcflError(`Cannot restore into ${this.description}: it already has a table ${qualifiedMysqlName(db, t.name)}.`, { code: 'TARGET_NOT_EMPTY' });
+        const found = await this.query<unknown[]>('SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?', [
+          db,
+          t.name,
+        ]);
+        if (found.length > 0)
+          throw new SiardOcflError(`Cannot restore into ${this.description}: it already has a table ${qualifiedMysqlName(db, t.name)}.`, {
+            code: 'TARGET_NOT_EMPTY',
+          });
       }
       if (!this.options.intoExisting) {
         const dbs = [...new Set(this.schemaDb.values())];
@@ -298,7 +341,9 @@ export class MysqlLoader implements TargetLoader {
     text = text.trim();
     if (!text) return undefined;
     if ([...text].length > limit) {
-      this.warnings.push(`The description of ${what} is longer than MariaDB's ${limit}-character comment limit; it is not restored as a comment.`);
+      this.warnings.push(
+        `The description of ${what} is longer than MariaDB's ${limit}-character comment limit; it is not restored as a comment.`,
+      );
       return undefined;
     }
     return text;
@@ -323,7 +368,11 @@ export class MysqlLoader implements TargetLoader {
     try {
       await this.query(sql, params);
     } catch (err) {
-      throw new SiardOcflError(`Cannot create table ${this.targetName(table)} in ${this.description}: ${sqlMessage(err)}.`, { code: 'RESTORE_CREATE', exitCode: 1, cause: err });
+      throw new SiardOcflError(`Cannot create table ${this.targetName(table)} in ${this.description}: ${sqlMessage(err)}.`, {
+        code: 'RESTORE_CREATE',
+        exitCode: 1,
+        cause: err,
+      });
     }
     this.created.tables.push(this.nameOf(table));
   }
@@ -337,7 +386,11 @@ export class MysqlLoader implements TargetLoader {
     let bytes = 0;
     let n = 0;
     const fail = (first: number, last: number, err: unknown): never => {
-      throw new SiardOcflError(`Table ${this.targetName(table)}, rows ${first}-${last}: MariaDB refused them (${sqlMessage(err)}).`, { code: 'RESTORE_INSERT', exitCode: 1, cause: err });
+      throw new SiardOcflError(`Table ${this.targetName(table)}, rows ${first}-${last}: MariaDB refused them (${sqlMessage(err)}).`, {
+        code: 'RESTORE_INSERT',
+        exitCode: 1,
+        cause: err,
+      });
     };
     const flush = async (): Promise<void> => {
       if (tuples.length === 0) return;
@@ -353,26 +406,7 @@ export class MysqlLoader implements TargetLoader {
     await this.query('START TRANSACTION');
     for await (const row of rows) {
       n++;
-      const cells: string[] = [];
-      const rowParams: unknown[] = [];
-      let streamed = false;
-      let rowBytes = 0;
-      const errorValues: string[] = [];
-      for (let c = 0; c < table.columns.length; c++) {
-        const col = table.columns[c]!;
-        try {
-          const cell = await this.cell(targets[c]!, row[c] ?? null);
-          cells.push(cell.sql);
-          if ('param' in cell) rowParams.push(cell.param);
-          rowBytes += cell.bytes;
-          if (cell.stream) streamed = true;
-          // '' in an ENUM is MariaDB's error value, which only a non-strict session stores
-          if (targets[c]!.kind === 'enum' && row[c] === '') errorValues.push(col.column.name);
-        } catch (err) {
-          if (err instanceof SiardOcflError) throw err;
-          throw new SiardOcflError(`Table ${this.targetName(table)}, row ${n}, column "${col.column.name}": ${(err as Error).message}.`, { code: 'RESTORE_VALUE', exitCode: 1, cause: err });
-        }
-      }
+      const { cells, rowParams, streamed, rowBytes, errorValues } = await this.rowCells(table, targets, row, n);
       if (streamed || errorValues.length > 0) {
         // a large LOB: its own prepared INSERT, the stream sent in pieces; an ENUM error value:
         // its own INSERT in a non-strict session, which must warn about that column and no other
@@ -404,10 +438,47 @@ export class MysqlLoader implements TargetLoader {
     return n;
   }
 
+  /** The SQL of one row's cells, their parameters, and what decides how the row is sent. */
+  private async rowCells(table: LoadTable, targets: ColumnTarget[], row: LoadValue[], n: number) {
+    const cells: string[] = [];
+    const rowParams: unknown[] = [];
+    let streamed = false;
+    let rowBytes = 0;
+    const errorValues: string[] = [];
+    for (let c = 0; c < table.columns.length; c++) {
+      const col = table.columns[c]!;
+      try {
+        const cell = await this.cell(targets[c]!, row[c] ?? null);
+        cells.push(cell.sql);
+        if ('param' in cell) rowParams.push(cell.param);
+        rowBytes += cell.bytes;
+        if (cell.stream) streamed = true;
+        // '' in an ENUM is MariaDB's error value, which only a non-strict session stores
+        if (targets[c]!.kind === 'enum' && row[c] === '') errorValues.push(col.column.name);
+      } catch (err) {
+        if (err instanceof SiardOcflError) throw err;
+        throw new SiardOcflError(`Table ${this.targetName(table)}, row ${n}, column "${col.column.name}": ${(err as Error).message}.`, {
+          code: 'RESTORE_VALUE',
+          exitCode: 1,
+          cause: err,
+        });
+      }
+    }
+    return { cells, rowParams, streamed, rowBytes, errorValues };
+  }
+
   /** SQL for one cell, with its parameter (absent for literals). */
   private async cell(target: ColumnTarget, value: LoadValue): Promise<CellSql> {
     if (value === null) return { sql: 'NULL', bytes: 4 };
-    const asText = target.kind === 'text' || target.kind === 'json' || target.kind === 'plain' || target.kind === 'date' || target.kind === 'time' || target.kind === 'timestamp' || target.kind === 'float' || target.kind === 'boolean';
+    const asText =
+      target.kind === 'text' ||
+      target.kind === 'json' ||
+      target.kind === 'plain' ||
+      target.kind === 'date' ||
+      target.kind === 'time' ||
+      target.kind === 'timestamp' ||
+      target.kind === 'float' ||
+      target.kind === 'boolean';
     const wrap = (placeholder: string): string => {
       if (target.kind === 'geometryWkb') return `ST_GeomFromWKB(${placeholder}, ${target.srid ?? 0})`;
       if (target.kind === 'geometryText') return `ST_GeomFromText(CONVERT(${placeholder} USING utf8mb4))`;
@@ -471,17 +542,29 @@ export class MysqlLoader implements TargetLoader {
     for (const t of tables) {
       const name = this.nameOf(t);
       const where = this.targetName(t);
-      if (t.primaryKey && t.primaryKey.columns.length > 0) await run(`Primary key ${t.primaryKey.name} of ${where}`, `ALTER TABLE ${name} ADD PRIMARY KEY (${cols(t.primaryKey.columns)})`);
-      for (const key of t.candidateKeys) await run(`Unique key ${key.name} of ${where}`, `ALTER TABLE ${name} ADD CONSTRAINT ${quoteMysqlIdent(key.name)} UNIQUE (${cols(key.columns)})`);
+      if (t.primaryKey && t.primaryKey.columns.length > 0)
+        await run(`Primary key ${t.primaryKey.name} of ${where}`, `ALTER TABLE ${name} ADD PRIMARY KEY (${cols(t.primaryKey.columns)})`);
+      for (const key of t.candidateKeys)
+        await run(
+          `Unique key ${key.name} of ${where}`,
+          `ALTER TABLE ${name} ADD CONSTRAINT ${quoteMysqlIdent(key.name)} UNIQUE (${cols(key.columns)})`,
+        );
       // conditions in MariaDB's dialect come back; others are tried and a refusal is a warning
       for (const check of t.checkConstraints) {
         if (check.condition.trim() === '') continue;
         const problem = mysqlStatementProblem(check.condition);
         if (problem) {
-          this.notRecreated.push({ kind: 'check', name: `${where}.${check.name}`, reason: `its condition is not one expression (${problem})` });
+          this.notRecreated.push({
+            kind: 'check',
+            name: `${where}.${check.name}`,
+            reason: `its condition is not one expression (${problem})`,
+          });
           continue;
         }
-        await run(`Check constraint ${check.name} of ${where}`, `ALTER TABLE ${name} ADD CONSTRAINT ${quoteMysqlIdent(check.name)} CHECK (${check.condition})`);
+        await run(
+          `Check constraint ${check.name} of ${where}`,
+          `ALTER TABLE ${name} ADD CONSTRAINT ${quoteMysqlIdent(check.name)} CHECK (${check.condition})`,
+        );
       }
     }
     for (const t of tables) {
@@ -517,7 +600,9 @@ export class MysqlLoader implements TargetLoader {
           continue;
         }
         try {
-          await this.query(`ALTER TABLE ${this.nameOf(t)} ALTER COLUMN ${quoteMysqlIdent(c.column.name)} SET DEFAULT ${/^'|^-?\d|^NULL$/i.test(expr) ? expr : `(${expr})`}`);
+          await this.query(
+            `ALTER TABLE ${this.nameOf(t)} ALTER COLUMN ${quoteMysqlIdent(c.column.name)} SET DEFAULT ${/^'|^-?\d|^NULL$/i.test(expr) ? expr : `(${expr})`}`,
+          );
         } catch (err) {
           this.notRecreated.push({ kind: 'default', name, reason: `MariaDB refused ${expr} (${sqlMessage(err)})` });
         }
@@ -531,7 +616,11 @@ export class MysqlLoader implements TargetLoader {
       const name = `${this.dbOf(view.schema)}.${view.name}`;
       let query = view.queryOriginal?.trim().replace(/;\s*$/, '');
       if (!this.fromMysql || !query) {
-        this.notRecreated.push({ kind: 'view', name, reason: query ? `its query is in ${this.product}'s dialect` : 'the archive holds no query for it' });
+        this.notRecreated.push({
+          kind: 'view',
+          name,
+          reason: query ? `its query is in ${this.product}'s dialect` : 'the archive holds no query for it',
+        });
         continue;
       }
       const problem = mysqlStatementProblem(query);
@@ -543,7 +632,7 @@ export class MysqlLoader implements TargetLoader {
       for (const [schema, db] of this.schemaDb) query = query.split(`${quoteMysqlIdent(schema)}.`).join(`${quoteMysqlIdent(db)}.`);
       pending.push({ view, query });
     }
-    for (let progress = true; progress && pending.length > 0; ) {
+    for (let progress = true; progress && pending.length > 0;) {
       progress = false;
       const next: typeof pending = [];
       for (const p of pending) {
@@ -558,7 +647,12 @@ export class MysqlLoader implements TargetLoader {
       }
       pending = next;
     }
-    for (const p of pending) this.notRecreated.push({ kind: 'view', name: `${this.dbOf(p.view.schema)}.${p.view.name}`, reason: `MariaDB refused it (${p.error})` });
+    for (const p of pending)
+      this.notRecreated.push({
+        kind: 'view',
+        name: `${this.dbOf(p.view.schema)}.${p.view.name}`,
+        reason: `MariaDB refused it (${p.error})`,
+      });
     // a trigger body may hold several statements; a restore runs no code from an archive
     for (const t of tables) {
       for (const trigger of t.triggers) {
@@ -601,7 +695,10 @@ export class MysqlLoader implements TargetLoader {
 
 function sqlMessage(err: unknown): string {
   const e = err as { sqlMessage?: string; message?: string };
-  return (e?.sqlMessage ?? e?.message ?? String(err)).split('\n')[0]!.replace(/^\(conn[^)]*\)\s*/, '').replace(/[.\s]+$/, '');
+  return (e?.sqlMessage ?? e?.message ?? String(err))
+    .split('\n')[0]!
+    .replace(/^\(conn[^)]*\)\s*/, '')
+    .replace(/[.\s]+$/, '');
 }
 
 /** A cell given as text, converted for its column's kind. */
