@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 // @ts-expect-error plain JS fixture builder
 import { buildNorthwind } from '../fixtures/northwind.js';
+import type { AuditFinding } from '../src/archive/audit-findings.js';
 import { ingest, type IngestResult } from '../src/archive/ingest.js';
 import { loadLayout0003 } from '../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
 import { initRoot } from '../src/ocfl/root.js';
@@ -82,16 +83,8 @@ export interface AuditJson {
     version: string;
     siards: Array<{ path: string; lobs: number; lobFiles: number; messageDigest: string; xsd: string }>;
   }>;
-  findings: Array<{
-    severity: string;
-    code: string;
-    message: string;
-    object: string;
-    path?: string;
-    table?: string;
-    row?: number;
-    column?: string;
-  }>;
+  /** As the CLI prints them: the library's findings, one JSON object each. */
+  findings: AuditFinding[];
 }
 
 export async function auditCli(root: string, ...args: string[]): Promise<{ cli: CliResult; report: AuditJson }> {

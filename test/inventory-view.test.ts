@@ -10,19 +10,9 @@ import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { InventoryView } from '../src/ocfl/inventory-view.js';
 import { logicalState, manifestLookup, parseInventory, serializeInventory, type Inventory } from '../src/ocfl/inventory.js';
+import { rng } from '../fixtures/northwind.js';
 import { inventoriesUnder } from './helpers/fixture-inventories.js';
 import { reference, sharedTest } from './helpers/shared.js';
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NAME_PIECES = ['a', 'b', 'seg_1', '/', 'é', '😀', '\uE000', '\uFFFD', ' ', 'Z', '~', '__proto__', '0', '.'];
 /** Characters JSON writes escaped: one path in about forty has one. */

@@ -440,6 +440,23 @@ async function ingestResegmented(
   }
 }
 
+/** Options of an export that do not apply to a SIARD package stored as received. */
+export const EXPORT_ONLY_OPTIONS = [
+  'lobLayout',
+  'maxFiles',
+  'maxBytes',
+  'maxSiardBytes',
+  'lobsegZip',
+  'inlineMax',
+  'lobFolder',
+  'lobDigest',
+  'name',
+  'tables',
+  'excludeTables',
+  'strict',
+  'mets',
+] as const;
+
 /** `<source>` as the CLI takes it: a database (sqlite:, .db, postgres://) or a .siard package. */
 export async function ingest(
   sourceSpec: string,
@@ -457,23 +474,7 @@ export async function ingest(
   }
   if (options.resegment) throw new UsageError(`--resegment applies to a .siard package, not to the database ${sourceSpec}.`);
   if (isSiardFileName(sourceSpec) || localSegmentSet(sourceSpec)) {
-    const exportOnly = (
-      [
-        'lobLayout',
-        'maxFiles',
-        'maxBytes',
-        'maxSiardBytes',
-        'lobsegZip',
-        'inlineMax',
-        'lobFolder',
-        'lobDigest',
-        'name',
-        'tables',
-        'excludeTables',
-        'strict',
-        'mets',
-      ] as const
-    ).filter((k) => options[k] !== undefined);
+    const exportOnly = EXPORT_ONLY_OPTIONS.filter((k) => options[k] !== undefined);
     if (exportOnly.length > 0)
       throw new UsageError(
         `A SIARD package is stored as received; export options (${exportOnly.join(', ')}) do not apply to ${sourceSpec}.`,

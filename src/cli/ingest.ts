@@ -1,6 +1,6 @@
 /** `siard-ocfl ingest`: a database (exported straight into the object) or a SIARD package as received. */
 import type { Command } from 'commander';
-import { ingest, type IngestOptions } from '../archive/ingest.js';
+import { EXPORT_ONLY_OPTIONS, ingest, type IngestOptions } from '../archive/ingest.js';
 import { UsageError } from '../errors.js';
 import { openRoot } from '../ocfl/root.js';
 import {
@@ -89,21 +89,7 @@ export function register(program: Command): void {
           if (o.acceptDigestMismatch) options.acceptDigestMismatch = true;
         }
         if (isPackage && !resegment) {
-          const exportOnly = [
-            'lobLayout',
-            'maxFiles',
-            'maxBytes',
-            'maxSiardBytes',
-            'lobsegZip',
-            'inlineMax',
-            'lobFolder',
-            'lobDigest',
-            'name',
-            'tables',
-            'excludeTables',
-            'strict',
-            'mets',
-          ].filter((k) => o[k as keyof IngestCliOptions] !== undefined);
+          const exportOnly = EXPORT_ONLY_OPTIONS.filter((k) => o[k as keyof IngestCliOptions] !== undefined);
           if (exportOnly.length)
             throw new UsageError(
               `${sourceSpec} is a SIARD package, stored as received: export options do not apply (--resegment re-segments it).`,
