@@ -58,5 +58,7 @@ for (const file of sourceFiles(join(root, 'src'))) {
 found.sort((a, b) => b.lines - a.lines);
 for (const f of found) console.log(`${String(f.lines).padStart(4)}  ${f.file}:${f.line}  ${f.name}`);
 for (const f of reasoned) console.log(`${String(f.lines).padStart(4)}  ${f.file}:${f.line}  ${f.name} (with its reason)`);
-console.log(found.length === 0 ? `no function in src/ over ${limit} lines without a reason` : `${found.length} function(s) over ${limit} lines`);
+console.log(
+  found.length === 0 ? `no function in src/ over ${limit} lines without a reason` : `${found.length} function(s) over ${limit} lines`,
+);
 process.exitCode = found.length === 0 ? 0 : 1;
