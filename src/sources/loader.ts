@@ -77,6 +77,15 @@ export interface NotRecreated {
   reason: string;
 }
 
+/**
+ * The archived query of a view to try, or why the view is not recreated: a query is run only on
+ * the kind of database it was written for (`sameDialect`).
+ */
+export function viewQuery(query: string | undefined, sameDialect: boolean, product: string): { query: string } | { reason: string } {
+  if (!query) return { reason: 'the archive holds no query for it' };
+  return sameDialect ? { query } : { reason: `its query is in ${product}'s dialect` };
+}
+
 export interface TargetLoader {
   /** for messages: the file or host:port/db */
   readonly description: string;

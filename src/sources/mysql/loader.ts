@@ -47,6 +47,7 @@ import {
   type LoadView,
   type NotRecreated,
   type TargetLoader,
+  viewQuery,
 } from '../loader.js';
 import { connectMysql, MYSQL_SESSION_SETTINGS, describeMysqlUrl, parseMysqlUrl, qualifiedMysqlName } from './connection.js';
 import { GEOMETRY_INTERNAL_NOTE, GEOMETRY_WKB_NOTE } from './mysql-source.js';
@@ -614,15 +615,12 @@ export class MysqlLoader implements TargetLoader {
     let pending: Array<{ view: LoadView; query: string; error?: string }> = [];
     for (const view of views) {
       const name = `${this.dbOf(view.schema)}.${view.name}`;
-      let query = view.queryOriginal?.trim().replace(/;\s*$/, '');
-      if (!this.fromMysql || !query) {
-        this.notRecreated.push({
-          kind: 'view',
-          name,
-          reason: query ? `its query is in ${this.product}'s dialect` : 'the archive holds no query for it',
-        });
+      const usable = viewQuery(view.queryOriginal?.trim().replace(/;\s*$/, ''), this.fromMysql, this.product);
+      if ('reason' in usable) {
+        this.notRecreated.push({ kind: 'view', name, reason: usable.reason });
         continue;
       }
+      let query = usable.query;
       const problem = mysqlStatementProblem(query);
       if (problem) {
         this.notRecreated.push({ kind: 'view', name, reason: `its query is not one statement (${problem})` });

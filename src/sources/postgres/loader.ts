@@ -43,6 +43,7 @@ import {
   type LoadView,
   type NotRecreated,
   type TargetLoader,
+  viewQuery,
 } from '../loader.js';
 import { conditionProblem } from '../sql-text.js';
 import { addCheckConstraint } from './check-constraint.js';
@@ -716,15 +717,12 @@ export class PostgresLoader implements TargetLoader {
     let pending: Array<{ view: LoadView; query: string; error?: string }> = [];
     for (const view of views) {
       const name = `${view.schema}.${view.name}`;
-      const query = view.queryOriginal?.trim().replace(/;\s*$/, '');
-      if (!this.fromPostgres || !query) {
-        this.notRecreated.push({
-          kind: 'view',
-          name,
-          reason: query ? `its query is in ${this.product}'s dialect` : 'the archive holds no query for it',
-        });
+      const usable = viewQuery(view.queryOriginal?.trim().replace(/;\s*$/, ''), this.fromPostgres, this.product);
+      if ('reason' in usable) {
+        this.notRecreated.push({ kind: 'view', name, reason: usable.reason });
         continue;
       }
+      const query = usable.query;
       const problem = conditionProblem(query);
       if (problem) this.notRecreated.push({ kind: 'view', name, reason: `its query is not one statement (${problem})` });
       else pending.push({ view, query });

@@ -59,6 +59,7 @@ import {
   type LoadView,
   type NotRecreated,
   type TargetLoader,
+  viewQuery,
 } from '../loader.js';
 import { conditionProblem } from '../sql-text.js';
 import { quoteIdent } from '../sql-identifier.js';
@@ -410,15 +411,12 @@ export class SqliteLoader implements TargetLoader {
   private addViewList(db: BetterSqlite3.Database, views: LoadView[]): void {
     for (const view of views) {
       const name = `${view.schema}.${view.name}`;
-      const sql = view.queryOriginal?.trim();
-      if (!this.fromSqlite || !sql) {
-        this.notRecreated.push({
-          kind: 'view',
-          name,
-          reason: sql ? `its query is in ${this.product}'s dialect` : 'the archive holds no query for it',
-        });
+      const usable = viewQuery(view.queryOriginal?.trim(), this.fromSqlite, this.product);
+      if ('reason' in usable) {
+        this.notRecreated.push({ kind: 'view', name, reason: usable.reason });
         continue;
       }
+      const sql = usable.query;
       const problem = /^CREATE\s+VIEW\b/i.test(sql) ? conditionProblem(sql) : 'not a CREATE VIEW statement';
       if (problem) {
         this.notRecreated.push({ kind: 'view', name, reason: `its query is not one statement (${problem})` });
