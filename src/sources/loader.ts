@@ -86,6 +86,30 @@ export function viewQuery(query: string | undefined, sameDialect: boolean, produ
   return sameDialect ? { query } : { reason: `its query is in ${product}'s dialect` };
 }
 
+/**
+ * Creates items whose dependencies are not known (views over views): each round tries every one
+ * still pending, until a round creates none. `create` answers the database's refusal as a message
+ * (undefined: created); what it throws ends the restore. Returns those never created, each with its
+ * last refusal.
+ */
+export async function createInAnyOrder<T>(
+  items: T[],
+  create: (item: T) => Promise<string | undefined>,
+): Promise<Array<{ item: T; error: string }>> {
+  let pending = items.map((item) => ({ item, error: '' }));
+  for (let progress = true; progress && pending.length > 0;) {
+    progress = false;
+    const next: typeof pending = [];
+    for (const p of pending) {
+      const error = await create(p.item);
+      if (error === undefined) progress = true;
+      else next.push({ item: p.item, error });
+    }
+    pending = next;
+  }
+  return pending;
+}
+
 export interface TargetLoader {
   /** for messages: the file or host:port/db */
   readonly description: string;

@@ -47,6 +47,7 @@ import {
   type LoadView,
   type NotRecreated,
   type TargetLoader,
+  createInAnyOrder,
   viewQuery,
 } from '../loader.js';
 import { connectMysql, MYSQL_SESSION_SETTINGS, describeMysqlUrl, parseMysqlUrl, qualifiedMysqlName } from './connection.js';
@@ -612,7 +613,7 @@ export class MysqlLoader implements TargetLoader {
   }
 
   async addViews(views: LoadView[], tables: LoadTable[] = []): Promise<void> {
-    let pending: Array<{ view: LoadView; query: string; error?: string }> = [];
+    const pending: Array<{ view: LoadView; query: string }> = [];
     for (const view of views) {
       const name = `${this.dbOf(view.schema)}.${view.name}`;
       const usable = viewQuery(view.queryOriginal?.trim().replace(/;\s*$/, ''), this.fromMysql, this.product);
@@ -630,26 +631,21 @@ export class MysqlLoader implements TargetLoader {
       for (const [schema, db] of this.schemaDb) query = query.split(`${quoteMysqlIdent(schema)}.`).join(`${quoteMysqlIdent(db)}.`);
       pending.push({ view, query });
     }
-    for (let progress = true; progress && pending.length > 0;) {
-      progress = false;
-      const next: typeof pending = [];
-      for (const p of pending) {
-        const name = qualifiedMysqlName(this.dbOf(p.view.schema), p.view.name);
-        try {
-          await this.query(`CREATE VIEW ${name} AS ${p.query}`);
-          this.created.views.push(name);
-          progress = true;
-        } catch (err) {
-          next.push({ ...p, error: sqlMessage(err) });
-        }
+    const refused = await createInAnyOrder(pending, async (p) => {
+      const name = qualifiedMysqlName(this.dbOf(p.view.schema), p.view.name);
+      try {
+        await this.query(`CREATE VIEW ${name} AS ${p.query}`);
+      } catch (err) {
+        return sqlMessage(err);
       }
-      pending = next;
-    }
-    for (const p of pending)
+      this.created.views.push(name);
+      return undefined;
+    });
+    for (const { item: p, error } of refused)
       this.notRecreated.push({
         kind: 'view',
         name: `${this.dbOf(p.view.schema)}.${p.view.name}`,
-        reason: `MariaDB refused it (${p.error})`,
+        reason: `MariaDB refused it (${error})`,
       });
     // a trigger body may hold several statements; a restore runs no code from an archive
     for (const t of tables) {

@@ -43,6 +43,7 @@ import {
   type LoadView,
   type NotRecreated,
   type TargetLoader,
+  createInAnyOrder,
   viewQuery,
 } from '../loader.js';
 import { conditionProblem } from '../sql-text.js';
@@ -714,7 +715,7 @@ export class PostgresLoader implements TargetLoader {
 
   private async addViewList(views: LoadView[]): Promise<void> {
     const client = this.open();
-    let pending: Array<{ view: LoadView; query: string; error?: string }> = [];
+    const pending: Array<{ view: LoadView; query: string }> = [];
     for (const view of views) {
       const name = `${view.schema}.${view.name}`;
       const usable = viewQuery(view.queryOriginal?.trim().replace(/;\s*$/, ''), this.fromPostgres, this.product);
@@ -727,27 +728,22 @@ export class PostgresLoader implements TargetLoader {
       if (problem) this.notRecreated.push({ kind: 'view', name, reason: `its query is not one statement (${problem})` });
       else pending.push({ view, query });
     }
-    for (let progress = true; progress && pending.length > 0;) {
-      progress = false;
-      const next: typeof pending = [];
-      for (const p of pending) {
-        await client.query('SAVEPOINT add_view');
-        try {
-          await client.query({
-            text: `CREATE VIEW ${qualifiedName(p.view.schema, p.view.name)} AS ${p.query}`,
-            queryMode: 'extended',
-          } as pg.QueryConfig);
-          await client.query('RELEASE SAVEPOINT add_view');
-          progress = true;
-        } catch (err) {
-          await client.query('ROLLBACK TO SAVEPOINT add_view');
-          next.push({ ...p, error: (err as Error).message });
-        }
+    const refused = await createInAnyOrder(pending, async (p) => {
+      await client.query('SAVEPOINT add_view');
+      try {
+        await client.query({
+          text: `CREATE VIEW ${qualifiedName(p.view.schema, p.view.name)} AS ${p.query}`,
+          queryMode: 'extended',
+        } as pg.QueryConfig);
+        await client.query('RELEASE SAVEPOINT add_view');
+        return undefined;
+      } catch (err) {
+        await client.query('ROLLBACK TO SAVEPOINT add_view');
+        return (err as Error).message;
       }
-      pending = next;
-    }
-    for (const p of pending)
-      this.notRecreated.push({ kind: 'view', name: `${p.view.schema}.${p.view.name}`, reason: `PostgreSQL refused it (${p.error})` });
+    });
+    for (const { item: p, error } of refused)
+      this.notRecreated.push({ kind: 'view', name: `${p.view.schema}.${p.view.name}`, reason: `PostgreSQL refused it (${error})` });
   }
 
   private foreignKeySql(t: LoadTable, fk: SiardForeignKey, constraintName: (schema: string, name: string) => string): string {
