@@ -388,15 +388,8 @@ export class ZipWriter {
     const nameBytes = this.checkName(name, true);
     const { time, date } = dosDateTime(mtime);
     const localHeaderOffset = this.written;
-    const header = Buffer.alloc(LOCAL_HEADER_FIXED_SIZE);
-    header.writeUInt32LE(SIG_LOCAL_HEADER, 0);
-    header.writeUInt16LE(VERSION_ZIP64, 4);
-    header.writeUInt16LE(FLAG_UTF8, 6);
-    header.writeUInt16LE(METHOD_STORE, 8);
-    header.writeUInt16LE(time, 10);
-    header.writeUInt16LE(date, 12);
-    // crc, sizes: 0; name length; no extra field.
-    header.writeUInt16LE(nameBytes.length, 26);
+    const header = localHeader(FLAG_UTF8, METHOD_STORE, time, date, nameBytes.length);
+    // crc, sizes: 0; no extra field.
     await this.emit(Buffer.concat([header, nameBytes]));
     this.records.push({
       name,
@@ -424,17 +417,10 @@ export class ZipWriter {
     const { time, date } = dosDateTime(mtime);
     const flags = known ? FLAG_UTF8 : FLAG_UTF8 | FLAG_DATA_DESCRIPTOR;
     const localHeaderOffset = this.written;
-    const header = Buffer.alloc(LOCAL_HEADER_FIXED_SIZE);
-    header.writeUInt32LE(SIG_LOCAL_HEADER, 0);
-    header.writeUInt16LE(VERSION_ZIP64, 4);
-    header.writeUInt16LE(flags, 6);
-    header.writeUInt16LE(method, 8);
-    header.writeUInt16LE(time, 10);
-    header.writeUInt16LE(date, 12);
+    const header = localHeader(flags, method, time, date, nameBytes.length);
     header.writeUInt32LE(known ? known.crc32 >>> 0 : 0, 14);
     header.writeUInt32LE(MAX_UINT32, 18); // sizes: in the ZIP64 extra field (or descriptor)
     header.writeUInt32LE(MAX_UINT32, 22);
-    header.writeUInt16LE(nameBytes.length, 26);
     header.writeUInt16LE(20, 28);
     const extra = Buffer.alloc(20); // ZIP64 extra: original size, compressed size (0 when streamed)
     extra.writeUInt16LE(EXTRA_ZIP64, 0);
@@ -543,4 +529,17 @@ export class ZipWriter {
     header.writeUInt32LE(offset32, 42);
     return Buffer.concat([header, record.nameBytes, extra]);
   }
+}
+
+/** A local file header's fixed part: what every entry's has; CRC, sizes and extra length left 0 for the caller. */
+function localHeader(flags: number, method: number, time: number, date: number, nameLength: number): Buffer {
+  const header = Buffer.alloc(LOCAL_HEADER_FIXED_SIZE);
+  header.writeUInt32LE(SIG_LOCAL_HEADER, 0);
+  header.writeUInt16LE(VERSION_ZIP64, 4);
+  header.writeUInt16LE(flags, 6);
+  header.writeUInt16LE(method, 8);
+  header.writeUInt16LE(time, 10);
+  header.writeUInt16LE(date, 12);
+  header.writeUInt16LE(nameLength, 26);
+  return header;
 }
