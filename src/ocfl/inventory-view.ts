@@ -66,14 +66,16 @@ function arenaOf(from: Buffer, starts: Uint32Array, ends: Uint32Array): Arena {
   return { bytes, start, end };
 }
 
-/** The lower-case hex keys of a block as bytes, `size` bytes each (hex checked by the scan). */
+/** Writes the `size` bytes spelled by lower-case hex at from[at] (checked by the scan) into out[outAt]. */
+function hexInto(from: Uint8Array, at: number, out: Uint8Array, outAt: number, size: number): void {
+  const nibble = (c: number) => (c <= 0x39 ? c - 0x30 : c - 0x57);
+  for (let b = 0; b < size; b++) out[outAt + b] = (nibble(from[at + 2 * b]!) << 4) | nibble(from[at + 2 * b + 1]!);
+}
+
+/** The lower-case hex keys of a block as bytes, `size` bytes each. */
 function digestBytesOf(from: Buffer, block: ScannedBlock, size: number): Buffer {
   const out = Buffer.allocUnsafe(block.keyStart.length * size);
-  const nibble = (c: number) => (c <= 0x39 ? c - 0x30 : c - 0x57);
-  for (let k = 0; k < block.keyStart.length; k++) {
-    const s = block.keyStart[k]!;
-    for (let b = 0; b < size; b++) out[k * size + b] = (nibble(from[s + 2 * b]!) << 4) | nibble(from[s + 2 * b + 1]!);
-  }
+  for (let k = 0; k < block.keyStart.length; k++) hexInto(from, block.keyStart[k]!, out, k * size, size);
   return out;
 }
 
@@ -391,8 +393,7 @@ class ScannedDigest {
   }
 
   read(from: Uint8Array, at: number): Buffer {
-    const nibble = (c: number) => (c <= 0x39 ? c - 0x30 : c - 0x57);
-    for (let b = 0; b < this.out.length; b++) this.out[b] = (nibble(from[at + 2 * b]!) << 4) | nibble(from[at + 2 * b + 1]!);
+    hexInto(from, at, this.out, 0, this.out.length);
     return this.out;
   }
 }

@@ -21,12 +21,15 @@ import { digestSync, isDigestAlgorithm } from './digest.js';
 import { InventoryView } from './inventory-view.js';
 import type { ReadStorage } from './storage.js';
 
-export interface VersionInfo {
-  version: string;
-  created: string;
-  message?: string;
-  user?: { name: string; address?: string };
-  fileCount: number;
+/** A version's metadata and file count (what `log` shows), from a full or a compact read alike. */
+export type VersionInfo = InventoryVersionSummary;
+
+/** A copy of a version's metadata, keys in the order `log --json` prints them. */
+function versionInfo(v: VersionInfo): VersionInfo {
+  const info: VersionInfo = { version: v.version, created: v.created, fileCount: v.fileCount };
+  if (v.message !== undefined) info.message = v.message;
+  if (v.user !== undefined) info.user = { ...v.user };
+  return info;
 }
 
 export interface LoadedInventory {
@@ -231,21 +234,11 @@ export class OcflObjectReader {
   }
 
   versions(): VersionInfo[] {
-    if (this.view) {
-      return this.view.versions().map((v) => {
-        const info: VersionInfo = { version: v.version, created: v.created, fileCount: v.fileCount };
-        if (v.message !== undefined) info.message = v.message;
-        if (v.user !== undefined) info.user = { ...v.user };
-        return info;
-      });
-    }
+    if (this.view) return this.view.versions().map(versionInfo);
     const inventory = this.full!;
     return versionNames(inventory).map((version) => {
       const v = inventory.versions[version];
-      const info: VersionInfo = { version, created: v.created, fileCount: Object.values(v.state).reduce((n, p) => n + p.length, 0) };
-      if (v.message !== undefined) info.message = v.message;
-      if (v.user !== undefined) info.user = { ...v.user };
-      return info;
+      return versionInfo({ ...v, version, fileCount: Object.values(v.state).reduce((n, p) => n + p.length, 0) });
     });
   }
 
