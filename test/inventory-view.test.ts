@@ -1,6 +1,7 @@
 /**
  * The inventory read in place (src/ocfl/inventory-view.ts) held to the full parse it replaces in
- * readers (parseInventory + logicalState + manifestLookup): on the OCFL conformance fixtures, on
+ * readers (parseInventory + logicalState + manifestLookup, and the content path -> digest maps of the
+ * manifest and fixity blocks that audit and mets read): on the OCFL conformance fixtures, on
  * random inventories (paths with escapes, non-ASCII, characters above U+FFFF and from U+E000,
  * paths and digests listed twice), and on the same inventories damaged byte by byte. Where the view
  * reads an inventory it must read what the full parse reads; where the full parse refuses one,
@@ -8,6 +9,7 @@
  */
 import test from 'ava';
 import { readFileSync } from 'node:fs';
+import { isDigestAlgorithm } from '../src/ocfl/digest.js';
 import { InventoryView } from '../src/ocfl/inventory-view.js';
 import { logicalState, manifestLookup, parseInventory, serializeInventory, type Inventory } from '../src/ocfl/inventory.js';
 import { rng } from '../fixtures/northwind.js';
@@ -55,7 +57,23 @@ function randomInventory(r: () => number): Inventory {
     versions,
   };
   if (r() < 0.3) inv.fixity = { md5: Object.fromEntries(Object.values(manifest).map((paths) => [hex(r, 32), paths])) };
+  if (r() < 0.3) {
+    // A second block: sometimes a content path listed under two digests (the last wins), an upper-case
+    // digest (left to the full parse), and a block of an algorithm this tool does not compute.
+    const sha256 = Object.fromEntries(Object.values(manifest).map((paths) => [hex(r, 64), paths]));
+    const first = Object.values(manifest)[0]!;
+    if (r() < 0.3) sha256[hex(r, 64)] = [first[0]!];
+    if (r() < 0.1) sha256[hex(r, 64).toUpperCase()] = [first[0]!];
+    inv.fixity = { ...inv.fixity, sha256, ...(r() < 0.3 ? { 'x-local': { 'not hex': first } } : {}) };
+  }
   return inv;
+}
+
+/** content path -> lower-case digest of one block of a parsed inventory, as a Map set entry by entry reads it. */
+function byContentPath(block: Record<string, string[]>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [digest, paths] of Object.entries(block)) for (const p of paths) out.set(p, digest.toLowerCase());
+  return out;
 }
 
 /** What a reader reads of inventory bytes, through the full parse. */
@@ -63,12 +81,20 @@ function readFull(bytes: Buffer) {
   const inv = parseInventory(bytes);
   const lookup = manifestLookup(inv);
   const versions = Object.keys(inv.versions);
+  const byPath = new Map([[inv.digestAlgorithm, byContentPath(inv.manifest)]]);
+  for (const [alg, block] of Object.entries(inv.fixity ?? {}))
+    if (isDigestAlgorithm(alg) && !byPath.has(alg)) byPath.set(alg, byContentPath(block));
+  const contentPaths = [...byPath.get(inv.digestAlgorithm)!.keys()];
   return {
     id: inv.id,
     head: inv.head,
     versions: versions.map((v) => [v, inv.versions[v]!.created, inv.versions[v]!.message, inv.versions[v]!.user]),
     states: versions.map((v) => [...logicalState(inv, v)]),
     manifest: Object.keys(inv.manifest).map((d) => [d, lookup(d.toLowerCase())]),
+    fixityAlgorithms: Object.keys(inv.fixity ?? {}),
+    contentPaths,
+    // Every content path (and one no block lists) in every algorithm the blocks use and this tool computes.
+    contentDigests: [...contentPaths, 'v1/content/none'].map((cp) => [...byPath].map(([alg, m]) => [alg, m.get(cp)])),
   };
 }
 
@@ -84,12 +110,20 @@ function readView(bytes: Buffer) {
   } catch {
     return { acceptedWhatTheFullParseRefuses: true };
   }
+  const algorithms = [
+    inv.digestAlgorithm,
+    ...Object.keys(inv.fixity ?? {}).filter((a) => isDigestAlgorithm(a) && a !== inv.digestAlgorithm),
+  ];
+  const contentPaths = [...view.contentPaths()];
   return {
     id: view.id,
     head: view.head,
     versions: view.versions().map((v) => [v.version, v.created, v.message, v.user]),
     states: versions.map((v) => [...view.state(v)]),
     manifest: Object.keys(inv.manifest).map((d) => [d, view.manifestPaths(d.toLowerCase())]),
+    fixityAlgorithms: view.fixityAlgorithms(),
+    contentPaths,
+    contentDigests: [...contentPaths, 'v1/content/none'].map((cp) => algorithms.map((alg) => [alg, view.contentDigest(alg, cp)])),
   };
 }
 
@@ -104,7 +138,10 @@ test('random inventories read in place give what the full parse gives: states in
     if (view) {
       viewed++;
       t.deepEqual(view, full);
-    } else t.true(bytes.includes('\\'), 'only inventories with escapes or repeated paths are declined');
+    } else {
+      const upperCaseDigest = /"[0-9A-F]{64}"/.test(bytes.toString('utf8'));
+      t.true(bytes.includes('\\') || upperCaseDigest, 'only inventories with escapes or an upper-case fixity digest are declined');
+    }
   }
   t.true(viewed > 300, `${viewed} of 600 random inventories read in place`);
 });

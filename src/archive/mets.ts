@@ -73,27 +73,27 @@ interface LobFileOfCell {
 /** Adds the METS index of the head's .siard to object `id` as a new version. */
 export async function addMetsIndex(rootArg: string | OcflStorageRoot, id: string, options: AddMetsOptions = {}): Promise<AddMetsResult> {
   const root = await rootOf(rootArg);
-  const object = await root.openObject(id, { whole: true });
-  const inv = object.inventory;
+  const object = await root.openObject(id);
+  const head = object.head;
   const state = object.state();
-  const { siardFile, members } = theOneSiard(id, inv.head, state);
+  const { siardFile, members } = theOneSiard(id, head, state);
   const dir = path.dirname(siardFile) === '.' ? '' : path.dirname(siardFile);
   const inDir = (rel: string) => (dir ? `${dir}/${rel}` : rel);
   const parentPath = inDir(METS_FILE_NAME);
   if (state.has(parentPath) && !options.replace) {
-    const message = `Object "${id}" already has a METS index (${parentPath} in ${inv.head}); give --replace to write it again.`;
+    const message = `Object "${id}" already has a METS index (${parentPath} in ${head}); give --replace to write it again.`;
     throw new UsageError(message, 'METS_EXISTS');
   }
 
   const open = (cp: string) => storedFile(object.storage, object.storagePath(cp));
   const { files, digestTypes, note } = await lobFilesOfCells(object, state, siardFile, open);
-  const checksumType = chooseChecksumType(id, digestTypes, inv.digestAlgorithm, Object.keys(inv.fixity ?? {}));
+  const checksumType = chooseChecksumType(id, digestTypes, object.digestAlgorithm, object.fixityAlgorithms());
   const facts = new ContentFacts(object, id, OCFL_ALGORITHM_OF_DIGEST_TYPE[checksumType]!);
   const bySegment = await recordsBySegment(files, { id, siardFile, dir }, facts);
   const newChildren = [...bySegment.keys()].map((s) => inDir(`${s}/${METS_FILE_NAME}`));
   const taken = newChildren.filter((p) => state.has(p));
   if (taken.length > 0 && !options.replace) {
-    const message = `Object "${id}" already holds ${taken[0]} in ${inv.head}; give --replace to write the METS index again.`;
+    const message = `Object "${id}" already holds ${taken[0]} in ${head}; give --replace to write the METS index again.`;
     throw new UsageError(message, 'METS_EXISTS');
   }
   const siardFacts = [];
@@ -139,19 +139,15 @@ function theOneSiard(id: string, head: string, state: ReadonlyMap<string, string
  * it uses the algorithm, else its fixity block); a file the inventory lacks is read and counted.
  */
 class ContentFacts {
-  /** content path -> lower-case checksum */
-  private readonly known = new Map<string, string>();
+  /** content path -> lower-case checksum, of the files read because the inventory lacks it */
+  private readonly hashed = new Map<string, string>();
   rehashed = 0;
 
   constructor(
     private readonly object: OcflObjectReader,
     private readonly id: string,
     private readonly algorithm: string,
-  ) {
-    const inv = object.inventory;
-    const block = inv.digestAlgorithm === algorithm ? inv.manifest : (inv.fixity?.[algorithm] ?? {});
-    for (const [digest, paths] of Object.entries(block)) for (const cp of paths) this.known.set(cp, digest.toLowerCase());
-  }
+  ) {}
 
   async of(logicalPath: string): Promise<{ size: number; checksum: string }> {
     const { object, algorithm } = this;
@@ -161,13 +157,13 @@ class ContentFacts {
       const message = `The content file ${cp} of ${logicalPath} (object "${this.id}") is missing from storage; run audit.`;
       throw new SiardOcflError(message, { code: 'CONTENT_MISSING', exitCode: 1 });
     }
-    let checksum = this.known.get(cp);
+    let checksum = object.contentDigest(algorithm, cp) ?? this.hashed.get(cp);
     if (checksum === undefined) {
       this.rehashed++;
       const hasher = await MultiHasher.create([algorithm]);
       for await (const chunk of object.storage.readStream(object.storagePath(cp))) hasher.update(chunk as Buffer);
       checksum = hasher.digests()[algorithm]!;
-      this.known.set(cp, checksum);
+      this.hashed.set(cp, checksum);
     }
     return { size: st.size, checksum };
   }
@@ -218,7 +214,7 @@ async function commitMetsIndex(root: OcflStorageRoot, object: OcflObjectReader, 
   const algorithm = OCFL_ALGORITHM_OF_DIGEST_TYPE[index.checksumType]!;
   const staged = await root.startVersion(id, { fixityAlgorithms: [algorithm], known: object.parsed() });
   try {
-    if (staged.version !== nextVersionName(object.inventory.head)) {
+    if (staged.version !== nextVersionName(object.head)) {
       const message = `Object "${id}" changed while its METS index was prepared (now ${staged.version} would follow); run mets again.`;
       throw new SiardOcflError(message, { code: 'OBJECT_CHANGED', exitCode: 2 });
     }

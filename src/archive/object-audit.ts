@@ -166,7 +166,7 @@ export class ObjectAudit {
   private async open(): Promise<boolean> {
     const structure = await validateObject({ storage: this.root.storage, path: this.objectPath }, { fixity: false });
     try {
-      this.reader = await this.root.openObjectAt(this.objectPath, { whole: true });
+      this.reader = await this.root.openObjectAt(this.objectPath);
       this.object = this.summary.id = this.reader.id;
     } catch (err) {
       this.add('error', 'OBJECT_UNREADABLE', `The object at ${this.objectPath} cannot be read: ${(err as Error).message}`, {
@@ -176,10 +176,9 @@ export class ObjectAudit {
     }
     for (const f of structure.errors) this.add('error', f.code, f.message, { path: f.path });
     for (const f of structure.warnings) this.add('warning', f.code, f.message, { path: f.path });
-    const inv = this.reader.inventory;
-    const version = this.options.version ?? inv.head;
-    if (!inv.versions[version]) {
-      throw new SiardOcflError(`Object "${this.object}" has no version ${version} (head is ${inv.head}).`, {
+    const version = this.options.version ?? this.reader.head;
+    if (!this.reader.hasVersion(version)) {
+      throw new SiardOcflError(`Object "${this.object}" has no version ${version} (head is ${this.reader.head}).`, {
         code: 'NO_SUCH_VERSION',
         exitCode: 2,
       });
@@ -187,7 +186,7 @@ export class ObjectAudit {
     this.version = this.summary.version = version;
     this.state = this.reader.state(version);
     // Expected digests of every content file: manifest and fixity.
-    this.expected = new ExpectedDigests(inv);
+    this.expected = new ExpectedDigests(this.reader);
     return true;
   }
 

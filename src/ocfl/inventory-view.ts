@@ -12,6 +12,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { SiardOcflError } from '../errors.js';
+import { DIGEST_HEX_LENGTH } from './digest.js';
 import { inventoryFromJson, versionNumber, type InventoryVersionSummary } from './inventory.js';
 import { objectMembers, parseJsonRange, topLevelObject } from './large-json.js';
 import { setOwn } from './json-bytes.js';
@@ -180,14 +181,21 @@ interface VersionPlace {
   entryOf: Uint32Array;
 }
 
-/** The manifest: digests as bytes (`size` each), an index of them, and the content paths of each. */
-class ManifestView {
+/**
+ * A digest -> paths block (the manifest, a fixity block): digests as bytes (`size` each), an index
+ * of them, the paths of each, and an index of the paths built when a lookup by path first needs it.
+ */
+class DigestBlock {
   private readonly table: Int32Array;
+  /** path index -> its entry, and whether an earlier path is the same: built with the path index */
+  private entryOfPath: Uint32Array | undefined;
+  private repeated: Uint8Array | undefined;
+  private pathTable: Int32Array | undefined;
 
   constructor(
     private readonly digests: Buffer,
     private readonly size: number,
-    /** firstPath[k] .. firstPath[k + 1]: the content paths of entry k. */
+    /** firstPath[k] .. firstPath[k + 1]: the paths of entry k. */
     private readonly firstPath: Uint32Array,
     private readonly paths: Arena,
   ) {
@@ -234,11 +242,66 @@ class ManifestView {
     return this.digests.toString('hex', k * this.size, (k + 1) * this.size);
   }
 
+  private pathAt(p: number): string {
+    return this.paths.bytes.toString('utf8', this.paths.start[p], this.paths.end[p]);
+  }
+
   pathsOf(k: number): string[] {
     const out: string[] = [];
-    for (let p = this.firstPath[k]!; p < this.firstPath[k + 1]!; p++)
-      out.push(this.paths.bytes.toString('utf8', this.paths.start[p], this.paths.end[p]));
+    for (let p = this.firstPath[k]!; p < this.firstPath[k + 1]!; p++) out.push(this.pathAt(p));
     return out;
+  }
+
+  /**
+   * The paths of the block in its order, a path listed again left out: the keys of a Map set
+   * path -> digest entry by entry, which is how a full parse is read by path.
+   */
+  *uniquePaths(): IterableIterator<string> {
+    this.indexPaths();
+    const repeated = this.repeated!;
+    for (let p = 0; p < repeated.length; p++) if (!repeated[p]) yield this.pathAt(p);
+  }
+
+  private samePath(a: number, b: number): boolean {
+    const { bytes, start, end } = this.paths;
+    return bytes.compare(bytes, start[a]!, end[a]!, start[b]!, end[b]!) === 0;
+  }
+
+  /** The lower-case hex digest listing a path (the last one, if several do), or undefined. */
+  digestOfPath(path: string): string | undefined {
+    const table = this.indexPaths();
+    const query = Buffer.from(path, 'utf8');
+    const { bytes, start, end } = this.paths;
+    const mask = table.length - 1;
+    for (let slot = hashBytes(query, 0, query.length) & mask; ; slot = (slot + 1) & mask) {
+      const p = table[slot]!;
+      if (p === -1) return undefined;
+      if (end[p]! - start[p]! === query.length && bytes.compare(query, 0, query.length, start[p], end[p]) === 0)
+        return this.digestOf(this.entryOfPath![p]!);
+    }
+  }
+
+  /** The path table: one slot per distinct path, holding its last listing. */
+  private indexPaths(): Int32Array {
+    if (this.pathTable) return this.pathTable;
+    const { bytes, start, end } = this.paths;
+    const n = start.length;
+    // Path -> its last listing (a Map set entry by entry keeps the last value at the first place).
+    const entryOfPath = new Uint32Array(n);
+    for (let k = 0; k < this.entries; k++) entryOfPath.fill(k, this.firstPath[k], this.firstPath[k + 1]);
+    const repeated = new Uint8Array(n);
+    const table = emptyTable(n);
+    const mask = table.length - 1;
+    for (let p = 0; p < n; p++) {
+      let slot = hashBytes(bytes, start[p]!, end[p]!) & mask;
+      while (table[slot] !== -1 && !this.samePath(table[slot]!, p)) slot = (slot + 1) & mask;
+      if (table[slot] !== -1) repeated[p] = 1;
+      table[slot] = p;
+    }
+    this.entryOfPath = entryOfPath;
+    this.repeated = repeated;
+    this.pathTable = table;
+    return table;
   }
 }
 
@@ -250,7 +313,9 @@ export class InventoryView {
     readonly type: string,
     readonly digestAlgorithm: string,
     readonly head: string,
-    private readonly manifest: ManifestView,
+    private readonly manifest: DigestBlock,
+    /** algorithm -> its block; undefined for an algorithm this tool does not compute (only checked) */
+    private readonly fixity: Map<string, DigestBlock | undefined>,
     private readonly versionPlaces: Map<string, VersionPlace>,
   ) {}
 
@@ -284,6 +349,7 @@ export class InventoryView {
     const manifestBlock = scanPathBlock(bytes, manifestAt.start, manifestAt.end, { hexKeyLength });
     if (!manifestBlock) return undefined;
     skeleton.manifest = {};
+    const fixityBlocks = new Map<string, ScannedBlock | undefined>();
     const fixityAt = members.get('fixity');
     if (fixityAt) {
       if (bytes[fixityAt.start] !== 0x7b) return undefined;
@@ -291,7 +357,11 @@ export class InventoryView {
       if (!blocks) return undefined;
       const fixity: Record<string, unknown> = {};
       for (const [name, b] of blocks) {
-        if (name === '__proto__' || !scanPathBlock(bytes, b.start, b.end, { checkOnly: true })) return undefined;
+        // An algorithm this tool computes is kept for lookups (lower-case hex of its length); any other only checked.
+        const hexLength = Object.hasOwn(DIGEST_HEX_LENGTH, name) ? DIGEST_HEX_LENGTH[name] : undefined;
+        const block = scanPathBlock(bytes, b.start, b.end, hexLength === undefined ? { checkOnly: true } : { hexKeyLength: hexLength });
+        if (name === '__proto__' || !block) return undefined;
+        fixityBlocks.set(name, hexLength === undefined ? undefined : block);
         fixity[name] = {};
       }
       skeleton.fixity = fixity;
@@ -316,13 +386,29 @@ export class InventoryView {
     // The same checks as a full parse, on the same values (throws InventoryError as it does).
     const checked = inventoryFromJson(skeleton, where);
     const size = hexKeyLength / 2;
-    const manifest = new ManifestView(
+    const manifest = new DigestBlock(
       digestBytesOf(bytes, manifestBlock, size),
       size,
       manifestBlock.firstPath,
       arenaOf(bytes, manifestBlock.pathStart, manifestBlock.pathEnd),
     );
     if (!manifest.index()) return undefined;
+    const fixity = new Map<string, DigestBlock | undefined>();
+    for (const [name, block] of fixityBlocks) {
+      if (!block) {
+        fixity.set(name, undefined);
+        continue;
+      }
+      const blockSize = DIGEST_HEX_LENGTH[name]! / 2;
+      const kept = new DigestBlock(
+        digestBytesOf(bytes, block, blockSize),
+        blockSize,
+        block.firstPath,
+        arenaOf(bytes, block.pathStart, block.pathEnd),
+      );
+      if (!kept.index()) return undefined;
+      fixity.set(name, kept);
+    }
     const places = new Map<string, VersionPlace>();
     for (const name of Object.keys(checked.versions).sort((a, b) => versionNumber(a) - versionNumber(b))) {
       const state = stateBlocks.get(name)!;
@@ -334,14 +420,14 @@ export class InventoryView {
       if (info.user !== undefined) summary.user = info.user;
       places.set(name, { summary, paths: arenaOf(bytes, state.pathStart, state.pathEnd), entryOf });
     }
-    return new InventoryView(checked.id, checked.type, checked.digestAlgorithm, checked.head, manifest, places);
+    return new InventoryView(checked.id, checked.type, checked.digestAlgorithm, checked.head, manifest, fixity, places);
   }
 
   /**
    * The manifest entry of each path of a state, or undefined when a digest of the state repeats or
    * is not in the manifest (the full parse reads those as it always has).
    */
-  private static entriesOf(bytes: Buffer, state: ScannedBlock, manifest: ManifestView, size: number): Uint32Array | undefined {
+  private static entriesOf(bytes: Buffer, state: ScannedBlock, manifest: DigestBlock, size: number): Uint32Array | undefined {
     const seen = new Uint8Array(manifest.entries);
     const entryOf = new Uint32Array(state.pathStart.length);
     const one = new ScannedDigest(size);
@@ -381,6 +467,26 @@ export class InventoryView {
     if (digest.length !== 2 * this.manifest.digestSize || !/^[0-9a-f]*$/.test(digest)) return undefined;
     const k = this.manifest.find(Buffer.from(digest, 'hex'));
     return k < 0 ? undefined : this.manifest.pathsOf(k);
+  }
+
+  /** The content paths of the manifest in its order, each once. */
+  contentPaths(): IterableIterator<string> {
+    return this.manifest.uniquePaths();
+  }
+
+  /** The names of the fixity blocks, in the inventory's order. */
+  fixityAlgorithms(): string[] {
+    return [...this.fixity.keys()];
+  }
+
+  /**
+   * The lower-case digest of a content path in `algorithm`: the manifest's for its own algorithm,
+   * else the fixity block's (the last listing, if several); undefined when the block does not list
+   * it or is of an algorithm this tool does not compute.
+   */
+  contentDigest(algorithm: string, contentPath: string): string | undefined {
+    const block = algorithm === this.digestAlgorithm ? this.manifest : this.fixity.get(algorithm);
+    return block?.digestOfPath(contentPath);
   }
 }
 

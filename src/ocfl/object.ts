@@ -175,6 +175,7 @@ export class OcflObjectReader {
   /** Built on first use and kept: an inventory of a million paths must not be re-indexed per lookup. */
   private readonly states = new Map<string, ReadonlyMap<string, string>>();
   private manifest: ((digest: string) => string[] | undefined) | undefined;
+  private readonly contentDigests = new Map<string, Map<string, string>>();
   private full: Inventory | undefined;
   private readonly view: InventoryView | undefined;
 
@@ -212,9 +213,9 @@ export class OcflObjectReader {
     return this.full;
   }
 
-  /** The inventory with the digest of its bytes, when known (see loadInventory's `known`). */
+  /** The inventory parsed in full with the digest of its bytes, when this reader holds them (see loadInventory's `known`). */
   parsed(): ParsedInventory | undefined {
-    return this.inventoryDigest === undefined ? undefined : { inventory: this.inventory, digest: this.inventoryDigest };
+    return this.inventoryDigest === undefined || !this.full ? undefined : { inventory: this.full, digest: this.inventoryDigest };
   }
 
   get id(): string {
@@ -270,6 +271,43 @@ export class OcflObjectReader {
     if (this.view) return this.view.manifestPaths(digest.toLowerCase());
     this.manifest ??= manifestLookup(this.full!);
     return this.manifest(digest.toLowerCase());
+  }
+
+  /** The content paths of the manifest in its order, each once. */
+  contentPaths(): IterableIterator<string> {
+    if (this.view) return this.view.contentPaths();
+    return this.byContentPath(this.full!.digestAlgorithm).keys();
+  }
+
+  /** The names of the inventory's fixity blocks. */
+  fixityAlgorithms(): string[] {
+    return this.view ? this.view.fixityAlgorithms() : Object.keys(this.full!.fixity ?? {});
+  }
+
+  /**
+   * The lower-case digest the inventory records for a content path in `algorithm`: the manifest's
+   * for its own algorithm, else the fixity block's; undefined when not recorded (or, read compactly,
+   * when the block is of an algorithm this tool does not compute).
+   */
+  contentDigest(algorithm: string, contentPath: string): string | undefined {
+    if (this.view) return this.view.contentDigest(algorithm, contentPath);
+    return this.byContentPath(algorithm).get(contentPath);
+  }
+
+  /** content path -> lower-case digest of one block of a fully parsed inventory, built once. */
+  private byContentPath(algorithm: string): Map<string, string> {
+    let map = this.contentDigests.get(algorithm);
+    if (!map) {
+      const inv = this.full!;
+      const block = algorithm === inv.digestAlgorithm ? inv.manifest : (inv.fixity?.[algorithm] ?? {});
+      map = new Map();
+      for (const digest in block) {
+        const lower = digest.toLowerCase();
+        for (const p of block[digest]!) map.set(p, lower);
+      }
+      this.contentDigests.set(algorithm, map);
+    }
+    return map;
   }
 
   /** Content path (relative to the object root) holding a digest's bytes. */
