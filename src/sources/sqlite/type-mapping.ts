@@ -70,6 +70,12 @@ function affinityOf(declared: string): SqliteAffinity {
   return 'NUMERIC';
 }
 
+/** A declared character type with a length, the length captured. */
+const VARCHAR_LENGTH = new RegExp(
+  '^(?:NATIONAL )?(?:N?VARCHAR|N?CHAR|CHARACTER|CHAR VARYING|CHARACTER VARYING|NCHAR VARYING|VARYING CHARACTER|NATIVE CHARACTER)' +
+    String.raw`\s*\(\s*(\d+)\s*\)$`,
+);
+
 export function mapDeclaredType(declared: string): MappedType {
   const t = declared.trim().toUpperCase().replace(/\s+/g, ' ');
   const affinity = affinityOf(t);
@@ -77,10 +83,7 @@ export function mapDeclaredType(declared: string): MappedType {
     case 'INTEGER':
       return { affinity, kind: 'integer', type: 'BIGINT' };
     case 'TEXT': {
-      const m =
-        /^(?:NATIONAL )?(?:N?VARCHAR|N?CHAR|CHARACTER|CHAR VARYING|CHARACTER VARYING|NCHAR VARYING|VARYING CHARACTER|NATIVE CHARACTER)\s*\(\s*(\d+)\s*\)$/.exec(
-          t,
-        );
+      const m = VARCHAR_LENGTH.exec(t);
       if (m && Number(m[1]) > 0) return { affinity, kind: 'varchar', type: `VARCHAR(${Number(m[1])})`, length: Number(m[1]) };
       return { affinity, kind: 'clob', type: 'CLOB' };
     }
