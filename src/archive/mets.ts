@@ -190,7 +190,7 @@ async function recordsBySegment(
     const slash = rel.indexOf('/');
     if ((dir && !f.logicalPath.startsWith(`${dir}/`)) || (!info && slash < 0)) {
       const message =
-        `The LOB file ${f.logicalPath} of object "${id}" lies in no folder beside ${siardFile}, so no segment ` + `METS can list it.`;
+        `The LOB file ${f.logicalPath} of object "${id}" lies in no folder beside ${siardFile}, ` + `so no segment METS can list it.`;
       throw new SiardOcflError(message, { code: 'METS_NO_SEGMENT', exitCode: 2 });
     }
     const segment = info?.segment ?? rel.slice(0, slash);

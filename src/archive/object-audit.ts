@@ -407,7 +407,7 @@ export class ObjectAudit {
       s.rows += rows;
       if (rows !== t.table.rows) {
         const message =
-          `${logicalPath}: table ${tableName} has ${rows} rows in ${t.xmlEntry}, but metadata.xml says ` + `<rows>${t.table.rows}</rows>.`;
+          `${logicalPath}: table ${tableName} has ${rows} rows in ${t.xmlEntry}, ` + `but metadata.xml says <rows>${t.table.rows}</rows>.`;
         this.add('error', 'SIARD_ROWS', message, { path: logicalPath, table: tableName });
       }
     }

@@ -11,8 +11,8 @@ function line(kind: 'ERROR' | 'WARNING', f: Finding): string {
 function summary(target: string, r: ValidationResult, fixity: boolean): string {
   const verdict = r.valid ? 'VALID' : 'INVALID';
   const objects = `${r.objects} object${r.objects === 1 ? '' : 's'}`;
-  const files =
-    `${r.files} content file${r.files === 1 ? '' : 's'} (${r.bytes} ` + `bytes${fixity ? ', digests verified' : ', digests not checked'})`;
+  const digests = fixity ? ', digests verified' : ', digests not checked';
+  const files = `${r.files} content file${r.files === 1 ? '' : 's'} (${r.bytes} bytes${digests})`;
   return (
     `${verdict}: ${target}: ${objects}, ${files}, ${r.errors.length} error${r.errors.length === 1 ? '' : 's'},` +
     ` ${r.warnings.length} warning${r.warnings.length === 1 ? '' : 's'}.\n`

@@ -80,7 +80,7 @@ export class SiardSource implements DatabaseSource {
   static async open(file: string, options: SiardSourceOptions = {}): Promise<SiardSource> {
     if (localSegmentSet(file)) {
       const message =
-        `${file} is a segmented SIARD file; re-segmenting one is not supported yet (ingest stores it as received, ` + `restore reads it).`;
+        `${file} is a segmented SIARD file; ` + `re-segmenting one is not supported yet (ingest stores it as received, restore reads it).`;
       throw new UsageError(message, 'SIARD_SEGMENTED');
     }
     const reader = await SiardReader.open(file);
