@@ -238,23 +238,17 @@ export async function planSiardPackage(siardFile: string): Promise<PackagePlan> 
           }
         } else if (lookup.status === 'missing') {
           missing++;
-          firstUnstored ??=
-            `${describeLobCell(reader, cell)}: "${cell.ref.file}" is missing (looked ` +
-            `for ${describeLobTarget(lookup.location.primary)})`;
+          const lookedFor = describeLobTarget(lookup.location.primary);
+          firstUnstored ??= `${describeLobCell(reader, cell)}: "${cell.ref.file}" is missing (looked for ${lookedFor})`;
           if (missing <= 20)
-            warnings.push(
-              `${describeLobCell(reader, cell)}: LOB file "${cell.ref.file}" is missing (looked ` +
-                `for ${describeLobTarget(lookup.location.primary)}).`,
-            );
+            warnings.push(`${describeLobCell(reader, cell)}: LOB file "${cell.ref.file}" is missing (looked for ${lookedFor}).`);
         } else {
           outside++;
           firstUnstored ??= `${describeLobCell(reader, cell)}: "${cell.ref.file}" ${whyNotStored(lookup)}`;
           if (outside <= 20) {
-            const why =
-              lookup.status === 'outside'
-                ? `lies outside the package folder (${describeLobTarget(lookup.location.primary)})`
-                : `has no usable location (${lookup.reason})`;
-            warnings.push(`${describeLobCell(reader, cell)}: LOB file "${cell.ref.file}" ${why}; it is not taken into the object.`);
+            warnings.push(
+              `${describeLobCell(reader, cell)}: LOB file "${cell.ref.file}" ${notTakenWords(lookup)}; it is not taken into the object.`,
+            );
           }
         }
       }
@@ -284,6 +278,13 @@ export async function planSiardPackage(siardFile: string): Promise<PackagePlan> 
     access.close();
     reader.close();
   }
+}
+
+/** Why a LOB file the package does not hold is not taken into the object, for the warning about it. */
+function notTakenWords(lookup: Exclude<LobLookup, { status: 'found' | 'missing' }>): string {
+  return lookup.status === 'outside'
+    ? `lies outside the package folder (${describeLobTarget(lookup.location.primary)})`
+    : `has no usable location (${lookup.reason})`;
 }
 
 /** Why a LOB that was not found is not stored, in words (after the cell file). */
