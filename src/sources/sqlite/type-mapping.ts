@@ -7,18 +7,24 @@
  * widens the type so the value is exported unchanged, or stops with an error naming table, row and
  * column. No value is ever changed silently.
  *
- * | declared type (SQLite affinity rule, in this order)        | SQL:2008 type        | values that fit                       |
- * |-----------------------------------------------------------|----------------------|---------------------------------------|
- * | contains INT (INTEGER affinity)                            | BIGINT               | integer                               |
- * | CHAR(n), VARCHAR(n), NCHAR(n), NVARCHAR(n), CHARACTER(n), CHARACTER VARYING(n)... | VARCHAR(n) | text (length above n widens to VARCHAR(max length)) |
- * | other types containing CHAR, CLOB or TEXT (TEXT affinity)  | CLOB                 | text                                  |
- * | contains BLOB                                              | BLOB                 | blob                                  |
- * | empty (no declared type; BLOB/"none" affinity)             | from the values: BIGINT (all integer), DOUBLE PRECISION (integer and real), CLOB (all text), BLOB (all blob or all NULL) |
- * | contains REAL, FLOA or DOUB (REAL affinity)                | DOUBLE PRECISION     | real, integer                         |
- * | BOOLEAN, BOOL (NUMERIC affinity)                           | BOOLEAN              | integer 0 or 1                        |
- * | DATE                                                       | DATE                 | text 'YYYY-MM-DD' (a valid date, year 0001-9999), written 'YYYY-MM-DDZ' |
- * | DATETIME, TIMESTAMP                                        | TIMESTAMP            | text 'YYYY-MM-DD HH:MM:SS[.fff]', written 'YYYY-MM-DDTHH:MM:SS[.fff]Z' |
- * | DECIMAL(p,s), NUMERIC(p,s), DECIMAL, NUMERIC, anything else (NUMERIC affinity) | DECIMAL(p,s) / DECIMAL | integer, finite real |
+ * | declared type (SQLite affinity rule, in this order)              | SQL:2008 type          | values that fit                      |
+ * |------------------------------------------------------------------|------------------------|--------------------------------------|
+ * | contains INT (INTEGER affinity)                                  | BIGINT                 | integer                              |
+ * | CHAR(n), VARCHAR(n), NCHAR(n), NVARCHAR(n), CHARACTER(n) ... (1) | VARCHAR(n)             | text (1)                             |
+ * | other types containing CHAR, CLOB or TEXT (TEXT affinity)        | CLOB                   | text                                 |
+ * | contains BLOB                                                    | BLOB                   | blob                                 |
+ * | empty (no declared type; BLOB/"none" affinity)                   | from the values (2)    | any                                  |
+ * | contains REAL, FLOA or DOUB (REAL affinity)                      | DOUBLE PRECISION       | real, integer                        |
+ * | BOOLEAN, BOOL (NUMERIC affinity)                                 | BOOLEAN                | integer 0 or 1                       |
+ * | DATE                                                             | DATE                   | text 'YYYY-MM-DD' (3)                |
+ * | DATETIME, TIMESTAMP                                              | TIMESTAMP              | text 'YYYY-MM-DD HH:MM:SS[.fff]' (3) |
+ * | DECIMAL(p,s), NUMERIC(p,s), DECIMAL, NUMERIC, anything else (4)  | DECIMAL(p,s) / DECIMAL | integer, finite real                 |
+ *
+ * (1) CHAR(n), VARCHAR(n), NCHAR(n), NVARCHAR(n), CHARACTER(n), CHARACTER VARYING(n) and the like; text longer than n
+ *     widens the column to VARCHAR(max length).
+ * (2) The type follows the values: BIGINT (all integer), DOUBLE PRECISION (integer and real), CLOB (all text), BLOB (all blob or all NULL).
+ * (3) A valid date, year 0001-9999; written 'YYYY-MM-DDZ' and 'YYYY-MM-DDTHH:MM:SS[.fff]Z'.
+ * (4) NUMERIC affinity.
  *
  * Widening when a value does not fit (each one reported by the export with the first row that
  * caused it; `--strict` refuses instead):
