@@ -210,8 +210,8 @@ function main(): void {
       const auditRatio = sum.seconds / audit.seconds;
       const auditRatioN = sumN.seconds / audit.seconds;
       process.stdout.write(
-        `\ningest: ours ${speedup.toFixed(2)}x faster than export + @ocfl/ocfl-fs import (target >= ` +
-          `2) ${speedup >= 2 ? 'PASS' : 'FAIL'}\n` +
+        `\ningest: ours ${speedup.toFixed(2)}x faster than export + @ocfl/ocfl-fs import ` +
+          `(target >= 2) ${speedup >= 2 ? 'PASS' : 'FAIL'}\n` +
           `audit: sha512sum time / our audit time = ${auditRatio.toFixed(2)} (target >= 0.8) ${auditRatio >= 0.8 ? 'PASS' : 'FAIL'}; ` +
           `against sha512sum with -n 32 (both cores busy): ${auditRatioN.toFixed(2)}\n` +
           `cpu: ingest ${ingest.cpuSeconds.toFixed(2)} s vs peer ${peer.cpuSeconds.toFixed(2)} s; ` +

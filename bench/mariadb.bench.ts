@@ -59,10 +59,10 @@ try {
       `mariadb-dump --no-defaults --socket=${server.socket} -uroot --single-transaction bench ${table} | gzip -1 > ${dumpFile}`,
     ]);
     process.stdout.write(
-      `${label}: ${amount}; siard-ocfl export ${ours.seconds.toFixed(2)} s (${per(ours.seconds)}, peak ` +
-        `RSS ${ours.peakMb.toFixed(0)} MB, ${(folderBytes(path.join(work, table)) / 1e6).toFixed(1)} MB written); ` +
-        `mariadb-dump | gzip -1 ${peer.seconds.toFixed(2)} s (${per(peer.seconds)}); ratio ` +
-        `ours/peer ${(ours.seconds / peer.seconds).toFixed(2)}\n`,
+      `${label}: ${amount}; siard-ocfl export ${ours.seconds.toFixed(2)} s (${per(ours.seconds)}, ` +
+        `peak RSS ${ours.peakMb.toFixed(0)} MB, ${(folderBytes(path.join(work, table)) / 1e6).toFixed(1)} MB written); ` +
+        `mariadb-dump | gzip -1 ${peer.seconds.toFixed(2)} s (${per(peer.seconds)}); ` +
+        `ratio ours/peer ${(ours.seconds / peer.seconds).toFixed(2)}\n`,
     );
   };
   report('rows', 'plain', `${ROWS} rows`, (s) => `${Math.round(ROWS / s)} rows/s`);

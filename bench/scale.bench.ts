@@ -175,8 +175,8 @@ function scaleRun(work: string, n: number, results: Results, restoreRatios: stri
   if (wanted('restore --root --id'))
     restoreRatios.push(
       `  ${String(n).padStart(9)} files: restore --root --id ${fromRoot.seconds.toFixed(2)} s / restore of the plain ` +
-        `export ${plain.seconds.toFixed(2)} s = ${(fromRoot.seconds / plain.seconds).toFixed(2)} (target <= ` +
-        `1.3) ${fromRoot.seconds / plain.seconds <= 1.3 ? 'PASS' : 'FAIL'}`,
+        `export ${plain.seconds.toFixed(2)} s = ${(fromRoot.seconds / plain.seconds).toFixed(2)} ` +
+        `(target <= 1.3) ${fromRoot.seconds / plain.seconds <= 1.3 ? 'PASS' : 'FAIL'}`,
     );
   const joined = path.join(here, 'joined');
   r('checkout --join-chunks', cli('checkout', '--join-chunks', '--root', root, '--id', id, joined));
@@ -262,8 +262,8 @@ function ratioRun(work: string): string[] {
   const line = (text: string, ok: boolean) => `  ${text} ${ok ? 'PASS' : 'FAIL'}`;
   return [
     line(
-      `put ${o.seconds.toFixed(2)} s vs @ocfl/ocfl-fs import + sync ${p.seconds.toFixed(2)} ` +
-        `s: ${(p.seconds / o.seconds).toFixed(2)}x as fast (target >= 1)`,
+      `put ${o.seconds.toFixed(2)} s vs @ocfl/ocfl-fs import + sync ${p.seconds.toFixed(2)} s: ` +
+        `${(p.seconds / o.seconds).toFixed(2)}x as fast (target >= 1)`,
       o.seconds <= p.seconds,
     ),
     line(
@@ -272,8 +272,8 @@ function ratioRun(work: string): string[] {
       o.seconds <= 2 * c.seconds,
     ),
     line(
-      `checkout ${k.seconds.toFixed(2)} s vs cp -r + sha512sum ${cs.seconds.toFixed(2)} ` +
-        `s: ${(k.seconds / cs.seconds).toFixed(2)}x its time (target <= 2)`,
+      `checkout ${k.seconds.toFixed(2)} s vs cp -r + sha512sum ${cs.seconds.toFixed(2)} s: ` +
+        `${(k.seconds / cs.seconds).toFixed(2)}x its time (target <= 2)`,
       k.seconds <= 2 * cs.seconds,
     ),
     `  peak memory: put ${o.maxRssMiB.toFixed(0)} MiB, @ocfl/ocfl-fs ${p.maxRssMiB.toFixed(0)} MiB, checkout ${k.maxRssMiB.toFixed(0)} MiB`,

@@ -321,10 +321,9 @@ async function main(): Promise<void> {
   for (const key of Object.keys(results).filter((k) => k.startsWith('small '))) {
     const small = results[key] as Record<string, number>;
     summary +=
-      `validate, ${small.files} small files (CLI, ${key.slice(6)} cache): ${small.validateFilesPerSecond} files/s (library ` +
-      `alone ${small.libraryFilesPerSecond}) ` +
-      `vs sha512sum -P2 ${small.sha512sumFilesPerSecond} files/s: ratio ${small.ratio}, CPU-time ratio ${small.cpuRatio}; peak ` +
-      `RSS ${small.peakRssMB} MB\n`;
+      `validate, ${small.files} small files (CLI, ${key.slice(6)} cache): ${small.validateFilesPerSecond} files/s ` +
+      `(library alone ${small.libraryFilesPerSecond}) vs sha512sum -P2 ${small.sha512sumFilesPerSecond} files/s: ` +
+      `ratio ${small.ratio}, CPU-time ratio ${small.cpuRatio}; peak RSS ${small.peakRssMB} MB\n`;
   }
   process.stdout.write(
     summary +
