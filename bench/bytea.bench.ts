@@ -104,10 +104,15 @@ try {
 
   const gib = total / 2 ** 30;
   console.log(
-    `export : ${exp.seconds.toFixed(1)} s, ${((gib / exp.seconds) * 1024).toFixed(0)} MiB/s, peak RSS ${exp.peakMb.toFixed(0)} MB, ${(exported / 2 ** 30).toFixed(2)} GiB written; ${(exp.seconds / pgDump.seconds).toFixed(2)}x pg_dump's time (${pgDump.seconds.toFixed(1)} s, peak ${pgDump.peakMb.toFixed(0)} MB)`,
+    `export : ${exp.seconds.toFixed(1)} s, ${((gib / exp.seconds) * 1024).toFixed(0)} MiB/s, peak RSS ${exp.peakMb.toFixed(0)} ` +
+      `MB, ${(exported / 2 ** 30).toFixed(2)} GiB written; ${(exp.seconds / pgDump.seconds).toFixed(2)}x pg_dump's time ` +
+      `(${pgDump.seconds.toFixed(1)} s, peak ${pgDump.peakMb.toFixed(0)} MB)`,
   );
   console.log(
-    `restore: ${res.seconds.toFixed(1)} s, ${((gib / res.seconds) * 1024).toFixed(0)} MiB/s, peak RSS ${res.peakMb.toFixed(0)} MB, ${summary.lobFiles} LOB files, ${summary.digestsVerified} digests verified; ${(res.seconds / pgRestore.seconds).toFixed(2)}x pg_restore's time (${pgRestore.seconds.toFixed(1)} s, peak ${pgRestore.peakMb.toFixed(0)} MB)`,
+    `restore: ${res.seconds.toFixed(1)} s, ${((gib / res.seconds) * 1024).toFixed(0)} MiB/s, peak RSS ${res.peakMb.toFixed(0)} ` +
+      `MB, ${summary.lobFiles} LOB files, ${summary.digestsVerified} digests ` +
+      `verified; ${(res.seconds / pgRestore.seconds).toFixed(2)}x pg_restore's time (${pgRestore.seconds.toFixed(1)} s, ` +
+      `peak ${pgRestore.peakMb.toFixed(0)} MB)`,
   );
   console.log(`values equal after the round trip: ${same}`);
   if (!same) failed = true;

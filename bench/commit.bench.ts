@@ -85,7 +85,8 @@ function main(): void {
         const run = newVersion(script, rootDir, ++n, mode === 'rename' ? { SIARD_OCFL_COMMIT: 'rename' } : {});
         runs[mode].push(run);
         process.stdout.write(
-          `  round ${round} ${mode.padEnd(9)} process ${run.seconds.toFixed(2).padStart(6)} s   commit ${run.commitSeconds.toFixed(3).padStart(7)} s   peak ${run.maxRssMiB.toFixed(0).padStart(4)} MiB\n`,
+          `  round ${round} ${mode.padEnd(9)} process ${run.seconds.toFixed(2).padStart(6)} s   ` +
+            `commit ${run.commitSeconds.toFixed(3).padStart(7)} s   peak ${run.maxRssMiB.toFixed(0).padStart(4)} MiB\n`,
         );
       }
     }
@@ -95,7 +96,8 @@ function main(): void {
     const [exC, reC] = [best(runs.exchange, 'commitSeconds'), best(runs.rename, 'commitSeconds')];
     process.stdout.write(
       `\nbest of ${ROUNDS}: whole process exchange ${ex.toFixed(2)} s, renames ${re.toFixed(2)} s (${(ex / re).toFixed(2)}x); ` +
-        `commit() ${exC.toFixed(3)} s vs ${reC.toFixed(3)} s: ${(((exC - reC) * 1e6) / FILES).toFixed(1)} µs more per file of the object; ` +
+        `commit() ${exC.toFixed(3)} s vs ${reC.toFixed(3)} s: ${(((exC - reC) * 1e6) / FILES).toFixed(1)} µs more per file of ` +
+        `the object; ` +
         `peak ${peak(runs.exchange).toFixed(0)} / ${peak(runs.rename).toFixed(0)} MiB\n`,
     );
   } finally {

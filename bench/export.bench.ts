@@ -62,7 +62,8 @@ function buildRowDb(file: string): void {
   db.transaction(() => {
     for (let i = 1; i <= ROWS; i++) {
       const s = i % 86400;
-      const at = `2024-01-${String(1 + (i % 28)).padStart(2, '0')} ${String((s / 3600) | 0).padStart(2, '0')}:${String(((s / 60) | 0) % 60).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
+      const two = (n: number) => String(n).padStart(2, '0');
+      const at = `2024-01-${two(1 + (i % 28))} ${two((s / 3600) | 0)}:${two(((s / 60) | 0) % 60)}:${two(s % 60)}`;
       ins.run(i, `event ${i}`, i * 0.25, at, i % 3 === 0 ? null : `note <${i}> & more`);
     }
   })();
@@ -129,7 +130,8 @@ function printRate(
   peaks.push([oursName, r.ours.peakMb]);
   console.log(title);
   console.log(
-    `  ${oursName.padEnd(28)} ${Math.round(units / r.ours.seconds).toLocaleString('en')} ${unitName}/s  (${fmt(r.ours.seconds, 2)} s, peak ${fmt(r.ours.peakMb)} MB)`,
+    `  ${oursName.padEnd(28)} ${Math.round(units / r.ours.seconds).toLocaleString('en')} ${unitName}/s  ` +
+      `(${fmt(r.ours.seconds, 2)} s, peak ${fmt(r.ours.peakMb)} MB)`,
   );
   console.log(
     `  ${peerName.padEnd(28)} ${Math.round(units / r.peer.seconds).toLocaleString('en')} ${unitName}/s  (${fmt(r.peer.seconds, 2)} s)`,
@@ -302,7 +304,8 @@ async function postgresPart(work: string, rowDb: string, check: (ok: boolean, wh
       'sh',
       [
         '-c',
-        `sqlite3 -csv '${rowDb}' 'SELECT id, name, amount, at, note FROM events' | psql -q '${src}' -c '\\copy events FROM STDIN WITH (FORMAT csv)'`,
+        `sqlite3 -csv '${rowDb}' 'SELECT id, name, amount, at, note FROM events' | psql -q '${src}' -c '\\copy events FROM ` +
+          `STDIN WITH (FORMAT csv)'`,
       ],
       {
         encoding: 'utf8',

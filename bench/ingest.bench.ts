@@ -58,7 +58,8 @@ function measure(mode: CacheMode, label: string, command: string[], cwd = PROJEC
   const rss = /__MAXRSS__ (\d+) ([\d.]+) ([\d.]+)/.exec(r.stderr);
   const run = { label, seconds, cpuSeconds: rss ? Number(rss[2]) + Number(rss[3]) : NaN, maxRssMiB: rss ? Number(rss[1]) / 1024 : NaN };
   process.stdout.write(
-    `  ${mode.padEnd(5)}${label.padEnd(58)} ${seconds.toFixed(2).padStart(7)} s   cpu ${run.cpuSeconds.toFixed(2).padStart(6)} s   peak ${run.maxRssMiB.toFixed(0).padStart(5)} MiB\n`,
+    `  ${mode.padEnd(5)}${label.padEnd(58)} ${seconds.toFixed(2).padStart(7)} s   cpu ${run.cpuSeconds.toFixed(2).padStart(6)} ` +
+      `s   peak ${run.maxRssMiB.toFixed(0).padStart(5)} MiB\n`,
   );
   return run;
 }
@@ -174,7 +175,11 @@ function main(): void {
               const source = await openSource(${JSON.stringify(`sqlite:${db}`)});
               await exportToDirectory(source, ${JSON.stringify(folder)}, { name: 'Bench' });
               await source.close();
-              const storage = ocfl.storage({ root: ${JSON.stringify(peerRoot)}, workspace: ${JSON.stringify(path.join(work, 'peer-ws'))}, layout: { extensionName: '0003-hash-and-id-n-tuple-storage-layout' } });
+              const storage = ocfl.storage({
+                root: ${JSON.stringify(peerRoot)},
+                workspace: ${JSON.stringify(path.join(work, 'peer-ws'))},
+                layout: { extensionName: '0003-hash-and-id-n-tuple-storage-layout' },
+              });
               await storage.create();
               await storage.object('bench').import(${JSON.stringify(folder)});`),
             PROJECT,
@@ -205,11 +210,14 @@ function main(): void {
       const auditRatio = sum.seconds / audit.seconds;
       const auditRatioN = sumN.seconds / audit.seconds;
       process.stdout.write(
-        `\ningest: ours ${speedup.toFixed(2)}x faster than export + @ocfl/ocfl-fs import (target >= 2) ${speedup >= 2 ? 'PASS' : 'FAIL'}\n` +
+        `\ningest: ours ${speedup.toFixed(2)}x faster than export + @ocfl/ocfl-fs import ` +
+          `(target >= 2) ${speedup >= 2 ? 'PASS' : 'FAIL'}\n` +
           `audit: sha512sum time / our audit time = ${auditRatio.toFixed(2)} (target >= 0.8) ${auditRatio >= 0.8 ? 'PASS' : 'FAIL'}; ` +
           `against sha512sum with -n 32 (both cores busy): ${auditRatioN.toFixed(2)}\n` +
-          `cpu: ingest ${ingest.cpuSeconds.toFixed(2)} s vs peer ${peer.cpuSeconds.toFixed(2)} s; audit ${audit.cpuSeconds.toFixed(2)} s vs sha512sum ${sum.cpuSeconds.toFixed(2)} s\n` +
-          `peak memory: ingest ${ingest.maxRssMiB.toFixed(0)} MiB vs peer ${peer.maxRssMiB.toFixed(0)} MiB; audit ${audit.maxRssMiB.toFixed(0)} MiB vs sha512sum ${sum.maxRssMiB.toFixed(0)} MiB\n`,
+          `cpu: ingest ${ingest.cpuSeconds.toFixed(2)} s vs peer ${peer.cpuSeconds.toFixed(2)} s; ` +
+          `audit ${audit.cpuSeconds.toFixed(2)} s vs sha512sum ${sum.cpuSeconds.toFixed(2)} s\n` +
+          `peak memory: ingest ${ingest.maxRssMiB.toFixed(0)} MiB vs peer ${peer.maxRssMiB.toFixed(0)} MiB; ` +
+          `audit ${audit.maxRssMiB.toFixed(0)} MiB vs sha512sum ${sum.maxRssMiB.toFixed(0)} MiB\n`,
       );
       if (speedup < 2 || auditRatio < 0.8) failed = true;
     }

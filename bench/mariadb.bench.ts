@@ -45,7 +45,8 @@ try {
     'bench',
     [],
     `CREATE TABLE plain (id INT PRIMARY KEY, name VARCHAR(60), amount DECIMAL(12,2), placed DATETIME(3), score DOUBLE);
-     INSERT INTO plain SELECT seq, CONCAT('customer ', seq, ' äöü'), seq / 100, '2020-01-01' + INTERVAL seq SECOND, seq / 7 FROM seq_1_to_${ROWS};
+     INSERT INTO plain SELECT seq, CONCAT('customer ', seq, ' äöü'), seq / 100, '2020-01-01' + INTERVAL seq SECOND, seq / 7
+       FROM seq_1_to_${ROWS};
      CREATE TABLE lobs (id INT PRIMARY KEY, data LONGBLOB);
      INSERT INTO lobs SELECT seq, REPEAT(UNHEX(SHA2(seq, 512)), ${(LOB_VALUE_MB * 1024 * 1024) / 64}) FROM seq_1_to_${values};`,
   );
@@ -58,8 +59,10 @@ try {
       `mariadb-dump --no-defaults --socket=${server.socket} -uroot --single-transaction bench ${table} | gzip -1 > ${dumpFile}`,
     ]);
     process.stdout.write(
-      `${label}: ${amount}; siard-ocfl export ${ours.seconds.toFixed(2)} s (${per(ours.seconds)}, peak RSS ${ours.peakMb.toFixed(0)} MB, ${(folderBytes(path.join(work, table)) / 1e6).toFixed(1)} MB written); ` +
-        `mariadb-dump | gzip -1 ${peer.seconds.toFixed(2)} s (${per(peer.seconds)}); ratio ours/peer ${(ours.seconds / peer.seconds).toFixed(2)}\n`,
+      `${label}: ${amount}; siard-ocfl export ${ours.seconds.toFixed(2)} s (${per(ours.seconds)}, ` +
+        `peak RSS ${ours.peakMb.toFixed(0)} MB, ${(folderBytes(path.join(work, table)) / 1e6).toFixed(1)} MB written); ` +
+        `mariadb-dump | gzip -1 ${peer.seconds.toFixed(2)} s (${per(peer.seconds)}); ` +
+        `ratio ours/peer ${(ours.seconds / peer.seconds).toFixed(2)}\n`,
     );
   };
   report('rows', 'plain', `${ROWS} rows`, (s) => `${Math.round(ROWS / s)} rows/s`);

@@ -35,9 +35,11 @@ for i in range(n):
     data = os.urandom(size) if full else os.urandom(size // 2) * 2
     name = 'content/schema0/table0/lob2/record%d.bin' % i
     z.writestr(name, data)
-    rows.append('<row><c1>%d</c1><c2 file="%s" length="%d" digestType="MD5" digest="%s"/></row>' % (i + 1, name, len(data), hashlib.md5(data).hexdigest()))
+    rows.append('<row><c1>%d</c1><c2 file="%s" length="%d" digestType="MD5" digest="%s"/></row>'
+                % (i + 1, name, len(data), hashlib.md5(data).hexdigest()))
 ns = 'http://www.bar.admin.ch/xmlns/siard/2/table.xsd'
-z.writestr('content/schema0/table0/table0.xml', '<?xml version="1.0" encoding="UTF-8"?><table xmlns="%s" version="2.1">%s</table>' % (ns, ''.join(rows)))
+z.writestr('content/schema0/table0/table0.xml',
+           '<?xml version="1.0" encoding="UTF-8"?><table xmlns="%s" version="2.1">%s</table>' % (ns, ''.join(rows)))
 meta = '''<?xml version="1.0" encoding="UTF-8"?><siardArchive xmlns="http://www.bar.admin.ch/xmlns/siard/2/metadata.xsd" version="2.1">
 <dbname>gen</dbname><dataOwner>bench</dataOwner><dataOriginTimespan>2024</dataOriginTimespan><archivalDate>2024-01-01</archivalDate>
 <schemas><schema><name>s</name><folder>schema0</folder><tables><table><name>t</name><folder>table0</folder><columns>
@@ -72,7 +74,8 @@ for (const { lobs: n, bytes, random } of CASES) {
       `${n} internal LOBs of ${bytes} bytes (package ${(packageBytes / 1e6).toFixed(1)} MB): ` +
         `re-segment ${ours.seconds.toFixed(2)} s (${((ours.seconds / n) * 1e3).toFixed(3)} ms per LOB) ` +
         `vs unzip -q ${unzip.seconds.toFixed(2)} s ` +
-        `(ratio ${(ours.seconds / unzip.seconds).toFixed(2)}); peak RSS ${Math.round(ours.rssKiB / 1024)} MiB vs unzip ${Math.round(unzip.rssKiB / 1024)} MiB\n`,
+        `(ratio ${(ours.seconds / unzip.seconds).toFixed(2)}); peak RSS ${Math.round(ours.rssKiB / 1024)} MiB vs ` +
+        `unzip ${Math.round(unzip.rssKiB / 1024)} MiB\n`,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -84,6 +87,7 @@ if (rows.length > 1) {
   const last = rows[rows.length - 1]!;
   const perThousand = ((last.rssKiB - first.rssKiB) / 1024 / ((last.lobs - first.lobs) / 1000)).toFixed(3);
   process.stdout.write(
-    `peak RSS from ${first.lobs} to ${last.lobs} internal LOBs: ${Math.round(first.rssKiB / 1024)} -> ${Math.round(last.rssKiB / 1024)} MiB (${perThousand} MiB per 1,000 LOBs)\n`,
+    `peak RSS from ${first.lobs} to ${last.lobs} internal LOBs: ${Math.round(first.rssKiB / 1024)} ` +
+      `-> ${Math.round(last.rssKiB / 1024)} MiB (${perThousand} MiB per 1,000 LOBs)\n`,
   );
 }

@@ -123,7 +123,8 @@ try {
   });
   const rawGet = (performance.now() - t1) / 1000;
   console.log(
-    `peer (raw SDK, same gateway): PUT ${(folderBytes / MiB / rawPut).toFixed(1)} MB/s, GET ${(rawBytes / MiB / rawGet).toFixed(1)} MB/s (${keys.length} keys)`,
+    `peer (raw SDK, same gateway): PUT ${(folderBytes / MiB / rawPut).toFixed(1)} MB/s, ` +
+      `GET ${(rawBytes / MiB / rawGet).toFixed(1)} MB/s (${keys.length} keys)`,
   );
   const total = folderBytes + lobBytes;
   for (const [verb, bytes] of [
@@ -139,7 +140,8 @@ try {
   for (const r of rows) {
     const mb = r.bytes / MiB;
     console.log(
-      `${r.verb.padEnd(10)} ${mb.toFixed(0).padStart(5)}    ${(mb / r.fs).toFixed(1).padStart(11)}    ${(mb / r.s3).toFixed(1).padStart(7)}    ${(r.fs / r.s3).toFixed(2).padStart(9)}`,
+      `${r.verb.padEnd(10)} ${mb.toFixed(0).padStart(5)}    ${(mb / r.fs).toFixed(1).padStart(11)}   ` +
+        ` ${(mb / r.s3).toFixed(1).padStart(7)}    ${(r.fs / r.s3).toFixed(2).padStart(9)}`,
     );
   }
 } finally {

@@ -82,7 +82,8 @@ function measure(label: string, argv: string[], options: { cwd?: string; sync?: 
     return { ...run, seconds: NaN };
   }
   process.stdout.write(
-    `    ${label.padEnd(34)} ${run.seconds.toFixed(2).padStart(8)} s   cpu ${run.cpuSeconds.toFixed(2).padStart(8)} s   peak ${run.maxRssMiB.toFixed(0).padStart(5)} MiB\n`,
+    `    ${label.padEnd(34)} ${run.seconds.toFixed(2).padStart(8)} s   cpu ${run.cpuSeconds.toFixed(2).padStart(8)} s   ` +
+      `peak ${run.maxRssMiB.toFixed(0).padStart(5)} MiB\n`,
   );
   return run;
 }
@@ -173,7 +174,9 @@ function scaleRun(work: string, n: number, results: Results, restoreRatios: stri
   rmSync(path.join(here, 'restored.db'), { force: true });
   if (wanted('restore --root --id'))
     restoreRatios.push(
-      `  ${String(n).padStart(9)} files: restore --root --id ${fromRoot.seconds.toFixed(2)} s / restore of the plain export ${plain.seconds.toFixed(2)} s = ${(fromRoot.seconds / plain.seconds).toFixed(2)} (target <= 1.3) ${fromRoot.seconds / plain.seconds <= 1.3 ? 'PASS' : 'FAIL'}`,
+      `  ${String(n).padStart(9)} files: restore --root --id ${fromRoot.seconds.toFixed(2)} s / restore of the plain ` +
+        `export ${plain.seconds.toFixed(2)} s = ${(fromRoot.seconds / plain.seconds).toFixed(2)} ` +
+        `(target <= 1.3) ${fromRoot.seconds / plain.seconds <= 1.3 ? 'PASS' : 'FAIL'}`,
     );
   const joined = path.join(here, 'joined');
   r('checkout --join-chunks', cli('checkout', '--join-chunks', '--root', root, '--id', id, joined));
@@ -220,7 +223,11 @@ function ratioRun(work: string): string[] {
   writeFileSync(
     script,
     `import ocfl from ${JSON.stringify(path.join(PROJECT, 'node_modules', '@ocfl', 'ocfl-fs', 'index.mjs'))};
-    const storage = ocfl.storage({ root: ${JSON.stringify(peerRoot)}, workspace: ${JSON.stringify(path.join(here, 'peer-ws'))}, layout: { extensionName: '0003-hash-and-id-n-tuple-storage-layout' } });
+    const storage = ocfl.storage({
+      root: ${JSON.stringify(peerRoot)},
+      workspace: ${JSON.stringify(path.join(here, 'peer-ws'))},
+      layout: { extensionName: '0003-hash-and-id-n-tuple-storage-layout' },
+    });
     await storage.create();
     await storage.object('urn:bench:peer').import(${JSON.stringify(folder)});`,
   );
@@ -255,15 +262,18 @@ function ratioRun(work: string): string[] {
   const line = (text: string, ok: boolean) => `  ${text} ${ok ? 'PASS' : 'FAIL'}`;
   return [
     line(
-      `put ${o.seconds.toFixed(2)} s vs @ocfl/ocfl-fs import + sync ${p.seconds.toFixed(2)} s: ${(p.seconds / o.seconds).toFixed(2)}x as fast (target >= 1)`,
+      `put ${o.seconds.toFixed(2)} s vs @ocfl/ocfl-fs import + sync ${p.seconds.toFixed(2)} s: ` +
+        `${(p.seconds / o.seconds).toFixed(2)}x as fast (target >= 1)`,
       o.seconds <= p.seconds,
     ),
     line(
-      `put ${o.seconds.toFixed(2)} s vs cp -r + sync ${c.seconds.toFixed(2)} s: ${(o.seconds / c.seconds).toFixed(2)}x its time (target <= 2)`,
+      `put ${o.seconds.toFixed(2)} s vs cp -r + sync ${c.seconds.toFixed(2)} s: ${(o.seconds / c.seconds).toFixed(2)}x its time ` +
+        `(target <= 2)`,
       o.seconds <= 2 * c.seconds,
     ),
     line(
-      `checkout ${k.seconds.toFixed(2)} s vs cp -r + sha512sum ${cs.seconds.toFixed(2)} s: ${(k.seconds / cs.seconds).toFixed(2)}x its time (target <= 2)`,
+      `checkout ${k.seconds.toFixed(2)} s vs cp -r + sha512sum ${cs.seconds.toFixed(2)} s: ` +
+        `${(k.seconds / cs.seconds).toFixed(2)}x its time (target <= 2)`,
       k.seconds <= 2 * cs.seconds,
     ),
     `  peak memory: put ${o.maxRssMiB.toFixed(0)} MiB, @ocfl/ocfl-fs ${p.maxRssMiB.toFixed(0)} MiB, checkout ${k.maxRssMiB.toFixed(0)} MiB`,
@@ -288,7 +298,8 @@ function printTables(results: Results, restoreRatios: string[]): boolean {
       const rowOk = growth <= GROWTH_LIMIT && rss < RSS_LIMIT_MIB; // NaN (a failed run) is not ok
       if (!rowOk && clock === 'wall') ok = false;
       process.stdout.write(
-        `  ${verb.padEnd(34)}${SIZES.map((n) => perFile(n).toFixed(1).padStart(11)).join('')}   ${growth.toFixed(2).padStart(6)}   ${rss.toFixed(0).padStart(8)} ${rowOk ? 'PASS' : 'FAIL'}\n`,
+        `  ${verb.padEnd(34)}${SIZES.map((n) => perFile(n).toFixed(1).padStart(11)).join('')}  ` +
+          ` ${growth.toFixed(2).padStart(6)}   ${rss.toFixed(0).padStart(8)} ${rowOk ? 'PASS' : 'FAIL'}\n`,
       );
     }
   }

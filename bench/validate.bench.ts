@@ -229,7 +229,8 @@ function measure(root: string, label: string, mode: CacheMode): Measured {
     }
     process.stdout.write(
       `  ${label} ${mode} round ${round + 1}: sha512sum -P2 ${b.seconds.toFixed(2)} s (CPU ${b.cpu.toFixed(2)} s), ` +
-        `validate CLI ${c.seconds.toFixed(2)} s (CPU ${c.cpu.toFixed(2)} s), library ${l.seconds.toFixed(2)} s (CPU ${l.cpu.toFixed(2)} s)` +
+        `validate CLI ${c.seconds.toFixed(2)} s (CPU ${c.cpu.toFixed(2)} s), library ${l.seconds.toFixed(2)} s ` +
+        `(CPU ${l.cpu.toFixed(2)} s)` +
         (e ? `, CLI env ${e.seconds.toFixed(2)} s` : '') +
         '\n',
     );
@@ -254,7 +255,8 @@ async function main(): Promise<void> {
     };
     const [withCa, without] = [startup(process.env), startup(CLEAN_ENV)];
     process.stdout.write(
-      `NODE_EXTRA_CA_CERTS is set: \`node -e 0\` takes ${withCa.toFixed(0)} ms with it, ${without.toFixed(0)} ms without; measured runs go without it (see the header)\n`,
+      `NODE_EXTRA_CA_CERTS is set: \`node -e 0\` takes ${withCa.toFixed(0)} ms with it, ${without.toFixed(0)} ms without; ` +
+        `measured runs go without it (see the header)\n`,
     );
   }
   try {
@@ -262,7 +264,8 @@ async function main(): Promise<void> {
     let t0 = performance.now();
     const how = await buildBigRoot(big);
     process.stdout.write(
-      `root 1: ${BIG_FILES} files, ${(BIG_BYTES / 1024 ** 3).toFixed(2)} GiB, ${how}, in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
+      `root 1: ${BIG_FILES} files, ${(BIG_BYTES / 1024 ** 3).toFixed(2)} GiB, ${how}, ` +
+        `in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
     );
     const modes = cacheModes();
     for (const mode of modes) {
@@ -309,15 +312,18 @@ async function main(): Promise<void> {
   let summary = '\n';
   for (const key of Object.keys(results).filter((k) => k.startsWith('big '))) {
     const big = results[key] as Record<string, number | boolean>;
+    const extraCa = big.ratioWithExtraCaCerts ? ` [with NODE_EXTRA_CA_CERTS as set here: ratio ${big.ratioWithExtraCaCerts}]` : '';
     summary +=
-      `validate, 1 GiB root (CLI, ${key.slice(4)} cache): ${big.validateMBps} MB/s vs sha512sum -P2 ${big.sha512sumMBps} MB/s: ratio ${big.ratio} ` +
-      `(target >= ${TARGET_RATIO}: ${big.met ? 'met' : 'NOT met'})${big.ratioWithExtraCaCerts ? ` [with NODE_EXTRA_CA_CERTS as set here: ratio ${big.ratioWithExtraCaCerts}]` : ''}; library alone ${big.libraryMBps} MB/s, ratio ${big.libraryRatio}; CPU-time ratio ${big.cpuRatio}; peak RSS ${big.peakRssMB} MB\n`;
+      `validate, 1 GiB root (CLI, ${key.slice(4)} cache): ${big.validateMBps} MB/s vs sha512sum -P2 ${big.sha512sumMBps} MB/s: ` +
+      `ratio ${big.ratio} (target >= ${TARGET_RATIO}: ${big.met ? 'met' : 'NOT met'})${extraCa}; ` +
+      `library alone ${big.libraryMBps} MB/s, ratio ${big.libraryRatio}; CPU-time ratio ${big.cpuRatio}; peak RSS ${big.peakRssMB} MB\n`;
   }
   for (const key of Object.keys(results).filter((k) => k.startsWith('small '))) {
     const small = results[key] as Record<string, number>;
     summary +=
-      `validate, ${small.files} small files (CLI, ${key.slice(6)} cache): ${small.validateFilesPerSecond} files/s (library alone ${small.libraryFilesPerSecond}) ` +
-      `vs sha512sum -P2 ${small.sha512sumFilesPerSecond} files/s: ratio ${small.ratio}, CPU-time ratio ${small.cpuRatio}; peak RSS ${small.peakRssMB} MB\n`;
+      `validate, ${small.files} small files (CLI, ${key.slice(6)} cache): ${small.validateFilesPerSecond} files/s ` +
+      `(library alone ${small.libraryFilesPerSecond}) vs sha512sum -P2 ${small.sha512sumFilesPerSecond} files/s: ` +
+      `ratio ${small.ratio}, CPU-time ratio ${small.cpuRatio}; peak RSS ${small.peakRssMB} MB\n`;
   }
   process.stdout.write(
     summary +

@@ -44,7 +44,8 @@ test('export of an unsupported scheme says so and lists the supported sources', 
   t.is(r.code, 2);
   t.is(
     r.stderr,
-    'siard-ocfl: The source scheme oracle:// is not supported; sources are sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://, postgresql://, mysql:// or mariadb://.\n',
+    'siard-ocfl: The source scheme oracle:// is not supported; sources are sqlite:<file>, a .db/.sqlite/.sqlite3 file, ' +
+      'postgres://, postgresql://, mysql:// or mariadb://.\n',
   );
 });
 
@@ -77,7 +78,8 @@ test('ingest, export and audit count LOB cells, LOB files and segment folders in
   t.regex(
     i.stdout,
     new RegExp(
-      `^Committed v1 of object "urn:x:words" \\(.+\\): 6 tables, 87 rows, ${words}; the version holds 130 files \\(\\d+ bytes\\), 130 stored new`,
+      `^Committed v1 of object "urn:x:words" \\(.+\\): 6 tables, 87 rows, ${words}; the version holds 130 files \\(\\d+ ` +
+        `bytes\\), 130 stored new`,
     ),
   );
   const e = await runCli(['export', db, path.join(work, 'words-out'), ...LIMITS]);
@@ -140,7 +142,8 @@ test('writers refuse ids with control characters; ls shows such an id made elsew
     t.is(put.code, 2);
     t.is(
       put.stderr,
-      `siard-ocfl: The object id ${JSON.stringify(id)} holds a control character (such as a newline or tab), which siard-ocfl does not write.\n`,
+      `siard-ocfl: The object id ${JSON.stringify(id)} holds a control character (such as a newline or tab), which siard-ocfl ` +
+        `does not write.\n`,
     );
     const ingest = await runCli(['ingest', db, '--root', root, '--id', id]);
     t.is(ingest.code, 2);
@@ -163,7 +166,10 @@ test('re-ingesting an unchanged database makes no version unless --allow-unchang
   t.is(again.code, 0, again.stderr);
   t.regex(
     again.stdout,
-    /^Object "urn:x:unchanged" \(.+\) is unchanged, no new version: .*nw\.db gives the same 130 files as v1 \(--allow-unchanged makes one anyway\)\.\n$/,
+    new RegExp(
+      String.raw`^Object "urn:x:unchanged" \(.+\) is unchanged, no new version: .*nw\.db gives the same 130 files ` +
+        String.raw`as v1 \(--allow-unchanged makes one anyway\)\.\n$`,
+    ),
   );
   const json = JSON.parse((await runCli(['ingest', db, '--root', root, '--id', id, ...LIMITS, '--json'])).stdout);
   t.like(json, { version: 'v1', unchanged: true });

@@ -69,51 +69,54 @@ test('the object is at the 0003 path of its id', (t) => {
   t.is(readInventory(objectDir).id, ID);
 });
 
-test('every LOB file: inventory fixity value equals the cell digest; split LOBs: parts have fixity, the cell digest covers the whole', (t) => {
-  const objectDir = path.join(ROOT, path0003(ID));
-  const inv = readInventory(objectDir);
-  const v1 = contentPaths(inv, 'v1');
-  const fixity = fixityOf(inv, 'sha256');
-  const siard = path.join(objectDir, v1.get('Northwind.siard')!);
-  const tables = metadataTables(unzipEntry(siard, 'header/metadata.xml').toString('utf8'));
-  let whole = 0;
-  let split = 0;
-  for (const table of tables) {
-    const rows = readTableXml(unzipEntry(siard, `content/schema0/${table.folder}/${table.folder}.xml`).toString('utf8'));
-    for (const row of rows) {
-      for (const cell of row.values()) {
-        const file = cell.attrs.file;
-        if (!file) continue;
-        t.is(cell.attrs.digestType, 'SHA-256');
-        const logical = decodeURIComponent(file); // database lobFolder ../ : beside the .siard
-        const cp = v1.get(logical);
-        if (cp) {
-          t.is(fixity.get(cp), cell.attrs.digest, `${logical}: fixity = cell digest`);
-          whole++;
-          continue;
+test(
+  'every LOB file: inventory fixity value equals the cell digest; ' + 'split LOBs: parts have fixity, the cell digest covers the whole',
+  (t) => {
+    const objectDir = path.join(ROOT, path0003(ID));
+    const inv = readInventory(objectDir);
+    const v1 = contentPaths(inv, 'v1');
+    const fixity = fixityOf(inv, 'sha256');
+    const siard = path.join(objectDir, v1.get('Northwind.siard')!);
+    const tables = metadataTables(unzipEntry(siard, 'header/metadata.xml').toString('utf8'));
+    let whole = 0;
+    let split = 0;
+    for (const table of tables) {
+      const rows = readTableXml(unzipEntry(siard, `content/schema0/${table.folder}/${table.folder}.xml`).toString('utf8'));
+      for (const row of rows) {
+        for (const cell of row.values()) {
+          const file = cell.attrs.file;
+          if (!file) continue;
+          t.is(cell.attrs.digestType, 'SHA-256');
+          const logical = decodeURIComponent(file); // database lobFolder ../ : beside the .siard
+          const cp = v1.get(logical);
+          if (cp) {
+            t.is(fixity.get(cp), cell.attrs.digest, `${logical}: fixity = cell digest`);
+            whole++;
+            continue;
+          }
+          // split: .0 beside the unsplit name, then .1 ... .z in the following segment folders
+          const tail = logical.slice(logical.indexOf('/') + 1);
+          const suffix = (p: string) => /^Northwind_lobseg_\d+\/(.*)\.(\d+|z)$/.exec(p);
+          const rank = (p: string) => (suffix(p)![2] === 'z' ? Infinity : Number(suffix(p)![2]));
+          const ordered = [...v1.keys()].filter((p) => suffix(p)?.[1] === tail).sort((a, b) => rank(a) - rank(b));
+          const segment = (p: string) => Number(/^Northwind_lobseg_(\d+)\//.exec(p)![1]);
+          t.is(ordered[0], `${logical}.0`);
+          t.true(
+            ordered.every((p, i) => i === 0 || segment(p) > segment(ordered[i - 1]!)),
+            'parts in following segment folders',
+          );
+          t.true(ordered.length > 2, `${logical} is split`);
+          t.true(ordered.at(-1)!.endsWith('.z'));
+          const bytes = Buffer.concat(ordered.map((p) => readFileSync(path.join(objectDir, v1.get(p)!))));
+          t.is(sha256(bytes), cell.attrs.digest, `${logical}: the cell digest covers the whole LOB`);
+          t.is(String(bytes.length), cell.attrs.length);
+          for (const p of ordered)
+            t.is(fixity.get(v1.get(p)!), sha256(readFileSync(path.join(objectDir, v1.get(p)!))), `${p}: its own fixity entry`);
+          split++;
         }
-        // split: .0 beside the unsplit name, then .1 ... .z in the following segment folders
-        const tail = logical.slice(logical.indexOf('/') + 1);
-        const suffix = (p: string) => /^Northwind_lobseg_\d+\/(.*)\.(\d+|z)$/.exec(p);
-        const rank = (p: string) => (suffix(p)![2] === 'z' ? Infinity : Number(suffix(p)![2]));
-        const ordered = [...v1.keys()].filter((p) => suffix(p)?.[1] === tail).sort((a, b) => rank(a) - rank(b));
-        const segment = (p: string) => Number(/^Northwind_lobseg_(\d+)\//.exec(p)![1]);
-        t.is(ordered[0], `${logical}.0`);
-        t.true(
-          ordered.every((p, i) => i === 0 || segment(p) > segment(ordered[i - 1]!)),
-          'parts in following segment folders',
-        );
-        t.true(ordered.length > 2, `${logical} is split`);
-        t.true(ordered.at(-1)!.endsWith('.z'));
-        const bytes = Buffer.concat(ordered.map((p) => readFileSync(path.join(objectDir, v1.get(p)!))));
-        t.is(sha256(bytes), cell.attrs.digest, `${logical}: the cell digest covers the whole LOB`);
-        t.is(String(bytes.length), cell.attrs.length);
-        for (const p of ordered)
-          t.is(fixity.get(v1.get(p)!), sha256(readFileSync(path.join(objectDir, v1.get(p)!))), `${p}: its own fixity entry`);
-        split++;
       }
     }
-  }
-  t.true(whole >= 12, `${whole} whole LOB files checked`);
-  t.is(split, 1, 'the 5 MiB photo is split');
-});
+    t.true(whole >= 12, `${whole} whole LOB files checked`);
+    t.is(split, 1, 'the 5 MiB photo is split');
+  },
+);

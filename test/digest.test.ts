@@ -37,7 +37,8 @@ testIf(hasProgram('python3', '--version'), 'python3 is not installed')(
   async (t) => {
     const inputs = ['', 'abc', 'x'.repeat(127), 'y'.repeat(128), 'z'.repeat(129), 'é'.repeat(1000)];
     const script =
-      'import hashlib, sys, json\nprint(json.dumps([[hashlib.blake2b(s.encode(), digest_size=n).hexdigest() for n in (20, 32, 48)] for s in json.loads(sys.stdin.read())]))';
+      'import hashlib, sys, json\nprint(json.dumps([[hashlib.blake2b(s.encode(), digest_size=n).hexdigest() for n in (20, 32, ' +
+      '48)] for s in json.loads(sys.stdin.read())]))';
     const expected = JSON.parse(execFileSync('python3', ['-c', script], { input: JSON.stringify(inputs), encoding: 'utf8' })) as string[][];
     for (const [i, input] of inputs.entries()) {
       const hasher = await MultiHasher.create(['blake2b-160', 'blake2b-256', 'blake2b-384']);

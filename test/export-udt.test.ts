@@ -92,90 +92,105 @@ function complex(v: SiardReadCellValue): SiardReadComplexValue {
   return v;
 }
 
-test('UDT cells: types and fields in metadata.xml, nested XSD, values read back element by element, LOB attributes in files under their path', async (t) => {
-  const out = path.join(work, 'ok');
-  await exportToDirectory(
-    udtSource([
-      [1n, '12.50', udt(4326n, udt('1.5', '-2'), { kind: 'array', elements: ['1', '2', '3'] }, 'short label', picture)],
-      [2n, null, udt(null, udt(null, '7'), null, longLabel)],
-      [3n, '0.00', udt()],
-      [4n, null, null],
-    ]),
-    out,
-    { name: 'geo', inlineMax: 100 },
-  );
-  const siard = path.join(out, 'geo.siard');
-  assertArchiveValid(t, siard, METADATA_XSD);
-
-  const metadata = unzipEntry(siard, 'header/metadata.xml').toString('utf8');
-  t.regex(
-    metadata,
-    /<name>SHAPE<\/name>\s*<category>udt<\/category>\s*<instantiable>true<\/instantiable>\s*<final>false<\/final>\s*<attributes>/,
-  );
-  t.regex(metadata, /<attribute>\s*<name>ORDINATES<\/name>\s*<type>DECIMAL<\/type>\s*<cardinality>1048576<\/cardinality>\s*<\/attribute>/);
-  t.regex(
-    metadata,
-    /<name>shape<\/name>\s*<lobFolder>\.\/<\/lobFolder>\s*<typeSchema>geo<\/typeSchema>\s*<typeName>SHAPE<\/typeName>\s*<fields>\s*<field>\s*<name>SRID<\/name>\s*<\/field>\s*<field>\s*<name>CENTER<\/name>\s*<fields>\s*<field>\s*<name>X<\/name>/,
-  );
-  const xsd = unzipEntry(siard, 'content/schema0/table0/table0.xsd').toString('utf8');
-  // ORDINATES: the three elements the data uses, not 1,048,576.
-  t.regex(
-    xsd,
-    /<xs:element name="u3" minOccurs="0">\s*<xs:complexType>\s*<xs:sequence>\s*<xs:element name="a1" type="xs:decimal" minOccurs="0"\/>\s*<xs:element name="a2" type="xs:decimal" minOccurs="0"\/>\s*<xs:element name="a3" type="xs:decimal" minOccurs="0"\/>\s*<\/xs:sequence>/,
-  );
-  t.false(xsd.includes('name="a4"'));
-  t.regex(xsd, /<xs:element name="u5" type="blobType" minOccurs="0"\/>/);
-
-  const reader = await SiardReader.open(siard);
-  try {
-    const [table] = reader.tables();
-    const rows = [];
-    for await (const row of reader.rows(table!)) rows.push(row);
-    t.is(rows.length, 4);
-    // row 1: every attribute; the BLOB above --inline-max in a file under lob3/u5
-    const s1 = complex(rows[0]!.cells[2]!);
-    t.is(s1.kind, 'udt');
-    t.is(s1.elements.get(1), '4326');
-    t.deepEqual(
-      [...complex(s1.elements.get(2)!).elements],
-      [
-        [1, '1.5'],
-        [2, '-2'],
-      ],
+test(
+  'UDT cells: types and fields in metadata.xml, nested XSD, values read back element by element, LOB attributes in files ' +
+    'under their path',
+  async (t) => {
+    const out = path.join(work, 'ok');
+    await exportToDirectory(
+      udtSource([
+        [1n, '12.50', udt(4326n, udt('1.5', '-2'), { kind: 'array', elements: ['1', '2', '3'] }, 'short label', picture)],
+        [2n, null, udt(null, udt(null, '7'), null, longLabel)],
+        [3n, '0.00', udt()],
+        [4n, null, null],
+      ]),
+      out,
+      { name: 'geo', inlineMax: 100 },
     );
-    const ords = complex(s1.elements.get(3)!);
-    t.is(ords.kind, 'array');
-    t.deepEqual(
-      [...ords.elements],
-      [
-        [1, '1'],
-        [2, '2'],
-        [3, '3'],
-      ],
+    const siard = path.join(out, 'geo.siard');
+    assertArchiveValid(t, siard, METADATA_XSD);
+
+    const metadata = unzipEntry(siard, 'header/metadata.xml').toString('utf8');
+    t.regex(
+      metadata,
+      /<name>SHAPE<\/name>\s*<category>udt<\/category>\s*<instantiable>true<\/instantiable>\s*<final>false<\/final>\s*<attributes>/,
     );
-    t.is(s1.elements.get(4), 'short label');
-    const ref = s1.elements.get(5) as { file: string; length: number; digestType: string; digest: string };
-    t.is(ref.file, 'geo_lobseg_0/content/schema0/table0/lob3/u5/record0.bin');
-    t.is(ref.length, picture.length);
-    t.is(ref.digest, createHash('sha256').update(picture).digest('hex'));
-    t.deepEqual(readFileSync(path.join(out, ref.file)), picture);
-    t.is(rows[0]!.cells[1], '12.50');
-    // row 2: NULL attributes absent; the long CLOB in a file under lob3/u4
-    const s2 = complex(rows[1]!.cells[2]!);
-    t.deepEqual([...s2.elements.keys()], [2, 4]);
-    t.deepEqual([...complex(s2.elements.get(2)!).elements], [[2, '7']]);
-    const label = s2.elements.get(4) as { file: string; length: number };
-    t.is(label.file, 'geo_lobseg_0/content/schema0/table0/lob3/u4/record1.txt');
-    t.is(readFileSync(path.join(out, label.file), 'utf8'), longLabel);
-    t.is(label.length, [...longLabel].length, 'CLOB length in characters');
-    t.is(rows[1]!.cells[1], null);
-    // row 3: a UDT value with every attribute NULL is an empty cell; row 4: NULL
-    t.is(rows[2]!.cells[2], '');
-    t.is(rows[3]!.cells[2], null);
-  } finally {
-    reader.close();
-  }
-});
+    t.regex(
+      metadata,
+      /<attribute>\s*<name>ORDINATES<\/name>\s*<type>DECIMAL<\/type>\s*<cardinality>1048576<\/cardinality>\s*<\/attribute>/,
+    );
+    t.regex(
+      metadata,
+      new RegExp(
+        String.raw`<name>shape<\/name>\s*<lobFolder>\.\/<\/lobFolder>\s*<typeSchema>geo<\/typeSchema>\s*<typeName>` +
+          String.raw`SHAPE<\/typeName>\s*<fields>\s*<field>\s*<name>SRID<\/name>\s*<\/field>\s*<field>\s*<name>` +
+          String.raw`CENTER<\/name>\s*<fields>\s*<field>\s*<name>X<\/name>`,
+      ),
+    );
+    const xsd = unzipEntry(siard, 'content/schema0/table0/table0.xsd').toString('utf8');
+    // ORDINATES: the three elements the data uses, not 1,048,576.
+    t.regex(
+      xsd,
+      new RegExp(
+        String.raw`<xs:element name="u3" minOccurs="0">\s*<xs:complexType>\s*<xs:sequence>\s*<xs:element name="a1" ` +
+          String.raw`type="xs:decimal" minOccurs="0"\/>\s*<xs:element name="a2" type="xs:decimal" minOccurs="0"\/>\s*` +
+          String.raw`<xs:element name="a3" type="xs:decimal" minOccurs="0"\/>\s*<\/xs:sequence>`,
+      ),
+    );
+    t.false(xsd.includes('name="a4"'));
+    t.regex(xsd, /<xs:element name="u5" type="blobType" minOccurs="0"\/>/);
+
+    const reader = await SiardReader.open(siard);
+    try {
+      const [table] = reader.tables();
+      const rows = [];
+      for await (const row of reader.rows(table!)) rows.push(row);
+      t.is(rows.length, 4);
+      // row 1: every attribute; the BLOB above --inline-max in a file under lob3/u5
+      const s1 = complex(rows[0]!.cells[2]!);
+      t.is(s1.kind, 'udt');
+      t.is(s1.elements.get(1), '4326');
+      t.deepEqual(
+        [...complex(s1.elements.get(2)!).elements],
+        [
+          [1, '1.5'],
+          [2, '-2'],
+        ],
+      );
+      const ords = complex(s1.elements.get(3)!);
+      t.is(ords.kind, 'array');
+      t.deepEqual(
+        [...ords.elements],
+        [
+          [1, '1'],
+          [2, '2'],
+          [3, '3'],
+        ],
+      );
+      t.is(s1.elements.get(4), 'short label');
+      const ref = s1.elements.get(5) as { file: string; length: number; digestType: string; digest: string };
+      t.is(ref.file, 'geo_lobseg_0/content/schema0/table0/lob3/u5/record0.bin');
+      t.is(ref.length, picture.length);
+      t.is(ref.digest, createHash('sha256').update(picture).digest('hex'));
+      t.deepEqual(readFileSync(path.join(out, ref.file)), picture);
+      t.is(rows[0]!.cells[1], '12.50');
+      // row 2: NULL attributes absent; the long CLOB in a file under lob3/u4
+      const s2 = complex(rows[1]!.cells[2]!);
+      t.deepEqual([...s2.elements.keys()], [2, 4]);
+      t.deepEqual([...complex(s2.elements.get(2)!).elements], [[2, '7']]);
+      const label = s2.elements.get(4) as { file: string; length: number };
+      t.is(label.file, 'geo_lobseg_0/content/schema0/table0/lob3/u4/record1.txt');
+      t.is(readFileSync(path.join(out, label.file), 'utf8'), longLabel);
+      t.is(label.length, [...longLabel].length, 'CLOB length in characters');
+      t.is(rows[1]!.cells[1], null);
+      // row 3: a UDT value with every attribute NULL is an empty cell; row 4: NULL
+      t.is(rows[2]!.cells[2], '');
+      t.is(rows[3]!.cells[2], null);
+    } finally {
+      reader.close();
+    }
+  },
+);
 
 test('a UDT value with more attributes than its type stops the export naming table, row, column and type, leaving no output', async (t) => {
   const out = path.join(work, 'too-many');

@@ -152,7 +152,8 @@ sharedTest('acceptance 5: every fixture value reads back equal from the table XM
 });
 
 sharedTest(
-  "acceptance 6: 'abc' in an INTEGER column is exported unchanged; mixed blob/text is kept as literals, and strict mode stops naming table, row, column",
+  "acceptance 6: 'abc' in an INTEGER column is exported unchanged; mixed blob/text is kept as literals, and strict mode stops " +
+    'naming table, row, column',
   async (t) => {
     const db = path.join(work, 'misfit.db');
     const conn = new Database(db);

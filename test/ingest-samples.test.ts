@@ -92,13 +92,17 @@ sharedTest('external LOBs are found in the object: DBPTK _lobseg_1, SiardGui ../
 });
 
 sharedTest(
-  'externalLobsMissing: refused by default (exit 1, one sentence, no object); stored on request, every external LOB reported missing, exit status 1',
+  'externalLobsMissing: refused by default (exit 1, one sentence, no object); stored on request, every external LOB reported ' +
+    'missing, exit status 1',
   async (t) => {
     const refused = await t.throwsAsync(ingest(reference('siard-samples', MISSING), root, 'refused', { user: { name: 'test' } }));
     t.is((refused as SiardOcflError).exitCode, 1);
     t.regex(
       refused!.message,
-      /^\S+dbptk\.siard: 35 LOB cells reference files the package folder does not hold \(the first: .*row 1, column .*\), so nothing was stored/,
+      new RegExp(
+        String.raw`^\S+dbptk\.siard: 35 LOB cells reference files the package folder does not hold \(the first: .*row ` +
+          String.raw`1, column .*\), so nothing was stored`,
+      ),
     );
     t.is(await root.findObject('refused'), undefined, 'no object left');
     const r = results.get(MISSING)!;

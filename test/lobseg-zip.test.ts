@@ -183,34 +183,37 @@ test('options that cannot go with zipped folders are refused in one sentence', a
   t.false(existsSync(path.join(work, 'r1')) || existsSync(path.join(work, 'r2')));
 });
 
-test('an object with zipped LOB folders: relocate keeps audit clean and restore equal; checkout --join-chunks and mets refuse', async (t) => {
-  const root = path.join(work, 'root-relocate');
-  t.is((await runCli(['init', root])).code, 0);
-  const id = 'urn:nw-relocated';
-  t.is((await runCli(['ingest', db, '--root', root, '--id', id, ...LIMITS, '--lobseg-zip'])).code, 0);
-  const relocate = await runCli(['relocate', '--root', root, '--id', id, '--lob-folder', 'file:///Archives/nw/']);
-  t.is(relocate.code, 0, relocate.stderr);
-  const { cli, report } = await auditCli(root, '--id', id);
-  t.is(report.errors, 0, cli.stdout);
-  t.true(report.findings.some((f) => f.code === 'SIARD_LOBFOLDER_ABSOLUTE'));
-  const restored = path.join(work, 'relocated.db');
-  t.is((await runCli(['restore', '--root', root, '--id', id, restored])).code, 0);
-  t.deepEqual(sqliteContents(restored), sqliteContents(db));
+test(
+  'an object with zipped LOB folders: relocate keeps audit clean and restore equal; ' + 'checkout --join-chunks and mets refuse',
+  async (t) => {
+    const root = path.join(work, 'root-relocate');
+    t.is((await runCli(['init', root])).code, 0);
+    const id = 'urn:nw-relocated';
+    t.is((await runCli(['ingest', db, '--root', root, '--id', id, ...LIMITS, '--lobseg-zip'])).code, 0);
+    const relocate = await runCli(['relocate', '--root', root, '--id', id, '--lob-folder', 'file:///Archives/nw/']);
+    t.is(relocate.code, 0, relocate.stderr);
+    const { cli, report } = await auditCli(root, '--id', id);
+    t.is(report.errors, 0, cli.stdout);
+    t.true(report.findings.some((f) => f.code === 'SIARD_LOBFOLDER_ABSOLUTE'));
+    const restored = path.join(work, 'relocated.db');
+    t.is((await runCli(['restore', '--root', root, '--id', id, restored])).code, 0);
+    t.deepEqual(sqliteContents(restored), sqliteContents(db));
 
-  const checkout = path.join(work, 'checkout-zipped');
-  t.is((await runCli(['checkout', '--root', root, '--id', id, checkout])).code, 0);
-  t.true(existsSync(path.join(checkout, 'Northwind_lobseg_0.zip')));
-  const fromCheckout = path.join(work, 'from-checkout.db');
-  t.is((await runCli(['restore', checkout, fromCheckout])).code, 0);
-  t.deepEqual(sqliteContents(fromCheckout), sqliteContents(db));
+    const checkout = path.join(work, 'checkout-zipped');
+    t.is((await runCli(['checkout', '--root', root, '--id', id, checkout])).code, 0);
+    t.true(existsSync(path.join(checkout, 'Northwind_lobseg_0.zip')));
+    const fromCheckout = path.join(work, 'from-checkout.db');
+    t.is((await runCli(['restore', checkout, fromCheckout])).code, 0);
+    t.deepEqual(sqliteContents(fromCheckout), sqliteContents(db));
 
-  const join = await runCli(['checkout', '--root', root, '--id', id, path.join(work, 'checkout-join'), '--join-chunks']);
-  t.is(join.code, 1);
-  t.regex(join.stderr, /LOB folders are zipped \(Northwind_lobseg_\d+\.zip\); --join-chunks joins split LOBs in plain folders only/);
-  const mets = await runCli(['mets', '--root', root, '--id', id]);
-  t.is(mets.code, 2);
-  t.regex(mets.stderr, /keeps its LOB folders zipped .*not supported yet/);
-});
+    const join = await runCli(['checkout', '--root', root, '--id', id, path.join(work, 'checkout-join'), '--join-chunks']);
+    t.is(join.code, 1);
+    t.regex(join.stderr, /LOB folders are zipped \(Northwind_lobseg_\d+\.zip\); --join-chunks joins split LOBs in plain folders only/);
+    const mets = await runCli(['mets', '--root', root, '--id', id]);
+    t.is(mets.code, 2);
+    t.regex(mets.stderr, /keeps its LOB folders zipped .*not supported yet/);
+  },
+);
 
 test('a zipped export re-segmented by export (a .siard source) gives plain folders equal to the plain export, file by file', async (t) => {
   const out = path.join(work, 'unzipped');

@@ -101,7 +101,8 @@ function printable(db: string, table: string): string {
     '-B',
     '-N',
     '-e',
-    `SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = '${db}' AND TABLE_NAME = '${table}' ORDER BY ORDINAL_POSITION`,
+    `SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = '${db}' AND TABLE_NAME = '${table}' ` +
+      `ORDER BY ORDINAL_POSITION`,
   ]);
   return cols
     .trim()
@@ -144,7 +145,8 @@ mariaTest(
     const metadata = unzipEntry(siard, 'header/metadata.xml').toString('utf8');
     const col = (name: string, type: string, original: string) =>
       new RegExp(
-        `<name>${name}</name>(\\s*<lobFolder>[^<]*</lobFolder>)?\\s*<type>${type.replace(/[()]/g, '\\$&')}</type>(\\s*<mimeType>[^<]*</mimeType>)?\\s*<typeOriginal>${original.replace(/[()]/g, '\\$&').replace(/'/g, '&apos;')}</typeOriginal>`,
+        `<name>${name}</name>(\\s*<lobFolder>[^<]*</lobFolder>)?\\s*<type>${type.replace(/[()]/g, '\\$&')}</type>(\\s*<mimeType>` +
+          `[^<]*</mimeType>)?\\s*<typeOriginal>${original.replace(/[()]/g, '\\$&').replace(/'/g, '&apos;')}</typeOriginal>`,
       );
     for (const [name, type, original] of [
       ['u8', 'SMALLINT', 'tinyint(3) unsigned'],
@@ -230,14 +232,18 @@ mariaTest(
       t.deepEqual(tableText('restored', table), want, table);
     }
     // column definitions: type, charset, collation, nullability, default, comment (AUTO_INCREMENT is not carried)
-    const columns = `SELECT TABLE_NAME, COLUMN_NAME, COLUMN_TYPE, IFNULL(CHARACTER_SET_NAME, '-'), IFNULL(COLLATION_NAME, '-'), IS_NULLABLE, IFNULL(COLUMN_DEFAULT, '-'), COLUMN_COMMENT
+    const columns = `SELECT TABLE_NAME, COLUMN_NAME, COLUMN_TYPE, IFNULL(CHARACTER_SET_NAME, '-'), IFNULL(COLLATION_NAME, '-'),
+                            IS_NULLABLE, IFNULL(COLUMN_DEFAULT, '-'), COLUMN_COMMENT
                      FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME <> 'good_customers'`;
     t.deepEqual(catalogText('restored', columns), catalogText('source', columns));
-    const constraints = `SELECT TABLE_NAME, CONSTRAINT_NAME, CONSTRAINT_TYPE FROM information_schema.TABLE_CONSTRAINTS WHERE TABLE_SCHEMA = ?`;
+    const constraints =
+      `SELECT TABLE_NAME, CONSTRAINT_NAME, CONSTRAINT_TYPE FROM information_schema.TABLE_CONSTRAINTS ` + `WHERE TABLE_SCHEMA = ?`;
     t.deepEqual(catalogText('restored', constraints), catalogText('source', constraints));
     const checks = `SELECT TABLE_NAME, CONSTRAINT_NAME, CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = ?`;
     t.deepEqual(catalogText('restored', checks), catalogText('source', checks));
-    const rules = `SELECT TABLE_NAME, CONSTRAINT_NAME, UPDATE_RULE, DELETE_RULE, REFERENCED_TABLE_NAME FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = ?`;
+    const rules =
+      `SELECT TABLE_NAME, CONSTRAINT_NAME, UPDATE_RULE, DELETE_RULE, REFERENCED_TABLE_NAME FROM ` +
+      `information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = ?`;
     t.deepEqual(catalogText('restored', rules), catalogText('source', rules));
     const comments = `SELECT TABLE_NAME, TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE'`;
     t.deepEqual(catalogText('restored', comments), catalogText('source', comments));
@@ -278,11 +284,17 @@ mariaTest('the export names each zero-date column and its first row; --strict re
   t.is(res.code, 0, res.stderr);
   t.regex(
     res.stdout,
-    /widened: Table "no_key", column "born" \(declared date\) holds zero dates, which no xs:date can, first at row 1; exported as VARCHAR\(10\) of MariaDB's text\./,
+    new RegExp(
+      String.raw`widened: Table "no_key", column "born" \(declared date\) holds zero dates, which no xs:date can, ` +
+        String.raw`first at row 1; exported as VARCHAR\(10\) of MariaDB's text\.`,
+    ),
   );
   t.regex(
     res.stdout,
-    /widened: Table "no_key", column "seen" \(declared datetime\) holds zero dates, which no xs:date can, first at row 1; exported as VARCHAR\(19\) of MariaDB's text\./,
+    new RegExp(
+      String.raw`widened: Table "no_key", column "seen" \(declared datetime\) holds zero dates, which no xs:date ` +
+        String.raw`can, first at row 1; exported as VARCHAR\(19\) of MariaDB's text\.`,
+    ),
   );
   const strict = await runCli(['export', server!.url('source'), path.join(work, 'strict'), '--tables', 'no_key', '--strict']);
   t.is(strict.code, 2);
@@ -297,7 +309,8 @@ mariaTest('MariaDB -> SIARD -> SQLite keeps every value exactly (unsigned 64-bit
   try {
     const row = db
       .prepare(
-        'SELECT u64, word, latin, hex(bin) AS bin, hex(bits) AS bits, flag, length(body) AS body, hex(image) = ? AS image, y, moment, stamp FROM every_type WHERE id = 1',
+        'SELECT u64, word, latin, hex(bin) AS bin, hex(bits) AS bits, flag, length(body) AS body, hex(image) = ? AS image, y, ' +
+          'moment, stamp FROM every_type WHERE id = 1',
       )
       .get(server!.client('source', ['-B', '-N', '-e', 'SELECT HEX(image) FROM every_type WHERE id = 1']).trim()) as Record<
       string,
@@ -338,7 +351,8 @@ testIf(
     const [row] = await queryRows(
       pg,
       'from_maria',
-      `SELECT u64::text, exact::text, f::text, d::text, word, latin, encode(bin, 'hex') AS bin, flag, length(body) AS body, md5(image) AS image, moment::text, stamp::text, clock::text FROM source.every_type WHERE id = 1`,
+      `SELECT u64::text, exact::text, f::text, d::text, word, latin, encode(bin, 'hex') AS bin, flag, length(body) AS body, ` +
+        `md5(image) AS image, moment::text, stamp::text, clock::text FROM source.every_type WHERE id = 1`,
     );
     t.deepEqual(row, {
       u64: '18446744073709551615',
@@ -379,7 +393,8 @@ testIf(
       t.is(n, table.rows, `${rel} ${table.target}`);
     }
     t.log(
-      `${rel}: ${summary.tables.length} tables, ${summary.tables.reduce((a, x) => a + x.rows, 0)} rows, warnings: ${summary.warnings.length ? summary.warnings.join(' | ') : 'none'}`,
+      `${rel}: ${summary.tables.length} tables, ${summary.tables.reduce((a, x) => a + x.rows, 0)} rows, ` +
+        `warnings: ${summary.warnings.length ? summary.warnings.join(' | ') : 'none'}`,
     );
   }
 });
@@ -419,7 +434,8 @@ mariaTest('connections that cannot work are exit 2 with one clear sentence', asy
   t.is(bad.code, 2);
   t.is(
     bad.stderr,
-    `siard-ocfl: MariaDB/MySQL at 127.0.0.1:${server!.port}/source refused user "siard_test": wrong password or no access from this host.\n`,
+    `siard-ocfl: MariaDB/MySQL at 127.0.0.1:${server!.port}/source refused user "siard_test": wrong password or no access from ` +
+      `this host.\n`,
   );
   const missing = await runCli(['export', server!.url('no_such_db'), path.join(work, 'never')]);
   t.is(missing.code, 2);
@@ -428,7 +444,8 @@ mariaTest('connections that cannot work are exit 2 with one clear sentence', asy
   t.is(target.code, 2);
   t.is(
     target.stderr,
-    `siard-ocfl: Database "not_there" does not exist on the MariaDB/MySQL server at 127.0.0.1:${server!.port}; add --create to create it.\n`,
+    `siard-ocfl: Database "not_there" does not exist on the MariaDB/MySQL server at 127.0.0.1:${server!.port}; add --create to ` +
+      `create it.\n`,
   );
   const noDb = await runCli(['export', `mysql://siard_test@127.0.0.1:${server!.port}`, path.join(work, 'never')]);
   t.is(noDb.code, 2);

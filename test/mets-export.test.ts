@@ -32,7 +32,8 @@ for p in sys.argv[1:]:
         for el in grp:
             if el.tag == M + 'fileGrp': walk(el, el.get('USE', use))
             elif el.tag == M + 'file':
-                files.append({'use': use, 'attrs': dict(el.attrib), 'href': [f.get('{http://www.w3.org/1999/xlink}href') for f in el.findall(M + 'FLocat')]})
+                files.append({'use': use, 'attrs': dict(el.attrib),
+                              'href': [f.get('{http://www.w3.org/1999/xlink}href') for f in el.findall(M + 'FLocat')]})
     for sec in root.findall(M + 'fileSec'): walk(sec, None)
     out[p] = {'tag': root.tag, 'objid': root.get('OBJID'), 'files': files,
               'mptrs': [m.get('{http://www.w3.org/1999/xlink}href') for m in root.iter(M + 'mptr')]}

@@ -226,63 +226,67 @@ sharedTest('the child of Northwind_lobseg_0 in the object lists the IDs and size
   );
 });
 
-test('mets verb on an object ingested without --mets: only METS files are new, checksums from the inventory, the same records as ingest --mets', async (t) => {
-  const id = 'urn:example:northwind-later';
-  const objectDir = await ingestSeedExample(id, ['--lob-digest', 'MD5']);
-  const v1 = readInventory(objectDir);
-  t.false([...contentPaths(v1).keys()].some((p) => p.endsWith('mets.xml')));
-  const r = await cli([
-    'mets',
-    '--root',
-    root,
-    '--id',
-    id,
-    '--message',
-    'METS index',
-    '--user-name',
-    'Archivist',
-    '--user-address',
-    'mailto:a@example.org',
-    '--json',
-  ]);
-  const result = JSON.parse(r.stdout);
-  t.is(result.version, 'v2');
-  t.is(result.checksumType, 'MD5');
-  t.is(result.rehashed, 0, 'every checksum came from the inventory');
+test(
+  'mets verb on an object ingested without --mets: only METS files are new, checksums from the inventory, the same records ' +
+    'as ingest --mets',
+  async (t) => {
+    const id = 'urn:example:northwind-later';
+    const objectDir = await ingestSeedExample(id, ['--lob-digest', 'MD5']);
+    const v1 = readInventory(objectDir);
+    t.false([...contentPaths(v1).keys()].some((p) => p.endsWith('mets.xml')));
+    const r = await cli([
+      'mets',
+      '--root',
+      root,
+      '--id',
+      id,
+      '--message',
+      'METS index',
+      '--user-name',
+      'Archivist',
+      '--user-address',
+      'mailto:a@example.org',
+      '--json',
+    ]);
+    const result = JSON.parse(r.stdout);
+    t.is(result.version, 'v2');
+    t.is(result.checksumType, 'MD5');
+    t.is(result.rehashed, 0, 'every checksum came from the inventory');
 
-  const index = checkAgainstInventory(t, objectDir, 'MD5');
-  const v2 = index.inv;
-  t.is(v2.head, 'v2');
-  t.like(v2.versions.v2 as object, { message: 'METS index', user: { name: 'Archivist', address: 'mailto:a@example.org' } });
-  // The new content of v2 is exactly the four METS files; every other path keeps its v1 content.
-  const newContent = Object.values(v2.manifest)
-    .flat()
-    .filter((cp) => cp.startsWith('v2/'))
-    .sort();
-  t.deepEqual(newContent, ['v2/content/mets.xml', ...SEGMENTS.map((s) => `v2/content/${s}/mets.xml`)].sort());
-  const before = contentPaths(v1);
-  const after = contentPaths(v2);
-  for (const [p, cp] of before) t.is(after.get(p), cp, p);
-  t.is(after.size, before.size + 4);
+    const index = checkAgainstInventory(t, objectDir, 'MD5');
+    const v2 = index.inv;
+    t.is(v2.head, 'v2');
+    t.like(v2.versions.v2 as object, { message: 'METS index', user: { name: 'Archivist', address: 'mailto:a@example.org' } });
+    // The new content of v2 is exactly the four METS files; every other path keeps its v1 content.
+    const newContent = Object.values(v2.manifest)
+      .flat()
+      .filter((cp) => cp.startsWith('v2/'))
+      .sort();
+    t.deepEqual(newContent, ['v2/content/mets.xml', ...SEGMENTS.map((s) => `v2/content/${s}/mets.xml`)].sort());
+    const before = contentPaths(v1);
+    const after = contentPaths(v2);
+    for (const [p, cp] of before) t.is(after.get(p), cp, p);
+    t.is(after.size, before.size + 4);
 
-  // The same records as the seed's, as ingest --mets writes them.
-  t.is(index.parent.objid, id);
-  t.deepEqual([...index.children.keys()], SEGMENTS);
-  const expected = seedRecords(index.file('Northwind.siard'), 'MD5');
-  SEGMENTS.forEach((s, h) => t.deepEqual(recordsOf(index.children.get(s)!), expected[h]!, s));
+    // The same records as the seed's, as ingest --mets writes them.
+    t.is(index.parent.objid, id);
+    t.deepEqual([...index.children.keys()], SEGMENTS);
+    const expected = seedRecords(index.file('Northwind.siard'), 'MD5');
+    SEGMENTS.forEach((s, h) => t.deepEqual(recordsOf(index.children.get(s)!), expected[h]!, s));
 
-  // Audit agrees; a second run without --replace refuses (exit 2) and writes nothing.
-  const a = await runCli(['audit', '--root', root, '--id', id, '--no-xsd', '--json']);
-  t.is(a.code, 0, a.stdout);
-  t.false((JSON.parse(a.stdout).findings as Array<{ code: string }>).some((f) => f.code.startsWith('METS_')));
-  const again = await runCli(['mets', '--root', root, '--id', id]);
-  t.is(again.code, 2);
-  t.regex(again.stderr, /already has a METS index \(mets\.xml in v2\).*--replace/);
-  t.is(readInventory(objectDir).head, 'v2');
-  const replaced = await cli(['mets', '--root', root, '--id', id, '--replace', '--json']);
-  t.is(JSON.parse(replaced.stdout).version, 'v3');
-  checkAgainstInventory(t, objectDir, 'MD5');
-});
+    // Audit agrees; a second run without --replace refuses (exit 2) and writes nothing.
+    const a = await runCli(['audit', '--root', root, '--id', id, '--no-xsd', '--json']);
+    t.is(a.code, 0, a.stdout);
+    t.false((JSON.parse(a.stdout).findings as Array<{ code: string }>).some((f) => f.code.startsWith('METS_')));
+    const again = await runCli(['mets', '--root', root, '--id', id]);
+    t.is(again.code, 2);
+    t.regex(again.stderr, /already has a METS index \(mets\.xml in v2\).*--replace/);
+    t.is(readInventory(objectDir).head, 'v2');
+    const replaced = await cli(['mets', '--root', root, '--id', id, '--replace', '--json']);
+    t.is(JSON.parse(replaced.stdout).version, 'v3');
+    checkAgainstInventory(t, objectDir, 'MD5');
+  },
+);
 
 test('the whole Northwind (split 5 MiB BLOB, CLOB, 120 segments): the mets verb writes the same children as ingest --mets', async (t) => {
   const ingestFull = async (id: string, extra: string[]) => {
@@ -311,45 +315,54 @@ test('the whole Northwind (split 5 MiB BLOB, CLOB, 120 segments): the mets verb 
   checkAgainstInventory(t, later, 'SHA-256');
 });
 
-test('mets verb on a relocated object (lobFolder file:///Archives/x/, not on this machine): the LOB folders the object keeps are indexed, with one note, as ingest --mets indexes them', async (t) => {
-  const id = 'urn:example:full-relocated';
-  const r = await cli(['ingest', `sqlite:${db}`, '--root', root, '--id', id, '--name', 'Northwind', ...LIMITS, '--json']);
-  const objectDir = path.join(root, JSON.parse(r.stdout).objectPath as string);
-  await cli(['relocate', '--root', root, '--id', id, '--lob-folder', 'file:///Archives/x/']);
-  t.false(existsSync('/Archives/x'), 'the lobFolder does not exist here');
-  const m = await runCli(['mets', '--root', root, '--id', id, '--json']);
-  t.is(m.code, 0, m.stderr);
-  const result = JSON.parse(m.stdout) as { version: string; lobFiles: number; rehashed: number; notes: string[] };
-  t.is(result.version, 'v3');
-  t.is(result.rehashed, 0, 'every checksum came from the inventory');
-  t.is(result.notes.length, 1, 'one note, not one per cell');
-  t.regex(
-    result.notes[0]!,
-    /^Northwind\.siard: the database lobFolder "file:\/\/\/Archives\/x\/" points elsewhere .*listed where the object keeps them instead, at Northwind_lobseg_\d+\//,
-  );
-  const index = checkAgainstInventory(t, objectDir, 'SHA-256');
-  // The same children as ingest --mets writes for the unrelocated database.
-  const withMets = await cli([
-    'ingest',
-    `sqlite:${db}`,
-    '--root',
-    root,
-    '--id',
-    'urn:example:full-relocated-ref',
-    '--name',
-    'Northwind',
-    ...LIMITS,
-    '--mets',
-    '--json',
-  ]);
-  const reference = contentPaths(readInventory(path.join(root, JSON.parse(withMets.stdout).objectPath as string)));
-  const children = (paths: Iterable<string>) => [...paths].filter((p) => p.endsWith('/mets.xml')).sort();
-  t.deepEqual(children(contentPaths(index.inv).keys()), children(reference.keys()));
-  t.is(result.lobFiles, [...reference.keys()].filter((p) => p.includes('_lobseg_') && !p.endsWith('/mets.xml')).length);
-  const a = await runCli(['audit', '--root', root, '--id', id, '--json']);
-  t.is(a.code, 0, a.stdout);
-  t.false((JSON.parse(a.stdout).findings as Array<{ code: string }>).some((f) => f.code.startsWith('METS_') || f.code.startsWith('LOB_')));
-});
+test(
+  'mets verb on a relocated object (lobFolder file:///Archives/x/, not on this machine): the LOB folders the object keeps ' +
+    'are indexed, with one note, as ingest --mets indexes them',
+  async (t) => {
+    const id = 'urn:example:full-relocated';
+    const r = await cli(['ingest', `sqlite:${db}`, '--root', root, '--id', id, '--name', 'Northwind', ...LIMITS, '--json']);
+    const objectDir = path.join(root, JSON.parse(r.stdout).objectPath as string);
+    await cli(['relocate', '--root', root, '--id', id, '--lob-folder', 'file:///Archives/x/']);
+    t.false(existsSync('/Archives/x'), 'the lobFolder does not exist here');
+    const m = await runCli(['mets', '--root', root, '--id', id, '--json']);
+    t.is(m.code, 0, m.stderr);
+    const result = JSON.parse(m.stdout) as { version: string; lobFiles: number; rehashed: number; notes: string[] };
+    t.is(result.version, 'v3');
+    t.is(result.rehashed, 0, 'every checksum came from the inventory');
+    t.is(result.notes.length, 1, 'one note, not one per cell');
+    t.regex(
+      result.notes[0]!,
+      new RegExp(
+        String.raw`^Northwind\.siard: the database lobFolder "file:\/\/\/Archives\/x\/" points elsewhere .*listed ` +
+          String.raw`where the object keeps them instead, at Northwind_lobseg_\d+\/`,
+      ),
+    );
+    const index = checkAgainstInventory(t, objectDir, 'SHA-256');
+    // The same children as ingest --mets writes for the unrelocated database.
+    const withMets = await cli([
+      'ingest',
+      `sqlite:${db}`,
+      '--root',
+      root,
+      '--id',
+      'urn:example:full-relocated-ref',
+      '--name',
+      'Northwind',
+      ...LIMITS,
+      '--mets',
+      '--json',
+    ]);
+    const reference = contentPaths(readInventory(path.join(root, JSON.parse(withMets.stdout).objectPath as string)));
+    const children = (paths: Iterable<string>) => [...paths].filter((p) => p.endsWith('/mets.xml')).sort();
+    t.deepEqual(children(contentPaths(index.inv).keys()), children(reference.keys()));
+    t.is(result.lobFiles, [...reference.keys()].filter((p) => p.includes('_lobseg_') && !p.endsWith('/mets.xml')).length);
+    const a = await runCli(['audit', '--root', root, '--id', id, '--json']);
+    t.is(a.code, 0, a.stdout);
+    t.false(
+      (JSON.parse(a.stdout).findings as Array<{ code: string }>).some((f) => f.code.startsWith('METS_') || f.code.startsWith('LOB_')),
+    );
+  },
+);
 
 test('mets verb takes LOB checksums from the inventory, not from the files (a damaged LOB keeps its recorded checksum)', async (t) => {
   const id = 'urn:example:northwind-damaged';
@@ -385,19 +398,23 @@ test('mets verb with a sha256 manifest and SHA-256 LOBs takes checksums from the
   t.is((await runCli(['audit', '--root', root, '--id', id, '--no-xsd'])).code, 0);
 });
 
-test('mets verb on an object with no fixity block (put of an exported folder): the files it lacks are hashed, the index agrees with the fixity the commit completes', async (t) => {
-  const out = path.join(work, 'exported');
-  await cli(['export', `sqlite:${db}`, out, '--name', 'Northwind', '--tables', SEED_TABLES, ...LIMITS]);
-  const id = 'urn:example:northwind-put';
-  await cli(['put', out, '--root', root, '--id', id]);
-  const objectDir = path.join(root, (await cli(['path', id, '--root', root])).stdout.trim());
-  t.is(readInventory(objectDir).fixity, undefined);
-  const m = JSON.parse((await cli(['mets', '--root', root, '--id', id, '--json'])).stdout);
-  t.is(m.checksumType, 'SHA-256');
-  t.is(m.rehashed, 9, 'the eight LOBs and the .siard');
-  checkAgainstInventory(t, objectDir, 'SHA-256');
-  t.is((await runCli(['audit', '--root', root, '--id', id, '--no-xsd'])).code, 0);
-});
+test(
+  'mets verb on an object with no fixity block (put of an exported folder): the files it lacks are hashed, the index agrees ' +
+    'with the fixity the commit completes',
+  async (t) => {
+    const out = path.join(work, 'exported');
+    await cli(['export', `sqlite:${db}`, out, '--name', 'Northwind', '--tables', SEED_TABLES, ...LIMITS]);
+    const id = 'urn:example:northwind-put';
+    await cli(['put', out, '--root', root, '--id', id]);
+    const objectDir = path.join(root, (await cli(['path', id, '--root', root])).stdout.trim());
+    t.is(readInventory(objectDir).fixity, undefined);
+    const m = JSON.parse((await cli(['mets', '--root', root, '--id', id, '--json'])).stdout);
+    t.is(m.checksumType, 'SHA-256');
+    t.is(m.rehashed, 9, 'the eight LOBs and the .siard');
+    checkAgainstInventory(t, objectDir, 'SHA-256');
+    t.is((await runCli(['audit', '--root', root, '--id', id, '--no-xsd'])).code, 0);
+  },
+);
 
 test('mets verb: an unknown object and an object without a .siard are refused (exit 2)', async (t) => {
   const missing = await runCli(['mets', '--root', root, '--id', 'urn:example:none']);

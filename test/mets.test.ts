@@ -742,45 +742,48 @@ test('checkMetsIndex on parsed documents (a Map of children) finds what the stre
   t.deepEqual(findings, await audit(nw));
 });
 
-test('a parent METS written again for a new .siard: same bytes but SIZE, CHECKSUM and LASTMODDATE; a parent in another form is refused', async (t) => {
-  const options = {
-    objId: 'urn:x & <y>',
-    checksumType: 'MD5' as const,
-    siard: { path: 'Northwind.siard', size: 100, checksum: md5(Buffer.from('old')) },
-    children: [0, 1, 2].map((h) => ({ segment: `Northwind_lobseg_${h}`, size: 1000 + h, checksum: md5(Buffer.from(String(h))) })),
-    createDate: new Date('2024-05-06T07:08:09Z'),
-    agentName: 'Some <tool> & co',
-  };
-  const out = new BufferWriter();
-  await writeParentMets(out, options);
-  const old = out.bytes();
-  const plan = await planParentMetsUpdate(old, 'mets.xml');
-  t.is(plan.siardPath, 'Northwind.siard');
-  t.is(plan.children, 3);
-  const updated = await writeUpdatedParentMets(plan, { size: 123, checksum: md5(Buffer.from('new')) }, new Date('2025-01-02T03:04:05Z'));
-  const text = updated.bytes.toString('utf8');
-  t.is(updated.size, updated.bytes.length);
-  t.is(updated.checksum, md5(updated.bytes));
-  t.is(
-    text,
-    old
-      .toString('utf8')
-      .replace('CREATEDATE="2024-05-06T07:08:09Z"', 'CREATEDATE="2024-05-06T07:08:09Z" LASTMODDATE="2025-01-02T03:04:05Z"')
-      .replace(`CHECKSUM="${md5(Buffer.from('old'))}" SIZE="100"`, `CHECKSUM="${md5(Buffer.from('new'))}" SIZE="123"`),
-  );
-  // Written again (a second relocation): the LASTMODDATE is read back and replaced.
-  const again = await writeUpdatedParentMets(
-    await planParentMetsUpdate(updated.bytes, 'mets.xml'),
-    { size: 7, checksum: md5(Buffer.from('x')) },
-    new Date('2026-01-01T00:00:00Z'),
-  );
-  t.regex(again.bytes.toString('utf8'), /CREATEDATE="2024-05-06T07:08:09Z" LASTMODDATE="2026-01-01T00:00:00Z"/);
-  // Anything the writer would not reproduce is refused, not dropped.
-  const foreign = old.toString('utf8').replace('<mets:fileSec>', '<!-- hand edit --><mets:fileSec>');
-  await t.throwsAsync(planParentMetsUpdate(Buffer.from(foreign), 'mets.xml'), {
-    instanceOf: ParentMetsNotUpdatable,
-    message: /not in the form this tool writes/,
-  });
-  const sha1 = old.toString('utf8').replace('CHECKSUMTYPE="MD5" CHECKSUM', 'CHECKSUMTYPE="CRC32" CHECKSUM');
-  await t.throwsAsync(planParentMetsUpdate(Buffer.from(sha1), 'mets.xml'), { instanceOf: ParentMetsNotUpdatable, message: /CRC32/ });
-});
+test(
+  'a parent METS written again for a new .siard: same bytes but SIZE, CHECKSUM and LASTMODDATE; ' + 'a parent in another form is refused',
+  async (t) => {
+    const options = {
+      objId: 'urn:x & <y>',
+      checksumType: 'MD5' as const,
+      siard: { path: 'Northwind.siard', size: 100, checksum: md5(Buffer.from('old')) },
+      children: [0, 1, 2].map((h) => ({ segment: `Northwind_lobseg_${h}`, size: 1000 + h, checksum: md5(Buffer.from(String(h))) })),
+      createDate: new Date('2024-05-06T07:08:09Z'),
+      agentName: 'Some <tool> & co',
+    };
+    const out = new BufferWriter();
+    await writeParentMets(out, options);
+    const old = out.bytes();
+    const plan = await planParentMetsUpdate(old, 'mets.xml');
+    t.is(plan.siardPath, 'Northwind.siard');
+    t.is(plan.children, 3);
+    const updated = await writeUpdatedParentMets(plan, { size: 123, checksum: md5(Buffer.from('new')) }, new Date('2025-01-02T03:04:05Z'));
+    const text = updated.bytes.toString('utf8');
+    t.is(updated.size, updated.bytes.length);
+    t.is(updated.checksum, md5(updated.bytes));
+    t.is(
+      text,
+      old
+        .toString('utf8')
+        .replace('CREATEDATE="2024-05-06T07:08:09Z"', 'CREATEDATE="2024-05-06T07:08:09Z" LASTMODDATE="2025-01-02T03:04:05Z"')
+        .replace(`CHECKSUM="${md5(Buffer.from('old'))}" SIZE="100"`, `CHECKSUM="${md5(Buffer.from('new'))}" SIZE="123"`),
+    );
+    // Written again (a second relocation): the LASTMODDATE is read back and replaced.
+    const again = await writeUpdatedParentMets(
+      await planParentMetsUpdate(updated.bytes, 'mets.xml'),
+      { size: 7, checksum: md5(Buffer.from('x')) },
+      new Date('2026-01-01T00:00:00Z'),
+    );
+    t.regex(again.bytes.toString('utf8'), /CREATEDATE="2024-05-06T07:08:09Z" LASTMODDATE="2026-01-01T00:00:00Z"/);
+    // Anything the writer would not reproduce is refused, not dropped.
+    const foreign = old.toString('utf8').replace('<mets:fileSec>', '<!-- hand edit --><mets:fileSec>');
+    await t.throwsAsync(planParentMetsUpdate(Buffer.from(foreign), 'mets.xml'), {
+      instanceOf: ParentMetsNotUpdatable,
+      message: /not in the form this tool writes/,
+    });
+    const sha1 = old.toString('utf8').replace('CHECKSUMTYPE="MD5" CHECKSUM', 'CHECKSUMTYPE="CRC32" CHECKSUM');
+    await t.throwsAsync(planParentMetsUpdate(Buffer.from(sha1), 'mets.xml'), { instanceOf: ParentMetsNotUpdatable, message: /CRC32/ });
+  },
+);

@@ -167,17 +167,20 @@ for (const [mode, points, env] of [
   ['renames', RENAME_COMMIT_POINTS, RENAME],
 ] as Array<[string, Array<[string, Outcome]>, Record<string, string>]>) {
   for (const [point, expected] of points) {
-    test(`existing object (commit by ${mode}): killed at ${point}, a reader sees the ${expected} version, the next put succeeds`, async (t) => {
-      const { base, rootDir } = await rootWithV1();
-      const input = writeInput(path.join(base, 'in2'), V2);
-      const killed = await put(rootDir, ID, input, { ...env, SIARD_OCFL_FAILPOINT: point });
-      t.is(killed.signal, 'SIGKILL', `the failpoint was not reached: ${killed.stderr}`);
-      t.deepEqual(emptyDirs(rootDir), []);
-      await assertOldOrNew(t, rootDir, V1, V2, expected);
-      const next = await put(rootDir, ID, input);
-      t.is(next.code, 0, next.stderr);
-      await assertCleanAndAt(t, rootDir, V2);
-    });
+    test(
+      `existing object (commit by ${mode}): ` + `killed at ${point}, a reader sees the ${expected} version, the next put succeeds`,
+      async (t) => {
+        const { base, rootDir } = await rootWithV1();
+        const input = writeInput(path.join(base, 'in2'), V2);
+        const killed = await put(rootDir, ID, input, { ...env, SIARD_OCFL_FAILPOINT: point });
+        t.is(killed.signal, 'SIGKILL', `the failpoint was not reached: ${killed.stderr}`);
+        t.deepEqual(emptyDirs(rootDir), []);
+        await assertOldOrNew(t, rootDir, V1, V2, expected);
+        const next = await put(rootDir, ID, input);
+        t.is(next.code, 0, next.stderr);
+        await assertCleanAndAt(t, rootDir, V2);
+      },
+    );
   }
 }
 
@@ -239,7 +242,8 @@ test(`random-timing kills (seed ${SEED}): every kill leaves old or new, the next
     clearTimeout(timer);
     t.deepEqual(emptyDirs(rootDir), []);
     outcomes.push(
-      `${existing ? 'v2' : 'v1'} after ${delay} ms: ${run.signal ? 'killed' : 'finished'}, ${await assertOldOrNew(t, rootDir, existing ? oldFiles : undefined, newFiles)}`,
+      `${existing ? 'v2' : 'v1'} after ${delay} ms: ${run.signal ? 'killed' : 'finished'},` +
+        ` ${await assertOldOrNew(t, rootDir, existing ? oldFiles : undefined, newFiles)}`,
     );
     const next = await put(rootDir, ID, input);
     t.is(next.code, 0, next.stderr);
@@ -252,13 +256,16 @@ for (const [point, expected] of [
   ['after-version-rename', 'old'],
   ['after-inventory-rename', 'new'],
 ] as Array<[string, Outcome]>) {
-  test(`repairObject after a kill at ${point} (commit by renames) leaves a valid object at the ${expected} version, no new version`, async (t) => {
-    const { base, rootDir } = await rootWithV1();
-    const input = writeInput(path.join(base, 'in2'), V2);
-    t.is((await put(rootDir, ID, input, { ...RENAME, SIARD_OCFL_FAILPOINT: point })).signal, 'SIGKILL');
-    const { openRoot } = await import('../src/ocfl/root.js');
-    await (await openRoot(rootDir)).repairObject(ID);
-    await assertCleanAndAt(t, rootDir, expected === 'old' ? V1 : V2);
-    t.deepEqual((await readHead(rootDir, ID))!.versions, expected === 'old' ? ['v1'] : ['v1', 'v2']);
-  });
+  test(
+    `repairObject after a kill at ${point} (commit by renames) ` + `leaves a valid object at the ${expected} version, no new version`,
+    async (t) => {
+      const { base, rootDir } = await rootWithV1();
+      const input = writeInput(path.join(base, 'in2'), V2);
+      t.is((await put(rootDir, ID, input, { ...RENAME, SIARD_OCFL_FAILPOINT: point })).signal, 'SIGKILL');
+      const { openRoot } = await import('../src/ocfl/root.js');
+      await (await openRoot(rootDir)).repairObject(ID);
+      await assertCleanAndAt(t, rootDir, expected === 'old' ? V1 : V2);
+      t.deepEqual((await readHead(rootDir, ID))!.versions, expected === 'old' ? ['v1'] : ['v1', 'v2']);
+    },
+  );
 }

@@ -39,8 +39,10 @@ async function objectRoots(root: string): Promise<string[]> {
  * stores one object with `id`, optionally importing the plugin first by package name.
  */
 async function storeInChild(root: string, id: string, withPlugin: boolean): Promise<void> {
+  const importPlugin =
+    "const plugin = await import('siard-ocfl/ocfl-js-plugin'); if (!plugin.isPluginActive()) throw new Error('plugin not active');";
   const script = `
-    ${withPlugin ? "const plugin = await import('siard-ocfl/ocfl-js-plugin'); if (!plugin.isPluginActive()) throw new Error('plugin not active');" : ''}
+    ${withPlugin ? importPlugin : ''}
     const { default: ocfl } = await import('@ocfl/ocfl-fs');
     const [root, workspace, id] = process.argv.slice(1);
     const storage = ocfl.storage({ root, workspace, layout: { extensionName: '${LAYOUT_0003_NAME}' } });

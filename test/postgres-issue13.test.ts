@@ -117,7 +117,8 @@ pgSerial('databaseProduct, NaN and infinities, intervals: typed for SIARD, repor
     (
       await sql<{ t: string }>(
         db,
-        `SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = 'a.items'::regclass AND attnum > 0 ORDER BY attnum`,
+        `SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = 'a.items'::regclass AND attnum > 0 ` +
+          `ORDER BY attnum`,
       )
     ).map((r) => r.t);
   t.deepEqual(await types('restored'), await types('source'));
@@ -159,7 +160,8 @@ const SHOP_SQL = `
   INSERT INTO public.item (name, qty, feeling) VALUES ('bolt', 5, 'ok'), ('nut', 12, 'happy'), ('washer', 40, NULL);
   CREATE VIEW public.big_item AS SELECT id, name FROM public.item WHERE qty > 10;
   CREATE VIEW public.big_item_names AS SELECT name FROM public.big_item;
-  CREATE TABLE public.ticket (no int GENERATED ALWAYS AS IDENTITY (START WITH 100 INCREMENT BY 5) PRIMARY KEY, label text, feeling mood DEFAULT 'ok');
+  CREATE TABLE public.ticket (no int GENERATED ALWAYS AS IDENTITY (START WITH 100 INCREMENT BY 5) PRIMARY KEY, label text,
+    feeling mood DEFAULT 'ok');
   INSERT INTO public.ticket (label, feeling) VALUES ('a', 'sad'), ('b', 'happy'), ('c', DEFAULT);
   CREATE FUNCTION public.touch() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.label := upper(NEW.label); RETURN NEW; END $$;
   CREATE TRIGGER ticket_touch BEFORE INSERT OR UPDATE OF label ON public.ticket FOR EACH ROW EXECUTE FUNCTION public.touch();
@@ -197,7 +199,11 @@ pgSerial(
     if (HAS_SHARED) assertArchiveValid(t, siard, reference('siard', 'metadata.xsd'));
     t.regex(
       meta,
-      /<type>\s*<name>mood<\/name>\s*<category>distinct<\/category>\s*<instantiable>false<\/instantiable>\s*<final>true<\/final>\s*<base>VARCHAR\(5\)<\/base>\s*<description>PostgreSQL enum; labels in order: &apos;sad&apos;, &apos;ok&apos;, &apos;happy&apos;<\/description>/,
+      new RegExp(
+        String.raw`<type>\s*<name>mood<\/name>\s*<category>distinct<\/category>\s*<instantiable>false<\/instantiable>` +
+          String.raw`\s*<final>true<\/final>\s*<base>VARCHAR\(5\)<\/base>\s*<description>PostgreSQL enum; labels in ` +
+          String.raw`order: &apos;sad&apos;, &apos;ok&apos;, &apos;happy&apos;<\/description>`,
+      ),
     );
     t.regex(
       meta,
@@ -242,7 +248,8 @@ pgSerial(
       (
         await sql<{ c: string; d: string | null }>(
           db,
-          `SELECT column_name AS c, column_default AS d FROM information_schema.columns WHERE table_name = 'item' AND column_name <> 'id' ORDER BY ordinal_position`,
+          `SELECT column_name AS c, column_default AS d FROM information_schema.columns WHERE table_name = 'item' AND ` +
+            `column_name <> 'id' ORDER BY ordinal_position`,
         )
       ).map((r) => `${r.c}=${r.d}`);
     t.deepEqual(await defaults('shop_copy'), await defaults('shop'));
@@ -272,7 +279,10 @@ pgSerial(
     t.is(busy.code, 2);
     t.regex(
       busy.stderr,
-      /Cannot restore into .*busy: it is not empty \(1 tables or views, e\.g\. public\.unrelated\); add --into-existing to restore beside them\./,
+      new RegExp(
+        String.raw`Cannot restore into .*busy: it is not empty \(1 tables or views, e\.g\. public\.unrelated\); add ` +
+          String.raw`--into-existing to restore beside them\.`,
+      ),
     );
     t.is(busy.stderr.trim().split('\n').length, 1);
     const beside = await runCli(['restore', siard, server!.url('busy'), '--into-existing']);
@@ -317,7 +327,8 @@ with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, 'w', zipfile.ZIP_DEFLATED
       )
       .replace(
         'data = data.replace(',
-        "data = data.replace(b'<defaultValue>CURRENT_DATE</defaultValue>', b'<defaultValue>CURRENT_DATE; DROP TABLE public.ticket</defaultValue>', 1).replace(",
+        "data = data.replace(b'<defaultValue>CURRENT_DATE</defaultValue>', b'<defaultValue>CURRENT_DATE; DROP TABLE " +
+          "public.ticket</defaultValue>', 1).replace(",
       );
     execFileSync('python3', ['-c', edit, siard, hostile]);
     t.regex(execFileSync('unzip', ['-p', hostile, 'header/metadata.xml'], { encoding: 'utf8' }), /ADD COLUMN evil/);

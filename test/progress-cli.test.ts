@@ -33,7 +33,9 @@ interface PtyRun {
  * (e.g. `2>&1 | cat`).
  */
 function onPty(args: string[], options: { cols?: number; tail?: string } = {}): Promise<PtyRun> {
-  const cmd = `stty cols ${options.cols ?? 200} rows 40; exec ${sh(process.execPath)} ${sh(BIN)} ${args.map(sh).join(' ')} ${options.tail ?? ''}`;
+  const cmd =
+    `stty cols ${options.cols ?? 200} rows 40; ` +
+    `exec ${sh(process.execPath)} ${sh(BIN)} ${args.map(sh).join(' ')} ${options.tail ?? ''}`;
   const env = { ...process.env };
   delete env.CI; // the line is off under CI; here it is what is tested
   return new Promise((resolve, reject) => {
@@ -143,7 +145,8 @@ ptyTest('export on a terminal: bytes written, rate, elapsed, rows', async (t) =>
 });
 
 ptyTest(
-  'restore, validate, audit, checkout, relocate, put on a terminal: each one line with bytes and their rate (restore: rows and their rate), time and its count',
+  'restore, validate, audit, checkout, relocate, put on a terminal: each one line with bytes and their rate (restore: rows and ' +
+    'their rate), time and its count',
   async (t) => {
     await runCli(['ingest', db, '--root', root, '--id', `${ID}:verbs`, ...USER]);
     const objectRoot = path.join(root, (await runCli(['path', `${ID}:verbs`, '--root', root])).stdout.trim());

@@ -42,7 +42,8 @@ function entries(siard: string): Map<string, string> {
     'python3',
     [
       '-c',
-      'import sys,zipfile,hashlib\nz=zipfile.ZipFile(sys.argv[1])\nfor i in z.infolist(): print(i.filename, hashlib.sha256(z.read(i)).hexdigest())',
+      'import sys,zipfile,hashlib\nz=zipfile.ZipFile(sys.argv[1])\nfor i in z.infolist(): print(i.filename, ' +
+        'hashlib.sha256(z.read(i)).hexdigest())',
       siard,
     ],
     { encoding: 'utf8' },
@@ -122,7 +123,8 @@ test('checkout --join-chunks of the relocated version joins the split photo at i
 
 test('metadata rewriting: replace, insert after dataOriginTimespan with a prefix, refuse a bad URI', async (t) => {
   const xml =
-    '<?xml version="1.0" encoding="UTF-8"?>\n<s:siardArchive xmlns:s="x">\n  <s:dataOriginTimespan>x</s:dataOriginTimespan>\n  <s:schemas><s:lobFolder>col/</s:lobFolder></s:schemas>\n</s:siardArchive>';
+    '<?xml version="1.0" encoding="UTF-8"?>\n<s:siardArchive xmlns:s="x">\n  <s:dataOriginTimespan>x</s:dataOriginTimespan>\n  ' +
+    '<s:schemas><s:lobFolder>col/</s:lobFolder></s:schemas>\n</s:siardArchive>';
   t.is(
     rewriteDatabaseLobFolder(xml, 'file:///A%20B/'),
     xml.replace('</s:dataOriginTimespan>', '</s:dataOriginTimespan>\n  <s:lobFolder>file:///A%20B/</s:lobFolder>'),
@@ -133,7 +135,8 @@ test('metadata rewriting: replace, insert after dataOriginTimespan with a prefix
 });
 
 sharedTest(
-  'a received SiardApi archive (sql2008, column lobFolders ../lobs/, no database lobFolder): content bytes kept, LOBs still verified after relocation',
+  'a received SiardApi archive (sql2008, column lobFolders ../lobs/, no database lobFolder): content bytes kept, LOBs still ' +
+    'verified after relocation',
   async (t) => {
     const root = await initRoot(path.join(tempDir('siard-ocfl-relocate-'), 'root'), await loadLayout0003());
     const siard = reference('siard-samples', 'siardapi', 'sql2008.siard');

@@ -54,8 +54,12 @@ interface RestoreJson {
   notes: string[];
 }
 
-const NOTE =
-  /the database lobFolder "file:\/\/\/Archives\/x\/" points elsewhere \(file:\/\/\/Archives\/x\/Northwind_lobseg_0\/\S+ \(outside the package\) and the like\); the LOB files were read where (the object|the package folder \S+) keeps them instead, at Northwind_lobseg_0\/\S+ and the like \(lobFolder read as "\.\.\/"\)\.$/;
+const NOTE = new RegExp(
+  String.raw`the database lobFolder "file:\/\/\/Archives\/x\/" points elsewhere \(file:` +
+    String.raw`\/\/\/Archives\/x\/Northwind_lobseg_0\/\S+ \(outside the package\) and the like\); the LOB files ` +
+    String.raw`were read where (the object|the package folder \S+) keeps them instead, at Northwind_lobseg_0\/\S+ ` +
+    String.raw`and the like \(lobFolder read as "\.\.\/"\)\.$`,
+);
 
 test('the relocated head: metadata names file:///Archives/x/, which this machine does not have', (t) => {
   t.false(existsSync('/Archives/x'), 'the test needs /Archives/x to be absent');
@@ -119,58 +123,79 @@ test('audit of the relocated head: clean, every LOB file verified in the object,
   );
 });
 
-test('ingest of the checkout (a received package) stores every LOB file; the new object audits clean and restores to the source', async (t) => {
-  const id = 'urn:example:received-checkout';
-  const r = await runCli(['ingest', path.join(checkout, 'Northwind.siard'), '--root', base.root, '--id', id, '--json']);
-  t.is(r.code, 0, r.stderr);
-  const result = JSON.parse(r.stdout) as { objectPath: string; files: number; warnings: string[]; notes: string[]; missingLobs: number };
-  t.deepEqual(result.warnings, []);
-  t.is(result.missingLobs, 0);
-  t.is(result.notes.length, 1);
-  t.regex(result.notes[0]!, /the LOB files were taken where the package folder \S+ keeps them instead/);
-  // The inventory state is exactly the checkout: the .siard and every file of its LOB folders.
-  const inv = readInventory(path.join(base.root, result.objectPath));
-  const state = Object.values(inv.versions.v1!.state).flat().sort();
-  t.deepEqual(state, filesUnder(checkout));
-  t.is(state.filter((p) => p.includes('_lobseg_')).length, 129);
-  t.is(result.files, 130);
+test(
+  'ingest of the checkout (a received package) stores every LOB file; ' + 'the new object audits clean and restores to the source',
+  async (t) => {
+    const id = 'urn:example:received-checkout';
+    const r = await runCli(['ingest', path.join(checkout, 'Northwind.siard'), '--root', base.root, '--id', id, '--json']);
+    t.is(r.code, 0, r.stderr);
+    const result = JSON.parse(r.stdout) as { objectPath: string; files: number; warnings: string[]; notes: string[]; missingLobs: number };
+    t.deepEqual(result.warnings, []);
+    t.is(result.missingLobs, 0);
+    t.is(result.notes.length, 1);
+    t.regex(result.notes[0]!, /the LOB files were taken where the package folder \S+ keeps them instead/);
+    // The inventory state is exactly the checkout: the .siard and every file of its LOB folders.
+    const inv = readInventory(path.join(base.root, result.objectPath));
+    const state = Object.values(inv.versions.v1!.state).flat().sort();
+    t.deepEqual(state, filesUnder(checkout));
+    t.is(state.filter((p) => p.includes('_lobseg_')).length, 129);
+    t.is(result.files, 130);
 
-  const { cli, report } = await auditCli(base.root, '--id', id);
-  t.is(cli.code, 0, cli.stdout);
-  t.is(report.objects[0]!.siards[0]!.lobFiles, 129);
-  t.is(report.findings.filter((f) => f.code === 'SIARD_LOBFOLDER_ABSOLUTE').length, 1);
-  t.false(report.findings.some((f) => f.code.startsWith('LOB_')));
+    const { cli, report } = await auditCli(base.root, '--id', id);
+    t.is(cli.code, 0, cli.stdout);
+    t.is(report.objects[0]!.siards[0]!.lobFiles, 129);
+    t.is(report.findings.filter((f) => f.code === 'SIARD_LOBFOLDER_ABSOLUTE').length, 1);
+    t.false(report.findings.some((f) => f.code.startsWith('LOB_')));
 
-  const out = path.join(base.dir, 'received.db');
-  const restored = await runCli(['restore', '--root', base.root, '--id', id, out]);
-  t.is(restored.code, 0, restored.stderr);
-  t.deepEqual(sqliteContents(out), want);
-});
+    const out = path.join(base.dir, 'received.db');
+    const restored = await runCli(['restore', '--root', base.root, '--id', id, out]);
+    t.is(restored.code, 0, restored.stderr);
+    t.deepEqual(sqliteContents(out), want);
+  },
+);
 
-test('a received package missing one LOB file: ingest exits 1 with one sentence and leaves no object; --allow-missing-lobs stores it, still exit 1', async (t) => {
-  const damaged = path.join(base.dir, 'damaged');
-  copyTree(checkout, damaged);
-  t.true(existsSync(path.join(damaged, ONE_LOB)));
-  rmSync(path.join(damaged, ONE_LOB));
-  const id = 'urn:example:received-damaged';
-  const objectDir = path.join(base.root, (await runCli(['path', '--root', base.root, id])).stdout.trim());
+test(
+  'a received package missing one LOB file: ingest exits 1 with one sentence and leaves no object; --allow-missing-lobs ' +
+    'stores it, still exit 1',
+  async (t) => {
+    const damaged = path.join(base.dir, 'damaged');
+    copyTree(checkout, damaged);
+    t.true(existsSync(path.join(damaged, ONE_LOB)));
+    rmSync(path.join(damaged, ONE_LOB));
+    const id = 'urn:example:received-damaged';
+    const objectDir = path.join(base.root, (await runCli(['path', '--root', base.root, id])).stdout.trim());
 
-  const r = await runCli(['ingest', path.join(damaged, 'Northwind.siard'), '--root', base.root, '--id', id]);
-  t.is(r.code, 1, r.stdout + r.stderr);
-  t.is(r.stdout, '');
-  t.is(r.stderr.trim().split('\n').length, 1, 'one sentence');
-  t.regex(
-    r.stderr,
-    /Northwind\.siard: 1 LOB cell references a file the package folder does not hold \(the first: .*table main\.Categories, row 2, column Picture: "Northwind_lobseg_0\/content\/schema0\/table2\/lob4\/record1\.bin" points outside the package folder \(file:\/\/\/Archives\/x\/\S+ \(outside the package\)\) and is not in it either\), so nothing was stored in object "urn:example:received-damaged"/,
-  );
-  t.false(existsSync(objectDir), 'no object left');
-  t.false((await runCli(['ls', '--root', base.root])).stdout.includes(id));
+    const r = await runCli(['ingest', path.join(damaged, 'Northwind.siard'), '--root', base.root, '--id', id]);
+    t.is(r.code, 1, r.stdout + r.stderr);
+    t.is(r.stdout, '');
+    t.is(r.stderr.trim().split('\n').length, 1, 'one sentence');
+    t.regex(
+      r.stderr,
+      new RegExp(
+        String.raw`Northwind\.siard: 1 LOB cell references a file the package folder does not hold \(the first: ` +
+          String.raw`.*table main\.Categories, row 2, column Picture: ` +
+          String.raw`"Northwind_lobseg_0\/content\/schema0\/table2\/lob4\/record1\.bin" points outside the package ` +
+          String.raw`folder \(file:\/\/\/Archives\/x\/\S+ \(outside the package\)\) and is not in it either\), so ` +
+          String.raw`nothing was stored in object "urn:example:received-damaged"`,
+      ),
+    );
+    t.false(existsSync(objectDir), 'no object left');
+    t.false((await runCli(['ls', '--root', base.root])).stdout.includes(id));
 
-  const allowed = await runCli(['ingest', path.join(damaged, 'Northwind.siard'), '--root', base.root, '--id', id, '--allow-missing-lobs']);
-  t.is(allowed.code, 1, 'stored as asked, but a package whose LOBs are not all stored never exits 0');
-  t.regex(allowed.stdout, /^Committed v1 of object "urn:example:received-damaged"/);
-  t.regex(allowed.stdout, /WARNING .*row 2, column Picture: LOB file "Northwind_lobseg_0\/content\/schema0\/table2\/lob4\/record1\.bin"/);
-  const state = Object.values(readInventory(objectDir).versions.v1!.state).flat();
-  t.false(state.includes(ONE_LOB));
-  t.is(state.filter((p) => p.includes('_lobseg_')).length, 128, 'every other LOB file stored');
-});
+    const allowed = await runCli([
+      'ingest',
+      path.join(damaged, 'Northwind.siard'),
+      '--root',
+      base.root,
+      '--id',
+      id,
+      '--allow-missing-lobs',
+    ]);
+    t.is(allowed.code, 1, 'stored as asked, but a package whose LOBs are not all stored never exits 0');
+    t.regex(allowed.stdout, /^Committed v1 of object "urn:example:received-damaged"/);
+    t.regex(allowed.stdout, /WARNING .*row 2, column Picture: LOB file "Northwind_lobseg_0\/content\/schema0\/table2\/lob4\/record1\.bin"/);
+    const state = Object.values(readInventory(objectDir).versions.v1!.state).flat();
+    t.false(state.includes(ONE_LOB));
+    t.is(state.filter((p) => p.includes('_lobseg_')).length, 128, 'every other LOB file stored');
+  },
+);

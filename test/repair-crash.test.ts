@@ -67,28 +67,31 @@ const POINTS: Array<[string, string[], 'old' | 'new', string]> = [
 ];
 
 for (const [point, codes, outcome, action] of POINTS) {
-  test(`killed at ${point}: ${codes.join(', ')} with the interrupted-commit hint; repair leaves the ${outcome} version, valid`, async (t) => {
-    const { base, rootDir } = await rootWithV1();
-    const killed = await put(rootDir, ID, writeInput(path.join(base, 'in'), V2), { ...RENAME, SIARD_OCFL_FAILPOINT: point });
-    t.is(killed.signal, 'SIGKILL', `the failpoint was not reached: ${killed.stderr}`);
-    await assertCodes(t, rootDir, codes, true);
+  test(
+    `killed at ${point}: ${codes.join(', ')} with the interrupted-commit hint; ` + `repair leaves the ${outcome} version, valid`,
+    async (t) => {
+      const { base, rootDir } = await rootWithV1();
+      const killed = await put(rootDir, ID, writeInput(path.join(base, 'in'), V2), { ...RENAME, SIARD_OCFL_FAILPOINT: point });
+      t.is(killed.signal, 'SIGKILL', `the failpoint was not reached: ${killed.stderr}`);
+      await assertCodes(t, rootDir, codes, true);
 
-    const first = await repairCli(rootDir);
-    t.is(first.code, 0, first.stderr);
-    t.is(first.report.repaired, 1);
-    const kinds = first.report.objects.flatMap((o) => o.actions.map((a) => a.kind)).sort();
-    t.deepEqual(kinds, [action, 'removed-dead-lock', 'removed-staging'].sort());
-    t.is(first.report.objects[0].id, ID);
-    await assertRepairedAt(t, rootDir, outcome === 'old' ? V1 : V2, outcome === 'old' ? ['v1'] : ['v1', 'v2']);
+      const first = await repairCli(rootDir);
+      t.is(first.code, 0, first.stderr);
+      t.is(first.report.repaired, 1);
+      const kinds = first.report.objects.flatMap((o) => o.actions.map((a) => a.kind)).sort();
+      t.deepEqual(kinds, [action, 'removed-dead-lock', 'removed-staging'].sort());
+      t.is(first.report.objects[0].id, ID);
+      await assertRepairedAt(t, rootDir, outcome === 'old' ? V1 : V2, outcome === 'old' ? ['v1'] : ['v1', 'v2']);
 
-    // Idempotent: a second run finds nothing to do.
-    const second = await repairCli(rootDir);
-    t.is(second.code, 0, second.stderr);
-    t.deepEqual(
-      second.report.objects.map((o) => o.status),
-      ['clean'],
-    );
-  });
+      // Idempotent: a second run finds nothing to do.
+      const second = await repairCli(rootDir);
+      t.is(second.code, 0, second.stderr);
+      t.deepEqual(
+        second.report.objects.map((o) => o.status),
+        ['clean'],
+      );
+    },
+  );
 }
 
 test('after a power loss that kept the new sidecar but not the new inventory: both hints, readers see v1, repair rolls back', async (t) => {

@@ -26,14 +26,17 @@ for i in range(n):
     data = (b'%08d' % i) * 40
     name = 'content/schema0/table0/lob2/record%d.bin' % i
     z.writestr(name, data)
-    rows.append('<row><c1>%d</c1><c2 file="%s" length="%d" digestType="MD5" digest="%s"/></row>' % (i + 1, name, len(data), hashlib.md5(data).hexdigest()))
+    rows.append('<row><c1>%d</c1><c2 file="%s" length="%d" digestType="MD5" digest="%s"/></row>'
+                % (i + 1, name, len(data), hashlib.md5(data).hexdigest()))
 ns = 'http://www.bar.admin.ch/xmlns/siard/2/table.xsd'
-z.writestr('content/schema0/table0/table0.xml', '<?xml version="1.0" encoding="UTF-8"?><table xmlns="%s" version="2.1">%s</table>' % (ns, ''.join(rows)))
-z.writestr('header/metadata.xml', '''<?xml version="1.0" encoding="UTF-8"?><siardArchive xmlns="http://www.bar.admin.ch/xmlns/siard/2/metadata.xsd" version="2.1">
+z.writestr('content/schema0/table0/table0.xml',
+           '<?xml version="1.0" encoding="UTF-8"?><table xmlns="%s" version="2.1">%s</table>' % (ns, ''.join(rows)))
+meta = '''<?xml version="1.0" encoding="UTF-8"?><siardArchive xmlns="http://www.bar.admin.ch/xmlns/siard/2/metadata.xsd" version="2.1">
 <dbname>gen</dbname><dataOwner>test</dataOwner><dataOriginTimespan>2024</dataOriginTimespan><archivalDate>2024-01-01</archivalDate>
 <schemas><schema><name>s</name><folder>schema0</folder><tables><table><name>t</name><folder>table0</folder><columns>
 <column><name>id</name><type>INTEGER</type></column><column><name>b</name><lobFolder>lob2</lobFolder><type>BLOB</type></column>
-</columns><rows>%d</rows></table></tables></schema></schemas><users><user><name>u</name></user></users></siardArchive>''' % n)
+</columns><rows>%d</rows></table></tables></schema></schemas><users><user><name>u</name></user></users></siardArchive>''' % n
+z.writestr('header/metadata.xml', meta)
 z.close()
 `;
 
@@ -72,7 +75,8 @@ test('re-segmenting 8,000 internal LOBs holds no more live memory than 2,000 (th
   const large = results.get(8000)!;
   const mib = (b: number) => (b / 1024 / 1024).toFixed(1);
   t.log(
-    `live heap at the last row: ${mib(small.heap)} MiB (2,000 LOBs), ${mib(large.heap)} MiB (8,000); peak RSS ${mib(small.rss)} / ${mib(large.rss)} MiB`,
+    `live heap at the last row: ${mib(small.heap)} MiB (2,000 LOBs), ${mib(large.heap)} MiB (8,000); peak RSS ${mib(small.rss)} ` +
+      `/ ${mib(large.rss)} MiB`,
   );
   t.true(large.heap - small.heap < 2 * 1024 * 1024, `live heap grew by ${mib(large.heap - small.heap)} MiB for 6,000 more internal LOBs`);
 });

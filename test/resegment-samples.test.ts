@@ -197,7 +197,10 @@ if (HAS_SHARED) {
           t.is(refused.code, 1);
           t.regex(
             refused.stderr,
-            /table [^,]*\.\w+, row \d+, column \w+: LOB file "[^"]+" has (MD5|SHA-256) digest [0-9a-f]+, but the cell says [0-9a-f]+; re-segmentation stopped/,
+            new RegExp(
+              String.raw`table [^,]*\.\w+, row \d+, column \w+: LOB file "[^"]+" has (MD5|SHA-256) digest [0-9a-f]+, but ` +
+                String.raw`the cell says [0-9a-f]+; re-segmentation stopped`,
+            ),
           );
           t.false(existsSync(path.join(work, `lostcr-${name}`)));
           const accepted = await runCli([
@@ -215,7 +218,10 @@ if (HAS_SHARED) {
           const md = unzipEntry(path.join(work, `accepted-${name}`, 'accepted.siard'), 'header/metadata.xml').toString('utf8');
           t.regex(
             md,
-            /LOB cells? did not match the received digest or length and (was|were) kept as read \(accepted on request\): table [^,]+, row \d+, column \w+: LOB file/,
+            new RegExp(
+              String.raw`LOB cells? did not match the received digest or length and (was|were) kept as read \(accepted on ` +
+                String.raw`request\): table [^,]+, row \d+, column \w+: LOB file`,
+            ),
           );
           await resegmentsFully(t, repairedCopy(file, work), name);
         },

@@ -139,7 +139,8 @@ pgTest('restore adds the plain check constraints, warns about the rest, and runs
 
   const added = await sql<{ name: string; valid: boolean }>(
     'target',
-    `SELECT conname AS name, convalidated AS valid FROM pg_constraint WHERE conrelid = 'public.guarded'::regclass AND contype = 'c' ORDER BY 1`,
+    `SELECT conname AS name, convalidated AS valid FROM pg_constraint WHERE conrelid = 'public.guarded'::regclass AND contype = ` +
+      `'c' ORDER BY 1`,
   );
   t.deepEqual(added, [
     { name: 'label_form', valid: true },

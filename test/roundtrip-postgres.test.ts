@@ -63,7 +63,8 @@ interface ColumnInfo {
 async function tableText(db: string, schema: string, table: string): Promise<string[]> {
   const cols = await sql<ColumnInfo>(
     db,
-    `SELECT column_name, data_type, udt_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position`,
+    `SELECT column_name, data_type, udt_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER ` +
+      `BY ordinal_position`,
     [schema, table],
   );
   const exprs = cols.map((c) => {
@@ -149,14 +150,16 @@ pgTest('restore into PostgreSQL: every row of every table equal, type-aware; key
   // Types PostgreSQL can recreate by name come back; a large object comes back as its bytes.
   const types = await sql<{ t: string }>(
     'restored',
-    `SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = 'public.every_type'::regclass AND attnum > 0 ORDER BY attnum`,
+    `SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = 'public.every_type'::regclass AND attnum > ` +
+      `0 ORDER BY attnum`,
   );
   t.deepEqual(
     types.map((r) => r.t),
     (
       await sql<{ t: string }>(
         'source',
-        `SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = 'public.every_type'::regclass AND attnum > 0 ORDER BY attnum`,
+        `SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = 'public.every_type'::regclass AND ` +
+          `attnum > 0 ORDER BY attnum`,
       )
     ).map((r) => r.t),
   );
@@ -191,7 +194,10 @@ pgTest('a changed LOB file stops the restore naming the cell, and the database i
   t.is(res.code, 1);
   t.regex(
     res.stderr,
-    /table \w+\.\w+, row \d+, column \w+: LOB file "[^"]+\.bin" has SHA-256 digest [0-9a-f]{64}, but the cell says [0-9a-f]{64}; restore stopped\./,
+    new RegExp(
+      String.raw`table \w+\.\w+, row \d+, column \w+: LOB file "[^"]+\.bin" has SHA-256 digest [0-9a-f]{64}, but ` +
+        String.raw`the cell says [0-9a-f]{64}; restore stopped\.`,
+    ),
   );
   const tables = await sql<{ n: string }>(
     'tampered',

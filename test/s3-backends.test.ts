@@ -449,7 +449,8 @@ both(
 void PROJECT_ROOT;
 
 both(
-  'hostile ids (slashes, "..", absolute, 10,000 characters, NUL) land inside the root at their 0003 paths and read back; a lone surrogate is refused',
+  'hostile ids (slashes, "..", absolute, 10,000 characters, NUL) land inside the root at their 0003 paths and read back; a lone ' +
+    'surrogate is refused',
   async (t, backend) => {
     const location = await newRoot(backend, 'ids');
     const root = await initRoot(location, await loadLayout0003({}));

@@ -40,7 +40,10 @@ function cpuSeconds(args: string[]): number {
   writeFileSync(
     wrapper,
     `import { writeFileSync } from 'node:fs';
-    process.on('exit', () => { const u = process.cpuUsage(); writeFileSync(${JSON.stringify(report)}, JSON.stringify((u.user + u.system) / 1e6)); });
+    process.on('exit', () => {
+      const u = process.cpuUsage();
+      writeFileSync(${JSON.stringify(report)}, JSON.stringify((u.user + u.system) / 1e6));
+    });
     process.argv = [process.argv[0], ${JSON.stringify(BIN)}, ...process.argv.slice(2)];
     await import(${JSON.stringify(BIN)});`,
   );

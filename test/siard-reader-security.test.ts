@@ -29,6 +29,7 @@ import { tempDir } from './helpers/tmp.js';
 const NS = 'http://www.bar.admin.ch/xmlns/siard/2/metadata.xsd';
 
 function metadataXml(options: { dbLobFolder?: string; columnLobFolder?: string; rows: number; extra?: string }): string {
+  const columnLobFolder = options.columnLobFolder !== undefined ? `<lobFolder>${options.columnLobFolder}</lobFolder>` : '';
   return `<?xml version="1.0" encoding="UTF-8"?>
 <siardArchive xmlns="${NS}" version="2.2">
   <dbname>x</dbname><dataOwner>o</dataOwner><dataOriginTimespan>t</dataOriginTimespan>
@@ -40,7 +41,7 @@ function metadataXml(options: { dbLobFolder?: string; columnLobFolder?: string; 
     <name>t</name><folder>table0</folder>
     <columns>
       <column><name>id</name><type>INTEGER</type></column>
-      <column><name>data</name>${options.columnLobFolder !== undefined ? `<lobFolder>${options.columnLobFolder}</lobFolder>` : ''}<type>BLOB</type></column>
+      <column><name>data</name>${columnLobFolder}<type>BLOB</type></column>
     </columns>
     <rows>${options.rows}</rows>
   </table></tables></schema></schemas>
@@ -75,10 +76,14 @@ async function cellsOf(reader: SiardReader): Promise<SiardLobCell[]> {
 }
 
 test('metadata with a DOCTYPE (billion laughs, external entity) is refused, nothing expanded', (t) => {
-  const laughs = `<?xml version="1.0"?><!DOCTYPE siardArchive [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]><siardArchive xmlns="${NS}" version="2.2"><dbname>&c;</dbname></siardArchive>`;
+  const laughs =
+    `<?xml version="1.0"?><!DOCTYPE siardArchive [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;` +
+    `&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]><siardArchive xmlns="${NS}" version="2.2"><dbname>&c;</dbname></siardArchive>`;
   const e1 = t.throws(() => parseSiardMetadata(laughs, 'laughs.xml'), { instanceOf: SiardOcflError });
   t.regex(e1!.message, /DOCTYPE/);
-  const xxe = `<?xml version="1.0"?><!DOCTYPE siardArchive [<!ENTITY x SYSTEM "file:///etc/passwd">]><siardArchive xmlns="${NS}" version="2.2"><dbname>&x;</dbname></siardArchive>`;
+  const xxe =
+    `<?xml version="1.0"?><!DOCTYPE siardArchive [<!ENTITY x SYSTEM "file:///etc/passwd">]><siardArchive ` +
+    `xmlns="${NS}" version="2.2"><dbname>&x;</dbname></siardArchive>`;
   t.throws(() => parseSiardMetadata(xxe, 'xxe.xml'), { instanceOf: SiardOcflError });
   // Even without a DOCTYPE, an undeclared entity is an error, never left in the text.
   const undeclared = `<siardArchive xmlns="${NS}" version="2.2"><dbname>&x;</dbname></siardArchive>`;

@@ -203,7 +203,8 @@ for (const file of files) {
 }
 
 sharedTest(
-  'external LOBs of DBPTK (_lobseg_1), SiardGui (../lobs/), Full Convert (back-slashes) and SiardApi sql2008 (lobs/) are found beside the .siard',
+  'external LOBs of DBPTK (_lobseg_1), SiardGui (../lobs/), Full Convert (back-slashes) and SiardApi sql2008 (lobs/) are found ' +
+    'beside the .siard',
   async (t) => {
     const cases: Array<[string, RegExp, number]> = [
       [

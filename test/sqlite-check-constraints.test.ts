@@ -49,7 +49,8 @@ function sqliteSource(name: string): string {
   const file = path.join(work, `${name}.db`);
   const db = new Database(file);
   db.exec(
-    `CREATE TABLE guarded (id INTEGER PRIMARY KEY, qty INT CHECK (qty >= 0), code TEXT, CONSTRAINT code_form CHECK (code GLOB '[A-Z]*'), CONSTRAINT short CHECK (length(code) <= 4))`,
+    `CREATE TABLE guarded (id INTEGER PRIMARY KEY, qty INT CHECK (qty >= 0), code TEXT, CONSTRAINT code_form CHECK (code GLOB ` +
+      `'[A-Z]*'), CONSTRAINT short CHECK (length(code) <= 4))`,
   );
   db.exec(`INSERT INTO guarded VALUES (1, 5, 'AB'), (2, 0, NULL)`);
   db.close();

@@ -128,7 +128,10 @@ sharedTest.serial(
     // the mixed columns say how their cells are written, and keep the declared type
     t.regex(
       meta,
-      /<name>content<\/name>\s*(<lobFolder>[^<]*<\/lobFolder>\s*)?<type>CLOB<\/type>\s*<mimeType>text\/x-sqlite-literal<\/mimeType>\s*<typeOriginal>BLOB<\/typeOriginal>/,
+      new RegExp(
+        String.raw`<name>content<\/name>\s*(<lobFolder>[^<]*<\/lobFolder>\s*)?<type>CLOB<\/type>\s*<mimeType>` +
+          String.raw`text\/x-sqlite-literal<\/mimeType>\s*<typeOriginal>BLOB<\/typeOriginal>`,
+      ),
     );
     t.regex(
       meta,
@@ -136,7 +139,10 @@ sharedTest.serial(
     );
     t.regex(
       meta,
-      /<name>value<\/name>[\s\S]*?<description>SQLite column holding integers, reals, text and blobs: every value is written as its SQLite literal/,
+      new RegExp(
+        String.raw`<name>value<\/name>[\s\S]*?<description>SQLite column holding integers, reals, text and blobs: ` +
+          String.raw`every value is written as its SQLite literal`,
+      ),
     );
 
     const restored = path.join(work, 'restored.db');

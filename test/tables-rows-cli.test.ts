@@ -155,7 +155,8 @@ for schemas in kids(ET.fromstring(z.read(meta)), 'schemas'):
     for tables in kids(schema, 'tables'):
       for table in kids(tables, 'table'):
         folder = 'content/%s/%s' % (text(schema, 'folder'), text(table, 'folder'))
-        cols = [{'name': text(c, 'name'), 'type': text(c, 'type'), 'typeOriginal': text(c, 'typeOriginal')} for col in kids(table, 'columns') for c in kids(col, 'column')]
+        cols = [{'name': text(c, 'name'), 'type': text(c, 'type'), 'typeOriginal': text(c, 'typeOriginal')}
+                for col in kids(table, 'columns') for c in kids(col, 'column')]
         files = length = 0
         entry = prefix + folder + '/' + text(table, 'folder') + '.xml'
         if entry in z.namelist():
@@ -163,7 +164,8 @@ for schemas in kids(ET.fromstring(z.read(meta)), 'schemas'):
             if 'file' in e.attrib:
               files += 1
               length += int(e.attrib.get('length', '0'))
-        out.append({'schema': text(schema, 'name'), 'name': text(table, 'name'), 'folder': folder, 'rows': int(text(table, 'rows')), 'columns': cols, 'fileCells': files, 'fileLength': length})
+        out.append({'schema': text(schema, 'name'), 'name': text(table, 'name'), 'folder': folder,
+                    'rows': int(text(table, 'rows')), 'columns': cols, 'fileCells': files, 'fileLength': length})
 print(json.dumps(out))
 `;
   return JSON.parse(execFileSync('python3', ['-c', script, siard], { encoding: 'utf8' })) as MetaTable[];
@@ -200,72 +202,75 @@ test.before(async () => {
   siardInCheckout = path.join(checkout, 'source.siard');
 });
 
-test('tables --json: row counts, columns and types as metadata.xml states them, LOB counts and sizes as the test data has them', async (t) => {
-  const r = await runCli(['tables', '--root', root, '--id', id, '--json']);
-  t.is(r.code, 0, r.stderr);
-  const doc = JSON.parse(r.stdout) as { archive: string; version: string; tables: TableJson[] };
-  t.is(doc.version, 'v1');
-  t.regex(doc.archive, /v1: source\.siard$/);
-  const meta = pythonMetadata(siardInCheckout);
-  t.deepEqual(
-    doc.tables.map((x) => [x.schema, x.name, x.rows]),
-    meta.map((m) => [m.schema, m.name, m.rows]),
-  );
-  t.deepEqual(
-    doc.tables.map((x) => x.rows),
-    ['people', 'documents', 'empty_table'].map((n) => dbRows(db, n).length),
-  );
-  for (const x of doc.tables) {
-    const m = meta.find((mm) => mm.name === x.name)!;
+test(
+  'tables --json: row counts, columns and types as metadata.xml states them, ' + 'LOB counts and sizes as the test data has them',
+  async (t) => {
+    const r = await runCli(['tables', '--root', root, '--id', id, '--json']);
+    t.is(r.code, 0, r.stderr);
+    const doc = JSON.parse(r.stdout) as { archive: string; version: string; tables: TableJson[] };
+    t.is(doc.version, 'v1');
+    t.regex(doc.archive, /v1: source\.siard$/);
+    const meta = pythonMetadata(siardInCheckout);
     t.deepEqual(
-      x.columns.map((c) => [c.name, c.type ?? null, c.typeOriginal ?? null]),
-      m.columns.map((c) => [c.name, c.type, c.typeOriginal]),
-      x.name,
+      doc.tables.map((x) => [x.schema, x.name, x.rows]),
+      meta.map((m) => [m.schema, m.name, m.rows]),
     );
     t.deepEqual(
-      x.columns.map((c) => c.name),
-      dbColumns(db, x.name),
-      x.name,
+      doc.tables.map((x) => x.rows),
+      ['people', 'documents', 'empty_table'].map((n) => dbRows(db, n).length),
     );
-  }
-  const docs = doc.tables.find((x) => x.name === 'documents')!;
-  t.is(docs.columns.find((c) => c.name === 'body')!.type, 'BLOB');
-  t.is(docs.columns.find((c) => c.name === 'memo')!.type, 'CLOB');
+    for (const x of doc.tables) {
+      const m = meta.find((mm) => mm.name === x.name)!;
+      t.deepEqual(
+        x.columns.map((c) => [c.name, c.type ?? null, c.typeOriginal ?? null]),
+        m.columns.map((c) => [c.name, c.type, c.typeOriginal]),
+        x.name,
+      );
+      t.deepEqual(
+        x.columns.map((c) => c.name),
+        dbColumns(db, x.name),
+        x.name,
+      );
+    }
+    const docs = doc.tables.find((x) => x.name === 'documents')!;
+    t.is(docs.columns.find((c) => c.name === 'body')!.type, 'BLOB');
+    t.is(docs.columns.find((c) => c.name === 'memo')!.type, 'CLOB');
 
-  // From the test's own data: BLOBs above --inline-max are LOB cells of that many bytes; CLOBs
-  // above it count in characters (code points); the rest non-NULL are inline, measured in bytes.
-  const bigBodies = bodies.filter((b): b is Buffer => b !== null && b.length > INLINE_MAX);
-  const smallBodies = bodies.filter((b): b is Buffer => b !== null && b.length <= INLINE_MAX);
-  const bigMemos = memos.filter((m): m is string => m !== null && Buffer.byteLength(m) > INLINE_MAX);
-  const smallMemos = memos.filter((m): m is string => m !== null && Buffer.byteLength(m) <= INLINE_MAX);
-  t.true(bigBodies.length >= 3 && smallBodies.length >= 3 && bigMemos.length >= 2 && smallMemos.length >= 2);
-  t.is(docs.lobCells, bigBodies.length + bigMemos.length);
-  t.is(
-    docs.lobBytes,
-    bigBodies.reduce((s, b) => s + b.length, 0),
-  );
-  t.is(
-    docs.lobCharacters,
-    bigMemos.reduce((s, m) => s + [...m].length, 0),
-  );
-  t.is(docs.lobCellsWithoutLength, 0);
-  t.is(docs.inlineLobs, smallBodies.length + smallMemos.length);
-  t.is(docs.inlineLobBytes, smallBodies.reduce((s, b) => s + b.length, 0) + smallMemos.reduce((s, m) => s + Buffer.byteLength(m), 0));
-  // the independent count of file cells in the table XML agrees
-  t.is(docs.lobCells, meta.find((m) => m.name === 'documents')!.fileCells);
+    // From the test's own data: BLOBs above --inline-max are LOB cells of that many bytes; CLOBs
+    // above it count in characters (code points); the rest non-NULL are inline, measured in bytes.
+    const bigBodies = bodies.filter((b): b is Buffer => b !== null && b.length > INLINE_MAX);
+    const smallBodies = bodies.filter((b): b is Buffer => b !== null && b.length <= INLINE_MAX);
+    const bigMemos = memos.filter((m): m is string => m !== null && Buffer.byteLength(m) > INLINE_MAX);
+    const smallMemos = memos.filter((m): m is string => m !== null && Buffer.byteLength(m) <= INLINE_MAX);
+    t.true(bigBodies.length >= 3 && smallBodies.length >= 3 && bigMemos.length >= 2 && smallMemos.length >= 2);
+    t.is(docs.lobCells, bigBodies.length + bigMemos.length);
+    t.is(
+      docs.lobBytes,
+      bigBodies.reduce((s, b) => s + b.length, 0),
+    );
+    t.is(
+      docs.lobCharacters,
+      bigMemos.reduce((s, m) => s + [...m].length, 0),
+    );
+    t.is(docs.lobCellsWithoutLength, 0);
+    t.is(docs.inlineLobs, smallBodies.length + smallMemos.length);
+    t.is(docs.inlineLobBytes, smallBodies.reduce((s, b) => s + b.length, 0) + smallMemos.reduce((s, m) => s + Buffer.byteLength(m), 0));
+    // the independent count of file cells in the table XML agrees
+    t.is(docs.lobCells, meta.find((m) => m.name === 'documents')!.fileCells);
 
-  const ppl = doc.tables.find((x) => x.name === 'people')!;
-  const notes = people.map((p) => p[2]).filter((n): n is string => n !== null);
-  t.is(ppl.lobCells, 0);
-  t.is(ppl.inlineLobs, notes.length);
-  t.is(
-    ppl.inlineLobBytes,
-    notes.reduce((s, n) => s + Buffer.byteLength(n), 0),
-  );
-  const empty = doc.tables.find((x) => x.name === 'empty_table')!;
-  t.is(empty.rows, 0);
-  t.false(empty.tableDataRead, 'a table without rows or LOB columns is answered by metadata.xml alone');
-});
+    const ppl = doc.tables.find((x) => x.name === 'people')!;
+    const notes = people.map((p) => p[2]).filter((n): n is string => n !== null);
+    t.is(ppl.lobCells, 0);
+    t.is(ppl.inlineLobs, notes.length);
+    t.is(
+      ppl.inlineLobBytes,
+      notes.reduce((s, n) => s + Buffer.byteLength(n), 0),
+    );
+    const empty = doc.tables.find((x) => x.name === 'empty_table')!;
+    t.is(empty.rows, 0);
+    t.false(empty.tableDataRead, 'a table without rows or LOB columns is answered by metadata.xml alone');
+  },
+);
 
 test('tables (human): one line per table with its rows and LOBs, then its columns', async (t) => {
   const r = await runCli(['tables', '--root', root, '--id', id]);
@@ -344,48 +349,54 @@ test('rows --limit N gives the header and the first N rows; --limit 0 only the h
   t.is(none.stdout, 'id,title,body,memo\r\n');
 });
 
-test('an unknown table is exit 2 naming the tables there are; an unknown version or object is exit 2; --json gives the error object', async (t) => {
-  const r = await runCli(['rows', '--root', root, '--id', id, '--table', 'nope']);
-  t.is(r.code, 2);
-  t.is(r.stdout, '');
-  t.regex(r.stderr, /has no table "nope"; it has main\.people, main\.documents, main\.empty_table\./);
-  const wrongSchema = await runCli(['rows', '--root', root, '--id', id, '--table', 'people', '--schema', 'other']);
-  t.is(wrongSchema.code, 2);
-  t.regex(wrongSchema.stderr, /no table "people" in schema "other"/);
-  const version = await runCli(['tables', '--root', root, '--id', id, '--version', 'v9']);
-  t.is(version.code, 2);
-  t.regex(version.stderr, /has no version v9 \(it has v1\)/);
-  const json = await runCli(['tables', '--root', root, '--id', 'urn:example:none', '--json']);
-  t.is(json.code, 2);
-  const err = JSON.parse(json.stdout) as { error: { code: string; message: string; exitCode: number } };
-  t.is(err.error.exitCode, 2);
-  t.regex(err.error.message, /urn:example:none/);
-  const both = await runCli(['tables', siardInCheckout, '--root', root, '--id', id]);
-  t.is(both.code, 2);
-  t.regex(both.stderr, /Give the archive once/);
-});
+test(
+  'an unknown table is exit 2 naming the tables there are; ' + 'an unknown version or object is exit 2; --json gives the error object',
+  async (t) => {
+    const r = await runCli(['rows', '--root', root, '--id', id, '--table', 'nope']);
+    t.is(r.code, 2);
+    t.is(r.stdout, '');
+    t.regex(r.stderr, /has no table "nope"; it has main\.people, main\.documents, main\.empty_table\./);
+    const wrongSchema = await runCli(['rows', '--root', root, '--id', id, '--table', 'people', '--schema', 'other']);
+    t.is(wrongSchema.code, 2);
+    t.regex(wrongSchema.stderr, /no table "people" in schema "other"/);
+    const version = await runCli(['tables', '--root', root, '--id', id, '--version', 'v9']);
+    t.is(version.code, 2);
+    t.regex(version.stderr, /has no version v9 \(it has v1\)/);
+    const json = await runCli(['tables', '--root', root, '--id', 'urn:example:none', '--json']);
+    t.is(json.code, 2);
+    const err = JSON.parse(json.stdout) as { error: { code: string; message: string; exitCode: number } };
+    t.is(err.error.exitCode, 2);
+    t.regex(err.error.message, /urn:example:none/);
+    const both = await runCli(['tables', siardInCheckout, '--root', root, '--id', id]);
+    t.is(both.code, 2);
+    t.regex(both.stderr, /Give the archive once/);
+  },
+);
 
-test('a .siard path: rows --limit stops reading (a table damaged past its first rows still gives them); tables reads no table XML without LOB columns', async (t) => {
-  const dbMany = path.join(work, 'many.db');
-  buildDatabase(dbMany, 60_000);
-  const out = path.join(work, 'export');
-  const ex = await runCli(['export', `sqlite:${dbMany}`, out, '--inline-max', String(INLINE_MAX), '--name', 'many']);
-  t.is(ex.code, 0, ex.stderr);
-  const siard = path.join(out, 'many.siard');
-  const want = dbRows(dbMany, 'many');
+test(
+  'a .siard path: rows --limit stops reading (a table damaged past its first rows still gives them); tables reads no table ' +
+    'XML without LOB columns',
+  async (t) => {
+    const dbMany = path.join(work, 'many.db');
+    buildDatabase(dbMany, 60_000);
+    const out = path.join(work, 'export');
+    const ex = await runCli(['export', `sqlite:${dbMany}`, out, '--inline-max', String(INLINE_MAX), '--name', 'many']);
+    t.is(ex.code, 0, ex.stderr);
+    const siard = path.join(out, 'many.siard');
+    const want = dbRows(dbMany, 'many');
 
-  const fine = await runCli(['rows', siard, '--table', 'many', '--limit', '10']);
-  t.is(fine.code, 0, fine.stderr);
-  t.deepEqual(parseCsv(fine.stdout), [['id', 't'], ...want.slice(0, 10).map(([i, s]) => [String(i), s as string])]);
+    const fine = await runCli(['rows', siard, '--table', 'many', '--limit', '10']);
+    t.is(fine.code, 0, fine.stderr);
+    t.deepEqual(parseCsv(fine.stdout), [['id', 't'], ...want.slice(0, 10).map(([i, s]) => [String(i), s as string])]);
 
-  // Damage the compressed table data at 80 % of its length (Python finds where it is).
-  const many = pythonMetadata(siard).find((m) => m.name === 'many')!;
-  const [offset, size] = JSON.parse(
-    execFileSync(
-      'python3',
-      [
-        '-c',
-        `
+    // Damage the compressed table data at 80 % of its length (Python finds where it is).
+    const many = pythonMetadata(siard).find((m) => m.name === 'many')!;
+    const [offset, size] = JSON.parse(
+      execFileSync(
+        'python3',
+        [
+          '-c',
+          `
 import sys, json, zipfile, struct
 z = zipfile.ZipFile(sys.argv[1]); i = z.getinfo(sys.argv[2])
 with open(sys.argv[1], 'rb') as f:
@@ -393,32 +404,33 @@ with open(sys.argv[1], 'rb') as f:
   n, e = struct.unpack('<HH', h[26:30])
 print(json.dumps([i.header_offset + 30 + n + e, i.compress_size]))
 `,
-        siard,
-        `${many.folder}/${many.folder.split('/').pop()}.xml`,
-      ],
-      { encoding: 'utf8' },
-    ),
-  ) as [number, number];
-  t.true(size > 1_000_000, `the table data is large enough to damage far from its start (${size} bytes)`);
-  const damaged = path.join(out, 'damaged.siard');
-  copyFileSync(siard, damaged);
-  const fd = openSync(damaged, 'r+');
-  writeSync(fd, Buffer.alloc(64, 0xa5), 0, 64, offset + Math.floor(size * 0.8));
-  closeSync(fd);
+          siard,
+          `${many.folder}/${many.folder.split('/').pop()}.xml`,
+        ],
+        { encoding: 'utf8' },
+      ),
+    ) as [number, number];
+    t.true(size > 1_000_000, `the table data is large enough to damage far from its start (${size} bytes)`);
+    const damaged = path.join(out, 'damaged.siard');
+    copyFileSync(siard, damaged);
+    const fd = openSync(damaged, 'r+');
+    writeSync(fd, Buffer.alloc(64, 0xa5), 0, 64, offset + Math.floor(size * 0.8));
+    closeSync(fd);
 
-  const whole = await runCli(['rows', damaged, '--table', 'many']);
-  t.not(whole.code, 0, 'reading the whole damaged table fails');
-  t.regex(whole.stderr, /table0|many|CRC|inflat|invalid/i);
-  const limited = await runCli(['rows', damaged, '--table', 'many', '--limit', '10']);
-  t.is(limited.code, 0, limited.stderr);
-  t.is(limited.stdout, fine.stdout);
+    const whole = await runCli(['rows', damaged, '--table', 'many']);
+    t.not(whole.code, 0, 'reading the whole damaged table fails');
+    t.regex(whole.stderr, /table0|many|CRC|inflat|invalid/i);
+    const limited = await runCli(['rows', damaged, '--table', 'many', '--limit', '10']);
+    t.is(limited.code, 0, limited.stderr);
+    t.is(limited.stdout, fine.stdout);
 
-  const tables = await runCli(['tables', damaged, '--json']);
-  t.is(tables.code, 0, tables.stderr);
-  const listed = (JSON.parse(tables.stdout) as { tables: TableJson[] }).tables.find((x) => x.name === 'many')!;
-  t.is(listed.rows, want.length);
-  t.false(listed.tableDataRead);
-});
+    const tables = await runCli(['tables', damaged, '--json']);
+    t.is(tables.code, 0, tables.stderr);
+    const listed = (JSON.parse(tables.stdout) as { tables: TableJson[] }).tables.find((x) => x.name === 'many')!;
+    t.is(listed.rows, want.length);
+    t.false(listed.tableDataRead);
+  },
+);
 
 sharedTest(
   'a DBPTK reference sample read through its .siard path: tables and rows agree with its metadata.xml and table XML',

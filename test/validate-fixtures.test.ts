@@ -163,7 +163,8 @@ const EXTRA_GOOD_WARNINGS: Record<string, { codes: string[]; clause: string }> =
     codes: ['W005', 'W007', 'W008', 'W013'],
     clause:
       'Fedora objects: ids like "info:fedora/..." pass, but some versions lack message/user (3.5.3.1, W007) or a user address (W008), ' +
-      'some ids are not URIs (W005), and the object extension folder "mutable-head" is not the registered name "0005-mutable-head" (4.1, W013)',
+      'some ids are not URIs (W005), and the object extension folder "mutable-head" is not the registered name ' +
+      '"0005-mutable-head" (4.1, W013)',
   },
 };
 

@@ -72,7 +72,8 @@ sharedTest('every SIARD sample opens and every entry inflates with the right CRC
   if (HAS_PYTHON) {
     const script = [
       'import sys, zipfile, json',
-      'print(json.dumps({f: [[i.filename, i.compress_type, i.CRC, i.compress_size, i.file_size] for i in zipfile.ZipFile(f).infolist()] for f in sys.argv[1:]}))',
+      'print(json.dumps({f: [[i.filename, i.compress_type, i.CRC, i.compress_size, i.file_size] for i in ' +
+        'zipfile.ZipFile(f).infolist()] for f in sys.argv[1:]}))',
     ].join('\n');
     const result = spawnSync('python3', ['-c', script, ...SAMPLES], { encoding: 'utf8', maxBuffer: 64 << 20 });
     t.is(result.status, 0, result.stderr);

@@ -161,7 +161,8 @@ for (const forceZip64 of [false, true]) {
       'import sys, zipfile, json, hashlib',
       'z = zipfile.ZipFile(sys.argv[1])',
       'bad = z.testzip()',
-      'out = {"bad": bad, "entries": [[i.filename, i.file_size, i.CRC, hashlib.sha256(z.read(i)).hexdigest(), i.date_time] for i in z.infolist()]}',
+      'out = {"bad": bad, "entries": [[i.filename, i.file_size, i.CRC, hashlib.sha256(z.read(i)).hexdigest(), i.date_time] for ' +
+        'i in z.infolist()]}',
       'print(json.dumps(out))',
     ].join('\n');
     const result = spawnSync('python3', ['-c', script, file], { encoding: 'utf8' });

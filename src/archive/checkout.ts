@@ -113,7 +113,8 @@ export async function joinSplitLobs(siardFile: string, siardPath = path.basename
         if ((cell.ref.digest !== undefined && digest !== undefined && digest !== cell.ref.digest.toLowerCase()) || !lengthOk) {
           await fsp.rm(temp, { force: true });
           throw new SiardOcflError(
-            `${describeLobCell(siard, cell)}: the parts of ${target} joined give ${bytes} bytes with ${cell.ref.digestType} ${digest}, not what the cell states; the parts were left as they are.`,
+            `${describeLobCell(siard, cell)}: the parts of ${target} joined give ${bytes} bytes ` +
+              `with ${cell.ref.digestType} ${digest}, not what the cell states; the parts were left as they are.`,
             {
               code: 'LOB_DIGEST',
               exitCode: 1,

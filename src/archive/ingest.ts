@@ -238,17 +238,16 @@ export async function planSiardPackage(siardFile: string): Promise<PackagePlan> 
           }
         } else if (lookup.status === 'missing') {
           missing++;
-          firstUnstored ??= `${describeLobCell(reader, cell)}: "${cell.ref.file}" is missing (looked for ${describeLobTarget(lookup.location.primary)})`;
+          const lookedFor = describeLobTarget(lookup.location.primary);
+          firstUnstored ??= `${describeLobCell(reader, cell)}: "${cell.ref.file}" is missing (looked for ${lookedFor})`;
           if (missing <= 20)
-            warnings.push(
-              `${describeLobCell(reader, cell)}: LOB file "${cell.ref.file}" is missing (looked for ${describeLobTarget(lookup.location.primary)}).`,
-            );
+            warnings.push(`${describeLobCell(reader, cell)}: LOB file "${cell.ref.file}" is missing (looked for ${lookedFor}).`);
         } else {
           outside++;
           firstUnstored ??= `${describeLobCell(reader, cell)}: "${cell.ref.file}" ${whyNotStored(lookup)}`;
           if (outside <= 20) {
             warnings.push(
-              `${describeLobCell(reader, cell)}: LOB file "${cell.ref.file}" ${lookup.status === 'outside' ? `lies outside the package folder (${describeLobTarget(lookup.location.primary)})` : `has no usable location (${lookup.reason})`}; it is not taken into the object.`,
+              `${describeLobCell(reader, cell)}: LOB file "${cell.ref.file}" ${notTakenWords(lookup)}; it is not taken into the object.`,
             );
           }
         }
@@ -279,6 +278,13 @@ export async function planSiardPackage(siardFile: string): Promise<PackagePlan> 
     access.close();
     reader.close();
   }
+}
+
+/** Why a LOB file the package does not hold is not taken into the object, for the warning about it. */
+function notTakenWords(lookup: Exclude<LobLookup, { status: 'found' | 'missing' }>): string {
+  return lookup.status === 'outside'
+    ? `lies outside the package folder (${describeLobTarget(lookup.location.primary)})`
+    : `has no usable location (${lookup.reason})`;
 }
 
 /** Why a LOB that was not found is not stored, in words (after the cell file). */
@@ -315,7 +321,9 @@ export async function ingestSiardPackage(
   // A package whose LOBs cannot all be stored is not what was received: refused before anything is staged.
   if (unstored > 0 && !options.allowMissingLobs) {
     throw new SiardOcflError(
-      `${siardFile}: ${unstored} LOB ${unstored === 1 ? 'cell references a file' : 'cells reference files'} the package folder does not hold (the first: ${plan.firstUnstored}), so nothing was stored in object "${id}" (--allow-missing-lobs stores the package as received anyway).`,
+      `${siardFile}: ${unstored} LOB ${unstored === 1 ? 'cell references a file' : 'cells reference files'} the package folder ` +
+        `does not hold (the first: ${plan.firstUnstored}), so nothing was stored in object "${id}" (--allow-missing-lobs stores ` +
+        `the package as received anyway).`,
       { code: 'LOB_MISSING', exitCode: 1 },
     );
   }
@@ -400,7 +408,8 @@ async function ingestResegmented(
     const unstored = plan.missing + plan.outside;
     if (unstored > 0 && !allowMissingLobs) {
       throw new SiardOcflError(
-        `${siardFile}: ${unstored} LOB ${unstored === 1 ? 'cell references a file' : 'cells reference files'} the package folder does not hold (the first: ${plan.firstUnstored}), so it cannot be kept as received in object "${id}".`,
+        `${siardFile}: ${unstored} LOB ${unstored === 1 ? 'cell references a file' : 'cells reference files'} the package ` +
+          `folder does not hold (the first: ${plan.firstUnstored}), so it cannot be kept as received in object "${id}".`,
         {
           code: 'LOB_MISSING',
           exitCode: 1,
@@ -426,7 +435,9 @@ async function ingestResegmented(
     if (notExported.length > 0) result.notes.push(`Not exported: ${notExported.join(', ')}.`);
     if (source.mismatches.count > 0) {
       warnings.push(
-        `${source.mismatches.count} LOB ${source.mismatches.count === 1 ? 'cell' : 'cells'} did not match the received digest or length and ${source.mismatches.count === 1 ? 'was' : 'were'} kept as read (recorded in the archive's description): ${source.mismatches.first.join('; ')}.`,
+        `${source.mismatches.count} LOB ${source.mismatches.count === 1 ? 'cell' : 'cells'} did not match the received digest ` +
+          `or length and ${source.mismatches.count === 1 ? 'was' : 'were'} kept as read (recorded in the archive's ` +
+          `description): ${source.mismatches.first.join('; ')}.`,
       );
     }
     return {

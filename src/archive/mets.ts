@@ -185,7 +185,8 @@ async function recordsBySegment(
     const info = lobPathInfo(rel);
     const slash = rel.indexOf('/');
     if ((dir && !f.logicalPath.startsWith(`${dir}/`)) || (!info && slash < 0)) {
-      const message = `The LOB file ${f.logicalPath} of object "${id}" lies in no folder beside ${siardFile}, so no segment METS can list it.`;
+      const message =
+        `The LOB file ${f.logicalPath} of object "${id}" lies in no folder beside ${siardFile}, ` + `so no segment METS can list it.`;
       throw new SiardOcflError(message, { code: 'METS_NO_SEGMENT', exitCode: 2 });
     }
     const segment = info?.segment ?? rel.slice(0, slash);
@@ -273,7 +274,8 @@ async function lobFilesOfCells(
         const found = lookup.status === 'found' ? lookup.found : undefined;
         if (!found) {
           throw new SiardOcflError(
-            `${describeLobCell(siard, cell)}: LOB file "${cell.ref.file}" is not in ${object.head} of object "${object.id}", so the METS index would be incomplete; run audit.`,
+            `${describeLobCell(siard, cell)}: LOB file "${cell.ref.file}" is not in ${object.head} of object "${object.id}", so ` +
+              `the METS index would be incomplete; run audit.`,
             {
               code: 'LOB_MISSING',
               exitCode: 1,

@@ -405,7 +405,8 @@ export class ObjectAudit {
       }
       s.rows += rows;
       if (rows !== t.table.rows) {
-        const message = `${logicalPath}: table ${tableName} has ${rows} rows in ${t.xmlEntry}, but metadata.xml says <rows>${t.table.rows}</rows>.`;
+        const message =
+          `${logicalPath}: table ${tableName} has ${rows} rows in ${t.xmlEntry}, ` + `but metadata.xml says <rows>${t.table.rows}</rows>.`;
         this.add('error', 'SIARD_ROWS', message, { path: logicalPath, table: tableName });
       }
     }
@@ -538,7 +539,9 @@ export class ObjectAudit {
           `at ${describeLobTarget(p)}; it was not verified.`;
         this.add('warning', 'LOB_OUTSIDE', message, where);
       } else {
-        const message = `${where.path}: ${cellText}: LOB file "${cell.ref.file}" resolves to ${describeLobTarget(p)}, above the object's logical root.`;
+        const message =
+          `${where.path}: ${cellText}: LOB file "${cell.ref.file}" resolves to ${describeLobTarget(p)}, above the ` +
+          `object's logical root.`;
         this.add('error', 'LOB_ESCAPES', message, where);
       }
     } else {

@@ -218,7 +218,8 @@ export async function relocate(rootArg: string | OcflStorageRoot, id: string, op
           });
           if (isAbsoluteUri(options.lobFolder)) {
             notes.push(
-              `${index.parentPath}: the METS index still locates the segment folders relative to itself, where the object keeps them, not at ${options.lobFolder}, which only metadata.xml names.`,
+              `${index.parentPath}: the METS index still locates the segment folders relative to itself, where the object keeps ` +
+                `them, not at ${options.lobFolder}, which only metadata.xml names.`,
             );
           }
         }
@@ -288,12 +289,14 @@ async function metsIndexesOf(
       if (!(err instanceof ParentMetsNotUpdatable)) throw err;
       if (isSiardSegmentName(siard)) {
         throw new SiardOcflError(
-          `Object "${object.id}": the METS index ${parentPath} lists the segments of a segmented SIARD file (${siard} ...), and relocate cannot yet write such an index again for the rewritten segments, so nothing was written.`,
+          `Object "${object.id}": the METS index ${parentPath} lists the segments of a segmented SIARD file (${siard} ...), and ` +
+            `relocate cannot yet write such an index again for the rewritten segments, so nothing was written.`,
           { code: 'RELOCATE_METS', exitCode: 2 },
         );
       }
       throw new SiardOcflError(
-        `Object "${object.id}": the METS index ${parentPath} beside ${siard} cannot be written again for the relocated archive (${err.message}), so nothing was written; write the index again with "siard-ocfl mets --replace" first.`,
+        `Object "${object.id}": the METS index ${parentPath} beside ${siard} cannot be written again for the relocated archive ` +
+          `(${err.message}), so nothing was written; write the index again with "siard-ocfl mets --replace" first.`,
         { code: 'RELOCATE_METS', exitCode: 2 },
       );
     }

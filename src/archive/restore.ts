@@ -158,7 +158,9 @@ function verifiedLob(archive: OpenedArchive, cell: SiardLobCell, counters: Table
     const where = describeLobCell(archive.reader, cell);
     if (result.lengthOk === false) {
       throw new SiardOcflError(
-        `${where}: LOB file "${cell.ref.file}" has ${result.bytes} bytes${result.codePoints !== undefined ? ` (${result.codePoints} characters)` : ''}, but the cell says length ${cell.ref.length}; restore stopped.`,
+        `${where}: LOB file "${cell.ref.file}" has ${result.bytes} ` +
+          `bytes${result.codePoints !== undefined ? ` (${result.codePoints} characters)` : ''}, but the cell says ` +
+          `length ${cell.ref.length}; restore stopped.`,
         {
           code: 'LOB_LENGTH',
           exitCode: 1,
@@ -167,7 +169,8 @@ function verifiedLob(archive: OpenedArchive, cell: SiardLobCell, counters: Table
     }
     if (result.digestOk === false) {
       throw new SiardOcflError(
-        `${where}: LOB file "${cell.ref.file}" has ${result.digestType} digest ${result.digest}, but the cell says ${cell.ref.digest}; restore stopped.`,
+        `${where}: LOB file "${cell.ref.file}" has ${result.digestType} digest ${result.digest}, but the cell ` +
+          `says ${cell.ref.digest}; restore stopped.`,
         {
           code: 'LOB_DIGEST',
           exitCode: 1,

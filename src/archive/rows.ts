@@ -149,7 +149,8 @@ async function lobPath(archive: OpenedArchive, cell: SiardLobCell, options: Rows
   const primary = lookup.location.primary;
   const where = describeLobCell(reader, cell).replace(reader.file, archive.name);
   options.onWarning?.(
-    `${where}: LOB file "${cell.ref.file}" is ${lookup.status === 'missing' ? 'missing' : 'not inside the package'}; its cell's location is printed.`,
+    `${where}: LOB file "${cell.ref.file}" is ${lookup.status === 'missing' ? 'missing' : 'not inside the package'}; its cell's ` +
+      `location is printed.`,
   );
   return primary.kind === 'internal' || primary.kind === 'external' ? partPath(reader, primary) : cell.ref.file;
 }

@@ -117,8 +117,10 @@ export class StorageBaseLookup {
       const found = await findLob(location, (p) => this.access.exists(p));
       if (!found) continue;
       this.note ??=
-        `${this.options.label}: the database lobFolder "${this.siard.archive.lobFolder ?? ''}" points elsewhere (${describeLobTarget(primary)} and the like); ` +
-        `the LOB files were ${this.options.verb} where ${this.options.container} keeps them instead, at ${describeLobTarget(found.parts[0]!)} and the like (lobFolder read as "${base}").`;
+        `${this.options.label}: the database lobFolder "${this.siard.archive.lobFolder ?? ''}" points elsewhere ` +
+        `(${describeLobTarget(primary)} and the like); ` +
+        `the LOB files were ${this.options.verb} where ${this.options.container} keeps them instead, ` +
+        `at ${describeLobTarget(found.parts[0]!)} and the like (lobFolder read as "${base}").`;
       return { status: 'found', location, found };
     }
     return lookup;

@@ -16,7 +16,9 @@ export function register(program: Command): void {
   program
     .command('audit')
     .description(
-      'verify objects: OCFL validation with fixity, and for each SIARD archive its metadata, LOB files (present, length, digest), split parts, row counts and messageDigest (a segmented SIARD file x.siard.1 ... .z: every segment, its parts joined); exit 0 ok, 1 problems found, 2 could not run',
+      'verify objects: OCFL validation with fixity, and for each SIARD archive its metadata, LOB files (present, length, ' +
+        'digest), split parts, row counts and messageDigest (a segmented SIARD file x.siard.1 ... .z: every segment, its parts ' +
+        'joined); exit 0 ok, 1 problems found, 2 could not run',
     )
     .requiredOption('--root <root>', 'OCFL storage root')
     .option('--id <object-id...>', 'objects to audit (default: all objects of the root)')
@@ -60,13 +62,18 @@ export function register(program: Command): void {
           const siards = o.siards
             .map((s) => {
               const segments = s.segments
-                ? ` (a segmented SIARD file of ${s.segments.length} segments, ${s.segments.filter((x) => x.messageDigest === 'verified').length} messageDigests verified)`
+                ? ` (a segmented SIARD file of ${s.segments.length} ` +
+                  `segments, ${s.segments.filter((x) => x.messageDigest === 'verified').length} messageDigests verified)`
                 : '';
-              return `${s.path}${segments}: ${s.tables} tables, ${s.rows} rows, ${s.lobs} LOB cells, ${s.lobFiles} LOB files, metadata ${s.xsd}, messageDigest ${s.messageDigest}`;
+              return (
+                `${s.path}${segments}: ${s.tables} tables, ${s.rows} rows, ${s.lobs} LOB cells, ${s.lobFiles} LOB files, ` +
+                `metadata ${s.xsd}, messageDigest ${s.messageDigest}`
+              );
             })
             .join('; ');
           process.stdout.write(
-            `${o.errors === 0 ? 'OK' : 'FAILED'}: object "${o.id}" ${o.version} (${o.objectPath}): ${o.contentFiles} content files, ${o.contentBytes} bytes read once; ` +
+            `${o.errors === 0 ? 'OK' : 'FAILED'}: object "${o.id}" ${o.version} (${o.objectPath}): ${o.contentFiles} content ` +
+              `files, ${o.contentBytes} bytes read once; ` +
               `${siards || 'no SIARD archive'}; ${o.errors} errors, ${o.warnings} warnings.\n`,
           );
         }
@@ -77,7 +84,8 @@ export function register(program: Command): void {
         const infos = result.findings.filter((f) => f.severity === 'info');
         for (const f of infos) process.stdout.write(`NOTE ${f.code} ${where(f)}: ${f.message}\n`);
         process.stdout.write(
-          `${result.ok ? 'AUDIT PASSED' : 'AUDIT FAILED'}: ${result.objects.length} object${result.objects.length === 1 ? '' : 's'}, ${result.errors} errors, ${result.warnings} warnings.\n`,
+          `${result.ok ? 'AUDIT PASSED' : 'AUDIT FAILED'}: ${result.objects.length} ` +
+            `object${result.objects.length === 1 ? '' : 's'}, ${result.errors} errors, ${result.warnings} warnings.\n`,
         );
       }
       process.exitCode = result.ok ? 0 : 1;

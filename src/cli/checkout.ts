@@ -7,7 +7,10 @@ import { createProgress } from './progress.js';
 
 function joinedWords(sets: Array<{ siard: string; segments: string[] }> | undefined): string {
   if (!sets) return '';
-  return `, ${sets.length} segmented SIARD file${sets.length === 1 ? '' : 's'} joined${sets.map((s) => ` (${s.siard} from ${s.segments.length} segments)`).join('')}`;
+  return (
+    `, ${sets.length} segmented SIARD file${sets.length === 1 ? '' : 's'} ` +
+    `joined${sets.map((s) => ` (${s.siard} from ${s.segments.length} segments)`).join('')}`
+  );
 }
 
 export function register(program: Command): void {
@@ -45,7 +48,8 @@ export function register(program: Command): void {
           if (options.json) printJson({ id: reader.id, ...result, dest });
           else
             process.stdout.write(
-              `Checked out ${result.version} of object "${reader.id}": ${result.files} files, ${result.bytes} bytes${options.joinChunks ? `, ${result.joined} split LOBs joined` : ''}${joinedWords(result.joinedSegments)}.\n`,
+              `Checked out ${result.version} of object "${reader.id}": ${result.files} files, ${result.bytes} ` +
+                `bytes${options.joinChunks ? `, ${result.joined} split LOBs joined` : ''}${joinedWords(result.joinedSegments)}.\n`,
             );
         } finally {
           progress.stop();

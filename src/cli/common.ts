@@ -36,7 +36,9 @@ export function reportError(err: unknown, debug: boolean, context?: string, json
   if (system) {
     // Node's words for a full disk or a size limit name no file: say what the work was on.
     const where = system.path ? ` (${system.syscall ? `${system.syscall} ` : ''}${system.path})` : '';
-    const what = `${context ? `Could not finish the work on ${context}` : 'Could not finish'}: ${ERRNO_WORDS[system.code!]}${where} [${system.code}]`;
+    const what =
+      `${context ? `Could not finish the work on ${context}` : 'Could not finish'}:` +
+      ` ${ERRNO_WORDS[system.code!]}${where} [${system.code}]`;
     const original = err instanceof SiardOcflError ? err.message : (err as Error).message;
     // Node's own text for a failed system call ("EACCES: permission denied, mkdir 'x'") repeats what
     // was just said; any other text (ours, or a failure without a system call) says more.
@@ -94,7 +96,10 @@ function stripStop(s: string): string {
  * counts those files, each part of a split LOB as one; they sit in "segment folders".
  */
 export function lobWords(s: { lobs: number; lobFiles: number; segments: number }): string {
-  return `${s.lobs} LOB cell${s.lobs === 1 ? '' : 's'} in ${s.lobFiles} LOB file${s.lobFiles === 1 ? '' : 's'} in ${s.segments} segment folder${s.segments === 1 ? '' : 's'}`;
+  return (
+    `${s.lobs} LOB cell${s.lobs === 1 ? '' : 's'} in ${s.lobFiles} LOB file${s.lobFiles === 1 ? '' : 's'} in ${s.segments} ` +
+    `segment folder${s.segments === 1 ? '' : 's'}`
+  );
 }
 
 // C0 controls, DEL and C1 controls: they break line- and tab-separated output and terminals.
@@ -184,7 +189,8 @@ export interface WorkspaceCliOptions {
 export function addWorkspaceOption(command: Command): Command {
   return command.option(
     '--workspace <dir>',
-    "folder on the root's filesystem where versions are staged and locks kept (default: $SIARD_OCFL_WORKSPACE, else the one the root remembers, else beside the root or inside its extensions/siard-ocfl-workspace/)",
+    "folder on the root's filesystem where versions are staged and locks kept (default: $SIARD_OCFL_WORKSPACE, else the one the " +
+      'root remembers, else beside the root or inside its extensions/siard-ocfl-workspace/)',
   );
 }
 

@@ -44,7 +44,8 @@ export function addExportOptions(command: Command): Command {
     )
     .option(
       '--max-siard-bytes <size>',
-      'segment the SIARD file: no file larger than this; written as <name>.siard.1, .2, ... .z when it does not fit in one, a table larger than a segment split into tableN.xml.1 ... .z (units as --max-bytes; docs/segmented-siard.md)',
+      'segment the SIARD file: no file larger than this; written as <name>.siard.1, .2, ... .z when it does not fit in one, a ' +
+        'table larger than a segment split into tableN.xml.1 ... .z (units as --max-bytes; docs/segmented-siard.md)',
       parseSize('--max-siard-bytes'),
     )
     .option(
@@ -70,7 +71,8 @@ export function addExportOptions(command: Command): Command {
     .option('--mets', 'also write a METS index: mets.xml beside the .siard and one in each LOB segment folder')
     .option(
       '--accept-digest-mismatch',
-      'a .siard source: keep LOBs whose bytes differ from their received cell digest or length, recording them in the new archive, instead of stopping',
+      'a .siard source: keep LOBs whose bytes differ from their received cell digest or length, recording them in the new ' +
+        'archive, instead of stopping',
     );
 }
 
@@ -128,7 +130,8 @@ export function register(program: Command): void {
       .description('export a database to SIARD 2.2: <out-dir>/<name>.siard and its LOB folders')
       .argument(
         '<source>',
-        'sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://..., mysql://... / mariadb://..., or a SIARD 2.1/2.2 .siard file (its LOB folders beside it) to re-segment',
+        'sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://..., mysql://... / mariadb://..., or a SIARD 2.1/2.2 .siard ' +
+          'file (its LOB folders beside it) to re-segment',
       )
       .argument('<out-dir>', 'folder that receives the archive and its LOB folders'),
   )
@@ -186,7 +189,8 @@ export function register(program: Command): void {
         const warnings =
           mismatches && mismatches.count > 0
             ? [
-                `${mismatches.count} LOB cells did not match the received digest or length and were kept as read (recorded in the archive's description): ${mismatches.first.join('; ')}.`,
+                `${mismatches.count} LOB cells did not match the received digest or length and were kept as read (recorded in ` +
+                  `the archive's description): ${mismatches.first.join('; ')}.`,
               ]
             : [];
         warnings.push(...(summary.warnings ?? []));

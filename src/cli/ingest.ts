@@ -43,7 +43,8 @@ export function register(program: Command): void {
           )
           .argument(
             '<source>',
-            'sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://..., mysql://... / mariadb://..., or a .siard file (its LOB folders beside it; a segmented one named x.siard.1 or x.siard)',
+            'sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://..., mysql://... / mariadb://..., or a .siard file (its LOB ' +
+              'folders beside it; a segmented one named x.siard.1 or x.siard)',
           ),
       )
         .requiredOption('--root <root>', 'OCFL storage root')
@@ -53,11 +54,13 @@ export function register(program: Command): void {
     .option('--digest <algorithm>', 'content digest of a new object: sha512 (default) or sha256')
     .option(
       '--allow-missing-lobs',
-      'a received .siard package: store it even though LOB files its cells reference are missing or outside its folder (each reported; exit status 1)',
+      'a received .siard package: store it even though LOB files its cells reference are missing or outside its folder (each ' +
+        'reported; exit status 1)',
     )
     .option(
       '--resegment',
-      'a received .siard package: re-segment its LOBs (internal or external) into the export layout and upgrade it to SIARD 2.2, instead of storing it as received; export options apply',
+      'a received .siard package: re-segment its LOBs (internal or external) into the export layout and upgrade it to SIARD ' +
+        '2.2, instead of storing it as received; export options apply',
     )
     .option('--keep-received', 'with --resegment: keep the package as received too, under received/ in the same version')
     .option(
@@ -125,13 +128,16 @@ export function register(program: Command): void {
         }
         if (result.unchanged) {
           process.stdout.write(
-            `Object "${result.id}" (${result.objectPath}) is unchanged, no new version: ${sourceSpec} gives the same ${result.files} files as ${result.version} (--allow-unchanged makes one anyway).\n`,
+            `Object "${result.id}" (${result.objectPath}) is unchanged, no new version: ${sourceSpec} gives the ` +
+              `same ${result.files} files as ${result.version} (--allow-unchanged makes one anyway).\n`,
           );
           for (const w of result.warnings) process.stdout.write(`WARNING ${w}\n`);
           return;
         }
+        const segments =
+          result.export && segmentWords(result.export.segmentFiles).replace(' ... ', ', SIARD file ' + result.siardFile + ' ... ');
         const what = result.export
-          ? `${result.export.tables} tables, ${result.export.rows} rows, ${lobWords(result.export)}${segmentWords(result.export.segmentFiles).replace(' ... ', ', SIARD file ' + result.siardFile + ' ... ')}`
+          ? `${result.export.tables} tables, ${result.export.rows} rows, ${lobWords(result.export)}${segments}`
           : 'SIARD package as received';
         process.stdout.write(
           `Committed ${result.version} of object "${result.id}" (${result.objectPath}): ${what}; ` +
@@ -139,7 +145,8 @@ export function register(program: Command): void {
         );
         if (result.received) {
           process.stdout.write(
-            `Re-segmented from ${result.received.name} (SIARD ${result.received.siardVersion}, ${result.received.size} bytes, SHA-256 ${result.received.sha256})${result.receivedFolder ? `; kept as received under ${result.receivedFolder}/` : ''}.\n`,
+            `Re-segmented from ${result.received.name} (SIARD ${result.received.siardVersion}, ${result.received.size} bytes, ` +
+              `SHA-256 ${result.received.sha256})${result.receivedFolder ? `; kept as received under ${result.receivedFolder}/` : ''}.\n`,
           );
         }
         for (const n of result.notes) process.stdout.write(`NOTE ${n}\n`);

@@ -7,7 +7,8 @@ export function register(program: Command): void {
   program
     .command('ls')
     .description(
-      'list the objects of a storage root: id, head version, object path, separated by tabs (control characters in ids shown as \\n, \\t, \\u00XX)',
+      'list the objects of a storage root: id, head version, object path, separated by tabs (control characters in ids shown as ' +
+        '\\n, \\t, \\u00XX)',
     )
     .requiredOption('--root <root>', 'OCFL storage root')
     .option('--json', 'print a JSON array')

@@ -25,7 +25,8 @@ export function register(program: Command): void {
       program
         .command('mets')
         .description(
-          'add the METS index (mets.xml beside the .siard, one in each LOB segment folder) to an object as a new version; checksums come from the inventory fixity block',
+          'add the METS index (mets.xml beside the .siard, one in each LOB segment folder) to an object as a new version; ' +
+            'checksums come from the inventory fixity block',
         )
         .requiredOption('--root <root>', 'OCFL storage root')
         .requiredOption('--id <object-id>', 'object id'),
@@ -41,9 +42,10 @@ export function register(program: Command): void {
         printJson(result);
         return;
       }
+      const rehashed = result.rehashed > 0 ? `, ${result.rehashed} files hashed that the inventory had no ${result.checksumType} for` : '';
       process.stdout.write(
         `Committed ${result.version} of object "${result.id}": METS index ${result.parent} with ${result.children.length} segment METS ` +
-          `listing ${result.lobFiles} LOB files (${result.checksumType}${result.rehashed > 0 ? `, ${result.rehashed} files hashed that the inventory had no ${result.checksumType} for` : ''}).\n`,
+          `listing ${result.lobFiles} LOB files (${result.checksumType}${rehashed}).\n`,
       );
       for (const n of result.notes) process.stdout.write(`NOTE ${n}\n`);
     });

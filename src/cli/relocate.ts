@@ -19,7 +19,8 @@ export function register(program: Command): void {
       program
         .command('relocate')
         .description(
-          'new version of an object in which each .siard differs only in header/metadata.xml (database-level lobFolder); content entries and LOB files are not stored again, the archive messageDigest stays valid',
+          'new version of an object in which each .siard differs only in header/metadata.xml (database-level lobFolder); ' +
+            'content entries and LOB files are not stored again, the archive messageDigest stays valid',
         )
         .requiredOption('--root <root>', 'OCFL storage root')
         .requiredOption('--id <object-id>', 'object id')
@@ -51,12 +52,14 @@ export function register(program: Command): void {
         );
       for (const m of result.mets) {
         process.stdout.write(
-          `${m.path}: METS index updated for the new ${m.siard} (SIZE ${m.size}, ${m.checksumType} ${m.checksum}); ${m.childrenUnchanged} child METS unchanged.\n`,
+          `${m.path}: METS index updated for the new ${m.siard} (SIZE ${m.size}, ${m.checksumType} ${m.checksum});` +
+            ` ${m.childrenUnchanged} child METS unchanged.\n`,
         );
       }
       for (const n of result.notes) process.stdout.write(`Note: ${n}\n`);
       process.stdout.write(
-        `Committed ${result.version} of object "${result.id}": ${result.stored} file${result.stored === 1 ? '' : 's'} stored new, LOB files${result.mets.length > 0 ? ' and child METS' : ''} unchanged.\n`,
+        `Committed ${result.version} of object "${result.id}": ${result.stored} file${result.stored === 1 ? '' : 's'} stored ` +
+          `new, LOB files${result.mets.length > 0 ? ' and child METS' : ''} unchanged.\n`,
       );
     });
 }

@@ -55,7 +55,8 @@ export function register(program: Command): void {
       for (const o of report.objects) if (o.status !== 'clean' || ids.length > 0) process.stdout.write(describe(o));
       const clean = report.objects.length - report.repaired - report.locked - report.failed;
       process.stdout.write(
-        `${report.objects.length} checked: ${report.repaired} repaired, ${clean} needed nothing, ${report.locked} locked by a writer, ${report.failed} failed.\n`,
+        `${report.objects.length} checked: ${report.repaired} repaired, ${clean} needed nothing, ${report.locked} locked by a ` +
+          `writer, ${report.failed} failed.\n`,
       );
     }
     process.exitCode = report.locked > 0 ? 2 : report.failed > 0 ? 1 : 0;

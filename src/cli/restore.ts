@@ -24,7 +24,8 @@ export function register(program: Command): void {
     .usage('[options] <archive> <target>  |  --root <root> --id <object-id> [--version vN] <target>')
     .argument(
       '<archive>',
-      'a .siard file or a folder holding one, or a segmented SIARD file named by x.siard.1 or its stem x.siard (with --root and --id: leave out, give only <target>)',
+      'a .siard file or a folder holding one, or a segmented SIARD file named by x.siard.1 or its stem x.siard (with --root and ' +
+        '--id: leave out, give only <target>)',
     )
     .argument('[target]', 'an SQLite file path (created), postgres://user:pw@host/db or mysql://user:pw@host:port/db')
     .option('--root <root>', 'OCFL storage root holding the archive')

@@ -19,8 +19,10 @@ export function register(program: Command): void {
   program
     .command('rows')
     .description(
-      'print the rows of a table of a SIARD archive inside an object version (or in a .siard) as CSV (RFC 4180, CRLF): a header of column names, ' +
-        'NULL as an empty field, the empty string as "", binary values in hex, a LOB in a file as its path inside the object; streamed, and reading stops after --limit',
+      'print the rows of a table of a SIARD archive inside an object version (or in a .siard) as CSV (RFC 4180, CRLF): a header ' +
+        'of column names, ' +
+        'NULL as an empty field, the empty string as "", binary values in hex, a LOB in a file as its path inside the object; ' +
+        'streamed, and reading stops after --limit',
     )
     .usage('[options] --table <name> (--root <root> --id <object-id> [--version vN] | <archive>)')
     .argument('[archive]', 'a .siard file (or a folder holding one) instead of --root and --id')

@@ -19,7 +19,8 @@ export function register(program: Command): void {
   program
     .command('show')
     .description(
-      'list the logical files of a version (default head) in natural order (lobseg_2 before lobseg_10): logical path, content path, digest, size in bytes, separated by tabs',
+      'list the logical files of a version (default head) in natural order (lobseg_2 before lobseg_10): logical path, content ' +
+        'path, digest, size in bytes, separated by tabs',
     )
     .requiredOption('--root <root>', 'OCFL storage root')
     .requiredOption('--id <object-id>', 'object id')
@@ -34,7 +35,8 @@ export function register(program: Command): void {
       const out = new JsonPieces((piece) => process.stdout.write(piece));
       if (options.json) {
         out.put(
-          `{\n  "id": ${JSON.stringify(reader.id)},\n  "version": ${JSON.stringify(version)},\n  "digestAlgorithm": ${JSON.stringify(reader.digestAlgorithm)},\n  "files": `,
+          `{\n  "id": ${JSON.stringify(reader.id)},\n  "version": ${JSON.stringify(version)},\n  ` +
+            `"digestAlgorithm": ${JSON.stringify(reader.digestAlgorithm)},\n  "files": `,
         );
         out.put(paths.length === 0 ? '[]' : '[\n');
       }

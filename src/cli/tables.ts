@@ -29,7 +29,8 @@ export function register(program: Command): void {
   program
     .command('tables')
     .description(
-      'list the tables of a SIARD archive inside an object version (or in a .siard) without checking it out: schema.table, rows, LOBs, then one line per column: name, type, original type; ' +
+      'list the tables of a SIARD archive inside an object version (or in a .siard) without checking it out: schema.table, ' +
+        'rows, LOBs, then one line per column: name, type, original type; ' +
         'LOB sizes are what the cells state (bytes for BLOB, characters for CLOB); LOB files are not opened',
     )
     .usage('[options] (--root <root> --id <object-id> [--version vN] | <archive>)')

@@ -11,8 +11,12 @@ function line(kind: 'ERROR' | 'WARNING', f: Finding): string {
 function summary(target: string, r: ValidationResult, fixity: boolean): string {
   const verdict = r.valid ? 'VALID' : 'INVALID';
   const objects = `${r.objects} object${r.objects === 1 ? '' : 's'}`;
-  const files = `${r.files} content file${r.files === 1 ? '' : 's'} (${r.bytes} bytes${fixity ? ', digests verified' : ', digests not checked'})`;
-  return `${verdict}: ${target}: ${objects}, ${files}, ${r.errors.length} error${r.errors.length === 1 ? '' : 's'}, ${r.warnings.length} warning${r.warnings.length === 1 ? '' : 's'}.\n`;
+  const digests = fixity ? ', digests verified' : ', digests not checked';
+  const files = `${r.files} content file${r.files === 1 ? '' : 's'} (${r.bytes} bytes${digests})`;
+  return (
+    `${verdict}: ${target}: ${objects}, ${files}, ${r.errors.length} error${r.errors.length === 1 ? '' : 's'},` +
+    ` ${r.warnings.length} warning${r.warnings.length === 1 ? '' : 's'}.\n`
+  );
 }
 
 export function register(program: Command): void {
@@ -23,7 +27,8 @@ export function register(program: Command): void {
     .option('--root <root>', 'storage root to validate, as other verbs take it')
     .option(
       '--json',
-      'print {valid, errors, warnings, objects, files, bytes} as JSON; each finding is {code, severity, object, path, message} as in audit; a failure prints {error: {code, message, exitCode}}',
+      'print {valid, errors, warnings, objects, files, bytes} as JSON; each finding is {code, severity, object, path, message} ' +
+        'as in audit; a failure prints {error: {code, message, exitCode}}',
     )
     .option('--no-fixity', 'skip verifying content and fixity digests (structure only)')
     .action(async (pathArg: string | undefined, options: { root?: string; json?: boolean; fixity: boolean }) => {

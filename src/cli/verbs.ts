@@ -35,7 +35,8 @@ export const EXAMPLES: Record<string, string> = {
   put: 'siard-ocfl put --root /archive/root --id urn:example:doc-1 ./folder --message "first"',
   export: 'siard-ocfl export sqlite:northwind.db ./out --max-files 4 --max-bytes 45k',
   ingest:
-    'siard-ocfl ingest northwind.db --root /archive/root --id urn:example:northwind --user-name "A. Archivist" --user-address mailto:a@example.org',
+    'siard-ocfl ingest northwind.db --root /archive/root --id urn:example:northwind --user-name "A. Archivist" --user-address ' +
+    'mailto:a@example.org',
   validate: 'siard-ocfl validate --root /archive/root --json',
   audit: 'siard-ocfl audit --root /archive/root --id urn:example:northwind',
   relocate: 'siard-ocfl relocate --root /archive/root --id urn:example:northwind --lob-folder file:///Archives/Northwind/',

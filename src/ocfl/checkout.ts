@@ -20,6 +20,8 @@ const STAT_PARALLEL = 32;
 const COPY_PARALLEL = 16;
 /** Files up to this size are read whole; larger ones stream through 1 MiB buffers. */
 const WHOLE_READ_MAX = 1 << 20;
+/** Why a content path that exists cannot be checked out. */
+const NOT_A_FILE = 'not a regular file of the object (a link, a folder, or reached through a link)';
 
 export interface CheckoutOptions {
   version?: string;
@@ -72,7 +74,8 @@ function planLogicalPaths(reader: OcflObjectReader, version: string, target: str
     const windowsSeparator = process.platform === 'win32' && logicalPath.includes('\\');
     if (problem || windowsSeparator || !isInside(target, file)) {
       throw new SiardOcflError(
-        `Object "${reader.id}" version ${version} has logical path ${JSON.stringify(logicalPath)}, which would escape ${target}; nothing was written.`,
+        `Object "${reader.id}" version ${version} has logical path ${JSON.stringify(logicalPath)}, which would escape ${target};` +
+          ` nothing was written.`,
         { code: 'UNSAFE_LOGICAL_PATH', exitCode: 1 },
       );
     }
@@ -128,7 +131,8 @@ async function contentSizes(reader: OcflObjectReader, version: string, plan: Che
       if (!(await isFolder(parts.slice(0, j).join('/')))) stat = { isFile: false, isDirectory: false, size: 0 };
     if (!stat?.isFile) {
       throw new SiardOcflError(
-        `Object "${reader.id}" version ${version} keeps logical path ${JSON.stringify(logicalPath)} at content path ${JSON.stringify(contentPath)}, which is ${stat ? 'not a regular file of the object (a link, a folder, or reached through a link)' : 'missing or leads out of the object'}; nothing was written.`,
+        `Object "${reader.id}" version ${version} keeps logical path ${JSON.stringify(logicalPath)} at content ` +
+          `path ${JSON.stringify(contentPath)}, which is ${stat ? NOT_A_FILE : 'missing or leads out of the object'}; nothing was written.`,
         { code: 'UNSAFE_CONTENT_PATH', exitCode: 1 },
       );
     }

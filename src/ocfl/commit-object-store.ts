@@ -97,7 +97,8 @@ export async function recoverObjectStore(
       return undefined;
     }
     throw new SiardOcflError(
-      `The object path of "${ctx.id}", ${store.location}/${objectPath}, holds files but no inventory.json, so it is not an object this tool may repair.`,
+      `The object path of "${ctx.id}", ${store.location}/${objectPath}, holds files but no inventory.json, so it is not an ` +
+        `object this tool may repair.`,
       {
         code: 'PATH_CONFLICT',
       },

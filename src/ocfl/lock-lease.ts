@@ -40,6 +40,11 @@ interface Lease {
   leaseMs: number;
 }
 
+/** Who holds a lease and until when, for the message that refuses a second writer. */
+function holderWords(lease: Lease): string {
+  return `pid ${lease.pid} on ${lease.host}, lease until ${new Date(lease.expires).toISOString()}`;
+}
+
 function parseLease(bytes: Buffer): Lease | undefined {
   try {
     const v = JSON.parse(bytes.toString('utf8')) as Lease;
@@ -122,7 +127,8 @@ export class LeaseLockProvider implements LockProvider {
     const body = () => Buffer.from(JSON.stringify(lease()));
     const held = (current?: Lease) =>
       new LockHeldError(
-        `Object "${id}" is being written by another process${current ? ` (pid ${current.pid} on ${current.host}, lease until ${new Date(current.expires).toISOString()})` : ''} (lease ${this.store.location}/${path}).`,
+        `Object "${id}" is being written by another process${current ? ` (${holderWords(current)})` : ''} ` +
+          `(lease ${this.store.location}/${path}).`,
       );
     /** After an answer that may or may not have been a success: ours only if the lease names our token. */
     const readBack = async (): Promise<string | undefined> => {

@@ -56,7 +56,10 @@ export interface ObjectLocation {
 
 function layoutDescription(layout: StorageLayout): string {
   if (layout.extensionName === '0003-hash-and-id-n-tuple-storage-layout') {
-    return 'Hashed Truncated N-tuple Trees with Object ID Encapsulating Directory: objects lie under n-tuples of the digest of their id, in a folder named by the percent-encoded id.';
+    return (
+      'Hashed Truncated N-tuple Trees with Object ID Encapsulating Directory: objects lie under n-tuples of the digest of ' +
+      'their id, in a folder named by the percent-encoded id.'
+    );
   }
   return `Storage layout extension ${layout.extensionName}.`;
 }
@@ -318,7 +321,8 @@ export class OcflStorageRoot {
       // Only for a workspace that was accepted: a refused one is the error, alone.
       if (choice.dir !== choice.usual) {
         this.options.onNote?.(
-          `The workspace ${choice.dir} is not the one this root uses otherwise (${choice.usual}), so this writer and writers using that one do not exclude each other.`,
+          `The workspace ${choice.dir} is not the one this root uses otherwise (${choice.usual}), so this writer and writers ` +
+            `using that one do not exclude each other.`,
         );
       }
       return this.options.locks ? { ...ws, locks: this.options.locks } : ws;

@@ -123,7 +123,8 @@ export async function checkWorkspace(rootDir: string, workspaceDir: string): Pro
   const inside = rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
   if (inside && !isInWorkspaceExtension(absRoot, abs)) {
     throw new UsageError(
-      `The workspace ${abs} lies inside the storage root ${absRoot}; choose a folder outside it, or below ${path.join(absRoot, 'extensions', WORKSPACE_EXTENSION)}.`,
+      `The workspace ${abs} lies inside the storage root ${absRoot}; choose a folder outside it, or ` +
+        `below ${path.join(absRoot, 'extensions', WORKSPACE_EXTENSION)}.`,
       'BAD_WORKSPACE',
     );
   }
@@ -138,7 +139,8 @@ export async function checkWorkspace(rootDir: string, workspaceDir: string): Pro
   const rootAt = await nearestExisting(absRoot);
   if (rootAt.dev !== at.dev) {
     throw new UsageError(
-      `The workspace ${abs} is on another filesystem than the storage root ${absRoot}, so versions could not be published atomically; choose one on the root's filesystem, such as ${inRootWorkspaceDir(absRoot)}.`,
+      `The workspace ${abs} is on another filesystem than the storage root ${absRoot}, so versions could not be published ` +
+        `atomically; choose one on the root's filesystem, such as ${inRootWorkspaceDir(absRoot)}.`,
       'BAD_WORKSPACE',
     );
   }

@@ -29,7 +29,8 @@ export async function openWorkspace(root: Storage, rootDir: string, workspaceDir
   const rel = path.relative(absRoot, abs);
   if ((rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))) && !isInWorkspaceExtension(absRoot, abs)) {
     throw new UsageError(
-      `The workspace ${abs} lies inside the storage root ${absRoot}; it must be outside it, or below ${path.join(absRoot, 'extensions', WORKSPACE_EXTENSION)}.`,
+      `The workspace ${abs} lies inside the storage root ${absRoot}; it must be outside it, or ` +
+        `below ${path.join(absRoot, 'extensions', WORKSPACE_EXTENSION)}.`,
       'BAD_WORKSPACE',
     );
   }
@@ -40,7 +41,9 @@ export async function openWorkspace(root: Storage, rootDir: string, workspaceDir
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'EACCES' && code !== 'EPERM' && code !== 'EROFS') throw err;
     throw new UsageError(
-      `The workspace ${abs} cannot be created (${code}); choose a writable folder on the storage root's filesystem with --workspace or SIARD_OCFL_WORKSPACE, or remember one for the root in ${path.join(absRoot, 'extensions', WORKSPACE_EXTENSION, 'config.json')}.`,
+      `The workspace ${abs} cannot be created (${code}); choose a writable folder on the storage root's filesystem with ` +
+        `--workspace or SIARD_OCFL_WORKSPACE, or remember one for the root ` +
+        `in ${path.join(absRoot, 'extensions', WORKSPACE_EXTENSION, 'config.json')}.`,
       'BAD_WORKSPACE',
       err,
     );
@@ -49,7 +52,8 @@ export async function openWorkspace(root: Storage, rootDir: string, workspaceDir
   if (!(await root.canMoveFrom(storage))) {
     if (created) await fsp.rm(created, { recursive: true, force: true }); // refused: leave nothing behind
     throw new UsageError(
-      `The workspace ${abs} is on another filesystem than the storage root ${absRoot}, so versions could not be published atomically; choose one on the root's filesystem, such as ${inRootWorkspaceDir(absRoot)}.`,
+      `The workspace ${abs} is on another filesystem than the storage root ${absRoot}, so versions could not be published ` +
+        `atomically; choose one on the root's filesystem, such as ${inRootWorkspaceDir(absRoot)}.`,
       'BAD_WORKSPACE',
     );
   }

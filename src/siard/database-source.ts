@@ -124,7 +124,10 @@ export interface WidenedColumn {
 /** One line about a widened column, e.g. for the export's output. */
 export function describeWidened(w: WidenedColumn): string {
   const declared = w.declared === '' ? 'untyped' : `declared ${w.declared}`;
-  return `Table "${w.table}", column "${w.column}" (${declared}) ${w.reason}, first at row ${w.firstRow}; exported as ${w.exportedAs}${w.form ? ` of ${w.form}` : ''}.`;
+  return (
+    `Table "${w.table}", column "${w.column}" (${declared}) ${w.reason}, first at row ${w.firstRow}; exported ` +
+    `as ${w.exportedAs}${w.form ? ` of ${w.form}` : ''}.`
+  );
 }
 
 /** `--strict`: one error (exit 2) listing every widened column with its first row, or nothing. */

@@ -134,7 +134,8 @@ export async function* tableDataXml(
 
 function valueError(v: SourceValue, i: number, ctx: TableDataContext, stats: TableDataStats): SiardOcflError {
   return new SiardOcflError(
-    `Table "${ctx.tableName}", row ${stats.rows}, column "${ctx.columns[i]!.name}": a ${describe(v)} value cannot be written as ${ctx.columns[i]!.type}.`,
+    `Table "${ctx.tableName}", row ${stats.rows}, column "${ctx.columns[i]!.name}": a ${describe(v)} value cannot be written ` +
+      `as ${ctx.columns[i]!.type}.`,
     { code: 'VALUE_DOES_NOT_FIT' },
   );
 }
@@ -202,7 +203,10 @@ async function lobCell(
   stats.externalLobs++;
   stats.lobBytes += size;
   stats.externalColumns.add(i);
-  return `<${tag} file="${escapeSiardText(reference.file)}" length="${reference.length}" digestType="${reference.digestType}" digest="${reference.digest}"/>`;
+  return (
+    `<${tag} file="${escapeSiardText(reference.file)}" length="${reference.length}" digestType="${reference.digestType}" ` +
+    `digest="${reference.digest}"/>`
+  );
 }
 
 /**
@@ -220,7 +224,8 @@ async function complexCell(
 ): Promise<string> {
   if (v === null || v === undefined) return '';
   const where = () =>
-    `Table "${ctx.tableName}", row ${stats.rows}, column "${ctx.columns[i]!.name}"${path.length > 1 ? `, element ${path.slice(1).join('/')}` : ''}`;
+    `Table "${ctx.tableName}", row ${stats.rows}, column ` +
+    `"${ctx.columns[i]!.name}"${path.length > 1 ? `, element ${path.slice(1).join('/')}` : ''}`;
   const wrap = (inner: string) => (inner === '' ? `<${tag}/>` : `<${tag}>${inner}</${tag}>`);
   if (shape.kind === 'udt') {
     if (!isSourceUdt(v))
@@ -230,7 +235,8 @@ async function complexCell(
       );
     if (v.elements.length > shape.attributes.length) {
       throw new SiardOcflError(
-        `${where()}: the value has ${v.elements.length} attributes, more than the ${shape.attributes.length} of ${shape.schema}.${shape.name}.`,
+        `${where()}: the value has ${v.elements.length} attributes, more than the ${shape.attributes.length} ` +
+          `of ${shape.schema}.${shape.name}.`,
         { code: 'VALUE_DOES_NOT_FIT' },
       );
     }
@@ -327,7 +333,8 @@ function arrayCell(v: SourceValue, i: number, family: SqlTypeFamily, ctx: TableD
     }
     if (text.length > MAX_ARRAY_ELEMENT_CHARS) {
       throw new SiardOcflError(
-        `${where}, element ${e + 1}: the element is longer than ${MAX_ARRAY_ELEMENT_CHARS} characters; array elements are written inline and SIARD readers refuse such long values.`,
+        `${where}, element ${e + 1}: the element is longer than ${MAX_ARRAY_ELEMENT_CHARS} characters; array elements are ` +
+          `written inline and SIARD readers refuse such long values.`,
         {
           code: 'VALUE_DOES_NOT_FIT',
         },

@@ -6,6 +6,10 @@ import type { CellShape } from './cell-shape.js';
 import { cellType, sqlTypeFamily, type SiardColumn, type SqlTypeFamily } from './model.js';
 
 export const SIARD_TABLE_NAMESPACE = 'http://www.bar.admin.ch/xmlns/siard/2/table.xsd';
+/** The start tag of a table XSD, as SIARD 2.2's own table schemas write it. */
+const SCHEMA_START_TAG =
+  `<xs:schema xmlns="${SIARD_TABLE_NAMESPACE}" xmlns:xs="http://www.w3.org/2001/XMLSchema" targetNamespace="${SIARD_TABLE_NAMESPACE}" ` +
+  'elementFormDefault="qualified" attributeFormDefault="unqualified" version="2.2">';
 
 const XML_TYPE: Record<SqlTypeFamily, string> = {
   integer: 'xs:integer',
@@ -73,7 +77,7 @@ export function plainShape(c: SiardColumn): CellShape {
 export function tableXsd(columns: SiardColumn[], shapes: CellShape[] = columns.map(plainShape), used: ArrayUse = new Map()): string {
   const cells = columns.map((c, i) => elementXsd(`c${i + 1}`, shapes[i]!, c.nullable !== false, '      ', [`c${i + 1}`], used)).join('\n');
   return `<?xml version="1.0" encoding="UTF-8" standalone="no"?>
-<xs:schema xmlns="${SIARD_TABLE_NAMESPACE}" xmlns:xs="http://www.w3.org/2001/XMLSchema" targetNamespace="${SIARD_TABLE_NAMESPACE}" elementFormDefault="qualified" attributeFormDefault="unqualified" version="2.2">
+${SCHEMA_START_TAG}
   <xs:element name="table">
     <xs:complexType>
       <xs:sequence>

@@ -76,7 +76,8 @@ export async function openSource(spec: string, options: OpenSourceOptions = {}):
     const scheme = /^([a-z][a-z0-9+.-]+):\/\//i.exec(spec)?.[1];
     if (scheme !== undefined) {
       throw new UsageError(
-        `The source scheme ${scheme}:// is not supported; sources are sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://, postgresql://, mysql:// or mariadb://.`,
+        `The source scheme ${scheme}:// is not supported; sources are sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://, ` +
+          `postgresql://, mysql:// or mariadb://.`,
         'SOURCE_UNSUPPORTED',
       );
     }

@@ -167,7 +167,9 @@ async function runSeries(
   const audit = await runCliToEnd(['audit', '--root', rootDir, '--no-xsd']);
   if (audit.code !== 0) tally.failures.push(`${name}: siard-ocfl audit exit ${audit.code}: ${audit.stdout.slice(0, 500)}`);
   t.log(
-    `${name}: ${tally.runs} runs, ${tally.killed} killed (${tally.killedStaging} while streaming into the stage; ${tally.finishedFirst} finished first); after the kill ${tally.oldVersion} at the old version, ${tally.newVersion} at the new; ${tally.leftoversAfterKill} kills left workspace debris that the next run removed`,
+    `${name}: ${tally.runs} runs, ${tally.killed} killed (${tally.killedStaging} while streaming into the ` +
+      `stage; ${tally.finishedFirst} finished first); after the kill ${tally.oldVersion} at the old ` +
+      `version, ${tally.newVersion} at the new; ${tally.leftoversAfterKill} kills left workspace debris that the next run removed`,
   );
   return tally;
 }

@@ -77,7 +77,8 @@ test(`8 ingests into one root and 4 relocates of one object at once, ${ROUNDS} r
   const audit = await runCliToEnd(['audit', '--root', rootDir, '--no-xsd']);
   t.is(audit.code, 0, audit.stdout.slice(0, 1000));
   t.log(
-    `${ROUNDS} rounds: relocates ${relocatesOk} committed, ${relocatesLocked} refused with the lock error; ingests ${ingestsOk} committed, ${ingestsLocked} refused`,
+    `${ROUNDS} rounds: relocates ${relocatesOk} committed, ${relocatesLocked} refused with the lock error; ingests ${ingestsOk} ` +
+      `committed, ${ingestsLocked} refused`,
   );
   t.true(relocatesOk >= ROUNDS, 'at least one relocate per round commits');
 });

@@ -73,7 +73,9 @@ export async function startPostgres(): Promise<PostgresServer> {
     ]),
   );
   const port = await freePort();
-  const opts = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c fsync=off -c timezone=UTC -c max_connections=40`;
+  const opts =
+    `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c fsync=off -c timezone=UTC -c ` +
+    `max_connections=40`;
   run(asServerUser(pgCtl, ['-D', data, '-o', opts, '-l', path.join(dir, 'log'), '-w', '-t', '60', 'start']));
   const host = '127.0.0.1';
   const server: PostgresServer = {

@@ -79,7 +79,9 @@ export function startRgw(): RgwServer | { skipped: string } {
     };
   } catch (err) {
     stopSync();
-    const why = `a Ceph RADOS Gateway could not be started (${((err as { stderr?: string }).stderr || (err as Error).message).trim().split('\n').slice(-3).join(' ')})`;
+    const why =
+      `a Ceph RADOS Gateway could not be started ` +
+      `(${((err as { stderr?: string }).stderr || (err as Error).message).trim().split('\n').slice(-3).join(' ')})`;
     if (process.env.CI) throw new Error(`${why}; CI must run the S3 tests (.ci/run installs ceph-mon ceph-osd radosgw ceph-common).`);
     console.warn(`[siard-ocfl] ${why}: the S3 tests are skipped.`);
     return { skipped: why };

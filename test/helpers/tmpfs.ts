@@ -50,6 +50,7 @@ export const canMount: boolean = (() => {
 export const tmpfsTest = canMount || process.env.CI ? test.serial : test.skip;
 if (!canMount) {
   console.log(
-    `[tmpfs] mounting a tmpfs is refused here (not root?): the mount-point tests are ${process.env.CI ? 'run and will fail (CI is set)' : 'skipped'}.`,
+    `[tmpfs] mounting a tmpfs is refused here (not root?): the mount-point tests ` +
+      `are ${process.env.CI ? 'run and will fail (CI is set)' : 'skipped'}.`,
   );
 }

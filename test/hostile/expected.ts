@@ -103,7 +103,8 @@ export const EXPECTED: Record<string, Case> = {
   ),
   'cell-file-url-etc-passwd': escaping(
     'LOB_OUTSIDE',
-    'Cell file="file:///etc/passwd": an absolute location is legal SIARD (LOBs kept elsewhere), so audit warns (exit 0) that it lies outside the object; nothing reads it.',
+    'Cell file="file:///etc/passwd": an absolute location is legal SIARD (LOBs kept elsewhere), so audit warns (exit 0) that it ' +
+      'lies outside the object; nothing reads it.',
     0,
   ),
   'cell-file-url-sentinel': escaping('LOB_OUTSIDE', 'Cell file="file:///<sentinel>": as above, with a file that exists.', 0),
@@ -247,7 +248,9 @@ export const EXPECTED: Record<string, Case> = {
     },
   },
   'inventory-symlinked-folder': {
-    why: "The content folder v1/content/data is a symbolic link to the folder holding the sentinel; the inventory is honest (the sentinel's bytes and digest).",
+    why:
+      'The content folder v1/content/data is a symbolic link to the folder holding the sentinel; the inventory is honest ' +
+      "(the sentinel's bytes and digest).",
     outcomes: {
       validate: { exit: 1, codes: ['E090'] },
       audit: { exit: 1, codes: ['E090'] },
@@ -255,7 +258,9 @@ export const EXPECTED: Record<string, Case> = {
     },
   },
   'siard-lob-symlinked': {
-    why: "An object holding a SIARD package whose LOB content file is a symbolic link to the sentinel; cell digest and inventory digest both match the sentinel's bytes.",
+    why:
+      'An object holding a SIARD package whose LOB content file is a symbolic link to the sentinel; cell digest and ' +
+      "inventory digest both match the sentinel's bytes.",
     outcomes: {
       validate: { exit: 1, codes: ['E090'] },
       audit: { exit: 1, codes: ['E090'] },

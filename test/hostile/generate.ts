@@ -49,6 +49,7 @@ interface MetaOptions {
 }
 
 export function metadataXml(o: MetaOptions = {}): string {
+  const columnLobFolder = `<lobFolder>${o.columnLobFolder ?? './'}</lobFolder>`;
   return `<?xml version="1.0" encoding="UTF-8"?>${o.doctype ?? ''}
 <siardArchive xmlns="${NS}" version="2.2">
   <dbname>${o.dbname ?? 'h'}</dbname><dataOwner>o</dataOwner><dataOriginTimespan>2026</dataOriginTimespan>
@@ -59,7 +60,7 @@ export function metadataXml(o: MetaOptions = {}): string {
     <name>t</name><folder>table0</folder>
     <columns>
       <column><name>id</name><type>INTEGER</type><typeOriginal>INTEGER</typeOriginal><nullable>true</nullable></column>
-      <column><name>data</name>${o.columnLobFolder !== undefined ? `<lobFolder>${o.columnLobFolder}</lobFolder>` : '<lobFolder>./</lobFolder>'}<type>BLOB</type><typeOriginal>BLOB</typeOriginal><nullable>true</nullable></column>
+      <column><name>data</name>${columnLobFolder}<type>BLOB</type><typeOriginal>BLOB</typeOriginal><nullable>true</nullable></column>
     </columns>
     <rows>${o.rows ?? '1'}</rows>
   </table></tables></schema></schemas>

@@ -80,7 +80,8 @@ export function validateLayout0003Config(input: unknown, requireExtensionName = 
   const digestLength = DIGEST_HEX_LENGTH[config.digestAlgorithm];
   if (tupleSize * numberOfTuples > digestLength) {
     throw configError(
-      `tupleSize x numberOfTuples (${tupleSize} x ${numberOfTuples} = ${tupleSize * numberOfTuples}) exceeds the ${digestLength} hex characters of a ${config.digestAlgorithm} digest.`,
+      `tupleSize x numberOfTuples (${tupleSize} x ${numberOfTuples} = ${tupleSize * numberOfTuples}) exceeds ` +
+        `the ${digestLength} hex characters of a ${config.digestAlgorithm} digest.`,
     );
   }
   return config;
@@ -93,7 +94,8 @@ export function assertValidObjectId(id: unknown): asserts id is string {
   const lone = /\p{Surrogate}/u.exec(id); // in 'u' mode only unpaired surrogates match
   if (lone) {
     throw new UsageError(
-      `Object id ${JSON.stringify(id)} is not well-formed Unicode (lone surrogate at UTF-16 index ${lone.index}); it has no UTF-8 form, and siard-ocfl will not replace characters in an id.`,
+      `Object id ${JSON.stringify(id)} is not well-formed Unicode (lone surrogate at UTF-16 index ${lone.index}); it has no ` +
+        `UTF-8 form, and siard-ocfl will not replace characters in an id.`,
       'INVALID_OBJECT_ID',
     );
   }
@@ -131,7 +133,8 @@ export class HashAndIdNTupleLayout implements StorageLayout {
     this.config = Object.freeze(validateLayout0003Config(config));
     if (!isIdDigestReady(this.config.digestAlgorithm)) {
       throw new UsageError(
-        `Extension 0003 layout: digest algorithm "${this.config.digestAlgorithm}" needs the asynchronous HashAndIdNTupleLayout.load() (or loadLayout0003()).`,
+        `Extension 0003 layout: digest algorithm "${this.config.digestAlgorithm}" needs the asynchronous ` +
+          `HashAndIdNTupleLayout.load() (or loadLayout0003()).`,
         'DIGEST_NOT_LOADED',
       );
     }

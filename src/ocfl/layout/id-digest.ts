@@ -27,7 +27,8 @@ export function idDigestSync(algorithm: string, bytes: Uint8Array): string {
   const hasher = loaded.get(algorithm);
   if (!hasher) {
     throw new UsageError(
-      `Digest algorithm "${algorithm}" must be loaded first: create the layout with the asynchronous loadLayout0003() or HashAndIdNTupleLayout.load().`,
+      `Digest algorithm "${algorithm}" must be loaded first: create the layout with the asynchronous loadLayout0003() or ` +
+        `HashAndIdNTupleLayout.load().`,
       'DIGEST_NOT_LOADED',
     );
   }

@@ -78,7 +78,8 @@ export async function readLayoutConfig(root: string | ReadStorage): Promise<Stor
   }
   if (!isKnownLayout(extension)) {
     throw new UsageError(
-      `ReadStorage root ${storage.location} uses layout "${extension}", which siard-ocfl does not support (known: ${knownLayoutNames().join(', ')}).`,
+      `ReadStorage root ${storage.location} uses layout "${extension}", which siard-ocfl does not support ` +
+        `(known: ${knownLayoutNames().join(', ')}).`,
       'UNKNOWN_LAYOUT',
     );
   }

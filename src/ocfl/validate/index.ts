@@ -128,7 +128,8 @@ export async function validatePath(p: ValidationTarget, options: ValidateOptions
   if (kind === 'object') return validateObject(o, options);
   if (kind === 'storage-root') return validateStorageRoot(o, options);
   throw new UsageError(
-    `${typeof p === 'string' && !isObjectStoreUrl(p) ? path.resolve(p) : o.display} is neither an OCFL object (no 0=ocfl_object_1.x, no inventory.json) nor a storage root (no 0=ocfl_1.x, no ocfl_layout.json).`,
+    `${typeof p === 'string' && !isObjectStoreUrl(p) ? path.resolve(p) : o.display} is neither an OCFL object (no ` +
+      `0=ocfl_object_1.x, no inventory.json) nor a storage root (no 0=ocfl_1.x, no ocfl_layout.json).`,
     'NOT_OCFL',
   );
 }

@@ -116,8 +116,10 @@ export async function explainInterruptedCommit(
   if (findings.errors.some((f) => f.code === 'E060' && f.path === at(sidecar)) && (await rootIsHeadInventory(fs, dir, state))) {
     // Both at once only after a power loss that kept the sidecar's rename but not the inventory's.
     const text = name
-      ? `It looks like an interrupted commit of ${name} whose new sidecar outlived its inventory switch (the root inventory is ${inv.head}'s own): ${REPAIR} rolls it back.`
-      : `It looks like an interrupted commit of ${inv.head} (the root inventory is that version's own, whose sidecar matches): ${REPAIR} completes it.`;
+      ? `It looks like an interrupted commit of ${name} whose new sidecar outlived its inventory switch (the root inventory ` +
+        `is ${inv.head}'s own): ${REPAIR} rolls it back.`
+      : `It looks like an interrupted commit of ${inv.head} (the root inventory is that version's own, whose sidecar ` +
+        `matches): ${REPAIR} completes it.`;
     amend('E060', at(sidecar), text);
   }
 }

@@ -371,7 +371,8 @@ class ContentDirectoryRule {
         this.e019 = true;
         findings.add(
           'E019',
-          `The first version's inventory has contentDirectory ${quote(vinv.contentDirectory)}, not the ${quote(inv.contentDirectory)} of the root inventory.`,
+          `The first version's inventory has contentDirectory ${quote(vinv.contentDirectory)}, not ` +
+            `the ${quote(inv.contentDirectory)} of the root inventory.`,
           vWhere,
         );
         if (vinv.contentDirectorySet)

@@ -47,10 +47,12 @@ export function metsHeader(options: MetsHeaderOptions): string {
     attr('TYPE', METS_INDEX_TYPE) +
     attr('LABEL', options.label) +
     '>\n' +
-    `  <mets:metsHdr${attr('CREATEDATE', date)}${attr('LASTMODDATE', options.lastModDate && metsDateTime(options.lastModDate))} RECORDSTATUS="NEW">\n` +
+    `  <mets:metsHdr${attr('CREATEDATE', date)}${attr('LASTMODDATE', options.lastModDate && metsDateTime(options.lastModDate))} ` +
+    `RECORDSTATUS="NEW">\n` +
     '    <mets:agent ROLE="CREATOR" TYPE="OTHER" OTHERTYPE="SOFTWARE">\n' +
     `      <mets:name>${escapeXmlAttribute(options.agentName ?? DEFAULT_AGENT_NAME, 'The METS agent name')}</mets:name>\n` +
-    '      <mets:note>Created following the E-ARK recommendation for external LOB handling in SIARD 2 (METS index of the LOB segment folders)</mets:note>\n' +
+    '      <mets:note>Created following the E-ARK recommendation for external LOB handling in SIARD 2 (METS index of the LOB ' +
+    'segment folders)</mets:note>\n' +
     '    </mets:agent>\n' +
     `    <mets:metsDocumentID>${escapeXmlAttribute(options.documentId, 'The METS document ID')}</mets:metsDocumentID>\n` +
     '  </mets:metsHdr>\n'

@@ -28,7 +28,8 @@ function checkIdentity(identity: LobIdentity): void {
     row >= 1;
   if (!ok) {
     throw new Error(
-      `LOB identity schema ${schema}, table ${table}, column ${column}, row ${row} is not valid (schema and table from 0, column and row from 1).`,
+      `LOB identity schema ${schema}, table ${table}, column ${column}, row ${row} is not valid (schema and table from 0, ` +
+        `column and row from 1).`,
     );
   }
   if (identity.part !== undefined && identity.part.length === 0) throw new Error('A LOB part name must not be empty.');

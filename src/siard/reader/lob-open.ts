@@ -175,7 +175,8 @@ export function openLookedUp(reader: SiardReader, cell: SiardLobCell, lookup: Lo
     case 'outside':
       if (lookup.reason !== undefined) throw new SiardOcflError(`${where}: ${lookup.reason}`, { code: 'LOB_OUTSIDE', exitCode: 1 });
       throw new SiardOcflError(
-        `${where}: LOB file "${cell.ref.file}" points to ${describeLobTarget(lookup.location.primary)}; refusing to read outside the package folder ${reader.packageDir}.`,
+        `${where}: LOB file "${cell.ref.file}" points to ${describeLobTarget(lookup.location.primary)}; refusing to read ` +
+          `outside the package folder ${reader.packageDir}.`,
         { code: 'LOB_OUTSIDE', exitCode: 1 },
       );
     case 'missing':

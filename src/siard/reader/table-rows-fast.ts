@@ -17,8 +17,12 @@ import type { SqlTypeFamily } from '../model.js';
 import type { SiardReadCellValue, SiardReadRow } from './types.js';
 
 /** The XML declaration (optional) and the root start tag `<table ...>`, whitespace without CR. */
-const PROLOG =
-  /^(?:<\?xml[ \t\n]+version[ \t\n]*=[ \t\n]*(?:"1\.\d+"|'1\.\d+')(?:[ \t\n]+encoding[ \t\n]*=[ \t\n]*(?:"[A-Za-z][\w.-]*"|'[A-Za-z][\w.-]*'))?(?:[ \t\n]+standalone[ \t\n]*=[ \t\n]*(?:"(?:yes|no)"|'(?:yes|no)'))?[ \t\n]*\?>)?[ \t\n]*<table((?:[ \t\n]+[A-Za-z_][\w.:-]*[ \t\n]*=[ \t\n]*(?:"[^"<&]*"|'[^'<&]*'))*)[ \t\n]*>/;
+const PROLOG = new RegExp(
+  String.raw`^(?:<\?xml[ \t\n]+version[ \t\n]*=[ \t\n]*(?:"1\.\d+"|'1\.\d+')` +
+    String.raw`(?:[ \t\n]+encoding[ \t\n]*=[ \t\n]*(?:"[A-Za-z][\w.-]*"|'[A-Za-z][\w.-]*'))?` +
+    String.raw`(?:[ \t\n]+standalone[ \t\n]*=[ \t\n]*(?:"(?:yes|no)"|'(?:yes|no)'))?[ \t\n]*\?>)?` +
+    String.raw`[ \t\n]*<table((?:[ \t\n]+[A-Za-z_][\w.:-]*[ \t\n]*=[ \t\n]*(?:"[^"<&]*"|'[^'<&]*'))*)[ \t\n]*>`,
+);
 const ATTRIBUTE_NAME = /([A-Za-z_][\w.:-]*)[ \t\n]*=/g;
 
 /** Characters the fast path leaves to saxes: those XML forbids, CR, any surrogate, U+FFFE/U+FFFF. */

@@ -213,7 +213,8 @@ class TableRowsCollector {
     this.sinceMarkup += added;
     if (this.sinceMarkup > MAX_TEXT_RUN) {
       throw new SiardOcflError(
-        `${this.where(this.stack[2]?.name)}: more than ${MAX_TEXT_RUN} characters of text without markup; refusing the value (inline values that large belong in LOB files).`,
+        `${this.where(this.stack[2]?.name)}: more than ${MAX_TEXT_RUN} characters of text without markup; refusing the value ` +
+          `(inline values that large belong in LOB files).`,
         {
           code: 'SIARD_TABLE',
           exitCode: 1,

@@ -244,7 +244,8 @@ export class ZipWriter {
         if (copied !== entry.compressedSize) {
           raw.destroy();
           throw new SiardOcflError(
-            `Cannot copy ZIP entry ${entry.name}: its raw data is ${copied > entry.compressedSize ? 'longer' : 'shorter'} than its compressed size ${entry.compressedSize}.`,
+            `Cannot copy ZIP entry ${entry.name}: its raw data is ${copied > entry.compressedSize ? 'longer' : 'shorter'} than ` +
+              `its compressed size ${entry.compressedSize}.`,
             { code: 'ZIP_RAW_SIZE' },
           );
         }

@@ -149,7 +149,8 @@ async function readCatalogue(conn: mariadb.Connection, database: string, notExpo
   );
   const keyRows = await rows<{ TABLE_NAME: string; CONSTRAINT_NAME: string; CONSTRAINT_TYPE: string }>(
     conn,
-    'SELECT TABLE_NAME, CONSTRAINT_NAME, CONSTRAINT_TYPE FROM information_schema.TABLE_CONSTRAINTS WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME, CONSTRAINT_NAME',
+    'SELECT TABLE_NAME, CONSTRAINT_NAME, CONSTRAINT_TYPE FROM information_schema.TABLE_CONSTRAINTS WHERE TABLE_SCHEMA = ? ' +
+      'ORDER BY TABLE_NAME, CONSTRAINT_NAME',
     [database],
   );
   const keyColumns = await rows<{
@@ -167,17 +168,20 @@ async function readCatalogue(conn: mariadb.Connection, database: string, notExpo
   );
   const referential = await rows<{ TABLE_NAME: string; CONSTRAINT_NAME: string; UPDATE_RULE: string; DELETE_RULE: string }>(
     conn,
-    'SELECT TABLE_NAME, CONSTRAINT_NAME, UPDATE_RULE, DELETE_RULE FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = ?',
+    'SELECT TABLE_NAME, CONSTRAINT_NAME, UPDATE_RULE, DELETE_RULE FROM information_schema.REFERENTIAL_CONSTRAINTS ' +
+      'WHERE CONSTRAINT_SCHEMA = ?',
     [database],
   );
   const checks = await rows<{ TABLE_NAME: string; CONSTRAINT_NAME: string; CHECK_CLAUSE: string }>(
     conn,
-    'SELECT TABLE_NAME, CONSTRAINT_NAME, CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = ? ORDER BY TABLE_NAME, CONSTRAINT_NAME',
+    'SELECT TABLE_NAME, CONSTRAINT_NAME, CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = ? ' +
+      'ORDER BY TABLE_NAME, CONSTRAINT_NAME',
     [database],
   ).catch(() => []); // MariaDB < 10.2.22 / MySQL < 8.0.16 have no CHECK_CONSTRAINTS
   const indexes = await rows<{ TABLE_NAME: string; INDEX_NAME: string; NON_UNIQUE: bigint | number; SUB_PART: bigint | number | null }>(
     conn,
-    'SELECT TABLE_NAME, INDEX_NAME, NON_UNIQUE, SUB_PART FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX',
+    'SELECT TABLE_NAME, INDEX_NAME, NON_UNIQUE, SUB_PART FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? ' +
+      'ORDER BY TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX',
     [database],
   );
   const triggers = await rows<{
@@ -188,7 +192,8 @@ async function readCatalogue(conn: mariadb.Connection, database: string, notExpo
     ACTION_STATEMENT: string;
   }>(
     conn,
-    'SELECT TRIGGER_NAME, EVENT_OBJECT_TABLE, ACTION_TIMING, EVENT_MANIPULATION, ACTION_STATEMENT FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = ? ORDER BY TRIGGER_NAME',
+    'SELECT TRIGGER_NAME, EVENT_OBJECT_TABLE, ACTION_TIMING, EVENT_MANIPULATION, ACTION_STATEMENT ' +
+      'FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = ? ORDER BY TRIGGER_NAME',
     [database],
   );
   const views = await rows<{ TABLE_NAME: string; VIEW_DEFINITION: string }>(

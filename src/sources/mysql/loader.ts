@@ -70,8 +70,16 @@ export interface MysqlLoaderOptions {
 }
 
 /** Native types of a MariaDB / MySQL archive a restore recreates by name (COLUMN_TYPE plus charset / collation). */
-const NATIVE =
-  /^((tiny|small|medium|big)?int(eger)?(\(\d+\))?( unsigned)?( zerofill)?|(decimal|numeric)(\(\d+(,\d+)?\))?( unsigned)?( zerofill)?|(float|double|real)(\(\d+,\d+\))?( unsigned)?( zerofill)?|bit(\(\d+\))?|year(\(4\))?|date|(datetime|timestamp|time)(\(\d\))?|(var)?char\(\d+\)|(var)?binary\(\d+\)|(tiny|medium|long)?(text|blob)|json|geometry|point|linestring|polygon|multipoint|multilinestring|multipolygon|geometrycollection|uuid|inet4|inet6|(enum|set)\('(?:[^'\\]|''|\\.)*'(?:,'(?:[^'\\]|''|\\.)*')*\))( CHARACTER SET \w+)?( COLLATE \w+)?$/i;
+const NATIVE_NAMES = [
+  String.raw`(tiny|small|medium|big)?int(eger)?(\(\d+\))?( unsigned)?( zerofill)?`,
+  String.raw`(decimal|numeric)(\(\d+(,\d+)?\))?( unsigned)?( zerofill)?`,
+  String.raw`(float|double|real)(\(\d+,\d+\))?( unsigned)?( zerofill)?`,
+  String.raw`bit(\(\d+\))?|year(\(4\))?|date|(datetime|timestamp|time)(\(\d\))?`,
+  String.raw`(var)?char\(\d+\)|(var)?binary\(\d+\)|(tiny|medium|long)?(text|blob)|json`,
+  'geometry|point|linestring|polygon|multipoint|multilinestring|multipolygon|geometrycollection|uuid|inet4|inet6',
+  String.raw`(enum|set)\('(?:[^'\\]|''|\\.)*'(?:,'(?:[^'\\]|''|\\.)*')*\)`,
+];
+const NATIVE = new RegExp(String.raw`^(${NATIVE_NAMES.join('|')})( CHARACTER SET \w+)?( COLLATE \w+)?$`, 'i');
 
 /** Notes the MariaDB source adds to column descriptions (not comments of the source database). */
 const SOURCE_NOTES = [
@@ -229,7 +237,8 @@ export class MysqlLoader implements TargetLoader {
       if (!(await exists(this.database))) {
         if (!this.options.create) {
           throw new SiardOcflError(
-            `Database "${this.database}" does not exist on the MariaDB/MySQL server at ${this.description.replace(/\/.*$/, '')}; add --create to create it.`,
+            `Database "${this.database}" does not exist on the MariaDB/MySQL server at ${this.description.replace(/\/.*$/, '')};` +
+              ` add --create to create it.`,
             { code: 'TARGET_UNUSABLE' },
           );
         }
@@ -253,12 +262,14 @@ export class MysqlLoader implements TargetLoader {
       if (!this.options.intoExisting) {
         const dbs = [...new Set(this.schemaDb.values())];
         const present = await this.query<Array<{ n: string }>>(
-          `SELECT CONCAT(TABLE_SCHEMA, '.', TABLE_NAME) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA IN (${dbs.map(() => '?').join(', ')}) ORDER BY 1 LIMIT 3`,
+          `SELECT CONCAT(TABLE_SCHEMA, '.', TABLE_NAME) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA IN ` +
+            `(${dbs.map(() => '?').join(', ')}) ORDER BY 1 LIMIT 3`,
           dbs,
         );
         if (present.length > 0) {
           throw new SiardOcflError(
-            `Cannot restore into ${this.description}: it is not empty (e.g. ${present.map((r) => r.n).join(', ')}); add --into-existing to restore beside them.`,
+            `Cannot restore into ${this.description}: it is not empty (e.g. ${present.map((r) => r.n).join(', ')}); add ` +
+              `--into-existing to restore beside them.`,
             { code: 'TARGET_NOT_EMPTY' },
           );
         }
@@ -362,7 +373,9 @@ export class MysqlLoader implements TargetLoader {
     });
     const tableComment = this.comment(table.description, 2048, `table ${this.targetName(table)}`);
     const params = cols.filter((c) => c.comment !== undefined).map((c) => c.comment);
-    let sql = `CREATE TABLE ${this.nameOf(table)} (${cols.map((c) => c.def).join(', ')}) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`;
+    let sql =
+      `CREATE TABLE ${this.nameOf(table)} (${cols.map((c) => c.def).join(', ')}) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 ` +
+      `COLLATE=utf8mb4_bin`;
     if (tableComment !== undefined) {
       sql += ' COMMENT=?';
       params.push(tableComment);
@@ -578,7 +591,8 @@ export class MysqlLoader implements TargetLoader {
   private foreignKeySql(t: LoadTable, fk: SiardForeignKey): string {
     const referenced = qualifiedMysqlName(this.dbOf(fk.referencedSchema), fk.referencedTable);
     let sql =
-      `ALTER TABLE ${this.nameOf(t)} ADD CONSTRAINT ${quoteMysqlIdent(fk.name)} FOREIGN KEY (${fk.references.map((r) => quoteMysqlIdent(r.column)).join(', ')}) ` +
+      `ALTER TABLE ${this.nameOf(t)} ADD CONSTRAINT ${quoteMysqlIdent(fk.name)} FOREIGN KEY ` +
+      `(${fk.references.map((r) => quoteMysqlIdent(r.column)).join(', ')}) ` +
       `REFERENCES ${referenced} (${fk.references.map((r) => quoteMysqlIdent(r.referenced)).join(', ')})`;
     if (fk.deleteAction) sql += ` ON DELETE ${fk.deleteAction}`;
     if (fk.updateAction) sql += ` ON UPDATE ${fk.updateAction}`;
@@ -603,7 +617,8 @@ export class MysqlLoader implements TargetLoader {
         }
         try {
           await this.query(
-            `ALTER TABLE ${this.nameOf(t)} ALTER COLUMN ${quoteMysqlIdent(c.column.name)} SET DEFAULT ${/^'|^-?\d|^NULL$/i.test(expr) ? expr : `(${expr})`}`,
+            `ALTER TABLE ${this.nameOf(t)} ALTER COLUMN ${quoteMysqlIdent(c.column.name)} SET ` +
+              `DEFAULT ${/^'|^-?\d|^NULL$/i.test(expr) ? expr : `(${expr})`}`,
           );
         } catch (err) {
           this.notRecreated.push({ kind: 'default', name, reason: `MariaDB refused ${expr} (${sqlMessage(err)})` });

@@ -157,7 +157,8 @@ export class MysqlSource implements DatabaseSource {
         col.column.type = col.mapped.type;
         col.column.description = joinNote(
           col.column.description,
-          'MariaDB TIME values beyond a day or negative: every value is written as an xs:duration (INTERVAL DAY TO SECOND); typeOriginal keeps the TIME type.',
+          'MariaDB TIME values beyond a day or negative: every value is written as an xs:duration (INTERVAL DAY TO SECOND); ' +
+            'typeOriginal keeps the TIME type.',
         );
       } else if (kind === 'geometry') {
         const distinct = Number(at(i) ?? 0);
@@ -176,7 +177,8 @@ export class MysqlSource implements DatabaseSource {
         col.column.type = type;
         col.column.description = joinNote(
           col.column.description,
-          "Holds zero dates ('0000-00-00' or a zero month or day), which SIARD's date types cannot: every value is written as MariaDB's text; typeOriginal keeps the date type.",
+          "Holds zero dates ('0000-00-00' or a zero month or day), which SIARD's date types cannot: every value is written as " +
+            "MariaDB's text; typeOriginal keeps the date type.",
         );
         const firstRow = await this.firstRowWhere(plan, `CAST(${quoteMysqlIdent(col.name)} AS CHAR) REGEXP '^0000-|-00'`);
         out.push({

@@ -4,35 +4,39 @@
  * text columns), so a restore into MariaDB recreates it. docs/mysql.md has the table with what a
  * round trip gives back.
  *
- * | MariaDB / MySQL                          | SIARD type                        | cell value                                  |
- * |------------------------------------------|-----------------------------------|---------------------------------------------|
- * | TINYINT, SMALLINT (signed)               | SMALLINT                          | decimal digits                              |
- * | TINYINT / SMALLINT / MEDIUMINT UNSIGNED, MEDIUMINT, INT | INTEGER            | decimal digits                              |
- * | INT UNSIGNED, BIGINT                     | BIGINT                            | decimal digits                              |
- * | BIGINT UNSIGNED                          | DECIMAL(20, 0)                    | decimal digits (up to 18446744073709551615) |
- * | DECIMAL(p,s) [UNSIGNED]                  | DECIMAL(p, s)                     | exact digits                                |
- * | FLOAT                                    | REAL                              | shortest text that reads back as the same float |
- * | DOUBLE                                   | DOUBLE PRECISION                  | shortest exact text                         |
- * | BIT(1)                                   | BOOLEAN                           | true / false                                |
- * | BIT(n), n > 1                            | BINARY(ceil(n/8))                 | the bits, big-endian, as hex                |
- * | YEAR                                     | SMALLINT                          | the year (0 for 0000)                       |
- * | DATE                                     | DATE                              | YYYY-MM-DD; a column with zero dates: VARCHAR(10) of MariaDB's text |
- * | DATETIME(p)                              | TIMESTAMP(p)                      | YYYY-MM-DDThh:mm:ss[.f]; zero dates as DATE |
- * | TIMESTAMP(p)                             | TIMESTAMP WITH TIME ZONE(p)       | the UTC instant with Z; zero as DATE        |
- * | TIME(p) with values in [0, 24 h)         | TIME(p) (TIME for p = 0)          | hh:mm:ss[.f]                                |
- * | TIME(p) with a value beyond 24 h or < 0  | INTERVAL DAY(2) TO SECOND(p) (SECOND for p = 0) | xs:duration, e.g. -P34DT22H59M59S           |
- * | CHAR(n), VARCHAR(n) (any character set)  | CHAR(n), VARCHAR(n)               | the text (converted to UTF-8 by the server) |
- * | TINYTEXT                                 | VARCHAR(255)                      | the text                                    |
- * | TEXT, MEDIUMTEXT, LONGTEXT, JSON         | CLOB                              | the text; large values stream to files      |
- * | ENUM(...)                                | VARCHAR(longest label)            | the label ('' for the error value)          |
- * | SET(...)                                 | VARCHAR(all labels with commas)   | the labels, comma separated                 |
- * | BINARY(n), VARBINARY(n)                  | BINARY(n), VARBINARY(n)           | bytes (hex, inline)                         |
- * | TINYBLOB                                 | VARBINARY(255)                    | bytes                                       |
- * | BLOB, MEDIUMBLOB, LONGBLOB               | BLOB                              | bytes; large values stream to files         |
- * | GEOMETRY, POINT, ... GEOMETRYCOLLECTION  | BLOB                              | WKB (ST_AsBinary); the SRID in the column description |
- * | UUID (MariaDB 10.7+)                     | CHAR(36)                          | canonical text                              |
- * | INET4, INET6                             | VARCHAR(15), VARCHAR(39)          | canonical text                              |
- * | anything else                            | CLOB                              | the server's text output                    |
+ * | MariaDB / MySQL                                     | SIARD type                      | cell value                                   |
+ * |-----------------------------------------------------|---------------------------------|----------------------------------------------|
+ * | TINYINT, SMALLINT (signed)                          | SMALLINT                        | decimal digits                               |
+ * | TINYINT/SMALLINT/MEDIUMINT UNSIGNED, MEDIUMINT, INT | INTEGER                         | decimal digits                               |
+ * | INT UNSIGNED, BIGINT                                | BIGINT                          | decimal digits                               |
+ * | BIGINT UNSIGNED                                     | DECIMAL(20, 0)                  | decimal digits (up to 18446744073709551615)  |
+ * | DECIMAL(p,s) [UNSIGNED]                             | DECIMAL(p, s)                   | exact digits                                 |
+ * | FLOAT                                               | REAL                            | shortest text reading back as the same float |
+ * | DOUBLE                                              | DOUBLE PRECISION                | shortest exact text                          |
+ * | BIT(1)                                              | BOOLEAN                         | true / false                                 |
+ * | BIT(n), n > 1                                       | BINARY(ceil(n/8))               | the bits, big-endian, as hex                 |
+ * | YEAR                                                | SMALLINT                        | the year (0 for 0000)                        |
+ * | DATE                                                | DATE                            | YYYY-MM-DD (1)                               |
+ * | DATETIME(p)                                         | TIMESTAMP(p)                    | YYYY-MM-DDThh:mm:ss[.f]; zero dates as DATE  |
+ * | TIMESTAMP(p)                                        | TIMESTAMP WITH TIME ZONE(p)     | the UTC instant with Z; zero as DATE         |
+ * | TIME(p) with values in [0, 24 h)                    | TIME(p) (TIME for p = 0)        | hh:mm:ss[.f]                                 |
+ * | TIME(p) with a value beyond 24 h or < 0 (2)         | INTERVAL DAY(2) TO SECOND(p)    | xs:duration, e.g. -P34DT22H59M59S            |
+ * | CHAR(n), VARCHAR(n) (any character set)             | CHAR(n), VARCHAR(n)             | the text (converted to UTF-8 by the server)  |
+ * | TINYTEXT                                            | VARCHAR(255)                    | the text                                     |
+ * | TEXT, MEDIUMTEXT, LONGTEXT, JSON                    | CLOB                            | the text; large values stream to files       |
+ * | ENUM(...)                                           | VARCHAR(longest label)          | the label ('' for the error value)           |
+ * | SET(...)                                            | VARCHAR(all labels with commas) | the labels, comma separated                  |
+ * | BINARY(n), VARBINARY(n)                             | BINARY(n), VARBINARY(n)         | bytes (hex, inline)                          |
+ * | TINYBLOB                                            | VARBINARY(255)                  | bytes                                        |
+ * | BLOB, MEDIUMBLOB, LONGBLOB                          | BLOB                            | bytes; large values stream to files          |
+ * | GEOMETRY, POINT, ... GEOMETRYCOLLECTION             | BLOB                            | WKB (ST_AsBinary) (3)                        |
+ * | UUID (MariaDB 10.7+)                                | CHAR(36)                        | canonical text                               |
+ * | INET4, INET6                                        | VARCHAR(15), VARCHAR(39)        | canonical text                               |
+ * | anything else                                       | CLOB                            | the server's text output                     |
+ *
+ * (1) A DATE column with zero dates: VARCHAR(10) of MariaDB's text.
+ * (2) INTERVAL DAY(2) TO SECOND for p = 0.
+ * (3) The SRID goes into the column description.
  */
 
 /** What introspection knows of a column (information_schema.COLUMNS). */

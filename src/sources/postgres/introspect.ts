@@ -89,7 +89,8 @@ class TypeCatalog {
     let row = this.rows.get(oid);
     if (!row) {
       const res = await this.client.query<TypeRow>(
-        'SELECT oid::int AS oid, typname, typtype, typcategory, typelem::int AS typelem, typbasetype::int AS typbasetype, typtypmod FROM pg_type WHERE oid = $1',
+        'SELECT oid::int AS oid, typname, typtype, typcategory, typelem::int AS typelem, typbasetype::int AS typbasetype, ' +
+          'typtypmod FROM pg_type WHERE oid = $1',
         [oid],
       );
       row = res.rows[0];
@@ -254,14 +255,16 @@ async function readCatalogue(client: pg.Client, options: IntrospectOptions): Pro
   const constraints = await queryConstraints(client, oids);
   const triggerRows = (
     await client.query<{ rel: number; name: string; def: string }>(
-      `SELECT tgrelid::int AS rel, tgname AS name, pg_get_triggerdef(oid) AS def FROM pg_trigger WHERE tgrelid = ANY($1::oid[]) AND NOT tgisinternal ORDER BY tgname`,
+      `SELECT tgrelid::int AS rel, tgname AS name, pg_get_triggerdef(oid) AS def FROM pg_trigger WHERE tgrelid = ANY($1::oid[]) ` +
+        `AND NOT tgisinternal ORDER BY tgname`,
       [oids],
     )
   ).rows;
   const indexRows = (
     await client.query<{ rel: number; name: string }>(
       `SELECT i.indrelid::int AS rel, c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-        WHERE i.indrelid = ANY($1::oid[]) AND NOT EXISTS (SELECT 1 FROM pg_constraint con WHERE con.conindid = i.indexrelid AND con.conrelid = i.indrelid)
+        WHERE i.indrelid = ANY($1::oid[])
+          AND NOT EXISTS (SELECT 1 FROM pg_constraint con WHERE con.conindid = i.indexrelid AND con.conrelid = i.indrelid)
         ORDER BY c.relname`,
       [oids],
     )
@@ -294,7 +297,8 @@ async function queryConstraints(client: pg.Client, oids: number[]): Promise<Cons
     await client.query<ConstraintRow>(
       `SELECT con.conname, con.contype::text AS contype, con.conrelid::int AS conrelid, con.conkey, con.confkey,
               con.confupdtype::text AS confupdtype, con.confdeltype::text AS confdeltype, con.confmatchtype::text AS confmatchtype,
-              pg_get_constraintdef(con.oid) AS def, obj_description(con.oid, 'pg_constraint') AS description, fn.nspname AS fschema, fc.relname AS ftable,
+              pg_get_constraintdef(con.oid) AS def, obj_description(con.oid, 'pg_constraint') AS description,
+              fn.nspname AS fschema, fc.relname AS ftable,
               (SELECT array_agg(a.attname::text ORDER BY k.i) FROM unnest(con.conkey) WITH ORDINALITY k(n, i)
                  JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.n) AS columns,
               (SELECT array_agg(a.attname::text ORDER BY k.i) FROM unnest(con.confkey) WITH ORDINALITY k(n, i)
@@ -335,7 +339,9 @@ async function columnPlan(
     // sequence's next value, so a restore into PostgreSQL continues the numbering
     const next = c.sequence ? await nextValue(client, c.sequence) : undefined;
     if (next) {
-      column.defaultValue = `GENERATED ${c.identity === 'a' ? 'ALWAYS' : 'BY DEFAULT'} AS IDENTITY (START WITH ${next.value} INCREMENT BY ${next.increment})`;
+      column.defaultValue =
+        `GENERATED ${c.identity === 'a' ? 'ALWAYS' : 'BY DEFAULT'} AS IDENTITY (START WITH ${next.value} ` +
+        `INCREMENT BY ${next.increment})`;
     }
   }
   if (c.description !== null) column.description = c.description;
@@ -413,7 +419,8 @@ async function enumOf(client: pg.Client, oid: number, cache: Map<number, { schem
 /** The value an identity sequence gives next, and its increment (read in the export snapshot). */
 async function nextValue(client: pg.Client, sequence: string): Promise<{ value: string; increment: string } | undefined> {
   const res = await client.query<{ value: string; increment: string }>(
-    `SELECT (CASE WHEN q.is_called THEN q.last_value + s.seqincrement ELSE q.last_value END)::text AS value, s.seqincrement::text AS increment
+    `SELECT (CASE WHEN q.is_called THEN q.last_value + s.seqincrement ELSE q.last_value END)::text AS value,
+            s.seqincrement::text AS increment
        FROM ${sequence} q, pg_sequence s WHERE s.seqrelid = $1::regclass`,
     [sequence],
   );

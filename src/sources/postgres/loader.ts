@@ -55,8 +55,13 @@ import { quoteIdent } from '../sql-identifier.js';
 import { restoreValueError } from '../restore-value-error.js';
 
 /** format_type() spellings of built-in types a restore may recreate by name. */
-const BUILTIN =
-  /^(smallint|integer|bigint|numeric(\(\d+,-?\d+\))?|real|double precision|boolean|character( varying)?(\(\d+\))?|text|bytea|date|time(\(\d\))? with(out)? time zone|time(\(\d\))?|timestamp(\(\d\))?( with(out)? time zone)?|interval( [a-z ]+)?(\(\d\))?|uuid|jsonb?|xml|name|inet|cidr|macaddr8?|money|bit( varying)?(\(\d+\))?|tsvector|point|line|lseg|box|path|polygon|circle|int4range|int8range|numrange|tsrange|tstzrange|daterange)(\[\])*$/;
+const BUILTIN_NAMES = [
+  String.raw`smallint|integer|bigint|numeric(\(\d+,-?\d+\))?|real|double precision|boolean|character( varying)?(\(\d+\))?`,
+  String.raw`text|bytea|date|time(\(\d\))? with(out)? time zone|time(\(\d\))?|timestamp(\(\d\))?( with(out)? time zone)?`,
+  String.raw`interval( [a-z ]+)?(\(\d\))?|uuid|jsonb?|xml|name|inet|cidr|macaddr8?|money|bit( varying)?(\(\d+\))?|tsvector`,
+  'point|line|lseg|box|path|polygon|circle|int4range|int8range|numrange|tsrange|tstzrange|daterange',
+];
+const BUILTIN = new RegExp(String.raw`^(${BUILTIN_NAMES.join('|')})(\[\])*$`);
 
 /** An identity column's defaultValue as a PostgreSQL archive carries it. */
 const IDENTITY = /^GENERATED (ALWAYS|BY DEFAULT) AS IDENTITY \(START WITH -?\d+ INCREMENT BY -?\d+\)$/;
@@ -174,19 +179,23 @@ export class PostgresLoader implements TargetLoader {
       }
       if (!this.options.intoExisting) {
         const present = await client.query<{ name: string; n: string }>(
-          `SELECT n.nspname || '.' || c.relname AS name, count(*) OVER ()::text AS n FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-            WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'
+          `SELECT n.nspname || '.' || c.relname AS name, count(*) OVER ()::text AS n
+            FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+              AND n.nspname NOT LIKE 'pg\\_%'
             ORDER BY 1 LIMIT 3`,
         );
         if (present.rows.length > 0) {
           throw new SiardOcflError(
-            `Cannot restore into ${this.description}: it is not empty (${present.rows[0]!.n} tables or views, e.g. ${present.rows.map((r) => r.name).join(', ')}); add --into-existing to restore beside them.`,
+            `Cannot restore into ${this.description}: it is not empty (${present.rows[0]!.n} tables or views, ` +
+              `e.g. ${present.rows.map((r) => r.name).join(', ')}); add --into-existing to restore beside them.`,
             { code: 'TARGET_NOT_EMPTY' },
           );
         }
       }
       const names = await client.query<{ schema: string; name: string }>(
-        `SELECT n.nspname AS schema, c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ANY($1::text[])`,
+        `SELECT n.nspname AS schema, c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE ` +
+          `n.nspname = ANY($1::text[])`,
         [[...new Set(tables.map((t) => t.schema))]],
       );
       for (const r of names.rows) this.nameSet(r.schema).add(r.name);
@@ -222,7 +231,8 @@ export class PostgresLoader implements TargetLoader {
           continue;
         }
         const existing = await client.query<{ labels: string[] | null }>(
-          `SELECT (SELECT array_agg(enumlabel::text ORDER BY enumsortorder) FROM pg_enum WHERE enumtypid = to_regtype($1)) AS labels, to_regtype($1) IS NOT NULL AS found`,
+          `SELECT (SELECT array_agg(enumlabel::text ORDER BY enumsortorder) FROM pg_enum WHERE enumtypid = to_regtype($1)) AS ` +
+            `labels, to_regtype($1) IS NOT NULL AS found`,
           [name],
         );
         const found = existing.rows[0] as { labels: string[] | null; found?: boolean } | undefined;
@@ -469,7 +479,8 @@ export class PostgresLoader implements TargetLoader {
         await client.query(head + tuples.join(', '), params);
       } catch (err) {
         throw new SiardOcflError(
-          `Table "${table.schema}"."${table.name}", rows ${last - tuples.length + 1}-${last}: PostgreSQL refused them (${(err as Error).message}).`,
+          `Table "${table.schema}"."${table.name}", rows ${last - tuples.length + 1}-${last}: PostgreSQL refused them ` +
+            `(${(err as Error).message}).`,
           { code: 'RESTORE_INSERT', exitCode: 1, cause: err },
         );
       }
@@ -621,7 +632,8 @@ export class PostgresLoader implements TargetLoader {
       if (t.primaryKey && t.primaryKey.columns.length > 0) {
         await run(
           `Primary key ${t.primaryKey.name} of ${table}`,
-          `ALTER TABLE ${table} ADD ${constraintName(t.schema, t.primaryKey.name)}PRIMARY KEY (${t.primaryKey.columns.map(quoteIdent).join(', ')})`,
+          `ALTER TABLE ${table} ADD ${constraintName(t.schema, t.primaryKey.name)}PRIMARY KEY ` +
+            `(${t.primaryKey.columns.map(quoteIdent).join(', ')})`,
         );
       }
       for (const key of t.candidateKeys) {
@@ -748,8 +760,10 @@ export class PostgresLoader implements TargetLoader {
 
   private foreignKeySql(t: LoadTable, fk: SiardForeignKey, constraintName: (schema: string, name: string) => string): string {
     let sql =
-      `ALTER TABLE ${qualifiedName(t.schema, t.name)} ADD ${constraintName(t.schema, fk.name)}FOREIGN KEY (${fk.references.map((r) => quoteIdent(r.column)).join(', ')}) ` +
-      `REFERENCES ${qualifiedName(fk.referencedSchema, fk.referencedTable)} (${fk.references.map((r) => quoteIdent(r.referenced)).join(', ')})`;
+      `ALTER TABLE ${qualifiedName(t.schema, t.name)} ADD ${constraintName(t.schema, fk.name)}FOREIGN KEY ` +
+      `(${fk.references.map((r) => quoteIdent(r.column)).join(', ')}) ` +
+      `REFERENCES ${qualifiedName(fk.referencedSchema, fk.referencedTable)} ` +
+      `(${fk.references.map((r) => quoteIdent(r.referenced)).join(', ')})`;
     if (fk.matchType === 'FULL') sql += ' MATCH FULL';
     if (fk.deleteAction) sql += ` ON DELETE ${fk.deleteAction}`;
     if (fk.updateAction) sql += ` ON UPDATE ${fk.updateAction}`;

@@ -366,7 +366,8 @@ export class PostgresSource implements DatabaseSource {
     let size: number;
     try {
       const res = await this.lobs.query<{ size: string }>(
-        `SELECT size, lo_close(fd) FROM (SELECT fd, lo_lseek64(fd, 0, 2) AS size FROM (SELECT lo_open($1::oid, 262144) AS fd OFFSET 0) a OFFSET 0) b`,
+        `SELECT size, lo_close(fd) FROM (SELECT fd, lo_lseek64(fd, 0, 2) AS size FROM (SELECT lo_open($1::oid, 262144) AS fd ` +
+          `OFFSET 0) a OFFSET 0) b`,
         [oid],
       );
       size = Number(res.rows[0]!.size);

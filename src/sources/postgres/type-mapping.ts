@@ -2,29 +2,33 @@
  * PostgreSQL type -> SIARD 2.2 predefined type (SQL:2008). `typeOriginal` always keeps the native
  * type as `format_type()` prints it, so a restore into PostgreSQL can recreate it.
  *
- * | PostgreSQL                        | SIARD type                    | cell value                                   |
- * |-----------------------------------|-------------------------------|----------------------------------------------|
- * | smallint, integer, bigint         | SMALLINT, INTEGER, BIGINT     | decimal digits                               |
- * | numeric(p,s) / numeric            | DECIMAL(p,s) / DECIMAL        | exact digits; a column holding NaN/Infinity: VARCHAR of PostgreSQL's text (value-scan.ts) |
- * | real, double precision            | REAL, DOUBLE PRECISION        | shortest exact; NaN, INF, -INF               |
- * | boolean                           | BOOLEAN                       | true / false                                 |
- * | character(n)                      | CHAR(n)                       | text (blank padded as stored)                |
- * | character varying(n)              | VARCHAR(n)                    | text                                         |
- * | character varying, text, name     | CLOB                          | text; large values stream to files           |
- * | json, jsonb                       | CLOB                          | the JSON text PostgreSQL prints              |
- * | xml                               | XML                           | the document text                            |
- * | bytea                             | BLOB                          | bytes; large values read in slices           |
- * | oid, lo (large object reference)  | BLOB                          | the large object's bytes (lo_get slices)     |
- * | date                              | DATE                          | YYYY-MM-DD                                   |
- * | time(p), time with time zone      | TIME, TIME WITH TIME ZONE     | hh:mm:ss[.f] (timetz converted to UTC, Z)    |
- * | timestamp(p)                      | TIMESTAMP                     | YYYY-MM-DDThh:mm:ss[.f]                      |
- * | timestamp with time zone          | TIMESTAMP WITH TIME ZONE      | UTC instant with Z                           |
- * | interval                          | INTERVAL DAY(9) TO SECOND(6), or YEAR(9) TO MONTH, or VARCHAR (value-scan.ts) | xs:duration (PnYnMnDTnHnMnS), or PostgreSQL's ISO 8601 text |
- * | uuid                              | CHAR(36)                      | canonical lower-case text                    |
- * | enum type                         | DISTINCT type over VARCHAR(longest label) (enum-type.ts; introspect.ts) | the label |
- * | T[] (one dimension)               | type of T, cardinality        | <a1>, <a2>, ... (NULL element = missing aN)  |
- * | domain over T                     | as T                          | as T                                         |
- * | anything else (inet, point, ...)  | CLOB                          | PostgreSQL's text output (lossless)          |
+ * | PostgreSQL                       | SIARD type                | cell value                                  |
+ * |----------------------------------|---------------------------|---------------------------------------------|
+ * | smallint, integer, bigint        | SMALLINT, INTEGER, BIGINT | decimal digits                              |
+ * | numeric(p,s) / numeric           | DECIMAL(p,s) / DECIMAL    | exact digits (1)                            |
+ * | real, double precision           | REAL, DOUBLE PRECISION    | shortest exact; NaN, INF, -INF              |
+ * | boolean                          | BOOLEAN                   | true / false                                |
+ * | character(n)                     | CHAR(n)                   | text (blank padded as stored)               |
+ * | character varying(n)             | VARCHAR(n)                | text                                        |
+ * | character varying, text, name    | CLOB                      | text; large values stream to files          |
+ * | json, jsonb                      | CLOB                      | the JSON text PostgreSQL prints             |
+ * | xml                              | XML                       | the document text                           |
+ * | bytea                            | BLOB                      | bytes; large values read in slices          |
+ * | oid, lo (large object reference) | BLOB                      | the large object's bytes (lo_get slices)    |
+ * | date                             | DATE                      | YYYY-MM-DD                                  |
+ * | time(p), time with time zone     | TIME, TIME WITH TIME ZONE | hh:mm:ss[.f] (timetz converted to UTC, Z)   |
+ * | timestamp(p)                     | TIMESTAMP                 | YYYY-MM-DDThh:mm:ss[.f]                     |
+ * | timestamp with time zone         | TIMESTAMP WITH TIME ZONE  | UTC instant with Z                          |
+ * | interval                         | INTERVAL ... (2)          | xs:duration (PnYnMnDTnHnMnS) (2)            |
+ * | uuid                             | CHAR(36)                  | canonical lower-case text                   |
+ * | enum type                        | DISTINCT type (3)         | the label                                   |
+ * | T[] (one dimension)              | type of T, cardinality    | <a1>, <a2>, ... (NULL element = missing aN) |
+ * | domain over T                    | as T                      | as T                                        |
+ * | anything else (inet, point, ...) | CLOB                      | PostgreSQL's text output (lossless)         |
+ *
+ * (1) A column holding NaN/Infinity: VARCHAR of PostgreSQL's text (value-scan.ts).
+ * (2) INTERVAL DAY(9) TO SECOND(6), or YEAR(9) TO MONTH, or VARCHAR holding PostgreSQL's ISO 8601 text (value-scan.ts).
+ * (3) Over VARCHAR(longest label) (enum-type.ts; introspect.ts).
  *
  * PostgreSQL's interval keeps months, days and microseconds apart (a month is not 30 days), while
  * SQL:2008 has only year-month and day-time intervals: value-scan.ts picks the one the column's

@@ -52,7 +52,8 @@ export async function scanSpecialValues(client: pg.Client, plan: PgTablePlan): P
       reason = 'holds NaN or infinite values, which xs:decimal cannot';
       c.column.description = joinNote(
         c.column.description,
-        `Holds NaN or Infinity, which SIARD's DECIMAL cannot: every value is written as PostgreSQL's numeric text ('12.50', 'NaN', '-Infinity'); typeOriginal keeps the numeric type.`,
+        `Holds NaN or Infinity, which SIARD's DECIMAL cannot: every value is written as PostgreSQL's numeric text ('12.50', ` +
+          `'NaN', '-Infinity'); typeOriginal keeps the numeric type.`,
       );
     } else {
       const t = `${quoteIdent(c.name)}::text`;
@@ -70,7 +71,8 @@ export async function scanSpecialValues(client: pg.Client, plan: PgTablePlan): P
         : 'holds intervals with both months and days or time, which no SQL:2008 interval type can';
       c.column.description = joinNote(
         c.column.description,
-        `PostgreSQL intervals that no SQL:2008 interval type holds (months beside days or time, or parts of different signs): every value is written as PostgreSQL's ISO 8601 interval text (P1Y-2M3DT4H), which PostgreSQL reads back exactly.`,
+        `PostgreSQL intervals that no SQL:2008 interval type holds (months beside days or time, or parts of different signs): ` +
+          `every value is written as PostgreSQL's ISO 8601 interval text (P1Y-2M3DT4H), which PostgreSQL reads back exactly.`,
       );
     }
     const type = `VARCHAR(${length})`;

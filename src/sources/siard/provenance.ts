@@ -46,7 +46,10 @@ export function provenanceText(received: ReceivedPackage, mismatches: { count: n
     `${received.producerApplication ? `, produced by ${received.producerApplication}` : ''}); ` +
     `every LOB was copied into this archive's own LOB layout and checked against the digest its received cell gives.`;
   if (mismatches.count > 0) {
-    s += ` ${mismatches.count} LOB ${mismatches.count === 1 ? 'cell did' : 'cells did'} not match the received digest or length and ${mismatches.count === 1 ? 'was' : 'were'} kept as read (accepted on request): ${mismatches.first.join('; ')}${mismatches.count > mismatches.first.length ? '; ...' : ''}.`;
+    s +=
+      ` ${mismatches.count} LOB ${mismatches.count === 1 ? 'cell did' : 'cells did'} not match the received digest or length ` +
+      `and ${mismatches.count === 1 ? 'was' : 'were'} kept as read (accepted on ` +
+      `request): ${mismatches.first.join('; ')}${mismatches.count > mismatches.first.length ? '; ...' : ''}.`;
   }
   return s;
 }

@@ -79,7 +79,8 @@ export class SiardSource implements DatabaseSource {
    */
   static async open(file: string, options: SiardSourceOptions = {}): Promise<SiardSource> {
     if (localSegmentSet(file)) {
-      const message = `${file} is a segmented SIARD file; re-segmenting one is not supported yet (ingest stores it as received, restore reads it).`;
+      const message =
+        `${file} is a segmented SIARD file; ` + `re-segmenting one is not supported yet (ingest stores it as received, restore reads it).`;
       throw new UsageError(message, 'SIARD_SEGMENTED');
     }
     const reader = await SiardReader.open(file);
@@ -186,7 +187,8 @@ export class SiardSource implements DatabaseSource {
     }
     if (count !== t.table.rows) {
       throw new SiardOcflError(
-        `${this.reader.describeTable(t)}: metadata.xml says ${t.table.rows} rows but the table data holds ${count}; re-segmentation stopped.`,
+        `${this.reader.describeTable(t)}: metadata.xml says ${t.table.rows} rows but the table data holds ${count}; ` +
+          `re-segmentation stopped.`,
         {
           code: 'ROW_COUNT',
           exitCode: 1,
@@ -298,7 +300,8 @@ export class SiardSource implements DatabaseSource {
     const where = describeLobCell(this.reader, cell);
     if (lob.byteLength > MAX_INLINE_FILE_VALUE) {
       throw new SiardOcflError(
-        `${where}: the value of this non-LOB column lies in a file of ${lob.byteLength} bytes, too large to write inline (${MAX_INLINE_FILE_VALUE} at most).`,
+        `${where}: the value of this non-LOB column lies in a file of ${lob.byteLength} bytes, too large to write inline ` +
+          `(${MAX_INLINE_FILE_VALUE} at most).`,
         {
           code: 'SIARD_UNSUPPORTED',
           exitCode: 1,
@@ -361,7 +364,9 @@ export class SiardSource implements DatabaseSource {
     if (result.digestOk === false)
       problem = `LOB file "${cell.ref.file}" has ${result.digestType} digest ${result.digest}, but the cell says ${cell.ref.digest}`;
     else if (result.lengthOk === false) {
-      problem = `LOB file "${cell.ref.file}" has ${result.bytes} bytes${result.codePoints !== undefined ? ` (${result.codePoints} characters)` : ''}, but the cell says length ${cell.ref.length}`;
+      problem =
+        `LOB file "${cell.ref.file}" has ${result.bytes} ` +
+        `bytes${result.codePoints !== undefined ? ` (${result.codePoints} characters)` : ''}, but the cell says length ${cell.ref.length}`;
     }
     if (result.digestOk === true) this.verified++;
     if (problem === undefined) return;

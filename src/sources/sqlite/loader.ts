@@ -66,8 +66,11 @@ import { quoteIdent } from '../sql-identifier.js';
 import { restoreValueError } from '../restore-value-error.js';
 
 /** A default SQLite takes without parentheses (PRAGMA table_info gives other expressions without theirs). */
-const SQLITE_LITERAL =
-  /^([+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|'([^']|'')*'|[xX]'[0-9A-Fa-f]*'|NULL|TRUE|FALSE|CURRENT_TIME|CURRENT_DATE|CURRENT_TIMESTAMP)$/i;
+const SQLITE_LITERAL = new RegExp(
+  String.raw`^([+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|'([^']|'')*'|[xX]'[0-9A-Fa-f]*'|` +
+    'NULL|TRUE|FALSE|CURRENT_TIME|CURRENT_DATE|CURRENT_TIMESTAMP)$',
+  'i',
+);
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -189,7 +192,8 @@ export class SqliteLoader implements TargetLoader {
       } catch (err) {
         // better-sqlite3 says only "unable to open database file": name the place.
         throw new SiardOcflError(
-          `Cannot restore into ${this.description}: cannot create a file in the folder ${path.dirname(this.target)} (${(err as Error).message}).`,
+          `Cannot restore into ${this.description}: cannot create a file in the folder ${path.dirname(this.target)} ` +
+            `(${(err as Error).message}).`,
           { code: 'TARGET_UNUSABLE', cause: err },
         );
       }
@@ -234,7 +238,9 @@ export class SqliteLoader implements TargetLoader {
       const target =
         [...this.names.entries()].find(([t]) => t.schema === fk.referencedSchema && t.name === fk.referencedTable)?.[1] ??
         fk.referencedTable;
-      let clause = `FOREIGN KEY (${fk.references.map((r) => quoteIdent(r.column)).join(', ')}) REFERENCES ${quoteIdent(target)} (${fk.references.map((r) => quoteIdent(r.referenced)).join(', ')})`;
+      let clause =
+        `FOREIGN KEY (${fk.references.map((r) => quoteIdent(r.column)).join(', ')}) REFERENCES ${quoteIdent(target)} ` +
+        `(${fk.references.map((r) => quoteIdent(r.referenced)).join(', ')})`;
       if (fk.deleteAction) clause += ` ON DELETE ${fk.deleteAction}`;
       if (fk.updateAction) clause += ` ON UPDATE ${fk.updateAction}`;
       parts.push(clause);
@@ -377,7 +383,8 @@ export class SqliteLoader implements TargetLoader {
         };
         if (bad.n > 0)
           this.warnings.push(
-            `Check constraint ${check.name} of ${table.schema}.${table.name} is declared, but ${bad.n} restored rows violate it (as they did in the archived database).`,
+            `Check constraint ${check.name} of ${table.schema}.${table.name} is declared, but ${bad.n} restored rows violate it ` +
+              `(as they did in the archived database).`,
           );
       }
     }

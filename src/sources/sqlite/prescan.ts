@@ -201,7 +201,8 @@ function decide(db: BetterSqlite3.Database, table: string, column: string, mappe
 function firstRowWhere(db: BetterSqlite3.Database, table: string, condition: string, orderBy: string): number {
   const found = db
     .prepare(
-      `SELECT n FROM (SELECT row_number() OVER (ORDER BY ${orderBy}) AS n, (${condition}) AS hit FROM ${quoteIdent(table)}) WHERE hit LIMIT 1`,
+      `SELECT n FROM (SELECT row_number() OVER (ORDER BY ${orderBy}) AS n, (${condition}) AS hit FROM ${quoteIdent(table)}) ` +
+        `WHERE hit LIMIT 1`,
     )
     .get() as { n: number } | undefined;
   return found?.n ?? 0;

@@ -103,7 +103,8 @@ export class SqliteSource implements DatabaseSource {
     if (this.catalogCache) return this.catalogCache;
     const objects = this.db
       .prepare(
-        `SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid`,
+        `SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ` +
+          `ORDER BY rowid`,
       )
       .all() as Array<{ type: string; name: string; sql: string | null }>;
     const tables: SourceTable[] = [];
@@ -380,7 +381,8 @@ export class SqliteSource implements DatabaseSource {
           : Buffer.from(text, 'utf8');
     if (!stored || !bytes.equals(stored)) {
       throw new SiardOcflError(
-        `Table "${table}", row ${rowNumber}, column "${column}": the text is not valid ${enc}, so it cannot be written to XML unchanged; export stopped.`,
+        `Table "${table}", row ${rowNumber}, column "${column}": the text is not valid ${enc}, so it cannot be written to XML ` +
+          `unchanged; export stopped.`,
         { code: 'VALUE_DOES_NOT_FIT' },
       );
     }
@@ -410,7 +412,8 @@ function literalCell(v: unknown, storageClass: string, table: string, column: st
       return sqliteLiteral(decoder.decode(v as Uint8Array));
     } catch {
       throw new SiardOcflError(
-        `Table "${table}", row ${row}, column "${column}": the text is not valid ${decoder.encoding.toUpperCase()}, so it cannot be written to XML unchanged; export stopped.`,
+        `Table "${table}", row ${row}, column "${column}": the text is not valid ${decoder.encoding.toUpperCase()}, so it ` +
+          `cannot be written to XML unchanged; export stopped.`,
         { code: 'VALUE_DOES_NOT_FIT' },
       );
     }
@@ -436,7 +439,8 @@ function converterFor(decision: ColumnDecision, table: string, column: string, d
     const what =
       value instanceof Uint8Array ? 'a blob' : typeof value === 'bigint' ? 'an integer' : typeof value === 'number' ? 'a real' : 'text';
     throw new SiardOcflError(
-      `Table "${table}", row ${row}, column "${column}": ${what} does not fit the column type ${decision.type}; export stopped so no value is changed.`,
+      `Table "${table}", row ${row}, column "${column}": ${what} does not fit the column type ${decision.type}; export stopped ` +
+        `so no value is changed.`,
       { code: 'VALUE_DOES_NOT_FIT' },
     );
   };
@@ -445,7 +449,8 @@ function converterFor(decision: ColumnDecision, table: string, column: string, d
       return decoder.decode(bytes);
     } catch {
       throw new SiardOcflError(
-        `Table "${table}", row ${row}, column "${column}": the text is not valid ${decoder.encoding.toUpperCase()}, so it cannot be written to XML unchanged; export stopped.`,
+        `Table "${table}", row ${row}, column "${column}": the text is not valid ${decoder.encoding.toUpperCase()}, so it ` +
+          `cannot be written to XML unchanged; export stopped.`,
         { code: 'VALUE_DOES_NOT_FIT' },
       );
     }

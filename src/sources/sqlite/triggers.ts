@@ -8,7 +8,8 @@ import type { SiardTrigger } from '../../siard/model.js';
 
 const NAME = '(?:"(?:[^"]|"")*"|\\[[^\\]]*\\]|`(?:[^`]|``)*`|[^\\s(]+)';
 const HEAD = new RegExp(
-  `^\\s*CREATE\\s+(?:TEMP(?:ORARY)?\\s+)?TRIGGER\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?${NAME}(?:\\s*\\.\\s*${NAME})?\\s+(BEFORE\\s+|AFTER\\s+|INSTEAD\\s+OF\\s+)?(DELETE|INSERT|UPDATE(?:\\s+OF\\s+[\\s\\S]*?)?)\\s+ON\\s`,
+  `^\\s*CREATE\\s+(?:TEMP(?:ORARY)?\\s+)?TRIGGER\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?${NAME}(?:\\s*\\.\\s*${NAME})?\\s+` +
+    `(BEFORE\\s+|AFTER\\s+|INSTEAD\\s+OF\\s+)?(DELETE|INSERT|UPDATE(?:\\s+OF\\s+[\\s\\S]*?)?)\\s+ON\\s`,
   'i',
 );
 

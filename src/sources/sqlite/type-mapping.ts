@@ -7,18 +7,24 @@
  * widens the type so the value is exported unchanged, or stops with an error naming table, row and
  * column. No value is ever changed silently.
  *
- * | declared type (SQLite affinity rule, in this order)        | SQL:2008 type        | values that fit                       |
- * |-----------------------------------------------------------|----------------------|---------------------------------------|
- * | contains INT (INTEGER affinity)                            | BIGINT               | integer                               |
- * | CHAR(n), VARCHAR(n), NCHAR(n), NVARCHAR(n), CHARACTER(n), CHARACTER VARYING(n)... | VARCHAR(n) | text (length above n widens to VARCHAR(max length)) |
- * | other types containing CHAR, CLOB or TEXT (TEXT affinity)  | CLOB                 | text                                  |
- * | contains BLOB                                              | BLOB                 | blob                                  |
- * | empty (no declared type; BLOB/"none" affinity)             | from the values: BIGINT (all integer), DOUBLE PRECISION (integer and real), CLOB (all text), BLOB (all blob or all NULL) |
- * | contains REAL, FLOA or DOUB (REAL affinity)                | DOUBLE PRECISION     | real, integer                         |
- * | BOOLEAN, BOOL (NUMERIC affinity)                           | BOOLEAN              | integer 0 or 1                        |
- * | DATE                                                       | DATE                 | text 'YYYY-MM-DD' (a valid date, year 0001-9999), written 'YYYY-MM-DDZ' |
- * | DATETIME, TIMESTAMP                                        | TIMESTAMP            | text 'YYYY-MM-DD HH:MM:SS[.fff]', written 'YYYY-MM-DDTHH:MM:SS[.fff]Z' |
- * | DECIMAL(p,s), NUMERIC(p,s), DECIMAL, NUMERIC, anything else (NUMERIC affinity) | DECIMAL(p,s) / DECIMAL | integer, finite real |
+ * | declared type (SQLite affinity rule, in this order)              | SQL:2008 type          | values that fit                      |
+ * |------------------------------------------------------------------|------------------------|--------------------------------------|
+ * | contains INT (INTEGER affinity)                                  | BIGINT                 | integer                              |
+ * | CHAR(n), VARCHAR(n), NCHAR(n), NVARCHAR(n), CHARACTER(n) ... (1) | VARCHAR(n)             | text (1)                             |
+ * | other types containing CHAR, CLOB or TEXT (TEXT affinity)        | CLOB                   | text                                 |
+ * | contains BLOB                                                    | BLOB                   | blob                                 |
+ * | empty (no declared type; BLOB/"none" affinity)                   | from the values (2)    | any                                  |
+ * | contains REAL, FLOA or DOUB (REAL affinity)                      | DOUBLE PRECISION       | real, integer                        |
+ * | BOOLEAN, BOOL (NUMERIC affinity)                                 | BOOLEAN                | integer 0 or 1                       |
+ * | DATE                                                             | DATE                   | text 'YYYY-MM-DD' (3)                |
+ * | DATETIME, TIMESTAMP                                              | TIMESTAMP              | text 'YYYY-MM-DD HH:MM:SS[.fff]' (3) |
+ * | DECIMAL(p,s), NUMERIC(p,s), DECIMAL, NUMERIC, anything else (4)  | DECIMAL(p,s) / DECIMAL | integer, finite real                 |
+ *
+ * (1) CHAR(n), VARCHAR(n), NCHAR(n), NVARCHAR(n), CHARACTER(n), CHARACTER VARYING(n) and the like; text longer than n
+ *     widens the column to VARCHAR(max length).
+ * (2) The type follows the values: BIGINT (all integer), DOUBLE PRECISION (integer and real), CLOB (all text), BLOB (all blob or all NULL).
+ * (3) A valid date, year 0001-9999; written 'YYYY-MM-DDZ' and 'YYYY-MM-DDTHH:MM:SS[.fff]Z'.
+ * (4) NUMERIC affinity.
  *
  * Widening when a value does not fit (each one reported by the export with the first row that
  * caused it; `--strict` refuses instead):
@@ -70,6 +76,12 @@ function affinityOf(declared: string): SqliteAffinity {
   return 'NUMERIC';
 }
 
+/** A declared character type with a length, the length captured. */
+const VARCHAR_LENGTH = new RegExp(
+  '^(?:NATIONAL )?(?:N?VARCHAR|N?CHAR|CHARACTER|CHAR VARYING|CHARACTER VARYING|NCHAR VARYING|VARYING CHARACTER|NATIVE CHARACTER)' +
+    String.raw`\s*\(\s*(\d+)\s*\)$`,
+);
+
 export function mapDeclaredType(declared: string): MappedType {
   const t = declared.trim().toUpperCase().replace(/\s+/g, ' ');
   const affinity = affinityOf(t);
@@ -77,10 +89,7 @@ export function mapDeclaredType(declared: string): MappedType {
     case 'INTEGER':
       return { affinity, kind: 'integer', type: 'BIGINT' };
     case 'TEXT': {
-      const m =
-        /^(?:NATIONAL )?(?:N?VARCHAR|N?CHAR|CHARACTER|CHAR VARYING|CHARACTER VARYING|NCHAR VARYING|VARYING CHARACTER|NATIVE CHARACTER)\s*\(\s*(\d+)\s*\)$/.exec(
-          t,
-        );
+      const m = VARCHAR_LENGTH.exec(t);
       if (m && Number(m[1]) > 0) return { affinity, kind: 'varchar', type: `VARCHAR(${Number(m[1])})`, length: Number(m[1]) };
       return { affinity, kind: 'clob', type: 'CLOB' };
     }
