@@ -22,7 +22,8 @@ import {
   type SpecVersion,
   type VersionBlock,
 } from './inventory.js';
-import { type BytesFingerprint, fingerprintOf, parseJson, readSmall, sameBytes, MAX_INVENTORY_BYTES } from './read.js';
+import { type BytesFingerprint, fingerprintOf, readSmall, sameBytes, MAX_INVENTORY_BYTES } from './read.js';
+import { readInventoryBytes } from './plain-inventory.js';
 
 export interface ObjectCheckOptions {
   /** Verify content and fixity digests (default true). */
@@ -217,13 +218,14 @@ async function readRootInventory(scan: ObjectScan, entries: TreeEntry[], declare
     return out;
   }
   out.rootBytes = fingerprintOf(read.bytes);
-  const parsed = parseJson(read.bytes);
+  const parsed = readInventoryBytes(read.bytes);
   if (!parsed.ok) findings.add('E033', `The root inventory.json ${parsed.problem}.`, at('inventory.json'));
   else {
     const typed =
       typeof parsed.value === 'object' && parsed.value !== null ? specVersionOfType((parsed.value as { type?: unknown }).type) : undefined;
     out.codesSpec = declared ?? typed ?? '1.1';
-    out.inv = checkInventory(parsed.value, { findings, where: at('inventory.json'), specVersion: out.codesSpec, expectTypeFor: declared });
+    const ctx = { findings, where: at('inventory.json'), specVersion: out.codesSpec, expectTypeFor: declared };
+    out.inv = checkInventory(parsed.value, ctx, parsed.plain);
   }
   out.rootSidecar = await checkSidecar(fs, dir, '', entries, read.bytes, out.inv?.digestAlgorithm, findings, at);
   return out;
@@ -273,12 +275,12 @@ async function checkVersionInventoriesAlone(scan: ObjectScan, versionDirs: Set<s
     const vEntries = (await listDir(fs, joinPath(dir, v))) ?? [];
     if (!vEntries.some((e) => e.name === 'inventory.json')) continue;
     const read = await readSmall(fs, joinPath(dir, v, 'inventory.json'), MAX_INVENTORY_BYTES);
-    const parsed = read.ok ? parseJson(read.bytes) : undefined;
+    const parsed = read.ok ? readInventoryBytes(read.bytes) : undefined;
     if (!parsed?.ok) {
       findings.add('E033', `The inventory of ${v} cannot be read as JSON.`, at(`${v}/inventory.json`));
       continue;
     }
-    const vinv = checkInventory(parsed.value, { findings, where: at(`${v}/inventory.json`), specVersion: codesSpec });
+    const vinv = checkInventory(parsed.value, { findings, where: at(`${v}/inventory.json`), specVersion: codesSpec }, parsed.plain);
     if (read.ok) await checkSidecar(fs, dir, v, vEntries, read.bytes, vinv?.digestAlgorithm, findings, at);
   }
 }
@@ -288,7 +290,7 @@ class Expectations {
   readonly byPath = new Map<string, Expectation[]>();
 
   constructor(
-    private readonly rootManifest: Map<string, string>,
+    private readonly rootManifest: ReadonlyMap<string, string>,
     private readonly hashing: boolean,
   ) {}
 
@@ -335,14 +337,14 @@ async function readVersionInventory(
     return { vinv: inv, vSidecar: await checkSidecar(fs, dir, v.name, vEntries, read.bytes, inv.digestAlgorithm, findings, at), spec };
   }
   if (isHead) findings.add('E064', `The inventory of the latest version ${v.name} differs from the root inventory.`, vWhere);
-  const parsed = parseJson(read.bytes);
+  const parsed = readInventoryBytes(read.bytes);
   if (!parsed.ok) {
     findings.add('E033', `The inventory of ${v.name} ${parsed.problem}.`, vWhere);
     return { spec };
   }
   const typed =
     typeof parsed.value === 'object' && parsed.value !== null ? specVersionOfType((parsed.value as { type?: unknown }).type) : undefined;
-  const vinv = checkInventory(parsed.value, { findings, where: vWhere, specVersion: typed ?? codesSpec });
+  const vinv = checkInventory(parsed.value, { findings, where: vWhere, specVersion: typed ?? codesSpec }, parsed.plain);
   const vSidecar = await checkSidecar(fs, dir, v.name, vEntries, read.bytes, vinv?.digestAlgorithm, findings, at);
   if (vinv) crossCheckVersionInventory(v, vinv, inv, vWhere, codesSpec, findings);
   return { vinv, vSidecar, spec: typed ?? spec };
