@@ -181,7 +181,7 @@ interface VersionPlace {
 }
 
 /** The manifest: digests as bytes (`size` each), an index of them, and the content paths of each. */
-class ManifestView {
+export class ManifestView {
   private readonly table: Int32Array;
 
   constructor(

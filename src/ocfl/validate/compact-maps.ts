@@ -3,7 +3,7 @@
  * order they are listed in), digests as bytes, a hash table of the paths a map keeps, and strings
  * made only when asked for. They answer as the Maps the full parse builds do, in the same order.
  */
-import { emptyTable, hashBytes, type Arena } from '../inventory-view.js';
+import { emptyTable, hashBytes, type Arena, type ManifestView } from '../inventory-view.js';
 
 /** A table of byte ranges (range i: bytes[start[i], end[i])) looked up by their content. */
 export class RangeTable {
@@ -57,43 +57,6 @@ export class RangeTable {
     if (b - a !== e - s) return false;
     for (let j = 0; j < e - s; j++) if (this.bytes[a + j] !== q[s + j]) return false;
     return true;
-  }
-}
-
-/** Fixed-size digests (`size` bytes each) in one buffer, indexed. */
-export class DigestTable {
-  readonly count: number;
-  /** Built on the first look-up: a fixity block's digests are only ever read out. */
-  private table?: RangeTable;
-
-  constructor(
-    readonly digests: Buffer,
-    readonly size: number,
-  ) {
-    this.count = size === 0 ? 0 : digests.length / size;
-  }
-
-  private index(): RangeTable {
-    const { count, size } = this;
-    const start = new Uint32Array(count);
-    const end = new Uint32Array(count);
-    for (let k = 0; k < count; k++) {
-      start[k] = k * size;
-      end[k] = (k + 1) * size;
-    }
-    const table = new RangeTable(count, this.digests, start, end);
-    for (let k = 0; k < count; k++) table.add(k);
-    return table;
-  }
-
-  find(digest: Uint8Array): number {
-    if (digest.length !== this.size) return -1;
-    this.table ??= this.index();
-    return this.table.find(digest, 0, this.size);
-  }
-
-  hexOf(k: number): string {
-    return this.digests.toString('hex', k * this.size, (k + 1) * this.size);
   }
 }
 
@@ -189,35 +152,28 @@ export class ManifestDigests extends OrderedMap<readonly string[]> {
   protected readonly count: number;
 
   constructor(
-    private readonly digests: DigestTable,
+    private readonly manifest: ManifestView,
     /** Entry numbers with a non-empty list, in listing order. */
     private readonly listed: Uint32Array,
-    /** Paths of entry k: path numbers firstPath[k] .. firstPath[k + 1] of `paths`. */
-    private readonly firstPath: Uint32Array,
-    private readonly paths: PathMap<string>,
   ) {
     super();
     this.count = listed.length;
   }
 
   protected keyAt(i: number): string {
-    return this.digests.hexOf(this.listed[i]!);
+    return this.manifest.digestOf(this.listed[i]!);
   }
 
   protected valueAt(i: number): readonly string[] {
-    return this.pathsOf(this.listed[i]!);
-  }
-
-  private pathsOf(k: number): string[] {
-    const out: string[] = [];
-    for (let p = this.firstPath[k]!; p < this.firstPath[k + 1]!; p++) out.push(this.paths.pathAt(p));
-    return out;
+    return this.manifest.pathsOf(this.listed[i]!);
   }
 
   get(key: string): readonly string[] | undefined {
-    if (key.length !== 2 * this.digests.size || !/^[0-9a-f]*$/.test(key)) return undefined;
-    const k = this.digests.find(Buffer.from(key, 'hex'));
-    return k < 0 || this.firstPath[k] === this.firstPath[k + 1] ? undefined : this.pathsOf(k);
+    if (key.length !== 2 * this.manifest.digestSize || !/^[0-9a-f]*$/.test(key)) return undefined;
+    const k = this.manifest.find(Buffer.from(key, 'hex'));
+    if (k < 0) return undefined;
+    const paths = this.manifest.pathsOf(k);
+    return paths.length === 0 ? undefined : paths;
   }
 }
 
@@ -231,7 +187,9 @@ export class FixityMap extends OrderedMap<string> {
     private readonly order: Uint32Array,
     /** Fixity digest of each manifest path number (-1: none). */
     private readonly digestOfPath: Int32Array,
-    private readonly digests: DigestTable,
+    /** The block's digests as bytes, `digestSize` each. */
+    private readonly digests: Buffer,
+    private readonly digestSize: number,
   ) {
     super();
     this.count = order.length;
@@ -241,12 +199,16 @@ export class FixityMap extends OrderedMap<string> {
     return this.manifest.pathAt(this.order[i]!);
   }
 
+  private hexOf(k: number): string {
+    return this.digests.toString('hex', k * this.digestSize, (k + 1) * this.digestSize);
+  }
+
   protected valueAt(i: number): string {
-    return this.digests.hexOf(this.digestOfPath[this.order[i]!]!);
+    return this.hexOf(this.digestOfPath[this.order[i]!]!);
   }
 
   get(key: string): string | undefined {
     const p = this.manifest.pathNumber(key);
-    return p < 0 || this.digestOfPath[p]! < 0 ? undefined : this.digests.hexOf(this.digestOfPath[p]!);
+    return p < 0 || this.digestOfPath[p]! < 0 ? undefined : this.hexOf(this.digestOfPath[p]!);
   }
 }

@@ -4,7 +4,7 @@
  * the digests of every content file against every manifest and fixity block that names it.
  * It keeps going after each finding and never reads outside the object root.
  */
-import { digestSync, isDigestAlgorithm } from '../digest.js';
+import { isDigestAlgorithm } from '../digest.js';
 import { isRegisteredExtension } from './extensions.js';
 import { explainInterruptedCommit } from './interrupted-commit.js';
 import { Findings, quote } from './findings.js';
@@ -22,7 +22,7 @@ import {
   type SpecVersion,
   type VersionBlock,
 } from './inventory.js';
-import { type BytesFingerprint, fingerprintOf, readSmall, sameBytes, MAX_INVENTORY_BYTES } from './read.js';
+import { type BytesFingerprint, digestsOf, fingerprintOf, readSmall, sameBytes, sameStoredBytes, MAX_INVENTORY_BYTES } from './read.js';
 import { readInventoryBytes } from './plain-inventory.js';
 
 export interface ObjectCheckOptions {
@@ -87,7 +87,7 @@ async function checkSidecar(
   dir: string,
   dirRel: string,
   entries: TreeEntry[],
-  inventoryBytes: Buffer,
+  inventoryDigest: (algorithm: string) => string | undefined,
   algorithm: string | undefined,
   findings: Findings,
   at: (rel: string) => string,
@@ -112,12 +112,7 @@ async function checkSidecar(
     return name;
   }
   if (isDigestAlgorithm(algorithm)) {
-    let actual: string | undefined;
-    try {
-      actual = digestSync(algorithm, inventoryBytes);
-    } catch {
-      actual = undefined; // algorithms only computable asynchronously are not used for inventories in practice
-    }
+    const actual = inventoryDigest(algorithm);
     if (actual !== undefined && actual !== m[1].toLowerCase()) {
       findings.add('E060', `The sidecar ${name} records ${m[1]} but the inventory's ${algorithm} digest is ${actual}.`, at(rel(name)));
     }
@@ -227,7 +222,7 @@ async function readRootInventory(scan: ObjectScan, entries: TreeEntry[], declare
     const ctx = { findings, where: at('inventory.json'), specVersion: out.codesSpec, expectTypeFor: declared };
     out.inv = checkInventory(parsed.value, ctx, parsed.plain);
   }
-  out.rootSidecar = await checkSidecar(fs, dir, '', entries, read.bytes, out.inv?.digestAlgorithm, findings, at);
+  out.rootSidecar = await checkSidecar(fs, dir, '', entries, digestsOf(read.bytes), out.inv?.digestAlgorithm, findings, at);
   return out;
 }
 
@@ -281,7 +276,7 @@ async function checkVersionInventoriesAlone(scan: ObjectScan, versionDirs: Set<s
       continue;
     }
     const vinv = checkInventory(parsed.value, { findings, where: at(`${v}/inventory.json`), specVersion: codesSpec }, parsed.plain);
-    if (read.ok) await checkSidecar(fs, dir, v, vEntries, read.bytes, vinv?.digestAlgorithm, findings, at);
+    if (read.ok) await checkSidecar(fs, dir, v, vEntries, digestsOf(read.bytes), vinv?.digestAlgorithm, findings, at);
   }
 }
 
@@ -328,13 +323,31 @@ async function readVersionInventory(
     findings.add('W010', `Version ${v.name} has no inventory of its own.`, at(v.name));
     return { spec };
   }
-  const read = await readSmall(fs, joinPath(dir, v.name, 'inventory.json'), MAX_INVENTORY_BYTES);
+  const file = joinPath(dir, v.name, 'inventory.json');
+  // The head's copy is usually the root inventory's bytes: compared streamed, it is never held beside the root's model.
+  const streamed = isHead && rootBytes && inv.digestAlgorithm ? await sameStoredBytes(fs, file, rootBytes, inv.digestAlgorithm) : undefined;
+  if (streamed?.same) {
+    const digest = streamed.digest;
+    const vSidecar = await checkSidecar(
+      fs,
+      dir,
+      v.name,
+      vEntries,
+      (a) => (a === inv.digestAlgorithm ? digest : undefined),
+      inv.digestAlgorithm,
+      findings,
+      at,
+    );
+    return { vinv: inv, vSidecar, spec };
+  }
+  const read = await readSmall(fs, file, MAX_INVENTORY_BYTES);
   if (!read.ok) {
     findings.add('E033', `The inventory of ${v.name} cannot be read (${read.reason}).`, vWhere);
     return { spec };
   }
   if (isHead && rootBytes && sameBytes(read.bytes, rootBytes)) {
-    return { vinv: inv, vSidecar: await checkSidecar(fs, dir, v.name, vEntries, read.bytes, inv.digestAlgorithm, findings, at), spec };
+    const vSidecar = await checkSidecar(fs, dir, v.name, vEntries, digestsOf(read.bytes), inv.digestAlgorithm, findings, at);
+    return { vinv: inv, vSidecar, spec };
   }
   if (isHead) findings.add('E064', `The inventory of the latest version ${v.name} differs from the root inventory.`, vWhere);
   const parsed = readInventoryBytes(read.bytes);
@@ -345,7 +358,7 @@ async function readVersionInventory(
   const typed =
     typeof parsed.value === 'object' && parsed.value !== null ? specVersionOfType((parsed.value as { type?: unknown }).type) : undefined;
   const vinv = checkInventory(parsed.value, { findings, where: vWhere, specVersion: typed ?? codesSpec }, parsed.plain);
-  const vSidecar = await checkSidecar(fs, dir, v.name, vEntries, read.bytes, vinv?.digestAlgorithm, findings, at);
+  const vSidecar = await checkSidecar(fs, dir, v.name, vEntries, digestsOf(read.bytes), vinv?.digestAlgorithm, findings, at);
   if (vinv) crossCheckVersionInventory(v, vinv, inv, vWhere, codesSpec, findings);
   return { vinv, vSidecar, spec: typed ?? spec };
 }

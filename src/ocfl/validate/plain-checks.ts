@@ -7,9 +7,9 @@
  * findings (E025, E050 shape, E057 shape, E096, E097) cannot arise there.
  */
 import { DIGEST_HEX_LENGTH } from '../digest.js';
-import { arenaOf, digestBytesOf, hexInto } from '../inventory-view.js';
+import { arenaOf, digestBytesOf, hexInto, ManifestView, type Arena } from '../inventory-view.js';
 import type { ScannedBlock } from '../path-block-scan.js';
-import { DigestTable, FixityMap, ManifestDigests, PathMap, RangeTable } from './compact-maps.js';
+import { FixityMap, ManifestDigests, PathMap, RangeTable } from './compact-maps.js';
 import { quote } from './findings.js';
 import { pathShapeProblem } from './paths.js';
 import type { PlainBlocks } from './plain-inventory.js';
@@ -23,11 +23,21 @@ interface PlainState {
   keyOfPath: Uint32Array;
   /** Manifest entry of each state digest (-1: not in the manifest). */
   entryOfKey: Int32Array;
+  /** The state digests not in the manifest, by key number. */
+  missing: Map<number, string>;
 }
 
-/** What the checks of one plain inventory share. */
+/**
+ * What the checks of one plain inventory share. Each scanned block is let go once checked (a
+ * million-file block's offsets are ~20 MB): the checks take it out of `blocks`.
+ */
 export class PlainContext {
-  readonly digests: DigestTable;
+  /** The manifest's digests as bytes and its paths, indexed by digest (the readers' manifest view). */
+  readonly digests: ManifestView;
+  /** Every manifest path, in listing order. */
+  readonly manifestPaths: Arena;
+  /** The paths of manifest entry k are manifestPaths firstPath[k] .. firstPath[k + 1]. */
+  readonly manifestFirstPath: Uint32Array;
   readonly states = new Map<string, PlainState>();
   manifest?: PathMap<string>;
   /** Manifest entries whose path list is not empty, in listing order. */
@@ -35,7 +45,10 @@ export class PlainContext {
 
   constructor(readonly blocks: PlainBlocks) {
     const { bytes, manifest, digestSize } = blocks;
-    this.digests = new DigestTable(digestBytesOf(bytes, manifest, digestSize), digestSize);
+    this.manifestPaths = arenaOf(bytes, manifest!.pathStart, manifest!.pathEnd);
+    this.manifestFirstPath = manifest!.firstPath;
+    this.digests = new ManifestView(digestBytesOf(bytes, manifest!, digestSize), digestSize, manifest!.firstPath, this.manifestPaths);
+    this.digests.index(); // no digest repeats in a plain inventory
   }
 
   keyText(block: ScannedBlock, k: number): string {
@@ -84,10 +97,37 @@ function allNumbers(n: number): Uint32Array {
   return out;
 }
 
+/**
+ * A state's paths as an arena. A logical path is nearly always the tail of its content path
+ * ("v1/content/" + logical path): when every one is, the state points into the manifest's arena
+ * (~60 MB less at a million files); otherwise its paths are copied.
+ */
+function stateArena(ctx: PlainContext, block: ScannedBlock, keyOfPath: Uint32Array, entryOfKey: Int32Array): Arena {
+  const { bytes } = ctx.blocks;
+  const { pathStart, pathEnd } = block;
+  const manifest = ctx.manifestPaths;
+  const firstPath = ctx.manifestFirstPath;
+  const start = new Uint32Array(pathStart.length);
+  const end = new Uint32Array(pathStart.length);
+  for (let p = 0; p < pathStart.length; p++) {
+    const entry = entryOfKey[keyOfPath[p]!]!;
+    const length = pathEnd[p]! - pathStart[p]!;
+    if (entry < 0 || firstPath[entry] === firstPath[entry + 1]) return arenaOf(bytes, pathStart, pathEnd);
+    const contentEnd = manifest.end[firstPath[entry]!]!;
+    const at = contentEnd - length;
+    if (at - 1 <= manifest.start[firstPath[entry]!]! || manifest.bytes[at - 1] !== 0x2f) return arenaOf(bytes, pathStart, pathEnd);
+    if (manifest.bytes.compare(bytes, pathStart[p], pathEnd[p], at, contentEnd) !== 0) return arenaOf(bytes, pathStart, pathEnd);
+    start[p] = at;
+    end[p] = contentEnd;
+  }
+  return { bytes: manifest.bytes, start, end };
+}
+
 /** checkVersionState (inventory.ts) on a scanned state: E050, E052, E053, E095. */
 export function checkPlainState(ctx: PlainContext, name: string, vAdd: Add): PathMap<string> {
   const { bytes, digestSize } = ctx.blocks;
   const block = ctx.blocks.states.get(name)!;
+  ctx.blocks.states.delete(name);
   const { keyStart, firstPath, pathStart, pathEnd } = block;
   const n = pathStart.length;
   const table = new RangeTable(n, bytes, pathStart, pathEnd);
@@ -121,14 +161,14 @@ export function checkPlainState(ctx: PlainContext, name: string, vAdd: Add): Pat
     entryOfKey[k] = ctx.digests.find(scratch);
     if (entryOfKey[k]! < 0) missing.set(k, ctx.keyText(block, k));
   }
-  const arena = arenaOf(bytes, pathStart, pathEnd);
+  const arena = stateArena(ctx, block, keyOfPath, entryOfKey);
   table.rebase(arena.bytes, arena.start, arena.end);
   const digests = ctx.digests;
   const map = new PathMap(arena, order, table, (p) => {
     const entry = entryOfKey[keyOfPath[p]!]!;
-    return entry >= 0 ? digests.hexOf(entry) : missing.get(keyOfPath[p]!)!;
+    return entry >= 0 ? digests.digestOf(entry) : missing.get(keyOfPath[p]!)!;
   });
-  ctx.states.set(name, { map, keyOfPath, entryOfKey });
+  ctx.states.set(name, { map, keyOfPath, entryOfKey, missing });
   return map;
 }
 
@@ -138,20 +178,22 @@ export type ContentPathCheck = (path: string) => boolean;
 /** checkManifest (inventory.ts) on the scanned manifest: E092, E099, E100, E042, E101. */
 export function checkPlainManifest(ctx: PlainContext, add: Add, contentPathOk: ContentPathCheck) {
   const { bytes } = ctx.blocks;
-  const block = ctx.blocks.manifest;
+  const block = ctx.blocks.manifest!;
+  ctx.blocks.manifest = undefined;
   const { keyStart, firstPath, pathStart, pathEnd } = block;
   const n = pathStart.length;
   const table = new RangeTable(n, bytes, pathStart, pathEnd);
   const kept = new Uint32Array(n);
   let count = 0;
   const entryOfPath = new Uint32Array(n);
-  const listed: number[] = [];
+  const listed = new Uint32Array(keyStart.length);
+  let listedCount = 0;
   for (let k = 0; k < keyStart.length; k++) {
     if (firstPath[k] === firstPath[k + 1]) {
       add('E092', `The manifest value for ${quote(ctx.keyText(block, k))} is not a list of content paths.`);
       continue;
     }
-    listed.push(k);
+    listed[listedCount++] = k;
     for (let p = firstPath[k]!; p < firstPath[k + 1]!; p++) {
       entryOfPath[p] = k;
       if (contentPathOk(ctx.pathText(block, p)) && table.add(p) < 0) kept[count++] = p;
@@ -163,22 +205,22 @@ export function checkPlainManifest(ctx: PlainContext, add: Add, contentPathOk: C
       a === b ? `The content path ${quote(a)} occurs more than once.` : `The content path ${quote(a)} is also a folder of ${quote(b)}.`,
     );
   }
-  const arena = arenaOf(bytes, pathStart, pathEnd);
+  const arena = ctx.manifestPaths;
   table.rebase(arena.bytes, arena.start, arena.end);
   const digests = ctx.digests;
-  const manifest = new PathMap(arena, kept.slice(0, count), table, (p) => digests.hexOf(entryOfPath[p]!));
+  const manifest = new PathMap(arena, kept.slice(0, count), table, (p) => digests.digestOf(entryOfPath[p]!));
   ctx.manifest = manifest;
-  ctx.listed = Uint32Array.from(listed);
-  return { manifest, manifestDigests: new ManifestDigests(digests, ctx.listed, firstPath, manifest) };
+  ctx.listed = listed.slice(0, listedCount);
+  return { manifest, manifestDigests: new ManifestDigests(digests, ctx.listed) };
 }
 
 /** checkStates (inventory.ts) on the checked states: E050 (digest not in the manifest), E107. */
 export function checkPlainStates(ctx: PlainContext, versionNames: readonly string[], add: Add): void {
-  const used = new Uint8Array(ctx.digests.count);
+  const used = new Uint8Array(ctx.digests.entries);
   for (const name of versionNames) {
     const state = ctx.states.get(name);
     if (!state) continue;
-    const { map, keyOfPath, entryOfKey } = state;
+    const { map, keyOfPath, entryOfKey, missing } = state;
     const reported = new Uint8Array(entryOfKey.length);
     for (const p of map.order) {
       const k = keyOfPath[p]!;
@@ -186,13 +228,12 @@ export function checkPlainStates(ctx: PlainContext, versionNames: readonly strin
       if (entry >= 0) used[entry] = 1;
       else if (!reported[k]) {
         reported[k] = 1;
-        const digest = ctx.keyText(ctx.blocks.states.get(name)!, k);
-        add('E050', `Version ${name}: the state digest ${quote(digest)} is not a key of the manifest.`);
+        add('E050', `Version ${name}: the state digest ${quote(missing.get(k))} is not a key of the manifest.`);
       }
     }
   }
   for (const k of ctx.listed ?? []) {
-    if (!used[k]) add('E107', `The manifest digest ${quote(ctx.digests.hexOf(k))} is used by no version state.`);
+    if (!used[k]) add('E107', `The manifest digest ${quote(ctx.digests.digestOf(k))} is used by no version state.`);
   }
 }
 
@@ -200,10 +241,12 @@ export function checkPlainStates(ctx: PlainContext, versionNames: readonly strin
 export function checkPlainFixity(ctx: PlainContext, algorithm: string, add: Add): FixityMap {
   const { bytes } = ctx.blocks;
   const block = ctx.blocks.fixity.get(algorithm)!;
+  ctx.blocks.fixity.delete(algorithm);
   const manifest = ctx.manifest!;
   const { firstPath, pathStart, pathEnd } = block;
   const digestOfPath = new Int32Array(manifest.paths.start.length).fill(-1);
-  const order: number[] = [];
+  const order = new Uint32Array(pathStart.length);
+  let count = 0;
   for (let k = 0; k < block.keyStart.length; k++) {
     for (let p = firstPath[k]!; p < firstPath[k + 1]!; p++) {
       const path = ctx.pathText(block, p);
@@ -214,7 +257,7 @@ export function checkPlainFixity(ctx: PlainContext, algorithm: string, add: Add)
         const m = manifest.pathNumberOfBytes(bytes, pathStart[p]!, pathEnd[p]!);
         if (m < 0) add('E057', `The ${algorithm} fixity block names ${quote(path)}, which is not a manifest content path.`);
         else {
-          if (digestOfPath[m]! < 0) order.push(m);
+          if (digestOfPath[m]! < 0) order[count++] = m;
           digestOfPath[m] = k;
         }
       }
@@ -229,5 +272,5 @@ export function checkPlainFixity(ctx: PlainContext, algorithm: string, add: Add)
     );
   }
   const size = DIGEST_HEX_LENGTH[algorithm]! / 2;
-  return new FixityMap(manifest, Uint32Array.from(order), digestOfPath, new DigestTable(digestBytesOf(bytes, block, size), size));
+  return new FixityMap(manifest, order.slice(0, count), digestOfPath, digestBytesOf(bytes, block, size), size);
 }

@@ -26,7 +26,8 @@ export interface PlainBlocks {
   bytes: Buffer;
   /** Bytes of a manifest (and state) digest: 64 for sha512, 32 for sha256. */
   digestSize: number;
-  manifest: ScannedBlock;
+  /** The blocks below are taken out as they are checked (plain-checks.ts). */
+  manifest?: ScannedBlock;
   /** Version name -> its state block. */
   states: Map<string, ScannedBlock>;
   /** Algorithm -> its fixity block. */
