@@ -280,14 +280,45 @@ async function checkVersionInventoriesAlone(scan: ObjectScan, versionDirs: Set<s
   }
 }
 
-/** Each content path with the digests the inventories that name it expect of it. */
+/**
+ * Each content path with the digests the inventories that name it expect of it: the root
+ * inventory's first (its manifest, then each fixity block), then the other inventories' in the
+ * order they were added. The root's are read from its model when asked for, not kept per path (a
+ * million files' expectation objects were ~400 MB); the others' are kept in `byPath`.
+ */
 class Expectations {
   readonly byPath = new Map<string, Expectation[]>();
 
   constructor(
-    private readonly rootManifest: ReadonlyMap<string, string>,
+    private readonly root: CheckedInventory,
+    private readonly rootWhere: string,
     private readonly hashing: boolean,
   ) {}
+
+  private get rootManifest(): ReadonlyMap<string, string> {
+    return this.root.manifest;
+  }
+
+  /** Whether any inventory expects something of the file `p`. */
+  has(p: string): boolean {
+    if (this.byPath.has(p) || (this.root.digestAlgorithm && this.rootManifest.has(p))) return true;
+    for (const entriesOf of this.root.fixity.values()) if (entriesOf.has(p)) return true;
+    return false;
+  }
+
+  /** What every inventory expects of the file `p`, in the order described above. */
+  get(p: string): Expectation[] | undefined {
+    const { root, rootWhere: where } = this;
+    const out: Expectation[] = [];
+    const digest = root.digestAlgorithm ? root.manifest.get(p) : undefined;
+    if (digest !== undefined) out.push({ algorithm: root.digestAlgorithm!, digest: digest.toLowerCase(), block: 'manifest', where });
+    for (const [alg, entriesOf] of root.fixity) {
+      const d = entriesOf.get(p);
+      if (d !== undefined) out.push({ algorithm: alg, digest: d, block: 'fixity', where });
+    }
+    out.push(...(this.byPath.get(p) ?? []));
+    return out.length > 0 ? out : undefined;
+  }
 
   add(p: string, e: Expectation): void {
     // Without hashing, only a path that no root manifest entry backs is looked at again (see
@@ -298,7 +329,7 @@ class Expectations {
     else this.byPath.set(p, [e]);
   }
 
-  /** Every manifest and fixity entry of an inventory. */
+  /** Every manifest and fixity entry of an inventory other than the root's. */
   addInventory(inv: CheckedInventory, where: string): void {
     if (inv.digestAlgorithm)
       for (const [p, d] of inv.manifest) this.add(p, { algorithm: inv.digestAlgorithm, digest: d.toLowerCase(), block: 'manifest', where });
@@ -512,9 +543,8 @@ export async function checkObject(fs: ReadStorage, dir: string, options: ObjectC
   // Version folders, oldest first
   const existing = new Map<string, number>(); // content path -> size
   const hashing = options.fixity !== false;
-  const expectations = new Expectations(inv.manifest, hashing);
   const rootWhere = at('inventory.json');
-  expectations.addInventory(inv, rootWhere);
+  const expectations = new Expectations(inv, rootWhere, hashing);
   const contentDirectory = new ContentDirectoryRule(inv, findings);
   const headBlock = inv.versions[inv.versions.length - 1];
   let previousSpec: SpecVersion | undefined;
@@ -546,7 +576,7 @@ export async function checkObject(fs: ReadStorage, dir: string, options: ObjectC
     result.files++;
     result.bytes += size;
   }
-  if (hashing) await verifyDigests(fs, dir, existing, expectations.byPath, findings, at, options);
+  if (hashing) await verifyDigests(fs, dir, existing, expectations, findings, at, options);
   return result;
 }
 
@@ -583,7 +613,7 @@ async function verifyDigests(
   fs: ReadStorage,
   dir: string,
   existing: Map<string, number>,
-  expectations: Map<string, Expectation[]>,
+  expectations: Expectations,
   findings: Findings,
   at: (rel: string) => string,
   options: ObjectCheckOptions,
