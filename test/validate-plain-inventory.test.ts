@@ -8,11 +8,13 @@
  * U+E000, several versions, fixity blocks), and on thousands of them damaged byte by byte.
  */
 import test, { type ExecutionContext } from 'ava';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { checkInventory, type CheckedInventory, type SpecVersion } from '../src/ocfl/validate/inventory.js';
 import { Findings } from '../src/ocfl/validate/findings.js';
 import { parseJson } from '../src/ocfl/validate/read.js';
-import { plainInventory, readInventoryBytes } from '../src/ocfl/validate/plain-inventory.js';
+import { plainInventory, plainReading, type InventoryRead } from '../src/ocfl/validate/plain-inventory.js';
+import { validateObject } from '../src/ocfl/validate/index.js';
 import { PathMap } from '../src/ocfl/validate/compact-maps.js';
 import { rng } from '../fixtures/northwind.js';
 import { inventoriesUnder } from './helpers/fixture-inventories.js';
@@ -66,9 +68,15 @@ function fullPath(bytes: Buffer, spec: SpecVersion, expectTypeFor: SpecVersion |
   return { findings: { errors: findings.errors, warnings: findings.warnings }, model: modelOf(inv, probes) };
 }
 
+/** The plain read when the bytes allow it, whatever their size (readInventoryBytes only reads large ones plain). */
+function readPlainFirst(bytes: Buffer): InventoryRead {
+  const plain = plainInventory(bytes);
+  return plain ? { ok: true, value: plain.skeleton, plain: plain.blocks } : parseJson(bytes);
+}
+
 /** The path taken now: the plain read when the bytes allow it. */
 function newPath(bytes: Buffer, spec: SpecVersion, expectTypeFor: SpecVersion | undefined, probes: string[]): Outcome {
-  const parsed = readInventoryBytes(bytes);
+  const parsed = readPlainFirst(bytes);
   if (!parsed.ok) return { problem: parsed.problem };
   const findings = new Findings();
   const inv = checkInventory(parsed.value, { findings, where: 'x/inventory.json', specVersion: spec, expectTypeFor }, parsed.plain);
@@ -77,7 +85,7 @@ function newPath(bytes: Buffer, spec: SpecVersion, expectTypeFor: SpecVersion | 
 
 /** Whether the plain read let a version's state point into the manifest's path bytes. */
 function stateSharesManifestBytes(bytes: Buffer): boolean {
-  const parsed = readInventoryBytes(bytes);
+  const parsed = readPlainFirst(bytes);
   if (!parsed.ok || !parsed.plain) return false;
   const inv = checkInventory(parsed.value, { findings: new Findings(), where: 'x', specVersion: '1.1' }, parsed.plain);
   const manifest = inv?.manifest;
@@ -262,4 +270,37 @@ sharedTest('every inventory of the OCFL conformance fixtures: the same findings 
   let plain = 0;
   for (const file of found) if (same(t, readFileSync(file), file)) plain++;
   t.true(plain > 30, `${plain} of ${found.length} fixture inventories read plain`);
+});
+
+/** Object folders of the conformance fixtures (not the zipped ones). */
+function fixtureObjects(): string[] {
+  const out: string[] = [];
+  for (const version of ['1.0', '1.1'])
+    for (const kind of ['good-objects', 'bad-objects', 'warn-objects']) {
+      const dir = reference('ocfl-fixtures', version, kind);
+      if (!existsSync(dir)) continue;
+      for (const name of readdirSync(dir).sort()) if (statSync(path.join(dir, name)).isDirectory()) out.push(path.join(dir, name));
+    }
+  return out;
+}
+
+sharedTest.serial('every conformance fixture object: validate finds the same with every inventory read plain as with none', async (t) => {
+  const objects = fixtureObjects();
+  t.true(objects.length > 100, `${objects.length} fixture objects`);
+  const readPlain = objects.filter(
+    (dir) => existsSync(path.join(dir, 'inventory.json')) && plainInventory(readFileSync(path.join(dir, 'inventory.json'))),
+  );
+  t.true(readPlain.length > 60, `${readPlain.length} of ${objects.length} fixture objects with a plain root inventory`);
+  const saved = plainReading.fromBytes;
+  try {
+    for (const dir of objects) {
+      plainReading.fromBytes = 0;
+      const plain = await validateObject(dir);
+      plainReading.fromBytes = Infinity;
+      const full = await validateObject(dir);
+      t.deepEqual(plain, full, dir);
+    }
+  } finally {
+    plainReading.fromBytes = saved;
+  }
 });
