@@ -21,7 +21,7 @@ import { scanPathBlock, type ScannedBlock } from './path-block-scan.js';
 const HEX_LENGTH: Record<string, number> = { sha512: 128, sha256: 64 };
 
 /** Members of the object bytes[start, end), or undefined when a key repeats (JSON.parse keeps the last: the full parse decides). */
-function uniqueMembers(bytes: Buffer, start: number, end: number): Map<string, { start: number; end: number }> | undefined {
+export function uniqueMembers(bytes: Buffer, start: number, end: number): Map<string, { start: number; end: number }> | undefined {
   const out = new Map<string, { start: number; end: number }>();
   for (const m of objectMembers(bytes, start, end)) {
     if (out.has(m.key)) return undefined;
@@ -31,28 +31,28 @@ function uniqueMembers(bytes: Buffer, start: number, end: number): Map<string, {
 }
 
 /** A power-of-two open-addressing table of entry indexes (-1: empty), sized for `n` entries. */
-function emptyTable(n: number): Int32Array {
+export function emptyTable(n: number): Int32Array {
   let size = 16;
   while (size < n * 2) size *= 2;
   return new Int32Array(size).fill(-1);
 }
 
 /** FNV-1a of bytes[start, end). */
-function hashBytes(bytes: Uint8Array, start: number, end: number): number {
+export function hashBytes(bytes: Uint8Array, start: number, end: number): number {
   let h = 0x811c9dc5;
   for (let i = start; i < end; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
   return h >>> 0;
 }
 
 /** Strings as UTF-8 in one buffer: string i is bytes[start[i], end[i]). */
-interface Arena {
+export interface Arena {
   bytes: Buffer;
   start: Uint32Array;
   end: Uint32Array;
 }
 
 /** Copies the byte ranges [starts[i], ends[i]) of `from` into one arena. */
-function arenaOf(from: Buffer, starts: Uint32Array, ends: Uint32Array): Arena {
+export function arenaOf(from: Buffer, starts: Uint32Array, ends: Uint32Array): Arena {
   let total = 0;
   for (let i = 0; i < starts.length; i++) total += ends[i]! - starts[i]!;
   const bytes = Buffer.allocUnsafe(total);
@@ -68,13 +68,13 @@ function arenaOf(from: Buffer, starts: Uint32Array, ends: Uint32Array): Arena {
 }
 
 /** Writes the `size` bytes spelled by lower-case hex at from[at] (checked by the scan) into out[outAt]. */
-function hexInto(from: Uint8Array, at: number, out: Uint8Array, outAt: number, size: number): void {
+export function hexInto(from: Uint8Array, at: number, out: Uint8Array, outAt: number, size: number): void {
   const nibble = (c: number) => (c <= 0x39 ? c - 0x30 : c - 0x57);
   for (let b = 0; b < size; b++) out[outAt + b] = (nibble(from[at + 2 * b]!) << 4) | nibble(from[at + 2 * b + 1]!);
 }
 
 /** The lower-case hex keys of a block as bytes, `size` bytes each. */
-function digestBytesOf(from: Buffer, block: ScannedBlock, size: number): Buffer {
+export function digestBytesOf(from: Buffer, block: ScannedBlock, size: number): Buffer {
   const out = Buffer.allocUnsafe(block.keyStart.length * size);
   for (let k = 0; k < block.keyStart.length; k++) hexInto(from, block.keyStart[k]!, out, k * size, size);
   return out;
@@ -185,7 +185,7 @@ interface VersionPlace {
  * A digest -> paths block (the manifest, a fixity block): digests as bytes (`size` each), an index
  * of them, the paths of each, and an index of the paths built when a lookup by path first needs it.
  */
-class DigestBlock {
+export class DigestBlock {
   private readonly table: Int32Array;
   /** path index -> its entry, and whether an earlier path is the same: built with the path index */
   private entryOfPath: Uint32Array | undefined;

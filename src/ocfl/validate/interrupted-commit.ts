@@ -14,7 +14,8 @@ import { Findings } from './findings.js';
 import { checkInventory, parseVersionName, type CheckedInventory, type SpecVersion } from './inventory.js';
 import { listDir } from './fs-tree.js';
 import { joinPath, type ReadStorage } from '../storage.js';
-import { type BytesFingerprint, parseJson, readSmall, sameBytes, MAX_INVENTORY_BYTES } from './read.js';
+import { type BytesFingerprint, readSmall, sameBytes, MAX_INVENTORY_BYTES } from './read.js';
+import { readInventoryBytes } from './plain-inventory.js';
 
 const REPAIR = '`siard-ocfl repair` (or the next write of this object)';
 
@@ -51,7 +52,7 @@ function successorName(head: string): string | undefined {
 
 const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
-function sameState(a: Map<string, string>, b: Map<string, string>): boolean {
+function sameState(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
   if (a.size !== b.size) return false;
   for (const [p, d] of a) if (b.get(p)?.toLowerCase() !== d.toLowerCase()) return false;
   return true;
@@ -62,10 +63,10 @@ async function isSuccessor(fs: ReadStorage, dir: string, name: string, inv: Chec
   if (!inv.head || !inv.digestAlgorithm || successorName(inv.head) !== name) return false;
   const read = await readSmall(fs, joinPath(dir, name, 'inventory.json'), MAX_INVENTORY_BYTES);
   if (!read.ok) return false;
-  const parsed = parseJson(read.bytes);
+  const parsed = readInventoryBytes(read.bytes);
   if (!parsed.ok) return false;
   const scratch = new Findings();
-  const next = checkInventory(parsed.value, { findings: scratch, where: name, specVersion: spec });
+  const next = checkInventory(parsed.value, { findings: scratch, where: name, specVersion: spec }, parsed.plain);
   if (!next || scratch.errors.length > 0) return false;
   if (next.id !== inv.id || next.head !== name || next.digestAlgorithm !== inv.digestAlgorithm) return false;
   if (next.contentDirectory !== inv.contentDirectory || next.versions.length !== inv.versions.length + 1) return false;

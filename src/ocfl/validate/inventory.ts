@@ -6,6 +6,8 @@
 import { DIGEST_HEX_LENGTH, isDigestAlgorithm } from '../digest.js';
 import { Findings, quote } from './findings.js';
 import { conflictingPaths, isRfc3339, looksLikeUri, pathShapeProblem } from './paths.js';
+import { checkPlainFixity, checkPlainManifest, checkPlainState, checkPlainStates, PlainContext } from './plain-checks.js';
+import type { PlainBlocks } from './plain-inventory.js';
 
 export type SpecVersion = '1.0' | '1.1';
 export const SPEC_VERSIONS: readonly SpecVersion[] = ['1.0', '1.1'];
@@ -17,12 +19,13 @@ export interface VersionBlock {
   message?: unknown;
   user?: unknown;
   /** Logical path -> digest exactly as written in the state. */
-  logical: Map<string, string>;
+  logical: ReadonlyMap<string, string>;
 }
 
 /**
  * An inventory as the validator reads it: every field optional or defaulted, so that a broken
  * inventory is still checked as far as it goes (the readers' model is `Inventory` in ../inventory.ts).
+ * The maps are Maps after a full parse and compact maps (compact-maps.ts) after a plain read.
  */
 export interface CheckedInventory {
   id?: string;
@@ -33,14 +36,14 @@ export interface CheckedInventory {
   contentDirectory: string;
   contentDirectorySet: boolean;
   /** Content path -> digest exactly as written in the manifest. */
-  manifest: Map<string, string>;
+  manifest: ReadonlyMap<string, string>;
   /** Digest as written -> content paths. */
-  manifestDigests: Map<string, string[]>;
+  manifestDigests: ReadonlyMap<string, readonly string[]>;
   /** Version blocks in version order (only those with a usable name). */
   versions: VersionBlock[];
   versionNames: Set<string>;
   /** Algorithm -> content path -> lower-case digest (only well-formed entries of known algorithms). */
-  fixity: Map<string, Map<string, string>>;
+  fixity: Map<string, ReadonlyMap<string, string>>;
 }
 
 const INVENTORY_KEYS = new Set(['id', 'type', 'digestAlgorithm', 'head', 'contentDirectory', 'fixity', 'manifest', 'versions']);
@@ -85,7 +88,11 @@ export interface InventoryContext {
   expectTypeFor?: SpecVersion;
 }
 
-export function checkInventory(value: unknown, ctx: InventoryContext): CheckedInventory | undefined {
+/**
+ * Checks an inventory. `plain`: the value is the skeleton of a plain read (plain-inventory.ts) and
+ * these are its scanned blocks, checked in place of the empty objects standing for them.
+ */
+export function checkInventory(value: unknown, ctx: InventoryContext, plain?: PlainBlocks): CheckedInventory | undefined {
   const { findings, where } = ctx;
   const spec11 = ctx.specVersion === '1.1';
   const add = (code: string, message: string) => findings.add(code, message, where);
@@ -151,10 +158,11 @@ export function checkInventory(value: unknown, ctx: InventoryContext): CheckedIn
     }
   }
 
-  checkVersions(value, inv, ctx);
-  checkManifest(value, inv, ctx);
-  checkStates(inv, value, ctx);
-  checkFixity(value, inv, ctx, spec11);
+  const plainContext = plain && new PlainContext(plain);
+  checkVersions(value, inv, ctx, plainContext);
+  checkManifest(value, inv, ctx, plainContext);
+  checkStates(inv, value, ctx, plainContext);
+  checkFixity(value, inv, ctx, spec11, plainContext);
   return inv;
 }
 
@@ -215,6 +223,8 @@ function checkVersionUser(user: unknown, vAdd: (code: string, message: string) =
 
 /** A version's state: digest -> non-empty lists of well-formed, unique, non-conflicting logical paths (E050-E053, E095). */
 function checkVersionState(state: Record<string, unknown>, info: VersionBlock, vAdd: (code: string, message: string) => void): void {
+  const logical = new Map<string, string>();
+  info.logical = logical;
   for (const digest of Object.keys(state)) {
     const paths = state[digest];
     if (!Array.isArray(paths) || paths.length === 0) {
@@ -229,17 +239,22 @@ function checkVersionState(state: Record<string, unknown>, info: VersionBlock, v
       const problem = pathShapeProblem(p);
       if (problem === 'slash') vAdd('E053', `the logical path ${quote(p)} starts or ends with /.`);
       else if (problem === 'element') vAdd('E052', `the logical path ${quote(p)} has an empty, . or .. element.`);
-      if (info.logical.has(p)) vAdd('E095', `the logical path ${quote(p)} occurs more than once.`);
-      else info.logical.set(p, digest);
+      if (logical.has(p)) vAdd('E095', `the logical path ${quote(p)} occurs more than once.`);
+      else logical.set(p, digest);
     }
   }
-  for (const [a, b] of conflictingPaths(info.logical.keys())) {
+  for (const [a, b] of conflictingPaths(logical.keys())) {
     if (a !== b) vAdd('E095', `the logical path ${quote(a)} is also a folder of ${quote(b)}.`);
   }
 }
 
 /** One version block: its keys, created, message, user and state (E047-E050, E094, E102, W007). */
-function checkVersionBlock(block: unknown, info: VersionBlock, vAdd: (code: string, message: string) => void): void {
+function checkVersionBlock(
+  block: unknown,
+  info: VersionBlock,
+  vAdd: (code: string, message: string) => void,
+  plain: PlainContext | undefined,
+): void {
   if (!isObject(block)) {
     vAdd('E047', 'the version block is not a JSON object.');
     return;
@@ -263,10 +278,11 @@ function checkVersionBlock(block: unknown, info: VersionBlock, vAdd: (code: stri
   if (!('message' in block) || !('user' in block)) vAdd('W007', `the version has no ${'message' in block ? 'user' : 'message'}.`);
   if (!('state' in block)) vAdd('E048', 'state is missing.');
   else if (!isObject(block.state)) vAdd('E050', 'state is not a JSON object.');
+  else if (plain) info.logical = checkPlainState(plain, info.name, vAdd);
   else checkVersionState(block.state, info, vAdd);
 }
 
-function checkVersions(value: Record<string, unknown>, inv: CheckedInventory, ctx: InventoryContext): void {
+function checkVersions(value: Record<string, unknown>, inv: CheckedInventory, ctx: InventoryContext, plain?: PlainContext): void {
   const add = (code: string, message: string) => ctx.findings.add(code, message, ctx.where);
   if (!('versions' in value)) {
     add('E043', 'The inventory has no versions block.');
@@ -287,11 +303,12 @@ function checkVersions(value: Record<string, unknown>, inv: CheckedInventory, ct
     inv.versionNames.add(v.name);
     const info: VersionBlock = { name: v.name, number: v.number, logical: new Map() };
     inv.versions.push(info);
-    checkVersionBlock(versions[v.name], info, (code, message) => ctx.findings.add(code, `Version ${v.name}: ${message}`, ctx.where));
+    const vAdd = (code: string, message: string) => ctx.findings.add(code, `Version ${v.name}: ${message}`, ctx.where);
+    checkVersionBlock(versions[v.name], info, vAdd, plain);
   }
 }
 
-function checkManifest(value: Record<string, unknown>, inv: CheckedInventory, ctx: InventoryContext): void {
+function checkManifest(value: Record<string, unknown>, inv: CheckedInventory, ctx: InventoryContext, plain?: PlainContext): void {
   const add = (code: string, message: string) => ctx.findings.add(code, message, ctx.where);
   if (!('manifest' in value)) {
     add('E041', 'The inventory has no manifest block.');
@@ -302,6 +319,17 @@ function checkManifest(value: Record<string, unknown>, inv: CheckedInventory, ct
     add(ctx.specVersion === '1.1' ? 'E106' : 'E041', 'The manifest is not a JSON object.');
     return;
   }
+  if (plain) {
+    Object.assign(
+      inv,
+      checkPlainManifest(plain, add, (p) => checkContentPath(p, inv, add, 'manifest')),
+    );
+    return;
+  }
+  const map = new Map<string, string>();
+  const digests = new Map<string, string[]>();
+  inv.manifest = map;
+  inv.manifestDigests = digests;
   const normalised = new Map<string, string>();
   const allPaths: string[] = [];
   for (const digest of Object.keys(manifest)) {
@@ -316,11 +344,11 @@ function checkManifest(value: Record<string, unknown>, inv: CheckedInventory, ct
       add('E092', `The manifest value for ${quote(digest)} is not a list of content paths.`);
       continue;
     }
-    inv.manifestDigests.set(digest, paths as string[]);
+    digests.set(digest, paths as string[]);
     for (const p of paths as string[]) {
       allPaths.push(p);
       if (checkContentPath(p, inv, add, 'manifest')) {
-        if (!inv.manifest.has(p)) inv.manifest.set(p, digest);
+        if (!map.has(p)) map.set(p, digest);
       }
     }
   }
@@ -353,9 +381,17 @@ function checkContentPath(p: string, inv: CheckedInventory, add: (code: string, 
   return true;
 }
 
-function checkStates(inv: CheckedInventory, value: Record<string, unknown>, ctx: InventoryContext): void {
+function checkStates(inv: CheckedInventory, value: Record<string, unknown>, ctx: InventoryContext, plain?: PlainContext): void {
   const add = (code: string, message: string) => ctx.findings.add(code, message, ctx.where);
   if (!isObject(value.manifest)) return;
+  if (plain) {
+    checkPlainStates(
+      plain,
+      inv.versions.map((v) => v.name),
+      add,
+    );
+    return;
+  }
   const used = new Set<string>();
   for (const v of inv.versions) {
     const reported = new Set<string>();
@@ -375,7 +411,13 @@ function checkStates(inv: CheckedInventory, value: Record<string, unknown>, ctx:
   }
 }
 
-function checkFixity(value: Record<string, unknown>, inv: CheckedInventory, ctx: InventoryContext, spec11: boolean): void {
+function checkFixity(
+  value: Record<string, unknown>,
+  inv: CheckedInventory,
+  ctx: InventoryContext,
+  spec11: boolean,
+  plain?: PlainContext,
+): void {
   const add = (code: string, message: string) => ctx.findings.add(code, message, ctx.where);
   if (!('fixity' in value)) return;
   const fixity = value.fixity;
@@ -384,6 +426,10 @@ function checkFixity(value: Record<string, unknown>, inv: CheckedInventory, ctx:
     return;
   }
   for (const algorithm of Object.keys(fixity)) {
+    if (plain) {
+      inv.fixity.set(algorithm, checkPlainFixity(plain, algorithm, add));
+      continue;
+    }
     const block = fixity[algorithm];
     if (!isObject(block)) {
       add('E057', `The fixity block for ${quote(algorithm)} is not a JSON object.`);

@@ -4,7 +4,7 @@
  * the digests of every content file against every manifest and fixity block that names it.
  * It keeps going after each finding and never reads outside the object root.
  */
-import { digestSync, isDigestAlgorithm } from '../digest.js';
+import { isDigestAlgorithm } from '../digest.js';
 import { isRegisteredExtension } from './extensions.js';
 import { explainInterruptedCommit } from './interrupted-commit.js';
 import { Findings, quote } from './findings.js';
@@ -22,7 +22,8 @@ import {
   type SpecVersion,
   type VersionBlock,
 } from './inventory.js';
-import { type BytesFingerprint, fingerprintOf, parseJson, readSmall, sameBytes, MAX_INVENTORY_BYTES } from './read.js';
+import { type BytesFingerprint, digestsOf, fingerprintOf, readSmall, sameBytes, sameStoredBytes, MAX_INVENTORY_BYTES } from './read.js';
+import { readInventoryBytes } from './plain-inventory.js';
 
 export interface ObjectCheckOptions {
   /** Verify content and fixity digests (default true). */
@@ -86,7 +87,7 @@ async function checkSidecar(
   dir: string,
   dirRel: string,
   entries: TreeEntry[],
-  inventoryBytes: Buffer,
+  inventoryDigest: (algorithm: string) => string | undefined,
   algorithm: string | undefined,
   findings: Findings,
   at: (rel: string) => string,
@@ -111,12 +112,7 @@ async function checkSidecar(
     return name;
   }
   if (isDigestAlgorithm(algorithm)) {
-    let actual: string | undefined;
-    try {
-      actual = digestSync(algorithm, inventoryBytes);
-    } catch {
-      actual = undefined; // algorithms only computable asynchronously are not used for inventories in practice
-    }
+    const actual = inventoryDigest(algorithm);
     if (actual !== undefined && actual !== m[1].toLowerCase()) {
       findings.add('E060', `The sidecar ${name} records ${m[1]} but the inventory's ${algorithm} digest is ${actual}.`, at(rel(name)));
     }
@@ -217,15 +213,16 @@ async function readRootInventory(scan: ObjectScan, entries: TreeEntry[], declare
     return out;
   }
   out.rootBytes = fingerprintOf(read.bytes);
-  const parsed = parseJson(read.bytes);
+  const parsed = readInventoryBytes(read.bytes);
   if (!parsed.ok) findings.add('E033', `The root inventory.json ${parsed.problem}.`, at('inventory.json'));
   else {
     const typed =
       typeof parsed.value === 'object' && parsed.value !== null ? specVersionOfType((parsed.value as { type?: unknown }).type) : undefined;
     out.codesSpec = declared ?? typed ?? '1.1';
-    out.inv = checkInventory(parsed.value, { findings, where: at('inventory.json'), specVersion: out.codesSpec, expectTypeFor: declared });
+    const ctx = { findings, where: at('inventory.json'), specVersion: out.codesSpec, expectTypeFor: declared };
+    out.inv = checkInventory(parsed.value, ctx, parsed.plain);
   }
-  out.rootSidecar = await checkSidecar(fs, dir, '', entries, read.bytes, out.inv?.digestAlgorithm, findings, at);
+  out.rootSidecar = await checkSidecar(fs, dir, '', entries, digestsOf(read.bytes), out.inv?.digestAlgorithm, findings, at);
   return out;
 }
 
@@ -273,24 +270,55 @@ async function checkVersionInventoriesAlone(scan: ObjectScan, versionDirs: Set<s
     const vEntries = (await listDir(fs, joinPath(dir, v))) ?? [];
     if (!vEntries.some((e) => e.name === 'inventory.json')) continue;
     const read = await readSmall(fs, joinPath(dir, v, 'inventory.json'), MAX_INVENTORY_BYTES);
-    const parsed = read.ok ? parseJson(read.bytes) : undefined;
+    const parsed = read.ok ? readInventoryBytes(read.bytes) : undefined;
     if (!parsed?.ok) {
       findings.add('E033', `The inventory of ${v} cannot be read as JSON.`, at(`${v}/inventory.json`));
       continue;
     }
-    const vinv = checkInventory(parsed.value, { findings, where: at(`${v}/inventory.json`), specVersion: codesSpec });
-    if (read.ok) await checkSidecar(fs, dir, v, vEntries, read.bytes, vinv?.digestAlgorithm, findings, at);
+    const vinv = checkInventory(parsed.value, { findings, where: at(`${v}/inventory.json`), specVersion: codesSpec }, parsed.plain);
+    if (read.ok) await checkSidecar(fs, dir, v, vEntries, digestsOf(read.bytes), vinv?.digestAlgorithm, findings, at);
   }
 }
 
-/** Each content path with the digests the inventories that name it expect of it. */
+/**
+ * Each content path with the digests the inventories that name it expect of it: the root
+ * inventory's first (its manifest, then each fixity block), then the other inventories' in the
+ * order they were added. The root's are read from its model when asked for, not kept per path (a
+ * million files' expectation objects were ~400 MB); the others' are kept in `byPath`.
+ */
 class Expectations {
   readonly byPath = new Map<string, Expectation[]>();
 
   constructor(
-    private readonly rootManifest: Map<string, string>,
+    private readonly root: CheckedInventory,
+    private readonly rootWhere: string,
     private readonly hashing: boolean,
   ) {}
+
+  private get rootManifest(): ReadonlyMap<string, string> {
+    return this.root.manifest;
+  }
+
+  /** Whether any inventory expects something of the file `p`. */
+  has(p: string): boolean {
+    if (this.byPath.has(p) || (this.root.digestAlgorithm && this.rootManifest.has(p))) return true;
+    for (const entriesOf of this.root.fixity.values()) if (entriesOf.has(p)) return true;
+    return false;
+  }
+
+  /** What every inventory expects of the file `p`, in the order described above. */
+  get(p: string): Expectation[] | undefined {
+    const { root, rootWhere: where } = this;
+    const out: Expectation[] = [];
+    const digest = root.digestAlgorithm ? root.manifest.get(p) : undefined;
+    if (digest !== undefined) out.push({ algorithm: root.digestAlgorithm!, digest: digest.toLowerCase(), block: 'manifest', where });
+    for (const [alg, entriesOf] of root.fixity) {
+      const d = entriesOf.get(p);
+      if (d !== undefined) out.push({ algorithm: alg, digest: d, block: 'fixity', where });
+    }
+    out.push(...(this.byPath.get(p) ?? []));
+    return out.length > 0 ? out : undefined;
+  }
 
   add(p: string, e: Expectation): void {
     // Without hashing, only a path that no root manifest entry backs is looked at again (see
@@ -301,7 +329,7 @@ class Expectations {
     else this.byPath.set(p, [e]);
   }
 
-  /** Every manifest and fixity entry of an inventory. */
+  /** Every manifest and fixity entry of an inventory other than the root's. */
   addInventory(inv: CheckedInventory, where: string): void {
     if (inv.digestAlgorithm)
       for (const [p, d] of inv.manifest) this.add(p, { algorithm: inv.digestAlgorithm, digest: d.toLowerCase(), block: 'manifest', where });
@@ -326,24 +354,42 @@ async function readVersionInventory(
     findings.add('W010', `Version ${v.name} has no inventory of its own.`, at(v.name));
     return { spec };
   }
-  const read = await readSmall(fs, joinPath(dir, v.name, 'inventory.json'), MAX_INVENTORY_BYTES);
+  const file = joinPath(dir, v.name, 'inventory.json');
+  // The head's copy is usually the root inventory's bytes: compared streamed, it is never held beside the root's model.
+  const streamed = isHead && rootBytes && inv.digestAlgorithm ? await sameStoredBytes(fs, file, rootBytes, inv.digestAlgorithm) : undefined;
+  if (streamed?.same) {
+    const digest = streamed.digest;
+    const vSidecar = await checkSidecar(
+      fs,
+      dir,
+      v.name,
+      vEntries,
+      (a) => (a === inv.digestAlgorithm ? digest : undefined),
+      inv.digestAlgorithm,
+      findings,
+      at,
+    );
+    return { vinv: inv, vSidecar, spec };
+  }
+  const read = await readSmall(fs, file, MAX_INVENTORY_BYTES);
   if (!read.ok) {
     findings.add('E033', `The inventory of ${v.name} cannot be read (${read.reason}).`, vWhere);
     return { spec };
   }
   if (isHead && rootBytes && sameBytes(read.bytes, rootBytes)) {
-    return { vinv: inv, vSidecar: await checkSidecar(fs, dir, v.name, vEntries, read.bytes, inv.digestAlgorithm, findings, at), spec };
+    const vSidecar = await checkSidecar(fs, dir, v.name, vEntries, digestsOf(read.bytes), inv.digestAlgorithm, findings, at);
+    return { vinv: inv, vSidecar, spec };
   }
   if (isHead) findings.add('E064', `The inventory of the latest version ${v.name} differs from the root inventory.`, vWhere);
-  const parsed = parseJson(read.bytes);
+  const parsed = readInventoryBytes(read.bytes);
   if (!parsed.ok) {
     findings.add('E033', `The inventory of ${v.name} ${parsed.problem}.`, vWhere);
     return { spec };
   }
   const typed =
     typeof parsed.value === 'object' && parsed.value !== null ? specVersionOfType((parsed.value as { type?: unknown }).type) : undefined;
-  const vinv = checkInventory(parsed.value, { findings, where: vWhere, specVersion: typed ?? codesSpec });
-  const vSidecar = await checkSidecar(fs, dir, v.name, vEntries, read.bytes, vinv?.digestAlgorithm, findings, at);
+  const vinv = checkInventory(parsed.value, { findings, where: vWhere, specVersion: typed ?? codesSpec }, parsed.plain);
+  const vSidecar = await checkSidecar(fs, dir, v.name, vEntries, digestsOf(read.bytes), vinv?.digestAlgorithm, findings, at);
   if (vinv) crossCheckVersionInventory(v, vinv, inv, vWhere, codesSpec, findings);
   return { vinv, vSidecar, spec: typed ?? spec };
 }
@@ -498,9 +544,8 @@ export async function checkObject(fs: ReadStorage, dir: string, options: ObjectC
   // Version folders, oldest first
   const existing = new Map<string, number>(); // content path -> size
   const hashing = options.fixity !== false;
-  const expectations = new Expectations(inv.manifest, hashing);
   const rootWhere = at('inventory.json');
-  expectations.addInventory(inv, rootWhere);
+  const expectations = new Expectations(inv, rootWhere, hashing);
   const contentDirectory = new ContentDirectoryRule(inv, findings);
   const headBlock = inv.versions[inv.versions.length - 1];
   let previousSpec: SpecVersion | undefined;
@@ -532,7 +577,7 @@ export async function checkObject(fs: ReadStorage, dir: string, options: ObjectC
     result.files++;
     result.bytes += size;
   }
-  if (hashing) await verifyDigests(fs, dir, existing, expectations.byPath, findings, at, options);
+  if (hashing) await verifyDigests(fs, dir, existing, expectations, findings, at, options);
   return result;
 }
 
@@ -569,7 +614,7 @@ async function verifyDigests(
   fs: ReadStorage,
   dir: string,
   existing: Map<string, number>,
-  expectations: Map<string, Expectation[]>,
+  expectations: Expectations,
   findings: Findings,
   at: (rel: string) => string,
   options: ObjectCheckOptions,

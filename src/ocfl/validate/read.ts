@@ -1,5 +1,5 @@
 /** Bounded reads of the small files validation parses (declarations, inventories, sidecars, configs). */
-import { digestSync } from '../digest.js';
+import { digestSync, MultiHasher } from '../digest.js';
 import { parseJsonBytes } from '../large-json.js';
 import type { ReadStorage } from '../storage.js';
 
@@ -72,4 +72,41 @@ export function fingerprintOf(bytes: Uint8Array): BytesFingerprint {
 /** Whether bytes are those a fingerprint was taken of (hashed only when the lengths agree). */
 export function sameBytes(bytes: Uint8Array, fingerprint: BytesFingerprint): boolean {
   return bytes.length === fingerprint.length && digestSync('sha256', bytes) === fingerprint.sha256;
+}
+
+/**
+ * Whether a stored file holds the bytes a fingerprint was taken of, read as a stream rather than
+ * whole (the head version's copy of a million-file inventory is another ~600 MB), with its digest
+ * in `algorithm` when it does. Undefined when it cannot tell (unreadable, or an algorithm only
+ * computed asynchronously): read the file whole then.
+ */
+export async function sameStoredBytes(
+  storage: ReadStorage,
+  file: string,
+  fingerprint: BytesFingerprint,
+  algorithm: string,
+): Promise<{ same: false } | { same: true; digest: string } | undefined> {
+  try {
+    const st = await storage.stat(file);
+    if (!st?.isFile) return undefined;
+    if (st.size !== fingerprint.length) return { same: false };
+    const hasher = MultiHasher.createSync(['sha256', algorithm]);
+    for await (const chunk of storage.readStream(file)) hasher.update(chunk as Buffer);
+    const digests = hasher.digests();
+    if (hasher.size !== fingerprint.length || digests.sha256 !== fingerprint.sha256) return { same: false };
+    return { same: true, digest: digests[algorithm]! };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The digests of bytes in memory, for the sidecar check (undefined for algorithms only computed asynchronously). */
+export function digestsOf(bytes: Uint8Array): (algorithm: string) => string | undefined {
+  return (algorithm) => {
+    try {
+      return digestSync(algorithm, bytes);
+    } catch {
+      return undefined; // algorithms only computable asynchronously are not used for inventories in practice
+    }
+  };
 }
