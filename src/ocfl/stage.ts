@@ -15,10 +15,12 @@ import { SiardOcflError, UsageError } from '../errors.js';
 import { assertDigestAlgorithm, MultiHasher } from './digest.js';
 import { failpoint } from './failpoint.js';
 import { type CommitContext, pruneEmptyDirs, recoverObject, stageInventoriesAndPublish } from './commit.js';
-import { type Inventory, nextVersionName, inventoryPieces } from './inventory.js';
+import { type Inventory, nextVersionName } from './inventory.js';
+import { inventoryChunks } from './inventory-chunks.js';
+import { stagedInventory } from './staged-inventory.js';
 import { assertLogicalPath } from './logical-path.js';
 import { EarlyFlushes } from './early-flush.js';
-import { contentWithoutFixity, nextInventory, type VersionMetadata } from './next-inventory.js';
+import { contentWithoutFixity, type VersionMetadata } from './next-inventory.js';
 import type { ParsedInventory } from './object.js';
 import type { ObjectLock } from './lock.js';
 import type { WritableFile } from './storage.js';
@@ -62,7 +64,18 @@ export interface AddedFile {
 export interface CommitResult {
   id: string;
   version: string;
-  inventory: Inventory;
+  /** The new inventory as JavaScript objects: built when first read (a million-file one costs memory). */
+  readonly inventory: Inventory;
+}
+
+function committed(id: string, version: string, inventory: () => Inventory): CommitResult {
+  return {
+    id,
+    version,
+    get inventory() {
+      return inventory();
+    },
+  };
 }
 
 interface NewContent {
@@ -564,7 +577,7 @@ export class StagedVersion {
     try {
       await this.settleWrites(true);
       await this.flushes.settle(true);
-      const inv = nextInventory(
+      const next = await stagedInventory(
         {
           id: this.id,
           version: this.version,
@@ -578,8 +591,8 @@ export class StagedVersion {
           extraFixity: this.extraFixity,
         },
         options,
+        (inv) => this.completeFixity(inv),
       );
-      if (this.base) await this.completeFixity(inv);
       if (await workspace.stat(`${stage}/incoming`)) await workspace.remove(`${stage}/incoming`);
       const contentRoot = `${stage}/object/${this.version}/${this.contentDir}`;
       if (await workspace.stat(contentRoot)) await pruneEmptyDirs(workspace, contentRoot);
@@ -587,8 +600,8 @@ export class StagedVersion {
         version: this.version,
         digestAlgorithm: this.digestAlgorithm,
         ocflVersion: this.ocflVersion,
-        // In pieces: the inventory of a million files is more than one string or one write.
-        inventory: inventoryPieces(inv),
+        // Made piece by piece as it is written: the inventory of a million files is ~620 MB of JSON.
+        inventory: inventoryChunks(next.source),
         newObject: !this.base,
         beforePublish: () => {
           this.lock.assertHeld();
@@ -599,7 +612,7 @@ export class StagedVersion {
       await failpoint('before-stage-cleanup');
       await workspace.remove(stage);
       await failpoint('after-stage-cleanup');
-      return { id: this.id, version: this.version, inventory: inv };
+      return committed(this.id, this.version, next.inventory);
     } catch (err) {
       // A failure before the switch leaves the old version; recovery is the next writer's job
       // either way, but we can tidy the workspace now.
