@@ -9,12 +9,13 @@
  */
 import test from 'ava';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadLayout0003 } from '../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
-import { type Inventory, serializeInventory } from '../src/ocfl/inventory.js';
+import { type Inventory, parseInventory, serializeInventory } from '../src/ocfl/inventory.js';
 import { inventoryChunks, sourceOfInventory } from '../src/ocfl/inventory-chunks.js';
 import { initRoot } from '../src/ocfl/root.js';
+import { ViewBase } from '../src/ocfl/staging-base.js';
 import { tempDir } from './helpers/tmp.js';
 
 /** The canonical form written the obvious way: a sorted copy through one JSON.stringify. */
@@ -123,3 +124,63 @@ test('the pieces of the serialisation join to the canonical bytes, none of them 
   t.true(pieces.every((p) => p.length < 16 * 1024 * 1024));
   t.true(Buffer.concat(pieces).equals(referenceBytes(inv)));
 });
+
+/** Rewrites an object's inventory (both copies and sidecars) as another tool might: keys in reverse order, no indentation. */
+function rewriteShuffled(objectDir: string, head: string): void {
+  const inv = JSON.parse(readFileSync(path.join(objectDir, 'inventory.json'), 'utf8')) as Inventory;
+  const reversed = (m: Record<string, string[]>) =>
+    Object.fromEntries(
+      Object.keys(m)
+        .reverse()
+        .map((k) => [k, [...m[k]!].reverse()]),
+    );
+  const shuffled = {
+    versions: Object.fromEntries(Object.entries(inv.versions).map(([n, v]) => [n, { ...v, state: reversed(v.state) }])),
+    manifest: reversed(inv.manifest),
+    type: inv.type,
+    id: inv.id,
+    head: inv.head,
+    digestAlgorithm: inv.digestAlgorithm,
+  };
+  const bytes = Buffer.from(JSON.stringify(shuffled));
+  const sidecar = `${hex(inv.digestAlgorithm, bytes)} inventory.json\n`;
+  for (const dir of [objectDir, path.join(objectDir, head)]) {
+    writeFileSync(path.join(dir, 'inventory.json'), bytes);
+    writeFileSync(path.join(dir, `inventory.json.${inv.digestAlgorithm}`), sidecar);
+  }
+}
+
+for (const shape of ['canonical', 'other tool'] as const) {
+  test(`a new version on a base read as a compact view is byte for byte the one on the base parsed in full (${shape} base)`, async (t) => {
+    const id = 'urn:view-base';
+    const objectDirs: string[] = [];
+    const inventories: Inventory[] = [];
+    for (const compact of [false, true]) {
+      const root = await initRoot(path.join(tempDir(), 'root'), await loadLayout0003());
+      const objectDir = path.join(root.location, root.objectPath(id));
+      let staged = await root.startVersion(id);
+      for (let i = 0; i < 3_000; i++) await staged.addBuffer(`${NAMES[i % NAMES.length]}/f${i}`, `content ${i % 5 === 4 ? i - 1 : i}`);
+      await staged.commit({ created: '2026-11-24T10:00:00Z', message: 'one', user: { name: 'A' } });
+      if (shape === 'other tool') rewriteShuffled(objectDir, 'v1');
+      const bytes = readFileSync(path.join(objectDir, 'inventory.json'));
+      // A caller's `known` inventory makes the full base; without it and without fixity, the view.
+      const known = compact ? undefined : { inventory: parseInventory(bytes), digest: hex('sha512', bytes) };
+      staged = await root.startVersion(id, known ? { known } : {});
+      const base = (staged as unknown as { base: unknown }).base;
+      t.is(base instanceof ViewBase, compact, compact ? 'the base is the compact view' : 'the base is parsed in full');
+      await staged.remove(`${NAMES[0]}/f0`);
+      await staged.rename(`${NAMES[1]}/f1`, 'moved/\uE001.bin');
+      await staged.addBuffer('added/new.bin', 'new in v2');
+      await staged.addBuffer('added/again.bin', 'content 8');
+      await staged.addBuffer(`${NAMES[3]}/f3`, 'replaced in v2');
+      const result = await staged.commit({ created: '2026-11-24T11:00:00Z', message: 'two' });
+      objectDirs.push(objectDir);
+      inventories.push(result.inventory);
+    }
+    const [full, view] = objectDirs.map((dir) => readFileSync(path.join(dir, 'inventory.json')));
+    t.true(view!.equals(full!), 'the same bytes through both bases');
+    t.true(view!.equals(referenceBytes(inventories[0]!)), "and they are the canonical form of nextInventory's result");
+    t.true(referenceBytes(inventories[1]!).equals(full!), "the view's commit result is the same inventory");
+    t.true(readFileSync(path.join(objectDirs[1]!, 'v2', 'inventory.json')).equals(full!));
+  });
+}

@@ -22,7 +22,7 @@ export interface StagedChanges {
   fixityAlgorithms: readonly string[];
   base: Inventory | undefined;
   /** lower-case digest -> manifest key as written in the base inventory */
-  knownDigests: ReadonlyMap<string, string>;
+  knownDigests: { get(digest: string): string | undefined };
   /** Content stored by this version: digest -> its content path and every digest of it. */
   newContent: ReadonlyMap<string, { contentPath: string; digests: Record<string, string> }>;
   /** The new version's state: logical path -> manifest digest (lower case). */

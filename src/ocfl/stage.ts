@@ -22,6 +22,7 @@ import { assertLogicalPath } from './logical-path.js';
 import { EarlyFlushes } from './early-flush.js';
 import { contentWithoutFixity, type VersionMetadata } from './next-inventory.js';
 import type { ParsedInventory } from './object.js';
+import type { StagingBase } from './staging-base.js';
 import type { ObjectLock } from './lock.js';
 import type { WritableFile } from './storage.js';
 
@@ -124,8 +125,6 @@ export class StagedVersion {
   private readonly state = new Map<string, string>();
   private readonly logical = new PathTree();
   private readonly refs = new Map<string, number>();
-  /** lower-case digest -> manifest key as written in the base inventory */
-  private readonly knownDigests = new Map<string, string>();
   private readonly newContent = new Map<string, NewContent>();
   /** content paths (below vN/<contentDir>/) taken by this version */
   private readonly contentPaths = new PathTree();
@@ -145,7 +144,7 @@ export class StagedVersion {
   constructor(
     private readonly ctx: CommitContext,
     private readonly lock: ObjectLock,
-    private readonly base: Inventory | undefined,
+    private readonly base: StagingBase | undefined,
     options: StartVersionOptions,
     private readonly onClose: () => Promise<void>,
     /** OCFL version of a new object: that of its storage root (an existing object keeps its own). */
@@ -160,12 +159,7 @@ export class StagedVersion {
     this.version = nextVersionName(base?.head);
     this.flushes = new EarlyFlushes(ctx.workspace);
     this.contentDir = base?.contentDirectory ?? 'content';
-    if (base) {
-      for (const key of Object.keys(base.manifest)) this.knownDigests.set(key.toLowerCase(), key);
-      for (const [digest, paths] of Object.entries(base.versions[base.head].state)) {
-        for (const p of paths) this.setState(p, digest.toLowerCase());
-      }
-    }
+    if (base) for (const [p, digest] of base.headState()) this.setState(p, digest);
   }
 
   get id(): string {
@@ -188,13 +182,16 @@ export class StagedVersion {
   unchangedFrom(): string | undefined {
     if (!this.base) return undefined;
     let paths = 0;
-    for (const [digest, list] of Object.entries(this.base.versions[this.base.head].state)) {
-      for (const p of list) {
-        paths++;
-        if (this.state.get(p) !== digest.toLowerCase()) return undefined;
-      }
+    for (const [p, digest] of this.base.headState()) {
+      paths++;
+      if (this.state.get(p) !== digest) return undefined;
     }
     return paths === this.state.size ? this.base.head : undefined;
+  }
+
+  /** The base's manifest key of a lower-case digest, or undefined when the base lacks it. */
+  private knownKey(digest: string): string | undefined {
+    return this.base?.manifestKey(digest);
   }
 
   private assertOpen(): void {
@@ -364,7 +361,7 @@ export class StagedVersion {
   async addIfStored(logicalPath: string, digests: Record<string, string>, size: number): Promise<AddedFile | undefined> {
     this.assertOpen();
     const digest = digests[this.digestAlgorithm];
-    if (digest === undefined || (!this.knownDigests.has(digest) && !this.newContent.has(digest))) return undefined;
+    if (digest === undefined || (this.knownKey(digest) === undefined && !this.newContent.has(digest))) return undefined;
     for (const alg of this.fixityAlgorithms) {
       if (!digests[alg]) throw new SiardOcflError(`The digests of "${logicalPath}" lack its ${alg} digest.`);
     }
@@ -480,15 +477,15 @@ export class StagedVersion {
   ): { contentPath: string; stored: boolean; orphan?: NewContent } {
     const previous = this.state.get(logicalPath);
     if (previous === digest) {
-      const contentPath = this.newContent.get(digest)?.contentPath ?? this.base!.manifest[this.knownDigests.get(digest)!][0];
+      const contentPath = this.newContent.get(digest)?.contentPath ?? this.base!.firstContentPath(this.knownKey(digest)!);
       return { contentPath, stored: false };
     }
     const orphan = this.unsetStateSync(logicalPath);
-    const known = this.knownDigests.get(digest);
+    const known = this.knownKey(digest);
     const staged = this.newContent.get(digest);
     let result: { contentPath: string; stored: boolean; orphan?: NewContent };
     if (known !== undefined || staged) {
-      result = { contentPath: staged ? staged.contentPath : this.base!.manifest[known!][0], stored: false };
+      result = { contentPath: staged ? staged.contentPath : this.base!.firstContentPath(known!), stored: false };
       if (!staged) this.extraFixity.set(digest, digests);
     } else {
       const rel = this.chooseContentPath(logicalPath);
@@ -584,12 +581,12 @@ export class StagedVersion {
           ocflVersion: this.ocflVersion,
           digestAlgorithm: this.digestAlgorithm,
           fixityAlgorithms: this.fixityAlgorithms,
-          base: this.base,
-          knownDigests: this.knownDigests,
+          knownDigests: { get: (digest) => this.knownKey(digest) },
           newContent: this.newContent,
           state: this.state,
           extraFixity: this.extraFixity,
         },
+        this.base,
         options,
         (inv) => this.completeFixity(inv),
       );
