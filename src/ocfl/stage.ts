@@ -81,7 +81,8 @@ function committed(id: string, version: string, inventory: () => Inventory): Com
 
 interface NewContent {
   contentPath: string;
-  digests: Record<string, string>;
+  /** Every digest of the content; kept only when fixity is asked for (else the manifest digest is all there is). */
+  digests: Record<string, string> | undefined;
   size: number;
 }
 
@@ -131,6 +132,11 @@ export class StagedVersion {
   /** digests computed this session for content the base inventory already has */
   private readonly extraFixity = new Map<string, Record<string, string>>();
   private counter = 0;
+  /**
+   * The base's head state is loaded into `state` on first use, not at start: a put that empties
+   * the state first (clear) never builds a million entries only to drop them.
+   */
+  private baseStatePending: boolean;
   private incomingMade: Promise<void> | undefined;
   private closed = false;
   /** Folders of the staged object made so far: staging removes files, never folders, before commit. */
@@ -159,7 +165,7 @@ export class StagedVersion {
     this.version = nextVersionName(base?.head);
     this.flushes = new EarlyFlushes(ctx.workspace);
     this.contentDir = base?.contentDirectory ?? 'content';
-    if (base) for (const [p, digest] of base.headState()) this.setState(p, digest);
+    this.baseStatePending = base !== undefined;
   }
 
   get id(): string {
@@ -168,10 +174,12 @@ export class StagedVersion {
 
   /** The logical state as it stands: logical path -> manifest digest. */
   currentState(): Map<string, string> {
+    this.loadBaseState();
     return new Map([...this.state].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }
 
   has(logicalPath: string): boolean {
+    this.loadBaseState();
     return this.state.has(logicalPath);
   }
 
@@ -180,6 +188,7 @@ export class StagedVersion {
    * committing would make a version that changes nothing; undefined otherwise or for a new object.
    */
   unchangedFrom(): string | undefined {
+    this.loadBaseState();
     if (!this.base) return undefined;
     let paths = 0;
     for (const [p, digest] of this.base.headState()) {
@@ -194,7 +203,15 @@ export class StagedVersion {
     return this.base?.manifestKey(digest);
   }
 
+  private loadBaseState(): void {
+    if (!this.baseStatePending) return;
+    this.baseStatePending = false;
+    for (const [p, digest] of this.base!.headState()) this.setState(p, digest);
+  }
+
+  /** Throws once committed or aborted; loads the base state (every operation past it reads or changes the state). */
   private assertOpen(): void {
+    this.loadBaseState();
     if (this.closed) throw new SiardOcflError(`The staged version ${this.version} of object "${this.id}" is already committed or aborted.`);
   }
 
@@ -486,12 +503,13 @@ export class StagedVersion {
     let result: { contentPath: string; stored: boolean; orphan?: NewContent };
     if (known !== undefined || staged) {
       result = { contentPath: staged ? staged.contentPath : this.base!.firstContentPath(known!), stored: false };
-      if (!staged) this.extraFixity.set(digest, digests);
+      // Kept for the fixity block only: a put of a million files already stored must not hold them all.
+      if (!staged && this.fixityAlgorithms.length > 0) this.extraFixity.set(digest, digests);
     } else {
       const rel = this.chooseContentPath(logicalPath);
       this.contentPaths.add(rel);
       const contentPath = this.contentPrefix() + rel;
-      this.newContent.set(digest, { contentPath, digests, size });
+      this.newContent.set(digest, { contentPath, digests: this.fixityAlgorithms.length > 0 ? digests : undefined, size });
       result = { contentPath, stored: true };
     }
     if (orphan) result.orphan = orphan;
@@ -538,12 +556,15 @@ export class StagedVersion {
 
   /** Empties the state (content stays available for deduplication): for "state = this folder". */
   async clear(): Promise<void> {
+    // Never loaded: nothing was added or removed yet, so the state becomes empty without loading it.
+    this.baseStatePending = false;
     this.assertOpen();
     for (const p of [...this.state.keys()]) await this.unsetState(p);
   }
 
   /** Digests of a logical path added in this session (manifest + fixity), or its manifest digest otherwise. */
   digestsOf(logicalPath: string): Record<string, string> | undefined {
+    this.loadBaseState();
     const digest = this.state.get(logicalPath);
     if (digest === undefined) return undefined;
     return this.newContent.get(digest)?.digests ?? this.extraFixity.get(digest) ?? { [this.digestAlgorithm]: digest };

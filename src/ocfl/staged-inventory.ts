@@ -50,7 +50,7 @@ function newObjectSource(changes: StagedChanges, metadata: VersionMetadata): Inv
         [
           alg,
           groupedBlock(
-            content.map((c) => c.digests[alg]!),
+            content.map((c) => c.digests![alg]!),
             contentPaths,
           ),
         ] as const,
