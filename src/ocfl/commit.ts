@@ -279,13 +279,18 @@ async function canExchange(ctx: CommitContext): Promise<boolean> {
   }
 }
 
+/** Links made at once (LINK_PARALLEL in flight): the walk goes on when a batch is done. */
+const LINK_BATCH = 4096;
+
 /**
  * Hard-links every file under `from` in `source` to the same place under `to` in `target`,
- * creating the folders; `skip` drops top-level names. Returns the folders created.
+ * creating the folders; `skip` drops top-level names. Returns the folders created. Files are linked
+ * in batches as the walk finds them: the paths of a million-file object are never all held at once.
  */
 async function linkTree(source: Storage, from: string, target: Storage, to: string, skip: (name: string) => boolean): Promise<string[]> {
   const dirs: string[] = [to];
-  const files: Array<[string, string]> = [];
+  const batch: Array<[string, string]> = [];
+  const flush = () => forEachConcurrent(batch.splice(0), LINK_PARALLEL, ([f, t]) => target.linkFrom(source, f, t));
   await target.mkdir(to);
   const walk = async (src: string, dst: string, top: boolean): Promise<void> => {
     const entries: StorageEntry[] = await source.list(src);
@@ -296,12 +301,13 @@ async function linkTree(source: Storage, from: string, target: Storage, to: stri
         dirs.push(`${dst}/${entry.name}`);
         await walk(`${src}/${entry.name}`, `${dst}/${entry.name}`, false);
       } else {
-        files.push([`${src}/${entry.name}`, `${dst}/${entry.name}`]);
+        batch.push([`${src}/${entry.name}`, `${dst}/${entry.name}`]);
+        if (batch.length >= LINK_BATCH) await flush();
       }
     }
   };
   await walk(from, to, true);
-  await forEachConcurrent(files, LINK_PARALLEL, ([f, t]) => target.linkFrom(source, f, t));
+  await flush();
   return dirs;
 }
 

@@ -143,7 +143,7 @@ export function* inventoryChunks(src: InventorySource): Generator<Buffer> {
 }
 
 /** A block of JavaScript objects: keys sorted once, path lists sorted as they are written (no sorted copy of the block). */
-export function blockOfRecord(map: Record<string, string[]>): PathBlock {
+function blockOfRecord(map: Record<string, string[]>): PathBlock {
   return function* () {
     for (const key of Object.keys(map).sort(byCodeUnit)) {
       const paths = map[key]!;
