@@ -65,7 +65,8 @@
 import { SiardOcflError } from '../errors.js';
 import { forEachConcurrent } from './concurrent.js';
 import { failpoint } from './failpoint.js';
-import { sidecarContent, sidecarOfDigest, versionNumber } from './inventory.js';
+import { MultiHasher } from './digest.js';
+import { sidecarOfDigest, versionNumber } from './inventory.js';
 import { listedVersions, loadInventory, loadInventorySummary, type LoadedInventory, type LoadedInventorySummary } from './object.js';
 import { isObjectStore, type ReadStorage, type RootStorage, type Storage, type StorageEntry } from './storage.js';
 import { publishToObjectStore, recoverObjectStore } from './commit-object-store.js';
@@ -124,10 +125,42 @@ export async function pruneEmptyDirs(storage: Storage, dir: string): Promise<boo
   return true;
 }
 
-async function writeStaged(workspace: Storage, path: string, bytes: Uint8Array | Uint8Array[]): Promise<void> {
+async function writeStaged(workspace: Storage, path: string, bytes: Uint8Array): Promise<void> {
   const file = await workspace.openWrite(path, { exclusive: true });
-  for (const piece of Array.isArray(bytes) ? bytes : [bytes]) await file.write(piece);
+  await file.write(bytes);
   await file.close();
+}
+
+/**
+ * Writes the inventory's pieces to `path` as they come, hashing them for the sidecar in the same
+ * pass: one piece of a few MB is held at a time, never the whole text. Returns the digest.
+ */
+async function writeInventory(workspace: Storage, path: string, pieces: Iterable<Uint8Array>, digestAlgorithm: string): Promise<string> {
+  const hasher = MultiHasher.createSync([digestAlgorithm]);
+  const file = await workspace.openWrite(path, { exclusive: true });
+  try {
+    for (const piece of pieces) {
+      hasher.update(piece);
+      await file.write(piece);
+    }
+    await file.close();
+  } catch (err) {
+    await file.abort();
+    throw err;
+  }
+  return hasher.digests()[digestAlgorithm]!;
+}
+
+/** Copies a staged file (the second copy of an inventory) in bounded memory, durable as writeStaged. */
+async function copyStaged(workspace: Storage, from: string, to: string): Promise<void> {
+  const file = await workspace.openWrite(to, { exclusive: true });
+  try {
+    for await (const chunk of workspace.readStream(from, { highWaterMark: 4 << 20 })) await file.write(chunk as Buffer);
+    await file.close();
+  } catch (err) {
+    await file.abort();
+    throw err;
+  }
 }
 
 export interface StagedInventory {
@@ -135,8 +168,8 @@ export interface StagedInventory {
   digestAlgorithm: string;
   /** OCFL version declared by a new object. */
   ocflVersion: '1.0' | '1.1';
-  /** The new inventory's bytes, in pieces. */
-  inventory: Buffer[];
+  /** The new inventory's bytes, in pieces (a generator: each piece is written and let go before the next is made). */
+  inventory: Iterable<Uint8Array>;
   newObject: boolean;
   /** Called between staging and publishing (the last moment to find the lock lost). */
   beforePublish: () => void;
@@ -150,13 +183,14 @@ export interface StagedInventory {
 export async function stageInventoriesAndPublish(ctx: CommitContext, staged: StagedInventory): Promise<void> {
   const { workspace, stage } = ctx;
   const { version, digestAlgorithm, inventory } = staged;
-  const sidecar = Buffer.from(sidecarContent(inventory, digestAlgorithm));
   const sidecarName = `inventory.json.${digestAlgorithm}`;
-  await writeStaged(workspace, `${stage}/object/${version}/inventory.json`, inventory);
+  const versionInventory = `${stage}/object/${version}/inventory.json`;
+  const sidecar = Buffer.from(sidecarOfDigest(await writeInventory(workspace, versionInventory, inventory, digestAlgorithm)));
   await writeStaged(workspace, `${stage}/object/${version}/${sidecarName}`, sidecar);
   await failpoint('after-version-inventory');
+  // The root's copy is copied from the version's file: the text is not kept to be written twice.
   if (!staged.newObject) {
-    await writeStaged(workspace, `${stage}/root/inventory.json`, inventory);
+    await copyStaged(workspace, versionInventory, `${stage}/root/inventory.json`);
     await writeStaged(workspace, `${stage}/root/${sidecarName}`, sidecar);
     await failpoint('after-root-inventory-staged');
     staged.beforePublish();
@@ -165,7 +199,7 @@ export async function stageInventoriesAndPublish(ctx: CommitContext, staged: Sta
   }
   const declaration = `ocfl_object_${staged.ocflVersion}`;
   await writeStaged(workspace, `${stage}/object/0=${declaration}`, Buffer.from(`${declaration}\n`));
-  await writeStaged(workspace, `${stage}/object/inventory.json`, inventory);
+  await copyStaged(workspace, versionInventory, `${stage}/object/inventory.json`);
   await writeStaged(workspace, `${stage}/object/${sidecarName}`, sidecar);
   await failpoint('after-root-inventory-staged');
   staged.beforePublish();
@@ -245,13 +279,18 @@ async function canExchange(ctx: CommitContext): Promise<boolean> {
   }
 }
 
+/** Links made at once (LINK_PARALLEL in flight): the walk goes on when a batch is done. */
+const LINK_BATCH = 4096;
+
 /**
  * Hard-links every file under `from` in `source` to the same place under `to` in `target`,
- * creating the folders; `skip` drops top-level names. Returns the folders created.
+ * creating the folders; `skip` drops top-level names. Returns the folders created. Files are linked
+ * in batches as the walk finds them: the paths of a million-file object are never all held at once.
  */
 async function linkTree(source: Storage, from: string, target: Storage, to: string, skip: (name: string) => boolean): Promise<string[]> {
   const dirs: string[] = [to];
-  const files: Array<[string, string]> = [];
+  const batch: Array<[string, string]> = [];
+  const flush = () => forEachConcurrent(batch.splice(0), LINK_PARALLEL, ([f, t]) => target.linkFrom(source, f, t));
   await target.mkdir(to);
   const walk = async (src: string, dst: string, top: boolean): Promise<void> => {
     const entries: StorageEntry[] = await source.list(src);
@@ -262,12 +301,13 @@ async function linkTree(source: Storage, from: string, target: Storage, to: stri
         dirs.push(`${dst}/${entry.name}`);
         await walk(`${src}/${entry.name}`, `${dst}/${entry.name}`, false);
       } else {
-        files.push([`${src}/${entry.name}`, `${dst}/${entry.name}`]);
+        batch.push([`${src}/${entry.name}`, `${dst}/${entry.name}`]);
+        if (batch.length >= LINK_BATCH) await flush();
       }
     }
   };
   await walk(from, to, true);
-  await forEachConcurrent(files, LINK_PARALLEL, ([f, t]) => target.linkFrom(source, f, t));
+  await flush();
   return dirs;
 }
 

@@ -20,6 +20,8 @@ import { scanPathBlock, type ScannedBlock } from './path-block-scan.js';
 
 const HEX_LENGTH: Record<string, number> = { sha512: 128, sha256: 64 };
 
+const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 /** Members of the object bytes[start, end), or undefined when a key repeats (JSON.parse keeps the last: the full parse decides). */
 export function uniqueMembers(bytes: Buffer, start: number, end: number): Map<string, { start: number; end: number }> | undefined {
   const out = new Map<string, { start: number; end: number }>();
@@ -246,6 +248,24 @@ export class DigestBlock {
     return this.paths.bytes.toString('utf8', this.paths.start[p], this.paths.end[p]);
   }
 
+  /** Entry indexes in the order of their digests (the order of their hex keys); no sort when already in it. */
+  sortedEntries(): Uint32Array {
+    return (this.order ??= this.sortEntries());
+  }
+
+  private order: Uint32Array | undefined;
+
+  private sortEntries(): Uint32Array {
+    const order = new Uint32Array(this.entries);
+    for (let k = 0; k < order.length; k++) order[k] = k;
+    const size = this.size;
+    // buf.compare(target, targetStart, targetEnd, sourceStart, sourceEnd) orders the source (a) against the target (b).
+    const cmp = (a: number, b: number) => this.digests.compare(this.digests, b * size, (b + 1) * size, a * size, (a + 1) * size);
+    let sorted = true;
+    for (let k = 1; k < order.length && sorted; k++) sorted = cmp(k - 1, k) < 0;
+    return sorted ? order : order.sort(cmp);
+  }
+
   pathsOf(k: number): string[] {
     const out: string[] = [];
     for (let p = this.firstPath[k]!; p < this.firstPath[k + 1]!; p++) out.push(this.pathAt(p));
@@ -317,6 +337,9 @@ export class InventoryView {
     /** algorithm -> its block; undefined for an algorithm this tool does not compute (only checked) */
     private readonly fixity: Map<string, DigestBlock | undefined>,
     private readonly versionPlaces: Map<string, VersionPlace>,
+    readonly contentDirectory: string | undefined,
+    /** Whether the inventory has a fixity member (whose blocks the view checks but does not keep). */
+    readonly hasFixity: boolean,
   ) {}
 
   /**
@@ -420,7 +443,17 @@ export class InventoryView {
       if (info.user !== undefined) summary.user = info.user;
       places.set(name, { summary, paths: arenaOf(bytes, state.pathStart, state.pathEnd), entryOf });
     }
-    return new InventoryView(checked.id, checked.type, checked.digestAlgorithm, checked.head, manifest, fixity, places);
+    return new InventoryView(
+      checked.id,
+      checked.type,
+      checked.digestAlgorithm,
+      checked.head,
+      manifest,
+      fixity,
+      places,
+      checked.contentDirectory,
+      fixityAt !== undefined,
+    );
   }
 
   /**
@@ -460,6 +493,39 @@ export class InventoryView {
       this.states.set(version, state);
     }
     return state;
+  }
+
+  /**
+   * The manifest as the canonical inventory lists it: digests in order, each one's content paths
+   * sorted (what a writer needs to write this inventory again without its JavaScript objects).
+   */
+  *manifestEntries(): Generator<readonly [string, string[]]> {
+    for (const k of this.manifest.sortedEntries()) yield [this.manifest.digestOf(k), this.manifest.pathsOf(k).sort(byCodeUnit)] as const;
+  }
+
+  /**
+   * A version's state as the canonical inventory lists it: digests in order, each one's paths
+   * sorted, every path as listed (a repeated one too, as the full parse keeps it).
+   */
+  *stateEntries(version: string): Generator<readonly [string, string[]]> {
+    const place = this.versionPlaces.get(version);
+    if (!place)
+      throw new SiardOcflError(`Object "${this.id}" has no version ${version} (head is ${this.head}).`, { code: 'NO_SUCH_VERSION' });
+    // Paths bucketed by manifest entry (a counting sort), entries then visited in digest order.
+    const { entryOf, paths } = place;
+    const first = new Uint32Array(this.manifest.entries + 1);
+    for (let p = 0; p < entryOf.length; p++) first[entryOf[p]! + 1]!++;
+    for (let k = 0; k < this.manifest.entries; k++) first[k + 1]! += first[k]!;
+    const next = first.slice(0, this.manifest.entries);
+    const byEntry = new Uint32Array(entryOf.length);
+    for (let p = 0; p < entryOf.length; p++) byEntry[next[entryOf[p]!]!++] = p;
+    for (const k of this.manifest.sortedEntries()) {
+      if (first[k] === first[k + 1]) continue;
+      const list: string[] = [];
+      for (let i = first[k]!; i < first[k + 1]!; i++)
+        list.push(paths.bytes.toString('utf8', paths.start[byEntry[i]!], paths.end[byEntry[i]!]));
+      yield [this.manifest.digestOf(k), list.sort(byCodeUnit)] as const;
+    }
   }
 
   /** Content paths of a lower-case digest, or undefined when the manifest lacks it. */

@@ -5,9 +5,9 @@
  */
 import { SiardOcflError } from '../errors.js';
 import { digestSync, isDigestAlgorithm, MultiHasher } from './digest.js';
+import { inventoryChunks, sourceOfInventory } from './inventory-chunks.js';
 import {
   arrayLength,
-  JsonPieces,
   objectMembers,
   objectValues,
   parseJsonBytes,
@@ -266,77 +266,13 @@ export function parseInventoryVersions(
   return { ...header, versions };
 }
 
-const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-/** A digest -> paths block with its keys and each path list sorted, written in place (no sorted copy). */
-function writePathMap(out: JsonPieces, map: Record<string, string[]>, indent: string): void {
-  const keys = Object.keys(map).sort(byCodeUnit);
-  out.object(
-    keys.map((k) => [k, map[k]!] as const),
-    indent,
-    (paths, inner) => out.value(paths.length > 1 ? [...paths].sort(byCodeUnit) : paths, inner),
-  );
-}
-
 /**
- * The canonical bytes of an inventory, in pieces: same inventory, same bytes. Keys are sorted at
- * every level, versions in numeric order, path lists sorted, 2-space indentation (the layout of
- * JSON.stringify(..., null, 2), as the OCFL fixtures and ocfl-py write it). Written piece by piece:
- * the inventory of a million files is more JSON than one JavaScript string can hold.
+ * The canonical bytes of an inventory, in pieces: same inventory, same bytes (see
+ * inventory-chunks.ts). Written piece by piece: the inventory of a million files is more JSON than
+ * one JavaScript string can hold.
  */
 export function inventoryPieces(inv: Inventory): Buffer[] {
-  const out = new JsonPieces();
-  const top: Array<readonly [string, unknown]> = [
-    ['contentDirectory', inv.contentDirectory],
-    ['digestAlgorithm', inv.digestAlgorithm],
-    ['fixity', inv.fixity && Object.keys(inv.fixity).length > 0 ? inv.fixity : undefined],
-    ['head', inv.head],
-    ['id', inv.id],
-    ['manifest', inv.manifest],
-    ['type', inv.type],
-    ['versions', inv.versions],
-  ];
-  out.object(top, '', (value, indent) => {
-    if (value === inv.fixity) {
-      const fixity = inv.fixity!;
-      out.object(
-        Object.keys(fixity)
-          .sort(byCodeUnit)
-          .map((alg) => [alg, fixity[alg]!] as const),
-        indent,
-        (block, i) => writePathMap(out, block, i),
-      );
-    } else if (value === inv.manifest) writePathMap(out, inv.manifest, indent);
-    else if (value === inv.versions) {
-      out.object(
-        versionNames(inv).map((name) => [name, inv.versions[name]!] as const),
-        indent,
-        (v, i) =>
-          out.object(
-            [
-              ['created', v.created],
-              ['message', v.message],
-              ['state', v.state],
-              ['user', v.user],
-            ] as Array<readonly [string, unknown]>,
-            i,
-            (field, j) => {
-              if (field === v.state) writePathMap(out, v.state, j);
-              else if (field === v.user)
-                out.object(
-                  Object.keys(v.user!)
-                    .sort(byCodeUnit)
-                    .map((k) => [k, (v.user as unknown as Record<string, unknown>)[k]] as const),
-                  j,
-                  (x, k) => out.value(x, k),
-                );
-              else out.value(field, j);
-            },
-          ),
-      );
-    } else out.value(value, indent);
-  });
-  return out.done();
+  return [...inventoryChunks(sourceOfInventory(inv))];
 }
 
 /** The canonical bytes of an inventory: same inventory, same bytes (see inventoryPieces). */

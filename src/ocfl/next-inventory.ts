@@ -3,7 +3,7 @@
  * staged version holds: a pure function, so what a commit writes can be read (and tested) apart
  * from the staging that gathers it.
  */
-import { INVENTORY_TYPE_1_0, INVENTORY_TYPE_1_1, type Inventory, type User } from './inventory.js';
+import { INVENTORY_TYPE_1_0, INVENTORY_TYPE_1_1, type Inventory, type InventoryVersion, type User } from './inventory.js';
 import { UsageError } from '../errors.js';
 
 export interface VersionMetadata {
@@ -22,13 +22,28 @@ export interface StagedChanges {
   fixityAlgorithms: readonly string[];
   base: Inventory | undefined;
   /** lower-case digest -> manifest key as written in the base inventory */
-  knownDigests: ReadonlyMap<string, string>;
+  knownDigests: { get(digest: string): string | undefined };
   /** Content stored by this version: digest -> its content path and every digest of it. */
-  newContent: ReadonlyMap<string, { contentPath: string; digests: Record<string, string> }>;
+  newContent: ReadonlyMap<string, { contentPath: string; digests?: Record<string, string> | undefined }>;
   /** The new version's state: logical path -> manifest digest (lower case). */
   state: ReadonlyMap<string, string>;
   /** Digests computed this session for content the base already has: digest -> algorithm -> value. */
   extraFixity: ReadonlyMap<string, Record<string, string>>;
+}
+
+/** A version's created, message and user as the inventory records them (created: now by default, to the second). */
+export function versionFields(metadata: VersionMetadata): Omit<InventoryVersion, 'state'> {
+  const created = metadata.created ?? new Date();
+  const fields: Omit<InventoryVersion, 'state'> = {
+    created: typeof created === 'string' ? created : created.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+  };
+  if (metadata.message !== undefined) fields.message = metadata.message;
+  if (metadata.user !== undefined) {
+    if (!metadata.user.name) throw new UsageError('A version user needs a name.');
+    fields.user = { name: metadata.user.name };
+    if (metadata.user.address) fields.user.address = metadata.user.address;
+  }
+  return fields;
 }
 
 export function nextInventory(changes: StagedChanges, metadata: VersionMetadata): Inventory {
@@ -55,18 +70,8 @@ export function nextInventory(changes: StagedChanges, metadata: VersionMetadata)
   for (const [digest, c] of changes.newContent) inv.manifest[digest] = [c.contentPath];
   const state: Record<string, string[]> = {};
   for (const [p, digest] of changes.state) (state[keyOf(digest)] ??= []).push(p);
-  const created = metadata.created ?? new Date();
-  const version: Inventory['versions'][string] = {
-    created: typeof created === 'string' ? created : created.toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    state,
-  };
-  if (metadata.message !== undefined) version.message = metadata.message;
-  if (metadata.user !== undefined) {
-    if (!metadata.user.name) throw new UsageError('A version user needs a name.');
-    version.user = { name: metadata.user.name };
-    if (metadata.user.address) version.user.address = metadata.user.address;
-  }
-  inv.versions[changes.version] = version;
+  const { created, ...described } = versionFields(metadata);
+  inv.versions[changes.version] = { created, state, ...described };
   if (changes.fixityAlgorithms.length > 0) {
     inv.fixity ??= {};
     for (const alg of changes.fixityAlgorithms) {
@@ -80,7 +85,7 @@ export function nextInventory(changes: StagedChanges, metadata: VersionMetadata)
         if (!paths) block[key] = [contentPath];
         else if (!paths.includes(contentPath)) block[key] = [...paths, contentPath];
       };
-      for (const c of changes.newContent.values()) add(c.digests[alg]!, c.contentPath);
+      for (const c of changes.newContent.values()) add(c.digests![alg]!, c.contentPath);
       // Content stored earlier and met again now: its digest for `alg` is known without rereading.
       for (const [digest, digests] of changes.extraFixity) for (const cp of inv.manifest[keyOf(digest)]!) add(digests[alg]!, cp);
     }

@@ -19,6 +19,7 @@ import {
 } from './inventory.js';
 import { digestSync, isDigestAlgorithm } from './digest.js';
 import { InventoryView } from './inventory-view.js';
+import { FullBase, type StagingBase, ViewBase } from './staging-base.js';
 import type { ReadStorage } from './storage.js';
 
 /** A version's metadata and file count (what `log` shows), from a full or a compact read alike. */
@@ -163,6 +164,33 @@ export interface LoadedInventorySummary {
 export async function loadInventorySummary(storage: ReadStorage, objectPath: string): Promise<LoadedInventorySummary> {
   const { bytes, header: inventory, sidecarStale, digest } = await verifiedInventoryBytes(storage, objectPath, parseInventoryVersions);
   return { inventory, bytes, digest, sidecarStale };
+}
+
+/**
+ * The inventory a writer starts from (staging-base.ts), with what recovery needs: the compact view
+ * when the inventory is plain and has no fixity and `compact` allows it, else parsed in full.
+ */
+export async function loadStagingBase(
+  storage: ReadStorage,
+  objectPath: string,
+  compact: boolean,
+): Promise<LoadedInventorySummary & { base: StagingBase }> {
+  const read = (bytes: Buffer, where: string): StagingBase => {
+    const view = compact ? InventoryView.from(bytes, where) : undefined;
+    return view && !view.hasFixity ? new ViewBase(view) : new FullBase(parseInventory(bytes, where));
+  };
+  const { bytes, header: base, sidecarStale, digest } = await verifiedInventoryBytes(storage, objectPath, read);
+  let versions: VersionInfo[];
+  if (base instanceof ViewBase) versions = base.view.versions();
+  else {
+    const inv = (base as FullBase).inventory;
+    versions = versionNames(inv).map((version) => {
+      const v = inv.versions[version]!;
+      return versionInfo({ ...v, version, fileCount: Object.values(v.state).reduce((n, p) => n + p.length, 0) });
+    });
+  }
+  const { id, head, type, digestAlgorithm } = base;
+  return { inventory: { id, head, type, digestAlgorithm, versions }, bytes, digest, sidecarStale, base };
 }
 
 /** The version names an inventory, full or summarised, lists. */

@@ -9,7 +9,15 @@ import { createLayoutByName, readLayoutConfig } from './layout/registry.js';
 import type { StorageLayout } from './layout/storage-layout.js';
 import type { LockProvider } from './lock.js';
 import { assertObjectId } from './logical-path.js';
-import { type InventoryHeader, loadInventory, loadInventoryHeader, loadInventoryVersions, OcflObjectReader } from './object.js';
+import {
+  type InventoryHeader,
+  loadInventory,
+  loadInventoryHeader,
+  loadInventoryVersions,
+  loadStagingBase,
+  OcflObjectReader,
+} from './object.js';
+import { FullBase, type StagingBase } from './staging-base.js';
 import type { InventoryVersionSummary } from './inventory.js';
 import { repairObject, repairRoot, type ObjectRepairReport, type RootRepairReport } from './repair.js';
 import { StagedVersion, type StartVersionOptions } from './stage.js';
@@ -348,6 +356,28 @@ export class OcflStorageRoot {
   }
 
   /**
+   * Recovers the object (see commit.ts) and reads the inventory its new version starts from: the
+   * caller's `known` one when the object is still at its bytes; else the compact view when no
+   * fixity is asked for (one read: the JSON is let go once viewed), else parsed in full.
+   */
+  private async stagingBase(ctx: CommitContext, options: StartVersionOptions): Promise<StagingBase | undefined> {
+    const known = options.known;
+    if (known) {
+      const loaded = await recoverObject(ctx, [], (storage, at) => loadInventory(storage, at, known));
+      return loaded && new FullBase(loaded.inventory);
+    }
+    let base: StagingBase | undefined;
+    const compact = (options.fixityAlgorithms ?? []).length === 0;
+    // Only the base is kept: the recovery's result holds the inventory's bytes.
+    await recoverObject(ctx, [], async (storage, at) => {
+      const loaded = await loadStagingBase(storage, at, compact);
+      base = loaded.base;
+      return loaded;
+    });
+    return base;
+  }
+
+  /**
    * Starts a new version of an object (new or existing): takes the object's lock (LockHeldError
    * at once when another writer has it), repairs what a crashed writer left, and returns a
    * staged version that starts from the head state. Commit or abort it to release the lock.
@@ -365,14 +395,13 @@ export class OcflStorageRoot {
         id,
         assertHeld: () => lock.assertHeld(),
       };
-      const known = options.known;
-      const loaded = await recoverObject(ctx, [], known ? (storage, at) => loadInventory(storage, at, known) : loadInventory);
-      if (loaded && loaded.inventory.id !== id) {
-        throw new SiardOcflError(`The object path of "${id}", ${this.location}/${objectPath}, holds object "${loaded.inventory.id}".`, {
+      const base = await this.stagingBase(ctx, options);
+      if (base && base.id !== id) {
+        throw new SiardOcflError(`The object path of "${id}", ${this.location}/${objectPath}, holds object "${base.id}".`, {
           code: 'ID_MISMATCH',
         });
       }
-      return new StagedVersion(ctx, lock, loaded?.inventory, options, () => lock.release(), this.ocflVersion);
+      return new StagedVersion(ctx, lock, base, options, () => lock.release(), this.ocflVersion);
     } catch (err) {
       await lock.release();
       throw err;

@@ -15,11 +15,14 @@ import { SiardOcflError, UsageError } from '../errors.js';
 import { assertDigestAlgorithm, MultiHasher } from './digest.js';
 import { failpoint } from './failpoint.js';
 import { type CommitContext, pruneEmptyDirs, recoverObject, stageInventoriesAndPublish } from './commit.js';
-import { type Inventory, nextVersionName, inventoryPieces } from './inventory.js';
+import { type Inventory, nextVersionName } from './inventory.js';
+import { inventoryChunks } from './inventory-chunks.js';
+import { stagedInventory } from './staged-inventory.js';
 import { assertLogicalPath } from './logical-path.js';
 import { EarlyFlushes } from './early-flush.js';
-import { contentWithoutFixity, nextInventory, type VersionMetadata } from './next-inventory.js';
+import { contentWithoutFixity, type VersionMetadata } from './next-inventory.js';
 import type { ParsedInventory } from './object.js';
+import type { StagingBase } from './staging-base.js';
 import type { ObjectLock } from './lock.js';
 import type { WritableFile } from './storage.js';
 
@@ -62,12 +65,24 @@ export interface AddedFile {
 export interface CommitResult {
   id: string;
   version: string;
-  inventory: Inventory;
+  /** The new inventory as JavaScript objects: built when first read (a million-file one costs memory). */
+  readonly inventory: Inventory;
+}
+
+function committed(id: string, version: string, inventory: () => Inventory): CommitResult {
+  return {
+    id,
+    version,
+    get inventory() {
+      return inventory();
+    },
+  };
 }
 
 interface NewContent {
   contentPath: string;
-  digests: Record<string, string>;
+  /** Every digest of the content; kept only when fixity is asked for (else the manifest digest is all there is). */
+  digests: Record<string, string> | undefined;
   size: number;
 }
 
@@ -111,14 +126,17 @@ export class StagedVersion {
   private readonly state = new Map<string, string>();
   private readonly logical = new PathTree();
   private readonly refs = new Map<string, number>();
-  /** lower-case digest -> manifest key as written in the base inventory */
-  private readonly knownDigests = new Map<string, string>();
   private readonly newContent = new Map<string, NewContent>();
   /** content paths (below vN/<contentDir>/) taken by this version */
   private readonly contentPaths = new PathTree();
   /** digests computed this session for content the base inventory already has */
   private readonly extraFixity = new Map<string, Record<string, string>>();
   private counter = 0;
+  /**
+   * The base's head state is loaded into `state` on first use, not at start: a put that empties
+   * the state first (clear) never builds a million entries only to drop them.
+   */
+  private baseStatePending: boolean;
   private incomingMade: Promise<void> | undefined;
   private closed = false;
   /** Folders of the staged object made so far: staging removes files, never folders, before commit. */
@@ -132,7 +150,7 @@ export class StagedVersion {
   constructor(
     private readonly ctx: CommitContext,
     private readonly lock: ObjectLock,
-    private readonly base: Inventory | undefined,
+    private readonly base: StagingBase | undefined,
     options: StartVersionOptions,
     private readonly onClose: () => Promise<void>,
     /** OCFL version of a new object: that of its storage root (an existing object keeps its own). */
@@ -147,12 +165,7 @@ export class StagedVersion {
     this.version = nextVersionName(base?.head);
     this.flushes = new EarlyFlushes(ctx.workspace);
     this.contentDir = base?.contentDirectory ?? 'content';
-    if (base) {
-      for (const key of Object.keys(base.manifest)) this.knownDigests.set(key.toLowerCase(), key);
-      for (const [digest, paths] of Object.entries(base.versions[base.head].state)) {
-        for (const p of paths) this.setState(p, digest.toLowerCase());
-      }
-    }
+    this.baseStatePending = base !== undefined;
   }
 
   get id(): string {
@@ -161,10 +174,12 @@ export class StagedVersion {
 
   /** The logical state as it stands: logical path -> manifest digest. */
   currentState(): Map<string, string> {
+    this.loadBaseState();
     return new Map([...this.state].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }
 
   has(logicalPath: string): boolean {
+    this.loadBaseState();
     return this.state.has(logicalPath);
   }
 
@@ -173,18 +188,30 @@ export class StagedVersion {
    * committing would make a version that changes nothing; undefined otherwise or for a new object.
    */
   unchangedFrom(): string | undefined {
+    this.loadBaseState();
     if (!this.base) return undefined;
     let paths = 0;
-    for (const [digest, list] of Object.entries(this.base.versions[this.base.head].state)) {
-      for (const p of list) {
-        paths++;
-        if (this.state.get(p) !== digest.toLowerCase()) return undefined;
-      }
+    for (const [p, digest] of this.base.headState()) {
+      paths++;
+      if (this.state.get(p) !== digest) return undefined;
     }
     return paths === this.state.size ? this.base.head : undefined;
   }
 
+  /** The base's manifest key of a lower-case digest, or undefined when the base lacks it. */
+  private knownKey(digest: string): string | undefined {
+    return this.base?.manifestKey(digest);
+  }
+
+  private loadBaseState(): void {
+    if (!this.baseStatePending) return;
+    this.baseStatePending = false;
+    for (const [p, digest] of this.base!.headState()) this.setState(p, digest);
+  }
+
+  /** Throws once committed or aborted; loads the base state (every operation past it reads or changes the state). */
   private assertOpen(): void {
+    this.loadBaseState();
     if (this.closed) throw new SiardOcflError(`The staged version ${this.version} of object "${this.id}" is already committed or aborted.`);
   }
 
@@ -351,7 +378,7 @@ export class StagedVersion {
   async addIfStored(logicalPath: string, digests: Record<string, string>, size: number): Promise<AddedFile | undefined> {
     this.assertOpen();
     const digest = digests[this.digestAlgorithm];
-    if (digest === undefined || (!this.knownDigests.has(digest) && !this.newContent.has(digest))) return undefined;
+    if (digest === undefined || (this.knownKey(digest) === undefined && !this.newContent.has(digest))) return undefined;
     for (const alg of this.fixityAlgorithms) {
       if (!digests[alg]) throw new SiardOcflError(`The digests of "${logicalPath}" lack its ${alg} digest.`);
     }
@@ -467,21 +494,22 @@ export class StagedVersion {
   ): { contentPath: string; stored: boolean; orphan?: NewContent } {
     const previous = this.state.get(logicalPath);
     if (previous === digest) {
-      const contentPath = this.newContent.get(digest)?.contentPath ?? this.base!.manifest[this.knownDigests.get(digest)!][0];
+      const contentPath = this.newContent.get(digest)?.contentPath ?? this.base!.firstContentPath(this.knownKey(digest)!);
       return { contentPath, stored: false };
     }
     const orphan = this.unsetStateSync(logicalPath);
-    const known = this.knownDigests.get(digest);
+    const known = this.knownKey(digest);
     const staged = this.newContent.get(digest);
     let result: { contentPath: string; stored: boolean; orphan?: NewContent };
     if (known !== undefined || staged) {
-      result = { contentPath: staged ? staged.contentPath : this.base!.manifest[known!][0], stored: false };
-      if (!staged) this.extraFixity.set(digest, digests);
+      result = { contentPath: staged ? staged.contentPath : this.base!.firstContentPath(known!), stored: false };
+      // Kept for the fixity block only: a put of a million files already stored must not hold them all.
+      if (!staged && this.fixityAlgorithms.length > 0) this.extraFixity.set(digest, digests);
     } else {
       const rel = this.chooseContentPath(logicalPath);
       this.contentPaths.add(rel);
       const contentPath = this.contentPrefix() + rel;
-      this.newContent.set(digest, { contentPath, digests, size });
+      this.newContent.set(digest, { contentPath, digests: this.fixityAlgorithms.length > 0 ? digests : undefined, size });
       result = { contentPath, stored: true };
     }
     if (orphan) result.orphan = orphan;
@@ -528,12 +556,15 @@ export class StagedVersion {
 
   /** Empties the state (content stays available for deduplication): for "state = this folder". */
   async clear(): Promise<void> {
+    // Never loaded: nothing was added or removed yet, so the state becomes empty without loading it.
+    this.baseStatePending = false;
     this.assertOpen();
     for (const p of [...this.state.keys()]) await this.unsetState(p);
   }
 
   /** Digests of a logical path added in this session (manifest + fixity), or its manifest digest otherwise. */
   digestsOf(logicalPath: string): Record<string, string> | undefined {
+    this.loadBaseState();
     const digest = this.state.get(logicalPath);
     if (digest === undefined) return undefined;
     return this.newContent.get(digest)?.digests ?? this.extraFixity.get(digest) ?? { [this.digestAlgorithm]: digest };
@@ -564,22 +595,22 @@ export class StagedVersion {
     try {
       await this.settleWrites(true);
       await this.flushes.settle(true);
-      const inv = nextInventory(
+      const next = await stagedInventory(
         {
           id: this.id,
           version: this.version,
           ocflVersion: this.ocflVersion,
           digestAlgorithm: this.digestAlgorithm,
           fixityAlgorithms: this.fixityAlgorithms,
-          base: this.base,
-          knownDigests: this.knownDigests,
+          knownDigests: { get: (digest) => this.knownKey(digest) },
           newContent: this.newContent,
           state: this.state,
           extraFixity: this.extraFixity,
         },
+        this.base,
         options,
+        (inv) => this.completeFixity(inv),
       );
-      if (this.base) await this.completeFixity(inv);
       if (await workspace.stat(`${stage}/incoming`)) await workspace.remove(`${stage}/incoming`);
       const contentRoot = `${stage}/object/${this.version}/${this.contentDir}`;
       if (await workspace.stat(contentRoot)) await pruneEmptyDirs(workspace, contentRoot);
@@ -587,8 +618,8 @@ export class StagedVersion {
         version: this.version,
         digestAlgorithm: this.digestAlgorithm,
         ocflVersion: this.ocflVersion,
-        // In pieces: the inventory of a million files is more than one string or one write.
-        inventory: inventoryPieces(inv),
+        // Made piece by piece as it is written: the inventory of a million files is ~620 MB of JSON.
+        inventory: inventoryChunks(next.source),
         newObject: !this.base,
         beforePublish: () => {
           this.lock.assertHeld();
@@ -599,7 +630,7 @@ export class StagedVersion {
       await failpoint('before-stage-cleanup');
       await workspace.remove(stage);
       await failpoint('after-stage-cleanup');
-      return { id: this.id, version: this.version, inventory: inv };
+      return committed(this.id, this.version, next.inventory);
     } catch (err) {
       // A failure before the switch leaves the old version; recovery is the next writer's job
       // either way, but we can tidy the workspace now.

@@ -1,0 +1,186 @@
+/**
+ * The inventory a commit writes piece by piece (src/ocfl/inventory-chunks.ts, staged-inventory.ts,
+ * commit.ts): the file holds, byte for byte, the canonical form of the inventory nextInventory
+ * computes from the same staged changes, written the obvious way (one sorted copy through
+ * JSON.stringify), in both copies, with sidecars that hold the digest of those bytes. Objects are
+ * large enough that the inventory is written in several pieces, and hold what the grouping must get
+ * right: content shared by several paths, paths above U+FFFF and from U+E000 (whose UTF-8 order
+ * differs from JavaScript's), removed, renamed and re-added paths, fixity old and new.
+ */
+import test from 'ava';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadLayout0003 } from '../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { type Inventory, parseInventory, serializeInventory } from '../src/ocfl/inventory.js';
+import { inventoryChunks, sourceOfInventory } from '../src/ocfl/inventory-chunks.js';
+import { initRoot } from '../src/ocfl/root.js';
+import { ViewBase } from '../src/ocfl/staging-base.js';
+import { tempDir } from './helpers/tmp.js';
+
+/** The canonical form written the obvious way: a sorted copy through one JSON.stringify. */
+function referenceBytes(inv: Inventory): Buffer {
+  const sortMap = (m: Record<string, string[]>) =>
+    Object.fromEntries(
+      Object.keys(m)
+        .sort()
+        .map((k) => [k, [...m[k]!].sort()]),
+    );
+  const out: Record<string, unknown> = {};
+  if (inv.contentDirectory) out.contentDirectory = inv.contentDirectory;
+  out.digestAlgorithm = inv.digestAlgorithm;
+  if (inv.fixity && Object.keys(inv.fixity).length > 0)
+    out.fixity = Object.fromEntries(
+      Object.keys(inv.fixity)
+        .sort()
+        .map((a) => [a, sortMap(inv.fixity![a]!)]),
+    );
+  out.head = inv.head;
+  out.id = inv.id;
+  out.manifest = sortMap(inv.manifest);
+  out.type = inv.type;
+  out.versions = Object.fromEntries(
+    Object.keys(inv.versions)
+      .sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)))
+      .map((name) => {
+        const v = inv.versions[name]!;
+        const version: Record<string, unknown> = { created: v.created };
+        if (v.message !== undefined) version.message = v.message;
+        version.state = sortMap(v.state);
+        if (v.user) version.user = Object.fromEntries(Object.entries(v.user).sort(([a], [b]) => (a < b ? -1 : 1)));
+        return [name, version];
+      }),
+  );
+  return Buffer.from(JSON.stringify(out, null, 2));
+}
+
+const hex = (alg: string, data: Buffer) => createHash(alg).update(data).digest('hex');
+
+/** Paths whose code-unit order and UTF-8 byte order differ, and plain ones. */
+const NAMES = ['plain', 'caf\u00e9', '\u{1F600}emoji', '\uE000private', '\uFFFDreplacement', 'Zupper', 'sp ace'];
+
+function checkFiles(t: import('ava').ExecutionContext, objectDir: string, version: string, inv: Inventory): void {
+  const expected = referenceBytes(inv);
+  const rootCopy = readFileSync(path.join(objectDir, 'inventory.json'));
+  t.true(rootCopy.equals(expected), `${version}: the root inventory is the canonical form of nextInventory's result`);
+  t.true(readFileSync(path.join(objectDir, version, 'inventory.json')).equals(expected), `${version}: the version's copy too`);
+  t.true(serializeInventory(inv).equals(expected), 'serializeInventory gives the same bytes');
+  const alg = inv.digestAlgorithm;
+  const sidecar = `${hex(alg, expected)} inventory.json\n`;
+  t.is(readFileSync(path.join(objectDir, `inventory.json.${alg}`), 'utf8'), sidecar);
+  t.is(readFileSync(path.join(objectDir, version, `inventory.json.${alg}`), 'utf8'), sidecar);
+}
+
+test('a new object and a new version of it: both inventory copies are the canonical bytes, written in several pieces', async (t) => {
+  const base = tempDir();
+  const rootDir = path.join(base, 'root');
+  const root = await initRoot(rootDir, await loadLayout0003());
+  const id = 'urn:streamed:\u{1F600}';
+  const objectDir = path.join(rootDir, root.objectPath(id));
+  const files = 12_000;
+  let staged = await root.startVersion(id, { fixityAlgorithms: ['sha1', 'md5'] });
+  for (let i = 0; i < files; i++) {
+    // Every seventh file repeats the content of the one before: one manifest entry, several paths.
+    const content = `content ${i % 7 === 6 ? i - 1 : i}`;
+    await staged.addBuffer(`${NAMES[i % NAMES.length]}/d${i % 13}/file-${i}.bin`, content);
+  }
+  const v1 = await staged.commit({ message: 'first', user: { name: 'Tester', address: 'mailto:t@example.org' } });
+  const v1Inventory = v1.inventory;
+  t.true(Object.keys(v1Inventory.manifest).length < files, 'some content is shared by several paths');
+  t.true(referenceBytes(v1Inventory).length > 5 * 1024 * 1024, 'the inventory spans more than one piece (4 M characters)');
+  checkFiles(t, objectDir, 'v1', v1Inventory);
+
+  staged = await root.startVersion(id, { fixityAlgorithms: ['md5', 'sha256'] });
+  await staged.remove(`${NAMES[0]}/d0/file-0.bin`);
+  await staged.rename(`${NAMES[1]}/d1/file-1.bin`, 'renamed/\u{1F600}.bin');
+  await staged.addBuffer('new/one.bin', 'new in v2');
+  await staged.addBuffer('new/again.bin', 'content 5'); // content v1 stored: its fixity is known without rereading
+  await staged.addBuffer(`${NAMES[2]}/d2/file-2.bin`, 'changed in v2');
+  const v2 = await staged.commit({ created: '2026-11-24T12:00:00Z' });
+  checkFiles(t, objectDir, 'v2', v2.inventory);
+  t.deepEqual(Object.keys(v2.inventory.versions), ['v1', 'v2']);
+});
+
+test('the pieces of the serialisation join to the canonical bytes, none of them larger than a few MB', (t) => {
+  const manifest: Record<string, string[]> = {};
+  const state: Record<string, string[]> = {};
+  for (let i = 0; i < 40_000; i++) {
+    const digest = hex('sha512', Buffer.from(String(i)));
+    manifest[digest] = [`v1/content/${NAMES[i % NAMES.length]}/${i}`];
+    state[digest] = [`${NAMES[i % NAMES.length]}/${i}`, `copy/${i}`];
+  }
+  const inv: Inventory = {
+    id: 'x',
+    type: 'https://ocfl.io/1.1/spec/#inventory',
+    digestAlgorithm: 'sha512',
+    head: 'v1',
+    contentDirectory: 'data',
+    manifest,
+    versions: { v1: { created: '2026-11-24T00:00:00Z', state } },
+    fixity: {},
+  };
+  const pieces = [...inventoryChunks(sourceOfInventory(inv))];
+  t.true(pieces.length > 3);
+  t.true(pieces.every((p) => p.length < 16 * 1024 * 1024));
+  t.true(Buffer.concat(pieces).equals(referenceBytes(inv)));
+});
+
+/** Rewrites an object's inventory (both copies and sidecars) as another tool might: keys in reverse order, no indentation. */
+function rewriteShuffled(objectDir: string, head: string): void {
+  const inv = JSON.parse(readFileSync(path.join(objectDir, 'inventory.json'), 'utf8')) as Inventory;
+  const reversed = (m: Record<string, string[]>) =>
+    Object.fromEntries(
+      Object.keys(m)
+        .reverse()
+        .map((k) => [k, [...m[k]!].reverse()]),
+    );
+  const shuffled = {
+    versions: Object.fromEntries(Object.entries(inv.versions).map(([n, v]) => [n, { ...v, state: reversed(v.state) }])),
+    manifest: reversed(inv.manifest),
+    type: inv.type,
+    id: inv.id,
+    head: inv.head,
+    digestAlgorithm: inv.digestAlgorithm,
+  };
+  const bytes = Buffer.from(JSON.stringify(shuffled));
+  const sidecar = `${hex(inv.digestAlgorithm, bytes)} inventory.json\n`;
+  for (const dir of [objectDir, path.join(objectDir, head)]) {
+    writeFileSync(path.join(dir, 'inventory.json'), bytes);
+    writeFileSync(path.join(dir, `inventory.json.${inv.digestAlgorithm}`), sidecar);
+  }
+}
+
+for (const shape of ['canonical', 'other tool'] as const) {
+  test(`a new version on a base read as a compact view is byte for byte the one on the base parsed in full (${shape} base)`, async (t) => {
+    const id = 'urn:view-base';
+    const objectDirs: string[] = [];
+    const inventories: Inventory[] = [];
+    for (const compact of [false, true]) {
+      const root = await initRoot(path.join(tempDir(), 'root'), await loadLayout0003());
+      const objectDir = path.join(root.location, root.objectPath(id));
+      let staged = await root.startVersion(id);
+      for (let i = 0; i < 3_000; i++) await staged.addBuffer(`${NAMES[i % NAMES.length]}/f${i}`, `content ${i % 5 === 4 ? i - 1 : i}`);
+      await staged.commit({ created: '2026-11-24T10:00:00Z', message: 'one', user: { name: 'A' } });
+      if (shape === 'other tool') rewriteShuffled(objectDir, 'v1');
+      const bytes = readFileSync(path.join(objectDir, 'inventory.json'));
+      // A caller's `known` inventory makes the full base; without it and without fixity, the view.
+      const known = compact ? undefined : { inventory: parseInventory(bytes), digest: hex('sha512', bytes) };
+      staged = await root.startVersion(id, known ? { known } : {});
+      const base = (staged as unknown as { base: unknown }).base;
+      t.is(base instanceof ViewBase, compact, compact ? 'the base is the compact view' : 'the base is parsed in full');
+      await staged.remove(`${NAMES[0]}/f0`);
+      await staged.rename(`${NAMES[1]}/f1`, 'moved/\uE001.bin');
+      await staged.addBuffer('added/new.bin', 'new in v2');
+      await staged.addBuffer('added/again.bin', 'content 8');
+      await staged.addBuffer(`${NAMES[3]}/f3`, 'replaced in v2');
+      const result = await staged.commit({ created: '2026-11-24T11:00:00Z', message: 'two' });
+      objectDirs.push(objectDir);
+      inventories.push(result.inventory);
+    }
+    const [full, view] = objectDirs.map((dir) => readFileSync(path.join(dir, 'inventory.json')));
+    t.true(view!.equals(full!), 'the same bytes through both bases');
+    t.true(view!.equals(referenceBytes(inventories[0]!)), "and they are the canonical form of nextInventory's result");
+    t.true(referenceBytes(inventories[1]!).equals(full!), "the view's commit result is the same inventory");
+    t.true(readFileSync(path.join(objectDirs[1]!, 'v2', 'inventory.json')).equals(full!));
+  });
+}
