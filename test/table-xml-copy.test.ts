@@ -11,6 +11,8 @@
  * round trips are roundtrip-postgres.test.ts and postgres-values.test.ts.
  */
 import test from 'ava';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import type pg from 'pg';
 import type { SiardColumn } from '../src/siard/model.js';
@@ -21,6 +23,9 @@ import type { LoadTable, LoadValue } from '../src/sources/loader.js';
 import { PostgresLoader } from '../src/sources/postgres/loader.js';
 import { TableXmlCopy } from '../src/sources/postgres/table-xml-copy.js';
 import { reference, sharedTest, siardFilesUnder } from './helpers/shared.js';
+import { pgTest, queryRows, startPostgres } from './helpers/postgres.js';
+import { runCli } from './helpers/cli.js';
+import { tempDir } from './helpers/tmp.js';
 
 /** A column of every family the loader maps (and one without a type family: text). */
 const COLUMNS: SiardColumn[] = [
@@ -347,3 +352,65 @@ sharedTest('every table of the reference archives without LOB files: the same CO
   }
   t.true(tables > 20, `${tables} tables compared`);
 });
+
+pgTest(
+  'through a real server: values that need escaping, of every common type, come back equal (restore reads them by the byte path)',
+  async (t) => {
+    const server = await startPostgres();
+    const work = tempDir('siard-ocfl-xml-copy-');
+    try {
+      await server.createDatabase('src');
+      await server.createDatabase('dst');
+      const text = [
+        'tab\there',
+        'new\nline',
+        'back\\slash',
+        '\\N',
+        '\\u0041 stays as typed',
+        'ctrl \u0001\u0008\u001f\u007f\u0085 end',
+        'runs  of   spaces',
+        '<&>"\'',
+        'caf\u00e9 \u65e5\u672c \u{1F600}',
+        '',
+      ];
+      await queryRows(
+        server,
+        'src',
+        `CREATE TABLE t (id bigint, s text, v varchar(40), f double precision, r real, n numeric(12,3), b boolean,
+         by bytea, d date, ts timestamp, tz timestamptz, tm time, iv interval, u uuid, j jsonb)`,
+      );
+      for (let i = 0; i < text.length; i++) {
+        await queryRows(server, 'src', `INSERT INTO t VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, [
+          i,
+          text[i],
+          text[(i + 3) % text.length]!.slice(0, 40),
+          [1.5e-7, 'Infinity', '-Infinity', 'NaN', -0][i % 5],
+          [0.25, 'Infinity', 3.4e38][i % 3],
+          i % 2 ? '-12.345' : null,
+          i % 2 === 0,
+          Buffer.from([0, 255, 92, 9, i]),
+          '2024-02-29',
+          '1999-12-31 23:59:59.5',
+          '2024-06-01 12:34:56.789+02',
+          '23:59:59.999999',
+          i % 2 ? '-3 days -00:00:01' : '1 year 2 mons 3 days 04:05:06.5',
+          'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
+          JSON.stringify({ s: text[i] }),
+        ]);
+      }
+      const out = path.join(work, 'out');
+      const exported = await runCli(['export', server.url('src'), out, '--name', 'esc']);
+      t.is(exported.code, 0, exported.stderr);
+      const restored = await runCli(['restore', path.join(out, 'esc.siard'), server.url('dst')]);
+      t.is(restored.code, 0, restored.stderr);
+      const all = `SELECT ARRAY[id::text, s, v, f::text, r::text, n::text, b::text, encode(by, 'hex'), d::text, ts::text, tz::text,
+      tm::text, iv::text, u::text, j::text] AS r FROM t ORDER BY id`;
+      const want = await queryRows(server, 'src', all);
+      t.is(want.length, text.length);
+      t.deepEqual(await queryRows(server, 'dst', all), want);
+    } finally {
+      await server.stop();
+      rmSync(work, { recursive: true, force: true });
+    }
+  },
+);

@@ -17,7 +17,7 @@ export const CELL_AMP = 1;
 /** Cell flag: the text holds `\` (a SIARD escape, or a bare back-slash). */
 export const CELL_BACKSLASH = 2;
 /** Cell flag: the text holds a tab or a line feed. */
-export const CELL_TAB_LF = 4;
+const CELL_TAB_LF = 4;
 
 const LT = 0x3c;
 const GT = 0x3e;
@@ -25,6 +25,23 @@ const SLASH = 0x2f;
 const ROW_OPEN = Buffer.from('<row>');
 const ROW_CLOSE = Buffer.from('</row>');
 const TABLE_CLOSE = Buffer.from('</table>');
+
+/** What a byte of cell text asks of scanText: nothing, a flag, the end `<`, a refusal, or a look around (`>`, 0xef). */
+const ORDINARY = 0;
+const STOP = 8;
+const REFUSED = 9;
+const TEXT_BYTE = (() => {
+  const table = new Uint8Array(256);
+  for (let b = 0; b < 0x20; b++) table[b] = REFUSED;
+  table[0x09] = CELL_TAB_LF;
+  table[0x0a] = CELL_TAB_LF;
+  table[0x26] = CELL_AMP;
+  table[0x5c] = CELL_BACKSLASH;
+  table[LT] = STOP;
+  table[GT] = GT;
+  table[0xef] = 0xef;
+  return table;
+})();
 
 function isWhitespace(b: number): boolean {
   return b === 0x20 || b === 0x0a || b === 0x09;
@@ -45,20 +62,19 @@ function scanText(data: Buffer, start: number): number {
   let flags = 0;
   for (let i = start; i < data.length; i++) {
     const b = data[i]!;
-    if (b >= 0x3f && b < 0xef && b !== 0x5c) continue; // the usual bytes: letters, most UTF-8
-    if (b === LT) return i * 8 + flags;
-    if (b === 0x26) flags |= CELL_AMP;
-    else if (b === 0x5c) flags |= CELL_BACKSLASH;
-    else if (b === 0x09 || b === 0x0a) flags |= CELL_TAB_LF;
-    else if (b < 0x20) return -1;
-    else if (b === GT) {
+    const kind = TEXT_BYTE[b]!;
+    if (kind === ORDINARY) continue;
+    if (kind === STOP) return i * 8 + flags;
+    if (kind <= CELL_TAB_LF) flags |= kind;
+    else if (kind === REFUSED) return -1;
+    else if (kind === GT) {
       if (i - start >= 2 && data[i - 1] === 0x5d && data[i - 2] === 0x5d) return -1;
-    } else if (b === 0xef && data[i + 1] === 0xbf && (data[i + 2] === 0xbe || data[i + 2] === 0xbf)) return -1;
+    } else if (data[i + 1] === 0xbf && (data[i + 2] === 0xbe || data[i + 2] === 0xbf)) return -1; // 0xef
   }
   return -2;
 }
 
-/** Rows of one feed(): their cells as byte ranges of `data`. */
+/** Rows of one feed(): their cells as byte ranges of `data` (valid until the next feed). */
 export interface CellBatch {
   data: Buffer;
   rows: number;
@@ -70,6 +86,7 @@ export interface CellBatch {
 
 export class TableCellScanner {
   private pending: Buffer | undefined;
+  private joined: Buffer = Buffer.alloc(0);
   private state: 'prolog' | 'rows' | 'after' = 'prolog';
   private first = true;
   private ranges = new Int32Array(0);
@@ -83,7 +100,7 @@ export class TableCellScanner {
 
   /** The rows `chunk` completes, or undefined: the fast path gave up (read the table the usual way). */
   feed(chunk: Buffer): CellBatch | undefined {
-    let data = this.pending && this.pending.length > 0 ? Buffer.concat([this.pending, chunk]) : chunk;
+    let data = this.join(chunk);
     if (this.first && data.length > 0) {
       if (data.length < 3 && data[0] === 0xef) {
         this.pending = data; // a BOM may be coming
@@ -110,6 +127,23 @@ export class TableCellScanner {
     this.pending = data.subarray(end);
     if (this.pending.length > this.maxTextRun) return undefined;
     return this.batch(data);
+  }
+
+  /**
+   * The bytes not yet consumed followed by `chunk`, in a buffer kept from feed to feed (a fresh one
+   * per chunk costs more than the scan: large allocations are page faults); valid until the next feed.
+   */
+  private join(chunk: Buffer): Buffer {
+    const pending = this.pending;
+    if (!pending || pending.length === 0) return chunk;
+    const size = pending.length + chunk.length;
+    if (this.joined.length < size) {
+      const bigger = Buffer.allocUnsafe(Math.max(size, 2 * this.joined.length));
+      pending.copy(bigger, 0);
+      this.joined = bigger;
+    } else pending.copy(this.joined, 0); // may overlap: Buffer#copy moves
+    chunk.copy(this.joined, pending.length);
+    return this.joined.subarray(0, size);
   }
 
   /** Whether the input ended as a table XML must: `</table>` and nothing but whitespace after it. */

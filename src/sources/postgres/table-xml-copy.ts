@@ -65,14 +65,15 @@ function predefinedEntity(data: Buffer, amp: number, end: number): number {
 
 export class TableXmlCopy {
   private readonly scanner: TableCellScanner;
-  private readonly kinds: Kind[];
+  private readonly kinds: Uint8Array;
+  private out: Buffer = Buffer.alloc(0);
 
   constructor(
     private readonly families: ReadonlyArray<SqlTypeFamily | undefined>,
     maxTextRun: number,
   ) {
     this.scanner = new TableCellScanner(families.length, maxTextRun);
-    this.kinds = families.map(kindOf);
+    this.kinds = Uint8Array.from(families.map(kindOf));
   }
 
   /** COPY text of the rows `chunk` completes, or undefined: gave up (read the table the usual way). */
@@ -83,13 +84,16 @@ export class TableXmlCopy {
     const columns = this.kinds.length;
     // each cell's text at most doubles (a tab becomes `\t`), and a cell takes at least its tags
     // (`<cN>` `</cN>`); only an absent cell (NULL) gives 3 bytes for none
-    let out: Buffer = Buffer.allocUnsafe(2 * batch.data.length + batch.rows * (3 * columns + 1) + 64);
+    const bound = 2 * batch.data.length + batch.rows * (3 * columns + 1) + 64;
+    // one output buffer kept from chunk to chunk, each chunk's COPY text copied out of it at its size
+    if (this.out.length < bound) this.out = Buffer.allocUnsafe(Math.max(bound, 2 * this.out.length));
+    let out: Buffer = this.out;
     let o = 0;
     const { data, ranges, flags } = batch;
-    for (let r = 0; r < batch.rows; r++) {
-      for (let c = 0; c < columns; c++) {
+    const kinds = this.kinds;
+    for (let r = 0, cell = 0; r < batch.rows; r++) {
+      for (let c = 0; c < columns; c++, cell++) {
         if (c > 0) out[o++] = TAB;
-        const cell = r * columns + c;
         const start = ranges[cell * 2]!;
         if (start < 0) {
           out[o++] = BACKSLASH;
@@ -97,8 +101,13 @@ export class TableXmlCopy {
           continue;
         }
         const end = ranges[cell * 2 + 1]!;
-        const kind = this.kinds[c]!;
+        const kind = kinds[c]!;
         const f = flags[cell]!;
+        if (f === 0 && kind === Kind.Text) {
+          // the usual cell: its bytes as they are
+          for (let i = start; i < end; i++) out[o++] = data[i]!;
+          continue;
+        }
         let written = kind === Kind.Decoded || (f & CELL_BACKSLASH) !== 0 ? -1 : copyCell(data, start, end, f, out, o);
         if (written >= 0 && kind === Kind.Float) written = infinity(out, o, written);
         if (written >= 0) {
@@ -113,7 +122,8 @@ export class TableXmlCopy {
       }
       out[o++] = LF;
     }
-    return { copy: out.subarray(0, o), rows: batch.rows };
+    this.out = out;
+    return { copy: Buffer.from(out.subarray(0, o)), rows: batch.rows };
   }
 
   /** Whether the input ended as a table XML must (call after the last chunk). */
