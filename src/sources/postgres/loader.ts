@@ -361,8 +361,8 @@ export class PostgresLoader implements TargetLoader {
       table.columns.map((c) => c.family),
       MAX_TEXT_RUN,
     );
+    const input = await xml.open(); // before the COPY starts: a missing table file leaves no COPY open
     const copy = new CopyIn(this.open(), qualifiedName(table.schema, table.name));
-    const input = await xml.open();
     let n = 0;
     let whole = false;
     try {
