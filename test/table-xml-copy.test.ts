@@ -11,6 +11,7 @@
  * round trips are roundtrip-postgres.test.ts and postgres-values.test.ts.
  */
 import test from 'ava';
+import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -408,6 +409,21 @@ pgTest(
       const want = await queryRows(server, 'src', all);
       t.is(want.length, text.length);
       t.deepEqual(await queryRows(server, 'dst', all), want);
+
+      // an archive without its table file: one sentence, nothing left behind, no COPY left open
+      const broken = path.join(work, 'broken.siard');
+      execFileSync('python3', [
+        '-c',
+        'import sys,zipfile\nsrc=zipfile.ZipFile(sys.argv[1])\nwith zipfile.ZipFile(sys.argv[2],"w",zipfile.ZIP_DEFLATED) as dst:\n' +
+          ' for i in src.infolist():\n  if not i.filename.endswith("table0.xml"): dst.writestr(i, src.read(i))',
+        path.join(out, 'esc.siard'),
+        broken,
+      ]);
+      await server.createDatabase('dst2');
+      const failed = await runCli(['restore', broken, server.url('dst2')]);
+      t.is(failed.code, 1, failed.stderr);
+      t.regex(failed.stderr, /table data file is missing/);
+      t.deepEqual(await queryRows(server, 'dst2', `SELECT relname FROM pg_class WHERE relname = 't'`), []);
     } finally {
       await server.stop();
       rmSync(work, { recursive: true, force: true });
