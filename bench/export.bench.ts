@@ -27,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { postgresAvailable, startPostgres } from '../test/helpers/postgres-server.js';
 import { profileTop } from './cpu-profile.js';
+import { buildRowDb } from './rows-db.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = path.join(ROOT, 'bench', 'out', 'export');
@@ -48,24 +49,6 @@ function buildLobDb(file: string): void {
   const ins = db.prepare('INSERT INTO documents VALUES (?, ?, ?)');
   db.transaction(() => {
     for (let i = 1; i <= LOBS; i++) ins.run(i, `document ${i}.bin`, randomBytes(LOB_SIZE));
-  })();
-  db.close();
-}
-
-function buildRowDb(file: string): void {
-  if (existsSync(file)) return;
-  const db = new Database(file);
-  db.pragma('journal_mode = OFF');
-  db.pragma('synchronous = OFF');
-  db.exec('CREATE TABLE events (id INTEGER PRIMARY KEY, name VARCHAR(40), amount REAL, at DATETIME, note TEXT)');
-  const ins = db.prepare('INSERT INTO events VALUES (?, ?, ?, ?, ?)');
-  db.transaction(() => {
-    for (let i = 1; i <= ROWS; i++) {
-      const s = i % 86400;
-      const two = (n: number) => String(n).padStart(2, '0');
-      const at = `2024-01-${two(1 + (i % 28))} ${two((s / 3600) | 0)}:${two(((s / 60) | 0) % 60)}:${two(s % 60)}`;
-      ins.run(i, `event ${i}`, i * 0.25, at, i % 3 === 0 ? null : `note <${i}> & more`);
-    }
   })();
   db.close();
 }
@@ -198,7 +181,7 @@ async function main(): Promise<void> {
     if (LOBS > 0) lobPart(work);
 
     const rowDb = path.join(OUT, `rows-${ROWS}.db`);
-    buildRowDb(rowDb);
+    buildRowDb(rowDb, ROWS);
     const rowsOut = path.join(work, 'rows-out');
     const siard = path.join(rowsOut, `rows-${ROWS}.siard`);
     const exp = pair(

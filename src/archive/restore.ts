@@ -184,15 +184,19 @@ function verifiedLob(archive: OpenedArchive, cell: SiardLobCell, counters: Table
   return { kind: 'lob', text, chunks: chunks() };
 }
 
-/** Reader cells -> loader values, LOB references becoming verified streams; in the reader's batches. */
+/** Reader cells -> loader values, LOB references becoming verified streams; in the reader's batches; the first `skip` rows left out. */
 async function* loadBatches(
   archive: OpenedArchive,
   t: SiardTableRef,
   table: LoadTable,
   counters: TableCounters,
+  skip = 0,
 ): AsyncGenerator<LoadValue[][]> {
   const arrayColumns = table.columns.flatMap((c, i) => (c.array ? [i] : []));
-  for await (const rows of archive.reader.rowBatches(t)) {
+  for await (const all of archive.reader.rowBatches(t)) {
+    // rows the target took from the table XML's bytes already (insertTableXml)
+    const rows = skip > 0 && all.length > 0 && all[0]!.index <= skip ? all.filter((r) => r.index > skip) : all;
+    if (rows.length === 0) continue;
     const batch: LoadValue[][] = new Array(rows.length);
     for (let r = 0; r < rows.length; r++) {
       const cells = rows[r]!.cells;
@@ -241,7 +245,13 @@ async function restoreTable(
 ): Promise<{ rows: number; counters: TableCounters }> {
   options.onTable?.({ schema: table.schema, name: table.name, rows: ref.table.rows });
   const counters: TableCounters = { lobFiles: 0, lobBytes: 0, digests: 0 };
-  const rows = await loader.insertRows(table, loadBatches(archive, ref, table, counters), options.onRow);
+  const rows = loader.insertTableXml
+    ? await loader.insertTableXml(
+        table,
+        { open: () => archive.reader.openTableXml(ref), rest: (skip) => loadBatches(archive, ref, table, counters, skip) },
+        options.onRow,
+      )
+    : await loader.insertRows(table, loadBatches(archive, ref, table, counters), options.onRow);
   if (rows !== ref.table.rows) {
     throw new SiardOcflError(
       `${archive.reader.describeTable(ref)}: metadata.xml says ${ref.table.rows} rows but the table data holds ${rows}; restore stopped.`,

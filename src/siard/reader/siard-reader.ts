@@ -5,10 +5,11 @@
  * top folder (`siard1_med_blobs/header/...`): the SIARD root is where `header/metadata.xml` is.
  */
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { SiardOcflError } from '../../errors.js';
 import { resolveLobLocation, type LobLocation } from '../lob-location.js';
 import { cellType, type SiardArchive, type SiardColumn, type SiardSchema, type SiardTable } from '../model.js';
-import { ZipReader, type ByteSource, type ZipReadLimits } from '../zip/reader.js';
+import { ZipReader, type ByteSource, type ZipEntry, type ZipReadLimits } from '../zip/reader.js';
 import type { SiardZip } from '../zip/siard-zip.js';
 import { parseSiardMetadata } from './metadata.js';
 import { columnTypeFamily, readTableRowBatches } from './table-rows.js';
@@ -187,6 +188,17 @@ export class SiardReader {
 
   /** The same rows in batches (those one chunk of the table XML completes): for readers of many rows. */
   async *rowBatches(t: SiardTableRef): AsyncGenerator<SiardReadRow[]> {
+    const entry = this.tableEntry(t);
+    const stream = await this.zip.openStream(entry);
+    yield* readTableRowBatches(stream, { what: this.describeTable(t), columns: t.table.columns, reopen: () => this.zip.openStream(entry) });
+  }
+
+  /** The bytes of a table's XML (inflated), for a reader of its own (table-cells-bytes.ts). */
+  async openTableXml(t: SiardTableRef): Promise<Readable> {
+    return this.zip.openStream(this.tableEntry(t));
+  }
+
+  private tableEntry(t: SiardTableRef): ZipEntry {
     const entry = this.zip.entry(t.xmlEntry);
     if (!entry) {
       throw new SiardOcflError(`${this.describeTable(t)}: the table data file is missing from the archive.`, {
@@ -194,8 +206,7 @@ export class SiardReader {
         exitCode: 1,
       });
     }
-    const stream = await this.zip.openStream(entry);
-    yield* readTableRowBatches(stream, { what: this.describeTable(t), columns: t.table.columns, reopen: () => this.zip.openStream(entry) });
+    return entry;
   }
 
   /** Every LOB reference of a table, with its lobFolder chain, row and column. */

@@ -17,19 +17,19 @@ import type { SqlTypeFamily } from '../model.js';
 import type { SiardReadCellValue, SiardReadRow } from './types.js';
 
 /** The XML declaration (optional) and the root start tag `<table ...>`, whitespace without CR. */
-const PROLOG = new RegExp(
+export const PROLOG = new RegExp(
   String.raw`^(?:<\?xml[ \t\n]+version[ \t\n]*=[ \t\n]*(?:"1\.\d+"|'1\.\d+')` +
     String.raw`(?:[ \t\n]+encoding[ \t\n]*=[ \t\n]*(?:"[A-Za-z][\w.-]*"|'[A-Za-z][\w.-]*'))?` +
     String.raw`(?:[ \t\n]+standalone[ \t\n]*=[ \t\n]*(?:"(?:yes|no)"|'(?:yes|no)'))?[ \t\n]*\?>)?` +
     String.raw`[ \t\n]*<table((?:[ \t\n]+[A-Za-z_][\w.:-]*[ \t\n]*=[ \t\n]*(?:"[^"<&]*"|'[^'<&]*'))*)[ \t\n]*>`,
 );
-const ATTRIBUTE_NAME = /([A-Za-z_][\w.:-]*)[ \t\n]*=/g;
+export const ATTRIBUTE_NAME = /([A-Za-z_][\w.:-]*)[ \t\n]*=/g;
 
 /** Characters the fast path leaves to saxes: those XML forbids, CR, any surrogate, U+FFFE/U+FFFF. */
-const UNUSUAL = /[\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]/;
+export const UNUSUAL = /[\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]/;
 
 /** Longest prolog looked at before giving up. */
-const MAX_PROLOG = 64 * 1024;
+export const MAX_PROLOG = 64 * 1024;
 
 function isWhitespace(code: number): boolean {
   return code === 0x20 || code === 0x0a || code === 0x09;
@@ -64,7 +64,7 @@ function predefinedEntity(text: string, amp: number, semi: number): string | und
 }
 
 /** Entities decoded, or undefined when one is not a predefined entity or a reference to an XML character. */
-function decodeEntities(text: string): string | undefined {
+export function decodeEntities(text: string): string | undefined {
   let out = '';
   let start = 0;
   for (let amp = text.indexOf('&'); amp >= 0; amp = text.indexOf('&', start)) {

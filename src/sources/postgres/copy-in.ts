@@ -63,13 +63,26 @@ export class CopyIn {
     await this.done.catch(() => {});
   }
 
+  /**
+   * Adds rows already in COPY text (bytes ending in a line feed); a promise only when the stream
+   * asks to wait.
+   */
+  writeBytes(bytes: Buffer, rows: number): Promise<void> | undefined {
+    this.rows += rows;
+    if (this.pending.length > 0) return this.send().then(() => this.push(bytes));
+    return this.push(bytes);
+  }
+
   private async send(): Promise<void> {
     if (this.pending.length === 0) return;
     const chunk = Buffer.from(this.pending, 'utf8');
     this.pending = '';
-    if (!this.stream.write(chunk)) {
-      // a refusal ends the stream with an error instead of 'drain'
-      await Promise.race([new Promise((resolve) => this.stream.once('drain', resolve)), this.done]);
-    }
+    await this.push(chunk);
+  }
+
+  private push(chunk: Buffer): Promise<void> | undefined {
+    if (this.stream.write(chunk)) return undefined;
+    // a refusal ends the stream with an error instead of 'drain'
+    return Promise.race([new Promise<void>((resolve) => this.stream.once('drain', resolve)), this.done]);
   }
 }

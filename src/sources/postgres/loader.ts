@@ -39,6 +39,7 @@ import {
   type LoadComplex,
   type LoadLob,
   type LoadTable,
+  type LoadTableXml,
   type LoadValue,
   type LoadView,
   type NotRecreated,
@@ -49,6 +50,9 @@ import {
 import { conditionProblem } from '../sql-text.js';
 import { addCheckConstraint } from './check-constraint.js';
 import { COPY_NULL, copyBytes, copyField, CopyIn } from './copy-in.js';
+import { copyFieldOfText, pgScalarText } from './copy-text.js';
+import { TableXmlCopy } from './table-xml-copy.js';
+import { MAX_TEXT_RUN } from '../../siard/reader/table-rows.js';
 import { connectPostgres, describePostgresUrl } from './connection.js';
 import { qualifiedName } from './introspect.js';
 import { quoteIdent } from '../sql-identifier.js';
@@ -93,11 +97,7 @@ export function pgTypeOfSiard(type: string | undefined): string {
   return 'text'; // XML from other systems (may be fragments), DATALINK, UDTs, unknown
 }
 
-/** xs:duration ("-P3DT1S") -> an interval literal PostgreSQL reads ("P-3DT-1S"). */
-export function durationToPgInterval(text: string): string {
-  if (!text.startsWith('-')) return text;
-  return text.slice(1).replace(/(\d+(?:\.\d+)?)([YMDHS])/g, '-$1$2');
-}
+export { durationToPgInterval } from './copy-text.js';
 
 /** Element of an array literal: quoted, with backslash and quote escaped. */
 function arrayElement(text: string | null): string {
@@ -357,23 +357,71 @@ export class PostgresLoader implements TargetLoader {
    * in a multi-row INSERT instead. Rows keep their order.
    */
   async insertRows(table: LoadTable, batches: AsyncIterable<LoadValue[][]>, onRow?: () => void): Promise<number> {
+    return this.loadRows(table, batches, onRow, 0);
+  }
+
+  /**
+   * Rows straight from the table XML's bytes into COPY (table-xml-copy.ts: no JavaScript value per
+   * cell); from the row where that gives up (a LOB reference, a comment, an unknown entity ...) on,
+   * the usual way. A table with ARRAY columns goes the usual way (an empty cell there is an empty array).
+   */
+  async insertTableXml(table: LoadTable, xml: LoadTableXml, onRow?: () => void): Promise<number> {
+    if (table.columns.some((c) => c.array)) return this.insertRows(table, xml.rest(0), onRow);
+    const converter = new TableXmlCopy(
+      table.columns.map((c) => c.family),
+      MAX_TEXT_RUN,
+    );
+    const input = await xml.open(); // before the COPY starts: a missing table file leaves no COPY open
+    const copy = new CopyIn(this.open(), qualifiedName(table.schema, table.name));
+    let n = 0;
+    let whole = false;
+    try {
+      let gaveUp = false;
+      for await (const chunk of input as AsyncIterable<Buffer>) {
+        const converted = converter.feed(chunk);
+        if (!converted) {
+          gaveUp = true;
+          break;
+        }
+        if (converted.rows === 0) continue;
+        n += converted.rows;
+        const sent = copy.writeBytes(converted.copy, converted.rows);
+        if (sent) await sent.catch((err: unknown) => Promise.reject(this.refused(table, 1, n, err)));
+        if (onRow) for (let i = 0; i < converted.rows; i++) onRow();
+      }
+      whole = !gaveUp && converter.finish();
+      await copy.end().catch((err: unknown) => Promise.reject(this.refused(table, 1, n, err)));
+    } catch (err) {
+      await copy.abort(err as Error);
+      throw err;
+    } finally {
+      input.destroy();
+    }
+    return whole ? n : n + (await this.loadRows(table, xml.rest(n), onRow, n));
+  }
+
+  private refused(table: LoadTable, first: number, last: number, err: unknown): SiardOcflError {
+    if (err instanceof SiardOcflError) return err;
+    return new SiardOcflError(
+      `Table "${table.schema}"."${table.name}", rows ${first}-${last}: PostgreSQL refused them (${(err as Error).message}).`,
+      { code: 'RESTORE_INSERT', exitCode: 1, cause: err },
+    );
+  }
+
+  /** insertRows, for rows numbered after the first `before` (in messages); returns the rows loaded. */
+  private async loadRows(
+    table: LoadTable,
+    batches: AsyncIterable<LoadValue[][]>,
+    onRow: (() => void) | undefined,
+    before: number,
+  ): Promise<number> {
     const client = this.open();
     const types = this.columnTypes.get(table) ?? table.columns.map((c) => this.pgTypeOf(c));
     const inserts = this.multiRowInsert(table, types);
     let copy: CopyIn | undefined;
     let copyFirst = 0;
-    let n = 0;
-    const refused = (first: number, last: number, err: unknown) =>
-      err instanceof SiardOcflError
-        ? err
-        : new SiardOcflError(
-            `Table "${table.schema}"."${table.name}", rows ${first}-${last}: PostgreSQL refused them (${(err as Error).message}).`,
-            {
-              code: 'RESTORE_INSERT',
-              exitCode: 1,
-              cause: err,
-            },
-          );
+    let n = before;
+    const refused = (first: number, last: number, err: unknown) => this.refused(table, first, last, err);
     const endCopy = async (): Promise<void> => {
       const ending = copy;
       copy = undefined;
@@ -406,7 +454,7 @@ export class PostgresLoader implements TargetLoader {
       await copy?.abort(err as Error);
       throw err;
     }
-    return n;
+    return n - before;
   }
 
   /** copyFields for a row of text, bytes and NULLs only, without a promise; NOT_PLAIN for any other row. */
@@ -418,13 +466,11 @@ export class PostgresLoader implements TargetLoader {
       else if (value instanceof Uint8Array) fields[c] = copyBytes(value);
       else if (typeof value !== 'string') return NOT_PLAIN;
       else {
-        let text: string | Buffer;
         try {
-          text = this.scalarText(table.columns[c]!, value);
+          fields[c] = copyFieldOfText(table.columns[c]!.family, value);
         } catch (err) {
           throw restoreValueError(`"${table.schema}"."${table.name}"`, n, table.columns[c]!.column.name, err);
         }
-        fields[c] = typeof text === 'string' ? copyField(text) : copyBytes(text);
       }
     }
     return fields;
@@ -449,10 +495,7 @@ export class PostgresLoader implements TargetLoader {
               ? await this.arrayLiteral(col, value)
               : JSON.stringify(await complexJson(value)),
           );
-        } else {
-          const text = this.scalarText(col, value);
-          fields[c] = typeof text === 'string' ? copyField(text) : copyBytes(text);
-        }
+        } else fields[c] = copyFieldOfText(col.family, value);
       } catch (err) {
         throw restoreValueError(`"${table.schema}"."${table.name}"`, n, col.column.name, err);
       }
@@ -549,17 +592,7 @@ export class PostgresLoader implements TargetLoader {
   }
 
   private scalarText(col: LoadColumn, text: string): string | Buffer {
-    switch (col.family) {
-      case 'float':
-        return text === 'INF' ? 'Infinity' : text === '-INF' ? '-Infinity' : text;
-      case 'interval':
-        return durationToPgInterval(text);
-      case 'binary':
-      case 'blob':
-        return Buffer.from(text, 'hex');
-      default:
-        return text;
-    }
+    return pgScalarText(col.family, text);
   }
 
   private async arrayLiteral(col: LoadColumn, value: LoadComplex): Promise<string> {

@@ -1,0 +1,23 @@
+/**
+ * The narrow-rows database of the row benches (issue 16): one table `events` of `rows` rows
+ * (integer, text, real, timestamp, nullable text with characters XML escapes), built once per size.
+ */
+import { existsSync } from 'node:fs';
+import Database from '../src/sources/sqlite/driver.js';
+
+export function buildRowDb(file: string, rows: number): void {
+  if (existsSync(file)) return;
+  const db = new Database(file);
+  db.pragma('journal_mode = OFF');
+  db.pragma('synchronous = OFF');
+  db.exec('CREATE TABLE events (id INTEGER PRIMARY KEY, name VARCHAR(40), amount REAL, at DATETIME, note TEXT)');
+  const ins = db.prepare('INSERT INTO events VALUES (?, ?, ?, ?, ?)');
+  db.transaction(() => {
+    for (let i = 1; i <= rows; i++) {
+      const s = i % 86400;
+      const at = `2024-01-${String(1 + (i % 28)).padStart(2, '0')} ${String((s / 3600) | 0).padStart(2, '0')}:${String(((s / 60) | 0) % 60).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
+      ins.run(i, `event ${i}`, i * 0.25, at, i % 3 === 0 ? null : `note <${i}> & more`);
+    }
+  })();
+  db.close();
+}
