@@ -74,7 +74,8 @@ async function main(): Promise<void> {
       'sh',
       [
         '-c',
-        `sqlite3 -csv '${rowDb}' 'SELECT id, name, amount, at, note FROM events' | psql -q '${src}' -c '\\copy events FROM STDIN WITH (FORMAT csv)'`,
+        `sqlite3 -csv '${rowDb}' 'SELECT id, name, amount, at, note FROM events' | ` +
+          `psql -q '${src}' -c '\\copy events FROM STDIN WITH (FORMAT csv)'`,
       ],
       { encoding: 'utf8' },
     );
@@ -100,7 +101,8 @@ async function main(): Promise<void> {
     for (const [label, ms] of results) {
       const cpus = ms.map((m) => m.cpu.toFixed(2)).join(' ');
       console.log(
-        `  ${path.relative(ROOT, label) || label}: cpu ${cpus} s (median ${median(ms.map((m) => m.cpu)).toFixed(2)}), wall median ${median(ms.map((m) => m.wall)).toFixed(2)} s, peak ${Math.max(...ms.map((m) => m.peakMb)).toFixed(0)} MB`,
+        `  ${path.relative(ROOT, label) || label}: cpu ${cpus} s (median ${median(ms.map((m) => m.cpu)).toFixed(2)}), ` +
+          `wall median ${median(ms.map((m) => m.wall)).toFixed(2)} s, peak ${Math.max(...ms.map((m) => m.peakMb)).toFixed(0)} MB`,
       );
     }
     if (process.env.BENCH_PROFILE === '1') {

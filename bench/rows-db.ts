@@ -15,7 +15,8 @@ export function buildRowDb(file: string, rows: number): void {
   db.transaction(() => {
     for (let i = 1; i <= rows; i++) {
       const s = i % 86400;
-      const at = `2024-01-${String(1 + (i % 28)).padStart(2, '0')} ${String((s / 3600) | 0).padStart(2, '0')}:${String(((s / 60) | 0) % 60).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
+      const two = (n: number) => String(n).padStart(2, '0');
+      const at = `2024-01-${two(1 + (i % 28))} ${two((s / 3600) | 0)}:${two(((s / 60) | 0) % 60)}:${two(s % 60)}`;
       ins.run(i, `event ${i}`, i * 0.25, at, i % 3 === 0 ? null : `note <${i}> & more`);
     }
   })();

@@ -372,23 +372,10 @@ export class InventoryView {
     const manifestBlock = scanPathBlock(bytes, manifestAt.start, manifestAt.end, { hexKeyLength });
     if (!manifestBlock) return undefined;
     skeleton.manifest = {};
-    const fixityBlocks = new Map<string, ScannedBlock | undefined>();
     const fixityAt = members.get('fixity');
-    if (fixityAt) {
-      if (bytes[fixityAt.start] !== 0x7b) return undefined;
-      const blocks = uniqueMembers(bytes, fixityAt.start, fixityAt.end);
-      if (!blocks) return undefined;
-      const fixity: Record<string, unknown> = {};
-      for (const [name, b] of blocks) {
-        // An algorithm this tool computes is kept for lookups (lower-case hex of its length); any other only checked.
-        const hexLength = Object.hasOwn(DIGEST_HEX_LENGTH, name) ? DIGEST_HEX_LENGTH[name] : undefined;
-        const block = scanPathBlock(bytes, b.start, b.end, hexLength === undefined ? { checkOnly: true } : { hexKeyLength: hexLength });
-        if (name === '__proto__' || !block) return undefined;
-        fixityBlocks.set(name, hexLength === undefined ? undefined : block);
-        fixity[name] = {};
-      }
-      skeleton.fixity = fixity;
-    }
+    const fixityBlocks = fixityAt ? InventoryView.scanFixity(bytes, fixityAt) : new Map<string, ScannedBlock | undefined>();
+    if (!fixityBlocks) return undefined;
+    if (fixityAt) skeleton.fixity = Object.fromEntries([...fixityBlocks.keys()].map((name) => [name, {}]));
     const versions: Record<string, unknown> = {};
     const stateBlocks = new Map<string, ScannedBlock>();
     const versionMembers = uniqueMembers(bytes, versionsAt.start, versionsAt.end);
@@ -416,22 +403,8 @@ export class InventoryView {
       arenaOf(bytes, manifestBlock.pathStart, manifestBlock.pathEnd),
     );
     if (!manifest.index()) return undefined;
-    const fixity = new Map<string, DigestBlock | undefined>();
-    for (const [name, block] of fixityBlocks) {
-      if (!block) {
-        fixity.set(name, undefined);
-        continue;
-      }
-      const blockSize = DIGEST_HEX_LENGTH[name]! / 2;
-      const kept = new DigestBlock(
-        digestBytesOf(bytes, block, blockSize),
-        blockSize,
-        block.firstPath,
-        arenaOf(bytes, block.pathStart, block.pathEnd),
-      );
-      if (!kept.index()) return undefined;
-      fixity.set(name, kept);
-    }
+    const fixity = InventoryView.keptFixity(bytes, fixityBlocks);
+    if (!fixity) return undefined;
     const places = new Map<string, VersionPlace>();
     for (const name of Object.keys(checked.versions).sort((a, b) => versionNumber(a) - versionNumber(b))) {
       const state = stateBlocks.get(name)!;
@@ -454,6 +427,48 @@ export class InventoryView {
       checked.contentDirectory,
       fixityAt !== undefined,
     );
+  }
+
+  /**
+   * The blocks of the fixity member: an algorithm this tool computes is scanned for lookups (keys of
+   * lower-case hex of its length), any other only checked (undefined); undefined when not plain.
+   */
+  private static scanFixity(bytes: Buffer, at: { start: number; end: number }): Map<string, ScannedBlock | undefined> | undefined {
+    if (bytes[at.start] !== 0x7b) return undefined;
+    const blocks = uniqueMembers(bytes, at.start, at.end);
+    if (!blocks) return undefined;
+    const out = new Map<string, ScannedBlock | undefined>();
+    for (const [name, b] of blocks) {
+      const hexLength = Object.hasOwn(DIGEST_HEX_LENGTH, name) ? DIGEST_HEX_LENGTH[name] : undefined;
+      const block = scanPathBlock(bytes, b.start, b.end, hexLength === undefined ? { checkOnly: true } : { hexKeyLength: hexLength });
+      if (name === '__proto__' || !block) return undefined;
+      out.set(name, hexLength === undefined ? undefined : block);
+    }
+    return out;
+  }
+
+  /** The scanned fixity blocks kept compactly; undefined when a digest repeats in one (the full parse decides). */
+  private static keptFixity(
+    bytes: Buffer,
+    scanned: Map<string, ScannedBlock | undefined>,
+  ): Map<string, DigestBlock | undefined> | undefined {
+    const fixity = new Map<string, DigestBlock | undefined>();
+    for (const [name, block] of scanned) {
+      if (!block) {
+        fixity.set(name, undefined);
+        continue;
+      }
+      const size = DIGEST_HEX_LENGTH[name]! / 2;
+      const kept = new DigestBlock(
+        digestBytesOf(bytes, block, size),
+        size,
+        block.firstPath,
+        arenaOf(bytes, block.pathStart, block.pathEnd),
+      );
+      if (!kept.index()) return undefined;
+      fixity.set(name, kept);
+    }
+    return fixity;
   }
 
   /**
