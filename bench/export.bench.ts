@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { postgresAvailable, startPostgres } from '../test/helpers/postgres-server.js';
 import { profileTop } from './cpu-profile.js';
-import { buildRowDb } from './rows-db.js';
+import { buildRowDb, loadRowsIntoPostgres } from './rows-db.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = path.join(ROOT, 'bench', 'out', 'export');
@@ -282,19 +282,7 @@ async function postgresPart(work: string, rowDb: string, check: (ok: boolean, wh
   try {
     await server.createDatabase('rows_src');
     const src = server.url('rows_src');
-    await query(src, 'CREATE TABLE events (id bigint PRIMARY KEY, name varchar(40), amount double precision, at timestamp, note text)');
-    const load = spawnSync(
-      'sh',
-      [
-        '-c',
-        `sqlite3 -csv '${rowDb}' 'SELECT id, name, amount, at, note FROM events' | psql -q '${src}' -c '\\copy events FROM ` +
-          `STDIN WITH (FORMAT csv)'`,
-      ],
-      {
-        encoding: 'utf8',
-      },
-    );
-    if (load.status !== 0) throw new Error(`loading the rows into PostgreSQL failed: ${load.stderr}`);
+    loadRowsIntoPostgres(rowDb, src);
     await query(src, 'VACUUM ANALYZE events');
     const out = path.join(work, 'pg-out');
     const dump = path.join(work, 'rows.fc');

@@ -12,10 +12,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { startPostgres } from '../test/helpers/postgres-server.js';
 import { profileTop } from './cpu-profile.js';
-import { buildRowDb } from './rows-db.js';
+import { buildRowDb, loadRowsIntoPostgres } from './rows-db.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = path.join(ROOT, 'bench', 'out', 'export');
@@ -48,16 +47,6 @@ function timed(argv: string[]): Measure {
   };
 }
 
-async function query(url: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main(): Promise<void> {
@@ -69,17 +58,7 @@ async function main(): Promise<void> {
   try {
     await server.createDatabase('rows_src');
     const src = server.url('rows_src');
-    await query(src, 'CREATE TABLE events (id bigint PRIMARY KEY, name varchar(40), amount double precision, at timestamp, note text)');
-    const load = spawnSync(
-      'sh',
-      [
-        '-c',
-        `sqlite3 -csv '${rowDb}' 'SELECT id, name, amount, at, note FROM events' | ` +
-          `psql -q '${src}' -c '\\copy events FROM STDIN WITH (FORMAT csv)'`,
-      ],
-      { encoding: 'utf8' },
-    );
-    if (load.status !== 0) throw new Error(`loading the rows into PostgreSQL failed: ${load.stderr}`);
+    loadRowsIntoPostgres(rowDb, src);
     const out = path.join(work, 'pg-out');
     const dump = path.join(work, 'rows.fc');
     timed([process.execPath, CLIS[0]!, 'export', src, out, '--name', 'rowspg']);

@@ -2,6 +2,7 @@
  * The narrow-rows database of the row benches (issue 16): one table `events` of `rows` rows
  * (integer, text, real, timestamp, nullable text with characters XML escapes), built once per size.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import Database from '../src/sources/sqlite/driver.js';
 
@@ -21,4 +22,20 @@ export function buildRowDb(file: string, rows: number): void {
     }
   })();
   db.close();
+}
+
+/** The same rows in the PostgreSQL database at `url` (a new table `events`), through sqlite3 and psql's \\copy. */
+export function loadRowsIntoPostgres(rowDb: string, url: string): void {
+  const create = 'CREATE TABLE events (id bigint PRIMARY KEY, name varchar(40), amount double precision, at timestamp, note text)';
+  const load = spawnSync(
+    'sh',
+    [
+      '-c',
+      `psql -q '${url}' -c '${create}' && ` +
+        `sqlite3 -csv '${rowDb}' 'SELECT id, name, amount, at, note FROM events' | ` +
+        `psql -q '${url}' -c '\\copy events FROM STDIN WITH (FORMAT csv)'`,
+    ],
+    { encoding: 'utf8' },
+  );
+  if (load.status !== 0) throw new Error(`loading the rows into PostgreSQL failed: ${load.stderr}`);
 }
