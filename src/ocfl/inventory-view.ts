@@ -204,6 +204,11 @@ export class DigestBlock {
     this.table = emptyTable(firstPath.length - 1);
   }
 
+  /** The block scanned from `bytes` (keys of lower-case hex of `size` bytes), copied out of them; not yet indexed. */
+  static ofScan(bytes: Buffer, block: ScannedBlock, size: number): DigestBlock {
+    return new DigestBlock(digestBytesOf(bytes, block, size), size, block.firstPath, arenaOf(bytes, block.pathStart, block.pathEnd));
+  }
+
   get entries(): number {
     return this.firstPath.length - 1;
   }
@@ -396,12 +401,7 @@ export class InventoryView {
     // The same checks as a full parse, on the same values (throws InventoryError as it does).
     const checked = inventoryFromJson(skeleton, where);
     const size = hexKeyLength / 2;
-    const manifest = new DigestBlock(
-      digestBytesOf(bytes, manifestBlock, size),
-      size,
-      manifestBlock.firstPath,
-      arenaOf(bytes, manifestBlock.pathStart, manifestBlock.pathEnd),
-    );
+    const manifest = DigestBlock.ofScan(bytes, manifestBlock, size);
     if (!manifest.index()) return undefined;
     const fixity = InventoryView.keptFixity(bytes, fixityBlocks);
     if (!fixity) return undefined;
@@ -458,13 +458,7 @@ export class InventoryView {
         fixity.set(name, undefined);
         continue;
       }
-      const size = DIGEST_HEX_LENGTH[name]! / 2;
-      const kept = new DigestBlock(
-        digestBytesOf(bytes, block, size),
-        size,
-        block.firstPath,
-        arenaOf(bytes, block.pathStart, block.pathEnd),
-      );
+      const kept = DigestBlock.ofScan(bytes, block, DIGEST_HEX_LENGTH[name]! / 2);
       if (!kept.index()) return undefined;
       fixity.set(name, kept);
     }
