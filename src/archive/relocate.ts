@@ -166,12 +166,12 @@ export async function relocate(rootArg: string | OcflStorageRoot, id: string, op
     throw new UsageError((err as Error).message, 'BAD_LOB_FOLDER');
   }
   const root = await rootOf(rootArg);
-  const object = await root.openObject(id, { whole: true });
+  const object = await root.openObject(id);
   // Each segment of a segmented SIARD file is a complete package with its own metadata.xml: each is rewritten.
   const siards = [...object.state().keys()].filter((p) => isSiardFileName(p) || isSiardSegmentName(p));
   if (siards.length === 0)
     throw new UsageError(`Object "${id}" holds no .siard file in ${object.head}; there is nothing to relocate.`, 'NO_SIARD');
-  const fixityAlgorithms = Object.keys(object.inventory.fixity ?? {});
+  const fixityAlgorithms = object.fixityAlgorithms();
   const indexes = await metsIndexesOf(object, siards);
   const now = new Date();
   const staged = await root.startVersion(id, { fixityAlgorithms, known: object.parsed() });
