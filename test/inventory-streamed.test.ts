@@ -16,43 +16,8 @@ import { type Inventory, parseInventory, serializeInventory } from '../src/ocfl/
 import { inventoryChunks, sourceOfInventory } from '../src/ocfl/inventory-chunks.js';
 import { initRoot } from '../src/ocfl/root.js';
 import { ViewBase } from '../src/ocfl/staging-base.js';
+import { referenceBytes } from './helpers/reference-inventory-bytes.js';
 import { tempDir } from './helpers/tmp.js';
-
-/** The canonical form written the obvious way: a sorted copy through one JSON.stringify. */
-function referenceBytes(inv: Inventory): Buffer {
-  const sortMap = (m: Record<string, string[]>) =>
-    Object.fromEntries(
-      Object.keys(m)
-        .sort()
-        .map((k) => [k, [...m[k]!].sort()]),
-    );
-  const out: Record<string, unknown> = {};
-  if (inv.contentDirectory) out.contentDirectory = inv.contentDirectory;
-  out.digestAlgorithm = inv.digestAlgorithm;
-  if (inv.fixity && Object.keys(inv.fixity).length > 0)
-    out.fixity = Object.fromEntries(
-      Object.keys(inv.fixity)
-        .sort()
-        .map((a) => [a, sortMap(inv.fixity![a]!)]),
-    );
-  out.head = inv.head;
-  out.id = inv.id;
-  out.manifest = sortMap(inv.manifest);
-  out.type = inv.type;
-  out.versions = Object.fromEntries(
-    Object.keys(inv.versions)
-      .sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)))
-      .map((name) => {
-        const v = inv.versions[name]!;
-        const version: Record<string, unknown> = { created: v.created };
-        if (v.message !== undefined) version.message = v.message;
-        version.state = sortMap(v.state);
-        if (v.user) version.user = Object.fromEntries(Object.entries(v.user).sort(([a], [b]) => (a < b ? -1 : 1)));
-        return [name, version];
-      }),
-  );
-  return Buffer.from(JSON.stringify(out, null, 2));
-}
 
 const hex = (alg: string, data: Buffer) => createHash(alg).update(data).digest('hex');
 

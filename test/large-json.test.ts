@@ -11,6 +11,7 @@ import { type Inventory, parseInventory, parseInventoryHeader, serializeInventor
 import { parseJsonBytes, parseTopLevelMembers } from '../src/ocfl/large-json.js';
 import { inventoriesUnder } from './helpers/fixture-inventories.js';
 import { reference, sharedTest } from './helpers/shared.js';
+import { referenceBytes } from './helpers/reference-inventory-bytes.js';
 
 const samples: unknown[] = [
   { a: 1, b: [1, 2, 3, { c: 'd' }], e: {}, f: [], g: null, h: true, i: false, j: -1.5e-7 },
@@ -73,43 +74,6 @@ sharedTest('every inventory of the OCFL conformance fixtures parses in slices ex
     t.deepEqual(parseJsonBytes(bytes, 16), expected, file);
   }
 });
-
-/** The canonical form written the obvious way: a sorted copy through one JSON.stringify. */
-function referenceBytes(inv: Inventory): Buffer {
-  const sortMap = (m: Record<string, string[]>) =>
-    Object.fromEntries(
-      Object.keys(m)
-        .sort()
-        .map((k) => [k, [...m[k]!].sort()]),
-    );
-  const versions = Object.fromEntries(
-    Object.keys(inv.versions)
-      .sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)))
-      .map((name) => {
-        const v = inv.versions[name]!;
-        const out: Record<string, unknown> = { created: v.created };
-        if (v.message !== undefined) out.message = v.message;
-        out.state = sortMap(v.state);
-        if (v.user) out.user = Object.fromEntries(Object.entries(v.user).sort(([a], [b]) => (a < b ? -1 : 1)));
-        return [name, out];
-      }),
-  );
-  const out: Record<string, unknown> = {};
-  if (inv.contentDirectory) out.contentDirectory = inv.contentDirectory;
-  out.digestAlgorithm = inv.digestAlgorithm;
-  if (inv.fixity)
-    out.fixity = Object.fromEntries(
-      Object.keys(inv.fixity)
-        .sort()
-        .map((a) => [a, sortMap(inv.fixity![a]!)]),
-    );
-  out.head = inv.head;
-  out.id = inv.id;
-  out.manifest = sortMap(inv.manifest);
-  out.type = inv.type;
-  out.versions = versions;
-  return Buffer.from(JSON.stringify(out, null, 2), 'utf8');
-}
 
 test('the inventory is written piece by piece with exactly the bytes of one sorted JSON.stringify', (t) => {
   const manifest: Record<string, string[]> = {};
