@@ -11,6 +11,7 @@ import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { isDigestAlgorithm } from '../src/ocfl/digest.js';
 import { InventoryView } from '../src/ocfl/inventory-view.js';
+import { InventoryWindows } from '../src/ocfl/inventory-windows.js';
 import { logicalState, manifestLookup, parseInventory, serializeInventory, type Inventory } from '../src/ocfl/inventory.js';
 import { rng } from '../fixtures/northwind.js';
 import { inventoriesUnder } from './helpers/fixture-inventories.js';
@@ -235,6 +236,167 @@ sharedTest('every inventory of the OCFL conformance fixtures: read in place exac
       return { ...x, versions: order.map(([, i]) => x.versions[i]), states: order.map(([, i]) => x.states[i]) };
     };
     t.deepEqual(byNumber(view as NonNullable<typeof full>), byNumber(full!), file);
+  }
+  t.true(viewed > 30, `${viewed} of ${found.length} fixture inventories read in place`);
+});
+
+/**
+ * Everything a reader can ask of a view, or how it was declined (undefined) or refused (the error's
+ * class and message): two reads of the same bytes are the same read when these are deep-equal.
+ */
+function outcome(read: () => InventoryView | undefined) {
+  let view: InventoryView | undefined;
+  try {
+    view = read();
+  } catch (err) {
+    return { error: `${(err as Error).name}: ${(err as Error).message}` };
+  }
+  if (!view) return { declined: true };
+  const versions = view.versions();
+  const contentPaths = [...view.contentPaths()];
+  const manifest = [...view.manifestEntries()];
+  const algorithms = [view.digestAlgorithm, ...view.fixityAlgorithms()];
+  return {
+    header: [view.id, view.type, view.digestAlgorithm, view.head, view.contentDirectory, view.hasFixity],
+    versions,
+    states: versions.map((v) => [...view.state(v.version)]),
+    stateEntries: versions.map((v) => [...view.stateEntries(v.version)]),
+    lookups: versions.map((v) => [...view.state(v.version).keys(), 'none'].map((p) => view.state(v.version).get(p))),
+    manifest,
+    manifestPaths: manifest.map(([d]) => view.manifestPaths(d)),
+    fixityAlgorithms: view.fixityAlgorithms(),
+    contentPaths,
+    contentDigests: [...contentPaths, 'v1/content/none'].map((cp) => algorithms.map((alg) => view.contentDigest(alg, cp))),
+  };
+}
+
+/** The bytes cut into windows of the given lengths (cycled), read window by window. */
+function viewInWindows(bytes: Buffer, lengths: number[]): InventoryView | undefined {
+  const windows = new InventoryWindows();
+  for (let at = 0, w = 0; at < bytes.length; w++) {
+    const end = Math.min(bytes.length, at + lengths[w % lengths.length]!);
+    // A copy: the reader must not rely on a window staying as it was once handed over.
+    if (!windows.write(Buffer.from(bytes.subarray(at, end)))) break;
+    at = end;
+  }
+  return InventoryView.fromWindows(windows, 'inventory.json');
+}
+
+/** Window lengths to try: 1 byte (every UTF-8 sequence, escape, number and key cut), small primes, irregular, large. */
+function windowPlans(r: () => number, oneByte: boolean): number[][] {
+  const irregular = Array.from({ length: 17 }, () => 1 + Math.floor(r() * 40));
+  return [...(oneByte ? [[1]] : []), [2], [3], [7], [64], irregular, [1 << 20]];
+}
+
+test('windowed: random inventories read in windows of any length give what the whole-buffer view gives', (t) => {
+  const r = rng(20261126);
+  let viewed = 0;
+  for (let round = 0; round < 300; round++) {
+    const bytes = serializeInventory(randomInventory(r));
+    const whole = outcome(() => InventoryView.from(bytes, 'inventory.json'));
+    if (!('declined' in whole) && !('error' in whole)) viewed++;
+    for (const plan of windowPlans(r, round % 5 === 0)) t.deepEqual(outcome(() => viewInWindows(bytes, plan)), whole, `windows ${plan}`);
+  }
+  t.true(viewed > 150, `${viewed} of 300 read in place`);
+});
+
+/** Damage the header checks refuse (inventoryFromJson), in JSON that stays plain: one of a few edits. */
+function misread(bytes: Buffer, r: () => number): Buffer {
+  const edits: Array<[string, string]> = [
+    ['"digestAlgorithm": "sha512"', '"digestAlgorithm": "md5"'],
+    ['"digestAlgorithm": "sha512"', '"digestAlgorithm": "constructor"'],
+    ['"head": "v', '"head": "w'],
+    ['"id": ', '"id": 7, "x": '],
+    ['"created": ', '"created": 1, "x": '],
+    ['"type": ', '"type": "", "x": '],
+    ['"user": {', '"user": {"name": 5, "x": '],
+    ['"contentDirectory": "', '"contentDirectory": "a/'],
+    ['"versions": {', '"contentDirectory": "..", "versions": {'],
+    ['"fixity": {', '"fixity": {"md5": {}, "x": '],
+  ];
+  const [from, to] = edits[Math.floor(r() * edits.length)]!;
+  return Buffer.from(bytes.toString('utf8').replace(from, to), 'utf8');
+}
+
+test('windowed: damaged inventories are viewed, declined or refused exactly as by the whole-buffer view', (t) => {
+  const r = rng(11);
+  const kinds = new Map<string, number>();
+  for (let round = 0; round < 2000; round++) {
+    const original = serializeInventory(randomInventory(r));
+    const text = (r() < 0.4 ? misread(original, r) : original).toString('utf8');
+    const at = Math.floor(r() * text.length);
+    const junk = ['', '"', ',', '}', '{', ':', ']', '[', '\\', 'x', 'A', ' ', '\u0001', '1', 'é', '😀'][Math.floor(r() * 16)]!;
+    // Three in four damaged by a byte: the others only misread (header checks), or whole.
+    const damage = r() < 0.75 ? (r() < 0.5 ? text.slice(0, at) + junk + text.slice(at + 1) : text.slice(0, at) + junk + text.slice(at)) : text;
+    const damaged = Buffer.from(damage, 'utf8');
+    // Sometimes a byte that breaks the UTF-8, or bytes after the object.
+    if (r() < 0.05) damaged[Math.floor(r() * damaged.length)] = [0xff, 0xc3, 0x80, 0xe2][Math.floor(r() * 4)]!;
+    const bytes = r() < 0.03 ? Buffer.concat([damaged, Buffer.from(r() < 0.5 ? ' \n' : ' x')]) : damaged;
+    const whole = outcome(() => InventoryView.from(bytes, 'inventory.json'));
+    const kind = 'error' in whole ? 'error' : 'declined' in whole ? 'declined' : 'viewed';
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+    for (const plan of windowPlans(r, round % 20 === 0)) t.deepEqual(outcome(() => viewInWindows(bytes, plan)), whole, `windows ${plan}:\n${bytes}`);
+  }
+  // All three answers occur often enough for the comparison to mean something.
+  t.true(kinds.get('error')! > 60 && kinds.get('declined')! > 500 && kinds.get('viewed')! > 150, JSON.stringify([...kinds]));
+});
+
+test('windowed: an inventory cut in two at every byte, and in three around every byte, reads as whole', (t) => {
+  // One the whole-buffer view reads, with fixity and more than one version.
+  const r = rng(5);
+  let inv = randomInventory(r);
+  while (!inv.fixity || Object.keys(inv.versions).length < 2 || !InventoryView.from(serializeInventory(inv), 'inventory.json'))
+    inv = randomInventory(r);
+  // Every kind of value the outline gathers: a number, literals, escapes, non-ASCII in a key and a message.
+  const text = serializeInventory(inv)
+    .toString('utf8')
+    .replace('{\n', '{\n  "x-n\\u00e9": [-12.5e+3, true, null, false, {"a": "\\"]}"}],\n  "x-s": "é😀\\\\\\n",\n');
+  const bytes = Buffer.from(text.replace('"created": ', '"message": "m\\u00e9 \\"q\\" 😀",\n      "created": '), 'utf8');
+  const whole = outcome(() => InventoryView.from(bytes, 'inventory.json'));
+  t.false('declined' in whole || 'error' in whole, 'the whole-buffer view reads it');
+  for (let cut = 1; cut < bytes.length; cut++) {
+    t.deepEqual(outcome(() => viewInWindows(bytes, [cut, bytes.length])), whole, `cut at ${cut}`);
+    if (cut + 2 < bytes.length) t.deepEqual(outcome(() => viewInWindows(bytes, [cut, 2, bytes.length])), whole, `cuts at ${cut}, ${cut + 2}`);
+  }
+});
+
+test('windowed: bytes that are not UTF-8, a byte order mark, bytes after the object are declined as by the whole-buffer view', (t) => {
+  const bytes = serializeInventory(randomInventory(rng(3)));
+  const cases = [
+    Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bytes]),
+    Buffer.concat([bytes, Buffer.from([0xe2, 0x82])]),
+    Buffer.concat([bytes, Buffer.from('x')]),
+    Buffer.concat([Buffer.from(' \n\t'), bytes, Buffer.from(' \r\n')]),
+    bytes.subarray(0, bytes.length - 3),
+  ];
+  const broken = Buffer.from(bytes);
+  broken[broken.indexOf('v1/content/') + 3] = 0xff;
+  cases.push(broken);
+  for (const c of cases) {
+    const whole = outcome(() => InventoryView.from(c, 'inventory.json'));
+    for (const plan of [[1], [2], [3], [5], [1 << 20]]) t.deepEqual(outcome(() => viewInWindows(c, plan)), whole);
+  }
+  t.deepEqual(outcome(() => viewInWindows(cases[3]!, [1])), outcome(() => InventoryView.from(bytes, 'inventory.json')));
+});
+
+sharedTest('windowed: every OCFL fixture inventory reads in windows exactly as the whole-buffer view reads it', (t) => {
+  const found = [...inventoriesUnder(reference('ocfl-fixtures')), ...inventoriesUnder(reference('ocfl-extra-fixtures'))];
+  t.true(found.length > 50);
+  const r = rng(1);
+  let viewed = 0;
+  for (const file of found) {
+    const bytes = readFileSync(file);
+    const whole = outcome(() => InventoryView.from(bytes, file));
+    if (!('declined' in whole) && !('error' in whole)) viewed++;
+    for (const plan of windowPlans(r, true)) {
+      const windows = new InventoryWindows();
+      for (let at = 0, w = 0; at < bytes.length; w++) {
+        const end = Math.min(bytes.length, at + plan[w % plan.length]!);
+        if (!windows.write(bytes.subarray(at, end))) break;
+        at = end;
+      }
+      t.deepEqual(outcome(() => InventoryView.fromWindows(windows, file)), whole, `${file}, windows ${plan}`);
+    }
   }
   t.true(viewed > 30, `${viewed} of ${found.length} fixture inventories read in place`);
 });

@@ -17,6 +17,8 @@ import { inventoryFromJson, versionNumber, type InventoryVersionSummary } from '
 import { objectMembers, parseJsonRange, topLevelObject } from './large-json.js';
 import { setOwn } from './json-bytes.js';
 import { scanPathBlock, type ScannedBlock } from './path-block-scan.js';
+import type { InventoryParts, InventoryWindows } from './inventory-windows.js';
+import type { BlockParts } from './path-block-windows.js';
 
 const HEX_LENGTH: Record<string, number> = { sha512: 128, sha256: 64 };
 
@@ -207,6 +209,11 @@ export class DigestBlock {
   /** The block scanned from `bytes` (keys of lower-case hex of `size` bytes), copied out of them; not yet indexed. */
   static ofScan(bytes: Buffer, block: ScannedBlock, size: number): DigestBlock {
     return new DigestBlock(digestBytesOf(bytes, block, size), size, block.firstPath, arenaOf(bytes, block.pathStart, block.pathEnd));
+  }
+
+  /** A block read in windows (its keys already bytes, `size` each); not yet indexed. */
+  static ofParts(block: BlockParts, size: number): DigestBlock {
+    return new DigestBlock(block.digests, size, block.firstPath, block.paths);
   }
 
   get entries(): number {
@@ -427,6 +434,80 @@ export class InventoryView {
       checked.contentDirectory,
       fixityAt !== undefined,
     );
+  }
+
+  /**
+   * The view of inventory bytes read window by window (inventory-windows.ts), after its last
+   * window: what `from` answers for the same bytes, the same view, undefined or error.
+   */
+  static fromWindows(windows: InventoryWindows, where: string): InventoryView | undefined {
+    const parts = windows.end();
+    if (!parts) return undefined;
+    try {
+      return InventoryView.assemble(parts, where);
+    } catch (err) {
+      if (err instanceof SyntaxError) return undefined; // as in `from`
+      throw err;
+    }
+  }
+
+  /**
+   * The checks of `read` in its order, on the parts read in windows: those before the header
+   * checks (keys of the algorithm's length) answer undefined, then inventoryFromJson on the same
+   * skeleton, then those after (a digest listed twice, a state digest not in the manifest).
+   */
+  // Long because: it mirrors `read` check for check, which is what keeps the two answering alike.
+  private static assemble(parts: InventoryParts, where: string): InventoryView | undefined {
+    const skeleton: Record<string, unknown> = {};
+    for (const [key, value] of parts.members) setOwn(skeleton, key, value);
+    const alg = typeof skeleton.digestAlgorithm === 'string' ? skeleton.digestAlgorithm : '';
+    const hexKeyLength = HEX_LENGTH[alg];
+    const { manifest: manifestParts, versions: versionParts } = parts;
+    if (hexKeyLength === undefined || !manifestParts || !versionParts) return undefined;
+    // A block without keys fits any length, as scanPathBlock reads it.
+    const fits = (block: BlockParts, length: unknown) => block.keyLength < 0 || block.keyLength === length;
+    if (!fits(manifestParts, hexKeyLength)) return undefined;
+    skeleton.manifest = {};
+    for (const [name, block] of parts.fixity ?? []) if (block && !fits(block, DIGEST_HEX_LENGTH[name])) return undefined;
+    if (parts.fixity) skeleton.fixity = Object.fromEntries(parts.fixity.map(([name]) => [name, {}]));
+    const versions: Record<string, unknown> = {};
+    for (const v of versionParts) {
+      if (!fits(v.state, hexKeyLength)) return undefined;
+      const version: Record<string, unknown> = { state: {} };
+      for (const [key, value] of v.fields) setOwn(version, key, value);
+      versions[v.name] = version;
+    }
+    skeleton.versions = versions;
+    const checked = inventoryFromJson(skeleton, where);
+    const size = hexKeyLength / 2;
+    const manifest = DigestBlock.ofParts(manifestParts, size);
+    if (!manifest.index()) return undefined;
+    const fixity = new Map<string, DigestBlock | undefined>();
+    for (const [name, block] of parts.fixity ?? []) {
+      const kept = block && DigestBlock.ofParts(block, DIGEST_HEX_LENGTH[name]! / 2);
+      if (kept && !kept.index()) return undefined;
+      fixity.set(name, kept);
+    }
+    const states = new Map(versionParts.map((v) => [v.name, v.state]));
+    const places = new Map<string, VersionPlace>();
+    for (const name of Object.keys(checked.versions).sort((a, b) => versionNumber(a) - versionNumber(b))) {
+      const state = states.get(name)!;
+      const entryOf = new Uint32Array(state.paths.start.length);
+      const seen = new Uint8Array(manifest.entries);
+      for (let k = 0; k + 1 < state.firstPath.length; k++) {
+        const m = manifest.find(state.digests.subarray(k * size, (k + 1) * size));
+        if (m < 0 || seen[m]) return undefined;
+        seen[m] = 1;
+        entryOf.fill(m, state.firstPath[k], state.firstPath[k + 1]);
+      }
+      const info = checked.versions[name]!;
+      const summary: InventoryVersionSummary = { version: name, created: info.created, fileCount: entryOf.length };
+      if (info.message !== undefined) summary.message = info.message;
+      if (info.user !== undefined) summary.user = info.user;
+      places.set(name, { summary, paths: state.paths, entryOf });
+    }
+    const { id, type, digestAlgorithm, head, contentDirectory } = checked;
+    return new InventoryView(id, type, digestAlgorithm, head, manifest, fixity, places, contentDirectory, parts.fixity !== undefined);
   }
 
   /**

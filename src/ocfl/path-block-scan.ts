@@ -12,7 +12,7 @@
 import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, isSpace } from './json-bytes.js';
 
 /** A growable list of unsigned 32-bit offsets. */
-class OffsetList {
+export class OffsetList {
   private data = new Uint32Array(1024);
   length = 0;
 
