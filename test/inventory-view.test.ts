@@ -12,7 +12,15 @@ import { readFileSync } from 'node:fs';
 import { isDigestAlgorithm } from '../src/ocfl/digest.js';
 import { InventoryView } from '../src/ocfl/inventory-view.js';
 import { InventoryWindows } from '../src/ocfl/inventory-windows.js';
-import { logicalState, manifestLookup, parseInventory, serializeInventory, type Inventory } from '../src/ocfl/inventory.js';
+import { HeaderWindows } from '../src/ocfl/header-windows.js';
+import {
+  logicalState,
+  manifestLookup,
+  parseInventory,
+  parseInventoryHeader,
+  serializeInventory,
+  type Inventory,
+} from '../src/ocfl/inventory.js';
 import { rng } from '../fixtures/northwind.js';
 import { inventoriesUnder } from './helpers/fixture-inventories.js';
 import { reference, sharedTest } from './helpers/shared.js';
@@ -295,7 +303,12 @@ test('windowed: random inventories read in windows of any length give what the w
     const bytes = serializeInventory(randomInventory(r));
     const whole = outcome(() => InventoryView.from(bytes, 'inventory.json'));
     if (!('declined' in whole) && !('error' in whole)) viewed++;
-    for (const plan of windowPlans(r, round % 5 === 0)) t.deepEqual(outcome(() => viewInWindows(bytes, plan)), whole, `windows ${plan}`);
+    for (const plan of windowPlans(r, round % 5 === 0))
+      t.deepEqual(
+        outcome(() => viewInWindows(bytes, plan)),
+        whole,
+        `windows ${plan}`,
+      );
   }
   t.true(viewed > 150, `${viewed} of 300 read in place`);
 });
@@ -327,7 +340,8 @@ test('windowed: damaged inventories are viewed, declined or refused exactly as b
     const at = Math.floor(r() * text.length);
     const junk = ['', '"', ',', '}', '{', ':', ']', '[', '\\', 'x', 'A', ' ', '\u0001', '1', 'é', '😀'][Math.floor(r() * 16)]!;
     // Three in four damaged by a byte: the others only misread (header checks), or whole.
-    const damage = r() < 0.75 ? (r() < 0.5 ? text.slice(0, at) + junk + text.slice(at + 1) : text.slice(0, at) + junk + text.slice(at)) : text;
+    const damage =
+      r() < 0.75 ? (r() < 0.5 ? text.slice(0, at) + junk + text.slice(at + 1) : text.slice(0, at) + junk + text.slice(at)) : text;
     const damaged = Buffer.from(damage, 'utf8');
     // Sometimes a byte that breaks the UTF-8, or bytes after the object.
     if (r() < 0.05) damaged[Math.floor(r() * damaged.length)] = [0xff, 0xc3, 0x80, 0xe2][Math.floor(r() * 4)]!;
@@ -335,7 +349,12 @@ test('windowed: damaged inventories are viewed, declined or refused exactly as b
     const whole = outcome(() => InventoryView.from(bytes, 'inventory.json'));
     const kind = 'error' in whole ? 'error' : 'declined' in whole ? 'declined' : 'viewed';
     kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
-    for (const plan of windowPlans(r, round % 20 === 0)) t.deepEqual(outcome(() => viewInWindows(bytes, plan)), whole, `windows ${plan}:\n${bytes}`);
+    for (const plan of windowPlans(r, round % 20 === 0))
+      t.deepEqual(
+        outcome(() => viewInWindows(bytes, plan)),
+        whole,
+        `windows ${plan}:\n${bytes}`,
+      );
   }
   // All three answers occur often enough for the comparison to mean something.
   t.true(kinds.get('error')! > 60 && kinds.get('declined')! > 500 && kinds.get('viewed')! > 150, JSON.stringify([...kinds]));
@@ -355,8 +374,17 @@ test('windowed: an inventory cut in two at every byte, and in three around every
   const whole = outcome(() => InventoryView.from(bytes, 'inventory.json'));
   t.false('declined' in whole || 'error' in whole, 'the whole-buffer view reads it');
   for (let cut = 1; cut < bytes.length; cut++) {
-    t.deepEqual(outcome(() => viewInWindows(bytes, [cut, bytes.length])), whole, `cut at ${cut}`);
-    if (cut + 2 < bytes.length) t.deepEqual(outcome(() => viewInWindows(bytes, [cut, 2, bytes.length])), whole, `cuts at ${cut}, ${cut + 2}`);
+    t.deepEqual(
+      outcome(() => viewInWindows(bytes, [cut, bytes.length])),
+      whole,
+      `cut at ${cut}`,
+    );
+    if (cut + 2 < bytes.length)
+      t.deepEqual(
+        outcome(() => viewInWindows(bytes, [cut, 2, bytes.length])),
+        whole,
+        `cuts at ${cut}, ${cut + 2}`,
+      );
   }
 });
 
@@ -374,9 +402,16 @@ test('windowed: bytes that are not UTF-8, a byte order mark, bytes after the obj
   cases.push(broken);
   for (const c of cases) {
     const whole = outcome(() => InventoryView.from(c, 'inventory.json'));
-    for (const plan of [[1], [2], [3], [5], [1 << 20]]) t.deepEqual(outcome(() => viewInWindows(c, plan)), whole);
+    for (const plan of [[1], [2], [3], [5], [1 << 20]])
+      t.deepEqual(
+        outcome(() => viewInWindows(c, plan)),
+        whole,
+      );
   }
-  t.deepEqual(outcome(() => viewInWindows(cases[3]!, [1])), outcome(() => InventoryView.from(bytes, 'inventory.json')));
+  t.deepEqual(
+    outcome(() => viewInWindows(cases[3]!, [1])),
+    outcome(() => InventoryView.from(bytes, 'inventory.json')),
+  );
 });
 
 sharedTest('windowed: every OCFL fixture inventory reads in windows exactly as the whole-buffer view reads it', (t) => {
@@ -395,8 +430,60 @@ sharedTest('windowed: every OCFL fixture inventory reads in windows exactly as t
         if (!windows.write(bytes.subarray(at, end))) break;
         at = end;
       }
-      t.deepEqual(outcome(() => InventoryView.fromWindows(windows, file)), whole, `${file}, windows ${plan}`);
+      t.deepEqual(
+        outcome(() => InventoryView.fromWindows(windows, file)),
+        whole,
+        `${file}, windows ${plan}`,
+      );
     }
   }
   t.true(viewed > 30, `${viewed} of ${found.length} fixture inventories read in place`);
+});
+
+/** parseInventoryHeader's answer (or error) for the header fields read in windows; undefined when that reading declines. */
+function headerInWindows(bytes: Buffer, lengths: number[]) {
+  const windows = new HeaderWindows();
+  for (let at = 0, w = 0; at < bytes.length; w++) {
+    const end = Math.min(bytes.length, at + lengths[w % lengths.length]!);
+    if (!windows.write(Buffer.from(bytes.subarray(at, end)))) break;
+    at = end;
+  }
+  const document = windows.document();
+  if (!document) return undefined;
+  try {
+    return { header: parseInventoryHeader(document), algorithm: windows.digestAlgorithm };
+  } catch {
+    return undefined; // the caller reads the bytes whole then
+  }
+}
+
+test('windowed header (ls): what parseInventoryHeader reads of the whole bytes, or declined; damaged ones too', (t) => {
+  const r = rng(99);
+  let answered = 0;
+  let plainAnswered = 0;
+  for (let round = 0; round < 1500; round++) {
+    const original = serializeInventory(randomInventory(r));
+    const text = (r() < 0.4 ? misread(original, r) : original).toString('utf8');
+    const at = Math.floor(r() * text.length);
+    const junk = ['', '"', ',', '}', '{', ':', ']', '[', '\\', 'x', '1', ' ', '\u0001', 'é'][Math.floor(r() * 14)]!;
+    const damaged = round % 3 === 0 ? text : text.slice(0, at) + junk + text.slice(at + (r() < 0.5 ? 1 : 0));
+    const bytes = Buffer.from(damaged, 'utf8');
+    let whole: ReturnType<typeof parseInventoryHeader> | string;
+    try {
+      whole = parseInventoryHeader(bytes);
+    } catch (err) {
+      whole = (err as Error).message;
+    }
+    for (const plan of windowPlans(r, round % 25 === 0)) {
+      const windowed = headerInWindows(bytes, plan);
+      if (!windowed) continue;
+      answered++;
+      if (damaged === original.toString('utf8')) plainAnswered++;
+      t.deepEqual(windowed.header, whole, `windows ${plan}:\n${damaged}`);
+      t.is(windowed.algorithm, windowed.header.digestAlgorithm);
+    }
+    // An inventory as written is always read this way.
+    if (damaged === original.toString('utf8')) t.truthy(headerInWindows(bytes, [7]), damaged);
+  }
+  t.true(answered > 3000 && plainAnswered > 1000, `${answered} answered, ${plainAnswered} of them undamaged`);
 });

@@ -40,7 +40,7 @@ export interface InventoryParts {
  * characters, and pieces that are each UTF-8 join into UTF-8, so this answers what isUtf8 of the
  * whole answers.
  */
-class Utf8Windows {
+export class Utf8Windows {
   private carry: Buffer | undefined;
 
   write(chunk: Buffer): boolean {
@@ -66,15 +66,19 @@ class Utf8Windows {
  * large-json.ts splits), a number or literal before white space, a comma or a closing bracket.
  * JSON.parse then decides what it is.
  */
-class GatheredValue {
+export class GatheredValue {
   private readonly pieces: Buffer[] = [];
   private depth = 0;
   private inString = false;
   private escaped = false;
-  private readonly scalar: boolean;
+  readonly scalar: boolean;
   done = false;
 
-  constructor(first: number) {
+  /** `keep`: false to only find the value's end (a large member passed over), its bytes not kept. */
+  constructor(
+    first: number,
+    private readonly keep = true,
+  ) {
     this.scalar = first !== QUOTE && first !== OPEN_OBJECT && first !== OPEN_ARRAY;
   }
 
@@ -99,13 +103,18 @@ class GatheredValue {
         else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) this.done = --this.depth === 0;
       }
     }
-    this.pieces.push(Buffer.from(bytes.subarray(at, i)));
+    if (this.keep) this.pieces.push(Buffer.from(bytes.subarray(at, i)));
     return i;
+  }
+
+  /** The value's bytes (when kept). */
+  bytes(): Buffer {
+    return Buffer.concat(this.pieces);
   }
 
   /** The value (throws SyntaxError as JSON.parse does). */
   value(): unknown {
-    const bytes = Buffer.concat(this.pieces);
+    const bytes = this.bytes();
     return parseJsonRange(bytes, 0, bytes.length);
   }
 }
@@ -266,7 +275,11 @@ export class InventoryWindows {
       if (c !== OPEN_OBJECT || key === '__proto__') return NOT_PLAIN;
       const kept = frame.kind !== 'fixity' || Object.hasOwn(DIGEST_HEX_LENGTH, key);
       const role: BlockRole =
-        frame.kind === 'fixity' ? { kind: 'fixity', name: key, kept } : frame.kind === 'top' ? { kind: 'manifest' } : { kind: 'state', version: frame };
+        frame.kind === 'fixity'
+          ? { kind: 'fixity', name: key, kept }
+          : frame.kind === 'top'
+            ? { kind: 'manifest' }
+            : { kind: 'state', version: frame };
       this.block = { scan: new PathBlockWindows(kept, kept), role };
       return at + 1;
     }

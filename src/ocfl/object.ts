@@ -19,6 +19,9 @@ import {
 } from './inventory.js';
 import { digestSync, isDigestAlgorithm } from './digest.js';
 import { InventoryView } from './inventory-view.js';
+import { InventoryWindows } from './inventory-windows.js';
+import { readHashedWindows } from './hashed-windows.js';
+import { HeaderWindows } from './header-windows.js';
 import { FullBase, type StagingBase, ViewBase } from './staging-base.js';
 import type { ReadStorage } from './storage.js';
 
@@ -105,6 +108,42 @@ async function verifiedInventoryBytes<H extends InventoryHeader>(
   );
 }
 
+/**
+ * The compact view of an object's inventory read in windows and hashed as it comes (the inventory
+ * of a million files is ~600 MB: not held whole), with the digest its sidecar records. Undefined
+ * when that way cannot answer alone (not of the plain shape, a sidecar that does not match, a read
+ * error): the inventory is then read whole as before, which gives the answer or words the error.
+ */
+async function windowedView(storage: ReadStorage, objectPath: string): Promise<{ view: InventoryView; digest: string } | undefined> {
+  const where = join(objectPath, 'inventory.json');
+  const windows = new InventoryWindows();
+  const hashed = await readHashedWindows(storage, where, windows);
+  if (!hashed) return undefined;
+  // Throws, as the whole read would, where the header checks refuse the inventory.
+  const view = InventoryView.fromWindows(windows, `${storage.location}/${where}`);
+  if (!view || view.digestAlgorithm !== hashed.algorithm) return undefined;
+  const sidecar = await readText(storage, `${where}.${hashed.algorithm}`);
+  return sidecar !== undefined && parseSidecar(sidecar) === hashed.digest ? { view, digest: hashed.digest } : undefined;
+}
+
+/** loadInventoryHeader's answer read in windows (header-windows.ts), or undefined: read the inventory whole. */
+async function windowedHeader(storage: ReadStorage, objectPath: string): Promise<InventoryHeader | undefined> {
+  const where = join(objectPath, 'inventory.json');
+  const windows = new HeaderWindows();
+  const hashed = await readHashedWindows(storage, where, windows);
+  const document = hashed && windows.document();
+  if (!document) return undefined;
+  let header: InventoryHeader;
+  try {
+    header = parseInventoryHeader(document, `${storage.location}/${where}`);
+  } catch {
+    return undefined; // the whole read words it, with positions in the whole bytes
+  }
+  if (header.digestAlgorithm !== hashed.algorithm) return undefined;
+  const sidecar = await readText(storage, `${where}.${hashed.algorithm}`);
+  return sidecar !== undefined && parseSidecar(sidecar) === hashed.digest ? header : undefined;
+}
+
 /** An inventory already parsed, with the digest of the bytes it was parsed from. */
 export interface ParsedInventory {
   inventory: Inventory;
@@ -134,6 +173,8 @@ export async function loadInventory(storage: ReadStorage, objectPath: string, kn
  * each object's manifest and states.
  */
 export async function loadInventoryHeader(storage: ReadStorage, objectPath: string): Promise<InventoryHeader> {
+  const windowed = await windowedHeader(storage, objectPath);
+  if (windowed) return windowed;
   const { id, head, type, digestAlgorithm } = (await verifiedInventoryBytes(storage, objectPath, parseInventoryHeader)).header;
   return { id, head, type, digestAlgorithm };
 }
@@ -225,6 +266,8 @@ export class OcflObjectReader {
    * else parsed in full; `whole` parses it in full always, for a caller that needs `inventory`.
    */
   static async open(storage: ReadStorage, objectPath: string, options: { whole?: boolean } = {}): Promise<OcflObjectReader> {
+    const windowed = options.whole ? undefined : await windowedView(storage, objectPath);
+    if (windowed) return new OcflObjectReader(storage, objectPath, windowed.view, windowed.digest);
     const read = (bytes: Buffer, where: string) =>
       (options.whole ? undefined : InventoryView.from(bytes, where)) ?? parseInventory(bytes, where);
     const { header, digest } = await verifiedInventoryBytes(storage, objectPath, read);
