@@ -299,18 +299,18 @@ function windowPlans(r: () => number, oneByte: boolean): number[][] {
 test('windowed: random inventories read in windows of any length give what the whole-buffer view gives', (t) => {
   const r = rng(20261126);
   let viewed = 0;
-  for (let round = 0; round < 300; round++) {
+  for (let round = 0; round < 150; round++) {
     const bytes = serializeInventory(randomInventory(r));
     const whole = outcome(() => InventoryView.from(bytes, 'inventory.json'));
     if (!('declined' in whole) && !('error' in whole)) viewed++;
-    for (const plan of windowPlans(r, round % 5 === 0))
+    for (const plan of windowPlans(r, round % 10 === 0))
       t.deepEqual(
         outcome(() => viewInWindows(bytes, plan)),
         whole,
         `windows ${plan}`,
       );
   }
-  t.true(viewed > 150, `${viewed} of 300 read in place`);
+  t.true(viewed > 75, `${viewed} of 150 read in place`);
 });
 
 /** Damage the header checks refuse (inventoryFromJson), in JSON that stays plain: one of a few edits. */
@@ -334,7 +334,7 @@ function misread(bytes: Buffer, r: () => number): Buffer {
 test('windowed: damaged inventories are viewed, declined or refused exactly as by the whole-buffer view', (t) => {
   const r = rng(11);
   const kinds = new Map<string, number>();
-  for (let round = 0; round < 2000; round++) {
+  for (let round = 0; round < 1000; round++) {
     const original = serializeInventory(randomInventory(r));
     const text = (r() < 0.4 ? misread(original, r) : original).toString('utf8');
     const at = Math.floor(r() * text.length);
@@ -349,7 +349,7 @@ test('windowed: damaged inventories are viewed, declined or refused exactly as b
     const whole = outcome(() => InventoryView.from(bytes, 'inventory.json'));
     const kind = 'error' in whole ? 'error' : 'declined' in whole ? 'declined' : 'viewed';
     kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
-    for (const plan of windowPlans(r, round % 20 === 0))
+    for (const plan of windowPlans(r, round % 25 === 0))
       t.deepEqual(
         outcome(() => viewInWindows(bytes, plan)),
         whole,
@@ -357,15 +357,15 @@ test('windowed: damaged inventories are viewed, declined or refused exactly as b
       );
   }
   // All three answers occur often enough for the comparison to mean something.
-  t.true(kinds.get('error')! > 60 && kinds.get('declined')! > 500 && kinds.get('viewed')! > 150, JSON.stringify([...kinds]));
+  t.true(kinds.get('error')! > 30 && kinds.get('declined')! > 250 && kinds.get('viewed')! > 75, JSON.stringify([...kinds]));
 });
 
-test('windowed: an inventory cut in two at every byte, and in three around every byte, reads as whole', (t) => {
+test('windowed: an inventory cut in two at every byte, and in three around every third byte, reads as whole', (t) => {
   // One the whole-buffer view reads, with fixity and more than one version.
   const r = rng(5);
   let inv = randomInventory(r);
-  while (!inv.fixity || Object.keys(inv.versions).length < 2 || !InventoryView.from(serializeInventory(inv), 'inventory.json'))
-    inv = randomInventory(r);
+  const small = (i: Inventory) => Object.keys(i.manifest).length <= 4 && Object.keys(i.versions).length === 2;
+  while (!inv.fixity || !small(inv) || !InventoryView.from(serializeInventory(inv), 'inventory.json')) inv = randomInventory(r);
   // Every kind of value the outline gathers: a number, literals, escapes, non-ASCII in a key and a message.
   const text = serializeInventory(inv)
     .toString('utf8')
@@ -379,7 +379,7 @@ test('windowed: an inventory cut in two at every byte, and in three around every
       whole,
       `cut at ${cut}`,
     );
-    if (cut + 2 < bytes.length)
+    if (cut % 3 === 0 && cut + 2 < bytes.length)
       t.deepEqual(
         outcome(() => viewInWindows(bytes, [cut, 2, bytes.length])),
         whole,
@@ -461,7 +461,7 @@ test('windowed header (ls): what parseInventoryHeader reads of the whole bytes, 
   const r = rng(99);
   let answered = 0;
   let plainAnswered = 0;
-  for (let round = 0; round < 1500; round++) {
+  for (let round = 0; round < 600; round++) {
     const original = serializeInventory(randomInventory(r));
     const text = (r() < 0.4 ? misread(original, r) : original).toString('utf8');
     const at = Math.floor(r() * text.length);
@@ -485,5 +485,27 @@ test('windowed header (ls): what parseInventoryHeader reads of the whole bytes, 
     // An inventory as written is always read this way.
     if (damaged === original.toString('utf8')) t.truthy(headerInWindows(bytes, [7]), damaged);
   }
-  t.true(answered > 3000 && plainAnswered > 1000, `${answered} answered, ${plainAnswered} of them undamaged`);
+  t.true(answered > 1200 && plainAnswered > 400, `${answered} answered, ${plainAnswered} of them undamaged`);
+});
+
+test('windowed: keys, paths and values longer than the bytes read with a cut-off token (4 KiB) read as whole', (t) => {
+  const d = 'c'.repeat(128);
+  const inv: Inventory = {
+    id: `urn:x:${'i'.repeat(5000)}`,
+    type: 'https://ocfl.io/1.1/spec/#inventory',
+    digestAlgorithm: 'sha512',
+    head: 'v1',
+    manifest: { [d]: [`v1/content/${'p'.repeat(9000)}`, 'v1/content/é😀'] },
+    versions: { v1: { created: '2026-11-26T00:00:00Z', message: `${'m'.repeat(12000)}\n`, state: { [d]: ['é😀'.repeat(3000), 'b'] } } },
+    fixity: { 'x-local': { ['k'.repeat(7000)]: ['v1/content/é😀'] } },
+  };
+  const bytes = serializeInventory(inv);
+  const whole = outcome(() => InventoryView.from(bytes, 'inventory.json'));
+  t.false('declined' in whole || 'error' in whole);
+  for (const plan of [[4097], [4100, 13], [5000], [6001, 3], [9999], [20000], [1 << 20]])
+    t.deepEqual(
+      outcome(() => viewInWindows(bytes, plan)),
+      whole,
+      `windows ${plan}`,
+    );
 });

@@ -9,7 +9,7 @@ import { createHash, type Hash } from 'node:crypto';
 import type { ReadStorage } from './storage.js';
 
 /** Bytes per window: the peak of a windowed read is what it keeps plus about two windows. */
-const WINDOW_BYTES = 8 * 1024 * 1024;
+const WINDOW_BYTES = 4 * 1024 * 1024;
 
 /** Bytes kept while the algorithm is unknown; past this the windowed read gives up (read the file whole). */
 const UNHASHED_MAX = 64 * 1024 * 1024;

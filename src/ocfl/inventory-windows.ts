@@ -43,8 +43,22 @@ export interface InventoryParts {
 export class Utf8Windows {
   private carry: Buffer | undefined;
 
-  write(chunk: Buffer): boolean {
-    const bytes = this.carry ? Buffer.concat([this.carry, chunk]) : chunk;
+  write(window: Buffer): boolean {
+    let chunk = window;
+    if (this.carry) {
+      // The character cut off is completed by the window's first continuation bytes: checked on its own.
+      let head = 0;
+      while (head < chunk.length && head < 4 && (chunk[head]! & 0xc0) === 0x80) head++;
+      const joined = Buffer.concat([this.carry, chunk.subarray(0, head)]);
+      if (head === chunk.length && joined.length < 4) {
+        this.carry = joined;
+        return true;
+      }
+      this.carry = undefined;
+      if (!isUtf8(joined)) return false;
+      chunk = chunk.subarray(head);
+    }
+    const bytes = chunk;
     let lead = bytes.length - 1;
     while (lead >= 0 && lead > bytes.length - 4 && (bytes[lead]! & 0xc0) === 0x80) lead--;
     const c = lead >= 0 ? bytes[lead]! : 0;
@@ -119,6 +133,9 @@ export class GatheredValue {
   }
 }
 
+/** Bytes of a window read together with a token the window before cut off. */
+const STITCH_BYTES = 4096;
+
 type FrameKind = 'top' | 'versions' | 'version' | 'fixity';
 
 // What an object's scan expects next (after white space).
@@ -161,17 +178,31 @@ export class InventoryWindows {
   write(chunk: Buffer): boolean {
     if (this.failed) return false;
     if (!this.utf8.write(chunk)) return this.fail();
-    const bytes = this.tail ? Buffer.concat([this.tail, chunk]) : chunk;
-    let at: number;
     try {
-      at = this.read(bytes);
+      let from = 0;
+      if (this.tail) {
+        // The token cut off is read from itself and the window's first bytes, not from a copy of the whole window.
+        const head = Math.min(chunk.length, Math.max(STITCH_BYTES, 2 * this.tail.length));
+        const stitched = Buffer.concat([this.tail, chunk.subarray(0, head)]);
+        const at = this.read(stitched, 0);
+        if (at === NOT_PLAIN) return this.fail();
+        if (at < this.tail.length) {
+          // Still cut off: all of the window goes with it (a token longer than STITCH_BYTES).
+          this.tail =
+            head === chunk.length ? Buffer.from(stitched.subarray(at)) : Buffer.concat([stitched.subarray(at), chunk.subarray(head)]);
+          return true;
+        }
+        from = at - this.tail.length;
+        this.tail = undefined;
+      }
+      const at = this.read(chunk, from);
+      if (at === NOT_PLAIN) return this.fail();
+      this.tail = at < chunk.length ? Buffer.from(chunk.subarray(at)) : undefined;
+      return true;
     } catch (err) {
       if (err instanceof SyntaxError) return this.fail();
       throw err;
     }
-    if (at === NOT_PLAIN) return this.fail();
-    this.tail = at < bytes.length ? Buffer.from(bytes.subarray(at)) : undefined;
-    return true;
   }
 
   /** After the last window: what was read, or undefined when the bytes are not of the plain shape. */
@@ -187,8 +218,8 @@ export class InventoryWindows {
   }
 
   /** Reads the window: answers where an incomplete token starts (or its end), or NOT_PLAIN. */
-  private read(bytes: Buffer): number {
-    let i = 0;
+  private read(bytes: Buffer, from: number): number {
+    let i = from;
     for (;;) {
       if (this.block) {
         i = this.block.scan.scan(bytes, i, bytes.length);
