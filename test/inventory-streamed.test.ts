@@ -5,11 +5,13 @@
  * JSON.stringify), in both copies, with sidecars that hold the digest of those bytes. Objects are
  * large enough that the inventory is written in several pieces, and hold what the grouping must get
  * right: content shared by several paths, paths above U+FFFF and from U+E000 (whose UTF-8 order
- * differs from JavaScript's), removed, renamed and re-added paths, fixity old and new.
+ * differs from JavaScript's), removed, renamed and re-added paths, fixity old and new. A base read as
+ * a compact view (ViewBase, view-fixity.ts) is held to the base parsed in full, fixity included, on
+ * made cases and on every object of the OCFL conformance fixtures.
  */
 import test from 'ava';
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadLayout0003 } from '../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
 import { type Inventory, parseInventory, serializeInventory } from '../src/ocfl/inventory.js';
@@ -17,6 +19,7 @@ import { inventoryChunks, sourceOfInventory } from '../src/ocfl/inventory-chunks
 import { initRoot } from '../src/ocfl/root.js';
 import { ViewBase } from '../src/ocfl/staging-base.js';
 import { referenceBytes } from './helpers/reference-inventory-bytes.js';
+import { reference, sharedTest } from './helpers/shared.js';
 import { tempDir } from './helpers/tmp.js';
 
 const hex = (alg: string, data: Buffer) => createHash(alg).update(data).digest('hex');
@@ -270,3 +273,47 @@ for (const c of FIXITY_CASES) {
         t.true(inv.fixity?.[alg]?.[hex(alg, readFileSync(path.join(objectDir, cp)))]?.includes(cp), `${alg} of ${cp}`);
   });
 }
+
+sharedTest(
+  'on every object of the OCFL conformance fixtures, a version with fixity is written the same through the view and in full',
+  async (t) => {
+    const objects = ['1.0', '1.1'].flatMap((v) =>
+      ['good-objects', 'warn-objects'].flatMap((kind) => {
+        const dir = reference('ocfl-fixtures', v, kind);
+        return readdirSync(dir).map((name) => path.join(dir, name));
+      }),
+    );
+    let viewed = 0;
+    let withFixity = 0;
+    for (const fixture of objects) {
+      const outcomes: string[] = [];
+      for (const compact of [false, true]) {
+        const root = await initRoot(path.join(tempDir(), 'root'), await loadLayout0003());
+        const bytes = readFileSync(path.join(fixture, 'inventory.json'));
+        const inv = parseInventory(bytes);
+        const objectDir = path.join(root.location, root.objectPath(inv.id));
+        cpSync(fixture, objectDir, { recursive: true });
+        try {
+          const known = compact ? undefined : { inventory: inv, digest: hex(inv.digestAlgorithm, bytes) };
+          const staged = await root.startVersion(inv.id, { fixityAlgorithms: ['md5', 'sha1', 'sha256'], ...(known ? { known } : {}) });
+          if (compact && (staged as unknown as { base: unknown }).base instanceof ViewBase) {
+            viewed++;
+            if (inv.fixity) withFixity++;
+          }
+          await staged.addBuffer('added/new.bin', `new in ${fixture}`);
+          const stored = Object.values(inv.manifest)[0]?.[0];
+          // Content the object holds, met again: its fixity is known without rereading.
+          if (stored) await staged.addBuffer('added/again.bin', readFileSync(path.join(objectDir, stored)));
+          const result = await staged.commit({ created: '2026-11-24T12:00:00Z', message: 'fixity' });
+          const written = readFileSync(path.join(objectDir, 'inventory.json'));
+          t.true(written.equals(referenceBytes(result.inventory)), `${fixture}: the commit result is what was written`);
+          outcomes.push(written.toString('utf8'));
+        } catch (err) {
+          outcomes.push(`refused: ${(err as Error).message.replace(path.dirname(objectDir), '')}`);
+        }
+      }
+      t.is(outcomes[1], outcomes[0], fixture);
+    }
+    t.true(viewed >= 40 && withFixity >= 8, `${viewed} objects written on the view, ${withFixity} with fixity`);
+  },
+);
