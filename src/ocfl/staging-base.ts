@@ -149,9 +149,14 @@ export class ViewBase implements StagingBase {
     return this.view.fixityBlock(algorithm)?.digestOfPath(contentPath) !== undefined;
   }
 
-  /** The content paths of the manifest, each once, with the (lower-case) manifest digest of each. */
-  *contentPaths(): Iterable<readonly [string, string]> {
-    for (const cp of this.view.contentPaths()) yield [cp, this.view.contentDigest(this.digestAlgorithm, cp)!] as const;
+  /** The content paths of the manifest, each once. */
+  contentPaths(): Iterable<string> {
+    return this.view.contentPaths();
+  }
+
+  /** The (lower-case) manifest digest of a content path of the manifest. */
+  manifestDigest(contentPath: string): string {
+    return this.view.contentDigest(this.digestAlgorithm, contentPath)!;
   }
 
   /** The base as JavaScript objects (for a commit's result, when asked for). */

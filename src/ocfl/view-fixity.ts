@@ -78,10 +78,10 @@ async function completedFixity(
   const out = new Map(algorithms.map((alg) => [alg, new Map() as Added]));
   if (algorithms.length === 0) return out;
   const addedPaths = new Map(algorithms.map((alg) => [alg, new Set([...staged.get(alg)!.values()].flat())]));
-  let batch: Array<{ contentPath: string; digest: string; lacking: string[] }> = [];
+  let batch: Array<{ contentPath: string; lacking: string[] }> = [];
   const read = async () => {
     const manifest: Record<string, string[]> = {};
-    for (const { contentPath, digest } of batch) (manifest[digest] ??= []).push(contentPath);
+    for (const { contentPath } of batch) (manifest[base.manifestDigest(contentPath)] ??= []).push(contentPath);
     const { id, type, digestAlgorithm, head } = base;
     const standIn: Inventory = { id, type, digestAlgorithm, head, manifest, versions: {}, fixity: {} };
     await complete(standIn);
@@ -92,10 +92,10 @@ async function completedFixity(
       for (const alg of lacking) addTo(out.get(alg)!, digestOf.get(alg)!.get(contentPath)!, [contentPath]);
     batch = [];
   };
-  for (const [contentPath, digest] of base.contentPaths()) {
+  for (const contentPath of base.contentPaths()) {
     const lacking = algorithms.filter((alg) => !addedPaths.get(alg)!.has(contentPath) && !base.fixityLists(alg, contentPath));
     if (lacking.length === 0) continue;
-    batch.push({ contentPath, digest, lacking });
+    batch.push({ contentPath, lacking });
     if (batch.length >= COMPLETION_BATCH) await read();
   }
   if (batch.length > 0) await read();
