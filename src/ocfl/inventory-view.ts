@@ -635,6 +635,11 @@ export class InventoryView {
     return [...this.fixity.keys()];
   }
 
+  /** The block of a fixity algorithm as kept; undefined when the inventory lacks it or it is of an algorithm this tool does not compute. */
+  fixityBlock(algorithm: string): DigestBlock | undefined {
+    return this.fixity.get(algorithm);
+  }
+
   /**
    * The lower-case digest of a content path in `algorithm`: the manifest's for its own algorithm,
    * else the fixity block's (the last listing, if several); undefined when the block does not list

@@ -209,16 +209,13 @@ export async function loadInventorySummary(storage: ReadStorage, objectPath: str
 
 /**
  * The inventory a writer starts from (staging-base.ts), with what recovery needs: the compact view
- * when the inventory is plain and has no fixity and `compact` allows it, else parsed in full.
+ * when the inventory is plain and the view can write its fixity again (ViewBase.canWrite), else
+ * parsed in full.
  */
-export async function loadStagingBase(
-  storage: ReadStorage,
-  objectPath: string,
-  compact: boolean,
-): Promise<LoadedInventorySummary & { base: StagingBase }> {
+export async function loadStagingBase(storage: ReadStorage, objectPath: string): Promise<LoadedInventorySummary & { base: StagingBase }> {
   const read = (bytes: Buffer, where: string): StagingBase => {
-    const view = compact ? InventoryView.from(bytes, where) : undefined;
-    return view && !view.hasFixity ? new ViewBase(view) : new FullBase(parseInventory(bytes, where));
+    const view = InventoryView.from(bytes, where);
+    return view && ViewBase.canWrite(view) ? new ViewBase(view) : new FullBase(parseInventory(bytes, where));
   };
   const { bytes, header: base, sidecarStale, digest } = await verifiedInventoryBytes(storage, objectPath, read);
   let versions: VersionInfo[];

@@ -357,8 +357,8 @@ export class OcflStorageRoot {
 
   /**
    * Recovers the object (see commit.ts) and reads the inventory its new version starts from: the
-   * caller's `known` one when the object is still at its bytes; else the compact view when no
-   * fixity is asked for (one read: the JSON is let go once viewed), else parsed in full.
+   * caller's `known` one when the object is still at its bytes; else the compact view when it is
+   * plain (one read: the JSON is let go once viewed), else parsed in full (see loadStagingBase).
    */
   private async stagingBase(ctx: CommitContext, options: StartVersionOptions): Promise<StagingBase | undefined> {
     const known = options.known;
@@ -367,10 +367,9 @@ export class OcflStorageRoot {
       return loaded && new FullBase(loaded.inventory);
     }
     let base: StagingBase | undefined;
-    const compact = (options.fixityAlgorithms ?? []).length === 0;
     // Only the base is kept: the recovery's result holds the inventory's bytes.
     await recoverObject(ctx, [], async (storage, at) => {
-      const loaded = await loadStagingBase(storage, at, compact);
+      const loaded = await loadStagingBase(storage, at);
       base = loaded.base;
       return loaded;
     });

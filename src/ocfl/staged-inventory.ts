@@ -10,6 +10,7 @@ import { byCodeUnit, type InventorySource, type PathBlock, sourceOfInventory, ty
 import { FullBase, type StagingBase, ViewBase } from './staging-base.js';
 import { INVENTORY_TYPE_1_0, INVENTORY_TYPE_1_1, type Inventory } from './inventory.js';
 import { nextInventory, type StagedChanges, versionFields, type VersionMetadata } from './next-inventory.js';
+import { viewFixity } from './view-fixity.js';
 
 /**
  * A block of n (key, path) pairs grouped by key: keys in code-unit order, each key's paths sorted.
@@ -79,8 +80,13 @@ function mergedBlock(a: PathBlock, b: PathBlock): PathBlock {
   };
 }
 
-/** The source of the next inventory of an object read as a compact view (no fixity on either side: see ViewBase). */
-function viewBaseSource(base: ViewBase, changes: StagedChanges, metadata: VersionMetadata): InventorySource {
+/** The source of the next inventory of an object read as a compact view, its fixity blocks made by viewFixity. */
+function viewBaseSource(
+  base: ViewBase,
+  changes: StagedChanges,
+  metadata: VersionMetadata,
+  fixity: InventorySource['fixity'],
+): InventorySource {
   const logical: string[] = [];
   const stateKeys: string[] = [];
   for (const [p, digest] of changes.state) {
@@ -103,6 +109,7 @@ function viewBaseSource(base: ViewBase, changes: StagedChanges, metadata: Versio
     head: changes.version,
     id: base.id,
     type: base.type,
+    fixity,
     manifest: mergedBlock(base.manifestBlock(), addedBlock),
     versions: [...prior, [changes.version, { ...versionFields(metadata), state: groupedBlock(stateKeys, logical) }]],
   };
@@ -117,8 +124,8 @@ export interface StagedInventory {
 /**
  * The source of the next inventory and a way to get it as objects. `metadata.created` is fixed
  * here, so that both give the same version. `complete` adds to an existing object's inventory
- * what it lacks (fixity read again from stored content) before it is written; a base read as a
- * view (ViewBase) is one for which there is none to add.
+ * what it lacks (fixity read again from stored content) before it is written; for a base read as
+ * a view (ViewBase) it is given a stand-in inventory of the content that lacks fixity (see view-fixity.ts).
  */
 export async function stagedInventory(
   changes: Omit<StagedChanges, 'base'>,
@@ -134,10 +141,10 @@ export async function stagedInventory(
   }
   let built: Inventory | undefined;
   if (base instanceof ViewBase) {
-    if (changes.fixityAlgorithms.length > 0) throw new Error('A base read as a view takes no fixity (see ViewBase).');
+    const fixity = await viewFixity(base, { ...changes, base: undefined }, complete);
     return {
-      source: viewBaseSource(base, { ...changes, base: undefined }, fixed),
-      inventory: () => (built ??= nextInventory({ ...changes, base: base.toInventory() }, fixed)),
+      source: viewBaseSource(base, { ...changes, base: undefined }, fixed, fixity.blocks),
+      inventory: () => (built ??= fixity.complete(nextInventory({ ...changes, base: base.toInventory() }, fixed))),
     };
   }
   return {

@@ -4,13 +4,14 @@
  * blocks for writing the next inventory. Two forms:
  *
  * - FullBase: the inventory as JavaScript objects (any shape; a reader's `known` inventory).
- * - ViewBase: the compact InventoryView of a plain inventory without fixity, when no fixity is
- *   asked for: a million-file base then costs ~190 MB instead of its parsed objects (~840 bytes
- *   per file more than its JSON), and the next inventory is written from the view's blocks.
+ * - ViewBase: the compact InventoryView of a plain inventory whose fixity blocks the view keeps
+ *   (those of the algorithms this tool computes): a million-file base then costs ~190 MB (and
+ *   some 80 MB per fixity block) instead of its parsed objects (~840 bytes per file more than its
+ *   JSON), and the next inventory is written from the view's blocks.
  */
 import type { Inventory } from './inventory.js';
-import type { InventoryView } from './inventory-view.js';
-import type { PathBlock } from './inventory-chunks.js';
+import type { DigestBlock, InventoryView } from './inventory-view.js';
+import { byCodeUnit, type PathBlock } from './inventory-chunks.js';
 
 export interface StagingBase {
   readonly id: string;
@@ -66,8 +67,23 @@ export class FullBase implements StagingBase {
   }
 }
 
+/** A digest block as the canonical inventory lists it: digests in order, each one's paths sorted. */
+function sortedBlock(block: DigestBlock): PathBlock {
+  return function* () {
+    for (const k of block.sortedEntries()) yield [block.digestOf(k), block.pathsOf(k).sort(byCodeUnit)] as const;
+  };
+}
+
 export class ViewBase implements StagingBase {
   constructor(readonly view: InventoryView) {}
+
+  /**
+   * Whether a view can be a writer's base: a fixity block of an algorithm this tool does not
+   * compute is only checked, not kept, so its bytes could not be written again (parse in full).
+   */
+  static canWrite(view: InventoryView): boolean {
+    return view.fixityAlgorithms().every((alg) => view.fixityBlock(alg) !== undefined);
+  }
 
   get id(): string {
     return this.view.id;
@@ -111,6 +127,38 @@ export class ViewBase implements StagingBase {
     return () => this.view.stateEntries(version);
   }
 
+  /** The names of the fixity blocks. */
+  fixityAlgorithms(): string[] {
+    return this.view.fixityAlgorithms();
+  }
+
+  fixityBlock(algorithm: string): PathBlock {
+    return sortedBlock(this.view.fixityBlock(algorithm)!);
+  }
+
+  /** The content paths a fixity block lists under a lower-case digest (none: an empty list). */
+  fixityPaths(algorithm: string, digest: string): string[] {
+    const block = this.view.fixityBlock(algorithm);
+    if (!block || digest.length !== 2 * block.digestSize || !/^[0-9a-f]*$/.test(digest)) return [];
+    const k = block.find(Buffer.from(digest, 'hex'));
+    return k < 0 ? [] : block.pathsOf(k);
+  }
+
+  /** Whether a fixity block lists a content path (under any digest). */
+  fixityLists(algorithm: string, contentPath: string): boolean {
+    return this.view.fixityBlock(algorithm)?.digestOfPath(contentPath) !== undefined;
+  }
+
+  /** The content paths of the manifest, each once. */
+  contentPaths(): Iterable<string> {
+    return this.view.contentPaths();
+  }
+
+  /** The (lower-case) manifest digest of a content path of the manifest. */
+  manifestDigest(contentPath: string): string {
+    return this.view.contentDigest(this.digestAlgorithm, contentPath)!;
+  }
+
   /** The base as JavaScript objects (for a commit's result, when asked for). */
   toInventory(): Inventory {
     const versions: Inventory['versions'] = {};
@@ -128,6 +176,14 @@ export class ViewBase implements StagingBase {
       versions,
     };
     if (this.contentDirectory !== undefined) inv.contentDirectory = this.contentDirectory;
+    if (this.view.hasFixity) {
+      inv.fixity = {};
+      for (const alg of this.fixityAlgorithms()) {
+        const block = this.view.fixityBlock(alg)!;
+        const entries: Record<string, string[]> = (inv.fixity[alg] = {});
+        for (let k = 0; k < block.entries; k++) entries[block.digestOf(k)] = block.pathsOf(k);
+      }
+    }
     return inv;
   }
 }
