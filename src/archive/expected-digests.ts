@@ -21,11 +21,12 @@ export class ExpectedDigests {
     return this.reader.contentPaths();
   }
 
-  has(contentPath: string, algorithm: string): boolean {
+  /** The digest the audit expects of a content path in an algorithm, when the manifest or an audited fixity block records it. */
+  digest(contentPath: string, algorithm: string): string | undefined {
     // Only files the manifest names are audited; a fixity entry for anything else is the validator's.
-    if (this.reader.contentDigest(this.algorithm, contentPath) === undefined) return false;
-    if (algorithm === this.algorithm) return true;
-    return this.fixity.includes(algorithm) && this.reader.contentDigest(algorithm, contentPath) !== undefined;
+    const want = this.reader.contentDigest(this.algorithm, contentPath);
+    if (want === undefined || algorithm === this.algorithm) return want;
+    return this.fixity.includes(algorithm) ? this.reader.contentDigest(algorithm, contentPath) : undefined;
   }
 
   /** The expected digests of a content path: the manifest's first, then fixity. */

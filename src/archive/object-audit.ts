@@ -18,7 +18,7 @@ import { describeLobTarget, type LobLocation, type LobPart } from '../siard/lob-
 import { openFoundLob, type LobAccess } from '../siard/reader/lob-open.js';
 import { messageDigestEnd } from '../siard/reader/message-digest.js';
 import { lobCellsOfRow, SiardReader, type SiardTableRef } from '../siard/reader/siard-reader.js';
-import type { SiardLobCell, SiardReadLobReference } from '../siard/reader/types.js';
+import type { SiardLobCell } from '../siard/reader/types.js';
 import { findUnreferencedLobFiles } from '../siard/reader/unreferenced.js';
 import { lobLengthUnit, verifyLob } from '../siard/reader/verify-lob.js';
 import { anyZipped, withZippedLobFolders, type ZippedLobAccess } from '../siard/reader/zipped-lob-folders.js';
@@ -27,7 +27,9 @@ import { METS_FILE_NAME, NODE_HASH_OF_CHECKSUM_TYPE } from '../siard/mets/types.
 import { groupSegmentNames, type SegmentSetNames } from '../siard/segments/segment-names.js';
 import { isSegmentedReader, openSiardSegments, setProblems } from '../siard/segments/segment-set-reader.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';
+import { AuditContentFiles } from './audit-content-files.js';
 import type { AuditFinding, AuditFindings, AuditSeverity } from './audit-findings.js';
+import { PlannedLobs, type FindingPlace, type PlannedLob } from './audit-lobs.js';
 import type { AuditOptions, ObjectAuditSummary, SiardAuditSummary } from './audit.js';
 import { runSequential, type FileDigests, type SequentialJob, type SequentialResult } from './content-hash.js';
 import { ExpectedDigests } from './expected-digests.js';
@@ -36,20 +38,6 @@ import { stateLister } from './state-lister.js';
 import { StorageBaseLookup, storageBaseOf } from './storage-base.js';
 import { storedFile } from './stored.js';
 import { checkMetadataXsd, checkTableXsd } from './xsd-check.js';
-
-type FindingPlace = Pick<AuditFinding, 'path' | 'table' | 'row' | 'column'>;
-
-/** A LOB cell whose bytes lie in content files: checked once the files are hashed. */
-interface LobCheck {
-  where: FindingPlace;
-  ref: SiardReadLobReference;
-  text: boolean;
-  /** logical paths of the parts, in order */
-  parts: string[];
-  contentPaths: string[];
-  /** index into the sequential jobs, when the cell needs more than per-file digests */
-  job?: number;
-}
 
 interface SiardPending {
   /** where the messageDigest outcome goes: the archive's summary, or one segment's entry in it */
@@ -68,7 +56,9 @@ interface CellPlan {
   summary: SiardAuditSummary;
   access: ZippedLobAccess;
   lobs: StorageBaseLookup;
+  /** parts referenced by cells not in this.lobs (those from firstLob on are referenced too) */
   referenced: LobPart[];
+  firstLob: number;
   /** location warnings already given (each once per archive) */
   warned: Set<string>;
   /** the note on absolute LOB folders was given */
@@ -91,16 +81,15 @@ export class ObjectAudit {
   private version = '';
   private state: ReadonlyMap<string, string> = new Map();
   private expected!: ExpectedDigests;
-  /** content path -> size, of the content files present in storage */
-  private readonly sizes = new Map<string, number>();
-  /** digest algorithms a LOB cell needs that the inventory does not record for its file */
-  private readonly extraAlgorithms = new Map<string, Set<string>>();
+  /** the content files (numbered in manifest order), their sizes and what the read found */
+  private files!: AuditContentFiles;
+  /** the LOB cells checked once their files are read */
+  private lobs!: PlannedLobs;
   private readonly jobs: SequentialJob[] = [];
-  /** content paths of each job */
-  private readonly jobFiles: string[][] = [];
-  private readonly lobChecks: LobCheck[] = [];
+  /** content files of each job */
+  private readonly jobFiles: number[][] = [];
   private readonly siards: SiardPending[] = [];
-  private readonly results = new Map<string, FileDigests>();
+  /** results of the jobs, without their per-file results once those are recorded in this.files */
   private readonly jobResults: SequentialResult[] = [];
 
   constructor(
@@ -148,14 +137,14 @@ export class ObjectAudit {
     return storedFile(this.root.storage, this.stored(contentPath));
   }
 
-  private needAlgorithm(contentPath: string, alg: string): void {
-    if (this.expected.has(contentPath, alg)) return;
-    const extra = this.extraAlgorithms;
-    (extra.get(contentPath) ?? extra.set(contentPath, new Set()).get(contentPath)!).add(alg);
+  /** The number of a content file present in storage, or -1. */
+  private presentFile(contentPath: string | undefined): number {
+    const id = contentPath === undefined ? -1 : this.files.find(contentPath);
+    return id >= 0 && this.files.isPresent(id) ? id : -1;
   }
 
-  private algorithmsOf(contentPath: string): string[] {
-    return [...new Set([...this.expected.of(contentPath).map((e) => e.algorithm), ...(this.extraAlgorithms.get(contentPath) ?? [])])];
+  private algorithmsOf(id: number): string[] {
+    return this.files.algorithmsOf(id, this.expected.of(this.files.path(id)));
   }
 
   /**
@@ -187,29 +176,32 @@ export class ObjectAudit {
     this.state = this.reader.state(version);
     // Expected digests of every content file: manifest and fixity.
     this.expected = new ExpectedDigests(this.reader);
+    this.files = new AuditContentFiles(this.expected);
+    this.lobs = new PlannedLobs(this.files);
     return true;
   }
 
   /** The size of every content file present in storage; the hashing threads boot meanwhile. */
   private async measureContent(): Promise<void> {
-    const contentPaths = [...this.expected.contentPaths()];
+    const { files } = this;
+    for (const p of this.expected.contentPaths()) files.add(p);
     const storage = this.root.storage;
     if (storage.localPath) {
       // Many stats in flight at once: libuv's threads overlap their latency.
-      await forEachConcurrent(contentPaths, STAT_PARALLEL, async (p) => {
-        const st = await storage.stat(this.stored(p)).catch(() => undefined);
-        if (st?.isFile) this.sizes.set(p, st.size); // a missing file is the validator's E092
+      const ids = Int32Array.from({ length: files.length }, (_, i) => i);
+      await forEachConcurrent(ids, STAT_PARALLEL, async (id) => {
+        const st = await storage.stat(this.stored(files.path(id))).catch(() => undefined);
+        if (st?.isFile) files.setSize(id, st.size); // a missing file is the validator's E092
       });
     } else {
       // An object store: one listing of the object (a request per 1,000 files), not a HEAD per file.
-      const wanted = new Set(contentPaths);
-      for (const f of (await storage.walk(this.objectPath)).files) if (wanted.has(f.relative)) this.sizes.set(f.relative, f.size);
+      for (const f of (await storage.walk(this.objectPath)).files) {
+        const id = files.find(f.relative);
+        if (id >= 0) files.setSize(id, f.size);
+      }
     }
     // The threads boot while the SIARD archives are parsed and planned.
-    this.pool.prepare(
-      [...this.sizes.values()].reduce((a, b) => a + b, 0),
-      this.sizes.size,
-    );
+    this.pool.prepare(files.present.bytes, files.present.files);
   }
 
   /** 2. Each SIARD archive of the version: parse, resolve, plan. */
@@ -217,8 +209,8 @@ export class ObjectAudit {
     for (const logicalPath of this.state.keys()) {
       if (!isSiardFileName(logicalPath)) continue;
       const contentPath = this.contentOf(logicalPath);
-      if (!contentPath || !this.sizes.has(contentPath)) continue; // reported by the validator
-      await this.planSiard(logicalPath, contentPath);
+      if (this.presentFile(contentPath) < 0) continue; // reported by the validator
+      await this.planSiard(logicalPath, contentPath!);
     }
     // Segmented SIARD files (`x.siard.1` ... `.z`): read as one archive, each segment's digest checked.
     for (const set of groupSegmentNames(this.state.keys())) await this.planSegmentSet(set);
@@ -265,7 +257,7 @@ export class ObjectAudit {
     const s = emptySiardSummary(set.base);
     s.segments = [];
     this.summary.siards.push(s);
-    const isPresent = (name: string) => this.contentOf(name) !== undefined && this.sizes.has(this.contentOf(name)!);
+    const isPresent = (name: string) => this.presentFile(this.contentOf(name)) >= 0;
     const present = { ...set, members: set.members.filter((m) => isPresent(m.name)) };
     let siard: SiardReader;
     try {
@@ -351,7 +343,8 @@ export class ObjectAudit {
   private planDigest(siard: SiardReader, logicalPath: string, contentPath: string, target: SiardPending['summary']): void {
     const end = messageDigestEnd(siard);
     const stated = siard.archive.messageDigests;
-    const job: SequentialJob = { files: [this.stored(contentPath)], algorithms: [this.algorithmsOf(contentPath)] };
+    const id = this.files.find(contentPath);
+    const job: SequentialJob = { files: [this.stored(contentPath)], algorithms: [this.algorithmsOf(id)] };
     if (end !== undefined && stated.length > 0 && siard.metadata.siardVersion !== '1.0') {
       job.prefix = { end, algorithms: [...new Set(stated.map((m) => OCFL_ALGORITHM_OF_DIGEST_TYPE[m.digestType]!))] };
     } else {
@@ -361,7 +354,7 @@ export class ObjectAudit {
       }
     }
     this.jobs.push(job);
-    this.jobFiles.push([contentPath]);
+    this.jobFiles.push([id]);
     const ours = siard.metadata.dialect === 'siard-ocfl';
     this.siards.push({ summary: target, logicalPath, contentPath, job: this.jobs.length - 1, messageDigests: stated, ours });
   }
@@ -394,7 +387,8 @@ export class ObjectAudit {
       container: 'the object',
       verb: 'verified',
     });
-    const plan: CellPlan = { logicalPath, summary: s, access, lobs, referenced: [], warned: new Set(), noted: false };
+    const firstLob = this.lobs.length;
+    const plan: CellPlan = { logicalPath, summary: s, access, lobs, referenced: [], firstLob, warned: new Set(), noted: false };
     for (const t of siard.tables()) {
       s.tables++;
       const tableName = `${t.schema.name}.${t.table.name}`;
@@ -410,7 +404,13 @@ export class ObjectAudit {
         this.add('error', 'SIARD_ROWS', message, { path: logicalPath, table: tableName });
       }
     }
-    await this.reportUnreferenced(siard, logicalPath, plan.referenced);
+    // The parts the planned cells reference are read back from their compact records, not kept twice.
+    const planned = this.lobs.partPathsOf(firstLob, this.lobs.length);
+    const referenced = (function* () {
+      yield* plan.referenced;
+      for (const path of planned) yield { kind: 'external' as const, path };
+    })();
+    await this.reportUnreferenced(siard, logicalPath, referenced);
   }
 
   /** One LOB cell: located, then checked now (inside the .siard or a zipped folder) or planned for the read. */
@@ -437,8 +437,8 @@ export class ObjectAudit {
       this.reportUnfound(location, cell, where);
       return;
     }
-    plan.referenced.push(...found.parts);
     if (found.parts[0]!.kind === 'internal') {
+      plan.referenced.push(...found.parts);
       await this.checkInternalLob(
         siard,
         found.parts.map((p) => (p as { entry: string }).entry),
@@ -446,22 +446,22 @@ export class ObjectAudit {
         where,
       );
     } else if (await anyZipped(plan.access, found.parts)) {
+      plan.referenced.push(...found.parts);
       plan.summary.lobFiles += found.parts.length;
       await this.checkZippedLob(plan.access, found.parts, cell, where);
     } else {
-      this.planExternalLob(
-        plan.summary,
-        cell,
-        where,
-        found.parts.map((p) => (p as { path: string }).path),
-      );
+      const parts = found.parts.map((p) => (p as { path: string }).path);
+      if (!this.planExternalLob(plan.summary, cell, where, parts)) plan.referenced.push(...found.parts);
     }
   }
 
-  /** A LOB in content files of the object: its check waits for the read, which may need a job of its own. */
-  private planExternalLob(s: SiardAuditSummary, cell: SiardLobCell, where: FindingPlace, parts: string[]): void {
-    const contentPaths = parts.map((p) => this.contentOf(p)!);
-    const lost = parts.find((_p, i) => !contentPaths[i] || !this.sizes.has(contentPaths[i]!));
+  /**
+   * A LOB in content files of the object: its check waits for the read, which may need a job of its
+   * own. False when a file is missing (reported here), so the cell is not planned.
+   */
+  private planExternalLob(s: SiardAuditSummary, cell: SiardLobCell, where: PlannedLob['where'], parts: string[]): boolean {
+    const files = parts.map((p) => this.presentFile(this.contentOf(p)));
+    const lost = parts.find((_p, i) => files[i]! < 0);
     if (lost !== undefined) {
       // In the version's state, but its content file is gone from storage (the validator says E092 too).
       const cellText = `${where.path}: table ${where.table}, row ${cell.row}, column ${where.column}`;
@@ -469,36 +469,47 @@ export class ObjectAudit {
         `${cellText}: LOB file ${lost} is in ${this.version} but its content file ${this.contentOf(lost) ?? '(none)'} ` +
         `is missing from storage.`;
       this.add('error', 'LOB_MISSING', message, { ...where, path: lost });
-      return;
+      return false;
     }
     s.lobFiles += parts.length;
-    const check: LobCheck = { where, ref: cell.ref, text: cell.family === 'clob' || cell.family === 'xml', parts, contentPaths };
-    const alg = cell.ref.digestType ? OCFL_ALGORITHM_OF_DIGEST_TYPE[cell.ref.digestType] : undefined;
-    if (cell.ref.digestTypeRaw !== undefined) {
+    const { ref } = cell;
+    const text = cell.family === 'clob' || cell.family === 'xml';
+    const alg = ref.digestType ? OCFL_ALGORITHM_OF_DIGEST_TYPE[ref.digestType] : undefined;
+    if (ref.digestTypeRaw !== undefined) {
       this.add(
         'warning',
         'LOB_DIGEST_TYPE',
-        `${where.path}: digestType "${cell.ref.digestTypeRaw}" is not one SIARD names; the digest was not checked.`,
+        `${where.path}: digestType "${ref.digestTypeRaw}" is not one SIARD names; the digest was not checked.`,
         where,
       );
     }
-    const bytes = contentPaths.reduce((n, c) => n + this.sizes.get(c)!, 0);
-    const needText = check.text && cell.ref.length !== undefined && cell.ref.length !== bytes;
+    const bytes = files.reduce((n, id) => n + this.files.size(id)!, 0);
+    const needText = text && ref.length !== undefined && ref.length !== bytes;
+    let job: number | undefined;
+    const expected = files.length === 1 ? this.expected.of(this.files.path(files[0]!)) : undefined;
     if (parts.length > 1 || needText) {
       this.jobs.push({
-        files: contentPaths.map((c) => this.stored(c)),
-        algorithms: contentPaths.map((c) => this.algorithmsOf(c)),
+        files: files.map((id) => this.stored(this.files.path(id))),
+        algorithms: files.map((id) => this.algorithmsOf(id)),
         ...(parts.length > 1 && alg ? { wholeAlgorithms: [alg] } : {}),
         countText: needText,
       });
-      this.jobFiles.push(contentPaths);
-      check.job = this.jobs.length - 1;
-    } else if (alg) this.needAlgorithm(contentPaths[0]!, alg);
-    this.lobChecks.push(check);
+      this.jobFiles.push(files);
+      job = this.jobs.length - 1;
+    } else if (alg) this.files.needAlgorithm(files[0]!, alg, expected!);
+    // A digest the inventory records of the file (in the cell's algorithm) needs not be kept.
+    const recorded = alg === undefined ? undefined : expected?.find((e) => e.algorithm === alg)?.digest;
+    const digestRecorded = recorded !== undefined && recorded === ref.digest;
+    this.lobs.add({ where, ref, text, parts, files, ...(job !== undefined ? { job } : {}), digestRecorded });
+    return true;
   }
 
   /** Files in LOB folders, and entries of the archive, that no cell references. */
-  private async reportUnreferenced(siard: SiardReader, logicalPath: string, referenced: LobPart[]): Promise<void> {
+  private async reportUnreferenced(
+    siard: SiardReader,
+    logicalPath: string,
+    referenced: Parameters<typeof findUnreferencedLobFiles>[1],
+  ): Promise<void> {
     const unreferenced = await findUnreferencedLobFiles(siard, referenced, stateLister(this.state));
     // The METS index (--mets) puts a mets.xml at the top of each segment folder: part of the package.
     const isSegmentMets = (p: string) => {
@@ -599,47 +610,60 @@ export class ObjectAudit {
     }
   }
 
-  /** 3. One read of every content file: the worker pool hashes plain files while this thread reads the planned jobs. */
+  /**
+   * 3. One read of every content file: the worker pool hashes plain files while this thread reads the
+   * planned jobs. Each result is recorded compactly as it comes (this.files) and let go.
+   */
   private async hash(): Promise<void> {
-    const { sizes, options } = this;
+    const { files, options } = this;
     const inJobs = new Set(this.jobFiles.flat());
-    const plain = [...sizes.keys()].filter((p) => !inJobs.has(p)).sort();
-    const totalBytes = [...sizes.values()].reduce((a, b) => a + b, 0);
-    this.summary.contentFiles = sizes.size;
+    const plain = files.inPathOrder(inJobs);
+    const totalBytes = files.present.bytes;
+    this.summary.contentFiles = files.present.files;
     this.summary.contentBytes = totalBytes;
     options.onPlan?.(totalBytes);
     const sequential = (async () => {
       for (const [i, job] of this.jobs.entries()) {
         this.jobResults[i] = await runSequential(job, this.root.storage);
-        options.onBytes?.(this.jobFiles[i]!.reduce((n, p) => n + (sizes.get(p) ?? 0), 0));
+        options.onBytes?.(this.jobFiles[i]!.reduce((n, id) => n + (files.size(id) ?? 0), 0));
       }
     })();
     // In batches: a task holds the file's absolute path and its algorithms, which for a million
-    // files is gigabytes if made all at once; a batch's are dropped once it is hashed.
+    // files is gigabytes if made all at once; a batch's tasks and results are dropped once recorded.
     const hashing = (async () => {
       for (let i = 0; i < plain.length; i += HASH_BATCH) {
-        const batch = plain.slice(i, i + HASH_BATCH);
-        const algorithms = batch.map((p) => this.algorithmsOf(p));
-        const batchSizes = batch.map((p) => sizes.get(p)!);
+        const batch = plain.subarray(i, i + HASH_BATCH);
+        const paths = Array.from(batch, (id) => files.path(id));
+        const expected = paths.map((p) => this.expected.of(p));
+        const algorithms = Array.from(batch, (id, k) => files.algorithmsOf(id, expected[k]!));
+        const batchSizes = Array.from(batch, (id) => files.size(id)!);
         const onHashed = (_n: number, bytes: number) => options.onBytes?.(bytes);
-        const batchResults = await hashStored(this.root.storage, this.objectPath, batch, algorithms, batchSizes, this.pool, onHashed);
-        batch.forEach((p, k) => this.results.set(p, batchResults[k]!));
+        const results = await hashStored(this.root.storage, this.objectPath, paths, algorithms, batchSizes, this.pool, onHashed);
+        batch.forEach((id, k) => files.record(id, results[k]!, expected[k]!));
       }
     })();
     await Promise.all([hashing, sequential]);
-    this.jobs.forEach((_job, i) => this.jobFiles[i]!.forEach((p, k) => this.results.set(p, this.jobResults[i]!.files[k]!)));
+    // A file read by several jobs: the last one's result counts.
+    const last = new Map<number, FileDigests>();
+    this.jobs.forEach((_job, i) => this.jobFiles[i]!.forEach((id, k) => last.set(id, this.jobResults[i]!.files[k]!)));
+    for (const [id, result] of last) files.record(id, result);
+    for (const r of this.jobResults) r.files = [];
   }
 
-  /** 4. Content and fixity digests against the inventory. */
+  /** 4. Content and fixity digests against the inventory: the files whose read did not confirm them. */
   private compareContent(): void {
-    const logicalOf = new Map<string, string[]>();
+    const { files } = this;
+    const kept = files.keptIds();
+    if (kept.length === 0) return;
+    // Each file named by the first logical path (in state order) whose digest lists it.
+    const wanted = new Map(kept.map((id) => [files.path(id), undefined as string | undefined]));
     for (const [lp, d] of this.state) {
-      for (const cp of this.reader.manifestPaths(d) ?? []) (logicalOf.get(cp) ?? logicalOf.set(cp, []).get(cp)!).push(lp);
+      for (const cp of this.reader.manifestPaths(d) ?? []) if (wanted.has(cp) && wanted.get(cp) === undefined) wanted.set(cp, lp);
     }
-    for (const cp of this.expected.contentPaths()) {
-      const r = this.results.get(cp);
-      if (!r) continue;
-      const named = logicalOf.get(cp)?.[0];
+    for (const id of kept) {
+      const cp = files.path(id);
+      const r = files.keptResult(id)!;
+      const named = wanted.get(cp);
       const label = named ? `${cp} (logical path ${named} in ${this.version})` : cp;
       if (r.error !== undefined || !r.digests) {
         this.add('error', 'E092', `The content file ${label} cannot be read: ${r.error}.`, { path: named ?? cp });
@@ -656,31 +680,48 @@ export class ObjectAudit {
 
   /** 5. LOB cells against the verified digests and sizes. */
   private compareLobs(): void {
-    for (const check of this.lobChecks) {
-      const { where, ref } = check;
-      const cellText = `${where.path}: table ${where.table}, row ${where.row}, column ${where.column}`;
-      const files = check.contentPaths.map((c) => this.results.get(c));
-      if (files.some((f) => !f?.digests)) continue; // unreadable: reported above
-      const job = check.job !== undefined ? this.jobResults[check.job] : undefined;
-      const bytes = files.reduce((n, f) => n + f!.size!, 0);
-      const fileLabel = check.parts.length > 1 ? `${check.parts[0]} (+${check.parts.length - 1} parts)` : check.parts[0]!;
-      if (ref.length !== undefined) {
+    const { lobs, files } = this;
+    for (let i = 0; i < lobs.length; i++) {
+      const n = lobs.partCount(i);
+      const ids = Array.from({ length: n }, (_, k) => lobs.fileOf(i, k));
+      if (ids.some((id) => !files.hasDigests(id))) continue; // unreadable: reported above
+      const jobIndex = lobs.job(i);
+      const job = jobIndex !== undefined ? this.jobResults[jobIndex] : undefined;
+      const bytes = ids.reduce((sum, id) => sum + files.readSize(id)!, 0);
+      const length = lobs.lengthAttribute(i);
+      const text = lobs.isText(i);
+      if (length !== undefined) {
         const counts = { bytes, codePoints: job?.text?.codePoints, utf16Units: job?.text?.utf16Units };
-        if (lobLengthUnit(ref.length, counts, check.text) === undefined) {
+        if (lobLengthUnit(length, counts, text) === undefined) {
           const characters = job?.text ? ` (${job.text.codePoints} characters)` : '';
-          const message = `${cellText}: LOB file ${fileLabel} has ${bytes} bytes${characters}, but the cell says length ${ref.length}.`;
-          this.add('error', 'LOB_LENGTH', message, { ...where, path: check.parts[0]! });
+          const message =
+            `${this.cellText(i)}: LOB file ${this.fileLabel(i)} has ${bytes} bytes${characters}, ` + `but the cell says length ${length}.`;
+          this.add('error', 'LOB_LENGTH', message, { ...lobs.where(i), path: lobs.partPathOf(i, 0) });
         }
       }
-      const alg = ref.digestType ? OCFL_ALGORITHM_OF_DIGEST_TYPE[ref.digestType] : undefined;
-      if (alg && ref.digest !== undefined) {
-        const got = check.parts.length > 1 ? job?.whole?.[alg] : files[0]!.digests![alg];
-        if (got !== undefined && got !== ref.digest.toLowerCase()) {
-          const message = `${cellText}: LOB file ${fileLabel} has ${ref.digestType} ${got}, but the cell says ${ref.digest}.`;
-          this.add('error', 'LOB_DIGEST', message, { ...where, path: check.parts[0]! });
-        }
+      const digestType = lobs.digestType(i);
+      const alg = digestType ? OCFL_ALGORITHM_OF_DIGEST_TYPE[digestType] : undefined;
+      // Confirmed against the inventory, which records the cell's digest: nothing to compare.
+      if (!alg || (n === 1 && lobs.digestRecorded(i) && files.isConfirmed(ids[0]!))) continue;
+      const want = lobs.digest(i, () => this.expected.digest(files.path(ids[0]!), alg));
+      if (want === undefined) continue;
+      const got = n > 1 ? job?.whole?.[alg] : files.digest(ids[0]!, alg);
+      if (got !== undefined && got !== want) {
+        const message = `${this.cellText(i)}: LOB file ${this.fileLabel(i)} has ${digestType} ${got}, but the cell says ${want}.`;
+        this.add('error', 'LOB_DIGEST', message, { ...lobs.where(i), path: lobs.partPathOf(i, 0) });
       }
     }
+  }
+
+  private cellText(i: number): string {
+    const where = this.lobs.where(i);
+    return `${where.path}: table ${where.table}, row ${where.row}, column ${where.column}`;
+  }
+
+  private fileLabel(i: number): string {
+    const n = this.lobs.partCount(i);
+    const first = this.lobs.partPathOf(i, 0);
+    return n > 1 ? `${first} (+${n - 1} parts)` : first;
   }
 
   /**
@@ -688,7 +729,7 @@ export class ObjectAudit {
    * sizes and digests from the one read (nothing is hashed again).
    */
   private async checkMets(): Promise<void> {
-    const { state, sizes } = this;
+    const { state, files } = this;
     const metsChecked = new Set<string>(); // the segments of a segmented file share one parent
     for (const s of this.siards) {
       const dir = s.logicalPath.includes('/') ? s.logicalPath.slice(0, s.logicalPath.lastIndexOf('/') + 1) : '';
@@ -699,17 +740,21 @@ export class ObjectAudit {
         parentPath,
         open: async (p) => {
           const cp = state.has(p) ? this.contentOf(p) : undefined;
-          return cp && sizes.has(cp) ? this.root.storage.readFile(this.stored(cp)) : undefined;
+          return this.presentFile(cp) >= 0 ? this.root.storage.readFile(this.stored(cp!)) : undefined;
         },
         facts: {
-          size: (p) => (state.has(p) ? sizes.get(this.contentOf(p)!) : undefined),
+          size: (p) => {
+            const id = state.has(p) ? this.presentFile(this.contentOf(p)) : -1;
+            return id >= 0 ? files.size(id) : undefined;
+          },
           digest: (p, type) => {
             if (!state.has(p)) return undefined;
-            return this.results.get(this.contentOf(p)!)?.digests?.[NODE_HASH_OF_CHECKSUM_TYPE[type]];
+            const id = this.presentFile(this.contentOf(p));
+            return id >= 0 ? files.digest(id, NODE_HASH_OF_CHECKSUM_TYPE[type]) : undefined;
           },
         },
         presentFiles: state.keys(),
-        referencedFiles: this.lobChecks.flatMap((c) => c.parts),
+        referencedFiles: this.lobs.partPathsOf(),
       });
       for (const f of metsFindings) this.add(f.severity, f.code, f.message, { path: f.path });
     }

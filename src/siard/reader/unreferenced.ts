@@ -40,7 +40,10 @@ function lobRootOf(p: string): { root: string; lobsegPrefix?: string; parent: st
 
 export async function findUnreferencedLobFiles(
   reader: SiardReader,
-  referenced: Iterable<LobPart>,
+  /** where the parts are is all that counts (an audit passes them without their rule) */
+  referenced: Iterable<
+    Pick<Extract<LobPart, { kind: 'internal' }>, 'kind' | 'entry'> | Pick<Extract<LobPart, { kind: 'external' }>, 'kind' | 'path'>
+  >,
   list: PackageLister = fileSystemLister(reader.packageDir),
 ): Promise<UnreferencedLobFiles> {
   const internalRefs = new Set<string>();
