@@ -19,7 +19,15 @@ export interface ColumnDecision {
   mimeType?: string;
   /** set when the values made the type wider than the declared type maps to */
   widened?: { firstRow: number; reason: string };
+  /**
+   * Largest SQLite length() of a value (characters of text, bytes of a blob); 0 for columns that
+   * hold only numbers. Bounds the memory of a batch of rows read at once (sqlite-source.ts).
+   */
+  maxLength?: number;
 }
+
+/** Mapped kinds whose values, once they fit, are numbers (no length worth counting). */
+const NUMBER_KINDS = new Set<MappedType['kind']>(['integer', 'double', 'decimal', 'boolean']);
 
 const TS_GLOB = "'[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][0-9]*'";
 
@@ -93,6 +101,8 @@ export async function decideColumnTypes(
     parts.push(`total(${misfitExpr(c, col.mapped)}) AS m${i}`);
     if (col.mapped.kind === 'untyped') parts.push(...classCounts(c, i));
     if (col.mapped.kind === 'varchar') parts.push(`max(CASE WHEN typeof(${c}) = 'text' THEN length(${c}) END) AS l${i}`);
+    // varchar holds only text when it fits, so l<i> bounds it; a misfit column gets lb<i> in the second scan
+    else if (!NUMBER_KINDS.has(col.mapped.kind)) parts.push(`max(length(${c})) AS lb${i}`);
   });
   const row = scanner
     ? await scanner.aggregate(
@@ -104,7 +114,10 @@ export async function decideColumnTypes(
     : (db.prepare(`SELECT ${parts.join(', ')} FROM ${quoteIdent(table)}`).get() as Record<string, number | null>);
   const misfits = columns.map((col, i) => (col.mapped.kind !== 'untyped' && (row[`m${i}`] ?? 0) > 0 ? i : -1)).filter((i) => i >= 0);
   if (misfits.length > 0) {
-    const more = misfits.flatMap((i) => classCounts(quoteIdent(columns[i]!.name), i));
+    const more = misfits.flatMap((i) => {
+      const c = quoteIdent(columns[i]!.name);
+      return `lb${i}` in row ? classCounts(c, i) : [...classCounts(c, i), `max(length(${c})) AS lb${i}`];
+    });
     Object.assign(row, db.prepare(`SELECT ${more.join(', ')} FROM ${quoteIdent(table)}`).get() as Record<string, number | null>);
   }
   const decisions = columns.map((col, i) => {
@@ -116,7 +129,9 @@ export async function decideColumnTypes(
       blob: row[`b${i}`] ?? 0,
       maxLength: row[`l${i}`] ?? 0,
     };
-    return decide(db, table, col.name, col.mapped, counts, orderBy);
+    const decision = decide(db, table, col.name, col.mapped, counts, orderBy);
+    decision.maxLength = Math.max(row[`lb${i}`] ?? 0, counts.maxLength);
+    return decision;
   });
   return { decisions, rows: row.n_rows ?? 0 };
 }

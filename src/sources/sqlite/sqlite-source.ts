@@ -3,9 +3,11 @@
  * foreign and unique keys, row counts, and rows streamed in rowid order (primary-key order for
  * WITHOUT ROWID tables) inside one read transaction, so catalogue and rows agree.
  *
- * Memory: rows are read with `iterate()` as raw arrays and handed over in batches of a few MB
- * (BATCH_BYTES) or one row when a row is larger; better-sqlite3 returns each value whole, so memory
- * is bounded by two batches or the largest row (SQLite's own limit is 1 GB per value).
+ * Memory: rows are read as raw arrays and handed over in batches of a few MB (BATCH_BYTES) or one
+ * row when a row is larger; better-sqlite3 returns each value whole, so memory is bounded by two
+ * batches or the largest row (SQLite's own limit is 1 GB per value). Rowid tables are read a batch
+ * per all() call (a row count the prescan's longest values keep under BATCH_BYTES), others with
+ * iterate(), a row at a time.
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import Database from './driver.js';
@@ -53,6 +55,8 @@ export interface SqliteSourceOptions {
   tableFilter?: (name: string, schema: string) => boolean;
   /** refuse (listing every such column) instead of widening a column whose values do not fit */
   strict?: boolean;
+  /** read every table with iterate(), one row at a time, as WITHOUT ROWID tables are (for tests comparing both ways) */
+  rowByRow?: boolean;
 }
 
 export class SqliteSource implements DatabaseSource {
@@ -320,20 +324,15 @@ export class SqliteSource implements DatabaseSource {
     });
     const rowidAt = names.length;
     if (!strict) names.push('rowid');
-    const stmt = this.db
-      .prepare(`SELECT ${names.length > 0 ? names.join(', ') : 'NULL'} FROM ${quoteIdent(table)} ORDER BY ${plan.orderBy}`)
-      .raw(true)
-      .safeIntegers(true);
     const encoding = String(this.db.pragma('encoding', { simple: true }));
     const decoder = strictDecoder(encoding);
     const converters = plan.decisions.map((d, i) => converterFor(d, table, plan.table.columns[i]!.name, decoder));
     const textColumn = plan.decisions.map((d) => TEXT_KINDS.has(d.kind));
     let rowNumber = 0;
-    let batch: SourceValue[][] = [];
-    let batchBytes = 0;
-    for (const raw of stmt.iterate() as IterableIterator<unknown[]>) {
+    /** Converts `raw` in place (one array per row, trimmed of the extra columns after the values); returns its bytes. */
+    const convert = (raw: unknown[]): number => {
       rowNumber++;
-      // converted in place: one array per row, trimmed of the extra columns after the values
+      let bytes = ROW_OVERHEAD_BYTES;
       const out = raw as SourceValue[];
       for (let i = 0; i < n; i++) {
         const v = raw[i];
@@ -342,15 +341,33 @@ export class SqliteSource implements DatabaseSource {
           continue;
         }
         if (typeof v === 'string') {
-          batchBytes += v.length;
+          bytes += v.length;
           if (!strict && textColumn[i] && v.includes('\uFFFD'))
             this.checkStoredText(table, plan.table.columns[i]!.name, raw[rowidAt] as bigint, v, encoding, rowNumber);
-        } else if (v instanceof Uint8Array) batchBytes += v.length;
+        } else if (v instanceof Uint8Array) bytes += v.length;
         out[i] = converters[i]!(v, rowNumber);
       }
       if (out.length > n) out.length = n;
-      batch.push(out);
-      batchBytes += ROW_OVERHEAD_BYTES;
+      return bytes;
+    };
+    const columns = names.length > 0 ? names.join(', ') : 'NULL';
+    const limit = this.options.rowByRow ? 0 : keysetBatchRows(plan);
+    if (limit > 0) {
+      for (const batch of keysetBatches(this.db, `SELECT ${columns} FROM ${quoteIdent(table)}`, limit, rowidAt)) {
+        for (const raw of batch) convert(raw);
+        yield batch as SourceValue[][];
+      }
+      return;
+    }
+    const stmt = this.db
+      .prepare(`SELECT ${columns} FROM ${quoteIdent(table)} ORDER BY ${plan.orderBy}`)
+      .raw(true)
+      .safeIntegers(true);
+    let batch: SourceValue[][] = [];
+    let batchBytes = 0;
+    for (const raw of stmt.iterate() as IterableIterator<unknown[]>) {
+      batchBytes += convert(raw);
+      batch.push(raw as SourceValue[]);
       if (batch.length >= BATCH_ROWS || batchBytes >= BATCH_BYTES) {
         yield batch;
         batch = [];
@@ -425,6 +442,41 @@ function literalCell(v: unknown, storageClass: string, table: string, column: st
 const BATCH_ROWS = 1000;
 const BATCH_BYTES = 2 * 1024 * 1024;
 const ROW_OVERHEAD_BYTES = 64;
+
+const MIN_ROWID = -(2n ** 63n);
+const MAX_ROWID = 2n ** 63n - 1n;
+/** Names that would make `rowid` mean a column instead of the row id. */
+const ROWID_NAMES = new Set(['rowid', '_rowid_', 'oid']);
+
+/**
+ * Raw rows of `select` (a rowid table, the rowid at `rowidAt`) in rowid order, `limit` per batch:
+ * one all() call each, the next batch from the last rowid on, a fraction of iterate()'s cost per row.
+ */
+function* keysetBatches(db: BetterSqlite3.Database, select: string, limit: number, rowidAt: number): Generator<unknown[][]> {
+  const stmt = db.prepare(`${select} WHERE rowid >= ? ORDER BY rowid LIMIT ${limit}`).raw(true).safeIntegers(true);
+  let from = MIN_ROWID;
+  for (;;) {
+    const batch = stmt.all(from) as unknown[][];
+    if (batch.length === 0) return;
+    const last = batch[batch.length - 1]![rowidAt] as bigint; // read before the consumer trims the rows
+    yield batch;
+    if (batch.length < limit || last === MAX_ROWID) return;
+    from = last + 1n;
+  }
+}
+
+/**
+ * Rows per keyset batch (`WHERE rowid >= ? LIMIT n`) for a rowid table: as many as keep a batch
+ * under BATCH_BYTES when every value is as long as its column's longest (a UTF-16 string holds at
+ * most two code units per character), at least one, at most BATCH_ROWS. 0 when the table is read
+ * row by row: WITHOUT ROWID (no rowid to go on from) or with a column named like the rowid.
+ */
+function keysetBatchRows(plan: TablePlan): number {
+  if (plan.orderBy !== 'rowid' || plan.table.columns.some((c) => ROWID_NAMES.has(c.name.toLowerCase()))) return 0;
+  if (plan.decisions.some((d) => d.maxLength === undefined)) return 0;
+  const rowBytes = plan.decisions.reduce((sum, d) => sum + 2 * d.maxLength!, ROW_OVERHEAD_BYTES);
+  return Math.max(1, Math.min(BATCH_ROWS, Math.floor(BATCH_BYTES / rowBytes)));
+}
 
 const TEXT_KINDS = new Set(['varchar', 'clob', 'date', 'timestamp']);
 /** Strict decoder for the database's text encoding (PRAGMA encoding). */
