@@ -190,10 +190,11 @@ export async function loadInventoryVersions(
   return (await verifiedInventoryBytes(storage, objectPath, parseInventoryVersions)).header;
 }
 
-/** What recovery after a crash needs of an inventory: its header, version names and bytes. */
+/** What recovery after a crash needs of an inventory: its header, version names and digest. */
 export interface LoadedInventorySummary {
   inventory: InventoryHeader & { versions: InventoryVersionSummary[] };
-  bytes: Buffer;
+  /** Absent when the inventory was streamed, not held (repair.ts). */
+  bytes?: Buffer;
   digest: string;
   sidecarStale: boolean;
 }

@@ -11,7 +11,9 @@ import { Findings, quote } from './findings.js';
 import { displayJoin, listDir, walk, type TreeEntry } from './fs-tree.js';
 import { describePath, joinPath, type ReadStorage } from '../storage.js';
 import { hashStored } from './hash-stored.js';
-import { digestMismatches, type ExpectedDigest } from './digest-mismatch.js';
+import { digestMismatches } from './digest-mismatch.js';
+import { ExistingFiles } from './existing-files.js';
+import { Expectations, type Expectation } from './expectations.js';
 import { HashPool, type HashResult } from './hash-pool.js';
 import {
   checkInventory,
@@ -45,10 +47,6 @@ export interface ObjectCheck {
   specVersion?: SpecVersion;
   files: number;
   bytes: number;
-}
-
-interface Expectation extends ExpectedDigest {
-  where: string;
 }
 
 /** Reads the object declaration(s); returns the declared specification version. */
@@ -280,64 +278,6 @@ async function checkVersionInventoriesAlone(scan: ObjectScan, versionDirs: Set<s
   }
 }
 
-/**
- * Each content path with the digests the inventories that name it expect of it: the root
- * inventory's first (its manifest, then each fixity block), then the other inventories' in the
- * order they were added. The root's are read from its model when asked for, not kept per path (a
- * million files' expectation objects were ~400 MB); the others' are kept in `byPath`.
- */
-class Expectations {
-  readonly byPath = new Map<string, Expectation[]>();
-
-  constructor(
-    private readonly root: CheckedInventory,
-    private readonly rootWhere: string,
-    private readonly hashing: boolean,
-  ) {}
-
-  private get rootManifest(): ReadonlyMap<string, string> {
-    return this.root.manifest;
-  }
-
-  /** Whether any inventory expects something of the file `p`. */
-  has(p: string): boolean {
-    if (this.byPath.has(p) || (this.root.digestAlgorithm && this.rootManifest.has(p))) return true;
-    for (const entriesOf of this.root.fixity.values()) if (entriesOf.has(p)) return true;
-    return false;
-  }
-
-  /** What every inventory expects of the file `p`, in the order described above. */
-  get(p: string): Expectation[] | undefined {
-    const { root, rootWhere: where } = this;
-    const out: Expectation[] = [];
-    const digest = root.digestAlgorithm ? root.manifest.get(p) : undefined;
-    if (digest !== undefined) out.push({ algorithm: root.digestAlgorithm!, digest: digest.toLowerCase(), block: 'manifest', where });
-    for (const [alg, entriesOf] of root.fixity) {
-      const d = entriesOf.get(p);
-      if (d !== undefined) out.push({ algorithm: alg, digest: d, block: 'fixity', where });
-    }
-    out.push(...(this.byPath.get(p) ?? []));
-    return out.length > 0 ? out : undefined;
-  }
-
-  add(p: string, e: Expectation): void {
-    // Without hashing, only a path that no root manifest entry backs is looked at again (see
-    // reportMissingContent): a million files' expectations are not kept for nothing.
-    if (!this.hashing && (this.rootManifest.has(p) || this.byPath.has(p))) return;
-    const list = this.byPath.get(p);
-    if (list) list.push(e);
-    else this.byPath.set(p, [e]);
-  }
-
-  /** Every manifest and fixity entry of an inventory other than the root's. */
-  addInventory(inv: CheckedInventory, where: string): void {
-    if (inv.digestAlgorithm)
-      for (const [p, d] of inv.manifest) this.add(p, { algorithm: inv.digestAlgorithm, digest: d.toLowerCase(), block: 'manifest', where });
-    for (const [alg, entriesOf] of inv.fixity)
-      for (const [p, d] of entriesOf) this.add(p, { algorithm: alg, digest: d, block: 'fixity', where });
-  }
-}
-
 /** A version's own inventory: the root one when the bytes are the same (head), else parsed and cross-checked. */
 async function readVersionInventory(
   scan: ObjectScan,
@@ -448,7 +388,7 @@ class ContentDirectoryRule {
 
 /**
  * The entries of a version folder (E015, W002, E090) and the files of its content folder, added to
- * `existing` (content path -> size) and checked against the root manifest (E023, E024, W003).
+ * `existing` and checked against the root manifest (E023, E024, W003).
  */
 async function checkVersionFolder(
   scan: ObjectScan,
@@ -456,7 +396,7 @@ async function checkVersionFolder(
   vEntries: TreeEntry[],
   inv: CheckedInventory,
   vSidecar: string | undefined,
-  existing: Map<string, number>,
+  existing: ExistingFiles,
 ): Promise<void> {
   const { fs, dir, findings, at } = scan;
   const cd = inv.contentDirectory;
@@ -474,11 +414,12 @@ async function checkVersionFolder(
   }
   if (!hasContent) return;
   const walked = await walk(fs, joinPath(dir, v.name, cd));
+  const prefix = `${v.name}/${cd}/`;
   for (const f of walked.files) {
-    const p = `${v.name}/${cd}/${f.relative}`;
-    existing.set(p, f.size);
+    const p = prefix + f.relative;
     if (!inv.manifest.has(p)) findings.add('E023', `The file ${quote(p)} is not in the manifest of the root inventory.`, at(p));
   }
+  existing.add(prefix, walked.files);
   for (const d of walked.emptyDirs)
     findings.add('E024', `The content folder holds the empty folder ${quote(`${v.name}/${cd}/${d}`)}.`, at(`${v.name}/${cd}/${d}`));
   for (const l of walked.links)
@@ -493,7 +434,7 @@ async function checkVersionFolder(
 }
 
 /** Manifest and fixity entries, of the root or an earlier inventory, whose file does not exist (E092, E093). */
-function reportMissingContent(scan: ObjectScan, inv: CheckedInventory, existing: Map<string, number>, expectations: Expectations): void {
+function reportMissingContent(scan: ObjectScan, inv: CheckedInventory, existing: ExistingFiles, expectations: Expectations): void {
   const { findings, at } = scan;
   for (const p of inv.manifest.keys()) {
     if (existing.has(p)) continue;
@@ -502,9 +443,7 @@ function reportMissingContent(scan: ObjectScan, inv: CheckedInventory, existing:
       if (entriesOf.has(p)) findings.add('E093', `The ${alg} fixity block names ${quote(p)}, which does not exist.`, at(p));
     }
   }
-  for (const [p, list] of expectations.byPath) {
-    if (existing.has(p) || inv.manifest.has(p)) continue;
-    const e = list[0];
+  for (const [p, e] of expectations.unbacked((p) => existing.has(p))) {
     findings.add(
       e.block === 'manifest' ? 'E092' : 'E093',
       `An earlier inventory names the content file ${quote(p)}, which does not exist.`,
@@ -542,7 +481,7 @@ export async function checkObject(fs: ReadStorage, dir: string, options: ObjectC
   }
 
   // Version folders, oldest first
-  const existing = new Map<string, number>(); // content path -> size
+  const existing = new ExistingFiles();
   const hashing = options.fixity !== false;
   const rootWhere = at('inventory.json');
   const expectations = new Expectations(inv, rootWhere, hashing);
@@ -573,10 +512,8 @@ export async function checkObject(fs: ReadStorage, dir: string, options: ObjectC
 
   if (root.rootBytes) await explainInterruptedCommit(fs, dir, { inv, rootBytes: root.rootBytes, unlisted, spec: codesSpec }, findings, at);
 
-  for (const size of existing.values()) {
-    result.files++;
-    result.bytes += size;
-  }
+  result.files = existing.files;
+  result.bytes = existing.bytes;
   if (hashing) await verifyDigests(fs, dir, existing, expectations, findings, at, options);
   return result;
 }
@@ -607,13 +544,22 @@ async function checkObjectExtensions(fs: ReadStorage, dir: string, findings: Fin
   }
 }
 
-/** Files hashed per batch: the tasks and results of a million files at once are gigabytes. */
-const HASH_BATCH = 20_000;
+/**
+ * Files hashed per batch: a batch's tasks, results and expectations are held until it is compared
+ * (a few MB at this size); the files themselves are only walked, never listed all at once.
+ */
+const HASH_BATCH = 4096;
+
+interface HashedBatch {
+  paths: string[];
+  expected: Expectation[][];
+  results: HashResult[];
+}
 
 async function verifyDigests(
   fs: ReadStorage,
   dir: string,
-  existing: Map<string, number>,
+  existing: ExistingFiles,
   expectations: Expectations,
   findings: Findings,
   at: (rel: string) => string,
@@ -621,7 +567,7 @@ async function verifyDigests(
 ): Promise<void> {
   let files = 0;
   let bytes = 0;
-  for (const [p, size] of existing) {
+  for (const [p, size] of existing.entries()) {
     if (!expectations.has(p)) continue;
     files++;
     bytes += size;
@@ -629,37 +575,40 @@ async function verifyDigests(
   if (files === 0) return;
   options.onPlan?.(files, bytes);
   const pool = options.pool ?? new HashPool();
-  const toHash = (function* () {
-    for (const [p, size] of existing) if (expectations.has(p)) yield [p, size] as const;
-  })();
-  const hashBatch = async (): Promise<{ paths: string[]; results: HashResult[] } | undefined> => {
+  const toHash = existing.entries();
+  const hashBatch = async (): Promise<HashedBatch | undefined> => {
     const paths: string[] = [];
+    const expected: Expectation[][] = [];
     const algorithmsOf: string[][] = [];
     const sizes: number[] = [];
     while (paths.length < HASH_BATCH) {
       const next = toHash.next();
       if (next.done) break;
       const [p, size] = next.value;
+      const list = expectations.get(p);
+      if (!list) continue;
       paths.push(p);
-      algorithmsOf.push([...new Set(expectations.get(p)!.map((e) => e.algorithm))]);
+      expected.push(list);
+      algorithmsOf.push([...new Set(list.map((e) => e.algorithm))]);
       sizes.push(size);
     }
     return paths.length === 0
       ? undefined
-      : { paths, results: await hashStored(fs, dir, paths, algorithmsOf, sizes, pool, options.onHashed) };
+      : { paths, expected, results: await hashStored(fs, dir, paths, algorithmsOf, sizes, pool, options.onHashed) };
   };
   try {
     let pending = hashBatch();
     for (let batch = await pending; batch; batch = await pending) {
       // The next batch is hashed while this one is compared.
       pending = hashBatch();
+      const { paths, expected } = batch;
       batch.results.forEach((r, i) => {
-        const p = batch!.paths[i]!;
+        const p = paths[i]!;
         if (!r.digests) {
           findings.add('E092', `The content file ${quote(p)} cannot be read (${r.error ?? 'unknown error'}).`, at(p));
           return;
         }
-        for (const m of digestMismatches(r.digests, expectations.get(p)!)) {
+        for (const m of digestMismatches(r.digests, expected[i]!)) {
           findings.add(
             m.code,
             `The ${m.algorithm} digest of ${quote(p)} is ${m.actual}, but the ${m.block} of ${m.where} records ${m.digest}.`,
