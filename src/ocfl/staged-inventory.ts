@@ -10,6 +10,7 @@ import { byCodeUnit, type InventorySource, type PathBlock, sourceOfInventory, ty
 import { FullBase, type StagingBase, ViewBase } from './staging-base.js';
 import { INVENTORY_TYPE_1_0, INVENTORY_TYPE_1_1, type Inventory } from './inventory.js';
 import { nextInventory, type StagedChanges, versionFields, type VersionMetadata } from './next-inventory.js';
+import { compactStaged } from './staged-state.js';
 
 /**
  * A block of n (key, path) pairs grouped by key: keys in code-unit order, each key's paths sorted.
@@ -29,9 +30,21 @@ function groupedBlock(keys: readonly string[], paths: readonly string[]): PathBl
   };
 }
 
-/** The source of a new object's first inventory, straight from the staged maps. */
+/** The source of a new object's first inventory, straight from the staged maps (their blocks when they are a StagedState's). */
 function newObjectSource(changes: StagedChanges, metadata: VersionMetadata): InventorySource {
   const fields = versionFields(metadata);
+  const compact = compactStaged(changes.state);
+  if (compact) {
+    return {
+      digestAlgorithm: changes.digestAlgorithm,
+      head: changes.version,
+      id: changes.id,
+      type: changes.ocflVersion === '1.0' ? INVENTORY_TYPE_1_0 : INVENTORY_TYPE_1_1,
+      fixity: [...changes.fixityAlgorithms].sort(byCodeUnit).map((alg) => [alg, compact.fixityBlock(alg)] as const),
+      manifest: compact.manifestBlock(),
+      versions: [[changes.version, { ...fields, state: compact.stateBlock() }]],
+    };
+  }
   const logical: string[] = [];
   const stateKeys: string[] = [];
   for (const [p, digest] of changes.state) {
