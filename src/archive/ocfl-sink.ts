@@ -144,7 +144,6 @@ export interface StagedSinkStats {
 /** Writes an export into a staged OCFL version, `prefix` (a logical folder, may be '') first. */
 export class StagedVersionSink implements OutputSink {
   private readonly open = new Set<StagedFile>();
-  readonly written: AddedFile[] = [];
   readonly stats: StagedSinkStats = { files: 0, stored: 0, bytes: 0, storedBytes: 0 };
 
   constructor(
@@ -170,7 +169,6 @@ export class StagedVersionSink implements OutputSink {
       (f, added) => {
         this.open.delete(f);
         if (!added) return;
-        this.written.push(added);
         this.stats.files++;
         this.stats.bytes += added.size;
         if (added.stored) {

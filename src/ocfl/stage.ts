@@ -20,6 +20,7 @@ import { inventoryChunks } from './inventory-chunks.js';
 import { stagedInventory } from './staged-inventory.js';
 import { assertLogicalPath } from './logical-path.js';
 import { EarlyFlushes } from './early-flush.js';
+import { type NewContent, StagedState } from './staged-state.js';
 import { contentWithoutFixity, type VersionMetadata } from './next-inventory.js';
 import type { ParsedInventory } from './object.js';
 import type { StagingBase } from './staging-base.js';
@@ -79,37 +80,32 @@ function committed(id: string, version: string, inventory: () => Inventory): Com
   };
 }
 
-interface NewContent {
-  contentPath: string;
-  /** Every digest of the content; kept only when fixity is asked for (else the manifest digest is all there is). */
-  digests: Record<string, string> | undefined;
-  size: number;
-}
-
-function ancestors(p: string): string[] {
-  const parts = p.split('/');
-  const out: string[] = [];
-  for (let i = 1; i < parts.length; i++) out.push(parts.slice(0, i).join('/'));
-  return out;
-}
-
-/** A path set that also knows every folder its paths imply, to find file/folder conflicts. */
-class PathTree {
-  readonly files = new Set<string>();
+/** The folders a set of paths implies (with the number of paths below each), to find file/folder conflicts. */
+class FolderTree {
   private readonly dirs = new Map<string, number>();
+
+  /** `hasFile`: whether a path is one of the set's files (the set itself is kept elsewhere, compactly). */
+  constructor(private readonly hasFile: (p: string) => boolean) {}
 
   conflict(p: string): string | undefined {
     if (this.dirs.has(p)) return `"${p}" is a folder`;
-    for (const a of ancestors(p)) if (this.files.has(a)) return `"${a}" is a file`;
+    for (let i = p.indexOf('/'); i >= 0; i = p.indexOf('/', i + 1)) {
+      const a = p.slice(0, i);
+      if (this.hasFile(a)) return `"${a}" is a file`;
+    }
     return undefined;
   }
+  /** Counts the folders of a path that joins the set. */
   add(p: string): void {
-    this.files.add(p);
-    for (const a of ancestors(p)) this.dirs.set(a, (this.dirs.get(a) ?? 0) + 1);
+    for (let i = p.indexOf('/'); i >= 0; i = p.indexOf('/', i + 1)) {
+      const a = p.slice(0, i);
+      this.dirs.set(a, (this.dirs.get(a) ?? 0) + 1);
+    }
   }
+  /** Uncounts the folders of a path that left the set. */
   delete(p: string): void {
-    if (!this.files.delete(p)) return;
-    for (const a of ancestors(p)) {
+    for (let i = p.indexOf('/'); i >= 0; i = p.indexOf('/', i + 1)) {
+      const a = p.slice(0, i);
       const n = (this.dirs.get(a) ?? 1) - 1;
       if (n === 0) this.dirs.delete(a);
       else this.dirs.set(a, n);
@@ -122,13 +118,10 @@ export class StagedVersion {
   readonly digestAlgorithm: string;
   readonly fixityAlgorithms: string[];
   private readonly contentDir: string;
-  /** logical path -> manifest digest (lower case) */
-  private readonly state = new Map<string, string>();
-  private readonly logical = new PathTree();
-  private readonly refs = new Map<string, number>();
-  private readonly newContent = new Map<string, NewContent>();
-  /** content paths (below vN/<contentDir>/) taken by this version */
-  private readonly contentPaths = new PathTree();
+  /** The logical state, the content stored by this version and the content paths it took (below vN/<contentDir>/). */
+  private readonly staged: StagedState;
+  private readonly logical: FolderTree;
+  private readonly contentFolders: FolderTree;
   /** digests computed this session for content the base inventory already has */
   private readonly extraFixity = new Map<string, Record<string, string>>();
   private counter = 0;
@@ -166,6 +159,9 @@ export class StagedVersion {
     this.flushes = new EarlyFlushes(ctx.workspace);
     this.contentDir = base?.contentDirectory ?? 'content';
     this.baseStatePending = base !== undefined;
+    this.staged = new StagedState(this.digestAlgorithm, this.fixityAlgorithms, this.contentPrefix());
+    this.logical = new FolderTree((p) => this.staged.has(p));
+    this.contentFolders = new FolderTree((p) => this.staged.isTaken(p));
   }
 
   get id(): string {
@@ -175,12 +171,12 @@ export class StagedVersion {
   /** The logical state as it stands: logical path -> manifest digest. */
   currentState(): Map<string, string> {
     this.loadBaseState();
-    return new Map([...this.state].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    return new Map([...this.staged.state].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }
 
   has(logicalPath: string): boolean {
     this.loadBaseState();
-    return this.state.has(logicalPath);
+    return this.staged.has(logicalPath);
   }
 
   /**
@@ -193,9 +189,9 @@ export class StagedVersion {
     let paths = 0;
     for (const [p, digest] of this.base.headState()) {
       paths++;
-      if (this.state.get(p) !== digest) return undefined;
+      if (this.staged.get(p) !== digest) return undefined;
     }
-    return paths === this.state.size ? this.base.head : undefined;
+    return paths === this.staged.size ? this.base.head : undefined;
   }
 
   /** The base's manifest key of a lower-case digest, or undefined when the base lacks it. */
@@ -216,9 +212,8 @@ export class StagedVersion {
   }
 
   private setState(p: string, digest: string): void {
-    this.state.set(p, digest);
+    this.staged.add(p, digest);
     this.logical.add(p);
-    this.refs.set(digest, (this.refs.get(digest) ?? 0) + 1);
   }
 
   /**
@@ -226,25 +221,17 @@ export class StagedVersion {
    * refers to any more (its content path stays reserved until dropOrphan has removed its file).
    */
   private unsetStateSync(p: string): NewContent | undefined {
-    const digest = this.state.get(p);
-    if (digest === undefined) return undefined;
-    this.state.delete(p);
+    if (!this.staged.has(p)) return undefined;
     this.logical.delete(p);
-    const n = (this.refs.get(digest) ?? 1) - 1;
-    if (n > 0) {
-      this.refs.set(digest, n);
-      return undefined;
-    }
-    this.refs.delete(digest);
-    const staged = this.newContent.get(digest);
-    if (staged) this.newContent.delete(digest);
-    return staged;
+    return this.staged.remove(p);
   }
 
   private async dropOrphan(staged: NewContent): Promise<void> {
     await this.pendingWrites.get(staged.contentPath);
     await this.ctx.workspace.remove(`${this.ctx.stage}/object/${staged.contentPath}`);
-    this.contentPaths.delete(staged.contentPath.slice(this.contentPrefix().length));
+    const taken = staged.contentPath.slice(this.contentPrefix().length);
+    this.staged.release(taken);
+    this.contentFolders.delete(taken);
   }
 
   /** Removes a logical path; drops staged content nothing refers to any more. */
@@ -259,7 +246,7 @@ export class StagedVersion {
 
   private assertPlaceable(logicalPath: string, replacing: boolean): void {
     assertLogicalPath(logicalPath);
-    if (this.state.has(logicalPath) && replacing) return;
+    if (replacing && this.staged.has(logicalPath)) return;
     const conflict = this.logical.conflict(logicalPath);
     if (conflict) {
       throw new UsageError(
@@ -274,7 +261,7 @@ export class StagedVersion {
     for (let n = 0; ; n++) {
       let candidate = logicalPath;
       if (n > 0) candidate = parts.length > 1 ? [`${parts[0]}~${n}`, ...parts.slice(1)].join('/') : `${logicalPath}~${n}`;
-      if (!this.contentPaths.files.has(candidate) && !this.contentPaths.conflict(candidate)) return candidate;
+      if (!this.staged.isTaken(candidate) && !this.contentFolders.conflict(candidate)) return candidate;
     }
   }
 
@@ -378,7 +365,7 @@ export class StagedVersion {
   async addIfStored(logicalPath: string, digests: Record<string, string>, size: number): Promise<AddedFile | undefined> {
     this.assertOpen();
     const digest = digests[this.digestAlgorithm];
-    if (digest === undefined || (this.knownKey(digest) === undefined && !this.newContent.has(digest))) return undefined;
+    if (digest === undefined || (this.knownKey(digest) === undefined && !this.staged.isStored(digest))) return undefined;
     for (const alg of this.fixityAlgorithms) {
       if (!digests[alg]) throw new SiardOcflError(`The digests of "${logicalPath}" lack its ${alg} digest.`);
     }
@@ -492,14 +479,14 @@ export class StagedVersion {
     digests: Record<string, string>,
     size: number,
   ): { contentPath: string; stored: boolean; orphan?: NewContent } {
-    const previous = this.state.get(logicalPath);
+    const previous = this.staged.get(logicalPath);
     if (previous === digest) {
-      const contentPath = this.newContent.get(digest)?.contentPath ?? this.base!.firstContentPath(this.knownKey(digest)!);
+      const contentPath = this.staged.content(digest)?.contentPath ?? this.base!.firstContentPath(this.knownKey(digest)!);
       return { contentPath, stored: false };
     }
     const orphan = this.unsetStateSync(logicalPath);
     const known = this.knownKey(digest);
-    const staged = this.newContent.get(digest);
+    const staged = this.staged.content(digest);
     let result: { contentPath: string; stored: boolean; orphan?: NewContent };
     if (known !== undefined || staged) {
       result = { contentPath: staged ? staged.contentPath : this.base!.firstContentPath(known!), stored: false };
@@ -507,9 +494,8 @@ export class StagedVersion {
       if (!staged && this.fixityAlgorithms.length > 0) this.extraFixity.set(digest, digests);
     } else {
       const rel = this.chooseContentPath(logicalPath);
-      this.contentPaths.add(rel);
-      const contentPath = this.contentPrefix() + rel;
-      this.newContent.set(digest, { contentPath, digests: this.fixityAlgorithms.length > 0 ? digests : undefined, size });
+      const contentPath = this.staged.store(digest, rel, digests, size);
+      this.contentFolders.add(rel);
       result = { contentPath, stored: true };
     }
     if (orphan) result.orphan = orphan;
@@ -530,27 +516,27 @@ export class StagedVersion {
 
   async remove(logicalPath: string): Promise<void> {
     this.assertOpen();
-    if (!this.state.has(logicalPath)) throw new UsageError(`Object "${this.id}" has no file "${logicalPath}" to remove.`, 'NO_SUCH_FILE');
+    if (!this.staged.has(logicalPath)) throw new UsageError(`Object "${this.id}" has no file "${logicalPath}" to remove.`, 'NO_SUCH_FILE');
     await this.unsetState(logicalPath);
   }
 
   async rename(from: string, to: string): Promise<void> {
     this.assertOpen();
-    const digest = this.state.get(from);
-    if (digest === undefined) throw new UsageError(`Object "${this.id}" has no file "${from}" to rename.`, 'NO_SUCH_FILE');
+    if (!this.staged.has(from)) throw new UsageError(`Object "${this.id}" has no file "${from}" to rename.`, 'NO_SUCH_FILE');
     if (from === to) return;
-    if (this.state.has(to))
+    if (this.staged.has(to))
       throw new UsageError(`Cannot rename "${from}" to "${to}" in object "${this.id}": "${to}" exists.`, 'PATH_CONFLICT');
-    this.state.delete(from);
+    assertLogicalPath(to);
+    // Placed as if `from` were gone already: "a" may become "a/b".
+    this.staged.rename(from, to);
     this.logical.delete(from);
     try {
       this.assertPlaceable(to, false);
     } catch (err) {
-      this.state.set(from, digest);
+      this.staged.rename(to, from);
       this.logical.add(from);
       throw err;
     }
-    this.state.set(to, digest);
     this.logical.add(to);
   }
 
@@ -559,15 +545,15 @@ export class StagedVersion {
     // Never loaded: nothing was added or removed yet, so the state becomes empty without loading it.
     this.baseStatePending = false;
     this.assertOpen();
-    for (const p of [...this.state.keys()]) await this.unsetState(p);
+    for (const p of [...this.staged.state.keys()]) await this.unsetState(p);
   }
 
   /** Digests of a logical path added in this session (manifest + fixity), or its manifest digest otherwise. */
   digestsOf(logicalPath: string): Record<string, string> | undefined {
     this.loadBaseState();
-    const digest = this.state.get(logicalPath);
+    const digest = this.staged.get(logicalPath);
     if (digest === undefined) return undefined;
-    return this.newContent.get(digest)?.digests ?? this.extraFixity.get(digest) ?? { [this.digestAlgorithm]: digest };
+    return this.staged.content(digest)?.digests ?? this.extraFixity.get(digest) ?? { [this.digestAlgorithm]: digest };
   }
 
   /** Fixity for content stored by earlier versions without the requested algorithms: read once more. */
@@ -603,8 +589,8 @@ export class StagedVersion {
           digestAlgorithm: this.digestAlgorithm,
           fixityAlgorithms: this.fixityAlgorithms,
           knownDigests: { get: (digest) => this.knownKey(digest) },
-          newContent: this.newContent,
-          state: this.state,
+          newContent: this.staged.newContent,
+          state: this.staged.state,
           extraFixity: this.extraFixity,
         },
         this.base,

@@ -11,6 +11,7 @@ import { FullBase, type StagingBase, ViewBase } from './staging-base.js';
 import { INVENTORY_TYPE_1_0, INVENTORY_TYPE_1_1, type Inventory } from './inventory.js';
 import { nextInventory, type StagedChanges, versionFields, type VersionMetadata } from './next-inventory.js';
 import { viewFixity } from './view-fixity.js';
+import { compactStaged } from './staged-state.js';
 
 /**
  * A block of n (key, path) pairs grouped by key: keys in code-unit order, each key's paths sorted.
@@ -30,9 +31,21 @@ function groupedBlock(keys: readonly string[], paths: readonly string[]): PathBl
   };
 }
 
-/** The source of a new object's first inventory, straight from the staged maps. */
+/** The source of a new object's first inventory, straight from the staged maps (their blocks when they are a StagedState's). */
 function newObjectSource(changes: StagedChanges, metadata: VersionMetadata): InventorySource {
   const fields = versionFields(metadata);
+  const compact = compactStaged(changes.state);
+  if (compact) {
+    return {
+      digestAlgorithm: changes.digestAlgorithm,
+      head: changes.version,
+      id: changes.id,
+      type: changes.ocflVersion === '1.0' ? INVENTORY_TYPE_1_0 : INVENTORY_TYPE_1_1,
+      fixity: [...changes.fixityAlgorithms].sort(byCodeUnit).map((alg) => [alg, compact.fixityBlock(alg)] as const),
+      manifest: compact.manifestBlock(),
+      versions: [[changes.version, { ...fields, state: compact.stateBlock() }]],
+    };
+  }
   const logical: string[] = [];
   const stateKeys: string[] = [];
   for (const [p, digest] of changes.state) {
@@ -80,6 +93,22 @@ function mergedBlock(a: PathBlock, b: PathBlock): PathBlock {
   };
 }
 
+/**
+ * The new head state of an object read as a view (its keys are its digests). A StagedState gives
+ * its own block: copying a million paths out of it as strings would cost ~200 MB at the commit.
+ */
+function headStateBlock(changes: StagedChanges): PathBlock {
+  const compact = compactStaged(changes.state);
+  if (compact) return compact.stateBlock();
+  const logical: string[] = [];
+  const stateKeys: string[] = [];
+  for (const [p, digest] of changes.state) {
+    logical.push(p);
+    stateKeys.push(digest);
+  }
+  return groupedBlock(stateKeys, logical);
+}
+
 /** The source of the next inventory of an object read as a compact view, its fixity blocks made by viewFixity. */
 function viewBaseSource(
   base: ViewBase,
@@ -87,12 +116,6 @@ function viewBaseSource(
   metadata: VersionMetadata,
   fixity: InventorySource['fixity'],
 ): InventorySource {
-  const logical: string[] = [];
-  const stateKeys: string[] = [];
-  for (const [p, digest] of changes.state) {
-    logical.push(p);
-    stateKeys.push(digest);
-  }
   const added = [...changes.newContent.keys()].sort(byCodeUnit);
   const addedBlock: PathBlock = function* () {
     for (const digest of added) yield [digest, [changes.newContent.get(digest)!.contentPath]] as const;
@@ -111,7 +134,7 @@ function viewBaseSource(
     type: base.type,
     fixity,
     manifest: mergedBlock(base.manifestBlock(), addedBlock),
-    versions: [...prior, [changes.version, { ...versionFields(metadata), state: groupedBlock(stateKeys, logical) }]],
+    versions: [...prior, [changes.version, { ...versionFields(metadata), state: headStateBlock(changes) }]],
   };
 }
 
