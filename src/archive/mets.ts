@@ -26,7 +26,9 @@ import { childMetsPaths } from '../siard/mets/checker.js';
 import { MetsIndexWriter } from '../siard/mets/index-writer.js';
 import { lobPathInfo } from '../siard/mets/lob-paths.js';
 import { parseMets } from '../siard/mets/reader.js';
-import { METS_FILE_NAME, type LobIdentity, type MetsChecksumType, type MetsLobRecord } from '../siard/mets/types.js';
+import { METS_FILE_NAME, type LobIdentity, type MetsChecksumType } from '../siard/mets/types.js';
+import { LobFileTable, type LobFilePlace } from '../siard/mets/lob-file-table.js';
+import { HEX_LENGTH_OF_DIGEST_NAME } from '../siard/digest-names.js';
 import { SIARD_DIGEST_TYPES, type SiardDigestType } from '../siard/model.js';
 import { describeLobCell, type LobAccess } from '../siard/reader/lob-open.js';
 import { SiardReader } from '../siard/reader/siard-reader.js';
@@ -63,13 +65,6 @@ export interface AddMetsResult {
   notes: string[];
 }
 
-/** A LOB file of the archive, as the cells name it. */
-interface LobFileOfCell {
-  logicalPath: string;
-  identity: LobIdentity;
-  mimeType?: string;
-}
-
 /** Adds the METS index of the head's .siard to object `id` as a new version. */
 export async function addMetsIndex(rootArg: string | OcflStorageRoot, id: string, options: AddMetsOptions = {}): Promise<AddMetsResult> {
   const root = await rootOf(rootArg);
@@ -89,8 +84,8 @@ export async function addMetsIndex(rootArg: string | OcflStorageRoot, id: string
   const { files, digestTypes, note } = await lobFilesOfCells(object, state, siardFile, open);
   const checksumType = chooseChecksumType(id, digestTypes, object.digestAlgorithm, object.fixityAlgorithms());
   const facts = new ContentFacts(object, id, OCFL_ALGORITHM_OF_DIGEST_TYPE[checksumType]!);
-  const bySegment = await recordsBySegment(files, { id, siardFile, dir }, facts);
-  const newChildren = [...bySegment.keys()].map((s) => inDir(`${s}/${METS_FILE_NAME}`));
+  const segments = await files.place(HEX_LENGTH_OF_DIGEST_NAME[checksumType], placeInSegment({ id, siardFile, dir }, facts));
+  const newChildren = segments.map((s) => inDir(`${s}/${METS_FILE_NAME}`));
   const taken = newChildren.filter((p) => state.has(p));
   if (taken.length > 0 && !options.replace) {
     const message = `Object "${id}" already holds ${taken[0]} in ${head}; give --replace to write the METS index again.`;
@@ -99,7 +94,7 @@ export async function addMetsIndex(rootArg: string | OcflStorageRoot, id: string
   const siardFacts = [];
   for (const m of members) siardFacts.push({ path: path.basename(m), ...(await facts.of(m)) });
   const oldFiles = async () => (options.replace ? oldMetsFiles(object, state, parentPath, newChildren) : []);
-  const index = { id, checksumType, dir, bySegment, siardFacts, oldFiles };
+  const index = { id, checksumType, dir, files, siardFacts, oldFiles };
   const { version, written } = await commitMetsIndex(root, object, index, options);
   return {
     id,
@@ -109,7 +104,7 @@ export async function addMetsIndex(rootArg: string | OcflStorageRoot, id: string
     checksumType,
     parent: written.parent.path,
     children: written.children.map((c) => ({ path: c.path, segment: c.segment, files: c.fileCount })),
-    lobFiles: files.length,
+    lobFiles: files.size,
     rehashed: facts.rehashed,
     notes: note !== undefined ? [note] : [],
   };
@@ -170,32 +165,24 @@ class ContentFacts {
 }
 
 /**
- * Segment of each file, in the order the cells first name it; records grouped by segment so each
- * child METS is written in one go.
+ * The segment folder of a LOB file (from its path, else its top folder beside the .siard), with the
+ * size and checksum the child METS lists; called for each file in the order the cells first name it.
  */
-async function recordsBySegment(
-  files: LobFileOfCell[],
-  where: { id: string; siardFile: string; dir: string },
-  facts: ContentFacts,
-): Promise<Map<string, MetsLobRecord[]>> {
+function placeInSegment(where: { id: string; siardFile: string; dir: string }, facts: ContentFacts) {
   const { id, siardFile, dir } = where;
-  const bySegment = new Map<string, MetsLobRecord[]>();
-  for (const f of files) {
-    const rel = dir ? f.logicalPath.slice(dir.length + 1) : f.logicalPath;
+  return async (logicalPath: string): Promise<LobFilePlace> => {
+    const rel = dir ? logicalPath.slice(dir.length + 1) : logicalPath;
     const info = lobPathInfo(rel);
     const slash = rel.indexOf('/');
-    if ((dir && !f.logicalPath.startsWith(`${dir}/`)) || (!info && slash < 0)) {
+    if ((dir && !logicalPath.startsWith(`${dir}/`)) || (!info && slash < 0)) {
       const message =
-        `The LOB file ${f.logicalPath} of object "${id}" lies in no folder beside ${siardFile}, ` + `so no segment METS can list it.`;
+        `The LOB file ${logicalPath} of object "${id}" lies in no folder beside ${siardFile}, ` + `so no segment METS can list it.`;
       throw new SiardOcflError(message, { code: 'METS_NO_SEGMENT', exitCode: 2 });
     }
     const segment = info?.segment ?? rel.slice(0, slash);
     const inner = info?.path ?? rel.slice(slash + 1);
-    const record: MetsLobRecord = { segment, path: inner, identity: f.identity, ...(await facts.of(f.logicalPath)) };
-    if (f.mimeType !== undefined) record.mimeType = f.mimeType;
-    (bySegment.get(segment) ?? bySegment.set(segment, []).get(segment)!).push(record);
-  }
-  return bySegment;
+    return { segment, path: inner, ...(await facts.of(logicalPath)) };
+  };
 }
 
 /** What the new version holds: the METS files to write, and the old ones a --replace removes. */
@@ -203,7 +190,8 @@ interface MetsIndexPlan {
   id: string;
   checksumType: MetsChecksumType;
   dir: string;
-  bySegment: Map<string, MetsLobRecord[]>;
+  /** placed: the records, grouped by segment */
+  files: LobFileTable;
   siardFacts: Array<{ path: string; size: number; checksum: string }>;
   /** read once the new version is started, as the object then is */
   oldFiles: () => Promise<string[]>;
@@ -222,7 +210,10 @@ async function commitMetsIndex(root: OcflStorageRoot, object: OcflObjectReader, 
     for (const p of await index.oldFiles()) await staged.remove(p);
     const sink = new StagedVersionSink(staged);
     const writer = new MetsIndexWriter(sink, { objId: id, checksumType: index.checksumType, ...(index.dir ? { baseDir: index.dir } : {}) });
-    for (const records of index.bySegment.values()) for (const r of records) await writer.add(r);
+    for (const { segment, records } of index.files.segments()) {
+      for (const r of records) await writer.add(r);
+      await writer.endSegment(segment);
+    }
     const written = await writer.finish(index.siardFacts[0]!, index.siardFacts.slice(1));
     await sink.commit();
     const message = options.message ?? 'siard-ocfl mets: METS index of the LOB segment folders';
@@ -250,8 +241,7 @@ async function lobFilesOfCells(
   const siard = set
     ? await openSiardSegments(set, (name) => abs(object.contentPath(name)), { label: `${siardFile}.1 ... .z` })
     : await SiardReader.open(await abs(object.contentPath(siardFile)), { siardPath: siardFile });
-  const files: LobFileOfCell[] = [];
-  const seen = new Set<string>();
+  const files = new LobFileTable();
   const digestTypes = new Set<SiardDigestType>();
   let lobs: StorageBaseLookup | undefined;
   try {
@@ -287,14 +277,9 @@ async function lobFilesOfCells(
         const identity: LobIdentity = { schema: cell.schemaIndex, table: cell.tableIndex, column: cell.column, row: cell.row };
         found.parts.forEach((p, i) => {
           const logicalPath = (p as { path: string }).path;
-          if (seen.has(logicalPath)) return; // two cells sharing one file: listed once, under the first
-          seen.add(logicalPath);
           const partName = found.parts.length > 1 ? (lobPathInfo(logicalPath)?.identity.part ?? String(i)) : undefined;
-          files.push({
-            logicalPath,
-            identity: partName === undefined ? identity : { ...identity, part: partName },
-            ...(cell.mimeType ? { mimeType: cell.mimeType } : {}),
-          });
+          // two cells sharing one file: listed once, under the first (add() keeps the first)
+          files.add(logicalPath, partName === undefined ? identity : { ...identity, part: partName }, cell.mimeType || undefined);
         });
       }
     }

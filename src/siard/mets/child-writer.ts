@@ -16,11 +16,13 @@
  *   CONTENTIDS points at no file; METS says an fptr's content must be files of the fileSec,
  *   reached through FILEID or an area/seq/par child, and the seed's has neither.
  *
- * Memory: the IDs of the files (for the structMap and the duplicate check) stay in memory, about
- * 40 bytes per file; everything else is flushed as it is written.
+ * Memory: the IDs of the files (for the structMap and the duplicate check) and their paths (for
+ * the duplicate check) stay in memory as bytes (string-list.ts), about 70 bytes per file with
+ * their hash tables; everything else is flushed as it is written.
  */
 import { childMetsObjId, lobFileId, lobOwnerId } from './ids.js';
-import { IdRegistry, metsHeader } from './header.js';
+import { duplicateIdError, IdRegistry, metsHeader } from './header.js';
+import { StringSet } from './string-list.js';
 import { MetsTextOutput, type ByteWriter, type WrittenMets } from './output.js';
 import { METS_FILE_NAME, NODE_HASH_OF_CHECKSUM_TYPE, type MetsChecksumType, type MetsLobFile } from './types.js';
 import { encodeUriPath } from '../uri-path.js';
@@ -47,6 +49,7 @@ export interface WrittenChildMets extends WrittenMets {
 }
 
 const HEX = /^[0-9a-f]+$/;
+const CHILD_DOCUMENT = 'a child METS';
 
 export function checkChecksum(checksum: string, type: MetsChecksumType, what: string): void {
   if (!HEX.test(checksum) || checksum.length !== HEX_LENGTH_OF_DIGEST_NAME[type]) {
@@ -68,9 +71,11 @@ export function checkSegment(segment: string): void {
 
 export class ChildMetsWriter {
   private readonly output: MetsTextOutput;
-  private readonly ids = new IdRegistry('a child METS');
-  private readonly paths = new Set<string>();
-  private readonly fileIds: string[] = [];
+  /** IDs of the header and structMaps; those of the files are in fileIds (`s...`, never `ID_...`, so the two cannot clash) */
+  private readonly ids = new IdRegistry(CHILD_DOCUMENT);
+  private readonly paths = new StringSet();
+  /** in the order the files were added */
+  private readonly fileIds = new StringSet();
   private started = false;
   private finished = false;
   readonly objId: string;
@@ -110,12 +115,11 @@ export class ChildMetsWriter {
     const what = `${this.options.segment}/${file.path}`;
     checkSegment(file.path);
     if (file.path === METS_FILE_NAME) throw new Error(`A LOB file cannot be called ${what}: that is the child METS itself.`);
-    if (this.paths.has(file.path)) throw new Error(`The LOB file ${what} is listed twice.`);
-    this.paths.add(file.path);
+    if (!this.paths.add(file.path)) throw new Error(`The LOB file ${what} is listed twice.`);
     checkSize(file.size, what);
     checkChecksum(file.checksum, this.options.checksumType, what);
-    const id = this.ids.add(lobFileId(file.identity));
-    this.fileIds.push(id);
+    const id = lobFileId(file.identity);
+    if (!this.fileIds.add(id)) throw duplicateIdError(id, CHILD_DOCUMENT);
     await this.output.text(
       `        <mets:file${attr('ID', id)}${attr('MIMETYPE', file.mimeType)}${attr('OWNERID', lobOwnerId(file.identity))}` +
         `${attr('CHECKSUMTYPE', this.options.checksumType)}${attr('CHECKSUM', file.checksum)}${attr('SIZE', file.size)}>\n` +
@@ -144,7 +148,10 @@ export class ChildMetsWriter {
         '    </mets:div>\n  </mets:structMap>\n</mets:mets>\n',
     );
     const written = await this.output.end();
-    return { ...written, segment: this.options.segment, objId: this.objId, fileCount: this.fileIds.length };
+    const fileCount = this.fileIds.size;
+    this.paths.clear(); // a finished child needs them no more; the index may write others meanwhile
+    this.fileIds.clear();
+    return { ...written, segment: this.options.segment, objId: this.objId, fileCount };
   }
 }
 

@@ -59,12 +59,16 @@ export function metsHeader(options: MetsHeaderOptions): string {
   );
 }
 
+export function duplicateIdError(id: string, documentName: string): Error {
+  return new Error(`The ID "${id}" would appear twice in ${documentName}.`);
+}
+
 /** Fails when an xsd:ID value repeats within one document. */
 export class IdRegistry {
   private readonly seen = new Set<string>();
   constructor(private readonly documentName: string) {}
   add(id: string): string {
-    if (this.seen.has(id)) throw new Error(`The ID "${id}" would appear twice in ${this.documentName}.`);
+    if (this.seen.has(id)) throw duplicateIdError(id, this.documentName);
     this.seen.add(id);
     return id;
   }

@@ -45,6 +45,8 @@ interface OpenChild {
   file: MetsOutputFile;
   writer: ChildMetsWriter;
   path: string;
+  /** there once the child is finished (endSegment) */
+  written?: WrittenChildMets & { path: string };
 }
 
 /** Incremental form: add() each LOB file as it is written, finish() once the `.siard` is known. */
@@ -99,18 +101,39 @@ export class MetsIndexWriter {
     }
   }
 
+  /**
+   * Ends the child of a segment that gets no more files, so its file is closed and its memory let go
+   * before finish(); a later add() to it fails. The parent still lists the children in first-seen order.
+   */
+  async endSegment(segment: string): Promise<void> {
+    this.guard();
+    const child = this.open.get(segment);
+    if (!child) throw new Error(`The METS index has no child METS for segment ${segment}.`);
+    try {
+      await this.end(child);
+    } catch (err) {
+      await this.abort();
+      throw err;
+    }
+  }
+
+  private async end(child: OpenChild): Promise<WrittenChildMets & { path: string }> {
+    if (!child.written) {
+      const written = await child.writer.finish();
+      await child.file.close();
+      this.unfinished.delete(child.file);
+      child.written = { ...written, path: child.path };
+    }
+    return child.written;
+  }
+
   /** Ends every child, then writes the parent with their checksums and the `.siard`'s. */
   /** Writes the children and the parent; `more`: the segments after the first of a segmented SIARD file. */
   async finish(siard: ParentMetsSiardFile, more: ParentMetsSiardFile[] = []): Promise<WrittenMetsIndex> {
     this.guard();
     try {
       const children: WrittenMetsIndex['children'] = [];
-      for (const child of this.open.values()) {
-        const written = await child.writer.finish();
-        await child.file.close();
-        this.unfinished.delete(child.file);
-        children.push({ ...written, path: child.path });
-      }
+      for (const child of this.open.values()) children.push(await this.end(child));
       const parentPath = this.inSink(METS_FILE_NAME);
       const parentFile = await this.sink.openFile(parentPath, { digests: this.digests });
       this.unfinished.add(parentFile);
