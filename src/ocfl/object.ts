@@ -214,6 +214,18 @@ export async function loadInventorySummary(storage: ReadStorage, objectPath: str
  * parsed in full.
  */
 export async function loadStagingBase(storage: ReadStorage, objectPath: string): Promise<LoadedInventorySummary & { base: StagingBase }> {
+  // A plain inventory is viewed in windows: its JSON (~600 MB at a million files) is never held whole.
+  const windowed = await windowedView(storage, objectPath);
+  if (windowed && ViewBase.canWrite(windowed.view)) {
+    const base = new ViewBase(windowed.view);
+    const { id, head, type, digestAlgorithm } = base;
+    return {
+      inventory: { id, head, type, digestAlgorithm, versions: base.view.versions() },
+      digest: windowed.digest,
+      sidecarStale: false,
+      base,
+    };
+  }
   const read = (bytes: Buffer, where: string): StagingBase => {
     const view = InventoryView.from(bytes, where);
     return view && ViewBase.canWrite(view) ? new ViewBase(view) : new FullBase(parseInventory(bytes, where));
