@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../src/sources/sqlite/driver.js';
 import { contentPaths, readInventory } from './archive-support.js';
 import { readTableXml, unzipEntry, zipEntryNames } from './export-support.js';
 import { runCli } from './helpers/cli.js';
