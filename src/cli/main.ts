@@ -22,7 +22,9 @@ export async function main(argv: string[]): Promise<number> {
   program.configureOutput({ outputError: (str, write) => write(str) });
   // The verb is the first argument that is not a program option (those come before it).
   const verb = argv.find((a) => !a.startsWith('-'));
-  const names = verb !== undefined && Object.hasOwn(VERBS, verb) ? [verb] : Object.keys(VERBS);
+  // `--version` needs no verb; `--help` (or a mistyped verb) lists them all.
+  const asksVersion = verb === undefined && argv.some((a) => a === '--version' || a === '-V');
+  const names = asksVersion ? [] : verb !== undefined && Object.hasOwn(VERBS, verb) ? [verb] : Object.keys(VERBS);
   for (const name of names) (await VERBS[name]()).register(program);
   for (const verb of program.commands) {
     if (!verb.options.some((o) => o.long === '--debug')) verb.option('--debug', 'print stack traces with errors');
