@@ -93,8 +93,10 @@ function growth(setup: (dir: string, n: number) => void, verbs: Verb[]): Map<str
     setup(dirs[n], n);
     // NOISE: CPU seconds a verb may vary by whatever the size; keeps a verb that costs next to
     // nothing beyond start-up (log, show of a small object) from dividing noise by noise.
-    for (const v of verbs)
-      (perFile.get(v.name) ?? perFile.set(v.name, {}).get(v.name)!)[n] = (Math.max(0, cpuSeconds(v.args(dirs[n], n)) - startUp.get(v.args('', 0)[0])!) + NOISE) / n;
+    for (const v of verbs) {
+      const work = Math.max(0, cpuSeconds(v.args(dirs[n], n)) - startUp.get(v.args('', 0)[0])!);
+      (perFile.get(v.name) ?? perFile.set(v.name, {}).get(v.name)!)[n] = (work + NOISE) / n;
+    }
   }
   const out = new Map<string, number>();
   for (const v of verbs) {
