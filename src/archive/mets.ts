@@ -201,7 +201,7 @@ interface MetsIndexPlan {
 async function commitMetsIndex(root: OcflStorageRoot, object: OcflObjectReader, index: MetsIndexPlan, options: AddMetsOptions) {
   const id = index.id;
   const algorithm = OCFL_ALGORITHM_OF_DIGEST_TYPE[index.checksumType]!;
-  const staged = await root.startVersion(id, { fixityAlgorithms: [algorithm], known: object.parsed() });
+  const staged = await root.startVersion(id, { fixityAlgorithms: [algorithm], known: object.known() });
   try {
     if (staged.version !== nextVersionName(object.head)) {
       const message = `Object "${id}" changed while its METS index was prepared (now ${staged.version} would follow); run mets again.`;

@@ -174,7 +174,7 @@ export async function relocate(rootArg: string | OcflStorageRoot, id: string, op
   const fixityAlgorithms = object.fixityAlgorithms();
   const indexes = await metsIndexesOf(object, siards);
   const now = new Date();
-  const staged = await root.startVersion(id, { fixityAlgorithms, known: object.parsed() });
+  const staged = await root.startVersion(id, { fixityAlgorithms, known: object.known() });
   const sink = new StagedVersionSink(staged);
   const archiveSink = options.onBytes ? countingSink(sink, options.onBytes) : sink;
   const archives: RelocateResult['archives'] = [];

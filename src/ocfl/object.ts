@@ -150,6 +150,15 @@ export interface ParsedInventory {
   digest: string;
 }
 
+/** An inventory a reader already holds as its compact view, with the digest of the bytes it was viewed from. */
+export interface ViewedInventory {
+  view: InventoryView;
+  digest: string;
+}
+
+/** What a reader already holds of an inventory, for a writer of the same object to reuse (see StartVersionOptions.known). */
+export type KnownInventory = ParsedInventory | ViewedInventory;
+
 /**
  * Reads the root inventory of the object at `objectPath`, checked against its sidecar. When the
  * bytes are those `known` was parsed from (same digest), `known`'s inventory is returned instead
@@ -213,15 +222,24 @@ export async function loadInventorySummary(storage: ReadStorage, objectPath: str
  * when the inventory is plain and the view can write its fixity again (ViewBase.canWrite), else
  * parsed in full.
  */
-export async function loadStagingBase(storage: ReadStorage, objectPath: string): Promise<LoadedInventorySummary & { base: StagingBase }> {
+export async function loadStagingBase(
+  storage: ReadStorage,
+  objectPath: string,
+  known?: ViewedInventory,
+): Promise<LoadedInventorySummary & { base: StagingBase }> {
+  // The caller's view when the object is still at its bytes: a second view of a million files
+  // would cost as much again (~300 MB); the bytes are hashed as they stream, not held.
   // A plain inventory is viewed in windows: its JSON (~600 MB at a million files) is never held whole.
-  const windowed = await windowedView(storage, objectPath);
-  if (windowed && ViewBase.canWrite(windowed.view)) {
-    const base = new ViewBase(windowed.view);
+  const viewed =
+    known && ViewBase.canWrite(known.view) && (await stillAt(storage, objectPath, known))
+      ? known
+      : await windowedView(storage, objectPath);
+  if (viewed && ViewBase.canWrite(viewed.view)) {
+    const base = new ViewBase(viewed.view);
     const { id, head, type, digestAlgorithm } = base;
     return {
       inventory: { id, head, type, digestAlgorithm, versions: base.view.versions() },
-      digest: windowed.digest,
+      digest: viewed.digest,
       sidecarStale: false,
       base,
     };
@@ -242,6 +260,15 @@ export async function loadStagingBase(storage: ReadStorage, objectPath: string):
   }
   const { id, head, type, digestAlgorithm } = base;
   return { inventory: { id, head, type, digestAlgorithm, versions }, bytes, digest, sidecarStale, base };
+}
+
+/** Whether the root inventory still has the bytes `known` was viewed from, its sidecar agreeing (streamed, not held). */
+async function stillAt(storage: ReadStorage, objectPath: string, known: ViewedInventory): Promise<boolean> {
+  const where = join(objectPath, 'inventory.json');
+  const hashed = await readHashedWindows(storage, where, { write: () => true, digestAlgorithm: known.view.digestAlgorithm });
+  if (!hashed || hashed.digest !== known.digest) return false;
+  const sidecar = await readText(storage, `${where}.${hashed.algorithm}`);
+  return sidecar !== undefined && parseSidecar(sidecar) === hashed.digest;
 }
 
 /** The version names an inventory, full or summarised, lists. */
@@ -294,9 +321,10 @@ export class OcflObjectReader {
     return this.full;
   }
 
-  /** The inventory parsed in full with the digest of its bytes, when this reader holds them (see loadInventory's `known`). */
-  parsed(): ParsedInventory | undefined {
-    return this.inventoryDigest === undefined || !this.full ? undefined : { inventory: this.full, digest: this.inventoryDigest };
+  /** The inventory as this reader holds it (parsed or viewed) with the digest of its bytes: a writer's `known` (StartVersionOptions). */
+  known(): KnownInventory | undefined {
+    if (this.inventoryDigest === undefined) return undefined;
+    return this.view ? { view: this.view, digest: this.inventoryDigest } : { inventory: this.full!, digest: this.inventoryDigest };
   }
 
   get id(): string {

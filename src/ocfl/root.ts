@@ -362,14 +362,14 @@ export class OcflStorageRoot {
    */
   private async stagingBase(ctx: CommitContext, options: StartVersionOptions): Promise<StagingBase | undefined> {
     const known = options.known;
-    if (known) {
+    if (known && 'inventory' in known) {
       const loaded = await recoverObject(ctx, [], (storage, at) => loadInventory(storage, at, known));
       return loaded && new FullBase(loaded.inventory);
     }
     let base: StagingBase | undefined;
     // Only the base is kept: the recovery's result holds the inventory's bytes.
     await recoverObject(ctx, [], async (storage, at) => {
-      const loaded = await loadStagingBase(storage, at);
+      const loaded = await loadStagingBase(storage, at, known);
       base = loaded.base;
       return loaded;
     });

@@ -22,7 +22,7 @@ import { assertLogicalPath } from './logical-path.js';
 import { EarlyFlushes } from './early-flush.js';
 import { type NewContent, StagedState } from './staged-state.js';
 import { contentWithoutFixity, type VersionMetadata } from './next-inventory.js';
-import type { ParsedInventory } from './object.js';
+import type { KnownInventory } from './object.js';
 import type { StagingBase } from './staging-base.js';
 import type { ObjectLock } from './lock.js';
 import type { WritableFile } from './storage.js';
@@ -43,10 +43,10 @@ export interface StartVersionOptions {
   /** Extra algorithms whose digests go into the fixity block for every content file. */
   fixityAlgorithms?: string[];
   /**
-   * The object's inventory as the caller already read it (OcflObjectReader.parsed()): used as the
-   * base when the object is still at those bytes, instead of being parsed a second time.
+   * The object's inventory as the caller already read it (OcflObjectReader.known()): used as the
+   * base when the object is still at those bytes, instead of being read a second time.
    */
-  known?: ParsedInventory;
+  known?: KnownInventory;
 }
 
 /** The new version's message, user and time (default now). */
