@@ -211,5 +211,9 @@ test("a writer handed a reader's compact view uses that view while the object is
   t.deepEqual(Object.keys(inventory.fixity!.md5!).length, 3, 'the fixity of every version is carried over');
   const objectDir = path.join(rootDir, root.objectPath('kv'));
   t.deepEqual(parseInventory(readFileSync(path.join(objectDir, 'inventory.json'))), inventory);
-  t.deepEqual(reader.versions().map((v) => v.version), ['v1'], "the reader's view was not changed by the writer");
+  t.deepEqual(
+    reader.versions().map((v) => v.version),
+    ['v1'],
+    "the reader's view was not changed by the writer",
+  );
 });

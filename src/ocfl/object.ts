@@ -231,9 +231,7 @@ export async function loadStagingBase(
   // would cost as much again (~300 MB); the bytes are hashed as they stream, not held.
   // A plain inventory is viewed in windows: its JSON (~600 MB at a million files) is never held whole.
   const viewed =
-    known && ViewBase.canWrite(known.view) && (await stillAt(storage, objectPath, known))
-      ? known
-      : await windowedView(storage, objectPath);
+    known && ViewBase.canWrite(known.view) && (await stillAt(storage, objectPath, known)) ? known : await windowedView(storage, objectPath);
   if (viewed && ViewBase.canWrite(viewed.view)) {
     const base = new ViewBase(viewed.view);
     const { id, head, type, digestAlgorithm } = base;
