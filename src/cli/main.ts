@@ -1,12 +1,24 @@
 /** The command line: one file per verb, each registering itself on the program. */
 import { Command, CommanderError, type Option } from 'commander';
 import { createRequire } from 'node:module';
+import v8 from 'node:v8';
 import { printJsonError, reportError } from './common.js';
 import { EXAMPLES, VERBS } from './verbs.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
+/**
+ * V8 lets the old generation grow to 2-4 times what survived the last full collection before the
+ * next one. The verbs make much short-lived garbage that outlives the young generation (LOB cells
+ * planned across awaits, rows of table XML): at a million LOBs audit peaked at 1.4 GB of which
+ * ~600 MB was garbage nobody held. Collecting when the heap has grown by a fifth keeps the peak
+ * near what is live (audit of 100,000 LOBs: 350 -> 257 MB) for about the same CPU. Set for this
+ * process only: a program using the library keeps its own settings.
+ */
+const HEAP_GROWING_PERCENT = 20;
+
 export async function main(argv: string[]): Promise<number> {
+  v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   // A file-size limit must fail the write (EFBIG, exit 2, the version aborted), not kill us: the
   // signal-exit package (via proper-lockfile) re-raises SIGXFSZ with its default action unless
   // another listener exists, even when the process was started with the signal ignored.
