@@ -28,6 +28,7 @@ import {
 import { sqliteCheckConstraints } from './check-constraints.js';
 import { sqliteTriggers } from './triggers.js';
 import { quoteIdent } from '../sql-identifier.js';
+import { rowidAliasIndex } from './rowid-alias.js';
 import { decideColumnTypes, type ColumnDecision } from './prescan.js';
 import { aggregateScanner, type AggregateScanner } from './split-scan.js';
 import { formatReal, mapDeclaredType } from './type-mapping.js';
@@ -322,8 +323,18 @@ export class SqliteSource implements DatabaseSource {
       classAt.set(i, names.length);
       names.push(`typeof(${quoteIdent(c.name)})`);
     });
-    const rowidAt = names.length;
-    if (!strict) names.push('rowid');
+    // the rowid comes from the INTEGER PRIMARY KEY when there is one, else it is selected after the values
+    const aliasAt = strict
+      ? -1
+      : rowidAliasIndex(
+          this.db,
+          table,
+          plan.table.columns.map((c) => c.name),
+          plan.table.primaryKey?.columns ?? [],
+        );
+    const alias = aliasAt >= 0 && !literal[aliasAt];
+    const rowidAt = alias ? aliasAt : names.length;
+    if (!strict && !alias) names.push('rowid');
     const encoding = String(this.db.pragma('encoding', { simple: true }));
     const decoder = strictDecoder(encoding);
     const converters = plan.decisions.map((d, i) => converterFor(d, table, plan.table.columns[i]!.name, decoder));
