@@ -8,6 +8,7 @@
 import test from 'ava';
 import path from 'node:path';
 import Database from '../src/sources/sqlite/driver.js';
+import { rowidAliasIndex } from '../src/sources/sqlite/rowid-alias.js';
 import { SqliteSource } from '../src/sources/sqlite/sqlite-source.js';
 import type { SourceValue } from '../src/siard/database-source.js';
 import { tableDataXml, type TableDataStats } from '../src/siard/table-data.js';
@@ -24,7 +25,9 @@ function build(file: string): void {
            CREATE TABLE many (id INTEGER PRIMARY KEY, name TEXT);
            CREATE TABLE exact (a INTEGER, b TEXT);
            CREATE TABLE top (id INTEGER PRIMARY KEY, b TEXT);
-           CREATE TABLE empty (a INTEGER)`);
+           CREATE TABLE empty (a INTEGER);
+           CREATE TABLE descpk (id INTEGER PRIMARY KEY DESC, name TEXT);
+           CREATE TABLE midpk (name TEXT, id INTEGER, n INTEGER, PRIMARY KEY (id))`);
   const texts = [
     null,
     '',
@@ -90,6 +93,13 @@ function build(file: string): void {
   db.transaction(() => {
     for (let k = BATCH_ROWS - 1; k >= 0; k--) insTop.run(2n ** 63n - 1n - BigInt(k), `t${k}`);
   })();
+  // INTEGER PRIMARY KEY DESC is no rowid alias: ids descend while the rowids ascend
+  const insDesc = db.prepare('INSERT INTO descpk (id, name) VALUES (?, ?)');
+  const insMid = db.prepare('INSERT INTO midpk VALUES (?, ?, ?)');
+  db.transaction(() => {
+    for (let k = 0; k < 2 * BATCH_ROWS + 3; k++) insDesc.run(10_000 - k * 3, k % 4 === 0 ? null : `d${k}`);
+    for (let k = 0; k < 2 * BATCH_ROWS + 3; k++) insMid.run(k % 5 === 0 ? null : `m ${k}`, k * k - 500_000, k % 3 === 0 ? null : k);
+  })();
   db.close();
 }
 
@@ -126,7 +136,7 @@ const file = (() => {
   };
 })();
 
-for (const table of ['vals', 'big', 'many', 'exact', 'top', 'empty']) {
+for (const table of ['vals', 'big', 'many', 'exact', 'top', 'empty', 'descpk', 'midpk']) {
   test(`table ${table}: batches read by rowid give the rows and table XML of the row-by-row read`, async (t) => {
     const batched = await readAll(file(), table, false);
     const single = await readAll(file(), table, true);
@@ -167,5 +177,33 @@ test('a table of long values is read in batches of few rows, a table of short on
   t.deepEqual(
     many.batches.map((b) => b.length),
     [BATCH_ROWS, BATCH_ROWS, 7],
+  );
+});
+
+test('the rowid is taken from an INTEGER PRIMARY KEY (its alias) and selected apart otherwise', (t) => {
+  const db = new Database(file(), { readonly: true });
+  const alias = (table: string) => {
+    const columns = (db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string; pk: number }>).filter((c) => c.name);
+    const pk = columns.filter((c) => c.pk > 0).map((c) => c.name);
+    return rowidAliasIndex(
+      db,
+      table,
+      columns.map((c) => c.name),
+      pk,
+    );
+  };
+  t.is(alias('vals'), 0);
+  t.is(alias('midpk'), 1);
+  t.is(alias('descpk'), -1);
+  t.is(alias('exact'), -1);
+  db.close();
+});
+
+test('rows of a table whose INTEGER PRIMARY KEY is no rowid alias come in rowid order', async (t) => {
+  const { rows } = await readAll(file(), 'descpk', false);
+  t.is(rows.length, 2 * BATCH_ROWS + 3);
+  t.deepEqual(
+    rows.slice(0, 3).map((r) => r[0]),
+    [10_000n, 9_997n, 9_994n],
   );
 });

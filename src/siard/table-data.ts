@@ -25,6 +25,7 @@ import { isStructured, type CellShape } from './cell-shape.js';
 import { LobWriter, readAll } from './lob-writer.js';
 import { isLobFamily, type SiardColumn, type SqlTypeFamily } from './model.js';
 import { arrayPathKey, plainShape, SIARD_TABLE_NAMESPACE, type ArrayUse } from './table-xsd.js';
+import { Utf8Chunks } from './utf8-chunks.js';
 import { escapeSiardText } from './xml-text.js';
 
 export interface TableDataContext {
@@ -50,8 +51,8 @@ export interface TableDataStats {
   externalColumns: Set<number>;
 }
 
-/** Text handed to the ZIP writer at a time: big enough that deflate (on the thread pool) gets long runs. */
-const CHUNK_CHARS = 256 * 1024;
+/** Bytes handed to the ZIP writer at a time: big enough that deflate (on the thread pool) gets long runs. */
+const CHUNK_BYTES = 256 * 1024;
 
 /** How a column's cells are written, decided once per table. */
 const enum CellWay {
@@ -61,13 +62,13 @@ const enum CellWay {
   Structured,
 }
 
-/** Yields the XML text of the table; `stats` is filled as it goes. Rows come in batches (rowBatchesOf). */
+/** Yields the XML of the table as UTF-8, in chunks of whole rows; `stats` is filled as it goes. Rows come in batches (rowBatchesOf). */
 export async function* tableDataXml(
   batches: AsyncIterable<readonly SourceValue[][]>,
   ctx: TableDataContext,
   stats: TableDataStats,
   onRow?: () => void,
-): AsyncGenerator<string> {
+): AsyncGenerator<Buffer> {
   const shapes = ctx.shapes ?? ctx.columns.map(plainShape);
   const families = shapes.map((sh) =>
     sh.kind === 'scalar' ? sh.family : sh.kind === 'array' && sh.element.kind === 'scalar' ? sh.element.family : 'char',
@@ -85,10 +86,12 @@ export async function* tableDataXml(
   const close = families.map((_, i) => `</c${i + 1}>`);
   const empty = families.map((_, i) => `<c${i + 1}/>`);
   const n = families.length;
-  let out =
+  const out = new Utf8Chunks(CHUNK_BYTES);
+  out.append(
     '<?xml version="1.0" encoding="UTF-8"?>\n' +
-    `<table xmlns="${SIARD_TABLE_NAMESPACE}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" ` +
-    `xsi:schemaLocation="${SIARD_TABLE_NAMESPACE} ${ctx.folder}.xsd" version="2.2">\n`;
+      `<table xmlns="${SIARD_TABLE_NAMESPACE}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" ` +
+      `xsi:schemaLocation="${SIARD_TABLE_NAMESPACE} ${ctx.folder}.xsd" version="2.2">\n`,
+  );
   for await (const batch of batches) {
     for (const row of batch) {
       stats.rows++;
@@ -121,15 +124,13 @@ export async function* tableDataXml(
             break;
         }
       }
-      out += xml + '</row>\n';
+      out.append(xml + '</row>\n');
       onRow?.();
     }
-    if (out.length >= CHUNK_CHARS) {
-      yield out;
-      out = '';
-    }
+    yield* out.take();
   }
-  yield out + '</table>\n';
+  out.append('</table>\n');
+  yield* out.take(0);
 }
 
 function valueError(v: SourceValue, i: number, ctx: TableDataContext, stats: TableDataStats): SiardOcflError {
@@ -408,8 +409,24 @@ function describe(v: SourceValue): string {
   return typeof v === 'string' ? 'text' : typeof v;
 }
 
+/** Below this magnitude two decimals are finer than a double's spacing, so a value has one two-decimal form at most. */
+const CENTS_LIMIT = 2 ** 40;
+
 /** xs:double lexical form; integral values keep a '.0' so a reader sees a real. */
-function xsDouble(v: number): string {
+export function xsDouble(v: number): string {
+  // Values with at most two decimals (amounts, prices) without String(v)'s shortest-digits search,
+  // a fifth of its cost: when c / 100 is exactly v, c / 100 is the shortest decimal String(v) gives.
+  const a = v < 0 ? -v : v;
+  if (a >= 0.01 && a < CENTS_LIMIT) {
+    const c = Math.round(a * 100);
+    if (c / 100 === a) {
+      const whole = Math.floor(c / 100);
+      const cents = c - whole * 100;
+      const sign = v < 0 ? '-' : '';
+      if (cents === 0) return sign + whole + '.0';
+      return sign + whole + (cents % 10 === 0 ? '.' + cents / 10 : cents < 10 ? '.0' + cents : '.' + cents);
+    }
+  }
   if (Number.isNaN(v)) return 'NaN';
   if (v === Infinity) return 'INF';
   if (v === -Infinity) return '-INF';

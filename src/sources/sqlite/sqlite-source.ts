@@ -28,6 +28,7 @@ import {
 import { sqliteCheckConstraints } from './check-constraints.js';
 import { sqliteTriggers } from './triggers.js';
 import { quoteIdent } from '../sql-identifier.js';
+import { rowidAliasIndex } from './rowid-alias.js';
 import { decideColumnTypes, type ColumnDecision } from './prescan.js';
 import { aggregateScanner, type AggregateScanner } from './split-scan.js';
 import { formatReal, mapDeclaredType } from './type-mapping.js';
@@ -322,8 +323,8 @@ export class SqliteSource implements DatabaseSource {
       classAt.set(i, names.length);
       names.push(`typeof(${quoteIdent(c.name)})`);
     });
-    const rowidAt = names.length;
-    if (!strict) names.push('rowid');
+    const aliasAt = this.rowidColumn(table, plan, literal); // -1: the rowid is selected after the values
+    const rowidAt = aliasAt >= 0 ? aliasAt : strict ? names.length : names.push('rowid') - 1;
     const encoding = String(this.db.pragma('encoding', { simple: true }));
     const decoder = strictDecoder(encoding);
     const converters = plan.decisions.map((d, i) => converterFor(d, table, plan.table.columns[i]!.name, decoder));
@@ -375,6 +376,14 @@ export class SqliteSource implements DatabaseSource {
       }
     }
     if (batch.length > 0) yield batch;
+  }
+
+  /** The column that is the rowid (an INTEGER PRIMARY KEY read as is, rowid-alias.ts), or -1. */
+  private rowidColumn(table: string, plan: TablePlan, literal: boolean[]): number {
+    if (plan.orderBy !== 'rowid') return -1;
+    const columns = plan.table.columns.map((c) => c.name);
+    const at = rowidAliasIndex(this.db, table, columns, plan.table.primaryKey?.columns ?? []);
+    return at >= 0 && !literal[at] ? at : -1;
   }
 
   private verifier: BetterSqlite3.Database | undefined;
