@@ -490,12 +490,13 @@ both(
   'lease: of five hosts taking over one expired lease at once exactly one gets it; the holder it was taken from learns it lost the lock',
   async (t) => {
     const store = S3Storage.fromUrl(await newRoot('s3', 'lease-race'));
-    // A holder with a 3 s lease (renewed every second); its lease is then made to look expired, as
-    // if its process had been stopped past the lease, before its first renewal.
-    const stalled = new LeaseLockProvider(store, 'locks', 3000);
+    // A holder with a 9 s lease (renewed every 3 s); its lease is then made to look expired, as if
+    // its process had been stopped past the lease. (With a 3 s lease renewed every second, a loaded
+    // machine's RGW did not fit one read and one conditional write between renewals in 10 tries.)
+    const stalled = new LeaseLockProvider(store, 'locks', 9000);
     const first = await stalled.acquire('contested');
     t.notThrows(() => first.assertHeld());
-    // The holder renews every second, so on a busy machine a renewal can land between our read and
+    // The holder renews every 3 s, so on a busy machine a renewal can land between our read and
     // our conditional write (412, or RGW's 500 for a lost If-Match race): read again and retry.
     const leasePath = new LeaseLockProvider(store, 'locks').leasePath('contested');
     let forged = false;
@@ -515,8 +516,15 @@ both(
     t.is(won.length, 1, results.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : 'won')).join(' | '));
     t.true(won[0]!.value.tookOverDeadLock);
     for (const r of results) if (r.status === 'rejected') t.regex((r.reason as Error).message, /being written by another process/);
-    // The first holder's next renewal finds its lease replaced: it must not publish any more.
-    await new Promise((r) => setTimeout(r, 1500));
+    // The first holder's next renewal (within 3 s) finds its lease replaced: it must not publish any more.
+    for (let waited = 0; waited < 10_000; waited += 250) {
+      try {
+        first.assertHeld();
+      } catch {
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
     const lost = t.throws(() => first.assertHeld());
     t.regex(lost!.message, /lock on object "contested" was lost/);
     await first.release();
