@@ -7,11 +7,12 @@
 import test, { type ExecutionContext } from 'ava';
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, promises as fsPromises, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import ocflFs from '@ocfl/ocfl-fs';
 import { loadLayout0003 } from '../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { FileLockProvider } from '../src/ocfl/lock.js';
 import { initRoot, openRoot } from '../src/ocfl/root.js';
 import {
   emptyDirs,
@@ -172,5 +173,28 @@ test('what killed takers leave beside the locks (intent files, renamed-away lock
   writeFileSync(path.join(locks, `${key}.lock.intent-${dead2}`), '');
   const r = await put(rootDir, ID, writeInput(path.join(base, 'a'), V1));
   t.is(r.code, 0, r.stderr);
+  t.deepEqual(readdirSync(locks), []);
+});
+
+test('a holder whose owner file took longer to write than the first refresh keeps its lock', async (t) => {
+  // On a loaded machine the write of the owner file into the lock folder (which changes the
+  // folder's mtime until it is put back) outlasted proper-lockfile's first refresh 5 s later,
+  // which took the changed mtime for another taker: the writer lost its own lock and failed at
+  // commit. Here that write is made to end 6 s after it changed the folder.
+  const locks = tempDir('siard-ocfl-lock-refresh-');
+  const real = fsPromises.writeFile;
+  fsPromises.writeFile = (async (...args: Parameters<typeof real>) => {
+    await real(...args);
+    if (String(args[0]).endsWith(`${path.sep}owner.json`)) await sleep(6000);
+  }) as typeof real;
+  let lock;
+  try {
+    lock = await new FileLockProvider(locks).acquire('slow owner file');
+  } finally {
+    fsPromises.writeFile = real;
+  }
+  await sleep(6000); // past the refresh the owner file held back
+  t.notThrows(() => lock.assertHeld());
+  await lock.release();
   t.deepEqual(readdirSync(locks), []);
 });

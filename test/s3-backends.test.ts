@@ -49,7 +49,17 @@ function both(title: string, fn: (t: ExecutionContext, backend: Backend) => Prom
   }
 }
 
-const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => runCli(args, { env: { ...server?.env, SIARD_OCFL_LEASE_MS: '3000', ...env } });
+/**
+ * The lease of the writers these tests start: short, so that a killed writer's lease runs out
+ * soon, but not so short that a live writer loses it. (At 3 s, renewed every second and counted
+ * lost 2.25 s after the last renewal, a writer on a loaded machine whose RGW answered slowly lost
+ * its own lease and exited 2 in CI.)
+ */
+const TEST_LEASE_MS = 10_000;
+/** How long after a writer was killed its lease has surely run out (lease, clock skew allowed, margin). */
+const DEAD_LEASE_GONE_MS = TEST_LEASE_MS + 5000 + 500;
+const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+  runCli(args, { env: { ...server?.env, SIARD_OCFL_LEASE_MS: String(TEST_LEASE_MS), ...env } });
 
 function writeTree(dir: string, files: Record<string, string | Buffer>): string {
   for (const [p, content] of Object.entries(files)) {
@@ -191,7 +201,7 @@ function startPut(
   env: NodeJS.ProcessEnv,
 ): { done: Promise<{ code: number; stderr: string }>; waiting: (file: string) => Promise<void> } {
   const child = spawn(process.execPath, [BIN, 'put', '--root', root, '--id', id, dir], {
-    env: { ...process.env, ...server?.env, SIARD_OCFL_LEASE_MS: '3000', ...env },
+    env: { ...process.env, ...server?.env, SIARD_OCFL_LEASE_MS: String(TEST_LEASE_MS), ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -281,7 +291,10 @@ both(
       const root = await newRoot('s3', `kill${tag}`);
       t.is((await cli(['init', root])).code, 0);
       const old = writeTree(path.join(work, `old${tag}`), { 'a.txt': 'old', 'keep.bin': Buffer.alloc(10 * 1024 * 1024, 3) });
-      if (!isNew) t.is((await cli(['put', '--root', root, '--id', 'k', old])).code, 0);
+      if (!isNew) {
+        const first = await cli(['put', '--root', root, '--id', 'k', old]);
+        t.is(first.code, 0, `${where}: the first put: ${first.stderr}`);
+      }
       const next = writeTree(path.join(work, `new${tag}`), {
         'a.txt': 'new',
         'keep.bin': Buffer.alloc(10 * 1024 * 1024, 3),
@@ -299,7 +312,7 @@ both(
         t.is(readFileSync(path.join(work, `co${tag}`, 'a.txt'), 'utf8'), switched ? 'new' : 'old', where);
       }
       // The lease of the killed writer runs out; then repair (as the next writer would) settles the object.
-      await new Promise((r) => setTimeout(r, 3000 + 5000 + 500));
+      await new Promise((r) => setTimeout(r, DEAD_LEASE_GONE_MS));
       const repaired = await cli(['repair', '--root', root, '--json']);
       t.is(repaired.code, 0, `${where}: ${repaired.stdout}${repaired.stderr}`);
       const kinds = new Set(
@@ -537,6 +550,33 @@ both(
 );
 
 both(
+  'lease: a create the store failed (5xx, no lease written) is tried again; a store that keeps failing is one clear error, no lease left',
+  async (t) => {
+    const store = S3Storage.fromUrl(await newRoot('s3', 'lease-flaky'));
+    /** The store, with its first `failures` creations answered as a loaded RGW does: 503, nothing written. */
+    const flaky = (failures: number) =>
+      new Proxy(store, {
+        get(target, key, receiver) {
+          if (key !== 'putIfAbsent') return Reflect.get(target, key, receiver) as unknown;
+          return (rel: string, bytes: Uint8Array) =>
+            failures-- > 0 ? Promise.resolve({ ok: false, reason: 'unknown' } as const) : target.putIfAbsent(rel, bytes);
+        },
+      });
+    const lock = await new LeaseLockProvider(flaky(2), 'locks', 60_000).acquire('flaky');
+    t.notThrows(() => lock.assertHeld());
+    t.false(lock.tookOverDeadLock ?? false);
+    const leasePath = new LeaseLockProvider(store, 'locks').leasePath('flaky');
+    t.truthy(await store.getWithTag(leasePath), 'the lease was written on the third try');
+    await lock.release();
+    const err = await t.throwsAsync(new LeaseLockProvider(flaky(100), 'locks', 60_000).acquire('flaky'), { instanceOf: SiardOcflError });
+    t.is(err!.code, 'STORAGE_UNAVAILABLE');
+    t.regex(err!.message, /did not take the lease .* in 5 tries; nothing was written\.$/);
+    t.is(await store.getWithTag(leasePath), undefined);
+  },
+  ['s3'],
+);
+
+both(
   'what cannot be reached is one sentence and exit 2: a missing bucket, a malformed URL, a refused signature, an empty prefix',
   async (t) => {
     const one = (r: { code: number; stderr: string }, pattern: RegExp) => {
@@ -693,7 +733,7 @@ both(
         // process starting and staging, which the named failpoints above do not need chance to reach).
         const delay = Math.floor(duration * (0.4 + 0.7 * random()));
         const child = spawn(process.execPath, [BIN, 'put', '--root', root, '--id', 'r', next], {
-          env: { ...process.env, ...server!.env, SIARD_OCFL_LEASE_MS: '3000' },
+          env: { ...process.env, ...server!.env, SIARD_OCFL_LEASE_MS: String(TEST_LEASE_MS) },
           stdio: 'ignore',
         });
         const ended = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
@@ -709,7 +749,7 @@ both(
           `kill after ${delay} ms: exactly the ${state} version`,
         );
         outcomes.push(`${delay} ms: ${code === null ? 'killed' : 'finished'}, ${state}`);
-        await new Promise((r) => setTimeout(r, 3000 + 5000 + 500)); // the dead writer's lease runs out
+        await new Promise((r) => setTimeout(r, DEAD_LEASE_GONE_MS)); // the dead writer's lease runs out
         const again = await cli(['put', '--root', root, '--id', 'r', next]);
         t.is(again.code, 0, again.stderr);
         const validated = await cli(['validate', root, '--json']);

@@ -21,12 +21,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { LockHeldError } from '../errors.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { LockHeldError, SiardOcflError } from '../errors.js';
 import { digestSync } from './digest.js';
 import type { LockProvider, ObjectLock } from './lock.js';
 import type { ObjectStorePublish, WriteStorage } from './storage.js';
 
 const DEFAULT_LEASE_MS = 60_000;
+/** Creations of a lease tried while none stands and ours is not confirmed, 0.2 s apart, doubling. */
+const CLAIM_TRIES = 5;
+const CLAIM_BACKOFF_MS = 200;
 /** Clock difference between hosts tolerated before a lease counts as expired. */
 const SKEW_MS = 5_000;
 
@@ -92,25 +96,29 @@ export class LeaseLockProvider implements LockProvider {
     readBack: () => Promise<string | undefined>,
     held: (current?: Lease) => LockHeldError,
   ): Promise<{ etag: string; tookOver: boolean }> {
-    const first = await this.store.putIfAbsent(path, body());
-    let etag: string | undefined;
-    if (first.ok) etag = first.etag || (await readBack());
-    else if (first.reason === 'unknown') etag = await readBack();
-    if (etag) return { etag, tookOver: false };
-    const current = await this.store.getWithTag(path);
-    if (!current) {
-      // Released between our create and our read: one more try, then give up.
-      const again = await this.store.putIfAbsent(path, body());
-      etag = again.ok ? again.etag || (await readBack()) : again.reason === 'unknown' ? await readBack() : undefined;
-      if (!etag) throw held();
-      return { etag, tookOver: false };
+    for (let attempt = 1; ; attempt++) {
+      const created = await this.store.putIfAbsent(path, body());
+      let etag = created.ok ? created.etag || (await readBack()) : created.reason === 'unknown' ? await readBack() : undefined;
+      if (etag) return { etag, tookOver: false };
+      const current = await this.store.getWithTag(path);
+      if (!current) {
+        // No lease, and ours not written: it was released between our create and our read, or the
+        // store failed our create (a loaded RGW answers 500 or 503). Either way, try again.
+        if (attempt < CLAIM_TRIES) {
+          await sleep(CLAIM_BACKOFF_MS * 2 ** (attempt - 1));
+          continue;
+        }
+        if (created.ok || created.reason !== 'unknown') throw held();
+        const said = `The store ${this.store.location} did not take the lease ${path} in ${CLAIM_TRIES} tries; nothing was written.`;
+        throw new SiardOcflError(said, { code: 'STORAGE_UNAVAILABLE' });
+      }
+      const owner = parseLease(current.bytes);
+      if (owner && owner.expires + SKEW_MS > Date.now()) throw held(owner);
+      const taken = await this.store.putIfMatch(path, body(), current.etag);
+      etag = taken.ok ? taken.etag || (await readBack()) : taken.reason === 'unknown' ? await readBack() : undefined;
+      if (!etag) throw held(owner);
+      return { etag, tookOver: true };
     }
-    const owner = parseLease(current.bytes);
-    if (owner && owner.expires + SKEW_MS > Date.now()) throw held(owner);
-    const taken = await this.store.putIfMatch(path, body(), current.etag);
-    etag = taken.ok ? taken.etag || (await readBack()) : taken.reason === 'unknown' ? await readBack() : undefined;
-    if (!etag) throw held(owner);
-    return { etag, tookOver: true };
   }
 
   async acquire(id: string): Promise<ObjectLock> {

@@ -11,7 +11,7 @@
  * file `<lock>.intent-<pid>` beside the lock and removes it once the owner file is written: an
  * owner-less lock whose intents all belong to dead processes is dead at once.
  */
-import { promises as fsp, rmSync } from 'node:fs';
+import fs, { promises as fsp, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -43,6 +43,24 @@ const OWNERLESS_MS = 2_000;
 const INTENT = '.intent-';
 /** Suffix of a lock folder renamed away on release or take-over, before it is removed. */
 const GRAVE = '.grave-';
+
+/** Lock folders whose owner file is being written, with the promise that settles when it is. */
+const ownerPending = new Map<string, Promise<void>>();
+
+/**
+ * The file system proper-lockfile works through, with one change: its refresh (a stat comparing
+ * the folder's mtime with the one it set) waits while our owner file is being written into the
+ * folder. Otherwise a machine slow enough to stretch that write past the first refresh made a
+ * writer believe its own lock lost ("Unable to update lock within the stale threshold").
+ */
+const lockFs: typeof fs = {
+  ...fs,
+  stat: ((file: string, ...rest: unknown[]) => {
+    const pending = ownerPending.get(file);
+    if (!pending) return (fs.stat as (...a: unknown[]) => void)(file, ...rest);
+    void pending.then(() => (fs.stat as (...a: unknown[]) => void)(file, ...rest));
+  }) as typeof fs.stat,
+};
 
 interface Owner {
   pid: number;
@@ -117,6 +135,8 @@ export class FileLockProvider implements LockProvider {
   private async acquireWithIntent(lockPath: string, id: string): Promise<ObjectLock> {
     let release: () => Promise<void>;
     let tookOverDeadLock = false;
+    let compromised: Error | undefined;
+    this.onCompromised.set(lockPath, (err) => (compromised = err));
     try {
       release = await this.tryLock(lockPath);
     } catch (err) {
@@ -129,13 +149,20 @@ export class FileLockProvider implements LockProvider {
         throw this.heldError(id, lockPath, err2);
       }
     }
-    let compromised: Error | undefined;
-    this.onCompromised.set(lockPath, (err) => (compromised = err));
-    // Writing into the lock folder changes its mtime, which proper-lockfile checks as its own
-    // token before each refresh: put the mtime back.
-    const taken = await fsp.stat(lockPath);
-    await fsp.writeFile(path.join(lockPath, OWNER), JSON.stringify({ pid: process.pid, host: os.hostname() } satisfies Owner));
-    await fsp.utimes(lockPath, taken.atime, taken.mtime);
+    // Set before any timer can run: proper-lockfile's first refresh must not see the mtime our
+    // owner file changes (see lockFs).
+    let ownerWritten!: () => void;
+    ownerPending.set(lockPath, new Promise<void>((resolve) => (ownerWritten = resolve)));
+    try {
+      // Writing into the lock folder changes its mtime, which proper-lockfile checks as its own
+      // token before each refresh: put the mtime back.
+      const taken = await fsp.stat(lockPath);
+      await fsp.writeFile(path.join(lockPath, OWNER), JSON.stringify({ pid: process.pid, host: os.hostname() } satisfies Owner));
+      await fsp.utimes(lockPath, taken.atime, taken.mtime);
+    } finally {
+      ownerPending.delete(lockPath);
+      ownerWritten();
+    }
     held.add(lockPath);
     return {
       id,
@@ -165,6 +192,7 @@ export class FileLockProvider implements LockProvider {
       retries: 0,
       stale: STALE_MS,
       update: UPDATE_MS,
+      fs: lockFs,
       onCompromised: (err) => this.onCompromised.get(lockPath)?.(err),
     });
   }
