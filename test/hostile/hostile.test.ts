@@ -94,6 +94,9 @@ async function runSiardCase(name: string, siard: string, ingestRoot: string): Pr
   observed.set(`${name} ingest`, observe(ingest));
 }
 
+/** The put and the audit of all the packages at once, each a single child. */
+const BUNDLE_TIMEOUT_MS = 600_000;
+
 /**
  * Audit reads the packages inside an object: every package (each in its own folder, LOB folders
  * beside its .siard) goes into ONE object with `put`, audited once; findings are told apart by
@@ -130,9 +133,12 @@ async function auditPackages(): Promise<void> {
       'mailto:t@example.org',
     ],
     cwd,
+    BUNDLE_TIMEOUT_MS,
   );
   if (put.exit !== 0) throw new Error(`put of the packages failed: ${put.stderr}`);
-  const audit = await cli(['audit', '--root', root, '--json'], cwd);
+  // Every package of the corpus in one audit: more work than one child's 120 s allow on a loaded
+  // machine (the Node 24 round of a local CI check was killed there at load 13); a hang still ends.
+  const audit = await cli(['audit', '--root', root, '--json'], cwd, BUNDLE_TIMEOUT_MS);
   observed.set('packages audit', observe(audit));
   const findings = (JSON.parse(audit.stdout) as { findings: Array<{ code: string; severity: string; path?: string; message: string }> })
     .findings;

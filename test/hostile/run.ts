@@ -32,6 +32,9 @@ export function runChild(argv: string[], options: { cwd: string; timeoutMs?: num
   return new Promise((resolve, reject) => {
     const child = spawn(full[0]!, full.slice(1), {
       cwd: options.cwd,
+      // Its own process group, so that the timeout stops node too, not only /usr/bin/time above it
+      // (an orphaned node went on loading the machine the other children were measured on).
+      detached: true,
       env: { ...process.env, NODE_OPTIONS: '', FORCE_COLOR: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -39,7 +42,13 @@ export function runChild(argv: string[], options: { cwd: string; timeoutMs?: num
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    }, options.timeoutMs ?? 120_000);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
@@ -58,8 +67,8 @@ export function runChild(argv: string[], options: { cwd: string; timeoutMs?: num
   });
 }
 
-export function cli(args: string[], cwd: string): Promise<Run> {
-  return runChild([BIN, ...args], { cwd });
+export function cli(args: string[], cwd: string, timeoutMs?: number): Promise<Run> {
+  return runChild([BIN, ...args], { cwd, ...(timeoutMs ? { timeoutMs } : {}) });
 }
 
 /** Runs `jobs` with at most `width` at a time, results in order. */
