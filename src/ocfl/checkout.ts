@@ -47,12 +47,12 @@ export async function checkoutVersion(reader: OcflObjectReader, dest: string, op
   const target = path.resolve(dest);
   // Every path is judged before anything is written.
   const plan = planLogicalPaths(reader, version, target);
-  const sizes = await contentSizes(reader, version, plan);
+  const sizes = await contentSizes(reader, version, target, plan);
   options.onPlan?.({ files: plan.length, bytes: sizes.reduce((a, b) => a + b, 0) });
   const existing = await emptyDestination(target);
   await fsp.mkdir(target, { recursive: true });
   try {
-    const bytes = await copyPlanned(reader, target, plan, sizes, options);
+    const bytes = await copyPlanned(reader, version, target, plan, sizes, options);
     return { version, files: plan.length, bytes };
   } catch (err) {
     // Nothing half-done is left: the destination goes back to the empty folder (or nothing) it was.
@@ -63,11 +63,15 @@ export async function checkoutVersion(reader: OcflObjectReader, dest: string, op
   }
 }
 
-/** A logical path of the version and where it goes: each one inside the destination, none both a file and a folder. */
-function planLogicalPaths(reader: OcflObjectReader, version: string, target: string): CheckoutItem[] {
+/**
+ * The logical paths of the version, each checked to land inside the destination, none both a file
+ * and a folder. Only the paths are kept: where each goes and what it is copied from are derived when
+ * used (`itemOf`), so that a million files do not hold ~400 MB of strings for the whole checkout.
+ */
+function planLogicalPaths(reader: OcflObjectReader, version: string, target: string): string[] {
   const state = reader.state(version);
-  const plan: CheckoutItem[] = [];
-  for (const [logicalPath, digest] of state) {
+  const plan: string[] = [];
+  for (const logicalPath of state.keys()) {
     const problem = logicalPathProblem(logicalPath);
     const file = path.resolve(target, ...logicalPath.split('/'));
     // A backslash is an ordinary character in OCFL and on POSIX, but a separator on Windows.
@@ -79,10 +83,10 @@ function planLogicalPaths(reader: OcflObjectReader, version: string, target: str
         { code: 'UNSAFE_LOGICAL_PATH', exitCode: 1 },
       );
     }
-    plan.push({ logicalPath, file, digest, contentPath: reader.contentPathOfDigest(digest) });
+    plan.push(logicalPath);
   }
   // A path that is both a file and a folder (E095 in a bad inventory) would fail half-way.
-  for (const { logicalPath } of plan) {
+  for (const logicalPath of plan) {
     const parts = logicalPath.split('/');
     for (let i = 1; i < parts.length; i++) {
       const folder = parts.slice(0, i).join('/');
@@ -102,7 +106,7 @@ function planLogicalPaths(reader: OcflObjectReader, version: string, target: str
  * a plain path to a regular file of the object (not "..", not absolute, not a symbolic link),
  * judged before anything is written.
  */
-async function contentSizes(reader: OcflObjectReader, version: string, plan: CheckoutItem[]): Promise<number[]> {
+async function contentSizes(reader: OcflObjectReader, version: string, target: string, plan: string[]): Promise<Float64Array> {
   const folders = new Map<string, Promise<boolean>>();
   const isFolder = (p: string) => {
     let known = folders.get(p);
@@ -112,7 +116,7 @@ async function contentSizes(reader: OcflObjectReader, version: string, plan: Che
     }
     return known;
   };
-  const sizes = new Array<number>(plan.length);
+  const sizes = new Float64Array(plan.length);
   // An object store holds no links or folders: one listing of the object gives every size
   // (a request per 1,000 files instead of one per file).
   const listed = reader.storage.localPath
@@ -123,7 +127,8 @@ async function contentSizes(reader: OcflObjectReader, version: string, plan: Che
     const size = listed.get(contentPath);
     return size === undefined ? undefined : { isFile: true, isDirectory: false, size };
   };
-  await forEachConcurrent(plan, STAT_PARALLEL, async ({ contentPath, logicalPath }, i) => {
+  await forEachConcurrent(plan, STAT_PARALLEL, async (logicalPath, i) => {
+    const { contentPath } = itemOf(reader, version, target, logicalPath);
     let stat = logicalPathProblem(contentPath) ? undefined : await statOf(contentPath);
     // stat does not follow a link at the end of the path; every folder on the way must be a real one too.
     const parts = contentPath.split('/');
@@ -154,17 +159,24 @@ async function emptyDestination(target: string): Promise<string[] | undefined> {
 /** Copies every planned file, its digest verified on the way; returns the bytes copied. */
 async function copyPlanned(
   reader: OcflObjectReader,
+  version: string,
   target: string,
-  plan: CheckoutItem[],
-  sizes: number[],
+  plan: string[],
+  sizes: Float64Array,
   options: CheckoutOptions,
 ): Promise<number> {
   const alg = reader.digestAlgorithm;
   let bytes = 0;
   // Every folder once, parents first (a sorted list puts a folder before what lies in it).
-  const dirs = [...new Set(plan.map((item) => path.dirname(item.file)))].filter((d) => d !== target).sort();
+  const folders = new Set<string>();
+  for (const logicalPath of plan) {
+    const slash = logicalPath.lastIndexOf('/');
+    if (slash > 0) folders.add(logicalPath.slice(0, slash));
+  }
+  const dirs = [...folders].map((f) => path.resolve(target, ...f.split('/'))).sort();
   for (const dir of dirs) await fsp.mkdir(dir, { recursive: true });
-  await forEachConcurrent(plan, COPY_PARALLEL, async (item, i) => {
+  await forEachConcurrent(plan, COPY_PARALLEL, async (logicalPath, i) => {
+    const item = itemOf(reader, version, target, logicalPath);
     const actual = sizes[i]! <= WHOLE_READ_MAX ? await copySmall(reader, item, alg) : await copyStreamed(reader, item, alg);
     if (actual.digest !== item.digest.toLowerCase()) {
       throw new SiardOcflError(
@@ -182,6 +194,12 @@ async function copyPlanned(
 /** A logical path of the checked-out version, the file it becomes, and the content it is copied from. */
 interface CheckoutItem extends PlannedFile {
   digest: string;
+}
+
+/** What a planned logical path becomes and comes from (the plan checked that the file lands inside `target`). */
+function itemOf(reader: OcflObjectReader, version: string, target: string, logicalPath: string): CheckoutItem {
+  const digest = reader.state(version).get(logicalPath)!;
+  return { logicalPath, file: path.resolve(target, ...logicalPath.split('/')), digest, contentPath: reader.contentPathOfDigest(digest) };
 }
 
 interface PlannedFile {
