@@ -136,7 +136,7 @@ async function auditPackages(): Promise<void> {
     BUNDLE_TIMEOUT_MS,
   );
   if (put.exit !== 0) throw new Error(`put of the packages failed: ${put.stderr}`);
-  // Every package of the corpus in one audit: more work than one child's 120 s allow on a loaded
+  // Every package of the corpus in one audit: more work than one child's 300 s allow on a loaded
   // machine (the Node 24 round of a local CI check was killed there at load 13); a hang still ends.
   const audit = await cli(['audit', '--root', root, '--json'], cwd, BUNDLE_TIMEOUT_MS);
   observed.set('packages audit', observe(audit));

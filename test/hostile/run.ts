@@ -24,6 +24,13 @@ export interface Run {
   maxRssKb?: number;
 }
 
+/**
+ * A child still running after this is killed: a guard against hangs (the parses this corpus once
+ * made run for hours), wide enough for a loaded CI machine (at 120 s a zip bomb's restore, which
+ * had already refused the value, was killed at load 13).
+ */
+const CHILD_TIMEOUT_MS = 300_000;
+
 export function runChild(argv: string[], options: { cwd: string; timeoutMs?: number }): Promise<Run> {
   mkdirSync(options.cwd, { recursive: true });
   const rssFile = path.join(path.dirname(options.cwd), `.rss-${process.pid}-${++runs}`);
@@ -48,7 +55,7 @@ export function runChild(argv: string[], options: { cwd: string; timeoutMs?: num
       } catch {
         child.kill('SIGKILL');
       }
-    }, options.timeoutMs ?? 120_000);
+    }, options.timeoutMs ?? CHILD_TIMEOUT_MS);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
