@@ -47,7 +47,7 @@ export async function checkoutVersion(reader: OcflObjectReader, dest: string, op
   const target = path.resolve(dest);
   // Every path is judged before anything is written.
   const plan = planLogicalPaths(reader, version, target);
-  const sizes = await contentSizes(reader, version, target, plan);
+  const sizes = await contentSizes(reader, version, plan);
   options.onPlan?.({ files: plan.length, bytes: sizes.reduce((a, b) => a + b, 0) });
   const existing = await emptyDestination(target);
   await fsp.mkdir(target, { recursive: true });
@@ -106,7 +106,7 @@ function planLogicalPaths(reader: OcflObjectReader, version: string, target: str
  * a plain path to a regular file of the object (not "..", not absolute, not a symbolic link),
  * judged before anything is written.
  */
-async function contentSizes(reader: OcflObjectReader, version: string, target: string, plan: string[]): Promise<Float64Array> {
+async function contentSizes(reader: OcflObjectReader, version: string, plan: string[]): Promise<Float64Array> {
   const folders = new Map<string, Promise<boolean>>();
   const isFolder = (p: string) => {
     let known = folders.get(p);
@@ -128,7 +128,7 @@ async function contentSizes(reader: OcflObjectReader, version: string, target: s
     return size === undefined ? undefined : { isFile: true, isDirectory: false, size };
   };
   await forEachConcurrent(plan, STAT_PARALLEL, async (logicalPath, i) => {
-    const { contentPath } = itemOf(reader, version, target, logicalPath);
+    const contentPath = reader.contentPath(logicalPath, version);
     let stat = logicalPathProblem(contentPath) ? undefined : await statOf(contentPath);
     // stat does not follow a link at the end of the path; every folder on the way must be a real one too.
     const parts = contentPath.split('/');

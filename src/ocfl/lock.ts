@@ -135,8 +135,6 @@ export class FileLockProvider implements LockProvider {
   private async acquireWithIntent(lockPath: string, id: string): Promise<ObjectLock> {
     let release: () => Promise<void>;
     let tookOverDeadLock = false;
-    let compromised: Error | undefined;
-    this.onCompromised.set(lockPath, (err) => (compromised = err));
     try {
       release = await this.tryLock(lockPath);
     } catch (err) {
@@ -149,6 +147,8 @@ export class FileLockProvider implements LockProvider {
         throw this.heldError(id, lockPath, err2);
       }
     }
+    let compromised: Error | undefined;
+    this.onCompromised.set(lockPath, (err) => (compromised = err));
     // Set before any timer can run: proper-lockfile's first refresh must not see the mtime our
     // owner file changes (see lockFs).
     let ownerWritten!: () => void;
