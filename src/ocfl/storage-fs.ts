@@ -1,6 +1,7 @@
 /** The local filesystem backend of Storage. */
 import { createReadStream, lstatSync, promises as fsp, readdirSync, realpathSync, type Dirent } from 'node:fs';
 import path from 'node:path';
+import { openFileStream } from '../read-small-file.js';
 import type { Readable } from 'node:stream';
 import { SiardOcflError } from '../errors.js';
 import { openDirect } from './direct-write.js';
@@ -14,6 +15,16 @@ const NOT_PLAIN = /(?:^|\/)\.{0,2}(?:\/|$)|\0/;
 
 function kindOf(d: Dirent): EntryKind {
   return d.isSymbolicLink() ? 'link' : d.isDirectory() ? 'dir' : d.isFile() ? 'file' : 'other';
+}
+
+/** Folders remembered as free of links (a million-file object spreads its files over a few thousand). */
+const LINK_FREE_FOLDERS_KEPT = 4096;
+
+function linkOnTheWay(abs: string): SiardOcflError {
+  return new SiardOcflError(`${abs} is, or lies behind, a symbolic link; storage holds no links, so it is not read.`, {
+    code: 'STORAGE_LINK',
+    exitCode: 1,
+  });
 }
 
 export class FileSystemStorage implements Storage {
@@ -81,6 +92,18 @@ export class FileSystemStorage implements Storage {
   }
 
   readStream(rel: string, options: { start?: number; end?: number; highWaterMark?: number } = {}): Readable {
+    // A whole file, most often a small content file: read on this thread (read-small-file.ts), its
+    // last component refused as a link by the open itself.
+    if (options.start === undefined && options.end === undefined) {
+      const file = this.readable(rel, false);
+      return openFileStream(file, {
+        highWaterMark: 1 << 20,
+        ...options,
+        onLink: () => {
+          throw linkOnTheWay(file);
+        },
+      });
+    }
     return createReadStream(this.readable(rel), { highWaterMark: 1 << 20, ...options });
   }
 
@@ -93,29 +116,35 @@ export class FileSystemStorage implements Storage {
   }
 
   private realLocation: string | undefined;
+  /** Folders (storage paths) found to be real folders, with no link on the way: most reads are of files in a folder just read. */
+  private readonly linkFreeFolders = new Set<string>();
   /** Cleared when this filesystem refuses O_DIRECT (then every file is written the ordinary way). */
   private directWrites = true;
 
   /**
    * The path to read, refused when a symbolic link lies on the way below the storage location:
    * OCFL storage holds no links (E090), and following one would read outside the root (a link in
-   * an object to any file whose digest an attacker put in the inventory).
+   * an object to any file whose digest an attacker put in the inventory). A folder is checked with
+   * one realpath(3) (the JavaScript realpath lstats every component) and remembered; the file
+   * itself with one lstat (`checkLastComponent`; a caller opening with O_NOFOLLOW leaves it out). A
+   * link made after the check is the race every path check has.
    */
-  private readable(rel: string): string {
+  private readable(rel: string, checkLastComponent = true): string {
     const abs = this.resolve(rel);
-    let real: string;
+    const slash = rel.lastIndexOf('/');
+    const folder = slash < 0 ? '' : rel.slice(0, slash);
     try {
-      // The native call is one realpath(3); the JavaScript one lstats every component of every path.
-      real = realpathSync.native(abs);
-      this.realLocation ??= realpathSync.native(this.location);
-    } catch {
+      if (!this.linkFreeFolders.has(folder)) {
+        this.realLocation ??= realpathSync.native(this.location);
+        const real = realpathSync.native(this.resolve(folder));
+        if (real !== path.join(this.realLocation, ...(folder === '' ? [] : folder.split('/')))) throw linkOnTheWay(abs);
+        if (this.linkFreeFolders.size >= LINK_FREE_FOLDERS_KEPT) this.linkFreeFolders.clear();
+        this.linkFreeFolders.add(folder);
+      }
+      if (checkLastComponent && rel !== '' && rel !== '.' && lstatSync(abs).isSymbolicLink()) throw linkOnTheWay(abs);
+    } catch (err) {
+      if (err instanceof SiardOcflError) throw err;
       return abs; // missing: the read reports it
-    }
-    if (real !== path.join(this.realLocation, ...(rel === '' || rel === '.' ? [] : rel.split('/')))) {
-      throw new SiardOcflError(`${abs} is, or lies behind, a symbolic link; storage holds no links, so it is not read.`, {
-        code: 'STORAGE_LINK',
-        exitCode: 1,
-      });
     }
     return abs;
   }

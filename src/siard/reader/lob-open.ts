@@ -6,13 +6,15 @@
  * explicitly; symbolic links that lead out of the package are refused as well.
  */
 import { createReadStream } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { SiardOcflError } from '../../errors.js';
+import { openFileStream } from '../../read-small-file.js';
 import { describeLobTarget, findLob, type FoundLob, type LobLocation, type LobPart } from '../lob-location.js';
 import type { SiardReader } from './siard-reader.js';
 import type { SiardLobCell } from './types.js';
+import { PackageFolder } from './package-folder.js';
 import { withZippedLobFolders, type ZippedLobAccess } from './zipped-lob-folders.js';
 
 /** How LOB parts are tested and read; the OCFL audit supplies its own over logical paths. */
@@ -30,55 +32,14 @@ export interface PackageLobAccessOptions {
   packageDir?: string;
 }
 
-function isInside(parent: string, child: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-}
-
 /** LobAccess over the .siard's ZIP and the package folder on disk. */
 export function packageLobAccess(reader: SiardReader, options: PackageLobAccessOptions = {}): ZippedLobAccess {
-  const packageDir = path.resolve(options.packageDir ?? reader.packageDir);
-  let realPackage: Promise<string> | undefined;
-
-  /** The on-disk path of an external part, checked to stay inside the package (symlinks included). */
-  async function diskPath(relative: string): Promise<string> {
-    const segments = relative.split('/');
-    if (segments.some((s) => s === '..' || s === '' || s === '.')) {
-      throw new SiardOcflError(`Refusing LOB path "${relative}": it is not a plain path inside the package folder ${packageDir}.`, {
-        code: 'LOB_OUTSIDE',
-        exitCode: 1,
-      });
-    }
-    const full = path.join(packageDir, ...segments);
-    if (!isInside(packageDir, full)) {
-      throw new SiardOcflError(`Refusing LOB path "${relative}": it leads out of the package folder ${packageDir}.`, {
-        code: 'LOB_OUTSIDE',
-        exitCode: 1,
-      });
-    }
-    return full;
-  }
-
-  async function checkReal(full: string, relative: string): Promise<void> {
-    realPackage ??= realpath(packageDir);
-    const [base, target] = await Promise.all([realPackage, realpath(full)]);
-    if (!isInside(base, target)) {
-      throw new SiardOcflError(`Refusing LOB file "${relative}": a symbolic link leads out of the package folder ${packageDir}.`, {
-        code: 'LOB_OUTSIDE',
-        exitCode: 1,
-      });
-    }
-  }
-
+  const folder = new PackageFolder(path.resolve(options.packageDir ?? reader.packageDir));
   const plain: LobAccess = {
     async exists(part) {
       if (part.kind === 'internal') return reader.hasEntry(part.entry);
       try {
-        const full = await diskPath(part.path);
-        const s = await stat(full);
-        if (!s.isFile()) return false;
-        await checkReal(full, part.path);
-        return true;
+        return folder.isFile(part.path);
       } catch (err) {
         if (err instanceof SiardOcflError) throw err;
         return false;
@@ -86,22 +47,25 @@ export function packageLobAccess(reader: SiardReader, options: PackageLobAccessO
     },
     async open(part) {
       if (part.kind === 'internal') return reader.zip.openStream(reader.root + part.entry);
-      const full = await diskPath(part.path);
-      await checkReal(full, part.path);
-      return createReadStream(full);
+      const full = folder.diskPath(part.path);
+      folder.checkFolder(full, part.path);
+      return openFileStream(full, {
+        highWaterMark: 64 * 1024,
+        onLink: () => {
+          folder.checkTarget(full, part.path);
+          return createReadStream(full);
+        },
+      });
     },
     async size(part) {
       if (part.kind === 'internal') return reader.zip.entry(reader.root + part.entry)?.uncompressedSize ?? 0;
-      return (await stat(await diskPath(part.path))).size;
+      return (await stat(folder.diskPath(part.path))).size;
     },
   };
   // A LOB segment folder may be a ZIP of the same stem (S_8.4-1); checked like any file of the package.
   return withZippedLobFolders(plain, async (zipPath) => {
     try {
-      const full = await diskPath(zipPath);
-      if (!(await stat(full)).isFile()) return undefined;
-      await checkReal(full, zipPath);
-      return full;
+      return folder.isFile(zipPath) ? folder.diskPath(zipPath) : undefined;
     } catch (err) {
       if (err instanceof SiardOcflError) throw err;
       return undefined;
