@@ -5,7 +5,7 @@
  * copied. A failure (a digest mismatch: exit status 1; a full disk...) removes everything the
  * checkout wrote, leaving the destination as it was.
  */
-import { createWriteStream, promises as fsp } from 'node:fs';
+import { createWriteStream, promises as fsp, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
@@ -208,11 +208,15 @@ interface PlannedFile {
   contentPath: string;
 }
 
-/** A file that fits one read: read, digest and write whole (no stream, no 1 MiB buffer per small file). */
+/**
+ * A file that fits one read: read, digest and write whole (no stream, no 1 MiB buffer per small
+ * file). Written with synchronous calls (open, write, close on this thread): three thread-pool
+ * round trips cost more than writing a few KiB to the page cache (src/read-small-file.ts).
+ */
 async function copySmall(reader: OcflObjectReader, item: PlannedFile, alg: string): Promise<{ digest: string; size: number }> {
   const bytes = await reader.storage.readFile(reader.storagePath(item.contentPath));
   const digest = digestSync(alg, bytes);
-  await fsp.writeFile(item.file, bytes, { flag: 'wx' });
+  writeFileSync(item.file, bytes, { flag: 'wx' });
   return { digest, size: bytes.length };
 }
 

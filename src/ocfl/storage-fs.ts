@@ -1,7 +1,7 @@
 /** The local filesystem backend of Storage. */
 import { createReadStream, lstatSync, promises as fsp, readdirSync, realpathSync, type Dirent } from 'node:fs';
 import path from 'node:path';
-import { openFileStream } from '../read-small-file.js';
+import { openFileStream, readSmallFile } from '../read-small-file.js';
 import type { Readable } from 'node:stream';
 import { SiardOcflError } from '../errors.js';
 import { openDirect } from './direct-write.js';
@@ -109,7 +109,15 @@ export class FileSystemStorage implements Storage {
 
   readFile(rel: string): Promise<Buffer> {
     try {
-      return fsp.readFile(this.readable(rel));
+      const file = this.readable(rel, false);
+      // A small file on this thread (read-small-file.ts); anything else, and any error, the usual way.
+      let whole: Buffer | undefined;
+      try {
+        whole = readSmallFile(file, { noFollow: true });
+      } catch {
+        throw linkOnTheWay(file);
+      }
+      return whole ? Promise.resolve(whole) : fsp.readFile(file);
     } catch (err) {
       return Promise.reject(err);
     }
