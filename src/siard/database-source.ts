@@ -88,6 +88,14 @@ export interface SourceTable {
   triggers?: SiardTrigger[];
   /** row count when the catalogue was read (for progress; the writer counts the rows it writes) */
   rows: number;
+  /**
+   * Set when the column types were settled without reading every value (a cheap scan found nothing
+   * against them): reading the rows checks each value and throws ProvisionalTypesFailed at the first
+   * that does not fit. A writer that can take the table's data back writes it, else (or after that
+   * error) it asks `settleTable` for the table with its final types. `longestValueBytes` bounds the
+   * UTF-8 or binary size of any value, so the writer knows that no value will go to a LOB file.
+   */
+  provisional?: { longestValueBytes: number };
 }
 
 export interface SourceSchema {
@@ -196,7 +204,29 @@ export interface DatabaseSource {
    * while streaming); the writer calls it once, after the rows, and falls back to catalog().archive.
    */
   archiveInfo?(): SourceArchiveInfo;
+  /**
+   * A provisional table (SourceTable.provisional) with its final types, read from every value; a
+   * column this makes wider is added to the catalogue's `widened`. Required of a source that gives
+   * provisional tables.
+   */
+  settleTable?(schema: string, table: string): Promise<SourceTable>;
   close(): Promise<void>;
+}
+
+/**
+ * Thrown while the rows of a provisional table are read, at the first value its provisional types
+ * do not hold; nothing about the value is lost: the writer drops what it wrote of the table and
+ * writes it again with the types from settleTable.
+ */
+export class ProvisionalTypesFailed extends Error {
+  constructor(
+    readonly table: string,
+    readonly column: string,
+    readonly row: number,
+  ) {
+    super(`Table "${table}", row ${row}, column "${column}": a value does not fit the type settled from the cheap scan.`);
+    this.name = 'ProvisionalTypesFailed';
+  }
 }
 
 export function isSourceLob(value: SourceValue): value is SourceLob {

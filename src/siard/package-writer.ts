@@ -5,6 +5,7 @@
  * header last; the package decides which file each entry goes to.
  */
 import type { OutputSink, WrittenFile } from './output-sink.js';
+import { Spill } from './segments/spill.js';
 import { writableOf } from './writable.js';
 import { ZipWriter } from './zip/writer.js';
 
@@ -20,6 +21,12 @@ export interface PackageTable {
   xsdDependsOnRows: boolean;
   /** the final XSD, called once the XML has been consumed */
   xsd: () => string;
+  /**
+   * The XML may fail midway (a provisional table, database-source.ts) and the table be written
+   * again: nothing of it may reach the archive until it is complete. Only asked of a package
+   * whose `takesBack` is true.
+   */
+  takeBack?: boolean;
 }
 
 /** The `header/` entries of a package; metadata.xml depends on the messageDigest of the file it goes into. */
@@ -41,6 +48,8 @@ export interface WrittenPackage {
 }
 
 export interface SiardPackageWriter {
+  /** whether addTable honours `takeBack` */
+  readonly takesBack: boolean;
   addDirectory(name: string): Promise<void>;
   addTable(table: PackageTable): Promise<void>;
   finish(header: PackageHeader): Promise<WrittenPackage>;
@@ -52,21 +61,29 @@ export interface PackageZipOptions {
   mtime: Date;
 }
 
+export interface SinglePackageOptions extends PackageZipOptions {
+  /** where a table taken back (`takeBack`) waits, compressed, beyond 8 MB */
+  scratchDir: string;
+}
+
 /**
  * The archive as one `.siard`, exactly as before segmentation existed: entries in call order, the
  * table XML deflated as it streams.
  */
 export class SinglePackage implements SiardPackageWriter {
+  readonly takesBack = true;
+
   private constructor(
     private readonly relPath: string,
     private readonly out: Awaited<ReturnType<OutputSink['openFile']>>,
     private readonly zip: ZipWriter,
+    private readonly scratchDir: string,
   ) {}
 
-  static async open(sink: OutputSink, relPath: string, options: PackageZipOptions): Promise<SinglePackage> {
+  static async open(sink: OutputSink, relPath: string, options: SinglePackageOptions): Promise<SinglePackage> {
     const out = await sink.openFile(relPath, { digests: [] });
     const zip = await ZipWriter.create(writableOf(out), { compressionLevel: options.compressionLevel, mtime: options.mtime });
-    return new SinglePackage(relPath, out, zip);
+    return new SinglePackage(relPath, out, zip, options.scratchDir);
   }
 
   addDirectory(name: string): Promise<void> {
@@ -74,7 +91,16 @@ export class SinglePackage implements SiardPackageWriter {
   }
 
   async addTable(table: PackageTable): Promise<void> {
-    await this.zip.addStream(table.xmlName, table.xml);
+    if (table.takeBack) {
+      // Deflated aside, then copied in: the same bytes as streaming it, and nothing written if it fails.
+      const spill = new Spill(this.scratchDir);
+      try {
+        const sums = await this.zip.compressAside(table.xml, (chunk) => spill.append(chunk));
+        await this.zip.addCompressed(table.xmlName, sums, spill.read());
+      } finally {
+        await spill.dispose();
+      }
+    } else await this.zip.addStream(table.xmlName, table.xml);
     await this.zip.addBuffer(table.xsdName, table.xsd());
   }
 

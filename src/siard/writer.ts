@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SiardOcflError, UsageError } from '../errors.js';
-import { rowBatchesOf, type DatabaseSource } from './database-source.js';
+import { ProvisionalTypesFailed, rowBatchesOf, type DatabaseSource } from './database-source.js';
 import { columnShape, fieldsOfShape, typeCatalog, type CellShape, type TypeCatalog } from './cell-shape.js';
 import { countingSink } from './counting-sink.js';
 import { createLobLayout, type LobLayout, type LobLayoutName, type LobLimits } from './lob-placement.js';
@@ -171,6 +171,50 @@ interface TableTotals {
   lobBytes: number;
 }
 
+interface WrittenTable {
+  columns: SiardColumn[];
+  stats: TableDataStats;
+}
+
+/** One table's XML and XSD into the package; `takeBack`: nothing of it is written if its rows fail. */
+async function writeTable(
+  source: DatabaseSource,
+  t: SourceTable,
+  at: { si: number; ti: number; schema: SourceSchema; folder: string; base: string },
+  pkg: SiardPackageWriter,
+  o: ResolvedOptions,
+  lobWriter: LobWriter,
+  types: TypeCatalog,
+  takeBack: boolean,
+): Promise<WrittenTable> {
+  const { si, ti, schema: s, folder, base } = at;
+  o.onTable?.({ schema: s.name, name: t.name, rows: t.rows });
+  const stats: TableDataStats = { rows: 0, lobs: 0, externalLobs: 0, lobBytes: 0, externalColumns: new Set() };
+  const { columns, shapes } = prepareColumns(t, s, types);
+  const arrayUse: ArrayUse = new Map();
+  await pkg.addTable({
+    xmlName: `${base}/${folder}.xml`,
+    xml: tableDataXml(
+      rowBatchesOf(source, s.name, t.name),
+      { schemaIndex: si, tableIndex: ti, tableName: t.name, folder, columns, inlineMax: o.inlineMax, lobWriter, shapes, arrayUse },
+      stats,
+      o.onRow,
+    ),
+    xsdName: `${base}/${folder}.xsd`,
+    xsdBefore: tableXsd(columns, shapes),
+    xsdDependsOnRows: xsdDependsOnRows(shapes),
+    xsd: () => tableXsd(columns, shapes, arrayUse),
+    ...(takeBack ? { takeBack } : {}),
+  });
+  return { columns, stats };
+}
+
+/** A provisional table with its final types (the source's full scan). */
+async function settle(source: DatabaseSource, schema: string, t: SourceTable): Promise<SourceTable> {
+  if (!source.settleTable) throw new Error(`${source.description} gave the provisional table "${t.name}" but cannot settle it.`);
+  return source.settleTable(schema, t.name);
+}
+
 /** Writes every table's rows (and their LOB files) into the package, schema by schema. */
 async function writeTables(
   source: DatabaseSource,
@@ -187,27 +231,24 @@ async function writeTables(
     const schemaFolder = `schema${si}`;
     await pkg.addDirectory(`content/${schemaFolder}/`);
     const tables: SiardTable[] = [];
-    for (const [ti, t] of s.tables.entries()) {
+    for (const [ti, table] of s.tables.entries()) {
       const folder = `table${ti}`;
       const base = `content/${schemaFolder}/${folder}`;
       await pkg.addDirectory(`${base}/`);
-      o.onTable?.({ schema: s.name, name: t.name, rows: t.rows });
-      const stats: TableDataStats = { rows: 0, lobs: 0, externalLobs: 0, lobBytes: 0, externalColumns: new Set() };
-      const { columns, shapes } = prepareColumns(t, s, types);
-      const arrayUse: ArrayUse = new Map();
-      await pkg.addTable({
-        xmlName: `${base}/${folder}.xml`,
-        xml: tableDataXml(
-          rowBatchesOf(source, s.name, t.name),
-          { schemaIndex: si, tableIndex: ti, tableName: t.name, folder, columns, inlineMax: o.inlineMax, lobWriter, shapes, arrayUse },
-          stats,
-          o.onRow,
-        ),
-        xsdName: `${base}/${folder}.xsd`,
-        xsdBefore: tableXsd(columns, shapes),
-        xsdDependsOnRows: xsdDependsOnRows(shapes),
-        xsd: () => tableXsd(columns, shapes, arrayUse),
-      });
+      const at = { si, ti, schema: s, folder, base };
+      let t = table;
+      // A provisional table (database-source.ts) is written where it can be taken back and no value can go to a LOB file.
+      const takeBack = t.provisional !== undefined && pkg.takesBack && t.provisional.longestValueBytes <= o.inlineMax;
+      if (t.provisional && !takeBack) t = await settle(source, s.name, t);
+      let written: WrittenTable;
+      try {
+        written = await writeTable(source, t, at, pkg, o, lobWriter, types, takeBack);
+      } catch (err) {
+        if (!(takeBack && err instanceof ProvisionalTypesFailed)) throw err;
+        t = await settle(source, s.name, t);
+        written = await writeTable(source, t, at, pkg, o, lobWriter, types, false);
+      }
+      const { columns, stats } = written;
       for (const ci of stats.externalColumns) columns[ci]!.lobFolder = layout.columnLobFolder(si, ti, ci + 1);
       tables.push({ ...t, folder, columns, rows: stats.rows });
       totals.rows += stats.rows;
@@ -329,7 +370,12 @@ async function openPackage(
   mtime: Date,
   metadataBound: () => number,
 ): Promise<SiardPackageWriter> {
-  if (o.maxSiardBytes === undefined) return SinglePackage.open(sink, siardFile, { compressionLevel: o.compressionLevel, mtime });
+  if (o.maxSiardBytes === undefined)
+    return SinglePackage.open(sink, siardFile, {
+      compressionLevel: o.compressionLevel,
+      mtime,
+      scratchDir: o.scratchDir ?? sink.scratchDir ?? os.tmpdir(),
+    });
   try {
     return new SegmentedPackage(sink, {
       base: siardFile,

@@ -4,7 +4,14 @@
  * -> PostgreSQL (when its module provides `openPostgresSource`); `mysql://` / `mariadb://` -> MariaDB or MySQL.
  */
 import { UsageError } from '../errors.js';
-import { refuseWidened, rowBatchesOf, type DatabaseSource, type SourceCatalog, type SourceValue } from '../siard/database-source.js';
+import {
+  refuseWidened,
+  rowBatchesOf,
+  type DatabaseSource,
+  type SourceCatalog,
+  type SourceTable,
+  type SourceValue,
+} from '../siard/database-source.js';
 import { SiardSource } from './siard/siard-source.js';
 import { TableSelection } from './table-selection.js';
 import { SqliteSource } from './sqlite/sqlite-source.js';
@@ -46,6 +53,10 @@ class SelectedSource implements DatabaseSource {
   }
   rowBatches(schema: string, table: string): AsyncIterable<SourceValue[][]> {
     return rowBatchesOf(this.inner, schema, table);
+  }
+  settleTable(schema: string, table: string): Promise<SourceTable> {
+    if (!this.inner.settleTable) throw new Error(`${this.inner.description} has no provisional tables to settle.`);
+    return this.inner.settleTable(schema, table);
   }
   close(): Promise<void> {
     return this.inner.close();
@@ -90,7 +101,11 @@ export async function openSource(spec: string, options: OpenSourceOptions = {}):
     }
     if (options.acceptDigestMismatch) throw new UsageError(`--accept-digest-mismatch applies to a SIARD package, not to ${spec}.`);
     const file = spec.startsWith('sqlite:') ? spec.slice('sqlite:'.length) : spec;
-    source = SqliteSource.open(file, { ...(tableFilter ? { tableFilter } : {}), ...(options.strict ? { strict: true } : {}) });
+    // The sources opened here feed the SIARD writer, which takes back a provisional table (SourceTable.provisional).
+    source = SqliteSource.open(file, {
+      ...(tableFilter ? { tableFilter } : {}),
+      ...(options.strict ? { strict: true } : { provisionalTypes: true }),
+    });
   }
   return selection.active || options.strict ? new SelectedSource(source, selection, options.strict) : source;
 }

@@ -99,6 +99,8 @@ function foldersOf(entry: string): string[] {
 }
 
 export class SegmentedPackage implements SiardPackageWriter {
+  /** a table's parts may already be in a segment when its source fails: provisional tables are settled first */
+  readonly takesBack = false;
   private readonly segments: Segment[] = [];
   private readonly requestedDirs: string[] = [];
   private readonly spills = new Set<Spill>();

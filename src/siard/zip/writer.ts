@@ -115,6 +115,9 @@ interface EntrySums {
   uncompressedSize: number;
 }
 
+/** An entry's data deflated by compressAside: its CRC-32 and sizes. */
+export type CompressedSums = EntrySums;
+
 type EntryBody = (emit: (chunk: Buffer) => Promise<void>) => Promise<EntrySums>;
 
 export class ZipWriter {
@@ -172,32 +175,66 @@ export class ZipWriter {
   addStream(name: string, source: Readable | AsyncIterable<Buffer | string>, options: AddEntryOptions = {}): Promise<void> {
     const method = options.compress === false ? METHOD_STORE : METHOD_DEFLATE;
     return this.enqueue(() =>
-      this.writeFile(name, method, options.mtime ?? this.options.mtime ?? new Date(), undefined, async (emit) => {
-        let crc = 0;
-        let uncompressedSize = 0;
-        let compressedSize = 0;
-        const measure = new Transform({
-          transform(chunk: Buffer, _encoding, callback) {
-            crc = zlib.crc32(chunk, crc);
-            uncompressedSize += chunk.length;
-            callback(null, chunk);
-          },
-        });
-        const out = new Writable({
-          write(chunk: Buffer, _encoding, callback) {
-            compressedSize += chunk.length;
-            emit(chunk).then(() => callback(), callback);
-          },
-        });
-        const input = source instanceof Readable ? source : Readable.from(source);
-        if (method === METHOD_DEFLATE) {
-          await pipeline(input, measure, zlib.createDeflateRaw({ level: this.level, chunkSize: DEFLATE_CHUNK }), out);
-        } else {
-          await pipeline(input, measure, out);
+      this.writeFile(name, method, options.mtime ?? this.options.mtime ?? new Date(), undefined, (emit) =>
+        this.encode(source, method, emit),
+      ),
+    );
+  }
+
+  /**
+   * Deflates `source` exactly as addStream would, into `keep` instead of the archive (nothing is
+   * written here, and the queue is not used: call it between entries). addCompressed then adds the
+   * entry with the same bytes addStream would have written; a source that fails leaves the archive
+   * as it was, so the caller can write the entry again from another source.
+   */
+  compressAside(source: AsyncIterable<Buffer | string>, keep: (chunk: Buffer) => Promise<void>): Promise<CompressedSums> {
+    return this.encode(source, METHOD_DEFLATE, keep);
+  }
+
+  /** Adds an entry deflated by compressAside; `data` yields exactly its compressed bytes. */
+  addCompressed(name: string, sums: CompressedSums, data: AsyncIterable<Buffer>, options: { mtime?: Date } = {}): Promise<void> {
+    return this.enqueue(() =>
+      this.writeFile(name, METHOD_DEFLATE, options.mtime ?? this.options.mtime ?? new Date(), undefined, async (emit) => {
+        let copied = 0;
+        for await (const chunk of data) {
+          copied += chunk.length;
+          if (copied > sums.compressedSize) break;
+          await emit(chunk);
         }
-        return { crc32: crc >>> 0, compressedSize, uncompressedSize };
+        if (copied !== sums.compressedSize)
+          throw new SiardOcflError(`Cannot add ZIP entry ${name}: its compressed data is not ${sums.compressedSize} bytes.`, {
+            code: 'ZIP_RAW_SIZE',
+          });
+        return sums;
       }),
     );
+  }
+
+  /** `source` stored or deflated into `emit`, with its CRC and sizes. */
+  private async encode(source: Readable | AsyncIterable<Buffer | string>, method: number, emit: (chunk: Buffer) => Promise<void>) {
+    let crc = 0;
+    let uncompressedSize = 0;
+    let compressedSize = 0;
+    const measure = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        crc = zlib.crc32(chunk, crc);
+        uncompressedSize += chunk.length;
+        callback(null, chunk);
+      },
+    });
+    const out = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        compressedSize += chunk.length;
+        emit(chunk).then(() => callback(), callback);
+      },
+    });
+    const input = source instanceof Readable ? source : Readable.from(source);
+    if (method === METHOD_DEFLATE) {
+      await pipeline(input, measure, zlib.createDeflateRaw({ level: this.level, chunkSize: DEFLATE_CHUNK }), out);
+    } else {
+      await pipeline(input, measure, out);
+    }
+    return { crc32: crc >>> 0, compressedSize, uncompressedSize };
   }
 
   /** Adds an entry from memory (deflated unless `compress: false`). */

@@ -2,7 +2,9 @@
  * One scan per table that checks every value against the mapped type of its column (see
  * type-mapping.ts) and decides the final type: the mapped one when everything fits, else a wider
  * one that holds the values unchanged, recording the first row that made it wider (for the
- * export's report, and for `--strict`, which refuses instead).
+ * export's report, and for `--strict`, which refuses instead). Where the SIARD writer can take a
+ * table back, a cheap scan settles the types provisionally instead (provisionalColumnTypes), the
+ * values being checked as they are read: one pass over the rows where the types hold.
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { quoteIdent } from '../sql-identifier.js';
@@ -134,6 +136,61 @@ export async function decideColumnTypes(
     return decision;
   });
   return { decisions, rows: row.n_rows ?? 0 };
+}
+
+/** Kinds whose fit a reader can check value by value in JavaScript (provisional-check.ts). */
+const CHECKABLE_KINDS = new Set<MappedType['kind']>([
+  'integer',
+  'double',
+  'decimal',
+  'boolean',
+  'varchar',
+  'clob',
+  'blob',
+  'date',
+  'timestamp',
+]);
+
+/**
+ * The types of `table` settled from one cheap scan, assuming every value fits its column's mapped
+ * type; the rows are then checked as they are read (provisional-check.ts). The scan takes the row
+ * count, the longest value of each text or blob column (which bound the memory of a batch of rows,
+ * and tell whether a value could go to a LOB file) and the largest value of each number column:
+ * text and blobs sort after numbers, so a number column holding one is left to the full scan
+ * (its length is not known). A quarter of the full scan's cost for the usual table, and no second
+ * pass over the rows where the types hold. Undefined when a column's type needs the full scan: an
+ * untyped column (its storage classes decide it), or a number column holding text or blobs.
+ */
+export function provisionalColumnTypes(
+  db: BetterSqlite3.Database,
+  table: string,
+  columns: Array<{ name: string; mapped: MappedType }>,
+  orderBy: string,
+): { decisions: ColumnDecision[]; rows: number; longestValueBytes: number } | undefined {
+  if (!columns.every((c) => CHECKABLE_KINDS.has(c.mapped.kind))) return undefined;
+  const parts: string[] = ['count(*) AS n_rows'];
+  columns.forEach((col, i) => {
+    const c = quoteIdent(col.name);
+    parts.push(NUMBER_KINDS.has(col.mapped.kind) ? `max(${c}) AS x${i}` : `max(length(${c})) AS l${i}`);
+  });
+  const row = db
+    .prepare(`SELECT ${parts.join(', ')} FROM ${quoteIdent(table)}`)
+    .safeIntegers(true)
+    .get() as Record<string, unknown>;
+  const isNumber = (v: unknown) => v === undefined || v === null || typeof v === 'number' || typeof v === 'bigint';
+  if (!columns.every((_, i) => isNumber(row[`x${i}`]))) return undefined;
+  const count = (v: unknown) => Number(v ?? 0);
+  let longestValueBytes = 0;
+  const decisions = columns.map((col, i) => {
+    const longest = count(row[`l${i}`]);
+    const counts: Counts = { misfit: 0, integer: 0, real: 0, text: 0, blob: 0, maxLength: longest };
+    const decision = decide(db, table, col.name, col.mapped, counts, orderBy);
+    decision.maxLength = longest;
+    // length() counts the characters of text (at most 4 UTF-8 bytes each) and the bytes of a blob.
+    longestValueBytes = Math.max(longestValueBytes, col.mapped.kind === 'blob' ? longest : 4 * longest);
+    return decision;
+  });
+  return { decisions, rows: count(row.n_rows), longestValueBytes };
 }
 
 /** What each storage class found in a column is called in messages. */

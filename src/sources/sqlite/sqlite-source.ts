@@ -18,6 +18,7 @@ import { SiardOcflError, UsageError } from '../../errors.js';
 import type { SiardColumn, SiardForeignKey, SiardReferentialAction, SiardUniqueKey, SiardView } from '../../siard/model.js';
 import { readAhead } from '../read-ahead.js';
 import {
+  ProvisionalTypesFailed,
   refuseWidened,
   type DatabaseSource,
   type SourceCatalog,
@@ -29,7 +30,8 @@ import { sqliteCheckConstraints } from './check-constraints.js';
 import { sqliteTriggers } from './triggers.js';
 import { quoteIdent } from '../sql-identifier.js';
 import { rowidAliasIndex } from './rowid-alias.js';
-import { decideColumnTypes, type ColumnDecision } from './prescan.js';
+import { decideColumnTypes, provisionalColumnTypes, type ColumnDecision } from './prescan.js';
+import { fitCheck, type FitCheck } from './provisional-check.js';
 import { aggregateScanner, type AggregateScanner } from './split-scan.js';
 import { formatReal, mapDeclaredType } from './type-mapping.js';
 import { sqliteLiteral } from './value-literal.js';
@@ -49,6 +51,9 @@ interface TablePlan {
   table: SourceTable;
   decisions: ColumnDecision[];
   orderBy: string;
+  createSql: string;
+  /** each column's value check while its types are provisional (SourceTable.provisional) */
+  checks?: FitCheck[];
 }
 
 export interface SqliteSourceOptions {
@@ -58,6 +63,12 @@ export interface SqliteSourceOptions {
   strict?: boolean;
   /** read every table with iterate(), one row at a time, as WITHOUT ROWID tables are (for tests comparing both ways) */
   rowByRow?: boolean;
+  /**
+   * Settle a rowid table's types from a cheap scan and check the values as they are read, instead
+   * of a full scan first (SourceTable.provisional): for a reader that handles ProvisionalTypesFailed,
+   * as the SIARD writer does. Not with `strict`, which must refuse before anything is written.
+   */
+  provisionalTypes?: boolean;
 }
 
 export class SqliteSource implements DatabaseSource {
@@ -120,7 +131,7 @@ export class SqliteSource implements DatabaseSource {
       if (o.type === 'table') {
         if (/^\s*CREATE\s+VIRTUAL\s+TABLE/i.test(o.sql ?? '')) continue;
         if (this.options.tableFilter && !this.options.tableFilter(o.name, 'main')) continue;
-        const plan = await this.planTable(o.name, o.sql ?? '');
+        const plan = await this.planTable(o.name, o.sql ?? '', this.options.provisionalTypes === true && !this.options.strict);
         this.plans.set(o.name, plan);
         tables.push(plan.table);
         // indexes other than keys (SIARD 2.2 has no element for them)
@@ -131,21 +142,7 @@ export class SqliteSource implements DatabaseSource {
         }>) {
           if (ix.origin === 'c' && !keys.has(ix.name)) notExported.push(`index ${ix.name} on ${o.name}`);
         }
-        plan.decisions.forEach((d, i) => {
-          if (!d.widened) return;
-          const col = plan.table.columns[i]!;
-          const w: WidenedColumn = {
-            schema: 'main',
-            table: o.name,
-            column: col.name,
-            declared: col.typeOriginal ?? '',
-            exportedAs: d.type,
-            firstRow: d.widened.firstRow,
-            reason: d.widened.reason,
-          };
-          if (d.kind === 'literal') w.form = 'SQLite literals';
-          widened.push(w);
-        });
+        widened.push(...widenedOf(plan));
       } else {
         views.push(this.describeView(o.name, o.sql ?? undefined));
       }
@@ -162,14 +159,15 @@ export class SqliteSource implements DatabaseSource {
     return this.catalogCache;
   }
 
-  private async planTable(name: string, createSql: string): Promise<TablePlan> {
+  private async planTable(name: string, createSql: string, provisional: boolean): Promise<TablePlan> {
     const info = this.db.prepare(`PRAGMA main.table_xinfo(${quoteIdent(name)})`).all() as Array<TableInfoRow & { hidden: number }>;
     const cols = info.filter((c) => c.hidden === 0 || c.hidden === 2 || c.hidden === 3);
     const withoutRowid = this.isWithoutRowid(name);
     const pkCols = info.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk);
     const orderBy = withoutRowid ? pkCols.map((c) => quoteIdent(c.name)).join(', ') : 'rowid';
     const mapped = cols.map((c) => ({ name: c.name, mapped: mapDeclaredType(c.type ?? '') }));
-    const { decisions, rows } = await decideColumnTypes(this.db, name, mapped, orderBy, this.scanner);
+    const settled = provisional && orderBy === 'rowid' ? provisionalColumnTypes(this.db, name, mapped, orderBy) : undefined;
+    const { decisions, rows } = settled ?? (await decideColumnTypes(this.db, name, mapped, orderBy, this.scanner));
     const columns: SiardColumn[] = cols.map((c, i) => {
       const col: SiardColumn = {
         name: c.name,
@@ -194,7 +192,28 @@ export class SqliteSource implements DatabaseSource {
     if (checks.length > 0) table.checkConstraints = checks;
     const triggers = sqliteTriggers(this.db, name);
     if (triggers.length > 0) table.triggers = triggers;
-    return { table, decisions, orderBy };
+    if (!settled) return { table, decisions, orderBy, createSql };
+    table.provisional = { longestValueBytes: settled.longestValueBytes };
+    return { table, decisions, orderBy, createSql, checks: mapped.map((m) => fitCheck(m.mapped.kind)) };
+  }
+
+  /** The table's final types from the full scan (after ProvisionalTypesFailed), its widened columns added to the catalogue. */
+  async settleTable(schema: string, name: string): Promise<SourceTable> {
+    const old = this.plans.get(name);
+    if (schema !== 'main' || !old || !this.catalogCache) throw new Error(`Table "${name}" is not in the exported catalogue.`);
+    if (!old.checks) return old.table;
+    const plan = await this.planTable(name, old.createSql, false);
+    this.plans.set(name, plan);
+    const tables = this.catalogCache.schemas[0]!.tables;
+    tables[tables.indexOf(old.table)] = plan.table;
+    // In catalogue order, as if the full scan had run first.
+    const widened = (this.catalogCache.widened ??= []);
+    // (a longer VARCHAR the cheap scan saw is listed already)
+    for (let i = widened.length - 1; i >= 0; i--) if (widened[i]!.table === name) widened.splice(i, 1);
+    widened.push(...widenedOf(plan));
+    const order = new Map(tables.map((t, i) => [t.name, i]));
+    widened.sort((a, b) => order.get(a.table)! - order.get(b.table)!);
+    return plan.table;
   }
 
   private isWithoutRowid(name: string): boolean {
@@ -308,27 +327,15 @@ export class SqliteSource implements DatabaseSource {
     // address) fetch text as bytes and decode strictly instead.
     const strict = plan.orderBy !== 'rowid';
     const literal = plan.decisions.map((d) => d.kind === 'literal');
-    // Literal columns mix text with blobs: their text is read as bytes (decoded strictly) and told
-    // apart by an extra typeof() column after the values.
-    const names = plan.table.columns.map((c, i) => {
-      const q = quoteIdent(c.name);
-      return literal[i] || (strict && TEXT_KINDS.has(plan.decisions[i]!.kind))
-        ? `CASE WHEN typeof(${q}) = 'text' THEN CAST(${q} AS BLOB) ELSE ${q} END`
-        : q;
-    });
+    const { names, classAt } = selectList(plan, strict, literal);
     const n = plan.decisions.length;
-    const classAt = new Map<number, number>();
-    plan.table.columns.forEach((c, i) => {
-      if (!literal[i]) return;
-      classAt.set(i, names.length);
-      names.push(`typeof(${quoteIdent(c.name)})`);
-    });
     const aliasAt = this.rowidColumn(table, plan, literal); // -1: the rowid is selected after the values
     const rowidAt = aliasAt >= 0 ? aliasAt : strict ? names.length : names.push('rowid') - 1;
     const encoding = String(this.db.pragma('encoding', { simple: true }));
     const decoder = strictDecoder(encoding);
     const converters = plan.decisions.map((d, i) => converterFor(d, table, plan.table.columns[i]!.name, decoder));
     const textColumn = plan.decisions.map((d) => TEXT_KINDS.has(d.kind));
+    const checks = plan.checks;
     let rowNumber = 0;
     /** Converts `raw` in place (one array per row, trimmed of the extra columns after the values); returns its bytes. */
     const convert = (raw: unknown[]): number => {
@@ -341,6 +348,7 @@ export class SqliteSource implements DatabaseSource {
           out[i] = literalCell(v, raw[classAt.get(i)!] as string, table, plan.table.columns[i]!.name, rowNumber, decoder);
           continue;
         }
+        if (checks && !checks[i]!(v)) throw new ProvisionalTypesFailed(table, plan.table.columns[i]!.name, rowNumber);
         if (typeof v === 'string') {
           bytes += v.length;
           if (!strict && textColumn[i] && v.includes('\uFFFD'))
@@ -421,6 +429,48 @@ export class SqliteSource implements DatabaseSource {
       this.db.close();
     }
   }
+}
+
+/**
+ * The values to select, and where the storage class of each literal column is: literal columns mix
+ * text with blobs, so their text is read as bytes (decoded strictly) and told apart by an extra
+ * typeof() column after the values; `strict` reads all text as bytes.
+ */
+function selectList(plan: TablePlan, strict: boolean, literal: boolean[]): { names: string[]; classAt: Map<number, number> } {
+  const names = plan.table.columns.map((c, i) => {
+    const q = quoteIdent(c.name);
+    return literal[i] || (strict && TEXT_KINDS.has(plan.decisions[i]!.kind))
+      ? `CASE WHEN typeof(${q}) = 'text' THEN CAST(${q} AS BLOB) ELSE ${q} END`
+      : q;
+  });
+  const classAt = new Map<number, number>();
+  plan.table.columns.forEach((c, i) => {
+    if (!literal[i]) return;
+    classAt.set(i, names.length);
+    names.push(`typeof(${quoteIdent(c.name)})`);
+  });
+  return { names, classAt };
+}
+
+/** The columns of a planned table exported wider than declared, for the catalogue's `widened`. */
+function widenedOf(plan: TablePlan): WidenedColumn[] {
+  const out: WidenedColumn[] = [];
+  plan.decisions.forEach((d, i) => {
+    if (!d.widened) return;
+    const col = plan.table.columns[i]!;
+    const w: WidenedColumn = {
+      schema: 'main',
+      table: plan.table.name,
+      column: col.name,
+      declared: col.typeOriginal ?? '',
+      exportedAs: d.type,
+      firstRow: d.widened.firstRow,
+      reason: d.widened.reason,
+    };
+    if (d.kind === 'literal') w.form = 'SQLite literals';
+    out.push(w);
+  });
+  return out;
 }
 
 function referentialAction(action: string): SiardReferentialAction | undefined {
