@@ -120,6 +120,21 @@ export type CompressedSums = EntrySums;
 
 type EntryBody = (emit: (chunk: Buffer) => Promise<void>) => Promise<EntrySums>;
 
+/** Emits the `size` compressed bytes of an entry copied from `data`; data of another length fails the archive. */
+async function copyCompressed(name: string, data: AsyncIterable<Buffer>, size: number, emit: (chunk: Buffer) => Promise<void>) {
+  let copied = 0;
+  for await (const chunk of data) {
+    copied += chunk.length;
+    if (copied > size) break;
+    await emit(chunk);
+  }
+  if (copied !== size)
+    throw new SiardOcflError(
+      `Cannot copy ZIP entry ${name}: its raw data is ${copied > size ? 'longer' : 'shorter'} than its compressed size ${size}.`,
+      { code: 'ZIP_RAW_SIZE' },
+    );
+}
+
 export class ZipWriter {
   private written = 0;
   private readonly records: CentralRecord[] = [];
@@ -195,16 +210,7 @@ export class ZipWriter {
   addCompressed(name: string, sums: CompressedSums, data: AsyncIterable<Buffer>, options: { mtime?: Date } = {}): Promise<void> {
     return this.enqueue(() =>
       this.writeFile(name, METHOD_DEFLATE, options.mtime ?? this.options.mtime ?? new Date(), undefined, async (emit) => {
-        let copied = 0;
-        for await (const chunk of data) {
-          copied += chunk.length;
-          if (copied > sums.compressedSize) break;
-          await emit(chunk);
-        }
-        if (copied !== sums.compressedSize)
-          throw new SiardOcflError(`Cannot add ZIP entry ${name}: its compressed data is not ${sums.compressedSize} bytes.`, {
-            code: 'ZIP_RAW_SIZE',
-          });
+        await copyCompressed(name, data, sums.compressedSize, emit);
         return sums;
       }),
     );
@@ -272,19 +278,11 @@ export class ZipWriter {
     }
     return this.enqueue(() =>
       this.writeFile(name, entry.compressionMethod, options.mtime ?? entry.mtime ?? new Date(), entry, async (emit) => {
-        let copied = 0;
-        for await (const chunk of raw as AsyncIterable<Buffer>) {
-          copied += chunk.length;
-          if (copied > entry.compressedSize) break;
-          await emit(chunk);
-        }
-        if (copied !== entry.compressedSize) {
+        try {
+          await copyCompressed(entry.name, raw as AsyncIterable<Buffer>, entry.compressedSize, emit);
+        } catch (err) {
           raw.destroy();
-          throw new SiardOcflError(
-            `Cannot copy ZIP entry ${entry.name}: its raw data is ${copied > entry.compressedSize ? 'longer' : 'shorter'} than ` +
-              `its compressed size ${entry.compressedSize}.`,
-            { code: 'ZIP_RAW_SIZE' },
-          );
+          throw err;
         }
         return { crc32: entry.crc32 >>> 0, compressedSize: entry.compressedSize, uncompressedSize: entry.uncompressedSize };
       }),
