@@ -8,9 +8,11 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
+import { PassThrough, Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { SiardOcflError } from '../src/errors.js';
+import { GzipBody } from '../src/siard/zip/gzip-body.js';
 import { ZipReader } from '../src/siard/zip/reader.js';
 import { ZipWriter } from '../src/siard/zip/writer.js';
 import { PROJECT_ROOT } from './helpers/shared.js';
@@ -399,4 +401,25 @@ test('a writer process killed with SIGKILL leaves nothing under the final name',
     left.every((name) => name.startsWith('.killed.siard.') && name.endsWith('.partial')),
     left.join(', '),
   );
+});
+
+test('the body of a gzip stream is the raw deflate stream, its trailer the CRC-32 and size (any chunking)', async (t) => {
+  const text = Buffer.from('<row><c1>1</c1></row>\n'.repeat(20_000));
+  for (const data of [Buffer.alloc(0), Buffer.from('abc'), randomBytes(300_000), text]) {
+    for (const chunkSize of [64, 16 * 1024]) {
+      const body = new GzipBody();
+      const out: Buffer[] = [];
+      const sink = new Writable({
+        write(chunk: Buffer, _e, cb) {
+          out.push(chunk);
+          cb();
+        },
+      });
+      // gzip's output in small chunks, so that header and trailer are cut across chunks
+      await pipeline(Readable.from([data]), zlib.createGzip({ level: 6, chunkSize }), body, sink);
+      t.true(Buffer.concat(out).equals(zlib.deflateRawSync(data, { level: 6 })));
+      t.is(body.crc32 >>> 0, zlib.crc32(data) >>> 0);
+      t.is(body.sizeMod32, data.length);
+    }
+  }
 });

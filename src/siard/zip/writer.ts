@@ -27,6 +27,7 @@ import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { SiardOcflError } from '../../errors.js';
 import { unsafeEntryNameReason } from './entry-name.js';
+import { GzipBody } from './gzip-body.js';
 import {
   dosDateTime,
   EXTRA_ZIP64,
@@ -221,13 +222,6 @@ export class ZipWriter {
     let crc = 0;
     let uncompressedSize = 0;
     let compressedSize = 0;
-    const measure = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        crc = zlib.crc32(chunk, crc);
-        uncompressedSize += chunk.length;
-        callback(null, chunk);
-      },
-    });
     const out = new Writable({
       write(chunk: Buffer, _encoding, callback) {
         compressedSize += chunk.length;
@@ -235,11 +229,26 @@ export class ZipWriter {
       },
     });
     const input = source instanceof Readable ? source : Readable.from(source);
+    const counted = async function* (chunks: AsyncIterable<Buffer | string>) {
+      for await (const chunk of chunks) {
+        uncompressedSize += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+        yield chunk;
+      }
+    };
     if (method === METHOD_DEFLATE) {
-      await pipeline(input, measure, zlib.createDeflateRaw({ level: this.level, chunkSize: DEFLATE_CHUNK }), out);
-    } else {
-      await pipeline(input, measure, out);
+      // gzip's wrapper computes the CRC on the thread pool; its body is the raw deflate stream
+      const body = new GzipBody();
+      await pipeline(input, counted, zlib.createGzip({ level: this.level, chunkSize: DEFLATE_CHUNK }), body, out);
+      if (body.sizeMod32 !== uncompressedSize % 2 ** 32) throw new Error('zlib compressed another number of bytes than it was given.');
+      return { crc32: body.crc32 >>> 0, compressedSize, uncompressedSize };
     }
+    const measure = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        crc = zlib.crc32(chunk, crc);
+        callback(null, chunk);
+      },
+    });
+    await pipeline(input, counted, measure, out);
     return { crc32: crc >>> 0, compressedSize, uncompressedSize };
   }
 
