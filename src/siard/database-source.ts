@@ -93,9 +93,12 @@ export interface SourceTable {
    * against them): reading the rows checks each value and throws ProvisionalTypesFailed at the first
    * that does not fit. A writer that can take the table's data back writes it, else (or after that
    * error) it asks `settleTable` for the table with its final types. `longestValueBytes` bounds the
-   * UTF-8 or binary size of any value, so the writer knows that no value will go to a LOB file.
+   * UTF-8 or binary size of any value, so the writer knows that no value will go to a LOB file. A
+   * source may learn it only while the rows are read (a scan beside them): it is set here then, and
+   * a column's type may be widened in place without changing its cells (a longer VARCHAR), so the
+   * writer takes the column types after the rows.
    */
-  provisional?: { longestValueBytes: number };
+  provisional?: { longestValueBytes?: number };
 }
 
 export interface SourceSchema {

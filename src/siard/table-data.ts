@@ -13,6 +13,7 @@
  */
 import { SiardOcflError } from '../errors.js';
 import {
+  ProvisionalTypesFailed,
   isSiardText,
   isSourceArray,
   isSourceLob,
@@ -40,6 +41,8 @@ export interface TableDataContext {
   shapes?: CellShape[];
   /** filled with the largest element index written per array (for the table XSD) */
   arrayUse?: ArrayUse;
+  /** the table's types are provisional (SourceTable.provisional): a value that needs a LOB file throws ProvisionalTypesFailed */
+  provisional?: boolean;
 }
 
 export interface TableDataStats {
@@ -53,6 +56,9 @@ export interface TableDataStats {
 
 /** Bytes handed to the ZIP writer at a time: big enough that deflate (on the thread pool) gets long runs. */
 const CHUNK_BYTES = 256 * 1024;
+
+/** Characters of row XML gathered before one encode into the chunk (one call per row cost as much as its encoding). */
+const ROWS_TEXT = 4096;
 
 /** How a column's cells are written, decided once per table. */
 const enum CellWay {
@@ -93,6 +99,7 @@ export async function* tableDataXml(
       `xsi:schemaLocation="${SIARD_TABLE_NAMESPACE} ${ctx.folder}.xsd" version="2.2">\n`,
   );
   for await (const batch of batches) {
+    let rows = '';
     for (const row of batch) {
       stats.rows++;
       let xml = '  <row>';
@@ -124,9 +131,14 @@ export async function* tableDataXml(
             break;
         }
       }
-      out.append(xml + '</row>\n');
+      rows += xml + '</row>\n';
+      if (rows.length > ROWS_TEXT) {
+        out.append(rows);
+        rows = '';
+      }
       onRow?.();
     }
+    out.append(rows);
     yield* out.take();
   }
   out.append('</table>\n');
@@ -188,6 +200,8 @@ async function lobCell(
     const text = binary ? data.toString('hex') : escapeSiardText(data.toString('utf8'));
     return text === '' ? `<${tag}/>` : `<${tag}>${text}</${tag}>`;
   }
+  // A LOB file cannot be taken back with the table's XML.
+  if (ctx.provisional) throw new ProvisionalTypesFailed(ctx.tableName, ctx.columns[i]!.name, stats.rows);
   const { reference } = await ctx.lobWriter.write(
     {
       schema: ctx.schemaIndex,

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SiardOcflError, UsageError } from '../errors.js';
-import { ProvisionalTypesFailed, rowBatchesOf, type DatabaseSource } from './database-source.js';
+import { ProvisionalTypesFailed, rowBatchesOf, type DatabaseSource, type SourceValue } from './database-source.js';
 import { columnShape, fieldsOfShape, typeCatalog, type CellShape, type TypeCatalog } from './cell-shape.js';
 import { countingSink } from './counting-sink.js';
 import { createLobLayout, type LobLayout, type LobLayoutName, type LobLimits } from './lob-placement.js';
@@ -192,11 +192,13 @@ async function writeTable(
   const stats: TableDataStats = { rows: 0, lobs: 0, externalLobs: 0, lobBytes: 0, externalColumns: new Set() };
   const { columns, shapes } = prepareColumns(t, s, types);
   const arrayUse: ArrayUse = new Map();
+  const batches = rowBatchesOf(source, s.name, t.name);
+  const ctx = { schemaIndex: si, tableIndex: ti, tableName: t.name, folder, columns, inlineMax: o.inlineMax, lobWriter, shapes, arrayUse };
   await pkg.addTable({
     xmlName: `${base}/${folder}.xml`,
     xml: tableDataXml(
-      rowBatchesOf(source, s.name, t.name),
-      { schemaIndex: si, tableIndex: ti, tableName: t.name, folder, columns, inlineMax: o.inlineMax, lobWriter, shapes, arrayUse },
+      takeBack ? whileInline(batches, t, o.inlineMax) : batches,
+      takeBack ? { ...ctx, provisional: true } : ctx,
       stats,
       o.onRow,
     ),
@@ -206,7 +208,26 @@ async function writeTable(
     xsd: () => tableXsd(columns, shapes, arrayUse),
     ...(takeBack ? { takeBack } : {}),
   });
+  // a provisional table's source may have widened a column while its rows were read (a longer VARCHAR)
+  if (t.provisional) {
+    t.columns.forEach((c, ci) => {
+      columns[ci]!.type = c.type;
+      if (c.description !== undefined) columns[ci]!.description = c.description;
+    });
+  }
   return { columns, stats };
+}
+
+/**
+ * A provisional table's batches, given up (ProvisionalTypesFailed) as soon as its source learns that
+ * a value is longer than `inlineMax` (SourceTable.provisional): it could not stay inline, and a LOB
+ * file cannot be taken back. Stops early what table-data.ts would refuse at that value.
+ */
+async function* whileInline(batches: AsyncIterable<SourceValue[][]>, t: SourceTable, inlineMax: number): AsyncIterable<SourceValue[][]> {
+  for await (const batch of batches) {
+    if ((t.provisional?.longestValueBytes ?? 0) > inlineMax) throw new ProvisionalTypesFailed(t.name, '', 0);
+    yield batch;
+  }
 }
 
 /** A provisional table with its final types (the source's full scan). */
@@ -238,7 +259,7 @@ async function writeTables(
       const at = { si, ti, schema: s, folder, base };
       let t = table;
       // A provisional table (database-source.ts) is written where it can be taken back and no value can go to a LOB file.
-      const takeBack = t.provisional !== undefined && pkg.takesBack && t.provisional.longestValueBytes <= o.inlineMax;
+      const takeBack = t.provisional !== undefined && pkg.takesBack && !((t.provisional.longestValueBytes ?? 0) > o.inlineMax);
       if (t.provisional && !takeBack) t = await settle(source, s.name, t);
       let written: WrittenTable;
       try {

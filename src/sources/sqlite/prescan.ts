@@ -151,34 +151,50 @@ const CHECKABLE_KINDS = new Set<MappedType['kind']>([
   'timestamp',
 ]);
 
+export type ProvisionalColumns = Array<{ name: string; mapped: MappedType }>;
+
+export interface ProvisionalTypes {
+  decisions: ColumnDecision[];
+  rows: number;
+  longestValueBytes: number;
+}
+
+/** Whether every column's fit can be checked value by value (provisional-check.ts), so the types can be provisional. */
+export function checkableColumns(columns: ProvisionalColumns): boolean {
+  return columns.every((c) => CHECKABLE_KINDS.has(c.mapped.kind));
+}
+
 /**
- * The types of `table` settled from one cheap scan, assuming every value fits its column's mapped
- * type; the rows are then checked as they are read (provisional-check.ts). The scan takes the row
- * count, the longest value of each text or blob column (which bound the memory of a batch of rows,
- * and tell whether a value could go to a LOB file) and the largest value of each number column:
- * text and blobs sort after numbers, so a number column holding one is left to the full scan
- * (its length is not known). A quarter of the full scan's cost for the usual table, and no second
- * pass over the rows where the types hold. Undefined when a column's type needs the full scan: an
- * untyped column (its storage classes decide it), or a number column holding text or blobs.
+ * The cheap scan's select list (one row): the row count, the longest value of each text or blob
+ * column (which bound the memory of a batch of rows, and tell whether a value could go to a LOB
+ * file) and the storage class of the largest value of each number column: text and blobs sort
+ * after numbers, so a number column holding one shows it here.
  */
-export function provisionalColumnTypes(
-  db: BetterSqlite3.Database,
-  table: string,
-  columns: Array<{ name: string; mapped: MappedType }>,
-  orderBy: string,
-): { decisions: ColumnDecision[]; rows: number; longestValueBytes: number } | undefined {
-  if (!columns.every((c) => CHECKABLE_KINDS.has(c.mapped.kind))) return undefined;
+export function cheapScanList(columns: ProvisionalColumns): string {
   const parts: string[] = ['count(*) AS n_rows'];
   columns.forEach((col, i) => {
     const c = quoteIdent(col.name);
-    parts.push(NUMBER_KINDS.has(col.mapped.kind) ? `max(${c}) AS x${i}` : `max(length(${c})) AS l${i}`);
+    parts.push(NUMBER_KINDS.has(col.mapped.kind) ? `typeof(max(${c})) AS x${i}` : `max(length(${c})) AS l${i}`);
   });
-  const row = db
-    .prepare(`SELECT ${parts.join(', ')} FROM ${quoteIdent(table)}`)
-    .safeIntegers(true)
-    .get() as Record<string, unknown>;
-  const isNumber = (v: unknown) => v === undefined || v === null || typeof v === 'number' || typeof v === 'bigint';
-  if (!columns.every((_, i) => isNumber(row[`x${i}`]))) return undefined;
+  return parts.join(', ');
+}
+
+/**
+ * The types settled from the cheap scan's row (cheapScanList), assuming every value fits its
+ * column's mapped type; the rows are then checked as they are read. A longer VARCHAR than declared
+ * is widened here, as the full scan would. `needsFullScan` names a number column holding text or
+ * blobs (its length is not known, and its type needs the full scan).
+ */
+export function typesFromCheapScan(
+  db: BetterSqlite3.Database,
+  table: string,
+  columns: ProvisionalColumns,
+  orderBy: string,
+  row: Record<string, unknown>,
+): ProvisionalTypes | { needsFullScan: string } {
+  const numeric = (v: unknown) => v === undefined || v === null || v === 'integer' || v === 'real';
+  const odd = columns.findIndex((_, i) => !numeric(row[`x${i}`]));
+  if (odd >= 0) return { needsFullScan: columns[odd]!.name };
   const count = (v: unknown) => Number(v ?? 0);
   let longestValueBytes = 0;
   const decisions = columns.map((col, i) => {
@@ -191,6 +207,29 @@ export function provisionalColumnTypes(
     return decision;
   });
   return { decisions, rows: count(row.n_rows), longestValueBytes };
+}
+
+/**
+ * The types of `table` settled from one cheap scan run here (cheapScanList, typesFromCheapScan). A
+ * quarter of the full scan's cost for the usual table, and no second pass over the rows where the
+ * types hold. Undefined when a column's type needs the full scan: an untyped column (its storage
+ * classes decide it), or a number column holding text or blobs.
+ */
+export function provisionalColumnTypes(
+  db: BetterSqlite3.Database,
+  table: string,
+  columns: ProvisionalColumns,
+  orderBy: string,
+): ProvisionalTypes | undefined {
+  if (!checkableColumns(columns)) return undefined;
+  const row = db.prepare(`SELECT ${cheapScanList(columns)} FROM ${quoteIdent(table)}`).get() as Record<string, unknown>;
+  const types = typesFromCheapScan(db, table, columns, orderBy, row);
+  return 'needsFullScan' in types ? undefined : types;
+}
+
+/** The mapped types, as the cheap scan settles them when every value fits and no VARCHAR is longer than declared. */
+export function assumedColumnTypes(columns: ProvisionalColumns): ColumnDecision[] {
+  return columns.map((c) => ({ kind: c.mapped.kind, type: c.mapped.type }));
 }
 
 /** What each storage class found in a column is called in messages. */

@@ -70,7 +70,8 @@ const Database = require(workerData.driver);
 let db;
 try {
   db = new Database(workerData.file, { readonly: true, fileMustExist: true });
-  parentPort.postMessage({ row: db.prepare(workerData.sql).get(workerData.from) });
+  const stmt = db.prepare(workerData.sql);
+  parentPort.postMessage({ row: workerData.from === undefined ? stmt.get() : stmt.get(workerData.from) });
 } catch (err) {
   parentPort.postMessage({ error: String(err && err.message) });
 } finally {
@@ -78,12 +79,29 @@ try {
 }`;
 
 function runInWorker(file: string, sql: string, from: number): Promise<AggregateRow> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER, { eval: true, workerData: { driver: driverPath, file, sql, from } });
+  return startWorker(file, sql, from).row;
+}
+
+/** A query's one row, computed in a worker thread; `stop` ends the worker early (its row is then never given). */
+export interface WorkerQuery {
+  row: Promise<AggregateRow>;
+  stop(): void;
+}
+
+/** Runs `sql` (one row, no parameter) over `file` in a worker thread with its own read-only connection. */
+export function queryInWorker(file: string, sql: string): WorkerQuery {
+  return startWorker(file, sql, undefined);
+}
+
+function startWorker(file: string, sql: string, from: number | undefined): WorkerQuery {
+  let worker: Worker | undefined;
+  const row = new Promise<AggregateRow>((resolve, reject) => {
+    worker = new Worker(WORKER, { eval: true, workerData: { driver: driverPath, file, sql, from } });
     worker.once('message', (m: { row?: AggregateRow; error?: string }) =>
       m.error !== undefined ? reject(new Error(m.error)) : resolve(m.row!),
     );
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`the prescan worker stopped (exit ${code})`)));
   });
+  return { row, stop: () => void worker?.terminate() };
 }

@@ -30,9 +30,20 @@ import { sqliteCheckConstraints } from './check-constraints.js';
 import { sqliteTriggers } from './triggers.js';
 import { quoteIdent } from '../sql-identifier.js';
 import { rowidAliasIndex } from './rowid-alias.js';
-import { decideColumnTypes, provisionalColumnTypes, type ColumnDecision } from './prescan.js';
+import {
+  assumedColumnTypes,
+  checkableColumns,
+  cheapScanList,
+  decideColumnTypes,
+  provisionalColumnTypes,
+  typesFromCheapScan,
+  type ColumnDecision,
+  type ProvisionalColumns,
+  type ProvisionalTypes,
+} from './prescan.js';
 import { fitCheck, type FitCheck } from './provisional-check.js';
-import { aggregateScanner, type AggregateScanner } from './split-scan.js';
+import { aggregateScanner, queryInWorker, type AggregateRow, type AggregateScanner } from './split-scan.js';
+import { ScanBeside } from './scan-beside.js';
 import { formatReal, mapDeclaredType } from './type-mapping.js';
 import { sqliteLiteral } from './value-literal.js';
 
@@ -54,7 +65,12 @@ interface TablePlan {
   createSql: string;
   /** each column's value check while its types are provisional (SourceTable.provisional) */
   checks?: FitCheck[];
+  /** set when the cheap scan is still to run, beside the reading of the rows (scan-beside.ts) */
+  scanBeside?: ProvisionalColumns;
 }
+
+/** Tables with fewer rows are scanned before their rows are read: a worker costs ~50 ms. */
+const SCAN_BESIDE_MIN_ROWS = 200_000;
 
 export interface SqliteSourceOptions {
   /** only tables whose name passes */
@@ -63,6 +79,8 @@ export interface SqliteSourceOptions {
   strict?: boolean;
   /** read every table with iterate(), one row at a time, as WITHOUT ROWID tables are (for tests comparing both ways) */
   rowByRow?: boolean;
+  /** tables of at least this many rows have their cheap scan run beside the read (default SCAN_BESIDE_MIN_ROWS; for tests) */
+  scanBesideMinRows?: number;
   /**
    * Settle a rowid table's types from a cheap scan and check the values as they are read, instead
    * of a full scan first (SourceTable.provisional): for a reader that handles ProvisionalTypesFailed,
@@ -166,7 +184,13 @@ export class SqliteSource implements DatabaseSource {
     const pkCols = info.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk);
     const orderBy = withoutRowid ? pkCols.map((c) => quoteIdent(c.name)).join(', ') : 'rowid';
     const mapped = cols.map((c) => ({ name: c.name, mapped: mapDeclaredType(c.type ?? '') }));
-    const settled = provisional && orderBy === 'rowid' ? provisionalColumnTypes(this.db, name, mapped, orderBy) : undefined;
+    const beside = provisional && orderBy === 'rowid' ? this.scanBesideRows(name, mapped) : undefined;
+    const settled: ProvisionalTypes | undefined =
+      beside !== undefined
+        ? { decisions: assumedColumnTypes(mapped), rows: beside, longestValueBytes: NaN }
+        : provisional && orderBy === 'rowid'
+          ? provisionalColumnTypes(this.db, name, mapped, orderBy)
+          : undefined;
     const { decisions, rows } = settled ?? (await decideColumnTypes(this.db, name, mapped, orderBy, this.scanner));
     const columns: SiardColumn[] = cols.map((c, i) => {
       const col: SiardColumn = {
@@ -193,8 +217,63 @@ export class SqliteSource implements DatabaseSource {
     const triggers = sqliteTriggers(this.db, name);
     if (triggers.length > 0) table.triggers = triggers;
     if (!settled) return { table, decisions, orderBy, createSql };
-    table.provisional = { longestValueBytes: settled.longestValueBytes };
-    return { table, decisions, orderBy, createSql, checks: mapped.map((m) => fitCheck(m.mapped.kind)) };
+    table.provisional = beside === undefined ? { longestValueBytes: settled.longestValueBytes } : {};
+    const plan: TablePlan = { table, decisions, orderBy, createSql, checks: mapped.map((m) => fitCheck(m.mapped.kind)) };
+    if (beside !== undefined) plan.scanBeside = mapped;
+    return plan;
+  }
+
+  /**
+   * The row count of a provisional table whose cheap scan can run beside the read of its rows (a
+   * large rowid table, keyset-readable, outside WAL mode so that the worker's connection sees the
+   * same rows); else undefined, and the cheap scan runs first.
+   */
+  private scanBesideRows(name: string, mapped: ProvisionalColumns): number | undefined {
+    if (this.options.rowByRow || !checkableColumns(mapped) || mapped.some((c) => ROWID_NAMES.has(c.name.toLowerCase()))) return undefined;
+    if (String(this.db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal') return undefined;
+    const rows = Number(
+      this.db
+        .prepare(`SELECT count(*) FROM ${quoteIdent(name)}`)
+        .pluck()
+        .get(),
+    );
+    return rows >= (this.options.scanBesideMinRows ?? SCAN_BESIDE_MIN_ROWS) ? rows : undefined;
+  }
+
+  /**
+   * Takes the cheap scan's row for a table read beside it: the lengths that size keyset batches,
+   * the longest value for the writer (SourceTable.provisional), a longer VARCHAR widened in place
+   * (the cells are the same; the writer takes the column types after the rows). Throws
+   * ProvisionalTypesFailed when a number column holds text or blobs.
+   */
+  private takeScan(plan: TablePlan, row: AggregateRow, nextRow: number): void {
+    const name = plan.table.name;
+    const types = typesFromCheapScan(this.db, name, plan.scanBeside!, plan.orderBy, row);
+    if ('needsFullScan' in types) throw new ProvisionalTypesFailed(name, types.needsFullScan, nextRow);
+    let widened = false;
+    types.decisions.forEach((d, i) => {
+      if (d.type === plan.decisions[i]!.type) {
+        plan.decisions[i]!.maxLength = d.maxLength;
+        return;
+      }
+      plan.decisions[i] = d;
+      const col = plan.table.columns[i]!;
+      col.type = d.type;
+      if (d.note) col.description = d.note;
+      widened = true;
+    });
+    plan.table.provisional = { longestValueBytes: types.longestValueBytes };
+    if (widened) this.listWidened(plan);
+  }
+
+  /** Lists the widened columns of `plan` in the catalogue (in catalogue order, as if the full scan had run first). */
+  private listWidened(plan: TablePlan): void {
+    const tables = this.catalogCache!.schemas[0]!.tables;
+    const widened = (this.catalogCache!.widened ??= []);
+    for (let i = widened.length - 1; i >= 0; i--) if (widened[i]!.table === plan.table.name) widened.splice(i, 1);
+    widened.push(...widenedOf(plan));
+    const order = new Map(tables.map((t, i) => [t.name, i]));
+    widened.sort((a, b) => order.get(a.table)! - order.get(b.table)!);
   }
 
   /** The table's final types from the full scan (after ProvisionalTypesFailed), its widened columns added to the catalogue. */
@@ -206,13 +285,7 @@ export class SqliteSource implements DatabaseSource {
     this.plans.set(name, plan);
     const tables = this.catalogCache.schemas[0]!.tables;
     tables[tables.indexOf(old.table)] = plan.table;
-    // In catalogue order, as if the full scan had run first.
-    const widened = (this.catalogCache.widened ??= []);
-    // (a longer VARCHAR the cheap scan saw is listed already)
-    for (let i = widened.length - 1; i >= 0; i--) if (widened[i]!.table === name) widened.splice(i, 1);
-    widened.push(...widenedOf(plan));
-    const order = new Map(tables.map((t, i) => [t.name, i]));
-    widened.sort((a, b) => order.get(a.table)! - order.get(b.table)!);
+    this.listWidened(plan); // (a longer VARCHAR the cheap scan saw is listed already, and replaced)
     return plan.table;
   }
 
@@ -360,30 +433,34 @@ export class SqliteSource implements DatabaseSource {
       return bytes;
     };
     const columns = names.length > 0 ? names.join(', ') : 'NULL';
-    const limit = this.options.rowByRow ? 0 : keysetBatchRows(plan);
-    if (limit > 0) {
-      for (const batch of keysetBatches(this.db, `SELECT ${columns} FROM ${quoteIdent(table)}`, limit, rowidAt)) {
-        for (const raw of batch) convert(raw);
-        yield batch as SourceValue[][];
+    const select = `SELECT ${columns} FROM ${quoteIdent(table)}`;
+    let from = MIN_ROWID;
+    if (plan.scanBeside) {
+      // Until the cheap scan beside gives the longest values, rows are read one at a time.
+      const scan = new ScanBeside(queryInWorker(this.file, `SELECT ${cheapScanList(plan.scanBeside)} FROM ${quoteIdent(table)}`));
+      try {
+        const next = yield* rowsOneByOne(this.db, select, 'rowid', convert, rowidAt, MIN_ROWID, () => scan.done);
+        this.takeScan(plan, await scan.row(() => this.cheapScanHere(plan)), rowNumber + 1);
+        if (next === undefined) return;
+        from = next;
+      } finally {
+        scan.stop();
       }
+    }
+    const limit = this.options.rowByRow ? 0 : keysetBatchRows(plan);
+    if (limit === 0) {
+      yield* rowsOneByOne(this.db, select, plan.orderBy, convert, rowidAt);
       return;
     }
-    const stmt = this.db
-      .prepare(`SELECT ${columns} FROM ${quoteIdent(table)} ORDER BY ${plan.orderBy}`)
-      .raw(true)
-      .safeIntegers(true);
-    let batch: SourceValue[][] = [];
-    let batchBytes = 0;
-    for (const raw of stmt.iterate() as IterableIterator<unknown[]>) {
-      batchBytes += convert(raw);
-      batch.push(raw as SourceValue[]);
-      if (batch.length >= BATCH_ROWS || batchBytes >= BATCH_BYTES) {
-        yield batch;
-        batch = [];
-        batchBytes = 0;
-      }
+    for (const batch of keysetBatches(this.db, select, limit, rowidAt, from)) {
+      for (const raw of batch) convert(raw);
+      yield batch as SourceValue[][];
     }
-    if (batch.length > 0) yield batch;
+  }
+
+  /** The cheap scan's row, computed here (when the worker beside could not). */
+  private cheapScanHere(plan: TablePlan): AggregateRow {
+    return this.db.prepare(`SELECT ${cheapScanList(plan.scanBeside!)} FROM ${quoteIdent(plan.table.name)}`).get() as AggregateRow;
   }
 
   /** The column that is the rowid (an INTEGER PRIMARY KEY read as is, rowid-alias.ts), or -1. */
@@ -511,9 +588,8 @@ const ROWID_NAMES = new Set(['rowid', '_rowid_', 'oid']);
  * Raw rows of `select` (a rowid table, the rowid at `rowidAt`) in rowid order, `limit` per batch:
  * one all() call each, the next batch from the last rowid on, a fraction of iterate()'s cost per row.
  */
-function* keysetBatches(db: BetterSqlite3.Database, select: string, limit: number, rowidAt: number): Generator<unknown[][]> {
+function* keysetBatches(db: BetterSqlite3.Database, select: string, limit: number, rowidAt: number, from: bigint): Generator<unknown[][]> {
   const stmt = db.prepare(`${select} WHERE rowid >= ? ORDER BY rowid LIMIT ${limit}`).raw(true).safeIntegers(true);
-  let from = MIN_ROWID;
   for (;;) {
     const batch = stmt.all(from) as unknown[][];
     if (batch.length === 0) return;
@@ -522,6 +598,47 @@ function* keysetBatches(db: BetterSqlite3.Database, select: string, limit: numbe
     if (batch.length < limit || last === MAX_ROWID) return;
     from = last + 1n;
   }
+}
+
+/**
+ * Rows of `select` in `orderBy` order (from rowid `from` on, when given, for a rowid table) read
+ * one at a time with iterate() and handed over in batches of up to BATCH_ROWS rows and about
+ * BATCH_BYTES (at least one row): memory bounded whatever the values' size. Stops between batches
+ * once `stop()` says so, returning the rowid to go on from; undefined when every row was read.
+ */
+function* rowsOneByOne(
+  db: BetterSqlite3.Database,
+  select: string,
+  orderBy: string,
+  convert: (raw: unknown[]) => number,
+  rowidAt: number,
+  from?: bigint,
+  stop?: () => boolean,
+): Generator<SourceValue[][], bigint | undefined> {
+  const stmt = db
+    .prepare(from === undefined ? `${select} ORDER BY ${orderBy}` : `${select} WHERE rowid >= ? ORDER BY rowid`)
+    .raw(true)
+    .safeIntegers(true);
+  const rows = (from === undefined ? stmt.iterate() : stmt.iterate(from)) as IterableIterator<unknown[]>;
+  let batch: SourceValue[][] = [];
+  let batchBytes = 0;
+  let last: bigint | undefined;
+  for (const raw of rows) {
+    last = raw[rowidAt] as bigint; // read before convert trims the row
+    batchBytes += convert(raw);
+    batch.push(raw as SourceValue[]);
+    if (batch.length >= BATCH_ROWS || batchBytes >= BATCH_BYTES) {
+      yield batch;
+      batch = [];
+      batchBytes = 0;
+      if (stop?.()) {
+        rows.return?.();
+        return last === MAX_ROWID ? undefined : last! + 1n;
+      }
+    }
+  }
+  if (batch.length > 0) yield batch;
+  return undefined;
 }
 
 /**
