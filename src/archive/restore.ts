@@ -27,11 +27,9 @@ import { columnTypeFamily } from '../siard/reader/table-rows.js';
 import { isComplexValue, type SiardLobCell, type SiardReadCellValue, type SiardReadRow } from '../siard/reader/types.js';
 import { type LobVerificationWithExtras, verifiedChunks } from '../siard/reader/verify-lob.js';
 import type { LoadColumn, LoadLob, LoadTable, LoadValue, NotRecreated, TargetLoader } from '../sources/loader.js';
-import { isPostgresUrl } from '../sources/postgres/connection.js';
-import { PostgresLoader, type PostgresLoaderOptions } from '../sources/postgres/loader.js';
-import { isMysqlUrl } from '../sources/mysql/connection.js';
-import { MysqlLoader, type MysqlLoaderOptions } from '../sources/mysql/loader.js';
-import { SqliteLoader } from '../sources/sqlite/loader.js';
+import { isMysqlUrl, isPostgresUrl } from '../sources/database-url.js';
+import type { PostgresLoaderOptions } from '../sources/postgres/loader.js';
+import type { MysqlLoaderOptions } from '../sources/mysql/loader.js';
 import { openArchive, type ArchiveSource, type OpenedArchive } from './open-archive.js';
 
 /** Where the archive comes from. */
@@ -108,11 +106,24 @@ export function describeNotRecreated(items: NotRecreated[]): string {
   return `Not recreated: ${parts.join('; ')}.`;
 }
 
-/** The loader for a target: a postgres:// or mysql:// / mariadb:// URL, otherwise an SQLite file path (optionally "sqlite:"). */
-export function targetLoader(target: string, options: RestoreOptions = {}): TargetLoader {
-  if (isPostgresUrl(target)) return new PostgresLoader(target, options.postgres ?? {});
-  if (isMysqlUrl(target)) return new MysqlLoader(target, options.mysql ?? {});
-  return new SqliteLoader(target.startsWith('sqlite:') ? target.slice('sqlite:'.length) : target);
+/**
+ * The loader for a target: a postgres:// or mysql:// / mariadb:// URL, otherwise an SQLite file path
+ * (optionally "sqlite:"). Only that target's module (and driver) is loaded.
+ */
+async function targetLoader(
+  target: string,
+  options: RestoreOptions,
+): Promise<{ loader: TargetLoader; kind: RestoreSummary['targetKind'] }> {
+  if (isPostgresUrl(target)) {
+    const { PostgresLoader } = await import('../sources/postgres/loader.js');
+    return { loader: new PostgresLoader(target, options.postgres ?? {}), kind: 'postgres' };
+  }
+  if (isMysqlUrl(target)) {
+    const { MysqlLoader } = await import('../sources/mysql/loader.js');
+    return { loader: new MysqlLoader(target, options.mysql ?? {}), kind: 'mysql' };
+  }
+  const { SqliteLoader } = await import('../sources/sqlite/loader.js');
+  return { loader: new SqliteLoader(target.startsWith('sqlite:') ? target.slice('sqlite:'.length) : target), kind: 'sqlite' };
 }
 
 function loadTableOf(t: SiardTableRef): LoadTable {
@@ -237,7 +248,7 @@ function loadRow(archive: OpenedArchive, t: SiardTableRef, row: SiardReadRow, co
 
 /** Loads one table's rows, then checks the count against metadata.xml and against the target. */
 async function restoreTable(
-  loader: ReturnType<typeof targetLoader>,
+  loader: TargetLoader,
   archive: Awaited<ReturnType<typeof openArchive>>,
   ref: ReturnType<Awaited<ReturnType<typeof openArchive>>['reader']['tables']>[number],
   table: ReturnType<typeof loadTableOf>,
@@ -273,14 +284,14 @@ async function restoreTable(
 
 /** Restores `source` into `target` (an SQLite file path or a postgres:// URL). */
 export async function restore(source: RestoreSource, target: string, options: RestoreOptions = {}): Promise<RestoreSummary> {
-  const loader = targetLoader(target, options);
+  const { loader, kind } = await targetLoader(target, options);
   const archive = await openArchive(source, { purpose: 'restore' });
   const refs = archive.reader.tables();
   const tables = refs.map(loadTableOf);
   const summary: RestoreSummary = {
     siard: archive.name,
     target: loader.description,
-    targetKind: loader instanceof PostgresLoader ? 'postgres' : loader instanceof MysqlLoader ? 'mysql' : 'sqlite',
+    targetKind: kind,
     tables: [],
     rows: 0,
     lobFiles: 0,

@@ -1,8 +1,7 @@
 /** `siard-ocfl restore <siard | dir | --root R --id I [--version vN]> <target>`: SIARD -> SQLite, PostgreSQL or MariaDB / MySQL. */
 import type { Command } from 'commander';
 import { describeNotRecreated, restore, type RestoreSource } from '../archive/restore.js';
-import { isPostgresUrl } from '../sources/postgres/connection.js';
-import { isMysqlUrl } from '../sources/mysql/connection.js';
+import { isMysqlUrl, isPostgresUrl } from '../sources/database-url.js';
 import { UsageError } from '../errors.js';
 import { asUnreadableInput, printJson } from './common.js';
 import { localArchiveSource } from './archive-source.js';

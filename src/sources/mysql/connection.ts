@@ -7,12 +7,10 @@
  */
 import * as mariadb from 'mariadb';
 import { SiardOcflError } from '../../errors.js';
+import { isMysqlUrl } from '../database-url.js';
 import { quoteMysqlIdent } from '../sql-identifier.js';
 
 /** True for the URLs the CLI treats as MariaDB / MySQL. */
-export function isMysqlUrl(value: string): boolean {
-  return /^(mysql|mariadb):\/\//i.test(value);
-}
 
 export interface MysqlUrlParts {
   host: string;

@@ -6,11 +6,9 @@
  */
 import pg from 'pg';
 import { SiardOcflError } from '../../errors.js';
+import { isPostgresUrl } from '../database-url.js';
 
 /** True for the URLs the CLI treats as PostgreSQL (`postgres://` or `postgresql://`). */
-export function isPostgresUrl(value: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(value);
-}
 
 /** host:port/db of a URL without the password, for messages. */
 export function describePostgresUrl(url: string): string {

@@ -50,11 +50,12 @@ export class CopyIn {
     return this.pending.length >= CHUNK_CHARS ? this.send() : undefined;
   }
 
-  /** Sends what is left and waits until the server has stored every row (or refused one). */
-  async end(): Promise<void> {
+  /** Sends what is left and waits until the server has stored every row (or refused one); returns the rows the server says it stored. */
+  async end(): Promise<number> {
     await this.send();
     this.stream.end();
     await this.done;
+    return this.stream.rowCount; // from the server's "COPY n"
   }
 
   /** Gives up: the server is told to fail the COPY, so the connection takes queries again. */

@@ -390,7 +390,7 @@ export class PostgresLoader implements TargetLoader {
         if (onRow) for (let i = 0; i < converted.rows; i++) onRow();
       }
       whole = !gaveUp && converter.finish();
-      await copy.end().catch((err: unknown) => Promise.reject(this.refused(table, 1, n, err)));
+      this.stored(table, await copy.end().catch((err: unknown) => Promise.reject(this.refused(table, 1, n, err))));
     } catch (err) {
       await copy.abort(err as Error);
       throw err;
@@ -425,7 +425,9 @@ export class PostgresLoader implements TargetLoader {
     const endCopy = async (): Promise<void> => {
       const ending = copy;
       copy = undefined;
-      if (ending) await ending.end().catch((err: unknown) => Promise.reject(refused(copyFirst, copyFirst + ending.rows - 1, err)));
+      if (!ending) return;
+      const last = copyFirst + ending.rows - 1;
+      this.stored(table, await ending.end().catch((err: unknown) => Promise.reject(refused(copyFirst, last, err))));
     };
     try {
       for await (const batch of batches) {
@@ -519,7 +521,7 @@ export class PostgresLoader implements TargetLoader {
     const flush = async (): Promise<void> => {
       if (tuples.length === 0) return;
       try {
-        await client.query(head + tuples.join(', '), params);
+        this.stored(table, (await client.query(head + tuples.join(', '), params)).rowCount ?? NaN);
       } catch (err) {
         throw new SiardOcflError(
           `Table "${table.schema}"."${table.name}", rows ${last - tuples.length + 1}-${last}: PostgreSQL refused them ` +
@@ -803,7 +805,21 @@ export class PostgresLoader implements TargetLoader {
     return sql;
   }
 
+  /** Rows the server said it stored in each table (COPY and INSERT command tags), this transaction; NaN when one did not say. */
+  private readonly storedRows = new Map<LoadTable, number>();
+
+  private stored(table: LoadTable, rows: number): void {
+    this.storedRows.set(table, (this.storedRows.get(table) ?? 0) + rows);
+  }
+
+  /**
+   * The rows the table holds: those the server said it stored in it (the table was created empty in
+   * this transaction, and takes no trigger before the keys are added), else counted (a second
+   * pass over the table: a quarter of a second per 5,000,000 rows).
+   */
   async countRows(table: LoadTable): Promise<number> {
+    const said = this.storedRows.get(table);
+    if (said !== undefined && !Number.isNaN(said)) return said;
     const res = await this.open().query<{ n: string }>(`SELECT count(*)::text AS n FROM ${qualifiedName(table.schema, table.name)}`);
     return Number(res.rows[0]!.n);
   }
