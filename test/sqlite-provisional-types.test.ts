@@ -222,7 +222,7 @@ for (const [label, options] of [
   });
 }
 
-test('rows read one at a time until the cheap scan beside answers, then in keyset batches: every row once, in order', async (t) => {
+test('read beside its cheap scan: a first part in keyset batches, rows one by one until the worker answers, then keysets', async (t) => {
   const file = path.join(work, 'beside-switch.sqlite');
   const db = new Database(file);
   db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, s VARCHAR(4), x TEXT)');
@@ -230,7 +230,7 @@ test('rows read one at a time until the cheap scan beside answers, then in keyse
   const n = 20_000;
   db.transaction(() => {
     // gaps in the rowids, and a VARCHAR(4) longer than declared from row 15,000 on
-    for (let i = 1; i <= n; i++) ins.run(i * 3, i < 15_000 ? 'ab' : 'abcdefg', `x${i}`);
+    for (let i = 1; i <= n; i++) ins.run(i * 3, i < 15_000 ? 'ab' : 'abcdefg', i === 1000 ? 'x'.repeat(30) : `x${i}`);
   })();
   db.close();
   const source = SqliteSource.open(file, { provisionalTypes: true, scanBesideMinRows: 1 });
@@ -248,7 +248,7 @@ test('rows read one at a time until the cheap scan beside answers, then in keyse
     }
     t.is(ids.length, n);
     t.true(ids.every((id, i) => id === BigInt(3 * (i + 1))));
-    t.deepEqual(table.provisional, { longestValueBytes: 4 * 7 }); // 'abcdefg'
+    t.deepEqual(table.provisional, { longestValueBytes: 4 * 30 }); // row 1,000 (in the first part, scanned here)
     t.is(table.columns[1]!.type, 'VARCHAR(7)'); // widened in place, as the full scan would
     t.deepEqual(
       (catalog.widened ?? []).map((w) => `${w.column} ${w.exportedAs} row ${w.firstRow}`),
@@ -295,5 +295,35 @@ test('--strict never takes the provisional way (it must refuse before writing)',
     await t.throwsAsync(() => source.catalog(), { message: /Strict export refused/ });
   } finally {
     await source.close();
+  }
+});
+
+test('a table read beside its cheap scan is settled when the worker finds text in a number column, or the first part does', async (t) => {
+  for (const at of [500, 19_000]) {
+    const file = path.join(work, `beside-odd-${at}.sqlite`);
+    const db = new Database(file);
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, n INTEGER)');
+    const ins = db.prepare('INSERT INTO t VALUES (?, ?)');
+    db.transaction(() => {
+      for (let i = 1; i <= 20_000; i++) ins.run(i, i === at ? 'seven' : i);
+    })();
+    db.close();
+    const source = SqliteSource.open(file, { provisionalTypes: true, scanBesideMinRows: 1 });
+    try {
+      await source.catalog();
+      let rows = 0;
+      const err = await t.throwsAsync(async () => {
+        for await (const batch of source.rowBatches('main', 't')) rows += batch.length;
+      });
+      t.true(err instanceof ProvisionalTypesFailed, String(err));
+      t.true(rows < at, `${rows} rows before the failure at ${at}`);
+      const settled = await source.settleTable('main', 't');
+      t.is(settled.columns[1]!.type, 'CLOB');
+      let after = 0;
+      for await (const batch of source.rowBatches('main', 't')) after += batch.length;
+      t.is(after, 20_000);
+    } finally {
+      await source.close();
+    }
   }
 });

@@ -179,6 +179,28 @@ export function cheapScanList(columns: ProvisionalColumns): string {
   return parts.join(', ');
 }
 
+/** Where the cheap scan's row (cheapScanList) says the full scan must decide: a number column holding text or blobs. */
+function columnNeedingFullScan(columns: ProvisionalColumns, row: Record<string, unknown>): string | undefined {
+  const numeric = (v: unknown) => v === undefined || v === null || v === 'integer' || v === 'real';
+  return columns.find((_, i) => !numeric(row[`x${i}`]))?.name;
+}
+
+/**
+ * The longest value of each column and of all (in bytes: length() counts the characters of text,
+ * at most 4 UTF-8 bytes each, and the bytes of a blob) from a cheap scan's row, or the column
+ * that needs the full scan.
+ */
+export function lengthsFromCheapScan(
+  columns: ProvisionalColumns,
+  row: Record<string, unknown>,
+): { maxLengths: number[]; longestValueBytes: number } | { needsFullScan: string } {
+  const odd = columnNeedingFullScan(columns, row);
+  if (odd !== undefined) return { needsFullScan: odd };
+  const maxLengths = columns.map((_, i) => Number(row[`l${i}`] ?? 0));
+  const longestValueBytes = Math.max(0, ...maxLengths.map((n, i) => (columns[i]!.mapped.kind === 'blob' ? n : 4 * n)));
+  return { maxLengths, longestValueBytes };
+}
+
 /**
  * The types settled from the cheap scan's row (cheapScanList), assuming every value fits its
  * column's mapped type; the rows are then checked as they are read. A longer VARCHAR than declared
@@ -192,21 +214,32 @@ export function typesFromCheapScan(
   orderBy: string,
   row: Record<string, unknown>,
 ): ProvisionalTypes | { needsFullScan: string } {
-  const numeric = (v: unknown) => v === undefined || v === null || v === 'integer' || v === 'real';
-  const odd = columns.findIndex((_, i) => !numeric(row[`x${i}`]));
-  if (odd >= 0) return { needsFullScan: columns[odd]!.name };
-  const count = (v: unknown) => Number(v ?? 0);
-  let longestValueBytes = 0;
+  const lengths = lengthsFromCheapScan(columns, row);
+  if ('needsFullScan' in lengths) return lengths;
   const decisions = columns.map((col, i) => {
-    const longest = count(row[`l${i}`]);
+    const longest = lengths.maxLengths[i]!;
     const counts: Counts = { misfit: 0, integer: 0, real: 0, text: 0, blob: 0, maxLength: longest };
     const decision = decide(db, table, col.name, col.mapped, counts, orderBy);
     decision.maxLength = longest;
-    // length() counts the characters of text (at most 4 UTF-8 bytes each) and the bytes of a blob.
-    longestValueBytes = Math.max(longestValueBytes, col.mapped.kind === 'blob' ? longest : 4 * longest);
     return decision;
   });
-  return { decisions, rows: count(row.n_rows), longestValueBytes };
+  return { decisions, rows: Number(row.n_rows ?? 0), longestValueBytes: lengths.longestValueBytes };
+}
+
+/** Storage classes in SQLite's sort order: max() of a column is of the highest class it holds. */
+const CLASS_RANK: Record<string, number> = { null: 0, integer: 1, real: 1, text: 2, blob: 3 };
+
+/** The cheap scan's row (cheapScanList) of a table from the rows of two parts of it: counts add, maxima take the larger. */
+export function mergeCheapScans(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(a)) {
+    const x = a[key] ?? null;
+    const y = b[key] ?? null;
+    if (key === 'n_rows') out[key] = Number(x ?? 0) + Number(y ?? 0);
+    else if (key.startsWith('x')) out[key] = (CLASS_RANK[String(y)] ?? 0) > (CLASS_RANK[String(x)] ?? 0) ? y : x;
+    else out[key] = x === null ? y : y === null ? x : Math.max(Number(x), Number(y));
+  }
+  return out;
 }
 
 /**

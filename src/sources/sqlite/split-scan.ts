@@ -33,7 +33,12 @@ export function aggregateScanner(db: BetterSqlite3.Database, file: string): Aggr
       const from = `FROM ${quoteIdent(table)}`;
       const whole = () => db.prepare(`SELECT ${selectList} ${from}`).get() as AggregateRow;
       if (wal || !rowidTable || columns.some((c) => ROWID_NAMES.has(c.toLowerCase()))) return whole();
-      const span = db.prepare(`SELECT min(rowid) AS lo, max(rowid) AS hi ${from}`).get() as { lo: number | null; hi: number | null };
+      // two subqueries: each is one step down the b-tree, where min() and max() together would scan the table
+      const t = quoteIdent(table);
+      const span = db.prepare(`SELECT (SELECT min(rowid) FROM ${t}) AS lo, (SELECT max(rowid) FROM ${t}) AS hi`).get() as {
+        lo: number | null;
+        hi: number | null;
+      };
       if (span.lo === null || span.hi === null || span.hi - span.lo < SPLIT_MIN_ROWS) return whole();
       const mid = Math.floor(span.lo / 2 + span.hi / 2);
       const upper = runInWorker(file, `SELECT ${selectList} ${from} WHERE rowid >= ?`, mid);
