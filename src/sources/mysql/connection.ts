@@ -10,8 +10,6 @@ import { SiardOcflError } from '../../errors.js';
 import { isMysqlUrl } from '../database-url.js';
 import { quoteMysqlIdent } from '../sql-identifier.js';
 
-/** True for the URLs the CLI treats as MariaDB / MySQL. */
-
 export interface MysqlUrlParts {
   host: string;
   port: number;

@@ -167,22 +167,21 @@ export function checkableColumns(columns: ProvisionalColumns): boolean {
 /**
  * The cheap scan's select list (one row): the row count, the longest value of each text or blob
  * column (which bound the memory of a batch of rows, and tell whether a value could go to a LOB
- * file) and the storage class of the largest value of each number column: text and blobs sort
- * after numbers, so a number column holding one shows it here.
+ * file) and how many text or blob values each number column holds. Counts and maxima only, so
+ * the rows of two parts of a table merge exactly (split-scan.ts, merge).
  */
 export function cheapScanList(columns: ProvisionalColumns): string {
   const parts: string[] = ['count(*) AS n_rows'];
   columns.forEach((col, i) => {
     const c = quoteIdent(col.name);
-    parts.push(NUMBER_KINDS.has(col.mapped.kind) ? `typeof(max(${c})) AS x${i}` : `max(length(${c})) AS l${i}`);
+    parts.push(NUMBER_KINDS.has(col.mapped.kind) ? `total(typeof(${c}) IN ('text', 'blob')) AS x${i}` : `max(length(${c})) AS l${i}`);
   });
   return parts.join(', ');
 }
 
 /** Where the cheap scan's row (cheapScanList) says the full scan must decide: a number column holding text or blobs. */
 function columnNeedingFullScan(columns: ProvisionalColumns, row: Record<string, unknown>): string | undefined {
-  const numeric = (v: unknown) => v === undefined || v === null || v === 'integer' || v === 'real';
-  return columns.find((_, i) => !numeric(row[`x${i}`]))?.name;
+  return columns.find((_, i) => Number(row[`x${i}`] ?? 0) > 0)?.name;
 }
 
 /**
@@ -224,22 +223,6 @@ export function typesFromCheapScan(
     return decision;
   });
   return { decisions, rows: Number(row.n_rows ?? 0), longestValueBytes: lengths.longestValueBytes };
-}
-
-/** Storage classes in SQLite's sort order: max() of a column is of the highest class it holds. */
-const CLASS_RANK: Record<string, number> = { null: 0, integer: 1, real: 1, text: 2, blob: 3 };
-
-/** The cheap scan's row (cheapScanList) of a table from the rows of two parts of it: counts add, maxima take the larger. */
-export function mergeCheapScans(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(a)) {
-    const x = a[key] ?? null;
-    const y = b[key] ?? null;
-    if (key === 'n_rows') out[key] = Number(x ?? 0) + Number(y ?? 0);
-    else if (key.startsWith('x')) out[key] = (CLASS_RANK[String(y)] ?? 0) > (CLASS_RANK[String(x)] ?? 0) ? y : x;
-    else out[key] = x === null ? y : y === null ? x : Math.max(Number(x), Number(y));
-  }
-  return out;
 }
 
 /**

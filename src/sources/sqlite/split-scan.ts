@@ -54,7 +54,8 @@ export function aggregateScanner(db: BetterSqlite3.Database, file: string): Aggr
   };
 }
 
-function merge(a: AggregateRow, b: AggregateRow): AggregateRow {
+/** The aggregate row of a table from the rows of two parts of it: keys starting 'l' are maxima, the others counts or totals. */
+export function merge(a: AggregateRow, b: AggregateRow): AggregateRow {
   const out: AggregateRow = {};
   for (const key of Object.keys(a)) {
     const x = a[key] ?? null;

@@ -36,7 +36,6 @@ import {
   cheapScanList,
   decideColumnTypes,
   lengthsFromCheapScan,
-  mergeCheapScans,
   provisionalColumnTypes,
   typesFromCheapScan,
   type ColumnDecision,
@@ -44,7 +43,7 @@ import {
   type ProvisionalTypes,
 } from './prescan.js';
 import { fitCheck, type FitCheck } from './provisional-check.js';
-import { aggregateScanner, queryInWorker, type AggregateRow, type AggregateScanner } from './split-scan.js';
+import { aggregateScanner, merge, queryInWorker, type AggregateRow, type AggregateScanner } from './split-scan.js';
 import { ScanBeside } from './scan-beside.js';
 import { formatReal, mapDeclaredType } from './type-mapping.js';
 import { sqliteLiteral } from './value-literal.js';
@@ -464,7 +463,7 @@ export class SqliteSource implements DatabaseSource {
         }
         const next = scan.done ? split : yield* rowsOneByOne(this.db, select, 'rowid', convert, rowidAt, split, () => scan.done);
         const rest = await scan.row(() => this.db.prepare(`${list} >= ?`).get(split) as AggregateRow);
-        this.takeScan(plan, mergeCheapScans(head, rest), rowNumber + 1);
+        this.takeScan(plan, merge(head, rest), rowNumber + 1);
         if (next === undefined) return;
         from = next;
       } finally {
