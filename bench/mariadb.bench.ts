@@ -13,7 +13,7 @@ import { readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startMariadb } from '../test/helpers/mariadb.js';
+import { startMariadb } from '../test/helpers/mariadb-server.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ROWS = Number(process.env.BENCH_MARIA_ROWS ?? 200_000);

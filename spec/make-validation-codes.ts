@@ -51,18 +51,26 @@ function fixturesByCode(): Map<string, string[]> {
   return out;
 }
 
+/** The validator's test files: test/integration/validate*.test.ts and the unit tests of src/ocfl/validate/. */
+function validatorTests(): string[] {
+  const integration = readdirSync(path.join(PROJECT, 'test', 'integration'))
+    .filter((f) => /^validate.*\.test\.ts$/.test(f))
+    .map((f) => `test/integration/${f}`);
+  const unit = readdirSync(path.join(PROJECT, 'test', 'unit', 'ocfl', 'validate'))
+    .filter((f) => f.endsWith('.test.ts'))
+    .map((f) => `test/unit/ocfl/validate/${f}`);
+  return [...integration, ...unit].sort();
+}
+
 /** code -> validator test files that name it in a string literal. */
 function testsByCode(): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  const dir = path.join(PROJECT, 'test');
-  for (const file of readdirSync(dir)
-    .filter((f) => /^validate.*\.test\.ts$/.test(f))
-    .sort()) {
-    const text = readFileSync(path.join(dir, file), 'utf8');
+  for (const file of validatorTests()) {
+    const text = readFileSync(path.join(PROJECT, file), 'utf8');
     for (const m of new Set(text.match(/'[EW]\d{3}'/g) ?? [])) {
       const code = m.slice(1, 5);
       const list = out.get(code) ?? [];
-      list.push(`test/${file}`);
+      list.push(file);
       out.set(code, list);
     }
   }

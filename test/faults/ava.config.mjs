@@ -5,6 +5,7 @@ export default {
   files: ['test/faults/**/*.test.ts'],
   extensions: { ts: 'module' },
   nodeArguments: ['--import=tsx'],
+  require: ['./test/runner/file-timer.ts'],
   timeout: '10m',
   concurrency: 1,
   workerThreads: false,

@@ -1,0 +1,77 @@
+/**
+ * The test runner behind the npm scripts (test/README.md says what runs where and why):
+ *
+ *   node --import=tsx test/runner/run.ts <tier> [ava arguments...]
+ *
+ *   unit    test/unit: no child process, no server (npm run test:unit)
+ *   all     every tier but the fault suite (npm test): unit, integration, line
+ *   line    what can differ between Node lines (npm run test:line; CI runs it on the other lines)
+ *   faults  kills, full disks, load (npm run test:faults)
+ *
+ * It starts the servers once (test/runner/servers.ts) for the tiers that use them, runs ava with the
+ * tier's config, stops the servers and prints the slowest test files with their times.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServers, type RunningServers } from './servers.js';
+import { readTimings, slowestReport } from './slowest.js';
+
+const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+interface Tier {
+  /** ava's config file; undefined: the one in package.json */
+  config?: string;
+  servers: boolean;
+}
+
+const TIERS: Record<string, Tier> = {
+  unit: { config: 'test/unit/ava.config.mjs', servers: false },
+  all: { servers: true },
+  line: { config: 'test/line/ava.config.mjs', servers: false },
+  faults: { config: 'test/faults/ava.config.mjs', servers: false },
+};
+
+async function main(): Promise<number> {
+  const [tierName, ...avaArgs] = process.argv.slice(2);
+  const tier = TIERS[tierName ?? ''];
+  if (!tier) {
+    console.error(`usage: run.ts <${Object.keys(TIERS).join('|')}> [ava arguments...]`);
+    return 2;
+  }
+  const began = performance.now();
+  const work = mkdtempSync(path.join(os.tmpdir(), 'siard-ocfl-run-'));
+  const timings = path.join(work, 'timings');
+  const serverFolder = path.join(work, 'servers');
+  mkdirSync(timings);
+  let servers: RunningServers | undefined;
+  const env: NodeJS.ProcessEnv = { ...process.env, SIARD_OCFL_TEST_TIMINGS: timings };
+  if (tier.servers) {
+    mkdirSync(serverFolder);
+    servers = startServers(serverFolder, PROJECT_ROOT);
+    env.SIARD_OCFL_TEST_SERVERS = serverFolder;
+  }
+  const onExit = () => servers?.stopSync();
+  process.once('exit', onExit);
+
+  // ava's command, the file its package.json names as bin (its exports give no path to it).
+  const ava = path.join(PROJECT_ROOT, 'node_modules', 'ava', 'entrypoints', 'cli.mjs');
+  const args = [ava, ...(tier.config ? ['--config', tier.config] : []), ...avaArgs];
+  const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env, stdio: 'inherit' });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
+  const code = await new Promise<number>((resolve) => child.on('exit', (c, s) => resolve(c ?? (s ? 1 : 0))));
+
+  if (servers) {
+    await servers.stop();
+    const started = Object.entries(servers.startSeconds).map(([kind, s]) => `${kind} ${s.toFixed(1)} s`);
+    if (started.length) console.log(`\nShared servers answered after: ${started.join(', ')} (started beside the first test files).`);
+  }
+  console.log(`\n${slowestReport(readTimings(timings), PROJECT_ROOT)}`);
+  console.log(`\n${tierName} tier: ${((performance.now() - began) / 1000).toFixed(0)} s wall.`);
+  rmSync(work, { recursive: true, force: true });
+  return code;
+}
+
+process.exitCode = await main();
