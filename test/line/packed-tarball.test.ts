@@ -2,20 +2,52 @@
  * Issue 14, on every Node line (CI): the package as users get it. `npm pack`, then `npm install -g`
  * of the tarball into a fresh prefix with this line's npm, gives a siard-ocfl command whose native
  * modules were installed for this line, and that command exports a database.
+ *
+ * better-sqlite3 12.x installs its binary with prebuild-install, which a user's machine downloads
+ * from the project's GitHub releases; this machine reaches no host but the npm registry, so the
+ * install would compile SQLite instead (two minutes of CPU). Where the clone's own better-sqlite3
+ * binary was built for this Node's ABI, it is handed to prebuild-install as that download (its
+ * `local-prebuilds` folder, under the file name it would download); elsewhere the install compiles,
+ * as it would for a user offline.
  */
 import test from 'ava';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
 
+/**
+ * A folder holding the clone's better-sqlite3 binary packed as the prebuild this Node would download,
+ * or undefined when that binary does not load here (built for another ABI).
+ */
+function localPrebuilds(base: string): string | undefined {
+  const pkgDir = path.join(PROJECT_ROOT, 'node_modules', 'better-sqlite3');
+  const binary = path.join(pkgDir, 'build', 'Release', 'better_sqlite3.node');
+  const loads = spawnSync(process.execPath, ['-e', `process.dlopen({ exports: {} }, ${JSON.stringify(binary)})`]);
+  if (loads.status !== 0) return undefined;
+  const { version } = JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as { version: string };
+  const dir = path.join(base, 'prebuilds');
+  mkdirSync(dir);
+  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  const tar = spawnSync('tar', ['-czf', path.join(dir, name), '-C', pkgDir, 'build/Release/better_sqlite3.node']);
+  return tar.status === 0 ? dir : undefined;
+}
+
 test('npm pack, then npm install -g of the tarball, gives a siard-ocfl command that exports a database', (t) => {
   const base = tempDir('siard-global-');
-  const npm = (args: string[], cwd: string) =>
-    spawnSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_loglevel: 'error' } });
+  const prebuilds = localPrebuilds(base);
+  t.log(
+    prebuilds ? 'better-sqlite3 12.x: the local prebuild' : `better-sqlite3 12.x: compiled (no binary for ABI ${process.versions.modules})`,
+  );
+  const env = {
+    ...process.env,
+    npm_config_loglevel: 'error',
+    ...(prebuilds ? { npm_config_better_sqlite3_local_prebuilds: prebuilds } : {}),
+  };
+  const npm = (args: string[], cwd: string) => spawnSync('npm', args, { cwd, encoding: 'utf8', env });
   const pack = npm(['pack', '--ignore-scripts', '--pack-destination', base], PROJECT_ROOT);
   t.is(pack.status, 0, pack.stderr);
   const tarball = path.join(

@@ -12,7 +12,7 @@
  * tier's config, stops the servers and prints the slowest test files with their times.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -68,7 +68,20 @@ async function main(): Promise<number> {
     const started = Object.entries(servers.startSeconds).map(([kind, s]) => `${kind} ${s.toFixed(1)} s`);
     if (started.length) console.log(`\nShared servers answered after: ${started.join(', ')} (started beside the first test files).`);
   }
-  console.log(`\n${slowestReport(readTimings(timings), PROJECT_ROOT)}`);
+  const measured = readTimings(timings);
+  console.log(`\n${slowestReport(measured, PROJECT_ROOT)}`);
+  // Every file's times, for a closer look than the 15 slowest: kept until the next run of the tier.
+  const record = path.join(PROJECT_ROOT, 'node_modules', '.cache', 'siard-ocfl', `${tierName}-timings.json`);
+  mkdirSync(path.dirname(record), { recursive: true });
+  writeFileSync(
+    record,
+    JSON.stringify(
+      measured.sort((a, b) => b.wallSeconds - a.wallSeconds),
+      null,
+      1,
+    ),
+  );
+  console.log(`Every file's times: ${path.relative(PROJECT_ROOT, record)}`);
   console.log(`\n${tierName} tier: ${((performance.now() - began) / 1000).toFixed(0)} s wall.`);
   rmSync(work, { recursive: true, force: true });
   return code;

@@ -1,0 +1,32 @@
+// The whole suite but the fault suite (`npm test`; test/README.md says what runs where and why):
+// the unit, integration and line tiers. Run a single file with `npx ava <file>`.
+import path from 'node:path';
+
+// The files that take longest start first, so that none of them starts last and runs alone while
+// the other worker idles (measured by the runner's report of slowest files; order only, no effect
+// on what is tested).
+const LONGEST_FIRST = [
+  'test/integration/resegment-samples.test.ts',
+  'test/integration/s3-backends.test.ts',
+  'test/integration/scale.test.ts',
+  'test/integration/hostile/hostile.test.ts',
+  'test/integration/segmented-siard-read.test.ts',
+  'test/integration/resegment-ingest.test.ts',
+  'test/integration/mets-ocfl.test.ts',
+];
+
+const rank = (file) => {
+  const i = LONGEST_FIRST.indexOf(path.relative(process.cwd(), file).split(path.sep).join('/'));
+  return i < 0 ? LONGEST_FIRST.length : i;
+};
+
+export default {
+  files: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/line/**/*.test.ts'],
+  extensions: { ts: 'module' },
+  nodeArguments: ['--import=tsx'],
+  require: ['./test/runner/file-timer.ts'],
+  timeout: '15m',
+  concurrency: 2,
+  workerThreads: false,
+  sortTestFiles: (a, b) => rank(a) - rank(b) || a.localeCompare(b, [], { numeric: true }),
+};
