@@ -101,7 +101,8 @@ function printable(db: string, table: string): string {
     '-B',
     '-N',
     '-e',
-    `SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = '${server!.databaseName(db)}' AND TABLE_NAME = '${table}' ` +
+    `SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS ` +
+      `WHERE TABLE_SCHEMA = '${server!.databaseName(db)}' AND TABLE_NAME = '${table}' ` +
       `ORDER BY ORDINAL_POSITION`,
   ]);
   return cols
@@ -440,20 +441,23 @@ mariaTest('connections that cannot work are exit 2 with one clear sentence', asy
   t.is(bad.code, 2);
   t.is(
     bad.stderr,
-    `siard-ocfl: MariaDB/MySQL at 127.0.0.1:${server!.port}/${server!.databaseName('source')} refused user "siard_test": wrong password or no access from ` +
+    `siard-ocfl: MariaDB/MySQL at 127.0.0.1:${server!.port}/${server!.databaseName('source')} ` +
+      `refused user "siard_test": wrong password or no access from ` +
       `this host.\n`,
   );
   const missing = await runCli(['export', server!.url('no_such_db'), path.join(work, 'never')]);
   t.is(missing.code, 2);
   t.is(
     missing.stderr,
-    `siard-ocfl: Database "${server!.databaseName('no_such_db')}" does not exist on the MariaDB/MySQL server at 127.0.0.1:${server!.port}.\n`,
+    `siard-ocfl: Database "${server!.databaseName('no_such_db')}" does not exist ` +
+      `on the MariaDB/MySQL server at 127.0.0.1:${server!.port}.\n`,
   );
   const target = await runCli(['restore', siard, server!.url('not_there')]);
   t.is(target.code, 2);
   t.is(
     target.stderr,
-    `siard-ocfl: Database "${server!.databaseName('not_there')}" does not exist on the MariaDB/MySQL server at 127.0.0.1:${server!.port}; add --create to ` +
+    `siard-ocfl: Database "${server!.databaseName('not_there')}" does not exist ` +
+      `on the MariaDB/MySQL server at 127.0.0.1:${server!.port}; add --create to ` +
       `create it.\n`,
   );
   const noDb = await runCli(['export', `mysql://siard_test@127.0.0.1:${server!.port}`, path.join(work, 'never')]);

@@ -183,7 +183,10 @@ pgSerial(
     t.is(missing.code, 2);
     t.regex(
       missing.stderr,
-      new RegExp(`Database "${server!.databaseName('shop_copy')}" does not exist on the PostgreSQL server at 127\\.0\\.0\\.1:\\d+\\. Add --create to create it\\.`),
+      new RegExp(
+        `Database "${server!.databaseName('shop_copy')}" does not exist on the PostgreSQL server at 127\\.0\\.0\\.1:\\d+\\. ` +
+          'Add --create to create it\\.',
+      ),
     );
     const res = await runCli(['restore', siard, server!.url('shop_copy'), '--create', '--json']);
     t.is(res.code, 0, res.stderr);
