@@ -4,7 +4,7 @@
  * how each was shown); `npm run bench` runs the full counts (bench/full-counts.bench.ts sets
  * SIARD_OCFL_FULL_COUNTS=1), which is what those tests ran before the tiers.
  */
-export const FULL_COUNTS = process.env.SIARD_OCFL_FULL_COUNTS === '1';
+const FULL_COUNTS = process.env.SIARD_OCFL_FULL_COUNTS === '1';
 
 export function repetitions(tier: number, full: number): number {
   return FULL_COUNTS ? full : tier;
