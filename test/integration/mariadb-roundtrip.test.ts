@@ -225,7 +225,7 @@ mariaTest(
     t.is(summary.digestsVerified, summary.lobFiles);
     t.deepEqual(
       summary.notRecreated.map((n) => `${n.kind} ${n.name}`),
-      ['trigger restored.customer.customer_audit', 'index indexes other than primary and unique keys'],
+      [`trigger ${server!.databaseName('restored')}.customer.customer_audit`, 'index indexes other than primary and unique keys'],
     );
     for (const table of TABLES) {
       const want = tableText('source', table);
@@ -353,7 +353,7 @@ testIf(
       pg,
       'from_maria',
       `SELECT u64::text, exact::text, f::text, d::text, word, latin, encode(bin, 'hex') AS bin, flag, length(body) AS body, ` +
-        `md5(image) AS image, moment::text, stamp::text, clock::text FROM source.every_type WHERE id = 1`,
+        `md5(image) AS image, moment::text, stamp::text, clock::text FROM "${server!.databaseName('source')}".every_type WHERE id = 1`,
     );
     t.deepEqual(row, {
       u64: '18446744073709551615',
@@ -370,7 +370,11 @@ testIf(
       stamp: '1970-01-01 00:00:01+00',
       clock: '23:59:59.99',
     });
-    const spans = await queryRows<{ s: string | null }>(pg, 'from_maria', 'SELECT spent::text AS s FROM source.durations ORDER BY id');
+    const spans = await queryRows<{ s: string | null }>(
+      pg,
+      'from_maria',
+      `SELECT spent::text AS s FROM "${server!.databaseName('source')}".durations ORDER BY id`,
+    );
     // TIME beyond a day travelled as INTERVAL DAY TO SECOND: PostgreSQL intervals of the same length
     t.deepEqual(
       spans.map((r) => r.s),
@@ -407,7 +411,11 @@ mariaTest(
     const before = tableText('twice', 'customer');
     const again = await runCli(['restore', siard, server!.url('twice')]);
     t.is(again.code, 2);
-    t.regex(again.stderr, /^siard-ocfl: Cannot restore into 127\.0\.0\.1:\d+\/twice: it already has a table `twice`\.`\w+`\.\n$/);
+    const twice = server!.databaseName('twice');
+    t.regex(
+      again.stderr,
+      new RegExp(`^siard-ocfl: Cannot restore into 127\\.0\\.0\\.1:\\d+/${twice}: it already has a table \`${twice}\`\\.\`\\w+\`\\.\n$`),
+    );
     t.deepEqual(tableText('twice', 'customer'), before);
 
     const copy = path.join(work, 'tampered');
