@@ -12,12 +12,17 @@
  *    put) so only the METS finding fires.
  * The METS files are parsed with python3's xml.etree, the inventory as plain JSON, the cells from
  * the table XML through unzip; digests with node:crypto. None of our METS reader is used.
+ *
+ * Each way of ingesting is run once (`ingested`): the tests that read an object as ingested share
+ * it, and a test that adds versions works on its own copy of that object's storage root (`own`: the
+ * root folder copied byte for byte, so the object is the one the ingest wrote).
  */
 import test from 'ava';
-import { spawnSync } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 // @ts-expect-error plain JS fixture builder
 import { buildNorthwind, CATEGORIES } from '../../fixtures/northwind.js';
 import { contentPaths, fixityOf, readInventory, type InventoryJson } from '../helpers/archive-support.js';
@@ -40,23 +45,31 @@ const OCFL_ALG: Record<string, string> = { MD5: 'md5', 'SHA-1': 'sha1', 'SHA-256
 const work = tempDir('siard-ocfl-mets-ocfl-');
 const db = path.join(work, 'Northwind.db');
 buildNorthwind(db);
-const root = path.join(work, 'root');
 
+/** Reads one JSON list of METS files per line of its input and answers each with one line of JSON: the dump, or the error. */
 const PY_DUMP = String.raw`
-import json, sys, xml.etree.ElementTree as ET
+import json, sys, traceback, xml.etree.ElementTree as ET
 M = '{http://www.loc.gov/METS/}'
-out = {}
-for p in sys.argv[1:]:
-    r = ET.parse(p).getroot()
-    files = []
-    def walk(grp, use):
-        for el in grp:
-            if el.tag == M + 'fileGrp': walk(el, el.get('USE', use))
-            elif el.tag == M + 'file':
-                files.append({'use': use, 'attrs': dict(el.attrib), 'flocats': [dict(f.attrib) for f in el.findall(M + 'FLocat')]})
-    for sec in r.findall(M + 'fileSec'): walk(sec, None)
-    out[p] = {'tag': r.tag, 'objid': r.get('OBJID'), 'files': files, 'mptrs': [dict(m.attrib) for m in r.iter(M + 'mptr')]}
-print(json.dumps(out))
+def dump(paths):
+    out = {}
+    for p in paths:
+        r = ET.parse(p).getroot()
+        files = []
+        def walk(grp, use):
+            for el in grp:
+                if el.tag == M + 'fileGrp': walk(el, el.get('USE', use))
+                elif el.tag == M + 'file':
+                    files.append({'use': use, 'attrs': dict(el.attrib), 'flocats': [dict(f.attrib) for f in el.findall(M + 'FLocat')]})
+        for sec in r.findall(M + 'fileSec'): walk(sec, None)
+        out[p] = {'tag': r.tag, 'objid': r.get('OBJID'), 'files': files, 'mptrs': [dict(m.attrib) for m in r.iter(M + 'mptr')]}
+    return out
+for line in sys.stdin:
+    try:
+        answer = {'dump': dump(json.loads(line))}
+    except Exception:
+        answer = {'error': traceback.format_exc()}
+    sys.stdout.write(json.dumps(answer) + '\n')
+    sys.stdout.flush()
 `;
 import { metsSchemaErrors } from '../helpers/mets-schema.js';
 interface PyFile {
@@ -70,11 +83,45 @@ interface PyMets {
   files: PyFile[];
   mptrs: Array<Record<string, string>>;
 }
-function pythonDump(files: string[]): Record<string, PyMets> {
-  const r = spawnSync('python3', ['-c', PY_DUMP, ...files], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(r.stderr);
-  return JSON.parse(r.stdout) as Record<string, PyMets>;
+interface PythonAnswer {
+  dump?: Record<string, PyMets>;
+  error?: string;
 }
+let python: { child: ChildProcessWithoutNullStreams; waiting: Array<(answer: PythonAnswer) => void> } | undefined;
+
+/**
+ * The METS files as python3's xml.etree reads them. One python3 serves the whole file (started when
+ * first asked, ended and waited for after the last test): a question is a line on its input, the
+ * answers come back in the order asked.
+ */
+function pythonDump(files: string[]): Promise<Record<string, PyMets>> {
+  if (!python) {
+    const child = spawn('python3', ['-c', PY_DUMP], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const waiting: Array<(answer: PythonAnswer) => void> = [];
+    let stderr = '';
+    const fail = (why: string) => {
+      for (const answer of waiting.splice(0)) answer({ error: `${why}: ${stderr}` });
+    };
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    createInterface({ input: child.stdout }).on('line', (line) => waiting.shift()!(JSON.parse(line) as PythonAnswer));
+    child.on('error', (err) => fail(`python3: ${err.message}`));
+    child.on('close', (code) => fail(`python3 exited ${code}`));
+    python = { child, waiting };
+  }
+  const { child, waiting } = python;
+  return new Promise((resolve, reject) => {
+    waiting.push((answer) => (answer.dump ? resolve(answer.dump) : reject(new Error(answer.error))));
+    child.stdin.write(JSON.stringify(files) + '\n');
+  });
+}
+
+test.after.always(async () => {
+  if (!python) return;
+  const { child } = python;
+  const closed = new Promise((resolve) => child.on('close', resolve));
+  child.stdin.end();
+  await closed;
+});
 
 const hashOf = (type: string, bytes: Uint8Array) => createHash(NODE_HASH[type]!).update(bytes).digest('hex');
 
@@ -84,24 +131,75 @@ async function cli(args: string[]) {
   return r;
 }
 
-async function ingestSeedExample(id: string, extra: string[]): Promise<string> {
-  const r = await cli([
-    'ingest',
-    `sqlite:${db}`,
-    '--root',
-    root,
-    '--id',
-    id,
-    '--name',
-    'Northwind',
-    '--tables',
-    SEED_TABLES,
-    ...LIMITS,
-    '--json',
-    ...extra,
-  ]);
-  return path.join(root, JSON.parse(r.stdout).objectPath as string);
+/** Runs `make` once, when first asked; every caller gets the same promise. */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => (made ??= make());
 }
+
+/** An object in a storage root of its own. */
+interface Stored {
+  root: string;
+  id: string;
+  objectDir: string;
+}
+
+/** An empty storage root made by `init`: copied wherever a test needs a root of its own. */
+const emptyRoot = once(async () => {
+  const dir = path.join(work, 'root-empty');
+  await cli(['init', dir]);
+  return dir;
+});
+
+function copyRoot(from: string, name: string): string {
+  const to = path.join(work, `root-${name}`);
+  cpSync(from, to, { recursive: true });
+  return to;
+}
+
+/**
+ * `ingest --json` of the seed's example (Orders, Products, Categories), or with `full` of the whole
+ * Northwind, at the 4 files / 45,000 bytes limits, into a root of its own; run once, when first asked.
+ * Tests read the object as it is; a test that adds versions takes its own copy with `own`.
+ */
+function ingested(name: string, id: string, extra: string[], full = false): () => Promise<Stored> {
+  return once(async () => {
+    const root = copyRoot(await emptyRoot(), name);
+    const tables = full ? [] : ['--tables', SEED_TABLES];
+    const r = await cli([
+      'ingest',
+      `sqlite:${db}`,
+      '--root',
+      root,
+      '--id',
+      id,
+      '--name',
+      'Northwind',
+      ...tables,
+      ...LIMITS,
+      '--json',
+      ...extra,
+    ]);
+    return { root, id, objectDir: path.join(root, JSON.parse(r.stdout).objectPath as string) };
+  });
+}
+
+/** A copy of the root of `base` (made once by the CLI) for a test that adds versions to the object. */
+async function own(base: () => Promise<Stored>, name: string): Promise<Stored> {
+  const b = await base();
+  const root = copyRoot(b.root, name);
+  return { root, id: b.id, objectDir: path.join(root, path.relative(b.root, b.objectDir)) };
+}
+
+/** The seed's example with MD5 LOB digests and --mets (acceptance 1), which the audit and relocate tests damage or relocate. */
+const seedMd5Mets = ingested('seed-md5-mets', 'urn:example:northwind-mets', ['--lob-digest', 'MD5', '--mets']);
+/** The same without --mets: the mets verb adds the index later. */
+const seedMd5 = ingested('seed-md5', 'urn:example:northwind-later', ['--lob-digest', 'MD5']);
+/** --mets with the default digests (SHA-256 LOB digests, sha512 manifest). */
+const seedMets = ingested('seed-mets', 'urn:example:northwind-seed', ['--mets']);
+/** The whole Northwind with --mets, and without. */
+const fullMets = ingested('full-mets', 'urn:example:full-a', ['--mets'], true);
+const fullPlain = ingested('full-plain', 'urn:example:full-b', [], true);
 
 interface MetsIndexOnDisk {
   inv: InventoryJson;
@@ -116,7 +214,7 @@ interface MetsIndexOnDisk {
  * compares every CHECKSUM (parent: .siard and children; children: every LOB) with the fixity
  * block of the inventory for the index's CHECKSUMTYPE.
  */
-function checkAgainstInventory(t: import('ava').ExecutionContext, objectDir: string, checksumType: string): MetsIndexOnDisk {
+async function checkAgainstInventory(t: import('ava').ExecutionContext, objectDir: string, checksumType: string): Promise<MetsIndexOnDisk> {
   const inv = readInventory(objectDir);
   const logical = contentPaths(inv);
   const file = (p: string) => path.join(objectDir, logical.get(p) ?? `(no ${p})`);
@@ -128,7 +226,7 @@ function checkAgainstInventory(t: import('ava').ExecutionContext, objectDir: str
       : fixityOf(inv, alg);
   const metsPaths = [...logical.keys()].filter((p) => p === 'mets.xml' || p.endsWith('/mets.xml'));
   t.is(metsSchemaErrors(metsPaths.map(file)), '', 'valid against the METS 1.12 schema');
-  const dump = pythonDump(metsPaths.map(file));
+  const dump = await pythonDump(metsPaths.map(file));
   const parent = dump[file('mets.xml')]!;
   const children = new Map<string, PyMets>();
   let compared = 0;
@@ -182,13 +280,9 @@ function assertDigestType(actual: string | undefined, expected: string) {
 const recordsOf = (child: PyMets) =>
   child.files.map((f) => [f.attrs.ID!, f.attrs.OWNERID!, f.attrs.SIZE!, f.attrs.CHECKSUMTYPE!, f.attrs.CHECKSUM!, f.flocats[0]![HREF]!]);
 
-test.before(async () => {
-  await cli(['init', root]);
-});
-
 test('ingest --mets, the Northwind example: one parent, three children with the seed records, checksums = fixity', async (t) => {
-  const objectDir = await ingestSeedExample('urn:example:northwind-mets', ['--lob-digest', 'MD5', '--mets']);
-  const index = checkAgainstInventory(t, objectDir, 'MD5');
+  const { objectDir } = await seedMd5Mets();
+  const index = await checkAgainstInventory(t, objectDir, 'MD5');
   t.is(index.parent.objid, 'urn:example:northwind-mets');
   t.deepEqual([...index.children.keys()], SEGMENTS);
   t.deepEqual(
@@ -216,10 +310,10 @@ sharedTest('the child of Northwind_lobseg_0 in the object lists the IDs and size
     ...text.matchAll(/<mets:file ID="(s[^"]+)"[^>]*?SIZE="(\d+)">\s*<mets:FLocat[^>]*?xlink:href="file:\/\/\/([^"]+)"/g),
   ].map((m) => [m[1], m[2], m[3]]);
   t.is(printed.length, 4);
-  const objectDir = await ingestSeedExample('urn:example:northwind-seed', ['--mets']);
+  const { objectDir } = await seedMets();
   const logical = contentPaths(readInventory(objectDir));
   const childFile = path.join(objectDir, logical.get('Northwind_lobseg_0/mets.xml')!);
-  const child = pythonDump([childFile])[childFile]!;
+  const child = (await pythonDump([childFile]))[childFile]!;
   t.deepEqual(
     child.files.map((f) => [f.attrs.ID, f.attrs.SIZE, `Northwind_lobseg_0/${f.flocats[0]![HREF]}`]),
     printed,
@@ -230,8 +324,7 @@ test(
   'mets verb on an object ingested without --mets: only METS files are new, checksums from the inventory, the same records ' +
     'as ingest --mets',
   async (t) => {
-    const id = 'urn:example:northwind-later';
-    const objectDir = await ingestSeedExample(id, ['--lob-digest', 'MD5']);
+    const { root, id, objectDir } = await own(seedMd5, 'later');
     const v1 = readInventory(objectDir);
     t.false([...contentPaths(v1).keys()].some((p) => p.endsWith('mets.xml')));
     const r = await cli([
@@ -253,7 +346,7 @@ test(
     t.is(result.checksumType, 'MD5');
     t.is(result.rehashed, 0, 'every checksum came from the inventory');
 
-    const index = checkAgainstInventory(t, objectDir, 'MD5');
+    const index = await checkAgainstInventory(t, objectDir, 'MD5');
     const v2 = index.inv;
     t.is(v2.head, 'v2');
     t.like(v2.versions.v2 as object, { message: 'METS index', user: { name: 'Archivist', address: 'mailto:a@example.org' } });
@@ -284,18 +377,16 @@ test(
     t.is(readInventory(objectDir).head, 'v2');
     const replaced = await cli(['mets', '--root', root, '--id', id, '--replace', '--json']);
     t.is(JSON.parse(replaced.stdout).version, 'v3');
-    checkAgainstInventory(t, objectDir, 'MD5');
+    await checkAgainstInventory(t, objectDir, 'MD5');
   },
 );
 
 test('the whole Northwind (split 5 MiB BLOB, CLOB, 120 segments): the mets verb writes the same children as ingest --mets', async (t) => {
-  const ingestFull = async (id: string, extra: string[]) => {
-    const r = await cli(['ingest', `sqlite:${db}`, '--root', root, '--id', id, '--name', 'Northwind', ...LIMITS, '--json', ...extra]);
-    return path.join(root, JSON.parse(r.stdout).objectPath as string);
-  };
-  const withMets = await ingestFull('urn:example:full-a', ['--mets']);
-  const later = await ingestFull('urn:example:full-b', []);
-  await cli(['mets', '--root', root, '--id', 'urn:example:full-b']);
+  const a0 = await fullMets();
+  const b0 = await own(fullPlain, 'full-later');
+  const withMets = a0.objectDir;
+  const later = b0.objectDir;
+  await cli(['mets', '--root', b0.root, '--id', b0.id]);
   const a = contentPaths(readInventory(withMets));
   const b = contentPaths(readInventory(later));
   const children = [...a.keys()].filter((p) => p.endsWith('/mets.xml')).sort();
@@ -310,18 +401,15 @@ test('the whole Northwind (split 5 MiB BLOB, CLOB, 120 segments): the mets verb 
     readFileSync(file, 'utf8')
       .replace(/CREATEDATE="[^"]*"/, '')
       .replaceAll(`"${id}"`, '"OBJECT"');
-  for (const p of children)
-    t.is(normal(path.join(later, b.get(p)!), 'urn:example:full-b'), normal(path.join(withMets, a.get(p)!), 'urn:example:full-a'), p);
-  checkAgainstInventory(t, later, 'SHA-256');
+  for (const p of children) t.is(normal(path.join(later, b.get(p)!), b0.id), normal(path.join(withMets, a.get(p)!), a0.id), p);
+  await checkAgainstInventory(t, later, 'SHA-256');
 });
 
 test(
   'mets verb on a relocated object (lobFolder file:///Archives/x/, not on this machine): the LOB folders the object keeps ' +
     'are indexed, with one note, as ingest --mets indexes them',
   async (t) => {
-    const id = 'urn:example:full-relocated';
-    const r = await cli(['ingest', `sqlite:${db}`, '--root', root, '--id', id, '--name', 'Northwind', ...LIMITS, '--json']);
-    const objectDir = path.join(root, JSON.parse(r.stdout).objectPath as string);
+    const { root, id, objectDir } = await own(fullPlain, 'full-relocated');
     await cli(['relocate', '--root', root, '--id', id, '--lob-folder', 'file:///Archives/x/']);
     t.false(existsSync('/Archives/x'), 'the lobFolder does not exist here');
     const m = await runCli(['mets', '--root', root, '--id', id, '--json']);
@@ -337,22 +425,9 @@ test(
           String.raw`where the object keeps them instead, at Northwind_lobseg_\d+\/`,
       ),
     );
-    const index = checkAgainstInventory(t, objectDir, 'SHA-256');
+    const index = await checkAgainstInventory(t, objectDir, 'SHA-256');
     // The same children as ingest --mets writes for the unrelocated database.
-    const withMets = await cli([
-      'ingest',
-      `sqlite:${db}`,
-      '--root',
-      root,
-      '--id',
-      'urn:example:full-relocated-ref',
-      '--name',
-      'Northwind',
-      ...LIMITS,
-      '--mets',
-      '--json',
-    ]);
-    const reference = contentPaths(readInventory(path.join(root, JSON.parse(withMets.stdout).objectPath as string)));
+    const reference = contentPaths(readInventory((await fullMets()).objectDir));
     const children = (paths: Iterable<string>) => [...paths].filter((p) => p.endsWith('/mets.xml')).sort();
     t.deepEqual(children(contentPaths(index.inv).keys()), children(reference.keys()));
     t.is(result.lobFiles, [...reference.keys()].filter((p) => p.includes('_lobseg_') && !p.endsWith('/mets.xml')).length);
@@ -365,8 +440,7 @@ test(
 );
 
 test('mets verb takes LOB checksums from the inventory, not from the files (a damaged LOB keeps its recorded checksum)', async (t) => {
-  const id = 'urn:example:northwind-damaged';
-  const objectDir = await ingestSeedExample(id, []); // SHA-256 LOB digests, sha512 manifest
+  const { root, id, objectDir } = await ingested('damaged', 'urn:example:northwind-damaged', [])(); // SHA-256 LOB digests, sha512 manifest
   const inv = readInventory(objectDir);
   const lob = 'Northwind_lobseg_1/content/schema0/table2/lob4/record5.bin';
   const lobFile = path.join(objectDir, contentPaths(inv).get(lob)!);
@@ -375,7 +449,7 @@ test('mets verb takes LOB checksums from the inventory, not from the files (a da
   writeFileSync(lobFile, bytes);
   const r = await cli(['mets', '--root', root, '--id', id, '--json']);
   t.is(JSON.parse(r.stdout).checksumType, 'SHA-256');
-  const index = checkAgainstInventory(t, objectDir, 'SHA-256');
+  const index = await checkAgainstInventory(t, objectDir, 'SHA-256');
   const listed = index.children
     .get('Northwind_lobseg_1')!
     .files.find((f) => f.flocats[0]![HREF] === 'content/schema0/table2/lob4/record5.bin')!;
@@ -389,12 +463,11 @@ test('mets verb takes LOB checksums from the inventory, not from the files (a da
 });
 
 test('mets verb with a sha256 manifest and SHA-256 LOBs takes checksums from the manifest', async (t) => {
-  const id = 'urn:example:northwind-sha256';
-  const objectDir = await ingestSeedExample(id, ['--digest', 'sha256']);
+  const { root, id, objectDir } = await ingested('sha256', 'urn:example:northwind-sha256', ['--digest', 'sha256'])();
   t.is(readInventory(objectDir).digestAlgorithm, 'sha256');
   const r = await cli(['mets', '--root', root, '--id', id, '--json']);
   t.is(JSON.parse(r.stdout).rehashed, 0);
-  checkAgainstInventory(t, objectDir, 'SHA-256');
+  await checkAgainstInventory(t, objectDir, 'SHA-256');
   t.is((await runCli(['audit', '--root', root, '--id', id, '--no-xsd'])).code, 0);
 });
 
@@ -404,6 +477,7 @@ test(
   async (t) => {
     const out = path.join(work, 'exported');
     await cli(['export', `sqlite:${db}`, out, '--name', 'Northwind', '--tables', SEED_TABLES, ...LIMITS]);
+    const root = copyRoot(await emptyRoot(), 'put');
     const id = 'urn:example:northwind-put';
     await cli(['put', out, '--root', root, '--id', id]);
     const objectDir = path.join(root, (await cli(['path', id, '--root', root])).stdout.trim());
@@ -411,12 +485,13 @@ test(
     const m = JSON.parse((await cli(['mets', '--root', root, '--id', id, '--json'])).stdout);
     t.is(m.checksumType, 'SHA-256');
     t.is(m.rehashed, 9, 'the eight LOBs and the .siard');
-    checkAgainstInventory(t, objectDir, 'SHA-256');
+    await checkAgainstInventory(t, objectDir, 'SHA-256');
     t.is((await runCli(['audit', '--root', root, '--id', id, '--no-xsd'])).code, 0);
   },
 );
 
 test('mets verb: an unknown object and an object without a .siard are refused (exit 2)', async (t) => {
+  const root = copyRoot(await emptyRoot(), 'plain');
   const missing = await runCli(['mets', '--root', root, '--id', 'urn:example:none']);
   t.is(missing.code, 2);
   t.regex(missing.stderr, /holds no object "urn:example:none"/);
@@ -431,12 +506,29 @@ test('mets verb: an unknown object and an object without a .siard are refused (e
 
 // ---- Acceptance 3: audit names what is wrong with the METS index ------------------------
 
-/** Checks the head out, lets `edit` change the tree, and puts it back as the next version. */
-async function editVersion(id: string, name: string, edit: (dir: string) => void): Promise<void> {
-  const dir = path.join(work, `edit-${name}`);
+/**
+ * The object of acceptance 1 as ingested (`seedMd5Mets`, v1), audited once and checked out once: the
+ * objects edited below are byte-for-byte copies of it (`own`), so its audit is theirs before the edit
+ * and its checkout is the checkout of their head.
+ */
+const seedMd5MetsAudit = once(async () => {
+  const { root, id } = await seedMd5Mets();
+  return runCli(['audit', '--root', root, '--id', id, '--no-xsd']);
+});
+const seedMd5MetsCheckout = once(async () => {
+  const { root, id } = await seedMd5Mets();
+  const dir = path.join(work, 'checkout-seed-md5-mets');
   await cli(['checkout', '--root', root, '--id', id, dir]);
+  return dir;
+});
+
+/** Checks the head out (a copy of `seedMd5Mets` at v1), lets `edit` change the tree, and puts it back as the next version. */
+async function editVersion(obj: Stored, name: string, edit: (dir: string) => void): Promise<void> {
+  if (readInventory(obj.objectDir).head !== 'v1') throw new Error(`${obj.root}: not the object as ingested`);
+  const dir = path.join(work, `edit-${name}`);
+  cpSync(await seedMd5MetsCheckout(), dir, { recursive: true });
   edit(dir);
-  await cli(['put', dir, '--root', root, '--id', id, '--fixity', 'md5', '--message', name, '--user-name', 'test']);
+  await cli(['put', dir, '--root', obj.root, '--id', obj.id, '--fixity', 'md5', '--message', name, '--user-name', 'test']);
   rmSync(dir, { recursive: true, force: true });
 }
 
@@ -450,7 +542,7 @@ function refreshParentEntry(dir: string, segment: string): void {
   writeFileSync(parentFile, text.replace(re, `$1${hashOf('MD5', child)}$2${child.length}$3`));
 }
 
-async function auditFindings(id: string) {
+async function auditFindings({ root, id }: Stored) {
   const human = await runCli(['audit', '--root', root, '--id', id, '--no-xsd']);
   const json = await runCli(['audit', '--root', root, '--id', id, '--no-xsd', '--json']);
   const findings = (JSON.parse(json.stdout).findings as Array<{ code: string; severity: string; path?: string }>).filter(
@@ -460,11 +552,10 @@ async function auditFindings(id: string) {
 }
 
 const damaged = test.macro(async (t, name: string, edit: (dir: string) => void, expected: string[]) => {
-  const id = `urn:example:northwind-${name}`;
-  await ingestSeedExample(id, ['--lob-digest', 'MD5', '--mets']);
-  t.is((await runCli(['audit', '--root', root, '--id', id, '--no-xsd'])).code, 0, 'intact before the edit');
-  await editVersion(id, name, edit);
-  const { human, code, errors } = await auditFindings(id);
+  const obj = await own(seedMd5Mets, name);
+  t.is((await seedMd5MetsAudit()).code, 0, 'intact before the edit');
+  await editVersion(obj, name, edit);
+  const { human, code, errors } = await auditFindings(obj);
   t.is(human.code, 1, human.stdout);
   t.is(code, 1);
   t.deepEqual(errors, expected);
@@ -522,14 +613,15 @@ test(
 // ---- relocate keeps the METS index true ----------------------------------------------------
 
 /**
- * Relocates `id` (whose head holds a METS index) and checks the new version from outside:
+ * Relocates the object (whose head holds a METS index) and checks the new version from outside:
  * the parent mets.xml of a checkout is well-formed (xmllint) and lists the checked-out .siard's
  * real SIZE and CHECKSUM (computed here with node:crypto); it differs from the previous parent
  * only in those two values and a LASTMODDATE; the only content new in the version is the .siard
  * and the parent (child METS and LOBs point at earlier content); audit passes with no METS_ or
  * LOB_ finding; the human output says the index was updated.
  */
-async function relocateAndCheck(t: import('ava').ExecutionContext, id: string, objectDir: string, lobFolder: string, checksumType: string) {
+async function relocateAndCheck(t: import('ava').ExecutionContext, obj: Stored, lobFolder: string, checksumType: string) {
+  const { root, id, objectDir } = obj;
   const before = readInventory(objectDir);
   const oldParent = readFileSync(path.join(objectDir, contentPaths(before).get('mets.xml')!), 'utf8');
   const r = await cli(['relocate', '--root', root, '--id', id, '--lob-folder', lobFolder]);
@@ -550,11 +642,11 @@ async function relocateAndCheck(t: import('ava').ExecutionContext, id: string, o
   for (const [p, cp] of s1) if (p !== 'Northwind.siard' && p !== 'mets.xml') t.is(cp, s0.get(p), `${p} not stored again`);
 
   // A checkout of the new version, read without our code.
-  const dir = path.join(work, `relocated-${id.replace(/\W/g, '_')}-${version}`);
+  const dir = path.join(work, `relocated-${path.basename(root)}-${version}`);
   await cli(['checkout', '--root', root, '--id', id, dir]);
   t.is(metsSchemaErrors([path.join(dir, 'mets.xml')]), '', 'the rewritten parent is valid against the METS 1.12 schema');
   const siardBytes = readFileSync(path.join(dir, 'Northwind.siard'));
-  const parent = pythonDump([path.join(dir, 'mets.xml')])[path.join(dir, 'mets.xml')]!;
+  const parent = (await pythonDump([path.join(dir, 'mets.xml')]))[path.join(dir, 'mets.xml')]!;
   const siardEntry = parent.files.find((f) => f.use !== 'child IP')!;
   t.is(siardEntry.flocats[0]![HREF], 'Northwind.siard', 'the FLocat stays relative to the parent');
   t.is(siardEntry.attrs.SIZE, String(siardBytes.length), 'SIZE of the checked-out .siard');
@@ -584,33 +676,31 @@ async function relocateAndCheck(t: import('ava').ExecutionContext, id: string, o
     findings.filter((f) => f.code.startsWith('METS_') || f.code.startsWith('LOB_') || f.severity === 'error'),
     [],
   );
-  checkAgainstInventory(t, objectDir, checksumType);
+  await checkAgainstInventory(t, objectDir, checksumType);
 }
 
 test('ingest, mets, relocate: the new version holds a parent METS for the new .siard and audits clean', async (t) => {
-  const id = 'urn:example:relocate-mets-verb';
-  const objectDir = await ingestSeedExample(id, ['--lob-digest', 'MD5']);
+  const obj = await own(seedMd5, 'relocate-mets-verb');
+  const { root, id, objectDir } = obj;
   await cli(['mets', '--root', root, '--id', id]);
   t.deepEqual(
     [...contentPaths(readInventory(objectDir)).keys()].filter((p) => p.endsWith('/mets.xml')).sort(),
     SEGMENTS.map((s) => `${s}/mets.xml`),
     'three segment folders, each with its child METS',
   );
-  await relocateAndCheck(t, id, objectDir, 'file:///Archives/x/', 'MD5');
+  await relocateAndCheck(t, obj, 'file:///Archives/x/', 'MD5');
 });
 
 test('ingest --mets, relocate twice (and back to ../): each version audits clean and lists its own .siard', async (t) => {
-  const id = 'urn:example:relocate-ingest-mets';
-  const objectDir = await ingestSeedExample(id, ['--mets']);
-  await relocateAndCheck(t, id, objectDir, 'file:///Archives/x/', 'SHA-256');
-  await relocateAndCheck(t, id, objectDir, 'file:///Archives/Other%20place/', 'SHA-256');
-  await relocateAndCheck(t, id, objectDir, '../', 'SHA-256');
-  t.is(readInventory(objectDir).head, 'v4');
+  const obj = await own(seedMets, 'relocate-ingest-mets');
+  await relocateAndCheck(t, obj, 'file:///Archives/x/', 'SHA-256');
+  await relocateAndCheck(t, obj, 'file:///Archives/Other%20place/', 'SHA-256');
+  await relocateAndCheck(t, obj, '../', 'SHA-256');
+  t.is(readInventory(obj.objectDir).head, 'v4');
 });
 
 test('relocate --json reports the METS index it wrote again', async (t) => {
-  const id = 'urn:example:relocate-mets-json';
-  const objectDir = await ingestSeedExample(id, ['--lob-digest', 'MD5', '--mets']);
+  const { root, id, objectDir } = await own(seedMd5Mets, 'relocate-mets-json');
   const r = JSON.parse((await cli(['relocate', '--root', root, '--id', id, '--lob-folder', 'file:///Archives/x/', '--json'])).stdout);
   const siard = readFileSync(path.join(objectDir, 'v2/content/Northwind.siard'));
   t.deepEqual(r.mets, [
@@ -629,10 +719,10 @@ test('relocate --json reports the METS index it wrote again', async (t) => {
 });
 
 test('relocate refuses (exit 2, nothing written) when the parent METS is not one it can write again', async (t) => {
-  const id = 'urn:example:relocate-foreign-mets';
-  const objectDir = await ingestSeedExample(id, ['--lob-digest', 'MD5', '--mets']);
+  const obj = await own(seedMd5Mets, 'relocate-foreign-mets');
+  const { root, id, objectDir } = obj;
   // Another tool's touch: a comment in the parent, which the METS writer would not reproduce.
-  await editVersion(id, 'foreign-parent', (dir) => {
+  await editVersion(obj, 'foreign-parent', (dir) => {
     const p = path.join(dir, 'mets.xml');
     writeFileSync(p, readFileSync(p, 'utf8').replace('  <mets:fileSec>', '  <!-- edited by hand -->\n  <mets:fileSec>'));
   });
@@ -643,5 +733,5 @@ test('relocate refuses (exit 2, nothing written) when the parent METS is not one
   t.is(readInventory(objectDir).head, 'v2');
   // The way out it names works: a fresh index, then relocate.
   await cli(['mets', '--root', root, '--id', id, '--replace']);
-  await relocateAndCheck(t, id, objectDir, 'file:///Archives/x/', 'MD5');
+  await relocateAndCheck(t, obj, 'file:///Archives/x/', 'MD5');
 });

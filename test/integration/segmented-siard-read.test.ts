@@ -1,11 +1,17 @@
 /**
  * Issue 19, step 2: every reading verb takes a segmented SIARD file (`x.siard.1` ... `.z`, named by a
  * member or by its stem) where it takes a `.siard`. restore gives the same database as the
- * unsegmented export (Northwind and 1,000,000 rows, compared row by row); audit checks each
- * segment's messageDigest, the split table joined against its XSD and the row counts, and names a
- * missing middle segment, a missing `.z`, parts out of order and segments disagreeing on metadata;
- * relocate rewrites every segment's metadata.xml with each messageDigest still valid (checked by
- * python3's zipfile); checkout --join-segments writes one `.siard`; ingest stores a received set.
+ * unsegmented export (Northwind, and a large table split into parts across many segments: 30,000
+ * rows in 40,000-byte segments here, the 1,000,000 rows in 2 MB segments in the bench, compared row
+ * by row); audit checks each segment's messageDigest, the split table joined against its XSD and the
+ * row counts, and names a missing middle segment, a missing `.z`, parts out of order and segments
+ * disagreeing on metadata; relocate rewrites every segment's metadata.xml with each messageDigest
+ * still valid (checked by python3's zipfile); checkout --join-segments writes one `.siard`; ingest
+ * stores a received set.
+ *
+ * Set up once for the file (test.before): Northwind exported whole and as a set of 16,000-byte
+ * segments, each restored once, and the set ingested once into a storage root; a test that adds a
+ * version works on a copy of that root, a test that breaks the set on a copy of the set.
  */
 import test, { type ExecutionContext } from 'ava';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
@@ -13,7 +19,9 @@ import path from 'node:path';
 import { buildNorthwind } from '../../fixtures/northwind.js';
 import Database from '../../src/sources/sqlite/driver.js';
 import { runCli } from '../helpers/cli.js';
-import { buildMillionRows, MILLION } from '../helpers/million-rows.js';
+import { buildRows } from '../helpers/hs-rows.js';
+import { MILLION } from '../helpers/million-rows.js';
+import { repetitions } from '../helpers/repetitions.js';
 import { hasProgram, testIf } from '../helpers/requires.js';
 import { pythonLayout } from '../helpers/segment-layout.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -48,13 +56,52 @@ function dump(file: string): Record<string, unknown[]> {
   }
 }
 
-/** Northwind exported whole and segmented (limits from segmented-siard-export.test.ts). */
-async function northwindPair(t: ExecutionContext, name: string, max = 16000, ...extra: string[]): Promise<{ whole: string; set: string }> {
-  const whole = path.join(work, `${name}-whole`);
-  const set = path.join(work, `${name}-set`);
-  await cli(t, 'export', northwind, whole, ...extra);
-  await cli(t, 'export', northwind, set, '--max-siard-bytes', String(max), ...extra);
-  return { whole, set };
+/** The file's shared set-up (test.before); nothing here is written to by a test. */
+interface Shared {
+  /** Northwind exported whole, and as a set of 16,000-byte segments (limits from segmented-siard-export.test.ts) */
+  whole: string;
+  set: string;
+  /** `whole` restored, and `set` restored by its stem */
+  wholeDb: string;
+  stemDb: string;
+  /** an empty storage root (made by `init`), copied where a test needs a root of its own */
+  emptyRoot: string;
+  /** a root holding the set ingested (`ingest --max-siard-bytes 16000`) as NW_ID, at `objectPath` */
+  root: string;
+  objectPath: string;
+}
+const NW_ID = 'urn:seg:nw';
+let shared: Shared;
+
+test.before(async (t) => {
+  const whole = path.join(work, 'nw-whole');
+  const set = path.join(work, 'nw-set');
+  const emptyRoot = path.join(work, 'root-empty');
+  const root = path.join(work, 'root-nw');
+  await cli(t, 'export', northwind, whole);
+  await cli(t, 'export', northwind, set, '--max-siard-bytes', '16000');
+  const wholeDb = path.join(work, 'r-whole.db');
+  const stemDb = path.join(work, 'r-stem.db');
+  await cli(t, 'restore', path.join(whole, 'Northwind.siard'), wholeDb);
+  await cli(t, 'restore', path.join(set, 'Northwind.siard'), stemDb);
+  await cli(t, 'init', emptyRoot);
+  copyRoot(emptyRoot, root);
+  const ingested = await cli(t, 'ingest', northwind, '--root', root, '--id', NW_ID, '--max-siard-bytes', '16000', '--json');
+  const { objectPath } = JSON.parse(ingested) as { objectPath: string };
+  shared = { whole, set, wholeDb, stemDb, emptyRoot, root, objectPath };
+});
+
+/** A storage root of a test's own: a copy of `from` (a root is a folder; its workspace is made beside it when needed). */
+function copyRoot(from: string, to: string): string {
+  cpSync(from, to, { recursive: true });
+  return to;
+}
+
+const dumps = new Map<string, Record<string, unknown[]>>();
+/** dump() of a shared database, read once. */
+function dumpShared(file: string): Record<string, unknown[]> {
+  if (!dumps.has(file)) dumps.set(file, dump(file));
+  return dumps.get(file)!;
 }
 
 function segmentNames(dir: string): string[] {
@@ -65,36 +112,40 @@ function segmentNames(dir: string): string[] {
 }
 
 test('restore of a segmented Northwind, named by its first segment or by its stem, equals the unsegmented restore', async (t) => {
-  const { whole, set } = await northwindPair(t, 'restore');
-  await cli(t, 'restore', path.join(whole, 'Northwind.siard'), path.join(work, 'r-whole.db'));
+  const { set, wholeDb, stemDb } = shared;
   await cli(t, 'restore', path.join(set, 'Northwind.siard.1'), path.join(work, 'r-first.db'));
-  await cli(t, 'restore', path.join(set, 'Northwind.siard'), path.join(work, 'r-stem.db'));
-  const expected = dump(path.join(work, 'r-whole.db'));
+  const expected = dumpShared(wholeDb);
   t.true(Object.keys(expected).length >= 6);
   t.deepEqual(dump(path.join(work, 'r-first.db')), expected);
-  t.deepEqual(dump(path.join(work, 'r-stem.db')), expected);
+  t.deepEqual(dumpShared(stemDb), expected);
   t.is(JSON.parse(await cli(t, 'tables', path.join(set, 'Northwind.siard.z'), '--json')).tables.length, 6, 'tables reads the set too');
 });
 
-test('1,000,000 rows: restore of the segmented export equals that of the unsegmented one', async (t) => {
+/**
+ * A large table split into parts across many segments: how the reader joins the parts does not depend
+ * on the table's size, so `npm test` splits 30,000 rows into 40,000-byte segments (17 segments, the
+ * table in 16 parts, more than 9 of them: parts 10, 11 ... are ordered as numbers); the bench restores
+ * the 1,000,000 rows in 2 MB segments (5 segments).
+ */
+const ROWS = repetitions(30_000, MILLION);
+const ROWS_MAX_SIARD_BYTES = String(repetitions(40_000, 2_000_000));
+
+test(`${ROWS.toLocaleString('en-US')} rows: restore of the segmented export equals that of the unsegmented one`, async (t) => {
   const db = path.join(work, 'million.db');
-  buildMillionRows(db);
+  buildRows(db, ROWS);
   await cli(t, 'export', db, path.join(work, 'm-whole'));
-  await cli(t, 'export', db, path.join(work, 'm-set'), '--max-siard-bytes', '2M');
+  await cli(t, 'export', db, path.join(work, 'm-set'), '--max-siard-bytes', ROWS_MAX_SIARD_BYTES);
   t.true(segmentNames(path.join(work, 'm-set')).length >= 4);
   await cli(t, 'restore', path.join(work, 'm-whole', 'million.siard'), path.join(work, 'm-whole.db'));
   await cli(t, 'restore', path.join(work, 'm-set', 'million.siard.1'), path.join(work, 'm-set.db'));
   const a = dump(path.join(work, 'm-whole.db'));
   const b = dump(path.join(work, 'm-set.db'));
-  t.is(a.big!.length, MILLION);
+  t.is(a.big!.length, ROWS);
   t.deepEqual(b, a);
 });
 
 xmllint("audit of an ingested set: each segment's messageDigest verified, the split table valid against its XSD, rows", async (t) => {
-  const root = path.join(work, 'root-audit');
-  await cli(t, 'init', root);
-  await cli(t, 'ingest', northwind, '--root', root, '--id', 'urn:seg:audit', '--max-siard-bytes', '16000');
-  const r = await runCli(['audit', '--root', root, '--id', 'urn:seg:audit', '--json']);
+  const r = await runCli(['audit', '--root', shared.root, '--id', NW_ID, '--json']);
   t.is(r.code, 0, r.stdout);
   type Summary = { path: string; rows: number; messageDigest: string; segments: Array<{ messageDigest: string }> };
   const report = JSON.parse(r.stdout) as { objects: Array<{ siards: Summary[] }>; findings: Array<{ code: string; severity: string }> };
@@ -115,8 +166,7 @@ xmllint("audit of an ingested set: each segment's messageDigest verified, the sp
 type Finding = { code: string; severity: string; message: string };
 
 async function auditBroken(t: ExecutionContext, name: string, folder: string): Promise<Finding[]> {
-  const root = path.join(work, `root-${name}`);
-  await cli(t, 'init', root);
+  const root = copyRoot(shared.emptyRoot, path.join(work, `root-${name}`));
   await cli(t, 'put', '--root', root, '--id', `urn:seg:${name}`, folder);
   const r = await runCli(['audit', '--root', root, '--id', `urn:seg:${name}`, '--json', '--no-xsd']);
   t.is(r.code, 1, `${name}: audit fails`);
@@ -124,7 +174,7 @@ async function auditBroken(t: ExecutionContext, name: string, folder: string): P
 }
 
 test('audit names a missing middle segment, a missing .z, parts out of order and segments disagreeing on metadata', async (t) => {
-  const { set } = await northwindPair(t, 'broken');
+  const { set } = shared;
   const names = segmentNames(set);
   t.true(names.length >= 4, names.join(' '));
   const copy = (name: string) => {
@@ -171,8 +221,7 @@ test('audit names a missing middle segment, a missing .z, parts out of order and
   // Another export of the same database whose metadata says another dataOwner: one segment swapped in.
   const other = path.join(work, 'broken-other');
   await cli(t, 'export', northwind, other, '--max-siard-bytes', '16000', '--data-owner', 'Owner B');
-  const meta = path.join(work, 'broken-meta-src');
-  await cli(t, 'export', northwind, meta, '--max-siard-bytes', '16000', '--data-owner', 'Owner A');
+  const meta = copy('meta-src');
   t.deepEqual(segmentNames(other), segmentNames(meta));
   copyFileSync(path.join(other, names[2]!), path.join(meta, names[2]!));
   const f4 = await auditBroken(t, 'meta', meta);
@@ -188,35 +237,27 @@ test('audit names a missing middle segment, a missing .z, parts out of order and
 });
 
 python('relocate rewrites the lobFolder of every segment, each messageDigest still valid; audit passes', async (t) => {
-  const root = path.join(work, 'root-relocate');
-  await cli(t, 'init', root);
-  const ingested = await cli(t, 'ingest', northwind, '--root', root, '--id', 'urn:seg:reloc', '--max-siard-bytes', '16000', '--json');
-  const ingest = JSON.parse(ingested) as { objectPath: string };
-  const relocated = await cli(t, 'relocate', '--root', root, '--id', 'urn:seg:reloc', '--lob-folder', 'file:///Archives/NW/', '--json');
+  const root = copyRoot(shared.root, path.join(work, 'root-relocate'));
+  const relocated = await cli(t, 'relocate', '--root', root, '--id', NW_ID, '--lob-folder', 'file:///Archives/NW/', '--json');
   const out = JSON.parse(relocated) as { archives: Array<{ path: string }> };
   const members = out.archives.map((a) => a.path);
   t.true(members.length >= 3);
   t.is(members.at(-1), 'Northwind.siard.z');
-  const layout = pythonLayout(members.map((m) => path.join(root, ingest.objectPath, 'v2', 'content', m)));
+  const layout = pythonLayout(members.map((m) => path.join(root, shared.objectPath, 'v2', 'content', m)));
   for (const s of layout.segments) {
     t.is(s.statedDigest, s.prefixSha256, `${s.name}: messageDigest valid after relocate`);
     t.regex(s.metadataWithoutDigest, /<lobFolder>file:\/\/\/Archives\/NW\/<\/lobFolder>/);
   }
-  const r = await runCli(['audit', '--root', root, '--id', 'urn:seg:reloc', '--json']);
+  const r = await runCli(['audit', '--root', root, '--id', NW_ID, '--json']);
   t.is(r.code, 0, r.stdout);
 });
 
 python("checkout --join-segments writes one .siard: the unsegmented export's tables, a valid messageDigest, restorable", async (t) => {
-  const root = path.join(work, 'root-join');
-  await cli(t, 'init', root);
-  await cli(t, 'ingest', northwind, '--root', root, '--id', 'urn:seg:join', '--max-siard-bytes', '16000');
   const dest = path.join(work, 'joined');
-  await cli(t, 'checkout', '--root', root, '--id', 'urn:seg:join', dest, '--join-segments');
+  await cli(t, 'checkout', '--root', shared.root, '--id', NW_ID, dest, '--join-segments');
   t.deepEqual(segmentNames(dest), [], 'the segments are replaced');
   const joined = pythonLayout([path.join(dest, 'Northwind.siard')]);
-  const whole = path.join(work, 'join-whole');
-  await cli(t, 'export', northwind, whole);
-  const reference = pythonLayout([path.join(whole, 'Northwind.siard')]);
+  const reference = pythonLayout([path.join(shared.whole, 'Northwind.siard')]);
   t.is(joined.segments[0]!.badEntry, null);
   t.is(joined.segments[0]!.statedDigest, joined.segments[0]!.prefixSha256);
   t.deepEqual(
@@ -225,25 +266,21 @@ python("checkout --join-segments writes one .siard: the unsegmented export's tab
   );
   t.is(joined.segments[0]!.metadataWithoutDigest, reference.segments[0]!.metadataWithoutDigest);
   await cli(t, 'restore', path.join(dest, 'Northwind.siard'), path.join(work, 'joined.db'));
-  await cli(t, 'restore', path.join(whole, 'Northwind.siard'), path.join(work, 'joined-ref.db'));
-  t.deepEqual(dump(path.join(work, 'joined.db')), dump(path.join(work, 'joined-ref.db')));
+  t.deepEqual(dump(path.join(work, 'joined.db')), dumpShared(shared.wholeDb), 'equals the restore of the whole export');
 });
 
 test('ingest of a received segmented SIARD file stores every segment and its LOB folders as received; audit passes', async (t) => {
-  const { set } = await northwindPair(t, 'received');
   const received = path.join(work, 'received-pkg');
   mkdirSync(received);
-  cpSync(set, received, { recursive: true });
-  const root = path.join(work, 'root-received');
-  await cli(t, 'init', root);
+  cpSync(shared.set, received, { recursive: true });
+  const root = copyRoot(shared.emptyRoot, path.join(work, 'root-received'));
   const stdout = await cli(t, 'ingest', path.join(received, 'Northwind.siard.1'), '--root', root, '--id', 'urn:seg:received', '--json');
   const result = JSON.parse(stdout) as { files: number };
   t.is(result.files, segmentNames(received).length + 13, 'the segments and the 13 LOB files');
   const r = await runCli(['audit', '--root', root, '--id', 'urn:seg:received', '--json']);
   t.is(r.code, 0, r.stdout);
   await cli(t, 'restore', '--root', root, '--id', 'urn:seg:received', path.join(work, 'received.db'));
-  await cli(t, 'restore', path.join(set, 'Northwind.siard'), path.join(work, 'received-ref.db'));
-  t.deepEqual(dump(path.join(work, 'received.db')), dump(path.join(work, 'received-ref.db')));
+  t.deepEqual(dump(path.join(work, 'received.db')), dumpShared(shared.stemDb), 'equals the restore of the set on disk');
 });
 
 python('--mets with a segmented file: the parent METS lists each segment, its size and SHA-256; the mets verb; audit', async (t) => {
@@ -273,11 +310,9 @@ print(json.dumps([{'href': f.find(M + 'FLocat').get(X), 'size': f.get('SIZE'), '
     t.is(f.type, 'SHA-256');
     t.is(f.checksum, createHash('sha256').update(bytes).digest('hex'));
   }
-  const root = path.join(work, 'root-mets');
-  await cli(t, 'init', root);
-  await cli(t, 'ingest', northwind, '--root', root, '--id', 'urn:seg:mets', '--max-siard-bytes', '16000');
-  await cli(t, 'mets', '--root', root, '--id', 'urn:seg:mets');
-  const r = await runCli(['audit', '--root', root, '--id', 'urn:seg:mets', '--json']);
+  const root = copyRoot(shared.root, path.join(work, 'root-mets'));
+  await cli(t, 'mets', '--root', root, '--id', NW_ID);
+  const r = await runCli(['audit', '--root', root, '--id', NW_ID, '--json']);
   t.is(r.code, 0, r.stdout);
   t.false((JSON.parse(r.stdout) as { findings: Array<{ code: string }> }).findings.some((f) => /^METS_/.test(f.code)));
 });

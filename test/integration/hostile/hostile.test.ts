@@ -6,6 +6,9 @@
  * each run's own folders), zip-slip targets that must not exist afterwards, and a 256 MiB heap
  * for every child (peak RSS measured).
  *
+ * Storage roots the runs write to are copies of one empty root made by `init` (a root is a folder:
+ * the copy is what `init` would write there); one `path` run names where every hostile object lies.
+ *
  * HOSTILE_RECORD=1 prints the observed outcomes instead of asserting (to review the table).
  */
 import test from 'ava';
@@ -66,6 +69,13 @@ function observe(run: Run): Observed {
 }
 
 const shared = path.join(work, '_shared');
+/** An empty storage root made by `init` (in test.before); `newRoot` copies it where a run needs a root. */
+const emptyRoot = path.join(shared, 'empty-root');
+
+function newRoot(at: string): string {
+  cpSync(emptyRoot, at, { recursive: true });
+  return at;
+}
 
 async function runSiardCase(name: string, siard: string, ingestRoot: string): Promise<void> {
   const dir = (verb: string) => path.join(work, name, verb);
@@ -116,7 +126,7 @@ async function auditPackages(): Promise<void> {
     }
     cpSync(pkg, path.join(bundle, name), { recursive: true });
   }
-  await cli(['init', root], cwd);
+  newRoot(root);
   const put = await cli(
     [
       'put',
@@ -154,8 +164,7 @@ async function auditPackages(): Promise<void> {
     });
   }
   for (const name of linked) {
-    const r = path.join(work, name, 'put', 'root');
-    await cli(['init', r], path.join(work, name, 'put', 'cwd'));
+    const r = newRoot(path.join(work, name, 'put', 'root'));
     observed.set(
       `${name} put`,
       observe(
@@ -172,9 +181,16 @@ function hasLink(dir: string): boolean {
   return readdirSync(dir, { withFileTypes: true }).some((e) => e.isSymbolicLink() || (e.isDirectory() && hasLink(path.join(dir, e.name))));
 }
 
-async function runObjectCase(id: string): Promise<void> {
+/** Where each hostile object lies: one `path` run for all the ids (it takes several), in their order. */
+async function objectPaths(): Promise<Map<string, string>> {
+  const run = await cli(['path', '--root', corpus.objectRoot, ...corpus.objects], path.join(shared, 'cwd'));
+  const lines = run.stdout.split('\n').filter((l) => l !== '');
+  if (run.exit !== 0 || lines.length !== corpus.objects.length) throw new Error(`path of the hostile objects failed: ${run.stderr}`);
+  return new Map(corpus.objects.map((id, i) => [id, lines[i]!]));
+}
+
+async function runObjectCase(id: string, objectPath: string): Promise<void> {
   const dir = (verb: string) => path.join(work, id, verb);
-  const objectPath = (await cli(['path', id, '--root', corpus.objectRoot], path.join(dir('path'), 'cwd'))).stdout.trim();
   observed.set(
     `${id} validate`,
     observe(await cli(['validate', path.join(corpus.objectRoot, objectPath), '--json'], path.join(dir('validate'), 'cwd'))),
@@ -223,9 +239,8 @@ async function auditObjects(): Promise<void> {
 
 async function runIdCase(name: string, id: string): Promise<void> {
   const dir = path.join(work, name, 'put');
-  const root = path.join(dir, 'root');
+  const root = newRoot(path.join(dir, 'root'));
   const cwd = path.join(dir, 'cwd');
-  await cli(['init', root], cwd);
   const put = await cli(['put', path.join(corpus.dir, 'siard', 'control-valid'), '--root', root, '--id', id], cwd);
   observed.set(`${name} put`, observe(put));
   if (put.exit === 0) {
@@ -237,11 +252,13 @@ async function runIdCase(name: string, id: string): Promise<void> {
 test.before(async () => {
   corpus = await generateCorpus(path.join(outer, 'corpus'));
   snapshot(outer, before);
-  const ingestRoot = path.join(shared, 'ingest-root');
-  await cli(['init', ingestRoot], path.join(shared, 'cwd'));
+  const init = await cli(['init', emptyRoot], path.join(shared, 'cwd'));
+  if (init.exit !== 0) throw new Error(`init failed: ${init.stderr}`);
+  const ingestRoot = newRoot(path.join(shared, 'ingest-root'));
+  const where = await objectPaths();
   const jobs: Array<() => Promise<void>> = [auditPackages, auditObjects];
   for (const [name, siard] of Object.entries(corpus.siard)) jobs.push(() => runSiardCase(name, siard, ingestRoot));
-  for (const id of corpus.objects) jobs.push(() => runObjectCase(id));
+  for (const id of corpus.objects) jobs.push(() => runObjectCase(id, where.get(id)!));
   for (const [name, c] of Object.entries(ID_CASES)) if (c.cli) jobs.push(() => runIdCase(name, c.id));
   await pool(jobs, 2);
   if (RECORD) {
