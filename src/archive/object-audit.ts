@@ -19,7 +19,7 @@ import { openFoundLob, type LobAccess } from '../siard/reader/lob-open.js';
 import { messageDigestEnd } from '../siard/reader/message-digest.js';
 import { lobCellsOfRow, SiardReader, type SiardTableRef } from '../siard/reader/siard-reader.js';
 import type { SiardLobCell } from '../siard/reader/types.js';
-import { findUnreferencedLobFiles } from '../siard/reader/unreferenced.js';
+import { findUnreferencedLobFiles, pathListLister } from '../siard/reader/unreferenced.js';
 import { lobLengthUnit, verifyLob } from '../siard/reader/verify-lob.js';
 import { anyZipped, withZippedLobFolders, type ZippedLobAccess } from '../siard/reader/zipped-lob-folders.js';
 import { auditMetsIndex } from '../siard/mets/checker.js';
@@ -34,7 +34,6 @@ import type { AuditOptions, ObjectAuditSummary, SiardAuditSummary } from './audi
 import { runSequential, type FileDigests, type SequentialJob, type SequentialResult } from './content-hash.js';
 import { ExpectedDigests } from './expected-digests.js';
 import { OCFL_ALGORITHM_OF_DIGEST_TYPE } from './ocfl-sink.js';
-import { stateLister } from './state-lister.js';
 import { StorageBaseLookup, storageBaseOf } from './storage-base.js';
 import { storedFile } from './stored.js';
 import { checkMetadataXsd, checkTableXsd } from './xsd-check.js';
@@ -510,7 +509,7 @@ export class ObjectAudit {
     logicalPath: string,
     referenced: Parameters<typeof findUnreferencedLobFiles>[1],
   ): Promise<void> {
-    const unreferenced = await findUnreferencedLobFiles(siard, referenced, stateLister(this.state));
+    const unreferenced = await findUnreferencedLobFiles(siard, referenced, pathListLister(this.state.keys()));
     // The METS index (--mets) puts a mets.xml at the top of each segment folder: part of the package.
     const isSegmentMets = (p: string) => {
       const parts = p.split('/');

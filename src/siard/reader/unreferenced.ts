@@ -125,20 +125,36 @@ export function fileSystemLister(packageDir: string): PackageLister {
   return { files, subfolders };
 }
 
-/** A PackageLister over a known set of package paths (e.g. the logical paths of an OCFL state). */
+/**
+ * A PackageLister over a known set of package paths (e.g. the logical paths of an OCFL state). The
+ * paths are sorted once (by UTF-16 code units, as startsWith compares) so that a folder's files are
+ * one contiguous run found by binary search: an audit lists every segment folder of an object, and a
+ * scan of all paths per folder cost 24 s of CPU at 47,000 paths in 15,000 folders.
+ */
 export function pathListLister(paths: Iterable<string>): PackageLister {
-  const all = [...paths];
+  let sorted: string[] | undefined;
   const under = (folder: string) => (folder === '' ? '' : `${folder.replace(/\/+$/, '')}/`);
+  /** the paths that start with `prefix`, as a run of the sorted list */
+  function* startingWith(prefix: string): Generator<string> {
+    sorted ??= [...paths].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (sorted[mid]! < prefix) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < sorted.length && sorted[i]!.startsWith(prefix); i++) yield sorted[i]!;
+  }
   return {
     async files(folder) {
       const prefix = under(folder);
-      return all.filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length));
+      return [...startingWith(prefix)].map((p) => p.slice(prefix.length));
     },
     async subfolders(folder) {
       const prefix = under(folder);
       const names = new Set<string>();
-      for (const p of all) {
-        if (!p.startsWith(prefix)) continue;
+      for (const p of startingWith(prefix)) {
         const rest = p.slice(prefix.length);
         const slash = rest.indexOf('/');
         if (slash > 0) names.add(rest.slice(0, slash));
