@@ -92,6 +92,13 @@ export class FastTableRows {
   private textRun: number;
   /** whether any text fed so far held a character of UNUSUAL (then each cell is checked) */
   private unusualSeen = false;
+  /**
+   * The character the last read of the rows stopped for (the `>` of a cell's start tag or the `<`
+   * after its text): until a chunk brings one, reading again would stop at the same place. Without
+   * this a long cell was rescanned from its row's start on every chunk (quadratic: 30 s of CPU for
+   * one 64 MiB cell of the hostile corpus).
+   */
+  private waitingFor: '<' | '>' | undefined;
 
   constructor(
     private readonly families: ReadonlyArray<SqlTypeFamily | undefined>,
@@ -110,6 +117,7 @@ export class FastTableRows {
     // One scan per chunk instead of one per cell: while no chunk held such a character, no cell can.
     if (!this.unusualSeen && UNUSUAL.test(text)) this.unusualSeen = true;
     this.buf = this.buf.length === 0 ? text : this.buf + text;
+    if (this.waitingFor !== undefined && !text.includes(this.waitingFor)) return this.buf.length > this.textRun ? undefined : [];
     if (this.state === 'prolog' && !this.prolog()) {
       // wait for more only while the root start tag may still be coming
       const lt = this.buf.indexOf('<table');
@@ -143,6 +151,7 @@ export class FastTableRows {
 
   /** Reads complete rows off the buffer; false to give up. */
   private rows(out: SiardReadRow[]): boolean {
+    this.waitingFor = undefined;
     const buf = this.buf;
     let pos = 0;
     for (;;) {
@@ -181,7 +190,10 @@ export class FastTableRows {
       }
       if (buf.charCodeAt(pos) !== 0x3c || buf.charCodeAt(pos + 1) !== 0x63) return 0; // '<c'
       const gt = buf.indexOf('>', pos);
-      if (gt < 0) return -1;
+      if (gt < 0) {
+        this.waitingFor = '>';
+        return -1;
+      }
       const empty = buf.charCodeAt(gt - 1) === 0x2f;
       const nameEnd = empty ? gt - 1 : gt;
       const n = cellNumberAt(buf, pos + 1, nameEnd, this.families.length);
@@ -190,7 +202,10 @@ export class FastTableRows {
       if (empty) pos = gt + 1;
       else {
         const lt = buf.indexOf('<', gt + 1);
-        if (lt < 0) return -1;
+        if (lt < 0) {
+          this.waitingFor = '<';
+          return -1;
+        }
         // the end tag `</cN>`, compared in place (no string built per cell)
         const nameLength = nameEnd - pos - 1;
         if (lt + nameLength + 3 > buf.length) return -1;
