@@ -19,6 +19,7 @@ import { inventoryChunks, sourceOfInventory } from '../../../src/ocfl/inventory-
 import { initRoot } from '../../../src/ocfl/root.js';
 import { ViewBase } from '../../../src/ocfl/staging-base.js';
 import { referenceBytes } from '../../helpers/reference-inventory-bytes.js';
+import { repetitions } from '../../helpers/repetitions.js';
 import { reference, sharedTest } from '../../helpers/shared.js';
 import { tempDir } from '../../helpers/tmp.js';
 
@@ -39,18 +40,29 @@ function checkFiles(t: import('ava').ExecutionContext, objectDir: string, versio
   t.is(readFileSync(path.join(objectDir, version, `inventory.json.${alg}`), 'utf8'), sidecar);
 }
 
+/**
+ * The first version's inventory must pass 5 MiB: more than one piece of 4 M characters, and more
+ * than one window of 4 MiB when the second version reads it back as a view. The bench makes it of
+ * 12,000 files of short paths; the unit tier of 2,000 files (most of the time goes to writing and
+ * removing files), each path three folders of 229 characters longer (a path is in the inventory up
+ * to four times: state, manifest and two fixity blocks; the whole path stays under 1,024 bytes).
+ */
+const STREAMED_FILES = repetitions(2_000, 12_000);
+const LONG_FOLDERS = STREAMED_FILES < 12_000 ? Array.from({ length: 3 }, (_, n) => `${n}${'-long-folder'.repeat(19)}/`).join('') : '';
+const streamedPath = (i: number) => `${NAMES[i % NAMES.length]}/${LONG_FOLDERS}d${i % 13}/file-${i}.bin`;
+
 test('a new object and a new version of it: both inventory copies are the canonical bytes, written in several pieces', async (t) => {
   const base = tempDir();
   const rootDir = path.join(base, 'root');
   const root = await initRoot(rootDir, await loadLayout0003());
   const id = 'urn:streamed:\u{1F600}';
   const objectDir = path.join(rootDir, root.objectPath(id));
-  const files = 12_000;
+  const files = STREAMED_FILES;
   let staged = await root.startVersion(id, { fixityAlgorithms: ['sha1', 'md5'] });
   for (let i = 0; i < files; i++) {
     // Every seventh file repeats the content of the one before: one manifest entry, several paths.
     const content = `content ${i % 7 === 6 ? i - 1 : i}`;
-    await staged.addBuffer(`${NAMES[i % NAMES.length]}/d${i % 13}/file-${i}.bin`, content);
+    await staged.addBuffer(streamedPath(i), content);
   }
   const v1 = await staged.commit({ message: 'first', user: { name: 'Tester', address: 'mailto:t@example.org' } });
   const v1Inventory = v1.inventory;
@@ -59,11 +71,11 @@ test('a new object and a new version of it: both inventory copies are the canoni
   checkFiles(t, objectDir, 'v1', v1Inventory);
 
   staged = await root.startVersion(id, { fixityAlgorithms: ['md5', 'sha256'] });
-  await staged.remove(`${NAMES[0]}/d0/file-0.bin`);
-  await staged.rename(`${NAMES[1]}/d1/file-1.bin`, 'renamed/\u{1F600}.bin');
+  await staged.remove(streamedPath(0));
+  await staged.rename(streamedPath(1), 'renamed/\u{1F600}.bin');
   await staged.addBuffer('new/one.bin', 'new in v2');
   await staged.addBuffer('new/again.bin', 'content 5'); // content v1 stored: its fixity is known without rereading
-  await staged.addBuffer(`${NAMES[2]}/d2/file-2.bin`, 'changed in v2');
+  await staged.addBuffer(streamedPath(2), 'changed in v2');
   const v2 = await staged.commit({ created: '2026-11-24T12:00:00Z' });
   checkFiles(t, objectDir, 'v2', v2.inventory);
   t.deepEqual(Object.keys(v2.inventory.versions), ['v1', 'v2']);
@@ -118,6 +130,9 @@ function rewriteShuffled(objectDir: string, head: string): void {
   }
 }
 
+/** Files of the first version of a view-base case: 300 in the unit tier (as the fixity cases below), 3,000 in the bench. */
+const VIEW_BASE_FILES = repetitions(300, 3_000);
+
 for (const shape of ['canonical', 'other tool'] as const) {
   test(`a new version on a base read as a compact view is byte for byte the one on the base parsed in full (${shape} base)`, async (t) => {
     const id = 'urn:view-base';
@@ -127,7 +142,8 @@ for (const shape of ['canonical', 'other tool'] as const) {
       const root = await initRoot(path.join(tempDir(), 'root'), await loadLayout0003());
       const objectDir = path.join(root.location, root.objectPath(id));
       let staged = await root.startVersion(id);
-      for (let i = 0; i < 3_000; i++) await staged.addBuffer(`${NAMES[i % NAMES.length]}/f${i}`, `content ${i % 5 === 4 ? i - 1 : i}`);
+      for (let i = 0; i < VIEW_BASE_FILES; i++)
+        await staged.addBuffer(`${NAMES[i % NAMES.length]}/f${i}`, `content ${i % 5 === 4 ? i - 1 : i}`);
       await staged.commit({ created: '2026-11-24T10:00:00Z', message: 'one', user: { name: 'A' } });
       if (shape === 'other tool') rewriteShuffled(objectDir, 'v1');
       const bytes = readFileSync(path.join(objectDir, 'inventory.json'));
@@ -238,6 +254,9 @@ async function stageSecondVersion(staged: Awaited<ReturnType<Awaited<ReturnType<
   await staged.addBuffer(`${NAMES[3]}/f3`, 'replaced in v2');
 }
 
+/** Files of the first version of a fixity case: 100 in the unit tier (the cases name content up to the 18th), 300 in the bench. */
+const FIXITY_FILES = repetitions(100, 300);
+
 for (const c of FIXITY_CASES) {
   test(`fixity on a base read as a compact view is written byte for byte as on the base parsed in full: ${c.title}`, async (t) => {
     const id = 'urn:view-fixity';
@@ -248,7 +267,8 @@ for (const c of FIXITY_CASES) {
       const root = await initRoot(path.join(tempDir(), 'root'), await loadLayout0003());
       objectDir = path.join(root.location, root.objectPath(id));
       let staged = await root.startVersion(id, { fixityAlgorithms: c.v1 });
-      for (let i = 0; i < 300; i++) await staged.addBuffer(`${NAMES[i % NAMES.length]}/f${i}`, `content ${i % 5 === 4 ? i - 1 : i}`);
+      for (let i = 0; i < FIXITY_FILES; i++)
+        await staged.addBuffer(`${NAMES[i % NAMES.length]}/f${i}`, `content ${i % 5 === 4 ? i - 1 : i}`);
       await staged.commit({ created: '2026-11-24T10:00:00Z', message: 'one' });
       rewriteInventory(objectDir, 'v1', c.rewrite ?? (() => undefined));
       const bytes = readFileSync(path.join(objectDir, 'inventory.json'));

@@ -20,6 +20,7 @@ import { streamedInventoryHeader, streamedInventorySummary } from '../../../src/
 import { FileSystemStorage } from '../../../src/ocfl/storage-fs.js';
 import { rng } from '../../../fixtures/northwind.js';
 import { inventoriesUnder } from '../../helpers/fixture-inventories.js';
+import { repetitions } from '../../helpers/repetitions.js';
 import { reference, sharedTest } from '../../helpers/shared.js';
 
 type Parse = (bytes: Uint8Array, where: string) => unknown;
@@ -46,14 +47,14 @@ function chunked(bytes: Buffer, r: () => number, max: number): Buffer[] {
 
 /**
  * Whether the outline (when there is one) reads as the whole text, cut three ways. Returns whether
- * it was outlined.
+ * it was outlined. The label is made only for a failure.
  */
-function sameBothWays(t: ExecutionContext, bytes: Buffer, r: () => number, label: string): boolean {
+function sameBothWays(t: ExecutionContext, bytes: Buffer, r: () => number, label: () => string): boolean {
   const outline = outlineOf([bytes]);
   for (const max of [1, 7, 4096]) {
     const again = outlineOf(chunked(bytes, r, max));
     if (!(again === outline || (again && outline && again.equals(outline)))) {
-      t.fail(`${label}: the outline depends on the chunks (${max})`);
+      t.fail(`${label()}: the outline depends on the chunks (${max})`);
       return false;
     }
   }
@@ -62,7 +63,7 @@ function sameBothWays(t: ExecutionContext, bytes: Buffer, r: () => number, label
     const whole = outcome(parse, bytes);
     const outlined = outcome(parse, outline);
     if (JSON.stringify(whole) !== JSON.stringify(outlined)) {
-      t.deepEqual(outlined, whole, `${label}: ${parse.name}`);
+      t.deepEqual(outlined, whole, `${label()}: ${parse.name}`);
       return true;
     }
   }
@@ -111,31 +112,80 @@ sharedTest('every inventory of the OCFL conformance fixtures: the outline reads 
   const r = rng(7);
   let outlined = 0;
   const files = [...inventoriesUnder(reference('ocfl-fixtures')), ...inventoriesUnder(reference('ocfl-extra-fixtures'))];
-  for (const file of files) if (sameBothWays(t, readFileSync(file), r, file)) outlined++;
+  for (const file of files) if (sameBothWays(t, readFileSync(file), r, () => file)) outlined++;
   t.true(outlined > files.length / 2, `${outlined} of ${files.length} outlined`);
   t.log(`${outlined} of ${files.length} fixture inventories outlined`);
 });
+
+// 1000 rounds in the unit tier (3000 in the bench), the first sixth of them also whole: outline bugs made on purpose failed
+// here at round 0 (test/README.md), but for damage at the seams, which random damage seldom makes (a version's state that is
+// not an object first failed at round 1417): that is its own test below.
+const ROUNDS = repetitions(1000, 3000);
+const WHOLE_ROUNDS = Math.ceil(ROUNDS / 6);
 
 test('random inventories, whole and damaged byte by byte: the outline reads as the whole text', (t) => {
   const r = rng(20261126);
   let outlined = 0;
   let damagedOutlined = 0;
   let damagedErrors = 0;
-  for (let round = 0; round < 3000; round++) {
+  for (let round = 0; round < ROUNDS; round++) {
     const text = JSON.stringify(randomInventory(r), null, r() < 0.5 ? 2 : undefined);
-    if (round < 500 && sameBothWays(t, Buffer.from(text), r, `round ${round}:\n${text}`)) outlined++;
+    if (round < WHOLE_ROUNDS && sameBothWays(t, Buffer.from(text), r, () => `round ${round}:\n${text}`)) outlined++;
     const at = Math.floor(r() * text.length);
     const junk = pick(r, ['', '"', ',', '}', '{', ':', ']', '[', '\\', 'x', ' ', '\u0001', '0', 'null', '[]', '{}', '"a":1,']);
     const damaged = Buffer.from(r() < 0.5 ? text.slice(0, at) + junk + text.slice(at + 1) : text.slice(0, at) + junk + text.slice(at));
-    if (sameBothWays(t, damaged, r, `damaged round ${round}:\n${damaged.toString()}`)) {
+    if (sameBothWays(t, damaged, r, () => `damaged round ${round}:\n${damaged.toString()}`)) {
       damagedOutlined++;
       if ('error' in (outcome(parseInventoryVersions, damaged) as object)) damagedErrors++;
     }
   }
-  t.is(outlined, 500);
-  t.true(damagedOutlined > 1500, `${damagedOutlined} of 3000 damaged inventories outlined`);
-  t.true(damagedErrors > 50, `${damagedErrors} outlined damaged inventories are errors of the parse`);
-  t.log(`${damagedOutlined} of 3000 damaged inventories outlined, ${damagedErrors} of them refused alike`);
+  // Of 3000: every one of the 500 whole ones outlined, more than 1500 damaged ones, more than 50 of them errors of the parse.
+  t.is(outlined, WHOLE_ROUNDS);
+  t.true(damagedOutlined > ROUNDS / 2, `${damagedOutlined} of ${ROUNDS} damaged inventories outlined`);
+  t.true(damagedErrors > ROUNDS / 60, `${damagedErrors} outlined damaged inventories are errors of the parse`);
+  t.log(`${damagedOutlined} of ${ROUNDS} damaged inventories outlined, ${damagedErrors} of them refused alike`);
+});
+
+/**
+ * Every edit of JSON text at its seams that leaves it not JSON: each comma, colon and bracket left
+ * out, each comma doubled, a comma after each opening bracket and before each closing one (where a
+ * scanner decides whether a list or an object goes on, and what a value is).
+ */
+function seamEdits(text: string): string[] {
+  const out: string[] = [];
+  const at = (i: number, s: string, drop = 0) => text.slice(0, i) + s + text.slice(i + drop);
+  for (let i = 0, inString = false; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === ',') out.push(at(i, '', 1), at(i, ','));
+    else if (c === ':') out.push(at(i, '', 1));
+    else if (c === '{' || c === '[') out.push(at(i, '', 1), at(i + 1, ','));
+    else if (c === '}' || c === ']') out.push(at(i, '', 1), at(i, ','));
+  }
+  return out;
+}
+
+test('inventories damaged at every seam: the outline reads as the whole text', (t) => {
+  const r = rng(779);
+  let edits = 0;
+  // Two inventories with an empty state and a state listing several paths, one written with indentation and one without.
+  for (let found = 0; found < 2;) {
+    const inv = randomInventory(r);
+    const states = Object.values(inv.versions as Record<string, { state?: Record<string, string[]> }>).map((v) => v.state);
+    const empty = states.some((s) => s && Object.keys(s).length === 0);
+    if (!empty || !states.some((s) => s && Object.values(s).some((paths) => paths.length > 1))) continue;
+    const text = JSON.stringify(inv, null, found++ === 0 ? 2 : undefined);
+    for (const damaged of seamEdits(text)) {
+      edits++;
+      t.throws(() => JSON.parse(damaged) as unknown, undefined, damaged);
+      sameBothWays(t, Buffer.from(damaged), r, () => `seam edit:\n${damaged}`);
+    }
+  }
+  t.true(edits > 200, `${edits} edits`);
+  t.log(`${edits} edits`);
 });
 
 test('the outline leaves out the large blocks and the stream digest is the whole file digest', async (t) => {

@@ -23,6 +23,7 @@ import {
 } from '../../../src/ocfl/inventory.js';
 import { rng } from '../../../fixtures/northwind.js';
 import { inventoriesUnder } from '../../helpers/fixture-inventories.js';
+import { sameValue } from '../../helpers/same-value.js';
 import { reference, sharedTest } from '../../helpers/shared.js';
 
 const NAME_PIECES = ['a', 'b', 'seg_1', '/', 'é', '😀', '\uE000', '\uFFFD', ' ', 'Z', '~', '__proto__', '0', '.'];
@@ -146,7 +147,7 @@ test('random inventories read in place give what the full parse gives: states in
     const view = readView(bytes);
     if (view) {
       viewed++;
-      t.deepEqual(view, full);
+      sameValue(t, view, full, () => bytes.toString());
     } else {
       const upperCaseDigest = /"[0-9A-F]{64}"/.test(bytes.toString('utf8'));
       t.true(bytes.includes('\\') || upperCaseDigest, 'only inventories with escapes or an upper-case fixity digest are declined');
@@ -202,8 +203,10 @@ test('damaged inventories: the view accepts none the full parse refuses, and rea
       t.is(full, undefined, `the view threw (${(err as Error).message}) where the full parse reads:\n${damaged.toString()}`);
       continue;
     }
-    if (full === undefined) t.is(view, undefined, `the view read what the full parse refuses:\n${damaged.toString()}`);
-    else if (view) t.deepEqual(view, full as typeof view, damaged.toString());
+    if (full === undefined) {
+      if (view === undefined) t.pass();
+      else t.is(view, undefined, `the view read what the full parse refuses:\n${damaged.toString()}`);
+    } else if (view) sameValue(t, view, full as typeof view, () => damaged.toString());
   }
   t.true(refused > 1000, `${refused} of the damaged inventories are refused`);
 });
@@ -243,7 +246,7 @@ sharedTest('every inventory of the OCFL conformance fixtures: read in place exac
       const order = x.versions.map((v, i) => [Number(String(v[0]).slice(1)), i] as const).sort((a, b) => a[0] - b[0]);
       return { ...x, versions: order.map(([, i]) => x.versions[i]), states: order.map(([, i]) => x.states[i]) };
     };
-    t.deepEqual(byNumber(view as NonNullable<typeof full>), byNumber(full!), file);
+    sameValue(t, byNumber(view as NonNullable<typeof full>), byNumber(full!), () => file);
   }
   t.true(viewed > 30, `${viewed} of ${found.length} fixture inventories read in place`);
 });
@@ -304,10 +307,11 @@ test('windowed: random inventories read in windows of any length give what the w
     const whole = outcome(() => InventoryView.from(bytes, 'inventory.json'));
     if (!('declined' in whole) && !('error' in whole)) viewed++;
     for (const plan of windowPlans(r, round % 10 === 0))
-      t.deepEqual(
+      sameValue(
+        t,
         outcome(() => viewInWindows(bytes, plan)),
         whole,
-        `windows ${plan}`,
+        () => `windows ${plan}`,
       );
   }
   t.true(viewed > 75, `${viewed} of 150 read in place`);
@@ -350,10 +354,11 @@ test('windowed: damaged inventories are viewed, declined or refused exactly as b
     const kind = 'error' in whole ? 'error' : 'declined' in whole ? 'declined' : 'viewed';
     kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
     for (const plan of windowPlans(r, round % 25 === 0))
-      t.deepEqual(
+      sameValue(
+        t,
         outcome(() => viewInWindows(bytes, plan)),
         whole,
-        `windows ${plan}:\n${bytes}`,
+        () => `windows ${plan}:\n${bytes}`,
       );
   }
   // All three answers occur often enough for the comparison to mean something.
@@ -374,16 +379,18 @@ test('windowed: an inventory cut in two at every byte, and in three around every
   const whole = outcome(() => InventoryView.from(bytes, 'inventory.json'));
   t.false('declined' in whole || 'error' in whole, 'the whole-buffer view reads it');
   for (let cut = 1; cut < bytes.length; cut++) {
-    t.deepEqual(
+    sameValue(
+      t,
       outcome(() => viewInWindows(bytes, [cut, bytes.length])),
       whole,
-      `cut at ${cut}`,
+      () => `cut at ${cut}`,
     );
     if (cut % 3 === 0 && cut + 2 < bytes.length)
-      t.deepEqual(
+      sameValue(
+        t,
         outcome(() => viewInWindows(bytes, [cut, 2, bytes.length])),
         whole,
-        `cuts at ${cut}, ${cut + 2}`,
+        () => `cuts at ${cut}, ${cut + 2}`,
       );
   }
 });
@@ -430,10 +437,11 @@ sharedTest('windowed: every OCFL fixture inventory reads in windows exactly as t
         if (!windows.write(bytes.subarray(at, end))) break;
         at = end;
       }
-      t.deepEqual(
+      sameValue(
+        t,
         outcome(() => InventoryView.fromWindows(windows, file)),
         whole,
-        `${file}, windows ${plan}`,
+        () => `${file}, windows ${plan}`,
       );
     }
   }
@@ -479,7 +487,7 @@ test('windowed header (ls): what parseInventoryHeader reads of the whole bytes, 
       if (!windowed) continue;
       answered++;
       if (damaged === original.toString('utf8')) plainAnswered++;
-      t.deepEqual(windowed.header, whole, `windows ${plan}:\n${damaged}`);
+      sameValue(t, windowed.header, whole, () => `windows ${plan}:\n${damaged}`);
       t.is(windowed.algorithm, windowed.header.digestAlgorithm);
     }
     // An inventory as written is always read this way.

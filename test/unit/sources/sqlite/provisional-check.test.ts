@@ -13,6 +13,7 @@ import { exportToDirectory } from '../../../../src/siard/export-directory.js';
 import { openSource } from '../../../../src/sources/open.js';
 import { fitCheck, isPlainDate, isPlainTimestamp } from '../../../../src/sources/sqlite/provisional-check.js';
 import { SqliteSource } from '../../../../src/sources/sqlite/sqlite-source.js';
+import { repetitions } from '../../../helpers/repetitions.js';
 import { tempDir } from '../../../helpers/tmp.js';
 
 const work = tempDir('siard-provisional-');
@@ -72,8 +73,20 @@ test('each check accepts only what the full scan accepts for its kind', (t) => {
     t.true(fitCheck(kind)(null), kind);
 });
 
-/** A database whose every table fits its types in its first 3,000 rows; the `late` ones break at row 2,500 or later. */
-function buildDatabase(file: string): void {
+/**
+ * Under an inline limit, the rows whose values go to LOB files (fits.c, 13 to 16 bytes of text, and
+ * late_timestamp's timestamps, 19 bytes, once it is a CLOB): every one in the bench, one in ten in the
+ * unit tier (the others short text, or NULL), so that the two exports of each inline-limit test write
+ * 600 LOB files and not 6,000 or 12,000 (most of this file's time). The tables keep their 3,000 rows,
+ * their longest values and the rows they break at.
+ */
+const LOB_EVERY = repetitions(10, 1);
+
+/**
+ * A database whose every table fits its types in its first 3,000 rows; the `late` ones break at row
+ * 2,500 or later. With `lobEvery`, only every lobEvery-th row of fits.c and late_timestamp is long.
+ */
+function buildDatabase(file: string, lobEvery = 1): void {
   mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file);
   db.exec(`CREATE TABLE fits (id INTEGER PRIMARY KEY, n INTEGER, f REAL, d DECIMAL(10,2), k BOOLEAN, s VARCHAR(8), c TEXT, b BLOB,
@@ -99,7 +112,7 @@ function buildDatabase(file: string): void {
         i / 4,
         i % 2,
         `s${i % 100}`,
-        `text ${i} é €`,
+        i % lobEvery === 0 ? `text ${i} é €` : `t${i % 10}`,
         Buffer.from([i & 255, 0]),
         '2000-02-29',
         '2024-02-29 23:59:59',
@@ -111,7 +124,7 @@ function buildDatabase(file: string): void {
       db.exec(`CREATE TABLE ${name} (id INTEGER PRIMARY KEY, v ${type})`);
       const insert = db.prepare(`INSERT INTO ${name} VALUES (?, ?)`);
       const at = name.startsWith('early') ? 2 : 2500;
-      for (let i = 1; i <= 3000; i++) insert.run(i, i === at ? value : good);
+      for (let i = 1; i <= 3000; i++) insert.run(i, i === at ? value : type !== 'DATETIME' || i % lobEvery === 0 ? good : null);
     }
   })();
   db.close();
@@ -141,7 +154,7 @@ for (const [label, options] of [
   test(`provisional types give the full scan's archive and report: ${label}`, async (t) => {
     const dir = path.join(work, label.replace(/\W+/g, '-'));
     const file = path.join(dir, 'db.sqlite');
-    buildDatabase(file);
+    buildDatabase(file, 'inlineMax' in options ? LOB_EVERY : 1);
     const full = await exportWith(SqliteSource.open(file), path.join(dir, 'full'), options);
     const inner = await openSource(file);
     const settled: string[] = [];
@@ -188,7 +201,7 @@ for (const [label, options] of [
   test(`the cheap scan run beside the read gives the full scan's archive and report: ${label}`, async (t) => {
     const dir = path.join(work, `beside-${label.replace(/\W+/g, '-')}`);
     const file = path.join(dir, 'db.sqlite');
-    buildDatabase(file);
+    buildDatabase(file, 'inlineMax' in options ? LOB_EVERY : 1);
     const full = await exportWith(SqliteSource.open(file), path.join(dir, 'full'), options);
     const inner = SqliteSource.open(file, { provisionalTypes: true, scanBesideMinRows: 1 });
     const settled: string[] = [];
