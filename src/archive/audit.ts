@@ -18,63 +18,14 @@ import { SiardOcflError, UsageError } from '../errors.js';
 import { digestSync } from '../ocfl/digest.js';
 import { openRoot, type OcflStorageRoot } from '../ocfl/root.js';
 import { HashPool } from '../ocfl/validate/hash-pool.js';
-import { AuditFindings, type AuditFinding } from './audit-findings.js';
+import { AuditFindings } from './audit-findings.js';
 import { ObjectAudit } from './object-audit.js';
+import type { AuditOptions } from './audit-options.js';
+import type { AuditResult, ObjectAuditSummary } from './audit-summary.js';
 
 export type { AuditFinding, AuditSeverity } from './audit-findings.js';
-
-export interface AuditOptions {
-  /** objects to audit (default: every object of the root) */
-  ids?: string[];
-  /** version whose SIARD archives are checked (default head); OCFL validation covers all versions */
-  version?: string;
-  /** skip the XSD check of metadata.xml */
-  noXsd?: boolean;
-  /** audit only shard k of n (1-based): objects whose path digest falls in it, so n hosts split a root */
-  shard?: { k: number; n: number };
-  /** progress: the objects to audit, once, before the first */
-  onTargets?: (objects: number) => void;
-  /** progress: an object's content bytes about to be read (once per object), then bytes read */
-  onPlan?: (bytes: number) => void;
-  onBytes?: (bytes: number) => void;
-  /** progress: after each object */
-  onObjectDone?: () => void;
-}
-
-export interface SiardAuditSummary {
-  /** logical path of the .siard */
-  path: string;
-  siardVersion: string;
-  tables: number;
-  rows: number;
-  /** LOB cells checked (inside and outside the .siard) */
-  lobs: number;
-  /** external LOB files verified */
-  lobFiles: number;
-  xsd: string;
-  messageDigest: 'verified' | 'mismatch' | 'not reproduced' | 'absent' | 'not checked';
-  /** a segmented SIARD file (`path` is its stem): each segment and its own messageDigest */
-  segments?: Array<{ path: string; messageDigest: SiardAuditSummary['messageDigest'] }>;
-}
-
-export interface ObjectAuditSummary {
-  id: string;
-  objectPath: string;
-  version: string;
-  contentFiles: number;
-  contentBytes: number;
-  siards: SiardAuditSummary[];
-  errors: number;
-  warnings: number;
-}
-
-export interface AuditResult {
-  ok: boolean;
-  objects: ObjectAuditSummary[];
-  findings: AuditFinding[];
-  errors: number;
-  warnings: number;
-}
+export type { AuditOptions } from './audit-options.js';
+export type { AuditResult, ObjectAuditSummary, SiardAuditSummary } from './audit-summary.js';
 
 /** Audits objects of a storage root; never throws for what it finds, only when it cannot run. */
 export async function audit(rootArg: string | OcflStorageRoot, options: AuditOptions = {}): Promise<AuditResult> {

@@ -30,7 +30,8 @@ import { METS_FILE_NAME, type LobIdentity, type MetsChecksumType } from '../siar
 import { LobFileTable, type LobFilePlace } from '../siard/mets/lob-file-table.js';
 import { HEX_LENGTH_OF_DIGEST_NAME } from '../siard/digest-names.js';
 import { SIARD_DIGEST_TYPES, type SiardDigestType } from '../siard/model.js';
-import { describeLobCell, type LobAccess } from '../siard/reader/lob-open.js';
+import { describeLobCell } from '../siard/reader/lob-open.js';
+import type { LobAccess } from '../siard/reader/lob-access.js';
 import { SiardReader } from '../siard/reader/siard-reader.js';
 import type { VersionInfoOptions } from './ingest.js';
 import { rootOf } from '../ocfl/root.js';

@@ -13,7 +13,8 @@ import { openRoot } from '../ocfl/root.js';
 import type { OcflObjectReader } from '../ocfl/object.js';
 import { withZippedLobFolders } from '../siard/reader/zipped-lob-folders.js';
 import type { LobPart } from '../siard/lob-location.js';
-import { packageLobAccess, type LobAccess } from '../siard/reader/lob-open.js';
+import { packageLobAccess } from '../siard/reader/lob-open.js';
+import type { LobAccess } from '../siard/reader/lob-access.js';
 import { SiardReader } from '../siard/reader/siard-reader.js';
 import { PACKAGE_BASES, StorageBaseLookup, storageBaseOf } from './storage-base.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';
@@ -97,42 +98,8 @@ export interface OpenArchiveOptions {
 export async function openArchive(source: ArchiveSource, options: OpenArchiveOptions = {}): Promise<OpenedArchive> {
   const verb = options.verb ?? 'read';
   if ('root' in source) {
-    const root = await openRoot(source.root);
-    const object = await root.openObject(source.id);
-    const version = source.version ?? object.head;
-    if (!object.versions().some((v) => v.version === version)) {
-      throw new UsageError(
-        `Object "${source.id}" has no version ${version} (it has ${object
-          .versions()
-          .map((v) => v.version)
-          .join(', ')}).`,
-        'NO_VERSION',
-      );
-    }
-    const names = [...object.state(version).keys()];
-    let siards = [...names.filter(isSiardFileName), ...groupSegmentNames(names).map((set) => set.base)];
-    if (siards.length === 0) throw new UsageError(`Object "${source.id}" version ${version} holds no .siard file.`, 'RESTORE_SOURCE');
-    // A re-segmented package kept as received sits in a folder; the archive to read is the top-level one.
-    const topLevel = siards.filter((p) => !p.includes('/'));
-    if (siards.length > 1 && topLevel.length === 1) siards = topLevel;
-    if (siards.length > 1)
-      throw new UsageError(`Object "${source.id}" version ${version} holds several .siard files (${siards.join(', ')}).`, 'RESTORE_SOURCE');
-    const logical = siards[0]!;
-    const siardAt = (cp: string) => storedFile(object.storage, object.storagePath(cp));
-    const set = groupSegmentNames(names).find((x) => x.base === logical);
-    const reader = set
-      ? await openSiardSegments(set, (name) => siardAt(object.contentPath(name, version)), {
-          label: `${source.id} ${version}: ${logical}.1 ... .z`,
-        })
-      : await SiardReader.open(await siardAt(object.contentPath(logical, version)), { siardPath: logical });
-    const access = ocflLobAccess(reader, object, version);
-    const lobs = new StorageBaseLookup(reader, access, {
-      bases: async () => [await storageBaseOf(object, logical, version, siardAt)],
-      label: `${source.id} ${version}: ${logical}`,
-      container: 'the object',
-      verb,
-    });
-    return { reader, access, lobs, name: `${source.id} ${version}: ${logical}`, version };
+    const object = await (await openRoot(source.root)).openObject(source.id);
+    return openObjectArchive(object, source.version ?? object.head, verb);
   }
   const file = 'dir' in source ? siardInFolder(source.dir, options.purpose ?? 'read') : source.siard;
   const set = localSegmentSet(file);
@@ -152,4 +119,44 @@ export async function openArchive(source: ArchiveSource, options: OpenArchiveOpt
     verb,
   });
   return { reader, access, lobs, name: file };
+}
+
+/**
+ * The archive of an object version already opened (the reading room keeps its objects open):
+ * the version's one top-level `.siard` (or segmented SIARD file), its LOBs read at their content paths.
+ */
+export async function openObjectArchive(object: OcflObjectReader, version: string, verb = 'read'): Promise<OpenedArchive> {
+  if (!object.versions().some((v) => v.version === version)) {
+    throw new UsageError(
+      `Object "${object.id}" has no version ${version} (it has ${object
+        .versions()
+        .map((v) => v.version)
+        .join(', ')}).`,
+      'NO_VERSION',
+    );
+  }
+  const names = [...object.state(version).keys()];
+  let siards = [...names.filter(isSiardFileName), ...groupSegmentNames(names).map((set) => set.base)];
+  if (siards.length === 0) throw new UsageError(`Object "${object.id}" version ${version} holds no .siard file.`, 'RESTORE_SOURCE');
+  // A re-segmented package kept as received sits in a folder; the archive to read is the top-level one.
+  const topLevel = siards.filter((p) => !p.includes('/'));
+  if (siards.length > 1 && topLevel.length === 1) siards = topLevel;
+  if (siards.length > 1)
+    throw new UsageError(`Object "${object.id}" version ${version} holds several .siard files (${siards.join(', ')}).`, 'RESTORE_SOURCE');
+  const logical = siards[0]!;
+  const siardAt = (cp: string) => storedFile(object.storage, object.storagePath(cp));
+  const set = groupSegmentNames(names).find((x) => x.base === logical);
+  const reader = set
+    ? await openSiardSegments(set, (name) => siardAt(object.contentPath(name, version)), {
+        label: `${object.id} ${version}: ${logical}.1 ... .z`,
+      })
+    : await SiardReader.open(await siardAt(object.contentPath(logical, version)), { siardPath: logical });
+  const access = ocflLobAccess(reader, object, version);
+  const lobs = new StorageBaseLookup(reader, access, {
+    bases: async () => [await storageBaseOf(object, logical, version, siardAt)],
+    label: `${object.id} ${version}: ${logical}`,
+    container: 'the object',
+    verb,
+  });
+  return { reader, access, lobs, name: `${object.id} ${version}: ${logical}`, version };
 }

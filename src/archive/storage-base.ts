@@ -14,7 +14,8 @@
  */
 import type { OcflObjectReader } from '../ocfl/object.js';
 import { describeLobTarget, findLob, resolveLobLocation, type LobLocation } from '../siard/lob-location.js';
-import { lookupLob, type LobAccess, type LobLookup } from '../siard/reader/lob-open.js';
+import { lookupLob, type LobLookup } from '../siard/reader/lob-open.js';
+import type { LobAccess } from '../siard/reader/lob-access.js';
 import { SiardReader, type SiardTableRef } from '../siard/reader/siard-reader.js';
 import type { ByteSource } from '../siard/zip/reader.js';
 import type { SiardLobCell } from '../siard/reader/types.js';

@@ -5,7 +5,7 @@ import { exportToDirectory, type DirectoryExportHooks } from '../siard/export-di
 import { MetsIndexingSink } from '../siard/mets/indexing-sink.js';
 import { METS_FILE_NAME } from '../siard/mets/types.js';
 import { SIARD_DIGEST_TYPES, type SiardDigestType } from '../siard/model.js';
-import type { SiardExportOptions } from '../siard/writer.js';
+import type { SiardExportOptions } from '../siard/export-options.js';
 import { defaultArchiveName, openSource, type OpenSourceOptions } from '../sources/open.js';
 import { SiardSource } from '../sources/siard/siard-source.js';
 import { describeWidened } from '../siard/database-source.js';

@@ -28,7 +28,7 @@ import { forEachConcurrent } from './concurrent.js';
 import { failpoint } from './failpoint.js';
 import { sidecarOfDigest, versionNumber } from './inventory.js';
 import { listedVersions, loadInventory, type LoadedInventory, type LoadedInventorySummary } from './object.js';
-import type { CommitContext, RecoveryAction } from './commit.js';
+import type { CommitContext, RecoveryAction } from './commit-context.js';
 import type { ObjectStorePublish, WriteStorage } from './storage.js';
 
 /** Content uploads in flight at once (each large one has its own parts in flight: see storage-s3.ts). */

@@ -68,21 +68,9 @@ import { failpoint } from './failpoint.js';
 import { MultiHasher } from './digest.js';
 import { sidecarOfDigest, versionNumber } from './inventory.js';
 import { listedVersions, loadInventory, loadInventorySummary, type LoadedInventory, type LoadedInventorySummary } from './object.js';
-import { isObjectStore, type ReadStorage, type RootStorage, type Storage, type StorageEntry } from './storage.js';
+import { isObjectStore, type ReadStorage, type Storage, type StorageEntry } from './storage.js';
 import { publishToObjectStore, recoverObjectStore } from './commit-object-store.js';
-
-export interface CommitContext {
-  /** A local folder (published by the protocol above) or an object store (commit-object-store.ts). */
-  root: RootStorage;
-  workspace: Storage;
-  /** Throws when the writer's lock was lost; checked again right before an object store's switch. */
-  assertHeld?: () => void;
-  /** Staging folder of the object in the workspace. */
-  stage: string;
-  /** Object root relative to the storage root. */
-  objectPath: string;
-  id: string;
-}
+import type { CommitContext, RecoveryAction } from './commit-context.js';
 
 function parentOf(p: string): string {
   const i = p.lastIndexOf('/');
@@ -369,12 +357,6 @@ async function publishByRenames(ctx: CommitContext, version: string, digestAlgor
   await failpoint('after-sidecar-rename');
   await root.fsyncDir(objectPath);
   await failpoint('after-sidecar-fsync');
-}
-
-/** One thing recoverObject did; `path` is relative to the workspace (staging) or the storage root. */
-export interface RecoveryAction {
-  kind: 'removed-staging' | 'finished-sidecar' | 'finished-declaration' | 'rolled-back-version';
-  path: string;
 }
 
 /**

@@ -7,7 +7,8 @@
  * The input is an InventorySource: the header fields and, for each digest -> paths block (manifest,
  * fixity, each version's state), a function giving its entries in order. An Inventory of JavaScript
  * objects is one source (sourceOfInventory); a staged version gives its blocks straight from its own
- * compact state, without building the Inventory (see staged-inventory.ts).
+ * compact state, without building the Inventory (see staged-inventory.ts). The serialisation is
+ * that of the OCFL fixtures and ocfl-py (2-space indentation).
  */
 import { JsonPieces } from './large-json.js';
 import type { Inventory, User } from './inventory.js';
@@ -175,4 +176,18 @@ export function sourceOfInventory(inv: Inventory): InventorySource {
         return [name, version] as const;
       }),
   };
+}
+
+/**
+ * The canonical bytes of an inventory, in pieces: same inventory, same bytes. Written piece by
+ * piece: the inventory of a million files is more JSON than one JavaScript string can hold.
+ */
+function inventoryPieces(inv: Inventory): Buffer[] {
+  return [...inventoryChunks(sourceOfInventory(inv))];
+}
+
+/** The canonical bytes of an inventory: same inventory, same bytes (see inventoryPieces). */
+export function serializeInventory(inv: Inventory): Buffer {
+  const pieces = inventoryPieces(inv);
+  return pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
 }

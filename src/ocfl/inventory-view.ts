@@ -17,6 +17,7 @@ import { inventoryFromJson, versionNumber, type InventoryVersionSummary } from '
 import { objectMembers, parseJsonRange, topLevelObject } from './large-json.js';
 import { setOwn } from './json-bytes.js';
 import { scanPathBlock, type ScannedBlock } from './path-block-scan.js';
+import { arenaOf, type Arena } from './arena.js';
 import type { InventoryParts, InventoryWindows } from './inventory-windows.js';
 import type { BlockParts } from './path-block-windows.js';
 
@@ -46,29 +47,6 @@ export function hashBytes(bytes: Uint8Array, start: number, end: number): number
   let h = 0x811c9dc5;
   for (let i = start; i < end; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
   return h >>> 0;
-}
-
-/** Strings as UTF-8 in one buffer: string i is bytes[start[i], end[i]). */
-export interface Arena {
-  bytes: Buffer;
-  start: Uint32Array;
-  end: Uint32Array;
-}
-
-/** Copies the byte ranges [starts[i], ends[i]) of `from` into one arena. */
-export function arenaOf(from: Buffer, starts: Uint32Array, ends: Uint32Array): Arena {
-  let total = 0;
-  for (let i = 0; i < starts.length; i++) total += ends[i]! - starts[i]!;
-  const bytes = Buffer.allocUnsafe(total);
-  const start = new Uint32Array(starts.length);
-  const end = new Uint32Array(starts.length);
-  let at = 0;
-  for (let i = 0; i < starts.length; i++) {
-    start[i] = at;
-    at += from.copy(bytes, at, starts[i], ends[i]);
-    end[i] = at;
-  }
-  return { bytes, start, end };
 }
 
 /** Writes the `size` bytes spelled by lower-case hex at from[at] (checked by the scan) into out[outAt]. */

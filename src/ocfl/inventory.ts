@@ -1,11 +1,9 @@
 /**
- * The OCFL inventory: its model, a parser that names what is wrong, and a deterministic
- * serialisation (keys sorted at every level, versions in numeric order, path lists sorted,
- * 2-space indentation, as the OCFL fixtures and ocfl-py write them).
+ * The OCFL inventory: its model and a parser that names what is wrong. Its deterministic
+ * serialisation is inventory-chunks.ts.
  */
 import { SiardOcflError } from '../errors.js';
 import { digestSync, isDigestAlgorithm, MultiHasher } from './digest.js';
-import { inventoryChunks, sourceOfInventory } from './inventory-chunks.js';
 import {
   arrayLength,
   objectMembers,
@@ -264,21 +262,6 @@ export function parseInventoryVersions(
     throw new InventoryError(`${where} names head ${header.head}, which is not among its versions.`);
   versions.sort((a, b) => versionNumber(a.version) - versionNumber(b.version));
   return { ...header, versions };
-}
-
-/**
- * The canonical bytes of an inventory, in pieces: same inventory, same bytes (see
- * inventory-chunks.ts). Written piece by piece: the inventory of a million files is more JSON than
- * one JavaScript string can hold.
- */
-export function inventoryPieces(inv: Inventory): Buffer[] {
-  return [...inventoryChunks(sourceOfInventory(inv))];
-}
-
-/** The canonical bytes of an inventory: same inventory, same bytes (see inventoryPieces). */
-export function serializeInventory(inv: Inventory): Buffer {
-  const pieces = inventoryPieces(inv);
-  return pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
 }
 
 /** Contents of `inventory.json.<alg>` for inventory bytes of this digest. */

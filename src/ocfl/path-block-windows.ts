@@ -9,7 +9,7 @@
  * taken at the length the first one has (even, at most 128), every other key must have the same,
  * and the owner compares that length with the one required once it knows it.
  */
-import type { Arena } from './inventory-view.js';
+import type { Arena } from './arena.js';
 import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, QUOTE, isSpace } from './json-bytes.js';
 import { OffsetList } from './path-block-scan.js';
 

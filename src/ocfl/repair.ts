@@ -7,16 +7,26 @@
  */
 import path from 'node:path';
 import { LockHeldError, SiardOcflError } from '../errors.js';
-import { recoverObject, type CommitContext, type RecoveryAction } from './commit.js';
+import { recoverObject } from './commit.js';
+import type { CommitContext, RecoveryAction } from './commit-context.js';
 import { digestSync } from './digest.js';
 import { FileLockProvider, type ObjectLock } from './lock.js';
 import { LeaseLockProvider } from './lock-lease.js';
 import { InventoryError, parseInventoryHeader, parseInventoryVersions, parseSidecar } from './inventory.js';
 import { digestOfStored, readInventoryOutline } from './inventory-outline.js';
 import { loadInventoryHeader, loadInventorySummary, type InventoryHeader, type LoadedInventorySummary } from './object.js';
-import type { ReadStorage } from './storage.js';
-import type { OcflStorageRoot } from './root.js';
+import type { ReadStorage, RootStorage } from './storage.js';
 import type { Workspace } from './workspace.js';
+
+/** What repair needs of a storage root (root.ts's OcflStorageRoot, which calls repair, is one). */
+export interface RootToRepair {
+  readonly storage: RootStorage;
+  readonly location: string;
+  /** Object root of an id, relative to the storage root; throws for a bad id or a root without layout. */
+  objectPath(id: string): string;
+  /** Every object root under the storage root. */
+  scanObjects(): AsyncIterable<{ path: string }>;
+}
 
 export interface RepairAction {
   kind: RecoveryAction['kind'] | 'removed-dead-lock';
@@ -115,7 +125,7 @@ export async function streamedInventoryHeader(storage: ReadStorage, objectPath: 
 }
 
 /** Recovers one object under a lock already taken. */
-async function recoverLocked(root: OcflStorageRoot, ws: Workspace, id: string, lock: ObjectLock): Promise<ObjectRepairReport> {
+async function recoverLocked(root: RootToRepair, ws: Workspace, id: string, lock: ObjectLock): Promise<ObjectRepairReport> {
   const objectPath = root.objectPath(id);
   const actions: RepairAction[] = lock.tookOverDeadLock ? [{ kind: 'removed-dead-lock', path: lockLocation(ws, id) }] : [];
   const ctx: CommitContext = { root: root.storage, workspace: ws.storage, stage: ws.stageDir(id), objectPath, id };
@@ -138,7 +148,7 @@ async function recoverLocked(root: OcflStorageRoot, ws: Workspace, id: string, l
 }
 
 /** Repairs one object; LockHeldError when a live writer holds its lock. */
-export async function repairObject(root: OcflStorageRoot, ws: Workspace, id: string): Promise<ObjectRepairReport> {
+export async function repairObject(root: RootToRepair, ws: Workspace, id: string): Promise<ObjectRepairReport> {
   const lock = await ws.locks.acquire(id);
   try {
     return await recoverLocked(root, ws, id, lock);
@@ -148,7 +158,7 @@ export async function repairObject(root: OcflStorageRoot, ws: Workspace, id: str
 }
 
 /** repairObject for a report: a held lock or a damaged object becomes a status, not a throw. */
-async function repairReported(root: OcflStorageRoot, ws: Workspace, id: string, objectPath?: string): Promise<ObjectRepairReport> {
+async function repairReported(root: RootToRepair, ws: Workspace, id: string, objectPath?: string): Promise<ObjectRepairReport> {
   try {
     return await repairObject(root, ws, id);
   } catch (err) {
@@ -196,7 +206,7 @@ async function repairLeftover(ws: Workspace, locks: FileLockProvider, key: strin
  * Repairs the objects named by `ids`, or (none given) every object under the root and then the
  * workspace's leftovers of objects that do not exist.
  */
-export async function repairRoot(root: OcflStorageRoot, ws: Workspace, ids?: string[]): Promise<RootRepairReport> {
+export async function repairRoot(root: RootToRepair, ws: Workspace, ids?: string[]): Promise<RootRepairReport> {
   const objects: ObjectRepairReport[] = [];
   if (ids && ids.length > 0) {
     for (const id of ids) {

@@ -4,7 +4,8 @@
  */
 import path from 'node:path';
 import { SiardOcflError, UsageError } from '../errors.js';
-import { recoverObject, type CommitContext } from './commit.js';
+import { recoverObject } from './commit.js';
+import type { CommitContext } from './commit-context.js';
 import { createLayoutByName, readLayoutConfig } from './layout/registry.js';
 import type { StorageLayout } from './layout/storage-layout.js';
 import type { LockProvider } from './lock.js';

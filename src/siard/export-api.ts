@@ -1,12 +1,7 @@
 /** The export side of the library API: model, writer, sinks, LOB layouts, and the interface a database source implements. */
 export * from './model.js';
-export {
-  writeSiard,
-  officialMetadataXsd,
-  DEFAULTS as SIARD_EXPORT_DEFAULTS,
-  type SiardExportOptions,
-  type SiardExportSummary,
-} from './writer.js';
+export { writeSiard, officialMetadataXsd, DEFAULTS as SIARD_EXPORT_DEFAULTS, type SiardExportSummary } from './writer.js';
+export type { SiardExportOptions } from './export-options.js';
 export { exportToDirectory, type DirectoryExportHooks } from './export-directory.js';
 export { DirectorySink, Hashes, type DigestName, type OutputFile, type OutputSink, type WrittenFile } from './output-sink.js';
 export {

@@ -9,14 +9,8 @@ import { UsageError } from '../errors.js';
 import type { DatabaseSource } from './database-source.js';
 import { DirectorySink, type OutputSink } from './output-sink.js';
 import { parseSegmentName } from './segments/segment-names.js';
-import {
-  checkArchiveName,
-  DEFAULTS,
-  plannedTopLevelNames,
-  writeSiard,
-  type SiardExportOptions,
-  type SiardExportSummary,
-} from './writer.js';
+import { checkArchiveName, DEFAULTS, plannedTopLevelNames, writeSiard, type SiardExportSummary } from './writer.js';
+import type { SiardExportOptions } from './export-options.js';
 
 export interface DirectoryExportHooks {
   /**

@@ -4,7 +4,7 @@
  * hash table for lookups. A Map of a million path strings (and the walk's strings it kept) was
  * ~200 MB; this is ~90 bytes a file.
  */
-import type { Arena } from '../inventory-view.js';
+import type { Arena } from '../arena.js';
 import type { WalkedFile } from '../storage.js';
 import { RangeTable } from './compact-maps.js';
 

@@ -7,7 +7,8 @@
  * findings (E025, E050 shape, E057 shape, E096, E097) cannot arise there.
  */
 import { DIGEST_HEX_LENGTH } from '../digest.js';
-import { arenaOf, digestBytesOf, hexInto, DigestBlock, type Arena } from '../inventory-view.js';
+import { arenaOf, type Arena } from '../arena.js';
+import { digestBytesOf, hexInto, DigestBlock } from '../inventory-view.js';
 import type { ScannedBlock } from '../path-block-scan.js';
 import { FixityMap, ManifestDigests, PathMap, RangeTable } from './compact-maps.js';
 import { quote } from './findings.js';

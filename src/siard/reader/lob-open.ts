@@ -16,16 +16,7 @@ import type { SiardReader } from './siard-reader.js';
 import type { SiardLobCell } from './types.js';
 import { PackageFolder } from './package-folder.js';
 import { withZippedLobFolders, type ZippedLobAccess } from './zipped-lob-folders.js';
-
-/** How LOB parts are tested and read; the OCFL audit supplies its own over logical paths. */
-export interface LobAccess {
-  exists(part: LobPart): Promise<boolean>;
-  open(part: LobPart): Promise<Readable>;
-  /** size in bytes of a part (for the internal entries: the declared uncompressed size) */
-  size(part: LobPart): Promise<number>;
-  /** Releases what the access keeps open (the ZIPs of zipped LOB folders); optional. */
-  close?(): void;
-}
+import type { LobAccess } from './lob-access.js';
 
 export interface PackageLobAccessOptions {
   /** package folder on disk (default: the reader's) */

@@ -13,7 +13,7 @@
 import type { Readable } from 'node:stream';
 import type { LobPart } from '../lob-location.js';
 import { ZipReader, type ByteSource, type ZipEntry } from '../zip/reader.js';
-import type { LobAccess } from './lob-open.js';
+import type { LobAccess } from './lob-access.js';
 
 /** A ZIP file by package path: its file on disk or a byte source, undefined when there is none. */
 export type ZipFileSource = (packagePath: string) => Promise<string | ByteSource | undefined>;

@@ -12,7 +12,7 @@ import type { SourceCatalog, SourceSchema, SourceTable } from '../database-sourc
 import type { LobLayout } from '../lob-placement.js';
 import { metadataXml } from '../metadata-xml.js';
 import type { SiardArchive, SiardColumn, SiardSchema } from '../model.js';
-import type { SiardExportOptions } from '../writer.js';
+import type { SiardExportOptions } from '../export-options.js';
 
 const LARGEST_ROWS = 9_007_199_254_740_991;
 

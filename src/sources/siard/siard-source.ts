@@ -23,7 +23,8 @@ import { columnShape, isStructured, typeCatalog, type CellShape } from '../../si
 import type { SiardColumn, SiardField } from '../../siard/model.js';
 import { decodeSiardHex } from '../../siard/reader/escape.js';
 import { plainShape } from '../../siard/table-xsd.js';
-import { describeLobCell, lookupLob, openLookedUp, packageLobAccess, type LobAccess } from '../../siard/reader/lob-open.js';
+import { describeLobCell, lookupLob, openLookedUp, packageLobAccess } from '../../siard/reader/lob-open.js';
+import type { LobAccess } from '../../siard/reader/lob-access.js';
 import { lobCellsOfRow, SiardReader, type SiardTableRef } from '../../siard/reader/siard-reader.js';
 import { localSegmentSet } from '../../siard/segments/segment-set-reader.js';
 import { columnTypeFamily } from '../../siard/reader/table-rows.js';

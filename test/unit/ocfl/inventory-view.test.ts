@@ -13,14 +13,8 @@ import { isDigestAlgorithm } from '../../../src/ocfl/digest.js';
 import { InventoryView } from '../../../src/ocfl/inventory-view.js';
 import { InventoryWindows } from '../../../src/ocfl/inventory-windows.js';
 import { HeaderWindows } from '../../../src/ocfl/header-windows.js';
-import {
-  logicalState,
-  manifestLookup,
-  parseInventory,
-  parseInventoryHeader,
-  serializeInventory,
-  type Inventory,
-} from '../../../src/ocfl/inventory.js';
+import { logicalState, manifestLookup, parseInventory, parseInventoryHeader, type Inventory } from '../../../src/ocfl/inventory.js';
+import { serializeInventory } from '../../../src/ocfl/inventory-chunks.js';
 import { rng } from '../../../fixtures/northwind.js';
 import { inventoriesUnder } from '../../helpers/fixture-inventories.js';
 import { sameValue } from '../../helpers/same-value.js';

@@ -7,7 +7,8 @@
  */
 import test from 'ava';
 import { readFileSync } from 'node:fs';
-import { type Inventory, parseInventory, parseInventoryHeader, serializeInventory } from '../../../src/ocfl/inventory.js';
+import { type Inventory, parseInventory, parseInventoryHeader } from '../../../src/ocfl/inventory.js';
+import { serializeInventory } from '../../../src/ocfl/inventory-chunks.js';
 import { parseJsonBytes, parseTopLevelMembers } from '../../../src/ocfl/large-json.js';
 import { inventoriesUnder } from '../../helpers/fixture-inventories.js';
 import { reference, sharedTest } from '../../helpers/shared.js';

@@ -9,7 +9,8 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, wri
 import path from 'node:path';
 import ocflFs from '@ocfl/ocfl-fs';
 import { loadLayout0003 } from '../../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
-import { InventoryError, parseInventory, parseInventoryVersions, serializeInventory, sidecarMatches } from '../../../src/ocfl/inventory.js';
+import { InventoryError, parseInventory, parseInventoryVersions, sidecarMatches } from '../../../src/ocfl/inventory.js';
+import { serializeInventory } from '../../../src/ocfl/inventory-chunks.js';
 import { initRoot, openRoot } from '../../../src/ocfl/root.js';
 import { reference, sharedTest } from '../../helpers/shared.js';
 import { tempDir } from '../../helpers/tmp.js';
