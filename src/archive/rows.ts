@@ -80,6 +80,15 @@ export async function openTableRows(source: ArchiveSource, options: RowsOptions)
   };
 }
 
+/** The text fields of every row of a table of an archive already open (left open): the reading room's CSV export. */
+export function tableTextRows(
+  archive: OpenedArchive,
+  t: SiardTableRef,
+  onWarning?: (sentence: string) => void,
+): AsyncGenerator<Array<string | null>> {
+  return textRows(archive, t, { table: t.table.name, ...(onWarning ? { onWarning } : {}) }, () => {});
+}
+
 async function* textRows(
   archive: OpenedArchive,
   t: SiardTableRef,

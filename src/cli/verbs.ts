@@ -26,6 +26,7 @@ export const VERBS: Record<string, () => Promise<{ register: RegisterVerb }>> = 
   rows: () => import('./rows.js'),
   repair: () => import('./repair.js'),
   mets: () => import('./mets.js'),
+  serve: () => import('./serve.js'),
 };
 
 /** One example per verb, shown at the end of its --help (the README's verbs table gives the same). */
@@ -49,4 +50,5 @@ export const EXAMPLES: Record<string, string> = {
   rows: 'siard-ocfl rows --root /archive/root --id urn:example:northwind --table Orders --limit 10',
   repair: 'siard-ocfl repair --root /archive/root --json',
   mets: 'siard-ocfl mets --root /archive/root --id urn:example:northwind',
+  serve: 'siard-ocfl serve --root /archive/root --port 8080',
 };

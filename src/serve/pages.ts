@@ -1,0 +1,420 @@
+/**
+ * The reading room's pages, rendered from what src/archive/ gives: pure functions from data to
+ * HTML, every value escaped by the `html` template (html.ts). No script is sent: links and one GET
+ * form per page are all the navigation.
+ */
+import type { ObjectListing, VersionDiff, VersionFile } from '../archive/browse.js';
+import type { CellView, RowView } from '../archive/browse-rows.js';
+import type { InventoryVersionSummary } from '../ocfl/inventory.js';
+import type { SiardArchive, SiardColumn, SiardSchema, SiardTable } from '../siard/model.js';
+import type { SiardTableRef } from '../siard/reader/siard-reader.js';
+import { href, html, type SafeHtml } from './html.js';
+
+/** Where an archive is: object id and version (the .siard's logical path is found in the version). */
+export interface ArchiveAt {
+  id: string;
+  v: string;
+}
+
+function layout(title: string, body: SafeHtml, crumbs: SafeHtml[] = []): string {
+  return (
+    '<!doctype html>\n' +
+    html`<html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width" />
+        <title>${title} - siard-ocfl reading room</title>
+        <link rel="stylesheet" href="/style.css" />
+      </head>
+      <body>
+        <nav><a href="/">Objects</a>${crumbs.map((c) => html` / ${c}`)}</nav>
+        <main>
+          <h1>${title}</h1>
+          ${body}
+        </main>
+      </body>
+    </html>`.text
+  );
+}
+
+export const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#222}nav{background:#234;padding:.5em 1em}
+nav a{color:#fff}main{padding:0 1em 2em}table{border-collapse:collapse;margin:.5em 0}
+td,th{border:1px solid #ccc;padding:2px 6px;vertical-align:top;text-align:left;max-width:40em;overflow-wrap:anywhere}
+th{background:#eef}.null{color:#999;font-style:italic}.num{text-align:right}.pager a{margin-right:1em}
+pre{white-space:pre-wrap;overflow-wrap:anywhere}`;
+
+function when(s: string | undefined): string {
+  return s ?? '';
+}
+
+export function rootPage(root: string, objects: ObjectListing[], filter: string, page: number, pageSize: number): string {
+  const matching = filter === '' ? objects : objects.filter((o) => (o.id ?? o.path).includes(filter));
+  const shown = matching.slice((page - 1) * pageSize, page * pageSize);
+  const body = html`<p>
+      Storage root <code>${root}</code>: ${objects.length} objects${filter !== '' ? `, ${matching.length} matching` : ''}.
+    </p>
+    <form method="get" action="/">
+      <label>Filter by id <input name="q" value="${filter}" /></label> <button>Filter</button>
+    </form>
+    <table id="objects">
+      <thead>
+        <tr>
+          <th>id</th>
+          <th>head</th>
+          <th>date</th>
+          <th>files</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${shown.map((o) =>
+          o.id === undefined
+            ? html`<tr>
+                <td colspan="4">${o.path}: ${o.error ?? 'unreadable'}</td>
+              </tr>`
+            : html`<tr>
+                <td><a href="${href('/object', { id: o.id })}">${o.id}</a></td>
+                <td>${o.head}</td>
+                <td>${when(o.created)}</td>
+                <td class="num">${o.fileCount ?? ''}</td>
+              </tr>`,
+        )}
+      </tbody>
+    </table>
+    ${pager('/', { q: filter || undefined }, page, matching.length > page * pageSize)}`;
+  return layout('Objects', body);
+}
+
+function pager(path: string, params: Record<string, string | number | undefined>, page: number, more: boolean): SafeHtml {
+  return html`<p class="pager">
+    ${page > 1 ? html`<a rel="prev" href="${href(path, { ...params, page: page - 1 })}">previous page</a>` : ''} page
+    ${page}${more ? html` <a rel="next" href="${href(path, { ...params, page: page + 1 })}">next page</a>` : ''}
+  </p>`;
+}
+
+function user(v: InventoryVersionSummary): string {
+  return v.user ? `${v.user.name}${v.user.address ? ` <${v.user.address}>` : ''}` : '';
+}
+
+export function objectPage(id: string, versions: InventoryVersionSummary[], bytes: number): string {
+  const newest = [...versions].reverse();
+  const options = (selected: string) =>
+    newest.map((v) => html`<option${v.version === selected ? html` selected` : ''}>${v.version}</option>`);
+  const body = html`<p>${versions.length} versions, ${bytes.toLocaleString('en')} bytes stored.</p>
+    <table id="versions">
+      <thead>
+        <tr>
+          <th>version</th>
+          <th>date</th>
+          <th>user</th>
+          <th>message</th>
+          <th>files</th>
+          <th></th>
+        </tr>
+      </thead>
+      <tbody>
+        ${newest.map(
+          (v) =>
+            html`<tr>
+              <td><a href="${href('/version', { id, v: v.version })}">${v.version}</a></td>
+              <td>${v.created}</td>
+              <td>${user(v)}</td>
+              <td>${v.message ?? ''}</td>
+              <td class="num">${v.fileCount}</td>
+              <td><a href="${href('/archive', { id, v: v.version })}">database</a></td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    ${
+      versions.length > 1
+        ? html`<form method="get" action="/diff">
+            <input type="hidden" name="id" value="${id}" />What changed from
+            <select name="a">
+              ${options(newest[1]!.version)}
+            </select>
+            to
+            <select name="b">
+              ${options(newest[0]!.version)}
+            </select>
+            <button>Compare</button>
+          </form>`
+        : ''
+    }`;
+  return layout(id, body, [html`<a href="${href('/object', { id })}">${id}</a>`]);
+}
+
+export function versionPage(at: ArchiveAt, files: VersionFile[], total: number, page: number, pageSize: number): string {
+  const body = html`<p>${total} files. <a href="${href('/archive', { ...at })}">The database in this version</a></p>
+    <table id="files">
+      <thead>
+        <tr>
+          <th>logical path</th>
+          <th>bytes</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${files.map(
+          (f) =>
+            html`<tr>
+              <td><a href="${href('/file', { ...at, path: f.logicalPath })}">${f.logicalPath}</a></td>
+              <td class="num">${f.size < 0 ? 'missing' : f.size}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    ${pager('/version', { ...at }, page, total > page * pageSize)}`;
+  return layout(`${at.id} ${at.v}`, body, objectCrumbs(at));
+}
+
+function objectCrumbs(at: ArchiveAt): SafeHtml[] {
+  return [html`<a href="${href('/object', { id: at.id })}">${at.id}</a>`, html`<a href="${href('/version', { ...at })}">${at.v}</a>`];
+}
+
+export function diffPage(id: string, a: string, b: string, diff: VersionDiff): string {
+  const list = (title: string, paths: string[]) =>
+    html`<h2>${title} (${paths.length})</h2>
+      <ul>
+        ${paths.slice(0, 1000).map((p) => html`<li>${p}</li>`)}
+      </ul>
+      ${paths.length > 1000 ? html`<p>and ${paths.length - 1000} more</p>` : ''}`;
+  const body = html`<p>From ${a} to ${b}: ${diff.unchanged} files unchanged.</p>
+    ${list('Added', diff.added)}${list('Removed', diff.removed)}${list('Changed', diff.changed)}`;
+  return layout(`${id}: ${a} to ${b}`, body, [html`<a href="${href('/object', { id })}">${id}</a>`]);
+}
+
+function dl(pairs: Array<[string, string | undefined]>): SafeHtml {
+  return html`<dl>
+    ${pairs
+      .filter((p) => p[1] !== undefined && p[1] !== '')
+      .map(
+        ([k, v]) =>
+          html`<dt>${k}</dt>
+            <dd>${v}</dd>`,
+      )}
+  </dl>`;
+}
+
+type Cell = SafeHtml | string | number;
+
+/** A table of `headers` and `rows` (cells escaped unless made by html). */
+function grid(headers: string[], rows: Cell[][], attributes: SafeHtml = html``): SafeHtml {
+  return html`<table ${attributes}>
+    <thead>
+      <tr>
+        ${headers.map((h) => html`<th>${h}</th>`)}
+      </tr>
+    </thead>
+    <tbody>
+      ${rows.map(
+        (r) =>
+          html`<tr>
+            ${r.map((c) => html`<td>${c}</td>`)}
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
+}
+
+function schemaSection(at: ArchiveAt, s: SiardSchema, tables: SiardTableRef[]): SafeHtml {
+  const routines = s.routines ?? [];
+  const link = (t: SiardTableRef) => html`<a href="${href('/table', { ...at, s: s.name, t: t.table.name })}">${t.table.name}</a>`;
+  return html`<h2>Schema ${s.name}</h2>
+    ${s.description ? html`<p>${s.description}</p>` : ''}
+    ${grid(
+      ['table', 'rows', 'columns', 'description'],
+      tables.map((t) => [link(t), t.table.rows, t.table.columns.length, t.table.description ?? '']),
+      html`class="tables"`,
+    )}
+    ${
+      s.views.length > 0
+        ? html`<h3>Views</h3>
+            ${grid(
+              ['view', 'query', 'description'],
+              s.views.map((v) => [v.name, html`<pre>${v.query ?? v.queryOriginal ?? ''}</pre>`, v.description ?? '']),
+            )}`
+        : ''
+    }
+    ${
+      routines.length > 0
+        ? html`<h3>Routines</h3>
+            ${grid(
+              ['routine', 'returns', 'body', 'description'],
+              routines.map((r) => [r.name, r.returnType ?? '', html`<pre>${r.body ?? r.source ?? ''}</pre>`, r.description ?? '']),
+            )}`
+        : ''
+    }`;
+}
+
+export function archivePage(at: ArchiveAt, name: string, siard: SiardArchive, tables: SiardTableRef[]): string {
+  const header = dl([
+    ['database', siard.dbname],
+    ['description', siard.description],
+    ['data owner', siard.dataOwner],
+    ['data origin timespan', siard.dataOriginTimespan],
+    ['producer application', siard.producerApplication],
+    ['archiver', siard.archiver],
+    ['archival date', siard.archivalDate],
+    ['database product', siard.databaseProduct],
+    ['SIARD version', siard.version],
+  ]);
+  const schemas = siard.schemas.map((s, si) =>
+    schemaSection(
+      at,
+      s,
+      tables.filter((t) => t.schemaIndex === si),
+    ),
+  );
+  const users =
+    siard.users.length > 0
+      ? html`<h2>Users</h2>
+          <ul>
+            ${siard.users.map((u) => html`<li>${u.name}${u.description ? html`: ${u.description}` : ''}</li>`)}
+          </ul>`
+      : '';
+  const body = html`<p><code>${name}</code></p>
+    ${header}${schemas}${users}`;
+  return layout(`Database ${siard.dbname}`, body, archiveCrumbs(at));
+}
+
+function archiveCrumbs(at: ArchiveAt): SafeHtml[] {
+  return [...objectCrumbs(at), html`<a href="${href('/archive', { ...at })}">database</a>`];
+}
+
+function columnType(c: SiardColumn): string {
+  return c.type ?? (c.typeName !== undefined ? `${c.typeSchema ?? ''}.${c.typeName}` : '');
+}
+
+function structure(table: SiardTable): SafeHtml {
+  const key = (name: string, columns: string[]) => html`<li>${name}: ${columns.join(', ')}</li>`;
+  return html`<details>
+    <summary>Columns and keys</summary>
+    <table id="columns">
+      <thead>
+        <tr>
+          <th>#</th>
+          <th>column</th>
+          <th>type</th>
+          <th>original type</th>
+          <th>nullable</th>
+          <th>description</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${table.columns.map(
+          (c, i) =>
+            html`<tr>
+              <td>${i + 1}</td>
+              <td>${c.name}</td>
+              <td>${columnType(c)}</td>
+              <td>${c.typeOriginal ?? ''}</td>
+              <td>${c.nullable === undefined ? '' : c.nullable ? 'yes' : 'no'}</td>
+              <td>${c.description ?? ''}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    <ul>
+      ${table.primaryKey ? key(`primary key ${table.primaryKey.name}`, table.primaryKey.columns) : ''}
+      ${table.candidateKeys.map((k) => key(`candidate key ${k.name}`, k.columns))}
+      ${table.foreignKeys.map(
+        (k) =>
+          html`<li>
+            foreign key ${k.name}: (${k.references.map((r) => r.column).join(', ')}) references ${k.referencedSchema}.${k.referencedTable}
+            (${k.references.map((r) => r.referenced).join(', ')})
+          </li>`,
+      )}
+    </ul>
+  </details>`;
+}
+
+export interface TableParams extends ArchiveAt {
+  s: string;
+  t: string;
+}
+
+export function tablePage(at: TableParams, t: SiardTableRef, rows: RowView[], page: number, more: boolean): string {
+  const body = html`<p>
+      ${t.table.rows} rows. ${t.table.description ?? ''} <a href="${href('/csv', { ...at })}" download>CSV of the whole table</a>
+    </p>
+    ${structure(t.table)}
+    <table id="rows">
+      <thead>
+        <tr>
+          <th>row</th>
+          ${t.table.columns.map((c) => html`<th>${c.name}</th>`)}
+        </tr>
+      </thead>
+      <tbody>
+        ${rows.map(
+          (r) =>
+            html`<tr>
+              <td><a href="${href('/row', { ...at, r: r.index })}">${r.index}</a></td>
+              ${r.cells.map((c) => html`<td>${cell(at, r, c, 200)}</td>`)}
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    ${pager('/table', { ...at }, page, more)}`;
+  return layout(`${t.schema.name}.${t.table.name}`, body, archiveCrumbs(at));
+}
+
+function cell(at: TableParams, r: RowView, c: CellView, max: number): SafeHtml {
+  switch (c.kind) {
+    case 'null':
+      return html`<span class="null">NULL</span>`;
+    case 'text':
+      return html`${c.text.length > max ? `${c.text.slice(0, max)}...` : c.text}`;
+    case 'binary':
+      return html`<code>${c.hex.length > max ? `${c.hex.slice(0, max)}...` : c.hex}</code> (${c.bytes} bytes)`;
+    case 'complex':
+      return html`<code>${c.json.length > max ? `${c.json.slice(0, max)}...` : c.json}</code>`;
+    case 'lob':
+      return lobLinks(at, r.index, c.cellPath, c.length);
+  }
+}
+
+function lobLinks(at: TableParams, row: number, cellPath: string, length: number | undefined): SafeHtml {
+  const params = { ...at, r: row, p: cellPath };
+  return html`LOB${length !== undefined ? ` (${length})` : ''}: <a href="${href('/lob', params)}">view</a>
+    <a class="download" href="${href('/lob', { ...params, download: 1 })}" download>download</a>`;
+}
+
+export function rowPage(at: TableParams, t: SiardTableRef, r: RowView): string {
+  const nested = r.lobs.filter((p) => p.includes('/'));
+  const body = html`<table id="row">
+      <tbody>
+        ${t.table.columns.map(
+          (c, i) =>
+            html`<tr>
+              <th>${c.name}</th>
+              <td>${cellFull(at, r, r.cells[i] ?? { kind: 'null' })}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    ${
+      nested.length > 0
+        ? html`<h2>LOBs inside values</h2>
+            <ul>
+              ${nested.map((p) => html`<li>${p}: ${lobLinks(at, r.index, p, undefined)}</li>`)}
+            </ul>`
+        : ''
+    }
+    <p><a href="${href('/table', { ...at, page: Math.floor((r.index - 1) / 50) + 1 })}">back to the table</a></p>`;
+  return layout(`${t.schema.name}.${t.table.name} row ${r.index}`, body, [
+    ...archiveCrumbs(at),
+    html`<a href="${href('/table', { ...at })}">${t.table.name}</a>`,
+  ]);
+}
+
+function cellFull(at: TableParams, r: RowView, c: CellView): SafeHtml {
+  if (c.kind === 'text') return html`<pre>${c.text}</pre>`;
+  if (c.kind === 'binary')
+    return html`<code>${c.hex.slice(0, 2000)}${c.hex.length > 2000 ? '...' : ''}</code> (${c.bytes} bytes)
+      ${lobLinks(at, r.index, `c${r.cells.indexOf(c) + 1}`, c.bytes)}`;
+  return cell(at, r, c, Number.POSITIVE_INFINITY);
+}
+
+export function messagePage(title: string, sentence: string): string {
+  return layout(title, html`<p>${sentence}</p>`);
+}

@@ -1,0 +1,81 @@
+/**
+ * What the reading room's routes share: the storage root, and the objects, archives and listing
+ * it keeps open for a while (a version never changes, so its archive is kept; objects and the
+ * listing are read again after OBJECT_TTL_MS, so new versions show).
+ */
+import type { Readable } from 'node:stream';
+import { listObjects, type ObjectListing } from '../archive/browse.js';
+import { openObjectArchive, type OpenedArchive } from '../archive/open-archive.js';
+import type { OcflObjectReader } from '../ocfl/object.js';
+import type { OcflStorageRoot } from '../ocfl/root.js';
+
+/** A refusal or failure with its HTTP status; the message is shown (escaped) in the page. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const OBJECT_TTL_MS = 10_000;
+const ARCHIVES_KEPT = 8;
+
+export class Room {
+  private listing: { at: number; objects: Promise<ObjectListing[]> } | undefined;
+  private readonly objects = new Map<string, { at: number; object: Promise<OcflObjectReader> }>();
+  private readonly archives = new Map<string, Promise<OpenedArchive>>();
+
+  constructor(readonly root: OcflStorageRoot) {}
+
+  listObjects(): Promise<ObjectListing[]> {
+    if (!this.listing || Date.now() - this.listing.at > OBJECT_TTL_MS) this.listing = { at: Date.now(), objects: listObjects(this.root) };
+    return this.listing.objects;
+  }
+
+  async object(id: string): Promise<OcflObjectReader> {
+    const kept = this.objects.get(id);
+    if (kept && Date.now() - kept.at < OBJECT_TTL_MS) return kept.object;
+    const object = this.root.openObject(id);
+    this.objects.set(id, { at: Date.now(), object });
+    object.catch(() => this.objects.delete(id));
+    if (this.objects.size > ARCHIVES_KEPT) this.objects.delete(this.objects.keys().next().value!);
+    return object;
+  }
+
+  /** The archive of a version (versions never change, so it is kept; the oldest closed beyond ARCHIVES_KEPT). */
+  async archive(id: string, version: string): Promise<OpenedArchive> {
+    const key = `${id}\n${version}`;
+    let opened = this.archives.get(key);
+    if (!opened) {
+      opened = this.object(id).then((o) => openObjectArchive(o, version));
+      this.archives.set(key, opened);
+      opened.catch(() => this.archives.delete(key));
+      if (this.archives.size > ARCHIVES_KEPT) {
+        const [oldKey, old] = this.archives.entries().next().value!;
+        this.archives.delete(oldKey);
+        // Streams already reading it finish first: the reader closes after a minute.
+        old.then((a) => setTimeout(() => closeArchive(a), 60_000).unref()).catch(() => {});
+      }
+    }
+    return opened;
+  }
+
+  async closeAll(): Promise<void> {
+    for (const a of this.archives.values()) await a.then(closeArchive).catch(() => {});
+    this.archives.clear();
+  }
+}
+
+function closeArchive(a: OpenedArchive): void {
+  a.access.close?.();
+  a.reader.close();
+}
+
+export interface Reply {
+  status?: number;
+  headers?: Record<string, string>;
+  /** an HTML page, or a stream of bytes */
+  body: string | Readable | AsyncIterable<string | Buffer>;
+}

@@ -1,0 +1,183 @@
+/**
+ * One function per page of the reading room: read the query parameters, look each one up (object
+ * id in the root, version in the object, logical path in the version's state, schema and table in
+ * metadata.xml, row by its number in the table XML, LOB by its cell path in the row), then render.
+ * Nothing from a URL is used as a file path.
+ */
+import { Readable } from 'node:stream';
+import { diffVersions, storedBytes, versionFiles } from '../archive/browse.js';
+import { findRow, findTable, openCellBytes, readRowsPage, rowView } from '../archive/browse-rows.js';
+import { csvRecord } from '../archive/csv.js';
+import type { OpenedArchive } from '../archive/open-archive.js';
+import { tableTextRows } from '../archive/rows.js';
+import type { SiardTableRef } from '../siard/reader/siard-reader.js';
+import { archivePage, diffPage, objectPage, rootPage, rowPage, tablePage, versionPage, type ArchiveAt, type TableParams } from './pages.js';
+import { lobHeaders, previewOf, SNIFF_BYTES } from './preview.js';
+import { HttpError, type Reply, type Room } from './room.js';
+
+/** A page (HTML) or a reply of bytes. */
+export type Route = (room: Room, q: URLSearchParams) => Promise<Reply | string>;
+
+const PAGE_SIZE = 50;
+
+function need(q: URLSearchParams, name: string): string {
+  const v = q.get(name);
+  if (v === null || v === '') throw new HttpError(400, `The address lacks its "${name}" parameter.`);
+  return v;
+}
+
+function pageNumber(q: URLSearchParams): number {
+  const p = q.get('page');
+  if (p === null) return 1;
+  if (!/^[1-9][0-9]{0,8}$/.test(p)) throw new HttpError(400, `Page "${p}" is not a page number.`);
+  return Number(p);
+}
+
+/** The object and version named by `id` and `v` (default: the head), both looked up. */
+async function versionAt(room: Room, q: URLSearchParams): Promise<ArchiveAt> {
+  const id = need(q, 'id');
+  const object = await room.object(id);
+  const v = q.get('v') ?? object.head;
+  if (!object.hasVersion(v)) throw new HttpError(404, `Object "${id}" has no version "${v}".`);
+  return { id, v };
+}
+
+async function tableAt(room: Room, q: URLSearchParams): Promise<{ at: TableParams; archive: OpenedArchive; t: SiardTableRef }> {
+  const at = await versionAt(room, q);
+  const archive = await room.archive(at.id, at.v);
+  const s = need(q, 's');
+  const name = need(q, 't');
+  const t = findTable(archive, s, name);
+  if (!t) throw new HttpError(404, `The database has no table "${name}" in schema "${s}".`);
+  return { at: { ...at, s, t: name }, archive, t };
+}
+
+async function rowAt(room: Room, q: URLSearchParams) {
+  const found = await tableAt(room, q);
+  const r = need(q, 'r');
+  const row = /^[1-9][0-9]{0,15}$/.test(r) ? await findRow(found.archive, found.t, Number(r)) : undefined;
+  if (!row) throw new HttpError(404, `Table ${found.t.table.name} has no row "${r}".`);
+  return { ...found, row };
+}
+
+/** A stream sent after its first bytes decided how (preview.ts). */
+async function lobReply(bytes: Readable, size: number | undefined, download: boolean, fileName: string): Promise<Reply> {
+  const iterator = (bytes as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+  const head: Buffer[] = [];
+  let got = 0;
+  let done = false;
+  while (got < SNIFF_BYTES) {
+    const next = await iterator.next();
+    if (next.done) {
+      done = true;
+      break;
+    }
+    head.push(next.value);
+    got += next.value.length;
+  }
+  const first = Buffer.concat(head);
+  const preview = await previewOf(first.subarray(0, SNIFF_BYTES));
+  const body = (async function* () {
+    yield first;
+    if (!done) for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+  })();
+  return { headers: lobHeaders(preview, download, fileName, size), body: Object.assign(body, { destroy: () => bytes.destroy() }) };
+}
+
+export const ROUTES: Record<string, Route> = {
+  '/': async (room, q) => rootPage(room.root.location, await room.listObjects(), q.get('q') ?? '', pageNumber(q), PAGE_SIZE),
+
+  '/object': async (room, q) => {
+    const id = need(q, 'id');
+    const object = await room.object(id);
+    return objectPage(id, object.versions(), await storedBytes(object));
+  },
+
+  '/version': async (room, q) => {
+    const at = await versionAt(room, q);
+    const page = pageNumber(q);
+    const { total, files } = await versionFiles(await room.object(at.id), at.v, (page - 1) * PAGE_SIZE, PAGE_SIZE);
+    return versionPage(at, files, total, page, PAGE_SIZE);
+  },
+
+  '/diff': async (room, q) => {
+    const id = need(q, 'id');
+    const object = await room.object(id);
+    const [a, b] = [need(q, 'a'), need(q, 'b')];
+    for (const v of [a, b]) if (!object.hasVersion(v)) throw new HttpError(404, `Object "${id}" has no version "${v}".`);
+    return diffPage(id, a, b, diffVersions(object, a, b));
+  },
+
+  '/file': async (room, q) => {
+    const at = await versionAt(room, q);
+    const object = await room.object(at.id);
+    const path = need(q, 'path');
+    // Looked up in the version's state: a path not there (`..`, absolute, anything) is simply not found.
+    if (!object.state(at.v).has(path)) throw new HttpError(404, `Version ${at.v} has no file "${path}".`);
+    const size = (await object.storage.stat(object.storagePath(object.contentPath(path, at.v))))?.size;
+    const name = path.slice(path.lastIndexOf('/') + 1).replace(/[^A-Za-z0-9._-]/g, '_');
+    return {
+      headers: {
+        'Content-Type': 'application/octet-stream',
+        'Content-Disposition': `attachment; filename="${name}"`,
+        'X-Content-Type-Options': 'nosniff',
+        'Content-Security-Policy': "default-src 'none'; sandbox",
+        ...(size !== undefined ? { 'Content-Length': String(size) } : {}),
+      },
+      body: object.openLogical(path, at.v),
+    };
+  },
+
+  '/archive': async (room, q) => {
+    const at = await versionAt(room, q);
+    const archive = await room.archive(at.id, at.v);
+    return archivePage(at, archive.name, archive.reader.archive, archive.reader.tables());
+  },
+
+  '/table': async (room, q) => {
+    const { at, archive, t } = await tableAt(room, q);
+    const page = pageNumber(q);
+    const { rows, more } = await readRowsPage(archive, t, (page - 1) * PAGE_SIZE, PAGE_SIZE);
+    if (rows.length === 0 && page > 1) throw new HttpError(404, `Table ${t.table.name} has no page ${page}.`);
+    return tablePage(at, t, rows, page, more);
+  },
+
+  '/row': async (room, q) => {
+    const { at, t, row } = await rowAt(room, q);
+    return rowPage(at, t, rowView(t, row));
+  },
+
+  '/lob': async (room, q) => {
+    const { archive, t, row } = await rowAt(room, q);
+    const cellPath = need(q, 'p');
+    const { stream, size } = await openCellBytes(archive, t, row, cellPath);
+    const name = `${t.table.name}-row${row.index}-${cellPath.replaceAll('/', '-')}.bin`;
+    return lobReply(stream, size, q.get('download') !== null, name);
+  },
+
+  '/csv': async (room, q) => {
+    const { archive, t } = await tableAt(room, q);
+    const header = csvRecord(t.table.columns.map((c) => c.name));
+    const rows = tableTextRows(archive, t);
+    const body = (async function* () {
+      let pending = header;
+      for await (const fields of rows) {
+        pending += csvRecord(fields);
+        if (pending.length >= 65536) {
+          yield pending;
+          pending = '';
+        }
+      }
+      yield pending;
+    })();
+    const name = `${t.schema.name}.${t.table.name}.csv`.replace(/[^A-Za-z0-9._-]/g, '_');
+    return {
+      headers: {
+        'Content-Type': 'text/csv; charset=utf-8; header=present',
+        'Content-Disposition': `attachment; filename="${name}"`,
+        'X-Content-Type-Options': 'nosniff',
+      },
+      body: Readable.from(body),
+    };
+  },
+};
