@@ -1,0 +1,93 @@
+/**
+ * A small storage root for the reading room's tests, made by the command line as a user makes one:
+ * a SQLite database with hostile cell text, LOBs of many kinds (an image, SVG and HTML with
+ * scripts, text, PDF, one large enough to be split over segment folders, an inline one) and a table
+ * of a few pages, ingested twice (v2 adds a row and a LOB) with small segment limits.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { deflateSync } from 'node:zlib';
+import Database from '../../src/sources/sqlite/driver.js';
+import { runCli } from './cli.js';
+
+export const HOSTILE_TEXT = `<script>alert("cell")</script><img src=x onerror=alert(1)>&amp;"'`;
+export const SVG_SCRIPT = `<svg xmlns="http://www.w3.org/2000/svg"><script>alert('svg')</script><circle r="5"/></svg>`;
+export const HTML_SCRIPT = `<!doctype html><html><body><script>alert('html')</script><p>page</p></body></html>`;
+export const ID = 'urn:example:reading-room';
+export const MANY_ROWS = 130;
+
+export function tinyPng(): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    return Buffer.concat([len, Buffer.from(type, 'latin1'), data, Buffer.alloc(4)]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(1, 0);
+  ihdr.writeUInt32BE(1, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 2;
+  const idat = deflateSync(Buffer.from([0, 255, 0, 0]));
+  // 200 bytes of padding after IEND keep it above --inline-max, so it lies in a file.
+  return Buffer.concat([
+    Buffer.from('89504e470d0a1a0a', 'hex'),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', idat),
+    chunk('IEND', Buffer.alloc(0)),
+    Buffer.alloc(200),
+  ]);
+}
+
+export interface ServeFixture {
+  db: string;
+  root: string;
+  /** docs.body by id (row n of the table is id n) */
+  docs: Map<number, Buffer | null>;
+  many: Array<[number, string]>;
+  sha256(b: Buffer): string;
+}
+
+/** Builds the database and the root in `work` (init, ingest v1, a change, ingest v2). */
+export async function makeServeFixture(work: string): Promise<ServeFixture> {
+  const db = path.join(work, 'source.db');
+  const root = path.join(work, 'root');
+  const docs = new Map<number, Buffer | null>([
+    [1, tinyPng()],
+    [2, Buffer.from(SVG_SCRIPT.padEnd(300, ' '))],
+    [3, Buffer.from(HTML_SCRIPT.padEnd(300, ' '))],
+    [4, Buffer.from('Plain text, Zoë 王小明 🎉\n'.repeat(20))],
+    [5, Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n'.padEnd(400, ' '), 'latin1')],
+    [6, randomBytes(150_000)],
+    [7, randomBytes(20)],
+    [8, null],
+  ]);
+  const many: Array<[number, string]> = [];
+  for (let i = 1; i <= MANY_ROWS; i++) many.push([i, i % 7 === 0 ? `row ${i}, "quoted"\r\nnext <b>line</b>` : `row ${i}`]);
+  const d = new Database(db);
+  d.exec(`CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT, note TEXT);
+    CREATE TABLE docs (id INTEGER PRIMARY KEY, kind TEXT, body BLOB);
+    CREATE TABLE many (id INTEGER PRIMARY KEY, t TEXT);`);
+  d.prepare('INSERT INTO people VALUES (?, ?, ?)').run(1, HOSTILE_TEXT, '"><script>alert(2)</script>');
+  d.prepare('INSERT INTO people VALUES (?, ?, ?)').run(2, 'Ada', null);
+  const doc = d.prepare('INSERT INTO docs VALUES (?, ?, ?)');
+  for (const [id, body] of docs) doc.run(id, `kind ${id}`, body);
+  const m = d.prepare('INSERT INTO many VALUES (?, ?)');
+  for (const r of many) m.run(...r);
+  d.close();
+  const env = { SIARD_OCFL_USER_NAME: 'Reading Room Test', SIARD_OCFL_USER_ADDRESS: 'mailto:room@example.org' };
+  const limits = ['--inline-max', '100', '--max-files', '4', '--max-bytes', '45k'];
+  for (const args of [
+    ['init', '--root', root],
+    ['ingest', db, '--root', root, '--id', ID, ...limits],
+  ]) {
+    const r = await runCli(args, { env });
+    if (r.code !== 0) throw new Error(`${args[0]} failed: ${r.stderr}`);
+  }
+  const d2 = new Database(db);
+  d2.prepare('INSERT INTO people VALUES (?, ?, ?)').run(3, 'Added in v2', 'x');
+  d2.prepare('INSERT INTO docs VALUES (?, ?, ?)').run(9, 'kind 9', randomBytes(500));
+  d2.close();
+  const r = await runCli(['ingest', db, '--root', root, '--id', ID, ...limits], { env });
+  if (r.code !== 0) throw new Error(`second ingest failed: ${r.stderr}`);
+  return { db, root, docs, many, sha256: (b) => createHash('sha256').update(b).digest('hex') };
+}

@@ -1,0 +1,233 @@
+/**
+ * The reading room's pages through the built command line (`siard-ocfl serve` as a child process)
+ * over a root the command line made: every page reached by following links from `/`, LOB bytes
+ * compared with the source database, split LOBs joined, previews typed from their bytes, CSV
+ * compared value by value with the database, cell text escaped. One root and one server for the file.
+ */
+import test from 'ava';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { runCli } from '../helpers/cli.js';
+import { startServe, type Served } from '../helpers/serve.js';
+import { HOSTILE_TEXT, ID, makeServeFixture, MANY_ROWS, type ServeFixture } from '../helpers/serve-fixture.js';
+import { tempDir } from '../helpers/tmp.js';
+
+let fx: ServeFixture;
+let served: Served;
+
+test.before(async () => {
+  fx = await makeServeFixture(tempDir('siard-ocfl-serve-pages-'));
+  served = await startServe(['--root', fx.root, '--port', '0']);
+});
+
+async function get(pathAndQuery: string): Promise<{ status: number; headers: Headers; text: string }> {
+  const res = await fetch(new URL(pathAndQuery, served.url));
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+async function bytes(pathAndQuery: string): Promise<{ status: number; headers: Headers; body: Buffer }> {
+  const res = await fetch(new URL(pathAndQuery, served.url));
+  return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
+}
+
+/** The links of a page whose path is `pathname`, entities decoded. */
+function links(page: string, pathname: string): string[] {
+  return [...page.matchAll(/href="([^"]*)"/g)].map((m) => m[1]!.replaceAll('&amp;', '&')).filter((h) => h.split('?')[0] === pathname);
+}
+
+function one(page: string, pathname: string, contains: string): string {
+  const found = links(page, pathname).filter((h) => decodeURIComponent(h.replaceAll('+', ' ')).includes(contains));
+  if (found.length === 0) throw new Error(`no link to ${pathname} with ${contains}`);
+  return found[0]!;
+}
+
+test('the first line names the root and the address; pages forbid scripts and carry none', async (t) => {
+  t.regex(served.lines[0]!, new RegExp(`^Serving ${fx.root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} at http://127\\.0\\.0\\.1:\\d+/$`));
+  const home = await get('/');
+  t.is(home.status, 200);
+  t.regex(home.headers.get('content-security-policy') ?? '', /default-src 'none'/);
+  t.notRegex(home.headers.get('content-security-policy') ?? '', /script-src/);
+  t.is(home.headers.get('x-content-type-options'), 'nosniff');
+  t.false(home.text.includes('<script'));
+});
+
+test('/ lists the objects (id, head, date, files) and filters them by id', async (t) => {
+  const home = await get('/');
+  t.true(home.text.includes(ID));
+  t.regex(home.text, /<td>v2<\/td>\s*<td>\d{4}-\d\d-\d\dT/);
+  t.true((await get('/?q=reading-room')).text.includes(ID));
+  const none = await get('/?q=no-such-object');
+  t.false(none.text.includes(`>${ID}<`));
+  t.true(none.text.includes('0 matching'));
+});
+
+test("an object: its versions (user, message), a version's files, what changed from v1 to v2", async (t) => {
+  const object = await get(one((await get('/')).text, '/object', ID));
+  t.is(object.status, 200);
+  t.true(object.text.includes('Reading Room Test'));
+  t.true(object.text.includes('siard-ocfl ingest of'));
+  const v1 = await get(one(object.text, '/version', 'v=v1'));
+  t.true(v1.text.includes('source.siard'));
+  t.regex(v1.text, /source_lobseg_0\/content\/schema0\/table1\/lob3\/record0\.bin/);
+  const diff = await get(`/diff?id=${encodeURIComponent(ID)}&a=v1&b=v2`);
+  t.is(diff.status, 200);
+  t.regex(diff.text, /Changed \(1\)[\s\S]*source\.siard/);
+  t.regex(diff.text, /Added \(1\)[\s\S]*record8\.bin/);
+  t.regex(diff.text, /Removed \(0\)/);
+});
+
+test('a file of a version downloads as its exact bytes (the inventory digest)', async (t) => {
+  const listed = await runCli(['ls', '--root', fx.root]);
+  const objectDir = listed.stdout.trim().split('\t')[2]!;
+  const inventory = JSON.parse(readFileSync(path.join(fx.root, objectDir, 'inventory.json'), 'utf8'));
+  const digest = Object.entries(inventory.versions.v1.state as Record<string, string[]>).find(([, paths]) =>
+    paths.includes('source.siard'),
+  )![0];
+  const v1 = await get(`/version?id=${encodeURIComponent(ID)}&v=v1`);
+  const file = await bytes(one(v1.text, '/file', 'path=source.siard'));
+  t.is(file.status, 200);
+  t.is(file.headers.get('content-type'), 'application/octet-stream');
+  t.regex(file.headers.get('content-disposition') ?? '', /^attachment/);
+  t.is(createHash('sha512').update(file.body).digest('hex'), digest);
+});
+
+async function tablePage(table: string, page = 1): Promise<string> {
+  const archive = await get(one((await get(`/object?id=${encodeURIComponent(ID)}`)).text, '/archive', 'v=v2'));
+  const url = one(archive.text, '/table', `t=${table}`);
+  return (await get(page === 1 ? url : `${url}&page=${page}`)).text;
+}
+
+test("the database: header, schemas, tables with rows; a table's columns and keys", async (t) => {
+  const archive = await get(`/archive?id=${encodeURIComponent(ID)}&v=v2`);
+  t.is(archive.status, 200);
+  for (const s of ['data owner', 'data origin timespan', 'producer application', 'Schema main', 'SQLite'])
+    t.true(archive.text.includes(s), s);
+  t.regex(archive.text, />people<\/a><\/td>\s*<td>3<\/td>/);
+  t.regex(archive.text, />many<\/a><\/td>\s*<td>130<\/td>/);
+  const docs = await tablePage('docs');
+  t.regex(docs, /<td>body<\/td>\s*<td>BLOB<\/td>\s*<td>BLOB<\/td>/);
+  t.true(docs.includes('primary key'));
+});
+
+test('rows are paged by 50 with next and previous links; a page past the end is 404', async (t) => {
+  const first = await tablePage('many');
+  const rowNumbers = (page: string) => [...page.matchAll(/<td><a href="\/row\?[^"]*">(\d+)<\/a><\/td>/g)].map((m) => Number(m[1]));
+  t.deepEqual(
+    rowNumbers(first),
+    Array.from({ length: 50 }, (_, i) => i + 1),
+  );
+  const next = links(first, '/table').find((h) => h.includes('page=2'))!;
+  const second = (await get(next)).text;
+  t.deepEqual(
+    rowNumbers(second),
+    Array.from({ length: 50 }, (_, i) => i + 51),
+  );
+  t.true(links(second, '/table').some((h) => h.includes('page=1')));
+  const last = await tablePage('many', 3);
+  t.deepEqual(
+    rowNumbers(last),
+    Array.from({ length: MANY_ROWS - 100 }, (_, i) => i + 101),
+  );
+  t.false(links(last, '/table').some((h) => h.includes('page=4')));
+  t.is((await get(`${next.replace('page=2', 'page=4')}`)).status, 404);
+});
+
+test('cell text is escaped in the table and on the row page', async (t) => {
+  const people = await tablePage('people');
+  t.false(people.includes('<script>'));
+  t.false(people.includes('<img src=x'));
+  t.true(people.includes('&lt;script&gt;alert(&quot;cell&quot;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;&amp;amp;&quot;&#39;'));
+  const row = await get(one(people, '/row', 'r=1'));
+  t.is(row.status, 200);
+  t.false(row.text.includes('<script>'));
+  t.true(row.text.includes('&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;'));
+  t.true(HOSTILE_TEXT.includes('<script>'));
+});
+
+const EXPECTED_PREVIEW: Record<number, { type: string; inline: boolean }> = {
+  1: { type: 'image/png', inline: true },
+  2: { type: 'text/plain; charset=utf-8', inline: true }, // SVG with a script: its text, never an image
+  3: { type: 'text/plain; charset=utf-8', inline: true }, // HTML with a script: its text, never a page
+  4: { type: 'text/plain; charset=utf-8', inline: true },
+  5: { type: 'application/pdf', inline: true },
+  6: { type: 'application/octet-stream', inline: false }, // random bytes, split over segment folders
+  7: { type: 'application/octet-stream', inline: false }, // inline in the table XML
+};
+
+test('every LOB downloads as its exact bytes (a split one joined, an inline one too) and previews by its bytes', async (t) => {
+  const docs = await tablePage('docs');
+  for (const [id, expected] of Object.entries(EXPECTED_PREVIEW)) {
+    const source = fx.docs.get(Number(id))!;
+    const row = (await get(one(docs, '/row', `r=${id}`))).text;
+    const download = await bytes(one(row, '/lob', 'download=1'));
+    t.is(download.status, 200, `row ${id}`);
+    t.is(fx.sha256(download.body), fx.sha256(source), `row ${id}`);
+    t.is(download.headers.get('content-type'), 'application/octet-stream');
+    t.regex(download.headers.get('content-disposition') ?? '', /^attachment/);
+    const view = await bytes(links(row, '/lob').find((h) => !h.includes('download'))!);
+    t.is(view.headers.get('content-type'), expected.type, `row ${id}`);
+    t.regex(view.headers.get('content-disposition') ?? '', expected.inline ? /^inline/ : /^attachment/, `row ${id}`);
+    t.regex(view.headers.get('content-security-policy') ?? '', /default-src 'none'/);
+    t.notRegex(view.headers.get('content-security-policy') ?? '', /script-src/);
+    t.is(view.headers.get('x-content-type-options'), 'nosniff');
+    t.true(view.body.equals(source), `row ${id}`);
+  }
+  t.true(fx.docs.get(6)!.length > 45_000 * 3, 'the split LOB spans more than three segment folders');
+});
+
+/** RFC 4180 records, CRLF only between records; an empty unquoted field is null. */
+function parseCsv(text: string): Array<Array<string | null>> {
+  const records: Array<Array<string | null>> = [];
+  let i = 0;
+  while (i < text.length) {
+    const record: Array<string | null> = [];
+    for (;;) {
+      let value: string | null;
+      if (text[i] === '"') {
+        let j = i + 1;
+        value = '';
+        for (;;) {
+          const q = text.indexOf('"', j);
+          value += text.slice(j, q);
+          if (text[q + 1] === '"') {
+            value += '"';
+            j = q + 2;
+          } else {
+            i = q + 1;
+            break;
+          }
+        }
+      } else {
+        const end = text.slice(i).search(/,|\r\n/);
+        const raw = end < 0 ? text.slice(i) : text.slice(i, i + end);
+        value = raw === '' ? null : raw;
+        i += raw.length;
+      }
+      record.push(value);
+      if (text[i] === ',') i++;
+      else break;
+    }
+    if (text.slice(i, i + 2) !== '\r\n') throw new Error(`record not ended by CRLF at ${i}`);
+    i += 2;
+    records.push(record);
+  }
+  return records;
+}
+
+test('CSV of a table, value by value against the database; hostile text kept as data', async (t) => {
+  const many = await tablePage('many');
+  const csv = await get(one(many, '/csv', 't=many'));
+  t.is(csv.status, 200);
+  t.regex(csv.headers.get('content-type') ?? '', /^text\/csv/);
+  t.regex(csv.headers.get('content-disposition') ?? '', /^attachment/);
+  const records = parseCsv(csv.text);
+  t.deepEqual(records[0], ['id', 't']);
+  t.deepEqual(
+    records.slice(1),
+    fx.many.map(([id, text]) => [String(id), text]),
+  );
+  const people = parseCsv((await get(one(await tablePage('people'), '/csv', 't=people'))).text);
+  t.deepEqual(people[1], ['1', HOSTILE_TEXT, '"><script>alert(2)</script>']);
+  t.deepEqual(people[2], ['2', 'Ada', null]);
+});
