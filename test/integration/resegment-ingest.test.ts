@@ -43,7 +43,8 @@ sharedTest('ingest --resegment --keep-received: both archives in one version, OC
   t.is(result.siardFile, 'siardGui.siard');
   t.is(result.receivedFolder, 'received');
   const inv = readInventory(path.join(root, result.objectPath));
-  const state = [...contentPaths(inv).keys()];
+  const contentOf = contentPaths(inv);
+  const state = [...contentOf.keys()];
   t.true(state.includes('siardGui.siard'));
   t.true(state.includes('received/siardGui.siard'), 'the received .siard is kept');
   t.true(
@@ -56,10 +57,11 @@ sharedTest('ingest --resegment --keep-received: both archives in one version, OC
   );
   // Fixity: our LOB files under SHA-256 (the new cell digests), the received ones under MD5 (SiardGui's).
   const fixed = (alg: string) => new Set(Object.values(inv.fixity?.[alg] ?? {}).flat());
+  const [md5, sha256] = [fixed('md5'), fixed('sha256')];
   for (const p of state) {
-    const content = contentPaths(inv).get(p)!;
-    if (p.startsWith('received/lobs/')) t.true(fixed('md5').has(content), `${p}: md5 fixity`);
-    if (p.startsWith('siardGui_lobseg_')) t.true(fixed('sha256').has(content), `${p}: sha256 fixity`);
+    const content = contentOf.get(p)!;
+    if (p.startsWith('received/lobs/')) t.true(md5.has(content), `${p}: md5 fixity`);
+    if (p.startsWith('siardGui_lobseg_')) t.true(sha256.has(content), `${p}: sha256 fixity`);
   }
   const validate = await runCli(['validate', path.join(root, result.objectPath)]);
   t.is(validate.code, 0, validate.stdout + validate.stderr);

@@ -12,9 +12,10 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../helpers/shared.js';
-import { tempDir } from '../helpers/tmp.js';
+import { ramTempDir } from '../helpers/reseg-ram-dir.js';
 
-const work = tempDir('siard-ocfl-resegment-memory-');
+// In memory where there is room: 10,000 small fsynced LOB files, whose disk writes are not what is measured here.
+const work = ramTempDir('siard-ocfl-resegment-memory-', 512 << 20);
 
 const GENERATE = `
 import sys, zipfile, hashlib
