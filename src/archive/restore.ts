@@ -27,9 +27,8 @@ import { columnTypeFamily } from '../siard/reader/table-rows.js';
 import { isComplexValue, type SiardLobCell, type SiardReadCellValue, type SiardReadRow } from '../siard/reader/types.js';
 import { type LobVerificationWithExtras, verifiedChunks } from '../siard/reader/verify-lob.js';
 import type { LoadColumn, LoadLob, LoadTable, LoadValue, NotRecreated, TargetLoader } from '../sources/loader.js';
-import { isMysqlUrl, isPostgresUrl } from '../sources/database-url.js';
-import type { PostgresLoaderOptions } from '../sources/postgres/loader.js';
-import type { MysqlLoaderOptions } from '../sources/mysql/loader.js';
+import type { DialectLoaderOptions } from '../sources/dialect.js';
+import { targetDialect } from '../sources/dialects.js';
 import { openArchive, type ArchiveSource, type OpenedArchive } from './open-archive.js';
 
 /** Where the archive comes from. */
@@ -41,10 +40,8 @@ export interface RestoreOptions {
   onRow?: () => void;
   /** progress: the tables and rows metadata.xml announces, once, before the first table */
   onPlan?: (plan: { tables: number; rows: number }) => void;
-  /** PostgreSQL target tuning (tests use small values) */
-  postgres?: PostgresLoaderOptions;
-  /** MariaDB / MySQL target tuning and --create / --into-existing */
-  mysql?: MysqlLoaderOptions;
+  /** a server target's --create / --into-existing, and its tuning (tests use small values) */
+  target?: DialectLoaderOptions;
 }
 
 export interface RestoredTable {
@@ -62,7 +59,8 @@ export interface RestoreSummary {
   /** the .siard read (a path on disk, or the logical path inside the OCFL object) */
   siard: string;
   target: string;
-  targetKind: 'sqlite' | 'postgres' | 'mysql';
+  /** the target's dialect (sources/dialects.ts): 'sqlite', 'postgres', 'mysql' */
+  targetKind: string;
   tables: RestoredTable[];
   rows: number;
   lobFiles: number;
@@ -104,26 +102,6 @@ export function describeNotRecreated(items: NotRecreated[]): string {
       : `${list.length} ${singular[kind]}${list.length === 1 ? '' : 's'} (${list.map((i) => `${i.name}: ${i.reason}`).join('; ')})`,
   );
   return `Not recreated: ${parts.join('; ')}.`;
-}
-
-/**
- * The loader for a target: a postgres:// or mysql:// / mariadb:// URL, otherwise an SQLite file path
- * (optionally "sqlite:"). Only that target's module (and driver) is loaded.
- */
-async function targetLoader(
-  target: string,
-  options: RestoreOptions,
-): Promise<{ loader: TargetLoader; kind: RestoreSummary['targetKind'] }> {
-  if (isPostgresUrl(target)) {
-    const { PostgresLoader } = await import('../sources/postgres/loader.js');
-    return { loader: new PostgresLoader(target, options.postgres ?? {}), kind: 'postgres' };
-  }
-  if (isMysqlUrl(target)) {
-    const { MysqlLoader } = await import('../sources/mysql/loader.js');
-    return { loader: new MysqlLoader(target, options.mysql ?? {}), kind: 'mysql' };
-  }
-  const { SqliteLoader } = await import('../sources/sqlite/loader.js');
-  return { loader: new SqliteLoader(target.startsWith('sqlite:') ? target.slice('sqlite:'.length) : target), kind: 'sqlite' };
 }
 
 function loadTableOf(t: SiardTableRef): LoadTable {
@@ -284,7 +262,10 @@ async function restoreTable(
 
 /** Restores `source` into `target` (an SQLite file path or a postgres:// URL). */
 export async function restore(source: RestoreSource, target: string, options: RestoreOptions = {}): Promise<RestoreSummary> {
-  const { loader, kind } = await targetLoader(target, options);
+  // Only the target's module (and driver) is loaded.
+  const dialect = targetDialect(target);
+  const loader = await dialect.openLoader(target, options.target ?? {});
+  const kind = dialect.name;
   const archive = await openArchive(source, { purpose: 'restore' });
   const refs = archive.reader.tables();
   const tables = refs.map(loadTableOf);

@@ -1,7 +1,7 @@
 /** `siard-ocfl restore <siard | dir | --root R --id I [--version vN]> <target>`: SIARD -> SQLite, PostgreSQL or MariaDB / MySQL. */
 import type { Command } from 'commander';
 import { describeNotRecreated, restore, type RestoreSource } from '../archive/restore.js';
-import { isMysqlUrl, isPostgresUrl } from '../sources/database-url.js';
+import { targetDialect } from '../sources/dialects.js';
 import { UsageError } from '../errors.js';
 import { asUnreadableInput, printJson } from './common.js';
 import { localArchiveSource } from './archive-source.js';
@@ -48,18 +48,17 @@ export function register(program: Command): void {
         source = localArchiveSource(args[0]!, 'RESTORE_SOURCE');
         target = args[1]!;
       }
-      if ((options.create || options.intoExisting) && !isPostgresUrl(target) && !isMysqlUrl(target)) {
+      if ((options.create || options.intoExisting) && !targetDialect(target).server) {
         throw new UsageError('--create and --into-existing apply to a postgres:// or mysql:// target only.');
       }
-      const postgres = { ...(options.create ? { create: true } : {}), ...(options.intoExisting ? { intoExisting: true } : {}) };
+      const targetOptions = { ...(options.create ? { create: true } : {}), ...(options.intoExisting ? { intoExisting: true } : {}) };
       const progress = createProgress({ json: options.json });
       try {
         progress.start(`restore ${target}`, 'rows');
         const summary = await restore(source, target, {
           onPlan: (p) => progress.total({ count: p.rows }),
           onRow: () => progress.count(),
-          postgres,
-          mysql: postgres,
+          target: targetOptions,
         });
         progress.stop();
         if (options.json) printJson(summary);

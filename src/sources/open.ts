@@ -1,7 +1,6 @@
 /**
- * Turns an export `<source>` argument into a DatabaseSource:
- * `sqlite:<file>` or a path ending in .db/.sqlite/.sqlite3 -> SQLite; `postgres://` / `postgresql://`
- * -> PostgreSQL (when its module provides `openPostgresSource`); `mysql://` / `mariadb://` -> MariaDB or MySQL.
+ * Turns an export `<source>` argument into a DatabaseSource: the dialect that accepts the spec
+ * (dialects.ts) opens it, and the table selection and --strict are checked on its catalogue.
  */
 import { UsageError } from '../errors.js';
 import {
@@ -12,9 +11,8 @@ import {
   type SourceTable,
   type SourceValue,
 } from '../siard/database-source.js';
-import { SiardSource } from './siard/siard-source.js';
+import { sourceDialect } from './dialects.js';
 import { TableSelection } from './table-selection.js';
-import { SqliteSource } from './sqlite/sqlite-source.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';
 
 export interface OpenSourceOptions {
@@ -65,47 +63,21 @@ class SelectedSource implements DatabaseSource {
 
 /** Base name a source gives an archive by default (the database file's name without extension). */
 export function defaultArchiveName(spec: string): string {
-  const file = spec.startsWith('sqlite:') ? spec.slice('sqlite:'.length) : spec;
-  const base = file.split(/[\\/]/).pop() ?? 'database';
-  return base.replace(/\.(db|sqlite|sqlite3|siard)$/i, '') || 'database';
+  return sourceDialect(spec).archiveName(spec);
 }
 
 export async function openSource(spec: string, options: OpenSourceOptions = {}): Promise<DatabaseSource> {
+  const dialect = sourceDialect(spec);
   const selection = new TableSelection(options.tables, options.excludeTables);
-  const tableFilter = selection.active ? (name: string, schema: string) => selection.accepts(name, schema) : undefined;
-  let source: DatabaseSource;
-  if (/^postgres(ql)?:\/\//i.test(spec)) {
-    const mod = (await import('./postgres/postgres-source.js').catch(() => ({}))) as {
-      openPostgresSource?: (url: string, o: { tableFilter?: (n: string, s: string) => boolean }) => Promise<DatabaseSource>;
-    };
-    if (!mod.openPostgresSource) throw new UsageError('PostgreSQL sources are not available in this build.', 'SOURCE_UNSUPPORTED');
-    source = await mod.openPostgresSource(spec, tableFilter ? { tableFilter } : {});
-  } else if (/^(mysql|mariadb):\/\//i.test(spec)) {
-    const { openMysqlSource } = await import('./mysql/mysql-source.js');
-    source = await openMysqlSource(spec, tableFilter ? { tableFilter } : {});
-  } else {
-    const scheme = /^([a-z][a-z0-9+.-]+):\/\//i.exec(spec)?.[1];
-    if (scheme !== undefined) {
-      throw new UsageError(
-        `The source scheme ${scheme}:// is not supported; sources are sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://, ` +
-          `postgresql://, mysql:// or mariadb://.`,
-        'SOURCE_UNSUPPORTED',
-      );
-    }
-    if (isSiardSpec(spec)) {
-      if (selection.active || options.strict)
-        throw new UsageError(
-          `--tables, --exclude-tables and --strict apply to databases; a SIARD package (${spec}) is re-segmented whole.`,
-        );
-      return SiardSource.open(spec, options.acceptDigestMismatch ? { acceptDigestMismatch: true } : {});
-    }
-    if (options.acceptDigestMismatch) throw new UsageError(`--accept-digest-mismatch applies to a SIARD package, not to ${spec}.`);
-    const file = spec.startsWith('sqlite:') ? spec.slice('sqlite:'.length) : spec;
-    // The sources opened here feed the SIARD writer, which takes back a provisional table (SourceTable.provisional).
-    source = SqliteSource.open(file, {
-      ...(tableFilter ? { tableFilter } : {}),
-      ...(options.strict ? { strict: true } : { provisionalTypes: true }),
-    });
+  if (dialect.kind === 'package') {
+    if (selection.active || options.strict)
+      throw new UsageError(`--tables, --exclude-tables and --strict apply to databases; a SIARD package (${spec}) is re-segmented whole.`);
+    return dialect.openSource(spec, options.acceptDigestMismatch ? { acceptDigestMismatch: true } : {});
   }
+  if (options.acceptDigestMismatch) throw new UsageError(`--accept-digest-mismatch applies to a SIARD package, not to ${spec}.`);
+  const source = await dialect.openSource(spec, {
+    ...(selection.active ? { tableFilter: (name: string, schema: string) => selection.accepts(name, schema) } : {}),
+    ...(options.strict ? { strict: true } : {}),
+  });
   return selection.active || options.strict ? new SelectedSource(source, selection, options.strict) : source;
 }

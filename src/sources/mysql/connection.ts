@@ -7,7 +7,7 @@
  */
 import * as mariadb from 'mariadb';
 import { SiardOcflError } from '../../errors.js';
-import { isMysqlUrl } from '../database-url.js';
+import { isMysqlUrl } from './url.js';
 import { quoteMysqlIdent } from '../sql-identifier.js';
 
 export interface MysqlUrlParts {

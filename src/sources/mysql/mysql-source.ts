@@ -432,8 +432,3 @@ function keysetParams(after: Array<string | Buffer>): Array<string | Buffer> {
 function joinNote(existing: string | undefined, note: string): string {
   return existing ? `${existing} ${note}` : note;
 }
-
-/** Entry point used by `openSource` (src/sources/open.ts) for mysql:// and mariadb:// sources. */
-export function openMysqlSource(url: string, options: MysqlSourceOptions = {}): Promise<MysqlSource> {
-  return MysqlSource.open(url, options);
-}

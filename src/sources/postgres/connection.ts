@@ -6,9 +6,7 @@
  */
 import pg from 'pg';
 import { SiardOcflError } from '../../errors.js';
-import { isPostgresUrl } from '../database-url.js';
-
-/** True for the URLs the CLI treats as PostgreSQL (`postgres://` or `postgresql://`). */
+import { isPostgresUrl } from './url.js';
 
 /** host:port/db of a URL without the password, for messages. */
 export function describePostgresUrl(url: string): string {

@@ -404,11 +404,6 @@ interface Locator {
   ctid: string;
 }
 
-/** Entry point used by `openSource` (src/sources/open.ts) for postgres:// sources. */
-export function openPostgresSource(url: string, options: PostgresSourceOptions = {}): Promise<PostgresSource> {
-  return PostgresSource.open(url, options);
-}
-
 /** The URL without its password, for `<connection>` in metadata.xml. */
 export function redactUrl(url: string): string {
   try {
