@@ -37,7 +37,7 @@ function layout(title: string, body: SafeHtml, crumbs: SafeHtml[] = []): string 
   );
 }
 
-export const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#222}nav{background:#234;padding:.5em 1em}
+export const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#222}nav{background:#234;color:#9ab;padding:.5em 1em}
 nav a{color:#fff}main{padding:0 1em 2em}table{border-collapse:collapse;margin:.5em 0}
 td,th{border:1px solid #ccc;padding:2px 6px;vertical-align:top;text-align:left;max-width:40em;overflow-wrap:anywhere}
 th{background:#eef}.null{color:#999;font-style:italic}.num{text-align:right}.pager a{margin-right:1em}

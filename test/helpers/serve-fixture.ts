@@ -47,10 +47,9 @@ export interface ServeFixture {
   sha256(b: Buffer): string;
 }
 
-/** Builds the database and the root in `work` (init, ingest v1, a change, ingest v2). */
-export async function makeServeFixture(work: string): Promise<ServeFixture> {
+/** Builds the database in `work` and the root (`work/root`, or `root`: an s3:// one) by init, ingest v1, a change, ingest v2. */
+export async function makeServeFixture(work: string, root = path.join(work, 'root')): Promise<ServeFixture> {
   const db = path.join(work, 'source.db');
-  const root = path.join(work, 'root');
   const docs = new Map<number, Buffer | null>([
     [1, tinyPng()],
     [2, Buffer.from(SVG_SCRIPT.padEnd(300, ' '))],
