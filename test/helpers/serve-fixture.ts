@@ -11,12 +11,12 @@ import Database from '../../src/sources/sqlite/driver.js';
 import { runCli } from './cli.js';
 
 export const HOSTILE_TEXT = `<script>alert("cell")</script><img src=x onerror=alert(1)>&amp;"'`;
-export const SVG_SCRIPT = `<svg xmlns="http://www.w3.org/2000/svg"><script>alert('svg')</script><circle r="5"/></svg>`;
-export const HTML_SCRIPT = `<!doctype html><html><body><script>alert('html')</script><p>page</p></body></html>`;
+const SVG_SCRIPT = `<svg xmlns="http://www.w3.org/2000/svg"><script>alert('svg')</script><circle r="5"/></svg>`;
+const HTML_SCRIPT = `<!doctype html><html><body><script>alert('html')</script><p>page</p></body></html>`;
 export const ID = 'urn:example:reading-room';
 export const MANY_ROWS = 130;
 
-export function tinyPng(): Buffer {
+function tinyPng(): Buffer {
   const chunk = (type: string, data: Buffer) => {
     const len = Buffer.alloc(4);
     len.writeUInt32BE(data.length);
