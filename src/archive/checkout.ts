@@ -69,7 +69,7 @@ export async function checkoutArchive(
  * Joins the split LOBs of the archive at `siardFile` (package folder = dest); returns how many.
  * `storageBase`: where the LOB folders lie when the archive's lobFolder is absolute (relocated).
  */
-export async function joinSplitLobs(siardFile: string, siardPath = path.basename(siardFile), storageBase?: string): Promise<number> {
+async function joinSplitLobs(siardFile: string, siardPath = path.basename(siardFile), storageBase?: string): Promise<number> {
   const zipped = firstZippedLobFolder(await fsp.readdir(path.dirname(siardFile)));
   if (zipped !== undefined) {
     const why = '--join-chunks joins split LOBs in plain folders only, so check out without it';

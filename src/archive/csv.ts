@@ -9,7 +9,7 @@
 const NEEDS_QUOTES = /[",\r\n]/;
 
 /** One field: null = NULL (nothing), "" = `""`, otherwise quoted only where RFC 4180 needs it. */
-export function csvField(value: string | null): string {
+function csvField(value: string | null): string {
   if (value === null) return '';
   if (value === '' || NEEDS_QUOTES.test(value)) return `"${value.replaceAll('"', '""')}"`;
   return value;

@@ -203,7 +203,7 @@ export interface PackagePlan {
  * Which files of a received SIARD package belong in the object: the .siard, every LOB part its
  * cells reference inside the package folder, and the other files of those LOB folders.
  */
-export async function planSiardPackage(siardFile: string): Promise<PackagePlan> {
+async function planSiardPackage(siardFile: string): Promise<PackagePlan> {
   // A segmented SIARD file (named by a member or its stem) is taken whole, every segment as received.
   const set = localSegmentSet(siardFile);
   const st = set ? undefined : await fsp.stat(siardFile).catch(() => undefined);
@@ -310,7 +310,7 @@ export interface IngestPackageOptions extends VersionInfoOptions {
 }
 
 /** Stores a received SIARD package, unchanged, as a new version of object `id`. */
-export async function ingestSiardPackage(
+async function ingestSiardPackage(
   siardFile: string,
   rootArg: string | OcflStorageRoot,
   id: string,

@@ -3,7 +3,7 @@
  * serialisation is inventory-chunks.ts.
  */
 import { SiardOcflError } from '../errors.js';
-import { digestSync, isDigestAlgorithm, MultiHasher } from './digest.js';
+import { digestSync, isDigestAlgorithm } from './digest.js';
 import {
   arrayLength,
   objectMembers,
@@ -267,14 +267,6 @@ export function parseInventoryVersions(
 /** Contents of `inventory.json.<alg>` for inventory bytes of this digest. */
 export function sidecarOfDigest(digest: string): string {
   return `${digest} inventory.json\n`;
-}
-
-/** Contents of `inventory.json.<alg>`: the digest, one space, the file name (as the OCFL fixtures write it). */
-export function sidecarContent(inventoryBytes: Uint8Array | Uint8Array[], digestAlgorithm: string): string {
-  if (!Array.isArray(inventoryBytes)) return `${digestSync(digestAlgorithm, inventoryBytes)} inventory.json\n`;
-  const hasher = MultiHasher.createSync([digestAlgorithm]);
-  for (const piece of inventoryBytes) hasher.update(piece);
-  return `${hasher.digests()[digestAlgorithm]} inventory.json\n`;
 }
 
 /** The digest a sidecar file records (first whitespace-separated token), or undefined when malformed. */

@@ -165,12 +165,12 @@ async function initObjectStoreRoot(
 }
 
 /** The local workspace of a root on an object store: given, else one per root in the temporary folder. */
-export function objectStoreWorkspaceDir(location: string, given?: string): string {
+function objectStoreWorkspaceDir(location: string, given?: string): string {
   return given ?? path.join(os.tmpdir(), 'siard-ocfl-work', digestSync('sha256', location).slice(0, 16));
 }
 
 /** Where the lease objects of a root on an object store lie (inside our own root extension). */
-export const LEASE_DIR = 'extensions/siard-ocfl-workspace/locks';
+const LEASE_DIR = 'extensions/siard-ocfl-workspace/locks';
 
 /** An opened root, or the root at a location (a folder or an s3:// URL). */
 export async function rootOf(root: string | OcflStorageRoot, options: RootOptions = {}): Promise<OcflStorageRoot> {

@@ -1,7 +1,8 @@
 /**
  * Issue 14, on every Node line (CI): the package as users get it. `npm pack`, then `npm install -g`
  * of the tarball into a fresh prefix with this line's npm, gives a siard-ocfl command whose native
- * modules were installed for this line, and that command exports a database.
+ * modules were installed for this line, and that command exports a database; the package's library
+ * entry imports with the promised names.
  *
  * better-sqlite3 12.x installs its binary with prebuild-install, which a user's machine downloads
  * from the project's GitHub releases; this machine reaches no host but the npm registry, so the
@@ -64,6 +65,18 @@ test('npm pack, then npm install -g of the tarball, gives a siard-ocfl command t
   const version = spawnSync(cmd, ['--version'], { encoding: 'utf8' });
   t.is(version.status, 0, version.stderr);
   t.is(version.stdout, `${pkg.version}\n`);
+  // The library as a user imports it from the installed package: the promised names, no internals.
+  const lib = spawnSync(
+    process.execPath,
+    ['--input-type=module', '-e', "const api = await import('siard-ocfl'); process.stdout.write(Object.keys(api).join(','))"],
+    { cwd: path.join(prefix, 'lib'), encoding: 'utf8' },
+  );
+  t.is(lib.status, 0, lib.stderr);
+  const names = lib.stdout.split(',');
+  for (const name of ['openRoot', 'ingest', 'audit', 'relocate', 'checkoutArchive', 'restore', 'validatePath', 'SiardOcflError']) {
+    t.true(names.includes(name), `the package exports ${name}`);
+  }
+  t.false(names.includes('StagedVersionSink'), 'internals stay inside');
   // The SQLite binary came with it: a real export runs from the installed command.
   const db = path.join(base, 'nw.db');
   t.is(spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'fixtures', 'northwind.js'), db]).status, 0);

@@ -24,7 +24,7 @@ export interface Layout0003Config {
 }
 
 /** The extension's defaults, applied to every parameter a config.json leaves out. */
-export const LAYOUT_0003_DEFAULTS: Readonly<Layout0003Config> = Object.freeze({
+const LAYOUT_0003_DEFAULTS: Readonly<Layout0003Config> = Object.freeze({
   extensionName: LAYOUT_0003_NAME,
   digestAlgorithm: 'sha256',
   tupleSize: 3,
@@ -88,7 +88,7 @@ export function validateLayout0003Config(input: unknown, requireExtensionName = 
 }
 
 /** Refuses ids the layout cannot map faithfully: empty, non-strings, lone surrogates. */
-export function assertValidObjectId(id: unknown): asserts id is string {
+function assertValidObjectId(id: unknown): asserts id is string {
   if (typeof id !== 'string') throw new UsageError(`An object id must be a string, not ${typeof id}.`, 'INVALID_OBJECT_ID');
   if (id === '') throw new UsageError('An object id must not be empty.', 'INVALID_OBJECT_ID');
   const lone = /\p{Surrogate}/u.exec(id); // in 'u' mode only unpaired surrogates match
@@ -115,7 +115,7 @@ function isSafeByte(b: number): boolean {
  * Percent-encodes an id's UTF-8 bytes per 0003. Safe characters are ASCII, so working per byte
  * equals the Python's per-character loop.
  */
-export function percentEncode0003(utf8: Uint8Array): string {
+function percentEncode0003(utf8: Uint8Array): string {
   let out = '';
   for (const b of utf8) out += isSafeByte(b) ? String.fromCharCode(b) : '%' + b.toString(16).padStart(2, '0');
   return out;

@@ -2,4 +2,3 @@
 export * from './storage-layout.js';
 export * from './hash-and-id-n-tuple-layout.js';
 export * from './registry.js';
-export { loadIdDigest } from './id-digest.js';

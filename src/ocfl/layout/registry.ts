@@ -21,7 +21,7 @@ const FACTORIES = new Map<string, LayoutFactory>([
 
 export const OCFL_LAYOUT_FILE = 'ocfl_layout.json';
 
-export function knownLayoutNames(): string[] {
+function knownLayoutNames(): string[] {
   return [...FACTORIES.keys()];
 }
 

@@ -14,7 +14,6 @@ import { checkObject } from './object.js';
 import { checkStorageRoot } from './storage-root.js';
 
 export type { Finding, ValidationResult } from './findings.js';
-export { CODE_SUMMARIES, EMITTED, NOT_CHECKED } from './codes.js';
 
 export interface ValidateOptions {
   /** Verify content and fixity digests (default true). */
@@ -69,7 +68,7 @@ async function assertFolder(o: Opened): Promise<void> {
 }
 
 /** Which OCFL thing a folder is, judged by its declaration file; undefined when it has none. */
-export async function ocflKind(target: ValidationTarget): Promise<PathKind | undefined> {
+async function ocflKind(target: ValidationTarget): Promise<PathKind | undefined> {
   const o = await open(target);
   const entries = (await listDir(o.storage, o.path)) ?? [];
   if (entries.some((e) => e.name.startsWith('0=ocfl_object_'))) return 'object';

@@ -154,14 +154,3 @@ export class ChildMetsWriter {
     return { ...written, segment: this.options.segment, objId: this.objId, fileCount };
   }
 }
-
-/** Writes a whole child METS to `out` from a list (or stream) of the segment's files. */
-export async function writeChildMets(
-  out: ByteWriter,
-  options: ChildMetsOptions,
-  files: Iterable<MetsLobFile> | AsyncIterable<MetsLobFile>,
-): Promise<WrittenChildMets> {
-  const writer = new ChildMetsWriter(out, options);
-  for await (const file of files) await writer.addFile(file);
-  return writer.finish();
-}

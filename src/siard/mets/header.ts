@@ -12,9 +12,9 @@ import { METS_NS, XLINK_NS, XSI_NS } from './types.js';
 import { escapeXmlAttribute } from '../xml-text.js';
 import { attr } from './xml-text.js';
 
-export const METS_SCHEMA_LOCATION = 'http://www.loc.gov/standards/mets/mets.xsd';
+const METS_SCHEMA_LOCATION = 'http://www.loc.gov/standards/mets/mets.xsd';
 /** TYPE of both documents, as the seed names the index. */
-export const METS_INDEX_TYPE = 'SIARD2.0 INDEX';
+const METS_INDEX_TYPE = 'SIARD2.0 INDEX';
 const DEFAULT_AGENT_NAME = 'siard-ocfl';
 
 export interface MetsHeaderOptions {

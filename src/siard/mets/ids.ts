@@ -46,11 +46,3 @@ export function lobFileId(identity: LobIdentity): string {
   const owner = lobOwnerId(identity);
   return identity.part === undefined ? owner : `${owner}.p${ncNameOf(identity.part)}`;
 }
-
-/** Reads `s0.t2.c4.r1` (optionally `.p<part>`) back; undefined when the text has another form. */
-export function parseLobOwnerId(text: string): LobIdentity | undefined {
-  const m = /^s(\d+)\.t(\d+)\.c(\d+)\.r(\d+)$/.exec(text);
-  if (!m) return undefined;
-  const [schema, table, column, row] = m.slice(1).map(Number) as [number, number, number, number];
-  return { schema, table, column, row };
-}

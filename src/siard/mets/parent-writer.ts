@@ -23,9 +23,9 @@ import { CHILD_IP_USE, METS_FILE_NAME, NODE_HASH_OF_CHECKSUM_TYPE, type MetsChec
 import { encodeUriPath } from '../uri-path.js';
 import { attr, ncNameOf } from './xml-text.js';
 
-export const SIARD_FILE_ID = 'ID_SIARD_ARCHIVE';
-export const SIARD_MIMETYPE = 'application/zip';
-export const METS_MIMETYPE = 'text/xml';
+const SIARD_FILE_ID = 'ID_SIARD_ARCHIVE';
+const SIARD_MIMETYPE = 'application/zip';
+const METS_MIMETYPE = 'text/xml';
 
 export interface ParentMetsSiardFile {
   /** path of the `.siard` relative to the parent METS folder, e.g. `Northwind.siard` */

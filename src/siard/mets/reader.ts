@@ -14,7 +14,7 @@ import { METS_NS, XLINK_NS, type ParsedMets, type ParsedMetsFile, type ParsedStr
 export type MetsInput = string | Uint8Array | AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>;
 
 /** A METS larger than this is refused (a child of 100,000 files is about 40 MB). */
-export const MAX_METS_BYTES = 2 * 1024 * 1024 * 1024;
+const MAX_METS_BYTES = 2 * 1024 * 1024 * 1024;
 
 function metsError(what: string, message: string): SiardOcflError {
   return new SiardOcflError(`${what} is not a usable METS file: ${message.replace(/\.+$/, '')}.`, { code: 'METS_MALFORMED', exitCode: 1 });

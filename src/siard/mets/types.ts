@@ -20,7 +20,7 @@ export const CHILD_IP_USE = 'child IP';
  * digests (MD5, SHA-1, SHA-256) are a subset, so a cell digest is written unchanged.
  */
 export type MetsChecksumType = DigestName;
-export const METS_CHECKSUM_TYPES: readonly MetsChecksumType[] = ['MD5', 'SHA-1', 'SHA-256', 'SHA-384', 'SHA-512'];
+const METS_CHECKSUM_TYPES: readonly MetsChecksumType[] = ['MD5', 'SHA-1', 'SHA-256', 'SHA-384', 'SHA-512'];
 
 /** CHECKSUMTYPE -> node:crypto (and OCFL digest registry) name. */
 export const NODE_HASH_OF_CHECKSUM_TYPE: Readonly<Record<MetsChecksumType, string>> = ALGORITHM_OF_DIGEST_NAME;

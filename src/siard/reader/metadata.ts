@@ -34,7 +34,7 @@ import { unescapeSiard } from './escape.js';
 import type { SiardOtherObject, SiardReadColumnExtras, SiardReadField, SiardReadMetadata } from './types.js';
 import { child, children, childText, parseXmlTree, type XmlElement } from './xml-tree.js';
 
-export const SIARD_NAMESPACES = {
+const SIARD_NAMESPACES = {
   '1.0': 'http://www.bar.admin.ch/xmlns/siard/1.0/metadata.xsd',
   '2': 'http://www.bar.admin.ch/xmlns/siard/2/metadata.xsd',
 } as const;

@@ -70,7 +70,7 @@ function fieldMayHoldLobs(f: SiardReadField): boolean {
 }
 
 /** Whether the table's cells may hold LOBs, by its metadata alone. */
-export function mayHoldLobs(t: SiardTableRef): boolean {
+function mayHoldLobs(t: SiardTableRef): boolean {
   return t.table.columns.some((c, i) => {
     const extras = t.columnExtras[i];
     return (
@@ -85,7 +85,7 @@ export function mayHoldLobs(t: SiardTableRef): boolean {
 }
 
 /** The LOBs of one table, counted from its cells (streamed: constant memory); `onRow` per row read. */
-export async function summariseLobs(reader: SiardReader, t: SiardTableRef, onRow?: () => void): Promise<LobSummary> {
+async function summariseLobs(reader: SiardReader, t: SiardTableRef, onRow?: () => void): Promise<LobSummary> {
   const s: LobSummary = { lobCells: 0, lobBytes: 0, lobCharacters: 0, lobCellsWithoutLength: 0, inlineLobs: 0, inlineLobBytes: 0 };
   const inlineFamilies = t.table.columns.map((c) => {
     const f = columnTypeFamily(c.type);

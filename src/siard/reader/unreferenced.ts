@@ -87,7 +87,7 @@ export async function findUnreferencedLobFiles(
 }
 
 /** Listing on disk, inside the package folder only, not following symbolic links. */
-export function fileSystemLister(packageDir: string): PackageLister {
+function fileSystemLister(packageDir: string): PackageLister {
   const inside = (folder: string): string | undefined => {
     const base = path.join(packageDir, ...folder.split('/').filter((s) => s !== ''));
     const rel = path.relative(packageDir, base);

@@ -405,7 +405,7 @@ interface Locator {
 }
 
 /** The URL without its password, for `<connection>` in metadata.xml. */
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   try {
     const u = new URL(url);
     u.password = '';
