@@ -15,6 +15,9 @@ const SVG_SCRIPT = `<svg xmlns="http://www.w3.org/2000/svg"><script>alert('svg')
 const HTML_SCRIPT = `<!doctype html><html><body><script>alert('html')</script><p>page</p></body></html>`;
 export const ID = 'urn:example:reading-room';
 export const MANY_ROWS = 130;
+/** With `layouts`: the v2 database again, its LOB segment folders as ZIPs (--lobseg-zip), and as a segmented SIARD file. */
+export const ZIP_ID = 'urn:example:reading-room-zip';
+export const SEGMENTED_ID = 'urn:example:reading-room-segmented';
 
 function tinyPng(): Buffer {
   const chunk = (type: string, data: Buffer) => {
@@ -48,7 +51,7 @@ export interface ServeFixture {
 }
 
 /** Builds the database in `work` and the root (`work/root`, or `root`: an s3:// one) by init, ingest v1, a change, ingest v2. */
-export async function makeServeFixture(work: string, root = path.join(work, 'root')): Promise<ServeFixture> {
+export async function makeServeFixture(work: string, root = path.join(work, 'root'), layouts = false): Promise<ServeFixture> {
   const db = path.join(work, 'source.db');
   const docs = new Map<number, Buffer | null>([
     [1, tinyPng()],
@@ -88,5 +91,14 @@ export async function makeServeFixture(work: string, root = path.join(work, 'roo
   d2.close();
   const r = await runCli(['ingest', db, '--root', root, '--id', ID, ...limits], { env });
   if (r.code !== 0) throw new Error(`second ingest failed: ${r.stderr}`);
+  if (layouts) {
+    for (const args of [
+      ['--id', ZIP_ID, ...limits, '--lobseg-zip'],
+      ['--id', SEGMENTED_ID, ...limits, '--max-siard-bytes', '13450'],
+    ]) {
+      const more = await runCli(['ingest', db, '--root', root, ...args], { env });
+      if (more.code !== 0) throw new Error(`ingest ${args[1]} failed: ${more.stderr}`);
+    }
+  }
   return { db, root, docs, many, sha256: (b) => createHash('sha256').update(b).digest('hex') };
 }

@@ -10,14 +10,14 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { runCli } from '../helpers/cli.js';
 import { startServe, type Served } from '../helpers/serve.js';
-import { HOSTILE_TEXT, ID, makeServeFixture, MANY_ROWS, type ServeFixture } from '../helpers/serve-fixture.js';
+import { HOSTILE_TEXT, ID, makeServeFixture, MANY_ROWS, SEGMENTED_ID, ZIP_ID, type ServeFixture } from '../helpers/serve-fixture.js';
 import { tempDir } from '../helpers/tmp.js';
 
 let fx: ServeFixture;
 let served: Served;
 
 test.before(async () => {
-  fx = await makeServeFixture(tempDir('siard-ocfl-serve-pages-'));
+  fx = await makeServeFixture(tempDir('siard-ocfl-serve-pages-'), undefined, true);
   served = await startServe(['--root', fx.root, '--port', '0']);
 });
 
@@ -36,10 +36,13 @@ function links(page: string, pathname: string): string[] {
   return [...page.matchAll(/href="([^"]*)"/g)].map((m) => m[1]!.replaceAll('&amp;', '&')).filter((h) => h.split('?')[0] === pathname);
 }
 
-function one(page: string, pathname: string, contains: string): string {
-  const found = links(page, pathname).filter((h) => decodeURIComponent(h.replaceAll('+', ' ')).includes(contains));
-  if (found.length === 0) throw new Error(`no link to ${pathname} with ${contains}`);
-  return found[0]!;
+/** The first link to `pathname` whose query has `key=value` (exactly that value). */
+function one(page: string, pathname: string, keyValue: string): string {
+  const eq = keyValue.indexOf('=');
+  const [key, value] = [keyValue.slice(0, eq), keyValue.slice(eq + 1)];
+  const found = links(page, pathname).find((h) => new URLSearchParams(h.split('?')[1] ?? '').get(key) === value);
+  if (!found) throw new Error(`no link to ${pathname} with ${keyValue}`);
+  return found;
 }
 
 test('the first line names the root and the address; pages forbid scripts and carry none', async (t) => {
@@ -63,7 +66,7 @@ test('/ lists the objects (id, head, date, files) and filters them by id', async
 });
 
 test("an object: its versions (user, message), a version's files, what changed from v1 to v2", async (t) => {
-  const object = await get(one((await get('/')).text, '/object', ID));
+  const object = await get(one((await get('/')).text, '/object', `id=${ID}`));
   t.is(object.status, 200);
   t.true(object.text.includes('Reading Room Test'));
   t.true(object.text.includes('siard-ocfl ingest of'));
@@ -79,7 +82,10 @@ test("an object: its versions (user, message), a version's files, what changed f
 
 test('a file of a version downloads as its exact bytes (the inventory digest)', async (t) => {
   const listed = await runCli(['ls', '--root', fx.root]);
-  const objectDir = listed.stdout.trim().split('\t')[2]!;
+  const objectDir = listed.stdout
+    .split('\n')
+    .find((l) => l.startsWith(`${ID}\t`))!
+    .split('\t')[2]!;
   const inventory = JSON.parse(readFileSync(path.join(fx.root, objectDir, 'inventory.json'), 'utf8'));
   const digest = Object.entries(inventory.versions.v1.state as Record<string, string[]>).find(([, paths]) =>
     paths.includes('source.siard'),
@@ -231,3 +237,21 @@ test('CSV of a table, value by value against the database; hostile text kept as 
   t.deepEqual(people[1], ['1', HOSTILE_TEXT, '"><script>alert(2)</script>']);
   t.deepEqual(people[2], ['2', 'Ada', null]);
 });
+
+for (const [label, objectId, file] of [
+  ['LOB segment folders as ZIPs (--lobseg-zip)', ZIP_ID, 'source_lobseg_0.zip'],
+  ['a segmented SIARD file (--max-siard-bytes)', SEGMENTED_ID, 'source.siard.z'],
+]) {
+  test(`${label}: the table pages and a split LOB's exact bytes`, async (t) => {
+    const object = await get(one((await get('/')).text, '/object', `id=${objectId}`));
+    t.true((await get(one(object.text, '/version', 'v=v1'))).text.includes(file!));
+    const archive = await get(one(object.text, '/archive', 'v=v1'));
+    const docs = (await get(one(archive.text, '/table', 't=docs'))).text;
+    const row = (await get(one(docs, '/row', 'r=6'))).text;
+    const download = await bytes(one(row, '/lob', 'download=1'));
+    t.is(download.status, 200);
+    t.is(fx.sha256(download.body), fx.sha256(fx.docs.get(6)!));
+    const many = await get(one(archive.text, '/table', 't=many'));
+    t.regex(many.text, />50<\/a><\/td>/);
+  });
+}
