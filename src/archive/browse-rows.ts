@@ -56,6 +56,64 @@ export async function readRowsPage(
   return { rows, more: false };
 }
 
+export interface SearchOptions {
+  /** the text looked for, compared case-insensitively with each cell's text (hex for binary, JSON for ARRAY/UDT) */
+  query: string;
+  /** only this column (0-based); undefined: every column */
+  column?: number;
+  /** rows up to this index are skipped (a continued search) */
+  after: number;
+  /** at most this many matching rows */
+  limit: number;
+  /** stop scanning after this many milliseconds (the page then offers to continue) */
+  budgetMs: number;
+}
+
+export interface SearchResult {
+  rows: RowView[];
+  /** the last row index scanned */
+  scannedTo: number;
+  /** the whole table was scanned */
+  complete: boolean;
+}
+
+/**
+ * The rows of a table holding `query`, found by scanning the table XML from its start (no index:
+ * a search costs a read of the table up to the last row it looks at). It stops at `limit` matches,
+ * at the end of the table, or when its time budget is spent; `scannedTo` says where to continue.
+ */
+export async function searchRows(archive: OpenedArchive, t: SiardTableRef, o: SearchOptions): Promise<SearchResult> {
+  const needle = o.query.toLowerCase();
+  const rows: RowView[] = [];
+  const deadline = Date.now() + o.budgetMs;
+  let scannedTo = o.after;
+  for await (const batch of archive.reader.rowBatches(t)) {
+    for (const row of batch) {
+      if (row.index <= o.after) continue;
+      const view = rowView(t, row);
+      const cells = o.column === undefined ? view.cells : [view.cells[o.column] ?? { kind: 'null' as const }];
+      if (cells.some((c) => cellText(c)?.toLowerCase().includes(needle))) rows.push(view);
+      scannedTo = row.index;
+      if (rows.length === o.limit) return { rows, scannedTo, complete: false };
+    }
+    if (Date.now() > deadline) return { rows, scannedTo, complete: false };
+  }
+  return { rows, scannedTo, complete: true };
+}
+
+function cellText(c: CellView): string | undefined {
+  switch (c.kind) {
+    case 'text':
+      return c.text;
+    case 'binary':
+      return c.hex;
+    case 'complex':
+      return c.json;
+    default:
+      return undefined;
+  }
+}
+
 /** Row `index` (1-based) of a table, or undefined when the table is shorter. */
 export async function findRow(archive: OpenedArchive, t: SiardTableRef, index: number): Promise<SiardReadRow | undefined> {
   if (!Number.isSafeInteger(index) || index < 1) return undefined;

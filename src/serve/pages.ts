@@ -332,30 +332,74 @@ export interface TableParams extends ArchiveAt {
   t: string;
 }
 
+function rowsTable(at: TableParams, t: SiardTableRef, rows: RowView[]): SafeHtml {
+  return html`<table id="rows">
+    <thead>
+      <tr>
+        <th>row</th>
+        ${t.table.columns.map((c) => html`<th>${c.name}</th>`)}
+      </tr>
+    </thead>
+    <tbody>
+      ${rows.map(
+        (r) =>
+          html`<tr>
+            <td><a href="${href('/row', { ...at, r: r.index })}">${r.index}</a></td>
+            ${r.cells.map((c) => html`<td>${cell(at, r, c, 200)}</td>`)}
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
+}
+
+/** The search form: a text, in one column or all; GET /table with the table's parameters. */
+function searchForm(at: TableParams, t: SiardTableRef, query: string, column: string): SafeHtml {
+  return html`<form method="get" action="/table" id="search">
+    <input type="hidden" name="id" value="${at.id}" /><input type="hidden" name="v" value="${at.v}" />
+    <input type="hidden" name="s" value="${at.s}" /><input type="hidden" name="t" value="${at.t}" />
+    <label>Find <input name="q" value="${query}" /></label>
+    <label
+      >in
+      <select name="col">
+        <option value="">every column</option>
+        ${t.table.columns.map((c) => html`<option${c.name === column ? html` selected` : ''}>${c.name}</option>`)}
+      </select></label
+    >
+    <button>Search</button> (a scan of the table from its start: no index is built)
+  </form>`;
+}
+
 export function tablePage(at: TableParams, t: SiardTableRef, rows: RowView[], page: number, more: boolean): string {
   const body = html`<p>
       ${t.table.rows} rows. ${t.table.description ?? ''} <a href="${href('/csv', { ...at })}" download>CSV of the whole table</a>
     </p>
-    ${structure(t.table)}
-    <table id="rows">
-      <thead>
-        <tr>
-          <th>row</th>
-          ${t.table.columns.map((c) => html`<th>${c.name}</th>`)}
-        </tr>
-      </thead>
-      <tbody>
-        ${rows.map(
-          (r) =>
-            html`<tr>
-              <td><a href="${href('/row', { ...at, r: r.index })}">${r.index}</a></td>
-              ${r.cells.map((c) => html`<td>${cell(at, r, c, 200)}</td>`)}
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-    ${pager('/table', { ...at }, page, more)}`;
+    ${structure(t.table)} ${searchForm(at, t, '', '')} ${rowsTable(at, t, rows)} ${pager('/table', { ...at }, page, more)}`;
   return layout(`${t.schema.name}.${t.table.name}`, body, archiveCrumbs(at));
+}
+
+export interface SearchShown {
+  query: string;
+  /** column name, '' for every column */
+  column: string;
+  after: number;
+  rows: RowView[];
+  scannedTo: number;
+  complete: boolean;
+}
+
+export function searchPage(at: TableParams, t: SiardTableRef, found: SearchShown): string {
+  const where = found.column === '' ? 'any column' : `column ${found.column}`;
+  const status = found.complete
+    ? html`Scanned rows ${found.after + 1} to the end (${found.scannedTo}).`
+    : html`Scanned rows ${found.after + 1} to ${found.scannedTo} of ${t.table.rows}.
+        <a rel="next" href="${href('/table', { ...at, q: found.query, col: found.column || undefined, after: found.scannedTo })}"
+          >continue the search</a
+        >`;
+  const body = html`${searchForm(at, t, found.query, found.column)}
+    <p id="search-status">${found.rows.length} rows holding "${found.query}" in ${where}. ${status}</p>
+    ${rowsTable(at, t, found.rows)}
+    <p><a href="${href('/table', { ...at })}">all rows</a></p>`;
+  return layout(`${t.schema.name}.${t.table.name}: search`, body, archiveCrumbs(at));
 }
 
 function cell(at: TableParams, r: RowView, c: CellView, max: number): SafeHtml {

@@ -6,12 +6,23 @@
  */
 import { Readable } from 'node:stream';
 import { diffVersions, storedBytes, versionFiles } from '../archive/browse.js';
-import { findRow, findTable, openCellBytes, readRowsPage, rowView } from '../archive/browse-rows.js';
+import { findRow, findTable, openCellBytes, readRowsPage, rowView, searchRows } from '../archive/browse-rows.js';
 import { csvRecord } from '../archive/csv.js';
 import type { OpenedArchive } from '../archive/open-archive.js';
 import { tableTextRows } from '../archive/rows.js';
 import type { SiardTableRef } from '../siard/reader/siard-reader.js';
-import { archivePage, diffPage, objectPage, rootPage, rowPage, tablePage, versionPage, type ArchiveAt, type TableParams } from './pages.js';
+import {
+  archivePage,
+  diffPage,
+  objectPage,
+  rootPage,
+  rowPage,
+  searchPage,
+  tablePage,
+  versionPage,
+  type ArchiveAt,
+  type TableParams,
+} from './pages.js';
 import { lobHeaders, previewOf, SNIFF_BYTES } from './preview.js';
 import { HttpError, type Reply, type Room } from './room.js';
 
@@ -58,6 +69,26 @@ async function rowAt(room: Room, q: URLSearchParams) {
   const row = /^[1-9][0-9]{0,15}$/.test(r) ? await findRow(found.archive, found.t, Number(r)) : undefined;
   if (!row) throw new HttpError(404, `Table ${found.t.table.name} has no row "${r}".`);
   return { ...found, row };
+}
+
+const SEARCH_BUDGET_MS = 2000;
+
+/** Rows holding `query`, by a scan from the start (or from `after`), within a time budget (browse-rows.ts). */
+async function search(at: TableParams, archive: OpenedArchive, t: SiardTableRef, query: string, q: URLSearchParams) {
+  const col = q.get('col') ?? '';
+  const column = col === '' ? undefined : t.table.columns.findIndex((c) => c.name === col);
+  if (column === -1) throw new HttpError(404, `Table ${t.table.name} has no column "${col}".`);
+  const afterText = q.get('after') ?? '0';
+  if (!/^[0-9]{1,16}$/.test(afterText)) throw new HttpError(400, `"${afterText}" is not a row number.`);
+  const after = Number(afterText);
+  const found = await searchRows(archive, t, {
+    query,
+    ...(column !== undefined ? { column } : {}),
+    after,
+    limit: PAGE_SIZE,
+    budgetMs: SEARCH_BUDGET_MS,
+  });
+  return searchPage(at, t, { query, column: col, after, ...found });
 }
 
 /** A stream sent after its first bytes decided how (preview.ts). */
@@ -136,6 +167,8 @@ export const ROUTES: Record<string, Route> = {
 
   '/table': async (room, q) => {
     const { at, archive, t } = await tableAt(room, q);
+    const query = q.get('q');
+    if (query !== null && query !== '') return search(at, archive, t, query, q);
     const page = pageNumber(q);
     const { rows, more } = await readRowsPage(archive, t, (page - 1) * PAGE_SIZE, PAGE_SIZE);
     if (rows.length === 0 && page > 1) throw new HttpError(404, `Table ${t.table.name} has no page ${page}.`);

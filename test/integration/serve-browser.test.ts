@@ -63,7 +63,7 @@ async function follow(page: Page, text: string, scope = 'body'): Promise<void> {
 
 const rowNumbers = (page: Page) => page.$$eval('#rows tbody tr td:first-child', (tds) => tds.map((td) => Number(td.textContent)));
 
-browserTest('from / to a table, paging, a row, a LOB downloaded with its exact bytes', async (t) => {
+browserTest('from / to a table, paging, a row, a search, a LOB downloaded with its exact bytes', async (t) => {
   const page = await newPage();
   await page.goto(served.url);
   await follow(page, ID, '#objects');
@@ -81,6 +81,15 @@ browserTest('from / to a table, paging, a row, a LOB downloaded with its exact b
   );
   await follow(page, '57', '#rows');
   t.regex(await page.$eval('#row', (e) => e.textContent ?? ''), /row 57/);
+  await follow(page, 'database', 'nav');
+  await follow(page, 'many', '.tables');
+  await page.type('#search input[name=q]', 'QUOTED');
+  await page.select('#search select[name=col]', 't');
+  await Promise.all([page.waitForNavigation(), page.click('#search button')]);
+  t.deepEqual(
+    await rowNumbers(page),
+    fx.many.filter(([, text]) => text.includes('quoted')).map(([id]) => id),
+  );
   await follow(page, 'database', 'nav');
   await follow(page, 'docs', '.tables');
   if (process.env.SCREENSHOT) await page.screenshot({ path: process.env.SCREENSHOT });

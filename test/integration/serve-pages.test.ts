@@ -255,3 +255,36 @@ for (const [label, objectId, file] of [
     t.regex(many.text, />50<\/a><\/td>/);
   });
 }
+
+const searchRowNumbers = (page: string) => [...page.matchAll(/<td><a href="\/row\?[^"]*">(\d+)<\/a><\/td>/g)].map((m) => Number(m[1]));
+
+test('search within a table: every column or one, case-insensitive, 50 at a time with a continue link; the query escaped', async (t) => {
+  const many = `/table?id=${encodeURIComponent(ID)}&v=v2&s=main&t=many`;
+  const quoted = await get(`${many}&q=QUOTED`);
+  t.is(quoted.status, 200);
+  t.deepEqual(
+    searchRowNumbers(quoted.text),
+    fx.many.filter(([, text]) => text.includes('quoted')).map(([id]) => id),
+  );
+  t.regex(quoted.text, /Scanned rows 1 to the end \(130\)/);
+  const startsWithOne = await get(`${many}&col=id&q=1`);
+  t.deepEqual(
+    searchRowNumbers(startsWithOne.text),
+    fx.many.filter(([id]) => String(id).includes('1')).map(([id]) => id),
+  );
+  const first = await get(`${many}&q=row`);
+  t.deepEqual(
+    searchRowNumbers(first.text),
+    Array.from({ length: 50 }, (_, i) => i + 1),
+  );
+  const more = one(first.text, '/table', 'after=50');
+  t.deepEqual(
+    searchRowNumbers((await get(more)).text),
+    Array.from({ length: 50 }, (_, i) => i + 51),
+  );
+  const hostile = await get(`${many}&q=${encodeURIComponent('"><script>alert(1)</script>')}`);
+  t.false(hostile.text.includes('<script>'));
+  t.true(hostile.text.includes('value="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"'));
+  t.is((await get(`${many}&col=nope&q=x`)).status, 404);
+  t.is((await get(`${many}&q=x&after=-1`)).status, 400);
+});
