@@ -6,6 +6,8 @@
  *   reading the same 50 rows from the source database;
  * - page 1,000 (rows 49,951 ... 50,000: the table XML streamed up to it);
  * - the list of objects (`/`) and the row page of row 1;
+ * - a search for a text no row holds (the scan runs for its 2 s budget: rows scanned per second,
+ *   and how long a search of the whole table takes at that rate, continuations included);
  * - serve's peak RSS (VmHWM) after all of it.
  * BENCH_SERVE_ROWS (default 1000000,5000000) sets the sizes; databases and roots are kept in
  * bench/out/serve and reused.
@@ -89,6 +91,10 @@ async function benchSize(rows: number): Promise<boolean> {
     const deep = await timed(`${table}&page=1000`);
     const list = await timed(url);
     const row = await timed(`${url}row?id=${id}&s=main&t=events&r=1`);
+    const searchStart = process.hrtime.bigint();
+    const search = await (await fetch(`${table}&q=no-row-holds-this`)).text();
+    const searchSeconds = Number(process.hrtime.bigint() - searchStart) / 1e9;
+    const scanned = Number(/Scanned rows 1 to (?:the end \()?(\d+)/.exec(search)?.[1] ?? NaN);
     const sqlite = peer(db);
     const peak = peakMb(child.pid!);
     for (const r of [cold, warm, deep, list, row]) if (r.status !== 200) throw new Error(`a page answered ${r.status}`);
@@ -102,6 +108,11 @@ async function benchSize(rows: number): Promise<boolean> {
     console.log(`  page 1,000 (rows 49,951-50,000) ${fmt(deep.seconds)}`);
     console.log(`  list of objects                ${fmt(list.seconds)}`);
     console.log(`  row 1                          ${fmt(row.seconds)}`);
+    const perSecond = scanned / searchSeconds;
+    console.log(
+      `  search, first request          ${fmt(searchSeconds)}: ${scanned.toLocaleString('en')} rows scanned ` +
+        `(${Math.round(perSecond).toLocaleString('en')} rows/s; the whole table ~${(rows / perSecond).toFixed(1)} s of scanning)`,
+    );
     console.log(`  serve peak RSS                 ${peak.toFixed(0)} MB`);
     return pass;
   } finally {

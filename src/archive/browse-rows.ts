@@ -90,9 +90,9 @@ export async function searchRows(archive: OpenedArchive, t: SiardTableRef, o: Se
   for await (const batch of archive.reader.rowBatches(t)) {
     for (const row of batch) {
       if (row.index <= o.after) continue;
-      const view = rowView(t, row);
-      const cells = o.column === undefined ? view.cells : [view.cells[o.column] ?? { kind: 'null' as const }];
-      if (cells.some((c) => cellText(c)?.toLowerCase().includes(needle))) rows.push(view);
+      const cells = o.column === undefined ? row.cells : [row.cells[o.column] ?? null];
+      // Raw cells tested first: a row view is made only for the rows shown.
+      if (cells.some((v) => valueText(v)?.toLowerCase().includes(needle))) rows.push(rowView(t, row));
       scannedTo = row.index;
       if (rows.length === o.limit) return { rows, scannedTo, complete: false };
     }
@@ -101,17 +101,11 @@ export async function searchRows(archive: OpenedArchive, t: SiardTableRef, o: Se
   return { rows, scannedTo, complete: true };
 }
 
-function cellText(c: CellView): string | undefined {
-  switch (c.kind) {
-    case 'text':
-      return c.text;
-    case 'binary':
-      return c.hex;
-    case 'complex':
-      return c.json;
-    default:
-      return undefined;
-  }
+function valueText(v: SiardReadCellValue): string | undefined {
+  if (v === null) return undefined;
+  if (typeof v === 'string') return v;
+  if (v instanceof Uint8Array) return hex(v);
+  return isComplexValue(v) ? JSON.stringify(complexJson(v)) : undefined;
 }
 
 /** Row `index` (1-based) of a table, or undefined when the table is shorter. */
