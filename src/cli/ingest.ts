@@ -1,6 +1,6 @@
 /** `siard-ocfl ingest`: a database (exported straight into the object) or a SIARD package as received. */
 import type { Command } from 'commander';
-import { EXPORT_ONLY_OPTIONS, ingest, type IngestOptions } from '../archive/ingest.js';
+import { EXPORT_ONLY_OPTIONS, ingest, type IngestOptions, type IngestResult } from '../archive/ingest.js';
 import { UsageError } from '../errors.js';
 import { openRoot } from '../ocfl/root.js';
 import {
@@ -31,7 +31,6 @@ interface IngestCliOptions extends ExportCliOptions, VersionInfoCliOptions, Work
   keepReceived?: boolean;
 }
 
-/** Long because: the verb's options are declared one per line, in the order --help shows them. */
 export function register(program: Command): void {
   addWorkspaceOption(
     addVersionInfoOptions(
@@ -68,89 +67,97 @@ export function register(program: Command): void {
       'make a new version even when it holds the same files as the head (by default none is made: "unchanged, no new version")',
     )
     .option('--json', 'print a JSON summary; "unchanged": true when no version was made')
-    .action(
-      // Long because: each option combination refused in one sentence before any work, then the summary in both forms.
-      async (sourceSpec: string, o: IngestCliOptions) => {
-        checkObjectId(o.id);
-        const digestAlgorithm = contentDigest(o.digest);
-        const version = versionInfo(o);
-        const isPackage = isSiardFileName(sourceSpec) || localSegmentSet(sourceSpec) !== undefined;
-        if (!isPackage && o.resegment) throw new UsageError(`--resegment applies to a .siard package, not to ${sourceSpec}.`);
-        if (!o.resegment && (o.keepReceived || o.acceptDigestMismatch)) {
-          throw new UsageError(
-            `${o.keepReceived ? '--keep-received' : '--accept-digest-mismatch'} applies to ingest --resegment of a .siard package.`,
-          );
-        }
-        const resegment = isPackage && o.resegment === true;
-        const options: IngestOptions =
-          isPackage && !resegment
-            ? {}
-            : { ...toSiardExportOptions(sourceSpec, o), ...sourceOptionsOf(o), ...(o.mets ? { mets: true } : {}) };
-        if (resegment) {
-          options.resegment = true;
-          if (o.keepReceived) options.keepReceived = true;
-          if (o.acceptDigestMismatch) options.acceptDigestMismatch = true;
-        }
-        if (isPackage && !resegment) {
-          const exportOnly = EXPORT_ONLY_OPTIONS.filter((k) => o[k as keyof IngestCliOptions] !== undefined);
-          if (exportOnly.length)
-            throw new UsageError(
-              `${sourceSpec} is a SIARD package, stored as received: export options do not apply (--resegment re-segments it).`,
-            );
-        }
-        if (o.allowMissingLobs) {
-          if (!isPackage) throw new UsageError(`--allow-missing-lobs applies to a received .siard package, not to ${sourceSpec}.`);
-          options.allowMissingLobs = true;
-        }
-        if (digestAlgorithm) options.digestAlgorithm = digestAlgorithm;
-        if (o.allowUnchanged) options.allowUnchanged = true;
-        const root = await openRoot(o.root, rootOptions(o));
-        // A database: bytes written and rows of the catalogue's count; a package: its bytes and files.
-        const progress = createProgress({ json: o.json });
-        progress.start(`ingest ${o.id}`, isPackage && !resegment ? 'files' : 'rows');
-        const hooks: IngestOptions =
-          isPackage && !resegment
-            ? {
-                onPackagePlan: (p) => progress.total({ bytes: p.bytes, count: p.files }),
-                onFile: (_p, size) => (progress.bytes(size), progress.count()),
-              }
-            : { onPlan: (p) => progress.total({ count: p.rows }), onRow: () => progress.count(), onBytes: (n) => progress.bytes(n) };
-        const result = await ingest(sourceSpec, root, o.id, { ...options, ...version, ...hooks })
-          .catch((err: unknown) => {
-            throw isPackage && !resegment ? asUnreadableInput(err) : err;
-          })
-          .finally(() => progress.stop());
-        // A received package whose LOBs were not all stored is a problem found, even when asked for.
-        if (result.missingLobs > 0) process.exitCode = 1;
-        if (o.json) {
-          printJson(result);
-          return;
-        }
-        if (result.unchanged) {
-          process.stdout.write(
-            `Object "${result.id}" (${result.objectPath}) is unchanged, no new version: ${sourceSpec} gives the ` +
-              `same ${result.files} files as ${result.version} (--allow-unchanged makes one anyway).\n`,
-          );
-          for (const w of result.warnings) process.stdout.write(`WARNING ${w}\n`);
-          return;
-        }
-        const segments =
-          result.export && segmentWords(result.export.segmentFiles).replace(' ... ', ', SIARD file ' + result.siardFile + ' ... ');
-        const what = result.export
-          ? `${result.export.tables} tables, ${result.export.rows} rows, ${lobWords(result.export)}${segments}`
-          : 'SIARD package as received';
-        process.stdout.write(
-          `Committed ${result.version} of object "${result.id}" (${result.objectPath}): ${what}; ` +
-            `the version holds ${result.files} files (${result.bytes} bytes), ${result.stored} stored new (${result.storedBytes} bytes).\n`,
-        );
-        if (result.received) {
-          process.stdout.write(
-            `Re-segmented from ${result.received.name} (SIARD ${result.received.siardVersion}, ${result.received.size} bytes, ` +
-              `SHA-256 ${result.received.sha256})${result.receivedFolder ? `; kept as received under ${result.receivedFolder}/` : ''}.\n`,
-          );
-        }
-        for (const n of result.notes) process.stdout.write(`NOTE ${n}\n`);
-        for (const w of result.warnings) process.stdout.write(`WARNING ${w}\n`);
-      },
+    .action(runIngest);
+}
+
+/** The ingest options of the command line's, each combination that does not apply refused in one sentence before any work. */
+function ingestOptionsOf(
+  sourceSpec: string,
+  o: IngestCliOptions,
+  isPackage: boolean,
+  digestAlgorithm: IngestOptions['digestAlgorithm'],
+): IngestOptions {
+  if (!isPackage && o.resegment) throw new UsageError(`--resegment applies to a .siard package, not to ${sourceSpec}.`);
+  if (!o.resegment && (o.keepReceived || o.acceptDigestMismatch)) {
+    throw new UsageError(
+      `${o.keepReceived ? '--keep-received' : '--accept-digest-mismatch'} applies to ingest --resegment of a .siard package.`,
     );
+  }
+  const resegment = isPackage && o.resegment === true;
+  const options: IngestOptions =
+    isPackage && !resegment ? {} : { ...toSiardExportOptions(sourceSpec, o), ...sourceOptionsOf(o), ...(o.mets ? { mets: true } : {}) };
+  if (resegment) {
+    options.resegment = true;
+    if (o.keepReceived) options.keepReceived = true;
+    if (o.acceptDigestMismatch) options.acceptDigestMismatch = true;
+  }
+  if (isPackage && !resegment) {
+    const exportOnly = EXPORT_ONLY_OPTIONS.filter((k) => o[k as keyof IngestCliOptions] !== undefined);
+    if (exportOnly.length)
+      throw new UsageError(
+        `${sourceSpec} is a SIARD package, stored as received: export options do not apply (--resegment re-segments it).`,
+      );
+  }
+  if (o.allowMissingLobs) {
+    if (!isPackage) throw new UsageError(`--allow-missing-lobs applies to a received .siard package, not to ${sourceSpec}.`);
+    options.allowMissingLobs = true;
+  }
+  if (digestAlgorithm) options.digestAlgorithm = digestAlgorithm;
+  if (o.allowUnchanged) options.allowUnchanged = true;
+  return options;
+}
+
+async function runIngest(sourceSpec: string, o: IngestCliOptions): Promise<void> {
+  checkObjectId(o.id);
+  const digestAlgorithm = contentDigest(o.digest);
+  const version = versionInfo(o);
+  const isPackage = isSiardFileName(sourceSpec) || localSegmentSet(sourceSpec) !== undefined;
+  const options = ingestOptionsOf(sourceSpec, o, isPackage, digestAlgorithm);
+  const asReceived = isPackage && !options.resegment;
+  const root = await openRoot(o.root, rootOptions(o));
+  // A database: bytes written and rows of the catalogue's count; a package: its bytes and files.
+  const progress = createProgress({ json: o.json });
+  progress.start(`ingest ${o.id}`, asReceived ? 'files' : 'rows');
+  const hooks: IngestOptions = asReceived
+    ? {
+        onPackagePlan: (p) => progress.total({ bytes: p.bytes, count: p.files }),
+        onFile: (_p, size) => (progress.bytes(size), progress.count()),
+      }
+    : { onPlan: (p) => progress.total({ count: p.rows }), onRow: () => progress.count(), onBytes: (n) => progress.bytes(n) };
+  const result = await ingest(sourceSpec, root, o.id, { ...options, ...version, ...hooks })
+    .catch((err: unknown) => {
+      throw asReceived ? asUnreadableInput(err) : err;
+    })
+    .finally(() => progress.stop());
+  // A received package whose LOBs were not all stored is a problem found, even when asked for.
+  if (result.missingLobs > 0) process.exitCode = 1;
+  if (o.json) printJson(result);
+  else printIngested(result, sourceSpec);
+}
+
+function printIngested(result: IngestResult, sourceSpec: string): void {
+  if (result.unchanged) {
+    process.stdout.write(
+      `Object "${result.id}" (${result.objectPath}) is unchanged, no new version: ${sourceSpec} gives the ` +
+        `same ${result.files} files as ${result.version} (--allow-unchanged makes one anyway).\n`,
+    );
+    for (const w of result.warnings) process.stdout.write(`WARNING ${w}\n`);
+    return;
+  }
+  const segments = result.export && segmentWords(result.export.segmentFiles).replace(' ... ', ', SIARD file ' + result.siardFile + ' ... ');
+  const what = result.export
+    ? `${result.export.tables} tables, ${result.export.rows} rows, ${lobWords(result.export)}${segments}`
+    : 'SIARD package as received';
+  process.stdout.write(
+    `Committed ${result.version} of object "${result.id}" (${result.objectPath}): ${what}; ` +
+      `the version holds ${result.files} files (${result.bytes} bytes), ${result.stored} stored new (${result.storedBytes} bytes).\n`,
+  );
+  if (result.received) {
+    process.stdout.write(
+      `Re-segmented from ${result.received.name} (SIARD ${result.received.siardVersion}, ${result.received.size} bytes, ` +
+        `SHA-256 ${result.received.sha256})${result.receivedFolder ? `; kept as received under ${result.receivedFolder}/` : ''}.\n`,
+    );
+  }
+  for (const n of result.notes) process.stdout.write(`NOTE ${n}\n`);
+  for (const w of result.warnings) process.stdout.write(`WARNING ${w}\n`);
 }
