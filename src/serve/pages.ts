@@ -256,6 +256,7 @@ export function archivePage(at: ArchiveAt, name: string, siard: SiardArchive, ta
     ['archival date', siard.archivalDate],
     ['database product', siard.databaseProduct],
     ['SIARD version', siard.version],
+    ['LOB folder (database lobFolder)', siard.lobFolder],
   ]);
   const schemas = siard.schemas.map((s, si) =>
     schemaSection(

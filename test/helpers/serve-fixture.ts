@@ -15,7 +15,10 @@ const SVG_SCRIPT = `<svg xmlns="http://www.w3.org/2000/svg"><script>alert('svg')
 const HTML_SCRIPT = `<!doctype html><html><body><script>alert('html')</script><p>page</p></body></html>`;
 export const ID = 'urn:example:reading-room';
 export const MANY_ROWS = 130;
-/** With `layouts`: the v2 database again, its LOB segment folders as ZIPs (--lobseg-zip), and as a segmented SIARD file. */
+/**
+ * With `layouts`: the v2 database again, its LOB segment folders as ZIPs (--lobseg-zip; v2 of that object relocated to an
+ * absolute lobFolder), and as a segmented SIARD file.
+ */
 export const ZIP_ID = 'urn:example:reading-room-zip';
 export const SEGMENTED_ID = 'urn:example:reading-room-segmented';
 
@@ -99,6 +102,9 @@ export async function makeServeFixture(work: string, root = path.join(work, 'roo
       const more = await runCli(['ingest', db, '--root', root, ...args], { env });
       if (more.code !== 0) throw new Error(`ingest ${args[1]} failed: ${more.stderr}`);
     }
+    // v2 of the zipped one is relocated: its LOBs are read where the object keeps them.
+    const moved = await runCli(['relocate', '--root', root, '--id', ZIP_ID, '--lob-folder', 'file:///Archives/Elsewhere/'], { env });
+    if (moved.code !== 0) throw new Error(`relocate failed: ${moved.stderr}`);
   }
   return { db, root, docs, many, sha256: (b) => createHash('sha256').update(b).digest('hex') };
 }

@@ -238,14 +238,16 @@ test('CSV of a table, value by value against the database; hostile text kept as 
   t.deepEqual(people[2], ['2', 'Ada', null]);
 });
 
-for (const [label, objectId, file] of [
-  ['LOB segment folders as ZIPs (--lobseg-zip)', ZIP_ID, 'source_lobseg_0.zip'],
-  ['a segmented SIARD file (--max-siard-bytes)', SEGMENTED_ID, 'source.siard.z'],
+for (const [label, objectId, file, version] of [
+  ['LOB segment folders as ZIPs (--lobseg-zip)', ZIP_ID, 'source_lobseg_0.zip', 'v1'],
+  ['LOB segment folders as ZIPs, relocated to file:///Archives/Elsewhere/', ZIP_ID, 'source_lobseg_0.zip', 'v2'],
+  ['a segmented SIARD file (--max-siard-bytes)', SEGMENTED_ID, 'source.siard.z', 'v1'],
 ]) {
   test(`${label}: the table pages and a split LOB's exact bytes`, async (t) => {
     const object = await get(one((await get('/')).text, '/object', `id=${objectId}`));
-    t.true((await get(one(object.text, '/version', 'v=v1'))).text.includes(file!));
-    const archive = await get(one(object.text, '/archive', 'v=v1'));
+    t.true((await get(one(object.text, '/version', `v=${version}`))).text.includes(file!));
+    const archive = await get(one(object.text, '/archive', `v=${version}`));
+    if (version === 'v2') t.true(archive.text.includes('file:///Archives/Elsewhere/'));
     const docs = (await get(one(archive.text, '/table', 't=docs'))).text;
     const row = (await get(one(docs, '/row', 'r=6'))).text;
     const download = await bytes(one(row, '/lob', 'download=1'));
