@@ -8,6 +8,7 @@ import type { CellView, RowView } from '../archive/browse-rows.js';
 import type { InventoryVersionSummary } from '../ocfl/inventory.js';
 import type { SiardArchive, SiardColumn, SiardSchema, SiardTable } from '../siard/model.js';
 import type { SiardTableRef } from '../siard/reader/siard-reader.js';
+import type { LobSummary } from '../siard/reader/table-summary.js';
 import { href, html, type SafeHtml } from './html.js';
 
 /** Where an archive is: object id and version (the .siard's logical path is found in the version). */
@@ -373,6 +374,7 @@ function searchForm(at: TableParams, t: SiardTableRef, query: string, column: st
 export function tablePage(at: TableParams, t: SiardTableRef, rows: RowView[], page: number, more: boolean): string {
   const body = html`<p>
       ${t.table.rows} rows. ${t.table.description ?? ''} <a href="${href('/csv', { ...at })}" download>CSV of the whole table</a>
+      <a href="${href('/lobs', { ...at })}">count its LOBs</a>
     </p>
     ${structure(t.table)} ${searchForm(at, t, '', '')} ${rowsTable(at, t, rows)} ${pager('/table', { ...at }, page, more)}`;
   return layout(`${t.schema.name}.${t.table.name}`, body, archiveCrumbs(at));
@@ -462,4 +464,20 @@ function cellFull(at: TableParams, r: RowView, c: CellView): SafeHtml {
 
 export function messagePage(title: string, sentence: string): string {
   return layout(title, html`<p>${sentence}</p>`);
+}
+
+export function lobsPage(at: TableParams, t: SiardTableRef, summary: LobSummary): string {
+  const body = html`<p>
+      The LOBs of ${t.table.rows} rows, counted from their cells (the table XML read once; LOB files not opened; split LOBs counted once).
+    </p>
+    ${dl([
+      ['LOB cells (values in files)', String(summary.lobCells)],
+      ['their bytes (BLOB and other binary LOBs)', String(summary.lobBytes)],
+      ['their characters (CLOB and XML)', String(summary.lobCharacters)],
+      ['LOB cells without a length', String(summary.lobCellsWithoutLength)],
+      ['LOB values written inline in the table XML', String(summary.inlineLobs)],
+      ['their bytes', String(summary.inlineLobBytes)],
+    ])}
+    <p><a href="${href('/table', { ...at })}">the rows</a></p>`;
+  return layout(`${t.schema.name}.${t.table.name}: LOBs`, body, archiveCrumbs(at));
 }

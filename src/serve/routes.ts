@@ -11,9 +11,11 @@ import { csvRecord } from '../archive/csv.js';
 import type { OpenedArchive } from '../archive/open-archive.js';
 import { tableTextRows } from '../archive/rows.js';
 import type { SiardTableRef } from '../siard/reader/siard-reader.js';
+import { summariseTable } from '../siard/reader/table-summary.js';
 import {
   archivePage,
   diffPage,
+  lobsPage,
   objectPage,
   rootPage,
   rowPage,
@@ -173,6 +175,11 @@ export const ROUTES: Record<string, Route> = {
     const { rows, more } = await readRowsPage(archive, t, (page - 1) * PAGE_SIZE, PAGE_SIZE);
     if (rows.length === 0 && page > 1) throw new HttpError(404, `Table ${t.table.name} has no page ${page}.`);
     return tablePage(at, t, rows, page, more);
+  },
+
+  '/lobs': async (room, q) => {
+    const { at, archive, t } = await tableAt(room, q);
+    return lobsPage(at, t, await summariseTable(archive.reader, t));
   },
 
   '/row': async (room, q) => {

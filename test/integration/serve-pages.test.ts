@@ -290,3 +290,15 @@ test('search within a table: every column or one, case-insensitive, 50 at a time
   t.is((await get(`${many}&col=nope&q=x`)).status, 404);
   t.is((await get(`${many}&q=x&after=-1`)).status, 400);
 });
+
+test("a table's LOBs counted from its cells (the tables verb's code): cells in files, their bytes, inline ones", async (t) => {
+  const docs = await tablePage('docs');
+  const lobs = await get(one(docs, '/lobs', 't=docs'));
+  t.is(lobs.status, 200);
+  const value = (label: string) => Number(new RegExp(`<dt>${label}</dt>\\s*<dd>(\\d+)</dd>`).exec(lobs.text)?.[1]);
+  const inFiles = [...fx.docs.values()].filter((b): b is Buffer => b !== null && b.length > 100);
+  t.is(value('LOB cells \\(values in files\\)'), inFiles.length + 1); // + row 9, added in v2 (500 bytes)
+  t.is(value('their bytes \\(BLOB and other binary LOBs\\)'), inFiles.reduce((n, b) => n + b.length, 0) + 500);
+  // SQLite TEXT is CLOB: the 9 `kind` values, and row 7's 20-byte BLOB.
+  t.is(value('LOB values written inline in the table XML'), 10);
+});
