@@ -19,7 +19,7 @@ import { digestSync } from '../ocfl/digest.js';
 import { openRoot, type OcflStorageRoot } from '../ocfl/root.js';
 import { HashPool } from '../ocfl/validate/hash-pool.js';
 import { AuditFindings } from './audit-findings.js';
-import { ObjectAudit } from './object-audit.js';
+import { auditObject } from './object-audit.js';
 import type { AuditOptions } from './audit-options.js';
 import type { AuditResult, ObjectAuditSummary } from './audit-summary.js';
 
@@ -39,7 +39,7 @@ export async function audit(rootArg: string | OcflStorageRoot, options: AuditOpt
   options.onTargets?.(targets.length);
   try {
     for (const t of targets) {
-      objects.push(await new ObjectAudit(root, t.objectPath, t.id, options, findings, pool).run());
+      objects.push(await auditObject(root, t.objectPath, t.id, options, findings, pool));
       options.onObjectDone?.();
     }
   } finally {
