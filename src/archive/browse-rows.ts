@@ -8,7 +8,9 @@
  */
 import { Readable } from 'node:stream';
 import { SiardOcflError } from '../errors.js';
+import { cellType } from '../siard/model.js';
 import { lobCellsOfRow, type SiardTableRef } from '../siard/reader/siard-reader.js';
+import { columnTypeFamily } from '../siard/reader/table-rows.js';
 import { openLookedUp } from '../siard/reader/lob-open.js';
 import { isComplexValue, type SiardLobCell, type SiardReadCellValue, type SiardReadRow } from '../siard/reader/types.js';
 import type { OpenedArchive } from './open-archive.js';
@@ -106,6 +108,53 @@ function valueText(v: SiardReadCellValue): string | undefined {
   if (typeof v === 'string') return v;
   if (v instanceof Uint8Array) return hex(v);
   return isComplexValue(v) ? JSON.stringify(complexJson(v)) : undefined;
+}
+
+/** Tables over this many rows are not sorted: their keys would not fit memory comfortably (an access copy would). */
+export const SORT_MAX_ROWS = 200_000;
+
+/**
+ * A page of a table sorted by one column (NULLs first ascending), in two reads of the table XML:
+ * the first keeps each row's key and number, the second the page's rows. Numbers compare as
+ * numbers (integer, decimal and float columns), everything else by code unit; ties keep table order.
+ */
+export async function sortedRowsPage(
+  archive: OpenedArchive,
+  t: SiardTableRef,
+  column: number,
+  descending: boolean,
+  offset: number,
+  limit: number,
+): Promise<{ rows: RowView[]; more: boolean }> {
+  const family = columnTypeFamily(cellType(t.table.columns[column]!));
+  const numeric = family === 'integer' || family === 'decimal' || family === 'float';
+  const keys: Array<{ index: number; key: string | number | undefined }> = [];
+  for await (const batch of archive.reader.rowBatches(t)) {
+    for (const row of batch) {
+      const text = valueText(row.cells[column] ?? null);
+      keys.push({ index: row.index, key: text === undefined ? undefined : numeric ? Number(text) : text });
+    }
+  }
+  const sign = descending ? -1 : 1;
+  keys.sort((a, b) => sign * compareKeys(a.key, b.key) || a.index - b.index);
+  const wanted = keys.slice(offset, offset + limit).map((k) => k.index);
+  const position = new Map(wanted.map((index, i) => [index, i]));
+  const rows: RowView[] = new Array(wanted.length);
+  let found = 0;
+  for await (const batch of archive.reader.rowBatches(t)) {
+    for (const row of batch) {
+      const at = position.get(row.index);
+      if (at !== undefined) rows[at] = rowView(t, row);
+      if (at !== undefined && ++found === wanted.length) return { rows, more: keys.length > offset + limit };
+    }
+  }
+  return { rows: rows.filter((r) => r !== undefined), more: keys.length > offset + limit };
+}
+
+function compareKeys(a: string | number | undefined, b: string | number | undefined): number {
+  if (a === undefined || b === undefined) return a === b ? 0 : a === undefined ? -1 : 1;
+  if (typeof a === 'number' && typeof b === 'number') return a - b || 0;
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Row `index` (1-based) of a table, or undefined when the table is shorter. */

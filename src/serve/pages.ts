@@ -4,7 +4,7 @@
  * form per page are all the navigation.
  */
 import type { ObjectListing, VersionDiff, VersionFile } from '../archive/browse.js';
-import type { CellView, RowView } from '../archive/browse-rows.js';
+import { SORT_MAX_ROWS, type CellView, type RowView } from '../archive/browse-rows.js';
 import type { InventoryVersionSummary } from '../ocfl/inventory.js';
 import type { SiardArchive, SiardColumn, SiardSchema, SiardTable } from '../siard/model.js';
 import type { SiardTableRef } from '../siard/reader/siard-reader.js';
@@ -334,12 +334,28 @@ export interface TableParams extends ArchiveAt {
   t: string;
 }
 
-function rowsTable(at: TableParams, t: SiardTableRef, rows: RowView[]): SafeHtml {
+/** How a table page is sorted: a column name and direction, or undefined (table order). */
+export interface SortShown {
+  column: string;
+  descending: boolean;
+}
+
+/** A column header: a link sorting by it (ascending, or descending when it is already sorted ascending). */
+/** `sort` null: the table is not sortable (plain headers). */
+function header(at: TableParams, name: string, sort: SortShown | undefined | null): SafeHtml {
+  if (sort === null) return html`<th>${name}</th>`;
+  const current = sort?.column === name;
+  const mark = current ? (sort!.descending ? ' ▼' : ' ▲') : '';
+  const dir = current && !sort!.descending ? 'desc' : undefined;
+  return html`<th><a class="sort" href="${href('/table', { ...at, sort: name, dir })}">${name}</a>${mark}</th>`;
+}
+
+function rowsTable(at: TableParams, t: SiardTableRef, rows: RowView[], sort: SortShown | undefined | null): SafeHtml {
   return html`<table id="rows">
     <thead>
       <tr>
         <th>row</th>
-        ${t.table.columns.map((c) => html`<th>${c.name}</th>`)}
+        ${t.table.columns.map((c) => header(at, c.name, sort))}
       </tr>
     </thead>
     <tbody>
@@ -371,12 +387,23 @@ function searchForm(at: TableParams, t: SiardTableRef, query: string, column: st
   </form>`;
 }
 
-export function tablePage(at: TableParams, t: SiardTableRef, rows: RowView[], page: number, more: boolean): string {
+export function tablePage(
+  at: TableParams,
+  t: SiardTableRef,
+  rows: RowView[],
+  page: number,
+  more: boolean,
+  sort: SortShown | undefined,
+  sortable: boolean,
+): string {
+  const order = sort ? { sort: sort.column, dir: sort.descending ? 'desc' : undefined } : {};
   const body = html`<p>
       ${t.table.rows} rows. ${t.table.description ?? ''} <a href="${href('/csv', { ...at })}" download>CSV of the whole table</a>
       <a href="${href('/lobs', { ...at })}">count its LOBs</a>
     </p>
-    ${structure(t.table)} ${searchForm(at, t, '', '')} ${rowsTable(at, t, rows)} ${pager('/table', { ...at }, page, more)}`;
+    ${structure(t.table)} ${searchForm(at, t, '', '')}
+    ${sortable ? '' : html`<p>Sorting is offered for tables of at most ${SORT_MAX_ROWS} rows (it reads the whole table twice).</p>`}
+    ${rowsTable(at, t, rows, sortable ? sort : null)} ${pager('/table', { ...at, ...order }, page, more)}`;
   return layout(`${t.schema.name}.${t.table.name}`, body, archiveCrumbs(at));
 }
 
@@ -400,7 +427,7 @@ export function searchPage(at: TableParams, t: SiardTableRef, found: SearchShown
         >`;
   const body = html`${searchForm(at, t, found.query, found.column)}
     <p id="search-status">${found.rows.length} rows holding "${found.query}" in ${where}. ${status}</p>
-    ${rowsTable(at, t, found.rows)}
+    ${rowsTable(at, t, found.rows, null)}
     <p><a href="${href('/table', { ...at })}">all rows</a></p>`;
   return layout(`${t.schema.name}.${t.table.name}: search`, body, archiveCrumbs(at));
 }

@@ -6,7 +6,16 @@
  */
 import { Readable } from 'node:stream';
 import { diffVersions, storedBytes, versionFiles } from '../archive/browse.js';
-import { findRow, findTable, openCellBytes, readRowsPage, rowView, searchRows } from '../archive/browse-rows.js';
+import {
+  findRow,
+  findTable,
+  openCellBytes,
+  readRowsPage,
+  rowView,
+  searchRows,
+  SORT_MAX_ROWS,
+  sortedRowsPage,
+} from '../archive/browse-rows.js';
 import { csvRecord } from '../archive/csv.js';
 import type { OpenedArchive } from '../archive/open-archive.js';
 import { tableTextRows } from '../archive/rows.js';
@@ -74,6 +83,17 @@ async function rowAt(room: Room, q: URLSearchParams) {
 }
 
 const SEARCH_BUDGET_MS = 2000;
+
+/** The `sort` and `dir` parameters, looked up among the table's columns. */
+function sortOf(t: SiardTableRef, q: URLSearchParams): { column: string; index: number; descending: boolean } | undefined {
+  const column = q.get('sort');
+  if (column === null || column === '') return undefined;
+  const index = t.table.columns.findIndex((c) => c.name === column);
+  if (index < 0) throw new HttpError(404, `Table ${t.table.name} has no column "${column}".`);
+  if (t.table.rows > SORT_MAX_ROWS)
+    throw new HttpError(400, `Table ${t.table.name} has ${t.table.rows} rows; sorting is offered for at most ${SORT_MAX_ROWS}.`);
+  return { column, index, descending: q.get('dir') === 'desc' };
+}
 
 /** Rows holding `query`, by a scan from the start (or from `after`), within a time budget (browse-rows.ts). */
 async function search(at: TableParams, archive: OpenedArchive, t: SiardTableRef, query: string, q: URLSearchParams) {
@@ -172,9 +192,13 @@ export const ROUTES: Record<string, Route> = {
     const query = q.get('q');
     if (query !== null && query !== '') return search(at, archive, t, query, q);
     const page = pageNumber(q);
-    const { rows, more } = await readRowsPage(archive, t, (page - 1) * PAGE_SIZE, PAGE_SIZE);
+    const sort = sortOf(t, q);
+    const { rows, more } = sort
+      ? await sortedRowsPage(archive, t, sort.index, sort.descending, (page - 1) * PAGE_SIZE, PAGE_SIZE)
+      : await readRowsPage(archive, t, (page - 1) * PAGE_SIZE, PAGE_SIZE);
     if (rows.length === 0 && page > 1) throw new HttpError(404, `Table ${t.table.name} has no page ${page}.`);
-    return tablePage(at, t, rows, page, more);
+    const shown = sort ? { column: sort.column, descending: sort.descending } : undefined;
+    return tablePage(at, t, rows, page, more, shown, t.table.rows <= SORT_MAX_ROWS);
   },
 
   '/lobs': async (room, q) => {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { testIf } from '../helpers/requires.js';
 import { startServe, type Served } from '../helpers/serve.js';
-import { ID, makeServeFixture, type ServeFixture } from '../helpers/serve-fixture.js';
+import { ID, makeServeFixture, MANY_ROWS, type ServeFixture } from '../helpers/serve-fixture.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const CHROMIUM = process.env.CHROMIUM ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
@@ -63,7 +63,7 @@ async function follow(page: Page, text: string, scope = 'body'): Promise<void> {
 
 const rowNumbers = (page: Page) => page.$$eval('#rows tbody tr td:first-child', (tds) => tds.map((td) => Number(td.textContent)));
 
-browserTest('from / to a table, paging, a row, a search, a LOB downloaded with its exact bytes', async (t) => {
+browserTest('from / to a table, paging, a row, a search, sorting, a LOB downloaded with its exact bytes', async (t) => {
   const page = await newPage();
   await page.goto(served.url);
   await follow(page, ID, '#objects');
@@ -89,6 +89,14 @@ browserTest('from / to a table, paging, a row, a search, a LOB downloaded with i
   t.deepEqual(
     await rowNumbers(page),
     fx.many.filter(([, text]) => text.includes('quoted')).map(([id]) => id),
+  );
+  await follow(page, 'database', 'nav');
+  await follow(page, 'many', '.tables');
+  await follow(page, 'id', '#rows thead');
+  await follow(page, 'id', '#rows thead');
+  t.deepEqual(
+    await rowNumbers(page),
+    Array.from({ length: 50 }, (_, i) => MANY_ROWS - i),
   );
   await follow(page, 'database', 'nav');
   await follow(page, 'docs', '.tables');

@@ -302,3 +302,29 @@ test("a table's LOBs counted from its cells (the tables verb's code): cells in f
   // SQLite TEXT is CLOB: the 9 `kind` values, and row 7's 20-byte BLOB.
   t.is(value('LOB values written inline in the table XML'), 10);
 });
+
+test('sorting by a column: header links, numbers as numbers, text by code unit, both directions, paged', async (t) => {
+  const first = await tablePage('many');
+  const byId = one(first, '/table', 'sort=id');
+  const ascending = await get(byId);
+  t.deepEqual(
+    searchRowNumbers(ascending.text),
+    Array.from({ length: 50 }, (_, i) => i + 1),
+  );
+  const descending = await get(one(ascending.text, '/table', 'dir=desc'));
+  t.deepEqual(
+    searchRowNumbers(descending.text),
+    Array.from({ length: 50 }, (_, i) => MANY_ROWS - i),
+  );
+  const page2 = await get(one(descending.text, '/table', 'page=2'));
+  t.deepEqual(
+    searchRowNumbers(page2.text),
+    Array.from({ length: 50 }, (_, i) => MANY_ROWS - 50 - i),
+  );
+  const byText = [...fx.many].sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : a[0] - b[0])).map(([id]) => id);
+  const textAscending = await get(one(first, '/table', 'sort=t'));
+  t.deepEqual(searchRowNumbers(textAscending.text), byText.slice(0, 50));
+  const textPage3 = await get(`${one(first, '/table', 'sort=t')}&dir=desc&page=3`);
+  t.deepEqual(searchRowNumbers(textPage3.text), [...byText].reverse().slice(100));
+  t.is((await get(`${byId.replace('sort=id', 'sort=nope')}`)).status, 404);
+});
