@@ -5,27 +5,23 @@
  * jobs that read needs (split LOBs, CLOB character counts, each .siard's messageDigest range).
  * What it answers, the ReadPlan, is what the read and the comparisons after it work from.
  */
-import { Readable } from 'node:stream';
-import { describeLobTarget, type LobLocation, type LobPart } from '../siard/lob-location.js';
-import { openFoundLob } from '../siard/reader/lob-open.js';
+import type { LobPart } from '../siard/lob-location.js';
 import type { LobAccess } from '../siard/reader/lob-access.js';
 import { messageDigestEnd } from '../siard/reader/message-digest.js';
 import { lobCellsOfRow, SiardReader, type SiardTableRef } from '../siard/reader/siard-reader.js';
 import type { SiardLobCell } from '../siard/reader/types.js';
-import { findUnreferencedLobFiles, pathListLister } from '../siard/reader/unreferenced.js';
-import { verifyLob } from '../siard/reader/verify-lob.js';
 import { anyZipped, withZippedLobFolders, type ZippedLobAccess } from '../siard/reader/zipped-lob-folders.js';
-import { METS_FILE_NAME } from '../siard/mets/types.js';
 import { groupSegmentNames, type SegmentSetNames } from '../siard/segments/segment-names.js';
 import { isSegmentedReader, openSiardSegments, setProblems } from '../siard/segments/segment-set-reader.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';
 import type { ObjectAuditContext, OpenedObject } from './audit-context.js';
-import { PlannedLobs, type FindingPlace, type PlannedLob } from './audit-lobs.js';
+import { PlannedLobs, type PlannedLob } from './audit-lobs.js';
 import type { SiardAuditSummary } from './audit-summary.js';
 import type { SequentialJob } from './content-hash.js';
 import { OCFL_ALGORITHM_OF_DIGEST_TYPE } from './ocfl-sink.js';
 import { StorageBaseLookup, storageBaseOf } from './storage-base.js';
 import { checkMetadataXsd, checkTableXsd } from './xsd-check.js';
+import { checkInternalLob, checkZippedLob, reportUnfound, reportUnreferenced } from './audit-cell-checks.js';
 
 export interface SiardPending {
   /** where the messageDigest outcome goes: the archive's summary, or one segment's entry in it */
@@ -302,7 +298,7 @@ export class ReadPlanner {
       yield* plan.referenced;
       for (const path of planned) yield { kind: 'external' as const, path };
     })();
-    await this.reportUnreferenced(siard, logicalPath, referenced);
+    await reportUnreferenced(this.ctx, this.obj.state, siard, logicalPath, referenced);
   }
 
   /** One LOB cell: located, then checked now (inside the .siard or a zipped folder) or planned for the read. */
@@ -326,12 +322,13 @@ export class ReadPlanner {
     }
     const found = lookup.status === 'found' ? lookup.found : undefined;
     if (!found) {
-      this.reportUnfound(location, cell, where);
+      reportUnfound(this.ctx, this.obj.state, location, cell, where);
       return;
     }
     if (found.parts[0]!.kind === 'internal') {
       plan.referenced.push(...found.parts);
-      await this.checkInternalLob(
+      await checkInternalLob(
+        this.ctx,
         siard,
         found.parts.map((p) => (p as { entry: string }).entry),
         cell,
@@ -340,7 +337,7 @@ export class ReadPlanner {
     } else if (await anyZipped(plan.access, found.parts)) {
       plan.referenced.push(...found.parts);
       plan.summary.lobFiles += found.parts.length;
-      await this.checkZippedLob(plan.access, found.parts, cell, where);
+      await checkZippedLob(this.ctx, plan.access, found.parts, cell, where);
     } else {
       const parts = found.parts.map((p) => (p as { path: string }).path);
       if (!this.planExternalLob(plan.summary, cell, where, parts)) plan.referenced.push(...found.parts);
@@ -394,126 +391,5 @@ export class ReadPlanner {
     const digestRecorded = recorded !== undefined && recorded === ref.digest;
     this.lobs.add({ where, ref, text, parts, files, ...(job !== undefined ? { job } : {}), digestRecorded });
     return true;
-  }
-
-  /** Files in LOB folders, and entries of the archive, that no cell references. */
-  private async reportUnreferenced(
-    siard: SiardReader,
-    logicalPath: string,
-    referenced: Parameters<typeof findUnreferencedLobFiles>[1],
-  ): Promise<void> {
-    const unreferenced = await findUnreferencedLobFiles(siard, referenced, pathListLister(this.obj.state.keys()));
-    // The METS index (--mets) puts a mets.xml at the top of each segment folder: part of the package.
-    const isSegmentMets = (p: string) => {
-      const parts = p.split('/');
-      return parts.at(-1) === METS_FILE_NAME && parts.length >= 2 && /(_lobseg_|^seg_?)\d+$/.test(parts.at(-2)!);
-    };
-    const mets = unreferenced.external.filter(isSegmentMets);
-    if (mets.length > 0) {
-      const message =
-        `${logicalPath}: ${mets.length} segment folders hold a METS index (${METS_FILE_NAME}), ` +
-        `checked with the parent METS beside the .siard.`;
-      this.ctx.add('info', 'SIARD_METS_INDEX', message, { path: logicalPath });
-    }
-    for (const p of unreferenced.external.filter((x) => !isSegmentMets(x))) {
-      this.ctx.add('warning', 'LOB_UNREFERENCED', `${p} lies in a LOB folder of ${logicalPath} but no cell references it.`, { path: p });
-    }
-    for (const e of unreferenced.internal) {
-      this.ctx.add('warning', 'LOB_UNREFERENCED', `${logicalPath}: entry ${e} inside the archive is referenced by no cell.`, {
-        path: logicalPath,
-      });
-    }
-  }
-
-  private reportUnfound(location: LobLocation, cell: SiardLobCell, where: FindingPlace): void {
-    const p = location.primary;
-    const cellText = `table ${where.table}, row ${where.row}, column ${where.column}`;
-    if (p.kind === 'invalid') {
-      this.ctx.add(
-        'error',
-        'LOB_INVALID_LOCATION',
-        `${where.path}: ${cellText}: LOB file "${cell.ref.file}" has no usable location: ${p.reason}`,
-        where,
-      );
-    } else if (p.kind === 'outside') {
-      if (p.absolutePath !== undefined) {
-        const message =
-          `${where.path}: ${cellText}: LOB file "${cell.ref.file}" lies outside the object ` +
-          `at ${describeLobTarget(p)}; it was not verified.`;
-        this.ctx.add('warning', 'LOB_OUTSIDE', message, where);
-      } else {
-        const message =
-          `${where.path}: ${cellText}: LOB file "${cell.ref.file}" resolves to ${describeLobTarget(p)}, above the ` +
-          `object's logical root.`;
-        this.ctx.add('error', 'LOB_ESCAPES', message, where);
-      }
-    } else {
-      const target = p.kind === 'internal' ? `entry ${p.entry} inside the .siard` : p.path;
-      const ext = p.kind === 'external' ? p.path : undefined;
-      const first = ext !== undefined ? [`${ext}.0`, `${ext}_part001`].find((x) => this.obj.state.has(x)) : undefined;
-      if (ext !== undefined && first) {
-        const message =
-          `${where.path}: ${cellText}: the split LOB ${ext} is incomplete: ${first} is ` +
-          `there but a later part (or the final .z) is missing.`;
-        this.ctx.add('error', 'LOB_SPLIT_INCOMPLETE', message, { ...where, path: ext });
-      } else {
-        this.ctx.add('error', 'LOB_MISSING', `${where.path}: ${cellText}: LOB file ${target} is missing.`, {
-          ...where,
-          path: p.kind === 'external' ? p.path : where.path,
-        });
-      }
-    }
-  }
-
-  private async checkInternalLob(siard: SiardReader, entries: string[], cell: SiardLobCell, where: FindingPlace): Promise<void> {
-    const cellAt = `${where.path}: table ${where.table}, row ${where.row}, column ${where.column}`;
-    try {
-      const joined = (async function* () {
-        for (const e of entries) for await (const c of (await siard.zip.openStream(siard.root + e)) as AsyncIterable<Buffer>) yield c;
-      })();
-      const v = await verifyLob(Readable.from(joined), cell.ref, { family: cell.family });
-      const at = `the LOB inside the archive (${entries[0]})`;
-      if (v.lengthOk === false) {
-        this.ctx.add('error', 'LOB_LENGTH', `${cellAt}: ${at} has ${v.bytes} bytes, but the cell says length ${cell.ref.length}.`, where);
-      }
-      if (v.digestOk === false) {
-        this.ctx.add(
-          'error',
-          'LOB_DIGEST',
-          `${cellAt}: ${at} has ${v.digestType} ${v.digest}, but the cell says ${cell.ref.digest}.`,
-          where,
-        );
-      }
-    } catch (err) {
-      this.ctx.add('error', 'SIARD_ENTRY', `${cellAt}: ${(err as Error).message}`, where);
-    }
-  }
-
-  private async checkZippedLob(access: LobAccess, parts: LobPart[], cell: SiardLobCell, where: FindingPlace): Promise<void> {
-    const first = (parts[0] as { path: string }).path;
-    const cellAt = `${where.path}: table ${where.table}, row ${where.row}, column ${where.column}`;
-    try {
-      const found = { target: parts[0]!, parts, split: parts.length > 1 ? ('lobseg' as const) : ('whole' as const) };
-      const v = await verifyLob(openFoundLob(found, access), cell.ref, { family: cell.family });
-      const at = `the LOB ${first} (in its zipped LOB folder)`;
-      if (v.lengthOk === false) {
-        this.ctx.add('error', 'LOB_LENGTH', `${cellAt}: ${at} has ${v.bytes} bytes, but the cell says length ${cell.ref.length}.`, where);
-      }
-      if (v.digestOk === false) {
-        this.ctx.add(
-          'error',
-          'LOB_DIGEST',
-          `${cellAt}: ${at} has ${v.digestType} ${v.digest}, but the cell says ${cell.ref.digest}.`,
-          where,
-        );
-      }
-    } catch (err) {
-      this.ctx.add(
-        'error',
-        'LOB_ZIPPED',
-        `${cellAt}: ${first} cannot be read from its zipped LOB folder: ${(err as Error).message}`,
-        where,
-      );
-    }
   }
 }
