@@ -273,7 +273,7 @@ export function archivePage(at: ArchiveAt, name: string, siard: SiardArchive, ta
             ${siard.users.map((u) => html`<li>${u.name}${u.description ? html`: ${u.description}` : ''}</li>`)}
           </ul>`
       : '';
-  const body = html`<p><code>${name}</code></p>
+  const body = html`<p><code>${name}</code> <a href="${href('/diagram', { ...at })}">diagram of the tables and foreign keys</a></p>
     ${header}${schemas}${users}`;
   return layout(`Database ${siard.dbname}`, body, archiveCrumbs(at));
 }
@@ -507,4 +507,10 @@ export function lobsPage(at: TableParams, t: SiardTableRef, summary: LobSummary)
     ])}
     <p><a href="${href('/table', { ...at })}">the rows</a></p>`;
   return layout(`${t.schema.name}.${t.table.name}: LOBs`, body, archiveCrumbs(at));
+}
+
+export function diagramPage(at: ArchiveAt, dbname: string): string {
+  const body = html`<p>Tables (with their rows) and foreign keys, each arrow from the referencing table to the one it references.</p>
+    <p><img id="diagram" alt="tables and foreign keys" src="${href('/diagram.svg', { ...at })}" /></p>`;
+  return layout(`Database ${dbname}: diagram`, body, archiveCrumbs(at));
 }

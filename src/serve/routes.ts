@@ -23,6 +23,7 @@ import type { SiardTableRef } from '../siard/reader/siard-reader.js';
 import { summariseTable } from '../siard/reader/table-summary.js';
 import {
   archivePage,
+  diagramPage,
   diffPage,
   lobsPage,
   objectPage,
@@ -34,6 +35,7 @@ import {
   type ArchiveAt,
   type TableParams,
 } from './pages.js';
+import { diagramDot, renderSvg } from './diagram.js';
 import { lobHeaders, previewOf, SNIFF_BYTES } from './preview.js';
 import { HttpError, type Reply, type Room } from './room.js';
 
@@ -185,6 +187,25 @@ export const ROUTES: Record<string, Route> = {
     const at = await versionAt(room, q);
     const archive = await room.archive(at.id, at.v);
     return archivePage(at, archive.name, archive.reader.archive, archive.reader.tables());
+  },
+
+  '/diagram': async (room, q) => {
+    const at = await versionAt(room, q);
+    const archive = await room.archive(at.id, at.v);
+    return diagramPage(at, archive.reader.archive.dbname);
+  },
+
+  '/diagram.svg': async (room, q) => {
+    const at = await versionAt(room, q);
+    const archive = await room.archive(at.id, at.v);
+    return {
+      headers: {
+        'Content-Type': 'image/svg+xml',
+        'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'",
+        'X-Content-Type-Options': 'nosniff',
+      },
+      body: Readable.from([await renderSvg(diagramDot(archive.reader.archive))]),
+    };
   },
 
   '/table': async (room, q) => {

@@ -116,7 +116,7 @@ browserTest('from / to a table, paging, a row, a search, sorting, a LOB download
   await page.close();
 });
 
-browserTest('hostile cells and an SVG or HTML LOB with a script run no script', async (t) => {
+browserTest('hostile cells and an SVG or HTML LOB with a script run no script; the tables diagram is drawn', async (t) => {
   const page = await newPage();
   const id = encodeURIComponent(ID);
   await page.goto(new URL(`/table?id=${id}&s=main&t=people`, served.url).href);
@@ -126,6 +126,9 @@ browserTest('hostile cells and an SVG or HTML LOB with a script run no script', 
     await page.goto(new URL(`/lob?id=${id}&s=main&t=docs&r=${r}&p=c3`, served.url).href);
     t.regex(await page.evaluate(() => document.body.innerText), /<script>alert/);
   }
+  await page.goto(new URL(`/diagram?id=${id}&v=v2`, served.url).href);
+  await page.waitForFunction(() => (document.getElementById('diagram') as HTMLImageElement | null)?.complete === true);
+  t.true(await page.$eval('#diagram', (img) => (img as HTMLImageElement).naturalWidth > 0), 'the diagram is drawn');
   await new Promise((r) => setTimeout(r, 200));
   t.deepEqual(dialogs, []);
   await page.close();

@@ -328,3 +328,16 @@ test('sorting by a column: header links, numbers as numbers, text by code unit, 
   t.deepEqual(searchRowNumbers(textPage3.text), [...byText].reverse().slice(100));
   t.is((await get(`${byId.replace('sort=id', 'sort=nope')}`)).status, 404);
 });
+
+test('the diagram of the tables: a page with the SVG as an image, drawn by Graphviz, scripts forbidden', async (t) => {
+  const archive = await get(`/archive?id=${encodeURIComponent(ID)}&v=v2`);
+  const page = await get(one(archive.text, '/diagram', 'v=v2'));
+  t.is(page.status, 200);
+  const src = /<img id="diagram"[^>]* src="([^"]+)"/.exec(page.text)![1]!.replaceAll('&amp;', '&');
+  const svg = await get(src);
+  t.is(svg.headers.get('content-type'), 'image/svg+xml');
+  t.regex(svg.headers.get('content-security-policy') ?? '', /default-src 'none'/);
+  t.is(svg.headers.get('x-content-type-options'), 'nosniff');
+  for (const name of ['main.people (3 rows)', 'main.docs (9 rows)', `main.many (${MANY_ROWS} rows)`]) t.true(svg.text.includes(name), name);
+  t.false(svg.text.includes('<script'));
+});
