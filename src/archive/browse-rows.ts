@@ -85,22 +85,30 @@ export interface SearchResult {
  * at the end of the table, or when its time budget is spent; `scannedTo` says where to continue.
  */
 export async function searchRows(archive: OpenedArchive, t: SiardTableRef, o: SearchOptions): Promise<SearchResult> {
-  const needle = o.query.toLowerCase();
+  const matches = rowMatches(o.query, o.column);
   const rows: RowView[] = [];
   const deadline = Date.now() + o.budgetMs;
   let scannedTo = o.after;
   for await (const batch of archive.reader.rowBatches(t)) {
     for (const row of batch) {
       if (row.index <= o.after) continue;
-      const cells = o.column === undefined ? row.cells : [row.cells[o.column] ?? null];
       // Raw cells tested first: a row view is made only for the rows shown.
-      if (cells.some((v) => valueText(v)?.toLowerCase().includes(needle))) rows.push(rowView(t, row));
+      if (matches(row)) rows.push(rowView(t, row));
       scannedTo = row.index;
       if (rows.length === o.limit) return { rows, scannedTo, complete: false };
     }
     if (Date.now() > deadline) return { rows, scannedTo, complete: false };
   }
   return { rows, scannedTo, complete: true };
+}
+
+/** Whether a row holds `query` (case-insensitive) in `column` (0-based) or, undefined, in any cell; LOBs in files are not read. */
+export function rowMatches(query: string, column?: number): (row: SiardReadRow) => boolean {
+  const needle = query.toLowerCase();
+  return (row) => {
+    const cells = column === undefined ? row.cells : [row.cells[column] ?? null];
+    return cells.some((v) => valueText(v)?.toLowerCase().includes(needle));
+  };
 }
 
 function valueText(v: SiardReadCellValue): string | undefined {

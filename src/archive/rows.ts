@@ -18,7 +18,7 @@ import type { SiardReader, SiardTableRef } from '../siard/reader/siard-reader.js
 import { lobCellsOfRow } from '../siard/reader/siard-reader.js';
 import { chooseTable } from '../siard/reader/table-choice.js';
 import { columnSummary, type ColumnSummary } from '../siard/reader/table-summary.js';
-import { isComplexValue, type SiardLobCell, type SiardReadCellValue } from '../siard/reader/types.js';
+import { isComplexValue, type SiardLobCell, type SiardReadCellValue, type SiardReadRow } from '../siard/reader/types.js';
 import type { LobPart } from '../siard/lob-location.js';
 import { describeLobCell } from '../siard/reader/lob-open.js';
 import { openArchive, type ArchiveSource, type OpenedArchive } from './open-archive.js';
@@ -30,6 +30,8 @@ export interface RowsOptions {
   schema?: string;
   /** stop after this many rows */
   limit?: number;
+  /** only the rows for which it is true (the reading room's CSV of the rows a search finds) */
+  where?: (row: SiardReadRow) => boolean;
   /** a LOB cell whose file is not found: one sentence each (its path is printed all the same) */
   onWarning?: (sentence: string) => void;
 }
@@ -84,9 +86,9 @@ export async function openTableRows(source: ArchiveSource, options: RowsOptions)
 export function tableTextRows(
   archive: OpenedArchive,
   t: SiardTableRef,
-  onWarning?: (sentence: string) => void,
+  where?: (row: SiardReadRow) => boolean,
 ): AsyncGenerator<Array<string | null>> {
-  return textRows(archive, t, { table: t.table.name, ...(onWarning ? { onWarning } : {}) }, () => {});
+  return textRows(archive, t, { table: t.table.name, ...(where ? { where } : {}) }, () => {});
 }
 
 async function* textRows(
@@ -100,6 +102,7 @@ async function* textRows(
   let n = 0;
   try {
     for await (const row of archive.reader.rows(t)) {
+      if (options.where && !options.where(row)) continue;
       let lobs: Map<string, SiardLobCell> | undefined;
       const fields: Array<string | null> = [];
       for (let c = 0; c < row.cells.length; c++) {

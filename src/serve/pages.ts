@@ -427,6 +427,11 @@ export function searchPage(at: TableParams, t: SiardTableRef, found: SearchShown
         >`;
   const body = html`${searchForm(at, t, found.query, found.column)}
     <p id="search-status">${found.rows.length} rows holding "${found.query}" in ${where}. ${status}</p>
+    <p>
+      <a href="${href('/csv', { ...at, q: found.query, col: found.column || undefined })}" download
+        >CSV of every row holding it (a scan of the whole table)</a
+      >
+    </p>
     ${rowsTable(at, t, found.rows, null)}
     <p><a href="${href('/table', { ...at })}">all rows</a></p>`;
   return layout(`${t.schema.name}.${t.table.name}: search`, body, archiveCrumbs(at));

@@ -11,6 +11,7 @@ import {
   findTable,
   openCellBytes,
   readRowsPage,
+  rowMatches,
   rowView,
   searchRows,
   SORT_MAX_ROWS,
@@ -97,11 +98,19 @@ function sortOf(t: SiardTableRef, q: URLSearchParams): { column: string; index: 
   return { column, index, descending: q.get('dir') === 'desc' };
 }
 
+/** The `col` parameter as a column index (undefined: every column). */
+function searchColumn(t: SiardTableRef, q: URLSearchParams): number | undefined {
+  const col = q.get('col') ?? '';
+  if (col === '') return undefined;
+  const column = t.table.columns.findIndex((c) => c.name === col);
+  if (column === -1) throw new HttpError(404, `Table ${t.table.name} has no column "${col}".`);
+  return column;
+}
+
 /** Rows holding `query`, by a scan from the start (or from `after`), within a time budget (browse-rows.ts). */
 async function search(at: TableParams, archive: OpenedArchive, t: SiardTableRef, query: string, q: URLSearchParams) {
   const col = q.get('col') ?? '';
-  const column = col === '' ? undefined : t.table.columns.findIndex((c) => c.name === col);
-  if (column === -1) throw new HttpError(404, `Table ${t.table.name} has no column "${col}".`);
+  const column = searchColumn(t, q);
   const afterText = q.get('after') ?? '0';
   if (!/^[0-9]{1,16}$/.test(afterText)) throw new HttpError(400, `"${afterText}" is not a row number.`);
   const after = Number(afterText);
@@ -243,7 +252,9 @@ export const ROUTES: Record<string, Route> = {
   '/csv': async (room, q) => {
     const { archive, t } = await tableAt(room, q);
     const header = csvRecord(t.table.columns.map((c) => c.name));
-    const rows = tableTextRows(archive, t);
+    // With a search's `q` (and `col`): only the rows it finds, the whole table scanned.
+    const query = q.get('q') ?? '';
+    const rows = tableTextRows(archive, t, query === '' ? undefined : rowMatches(query, searchColumn(t, q)));
     const body = (async function* () {
       let pending = header;
       for await (const fields of rows) {

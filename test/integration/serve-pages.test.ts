@@ -341,3 +341,13 @@ test('the diagram of the tables: a page with the SVG as an image, drawn by Graph
   for (const name of ['main.people (3 rows)', 'main.docs (9 rows)', `main.many (${MANY_ROWS} rows)`]) t.true(svg.text.includes(name), name);
   t.false(svg.text.includes('<script'));
 });
+
+test('CSV of the rows a search finds, linked from the search page, value by value', async (t) => {
+  const search = await get(`/table?id=${encodeURIComponent(ID)}&v=v2&s=main&t=many&col=t&q=QUOTED`);
+  const csv = await get(one(search.text, '/csv', 'q=QUOTED'));
+  t.is(csv.status, 200);
+  t.deepEqual(parseCsv(csv.text), [
+    ['id', 't'],
+    ...fx.many.filter(([, text]) => text.includes('quoted')).map(([id, text]) => [String(id), text]),
+  ]);
+});
