@@ -167,6 +167,7 @@ async function lobPath(archive: OpenedArchive, cell: SiardLobCell, options: Rows
   return primary.kind === 'internal' || primary.kind === 'external' ? partPath(reader, primary) : cell.ref.file;
 }
 
-function partPath(reader: SiardReader, part: LobPart): string {
+/** Where a LOB part is, as the CSV names it: its path in the object (or package folder), or `x.siard/<entry>` inside the .siard. */
+export function partPath(reader: SiardReader, part: LobPart): string {
   return part.kind === 'external' ? part.path : `${reader.siardPath}/${reader.root}${part.entry}`;
 }

@@ -399,6 +399,7 @@ export function tablePage(
   const order = sort ? { sort: sort.column, dir: sort.descending ? 'desc' : undefined } : {};
   const body = html`<p>
       ${t.table.rows} rows. ${t.table.description ?? ''} <a href="${href('/csv', { ...at })}" download>CSV of the whole table</a>
+      <a href="${href('/zip', { ...at })}" download>CSV with its LOBs, in a ZIP</a>
       <a href="${href('/lobs', { ...at })}">count its LOBs</a>
     </p>
     ${structure(t.table)} ${searchForm(at, t, '', '')}
@@ -431,6 +432,7 @@ export function searchPage(at: TableParams, t: SiardTableRef, found: SearchShown
       <a href="${href('/csv', { ...at, q: found.query, col: found.column || undefined })}" download
         >CSV of every row holding it (a scan of the whole table)</a
       >
+      <a href="${href('/zip', { ...at, q: found.query, col: found.column || undefined })}" download>the same with their LOBs, in a ZIP</a>
     </p>
     ${rowsTable(at, t, found.rows, null)}
     <p><a href="${href('/table', { ...at })}">all rows</a></p>`;

@@ -4,7 +4,7 @@
  * metadata.xml, row by its number in the table XML, LOB by its cell path in the row), then render.
  * Nothing from a URL is used as a file path.
  */
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { diffVersions, storedBytes, versionFiles } from '../archive/browse.js';
 import {
   findRow,
@@ -20,6 +20,7 @@ import {
 import { csvRecord } from '../archive/csv.js';
 import type { OpenedArchive } from '../archive/open-archive.js';
 import { tableTextRows } from '../archive/rows.js';
+import { writeTableZip } from '../archive/table-zip.js';
 import type { SiardTableRef } from '../siard/reader/siard-reader.js';
 import { summariseTable } from '../siard/reader/table-summary.js';
 import {
@@ -247,6 +248,23 @@ export const ROUTES: Record<string, Route> = {
     const { stream, size } = await openCellBytes(archive, t, row, cellPath);
     const name = `${t.table.name}-row${row.index}-${cellPath.replaceAll('/', '-')}.bin`;
     return lobReply(stream, size, q.get('download') !== null, name);
+  },
+
+  '/zip': async (room, q) => {
+    const { archive, t } = await tableAt(room, q);
+    const query = q.get('q') ?? '';
+    const where = query === '' ? undefined : rowMatches(query, searchColumn(t, q));
+    const out = new PassThrough();
+    writeTableZip(archive, t, out, where).catch((err: Error) => out.destroy(err));
+    const name = `${t.schema.name}.${t.table.name}.zip`.replace(/[^A-Za-z0-9._-]/g, '_');
+    return {
+      headers: {
+        'Content-Type': 'application/zip',
+        'Content-Disposition': `attachment; filename="${name}"`,
+        'X-Content-Type-Options': 'nosniff',
+      },
+      body: out,
+    };
   },
 
   '/csv': async (room, q) => {
