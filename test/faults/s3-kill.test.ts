@@ -8,11 +8,12 @@
  */
 import test from 'ava';
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { runCli, BIN } from '../helpers/cli.js';
 import { startRgw, type RgwServer } from '../helpers/s3.js';
 import { tempDir } from '../helpers/tmp.js';
+import { readTree, writeTree } from '../helpers/file-tree.js';
 import { forEachConcurrent } from '../../src/ocfl/concurrent.js';
 import type { ValidationResult } from '../../src/ocfl/validate/index.js';
 
@@ -32,24 +33,6 @@ const TEST_LEASE_MS = 10_000;
 const DEAD_LEASE_GONE_MS = TEST_LEASE_MS + 5000 + 500;
 const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
   runCli(args, { env: { ...server?.env, SIARD_OCFL_LEASE_MS: String(TEST_LEASE_MS), ...env } });
-
-function writeTree(dir: string, files: Record<string, string | Buffer>): string {
-  for (const [p, content] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
-    writeFileSync(path.join(dir, p), content);
-  }
-  return dir;
-}
-
-function readTree(dir: string, base = dir): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of readdirSync(dir)) {
-    const p = path.join(dir, name);
-    if (statSync(p).isDirectory()) Object.assign(out, readTree(p, base));
-    else out[path.relative(base, p).split(path.sep).join('/')] = readFileSync(p).toString('base64');
-  }
-  return out;
-}
 
 const S3_STEPS = [
   's3-after-content',

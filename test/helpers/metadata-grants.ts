@@ -17,12 +17,15 @@ export interface MetadataGrants {
   privileges: ElementTree[];
 }
 
-const SCRIPT = `
-import sys, json, re, zipfile
+/**
+ * Python source defining grants(metadata bytes) -> the MetadataGrants of that metadata.xml (also
+ * used by reseg-archive.ts, which reads two packages in one python3 process).
+ */
+export const GRANTS_PY = String.raw`
+import json, re, sys, zipfile
 import xml.etree.ElementTree as ET
-root = ET.fromstring(zipfile.ZipFile(sys.argv[1]).read('header/metadata.xml'))
 local = lambda el: el.tag.split('}')[-1]
-unescape = lambda s: re.sub(r'\\\\u([0-9A-Fa-f]{4})', lambda m: chr(int(m.group(1), 16)), s)
+unescape = lambda s: re.sub(r'\\u([0-9A-Fa-f]{4})', lambda m: chr(int(m.group(1), 16)), s)
 def tree(el):
     kids = list(el)
     return [local(el), None if kids else unescape(el.text or ''), [tree(k) for k in kids]]
@@ -30,13 +33,19 @@ def child(el, name):
     return next((k for k in el if local(k) == name), None)
 def items(el, name):
     return [tree(k) for k in (el if el is not None else []) if local(k) == name]
-out = {'routines': {}, 'users': items(child(root, 'users'), 'user'), 'roles': items(child(root, 'roles'), 'role'),
-       'privileges': items(child(root, 'privileges'), 'privilege')}
-for s in child(root, 'schemas') or []:
-    routines = items(child(s, 'routines'), 'routine')
-    if routines:
-        out['routines'][unescape(child(s, 'name').text or '')] = routines
-print(json.dumps(out))
+def grants(metadata):
+    root = ET.fromstring(metadata)
+    out = {'routines': {}, 'users': items(child(root, 'users'), 'user'), 'roles': items(child(root, 'roles'), 'role'),
+           'privileges': items(child(root, 'privileges'), 'privilege')}
+    for s in child(root, 'schemas') or []:
+        routines = items(child(s, 'routines'), 'routine')
+        if routines:
+            out['routines'][unescape(child(s, 'name').text or '')] = routines
+    return out
+`;
+
+const SCRIPT = `${GRANTS_PY}
+print(json.dumps(grants(zipfile.ZipFile(sys.argv[1]).read('header/metadata.xml'))))
 `;
 
 export function metadataGrantsOf(siard: string): MetadataGrants {

@@ -13,30 +13,11 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { xmllint } from './export-support.js';
-import type { MetadataGrants } from './metadata-grants.js';
+import { GRANTS_PY, type MetadataGrants } from './metadata-grants.js';
 
-const SCRIPT = String.raw`
-import sys, json, os, re, zipfile
-import xml.etree.ElementTree as ET
+const SCRIPT = String.raw`${GRANTS_PY}
 made, received, folder = sys.argv[1], sys.argv[2], sys.argv[3]
-local = lambda el: el.tag.split('}')[-1]
-unescape = lambda s: re.sub(r'\\u([0-9A-Fa-f]{4})', lambda m: chr(int(m.group(1), 16)), s)
-def tree(el):
-    kids = list(el)
-    return [local(el), None if kids else unescape(el.text or ''), [tree(k) for k in kids]]
-def child(el, name):
-    return next((k for k in el if local(k) == name), None)
-def items(el, name):
-    return [tree(k) for k in (el if el is not None else []) if local(k) == name]
-def grants(metadata):
-    root = ET.fromstring(metadata)
-    out = {'routines': {}, 'users': items(child(root, 'users'), 'user'), 'roles': items(child(root, 'roles'), 'role'),
-           'privileges': items(child(root, 'privileges'), 'privilege')}
-    for s in child(root, 'schemas') or []:
-        routines = items(child(s, 'routines'), 'routine')
-        if routines:
-            out['routines'][unescape(child(s, 'name').text or '')] = routines
-    return out
+import os
 def write(name, data):
     with open(os.path.join(folder, name), 'wb') as f:
         f.write(data)

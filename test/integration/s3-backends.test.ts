@@ -12,13 +12,14 @@
  */
 import test, { type ExecutionContext } from 'ava';
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import Database from '../../src/sources/sqlite/driver.js';
 import { runCli, BIN } from '../helpers/cli.js';
 import { startRgw, type RgwServer } from '../helpers/s3.js';
 import { HAS_SHARED, reference, PROJECT_ROOT } from '../helpers/shared.js';
 import { tempDir } from '../helpers/tmp.js';
+import { readTree, writeTree } from '../helpers/file-tree.js';
 import { S3Storage } from '../../src/ocfl/storage-s3.js';
 import { forEachConcurrent } from '../../src/ocfl/concurrent.js';
 import { SiardOcflError } from '../../src/errors.js';
@@ -61,24 +62,6 @@ function both(title: string, fn: (t: ExecutionContext, backend: Backend) => Prom
 const TEST_LEASE_MS = 10_000;
 const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
   runCli(args, { env: { ...server?.env, SIARD_OCFL_LEASE_MS: String(TEST_LEASE_MS), ...env } });
-
-function writeTree(dir: string, files: Record<string, string | Buffer>): string {
-  for (const [p, content] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
-    writeFileSync(path.join(dir, p), content);
-  }
-  return dir;
-}
-
-function readTree(dir: string, base = dir): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of readdirSync(dir)) {
-    const p = path.join(dir, name);
-    if (statSync(p).isDirectory()) Object.assign(out, readTree(p, base));
-    else out[path.relative(base, p).split(path.sep).join('/')] = readFileSync(p).toString('base64');
-  }
-  return out;
-}
 
 const HOSTILE_ID = 'info:fedora/obj ü:1/../%41 (copy)';
 

@@ -20,6 +20,7 @@ import { streamedInventoryHeader, streamedInventorySummary } from '../../../src/
 import { FileSystemStorage } from '../../../src/ocfl/storage-fs.js';
 import { rng } from '../../../fixtures/northwind.js';
 import { inventoriesUnder } from '../../helpers/fixture-inventories.js';
+import { seamEdits } from '../../helpers/seam-edits.js';
 import { repetitions } from '../../helpers/repetitions.js';
 import { reference, sharedTest } from '../../helpers/shared.js';
 
@@ -145,28 +146,6 @@ test('random inventories, whole and damaged byte by byte: the outline reads as t
   t.true(damagedErrors > ROUNDS / 60, `${damagedErrors} outlined damaged inventories are errors of the parse`);
   t.log(`${damagedOutlined} of ${ROUNDS} damaged inventories outlined, ${damagedErrors} of them refused alike`);
 });
-
-/**
- * Every edit of JSON text at its seams that leaves it not JSON: each comma, colon and bracket left
- * out, each comma doubled, a comma after each opening bracket and before each closing one (where a
- * scanner decides whether a list or an object goes on, and what a value is).
- */
-function seamEdits(text: string): string[] {
-  const out: string[] = [];
-  const at = (i: number, s: string, drop = 0) => text.slice(0, i) + s + text.slice(i + drop);
-  for (let i = 0, inString = false; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === ',') out.push(at(i, '', 1), at(i, ','));
-    else if (c === ':') out.push(at(i, '', 1));
-    else if (c === '{' || c === '[') out.push(at(i, '', 1), at(i + 1, ','));
-    else if (c === '}' || c === ']') out.push(at(i, '', 1), at(i, ','));
-  }
-  return out;
-}
 
 test('inventories damaged at every seam: the outline reads as the whole text', (t) => {
   const r = rng(779);

@@ -19,6 +19,7 @@ import { PathMap } from '../../../../src/ocfl/validate/compact-maps.js';
 import { rng } from '../../../../fixtures/northwind.js';
 import { inventoriesUnder } from '../../../helpers/fixture-inventories.js';
 import { sameValue } from '../../../helpers/same-value.js';
+import { seamEdits } from '../../../helpers/seam-edits.js';
 import { repetitions } from '../../../helpers/repetitions.js';
 import { reference, sharedTest } from '../../../helpers/shared.js';
 
@@ -264,30 +265,6 @@ test('damaged inventories: findings and model are those of the full parse, byte 
   t.true(refused > DAMAGED_ROUNDS / 6, `${refused} of ${DAMAGED_ROUNDS} damaged inventories are not JSON`);
   t.log(`${plain} of ${DAMAGED_ROUNDS} damaged inventories read plain, ${refused} not JSON`);
 });
-
-/**
- * Every edit of JSON text at its seams that leaves it not JSON: each comma, colon and bracket left
- * out, each comma doubled, a comma after each opening bracket and before each closing one (where a
- * scanner decides whether a list or an object goes on, and what a value is). Random damage lands on
- * one of these seldom: a scanner that let a trailing comma through failed the damaged rounds above
- * first at round 2515.
- */
-function seamEdits(text: string): string[] {
-  const out: string[] = [];
-  const at = (i: number, s: string, drop = 0) => text.slice(0, i) + s + text.slice(i + drop);
-  for (let i = 0, inString = false; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === ',') out.push(at(i, '', 1), at(i, ','));
-    else if (c === ':') out.push(at(i, '', 1));
-    else if (c === '{' || c === '[') out.push(at(i, '', 1), at(i + 1, ','));
-    else if (c === '}' || c === ']') out.push(at(i, '', 1), at(i, ','));
-  }
-  return out;
-}
 
 test('inventories damaged at every seam: findings and model are those of the full parse', (t) => {
   const r = rng(777);
