@@ -7,6 +7,7 @@ import { METS_FILE_NAME } from '../siard/mets/types.js';
 import { SIARD_DIGEST_TYPES, type SiardDigestType } from '../siard/model.js';
 import type { SiardExportOptions } from '../siard/export-options.js';
 import { defaultArchiveName, openSource, type OpenSourceOptions } from '../sources/open.js';
+import { sourceForms } from '../sources/dialects.js';
 import { SiardSource } from '../sources/siard/siard-source.js';
 import { describeWidened } from '../siard/database-source.js';
 import { lobWords, parseCount, parseSize, printJson } from './common.js';
@@ -128,11 +129,7 @@ export function register(program: Command): void {
     program
       .command('export')
       .description('export a database to SIARD 2.2: <out-dir>/<name>.siard and its LOB folders')
-      .argument(
-        '<source>',
-        'sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://..., mysql://... / mariadb://..., or a SIARD 2.1/2.2 .siard ' +
-          'file (its LOB folders beside it) to re-segment',
-      )
+      .argument('<source>', `${sourceForms()}; or a SIARD 2.1/2.2 .siard file (its LOB folders beside it) to re-segment`)
       .argument('<out-dir>', 'folder that receives the archive and its LOB folders'),
   )
     .option('--json', 'print a JSON summary')

@@ -18,6 +18,7 @@ import {
 } from './common.js';
 import { addExportOptions, segmentWords, sourceOptionsOf, toSiardExportOptions, type ExportCliOptions } from './export.js';
 import { createProgress } from './progress.js';
+import { sourceForms } from '../sources/dialects.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';
 import { localSegmentSet } from '../siard/segments/segment-set-reader.js';
 
@@ -42,8 +43,7 @@ export function register(program: Command): void {
           )
           .argument(
             '<source>',
-            'sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://..., mysql://... / mariadb://..., or a .siard file (its LOB ' +
-              'folders beside it; a segmented one named x.siard.1 or x.siard)',
+            `${sourceForms()}; or a .siard file (its LOB folders beside it; a segmented one named x.siard.1 or x.siard)`,
           ),
       )
         .requiredOption('--root <root>', 'OCFL storage root')

@@ -12,10 +12,22 @@ import { sqliteDialect } from './sqlite/index.js';
 
 const DIALECTS: readonly Dialect[] = [sqliteDialect, postgresDialect, mysqlDialect, siardDialect];
 
+const RESTORE_TARGETS = DIALECTS.filter((d): d is Dialect & Required<Pick<Dialect, 'openLoader'>> => d.openLoader !== undefined);
+
+/** The forms of the databases among `dialects`, for messages and --help: "sqlite:<file>, ..., mysql:// or mariadb://". */
+function formsOf(dialects: readonly Dialect[]): string {
+  const forms = dialects.filter((d) => d.kind === 'database').flatMap((d) => d.forms);
+  return `${forms.slice(0, -1).join(', ')} or ${forms[forms.length - 1]}`;
+}
+
+/** The database forms an export takes, for --help. */
+export function sourceForms(): string {
+  return formsOf(DIALECTS);
+}
+
 function unsupported(spec: string, what: 'source' | 'target', dialects: readonly Dialect[]): UsageError {
   const scheme = /^([a-z][a-z0-9+.-]+):\/\//i.exec(spec)?.[1];
-  const forms = dialects.filter((d) => d.kind === 'database').flatMap((d) => d.forms);
-  const list = `${forms.slice(0, -1).join(', ')} or ${forms[forms.length - 1]}`;
+  const list = formsOf(dialects);
   return new UsageError(
     scheme !== undefined
       ? `The ${what} scheme ${scheme}:// is not supported; ${what}s are ${list}.`
@@ -33,8 +45,7 @@ export function sourceDialect(spec: string): Dialect {
 
 /** The dialect of a restore target, with its loader. */
 export function targetDialect(spec: string): Dialect & Required<Pick<Dialect, 'openLoader'>> {
-  const targets = DIALECTS.filter((d): d is Dialect & Required<Pick<Dialect, 'openLoader'>> => d.openLoader !== undefined);
-  const found = targets.find((d) => d.accepts(spec));
-  if (!found) throw unsupported(spec, 'target', targets);
+  const found = RESTORE_TARGETS.find((d) => d.accepts(spec));
+  if (!found) throw unsupported(spec, 'target', RESTORE_TARGETS);
   return found;
 }
