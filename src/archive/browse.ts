@@ -6,6 +6,7 @@
  */
 import { loadInventoryVersions, type OcflObjectReader } from '../ocfl/object.js';
 import type { OcflStorageRoot } from '../ocfl/root.js';
+import type { ReadStorage } from '../ocfl/storage.js';
 import { forEachConcurrent } from '../ocfl/concurrent.js';
 
 export interface ObjectListing {
@@ -21,12 +22,36 @@ export interface ObjectListing {
   error?: string;
 }
 
-/** Every object of the root, in the root's sorted order, with its head version's date and file count. */
-export async function listObjects(root: OcflStorageRoot): Promise<ObjectListing[]> {
+/** The inventory sidecar's text of the object at `objectPath` (undefined when unreadable): it changes with every version. */
+export async function sidecarText(storage: ReadStorage, objectPath: string, algorithm: string): Promise<string | undefined> {
+  return storage
+    .readFile(`${objectPath}/inventory.json.${algorithm}`)
+    .then((b) => b.toString('utf8'))
+    .catch(() => undefined);
+}
+
+/** What a listing remembers of an object: its entry and the sidecar it was read under. */
+export interface KnownObject {
+  listing: ObjectListing;
+  algorithm: string;
+  sidecar: string;
+}
+
+/**
+ * Every object of the root, in the root's sorted order, with its head version's date and file
+ * count. An object in `known` whose inventory sidecar is unchanged is not read again (a listing
+ * refreshed reads one small file per object); `known` is updated.
+ */
+export async function listObjects(root: OcflStorageRoot, known: Map<string, KnownObject> = new Map()): Promise<ObjectListing[]> {
   const locations: string[] = [];
   for await (const loc of root.scanObjects()) locations.push(loc.path);
   const out: ObjectListing[] = locations.map((path) => ({ path }));
-  await forEachConcurrent(out, 16, async (o) => {
+  await forEachConcurrent(out, 16, async (o, i) => {
+    const before = known.get(o.path);
+    if (before && (await sidecarText(root.storage, o.path, before.algorithm)) === before.sidecar) {
+      out[i] = before.listing;
+      return;
+    }
     try {
       const inv = await loadInventoryVersions(root.storage, o.path);
       const head = inv.versions.find((v) => v.version === inv.head);
@@ -36,6 +61,8 @@ export async function listObjects(root: OcflStorageRoot): Promise<ObjectListing[
         o.created = head.created;
         o.fileCount = head.fileCount;
       }
+      const sidecar = await sidecarText(root.storage, o.path, inv.digestAlgorithm);
+      if (sidecar !== undefined) known.set(o.path, { listing: o, algorithm: inv.digestAlgorithm, sidecar });
     } catch (err) {
       o.error = (err as Error).message;
     }

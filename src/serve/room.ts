@@ -1,10 +1,12 @@
 /**
  * What the reading room's routes share: the storage root, and the objects, archives and listing
- * it keeps open for a while (a version never changes, so its archive is kept; objects and the
- * listing are read again after OBJECT_TTL_MS, so new versions show).
+ * it keeps open (a version never changes, so its archive is kept; an object and the listing are
+ * checked again after OBJECT_TTL_MS by their inventory sidecars, one small read each, and read
+ * again only when a sidecar changed, so new versions show and a million-file inventory is not
+ * read again while it stays the same).
  */
 import type { Readable } from 'node:stream';
-import { listObjects, type ObjectListing } from '../archive/browse.js';
+import { listObjects, sidecarText, type KnownObject, type ObjectListing } from '../archive/browse.js';
 import { openObjectArchive, type OpenedArchive } from '../archive/open-archive.js';
 import type { OcflObjectReader } from '../ocfl/object.js';
 import type { OcflStorageRoot } from '../ocfl/root.js';
@@ -20,28 +22,42 @@ export class HttpError extends Error {
 }
 
 const OBJECT_TTL_MS = 10_000;
-const ARCHIVES_KEPT = 8;
+/** Objects and archives kept open: an object of a million files holds a few hundred MB. */
+const OBJECTS_KEPT = 4;
+const ARCHIVES_KEPT = 4;
 
 export class Room {
   private listing: { at: number; objects: Promise<ObjectListing[]> } | undefined;
+  private readonly known = new Map<string, KnownObject>();
   private readonly objects = new Map<string, { at: number; object: Promise<OcflObjectReader> }>();
   private readonly archives = new Map<string, Promise<OpenedArchive>>();
 
   constructor(readonly root: OcflStorageRoot) {}
 
   listObjects(): Promise<ObjectListing[]> {
-    if (!this.listing || Date.now() - this.listing.at > OBJECT_TTL_MS) this.listing = { at: Date.now(), objects: listObjects(this.root) };
+    if (!this.listing || Date.now() - this.listing.at > OBJECT_TTL_MS)
+      this.listing = { at: Date.now(), objects: listObjects(this.root, this.known) };
     return this.listing.objects;
   }
 
   async object(id: string): Promise<OcflObjectReader> {
     const kept = this.objects.get(id);
     if (kept && Date.now() - kept.at < OBJECT_TTL_MS) return kept.object;
-    const object = this.root.openObject(id);
-    this.objects.set(id, { at: Date.now(), object });
-    object.catch(() => this.objects.delete(id));
-    if (this.objects.size > ARCHIVES_KEPT) this.objects.delete(this.objects.keys().next().value!);
-    return object;
+    if (kept) {
+      // The sidecar names the digest of the current inventory: unchanged, the reader already held is current.
+      const o = await kept.object;
+      const sidecar = await sidecarText(o.storage, o.path, o.digestAlgorithm);
+      if (sidecar !== undefined && sidecar.split(/\s/)[0] === o.inventoryDigest) {
+        kept.at = Date.now();
+        return o;
+      }
+    }
+    const entry = { at: Date.now(), object: this.root.openObject(id) };
+    this.objects.delete(id);
+    this.objects.set(id, entry);
+    entry.object.catch(() => this.objects.delete(id));
+    if (this.objects.size > OBJECTS_KEPT) this.objects.delete(this.objects.keys().next().value!);
+    return entry.object;
   }
 
   /** The archive of a version (versions never change, so it is kept; the oldest closed beyond ARCHIVES_KEPT). */

@@ -155,3 +155,18 @@ test('nothing is written to the root while it is served', async (t) => {
     t.is((await raw(served.url, target)).status, 200, target);
   t.is(snapshot(fx.root), before);
 });
+
+test('a version written while serving shows after the recheck (10 s): listing and object read again by their sidecars', async (t) => {
+  const copy = path.join(work, 'root-growing');
+  execFileSync('cp', ['-a', fx.root, copy]);
+  const growing = await startServe(['--root', copy, '--port', '0']);
+  const object = `/object?id=${id}`;
+  t.regex((await raw(growing.url, '/')).body, /<td>v2<\/td>/);
+  t.false((await raw(growing.url, object)).body.includes('>v3<'));
+  const env = { SIARD_OCFL_USER_NAME: 'Reading Room Test', SIARD_OCFL_USER_ADDRESS: 'mailto:room@example.org' };
+  const moved = await runCli(['relocate', '--root', copy, '--id', ID, '--lob-folder', 'file:///Archives/Moved/'], { env });
+  t.is(moved.code, 0, moved.stderr);
+  await new Promise((r) => setTimeout(r, 10_500));
+  t.regex((await raw(growing.url, '/')).body, /<td>v3<\/td>/);
+  t.true((await raw(growing.url, object)).body.includes('>v3<'));
+});
