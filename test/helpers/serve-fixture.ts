@@ -6,9 +6,9 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { deflateSync } from 'node:zlib';
 import Database from '../../src/sources/sqlite/driver.js';
 import { runCli } from './cli.js';
+import { tinyPng } from './tiny-png.js';
 
 export const HOSTILE_TEXT = `<script>alert("cell")</script><img src=x onerror=alert(1)>&amp;"'`;
 const SVG_SCRIPT = `<svg xmlns="http://www.w3.org/2000/svg"><script>alert('svg')</script><circle r="5"/></svg>`;
@@ -21,28 +21,6 @@ export const MANY_ROWS = 130;
  */
 export const ZIP_ID = 'urn:example:reading-room-zip';
 export const SEGMENTED_ID = 'urn:example:reading-room-segmented';
-
-function tinyPng(): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    return Buffer.concat([len, Buffer.from(type, 'latin1'), data, Buffer.alloc(4)]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(1, 0);
-  ihdr.writeUInt32BE(1, 4);
-  ihdr[8] = 8;
-  ihdr[9] = 2;
-  const idat = deflateSync(Buffer.from([0, 255, 0, 0]));
-  // 200 bytes of padding after IEND keep it above --inline-max, so it lies in a file.
-  return Buffer.concat([
-    Buffer.from('89504e470d0a1a0a', 'hex'),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', idat),
-    chunk('IEND', Buffer.alloc(0)),
-    Buffer.alloc(200),
-  ]);
-}
 
 export interface ServeFixture {
   db: string;
@@ -57,7 +35,7 @@ export interface ServeFixture {
 export async function makeServeFixture(work: string, root = path.join(work, 'root'), layouts = false): Promise<ServeFixture> {
   const db = path.join(work, 'source.db');
   const docs = new Map<number, Buffer | null>([
-    [1, tinyPng()],
+    [1, tinyPng(200)], // 200 bytes after IEND keep it above --inline-max, so it lies in a file
     [2, Buffer.from(SVG_SCRIPT.padEnd(300, ' '))],
     [3, Buffer.from(HTML_SCRIPT.padEnd(300, ' '))],
     [4, Buffer.from('Plain text, Zoë 王小明 🎉\n'.repeat(20))],

@@ -3,30 +3,11 @@
  * else (SVG and HTML included, whatever they are named) an attachment; scripts always forbidden.
  */
 import test from 'ava';
-import { deflateSync } from 'node:zlib';
+import { tinyPng } from '../../helpers/tiny-png.js';
 import { lobHeaders, previewOf } from '../../../src/serve/preview.js';
 
-function png(): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    return Buffer.concat([len, Buffer.from(type, 'latin1'), data, Buffer.alloc(4)]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(1, 0);
-  ihdr.writeUInt32BE(1, 4);
-  ihdr[8] = 8;
-  ihdr[9] = 2;
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(Buffer.from([0, 255, 0, 0]))),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
-}
-
 test('images and PDF by their magic numbers are shown inline', async (t) => {
-  t.deepEqual(await previewOf(png()), { type: 'image/png', inline: true });
+  t.deepEqual(await previewOf(tinyPng()), { type: 'image/png', inline: true });
   t.deepEqual(await previewOf(Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n', 'latin1')), {
     type: 'application/pdf',
     inline: true,
