@@ -27,6 +27,7 @@ export const VERBS: Record<string, () => Promise<{ register: RegisterVerb }>> = 
   repair: () => import('./repair.js'),
   mets: () => import('./mets.js'),
   serve: () => import('./serve.js'),
+  check: () => import('./check.js'),
 };
 
 /** One example per verb, shown at the end of its --help (the README's verbs table gives the same). */
@@ -51,4 +52,5 @@ export const EXAMPLES: Record<string, string> = {
   repair: 'siard-ocfl repair --root /archive/root --json',
   mets: 'siard-ocfl mets --root /archive/root --id urn:example:northwind',
   serve: 'siard-ocfl serve --root /archive/root --port 8080',
+  check: 'siard-ocfl check Northwind.siard --html report.html',
 };

@@ -1,0 +1,184 @@
+/**
+ * `check`: one SIARD package against the SIARD 2.2 requirements, by requirement id
+ * (requirements.ts). The order: the ZIP container and its names, the folder structure,
+ * metadata.xml (XSD, identifiers, URIs, messageDigest), every table (its XSD compared with the
+ * metadata, then one read of its XML: XSD windows, shape, values, row count, keys), the keys
+ * across tables, the LOB cells against their files, the files around the archive.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { SiardReader, SiardTableRef } from '../reader/siard-reader.js';
+import { verifyArchiveMessageDigest } from '../reader/message-digest.js';
+import { isSegmentedReader, setProblems } from '../segments/segment-set-reader.js';
+import { officialMetadataXsd } from '../writer.js';
+import { checkExtension, checkStructure, checkZipEntries } from './container.js';
+import { KeyIndex, type KeySpec } from './key-index.js';
+import { keySpecs } from './keys.js';
+import { checkLobs, type LobCheckOptions } from './lob-checks.js';
+import { checkEncoding, checkForeignKeyTargets, checkIdentifiers, checkLobFolders, checkMetadataSchema } from './metadata-checks.js';
+import type { CheckReport } from './report.js';
+import { compareTableXsd, parseTableXsd } from './table-xsd.js';
+import { tablePass } from './table-pass.js';
+import { CompiledSchema, TableXsdWindows } from './xsd-validator.js';
+
+export interface CheckPackageOptions extends LobCheckOptions {
+  /** a local folder holding the package (mapping.txt, split parts, other .siard files); none for an object */
+  packageDir?: string;
+  /** progress: called after each table */
+  onTable?: (table: string, rows: number) => void;
+}
+
+async function entryBytes(reader: SiardReader, name: string, max = 256 * 1024 * 1024): Promise<Buffer | undefined> {
+  const e = reader.zip.entry(reader.root + name);
+  if (!e || e.uncompressedSize > max) return undefined;
+  const chunks: Buffer[] = [];
+  for await (const c of (await reader.zip.openStream(e)) as AsyncIterable<Buffer>) chunks.push(c);
+  return Buffer.concat(chunks);
+}
+
+async function checkMetadata(reader: SiardReader, report: CheckReport): Promise<void> {
+  const xml = await entryBytes(reader, 'header/metadata.xml');
+  if (xml) {
+    checkEncoding(xml, 'header/metadata.xml', report);
+    checkMetadataSchema(xml, officialMetadataXsd(), report);
+  }
+  if (reader.metadata.siardVersion !== '2.2') {
+    report.fail(
+      'M_5.0-1',
+      `metadata.xml says SIARD version ${reader.metadata.siardVersion || '(none)'}; this check is against SIARD 2.2.`,
+      { entry: 'header/metadata.xml' },
+    );
+  }
+  checkIdentifiers(reader.archive, report);
+  checkLobFolders(reader.archive, report);
+  checkForeignKeyTargets(reader.archive, report);
+  if (isSegmentedReader(reader)) {
+    report.note('M_5.1-1', 'The messageDigest of a segmented SIARD file is not recomputed here (each segment states its own).');
+    return;
+  }
+  const md = await verifyArchiveMessageDigest(reader);
+  for (const c of md?.checks ?? []) {
+    if (!c.ok)
+      report.fail(
+        'M_5.1-1',
+        `The messageDigest (${c.digestType}) in metadata.xml is ${c.expected}, but the archive's bytes before header/ give ${c.actual}.`,
+        { entry: 'header/metadata.xml' },
+      );
+  }
+}
+
+async function checkTable(
+  reader: SiardReader,
+  t: SiardTableRef,
+  keys: KeySpec[],
+  index: KeyIndex,
+  report: CheckReport,
+): Promise<number | undefined> {
+  const table = `${t.schema.name}.${t.table.name}`;
+  const xsdEntry = t.xmlEntry.replace(/\.xml$/, '.xsd');
+  const xsd = await entryBytes(reader, xsdEntry.slice(reader.root.length), 64 * 1024 * 1024);
+  let compiled: CompiledSchema | undefined;
+  if (xsd) {
+    try {
+      compareTableXsd(t.schema, t.table, parseTableXsd(xsd), xsdEntry, report);
+      compiled = CompiledSchema.compile(xsd);
+    } catch (err) {
+      report.fail('T_6.1-1', `${xsdEntry} is not a usable XML schema: ${(err as Error).message}`, { entry: xsdEntry, table });
+      report.fail('G_3.1-1', `${xsdEntry} is not a valid XML Schema 1.0 document.`, { entry: xsdEntry, table });
+    }
+  }
+  if (!reader.zip.entry(t.xmlEntry) && !(isSegmentedReader(reader) && reader.zip.partsOf(t.xmlEntry).length > 0)) return undefined;
+  report.applies('T_6.0-1', 'T_6.0-2', 'T_6.4-2', 'G_3.3-3', 'G_3.3-4', 'T_6.3-1', 'T_6.3-2');
+  const windows = compiled ? new TableXsdWindows(compiled) : undefined;
+  try {
+    const rows = await tablePass({
+      table: t,
+      stream: await reader.zip.openStream(t.xmlEntry),
+      ...(windows ? { windows } : {}),
+      keys,
+      index,
+      report,
+    });
+    for (const e of windows?.finish() ?? [])
+      report.fail('T_6.0-2', `${t.xmlEntry} is not valid against its XSD: ${e}`, { entry: t.xmlEntry, table });
+    return rows;
+  } finally {
+    compiled?.dispose();
+  }
+}
+
+async function checkTables(reader: SiardReader, report: CheckReport, options: CheckPackageOptions): Promise<void> {
+  const specs = keySpecs(reader.archive);
+  const index = new KeyIndex([...specs.values()].flat());
+  try {
+    for (const t of reader.tables()) {
+      const keys = specs.get(`${t.schema.name}\u0000${t.table.name}`) ?? [];
+      const rows = await checkTable(reader, t, keys, index, report);
+      const table = `${t.schema.name}.${t.table.name}`;
+      if (rows !== undefined && rows !== t.table.rows) {
+        report.fail('P_4.3-10', `${table} has ${rows} rows in ${t.xmlEntry}, but metadata.xml says <rows>${t.table.rows}</rows>.`, {
+          entry: t.xmlEntry,
+          table,
+        });
+      }
+      options.onTable?.(table, rows ?? 0);
+    }
+    for (const v of index.violations())
+      report.fail('T_6.0-1', v.message, { table: v.key.table, ...(v.row !== undefined ? { row: v.row } : {}) });
+  } finally {
+    index.close();
+  }
+}
+
+function checkSegments(reader: SiardReader, report: CheckReport): void {
+  if (!isSegmentedReader(reader)) return;
+  report.applies('S_8.5-0', 'G_3.2-1');
+  for (const p of setProblems(reader)) report.fail('S_8.5-0', p.message, {});
+  if (reader.tables().some((t) => reader.zip.partsOf(t.xmlEntry).length > 0)) report.applies('S_8.6-0');
+}
+
+/** Files beside the archive: other SIARD files (G_3.2-1), mapping.txt (S_8.1.2-0), _partNNN splits (S_8.2-0). */
+function checkPackageFolder(reader: SiardReader, dir: string, report: CheckReport): void {
+  report.applies('G_3.2-1');
+  const names = readdirSync(dir);
+  const siards = names.filter((n) => /\.siard$/i.test(n));
+  if (siards.length > 1)
+    report.note('G_3.2-1', `The folder holds ${siards.length} SIARD files (${siards.slice(0, 5).join(', ')}); each is one database.`);
+  const mapping = path.join(dir, 'mapping.txt');
+  if (existsSync(mapping)) {
+    report.applies('S_8.1.2-0');
+    readFileSync(mapping, 'utf8')
+      .split(/\r?\n/)
+      .forEach((line, i) => {
+        if (line.trim() === '') return;
+        if (!/^\S+\/ [A-Za-z][A-Za-z0-9+.-]*:\S*$/.test(line))
+          report.fail('S_8.1.2-0', `mapping.txt line ${i + 1} is not "<segment folder>/ <URI>".`, { entry: 'mapping.txt' });
+      });
+  }
+  const base = path.basename(reader.file);
+  const parts = names.filter((n) => n.startsWith(`${base}_part`)).sort();
+  if (parts.length > 0) {
+    report.applies('S_8.2-0');
+    parts.forEach((p, i) => {
+      const want = `${base}_part${String(i + 1).padStart(3, '0')}`;
+      if (p !== want)
+        report.fail('S_8.2-0', `Split part ${p} found where ${want} was expected: parts are _part001, _part002, ... without gaps.`, {
+          entry: p,
+        });
+    });
+  }
+}
+
+/** Runs every check on an opened archive. */
+export async function checkOpenedSiard(reader: SiardReader, report: CheckReport, options: CheckPackageOptions = {}): Promise<void> {
+  checkExtension(reader.file, report);
+  checkZipEntries(reader.zip.entries, report);
+  checkStructure(reader, isSegmentedReader(reader), report);
+  checkSegments(reader, report);
+  await checkMetadata(reader, report);
+  await checkTables(reader, report, options);
+  await checkLobs(reader, report, options);
+  // A zipped LOB folder is addressed by a URI into a ZIP file: G_3.4-3 goes with L_7.1-1.
+  if (report.isApplicable('L_7.1-1')) report.applies('G_3.4-3');
+  if (options.packageDir) checkPackageFolder(reader, options.packageDir, report);
+}

@@ -1,0 +1,89 @@
+/**
+ * `check` of a package on disk: a `.siard`, a folder holding one (with its LOB folders), or a
+ * member of a segmented set (`x.siard.1`). An archive that is no ZIP, or no SIARD archive, is a
+ * failed check (exit 1), not an error; a path that cannot be read is an error (exit 2).
+ */
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { SiardOcflError } from '../../errors.js';
+import type { SiardReader } from '../reader/siard-reader.js';
+import { localSegmentSet, openLocalSiard } from '../segments/segment-set-reader.js';
+import { groupSegmentNames } from '../segments/segment-names.js';
+import { ZipReader, type ZipReadLimits } from '../zip/reader.js';
+import { checkOpenedSiard, type CheckPackageOptions } from './check-package.js';
+import { checkExtension, checkZipEntries } from './container.js';
+import { CheckReport, type CheckResult } from './report.js';
+
+/** Deflate cannot pass about 1:1032; an entry claiming more is not honest deflate. */
+export const CHECK_LIMITS: ZipReadLimits = { maxCompressionRatio: 1100 };
+
+/** The archive a path names: itself, or the one .siard (or segmented set) in a folder. */
+export function archiveOf(target: string): string {
+  let st;
+  try {
+    st = statSync(target);
+  } catch (err) {
+    if (localSegmentSet(target)) return target;
+    throw new SiardOcflError(`${target} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`, {
+      code: 'USAGE',
+      exitCode: 2,
+    });
+  }
+  if (!st.isDirectory()) return target;
+  const names = readdirSync(target);
+  const siards = names.filter((n) => /\.siard$/i.test(n));
+  const sets = groupSegmentNames(names);
+  const found = [...siards, ...sets.map((s) => s.members[0]!.name)];
+  if (found.length !== 1) {
+    throw new SiardOcflError(
+      found.length === 0
+        ? `${target} holds no .siard file.`
+        : `${target} holds ${found.length} SIARD files (${found.join(', ')}); name the one to check.`,
+      { code: 'USAGE', exitCode: 2 },
+    );
+  }
+  return path.join(target, found[0]!);
+}
+
+/** What cannot even be opened as a ZIP or a SIARD archive, said under its requirement. */
+async function openOrReport(file: string, report: CheckReport): Promise<SiardReader | undefined> {
+  checkExtension(file, report);
+  if (!localSegmentSet(file)) {
+    let zip: ZipReader;
+    try {
+      zip = await ZipReader.open(file, CHECK_LIMITS);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EACCES') throw err;
+      report.fail('G_4.1-1', `${path.basename(file)} is not a readable ZIP archive: ${(err as Error).message}`, {
+        entry: path.basename(file),
+      });
+      return undefined;
+    }
+    checkZipEntries(zip.entries, report);
+    zip.close();
+  }
+  try {
+    return await openLocalSiard(file, { tolerateProblems: true, limits: CHECK_LIMITS });
+  } catch (err) {
+    const code = (err as SiardOcflError).code;
+    const message = (err as Error).message;
+    if (code === 'SIARD_NOT_SIARD') report.fail('P_4.2-5', message, { entry: 'header/metadata.xml' });
+    else if (/metadata/i.test(message)) report.fail('M_5.0-1', `metadata.xml cannot be read: ${message}`, { entry: 'header/metadata.xml' });
+    else report.fail('G_4.1-1', `${path.basename(file)} cannot be read as a SIARD archive: ${message}`, { entry: path.basename(file) });
+    return undefined;
+  }
+}
+
+export async function checkSiardPackage(target: string, options: CheckPackageOptions = {}): Promise<CheckResult> {
+  const file = archiveOf(target);
+  const report = new CheckReport();
+  const reader = await openOrReport(file, report);
+  if (reader) {
+    try {
+      await checkOpenedSiard(reader, report, { packageDir: path.dirname(path.resolve(file)), ...options });
+    } finally {
+      reader.close();
+    }
+  }
+  return report.result();
+}

@@ -1,0 +1,147 @@
+/**
+ * LOB cells against the files they name: located through the lobFolder chain (as the DILCIS
+ * Board's 2024 note reads it), present, length and digest right (T_6.4-5), file URIs (G_3.4-1,
+ * G_3.4-2), split parts complete and in order (S_8.1.1-0), the folder layout (L_7.1-0, S_8.1-0,
+ * zipped folders L_7.1-1; DATALINK files L_7.2-0 / S_8.3-0 of the seed), and files in LOB folders
+ * that no cell references (P_4.2-3 inside the SIARD file, L_7.1-0 outside).
+ */
+import type { LobPart } from '../lob-location.js';
+import type { LobAccess } from '../reader/lob-access.js';
+import { lookupLob, openFoundLob, packageLobAccess } from '../reader/lob-open.js';
+import type { SiardReader, SiardTableRef } from '../reader/siard-reader.js';
+import type { SiardLobCell } from '../reader/types.js';
+import { findUnreferencedLobFiles, type PackageLister } from '../reader/unreferenced.js';
+import { verifyLob } from '../reader/verify-lob.js';
+import { checkFileUri } from './metadata-checks.js';
+import type { CheckReport, Where } from './report.js';
+
+export interface LobCheckOptions {
+  /** how LOB files are found and read (default: the package folder on disk) */
+  access?: LobAccess;
+  /** how LOB folders are listed for unreferenced files (default: the package folder on disk) */
+  lister?: PackageLister;
+}
+
+interface LobCheckState {
+  referenced: LobPart[];
+  layouts: Set<string>;
+  segments: Set<string>;
+}
+
+function layoutOf(p: string): string {
+  if (/(^|\/)[^/]*_lobs\/s\d+_t\d+_c\d+\/seg_\d+\//.test(p)) return 'final';
+  if (/(^|\/)[^/]*_lobseg_\d+\/content\/schema\d+\//.test(p)) return 'lobseg';
+  return 'other';
+}
+
+function segmentOf(p: string): string | undefined {
+  return /(^|\/)([^/]*_lobseg_\d+)\//.exec(p)?.[2] ?? /(^|\/)(s\d+_t\d+_c\d+\/seg_\d+)\//.exec(p)?.[2];
+}
+
+function whereOf(t: SiardTableRef, cell: SiardLobCell): Where {
+  return {
+    entry: cell.ref.file,
+    table: `${t.schema.name}.${t.table.name}`,
+    row: cell.row,
+    column: t.table.columns[cell.column - 1]?.name ?? cell.cellPath[0]!,
+  };
+}
+
+async function checkCell(
+  reader: SiardReader,
+  access: LobAccess,
+  t: SiardTableRef,
+  cell: SiardLobCell,
+  state: LobCheckState,
+  report: CheckReport,
+): Promise<void> {
+  const where = whereOf(t, cell);
+  report.applies('T_6.4-5', 'T_6.2-1');
+  checkFileUri(cell.ref.file, 'The file attribute', report, where);
+  const lookup = await lookupLob(reader, cell, access);
+  if (lookup.status !== 'found') {
+    const why =
+      lookup.status === 'missing'
+        ? 'is missing'
+        : lookup.status === 'outside'
+          ? 'lies outside the package folder, where the check does not read'
+          : `is not a usable location (${lookup.reason})`;
+    if (lookup.status === 'outside')
+      report.note('T_6.4-5', `LOB file "${cell.ref.file}" ${why}; its length and digest were not checked.`, where);
+    else report.fail('T_6.4-5', `LOB file "${cell.ref.file}" ${why}.`, where);
+    return;
+  }
+  const { found } = lookup;
+  state.referenced.push(...found.parts);
+  for (const p of found.parts) {
+    if (p.kind !== 'external') continue;
+    state.layouts.add(cell.family === 'datalink' ? `datalink:${layoutOf(p.path)}` : layoutOf(p.path));
+    const seg = segmentOf(p.path);
+    if (seg) state.segments.add(seg);
+    if (/\.zip\//i.test(p.path)) report.applies('L_7.1-1');
+  }
+  if (found.parts.length > 1) {
+    report.applies('S_8.1.1-0');
+    if (found.split === 'lobseg')
+      report.note(
+        'S_8.1.1-0',
+        `LOB "${cell.ref.file}" is split as .0 ... .z (seed S_8.4-0), not _part001 ... as the final text names parts.`,
+        where,
+      );
+  }
+  let v;
+  try {
+    v = await verifyLob(openFoundLob(found, access), cell.ref, { family: cell.family });
+  } catch (err) {
+    report.fail('T_6.4-5', `LOB file "${cell.ref.file}" cannot be read: ${(err as Error).message}`, where);
+    return;
+  }
+  if (v.lengthOk === false) {
+    const counted = cell.family === 'clob' || cell.family === 'xml' ? `${v.codePoints} characters (${v.bytes} bytes)` : `${v.bytes} bytes`;
+    report.fail('T_6.4-5', `LOB file "${cell.ref.file}" holds ${counted}, but the cell says length ${cell.ref.length}.`, where);
+  }
+  if (v.digestOk === false)
+    report.fail('T_6.4-5', `LOB file "${cell.ref.file}" has ${v.digestType} ${v.digest}, but the cell says ${cell.ref.digest}.`, where);
+  if (cell.ref.digestTypeRaw !== undefined)
+    report.fail('T_6.4-5', `digestType "${cell.ref.digestTypeRaw}" is none of MD5, SHA-1, SHA-256; the digest cannot be checked.`, where);
+}
+
+function reportLayouts(state: LobCheckState, report: CheckReport): void {
+  const internal = [...state.layouts].filter((l) => !l.startsWith('datalink:'));
+  const datalink = [...state.layouts].filter((l) => l.startsWith('datalink:')).map((l) => l.slice('datalink:'.length));
+  if (internal.length > 0) report.applies('L_7.1-0');
+  if (internal.includes('lobseg'))
+    report.note(
+      'L_7.1-0',
+      'LOB files are in [db]_lobseg_[h]/content/schema[i]/table[j]/lob[k]/ folders (the E-ARK layout of the seed), ' +
+        'not [db]_lobs/s[i]_t[j]_c[k]/seg_[s]/ as the final text recommends.',
+    );
+  if (internal.includes('other'))
+    report.note('L_7.1-0', 'Some LOB files are not in normalised folders ([db]_lobs/s[i]_t[j]_c[k]/seg_[s]/ recommended).');
+  if (datalink.length > 0) {
+    report.applies('L_7.2-0');
+    if (!datalink.every((l) => l === 'lobseg'))
+      report.note('L_7.2-0', 'DATALINK files are not in [db]_lobseg_[h]/content/schema[i]/ folders (the seed layout).');
+  }
+  if (state.segments.size > 1) {
+    report.applies('S_8.1-0');
+    if (datalink.length > 0) report.applies('S_8.3-0');
+  }
+}
+
+export async function checkLobs(reader: SiardReader, report: CheckReport, options: LobCheckOptions = {}): Promise<void> {
+  const access = options.access ?? packageLobAccess(reader);
+  const state: LobCheckState = { referenced: [], layouts: new Set(), segments: new Set() };
+  try {
+    for (const t of reader.tables()) {
+      // A column of any type may hold a LOB cell (a UDT field, a producer's long VARCHAR): every table is read.
+      for await (const cell of reader.lobCells(t)) await checkCell(reader, access, t, cell, state, report);
+    }
+  } finally {
+    access.close?.();
+  }
+  reportLayouts(state, report);
+  const unreferenced = await findUnreferencedLobFiles(reader, state.referenced, ...(options.lister ? [options.lister] : []));
+  for (const e of unreferenced.internal) report.fail('P_4.2-3', `${e} is in a table folder but no cell references it.`, { entry: e });
+  for (const e of unreferenced.external) report.fail('L_7.1-0', `${e} is in a LOB folder but no cell references it.`, { entry: e });
+}
