@@ -51,15 +51,16 @@ function fixturesByCode(): Map<string, string[]> {
   return out;
 }
 
-/** The validator's test files: test/integration/validate*.test.ts and the unit tests of src/ocfl/validate/. */
+/** The validator's test files: test/integration/validate*.test.ts, test/faults/validate*.test.ts (the kill cases) and the unit tests of src/ocfl/validate/. */
 function validatorTests(): string[] {
-  const integration = readdirSync(path.join(PROJECT, 'test', 'integration'))
-    .filter((f) => /^validate.*\.test\.ts$/.test(f))
-    .map((f) => `test/integration/${f}`);
+  const named = (folder: string) =>
+    readdirSync(path.join(PROJECT, 'test', folder))
+      .filter((f) => /^validate.*\.test\.ts$/.test(f))
+      .map((f) => `test/${folder}/${f}`);
   const unit = readdirSync(path.join(PROJECT, 'test', 'unit', 'ocfl', 'validate'))
     .filter((f) => f.endsWith('.test.ts'))
     .map((f) => `test/unit/ocfl/validate/${f}`);
-  return [...integration, ...unit].sort();
+  return [...named('integration'), ...named('faults'), ...unit].sort();
 }
 
 /** code -> validator test files that name it in a string literal. */

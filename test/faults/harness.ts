@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { openRoot } from '../../src/ocfl/root.js';
-import { defaultWorkspaceDir } from '../../src/ocfl/workspace.js';
+import { defaultWorkspaceDir } from '../../src/ocfl/commit/workspace.js';
 import { BIN as PROJECT_BIN } from '../helpers/cli.js';
 
 /** The CLI under test; SIARD_OCFL_BIN may point at a frozen build (a tree others rebuild meanwhile makes noise). */

@@ -8,7 +8,7 @@
  * After every kill:
  *   - the storage root validates (the validator of `siard-ocfl validate`; structure after each
  *     kill, with fixity at the end of the series), with no exception: the commit exchanges the
- *     whole object root in one step (src/ocfl/commit.ts), so there is no in-between state;
+ *     whole object root in one step (src/ocfl/commit/commit.ts), so there is no in-between state;
  *   - the object is at its previous version or at the next one (put: with exactly the state of
  *     the old or the new folder);
  *   - the same command, run again, succeeds and makes exactly one more version;

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import ocflFs from '@ocfl/ocfl-fs';
 import { loadLayout0003 } from '../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
-import { FileLockProvider } from '../../src/ocfl/lock.js';
+import { FileLockProvider } from '../../src/ocfl/lock/lock.js';
 import { initRoot, openRoot } from '../../src/ocfl/root.js';
 import {
   emptyDirs,
@@ -24,7 +24,7 @@ import {
   startPut,
   workspaceEntries,
   writeInput,
-} from './crash/harness.js';
+} from '../helpers/crash/harness.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const ID = 'lock:object/1';

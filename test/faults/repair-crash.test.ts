@@ -1,6 +1,6 @@
 /**
  * `siard-ocfl repair` and the validator's interrupted-commit hint, at the commit's kill points.
- * A `put` child is killed with SIGKILL (failpoints of src/ocfl/commit.ts); the validator must keep
+ * A `put` child is killed with SIGKILL (failpoints of src/ocfl/commit/commit.ts); the validator must keep
  * the spec's code (the object is invalid OCFL until repaired) and say it looks like an interrupted
  * commit that `siard-ocfl repair` settles; `repair` (the built CLI) must then leave a root that
  * validates, with the object at the version the core's crash test expects, and a clean workspace.
@@ -11,10 +11,10 @@ import { copyFileSync, cpSync, existsSync, readdirSync, readFileSync, writeFileS
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadLayout0003 } from '../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
-import type { RootRepairReport } from '../../src/ocfl/repair.js';
+import type { RootRepairReport } from '../../src/ocfl/commit/repair.js';
 import { initRoot, openRoot } from '../../src/ocfl/root.js';
 import { validateStorageRoot, type ValidationResult } from '../../src/ocfl/validate/index.js';
-import { type Files, put, readHead, startPut, workspaceEntries, writeInput } from './crash/harness.js';
+import { type Files, put, readHead, startPut, workspaceEntries, writeInput } from '../helpers/crash/harness.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -59,7 +59,7 @@ async function assertRepairedAt(t: ExecutionContext, rootDir: string, files: Fil
   t.deepEqual(workspaceEntries(rootDir), ['locks'], 'the workspace holds only the (empty) locks folder');
 }
 
-// [failpoint, codes right after the kill, version the object is at (as test/ocfl-crash.test.ts expects), what repair does]
+// [failpoint, codes right after the kill, version the object is at (as faults/ocfl-crash.test.ts expects), what repair does]
 const POINTS: Array<[string, string[], 'old' | 'new', string]> = [
   ['after-version-rename', ['E046'], 'old', 'rolled-back-version'],
   ['after-version-fsync', ['E046'], 'old', 'rolled-back-version'],

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { loadLayout0003 } from '../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
 import { initRoot, openRoot } from '../../src/ocfl/root.js';
 import { validateStorageRoot, type ValidationResult } from '../../src/ocfl/validate/index.js';
-import { type Files, put, writeInput } from './crash/harness.js';
+import { type Files, put, writeInput } from '../helpers/crash/harness.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const ID = 'urn:crash:validate/1';
@@ -98,7 +98,7 @@ for (const [what, points, withV1, files] of [
  * last two the sidecar does not match the inventory (E060). A reader still sees the old or new
  * version, and the next put repairs it (checked below), but a validator run in that window
  * reports the object invalid. The test pins the exact codes. The validator's messages for both
- * states name them an interrupted commit that `siard-ocfl repair` settles (test/repair-crash.test.ts).
+ * states name them an interrupted commit that `siard-ocfl repair` settles (faults/repair-crash.test.ts).
  */
 const INVALID_UNTIL_REPAIRED: Record<string, { codes: string[]; why: string }> = {
   'after-version-rename': { codes: ['E046'], why: 'v2 folder present, root inventory still at v1' },

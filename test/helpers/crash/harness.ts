@@ -5,10 +5,10 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../../helpers/shared.js';
+import { PROJECT_ROOT } from '../shared.js';
 import { openRoot } from '../../../src/ocfl/root.js';
 
-const PUT_CHILD = path.join(PROJECT_ROOT, 'test', 'integration', 'crash', 'put-child.mjs');
+const PUT_CHILD = path.join(PROJECT_ROOT, 'test', 'helpers', 'crash', 'put-child.mjs');
 
 export type Files = Record<string, string>;
 
