@@ -2,7 +2,7 @@
  * Benchmark: the price of a commit that keeps the object valid OCFL at every instant.
  *
  * A new version of an existing object is published by exchanging the live object root with a
- * shadow root in which every existing file is hard-linked (src/ocfl/commit.ts); the fallback
+ * shadow root in which every existing file is hard-linked (src/ocfl/commit/commit.ts); the fallback
  * renames the new version folder, then the inventory, then the sidecar (invalid OCFL for a few
  * renames if killed in between). This bench measures, in the same run, a version that changes one
  * file of an object of N files, both ways (SIARD_OCFL_COMMIT=rename for the fallback), each in a

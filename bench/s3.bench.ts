@@ -21,8 +21,8 @@ import { CreateBucketCommand, GetObjectCommand, PutObjectCommand } from '@aws-sd
 import { Upload } from '@aws-sdk/lib-storage';
 import { readFileSync } from 'node:fs';
 import { forEachConcurrent } from '../src/ocfl/concurrent.js';
-import { clientFromEnvironment, S3Storage } from '../src/ocfl/storage-s3.js';
-import { FileSystemStorage } from '../src/ocfl/storage-fs.js';
+import { clientFromEnvironment, S3Storage } from '../src/ocfl/storage/s3.js';
+import { FileSystemStorage } from '../src/ocfl/storage/fs.js';
 
 const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(PROJECT, 'bin', 'siard-ocfl');

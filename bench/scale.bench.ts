@@ -9,7 +9,7 @@
  *    mets, relocate, audit of the relocated version, repair.
  *  - "folder": a plain folder of N files of 1 KiB, through put; then show, checkout, validate,
  *    and a put of one changed file (a new version of an N-file object: the commit links every
- *    existing file, see src/ocfl/commit.ts).
+ *    existing file, see src/ocfl/commit/commit.ts).
  * Each verb runs in its own process through the CLI, as a user runs it, under /usr/bin/time: wall
  * time, CPU time, peak RSS. Two tables print microseconds per file of the object at each size,
  * wall and CPU, and the growth from the smallest to the largest size: a verb whose cost per file

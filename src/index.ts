@@ -17,7 +17,7 @@ export {
 export {
   /** An object's inventory as read: versions(), state(version), openLogical(path, version). */
   type OcflObjectReader,
-} from './ocfl/object.js';
+} from './ocfl/object/object.js';
 
 export {
   /** Exports a source (sqlite:<file>, a .db file, postgres://, mysql://, a .siard) into a new version of an object. */

@@ -3,9 +3,9 @@
  * (ObjectAuditContext), and, once it is opened, the version audited with its state, expected
  * digests and content files (OpenedObject). Each step takes these and passes its own result on.
  */
-import type { OcflObjectReader } from '../ocfl/object.js';
+import type { OcflObjectReader } from '../ocfl/object/object.js';
 import type { OcflStorageRoot } from '../ocfl/root.js';
-import { joinPath } from '../ocfl/storage.js';
+import { joinPath } from '../ocfl/storage/storage.js';
 import type { HashPool } from '../ocfl/validate/hash-pool.js';
 import type { AuditContentFiles } from './audit-content-files.js';
 import type { AuditFinding, AuditFindings, AuditSeverity } from './audit-findings.js';

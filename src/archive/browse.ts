@@ -4,9 +4,9 @@
  * every path named here is a logical path of a version's state, looked up, never joined to a disk
  * path. Used by the reading room (`serve`).
  */
-import { loadInventoryVersions, type OcflObjectReader } from '../ocfl/object.js';
+import { loadInventoryVersions, type OcflObjectReader } from '../ocfl/object/object.js';
 import type { OcflStorageRoot } from '../ocfl/root.js';
-import type { ReadStorage } from '../ocfl/storage.js';
+import type { ReadStorage } from '../ocfl/storage/storage.js';
 import { forEachConcurrent } from '../ocfl/concurrent.js';
 
 export interface ObjectListing {

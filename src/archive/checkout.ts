@@ -1,5 +1,5 @@
 /**
- * Checkout with `--join-chunks`: a version materialised as plain files (ocfl/checkout.ts verifies
+ * Checkout with `--join-chunks`: a version materialised as plain files (ocfl/object/checkout.ts verifies
  * every digest and refuses escaping paths), then every split LOB of its SIARD archives written back
  * as one whole file under the name its cell gives (`record7.bin` rather than `record7.bin.0` ...
  * `.z`, or `_part001` ...). Each joined file is checked against the cell's length and digest while
@@ -14,8 +14,8 @@ import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import { SiardOcflError } from '../errors.js';
 import { firstZippedLobFolder } from '../siard/reader/zipped-lob-folders.js';
-import { checkoutVersion, type CheckoutOptions, type CheckoutResult } from '../ocfl/checkout.js';
-import type { OcflObjectReader } from '../ocfl/object.js';
+import { checkoutVersion, type CheckoutOptions, type CheckoutResult } from '../ocfl/object/checkout.js';
+import type { OcflObjectReader } from '../ocfl/object/object.js';
 import { NODE_HASH_OF_DIGEST_TYPE } from '../siard/model.js';
 import { describeLobCell, openFoundLob, packageLobAccess } from '../siard/reader/lob-open.js';
 import { groupSegmentNames } from '../siard/segments/segment-names.js';

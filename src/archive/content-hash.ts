@@ -10,7 +10,7 @@
  * read here, in order, through the storage.
  */
 import { MultiHasher } from '../ocfl/digest.js';
-import type { ReadStorage } from '../ocfl/storage.js';
+import type { ReadStorage } from '../ocfl/storage/storage.js';
 import { LobCounter, type LobCounts } from '../siard/reader/verify-lob.js';
 
 export type TextCounts = Required<LobCounts>;

@@ -4,7 +4,7 @@
  * compactly for a plain inventory: a million files cost no map per block here).
  */
 import { isDigestAlgorithm } from '../ocfl/digest.js';
-import type { OcflObjectReader } from '../ocfl/object.js';
+import type { OcflObjectReader } from '../ocfl/object/object.js';
 import type { ExpectedDigest } from '../ocfl/validate/digest-mismatch.js';
 
 export class ExpectedDigests {

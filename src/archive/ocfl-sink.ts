@@ -10,7 +10,7 @@
  * the staged version.
  */
 import { SiardOcflError } from '../errors.js';
-import type { AddedFile, StagedVersion } from '../ocfl/stage.js';
+import type { AddedFile, StagedVersion } from '../ocfl/commit/stage.js';
 import { assertSafeRelPath, type OpenFileOptions, type OutputFile, type OutputSink, type WrittenFile } from '../siard/output-sink.js';
 import { NODE_HASH_OF_DIGEST_TYPE } from '../siard/model.js';
 

@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
 import { openRoot } from '../ocfl/root.js';
-import type { OcflObjectReader } from '../ocfl/object.js';
+import type { OcflObjectReader } from '../ocfl/object/object.js';
 import { withZippedLobFolders } from '../siard/reader/zipped-lob-folders.js';
 import type { LobPart } from '../siard/lob-location.js';
 import { packageLobAccess } from '../siard/reader/lob-open.js';

@@ -22,7 +22,7 @@
  */
 import { createHash } from 'node:crypto';
 import { SiardOcflError, UsageError } from '../errors.js';
-import type { OcflObjectReader } from '../ocfl/object.js';
+import type { OcflObjectReader } from '../ocfl/object/object.js';
 import type { OcflStorageRoot } from '../ocfl/root.js';
 import { countingSink } from '../siard/counting-sink.js';
 import {

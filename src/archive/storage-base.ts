@@ -12,7 +12,7 @@
  *   LOB is checked against its cell's length and digest, so which copy is read cannot change a byte.
  * Either way the verb says so once per archive (`note`), never per cell and never silently.
  */
-import type { OcflObjectReader } from '../ocfl/object.js';
+import type { OcflObjectReader } from '../ocfl/object/object.js';
 import { describeLobTarget, findLob, resolveLobLocation, type LobLocation } from '../siard/lob-location.js';
 import { lookupLob, type LobLookup } from '../siard/reader/lob-open.js';
 import type { LobAccess } from '../siard/reader/lob-access.js';

@@ -4,7 +4,7 @@
  * storage (an object store).
  */
 import type { ByteSource } from '../siard/zip/reader.js';
-import { describePath, type ReadStorage } from '../ocfl/storage.js';
+import { describePath, type ReadStorage } from '../ocfl/storage/storage.js';
 
 export async function storedFile(storage: ReadStorage, rel: string): Promise<string | ByteSource> {
   if (storage.localPath) return storage.localPath(rel);

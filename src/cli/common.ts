@@ -1,5 +1,5 @@
 /** What every verb shares: output in human or JSON form, and turning errors into exit codes. */
-import { JsonPieces } from '../ocfl/large-json.js';
+import { JsonPieces } from '../ocfl/inventory/large-json.js';
 import type { Command } from 'commander';
 import { SiardOcflError, UsageError } from '../errors.js';
 

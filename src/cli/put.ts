@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
-import { addLocalFiles } from '../ocfl/add-local-files.js';
+import { addLocalFiles } from '../ocfl/commit/add-local-files.js';
 import { forEachConcurrent } from '../ocfl/concurrent.js';
 import { openRoot } from '../ocfl/root.js';
 import {

@@ -1,11 +1,11 @@
 /**
  * `siard-ocfl repair`: finish or roll back what crashed writers left, as their next writer would
- * (see src/ocfl/repair.ts). Exit 0 when nothing was needed or all was repaired, 1 when an object
+ * (see src/ocfl/commit/repair.ts). Exit 0 when nothing was needed or all was repaired, 1 when an object
  * could not be read or repaired, 2 when a live writer holds a lock (it may be mid-commit).
  */
 import type { Command } from 'commander';
 import { openRoot } from '../ocfl/root.js';
-import type { ObjectRepairReport, RepairAction } from '../ocfl/repair.js';
+import type { ObjectRepairReport, RepairAction } from '../ocfl/commit/repair.js';
 import { addWorkspaceOption, printJson, rootOptions, type WorkspaceCliOptions } from './common.js';
 
 interface RepairOptions extends WorkspaceCliOptions {

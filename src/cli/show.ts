@@ -1,7 +1,7 @@
 /** `siard-ocfl show`: the files of one version of an object. */
 import type { Command } from 'commander';
 import { forEachConcurrent } from '../ocfl/concurrent.js';
-import { JsonPieces } from '../ocfl/large-json.js';
+import { JsonPieces } from '../ocfl/inventory/large-json.js';
 import { openRoot } from '../ocfl/root.js';
 import { naturalSort } from './natural-order.js';
 

@@ -4,12 +4,12 @@
  */
 import path from 'node:path';
 import { SiardOcflError, UsageError } from '../errors.js';
-import { recoverObject } from './commit.js';
-import type { CommitContext } from './commit-context.js';
+import { recoverObject } from './commit/commit.js';
+import type { CommitContext } from './commit/context.js';
 import { createLayoutByName, readLayoutConfig } from './layout/registry.js';
 import type { StorageLayout } from './layout/storage-layout.js';
-import type { LockProvider } from './lock.js';
-import { assertObjectId } from './logical-path.js';
+import type { LockProvider } from './lock/lock.js';
+import { assertObjectId } from './inventory/logical-path.js';
 import {
   type InventoryHeader,
   loadInventory,
@@ -17,19 +17,26 @@ import {
   loadInventoryVersions,
   loadStagingBase,
   OcflObjectReader,
-} from './object.js';
-import { FullBase, type StagingBase } from './staging-base.js';
-import type { InventoryVersionSummary } from './inventory.js';
-import { repairObject, repairRoot, type ObjectRepairReport, type RootRepairReport } from './repair.js';
-import { StagedVersion, type StartVersionOptions } from './stage.js';
+} from './object/object.js';
+import { FullBase, type StagingBase } from './commit/staging-base.js';
+import type { InventoryVersionSummary } from './inventory/inventory.js';
+import { repairObject, repairRoot, type ObjectRepairReport, type RootRepairReport } from './commit/repair.js';
+import { StagedVersion, type StartVersionOptions } from './commit/stage.js';
 import type { Readable } from 'node:stream';
 import os from 'node:os';
 import { digestSync } from './digest.js';
-import { LeaseLockProvider } from './lock-lease.js';
-import { isObjectStore, type ObjectStorePublish, type ReadStorage, type RootStorage, type Storage, type WriteStorage } from './storage.js';
-import { FileSystemStorage } from './storage-fs.js';
-import { isObjectStoreUrl, openStorage } from './storage-open.js';
-import { openLocalWorkspace, openWorkspace, type Workspace } from './workspace.js';
+import { LeaseLockProvider } from './lock/lease.js';
+import {
+  isObjectStore,
+  type ObjectStorePublish,
+  type ReadStorage,
+  type RootStorage,
+  type Storage,
+  type WriteStorage,
+} from './storage/storage.js';
+import { FileSystemStorage } from './storage/fs.js';
+import { isObjectStoreUrl, openStorage } from './storage/open.js';
+import { openLocalWorkspace, openWorkspace, type Workspace } from './commit/workspace.js';
 import {
   checkWorkspace,
   chooseWorkspace,
@@ -37,7 +44,7 @@ import {
   siblingWorkspaceDir,
   WORKSPACE_SETTING,
   workspaceSetting,
-} from './workspace-choice.js';
+} from './commit/workspace-choice.js';
 
 export type OcflVersion = '1.0' | '1.1';
 

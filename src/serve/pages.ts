@@ -5,7 +5,7 @@
  */
 import type { ObjectListing, VersionDiff, VersionFile } from '../archive/browse.js';
 import { SORT_MAX_ROWS, type CellView, type RowView } from '../archive/browse-rows.js';
-import type { InventoryVersionSummary } from '../ocfl/inventory.js';
+import type { InventoryVersionSummary } from '../ocfl/inventory/inventory.js';
 import type { SiardArchive, SiardColumn, SiardSchema, SiardTable } from '../siard/model.js';
 import type { SiardTableRef } from '../siard/reader/siard-reader.js';
 import type { LobSummary } from '../siard/reader/table-summary.js';

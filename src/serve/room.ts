@@ -8,7 +8,7 @@
 import type { Readable } from 'node:stream';
 import { listObjects, sidecarText, type KnownObject, type ObjectListing } from '../archive/browse.js';
 import { openObjectArchive, type OpenedArchive } from '../archive/open-archive.js';
-import type { OcflObjectReader } from '../ocfl/object.js';
+import type { OcflObjectReader } from '../ocfl/object/object.js';
 import type { OcflStorageRoot } from '../ocfl/root.js';
 
 /** A refusal or failure with its HTTP status; the message is shown (escaped) in the page. */

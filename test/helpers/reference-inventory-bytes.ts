@@ -1,9 +1,9 @@
 /**
  * The canonical bytes of an inventory (keys and path lists sorted, two-space JSON, an empty fixity
  * left out) written the obvious way, through one JSON.stringify of a sorted copy: the oracle the
- * piecewise writers (src/ocfl/large-json.ts, inventory-chunks.ts) are held to.
+ * piecewise writers (src/ocfl/inventory/large-json.ts, inventory/chunks.ts) are held to.
  */
-import type { Inventory } from '../../src/ocfl/inventory.js';
+import type { Inventory } from '../../src/ocfl/inventory/inventory.js';
 
 export function referenceBytes(inv: Inventory): Buffer {
   const sortMap = (m: Record<string, string[]>) =>

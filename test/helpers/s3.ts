@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
-import { clientFromEnvironment } from '../../src/ocfl/storage-s3.js';
+import { clientFromEnvironment } from '../../src/ocfl/storage/s3.js';
 import { PROJECT_ROOT } from './shared.js';
 import { sharedServer } from './shared-servers.js';
 

@@ -1,6 +1,6 @@
 /**
  * t.deepEqual for the large plain values the property tests compare, without its cost where the
- * values are equal (its own comparison was most of the time of inventory-view.test.ts and
+ * values are equal (its own comparison was most of the time of inventory/view.test.ts and
  * plain-inventory.test.ts): `alike` answers true only when both values are arrays, plain objects,
  * Maps or Sets of the same prototype, with the same enumerable keys in the same order (no holes, no
  * symbols), holding the same values (Object.is) at every depth. Anything else answers false and

@@ -1,5 +1,5 @@
 /**
- * Content written around the page cache (src/ocfl/direct-write.ts): every byte lands exactly,
+ * Content written around the page cache (src/ocfl/storage/direct-write.ts): every byte lands exactly,
  * whatever the chunking and however the length falls against the 4 KiB alignment and the 1 MiB
  * buffers (the padded tail is cut off); the bytes really bypass the page cache (fincore); abort
  * removes the file; a staged version mixing direct (large) and ordinary (small) files commits
@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, constants as fsConstants, existsSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { directWriteAvailable, openDirect } from '../../src/ocfl/direct-write.js';
+import { directWriteAvailable, openDirect } from '../../src/ocfl/storage/direct-write.js';
 import { loadLayout0003 } from '../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
 import { initRoot } from '../../src/ocfl/root.js';
 import { validateStorageRoot } from '../../src/ocfl/validate/index.js';

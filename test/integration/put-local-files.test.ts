@@ -1,5 +1,5 @@
 /**
- * put of a folder large enough for the hashing threads (src/ocfl/add-local-files.ts): each file is
+ * put of a folder large enough for the hashing threads (src/ocfl/commit/add-local-files.ts): each file is
  * copied into the stage and hashed in one read on another thread. The version must hold exactly
  * the folder, every digest right (computed here independently), duplicates stored once, fixity
  * for every content file, and the object valid.

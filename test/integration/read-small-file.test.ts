@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { openFileStream, SMALL_FILE_BYTES } from '../../src/read-small-file.js';
-import { FileSystemStorage } from '../../src/ocfl/storage-fs.js';
+import { FileSystemStorage } from '../../src/ocfl/storage/fs.js';
 import { SiardOcflError } from '../../src/errors.js';
 import { packageLobAccess } from '../../src/siard/reader/lob-open.js';
 import type { SiardReader } from '../../src/siard/reader/siard-reader.js';

@@ -3,7 +3,7 @@
 // (better-sqlite3 of the line, koffi's exchange and syncfs), the packed tarball installed and run,
 // and one pass through every verb.
 export default {
-  files: ['test/line/**/*.test.ts', 'test/unit/ocfl/rename-exchange.test.ts'],
+  files: ['test/line/**/*.test.ts', 'test/unit/ocfl/storage/rename-exchange.test.ts'],
   extensions: { ts: 'module' },
   nodeArguments: ['--import=tsx'],
   require: ['./test/runner/file-timer.ts'],

@@ -3,13 +3,13 @@
  * compiled for Node 20, 13.x with Node-API binaries from Node 22 on: src/sources/sqlite/driver.ts),
  * and koffi reaches renameat2(RENAME_EXCHANGE) and syncfs(2) in libc. Each is loaded and used on the
  * line the tier runs on (CI: every supported line): better-sqlite3 and syncfs here, the exchange in
- * test/unit/ocfl/rename-exchange.test.ts, which the line tier runs too.
+ * test/unit/ocfl/storage/rename-exchange.test.ts, which the line tier runs too.
  */
 import test from 'ava';
 import os from 'node:os';
 import path from 'node:path';
 import Database, { driverPath } from '../../src/sources/sqlite/driver.js';
-import { FileSystemStorage } from '../../src/ocfl/storage-fs.js';
+import { FileSystemStorage } from '../../src/ocfl/storage/fs.js';
 import { testIf } from '../helpers/requires.js';
 import { tempDir } from '../helpers/tmp.js';
 

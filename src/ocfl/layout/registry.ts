@@ -7,8 +7,8 @@
  * entry below.
  */
 import { UsageError } from '../../errors.js';
-import type { ReadStorage } from '../storage.js';
-import { FileSystemStorage } from '../storage-fs.js';
+import type { ReadStorage } from '../storage/storage.js';
+import { FileSystemStorage } from '../storage/fs.js';
 import { HashAndIdNTupleLayout, LAYOUT_0003_NAME } from './hash-and-id-n-tuple-layout.js';
 import type { StorageLayout } from './storage-layout.js';
 

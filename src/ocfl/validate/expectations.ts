@@ -8,7 +8,7 @@
  */
 import type { ExpectedDigest } from './digest-mismatch.js';
 import type { CheckedInventory } from './inventory.js';
-import { PathMap } from './compact-maps.js';
+import { PathMap } from '../inventory/compact-maps.js';
 
 export interface Expectation extends ExpectedDigest {
   where: string;

@@ -1,4 +1,4 @@
-import { WORKSPACE_EXTENSION } from '../workspace-choice.js';
+import { WORKSPACE_EXTENSION } from '../commit/workspace-choice.js';
 
 /** Names of the extensions registered with OCFL (https://ocfl.github.io/extensions/). */
 const REGISTERED_EXTENSIONS: ReadonlySet<string> = new Set([

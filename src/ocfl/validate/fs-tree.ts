@@ -2,10 +2,10 @@
  * Reading the stored tree without following links, through the storage's read capability:
  * validation looks at what is there, never outside the folder it was given.
  */
-import type { EntryKind, ReadStorage, StorageWalk } from '../storage.js';
+import type { EntryKind, ReadStorage, StorageWalk } from '../storage/storage.js';
 
-export type { EntryKind } from '../storage.js';
-export type { WalkedFile, StorageWalk as WalkResult } from '../storage.js';
+export type { EntryKind } from '../storage/storage.js';
+export type { WalkedFile, StorageWalk as WalkResult } from '../storage/storage.js';
 
 export interface TreeEntry {
   name: string;

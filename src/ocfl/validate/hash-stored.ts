@@ -5,7 +5,7 @@
  */
 import { MultiHasher } from '../digest.js';
 import { forEachConcurrent } from '../concurrent.js';
-import { joinPath, type ReadStorage } from '../storage.js';
+import { joinPath, type ReadStorage } from '../storage/storage.js';
 import type { HashPool, HashResult, HashTask } from './hash-pool.js';
 
 /** Streams in flight against a remote store: enough to hide latency, few enough to bound memory (1 MiB each). */

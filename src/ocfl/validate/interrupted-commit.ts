@@ -1,6 +1,6 @@
 /**
  * Recognises the two states a writer killed in the middle of a commit leaves (see
- * src/ocfl/commit.ts), and says so in the finding. The codes stay: such an object IS invalid OCFL
+ * src/ocfl/commit/commit.ts), and says so in the finding. The codes stay: such an object IS invalid OCFL
  * until repaired; but it is not damage, and the message tells what settles it.
  *   - an unlisted version folder v(N+1) whose own inventory is a valid successor of the root
  *     inventory, with a matching sidecar (killed after placing the version folder, before the
@@ -13,7 +13,7 @@ import { digestSync, isDigestAlgorithm } from '../digest.js';
 import { Findings } from './findings.js';
 import { checkInventory, parseVersionName, type CheckedInventory, type SpecVersion } from './inventory.js';
 import { listDir } from './fs-tree.js';
-import { joinPath, type ReadStorage } from '../storage.js';
+import { joinPath, type ReadStorage } from '../storage/storage.js';
 import { type BytesFingerprint, readSmall, sameBytes, MAX_INVENTORY_BYTES } from './read.js';
 import { readInventoryBytes } from './plain-inventory.js';
 

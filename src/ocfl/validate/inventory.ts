@@ -25,7 +25,7 @@ export interface VersionBlock {
 /**
  * An inventory as the validator reads it: every field optional or defaulted, so that a broken
  * inventory is still checked as far as it goes (the readers' model is `Inventory` in ../inventory.ts).
- * The maps are Maps after a full parse and compact maps (compact-maps.ts) after a plain read.
+ * The maps are Maps after a full parse and compact maps (inventory/compact-maps.ts) after a plain read.
  */
 export interface CheckedInventory {
   id?: string;

@@ -9,7 +9,7 @@ import { isRegisteredExtension } from './extensions.js';
 import { explainInterruptedCommit } from './interrupted-commit.js';
 import { Findings, quote } from './findings.js';
 import { displayJoin, listDir, walk, type TreeEntry } from './fs-tree.js';
-import { describePath, joinPath, type ReadStorage } from '../storage.js';
+import { describePath, joinPath, type ReadStorage } from '../storage/storage.js';
 import { hashStored } from './hash-stored.js';
 import { digestMismatches } from './digest-mismatch.js';
 import { ExistingFiles } from './existing-files.js';

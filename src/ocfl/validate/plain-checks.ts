@@ -2,15 +2,15 @@
  * The checks of an inventory's large blocks (states, manifest, fixity) made on the scanned bytes
  * of a plain inventory (plain-inventory.ts) instead of parsed JSON: the same findings in the same
  * order as inventory.ts makes on the full parse, one path at a time (each path's string made and
- * let go), and a compact model (compact-maps.ts) in place of the Maps. In a plain inventory every
+ * let go), and a compact model (inventory/compact-maps.ts) in place of the Maps. In a plain inventory every
  * key is a well-formed lower-case digest listed once, so the digest-shape and repeated-digest
  * findings (E025, E050 shape, E057 shape, E096, E097) cannot arise there.
  */
 import { DIGEST_HEX_LENGTH } from '../digest.js';
-import { arenaOf, type Arena } from '../arena.js';
-import { digestBytesOf, hexInto, DigestBlock } from '../inventory-view.js';
-import type { ScannedBlock } from '../path-block-scan.js';
-import { FixityMap, ManifestDigests, PathMap, RangeTable } from './compact-maps.js';
+import { arenaOf, type Arena } from '../inventory/arena.js';
+import { digestBytesOf, hexInto, DigestBlock } from '../inventory/view.js';
+import type { ScannedBlock } from '../inventory/path-block-scan.js';
+import { FixityMap, ManifestDigests, PathMap, RangeTable } from '../inventory/compact-maps.js';
 import { quote } from './findings.js';
 import { pathShapeProblem } from './paths.js';
 import type { PlainBlocks } from './plain-inventory.js';

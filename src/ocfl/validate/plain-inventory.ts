@@ -13,10 +13,10 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { DIGEST_HEX_LENGTH } from '../digest.js';
-import { hashBytes, emptyTable, uniqueMembers } from '../inventory-view.js';
-import { setOwn } from '../json-bytes.js';
-import { parseJsonRange, topLevelObject } from '../large-json.js';
-import { scanPathBlock, type ScannedBlock } from '../path-block-scan.js';
+import { hashBytes, emptyTable, uniqueMembers } from '../inventory/view.js';
+import { setOwn } from '../inventory/json-bytes.js';
+import { parseJsonRange, topLevelObject } from '../inventory/large-json.js';
+import { scanPathBlock, type ScannedBlock } from '../inventory/path-block-scan.js';
 import { parseJson } from './read.js';
 
 const CONTENT_HEX_LENGTH: Record<string, number> = { sha512: 128, sha256: 64 };

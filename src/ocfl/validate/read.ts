@@ -1,7 +1,7 @@
 /** Bounded reads of the small files validation parses (declarations, inventories, sidecars, configs). */
 import { digestSync, MultiHasher } from '../digest.js';
-import { parseJsonBytes } from '../large-json.js';
-import type { ReadStorage } from '../storage.js';
+import { parseJsonBytes } from '../inventory/large-json.js';
+import type { ReadStorage } from '../storage/storage.js';
 
 /** An object of a million LOB files has an inventory of ~600 MB; this allows about three times that. */
 export const MAX_INVENTORY_BYTES = 2 * 1024 * 1024 * 1024;

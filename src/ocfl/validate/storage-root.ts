@@ -7,8 +7,8 @@ import { createLayoutByName, isKnownLayout, OCFL_LAYOUT_FILE, type StorageLayout
 import { isRegisteredExtension, OWN_ROOT_EXTENSIONS } from './extensions.js';
 import { Findings, quote } from './findings.js';
 import { displayJoin, listDir, type TreeEntry } from './fs-tree.js';
-import { describePath, joinPath, type ReadStorage } from '../storage.js';
-import { FileSystemStorage } from '../storage-fs.js';
+import { describePath, joinPath, type ReadStorage } from '../storage/storage.js';
+import { FileSystemStorage } from '../storage/fs.js';
 import { HashPool } from './hash-pool.js';
 import { SPEC_VERSIONS, type SpecVersion } from './inventory.js';
 import { checkObject, type ObjectCheck } from './object.js';

@@ -1,5 +1,5 @@
 /**
- * Every access to stored bytes goes through the storage capabilities (src/ocfl/storage.ts): no
+ * Every access to stored bytes goes through the storage capabilities (src/ocfl/storage/storage.ts): no
  * module reads the disk with node:fs, and none joins a disk path from a storage location, except
  * the filesystem backend and the short list below of pieces that are local by nature. A new entry
  * here needs a reason; the validator and the archive verbs (audit, relocate, mets, restore) may
@@ -12,15 +12,15 @@ import path from 'node:path';
 const SRC = path.resolve('src');
 
 const LOCAL_BY_NATURE: Record<string, string> = {
-  'ocfl/storage-fs.ts': 'the filesystem backend itself',
-  'ocfl/direct-write.ts': 'the filesystem backend: O_DIRECT writes of large content',
-  'ocfl/syncfs.ts': 'the filesystem backend: syncfs(2) of the root filesystem',
-  'ocfl/workspace.ts': 'the workspace is a local folder where versions are staged (for any backend)',
-  'ocfl/workspace-choice.ts': 'chooses and checks that local workspace folder',
-  'ocfl/lock.ts': 'file locks of one host, in the local workspace (object stores use a lease object)',
-  'ocfl/stage.ts': 'put and ingest read the local files and folders the user adds',
-  'ocfl/failpoint.ts': 'fault-injection marker files of the crash tests',
-  'ocfl/checkout.ts': 'writes a checkout into a local destination folder',
+  'ocfl/storage/fs.ts': 'the filesystem backend itself',
+  'ocfl/storage/direct-write.ts': 'the filesystem backend: O_DIRECT writes of large content',
+  'ocfl/storage/syncfs.ts': 'the filesystem backend: syncfs(2) of the root filesystem',
+  'ocfl/commit/workspace.ts': 'the workspace is a local folder where versions are staged (for any backend)',
+  'ocfl/commit/workspace-choice.ts': 'chooses and checks that local workspace folder',
+  'ocfl/lock/lock.ts': 'file locks of one host, in the local workspace (object stores use a lease object)',
+  'ocfl/commit/stage.ts': 'put and ingest read the local files and folders the user adds',
+  'ocfl/commit/failpoint.ts': 'fault-injection marker files of the crash tests',
+  'ocfl/object/checkout.ts': 'writes a checkout into a local destination folder',
   'ocfl/validate/hash-file.ts': 'worker threads hash local files of a filesystem root (storage.localPath)',
   'archive/checkout.ts': 'joins split LOBs inside the local checkout folder',
   'archive/ingest.ts': 'reads the local SIARD package a user ingests',
@@ -52,9 +52,9 @@ const LOCAL_BY_NATURE: Record<string, string> = {
 const WORKER_HASHING = 'ocfl/validate/hash-file.ts';
 const EVERY_BACKEND = [
   'ocfl/validate/',
-  'ocfl/object.ts',
+  'ocfl/object/object.ts',
   'ocfl/root.ts',
-  'ocfl/commit.ts',
+  'ocfl/commit/commit.ts',
   'archive/audit.ts',
   'archive/relocate.ts',
   'archive/mets.ts',
@@ -100,7 +100,7 @@ test('the validator and the archive verbs are never on the local list', (t) => {
 test('no disk path is joined from a storage location outside the filesystem backend', (t) => {
   const joined = /path(\.posix)?\.(join|resolve)\([^()]*\blocation\b/;
   const offenders = files
-    .filter((f) => f.rel !== 'ocfl/storage-fs.ts')
+    .filter((f) => f.rel !== 'ocfl/storage/fs.ts')
     .flatMap((f) =>
       f.text
         .split('\n')

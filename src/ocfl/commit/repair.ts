@@ -1,0 +1,250 @@
+/**
+ * Repair without writing a version: for each object, take its lock and run the recovery its next
+ * writer would run (commit.ts: roll back an unlisted newer version folder, finish a stale root
+ * sidecar, remove the object's staging folder), and clear the workspace of what crashed writers
+ * of objects that never came to exist left (staging folders, locks of dead processes).
+ * A lock held by a live writer is reported, never waited for or broken.
+ */
+import path from 'node:path';
+import { LockHeldError, SiardOcflError } from '../../errors.js';
+import { recoverObject } from './commit.js';
+import type { CommitContext, RecoveryAction } from './context.js';
+import { digestSync } from '../digest.js';
+import { FileLockProvider, type ObjectLock } from '../lock/lock.js';
+import { LeaseLockProvider } from '../lock/lease.js';
+import { InventoryError, parseInventoryHeader, parseInventoryVersions, parseSidecar } from '../inventory/inventory.js';
+import { digestOfStored, readInventoryOutline } from '../inventory/outline.js';
+import { loadInventoryHeader, loadInventorySummary, type InventoryHeader, type LoadedInventorySummary } from '../object/object.js';
+import type { ReadStorage, RootStorage } from '../storage/storage.js';
+import type { Workspace } from './workspace.js';
+
+/** What repair needs of a storage root (root.ts's OcflStorageRoot, which calls repair, is one). */
+export interface RootToRepair {
+  readonly storage: RootStorage;
+  readonly location: string;
+  /** Object root of an id, relative to the storage root; throws for a bad id or a root without layout. */
+  objectPath(id: string): string;
+  /** Every object root under the storage root. */
+  scanObjects(): AsyncIterable<{ path: string }>;
+}
+
+export interface RepairAction {
+  kind: RecoveryAction['kind'] | 'removed-dead-lock';
+  /** Absolute path of what was removed, rolled back or rewritten. */
+  path: string;
+}
+
+/**
+ * clean: nothing needed; repaired: actions were taken; locked: a live writer holds the lock;
+ * failed: the object could not be read or repaired (message says why; run validate).
+ */
+export type RepairStatus = 'clean' | 'repaired' | 'locked' | 'failed';
+
+export interface ObjectRepairReport {
+  /** Object id; undefined for leftovers of an unknown id (a crashed creation). */
+  id?: string;
+  /** Object root relative to the storage root, when known. */
+  objectPath?: string;
+  status: RepairStatus;
+  actions: RepairAction[];
+  message?: string;
+}
+
+export interface RootRepairReport {
+  root: string;
+  workspace: string;
+  objects: ObjectRepairReport[];
+  repaired: number;
+  locked: number;
+  failed: number;
+}
+
+function lockLocation(ws: Workspace, id: string): string {
+  return ws.locks instanceof FileLockProvider ? ws.locks.lockPath(id) : `lock of "${id}"`;
+}
+
+/** Storage paths joined as the readers join them (object.ts). */
+function join(...parts: string[]): string {
+  return parts.filter((p) => p !== '' && p !== '.').join('/');
+}
+
+async function readText(storage: ReadStorage, file: string): Promise<string | undefined> {
+  try {
+    return (await storage.readFile(file)).toString('utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/**
+ * What the readers' check of the root inventory against its sidecar (object.ts) answers, the file
+ * streamed rather than held (a three-version inventory of a million files is ~1 GB): its outline
+ * parsed by `parse`, its digest computed as it is read. Undefined when the text is not of the
+ * outlined shape (inventory/outline.ts) or a read fails: the whole read then gives its own answer.
+ */
+async function streamedVerified<H extends InventoryHeader>(
+  storage: ReadStorage,
+  objectPath: string,
+  parse: (bytes: Buffer, where: string) => H,
+): Promise<{ header: H; sidecarStale: boolean; digest: string } | undefined> {
+  const where = join(objectPath, 'inventory.json');
+  const read = await readInventoryOutline(storage, where, 'sha512');
+  if (!read) return undefined;
+  const header = parse(read.outline, `${storage.location}/${where}`);
+  const alg = header.digestAlgorithm;
+  const digest = alg === 'sha512' ? read.digest : (await digestOfStored(storage, where, alg))?.digest;
+  if (digest === undefined) return undefined;
+  const sidecar = await readText(storage, `${where}.${alg}`);
+  if (sidecar !== undefined && parseSidecar(sidecar) === digest) return { header, sidecarStale: false, digest };
+  const headPath = join(objectPath, header.head, 'inventory.json');
+  // The head's copy holds the same bytes when it has their size and digest.
+  const headCopy = await digestOfStored(storage, headPath, alg);
+  const headSidecar = await readText(storage, `${headPath}.${alg}`);
+  if (headCopy?.size === read.size && headCopy.digest === digest && headSidecar !== undefined && parseSidecar(headSidecar) === digest) {
+    return { header, sidecarStale: true, digest };
+  }
+  throw new InventoryError(
+    `The inventory of object "${header.id}" at ${storage.location}/${objectPath} does not match its ${alg} sidecar.`,
+  );
+}
+
+/** loadInventorySummary (object.ts), the inventory streamed: recovery needs its version names, not its bytes. */
+export async function streamedInventorySummary(storage: ReadStorage, objectPath: string): Promise<LoadedInventorySummary> {
+  const streamed = await streamedVerified(storage, objectPath, parseInventoryVersions);
+  if (!streamed) return loadInventorySummary(storage, objectPath);
+  return { inventory: streamed.header, digest: streamed.digest, sidecarStale: streamed.sidecarStale };
+}
+
+/** loadInventoryHeader (object.ts), the inventory streamed. */
+export async function streamedInventoryHeader(storage: ReadStorage, objectPath: string): Promise<InventoryHeader> {
+  const streamed = await streamedVerified(storage, objectPath, parseInventoryHeader);
+  if (!streamed) return loadInventoryHeader(storage, objectPath);
+  const { id, head, type, digestAlgorithm } = streamed.header;
+  return { id, head, type, digestAlgorithm };
+}
+
+/** Recovers one object under a lock already taken. */
+async function recoverLocked(root: RootToRepair, ws: Workspace, id: string, lock: ObjectLock): Promise<ObjectRepairReport> {
+  const objectPath = root.objectPath(id);
+  const actions: RepairAction[] = lock.tookOverDeadLock ? [{ kind: 'removed-dead-lock', path: lockLocation(ws, id) }] : [];
+  const ctx: CommitContext = { root: root.storage, workspace: ws.storage, stage: ws.stageDir(id), objectPath, id };
+  const recovered: RecoveryAction[] = [];
+  try {
+    const loaded = await recoverObject(ctx, recovered, streamedInventorySummary);
+    if (loaded && loaded.inventory.id !== id) {
+      throw new SiardOcflError(`The object path of "${id}", ${root.location}/${objectPath}, holds object "${loaded.inventory.id}".`, {
+        code: 'ID_MISMATCH',
+        exitCode: 1,
+      });
+    }
+  } finally {
+    for (const a of recovered) {
+      const base = a.kind === 'removed-staging' ? ws.storage.location : root.location;
+      actions.push({ kind: a.kind, path: `${base}/${a.path}` });
+    }
+  }
+  return { id, objectPath, status: actions.length > 0 ? 'repaired' : 'clean', actions };
+}
+
+/** Repairs one object; LockHeldError when a live writer holds its lock. */
+export async function repairObject(root: RootToRepair, ws: Workspace, id: string): Promise<ObjectRepairReport> {
+  const lock = await ws.locks.acquire(id);
+  try {
+    return await recoverLocked(root, ws, id, lock);
+  } finally {
+    await lock.release();
+  }
+}
+
+/** repairObject for a report: a held lock or a damaged object becomes a status, not a throw. */
+async function repairReported(root: RootToRepair, ws: Workspace, id: string, objectPath?: string): Promise<ObjectRepairReport> {
+  try {
+    return await repairObject(root, ws, id);
+  } catch (err) {
+    const status: RepairStatus = err instanceof LockHeldError ? 'locked' : 'failed';
+    return { id, objectPath, status, actions: [], message: (err as Error).message };
+  }
+}
+
+/** Staging folders and locks in the workspace that belong to none of `knownKeys`. */
+async function leftoverKeys(ws: Workspace, locks: FileLockProvider, knownKeys: Set<string>): Promise<string[]> {
+  const keys = new Set(await locks.keys());
+  for (const e of await ws.storage.list('')) {
+    const m = /^stage-([0-9a-f]{64})$/.exec(e.name);
+    if (m && e.isDirectory) keys.add(m[1]);
+  }
+  return [...keys].filter((k) => !knownKeys.has(k)).sort();
+}
+
+/** Leftovers of a writer whose id is unknown: under its lock, remove its staging folder. */
+async function repairLeftover(ws: Workspace, locks: FileLockProvider, key: string): Promise<ObjectRepairReport> {
+  const label = `(unknown id, key ${key.slice(0, 12)}...)`;
+  let lock: ObjectLock;
+  try {
+    lock = await locks.acquireKey(key, label);
+  } catch (err) {
+    if (err instanceof LockHeldError) return { status: 'locked', actions: [], message: err.message };
+    throw err;
+  }
+  try {
+    const actions: RepairAction[] = lock.tookOverDeadLock
+      ? [{ kind: 'removed-dead-lock', path: path.join(locks.lockDir, `${key}.lock`) }]
+      : [];
+    const stage = `stage-${key}`;
+    if (await ws.storage.stat(stage)) {
+      await ws.storage.remove(stage);
+      actions.push({ kind: 'removed-staging', path: `${ws.storage.location}/${stage}` });
+    }
+    return { status: actions.length > 0 ? 'repaired' : 'clean', actions };
+  } finally {
+    await lock.release();
+  }
+}
+
+/**
+ * Repairs the objects named by `ids`, or (none given) every object under the root and then the
+ * workspace's leftovers of objects that do not exist.
+ */
+export async function repairRoot(root: RootToRepair, ws: Workspace, ids?: string[]): Promise<RootRepairReport> {
+  const objects: ObjectRepairReport[] = [];
+  if (ids && ids.length > 0) {
+    for (const id of ids) {
+      root.objectPath(id); // a bad id or a root without layout is a usage error, not a report line
+      objects.push(await repairReported(root, ws, id));
+    }
+  } else {
+    const known = new Set<string>();
+    for await (const loc of root.scanObjects()) {
+      let id: string;
+      try {
+        id = (await streamedInventoryHeader(root.storage, loc.path)).id;
+      } catch (err) {
+        objects.push({ objectPath: loc.path, status: 'failed', actions: [], message: (err as Error).message });
+        continue;
+      }
+      known.add(digestSync('sha256', id));
+      objects.push(await repairReported(root, ws, id, loc.path));
+    }
+    if (ws.locks instanceof LeaseLockProvider) {
+      // On an object store a creation killed before its declaration is found by its lease.
+      for (const id of await ws.locks.ids()) {
+        if (known.has(digestSync('sha256', id))) continue;
+        known.add(digestSync('sha256', id));
+        objects.push(await repairReported(root, ws, id));
+      }
+    }
+    if (ws.locks instanceof FileLockProvider) {
+      for (const key of await leftoverKeys(ws, ws.locks, known)) objects.push(await repairLeftover(ws, ws.locks, key));
+    }
+  }
+  const count = (s: RepairStatus) => objects.filter((o) => o.status === s).length;
+  return {
+    root: root.location,
+    workspace: ws.storage.location,
+    objects,
+    repaired: count('repaired'),
+    locked: count('locked'),
+    failed: count('failed'),
+  };
+}

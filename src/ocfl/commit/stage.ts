@@ -1,0 +1,657 @@
+/**
+ * A version being built: it starts from the head state of the object (empty for a new object),
+ * takes content from streams, files and buffers, removes and renames logical paths, and commits.
+ *
+ * Each added file is written once into the workspace while one MultiHasher computes the manifest
+ * digest and every fixity digest. Content whose digest the manifest already holds (from an
+ * earlier version or from this one) is dropped from the workspace, not stored again.
+ * Content paths are `vN/content/<logical path>` (suffixed when a renamed or removed path left
+ * that name taken).
+ */
+import { createReadStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { SiardOcflError, UsageError } from '../../errors.js';
+import { assertDigestAlgorithm, MultiHasher } from '../digest.js';
+import { failpoint } from './failpoint.js';
+import { pruneEmptyDirs, recoverObject, stageInventoriesAndPublish } from './commit.js';
+import type { CommitContext } from './context.js';
+import { type Inventory, nextVersionName } from '../inventory/inventory.js';
+import { inventoryChunks } from '../inventory/chunks.js';
+import { stagedInventory } from './staged-inventory.js';
+import { assertLogicalPath } from '../inventory/logical-path.js';
+import { EarlyFlushes } from './early-flush.js';
+import { type NewContent, StagedState } from './staged-state.js';
+import { contentWithoutFixity, type VersionMetadata } from './next-inventory.js';
+import type { KnownInventory } from '../object/object.js';
+import type { StagingBase } from './staging-base.js';
+import type { ObjectLock } from '../lock/lock.js';
+import type { WritableFile } from '../storage/storage.js';
+
+/** Content of at least this size (or of unknown size) is written around the page cache. */
+const DIRECT_MIN_BYTES = 256 * 1024;
+/**
+ * Content below the direct-write size is gathered in memory and written once to its place (see
+ * addStream): no temporary file, no rename, no fsync of its own (commit's syncfs covers it).
+ */
+const SMALL_MAX_BYTES = DIRECT_MIN_BYTES - 1;
+/** Small files written behind at once (at most this many times SMALL_MAX_BYTES, 16 MiB, held in memory). */
+const PENDING_WRITES_MAX = 64;
+
+export interface StartVersionOptions {
+  /** Manifest digest of a new object (an existing object keeps its own). Default sha512. */
+  digestAlgorithm?: 'sha512' | 'sha256';
+  /** Extra algorithms whose digests go into the fixity block for every content file. */
+  fixityAlgorithms?: string[];
+  /**
+   * The object's inventory as the caller already read it (OcflObjectReader.known()): used as the
+   * base when the object is still at those bytes, instead of being read a second time.
+   */
+  known?: KnownInventory;
+}
+
+/** The new version's message, user and time (default now). */
+export type CommitOptions = VersionMetadata;
+
+export interface AddedFile {
+  logicalPath: string;
+  size: number;
+  /** Every digest computed while the bytes were written: manifest algorithm and fixity algorithms. */
+  digests: Record<string, string>;
+  /** Content path (relative to the object root) holding these bytes. */
+  contentPath: string;
+  /** False when the content was already in the object and was not stored again. */
+  stored: boolean;
+}
+
+export interface CommitResult {
+  id: string;
+  version: string;
+  /** The new inventory as JavaScript objects: built when first read (a million-file one costs memory). */
+  readonly inventory: Inventory;
+}
+
+function committed(id: string, version: string, inventory: () => Inventory): CommitResult {
+  return {
+    id,
+    version,
+    get inventory() {
+      return inventory();
+    },
+  };
+}
+
+/** The folders a set of paths implies (with the number of paths below each), to find file/folder conflicts. */
+class FolderTree {
+  private readonly dirs = new Map<string, number>();
+
+  /** `hasFile`: whether a path is one of the set's files (the set itself is kept elsewhere, compactly). */
+  constructor(private readonly hasFile: (p: string) => boolean) {}
+
+  conflict(p: string): string | undefined {
+    if (this.dirs.has(p)) return `"${p}" is a folder`;
+    for (let i = p.indexOf('/'); i >= 0; i = p.indexOf('/', i + 1)) {
+      const a = p.slice(0, i);
+      if (this.hasFile(a)) return `"${a}" is a file`;
+    }
+    return undefined;
+  }
+  /** Counts the folders of a path that joins the set. */
+  add(p: string): void {
+    for (let i = p.indexOf('/'); i >= 0; i = p.indexOf('/', i + 1)) {
+      const a = p.slice(0, i);
+      this.dirs.set(a, (this.dirs.get(a) ?? 0) + 1);
+    }
+  }
+  /** Uncounts the folders of a path that left the set. */
+  delete(p: string): void {
+    for (let i = p.indexOf('/'); i >= 0; i = p.indexOf('/', i + 1)) {
+      const a = p.slice(0, i);
+      const n = (this.dirs.get(a) ?? 1) - 1;
+      if (n === 0) this.dirs.delete(a);
+      else this.dirs.set(a, n);
+    }
+  }
+}
+
+export class StagedVersion {
+  readonly version: string;
+  readonly digestAlgorithm: string;
+  readonly fixityAlgorithms: string[];
+  private readonly contentDir: string;
+  /** The logical state, the content stored by this version and the content paths it took (below vN/<contentDir>/). */
+  private readonly staged: StagedState;
+  private readonly logical: FolderTree;
+  private readonly contentFolders: FolderTree;
+  /** digests computed this session for content the base inventory already has */
+  private readonly extraFixity = new Map<string, Record<string, string>>();
+  private counter = 0;
+  /**
+   * The base's head state is loaded into `state` on first use, not at start: a put that empties
+   * the state first (clear) never builds a million entries only to drop them.
+   */
+  private baseStatePending: boolean;
+  private incomingMade: Promise<void> | undefined;
+  private closed = false;
+  /** Folders of the staged object made so far: staging removes files, never folders, before commit. */
+  private readonly madeDirs = new Map<string, Promise<void>>();
+  /** Small content being written behind (see writeBehind), by content path. */
+  private readonly pendingWrites = new Map<string, Promise<void>>();
+  private writeFailure: Error | undefined;
+  /** Durability work started while the export goes on (see early-flush.ts). */
+  private readonly flushes: EarlyFlushes;
+
+  constructor(
+    private readonly ctx: CommitContext,
+    private readonly lock: ObjectLock,
+    private readonly base: StagingBase | undefined,
+    options: StartVersionOptions,
+    private readonly onClose: () => Promise<void>,
+    /** OCFL version of a new object: that of its storage root (an existing object keeps its own). */
+    private readonly ocflVersion: '1.0' | '1.1' = '1.1',
+  ) {
+    this.digestAlgorithm = base?.digestAlgorithm ?? options.digestAlgorithm ?? 'sha512';
+    if (this.digestAlgorithm !== 'sha512' && this.digestAlgorithm !== 'sha256') {
+      throw new UsageError(`The content digest algorithm must be sha512 or sha256, not "${this.digestAlgorithm}".`);
+    }
+    this.fixityAlgorithms = [...new Set(options.fixityAlgorithms ?? [])].filter((a) => a !== this.digestAlgorithm);
+    for (const alg of this.fixityAlgorithms) assertDigestAlgorithm(alg);
+    this.version = nextVersionName(base?.head);
+    this.flushes = new EarlyFlushes(ctx.workspace);
+    this.contentDir = base?.contentDirectory ?? 'content';
+    this.baseStatePending = base !== undefined;
+    this.staged = new StagedState(this.digestAlgorithm, this.fixityAlgorithms, this.contentPrefix());
+    this.logical = new FolderTree((p) => this.staged.has(p));
+    this.contentFolders = new FolderTree((p) => this.staged.isTaken(p));
+  }
+
+  get id(): string {
+    return this.ctx.id;
+  }
+
+  /** The logical state as it stands: logical path -> manifest digest. */
+  currentState(): Map<string, string> {
+    this.loadBaseState();
+    return new Map([...this.staged.state].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  }
+
+  has(logicalPath: string): boolean {
+    this.loadBaseState();
+    return this.staged.has(logicalPath);
+  }
+
+  /**
+   * The head version when the staged state equals its state (same paths, same digests), so that
+   * committing would make a version that changes nothing; undefined otherwise or for a new object.
+   */
+  unchangedFrom(): string | undefined {
+    this.loadBaseState();
+    if (!this.base) return undefined;
+    let paths = 0;
+    for (const [p, digest] of this.base.headState()) {
+      paths++;
+      if (this.staged.get(p) !== digest) return undefined;
+    }
+    return paths === this.staged.size ? this.base.head : undefined;
+  }
+
+  /** The base's manifest key of a lower-case digest, or undefined when the base lacks it. */
+  private knownKey(digest: string): string | undefined {
+    return this.base?.manifestKey(digest);
+  }
+
+  private loadBaseState(): void {
+    if (!this.baseStatePending) return;
+    this.baseStatePending = false;
+    for (const [p, digest] of this.base!.headState()) this.setState(p, digest);
+  }
+
+  /** Throws once committed or aborted; loads the base state (every operation past it reads or changes the state). */
+  private assertOpen(): void {
+    this.loadBaseState();
+    if (this.closed) throw new SiardOcflError(`The staged version ${this.version} of object "${this.id}" is already committed or aborted.`);
+  }
+
+  private setState(p: string, digest: string): void {
+    this.staged.add(p, digest);
+    this.logical.add(p);
+  }
+
+  /**
+   * Removes a logical path from the state; returns the content staged this session that nothing
+   * refers to any more (its content path stays reserved until dropOrphan has removed its file).
+   */
+  private unsetStateSync(p: string): NewContent | undefined {
+    if (!this.staged.has(p)) return undefined;
+    this.logical.delete(p);
+    return this.staged.remove(p);
+  }
+
+  private async dropOrphan(staged: NewContent): Promise<void> {
+    await this.pendingWrites.get(staged.contentPath);
+    await this.ctx.workspace.remove(`${this.ctx.stage}/object/${staged.contentPath}`);
+    const taken = staged.contentPath.slice(this.contentPrefix().length);
+    this.staged.release(taken);
+    this.contentFolders.delete(taken);
+  }
+
+  /** Removes a logical path; drops staged content nothing refers to any more. */
+  private async unsetState(p: string): Promise<void> {
+    const orphan = this.unsetStateSync(p);
+    if (orphan) await this.dropOrphan(orphan);
+  }
+
+  private contentPrefix(): string {
+    return `${this.version}/${this.contentDir}/`;
+  }
+
+  private assertPlaceable(logicalPath: string, replacing: boolean): void {
+    assertLogicalPath(logicalPath);
+    if (replacing && this.staged.has(logicalPath)) return;
+    const conflict = this.logical.conflict(logicalPath);
+    if (conflict) {
+      throw new UsageError(
+        `Logical path "${logicalPath}" of object "${this.id}" is refused: ${conflict} in this version.`,
+        'PATH_CONFLICT',
+      );
+    }
+  }
+
+  private chooseContentPath(logicalPath: string): string {
+    const parts = logicalPath.split('/');
+    for (let n = 0; ; n++) {
+      let candidate = logicalPath;
+      if (n > 0) candidate = parts.length > 1 ? [`${parts[0]}~${n}`, ...parts.slice(1)].join('/') : `${logicalPath}~${n}`;
+      if (!this.staged.isTaken(candidate) && !this.contentFolders.conflict(candidate)) return candidate;
+    }
+  }
+
+  /**
+   * Adds (or replaces) a logical file with the bytes of a stream. `sizeHint` (bytes expected, when
+   * known) lets large or unknown-size content be written around the page cache (direct-write.ts).
+   * Content that stays small is gathered in memory and written once, straight to its content path
+   * (or not at all when the object already holds it): no temporary file, no rename, no 1 MiB
+   * buffer per file. Adds may run concurrently: what a file's digest decides (store, reuse, which
+   * content path) is settled without awaiting anything in between.
+   */
+  async addStream(
+    logicalPath: string,
+    source: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array> | Readable,
+    options: { sizeHint?: number; logicalPathAtEnd?: () => string } = {},
+  ): Promise<AddedFile> {
+    this.assertOpen();
+    this.assertPlaceable(logicalPath, true);
+    const { workspace, stage } = this.ctx;
+    const hasher = await MultiHasher.create([this.digestAlgorithm, ...this.fixityAlgorithms]);
+    const large = options.sizeHint === undefined || options.sizeHint >= DIRECT_MIN_BYTES;
+    let held: Uint8Array[] | undefined = large ? undefined : [];
+    let heldBytes = 0;
+    let incoming: string | undefined;
+    let file: WritableFile | undefined;
+    const spill = async () => {
+      incoming = `${stage}/incoming/${++this.counter}`;
+      // Flushed at commit, all files at once, before anything is renamed into the root.
+      file = await workspace.openWrite(incoming, { exclusive: true, durable: false, direct: large });
+    };
+    try {
+      if (large) await spill();
+      for await (const chunk of source) {
+        const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+        if (held && heldBytes + bytes.byteLength <= SMALL_MAX_BYTES) {
+          // Copied: a producer may reuse its buffer once the chunk is handed over.
+          held.push(Buffer.from(bytes));
+          heldBytes += bytes.byteLength;
+          hasher.update(bytes);
+          continue;
+        }
+        if (held) {
+          // Larger than its hint: what was held goes to a file like any large content.
+          await spill();
+          for (const h of held) await file!.write(h);
+          held = undefined;
+        }
+        // The write runs on libuv's thread pool while this thread hashes the same (unchanged) bytes.
+        const written = file!.write(bytes);
+        try {
+          hasher.update(bytes);
+        } finally {
+          await written;
+        }
+      }
+      await file?.close();
+    } catch (err) {
+      await file?.abort();
+      throw err;
+    }
+    await failpoint('stage-file-written');
+    // A writer may learn the file's name only at its end (the last segment of a SIARD file is `.z`).
+    return this.settleAndPlace(options.logicalPathAtEnd?.() ?? logicalPath, hasher.digests(), hasher.size, incoming, held);
+  }
+
+  /**
+   * Where a worker may write a file to be added with addCopied: a fresh incoming path of the
+   * stage, and its absolute path when the workspace is a local folder (undefined otherwise: the
+   * caller adds the file with addFile instead).
+   */
+  async incomingFile(): Promise<{ incoming: string; absolute: string } | undefined> {
+    this.assertOpen();
+    const absolute = this.ctx.workspace.localPath?.(`${this.ctx.stage}/incoming`);
+    if (absolute === undefined) return undefined;
+    if (!this.incomingMade) {
+      this.incomingMade = this.ctx.workspace.mkdir(`${this.ctx.stage}/incoming`);
+    }
+    await this.incomingMade;
+    const name = String(++this.counter);
+    return { incoming: `${this.ctx.stage}/incoming/${name}`, absolute: `${absolute}/${name}` };
+  }
+
+  /**
+   * Adds a file that another thread has already written to `incoming` (from incomingFile) while
+   * computing its digests in the same read (put hashes on every core that way). The digests must
+   * be this version's algorithms: the manifest's and every fixity algorithm.
+   */
+  async addCopied(logicalPath: string, incoming: string, digests: Record<string, string>, size: number): Promise<AddedFile> {
+    this.assertOpen();
+    for (const alg of [this.digestAlgorithm, ...this.fixityAlgorithms]) {
+      if (!digests[alg]) throw new SiardOcflError(`The copy of "${logicalPath}" lacks its ${alg} digest.`);
+    }
+    return this.settleAndPlace(logicalPath, digests, size, incoming, undefined);
+  }
+
+  /**
+   * Adds a file whose digests are known and whose content the object already holds (an earlier
+   * version, or a file added before): no bytes are needed. Returns undefined, changing nothing,
+   * when the content is new; the caller then adds the file with its bytes.
+   */
+  async addIfStored(logicalPath: string, digests: Record<string, string>, size: number): Promise<AddedFile | undefined> {
+    this.assertOpen();
+    const digest = digests[this.digestAlgorithm];
+    if (digest === undefined || (this.knownKey(digest) === undefined && !this.staged.isStored(digest))) return undefined;
+    for (const alg of this.fixityAlgorithms) {
+      if (!digests[alg]) throw new SiardOcflError(`The digests of "${logicalPath}" lack its ${alg} digest.`);
+    }
+    this.assertPlaceable(logicalPath, true);
+    // Synchronous after the check above: the content cannot be dropped in between, so nothing is stored.
+    const decision = this.settle(logicalPath, digest, digests, size);
+    if (decision.orphan) await this.dropOrphan(decision.orphan);
+    return { logicalPath, size, digests, contentPath: decision.contentPath, stored: false };
+  }
+
+  /** Whether this version updates an existing object (whose content a new file may already match). */
+  get updatesExisting(): boolean {
+    return this.base !== undefined;
+  }
+
+  /** What the digests decide (see settle), then the bytes put in place: renamed from `incoming`, or written from `held`. */
+  private async settleAndPlace(
+    logicalPath: string,
+    digests: Record<string, string>,
+    size: number,
+    incoming: string | undefined,
+    held: Uint8Array[] | undefined,
+  ): Promise<AddedFile> {
+    const { workspace, stage } = this.ctx;
+    const digest = digests[this.digestAlgorithm]!;
+    // Bounded memory: at most PENDING_WRITES_MAX small files held for writing behind.
+    if (!incoming) while (this.pendingWrites.size >= PENDING_WRITES_MAX) await Promise.race(this.pendingWrites.values());
+    let decision: ReturnType<StagedVersion['settle']>;
+    try {
+      // Checked again: another add may have taken a conflicting path while these bytes were read.
+      this.assertPlaceable(logicalPath, true);
+      decision = this.settle(logicalPath, digest, digests, size);
+    } catch (err) {
+      if (incoming) await workspace.remove(incoming);
+      throw err;
+    }
+    // Registered before anything is awaited: an add that orphans this content meanwhile (the same
+    // logical path replaced) must find the placement to wait for before it removes the file.
+    let placing: Promise<void> | undefined;
+    if (decision.stored) {
+      this.flushes.stored(size);
+      const target = `${stage}/object/${decision.contentPath}`;
+      placing = incoming ? this.placeStaged(incoming, target, size) : this.placeHeld(target, held!);
+      const registered = placing
+        .catch((err: Error) => {
+          if (!incoming) this.writeFailure ??= err;
+        })
+        .finally(() => {
+          if (this.pendingWrites.get(decision.contentPath) === registered) this.pendingWrites.delete(decision.contentPath);
+        });
+      this.pendingWrites.set(decision.contentPath, registered);
+    }
+    if (decision.orphan) await this.dropOrphan(decision.orphan);
+    if (!decision.stored) {
+      if (incoming) await workspace.remove(incoming);
+      return { logicalPath, size: size, digests, contentPath: decision.contentPath, stored: false };
+    }
+    // Large content: the caller waits for its placement. Small content is written behind: the
+    // digests are known already, so the caller (the next row of an export, the next file of a put)
+    // goes on while the bytes go to disk; commit waits for them all (settleWrites).
+    if (incoming) await placing;
+    return { logicalPath, size: size, digests, contentPath: decision.contentPath, stored: true };
+  }
+
+  private async placeStaged(incoming: string, target: string, size: number): Promise<void> {
+    await this.folderOf(target);
+    await this.ctx.workspace.rename(incoming, target);
+    await failpoint('stage-file-placed');
+    // Large content is flushed while later files are written; the rest waits for commit's syncfs.
+    if (size >= DIRECT_MIN_BYTES) this.flushes.file(target);
+  }
+
+  private async placeHeld(target: string, chunks: Uint8Array[]): Promise<void> {
+    await this.folderOf(target);
+    const out = await this.ctx.workspace.openWrite(target, { exclusive: true, durable: false });
+    try {
+      for (const chunk of chunks) await out.write(chunk);
+      await out.close();
+    } catch (err) {
+      await out.abort();
+      throw err;
+    }
+    await failpoint('stage-file-placed');
+  }
+
+  /** Makes the folder of a staged file once (concurrent adds share the one mkdir). */
+  private folderOf(target: string): Promise<void> {
+    const folder = target.slice(0, target.lastIndexOf('/'));
+    let made = this.madeDirs.get(folder);
+    if (!made) {
+      made = this.ctx.workspace.mkdir(folder);
+      this.madeDirs.set(folder, made);
+    }
+    return made;
+  }
+
+  /** Waits for every write behind; throws the first failure when asked (commit), not on abort. */
+  private async settleWrites(throwFailure: boolean): Promise<void> {
+    while (this.pendingWrites.size > 0) await Promise.all([...this.pendingWrites.values()]);
+    if (throwFailure && this.writeFailure) throw this.writeFailure;
+  }
+
+  /**
+   * What the digest of a new logical file decides, settled synchronously so that concurrent adds
+   * never both store the same content or take the same content path: the state is updated, and
+   * the content path is reserved when the bytes are new (stored: the caller writes them there).
+   */
+  private settle(
+    logicalPath: string,
+    digest: string,
+    digests: Record<string, string>,
+    size: number,
+  ): { contentPath: string; stored: boolean; orphan?: NewContent } {
+    const previous = this.staged.get(logicalPath);
+    if (previous === digest) {
+      const contentPath = this.staged.content(digest)?.contentPath ?? this.base!.firstContentPath(this.knownKey(digest)!);
+      return { contentPath, stored: false };
+    }
+    const orphan = this.unsetStateSync(logicalPath);
+    const known = this.knownKey(digest);
+    const staged = this.staged.content(digest);
+    let result: { contentPath: string; stored: boolean; orphan?: NewContent };
+    if (known !== undefined || staged) {
+      result = { contentPath: staged ? staged.contentPath : this.base!.firstContentPath(known!), stored: false };
+      // Kept for the fixity block only: a put of a million files already stored must not hold them all.
+      if (!staged && this.fixityAlgorithms.length > 0) this.extraFixity.set(digest, digests);
+    } else {
+      const rel = this.chooseContentPath(logicalPath);
+      const contentPath = this.staged.store(digest, rel, digests, size);
+      this.contentFolders.add(rel);
+      result = { contentPath, stored: true };
+    }
+    if (orphan) result.orphan = orphan;
+    this.setState(logicalPath, digest);
+    return result;
+  }
+
+  async addBuffer(logicalPath: string, bytes: Uint8Array | string): Promise<AddedFile> {
+    return this.addStream(logicalPath, [typeof bytes === 'string' ? Buffer.from(bytes) : bytes]);
+  }
+
+  async addFile(logicalPath: string, sourcePath: string, knownSize?: number): Promise<AddedFile> {
+    const size = knownSize ?? (await stat(sourcePath).catch(() => undefined))?.size;
+    // A small file is read whole (one buffer of its size, not a 1 MiB stream buffer per file).
+    if (size !== undefined && size <= SMALL_MAX_BYTES) return this.addStream(logicalPath, [await readFile(sourcePath)], { sizeHint: size });
+    return this.addStream(logicalPath, createReadStream(sourcePath, { highWaterMark: 1 << 20 }), { sizeHint: size });
+  }
+
+  async remove(logicalPath: string): Promise<void> {
+    this.assertOpen();
+    if (!this.staged.has(logicalPath)) throw new UsageError(`Object "${this.id}" has no file "${logicalPath}" to remove.`, 'NO_SUCH_FILE');
+    await this.unsetState(logicalPath);
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    this.assertOpen();
+    if (!this.staged.has(from)) throw new UsageError(`Object "${this.id}" has no file "${from}" to rename.`, 'NO_SUCH_FILE');
+    if (from === to) return;
+    if (this.staged.has(to))
+      throw new UsageError(`Cannot rename "${from}" to "${to}" in object "${this.id}": "${to}" exists.`, 'PATH_CONFLICT');
+    assertLogicalPath(to);
+    // Placed as if `from` were gone already: "a" may become "a/b".
+    this.staged.rename(from, to);
+    this.logical.delete(from);
+    try {
+      this.assertPlaceable(to, false);
+    } catch (err) {
+      this.staged.rename(to, from);
+      this.logical.add(from);
+      throw err;
+    }
+    this.logical.add(to);
+  }
+
+  /** Empties the state (content stays available for deduplication): for "state = this folder". */
+  async clear(): Promise<void> {
+    // Never loaded: nothing was added or removed yet, so the state becomes empty without loading it.
+    this.baseStatePending = false;
+    this.assertOpen();
+    for (const p of [...this.staged.state.keys()]) await this.unsetState(p);
+  }
+
+  /** Digests of a logical path added in this session (manifest + fixity), or its manifest digest otherwise. */
+  digestsOf(logicalPath: string): Record<string, string> | undefined {
+    this.loadBaseState();
+    const digest = this.staged.get(logicalPath);
+    if (digest === undefined) return undefined;
+    return this.staged.content(digest)?.digests ?? this.extraFixity.get(digest) ?? { [this.digestAlgorithm]: digest };
+  }
+
+  /** Fixity for content stored by earlier versions without the requested algorithms: read once more. */
+  private async completeFixity(inv: Inventory): Promise<void> {
+    const todo = new Map<string, string[]>();
+    for (const alg of this.fixityAlgorithms) {
+      for (const cp of contentWithoutFixity(inv, alg)) (todo.get(cp) ?? todo.set(cp, []).get(cp)!).push(alg);
+    }
+    for (const [cp, algs] of todo) {
+      const hasher = await MultiHasher.create(algs);
+      for await (const chunk of this.ctx.root.readStream(`${this.ctx.objectPath}/${cp}`)) hasher.update(chunk as Buffer);
+      for (const [alg, value] of Object.entries(hasher.digests())) {
+        const block = (inv.fixity![alg] ??= {});
+        block[value] = [...(block[value] ?? []), cp];
+      }
+    }
+  }
+
+  /** Makes the version durable and visible; see commit.ts for the protocol. */
+  async commit(options: CommitOptions = {}): Promise<CommitResult> {
+    this.assertOpen();
+    this.lock.assertHeld();
+    const { workspace, stage } = this.ctx;
+    let publishing = false;
+    try {
+      await this.settleWrites(true);
+      await this.flushes.settle(true);
+      const next = await stagedInventory(
+        {
+          id: this.id,
+          version: this.version,
+          ocflVersion: this.ocflVersion,
+          digestAlgorithm: this.digestAlgorithm,
+          fixityAlgorithms: this.fixityAlgorithms,
+          knownDigests: { get: (digest) => this.knownKey(digest) },
+          newContent: this.staged.newContent,
+          state: this.staged.state,
+          extraFixity: this.extraFixity,
+        },
+        this.base,
+        options,
+        (inv) => this.completeFixity(inv),
+      );
+      if (await workspace.stat(`${stage}/incoming`)) await workspace.remove(`${stage}/incoming`);
+      const contentRoot = `${stage}/object/${this.version}/${this.contentDir}`;
+      if (await workspace.stat(contentRoot)) await pruneEmptyDirs(workspace, contentRoot);
+      await stageInventoriesAndPublish(this.ctx, {
+        version: this.version,
+        digestAlgorithm: this.digestAlgorithm,
+        ocflVersion: this.ocflVersion,
+        // Made piece by piece as it is written: the inventory of a million files is ~620 MB of JSON.
+        inventory: inventoryChunks(next.source),
+        newObject: !this.base,
+        beforePublish: () => {
+          this.lock.assertHeld();
+          publishing = true;
+        },
+      });
+      this.closed = true;
+      await failpoint('before-stage-cleanup');
+      await workspace.remove(stage);
+      await failpoint('after-stage-cleanup');
+      return committed(this.id, this.version, next.inventory);
+    } catch (err) {
+      // A failure before the switch leaves the old version; recovery is the next writer's job
+      // either way, but we can tidy the workspace now.
+      this.closed = true;
+      // An error between the renames of the publication (EIO, EROFS...) may leave an unlisted
+      // version folder or a stale sidecar: settle it now, as the next writer would, while the
+      // lock is still ours, instead of leaving the object invalid OCFL until then.
+      if (publishing && this.lockHeld()) await recoverObject(this.ctx).catch(() => {});
+      await workspace.remove(stage).catch(() => {});
+      throw err;
+    } finally {
+      await this.onClose();
+    }
+  }
+
+  private lockHeld(): boolean {
+    try {
+      this.lock.assertHeld();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Drops everything staged and releases the object. */
+  async abort(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.settleWrites(false);
+      await this.flushes.settle(false);
+      await this.ctx.workspace.remove(this.ctx.stage);
+    } finally {
+      await this.onClose();
+    }
+  }
+}

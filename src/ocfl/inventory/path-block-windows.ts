@@ -1,0 +1,207 @@
+/**
+ * The scan of path-block-scan.ts made resumable, for inventory bytes that come window by window
+ * (inventory/windows.ts): what is scanned is copied out at once (hex keys as bytes, paths into one
+ * growing buffer), so no window is kept. A window may end anywhere; the scan stops before an
+ * incomplete key or path and is handed it again at the head of the next window.
+ *
+ * It accepts the grammar scanPathBlock accepts (plain strings: no escape, no control character),
+ * with one difference, for a reader that meets a block before the digest algorithm: hex keys are
+ * taken at the length the first one has (even, at most 128), every other key must have the same,
+ * and the owner compares that length with the one required once it knows it.
+ */
+import type { Arena } from './arena.js';
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, QUOTE, isSpace } from './json-bytes.js';
+import { OffsetList } from './path-block-scan.js';
+
+/** What a scan answers when the bytes are not of the plain shape. */
+export const NOT_PLAIN = -1;
+
+/** The longest hex key taken (sha512's, the longest any block may require). */
+const MAX_HEX_KEY = 128;
+
+// What the scan expects next (after white space).
+const KEY_OR_CLOSE = 0;
+const KEY = 1;
+const KEY_COLON = 2;
+const PATH_LIST = 3;
+const PATH_OR_CLOSE = 4;
+const PATH = 5;
+const PATH_NEXT = 6;
+const ENTRY_NEXT = 7;
+const DONE = 8;
+
+/** Bytes appended to one buffer that grows by half again when full. */
+class GrowingBytes {
+  private data = Buffer.allocUnsafe(1 << 12);
+  length = 0;
+
+  /** Room for `n` more bytes at `length`. */
+  room(n: number): Buffer {
+    if (this.length + n > this.data.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.length + n, Math.floor(this.data.length * 1.5)));
+      this.data.copy(grown, 0, 0, this.length);
+      this.data = grown;
+    }
+    return this.data;
+  }
+
+  append(from: Buffer, start: number, end: number): void {
+    this.room(end - start);
+    this.length += from.copy(this.data, this.length, start, end);
+  }
+
+  done(): Buffer {
+    return this.data.subarray(0, this.length);
+  }
+}
+
+/** One block as read: its keys as bytes (hex blocks), the first path of each key, and its paths. */
+export interface BlockParts {
+  /** Length in hex digits of every key; -1 when the block has none. */
+  keyLength: number;
+  /** Key k as bytes: digests[k * keyLength / 2, (k + 1) * keyLength / 2). */
+  digests: Buffer;
+  /** firstPath[k] .. firstPath[k + 1]: the paths of key k. */
+  firstPath: Uint32Array;
+  paths: Arena;
+}
+
+const nibble = (c: number): number => (c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1);
+
+/**
+ * The end of the plain string opening at bytes[at] (the index of its closing quote); `end` when
+ * the window ends first; NOT_PLAIN for an escape, a control character or no opening quote.
+ */
+function plainStringEnd(bytes: Buffer, at: number, end: number): number {
+  if (bytes[at] !== QUOTE) return NOT_PLAIN;
+  for (let i = at + 1; i < end; i++) {
+    const c = bytes[i]!;
+    if (c === QUOTE) return i;
+    if (c < 0x20 || c === BACKSLASH) return NOT_PLAIN;
+  }
+  return end;
+}
+
+export class PathBlockWindows {
+  private expect = KEY_OR_CLOSE;
+  private keyLength = -1;
+  private readonly digests = new GrowingBytes();
+  private readonly firstPath = new OffsetList();
+  private readonly pathBytes = new GrowingBytes();
+  private readonly pathStart = new OffsetList();
+  private readonly pathEnd = new OffsetList();
+
+  /**
+   * `hexKeys`: keys are lower-case hex, kept as bytes; `keep`: false for a block only checked (no
+   * key or path kept). The scan starts after the block's `{`.
+   */
+  constructor(
+    private readonly hexKeys: boolean,
+    private readonly keep: boolean,
+  ) {}
+
+  get done(): boolean {
+    return this.expect === DONE;
+  }
+
+  /**
+   * Scans bytes[at, end): answers the index after the block's `}` once it is read, the start of an
+   * incomplete key or path (or `end`) when the window ends first, or NOT_PLAIN.
+   */
+  scan(bytes: Buffer, at: number, end: number): number {
+    let i = at;
+    for (;;) {
+      while (i < end && isSpace(bytes[i]!)) i++;
+      if (i === end || this.expect === DONE) return i;
+      const c = bytes[i]!;
+      switch (this.expect) {
+        case KEY_OR_CLOSE:
+          if (c === CLOSE_OBJECT) return this.close(i);
+          this.expect = KEY;
+          break;
+        case KEY: {
+          const close = plainStringEnd(bytes, i, end);
+          if (close === NOT_PLAIN || close === end) return close === end ? i : NOT_PLAIN;
+          if (!this.key(bytes, i + 1, close)) return NOT_PLAIN;
+          i = close + 1;
+          this.expect = KEY_COLON;
+          break;
+        }
+        case KEY_COLON:
+          if (c !== COLON) return NOT_PLAIN;
+          i++;
+          this.expect = PATH_LIST;
+          break;
+        case PATH_LIST:
+          if (c !== OPEN_ARRAY) return NOT_PLAIN;
+          i++;
+          this.expect = PATH_OR_CLOSE;
+          break;
+        case PATH_OR_CLOSE:
+          if (c === CLOSE_ARRAY) i++;
+          this.expect = c === CLOSE_ARRAY ? ENTRY_NEXT : PATH;
+          break;
+        case PATH: {
+          const close = plainStringEnd(bytes, i, end);
+          if (close === NOT_PLAIN || close === end) return close === end ? i : NOT_PLAIN;
+          if (this.keep) {
+            this.pathStart.push(this.pathBytes.length);
+            this.pathBytes.append(bytes, i + 1, close);
+            this.pathEnd.push(this.pathBytes.length);
+          }
+          i = close + 1;
+          this.expect = PATH_NEXT;
+          break;
+        }
+        case PATH_NEXT:
+          if (c !== COMMA && c !== CLOSE_ARRAY) return NOT_PLAIN;
+          i++;
+          this.expect = c === COMMA ? PATH : ENTRY_NEXT;
+          break;
+        default: // ENTRY_NEXT
+          if (c === CLOSE_OBJECT) return this.close(i);
+          if (c !== COMMA) return NOT_PLAIN;
+          i++;
+          this.expect = KEY;
+      }
+    }
+  }
+
+  private close(at: number): number {
+    this.expect = DONE;
+    return at + 1;
+  }
+
+  /** Takes the key bytes[start, end); false when it is not the hex key the block needs. */
+  private key(bytes: Buffer, start: number, end: number): boolean {
+    if (this.hexKeys) {
+      const length = end - start;
+      if (this.keyLength < 0) {
+        if (length % 2 !== 0 || length > MAX_HEX_KEY) return false;
+        this.keyLength = length;
+      } else if (length !== this.keyLength) return false;
+      const size = length / 2;
+      const out = this.keep ? this.digests.room(size) : undefined;
+      for (let b = 0; b < size; b++) {
+        const high = nibble(bytes[start + 2 * b]!);
+        const low = nibble(bytes[start + 2 * b + 1]!);
+        if (high < 0 || low < 0) return false;
+        if (out) out[this.digests.length + b] = (high << 4) | low;
+      }
+      if (out) this.digests.length += size;
+    }
+    if (this.keep) this.firstPath.push(this.pathStart.length);
+    return true;
+  }
+
+  /** The block read (once done). */
+  parts(): BlockParts {
+    this.firstPath.push(this.pathStart.length);
+    return {
+      keyLength: this.keyLength,
+      digests: this.digests.done(),
+      firstPath: this.firstPath.done(),
+      paths: { bytes: this.pathBytes.done(), start: this.pathStart.done(), end: this.pathEnd.done() },
+    };
+  }
+}

@@ -1,0 +1,446 @@
+/**
+ * Reading an OCFL object: its inventory (checked against the sidecar), versions, the logical
+ * state of any version, the content path behind a logical path, and a stream of a logical file.
+ * Readers never write; what a crashed writer left is repaired by the next writer (see commit.ts).
+ */
+import type { Readable } from 'node:stream';
+import { SiardOcflError } from '../../errors.js';
+import {
+  type Inventory,
+  InventoryError,
+  logicalState,
+  manifestLookup,
+  parseInventory,
+  parseInventoryHeader,
+  parseInventoryVersions,
+  type InventoryVersionSummary,
+  parseSidecar,
+  versionNames,
+} from '../inventory/inventory.js';
+import { digestSync, isDigestAlgorithm } from '../digest.js';
+import { InventoryView } from '../inventory/view.js';
+import { InventoryWindows } from '../inventory/windows.js';
+import { readHashedWindows } from '../inventory/hashed-windows.js';
+import { HeaderWindows } from '../inventory/header-windows.js';
+import { FullBase, type StagingBase, ViewBase } from '../commit/staging-base.js';
+import type { ReadStorage } from '../storage/storage.js';
+
+/** A version's metadata and file count (what `log` shows), from a full or a compact read alike. */
+export type VersionInfo = InventoryVersionSummary;
+
+/** A copy of a version's metadata, keys in the order `log --json` prints them. */
+function versionInfo(v: VersionInfo): VersionInfo {
+  const info: VersionInfo = { version: v.version, created: v.created, fileCount: v.fileCount };
+  if (v.message !== undefined) info.message = v.message;
+  if (v.user !== undefined) info.user = { ...v.user };
+  return info;
+}
+
+export interface LoadedInventory {
+  inventory: Inventory;
+  bytes: Buffer;
+  /** Digest of `bytes` in the inventory's digest algorithm (what its sidecar records). */
+  digest: string;
+  /**
+   * True when the root sidecar does not match the root inventory but the head version's own
+   * copy and sidecar do: a writer stopped between replacing the inventory and its sidecar.
+   */
+  sidecarStale: boolean;
+}
+
+function join(...parts: string[]): string {
+  return parts.filter((p) => p !== '' && p !== '.').join('/');
+}
+
+async function readText(storage: ReadStorage, path: string): Promise<string | undefined> {
+  try {
+    return (await storage.readFile(path)).toString('utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/** What identifies an object, read without its manifest and states (see loadInventoryHeader). */
+export interface InventoryHeader {
+  id: string;
+  head: string;
+  type: string;
+  digestAlgorithm: string;
+}
+
+/**
+ * The root inventory's bytes, checked against its sidecar. Of the two files a commit replaces one
+ * after the other (inventory, then sidecar), a reader may see either pairing; the bytes are
+ * accepted when the sidecar matches them, or when the head version holds the same bytes with a
+ * matching sidecar. Anything else is an error naming the object.
+ */
+async function verifiedInventoryBytes<H extends InventoryHeader>(
+  storage: ReadStorage,
+  objectPath: string,
+  parse: (bytes: Buffer, where: string) => H,
+): Promise<{ bytes: Buffer; header: H; sidecarStale: boolean; digest: string }> {
+  const where = join(objectPath, 'inventory.json');
+  let bytes: Buffer;
+  try {
+    bytes = await storage.readFile(where);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new SiardOcflError(`No OCFL object at ${storage.location}/${objectPath}: it has no inventory.json.`, { code: 'NO_OBJECT' });
+    }
+    throw err;
+  }
+  const header = parse(bytes, `${storage.location}/${where}`);
+  const alg = header.digestAlgorithm;
+  const sidecar = await readText(storage, `${where}.${alg}`);
+  const digest = isDigestAlgorithm(alg) ? digestSync(alg, bytes) : undefined;
+  if (digest !== undefined && sidecar !== undefined && parseSidecar(sidecar) === digest)
+    return { bytes, header, sidecarStale: false, digest };
+  const headPath = join(objectPath, header.head, 'inventory.json');
+  const headBytes = await storage.readFile(headPath).catch(() => undefined);
+  const headSidecar = await readText(storage, `${headPath}.${alg}`);
+  // The head's copy holds the same bytes: its sidecar must record the digest of ours.
+  if (digest !== undefined && headBytes && headBytes.equals(bytes) && headSidecar !== undefined && parseSidecar(headSidecar) === digest) {
+    return { bytes, header, sidecarStale: true, digest };
+  }
+  throw new InventoryError(
+    `The inventory of object "${header.id}" at ${storage.location}/${objectPath} does not match its ${alg} sidecar.`,
+  );
+}
+
+/**
+ * The compact view of an object's inventory read in windows and hashed as it comes (the inventory
+ * of a million files is ~600 MB: not held whole), with the digest its sidecar records. Undefined
+ * when that way cannot answer alone (not of the plain shape, a sidecar that does not match, a read
+ * error): the inventory is then read whole as before, which gives the answer or words the error.
+ */
+async function windowedView(storage: ReadStorage, objectPath: string): Promise<{ view: InventoryView; digest: string } | undefined> {
+  const where = join(objectPath, 'inventory.json');
+  const windows = new InventoryWindows();
+  const hashed = await readHashedWindows(storage, where, windows);
+  if (!hashed) return undefined;
+  // Throws, as the whole read would, where the header checks refuse the inventory.
+  const view = InventoryView.fromWindows(windows, `${storage.location}/${where}`);
+  if (!view || view.digestAlgorithm !== hashed.algorithm) return undefined;
+  const sidecar = await readText(storage, `${where}.${hashed.algorithm}`);
+  return sidecar !== undefined && parseSidecar(sidecar) === hashed.digest ? { view, digest: hashed.digest } : undefined;
+}
+
+/** loadInventoryHeader's answer read in windows (header-windows.ts), or undefined: read the inventory whole. */
+async function windowedHeader(storage: ReadStorage, objectPath: string): Promise<InventoryHeader | undefined> {
+  const where = join(objectPath, 'inventory.json');
+  const windows = new HeaderWindows();
+  const hashed = await readHashedWindows(storage, where, windows);
+  const document = hashed && windows.document();
+  if (!document) return undefined;
+  let header: InventoryHeader;
+  try {
+    header = parseInventoryHeader(document, `${storage.location}/${where}`);
+  } catch {
+    return undefined; // the whole read words it, with positions in the whole bytes
+  }
+  if (header.digestAlgorithm !== hashed.algorithm) return undefined;
+  const sidecar = await readText(storage, `${where}.${hashed.algorithm}`);
+  return sidecar !== undefined && parseSidecar(sidecar) === hashed.digest ? header : undefined;
+}
+
+/** An inventory already parsed, with the digest of the bytes it was parsed from. */
+export interface ParsedInventory {
+  inventory: Inventory;
+  digest: string;
+}
+
+/** An inventory a reader already holds as its compact view, with the digest of the bytes it was viewed from. */
+export interface ViewedInventory {
+  view: InventoryView;
+  digest: string;
+}
+
+/** What a reader already holds of an inventory, for a writer of the same object to reuse (see StartVersionOptions.known). */
+export type KnownInventory = ParsedInventory | ViewedInventory;
+
+/**
+ * Reads the root inventory of the object at `objectPath`, checked against its sidecar. When the
+ * bytes are those `known` was parsed from (same digest), `known`'s inventory is returned instead
+ * of a second parse: a writer that read the object first (relocate, mets) does not hold two
+ * copies of a million-entry inventory.
+ */
+export async function loadInventory(storage: ReadStorage, objectPath: string, known?: ParsedInventory): Promise<LoadedInventory> {
+  if (!known) {
+    const { bytes, header: inventory, sidecarStale, digest } = await verifiedInventoryBytes(storage, objectPath, parseInventory);
+    return { inventory, bytes, sidecarStale, digest };
+  }
+  const { bytes, header, sidecarStale, digest } = await verifiedInventoryBytes(storage, objectPath, parseInventoryHeader);
+  const same = digest === known.digest && header.digestAlgorithm === known.inventory.digestAlgorithm;
+  const inventory = same ? known.inventory : parseInventory(bytes, `${storage.location}/${join(objectPath, 'inventory.json')}`);
+  return { inventory, bytes, sidecarStale, digest };
+}
+
+/**
+ * The id, head, type and digest algorithm of an object, its inventory checked against its sidecar
+ * but not parsed beyond those fields: listing a root of million-file objects (ls) must not build
+ * each object's manifest and states.
+ */
+export async function loadInventoryHeader(storage: ReadStorage, objectPath: string): Promise<InventoryHeader> {
+  const windowed = await windowedHeader(storage, objectPath);
+  if (windowed) return windowed;
+  const { id, head, type, digestAlgorithm } = (await verifiedInventoryBytes(storage, objectPath, parseInventoryHeader)).header;
+  return { id, head, type, digestAlgorithm };
+}
+
+/**
+ * The versions of an object (metadata and file counts), its inventory checked against its sidecar
+ * but its manifest and states not built: what `log` shows, at a fraction of a full read's memory.
+ */
+export async function loadInventoryVersions(
+  storage: ReadStorage,
+  objectPath: string,
+): Promise<InventoryHeader & { versions: InventoryVersionSummary[] }> {
+  return (await verifiedInventoryBytes(storage, objectPath, parseInventoryVersions)).header;
+}
+
+/** What recovery after a crash needs of an inventory: its header, version names and digest. */
+export interface LoadedInventorySummary {
+  inventory: InventoryHeader & { versions: InventoryVersionSummary[] };
+  /** Absent when the inventory was streamed, not held (repair.ts). */
+  bytes?: Buffer;
+  digest: string;
+  sidecarStale: boolean;
+}
+
+/**
+ * loadInventory without the manifest and states: enough to finish a stale sidecar and roll back
+ * an unlisted version folder (repair of a million-file object need not build its inventory).
+ */
+export async function loadInventorySummary(storage: ReadStorage, objectPath: string): Promise<LoadedInventorySummary> {
+  const { bytes, header: inventory, sidecarStale, digest } = await verifiedInventoryBytes(storage, objectPath, parseInventoryVersions);
+  return { inventory, bytes, digest, sidecarStale };
+}
+
+/**
+ * The inventory a writer starts from (staging-base.ts), with what recovery needs: the compact view
+ * when the inventory is plain and the view can write its fixity again (ViewBase.canWrite), else
+ * parsed in full.
+ */
+export async function loadStagingBase(
+  storage: ReadStorage,
+  objectPath: string,
+  known?: ViewedInventory,
+): Promise<LoadedInventorySummary & { base: StagingBase }> {
+  // The caller's view when the object is still at its bytes: a second view of a million files
+  // would cost as much again (~300 MB); the bytes are hashed as they stream, not held.
+  // A plain inventory is viewed in windows: its JSON (~600 MB at a million files) is never held whole.
+  const viewed =
+    known && ViewBase.canWrite(known.view) && (await stillAt(storage, objectPath, known)) ? known : await windowedView(storage, objectPath);
+  if (viewed && ViewBase.canWrite(viewed.view)) {
+    const base = new ViewBase(viewed.view);
+    const { id, head, type, digestAlgorithm } = base;
+    return {
+      inventory: { id, head, type, digestAlgorithm, versions: base.view.versions() },
+      digest: viewed.digest,
+      sidecarStale: false,
+      base,
+    };
+  }
+  const read = (bytes: Buffer, where: string): StagingBase => {
+    const view = InventoryView.from(bytes, where);
+    return view && ViewBase.canWrite(view) ? new ViewBase(view) : new FullBase(parseInventory(bytes, where));
+  };
+  const { bytes, header: base, sidecarStale, digest } = await verifiedInventoryBytes(storage, objectPath, read);
+  let versions: VersionInfo[];
+  if (base instanceof ViewBase) versions = base.view.versions();
+  else {
+    const inv = (base as FullBase).inventory;
+    versions = versionNames(inv).map((version) => {
+      const v = inv.versions[version]!;
+      return versionInfo({ ...v, version, fileCount: Object.values(v.state).reduce((n, p) => n + p.length, 0) });
+    });
+  }
+  const { id, head, type, digestAlgorithm } = base;
+  return { inventory: { id, head, type, digestAlgorithm, versions }, bytes, digest, sidecarStale, base };
+}
+
+/** Whether the root inventory still has the bytes `known` was viewed from, its sidecar agreeing (streamed, not held). */
+async function stillAt(storage: ReadStorage, objectPath: string, known: ViewedInventory): Promise<boolean> {
+  const where = join(objectPath, 'inventory.json');
+  const hashed = await readHashedWindows(storage, where, { write: () => true, digestAlgorithm: known.view.digestAlgorithm });
+  if (!hashed || hashed.digest !== known.digest) return false;
+  const sidecar = await readText(storage, `${where}.${hashed.algorithm}`);
+  return sidecar !== undefined && parseSidecar(sidecar) === hashed.digest;
+}
+
+/** The version names an inventory, full or summarised, lists. */
+export function listedVersions(loaded: LoadedInventory | LoadedInventorySummary): Set<string> {
+  const versions = loaded.inventory.versions;
+  return new Set(Array.isArray(versions) ? versions.map((v) => v.version) : Object.keys(versions));
+}
+
+export class OcflObjectReader {
+  /** Built on first use and kept: an inventory of a million paths must not be re-indexed per lookup. */
+  private readonly states = new Map<string, ReadonlyMap<string, string>>();
+  private manifest: ((digest: string) => string[] | undefined) | undefined;
+  private readonly contentDigests = new Map<string, Map<string, string>>();
+  private full: Inventory | undefined;
+  private readonly view: InventoryView | undefined;
+
+  constructor(
+    readonly storage: ReadStorage,
+    /** Object root, relative to the storage. */
+    readonly path: string,
+    /** The inventory, parsed in full or read in place (InventoryView: what open gives for a plain inventory). */
+    inventory: Inventory | InventoryView,
+    /** Digest of the inventory bytes read (lets a writer of the same object reuse this inventory). */
+    readonly inventoryDigest?: string,
+  ) {
+    if (inventory instanceof InventoryView) this.view = inventory;
+    else this.full = inventory;
+  }
+
+  /**
+   * Reads the object's inventory: held compactly when it is of the plain shape (InventoryView),
+   * else parsed in full; `whole` parses it in full always, for a caller that needs `inventory`.
+   */
+  static async open(storage: ReadStorage, objectPath: string, options: { whole?: boolean } = {}): Promise<OcflObjectReader> {
+    const windowed = options.whole ? undefined : await windowedView(storage, objectPath);
+    if (windowed) return new OcflObjectReader(storage, objectPath, windowed.view, windowed.digest);
+    const read = (bytes: Buffer, where: string) =>
+      (options.whole ? undefined : InventoryView.from(bytes, where)) ?? parseInventory(bytes, where);
+    const { header, digest } = await verifiedInventoryBytes(storage, objectPath, read);
+    return new OcflObjectReader(storage, objectPath, header, digest);
+  }
+
+  /**
+   * The inventory as JavaScript objects: there when the reader was opened `whole` (audit, mets and
+   * relocate need the whole manifest or fixity), or when the inventory is not of the plain shape.
+   */
+  get inventory(): Inventory {
+    if (!this.full)
+      throw new Error(`The reader of object "${this.id}" was not opened whole: open it with { whole: true } to read its inventory.`);
+    return this.full;
+  }
+
+  /** The inventory as this reader holds it (parsed or viewed) with the digest of its bytes: a writer's `known` (StartVersionOptions). */
+  known(): KnownInventory | undefined {
+    if (this.inventoryDigest === undefined) return undefined;
+    return this.view ? { view: this.view, digest: this.inventoryDigest } : { inventory: this.full!, digest: this.inventoryDigest };
+  }
+
+  get id(): string {
+    return (this.view ?? this.full!).id;
+  }
+
+  get head(): string {
+    return (this.view ?? this.full!).head;
+  }
+
+  get digestAlgorithm(): string {
+    return (this.view ?? this.full!).digestAlgorithm;
+  }
+
+  hasVersion(version: string): boolean {
+    return this.view ? this.view.hasVersion(version) : Object.hasOwn(this.full!.versions, version);
+  }
+
+  versions(): VersionInfo[] {
+    if (this.view) return this.view.versions().map(versionInfo);
+    const inventory = this.full!;
+    return versionNames(inventory).map((version) => {
+      const v = inventory.versions[version];
+      return versionInfo({ ...v, version, fileCount: Object.values(v.state).reduce((n, p) => n + p.length, 0) });
+    });
+  }
+
+  /**
+   * logical path -> digest of a version (default head), sorted by path. Built once per version
+   * and shared: callers must not change it (the reader treats its inventory as immutable).
+   */
+  state(version = this.head): ReadonlyMap<string, string> {
+    if (this.view) return this.view.state(version);
+    let state = this.states.get(version);
+    if (!state) {
+      state = logicalState(this.full!, version);
+      this.states.set(version, state);
+    }
+    return state;
+  }
+
+  /** Digest of a logical path in a version. */
+  digestOf(logicalPath: string, version = this.head): string {
+    const digest = this.state(version).get(logicalPath);
+    if (digest === undefined) {
+      throw new SiardOcflError(`Object "${this.id}" version ${version} has no file "${logicalPath}".`, { code: 'NO_SUCH_FILE' });
+    }
+    return digest;
+  }
+
+  /** Content paths of a digest (any case), or undefined when the manifest lacks it. */
+  manifestPaths(digest: string): string[] | undefined {
+    if (this.view) return this.view.manifestPaths(digest.toLowerCase());
+    this.manifest ??= manifestLookup(this.full!);
+    return this.manifest(digest.toLowerCase());
+  }
+
+  /** The content paths of the manifest in its order, each once. */
+  contentPaths(): IterableIterator<string> {
+    if (this.view) return this.view.contentPaths();
+    return this.byContentPath(this.full!.digestAlgorithm).keys();
+  }
+
+  /** The names of the inventory's fixity blocks. */
+  fixityAlgorithms(): string[] {
+    return this.view ? this.view.fixityAlgorithms() : Object.keys(this.full!.fixity ?? {});
+  }
+
+  /**
+   * The lower-case digest the inventory records for a content path in `algorithm`: the manifest's
+   * for its own algorithm, else the fixity block's; undefined when not recorded (or, read compactly,
+   * when the block is of an algorithm this tool does not compute).
+   */
+  contentDigest(algorithm: string, contentPath: string): string | undefined {
+    if (this.view) return this.view.contentDigest(algorithm, contentPath);
+    return this.byContentPath(algorithm).get(contentPath);
+  }
+
+  /** content path -> lower-case digest of one block of a fully parsed inventory, built once. */
+  private byContentPath(algorithm: string): Map<string, string> {
+    let map = this.contentDigests.get(algorithm);
+    if (!map) {
+      const inv = this.full!;
+      const block = algorithm === inv.digestAlgorithm ? inv.manifest : (inv.fixity?.[algorithm] ?? {});
+      map = new Map();
+      for (const digest in block) {
+        const lower = digest.toLowerCase();
+        for (const p of block[digest]!) map.set(p, lower);
+      }
+      this.contentDigests.set(algorithm, map);
+    }
+    return map;
+  }
+
+  /** Content path (relative to the object root) holding a digest's bytes. */
+  contentPathOfDigest(digest: string): string {
+    const paths = this.manifestPaths(digest);
+    if (!paths || paths.length === 0) {
+      throw new InventoryError(`Object "${this.id}" has no manifest entry for digest ${digest}.`);
+    }
+    return paths[0];
+  }
+
+  /** Content path (relative to the object root) behind a logical path. */
+  contentPath(logicalPath: string, version = this.head): string {
+    return this.contentPathOfDigest(this.digestOf(logicalPath, version));
+  }
+
+  /** Path relative to the storage of a content path. */
+  storagePath(contentPath: string): string {
+    return join(this.path, contentPath);
+  }
+
+  openLogical(logicalPath: string, version = this.head, options: { highWaterMark?: number } = {}): Readable {
+    return this.storage.readStream(this.storagePath(this.contentPath(logicalPath, version)), options);
+  }
+
+  async readLogical(logicalPath: string, version = this.head): Promise<Buffer> {
+    return this.storage.readFile(this.storagePath(this.contentPath(logicalPath, version)));
+  }
+}

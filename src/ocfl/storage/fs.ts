@@ -1,0 +1,269 @@
+/** The local filesystem backend of Storage. */
+import { createReadStream, lstatSync, promises as fsp, readdirSync, realpathSync, type Dirent } from 'node:fs';
+import path from 'node:path';
+import { openFileStream, readSmallFile } from '../../read-small-file.js';
+import type { Readable } from 'node:stream';
+import { SiardOcflError } from '../../errors.js';
+import { openDirect } from './direct-write.js';
+import { exchangePaths } from './rename-exchange.js';
+import { FilesystemSync } from './syncfs.js';
+import type { EntryKind, Storage, StorageEntry, StorageStat, StorageWalk, WritableFile } from './storage.js';
+import { removeTree } from '../../remove-tree.js';
+
+/** An empty, '.' or '..' segment (so also a leading or trailing '/'), or a NUL. */
+const NOT_PLAIN = /(?:^|\/)\.{0,2}(?:\/|$)|\0/;
+
+function kindOf(d: Dirent): EntryKind {
+  return d.isSymbolicLink() ? 'link' : d.isDirectory() ? 'dir' : d.isFile() ? 'file' : 'other';
+}
+
+/** Folders remembered as free of links (a million-file object spreads its files over a few thousand). */
+const LINK_FREE_FOLDERS_KEPT = 4096;
+
+function linkOnTheWay(abs: string): SiardOcflError {
+  return new SiardOcflError(`${abs} is, or lies behind, a symbolic link; storage holds no links, so it is not read.`, {
+    code: 'STORAGE_LINK',
+    exitCode: 1,
+  });
+}
+
+export class FileSystemStorage implements Storage {
+  readonly location: string;
+
+  constructor(baseDir: string) {
+    this.location = path.resolve(baseDir);
+  }
+
+  /** Absolute path of a relative storage path; refuses anything that would leave the base. */
+  resolve(rel: string): string {
+    if (rel === '' || rel === '.') return this.location;
+    // One regular expression instead of splitting: this runs once or twice for every file of a
+    // million-file object (stat, hash, read).
+    if (NOT_PLAIN.test(rel)) throw new Error(`Storage path "${rel}" is not a plain relative path.`);
+    return path.sep === '/' ? (this.location === '/' ? `/${rel}` : `${this.location}/${rel}`) : path.join(this.location, ...rel.split('/'));
+  }
+
+  localPath(rel: string): string {
+    return this.resolve(rel);
+  }
+
+  /** Asynchronous: callers stat many files at once (audit), and libuv's threads overlap their latency. */
+  async stat(rel: string): Promise<StorageStat | undefined> {
+    try {
+      // The base itself may be a link the user chose (as a folder path given to any tool); nothing below it is followed.
+      const abs = this.resolve(rel);
+      const s = abs === this.location ? await fsp.stat(abs) : await fsp.lstat(abs);
+      return { isFile: s.isFile(), isDirectory: s.isDirectory(), size: s.size };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
+  // list and walk are synchronous on purpose (as the validator's reads always were): for many
+  // small folders readdir and lstat cost far less than promises through libuv's pool.
+
+  async walk(rel: string): Promise<StorageWalk> {
+    const base = this.resolve(rel);
+    const result: StorageWalk = { files: [], emptyDirs: [], links: [] };
+    const stack: string[] = [''];
+    while (stack.length > 0) {
+      const dirRel = stack.pop()!;
+      const abs = dirRel === '' ? base : `${base}/${dirRel}`;
+      let dirents;
+      try {
+        dirents = readdirSync(abs, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      if (dirents.length === 0 && dirRel !== '') result.emptyDirs.push(dirRel);
+      for (const d of dirents) {
+        const childRel = dirRel === '' ? d.name : `${dirRel}/${d.name}`;
+        if (d.isSymbolicLink()) result.links.push(childRel);
+        else if (d.isDirectory()) stack.push(childRel);
+        else if (d.isFile()) {
+          const st = lstatSync(`${abs}/${d.name}`, { throwIfNoEntry: false });
+          result.files.push({ relative: childRel, size: st?.size ?? 0 });
+        } else result.links.push(childRel);
+      }
+    }
+    result.files.sort((a, b) => (a.relative < b.relative ? -1 : a.relative > b.relative ? 1 : 0));
+    return result;
+  }
+
+  readStream(rel: string, options: { start?: number; end?: number; highWaterMark?: number } = {}): Readable {
+    // A whole file, most often a small content file: read on this thread (read-small-file.ts), its
+    // last component refused as a link by the open itself.
+    if (options.start === undefined && options.end === undefined) {
+      const file = this.readable(rel, false);
+      return openFileStream(file, {
+        highWaterMark: 1 << 20,
+        ...options,
+        onLink: () => {
+          throw linkOnTheWay(file);
+        },
+      });
+    }
+    return createReadStream(this.readable(rel), { highWaterMark: 1 << 20, ...options });
+  }
+
+  readFile(rel: string): Promise<Buffer> {
+    try {
+      const file = this.readable(rel, false);
+      // A small file on this thread (read-small-file.ts); anything else, and any error, the usual way.
+      let whole: Buffer | undefined;
+      try {
+        whole = readSmallFile(file, { noFollow: true });
+      } catch {
+        throw linkOnTheWay(file);
+      }
+      return whole ? Promise.resolve(whole) : fsp.readFile(file);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  private realLocation: string | undefined;
+  /** Folders (storage paths) found to be real folders, with no link on the way: most reads are of files in a folder just read. */
+  private readonly linkFreeFolders = new Set<string>();
+  /** Cleared when this filesystem refuses O_DIRECT (then every file is written the ordinary way). */
+  private directWrites = true;
+
+  /**
+   * The path to read, refused when a symbolic link lies on the way below the storage location:
+   * OCFL storage holds no links (E090), and following one would read outside the root (a link in
+   * an object to any file whose digest an attacker put in the inventory). A folder is checked with
+   * one realpath(3) (the JavaScript realpath lstats every component) and remembered; the file
+   * itself with one lstat (`checkLastComponent`; a caller opening with O_NOFOLLOW leaves it out). A
+   * link made after the check is the race every path check has.
+   */
+  private readable(rel: string, checkLastComponent = true): string {
+    const abs = this.resolve(rel);
+    const slash = rel.lastIndexOf('/');
+    const folder = slash < 0 ? '' : rel.slice(0, slash);
+    try {
+      if (!this.linkFreeFolders.has(folder)) {
+        this.realLocation ??= realpathSync.native(this.location);
+        const real = realpathSync.native(this.resolve(folder));
+        if (real !== path.join(this.realLocation, ...(folder === '' ? [] : folder.split('/')))) throw linkOnTheWay(abs);
+        if (this.linkFreeFolders.size >= LINK_FREE_FOLDERS_KEPT) this.linkFreeFolders.clear();
+        this.linkFreeFolders.add(folder);
+      }
+      if (checkLastComponent && rel !== '' && rel !== '.' && lstatSync(abs).isSymbolicLink()) throw linkOnTheWay(abs);
+    } catch (err) {
+      if (err instanceof SiardOcflError) throw err;
+      return abs; // missing: the read reports it
+    }
+    return abs;
+  }
+
+  /** Opened before the first write, so that syncAll hears of every write lost after it. */
+  private filesystemSync: FilesystemSync | undefined | null;
+
+  async syncAll(): Promise<boolean> {
+    const handle = (this.filesystemSync ??= FilesystemSync.open(this.location) ?? null);
+    if (!handle) return false;
+    await handle.sync();
+    return true;
+  }
+
+  async openWrite(rel: string, options: { exclusive?: boolean; durable?: boolean; direct?: boolean } = {}): Promise<WritableFile> {
+    const durable = options.durable ?? true;
+    this.filesystemSync ??= FilesystemSync.open(this.location) ?? null;
+    const abs = this.resolve(rel);
+    await fsp.mkdir(path.dirname(abs), { recursive: true });
+    if (options.direct && this.directWrites) {
+      const file = await openDirect(abs, { exclusive: options.exclusive ?? false, durable });
+      if (file) return file;
+      this.directWrites = false; // this filesystem refuses O_DIRECT: ordinary writes from now on
+    }
+    const handle = await fsp.open(abs, options.exclusive ? 'wx' : 'w');
+    let closed = false;
+    return {
+      async write(chunk) {
+        let off = 0;
+        while (off < chunk.byteLength) {
+          const { bytesWritten } = await handle.write(chunk, off, chunk.byteLength - off);
+          off += bytesWritten;
+        }
+      },
+      async close() {
+        if (closed) return;
+        closed = true;
+        if (durable) await handle.sync();
+        await handle.close();
+      },
+      async abort() {
+        if (!closed) {
+          closed = true;
+          await handle.close().catch(() => {});
+        }
+        await fsp.rm(abs, { force: true });
+      },
+    };
+  }
+
+  async fsyncFile(rel: string): Promise<void> {
+    // On Linux fsync through any descriptor flushes the file's data.
+    const handle = await fsp.open(this.resolve(rel), 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async list(rel: string): Promise<StorageEntry[]> {
+    const entries = readdirSync(this.resolve(rel), { withFileTypes: true });
+    return entries.map((e) => ({ name: e.name, isFile: e.isFile(), isDirectory: e.isDirectory(), kind: kindOf(e) }));
+  }
+
+  async mkdir(rel: string): Promise<void> {
+    await fsp.mkdir(this.resolve(rel), { recursive: true });
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    await fsp.rename(this.resolve(from), this.resolve(to));
+  }
+
+  async remove(rel: string): Promise<void> {
+    // Not fs.rm({ recursive }): removing the old tree of a million-file object took it 1.5 GB (remove-tree.ts).
+    await removeTree(this.resolve(rel));
+  }
+
+  async fsyncDir(rel: string): Promise<void> {
+    const handle = await fsp.open(this.resolve(rel), 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async moveFrom(source: Storage, from: string, to: string, options: { replace?: boolean } = {}): Promise<void> {
+    if (!(source instanceof FileSystemStorage))
+      throw new Error(`Cannot move from ${source.location} into ${this.location}: different backends.`);
+    const target = this.resolve(to);
+    // rename(2) replaces an empty folder or a file silently; refuse to replace anything.
+    const existing = await this.stat(to);
+    if (existing && !(options.replace && existing.isFile)) throw Object.assign(new Error(`${target} exists.`), { code: 'EEXIST' });
+    await fsp.rename(source.resolve(from), target);
+  }
+
+  async linkFrom(source: Storage, from: string, to: string): Promise<void> {
+    if (!(source instanceof FileSystemStorage))
+      throw new Error(`Cannot link from ${source.location} into ${this.location}: different backends.`);
+    await fsp.link(source.resolve(from), this.resolve(to));
+  }
+
+  async exchangeWith(source: Storage, from: string, to: string): Promise<boolean> {
+    if (!(source instanceof FileSystemStorage)) return false;
+    return exchangePaths(source.resolve(from), this.resolve(to));
+  }
+
+  async canMoveFrom(other: Storage): Promise<boolean> {
+    if (!(other instanceof FileSystemStorage)) return false;
+    const [a, b] = await Promise.all([fsp.stat(this.location), fsp.stat(other.location)]);
+    return a.dev === b.dev;
+  }
+}

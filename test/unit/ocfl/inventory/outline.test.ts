@@ -1,0 +1,236 @@
+/**
+ * Issue 12: repair streams each root inventory (hashed as read) and keeps only its outline, the
+ * JSON text without manifest, fixity and states (src/ocfl/inventory/outline.ts), instead of holding
+ * ~1 GB of JSON. Held here to the whole-text path it stands in for: parseInventoryHeader and
+ * parseInventoryVersions on the outline answer exactly what they answer on the whole text (same
+ * value or same error message), whatever the chunks the text arrives in, on every inventory of
+ * the OCFL conformance fixtures and on random inventories damaged byte by byte; and repair's
+ * streamed loaders answer as loadInventoryHeader/loadInventorySummary on fixture objects and on
+ * objects whose sidecars are stale, wrong or missing.
+ */
+import test, { type ExecutionContext } from 'ava';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { digestSync } from '../../../../src/ocfl/digest.js';
+import { parseInventoryHeader, parseInventoryVersions } from '../../../../src/ocfl/inventory/inventory.js';
+import { outlineOf, readInventoryOutline } from '../../../../src/ocfl/inventory/outline.js';
+import { loadInventoryHeader, loadInventorySummary } from '../../../../src/ocfl/object/object.js';
+import { streamedInventoryHeader, streamedInventorySummary } from '../../../../src/ocfl/commit/repair.js';
+import { FileSystemStorage } from '../../../../src/ocfl/storage/fs.js';
+import { rng } from '../../../../fixtures/northwind.js';
+import { inventoriesUnder } from '../../../helpers/fixture-inventories.js';
+import { seamEdits } from '../../../helpers/seam-edits.js';
+import { repetitions } from '../../../helpers/repetitions.js';
+import { reference, sharedTest } from '../../../helpers/shared.js';
+
+type Parse = (bytes: Uint8Array, where: string) => unknown;
+
+/** What a parse answers: its value, or its error's class and message. */
+function outcome(parse: Parse, bytes: Uint8Array): unknown {
+  try {
+    return { value: parse(bytes, 'inv') };
+  } catch (err) {
+    return { error: (err as Error).constructor.name, message: (err as Error).message };
+  }
+}
+
+/** The text cut into chunks of random sizes (1 to `max` bytes). */
+function chunked(bytes: Buffer, r: () => number, max: number): Buffer[] {
+  const out: Buffer[] = [];
+  for (let at = 0; at < bytes.length;) {
+    const n = 1 + Math.floor(r() * max);
+    out.push(bytes.subarray(at, at + n));
+    at += n;
+  }
+  return out;
+}
+
+/**
+ * Whether the outline (when there is one) reads as the whole text, cut three ways. Returns whether
+ * it was outlined. The label is made only for a failure.
+ */
+function sameBothWays(t: ExecutionContext, bytes: Buffer, r: () => number, label: () => string): boolean {
+  const outline = outlineOf([bytes]);
+  for (const max of [1, 7, 4096]) {
+    const again = outlineOf(chunked(bytes, r, max));
+    if (!(again === outline || (again && outline && again.equals(outline)))) {
+      t.fail(`${label()}: the outline depends on the chunks (${max})`);
+      return false;
+    }
+  }
+  if (!outline) return false;
+  for (const parse of [parseInventoryHeader, parseInventoryVersions]) {
+    const whole = outcome(parse, bytes);
+    const outlined = outcome(parse, outline);
+    if (JSON.stringify(whole) !== JSON.stringify(outlined)) {
+      t.deepEqual(outlined, whole, `${label()}: ${parse.name}`);
+      return true;
+    }
+  }
+  return true;
+}
+
+const PIECES = ['a', 'é', '😀', '\uE000', ' ', '"', '\\', '\\"', '/', '{', '}', '[', ']', ',', ':', '\u0001', 'v1', 'state'];
+const hex = (r: () => number, n: number) => Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(r() * 16)]).join('');
+const pick = <T>(r: () => number, list: readonly T[]): T => list[Math.floor(r() * list.length)]!;
+const name = (r: () => number) => Array.from({ length: 1 + Math.floor(r() * 4) }, () => pick(r, PIECES)).join('');
+
+/** A random inventory: several versions with states, a manifest, fixity now and then, other keys, any key order. */
+function randomInventory(r: () => number): Record<string, unknown> {
+  const versions: Record<string, unknown> = {};
+  const manifest: Record<string, string[]> = {};
+  const count = 1 + Math.floor(r() * 4);
+  for (let v = 1; v <= count; v++) {
+    const state: Record<string, string[]> = {};
+    for (let f = Math.floor(r() * 4); f > 0; f--) {
+      const d = hex(r, 128);
+      manifest[d] = [`v${v}/content/${name(r)}`];
+      state[d] = Array.from({ length: Math.floor(r() * 3) }, () => name(r));
+    }
+    versions[`v${v}`] = {
+      ...(r() < 0.95 ? { created: '2026-11-26T00:00:00Z' } : {}),
+      ...(r() < 0.95 ? { state } : {}),
+      ...(r() < 0.6 ? { message: name(r) } : {}),
+      ...(r() < 0.6 ? { user: { name: name(r), ...(r() < 0.8 ? { address: 'mailto:a@b.c' } : {}) } } : {}),
+    };
+  }
+  const inv: Record<string, unknown> = {
+    id: `urn:x:${name(r)}`,
+    type: 'https://ocfl.io/1.1/spec/#inventory',
+    digestAlgorithm: r() < 0.8 ? 'sha512' : 'sha256',
+    head: `v${count}`,
+    manifest,
+    versions,
+    ...(r() < 0.4 ? { fixity: { md5: { [hex(r, 32)]: [`v1/content/${name(r)}`] } } } : {}),
+    ...(r() < 0.1 ? { [name(r)]: [name(r), { a: [1, 2] }] } : {}),
+  };
+  const entries = Object.entries(inv);
+  return Object.fromEntries(r() < 0.3 ? entries.reverse() : entries);
+}
+
+sharedTest('every inventory of the OCFL conformance fixtures: the outline reads as the whole text', (t) => {
+  const r = rng(7);
+  let outlined = 0;
+  const files = [...inventoriesUnder(reference('ocfl-fixtures')), ...inventoriesUnder(reference('ocfl-extra-fixtures'))];
+  for (const file of files) if (sameBothWays(t, readFileSync(file), r, () => file)) outlined++;
+  t.true(outlined > files.length / 2, `${outlined} of ${files.length} outlined`);
+  t.log(`${outlined} of ${files.length} fixture inventories outlined`);
+});
+
+// 1000 rounds in the unit tier (3000 in the bench), the first sixth of them also whole: outline bugs made on purpose failed
+// here at round 0 (test/README.md), but for damage at the seams, which random damage seldom makes (a version's state that is
+// not an object first failed at round 1417): that is its own test below.
+const ROUNDS = repetitions(1000, 3000);
+const WHOLE_ROUNDS = Math.ceil(ROUNDS / 6);
+
+test('random inventories, whole and damaged byte by byte: the outline reads as the whole text', (t) => {
+  const r = rng(20261126);
+  let outlined = 0;
+  let damagedOutlined = 0;
+  let damagedErrors = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    const text = JSON.stringify(randomInventory(r), null, r() < 0.5 ? 2 : undefined);
+    if (round < WHOLE_ROUNDS && sameBothWays(t, Buffer.from(text), r, () => `round ${round}:\n${text}`)) outlined++;
+    const at = Math.floor(r() * text.length);
+    const junk = pick(r, ['', '"', ',', '}', '{', ':', ']', '[', '\\', 'x', ' ', '\u0001', '0', 'null', '[]', '{}', '"a":1,']);
+    const damaged = Buffer.from(r() < 0.5 ? text.slice(0, at) + junk + text.slice(at + 1) : text.slice(0, at) + junk + text.slice(at));
+    if (sameBothWays(t, damaged, r, () => `damaged round ${round}:\n${damaged.toString()}`)) {
+      damagedOutlined++;
+      if ('error' in (outcome(parseInventoryVersions, damaged) as object)) damagedErrors++;
+    }
+  }
+  // Of 3000: every one of the 500 whole ones outlined, more than 1500 damaged ones, more than 50 of them errors of the parse.
+  t.is(outlined, WHOLE_ROUNDS);
+  t.true(damagedOutlined > ROUNDS / 2, `${damagedOutlined} of ${ROUNDS} damaged inventories outlined`);
+  t.true(damagedErrors > ROUNDS / 60, `${damagedErrors} outlined damaged inventories are errors of the parse`);
+  t.log(`${damagedOutlined} of ${ROUNDS} damaged inventories outlined, ${damagedErrors} of them refused alike`);
+});
+
+test('inventories damaged at every seam: the outline reads as the whole text', (t) => {
+  const r = rng(779);
+  let edits = 0;
+  // Two inventories with an empty state and a state listing several paths, one written with indentation and one without.
+  for (let found = 0; found < 2;) {
+    const inv = randomInventory(r);
+    const states = Object.values(inv.versions as Record<string, { state?: Record<string, string[]> }>).map((v) => v.state);
+    const empty = states.some((s) => s && Object.keys(s).length === 0);
+    if (!empty || !states.some((s) => s && Object.values(s).some((paths) => paths.length > 1))) continue;
+    const text = JSON.stringify(inv, null, found++ === 0 ? 2 : undefined);
+    for (const damaged of seamEdits(text)) {
+      edits++;
+      t.throws(() => JSON.parse(damaged) as unknown, undefined, damaged);
+      sameBothWays(t, Buffer.from(damaged), r, () => `seam edit:\n${damaged}`);
+    }
+  }
+  t.true(edits > 200, `${edits} edits`);
+  t.log(`${edits} edits`);
+});
+
+test('the outline leaves out the large blocks and the stream digest is the whole file digest', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'outline-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const r = rng(5);
+  const inv = randomInventory(r);
+  const paths = Array.from({ length: 20000 }, (_, i) => `v1/content/file-${i}.bin`);
+  inv.manifest = Object.fromEntries(paths.map((p) => [hex(r, 128), [p]]));
+  const text = Buffer.from(JSON.stringify(inv, null, 2));
+  writeFileSync(path.join(dir, 'inventory.json'), text);
+  const read = await readInventoryOutline(new FileSystemStorage(dir), 'inventory.json', 'sha512');
+  t.truthy(read);
+  t.is(read!.size, text.length);
+  t.is(read!.digest, digestSync('sha512', text));
+  t.true(read!.outline.length < text.length / 20, `outline ${read!.outline.length} of ${text.length} bytes`);
+  t.false(read!.outline.includes('file-1.bin'));
+});
+
+/** The streamed loader's answer and the whole-read one's: same value (bytes aside) or same error. */
+async function sameLoad(t: ExecutionContext, storage: FileSystemStorage, objectPath: string, label: string): Promise<void> {
+  const settle = async (p: Promise<unknown>) =>
+    p.then(
+      (v) => ({ value: { ...(v as object), bytes: undefined } }),
+      (err: Error) => ({ error: err.constructor.name, message: err.message }),
+    );
+  t.deepEqual(
+    await settle(streamedInventorySummary(storage, objectPath)),
+    await settle(loadInventorySummary(storage, objectPath)),
+    `${label}: summary`,
+  );
+  t.deepEqual(
+    await settle(streamedInventoryHeader(storage, objectPath)),
+    await settle(loadInventoryHeader(storage, objectPath)),
+    `${label}: header`,
+  );
+}
+
+sharedTest('repair streamed loaders answer as the whole reads: fixture objects, stale, wrong and missing sidecars', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'outline-objects-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const objects = [...new Set(inventoriesUnder(reference('ocfl-fixtures')).map((f) => path.dirname(f)))].filter((d) => !/\/v\d+$/.test(d));
+  t.true(objects.length > 40, `${objects.length} fixture objects`);
+  let n = 0;
+  for (const object of objects) {
+    await sameLoad(t, new FileSystemStorage(path.dirname(object)), path.basename(object), object);
+    const copy = path.join(dir, `o${n++}`);
+    cpSync(object, copy, { recursive: true });
+    const storage = new FileSystemStorage(dir);
+    const rel = path.basename(copy);
+    const text = readFileSync(path.join(copy, 'inventory.json'), 'utf8');
+    const alg = /"digestAlgorithm"\s*:\s*"(sha512|sha256)"/.exec(text)?.[1];
+    const head = /"head"\s*:\s*"(v\d+)"/.exec(text)?.[1];
+    if (!alg || !head) continue;
+    const digest = digestSync(alg, Buffer.from(text));
+    // Stale: the root sidecar is an older one, the head's copy and sidecar match the inventory.
+    writeFileSync(path.join(copy, `inventory.json.${alg}`), `${'0'.repeat(digest.length)}  inventory.json\n`);
+    mkdirSync(path.join(copy, head), { recursive: true });
+    writeFileSync(path.join(copy, head, 'inventory.json'), text);
+    writeFileSync(path.join(copy, head, `inventory.json.${alg}`), `${digest}  inventory.json\n`);
+    await sameLoad(t, storage, rel, `${object} (stale sidecar)`);
+    // The head's copy differs by one byte: the sidecar does not match.
+    writeFileSync(path.join(copy, head, 'inventory.json'), `${text} `);
+    await sameLoad(t, storage, rel, `${object} (head copy differs)`);
+    rmSync(path.join(copy, `inventory.json.${alg}`));
+    await sameLoad(t, storage, rel, `${object} (no root sidecar)`);
+  }
+  await sameLoad(t, new FileSystemStorage(dir), 'absent', 'no object');
+});
