@@ -38,7 +38,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from '../src/sources/sqlite/driver.js';
+import { buildLobDb } from './lobs-db.js';
 import { cacheModes, dropCaches, prepare, readThrough, type CacheMode } from './page-cache.js';
 
 const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -108,26 +108,6 @@ function measure(label: string, argv: string[], options: { cwd?: string; sync?: 
 
 const cli = (...args: string[]) => [process.execPath, CLI, ...args];
 
-function makeDatabase(file: string, n: number): void {
-  const db = new Database(file);
-  db.pragma('journal_mode = OFF');
-  db.pragma('synchronous = OFF');
-  db.exec('CREATE TABLE documents (id INTEGER PRIMARY KEY, name TEXT NOT NULL, body BLOB NOT NULL)');
-  const insert = db.prepare('INSERT INTO documents VALUES (?, ?, ?)');
-  const pool = randomBytes(1 << 22);
-  db.transaction(() => {
-    for (let i = 1; i <= n; i++) {
-      // 2-4 KiB, each distinct (its id in front), from a random pool: no two LOBs deduplicate.
-      const size = 2048 + ((i * 7919) % 2048);
-      const start = (i * 104729) % (pool.length - size);
-      const body = Buffer.from(pool.subarray(start, start + size));
-      body.writeUInt32BE(i, 0);
-      insert.run(i, `document ${i}`, body);
-    }
-  })();
-  db.close();
-}
-
 function makeFolder(dir: string, n: number, size: number): void {
   const pool = randomBytes(1 << 22);
   for (let i = 0; i < n; i++) {
@@ -161,7 +141,7 @@ function scaleRun(work: string, n: number, results: Results, restoreRatios: stri
   process.stdout.write(
     `\n== ${n} files: making a SQLite database of ${n} BLOBs of 2-4 KiB${withFolder ? ` and a folder of ${n} files of 1 KiB` : ''}\n`,
   );
-  makeDatabase(db, n);
+  buildLobDb(db, n);
   const folder = path.join(here, 'folder');
   if (withFolder) makeFolder(folder, n, 1024);
   process.stdout.write(

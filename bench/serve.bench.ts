@@ -1,126 +1,256 @@
 /**
- * The reading room on large tables (issue 31): `siard-ocfl serve` (the built CLI, a child process)
- * over a root holding one object of the narrow-rows database (bench/rows-db.ts) at each size, and
- * - the first page of rows (50) of the table: the first request (opens the object and the
- *   archive) and the same page again, against the 1 s target, and against the peer, `sqlite3`
- *   reading the same 50 rows from the source database;
- * - page 1,000 (rows 49,951 ... 50,000: the table XML streamed up to it);
- * - the list of objects (`/`) and the row page of row 1;
- * - a search for a text no row holds (the scan runs for its 2 s budget: rows scanned per second,
- *   and how long a search of the whole table takes at that rate, continuations included);
- * - serve's peak RSS (VmHWM) after all of it.
- * BENCH_SERVE_ROWS (default 1000000,5000000) sets the sizes; databases and roots are kept in
- * bench/out/serve and reused.
+ * The reading room on large archives (issue 31): `siard-ocfl serve` (the built CLI, a child
+ * process, as a user starts it) over roots made once in bench/out/serve (serve-fixtures.ts).
+ * BENCH_SERVE_PARTS (default rows,objects,lob,lobs) chooses the parts:
+ * - rows, at each size of BENCH_SERVE_ROWS (default 1000000,5000000), the narrow-rows table:
+ *   the first page of rows (first request: opens object and archive; target 1 s) and again, against
+ *   `sqlite3` reading the same 50 rows from the source database; page 1,000; row 1; a search by
+ *   scanning the table XML (2 s budget: rows/s); then, at the sizes of BENCH_SERVE_COPY_ROWS
+ *   (default 1000000), the access copy: the first search (its build: rows copied, then the sort
+ *   indexes and the full-text index, each timed), later searches (through the index; a 2-character
+ *   one scanning the copy), sorted pages, the copy's size; serve's peak RSS after all of it;
+ * - objects: the list (`/`) of a root of BENCH_SERVE_OBJECTS (default 10,000) objects, first request
+ *   and again (target 1 s);
+ * - lob: one LOB of BENCH_SERVE_LOB_BYTES (default 1,000,000,000) downloaded, against `cat` of its
+ *   content files to /dev/null in the same run (both with the files in the page cache, best of 3),
+ *   and serve's resident memory sampled every 50 ms while it streams;
+ * - lobs: every page of the million-LOB object of bench/scale (BENCH_SERVE_LOBS LOBs, default
+ *   1,000,000) browsed, serve's peak RSS against 300 MB.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { rmSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { buildRowDb } from './rows-db.js';
+import {
+  bigLobRoot,
+  cli,
+  fmt,
+  LOB_ID,
+  LOBS_ID,
+  lobsRoot,
+  objectsRoot,
+  OUT,
+  peakMb,
+  ROWS_ID,
+  rowsRoot,
+  rssMb,
+  startServe,
+  timed,
+  type Serving,
+} from './serve-fixtures.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const OUT = path.join(ROOT, 'bench', 'out', 'serve');
-const CLI = path.join(ROOT, 'bin', 'siard-ocfl');
+const PARTS = new Set((process.env.BENCH_SERVE_PARTS ?? 'rows,objects,lob,lobs').split(','));
 const SIZES = (process.env.BENCH_SERVE_ROWS ?? '1000000,5000000').split(',').map(Number);
+const COPY_SIZES = new Set((process.env.BENCH_SERVE_COPY_ROWS ?? '1000000').split(',').map(Number));
+const OBJECTS = Number(process.env.BENCH_SERVE_OBJECTS ?? 10_000);
+const LOB_BYTES = Number(process.env.BENCH_SERVE_LOB_BYTES ?? 1_000_000_000);
+const LOBS = Number(process.env.BENCH_SERVE_LOBS ?? 1_000_000);
 const TARGET_S = 1;
-const ID = 'urn:example:serve-bench';
+const MEMORY_LIMIT_MB = 300;
 
-function cli(args: string[]): void {
-  const r = spawnSync(process.execPath, [CLI, ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, SIARD_OCFL_USER_NAME: 'Bench', SIARD_OCFL_USER_ADDRESS: 'mailto:bench@example.org' },
-  });
-  if (r.status !== 0) throw new Error(`siard-ocfl ${args[0]} failed: ${r.stderr}`);
-}
+const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
 
-function rootFor(rows: number): { db: string; root: string } {
-  const db = path.join(OUT, `rows-${rows}.db`);
-  const root = path.join(OUT, `root-${rows}`);
-  buildRowDb(db, rows);
-  if (!existsSync(path.join(root, '0=ocfl_1.1'))) {
-    rmSync(root, { recursive: true, force: true });
-    cli(['init', '--root', root]);
-    cli(['ingest', db, '--root', root, '--id', ID]);
-  }
-  return { db, root };
-}
-
-async function timed(url: string): Promise<{ seconds: number; status: number; bytes: number }> {
-  const start = process.hrtime.bigint();
-  const res = await fetch(url);
-  const body = await res.arrayBuffer();
-  return { seconds: Number(process.hrtime.bigint() - start) / 1e9, status: res.status, bytes: body.byteLength };
-}
-
-function peer(db: string): number {
+function sqlitePeer(db: string): number {
   const start = process.hrtime.bigint();
   const r = spawnSync('sqlite3', ['-html', db, 'SELECT * FROM events ORDER BY rowid LIMIT 50'], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`sqlite3 failed: ${r.stderr}`);
   return Number(process.hrtime.bigint() - start) / 1e9;
 }
 
-async function startServe(root: string) {
-  const child = spawn(process.execPath, [CLI, 'serve', '--root', root, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      const m = / at (http:\/\/\S+\/)\n/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`serve exited with ${code}`)));
-  });
-  return { child, url };
+async function ok(url: string) {
+  const r = await timed(url);
+  if (r.status !== 200) throw new Error(`${url} answered ${r.status}`);
+  return r;
 }
 
-function peakMb(pid: number): number {
-  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
-}
-
-const fmt = (s: number) => `${(s * 1000).toFixed(0)} ms`;
-
-async function benchSize(rows: number): Promise<boolean> {
-  const { db, root } = rootFor(rows);
-  const { child, url } = await startServe(root);
-  try {
-    const id = encodeURIComponent(ID);
-    const table = `${url}table?id=${id}&s=main&t=events`;
-    const cold = await timed(table);
-    const warm = await timed(table);
-    const deep = await timed(`${table}&page=1000`);
-    const list = await timed(url);
-    const row = await timed(`${url}row?id=${id}&s=main&t=events&r=1`);
-    const searchStart = process.hrtime.bigint();
-    const search = await (await fetch(`${table}&q=no-row-holds-this`)).text();
-    const searchSeconds = Number(process.hrtime.bigint() - searchStart) / 1e9;
-    const scanned = Number(/Scanned rows 1 to (?:the end \()?(\d+)/.exec(search)?.[1] ?? NaN);
-    const sqlite = peer(db);
-    const peak = peakMb(child.pid!);
-    for (const r of [cold, warm, deep, list, row]) if (r.status !== 200) throw new Error(`a page answered ${r.status}`);
-    const pass = cold.seconds <= TARGET_S;
-    console.log(`${rows.toLocaleString('en')} rows:`);
-    console.log(`  first page, first request      ${fmt(cold.seconds)}  (target <= ${TARGET_S} s: ${pass ? 'PASS' : 'FAIL'})`);
-    console.log(
-      `  first page again               ${fmt(warm.seconds)}  ` +
-        `(sqlite3 -html, 50 rows: ${fmt(sqlite)}; ratio ${(warm.seconds / sqlite).toFixed(2)})`,
-    );
-    console.log(`  page 1,000 (rows 49,951-50,000) ${fmt(deep.seconds)}`);
-    console.log(`  list of objects                ${fmt(list.seconds)}`);
-    console.log(`  row 1                          ${fmt(row.seconds)}`);
-    const perSecond = scanned / searchSeconds;
-    console.log(
-      `  search, first request          ${fmt(searchSeconds)}: ${scanned.toLocaleString('en')} rows scanned ` +
-        `(${Math.round(perSecond).toLocaleString('en')} rows/s; the whole table ~${(rows / perSecond).toFixed(1)} s of scanning)`,
-    );
-    console.log(`  serve peak RSS                 ${peak.toFixed(0)} MB`);
-    return pass;
-  } finally {
-    child.kill('SIGTERM');
+/** Polls `url` until the access copy answers it (no progress page), then until its indexes are built. */
+async function untilCopy(url: string): Promise<{ answered: number; ready: number; note: string }> {
+  const start = Date.now();
+  let answered = NaN;
+  for (;;) {
+    const r = await ok(url);
+    if (!r.text.includes('id="copy-progress"')) {
+      if (Number.isNaN(answered)) answered = (Date.now() - start) / 1000;
+      const note = /<p id="access-copy">([\s\S]*?)<\/p>/.exec(r.text)?.[1]?.replace(/\s+/g, ' ') ?? '';
+      if (/it is ready/.test(note)) return { answered, ready: (Date.now() - start) / 1000, note };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
 
-mkdirSync(OUT, { recursive: true });
-let ok = true;
-for (const rows of SIZES) ok = (await benchSize(rows)) && ok;
-process.exit(ok ? 0 : 1);
+async function accessCopy(s: Serving, table: string, rows: number, workspace: string): Promise<void> {
+  const first = await untilCopy(`${table}&q=${encodeURIComponent('event 4242')}`);
+  const copied = /rows copied in ([\d.]+) s/.exec(first.note)?.[1];
+  const indexed = /indexes built in ([\d.]+) s/.exec(first.note)?.[1];
+  console.log(
+    `  access copy, first search       answered after ${first.answered.toFixed(1)} s (rows copied in ${copied} s: ` +
+      `${Math.round(rows / Number(copied)).toLocaleString('en')} rows/s), full-text index ready after ${first.ready.toFixed(1)} s ` +
+      `(sort indexes + FTS5: ${indexed} s)`,
+  );
+  const later = await ok(`${table}&q=${encodeURIComponent('event 777')}`);
+  const count = /<p id="search-status">([\d,]+) rows/.exec(later.text)?.[1];
+  console.log(`  a later search ("event 777")    ${fmt(later.seconds)}: ${count} rows, counted and paged (full-text index)`);
+  const short = await ok(`${table}&q=zz`);
+  console.log(`  a 2-character search ("zz")     ${fmt(short.seconds)} (below the trigram index: a scan of the copy)`);
+  const inColumn = await ok(`${table}&col=note&q=${encodeURIComponent('<4242>')}`);
+  console.log(`  a search in one column (note)   ${fmt(inColumn.seconds)}`);
+  const sorted = await ok(`${table}&sort=amount&dir=desc`);
+  const sortedDeep = await ok(`${table}&sort=name&page=1000`);
+  const sortedSearch = await ok(`${table}&q=${encodeURIComponent('event 777')}&sort=amount&dir=desc`);
+  console.log(
+    `  sorted: amount desc page 1 ${fmt(sorted.seconds)}, name page 1,000 ${fmt(sortedDeep.seconds)}, ` +
+      `a search sorted ${fmt(sortedSearch.seconds)}`,
+  );
+  const du = spawnSync('du', ['-sb', workspace], { encoding: 'utf8' }).stdout.split('\t')[0];
+  console.log(`  the copy on disk                ${(Number(du) / 1e6).toFixed(0)} MB in the workspace`);
+}
+
+async function rowsPart(rows: number): Promise<boolean> {
+  const { db, root } = rowsRoot(rows);
+  const workspace = path.join(OUT, `workspace-${rows}`);
+  rmSync(workspace, { recursive: true, force: true });
+  const s = await startServe(root, ['--workspace', workspace]);
+  try {
+    const table = `${s.url}table?id=${encodeURIComponent(ROWS_ID)}&s=main&t=events`;
+    const cold = await ok(table);
+    const warm = await ok(table);
+    const deep = await ok(`${table}&page=1000`);
+    const row = await ok(`${s.url}row?id=${encodeURIComponent(ROWS_ID)}&s=main&t=events&r=1`);
+    const searchStart = process.hrtime.bigint();
+    const search = (await ok(`${table}&q=no-row-holds-this&scan=1`)).text;
+    const searchSeconds = Number(process.hrtime.bigint() - searchStart) / 1e9;
+    const scanned = Number(/Scanned rows 1 to (?:the end \()?(\d+)/.exec(search)?.[1] ?? NaN);
+    const sqlite = sqlitePeer(db);
+    const pass = cold.seconds <= TARGET_S;
+    console.log(`${rows.toLocaleString('en')} rows:`);
+    console.log(`  first page, first request       ${fmt(cold.seconds)}  (target <= ${TARGET_S} s: ${verdict(pass)})`);
+    console.log(
+      `  first page again                ${fmt(warm.seconds)}  (sqlite3 -html, 50 rows: ${fmt(sqlite)}; ` +
+        `ratio ${(warm.seconds / sqlite).toFixed(2)})`,
+    );
+    console.log(`  page 1,000 (rows 49,951-50,000) ${fmt(deep.seconds)}`);
+    console.log(`  row 1                           ${fmt(row.seconds)}`);
+    const perSecond = scanned / searchSeconds;
+    console.log(
+      `  search by a scan (2 s budget)   ${scanned.toLocaleString('en')} rows scanned (${Math.round(perSecond).toLocaleString('en')} ` +
+        `rows/s; the whole table ~${(rows / perSecond).toFixed(1)} s)`,
+    );
+    console.log(`  serve peak RSS, pages + scan    ${peakMb(s.child.pid!).toFixed(0)} MB`);
+    if (COPY_SIZES.has(rows)) {
+      await accessCopy(s, table, rows, workspace);
+      console.log(`  serve peak RSS, with the copy   ${peakMb(s.child.pid!).toFixed(0)} MB`);
+    }
+    return pass;
+  } finally {
+    s.child.kill('SIGTERM');
+  }
+}
+
+async function objectsPart(): Promise<boolean> {
+  const made = Date.now();
+  const root = objectsRoot(OBJECTS);
+  const s = await startServe(root);
+  try {
+    const cold = await ok(s.url);
+    const warm = await ok(s.url);
+    const filtered = await ok(`${s.url}?q=object-0099&page=1`);
+    const listed = /(\d+) objects/.exec(cold.text)?.[1];
+    const pass = cold.seconds <= TARGET_S;
+    console.log(`a root of ${OBJECTS.toLocaleString('en')} objects (made or found in ${((Date.now() - made) / 1000).toFixed(0)} s):`);
+    console.log(`  the list, first request         ${fmt(cold.seconds)}: ${listed} objects (target <= ${TARGET_S} s: ${verdict(pass)})`);
+    console.log(`  again (sidecars rechecked)      ${fmt(warm.seconds)}; filtered by id ${fmt(filtered.seconds)}`);
+    console.log(`  serve peak RSS                  ${peakMb(s.child.pid!).toFixed(0)} MB`);
+    return pass;
+  } finally {
+    s.child.kill('SIGTERM');
+  }
+}
+
+/** The content files of the object's only LOB (its parts, in order), from `show`. */
+function lobContentFiles(root: string): string[] {
+  const objectPath = cli(['path', '--root', root, LOB_ID]).trim();
+  const shown = cli(['show', '--root', root, '--id', LOB_ID]);
+  const files = [...shown.matchAll(/(\S+_lobseg_\d+\/\S+)/g)].map((m) => m[1]!).sort();
+  return files.map((f) => path.join(root, objectPath, 'v1', 'content', f));
+}
+
+function catSeconds(files: string[]): number {
+  const start = process.hrtime.bigint();
+  const r = spawnSync('sh', ['-c', `cat ${files.map((f) => `'${f}'`).join(' ')} > /dev/null`]);
+  if (r.status !== 0) throw new Error('cat failed');
+  return Number(process.hrtime.bigint() - start) / 1e9;
+}
+
+async function lobPart(): Promise<boolean> {
+  const root = bigLobRoot(LOB_BYTES);
+  const files = lobContentFiles(root);
+  const onDisk = files.reduce((n, f) => n + statSync(f).size, 0);
+  const s = await startServe(root);
+  try {
+    const url = `${s.url}lob?id=${encodeURIComponent(LOB_ID)}&s=main&t=big&r=1&p=c2&download=1`;
+    await ok(`${s.url}table?id=${encodeURIComponent(LOB_ID)}&s=main&t=big`);
+    const before = rssMb(s.child.pid!);
+    let during = before;
+    const sampler = setInterval(() => (during = Math.max(during, rssMb(s.child.pid!))), 50);
+    let best = Infinity;
+    let bytes = 0;
+    let cat = Infinity;
+    for (let round = 0; round < 3; round++) {
+      cat = Math.min(cat, catSeconds(files));
+      const r = await ok(url);
+      best = Math.min(best, r.seconds);
+      bytes = r.bytes;
+    }
+    clearInterval(sampler);
+    const mbps = (x: number) => `${(bytes / x / 1e6).toFixed(0)} MB/s`;
+    const ratio = best / cat;
+    console.log(`one LOB of ${bytes.toLocaleString('en')} bytes (${files.length} content files, ${onDisk.toLocaleString('en')} bytes):`);
+    console.log(`  downloaded through serve        ${best.toFixed(2)} s (${mbps(best)}), best of 3`);
+    console.log(`  cat of its files > /dev/null    ${cat.toFixed(2)} s (${mbps(cat)}); ratio ${ratio.toFixed(2)}`);
+    console.log(`  serve RSS before ${before.toFixed(0)} MB, at most ${during.toFixed(0)} MB while streaming`);
+    return bytes === LOB_BYTES && during - before < 100;
+  } finally {
+    s.child.kill('SIGTERM');
+  }
+}
+
+async function lobsPart(): Promise<boolean> {
+  const made = Date.now();
+  const root = lobsRoot(LOBS);
+  const s = await startServe(root);
+  try {
+    const id = encodeURIComponent(LOBS_ID);
+    const table = `${s.url}table?id=${id}&s=main&t=documents`;
+    const pages: Array<[string, string]> = [
+      ['objects', s.url],
+      ['object (versions, bytes stored)', `${s.url}object?id=${id}`],
+      ['version files, page 1', `${s.url}version?id=${id}&v=v1`],
+      ['version files, page 10,000', `${s.url}version?id=${id}&v=v1&page=10000`],
+      ['database', `${s.url}archive?id=${id}&v=v1`],
+      ['table, page 1', table],
+      ['table, page 1,000', `${table}&page=1000`],
+      ['row 500,000', `${s.url}row?id=${id}&s=main&t=documents&r=500000`],
+      ['LOB of row 500,000', `${s.url}lob?id=${id}&s=main&t=documents&r=500000&p=c3`],
+      ['LOBs counted (/lobs)', `${s.url}lobs?id=${id}&s=main&t=documents`],
+      ['database again (LOBs known)', `${s.url}archive?id=${id}&v=v1`],
+    ];
+    const seconds = ((Date.now() - made) / 1000).toFixed(0);
+    console.log(`the million-LOB object of bench/scale, ${LOBS.toLocaleString('en')} LOBs (made or found in ${seconds} s):`);
+    for (const [what, url] of pages) {
+      const r = await ok(url);
+      console.log(`  ${what.padEnd(32)}${fmt(r.seconds)}  (RSS ${rssMb(s.child.pid!).toFixed(0)} MB)`);
+    }
+    const peak = peakMb(s.child.pid!);
+    const pass = peak < MEMORY_LIMIT_MB;
+    console.log(`  serve peak RSS                  ${peak.toFixed(0)} MB (target < ${MEMORY_LIMIT_MB} MB: ${verdict(pass)})`);
+    return pass;
+  } finally {
+    s.child.kill('SIGTERM');
+  }
+}
+
+let pass = true;
+if (PARTS.has('rows')) for (const rows of SIZES) pass = (await rowsPart(rows)) && pass;
+if (PARTS.has('objects')) pass = (await objectsPart()) && pass;
+if (PARTS.has('lob')) pass = (await lobPart()) && pass;
+if (PARTS.has('lobs')) pass = (await lobsPart()) && pass;
+process.exit(pass ? 0 : 1);

@@ -107,11 +107,12 @@ export function rowMatches(query: string, column?: number): (row: SiardReadRow) 
   const needle = query.toLowerCase();
   return (row) => {
     const cells = column === undefined ? row.cells : [row.cells[column] ?? null];
-    return cells.some((v) => valueText(v)?.toLowerCase().includes(needle));
+    return cells.some((v) => cellText(v)?.toLowerCase().includes(needle));
   };
 }
 
-function valueText(v: SiardReadCellValue): string | undefined {
+/** A cell's text as a search compares it and a sort orders it: hex for binary, JSON for ARRAY/UDT; undefined for NULL and LOBs in files. */
+export function cellText(v: SiardReadCellValue): string | undefined {
   if (v === null) return undefined;
   if (typeof v === 'string') return v;
   if (v instanceof Uint8Array) return hex(v);
@@ -139,7 +140,7 @@ export async function sortedRowsPage(
   const keys: Array<{ index: number; key: string | number | undefined }> = [];
   for await (const batch of archive.reader.rowBatches(t)) {
     for (const row of batch) {
-      const text = valueText(row.cells[column] ?? null);
+      const text = cellText(row.cells[column] ?? null);
       keys.push({ index: row.index, key: text === undefined ? undefined : numeric ? Number(text) : text });
     }
   }

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { UsageError } from '../errors.js';
-import { startReadingRoom } from '../serve/server.js';
+import { COPY_FROM_ROWS, DEFAULT_WORKSPACE, startReadingRoom } from '../serve/server.js';
 import { parseCount } from './common.js';
 
 interface ServeCliOptions {
@@ -14,6 +14,8 @@ interface ServeCliOptions {
   host: string;
   port: number;
   token?: string;
+  workspace?: string;
+  accessCopyRows: number;
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/;
@@ -33,6 +35,18 @@ export function register(program: Command): void {
       '--token <token>',
       'access token every request must carry (generated and printed when another host than a loopback one is given)',
     )
+    .option(
+      '--workspace <dir>',
+      `where access copies of large tables are built and kept (SQLite files, outside the root; one per table, kept until ` +
+        `the object's version changes; default ${DEFAULT_WORKSPACE})`,
+    )
+    .option(
+      '--access-copy-rows <n>',
+      'tables of more rows are sorted, filtered and searched through an access copy built on first use (smaller ones in memory ' +
+        'and by a scan)',
+      parseCount('--access-copy-rows'),
+      COPY_FROM_ROWS,
+    )
     .action(async (options: ServeCliOptions) => {
       if (options.port > 65535) throw new UsageError(`Option --port needs a port number (0 to 65535), not ${options.port}.`);
       let token = options.token;
@@ -42,7 +56,14 @@ export function register(program: Command): void {
         generated = true;
       }
       if (token !== undefined && token.length < 8) throw new UsageError('Option --token needs a token of at least 8 characters.');
-      const room = await startReadingRoom({ root: options.root, host: options.host, port: options.port, ...(token ? { token } : {}) });
+      const room = await startReadingRoom({
+        root: options.root,
+        host: options.host,
+        port: options.port,
+        copyFrom: options.accessCopyRows,
+        ...(token ? { token } : {}),
+        ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
+      });
       process.stdout.write(`Serving ${options.root} at ${room.url}\n`);
       if (generated) process.stdout.write(`Access token (shown once): ${token}\nOpen ${room.url}?token=${token}\n`);
       else if (token !== undefined) process.stdout.write(`Open ${room.url}?token=<your token>\n`);

@@ -9,6 +9,7 @@ import type { InventoryVersionSummary } from '../ocfl/inventory/inventory.js';
 import type { SiardArchive, SiardColumn, SiardSchema, SiardTable } from '../siard/model.js';
 import type { SiardTableRef } from '../siard/reader/siard-reader.js';
 import type { LobSummary } from '../siard/reader/table-summary.js';
+import type { CopyProgress } from '../archive/access-copy.js';
 import { href, html, type SafeHtml } from './html.js';
 
 /** Where an archive is: object id and version (the .siard's logical path is found in the version). */
@@ -17,12 +18,13 @@ export interface ArchiveAt {
   v: string;
 }
 
-function layout(title: string, body: SafeHtml, crumbs: SafeHtml[] = []): string {
+function layout(title: string, body: SafeHtml, crumbs: SafeHtml[] = [], reloadSeconds?: number): string {
   return (
     '<!doctype html>\n' +
     html`<html lang="en">
       <head>
         <meta charset="utf-8" />
+        ${reloadSeconds !== undefined ? html`<meta http-equiv="refresh" content="${reloadSeconds}" />` : ''}
         <meta name="viewport" content="width=device-width" />
         <title>${title} - siard-ocfl reading room</title>
         <link rel="stylesheet" href="/style.css" />
@@ -216,14 +218,31 @@ function grid(headers: string[], rows: Cell[][], attributes: SafeHtml = html``):
   </table>`;
 }
 
-function schemaSection(at: ArchiveAt, s: SiardSchema, tables: SiardTableRef[]): SafeHtml {
+/** A table's LOBs on the database page: how they were counted, and the counts. */
+export type TableLobs = { by: 'metadata' } | { by: 'cells'; summary: LobSummary } | { by: 'not counted'; xmlBytes: number };
+
+function lobCells(at: ArchiveAt, t: SiardTableRef, lobs: TableLobs): Cell[] {
+  if (lobs.by === 'metadata') return [0, 0];
+  if (lobs.by === 'not counted') {
+    const count = html`<a href="${href('/lobs', { ...at, s: t.schema.name, t: t.table.name })}">count them</a>`;
+    return [html`${count} (reads ${(lobs.xmlBytes / 1e6).toFixed(0)} MB of table XML)`, ''];
+  }
+  const s = lobs.summary;
+  const characters = s.lobCharacters > 0 ? ` + ${s.lobCharacters.toLocaleString('en')} characters` : '';
+  return [
+    `${s.lobCells.toLocaleString('en')}${s.inlineLobs > 0 ? ` (+ ${s.inlineLobs.toLocaleString('en')} inline)` : ''}`,
+    `${(s.lobBytes + s.inlineLobBytes).toLocaleString('en')}${characters}`,
+  ];
+}
+
+function schemaSection(at: ArchiveAt, s: SiardSchema, tables: Array<[SiardTableRef, TableLobs]>): SafeHtml {
   const routines = s.routines ?? [];
   const link = (t: SiardTableRef) => html`<a href="${href('/table', { ...at, s: s.name, t: t.table.name })}">${t.table.name}</a>`;
   return html`<h2>Schema ${s.name}</h2>
     ${s.description ? html`<p>${s.description}</p>` : ''}
     ${grid(
-      ['table', 'rows', 'columns', 'description'],
-      tables.map((t) => [link(t), t.table.rows, t.table.columns.length, t.table.description ?? '']),
+      ['table', 'rows', 'columns', 'LOBs', 'LOB bytes', 'description'],
+      tables.map(([t, lobs]) => [link(t), t.table.rows, t.table.columns.length, ...lobCells(at, t, lobs), t.table.description ?? '']),
       html`class="tables"`,
     )}
     ${
@@ -246,7 +265,7 @@ function schemaSection(at: ArchiveAt, s: SiardSchema, tables: SiardTableRef[]): 
     }`;
 }
 
-export function archivePage(at: ArchiveAt, name: string, siard: SiardArchive, tables: SiardTableRef[]): string {
+export function archivePage(at: ArchiveAt, name: string, siard: SiardArchive, tables: SiardTableRef[], lobs: TableLobs[]): string {
   const header = dl([
     ['database', siard.dbname],
     ['description', siard.description],
@@ -263,7 +282,7 @@ export function archivePage(at: ArchiveAt, name: string, siard: SiardArchive, ta
     schemaSection(
       at,
       s,
-      tables.filter((t) => t.schemaIndex === si),
+      tables.flatMap((t, i): Array<[SiardTableRef, TableLobs]> => (t.schemaIndex === si ? [[t, lobs[i]!]] : [])),
     ),
   );
   const users =
@@ -274,7 +293,12 @@ export function archivePage(at: ArchiveAt, name: string, siard: SiardArchive, ta
           </ul>`
       : '';
   const body = html`<p><code>${name}</code> <a href="${href('/diagram', { ...at })}">diagram of the tables and foreign keys</a></p>
-    ${header}${schemas}${users}`;
+    ${header}${schemas}${users}
+    <p>
+      LOBs: the values of LOB columns in files (and inline), counted from the cells of the table XML (their length attributes; LOB files are
+      not opened). A table whose columns cannot hold LOBs (metadata.xml) shows 0 without a read; a small table XML is read here; a large one
+      when asked (or by its access copy). LOB bytes: BLOB bytes, plus characters for CLOB and XML.
+    </p>`;
   return layout(`Database ${siard.dbname}`, body, archiveCrumbs(at));
 }
 
@@ -342,20 +366,23 @@ export interface SortShown {
 
 /** A column header: a link sorting by it (ascending, or descending when it is already sorted ascending). */
 /** `sort` null: the table is not sortable (plain headers). */
-function header(at: TableParams, name: string, sort: SortShown | undefined | null): SafeHtml {
+function header(at: TableParams, name: string, sort: SortShown | undefined | null, search: Search): SafeHtml {
   if (sort === null) return html`<th>${name}</th>`;
   const current = sort?.column === name;
   const mark = current ? (sort!.descending ? ' ▼' : ' ▲') : '';
   const dir = current && !sort!.descending ? 'desc' : undefined;
-  return html`<th><a class="sort" href="${href('/table', { ...at, sort: name, dir })}">${name}</a>${mark}</th>`;
+  return html`<th><a class="sort" href="${href('/table', { ...at, ...search, sort: name, dir })}">${name}</a>${mark}</th>`;
 }
 
-function rowsTable(at: TableParams, t: SiardTableRef, rows: RowView[], sort: SortShown | undefined | null): SafeHtml {
+/** A search's parameters kept by the links of its page (sorting, paging). */
+type Search = { q?: string | undefined; col?: string | undefined };
+
+function rowsTable(at: TableParams, t: SiardTableRef, rows: RowView[], sort: SortShown | undefined | null, search: Search = {}): SafeHtml {
   return html`<table id="rows">
     <thead>
       <tr>
         <th>row</th>
-        ${t.table.columns.map((c) => header(at, c.name, sort))}
+        ${t.table.columns.map((c) => header(at, c.name, sort, search))}
       </tr>
     </thead>
     <tbody>
@@ -371,7 +398,7 @@ function rowsTable(at: TableParams, t: SiardTableRef, rows: RowView[], sort: Sor
 }
 
 /** The search form: a text, in one column or all; GET /table with the table's parameters. */
-function searchForm(at: TableParams, t: SiardTableRef, query: string, column: string): SafeHtml {
+function searchForm(at: TableParams, t: SiardTableRef, query: string, column: string, copy = false): SafeHtml {
   return html`<form method="get" action="/table" id="search">
     <input type="hidden" name="id" value="${at.id}" /><input type="hidden" name="v" value="${at.v}" />
     <input type="hidden" name="s" value="${at.s}" /><input type="hidden" name="t" value="${at.t}" />
@@ -383,7 +410,8 @@ function searchForm(at: TableParams, t: SiardTableRef, query: string, column: st
         ${t.table.columns.map((c) => html`<option${c.name === column ? html` selected` : ''}>${c.name}</option>`)}
       </select></label
     >
-    <button>Search</button> (a scan of the table from its start: no index is built)
+    <button>Search</button>
+    ${copy ? '(in the access copy of the table)' : '(a scan of the table from its start: no index is built)'}
   </form>`;
 }
 
@@ -395,6 +423,7 @@ export function tablePage(
   more: boolean,
   sort: SortShown | undefined,
   sortable: boolean,
+  copy?: CopyProgress,
 ): string {
   const order = sort ? { sort: sort.column, dir: sort.descending ? 'desc' : undefined } : {};
   const body = html`<p>
@@ -402,9 +431,9 @@ export function tablePage(
       <a href="${href('/zip', { ...at })}" download>CSV with its LOBs, in a ZIP</a>
       <a href="${href('/lobs', { ...at })}">count its LOBs</a>
     </p>
-    ${structure(t.table)} ${searchForm(at, t, '', '')}
+    ${structure(t.table)} ${searchForm(at, t, '', '', copy !== undefined)}
     ${sortable ? '' : html`<p>Sorting is offered for tables of at most ${SORT_MAX_ROWS} rows (it reads the whole table twice).</p>`}
-    ${rowsTable(at, t, rows, sortable ? sort : null)} ${pager('/table', { ...at, ...order }, page, more)}`;
+    ${copy ? copyNote(copy) : ''} ${rowsTable(at, t, rows, sortable ? sort : null)} ${pager('/table', { ...at, ...order }, page, more)}`;
   return layout(`${t.schema.name}.${t.table.name}`, body, archiveCrumbs(at));
 }
 
@@ -520,4 +549,90 @@ export function diagramPage(at: ArchiveAt, dbname: string): string {
   const body = html`<p>Tables (with their rows) and foreign keys, each arrow from the referencing table to the one it references.</p>
     <p><img id="diagram" alt="tables and foreign keys" src="${href('/diagram.svg', { ...at })}" /></p>`;
   return layout(`Database ${dbname}: diagram`, body, archiveCrumbs(at));
+}
+
+const count = (n: number) => n.toLocaleString('en');
+
+/** What a page of a large table says about its access copy. */
+function copyNote(p: CopyProgress): SafeHtml {
+  const state =
+    p.phase === 'rows'
+      ? html`it is being built: ${count(p.done)} of ${count(p.total)} rows copied`
+      : p.phase === 'indexes'
+        ? html`its rows are copied; its full-text index is being built (${count(p.done)} of ${count(p.total)} rows), until then a search
+          scans the copy`
+        : p.phase === 'failed'
+          ? html`its build failed: ${p.error ?? ''}`
+          : html`it is
+            ready${p.rowsSeconds !== undefined ? html` (rows copied in ${p.rowsSeconds.toFixed(1)} s` : ''}${
+              p.indexSeconds !== undefined
+                ? html`, indexes built in ${p.indexSeconds.toFixed(1)} s)`
+                : p.rowsSeconds !== undefined
+                  ? ')'
+                  : ''
+            }`;
+  return html`<p id="access-copy">
+    Sorting, filtering and search over this table of ${count(p.total)} rows use an access copy (SQLite, in the reading room's workspace,
+    kept until the object's version changes; the first sort or search builds it): ${state}.
+  </p>`;
+}
+
+/** The page shown while a table's access copy is built: its progress, reloaded every 2 s until the copy answers. */
+export function copyProgressPage(at: TableParams, t: SiardTableRef, p: CopyProgress, search: Search): string {
+  const seconds = Math.max(0, (Date.now() - p.startedAt) / 1000);
+  const percent = p.total > 0 ? Math.floor((100 * p.done) / p.total) : 100;
+  const failed = p.phase === 'failed';
+  const body = html`<p id="copy-progress">
+      ${
+        failed
+          ? html`The access copy of this table could not be built: ${p.error ?? ''}`
+          : html`Building the access copy of this table: <progress max="${p.total}" value="${p.done}"></progress> ${count(p.done)} of
+              ${count(p.total)} rows copied (${percent} %) in ${seconds.toFixed(0)} s. This page reloads every 2 seconds and shows the
+              result once the copy can answer.`
+      }
+    </p>
+    ${
+      search.q !== undefined
+        ? html`<p>
+            <a href="${href('/table', { ...at, ...search, scan: 1 })}">Search by scanning the table instead</a> (no copy: 50 rows at a time,
+            continued by a link)
+          </p>`
+        : ''
+    }
+    <p><a href="${href('/table', { ...at })}">the rows in table order</a></p>`;
+  return layout(`${t.schema.name}.${t.table.name}: access copy`, body, archiveCrumbs(at), failed ? undefined : 2);
+}
+
+export interface CopySearchShown {
+  query: string;
+  /** column name, '' for every column */
+  column: string;
+  rows: RowView[];
+  total: number;
+  page: number;
+  more: boolean;
+  by: 'index' | 'scan' | 'none';
+}
+
+/** Search results from a table's access copy: every matching row counted, paged and sortable. */
+export function copySearchPage(
+  at: TableParams,
+  t: SiardTableRef,
+  found: CopySearchShown,
+  sort: SortShown | undefined,
+  p: CopyProgress,
+): string {
+  const where = found.column === '' ? 'any column' : `column ${found.column}`;
+  const search: Search = { q: found.query, col: found.column || undefined };
+  const order = sort ? { sort: sort.column, dir: sort.descending ? 'desc' : undefined } : {};
+  const how = found.by === 'index' ? 'found through the full-text index, each checked' : 'found by a scan of the access copy';
+  const body = html`${searchForm(at, t, found.query, found.column, true)}
+    <p id="search-status">${count(found.total)} rows holding "${found.query}" in ${where} (${how}).</p>
+    <p>
+      <a href="${href('/csv', { ...at, ...search })}" download>CSV of every row holding it (a scan of the whole table)</a>
+      <a href="${href('/zip', { ...at, ...search })}" download>the same with their LOBs, in a ZIP</a>
+    </p>
+    ${copyNote(p)} ${rowsTable(at, t, found.rows, sort, search)} ${pager('/table', { ...at, ...search, ...order }, found.page, found.more)}
+    <p><a href="${href('/table', { ...at })}">all rows</a></p>`;
+  return layout(`${t.schema.name}.${t.table.name}: search`, body, archiveCrumbs(at));
 }

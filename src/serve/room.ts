@@ -6,10 +6,12 @@
  * read again while it stays the same).
  */
 import type { Readable } from 'node:stream';
+import { AccessCopies } from '../archive/access-copy.js';
 import { listObjects, sidecarText, type KnownObject, type ObjectListing } from '../archive/browse.js';
 import { openObjectArchive, type OpenedArchive } from '../archive/open-archive.js';
 import type { OcflObjectReader } from '../ocfl/object/object.js';
 import type { OcflStorageRoot } from '../ocfl/root.js';
+import type { LobSummary } from '../siard/reader/table-summary.js';
 
 /** A refusal or failure with its HTTP status; the message is shown (escaped) in the page. */
 export class HttpError extends Error {
@@ -31,8 +33,19 @@ export class Room {
   private readonly known = new Map<string, KnownObject>();
   private readonly objects = new Map<string, { at: number; object: Promise<OcflObjectReader> }>();
   private readonly archives = new Map<string, Promise<OpenedArchive>>();
+  /** LOB counts of tables already counted (by /lobs or an access copy), by archive and table */
+  readonly lobCounts = new Map<string, LobSummary>();
+  readonly copies: AccessCopies;
 
-  constructor(readonly root: OcflStorageRoot) {}
+  constructor(
+    readonly root: OcflStorageRoot,
+    /** the reading room's workspace: a folder outside the root for access copies */
+    workspace: string,
+    /** tables of more rows than this are sorted and searched through an access copy */
+    readonly copyFrom: number,
+  ) {
+    this.copies = new AccessCopies(workspace);
+  }
 
   listObjects(): Promise<ObjectListing[]> {
     if (!this.listing || Date.now() - this.listing.at > OBJECT_TTL_MS)
@@ -53,6 +66,8 @@ export class Room {
       }
     }
     const entry = { at: Date.now(), object: this.root.openObject(id) };
+    // A new version: the access copies made for the others go (they are kept until the version changes).
+    if (kept) void entry.object.then((o) => this.copies.retire({ root: this.root.location, id }, o.head)).catch(() => {});
     this.objects.delete(id);
     this.objects.set(id, entry);
     entry.object.catch(() => this.objects.delete(id));
@@ -81,6 +96,7 @@ export class Room {
   async closeAll(): Promise<void> {
     for (const a of this.archives.values()) await a.then(closeArchive).catch(() => {});
     this.archives.clear();
+    this.copies.close();
   }
 }
 

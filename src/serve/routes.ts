@@ -22,9 +22,12 @@ import type { OpenedArchive } from '../archive/open-archive.js';
 import { tableTextRows } from '../archive/rows.js';
 import { writeTableZip } from '../archive/table-zip.js';
 import type { SiardTableRef } from '../siard/reader/siard-reader.js';
-import { summariseTable } from '../siard/reader/table-summary.js';
+import { mayHoldLobs, summariseTable } from '../siard/reader/table-summary.js';
+import type { AccessCopies } from '../archive/access-copy.js';
 import {
   archivePage,
+  copyProgressPage,
+  copySearchPage,
   diagramPage,
   diffPage,
   lobsPage,
@@ -35,11 +38,46 @@ import {
   tablePage,
   versionPage,
   type ArchiveAt,
+  type TableLobs,
   type TableParams,
 } from './pages.js';
 import { diagramDot, renderSvg } from './diagram.js';
 import { lobHeaders, previewOf, SNIFF_BYTES } from './preview.js';
 import { HttpError, type Reply, type Room } from './room.js';
+
+/** The key of a table's LOB counts in Room.lobCounts. */
+function lobKey(at: ArchiveAt, t: SiardTableRef): string {
+  return `${at.id}\n${at.v}\n${t.schema.name}\n${t.table.name}`;
+}
+
+/** Compressed table XML the database page reads, at most, to count LOBs (tables beyond it are counted on demand). */
+const LOB_COUNT_BUDGET = 8 * 1024 * 1024;
+
+/**
+ * Each table's LOBs for the database page: none when metadata.xml says the table cannot hold any;
+ * else as counted before (the /lobs page, an access copy), or counted now from the cells when its
+ * table XML is small (within LOB_COUNT_BUDGET for the page); undefined: not counted yet.
+ */
+async function tableLobs(room: Room, at: ArchiveAt, archive: OpenedArchive, tables: SiardTableRef[]): Promise<TableLobs[]> {
+  let budget = LOB_COUNT_BUDGET;
+  const out: TableLobs[] = [];
+  for (const t of tables) {
+    const key = lobKey(at, t);
+    const copy = room.copies.peek({ root: room.root.location, id: at.id, version: at.v }, t);
+    if (copy) room.lobCounts.set(key, copy.lobs);
+    const known = room.lobCounts.get(key);
+    const xmlBytes = archive.reader.zip.entry(t.xmlEntry)?.compressedSize ?? 0;
+    if (t.table.rows === 0 || !mayHoldLobs(t)) out.push({ by: 'metadata' });
+    else if (known) out.push({ by: 'cells', summary: known });
+    else if (xmlBytes <= budget) {
+      budget -= xmlBytes;
+      const summary = await summariseTable(archive.reader, t);
+      room.lobCounts.set(key, summary);
+      out.push({ by: 'cells', summary });
+    } else out.push({ by: 'not counted', xmlBytes });
+  }
+  return out;
+}
 
 /** A page (HTML) or a reply of bytes. */
 export type Route = (room: Room, q: URLSearchParams) => Promise<Reply | string>;
@@ -94,9 +132,37 @@ function sortOf(t: SiardTableRef, q: URLSearchParams): { column: string; index: 
   if (column === null || column === '') return undefined;
   const index = t.table.columns.findIndex((c) => c.name === column);
   if (index < 0) throw new HttpError(404, `Table ${t.table.name} has no column "${column}".`);
-  if (t.table.rows > SORT_MAX_ROWS)
-    throw new HttpError(400, `Table ${t.table.name} has ${t.table.rows} rows; sorting is offered for at most ${SORT_MAX_ROWS}.`);
   return { column, index, descending: q.get('dir') === 'desc' };
+}
+
+/** The access copy of a table larger than the room's threshold (its build started), or undefined for a smaller table. */
+function copyOf(room: Room, at: TableParams, archive: OpenedArchive, t: SiardTableRef) {
+  return t.table.rows > room.copyFrom ? room.copies.copy({ root: room.root.location, id: at.id, version: at.v }, archive, t) : undefined;
+}
+
+/** A page of a table sorted, filtered or searched through its access copy (access-copy.ts), or how far its build is. */
+function throughCopy(at: TableParams, t: SiardTableRef, build: ReturnType<AccessCopies['copy']>, q: URLSearchParams): string | Reply {
+  const query = q.get('q') ?? '';
+  const col = q.get('col') ?? '';
+  const sort = sortOf(t, q);
+  const column = searchColumn(t, q);
+  if (!build.copy) {
+    const page = copyProgressPage(at, t, build.progress, { q: query || undefined, col: col || undefined });
+    return build.progress.phase === 'failed' ? { status: 500, body: page } : page;
+  }
+  const page = pageNumber(q);
+  const found = build.copy.page({
+    ...(query !== '' ? { query } : {}),
+    ...(column !== undefined ? { column } : {}),
+    ...(sort ? { sort: { column: sort.index, descending: sort.descending } } : {}),
+    offset: (page - 1) * PAGE_SIZE,
+    limit: PAGE_SIZE,
+  });
+  if (found.rows.length === 0 && page > 1) throw new HttpError(404, `Table ${t.table.name} has no page ${page}.`);
+  const more = found.total > page * PAGE_SIZE;
+  const shown = sort ? { column: sort.column, descending: sort.descending } : undefined;
+  if (query === '') return tablePage(at, t, found.rows, page, more, shown, true, build.progress);
+  return copySearchPage(at, t, { query, column: col, page, more, ...found }, shown, build.progress);
 }
 
 /** The `col` parameter as a column index (undefined: every column). */
@@ -196,7 +262,8 @@ export const ROUTES: Record<string, Route> = {
   '/archive': async (room, q) => {
     const at = await versionAt(room, q);
     const archive = await room.archive(at.id, at.v);
-    return archivePage(at, archive.name, archive.reader.archive, archive.reader.tables());
+    const tables = archive.reader.tables();
+    return archivePage(at, archive.name, archive.reader.archive, tables, await tableLobs(room, at, archive, tables));
   },
 
   '/diagram': async (room, q) => {
@@ -221,20 +288,30 @@ export const ROUTES: Record<string, Route> = {
   '/table': async (room, q) => {
     const { at, archive, t } = await tableAt(room, q);
     const query = q.get('q');
+    const build = copyOf(room, at, archive, t);
+    // `scan`: a search by scanning the table XML, without the copy (offered while it is built).
+    if (build && q.get('scan') === null && ((query !== null && query !== '') || sortOf(t, q))) return throughCopy(at, t, build, q);
     if (query !== null && query !== '') return search(at, archive, t, query, q);
     const page = pageNumber(q);
     const sort = sortOf(t, q);
+    if (sort && t.table.rows > SORT_MAX_ROWS)
+      throw new HttpError(
+        400,
+        `Table ${t.table.name} has ${t.table.rows} rows; sorting in memory is offered for at most ${SORT_MAX_ROWS}.`,
+      );
     const { rows, more } = sort
       ? await sortedRowsPage(archive, t, sort.index, sort.descending, (page - 1) * PAGE_SIZE, PAGE_SIZE)
       : await readRowsPage(archive, t, (page - 1) * PAGE_SIZE, PAGE_SIZE);
     if (rows.length === 0 && page > 1) throw new HttpError(404, `Table ${t.table.name} has no page ${page}.`);
     const shown = sort ? { column: sort.column, descending: sort.descending } : undefined;
-    return tablePage(at, t, rows, page, more, shown, t.table.rows <= SORT_MAX_ROWS);
+    return tablePage(at, t, rows, page, more, shown, build !== undefined || t.table.rows <= SORT_MAX_ROWS, build?.progress);
   },
 
   '/lobs': async (room, q) => {
     const { at, archive, t } = await tableAt(room, q);
-    return lobsPage(at, t, await summariseTable(archive.reader, t));
+    const summary = await summariseTable(archive.reader, t);
+    room.lobCounts.set(lobKey(at, t), summary);
+    return lobsPage(at, t, summary);
   },
 
   '/row': async (room, q) => {

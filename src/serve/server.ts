@@ -7,7 +7,10 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
+import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { SiardOcflError } from '../errors.js';
 import { openRoot } from '../ocfl/root.js';
@@ -21,6 +24,37 @@ export interface ReadingRoomOptions {
   port?: number;
   /** required unless the host is a loopback address */
   token?: string;
+  /** where access copies are built (outside the root); default DEFAULT_WORKSPACE */
+  workspace?: string;
+  /** tables of more rows than this are sorted and searched through an access copy; default COPY_FROM_ROWS */
+  copyFrom?: number;
+}
+
+/** The reading room's default workspace: its access copies, in the system's temporary folder. */
+export const DEFAULT_WORKSPACE = path.join(os.tmpdir(), 'siard-ocfl-reading-room');
+/** Tables up to this many rows are sorted in memory and searched by a scan; larger ones through an access copy. */
+export const COPY_FROM_ROWS = 200_000;
+
+/** `p` with its symbolic links resolved as far as it exists (the rest of it joined as given). */
+function realAsFarAsExists(p: string): string {
+  const abs = path.resolve(p);
+  if (existsSync(abs)) return realpathSync(abs);
+  const parent = path.dirname(abs);
+  return parent === abs ? abs : path.join(realAsFarAsExists(parent), path.basename(abs));
+}
+
+/** The workspace, made if needed; refused inside a folder root (the reading room writes nothing there). */
+function workspaceOutside(root: string, workspace: string): string {
+  if (!/^s3:\/\//.test(root)) {
+    const rel = path.relative(realAsFarAsExists(root), realAsFarAsExists(workspace));
+    if (rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel)))
+      throw new SiardOcflError(`The workspace ${workspace} is inside the storage root ${root}; give one outside it.`, {
+        code: 'USAGE',
+        exitCode: 2,
+      });
+  }
+  mkdirSync(workspace, { recursive: true, mode: 0o700 });
+  return realpathSync(workspace);
 }
 
 export interface ReadingRoom {
@@ -160,7 +194,7 @@ export async function startReadingRoom(options: ReadingRoomOptions): Promise<Rea
   if (!isLoopback(host) && options.token === undefined)
     throw new SiardOcflError(`Serving on ${host} needs an access token.`, { code: 'USAGE', exitCode: 2 });
   const root = await openRoot(options.root);
-  const room = new Room(root);
+  const room = new Room(root, workspaceOutside(options.root, options.workspace ?? DEFAULT_WORKSPACE), options.copyFrom ?? COPY_FROM_ROWS);
   const server = http.createServer((req, res) => void handle(room, req, res, options, host));
   server.listen(options.port ?? 8080, host);
   await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err as Error))]);

@@ -8,7 +8,7 @@
 import type { SiardColumn } from '../model.js';
 import { lobCellsOfRow, type SiardReader, type SiardTableRef } from './siard-reader.js';
 import { columnTypeFamily } from './table-rows.js';
-import type { SiardReadField } from './types.js';
+import type { SiardReadField, SiardReadRow } from './types.js';
 
 export interface ColumnSummary {
   name: string;
@@ -70,7 +70,7 @@ function fieldMayHoldLobs(f: SiardReadField): boolean {
 }
 
 /** Whether the table's cells may hold LOBs, by its metadata alone. */
-function mayHoldLobs(t: SiardTableRef): boolean {
+export function mayHoldLobs(t: SiardTableRef): boolean {
   return t.table.columns.some((c, i) => {
     const extras = t.columnExtras[i];
     return (
@@ -84,15 +84,14 @@ function mayHoldLobs(t: SiardTableRef): boolean {
   });
 }
 
-/** The LOBs of one table, counted from its cells (streamed: constant memory); `onRow` per row read. */
-async function summariseLobs(reader: SiardReader, t: SiardTableRef, onRow?: () => void): Promise<LobSummary> {
+/** A LobSummary counted row by row (`add` each row read, in any order; `summary` the counts so far). */
+export function lobCounter(t: SiardTableRef): { add(row: SiardReadRow): void; summary: LobSummary } {
   const s: LobSummary = { lobCells: 0, lobBytes: 0, lobCharacters: 0, lobCellsWithoutLength: 0, inlineLobs: 0, inlineLobBytes: 0 };
   const inlineFamilies = t.table.columns.map((c) => {
     const f = columnTypeFamily(c.type);
     return f === 'blob' || f === 'clob' || f === 'xml' ? f : undefined;
   });
-  for await (const row of reader.rows(t)) {
-    onRow?.();
+  const add = (row: SiardReadRow): void => {
     for (let c = 0; c < row.cells.length; c++) {
       const v = row.cells[c];
       if (inlineFamilies[c] === undefined) continue;
@@ -110,8 +109,18 @@ async function summariseLobs(reader: SiardReader, t: SiardTableRef, onRow?: () =
       else if (cell.family === 'clob' || cell.family === 'xml') s.lobCharacters += cell.ref.length;
       else s.lobBytes += cell.ref.length;
     }
+  };
+  return { add, summary: s };
+}
+
+/** The LOBs of one table, counted from its cells (streamed: constant memory); `onRow` per row read. */
+async function summariseLobs(reader: SiardReader, t: SiardTableRef, onRow?: () => void): Promise<LobSummary> {
+  const counter = lobCounter(t);
+  for await (const row of reader.rows(t)) {
+    onRow?.();
+    counter.add(row);
   }
-  return s;
+  return counter.summary;
 }
 
 /**

@@ -1,0 +1,319 @@
+/**
+ * The access copy of a table: what the reading room sorts, filters and searches a large table
+ * with. The table XML is read once, in the order it is written, into a SQLite database in the
+ * reading room's workspace (never in the storage root): one row per table row holding the row as
+ * the pages show it (JSON), each cell's text as the search compares it, and each number as a number.
+ * It is built in two steps, each in batches that leave the server answering between them:
+ * 1. the rows (sorting, filtering and search work from here on, a search scanning the copy),
+ * 2. an index per column for sorting, then a full-text index (FTS5, trigram tokenizer, so any
+ *    substring of three characters or more is found through it).
+ * A search finds the same rows either way: the index only proposes candidates, every one is
+ * checked with the rule of the scan (browse-rows.ts `rowMatches`: case-insensitive substring of
+ * the cell's text). LOB counts (table-summary.ts) are kept too, counted while the rows are copied.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { setImmediate as yieldToServer } from 'node:timers/promises';
+import type BetterSqlite3 from 'better-sqlite3';
+import { cellType } from '../siard/model.js';
+import type { SiardTableRef } from '../siard/reader/siard-reader.js';
+import { columnTypeFamily } from '../siard/reader/table-rows.js';
+import { lobCounter, type LobSummary } from '../siard/reader/table-summary.js';
+import { cellText, rowView, type RowView } from './browse-rows.js';
+import type { OpenedArchive } from './open-archive.js';
+
+export interface CopyProgress {
+  /** `rows`: being copied; `indexes`: usable, indexes being built; `ready`; `failed` */
+  phase: 'rows' | 'indexes' | 'ready' | 'failed';
+  /** rows copied so far (phase rows), or rows in the full-text index (phase indexes) */
+  done: number;
+  /** `<rows>` in metadata.xml */
+  total: number;
+  /** when this build started (ms since the epoch); a copy found on disk: when it was opened */
+  startedAt: number;
+  /** seconds the rows took to copy, and the indexes to build, once done (in this process) */
+  rowsSeconds?: number;
+  indexSeconds?: number;
+  error?: string;
+}
+
+export interface CopyQuery {
+  /** text looked for (case-insensitive), in `column` (0-based) or in every column */
+  query?: string;
+  column?: number;
+  sort?: { column: number; descending: boolean };
+  offset: number;
+  limit: number;
+}
+
+export interface CopyPage {
+  rows: RowView[];
+  /** rows matching (the table's rows without a query) */
+  total: number;
+  /** how the rows holding the query were found: the full-text index, or a scan of the copy */
+  by: 'index' | 'scan' | 'none';
+}
+
+/** Rows per transaction while indexing (copying: those one chunk of table XML completes), the server answering between them. */
+const INDEX_BATCH = 1000;
+
+/** One table's copy, open. */
+class AccessCopy {
+  private readonly numeric: boolean[];
+
+  constructor(
+    private readonly db: BetterSqlite3.Database,
+    readonly file: string,
+    t: SiardTableRef,
+  ) {
+    this.numeric = numericColumns(t);
+    db.function('siard_has', { deterministic: true, varargs: true }, (needle: unknown, ...values: unknown[]) =>
+      values.some((v) => typeof v === 'string' && v.toLowerCase().includes(needle as string)) ? 1 : 0,
+    );
+  }
+
+  private meta(key: string): string | undefined {
+    return (this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+  }
+
+  /** the table's LOBs, counted from its cells while the rows were copied */
+  get lobs(): LobSummary {
+    return JSON.parse(this.meta('lobs')!) as LobSummary;
+  }
+
+  get rowCount(): number {
+    return Number(this.meta('rows'));
+  }
+
+  /** rows in the full-text index (all of them once it is built) */
+  get indexedTo(): number {
+    return Number(this.meta('indexed') ?? 0);
+  }
+
+  get indexed(): boolean {
+    return this.meta('fts') === 'done';
+  }
+
+  /** the sort key of a column: its number for integer, decimal and float columns, else its text */
+  private key(column: number): string {
+    return this.numeric[column] ? `n${column + 1}` : `t${column + 1}`;
+  }
+
+  /** The index a sort by `column` uses, built now if the build has not reached it yet. */
+  sortIndex(column: number): void {
+    this.db.exec(`CREATE INDEX IF NOT EXISTS o${column + 1} ON rows (${this.key(column)}, i)`);
+  }
+
+  page(q: CopyQuery): CopyPage {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    let by: CopyPage['by'] = 'none';
+    if (q.query !== undefined && q.query !== '') {
+      const columns = q.column === undefined ? this.numeric.map((_, c) => `t${c + 1}`) : [`t${q.column + 1}`];
+      where.push(`siard_has(?, ${columns.join(', ')})`);
+      params.push(q.query.toLowerCase());
+      by = 'scan';
+      // The trigram index finds substrings of three characters or more; shorter ones are scanned.
+      if (this.indexed && [...q.query].length >= 3) {
+        const phrase = `"${q.query.replaceAll('"', '""')}"`;
+        where.push('i IN (SELECT rowid FROM fts WHERE fts MATCH ?)');
+        params.push(q.column === undefined ? phrase : `{t${q.column + 1}} : ${phrase}`);
+        by = 'index';
+      }
+    }
+    const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+    let order = 'i';
+    if (q.sort) {
+      this.sortIndex(q.sort.column);
+      // NULLs first ascending (last descending); ties in table order.
+      order = `${this.key(q.sort.column)} ${q.sort.descending ? 'DESC' : 'ASC'}, i`;
+    }
+    const found = this.db
+      .prepare(`SELECT i, view FROM rows ${clause} ORDER BY ${order} LIMIT ? OFFSET ?`)
+      .all(...params, q.limit, q.offset) as Array<{ i: number; view: string }>;
+    const total =
+      clause === '' ? this.rowCount : (this.db.prepare(`SELECT count(*) AS n FROM rows ${clause}`).get(...params) as { n: number }).n;
+    return { rows: found.map((r) => ({ index: r.i, ...(JSON.parse(r.view) as Omit<RowView, 'index'>) })), total, by };
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+function numericColumns(t: SiardTableRef): boolean[] {
+  return t.table.columns.map((c) => {
+    const family = columnTypeFamily(cellType(c));
+    return family === 'integer' || family === 'decimal' || family === 'float';
+  });
+}
+
+interface Build {
+  progress: CopyProgress;
+  copy?: AccessCopy;
+}
+
+/** Where the copy of a table of an object version is, and what the workspace keeps. */
+export interface CopyAt {
+  /** the storage root's location: one workspace may serve several roots */
+  root: string;
+  id: string;
+  version: string;
+}
+
+/** The access copies of a workspace folder: found there, or built on the first call that needs one. */
+export class AccessCopies {
+  private readonly builds = new Map<string, Build>();
+
+  constructor(
+    /** a folder outside the storage root */
+    readonly dir: string,
+  ) {}
+
+  private objectDir(at: { root: string; id: string }): string {
+    return path.join(this.dir, createHash('sha256').update(`${at.root}\n${at.id}`).digest('hex').slice(0, 32));
+  }
+
+  private fileOf(at: CopyAt, t: SiardTableRef): string {
+    const table = createHash('sha256').update(`${t.schema.name}\n${t.table.name}`).digest('hex').slice(0, 32);
+    return path.join(this.objectDir(at), at.version, `${table}.sqlite`);
+  }
+
+  /**
+   * The copy of table `t` of the archive at `at` when it can be used (while its indexes are still
+   * being built, too), and how far its build is. The first call starts the build.
+   */
+  copy(at: CopyAt, archive: OpenedArchive, t: SiardTableRef): Build {
+    const file = this.fileOf(at, t);
+    let build = this.builds.get(file);
+    if (!build) {
+      build = { progress: { phase: 'rows', done: 0, total: t.table.rows, startedAt: Date.now() } };
+      this.builds.set(file, build);
+      const b = build;
+      void this.run(file, archive, t, b).catch((err: Error) => {
+        b.progress.phase = 'failed';
+        b.progress.error = err.message;
+      });
+    }
+    return build;
+  }
+
+  /** The copy of a table if this workspace has one open (no build is started). */
+  peek(at: CopyAt, t: SiardTableRef): AccessCopy | undefined {
+    return this.builds.get(this.fileOf(at, t))?.copy;
+  }
+
+  private async run(file: string, archive: OpenedArchive, t: SiardTableRef, build: Build): Promise<void> {
+    const { default: Database } = await import('../sources/sqlite/driver.js');
+    if (!existsSync(file)) {
+      mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      const building = `${file}.${process.pid}.building`;
+      rmSync(building, { force: true });
+      const started = Date.now();
+      const db = new Database(building);
+      try {
+        await copyRows(db, archive, t, build.progress);
+        db.close();
+      } catch (err) {
+        db.close();
+        rmSync(building, { force: true });
+        throw err;
+      }
+      renameSync(building, file);
+      build.progress.rowsSeconds = (Date.now() - started) / 1000;
+    }
+    const db = new Database(file);
+    build.copy = new AccessCopy(db, file, t);
+    if (!build.copy.indexed) {
+      build.progress.phase = 'indexes';
+      const started = Date.now();
+      await buildIndexes(db, build.copy, t, build.progress);
+      build.progress.indexSeconds = (Date.now() - started) / 1000;
+    }
+    build.progress.phase = 'ready';
+  }
+
+  /** Removes the copies of object `id` made for other versions than `keep` (its head changed). */
+  retire(at: { root: string; id: string }, keep: string): void {
+    const dir = this.objectDir(at);
+    for (const [file, build] of this.builds) {
+      if (!file.startsWith(dir + path.sep) || path.basename(path.dirname(file)) === keep || build.progress.phase !== 'ready') continue;
+      build.copy?.close();
+      this.builds.delete(file);
+      rmSync(path.dirname(file), { recursive: true, force: true });
+    }
+  }
+
+  close(): void {
+    for (const b of this.builds.values()) if (b.progress.phase === 'ready') b.copy?.close();
+    this.builds.clear();
+  }
+}
+
+async function copyRows(db: BetterSqlite3.Database, archive: OpenedArchive, t: SiardTableRef, progress: CopyProgress): Promise<void> {
+  db.pragma('journal_mode = OFF');
+  db.pragma('synchronous = OFF');
+  const numeric = numericColumns(t);
+  const n = numeric.length;
+  const texts = numeric.map((_, c) => `t${c + 1}`);
+  const numbers = numeric.flatMap((isNumber, c) => (isNumber ? [`n${c + 1} REAL`] : []));
+  const declared = [...texts.map((c) => `${c} TEXT`), ...numbers].map((c) => `, ${c}`).join('');
+  db.exec(`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+    CREATE TABLE rows (i INTEGER PRIMARY KEY, view TEXT NOT NULL${declared})`);
+  const columns = ['i', 'view', ...texts, ...numeric.flatMap((isNumber, c) => (isNumber ? [`n${c + 1}`] : []))];
+  const insert = db.prepare(`INSERT INTO rows (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
+  const lobs = lobCounter(t);
+  const insertBatch = db.transaction((values: unknown[][]) => {
+    for (const v of values) insert.run(...v);
+  });
+  for await (const batch of archive.reader.rowBatches(t)) {
+    const values: unknown[][] = [];
+    for (const row of batch) {
+      lobs.add(row);
+      const view = rowView(t, row);
+      const text = row.cells.map((v) => cellText(v) ?? null);
+      const nums: Array<number | null> = [];
+      for (let c = 0; c < n; c++) {
+        if (!numeric[c]) continue;
+        const x = text[c] === null ? NaN : Number(text[c]);
+        nums.push(Number.isNaN(x) ? null : x);
+      }
+      values.push([row.index, JSON.stringify({ cells: view.cells, lobs: view.lobs }), ...text, ...nums]);
+      progress.done = row.index;
+    }
+    insertBatch(values);
+    await yieldToServer();
+  }
+  const meta = db.prepare('INSERT INTO meta VALUES (?, ?)');
+  meta.run('rows', String(progress.done));
+  meta.run('lobs', JSON.stringify(lobs.summary));
+}
+
+async function buildIndexes(db: BetterSqlite3.Database, copy: AccessCopy, t: SiardTableRef, progress: CopyProgress): Promise<void> {
+  for (let c = 0; c < t.table.columns.length; c++) {
+    copy.sortIndex(c);
+    await yieldToServer();
+  }
+  const texts = t.table.columns.map((_, c) => `t${c + 1}`);
+  db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(${texts.join(', ')}, content='', tokenize='trigram')`);
+  const next = db.prepare(`SELECT i, ${texts.join(', ')} FROM rows WHERE i > ? ORDER BY i LIMIT ${INDEX_BATCH}`);
+  const add = db.prepare(`INSERT INTO fts (rowid, ${texts.join(', ')}) VALUES (${['?', ...texts.map(() => '?')].join(', ')})`);
+  const mark = db.prepare(`INSERT OR REPLACE INTO meta VALUES (?, ?)`);
+  const step = db.transaction((after: number) => {
+    const rows = next.raw().all(after) as unknown[][];
+    for (const r of rows) add.run(...r);
+    const last = rows.length > 0 ? (rows[rows.length - 1]![0] as number) : after;
+    mark.run('indexed', String(last));
+    return { last, count: rows.length };
+  });
+  let after = copy.indexedTo;
+  for (;;) {
+    const { last, count } = step(after);
+    after = last;
+    progress.done = last;
+    if (count < INDEX_BATCH) break;
+    await yieldToServer();
+  }
+  mark.run('fts', 'done');
+}

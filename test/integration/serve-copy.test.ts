@@ -1,0 +1,151 @@
+/**
+ * The reading room's access copies (src/archive/access-copy.ts) through the built command line:
+ * `serve --access-copy-rows 100` makes the 130-row table `many` of the fixture a "large" one, so
+ * its sorting, filtering and search go through a SQLite copy built on first use in the workspace.
+ * The first request shows the build's progress (a page that reloads itself); the copy's answers
+ * equal the scan's rule and the in-memory sort, before and after its full-text index; the copy
+ * lies in the workspace and nothing in the root changes; a workspace inside the root is refused.
+ */
+import test from 'ava';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { runCli } from '../helpers/cli.js';
+import { readTree } from '../helpers/file-tree.js';
+import { startServe, type Served } from '../helpers/serve.js';
+import { ID, makeServeFixture, MANY_ROWS, type ServeFixture } from '../helpers/serve-fixture.js';
+import { tempDir } from '../helpers/tmp.js';
+
+let fx: ServeFixture;
+let served: Served;
+let workspace: string;
+let before: Record<string, string>;
+
+test.before(async () => {
+  const work = tempDir('siard-ocfl-serve-copy-');
+  fx = await makeServeFixture(work);
+  workspace = path.join(work, 'reading-room');
+  before = readTree(fx.root);
+  served = await startServe(['--root', fx.root, '--port', '0', '--workspace', workspace, '--access-copy-rows', '100']);
+});
+
+const MANY = `/table?id=${encodeURIComponent(ID)}&v=v2&s=main&t=many`;
+
+async function get(pathAndQuery: string): Promise<{ status: number; text: string }> {
+  const res = await fetch(new URL(pathAndQuery, served.url));
+  return { status: res.status, text: await res.text() };
+}
+
+/** The page at `url` once the copy answers (following the progress page's reloads). */
+async function answered(url: string): Promise<string> {
+  for (let i = 0; i < 200; i++) {
+    const page = await get(url);
+    if (page.status !== 200) throw new Error(`${url} answered ${page.status}: ${page.text}`);
+    if (!page.text.includes('id="copy-progress"')) return page.text;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`the access copy of ${url} was not built`);
+}
+
+/** The page once the copy's full-text index is built too. */
+async function indexed(url: string): Promise<string> {
+  for (let i = 0; i < 200; i++) {
+    const text = await answered(url);
+    if (/it is\s+ready/.test(text)) return text;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`the full-text index was not built: ${(await get(url)).text}`);
+}
+
+const rowNumbers = (page: string) => [...page.matchAll(/<td><a href="\/row\?[^"]*">(\d+)<\/a><\/td>/g)].map((m) => Number(m[1]));
+const total = (page: string) => Number(/<p id="search-status">([\d,]+) rows holding/.exec(page)?.[1]?.replaceAll(',', ''));
+
+test.serial('the first search shows the build in a page that reloads itself, with a scan offered instead', async (t) => {
+  const first = await get(`${MANY}&q=quoted`);
+  t.is(first.status, 200);
+  t.regex(first.text, /<meta http-equiv="refresh" content="2" \/>/);
+  t.regex(first.text, /Building the access copy of this table: <progress max="130"/);
+  const scan = first.text.match(/href="([^"]*scan=1[^"]*)"/)?.[1]?.replaceAll('&amp;', '&');
+  t.truthy(scan);
+  t.regex((await get(scan!)).text, /Scanned rows 1 to the end \(130\)/);
+  t.false(first.text.includes('<script'));
+});
+
+test.serial('a search through the copy: every matching row counted and paged, one column or all, the scan rule', async (t) => {
+  // Before and after the full-text index: the same rows (the index proposes, the scan rule decides).
+  for (const when of ['copied', 'indexed']) {
+    const page = when === 'copied' ? await answered(`${MANY}&q=QUOTED`) : await indexed(`${MANY}&q=QUOTED`);
+    const quoted = fx.many.filter(([, text]) => text.toLowerCase().includes('quoted')).map(([id]) => id);
+    t.deepEqual(rowNumbers(page), quoted, when);
+    t.is(total(page), quoted.length, when);
+  }
+  const indexedPage = await indexed(`${MANY}&q=QUOTED`);
+  t.regex(indexedPage, /found through the full-text index/);
+  // Two characters: below the trigram index, scanned.
+  const one = await indexed(`${MANY}&col=id&q=1`);
+  const withOne = fx.many.filter(([id]) => String(id).includes('1')).map(([id]) => id);
+  t.is(total(one), withOne.length);
+  t.deepEqual(rowNumbers(one), withOne.slice(0, 50));
+  t.regex(one, /found by a scan of the access copy/);
+  const row = await indexed(`${MANY}&q=row`);
+  t.is(total(row), MANY_ROWS);
+  t.deepEqual(
+    rowNumbers(row),
+    Array.from({ length: 50 }, (_, i) => i + 1),
+  );
+  const page3 = await get(`${MANY}&q=row&page=3`);
+  t.deepEqual(
+    rowNumbers(page3.text),
+    Array.from({ length: MANY_ROWS - 100 }, (_, i) => i + 101),
+  );
+  t.is((await get(`${MANY}&q=row&page=4`)).status, 404);
+  t.is(total(await indexed(`${MANY}&q=${encodeURIComponent('"quoted"')}`)), fx.many.filter(([, s]) => s.includes('"quoted"')).length);
+  t.is(total(await indexed(`${MANY}&q=no-row-holds-this`)), 0);
+  t.is((await get(`${MANY}&col=nope&q=x`)).status, 404);
+});
+
+test.serial('sorting through the copy: numbers as numbers, text, both directions, paged; a search sorted', async (t) => {
+  const byText = [...fx.many].sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : a[0] - b[0])).map(([id]) => id);
+  t.deepEqual(rowNumbers(await answered(`${MANY}&sort=t`)), byText.slice(0, 50));
+  t.deepEqual(rowNumbers(await answered(`${MANY}&sort=t&dir=desc&page=3`)), [...byText].reverse().slice(100));
+  const descending = await answered(`${MANY}&sort=id&dir=desc`);
+  t.deepEqual(
+    rowNumbers(descending),
+    Array.from({ length: 50 }, (_, i) => MANY_ROWS - i),
+  );
+  t.regex(descending, /id="access-copy"/);
+  const quotedDown = await answered(`${MANY}&q=quoted&sort=id&dir=desc`);
+  t.deepEqual(
+    rowNumbers(quotedDown),
+    fx.many
+      .filter(([, s]) => s.includes('quoted'))
+      .map(([id]) => id)
+      .reverse(),
+  );
+  // The headers of a search page keep the search.
+  t.regex(quotedDown, /href="\/table\?[^"]*q=quoted[^"]*sort=t"/);
+  t.is((await get(`${MANY}&sort=nope`)).status, 404);
+});
+
+test.serial('the database page: LOBs and their bytes per table; the copy lies in the workspace; the root is unchanged', async (t) => {
+  const archive = await get(`/archive?id=${encodeURIComponent(ID)}&v=v2`);
+  const inFiles = [...fx.docs.values()].filter((b): b is Buffer => b !== null && b.length > 100);
+  // + row 9 (v2, 500 bytes), + the inline values: row 7's 20-byte BLOB and the 9 `kind N` texts (SQLite TEXT is CLOB)
+  const bytes = inFiles.reduce((n, b) => n + b.length, 0) + 500 + 20 + 9 * 'kind 1'.length;
+  t.regex(archive.text, new RegExp(`>docs</a></td>\\s*<td>9</td>\\s*<td>3</td>\\s*<td>${inFiles.length + 1} \\(\\+ 10 inline\\)</td>`));
+  t.true(archive.text.includes(`<td>${bytes.toLocaleString('en')}</td>`));
+  // SQLite TEXT is CLOB: `many` holds 130 inline CLOB values, no LOB in a file.
+  const text = fx.many.reduce((n, [, s]) => n + Buffer.byteLength(s), 0);
+  t.regex(
+    archive.text,
+    new RegExp(`>many</a></td>\\s*<td>130</td>\\s*<td>2</td>\\s*<td>0 \\(\\+ 130 inline\\)</td>\\s*<td>${text.toLocaleString('en')}</td>`),
+  );
+  const copies = readdirSync(workspace, { recursive: true }).filter((f) => String(f).endsWith('.sqlite'));
+  t.is(copies.length, 1);
+  t.deepEqual(readTree(fx.root), before);
+});
+
+test('a workspace inside the root is refused, in one sentence', async (t) => {
+  const r = await runCli(['serve', '--root', fx.root, '--port', '0', '--workspace', path.join(fx.root, 'extensions', 'x')]);
+  t.is(r.code, 2);
+  t.regex(r.stderr, /The workspace .* is inside the storage root/);
+});
