@@ -199,9 +199,9 @@ export class AccessCopies {
     return build;
   }
 
-  /** The copy of a table if this workspace has one open (no build is started). */
-  peek(at: CopyAt, t: SiardTableRef): AccessCopy | undefined {
-    return this.builds.get(this.fileOf(at, t))?.copy;
+  /** The copy of a table and its progress if its build has started (none is started here). */
+  peek(at: CopyAt, t: SiardTableRef): Build | undefined {
+    return this.builds.get(this.fileOf(at, t));
   }
 
   private async run(file: string, archive: OpenedArchive, t: SiardTableRef, build: Build): Promise<void> {

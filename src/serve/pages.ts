@@ -423,7 +423,7 @@ export function tablePage(
   more: boolean,
   sort: SortShown | undefined,
   sortable: boolean,
-  copy?: CopyProgress,
+  copy?: CopyShown,
 ): string {
   const order = sort ? { sort: sort.column, dir: sort.descending ? 'desc' : undefined } : {};
   const body = html`<p>
@@ -553,24 +553,29 @@ export function diagramPage(at: ArchiveAt, dbname: string): string {
 
 const count = (n: number) => n.toLocaleString('en');
 
+/** A large table's access copy as a page shows it: its build's progress, or none started yet. */
+type CopyShown = CopyProgress | { phase: 'none'; total: number };
+
 /** What a page of a large table says about its access copy. */
-function copyNote(p: CopyProgress): SafeHtml {
+function copyNote(p: CopyShown): SafeHtml {
   const state =
-    p.phase === 'rows'
-      ? html`it is being built: ${count(p.done)} of ${count(p.total)} rows copied`
-      : p.phase === 'indexes'
-        ? html`its rows are copied; its full-text index is being built (${count(p.done)} of ${count(p.total)} rows), until then a search
-          scans the copy`
-        : p.phase === 'failed'
-          ? html`its build failed: ${p.error ?? ''}`
-          : html`it is
-            ready${p.rowsSeconds !== undefined ? html` (rows copied in ${p.rowsSeconds.toFixed(1)} s` : ''}${
-              p.indexSeconds !== undefined
-                ? html`, indexes built in ${p.indexSeconds.toFixed(1)} s)`
-                : p.rowsSeconds !== undefined
-                  ? ')'
-                  : ''
-            }`;
+    p.phase === 'none'
+      ? html`it is not built yet`
+      : p.phase === 'rows'
+        ? html`it is being built: ${count(p.done)} of ${count(p.total)} rows copied`
+        : p.phase === 'indexes'
+          ? html`its rows are copied; its full-text index is being built (${count(p.done)} of ${count(p.total)} rows), until then a search
+            scans the copy`
+          : p.phase === 'failed'
+            ? html`its build failed: ${p.error ?? ''}`
+            : html`it is
+              ready${p.rowsSeconds !== undefined ? html` (rows copied in ${p.rowsSeconds.toFixed(1)} s` : ''}${
+                p.indexSeconds !== undefined
+                  ? html`, indexes built in ${p.indexSeconds.toFixed(1)} s)`
+                  : p.rowsSeconds !== undefined
+                    ? ')'
+                    : ''
+              }`;
   return html`<p id="access-copy">
     Sorting, filtering and search over this table of ${count(p.total)} rows use an access copy (SQLite, in the reading room's workspace,
     kept until the object's version changes; the first sort or search builds it): ${state}.

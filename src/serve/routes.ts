@@ -63,7 +63,7 @@ async function tableLobs(room: Room, at: ArchiveAt, archive: OpenedArchive, tabl
   const out: TableLobs[] = [];
   for (const t of tables) {
     const key = lobKey(at, t);
-    const copy = room.copies.peek({ root: room.root.location, id: at.id, version: at.v }, t);
+    const copy = room.copies.peek({ root: room.root.location, id: at.id, version: at.v }, t)?.copy;
     if (copy) room.lobCounts.set(key, copy.lobs);
     const known = room.lobCounts.get(key);
     const xmlBytes = archive.reader.zip.entry(t.xmlEntry)?.compressedSize ?? 0;
@@ -135,9 +135,14 @@ function sortOf(t: SiardTableRef, q: URLSearchParams): { column: string; index: 
   return { column, index, descending: q.get('dir') === 'desc' };
 }
 
-/** The access copy of a table larger than the room's threshold (its build started), or undefined for a smaller table. */
-function copyOf(room: Room, at: TableParams, archive: OpenedArchive, t: SiardTableRef) {
-  return t.table.rows > room.copyFrom ? room.copies.copy({ root: room.root.location, id: at.id, version: at.v }, archive, t) : undefined;
+/**
+ * The access copy of a table larger than the room's threshold, or undefined for a smaller table;
+ * `start`: its build is started if need be (a sort or a search), else only a build already started.
+ */
+function copyOf(room: Room, at: TableParams, archive: OpenedArchive, t: SiardTableRef, start: boolean) {
+  if (t.table.rows <= room.copyFrom) return undefined;
+  const where = { root: room.root.location, id: at.id, version: at.v };
+  return start ? room.copies.copy(where, archive, t) : room.copies.peek(where, t);
 }
 
 /** A page of a table sorted, filtered or searched through its access copy (access-copy.ts), or how far its build is. */
@@ -288,9 +293,10 @@ export const ROUTES: Record<string, Route> = {
   '/table': async (room, q) => {
     const { at, archive, t } = await tableAt(room, q);
     const query = q.get('q');
-    const build = copyOf(room, at, archive, t);
+    const large = t.table.rows > room.copyFrom;
     // `scan`: a search by scanning the table XML, without the copy (offered while it is built).
-    if (build && q.get('scan') === null && ((query !== null && query !== '') || sortOf(t, q))) return throughCopy(at, t, build, q);
+    if (large && q.get('scan') === null && ((query !== null && query !== '') || sortOf(t, q)))
+      return throughCopy(at, t, copyOf(room, at, archive, t, true)!, q);
     if (query !== null && query !== '') return search(at, archive, t, query, q);
     const page = pageNumber(q);
     const sort = sortOf(t, q);
@@ -304,7 +310,8 @@ export const ROUTES: Record<string, Route> = {
       : await readRowsPage(archive, t, (page - 1) * PAGE_SIZE, PAGE_SIZE);
     if (rows.length === 0 && page > 1) throw new HttpError(404, `Table ${t.table.name} has no page ${page}.`);
     const shown = sort ? { column: sort.column, descending: sort.descending } : undefined;
-    return tablePage(at, t, rows, page, more, shown, build !== undefined || t.table.rows <= SORT_MAX_ROWS, build?.progress);
+    const progress = large ? (copyOf(room, at, archive, t, false)?.progress ?? { phase: 'none', total: t.table.rows }) : undefined;
+    return tablePage(at, t, rows, page, more, shown, large || t.table.rows <= SORT_MAX_ROWS, progress);
   },
 
   '/lobs': async (room, q) => {

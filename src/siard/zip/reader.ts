@@ -13,6 +13,7 @@ import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import zlib from 'node:zlib';
 import yauzl from 'yauzl';
+import './fd-slicer-guard.js';
 import { SiardOcflError } from '../../errors.js';
 import { unsafeEntryNameReason } from './entry-name.js';
 import { EXTRA_ZIP64, FLAG_UTF8, MAX_UINT32, METHOD_DEFLATE, METHOD_STORE, SIG_CENTRAL_HEADER } from './format.js';
