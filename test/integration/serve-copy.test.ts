@@ -9,6 +9,7 @@
 import test from 'ava';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import Database from '../../src/sources/sqlite/driver.js';
 import { runCli } from '../helpers/cli.js';
 import { readTree } from '../helpers/file-tree.js';
 import { startServe, type Served } from '../helpers/serve.js';
@@ -156,4 +157,30 @@ test('a workspace inside the root is refused, in one sentence', async (t) => {
   const r = await runCli(['serve', '--root', fx.root, '--port', '0', '--workspace', path.join(fx.root, 'extensions', 'x')]);
   t.is(r.code, 2);
   t.regex(r.stderr, /The workspace .* is inside the storage root/);
+});
+
+test.serial('a new version of the object: the copies of the old one are removed once serve sees it (10 s recheck)', async (t) => {
+  const versions = () =>
+    readdirSync(workspace, { recursive: true }).filter((f) => /^[0-9a-f]{32}\/v\d+$/.test(String(f).split(path.sep).join('/')));
+  t.deepEqual(
+    versions().map((f) => path.basename(String(f))),
+    ['v2'],
+  );
+  const d = new Database(fx.db);
+  d.prepare('INSERT INTO many VALUES (?, ?)').run(MANY_ROWS + 1, 'row added in v3');
+  d.close();
+  const r = await runCli(
+    ['ingest', fx.db, '--root', fx.root, '--id', ID, '--inline-max', '100', '--max-files', '4', '--max-bytes', '45k'],
+    {
+      env: { SIARD_OCFL_USER_NAME: 'Reading Room Test', SIARD_OCFL_USER_ADDRESS: 'mailto:room@example.org' },
+    },
+  );
+  t.is(r.code, 0, r.stderr);
+  await new Promise((resolve) => setTimeout(resolve, 10_500));
+  t.is((await get(`/object?id=${encodeURIComponent(ID)}`)).status, 200);
+  for (let i = 0; i < 100 && versions().length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  t.deepEqual(versions(), []);
+  // The new head's table gets a copy of its own, holding the new row.
+  const added = await answered(`/table?id=${encodeURIComponent(ID)}&s=main&t=many&q=added`);
+  t.deepEqual(rowNumbers(added), [MANY_ROWS + 1]);
 });
