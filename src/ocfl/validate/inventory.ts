@@ -6,6 +6,15 @@
 import { DIGEST_HEX_LENGTH, isDigestAlgorithm } from '../digest.js';
 import { Findings, quote } from './findings.js';
 import { conflictingPaths, isRfc3339, looksLikeUri, pathShapeProblem } from './paths.js';
+import {
+  checkFixityBlock,
+  checkManifestBlock,
+  checkStateBlock,
+  checkStateUse,
+  type Add,
+  type PathBlock,
+  type StateUse,
+} from './block-checks.js';
 import { checkPlainFixity, checkPlainManifest, checkPlainState, checkPlainStates, PlainContext } from './plain-checks.js';
 import type { PlainBlocks } from './plain-inventory.js';
 
@@ -63,6 +72,94 @@ function isWellFormedDigest(algorithm: string, digest: string): boolean {
     if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70))) return false;
   }
   return true;
+}
+
+/** A parsed digest -> paths block as the checks walk it (block-checks.ts): its values may be anything. */
+class ParsedBlock implements PathBlock {
+  readonly keys: string[];
+  readonly keyCount: number;
+  readonly pathCount: number;
+  private readonly arrays: Uint8Array;
+  private readonly first: Uint32Array;
+  private readonly paths: unknown[] = [];
+  private keyIndex?: Map<string, number>;
+
+  readonly checkKey?: (k: number, add: Add) => void;
+
+  constructor(block: Record<string, unknown>, checkDigest?: (digest: string, add: Add) => void) {
+    if (checkDigest) this.checkKey = (k, add) => checkDigest(this.keys[k]!, add);
+    this.keys = Object.keys(block);
+    this.keyCount = this.keys.length;
+    this.arrays = new Uint8Array(this.keyCount);
+    this.first = new Uint32Array(this.keyCount + 1);
+    for (let k = 0; k < this.keyCount; k++) {
+      this.first[k] = this.paths.length;
+      const value = block[this.keys[k]!];
+      if (!Array.isArray(value)) continue;
+      this.arrays[k] = 1;
+      for (const p of value as unknown[]) this.paths.push(p);
+    }
+    this.first[this.keyCount] = this.paths.length;
+    this.pathCount = this.paths.length;
+  }
+
+  keyText(k: number): string {
+    return this.keys[k]!;
+  }
+
+  /** The number of key `key`, or -1. */
+  keyNumber(key: string): number {
+    this.keyIndex ??= new Map(this.keys.map((key, k) => [key, k]));
+    return this.keyIndex.get(key) ?? -1;
+  }
+
+  isArray(k: number): boolean {
+    return this.arrays[k] === 1;
+  }
+
+  firstPath(k: number): number {
+    return this.first[k]!;
+  }
+
+  path(p: number): unknown {
+    return this.paths[p];
+  }
+
+  pathSet() {
+    const seen = new Set<string>();
+    return {
+      add: (p: number) => {
+        const path = this.paths[p] as string;
+        if (seen.has(path)) return false;
+        seen.add(path);
+        return true;
+      },
+    };
+  }
+
+  conflicts(list: Uint32Array): Array<[string, string]> {
+    return conflictingPaths(Array.from(list, (p) => this.paths[p] as string));
+  }
+}
+
+/**
+ * The key check of a manifest or fixity block: a digest of a known `algorithm` must have its
+ * shape (`shapeCode`), and no digest may repeat ignoring case (`repeatCode`).
+ */
+function digestKeyCheck(
+  algorithm: string | undefined,
+  shapeCode: string,
+  shape: (digest: string) => string,
+  repeatCode: string,
+  repeat: (digest: string) => string,
+): (digest: string, add: Add) => void {
+  const seen = new Set<string>();
+  return (digest, add) => {
+    if (algorithm && !isWellFormedDigest(algorithm, digest)) add(shapeCode, shape(digest));
+    const lower = digest.toLowerCase();
+    if (seen.has(lower)) add(repeatCode, repeat(digest));
+    seen.add(lower);
+  };
 }
 
 export function specVersionOfType(type: unknown): SpecVersion | undefined {
@@ -159,9 +256,10 @@ export function checkInventory(value: unknown, ctx: InventoryContext, plain?: Pl
   }
 
   const plainContext = plain && new PlainContext(plain);
-  checkVersions(value, inv, ctx, plainContext);
-  checkManifest(value, inv, ctx, plainContext);
-  checkStates(inv, value, ctx, plainContext);
+  const parsed: ParsedContext = { states: [] };
+  checkVersions(value, inv, ctx, plainContext, parsed);
+  checkManifest(value, inv, ctx, plainContext, parsed);
+  checkStates(inv, value, ctx, plainContext, parsed);
   checkFixity(value, inv, ctx, spec11, plainContext);
   return inv;
 }
@@ -221,31 +319,26 @@ function checkVersionUser(user: unknown, vAdd: (code: string, message: string) =
   else if (!looksLikeUri(user.address)) vAdd('W009', `the user address ${quote(user.address)} is not a URI.`);
 }
 
-/** A version's state: digest -> non-empty lists of well-formed, unique, non-conflicting logical paths (E050-E053, E095). */
-function checkVersionState(state: Record<string, unknown>, info: VersionBlock, vAdd: (code: string, message: string) => void): void {
+/** What the block checks of one parsed inventory pass on (a plain one's is its PlainContext). */
+interface ParsedContext {
+  states: StateUse[];
+  manifest?: ParsedBlock;
+  listed?: Uint32Array;
+}
+
+/** A version's state (checkStateBlock): its logical paths, each to its digest as written. */
+function checkVersionState(state: Record<string, unknown>, info: VersionBlock, vAdd: Add, parsed: ParsedContext): void {
+  const block = new ParsedBlock(state);
+  const checked = checkStateBlock(block, vAdd);
   const logical = new Map<string, string>();
+  for (const p of checked.order) logical.set(block.path(p) as string, block.keyText(checked.keyOfPath[p]!));
   info.logical = logical;
-  for (const digest of Object.keys(state)) {
-    const paths = state[digest];
-    if (!Array.isArray(paths) || paths.length === 0) {
-      vAdd('E050', `the state value for ${quote(digest)} is not a non-empty list of logical paths.`);
-      continue;
-    }
-    for (const p of paths) {
-      if (typeof p !== 'string') {
-        vAdd('E051', `the state of ${quote(digest)} holds ${quote(p)}, which is not a path.`);
-        continue;
-      }
-      const problem = pathShapeProblem(p);
-      if (problem === 'slash') vAdd('E053', `the logical path ${quote(p)} starts or ends with /.`);
-      else if (problem === 'element') vAdd('E052', `the logical path ${quote(p)} has an empty, . or .. element.`);
-      if (logical.has(p)) vAdd('E095', `the logical path ${quote(p)} occurs more than once.`);
-      else logical.set(p, digest);
-    }
-  }
-  for (const [a, b] of conflictingPaths(logical.keys())) {
-    if (a !== b) vAdd('E095', `the logical path ${quote(a)} is also a folder of ${quote(b)}.`);
-  }
+  parsed.states.push({
+    name: info.name,
+    state: checked,
+    block,
+    manifestKeyOf: (k) => parsed.manifest?.keyNumber(block.keyText(k)) ?? -1,
+  });
 }
 
 /** One version block: its keys, created, message, user and state (E047-E050, E094, E102, W007). */
@@ -254,6 +347,7 @@ function checkVersionBlock(
   info: VersionBlock,
   vAdd: (code: string, message: string) => void,
   plain: PlainContext | undefined,
+  parsed: ParsedContext,
 ): void {
   if (!isObject(block)) {
     vAdd('E047', 'the version block is not a JSON object.');
@@ -279,10 +373,16 @@ function checkVersionBlock(
   if (!('state' in block)) vAdd('E048', 'state is missing.');
   else if (!isObject(block.state)) vAdd('E050', 'state is not a JSON object.');
   else if (plain) info.logical = checkPlainState(plain, info.name, vAdd);
-  else checkVersionState(block.state, info, vAdd);
+  else checkVersionState(block.state, info, vAdd, parsed);
 }
 
-function checkVersions(value: Record<string, unknown>, inv: CheckedInventory, ctx: InventoryContext, plain?: PlainContext): void {
+function checkVersions(
+  value: Record<string, unknown>,
+  inv: CheckedInventory,
+  ctx: InventoryContext,
+  plain: PlainContext | undefined,
+  parsed: ParsedContext,
+): void {
   const add = (code: string, message: string) => ctx.findings.add(code, message, ctx.where);
   if (!('versions' in value)) {
     add('E043', 'The inventory has no versions block.');
@@ -304,11 +404,17 @@ function checkVersions(value: Record<string, unknown>, inv: CheckedInventory, ct
     const info: VersionBlock = { name: v.name, number: v.number, logical: new Map() };
     inv.versions.push(info);
     const vAdd = (code: string, message: string) => ctx.findings.add(code, `Version ${v.name}: ${message}`, ctx.where);
-    checkVersionBlock(versions[v.name], info, vAdd, plain);
+    checkVersionBlock(versions[v.name], info, vAdd, plain, parsed);
   }
 }
 
-function checkManifest(value: Record<string, unknown>, inv: CheckedInventory, ctx: InventoryContext, plain?: PlainContext): void {
+function checkManifest(
+  value: Record<string, unknown>,
+  inv: CheckedInventory,
+  ctx: InventoryContext,
+  plain: PlainContext | undefined,
+  parsed: ParsedContext,
+): void {
   const add = (code: string, message: string) => ctx.findings.add(code, message, ctx.where);
   if (!('manifest' in value)) {
     add('E041', 'The inventory has no manifest block.');
@@ -319,45 +425,26 @@ function checkManifest(value: Record<string, unknown>, inv: CheckedInventory, ct
     add(ctx.specVersion === '1.1' ? 'E106' : 'E041', 'The manifest is not a JSON object.');
     return;
   }
+  const contentPathOk = (p: string) => checkContentPath(p, inv, add, 'manifest');
   if (plain) {
-    Object.assign(
-      inv,
-      checkPlainManifest(plain, add, (p) => checkContentPath(p, inv, add, 'manifest')),
-    );
+    Object.assign(inv, checkPlainManifest(plain, add, contentPathOk));
     return;
   }
-  const map = new Map<string, string>();
-  const digests = new Map<string, string[]>();
-  inv.manifest = map;
-  inv.manifestDigests = digests;
-  const normalised = new Map<string, string>();
-  const allPaths: string[] = [];
-  for (const digest of Object.keys(manifest)) {
-    if (inv.digestAlgorithm && !isWellFormedDigest(inv.digestAlgorithm, digest)) {
-      add('E025', `The manifest digest ${quote(digest)} is not a ${inv.digestAlgorithm} digest.`);
-    }
-    const lower = digest.toLowerCase();
-    if (normalised.has(lower)) add('E096', `The manifest lists the digest ${quote(digest)} more than once (ignoring case).`);
-    normalised.set(lower, digest);
-    const paths = manifest[digest];
-    if (!Array.isArray(paths) || paths.length === 0 || paths.some((p) => typeof p !== 'string')) {
-      add('E092', `The manifest value for ${quote(digest)} is not a list of content paths.`);
-      continue;
-    }
-    digests.set(digest, paths as string[]);
-    for (const p of paths as string[]) {
-      allPaths.push(p);
-      if (checkContentPath(p, inv, add, 'manifest')) {
-        if (!map.has(p)) map.set(p, digest);
-      }
-    }
-  }
-  for (const [a, b] of conflictingPaths(allPaths)) {
-    add(
-      'E101',
-      a === b ? `The content path ${quote(a)} occurs more than once.` : `The content path ${quote(a)} is also a folder of ${quote(b)}.`,
-    );
-  }
+  const block = new ParsedBlock(
+    manifest,
+    digestKeyCheck(
+      inv.digestAlgorithm,
+      'E025',
+      (digest) => `The manifest digest ${quote(digest)} is not a ${inv.digestAlgorithm} digest.`,
+      'E096',
+      (digest) => `The manifest lists the digest ${quote(digest)} more than once (ignoring case).`,
+    ),
+  );
+  const { order, keyOfPath, listed } = checkManifestBlock(block, add, contentPathOk);
+  parsed.manifest = block;
+  parsed.listed = listed;
+  inv.manifest = new Map(Array.from(order, (p) => [block.path(p) as string, block.keyText(keyOfPath[p]!)]));
+  inv.manifestDigests = new Map(Array.from(listed, (k) => [block.keyText(k), manifest[block.keyText(k)] as string[]]));
 }
 
 /** Shape checks of a content path; true when it is safe to use as a file path inside the object. */
@@ -381,7 +468,13 @@ function checkContentPath(p: string, inv: CheckedInventory, add: (code: string, 
   return true;
 }
 
-function checkStates(inv: CheckedInventory, value: Record<string, unknown>, ctx: InventoryContext, plain?: PlainContext): void {
+function checkStates(
+  inv: CheckedInventory,
+  value: Record<string, unknown>,
+  ctx: InventoryContext,
+  plain: PlainContext | undefined,
+  parsed: ParsedContext,
+): void {
   const add = (code: string, message: string) => ctx.findings.add(code, message, ctx.where);
   if (!isObject(value.manifest)) return;
   if (plain) {
@@ -392,23 +485,9 @@ function checkStates(inv: CheckedInventory, value: Record<string, unknown>, ctx:
     );
     return;
   }
-  const used = new Set<string>();
-  for (const v of inv.versions) {
-    const reported = new Set<string>();
-    for (const digest of v.logical.values()) {
-      if (inv.digestAlgorithm && !isWellFormedDigest(inv.digestAlgorithm, digest) && !reported.has(digest)) {
-        add('E050', `Version ${v.name}: the state digest ${quote(digest)} is not a ${inv.digestAlgorithm} digest.`);
-        reported.add(digest);
-      }
-      if (!Object.hasOwn(value.manifest, digest)) {
-        if (!reported.has(digest)) add('E050', `Version ${v.name}: the state digest ${quote(digest)} is not a key of the manifest.`);
-        reported.add(digest);
-      } else used.add(digest);
-    }
-  }
-  for (const digest of inv.manifestDigests.keys()) {
-    if (!used.has(digest)) add('E107', `The manifest digest ${quote(digest)} is used by no version state.`);
-  }
+  const algorithm = inv.digestAlgorithm;
+  const wellFormed = algorithm ? (digest: string) => isWellFormedDigest(algorithm, digest) : undefined;
+  checkStateUse(parsed.states, parsed.manifest!, parsed.listed!, add, wellFormed, algorithm);
 }
 
 function checkFixity(
@@ -430,46 +509,29 @@ function checkFixity(
       inv.fixity.set(algorithm, checkPlainFixity(plain, algorithm, add));
       continue;
     }
-    const block = fixity[algorithm];
-    if (!isObject(block)) {
+    const value = fixity[algorithm];
+    if (!isObject(value)) {
       add('E057', `The fixity block for ${quote(algorithm)} is not a JSON object.`);
       continue;
     }
     // Algorithms we do not know are ignored, as the specification asks of clients (E028).
     const known = isDigestAlgorithm(algorithm);
+    const block = new ParsedBlock(
+      value,
+      digestKeyCheck(
+        known ? algorithm : undefined,
+        'E057',
+        (digest) => `The fixity digest ${quote(digest)} is not a ${algorithm} digest.`,
+        'E097',
+        (digest) => `The ${algorithm} fixity block lists the digest ${quote(digest)} more than once (ignoring case).`,
+      ),
+    );
     const entries = new Map<string, string>();
-    const seen = new Set<string>();
-    const allPaths: string[] = [];
-    for (const digest of Object.keys(block)) {
-      if (known && !isWellFormedDigest(algorithm, digest)) {
-        add('E057', `The fixity digest ${quote(digest)} is not a ${algorithm} digest.`);
-      }
-      const lower = digest.toLowerCase();
-      if (seen.has(lower)) add('E097', `The ${algorithm} fixity block lists the digest ${quote(digest)} more than once (ignoring case).`);
-      seen.add(lower);
-      const paths = block[digest];
-      if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string')) {
-        add('E057', `The ${algorithm} fixity value for ${quote(digest)} is not a list of content paths.`);
-        continue;
-      }
-      for (const p of paths as string[]) {
-        allPaths.push(p);
-        const problem = pathShapeProblem(p);
-        if (problem === 'slash') add('E100', `The fixity content path ${quote(p)} starts or ends with /.`);
-        else if (problem === 'element') add('E099', `The fixity content path ${quote(p)} has an empty, . or .. element.`);
-        else if (!inv.manifest.has(p))
-          add('E057', `The ${algorithm} fixity block names ${quote(p)}, which is not a manifest content path.`);
-        else if (known && isWellFormedDigest(algorithm, digest)) entries.set(p, lower);
-      }
-    }
-    for (const [a, b] of conflictingPaths(allPaths)) {
-      add(
-        'E101',
-        a === b
-          ? `The ${algorithm} fixity content path ${quote(a)} occurs more than once.`
-          : `The fixity content path ${quote(a)} is also a folder of ${quote(b)}.`,
-      );
-    }
+    checkFixityBlock(block, algorithm, add, {
+      manifestPathOf: (_p, path) => (inv.manifest.has(path) ? 0 : -1),
+      keep: (_m, k, path) => entries.set(path, block.keyText(k).toLowerCase()),
+      keeps: (k) => known && isWellFormedDigest(algorithm, block.keyText(k)),
+    });
     if (known) inv.fixity.set(algorithm, entries);
   }
 }

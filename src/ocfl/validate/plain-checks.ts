@@ -1,31 +1,30 @@
 /**
- * The checks of an inventory's large blocks (states, manifest, fixity) made on the scanned bytes
- * of a plain inventory (plain-inventory.ts) instead of parsed JSON: the same findings in the same
- * order as inventory.ts makes on the full parse, one path at a time (each path's string made and
- * let go), and a compact model (inventory/compact-maps.ts) in place of the Maps. In a plain inventory every
- * key is a well-formed lower-case digest listed once, so the digest-shape and repeated-digest
- * findings (E025, E050 shape, E057 shape, E096, E097) cannot arise there.
+ * A plain inventory's large blocks (states, manifest, fixity) checked on its scanned bytes
+ * (plain-inventory.ts) instead of parsed JSON: the checks of block-checks.ts over PlainBlock, with
+ * a compact model (inventory/compact-maps.ts) in place of the Maps, one path's string made at a
+ * time and let go.
  */
 import { DIGEST_HEX_LENGTH } from '../digest.js';
 import { arenaOf, type Arena } from '../inventory/arena.js';
 import { digestBytesOf, hexInto, DigestBlock } from '../inventory/view.js';
 import type { ScannedBlock } from '../inventory/path-block-scan.js';
 import { FixityMap, ManifestDigests, PathMap, RangeTable } from '../inventory/compact-maps.js';
-import { quote } from './findings.js';
-import { pathShapeProblem } from './paths.js';
+import {
+  checkFixityBlock,
+  checkManifestBlock,
+  checkStateBlock,
+  checkStateUse,
+  type Add,
+  type ContentPathCheck,
+  type PathBlock,
+  type StateUse,
+} from './block-checks.js';
 import type { PlainBlocks } from './plain-inventory.js';
 
-type Add = (code: string, message: string) => void;
-
-/** A version's state as checked: the map and, per path and per digest, what checkPlainStates needs. */
+/** A version's state as checked: the map, and what checkPlainStates needs. */
 interface PlainState {
   map: PathMap<string>;
-  /** State digest (key number) of each path. */
-  keyOfPath: Uint32Array;
-  /** Manifest entry of each state digest (-1: not in the manifest). */
-  entryOfKey: Int32Array;
-  /** The state digests not in the manifest, by key number. */
-  missing: Map<number, string>;
+  use: StateUse;
 }
 
 /**
@@ -61,6 +60,48 @@ export class PlainContext {
   }
 }
 
+/** A scanned block as the checks walk it (block-checks.ts): every value a list of plain strings. */
+class PlainBlock implements PathBlock {
+  readonly keyCount: number;
+  readonly pathCount: number;
+  /** The table of the last pathSet, kept for the map built over the checked paths. */
+  table?: RangeTable;
+
+  constructor(
+    private readonly ctx: PlainContext,
+    readonly block: ScannedBlock,
+  ) {
+    this.keyCount = block.keyStart.length;
+    this.pathCount = block.pathStart.length;
+  }
+
+  keyText(k: number): string {
+    return this.ctx.keyText(this.block, k);
+  }
+
+  isArray(): boolean {
+    return true;
+  }
+
+  firstPath(k: number): number {
+    return this.block.firstPath[k]!;
+  }
+
+  path(p: number): string {
+    return this.ctx.pathText(this.block, p);
+  }
+
+  pathSet(capacity: number) {
+    const table = new RangeTable(capacity, this.ctx.blocks.bytes, this.block.pathStart, this.block.pathEnd);
+    this.table = table;
+    return { add: (p: number) => table.add(p) < 0 };
+  }
+
+  conflicts(list: Uint32Array): Array<[string, string]> {
+    return conflictingBlockPaths(this.ctx, this.block, list);
+  }
+}
+
 /**
  * conflictingPaths (paths.ts) over the paths `list` of a block, in its order: each repeat, then
  * each path that is also a folder of a later-listed or earlier-listed one, prefixes shortest first.
@@ -91,13 +132,6 @@ function conflictingBlockPaths(ctx: PlainContext, block: ScannedBlock, list: Arr
   return conflicts;
 }
 
-/** Path numbers 0 .. n-1. */
-function allNumbers(n: number): Uint32Array {
-  const out = new Uint32Array(n);
-  for (let i = 0; i < n; i++) out[i] = i;
-  return out;
-}
-
 /**
  * A state's paths as an arena. A logical path is nearly always the tail of its content path
  * ("v1/content/" + logical path): when every one is, the state points into the manifest's arena
@@ -124,36 +158,15 @@ function stateArena(ctx: PlainContext, block: ScannedBlock, keyOfPath: Uint32Arr
   return { bytes: manifest.bytes, start, end };
 }
 
-/** checkVersionState (inventory.ts) on a scanned state: E050, E052, E053, E095. */
+/** A version's state (checkStateBlock) on its scanned block; its map over the manifest's paths when it can. */
 export function checkPlainState(ctx: PlainContext, name: string, vAdd: Add): PathMap<string> {
   const { bytes, digestSize } = ctx.blocks;
   const block = ctx.blocks.states.get(name)!;
   ctx.blocks.states.delete(name);
-  const { keyStart, firstPath, pathStart, pathEnd } = block;
-  const n = pathStart.length;
-  const table = new RangeTable(n, bytes, pathStart, pathEnd);
-  const kept = new Uint32Array(n);
-  let count = 0;
-  const keyOfPath = new Uint32Array(n);
-  for (let k = 0; k < keyStart.length; k++) {
-    if (firstPath[k] === firstPath[k + 1]) {
-      vAdd('E050', `the state value for ${quote(ctx.keyText(block, k))} is not a non-empty list of logical paths.`);
-      continue;
-    }
-    for (let p = firstPath[k]!; p < firstPath[k + 1]!; p++) {
-      keyOfPath[p] = k;
-      const path = ctx.pathText(block, p);
-      const problem = pathShapeProblem(path);
-      if (problem === 'slash') vAdd('E053', `the logical path ${quote(path)} starts or ends with /.`);
-      else if (problem === 'element') vAdd('E052', `the logical path ${quote(path)} has an empty, . or .. element.`);
-      if (table.add(p) >= 0) vAdd('E095', `the logical path ${quote(path)} occurs more than once.`);
-      else kept[count++] = p;
-    }
-  }
-  const order = kept.slice(0, count);
-  for (const [a, b] of conflictingBlockPaths(ctx, block, order)) {
-    if (a !== b) vAdd('E095', `the logical path ${quote(a)} is also a folder of ${quote(b)}.`);
-  }
+  const view = new PlainBlock(ctx, block);
+  const state = checkStateBlock(view, vAdd);
+  const { keyOfPath } = state;
+  const { keyStart } = block;
   const entryOfKey = new Int32Array(keyStart.length);
   const scratch = Buffer.alloc(digestSize);
   const missing = new Map<number, string>();
@@ -163,115 +176,60 @@ export function checkPlainState(ctx: PlainContext, name: string, vAdd: Add): Pat
     if (entryOfKey[k]! < 0) missing.set(k, ctx.keyText(block, k));
   }
   const arena = stateArena(ctx, block, keyOfPath, entryOfKey);
+  const table = view.table!;
   table.rebase(arena.bytes, arena.start, arena.end);
   const digests = ctx.digests;
-  const map = new PathMap(arena, order, table, (p) => {
+  const map = new PathMap(arena, state.order, table, (p) => {
     const entry = entryOfKey[keyOfPath[p]!]!;
     return entry >= 0 ? digests.digestOf(entry) : missing.get(keyOfPath[p]!)!;
   });
-  ctx.states.set(name, { map, keyOfPath, entryOfKey, missing });
+  // The scanned block is let go: the digests not in the manifest are all the state's keys still needed.
+  const keys = { keyCount: keyStart.length, keyText: (k: number) => missing.get(k)! };
+  ctx.states.set(name, { map, use: { name, state, block: keys, manifestKeyOf: (k) => entryOfKey[k]! } });
   return map;
 }
 
-/** Shape checks of one content path (checkContentPath in inventory.ts): true when it is kept. */
-export type ContentPathCheck = (path: string) => boolean;
-
-/** checkManifest (inventory.ts) on the scanned manifest: E092, E099, E100, E042, E101. */
+/** The manifest (checkManifestBlock) on its scanned block. */
 export function checkPlainManifest(ctx: PlainContext, add: Add, contentPathOk: ContentPathCheck) {
-  const { bytes } = ctx.blocks;
   const block = ctx.blocks.manifest!;
   ctx.blocks.manifest = undefined;
-  const { keyStart, firstPath, pathStart, pathEnd } = block;
-  const n = pathStart.length;
-  const table = new RangeTable(n, bytes, pathStart, pathEnd);
-  const kept = new Uint32Array(n);
-  let count = 0;
-  const entryOfPath = new Uint32Array(n);
-  const listed = new Uint32Array(keyStart.length);
-  let listedCount = 0;
-  for (let k = 0; k < keyStart.length; k++) {
-    if (firstPath[k] === firstPath[k + 1]) {
-      add('E092', `The manifest value for ${quote(ctx.keyText(block, k))} is not a list of content paths.`);
-      continue;
-    }
-    listed[listedCount++] = k;
-    for (let p = firstPath[k]!; p < firstPath[k + 1]!; p++) {
-      entryOfPath[p] = k;
-      if (contentPathOk(ctx.pathText(block, p)) && table.add(p) < 0) kept[count++] = p;
-    }
-  }
-  for (const [a, b] of conflictingBlockPaths(ctx, block, allNumbers(n))) {
-    add(
-      'E101',
-      a === b ? `The content path ${quote(a)} occurs more than once.` : `The content path ${quote(a)} is also a folder of ${quote(b)}.`,
-    );
-  }
+  const view = new PlainBlock(ctx, block);
+  const { order, keyOfPath, listed } = checkManifestBlock(view, add, contentPathOk);
   const arena = ctx.manifestPaths;
+  const table = view.table!;
   table.rebase(arena.bytes, arena.start, arena.end);
   const digests = ctx.digests;
-  const manifest = new PathMap(arena, kept.slice(0, count), table, (p) => digests.digestOf(entryOfPath[p]!));
+  const manifest = new PathMap(arena, order, table, (p) => digests.digestOf(keyOfPath[p]!));
   ctx.manifest = manifest;
-  ctx.listed = listed.slice(0, listedCount);
-  return { manifest, manifestDigests: new ManifestDigests(digests, ctx.listed) };
+  ctx.listed = listed;
+  return { manifest, manifestDigests: new ManifestDigests(digests, listed) };
 }
 
-/** checkStates (inventory.ts) on the checked states: E050 (digest not in the manifest), E107. */
+/** The checked states against the manifest (checkStateUse). */
 export function checkPlainStates(ctx: PlainContext, versionNames: readonly string[], add: Add): void {
-  const used = new Uint8Array(ctx.digests.entries);
-  for (const name of versionNames) {
-    const state = ctx.states.get(name);
-    if (!state) continue;
-    const { map, keyOfPath, entryOfKey, missing } = state;
-    const reported = new Uint8Array(entryOfKey.length);
-    for (const p of map.order) {
-      const k = keyOfPath[p]!;
-      const entry = entryOfKey[k]!;
-      if (entry >= 0) used[entry] = 1;
-      else if (!reported[k]) {
-        reported[k] = 1;
-        add('E050', `Version ${name}: the state digest ${quote(missing.get(k))} is not a key of the manifest.`);
-      }
-    }
-  }
-  for (const k of ctx.listed ?? []) {
-    if (!used[k]) add('E107', `The manifest digest ${quote(ctx.digests.digestOf(k))} is used by no version state.`);
-  }
+  const uses = versionNames.flatMap((name) => ctx.states.get(name)?.use ?? []);
+  const manifest = { keyCount: ctx.digests.entries, keyText: (k: number) => ctx.digests.digestOf(k) };
+  checkStateUse(uses, manifest, ctx.listed ?? new Uint32Array(0), add);
 }
 
-/** One algorithm's block of checkFixity (inventory.ts) on the scanned block: E099, E100, E057, E101. */
+/** One algorithm's fixity block (checkFixityBlock) on its scanned block. */
 export function checkPlainFixity(ctx: PlainContext, algorithm: string, add: Add): FixityMap {
   const { bytes } = ctx.blocks;
   const block = ctx.blocks.fixity.get(algorithm)!;
   ctx.blocks.fixity.delete(algorithm);
   const manifest = ctx.manifest!;
-  const { firstPath, pathStart, pathEnd } = block;
+  const { pathStart, pathEnd } = block;
   const digestOfPath = new Int32Array(manifest.paths.start.length).fill(-1);
   const order = new Uint32Array(pathStart.length);
   let count = 0;
-  for (let k = 0; k < block.keyStart.length; k++) {
-    for (let p = firstPath[k]!; p < firstPath[k + 1]!; p++) {
-      const path = ctx.pathText(block, p);
-      const problem = pathShapeProblem(path);
-      if (problem === 'slash') add('E100', `The fixity content path ${quote(path)} starts or ends with /.`);
-      else if (problem === 'element') add('E099', `The fixity content path ${quote(path)} has an empty, . or .. element.`);
-      else {
-        const m = manifest.pathNumberOfBytes(bytes, pathStart[p]!, pathEnd[p]!);
-        if (m < 0) add('E057', `The ${algorithm} fixity block names ${quote(path)}, which is not a manifest content path.`);
-        else {
-          if (digestOfPath[m]! < 0) order[count++] = m;
-          digestOfPath[m] = k;
-        }
-      }
-    }
-  }
-  for (const [a, b] of conflictingBlockPaths(ctx, block, allNumbers(pathStart.length))) {
-    add(
-      'E101',
-      a === b
-        ? `The ${algorithm} fixity content path ${quote(a)} occurs more than once.`
-        : `The fixity content path ${quote(a)} is also a folder of ${quote(b)}.`,
-    );
-  }
+  checkFixityBlock(new PlainBlock(ctx, block), algorithm, add, {
+    manifestPathOf: (p) => manifest.pathNumberOfBytes(bytes, pathStart[p]!, pathEnd[p]!),
+    keep: (m, k) => {
+      if (digestOfPath[m]! < 0) order[count++] = m;
+      digestOfPath[m] = k;
+    },
+    keeps: () => true,
+  });
   const size = DIGEST_HEX_LENGTH[algorithm]! / 2;
   return new FixityMap(manifest, order.slice(0, count), digestOfPath, digestBytesOf(bytes, block, size), size);
 }
