@@ -8,6 +8,13 @@
  * (`undefined`), and the caller parses the bytes in full, which decides and words any error. So the
  * scan never accepts what JSON.parse refuses, and never reads a value differently: the bytes must
  * already be known to be UTF-8.
+ *
+ * Hand-written because it measured cheaper (bench/json-reading.bench.ts, an inventory of 200,000
+ * files, 75 MB, 2026-11-28): this scan of the manifest and state 0.84 s of CPU, 173 MiB peak;
+ * @streamparser/json 0.0.26's Tokenizer 0.85 s bare (nothing kept) and 1.40 s with its strings
+ * copied into one buffer (the least an index over it needs), its JSONParser 2.10 s; JSON.parse
+ * 1.30 s at 371 MiB. The tokenizer also refuses a lone-surrogate escape (`"\ud800"`) JSON.parse
+ * accepts, so it would judge such an inventory differently from the full parse.
  */
 import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, isSpace } from './json-bytes.js';
 
