@@ -443,8 +443,12 @@ function checkManifest(
   const { order, keyOfPath, listed } = checkManifestBlock(block, add, contentPathOk);
   parsed.manifest = block;
   parsed.listed = listed;
-  inv.manifest = new Map(Array.from(order, (p) => [block.path(p) as string, block.keyText(keyOfPath[p]!)]));
-  inv.manifestDigests = new Map(Array.from(listed, (k) => [block.keyText(k), manifest[block.keyText(k)] as string[]]));
+  const map = new Map<string, string>();
+  for (const p of order) map.set(block.path(p) as string, block.keyText(keyOfPath[p]!));
+  const digests = new Map<string, string[]>();
+  for (const k of listed) digests.set(block.keyText(k), manifest[block.keyText(k)] as string[]);
+  inv.manifest = map;
+  inv.manifestDigests = digests;
 }
 
 /** Shape checks of a content path; true when it is safe to use as a file path inside the object. */
