@@ -12,7 +12,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../helpers/shared.js';
-import { ramTempDir } from '../helpers/reseg-ram-dir.js';
+import { ramTempDir } from '../helpers/ram-temp-dir.js';
 
 // In memory where there is room: 10,000 small fsynced LOB files, whose disk writes are not what is measured here.
 const work = ramTempDir('siard-ocfl-resegment-memory-', 512 << 20);

@@ -36,7 +36,7 @@ import { runCli } from '../helpers/cli.js';
 import { HAS_SHARED, reference, sharedTest, siardFilesUnder } from '../helpers/shared.js';
 import { repairedCopy } from '../helpers/repaired-samples.js';
 import { assertResegmentedValid, readResegmented } from '../helpers/reseg-archive.js';
-import { ramTempDir } from '../helpers/reseg-ram-dir.js';
+import { ramTempDir } from '../helpers/ram-temp-dir.js';
 
 const SAMPLES = reference('siard-samples');
 const OFFICIAL_XSD = reference('siard', 'metadata.xsd');
