@@ -10,13 +10,12 @@
  * the error when there is one. Every check parseInventory makes is made here too (the header
  * fields through inventoryFromJson itself), so a reader accepts exactly what it accepted before.
  */
-import { isUtf8 } from 'node:buffer';
 import { SiardOcflError } from '../../errors.js';
 import { DIGEST_HEX_LENGTH } from '../digest.js';
 import { inventoryFromJson, versionNumber, type InventoryVersionSummary } from './inventory.js';
-import { objectMembers, parseJsonRange, topLevelObject } from './large-json.js';
+import type { ScannedBlock } from './path-block-scan.js';
+import { emptyTable, hashBytes, plainInventory } from './plain.js';
 import { setOwn } from './json-bytes.js';
-import { scanPathBlock, type ScannedBlock } from './path-block-scan.js';
 import { arenaOf, type Arena } from './arena.js';
 import type { InventoryParts, InventoryWindows } from './windows.js';
 import type { BlockParts } from './path-block-windows.js';
@@ -24,30 +23,6 @@ import type { BlockParts } from './path-block-windows.js';
 const HEX_LENGTH: Record<string, number> = { sha512: 128, sha256: 64 };
 
 const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
-/** Members of the object bytes[start, end), or undefined when a key repeats (JSON.parse keeps the last: the full parse decides). */
-export function uniqueMembers(bytes: Buffer, start: number, end: number): Map<string, { start: number; end: number }> | undefined {
-  const out = new Map<string, { start: number; end: number }>();
-  for (const m of objectMembers(bytes, start, end)) {
-    if (out.has(m.key)) return undefined;
-    out.set(m.key, m);
-  }
-  return out;
-}
-
-/** A power-of-two open-addressing table of entry indexes (-1: empty), sized for `n` entries. */
-export function emptyTable(n: number): Int32Array {
-  let size = 16;
-  while (size < n * 2) size *= 2;
-  return new Int32Array(size).fill(-1);
-}
-
-/** FNV-1a of bytes[start, end). */
-export function hashBytes(bytes: Uint8Array, start: number, end: number): number {
-  let h = 0x811c9dc5;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
-  return h >>> 0;
-}
 
 /** Writes the `size` bytes spelled by lower-case hex at from[at] (checked by the scan) into out[outAt]. */
 export function hexInto(from: Uint8Array, at: number, out: Uint8Array, outAt: number, size: number): void {
@@ -337,62 +312,19 @@ export class InventoryView {
    * full). `where` names the file in messages.
    */
   static from(bytes: Buffer, where: string): InventoryView | undefined {
-    if (!isUtf8(bytes)) return undefined;
-    try {
-      return InventoryView.read(bytes, where);
-    } catch (err) {
-      if (err instanceof SyntaxError) return undefined; // the full parse words it
-      throw err;
-    }
-  }
-
-  private static read(bytes: Buffer, where: string): InventoryView | undefined {
-    const top = topLevelObject(bytes);
-    const members = uniqueMembers(bytes, top.start, top.end);
-    if (!members) return undefined;
-    // The fields the header checks need, the large blocks stood in for by empty ones once scanned.
-    const skeleton: Record<string, unknown> = {};
-    for (const [key, m] of members)
-      if (key !== 'manifest' && key !== 'versions' && key !== 'fixity') setOwn(skeleton, key, parseJsonRange(bytes, m.start, m.end));
-    const alg = typeof skeleton.digestAlgorithm === 'string' ? skeleton.digestAlgorithm : '';
-    const hexKeyLength = HEX_LENGTH[alg];
-    const manifestAt = members.get('manifest');
-    const versionsAt = members.get('versions');
-    if (hexKeyLength === undefined || !manifestAt || !versionsAt || bytes[versionsAt.start] !== 0x7b) return undefined;
-    const manifestBlock = scanPathBlock(bytes, manifestAt.start, manifestAt.end, { hexKeyLength });
-    if (!manifestBlock) return undefined;
-    skeleton.manifest = {};
-    const fixityAt = members.get('fixity');
-    const fixityBlocks = fixityAt ? InventoryView.scanFixity(bytes, fixityAt) : new Map<string, ScannedBlock | undefined>();
-    if (!fixityBlocks) return undefined;
-    if (fixityAt) skeleton.fixity = Object.fromEntries([...fixityBlocks.keys()].map((name) => [name, {}]));
-    const versions: Record<string, unknown> = {};
-    const stateBlocks = new Map<string, ScannedBlock>();
-    const versionMembers = uniqueMembers(bytes, versionsAt.start, versionsAt.end);
-    if (!versionMembers) return undefined;
-    for (const [name, v] of versionMembers) {
-      if (name === '__proto__' || bytes[v.start] !== 0x7b) return undefined;
-      const fields = uniqueMembers(bytes, v.start, v.end);
-      const stateAt = fields?.get('state');
-      if (!fields || !stateAt) return undefined;
-      const state = scanPathBlock(bytes, stateAt.start, stateAt.end, { hexKeyLength });
-      if (!state) return undefined;
-      stateBlocks.set(name, state);
-      const version: Record<string, unknown> = { state: {} };
-      for (const [key, f] of fields) if (key !== 'state') setOwn(version, key, parseJsonRange(bytes, f.start, f.end));
-      versions[name] = version;
-    }
-    skeleton.versions = versions;
+    const plain = plainInventory(bytes, { unknownFixity: true });
+    if (!plain) return undefined;
+    const { skeleton, blocks } = plain;
     // The same checks as a full parse, on the same values (throws InventoryError as it does).
     const checked = inventoryFromJson(skeleton, where);
-    const size = hexKeyLength / 2;
-    const manifest = DigestBlock.ofScan(bytes, manifestBlock, size);
+    const size = blocks.digestSize;
+    const manifest = DigestBlock.ofScan(bytes, blocks.manifest!, size);
     if (!manifest.index()) return undefined;
-    const fixity = InventoryView.keptFixity(bytes, fixityBlocks);
+    const fixity = InventoryView.keptFixity(bytes, blocks.fixity);
     if (!fixity) return undefined;
     const places = new Map<string, VersionPlace>();
     for (const name of Object.keys(checked.versions).sort((a, b) => versionNumber(a) - versionNumber(b))) {
-      const state = stateBlocks.get(name)!;
+      const state = blocks.states.get(name)!;
       const entryOf = InventoryView.entriesOf(bytes, state, manifest, size);
       if (!entryOf) return undefined;
       const info = checked.versions[name]!;
@@ -410,7 +342,7 @@ export class InventoryView {
       fixity,
       places,
       checked.contentDirectory,
-      fixityAt !== undefined,
+      'fixity' in skeleton,
     );
   }
 
@@ -492,20 +424,6 @@ export class InventoryView {
    * The blocks of the fixity member: an algorithm this tool computes is scanned for lookups (keys of
    * lower-case hex of its length), any other only checked (undefined); undefined when not plain.
    */
-  private static scanFixity(bytes: Buffer, at: { start: number; end: number }): Map<string, ScannedBlock | undefined> | undefined {
-    if (bytes[at.start] !== 0x7b) return undefined;
-    const blocks = uniqueMembers(bytes, at.start, at.end);
-    if (!blocks) return undefined;
-    const out = new Map<string, ScannedBlock | undefined>();
-    for (const [name, b] of blocks) {
-      const hexLength = Object.hasOwn(DIGEST_HEX_LENGTH, name) ? DIGEST_HEX_LENGTH[name] : undefined;
-      const block = scanPathBlock(bytes, b.start, b.end, hexLength === undefined ? { checkOnly: true } : { hexKeyLength: hexLength });
-      if (name === '__proto__' || !block) return undefined;
-      out.set(name, hexLength === undefined ? undefined : block);
-    }
-    return out;
-  }
-
   /** The scanned fixity blocks kept compactly; undefined when a digest repeats in one (the full parse decides). */
   private static keptFixity(
     bytes: Buffer,

@@ -16,7 +16,7 @@ import {
   type StateUse,
 } from './block-checks.js';
 import { checkPlainFixity, checkPlainManifest, checkPlainState, checkPlainStates, PlainContext } from './plain-checks.js';
-import type { PlainBlocks } from './plain-inventory.js';
+import type { PlainBlocks } from '../inventory/plain.js';
 
 export type SpecVersion = '1.0' | '1.1';
 export const SPEC_VERSIONS: readonly SpecVersion[] = ['1.0', '1.1'];

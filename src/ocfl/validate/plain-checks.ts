@@ -19,7 +19,7 @@ import {
   type PathBlock,
   type StateUse,
 } from './block-checks.js';
-import type { PlainBlocks } from './plain-inventory.js';
+import type { PlainBlocks } from '../inventory/plain.js';
 
 /** A version's state as checked: the map, and what checkPlainStates needs. */
 interface PlainState {

@@ -19,7 +19,7 @@ import { Expectations, type Expectation } from '../../../../src/ocfl/validate/ex
 import { Findings } from '../../../../src/ocfl/validate/findings.js';
 import { checkInventory, type CheckedInventory } from '../../../../src/ocfl/validate/inventory.js';
 import { parseJson } from '../../../../src/ocfl/validate/read.js';
-import { plainInventory } from '../../../../src/ocfl/validate/plain-inventory.js';
+import { plainInventory } from '../../../../src/ocfl/inventory/plain.js';
 import { PathMap } from '../../../../src/ocfl/inventory/compact-maps.js';
 import { validateObject } from '../../../../src/ocfl/validate/index.js';
 import { rng } from '../../../../fixtures/northwind.js';
