@@ -12,7 +12,7 @@
  */
 import { SiardOcflError } from '../../errors.js';
 import { DIGEST_HEX_LENGTH } from '../digest.js';
-import { inventoryFromJson, versionNumber, type InventoryVersionSummary } from './inventory.js';
+import { inventoryFromJson, versionNumber, type Inventory, type InventoryVersionSummary } from './inventory.js';
 import type { ScannedBlock } from './path-block-scan.js';
 import { emptyTable, hashBytes, plainInventory } from './plain.js';
 import { setOwn } from './json-bytes.js';
@@ -322,28 +322,36 @@ export class InventoryView {
     if (!manifest.index()) return undefined;
     const fixity = InventoryView.keptFixity(bytes, blocks.fixity);
     if (!fixity) return undefined;
-    const places = new Map<string, VersionPlace>();
-    for (const name of Object.keys(checked.versions).sort((a, b) => versionNumber(a) - versionNumber(b))) {
+    return InventoryView.build(checked, manifest, fixity, 'fixity' in skeleton, (name) => {
       const state = blocks.states.get(name)!;
       const entryOf = InventoryView.entriesOf(bytes, state, manifest, size);
-      if (!entryOf) return undefined;
+      return entryOf && { paths: arenaOf(bytes, state.pathStart, state.pathEnd), entryOf };
+    });
+  }
+
+  /**
+   * The view over the checked header and the blocks kept: `stateOf` gives a version's paths and
+   * the manifest entry of each, or undefined (a state digest repeated or not in the manifest).
+   */
+  private static build(
+    checked: Inventory,
+    manifest: DigestBlock,
+    fixity: Map<string, DigestBlock | undefined>,
+    hasFixity: boolean,
+    stateOf: (name: string) => { paths: Arena; entryOf: Uint32Array } | undefined,
+  ): InventoryView | undefined {
+    const places = new Map<string, VersionPlace>();
+    for (const name of Object.keys(checked.versions).sort((a, b) => versionNumber(a) - versionNumber(b))) {
+      const state = stateOf(name);
+      if (!state) return undefined;
       const info = checked.versions[name]!;
-      const summary: InventoryVersionSummary = { version: name, created: info.created, fileCount: state.pathStart.length };
+      const summary: InventoryVersionSummary = { version: name, created: info.created, fileCount: state.entryOf.length };
       if (info.message !== undefined) summary.message = info.message;
       if (info.user !== undefined) summary.user = info.user;
-      places.set(name, { summary, paths: arenaOf(bytes, state.pathStart, state.pathEnd), entryOf });
+      places.set(name, { summary, ...state });
     }
-    return new InventoryView(
-      checked.id,
-      checked.type,
-      checked.digestAlgorithm,
-      checked.head,
-      manifest,
-      fixity,
-      places,
-      checked.contentDirectory,
-      'fixity' in skeleton,
-    );
+    const { id, type, digestAlgorithm, head, contentDirectory } = checked;
+    return new InventoryView(id, type, digestAlgorithm, head, manifest, fixity, places, contentDirectory, hasFixity);
   }
 
   /**
@@ -362,11 +370,10 @@ export class InventoryView {
   }
 
   /**
-   * The checks of `read` in its order, on the parts read in windows: those before the header
+   * The checks of `from` in its order, on the parts read in windows: those before the header
    * checks (keys of the algorithm's length) answer undefined, then inventoryFromJson on the same
    * skeleton, then those after (a digest listed twice, a state digest not in the manifest).
    */
-  // Long because: it mirrors `read` check for check, which is what keeps the two answering alike.
   private static assemble(parts: InventoryParts, where: string): InventoryView | undefined {
     const skeleton: Record<string, unknown> = {};
     for (const [key, value] of parts.members) setOwn(skeleton, key, value);
@@ -399,8 +406,7 @@ export class InventoryView {
       fixity.set(name, kept);
     }
     const states = new Map(versionParts.map((v) => [v.name, v.state]));
-    const places = new Map<string, VersionPlace>();
-    for (const name of Object.keys(checked.versions).sort((a, b) => versionNumber(a) - versionNumber(b))) {
+    return InventoryView.build(checked, manifest, fixity, parts.fixity !== undefined, (name) => {
       const state = states.get(name)!;
       const entryOf = new Uint32Array(state.paths.start.length);
       const seen = new Uint8Array(manifest.entries);
@@ -410,20 +416,10 @@ export class InventoryView {
         seen[m] = 1;
         entryOf.fill(m, state.firstPath[k], state.firstPath[k + 1]);
       }
-      const info = checked.versions[name]!;
-      const summary: InventoryVersionSummary = { version: name, created: info.created, fileCount: entryOf.length };
-      if (info.message !== undefined) summary.message = info.message;
-      if (info.user !== undefined) summary.user = info.user;
-      places.set(name, { summary, paths: state.paths, entryOf });
-    }
-    const { id, type, digestAlgorithm, head, contentDirectory } = checked;
-    return new InventoryView(id, type, digestAlgorithm, head, manifest, fixity, places, contentDirectory, parts.fixity !== undefined);
+      return { paths: state.paths, entryOf };
+    });
   }
 
-  /**
-   * The blocks of the fixity member: an algorithm this tool computes is scanned for lookups (keys of
-   * lower-case hex of its length), any other only checked (undefined); undefined when not plain.
-   */
   /** The scanned fixity blocks kept compactly; undefined when a digest repeats in one (the full parse decides). */
   private static keptFixity(
     bytes: Buffer,
