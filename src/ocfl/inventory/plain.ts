@@ -18,7 +18,7 @@ import { objectMembers, parseJsonRange, topLevelObject } from './large-json.js';
 import { scanPathBlock, type ScannedBlock } from './path-block-scan.js';
 
 /** Members of the object bytes[start, end), or undefined when a key repeats (JSON.parse keeps the last: the full parse decides). */
-export function uniqueMembers(bytes: Buffer, start: number, end: number): Map<string, { start: number; end: number }> | undefined {
+function uniqueMembers(bytes: Buffer, start: number, end: number): Map<string, { start: number; end: number }> | undefined {
   const out = new Map<string, { start: number; end: number }>();
   for (const m of objectMembers(bytes, start, end)) {
     if (out.has(m.key)) return undefined;
