@@ -4,7 +4,7 @@
  * every path named here is a logical path of a version's state, looked up, never joined to a disk
  * path. Used by the reading room (`serve`).
  */
-import { loadInventoryVersions, type OcflObjectReader } from '../ocfl/object/object.js';
+import { loadInventorySummary, type OcflObjectReader } from '../ocfl/object/object.js';
 import type { OcflStorageRoot } from '../ocfl/root.js';
 import type { ReadStorage } from '../ocfl/storage/storage.js';
 import { forEachConcurrent } from '../ocfl/concurrent.js';
@@ -30,44 +30,45 @@ export async function sidecarText(storage: ReadStorage, objectPath: string, algo
     .catch(() => undefined);
 }
 
-/** What a listing remembers of an object: its entry and the sidecar it was read under. */
+/** What a listing remembers of an object: its entry and the digest of the inventory it was read from. */
 export interface KnownObject {
   listing: ObjectListing;
   algorithm: string;
-  sidecar: string;
+  digest: string;
 }
 
 /**
  * Every object of the root, in the root's sorted order, with its head version's date and file
- * count. An object in `known` whose inventory sidecar is unchanged is not read again (a listing
- * refreshed reads one small file per object); `known` is updated.
+ * count (16 objects read at a time). An object in `known` whose inventory sidecar still names the
+ * digest read before is not read again (a listing refreshed reads one small file per object);
+ * `known` is updated.
  */
 export async function listObjects(root: OcflStorageRoot, known: Map<string, KnownObject> = new Map()): Promise<ObjectListing[]> {
-  const locations: string[] = [];
-  for await (const loc of root.scanObjects()) locations.push(loc.path);
-  const out: ObjectListing[] = locations.map((path) => ({ path }));
+  const out: ObjectListing[] = [];
+  for await (const loc of root.scanObjects()) out.push({ path: loc.path });
   await forEachConcurrent(out, 16, async (o, i) => {
-    const before = known.get(o.path);
-    if (before && (await sidecarText(root.storage, o.path, before.algorithm)) === before.sidecar) {
-      out[i] = before.listing;
-      return;
-    }
-    try {
-      const inv = await loadInventoryVersions(root.storage, o.path);
-      const head = inv.versions.find((v) => v.version === inv.head);
-      o.id = inv.id;
-      o.head = inv.head;
-      if (head) {
-        o.created = head.created;
-        o.fileCount = head.fileCount;
-      }
-      const sidecar = await sidecarText(root.storage, o.path, inv.digestAlgorithm);
-      if (sidecar !== undefined) known.set(o.path, { listing: o, algorithm: inv.digestAlgorithm, sidecar });
-    } catch (err) {
-      o.error = (err as Error).message;
-    }
+    out[i] = await listed(root, o, known);
   });
   return out;
+}
+
+async function listed(root: OcflStorageRoot, o: ObjectListing, known: Map<string, KnownObject>): Promise<ObjectListing> {
+  const before = known.get(o.path);
+  if (before && (await sidecarText(root.storage, o.path, before.algorithm))?.split(/\s/)[0] === before.digest) return before.listing;
+  try {
+    const { inventory: inv, digest } = await loadInventorySummary(root.storage, o.path);
+    const head = inv.versions.find((v) => v.version === inv.head);
+    o.id = inv.id;
+    o.head = inv.head;
+    if (head) {
+      o.created = head.created;
+      o.fileCount = head.fileCount;
+    }
+    known.set(o.path, { listing: o, algorithm: inv.digestAlgorithm, digest });
+  } catch (err) {
+    o.error = (err as Error).message;
+  }
+  return o;
 }
 
 export interface VersionFile {

@@ -211,6 +211,9 @@ export async function openRoot(dir: string, options: RootOptions = {}): Promise<
   return new OcflStorageRoot(storage, versions[versions.length - 1], layout, options);
 }
 
+/** Folders listed ahead of the walk in scanObjects, per level. */
+const SCAN_AHEAD = 16;
+
 export class OcflStorageRoot {
   private workspacePromise: Promise<Workspace> | undefined;
 
@@ -240,19 +243,34 @@ export class OcflStorageRoot {
 
   /** Every object root under the storage root, in sorted order; never descends into an object. */
   async *scanObjects(): AsyncGenerator<ObjectLocation> {
-    const walk = async function* (storage: ReadStorage, dir: string): AsyncGenerator<ObjectLocation> {
-      const entries = (await storage.list(dir)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const list = (storage: ReadStorage, dir: string) =>
+      storage.list(dir).then((entries) => entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
+    type Listed = ReturnType<typeof list>;
+    // Each folder's subfolders are listed SCAN_AHEAD at a time ahead of the walk (one listing at a
+    // time made a root of 10,000 objects a second of waiting); the order yielded is the same.
+    const walk = async function* (storage: ReadStorage, dir: string, listed: Listed): AsyncGenerator<ObjectLocation> {
+      const entries = await listed;
       const declaration = entries.find((e) => e.isFile && e.name.startsWith(OBJECT_DECLARATION_PREFIX));
       if (declaration) {
         yield { path: dir, ocflVersion: declaration.name.slice(OBJECT_DECLARATION_PREFIX.length) };
         return;
       }
-      for (const e of entries) {
-        if (!e.isDirectory || (dir === '' && e.name === 'extensions')) continue;
-        yield* walk(storage, dir === '' ? e.name : `${dir}/${e.name}`);
+      const children = entries
+        .filter((e) => e.isDirectory && !(dir === '' && e.name === 'extensions'))
+        .map((e) => (dir === '' ? e.name : `${dir}/${e.name}`));
+      const ahead: Array<Listed | undefined> = [];
+      let next = 0;
+      for (let i = 0; i < children.length; i++) {
+        for (; next < Math.min(children.length, i + SCAN_AHEAD); next++) {
+          ahead[next] = list(storage, children[next]!);
+          ahead[next]!.catch(() => {}); // awaited in its turn
+        }
+        const listed = ahead[i]!;
+        ahead[i] = undefined;
+        yield* walk(storage, children[i]!, listed);
       }
     };
-    yield* walk(this.storage, '');
+    yield* walk(this.storage, '', list(this.storage, ''));
   }
 
   /** Where the object with this id lies, or undefined when it does not exist. */

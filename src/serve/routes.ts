@@ -214,8 +214,13 @@ async function lobReply(bytes: Readable, size: number | undefined, download: boo
   const first = Buffer.concat(head);
   const preview = await previewOf(first.subarray(0, SNIFF_BYTES));
   const body = (async function* () {
-    yield first;
-    if (!done) for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+    try {
+      yield first;
+      if (!done) for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+    } finally {
+      // A client gone mid-LOB stops this generator: the LOB's stream is closed with it.
+      bytes.destroy();
+    }
   })();
   return { headers: lobHeaders(preview, download, fileName, size), body: Object.assign(body, { destroy: () => bytes.destroy() }) };
 }
