@@ -43,6 +43,11 @@ export function hashBytes(bytes: Uint8Array, start: number, end: number): number
 
 const CONTENT_HEX_LENGTH: Record<string, number> = { sha512: 128, sha256: 64 };
 
+/** Hex digits of a content digest of `algorithm` (sha512 or sha256), else undefined. */
+export function contentHexLength(algorithm: unknown): number | undefined {
+  return typeof algorithm === 'string' && Object.hasOwn(CONTENT_HEX_LENGTH, algorithm) ? CONTENT_HEX_LENGTH[algorithm] : undefined;
+}
+
 /** The scanned large blocks of a plain inventory, over its bytes (held only while it is checked). */
 export interface PlainBlocks {
   bytes: Buffer;
@@ -155,8 +160,7 @@ function readPlain(bytes: Buffer, unknownFixity: boolean): PlainInventory | unde
   const members = uniqueMembers(bytes, top.start, top.end);
   const alg = members?.get('digestAlgorithm');
   const algorithm = alg ? parseJsonRange(bytes, alg.start, alg.end) : undefined;
-  const hexKeyLength =
-    typeof algorithm === 'string' && Object.hasOwn(CONTENT_HEX_LENGTH, algorithm) ? CONTENT_HEX_LENGTH[algorithm] : undefined;
+  const hexKeyLength = contentHexLength(algorithm);
   const manifestAt = members?.get('manifest');
   const versionsAt = members?.get('versions');
   if (!members || hexKeyLength === undefined || !manifestAt || !versionsAt) return undefined;

@@ -14,13 +14,11 @@ import { SiardOcflError } from '../../errors.js';
 import { DIGEST_HEX_LENGTH } from '../digest.js';
 import { inventoryFromJson, versionNumber, type Inventory, type InventoryVersionSummary } from './inventory.js';
 import type { ScannedBlock } from './path-block-scan.js';
-import { emptyTable, hashBytes, plainInventory } from './plain.js';
+import { contentHexLength, emptyTable, hashBytes, plainInventory } from './plain.js';
 import { setOwn } from './json-bytes.js';
 import { arenaOf, type Arena } from './arena.js';
 import type { InventoryParts, InventoryWindows } from './windows.js';
 import type { BlockParts } from './path-block-windows.js';
-
-const HEX_LENGTH: Record<string, number> = { sha512: 128, sha256: 64 };
 
 const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -377,8 +375,7 @@ export class InventoryView {
   private static assemble(parts: InventoryParts, where: string): InventoryView | undefined {
     const skeleton: Record<string, unknown> = {};
     for (const [key, value] of parts.members) setOwn(skeleton, key, value);
-    const alg = typeof skeleton.digestAlgorithm === 'string' ? skeleton.digestAlgorithm : '';
-    const hexKeyLength = HEX_LENGTH[alg];
+    const hexKeyLength = contentHexLength(skeleton.digestAlgorithm);
     const { manifest: manifestParts, versions: versionParts } = parts;
     if (hexKeyLength === undefined || !manifestParts || !versionParts) return undefined;
     // A block without keys fits any length, as scanPathBlock reads it.
