@@ -4,7 +4,7 @@
  * every path named here is a logical path of a version's state, looked up, never joined to a disk
  * path. Used by the reading room (`serve`).
  */
-import { loadInventorySummary, type OcflObjectReader } from '../ocfl/object/object.js';
+import { loadInventoryHeader, loadInventorySummary, type OcflObjectReader } from '../ocfl/object/object.js';
 import type { OcflStorageRoot } from '../ocfl/root.js';
 import type { ReadStorage } from '../ocfl/storage/storage.js';
 import { forEachConcurrent } from '../ocfl/concurrent.js';
@@ -20,7 +20,15 @@ export interface ObjectListing {
   fileCount?: number;
   /** the object could not be read: one sentence */
   error?: string;
+  /** set when the inventory is over LISTING_FULL_READ bytes: only its id and head were read (no date, no file count) */
+  inventoryBytes?: number;
 }
+
+/**
+ * Inventories up to this size are read whole for the listing (the head's date and file count);
+ * a larger one (a million-file object's takes some 400 MB) only for its id and head, as `ls` reads it.
+ */
+const LISTING_FULL_READ = 16 * 1024 * 1024;
 
 /** The inventory sidecar's text of the object at `objectPath` (undefined when unreadable): it changes with every version. */
 export async function sidecarText(storage: ReadStorage, objectPath: string, algorithm: string): Promise<string | undefined> {
@@ -56,6 +64,14 @@ async function listed(root: OcflStorageRoot, o: ObjectListing, known: Map<string
   const before = known.get(o.path);
   if (before && (await sidecarText(root.storage, o.path, before.algorithm))?.split(/\s/)[0] === before.digest) return before.listing;
   try {
+    const size = (await root.storage.stat(`${o.path}/inventory.json`))?.size ?? 0;
+    if (size > LISTING_FULL_READ) {
+      const header = await loadInventoryHeader(root.storage, o.path);
+      Object.assign(o, { id: header.id, head: header.head, inventoryBytes: size });
+      const sidecar = await sidecarText(root.storage, o.path, header.digestAlgorithm);
+      if (sidecar !== undefined) known.set(o.path, { listing: o, algorithm: header.digestAlgorithm, digest: sidecar.split(/\s/)[0]! });
+      return o;
+    }
     const { inventory: inv, digest } = await loadInventorySummary(root.storage, o.path);
     const head = inv.versions.find((v) => v.version === inv.head);
     o.id = inv.id;

@@ -77,8 +77,12 @@ export function rootPage(root: string, objects: ObjectListing[], filter: string,
             : html`<tr>
                 <td><a href="${href('/object', { id: o.id })}">${o.id}</a></td>
                 <td>${o.head}</td>
-                <td>${when(o.created)}</td>
-                <td class="num">${o.fileCount ?? ''}</td>
+                ${
+                  o.inventoryBytes !== undefined
+                    ? html`<td colspan="2">(an inventory of ${(o.inventoryBytes / 1e6).toFixed(0)} MB: on the object's page)</td>`
+                    : html`<td>${when(o.created)}</td>
+                        <td class="num">${o.fileCount ?? ''}</td>`
+                }
               </tr>`,
         )}
       </tbody>
