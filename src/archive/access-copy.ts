@@ -174,6 +174,8 @@ export interface CopyAt {
 /** The access copies of a workspace folder: found there, or built on the first call that needs one. */
 export class AccessCopies {
   private readonly builds = new Map<string, Build>();
+  /** set by close(): builds stop at their next batch (a copy of rows is removed, an index resumes next time) */
+  private stopped = false;
 
   constructor(
     /** a folder outside the storage root */
@@ -222,7 +224,7 @@ export class AccessCopies {
       const started = Date.now();
       const db = new Database(building);
       try {
-        await copyRows(db, archive, t, build.progress);
+        await copyRows(db, archive, t, build.progress, () => this.stopped);
         db.close();
       } catch (err) {
         db.close();
@@ -237,7 +239,12 @@ export class AccessCopies {
     if (!build.copy.indexed) {
       build.progress.phase = 'indexes';
       const started = Date.now();
-      await buildIndexes(db, build.copy, t, build.progress);
+      try {
+        await buildIndexes(db, build.copy, t, build.progress, () => this.stopped);
+      } catch (err) {
+        db.close();
+        throw err;
+      }
       build.progress.indexSeconds = (Date.now() - started) / 1000;
     }
     build.progress.phase = 'ready';
@@ -255,12 +262,21 @@ export class AccessCopies {
   }
 
   close(): void {
+    this.stopped = true;
     for (const b of this.builds.values()) if (b.progress.phase === 'ready') b.copy?.close();
     this.builds.clear();
   }
 }
 
-async function copyRows(db: BetterSqlite3.Database, archive: OpenedArchive, t: SiardTableRef, progress: CopyProgress): Promise<void> {
+const STOPPED = 'The reading room was stopped while the access copy was built.';
+
+async function copyRows(
+  db: BetterSqlite3.Database,
+  archive: OpenedArchive,
+  t: SiardTableRef,
+  progress: CopyProgress,
+  stopped: () => boolean,
+): Promise<void> {
   db.pragma('journal_mode = OFF');
   db.pragma('synchronous = OFF');
   const numeric = numericColumns(t);
@@ -293,16 +309,24 @@ async function copyRows(db: BetterSqlite3.Database, archive: OpenedArchive, t: S
     }
     insertBatch(values);
     await yieldToServer();
+    if (stopped()) throw new Error(STOPPED);
   }
   const meta = db.prepare('INSERT INTO meta VALUES (?, ?)');
   meta.run('rows', String(progress.done));
   meta.run('lobs', JSON.stringify(lobs.summary));
 }
 
-async function buildIndexes(db: BetterSqlite3.Database, copy: AccessCopy, t: SiardTableRef, progress: CopyProgress): Promise<void> {
+async function buildIndexes(
+  db: BetterSqlite3.Database,
+  copy: AccessCopy,
+  t: SiardTableRef,
+  progress: CopyProgress,
+  stopped: () => boolean,
+): Promise<void> {
   for (let c = 0; c < t.table.columns.length; c++) {
     copy.sortIndex(c);
     await yieldToServer();
+    if (stopped()) throw new Error(STOPPED);
   }
   const texts = t.table.columns.map((_, c) => `t${c + 1}`);
   // detail=none: no positions (half the size, two to three times quicker to build); a query is the
@@ -325,6 +349,7 @@ async function buildIndexes(db: BetterSqlite3.Database, copy: AccessCopy, t: Sia
     progress.done = last;
     if (count < INDEX_BATCH) break;
     await yieldToServer();
+    if (stopped()) throw new Error(STOPPED);
   }
   mark.run('fts', 'done');
 }

@@ -195,6 +195,10 @@ export async function startReadingRoom(options: ReadingRoomOptions): Promise<Rea
   const root = await openRoot(options.root);
   const room = new Room(root, workspaceOutside(options.root, options.workspace ?? DEFAULT_WORKSPACE), options.copyFrom ?? COPY_FROM_ROWS);
   const server = http.createServer((req, res) => void handle(room, req, res, options, host));
+  // A sort index of an access copy is built in one synchronous step (tens of seconds at millions of
+  // rows on a busy machine): requests arriving meanwhile wait for it, not dropped after the default 60 s.
+  server.headersTimeout = 10 * 60_000;
+  server.requestTimeout = 10 * 60_000;
   server.listen(options.port ?? 8080, host);
   await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err as Error))]);
   const port = (server.address() as AddressInfo).port;
