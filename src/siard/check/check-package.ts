@@ -32,7 +32,11 @@ async function entryBytes(reader: SiardReader, name: string, max = 256 * 1024 * 
   const e = reader.zip.entry(reader.root + name);
   if (!e || e.uncompressedSize > max) return undefined;
   const chunks: Buffer[] = [];
-  for await (const c of (await reader.zip.openStream(e)) as AsyncIterable<Buffer>) chunks.push(c);
+  try {
+    for await (const c of (await reader.zip.openStream(e)) as AsyncIterable<Buffer>) chunks.push(c);
+  } catch {
+    return undefined; // an entry the ZIP reader refuses: said under G_4.1-2 / G_4.1-3
+  }
   return Buffer.concat(chunks);
 }
 
@@ -102,6 +106,10 @@ async function checkTable(
     for (const e of windows?.finish() ?? [])
       report.fail('T_6.0-2', `${t.xmlEntry} is not valid against its XSD: ${e}`, { entry: t.xmlEntry, table });
     return rows;
+  } catch (err) {
+    // an entry the ZIP reader refuses (method, encryption: reported under G_4.1-x) or a read that breaks off
+    report.fail('T_6.0-2', `${t.xmlEntry} cannot be read: ${(err as Error).message}`, { entry: t.xmlEntry, table });
+    return undefined;
   } finally {
     compiled?.dispose();
   }

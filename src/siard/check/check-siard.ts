@@ -12,6 +12,8 @@ import { groupSegmentNames } from '../segments/segment-names.js';
 import { ZipReader, type ZipReadLimits } from '../zip/reader.js';
 import { checkOpenedSiard, type CheckPackageOptions } from './check-package.js';
 import { checkExtension, checkZipEntries } from './container.js';
+import { checkMetadataSchema } from './metadata-checks.js';
+import { officialMetadataXsd } from '../writer.js';
 import { CheckReport, type CheckResult } from './report.js';
 
 /** Deflate cannot pass about 1:1032; an entry claiming more is not honest deflate. */
@@ -68,9 +70,26 @@ async function openOrReport(file: string, report: CheckReport): Promise<SiardRea
     const code = (err as SiardOcflError).code;
     const message = (err as Error).message;
     if (code === 'SIARD_NOT_SIARD') report.fail('P_4.2-5', message, { entry: 'header/metadata.xml' });
-    else if (/metadata/i.test(message)) report.fail('M_5.0-1', `metadata.xml cannot be read: ${message}`, { entry: 'header/metadata.xml' });
-    else report.fail('G_4.1-1', `${path.basename(file)} cannot be read as a SIARD archive: ${message}`, { entry: path.basename(file) });
+    else if (/metadata/i.test(message)) {
+      report.fail('M_5.0-1', `metadata.xml cannot be read: ${message}`, { entry: 'header/metadata.xml' });
+      await schemaOfUnreadableMetadata(file, report).catch(() => undefined); // its ZIP entry may be unreadable too
+    } else report.fail('G_4.1-1', `${path.basename(file)} cannot be read as a SIARD archive: ${message}`, { entry: path.basename(file) });
     return undefined;
+  }
+}
+
+/** metadata.xml the reader refuses: still validated, so its errors are said at their level (M_5.x). */
+async function schemaOfUnreadableMetadata(file: string, report: CheckReport): Promise<void> {
+  if (localSegmentSet(file)) return;
+  const zip = await ZipReader.open(file, CHECK_LIMITS);
+  try {
+    const entry = zip.entry('header/metadata.xml');
+    if (!entry || entry.uncompressedSize > 256 * 1024 * 1024) return;
+    const chunks: Buffer[] = [];
+    for await (const c of (await zip.openStream(entry)) as AsyncIterable<Buffer>) chunks.push(c);
+    checkMetadataSchema(Buffer.concat(chunks), officialMetadataXsd(), report);
+  } finally {
+    zip.close();
   }
 }
 

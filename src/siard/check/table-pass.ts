@@ -5,7 +5,7 @@
  * G_3.3-4), LOB cells' attributes (T_6.2-1, T_6.4-5), NOT NULL columns and primary keys without
  * NULLs (T_6.0-1), counts the rows (P_4.3-10) and hands key values to the key index.
  */
-import { SaxesParser, type SaxesTagNS } from 'saxes';
+import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
 import type { SiardTableRef } from '../reader/siard-reader.js';
@@ -16,6 +16,14 @@ import type { TableXsdWindows } from './xsd-validator.js';
 
 /** deeper nesting than this is not a SIARD table (ARRAY of UDT of ... stays far below) */
 const MAX_DEPTH = 40;
+
+/** A tag as saxes gives it without namespace processing (whose lookup walks the open tags: quadratic in depth), with its local name. */
+type Tag = SaxesTagPlain & { local: string };
+
+function withLocal(tag: SaxesTagPlain): Tag {
+  const i = tag.name.indexOf(':');
+  return Object.assign(tag, { local: i < 0 ? tag.name : tag.name.slice(i + 1) });
+}
 
 export interface TablePassInput {
   table: SiardTableRef;
@@ -70,7 +78,7 @@ class TableParser {
     this.stopped = true;
   }
 
-  open(tag: SaxesTagNS): void {
+  open(tag: Tag): void {
     this.depth++;
     const name = tag.local;
     if (this.depth > MAX_DEPTH)
@@ -96,7 +104,7 @@ class TableParser {
     }
   }
 
-  private openCell(tag: SaxesTagNS): void {
+  private openCell(tag: Tag): void {
     const m = /^c([1-9]\d*)$/.exec(tag.local);
     this.text = '';
     this.complex = false;
@@ -115,9 +123,9 @@ class TableParser {
     if (this.lobFile && this.cell >= 0) this.checkLobAttributes(tag);
   }
 
-  private checkLobAttributes(tag: SaxesTagNS): void {
+  private checkLobAttributes(tag: Tag): void {
     const a = tag.attributes;
-    const get = (k: string) => (a[k] as { value: string } | undefined)?.value;
+    const get = (k: string): string | undefined => a[k];
     const family = this.rules[this.cell]!.family;
     this.input.report.applies('T_6.2-1', 'T_6.4-5');
     if (family !== undefined && !LOB_FAMILIES.has(family) && family !== 'char' && family !== 'binary') {
@@ -173,8 +181,8 @@ class TableParser {
 /** Reads the table once; resolves with the number of rows read. */
 export async function tablePass(input: TablePassInput): Promise<number> {
   const parser = new TableParser(input);
-  const sax = new SaxesParser({ xmlns: true, position: false });
-  sax.on('opentag', (tag) => parser.open(tag as SaxesTagNS));
+  const sax = new SaxesParser({ xmlns: false, position: false });
+  sax.on('opentag', (tag) => parser.open(withLocal(tag)));
   sax.on('closetag', () => parser.close());
   sax.on('text', (t) => parser.addText(t));
   sax.on('cdata', (t) => parser.addText(t));
