@@ -1,7 +1,7 @@
 /**
  * audit: OCFL validation with fixity, plus, for every SIARD archive in the audited version (default
  * head) of each object, these SIARD checks:
- * - metadata.xml parsed, and checked against the XSD (xmllint when present, see xsd-check.ts);
+ * - metadata.xml parsed, and checked against the XSD (in process, libxml2 in WebAssembly: xsd-check.ts);
  * - every LOB cell resolved through the three lobFolder levels to a logical path of the object
  *   (relative bases against the logical folder of the .siard; absolute bases are outside the
  *   object: reported, and verified at their logical place when the object holds them there, as

@@ -24,7 +24,7 @@ export function register(program: Command): void {
     .option('--id <object-id...>', 'objects to audit (default: all objects of the root)')
     .option('--version <vN>', 'version whose SIARD archives are checked (default: head; OCFL validation covers every version)')
     .option('--shard <k/n>', 'audit only shard k of n (objects split by a digest of their path), so n hosts can share a root')
-    .option('--no-xsd', 'skip the XSD check of metadata.xml (done with xmllint when installed)')
+    .option('--no-xsd', 'skip the XSD check of metadata.xml (and of split table files)')
     .option(
       '--json',
       'print {ok, errors, warnings, objects, findings} as JSON; each finding has code, severity, message, object, path, table, row, column',

@@ -19,7 +19,7 @@ import { checkEncoding, checkForeignKeyTargets, checkIdentifiers, checkLobFolder
 import type { CheckReport } from './report.js';
 import { compareTableXsd, parseTableXsd } from './table-xsd.js';
 import { tablePass } from './table-pass.js';
-import { CompiledSchema, TableXsdWindows } from './xsd-validator.js';
+import { CompiledSchema, loadLibxml2, TableXsdWindows } from './xsd-validator.js';
 
 export interface CheckPackageOptions extends LobCheckOptions {
   /** a local folder holding the package (mapping.txt, split parts, other .siard files); none for an object */
@@ -179,6 +179,7 @@ function checkPackageFolder(reader: SiardReader, dir: string, report: CheckRepor
 
 /** Runs every check on an opened archive. */
 export async function checkOpenedSiard(reader: SiardReader, report: CheckReport, options: CheckPackageOptions = {}): Promise<void> {
+  await loadLibxml2();
   checkExtension(reader.file, report);
   checkZipEntries(reader.zip.entries, report);
   checkStructure(reader, isSegmentedReader(reader), report);

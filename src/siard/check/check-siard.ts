@@ -13,6 +13,7 @@ import { ZipReader, type ZipReadLimits } from '../zip/reader.js';
 import { checkOpenedSiard, type CheckPackageOptions } from './check-package.js';
 import { checkExtension, checkZipEntries } from './container.js';
 import { checkMetadataSchema } from './metadata-checks.js';
+import { loadLibxml2 } from './xsd-validator.js';
 import { officialMetadataXsd } from '../writer.js';
 import { CheckReport, type CheckResult } from './report.js';
 
@@ -49,6 +50,7 @@ export function archiveOf(target: string): string {
 
 /** What cannot even be opened as a ZIP or a SIARD archive, said under its requirement. */
 async function openOrReport(file: string, report: CheckReport): Promise<SiardReader | undefined> {
+  await loadLibxml2();
   checkExtension(file, report);
   if (!localSegmentSet(file)) {
     let zip: ZipReader;

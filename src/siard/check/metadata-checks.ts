@@ -5,10 +5,10 @@
  * (G_3.5-1, G_3.5-3), its encoding (G_3.3-1), lobFolder URIs (G_3.4-1, G_3.4-2) and foreign keys
  * naming tables and columns that exist (M_5.9-1, M_5.10-1).
  */
-import { ParseOption, XmlDocument, XmlElement } from 'libxml2-wasm';
+import type { XmlDocument, XmlElement } from 'libxml2-wasm';
 import type { SiardArchive } from '../model.js';
 import type { CheckReport, Where } from './report.js';
-import { validateDocument } from './xsd-validator.js';
+import { libxml2, parseOptions, validateDocument } from './xsd-validator.js';
 
 const ENTRY = 'header/metadata.xml';
 
@@ -48,7 +48,7 @@ function elementAt(doc: XmlDocument, name: string, line: number): XmlElement | n
   if (!/^[A-Za-z_][\w.-]*$/.test(name)) return null;
   const nodes = doc.find(`//*[local-name()='${name}']`);
   const el = nodes.find((n) => n.line === line) ?? nodes.find((n) => Math.abs(n.line - line) <= 1);
-  return el instanceof XmlElement ? el : null;
+  return el instanceof libxml2().XmlElement ? el : null;
 }
 
 function levelsPresent(doc: XmlDocument, report: CheckReport): void {
@@ -63,7 +63,7 @@ export function checkMetadataSchema(xml: Buffer, xsd: Buffer, report: CheckRepor
   const errors = validateDocument(xml, xsd);
   let doc: XmlDocument | undefined;
   try {
-    doc = XmlDocument.fromBuffer(xml, { option: ParseOption.XML_PARSE_NONET | ParseOption.XML_PARSE_NO_XXE });
+    doc = libxml2().XmlDocument.fromBuffer(xml, { option: parseOptions() });
   } catch {
     doc = undefined;
   }

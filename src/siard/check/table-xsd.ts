@@ -5,9 +5,10 @@
  * base type (P_4.3-4), ARRAY and UDT element sequences (P_4.3-5, P_4.3-6, T_6.1-4), nullability
  * (P_4.3-7), column and field sequence (P_4.3-8, P_4.3-9, T_6.1-2), the row range (P_4.3-10).
  */
-import { ParseOption, XmlDocument, XmlElement } from 'libxml2-wasm';
+import type { XmlElement } from 'libxml2-wasm';
 import { sqlTypeFamily, type SiardColumn, type SiardSchema, type SiardTable, type SqlTypeFamily } from '../model.js';
 import type { CheckReport, Where } from './report.js';
+import { libxml2, parseOptions } from './xsd-validator.js';
 
 export interface XsdElement {
   name: string;
@@ -28,7 +29,8 @@ const XS = 'http://www.w3.org/2001/XMLSchema';
 
 function elementsOf(el: XmlElement, local: string): XmlElement[] {
   const out: XmlElement[] = [];
-  for (let c = el.firstChild; c; c = c.next) if (c instanceof XmlElement && c.name === local && c.namespaceUri === XS) out.push(c);
+  for (let c = el.firstChild; c; c = c.next)
+    if (c instanceof libxml2().XmlElement && c.name === local && c.namespaceUri === XS) out.push(c);
   return out;
 }
 
@@ -63,7 +65,7 @@ function toElement(e: XmlElement, named: Map<string, XmlElement>, depth: number)
 
 /** Parses tableN.xsd; throws with libxml2's words when it is not well-formed. */
 export function parseTableXsd(xsd: Uint8Array): TableXsd {
-  using doc = XmlDocument.fromBuffer(xsd, { option: ParseOption.XML_PARSE_NONET | ParseOption.XML_PARSE_NO_XXE });
+  using doc = libxml2().XmlDocument.fromBuffer(xsd, { option: parseOptions() });
   const schema = doc.root;
   const named = new Map<string, XmlElement>();
   for (const c of elementsOf(schema, 'complexType')) named.set(c.attr('name')?.value ?? '', c);

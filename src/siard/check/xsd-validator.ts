@@ -8,9 +8,32 @@
  * constraints), so `TableXsdWindows` validates a table in windows of whole rows: the document's
  * prolog and root start tag, the next rows, the root end tag. The last window holds the real end.
  */
-import { ParseOption, XmlDocument, XmlValidateError, XsdValidator, type ErrorDetail } from 'libxml2-wasm';
+import type { ErrorDetail, XmlDocument, XsdValidator } from 'libxml2-wasm';
 
-const PARSE = ParseOption.XML_PARSE_NONET | ParseOption.XML_PARSE_NO_XXE;
+type Libxml2 = typeof import('libxml2-wasm');
+let loaded: Libxml2 | undefined;
+
+/**
+ * Loads libxml2-wasm (once). It starts with a top-level await, so it is imported when a check first
+ * needs it, never statically: a module graph holding a top-level await would make every importer
+ * (the audit, the CLI, test files) load asynchronously.
+ */
+export async function loadLibxml2(): Promise<Libxml2> {
+  loaded ??= await import('libxml2-wasm');
+  return loaded;
+}
+
+/** The loaded module (loadLibxml2 must have been awaited). */
+export function libxml2(): Libxml2 {
+  if (!loaded) throw new Error('libxml2-wasm is not loaded: await loadLibxml2() first');
+  return loaded;
+}
+
+/** no network, no external entities */
+export function parseOptions(): number {
+  const { ParseOption } = libxml2();
+  return ParseOption.XML_PARSE_NONET | ParseOption.XML_PARSE_NO_XXE;
+}
 /** errors listed per document */
 const MAX_ERRORS = 20;
 
@@ -34,7 +57,8 @@ export class CompiledSchema {
   ) {}
 
   static compile(xsd: Uint8Array): CompiledSchema {
-    const doc = XmlDocument.fromBuffer(xsd, { option: PARSE });
+    const { XmlDocument, XsdValidator } = libxml2();
+    const doc = XmlDocument.fromBuffer(xsd, { option: parseOptions() });
     try {
       return new CompiledSchema(doc, XsdValidator.fromDoc(doc));
     } catch (err) {
@@ -50,9 +74,10 @@ export class CompiledSchema {
 
   /** The errors of one document (empty when valid): not well-formed, or not valid against the schema. */
   errors(xml: Uint8Array, lineOffset = 0): string[] {
+    const { XmlDocument, XmlValidateError } = libxml2();
     let doc: XmlDocument;
     try {
-      doc = XmlDocument.fromBuffer(xml, { option: PARSE });
+      doc = XmlDocument.fromBuffer(xml, { option: parseOptions() });
     } catch (err) {
       return detailsOf(err)
         .slice(0, MAX_ERRORS)

@@ -1,0 +1,86 @@
+/**
+ * `siard-ocfl check` throughput and memory (issue 32, section 3).
+ *
+ * An archive made by our export from SQLite: a parent table (rows / 10), a child table with a
+ * foreign key to it and ~150 characters of text per row, and external LOB files (one per 1,000
+ * child rows, 64 KiB each). The check (built CLI, --json to /dev/null) is timed against reading
+ * the same package once in the same run: `unzip -p` of the table entries plus `sha256sum` of the
+ * LOB files. Ratio = baseline time / check time (the issue asks >= 0.5). Peak RSS of the check is
+ * the child's maximum RSS (/usr/bin/time -f %M); the issue asks < 300 MB.
+ *
+ * Sizes: BENCH_CHECK_ROWS (comma-separated child row counts, default 100000,400000) so growth shows.
+ * The issue's full size (10,000,000 rows, ~2 GB) takes long on a 2-core shared machine (its export
+ * alone is minutes): BENCH_CHECK_FULL=1 adds it.
+ *
+ *   node bench/run.js check              (after npm run build)
+ */
+import Database from 'better-sqlite3';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+
+const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const BIN = path.join(PROJECT, 'bin', 'siard-ocfl');
+
+function makeDb(file: string, rows: number): void {
+  const db = new Database(file);
+  db.pragma('journal_mode = OFF');
+  db.exec('CREATE TABLE parent(id INTEGER PRIMARY KEY, name VARCHAR(40) NOT NULL);');
+  db.exec('CREATE TABLE child(id INTEGER PRIMARY KEY, parent_id INTEGER NOT NULL REFERENCES parent(id), note VARCHAR(200), doc BLOB);');
+  const parents = Math.max(1, Math.floor(rows / 10));
+  const note = 'The quick brown fox jumps over the lazy dog; '.repeat(4).slice(0, 150);
+  const lob = Buffer.alloc(64 * 1024, 7);
+  db.exec('BEGIN');
+  const p = db.prepare('INSERT INTO parent VALUES (?, ?)');
+  for (let i = 1; i <= parents; i++) p.run(i, `parent ${i}`);
+  const c = db.prepare('INSERT INTO child VALUES (?, ?, ?, ?)');
+  for (let i = 1; i <= rows; i++) {
+    if (i % 1000 === 0) lob.writeUInt32BE(i, 0);
+    c.run(i, 1 + (i % parents), `${note} ${i}`, i % 1000 === 0 ? lob : null);
+  }
+  db.exec('COMMIT');
+  db.close();
+}
+
+function timed(cmd: string, args: string[], shell = false): { seconds: number; rssMb?: number } {
+  const t0 = performance.now();
+  const r = shell
+    ? spawnSync('bash', ['-c', cmd], { stdio: ['ignore', 'ignore', 'inherit'] })
+    : spawnSync('/usr/bin/time', ['-f', '%M', cmd, ...args], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  const seconds = (performance.now() - t0) / 1000;
+  if (r.status !== 0 && r.status !== 1) throw new Error(`${cmd} failed: ${r.stderr ?? ''}`);
+  const rss = shell ? undefined : Number(String(r.stderr).trim().split('\n').pop()) / 1024;
+  return { seconds, ...(rss !== undefined ? { rssMb: rss } : {}) };
+}
+
+function one(rows: number): void {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'siard-ocfl-check-bench-'));
+  try {
+    makeDb(path.join(dir, 'b.db'), rows);
+    const out = path.join(dir, 'out');
+    const ex = spawnSync(process.execPath, [BIN, 'export', `sqlite:${path.join(dir, 'b.db')}`, out, '--inline-max', '100'], {
+      stdio: 'ignore',
+    });
+    if (ex.status !== 0) throw new Error('export failed');
+    const siard = path.join(out, 'b.siard');
+    const size = statSync(siard).size;
+    const baselineCmd = `unzip -p ${siard} 'content/*.xml' > /dev/null && find ${out} -path '*_lobseg_*' -type f -print0 | xargs -0 -r sha256sum > /dev/null`;
+    timed(baselineCmd, [], true); // warm the page cache
+    const base = timed(baselineCmd, [], true);
+    const check = timed(process.execPath, [BIN, 'check', out, '--json']);
+    const ratio = base.seconds / check.seconds;
+    process.stdout.write(
+      `rows ${rows.toLocaleString('en')}: .siard ${(size / 1e6).toFixed(0)} MB; read once ${base.seconds.toFixed(1)} s; ` +
+        `check ${check.seconds.toFixed(1)} s; ratio ${ratio.toFixed(2)} (target >= 0.5); peak RSS ${check.rssMb!.toFixed(0)} MB (target < 300)\n`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const sizes = (process.env.BENCH_CHECK_ROWS ?? '100000,400000').split(',').map(Number);
+if (process.env.BENCH_CHECK_FULL === '1') sizes.push(10_000_000);
+for (const rows of sizes) one(rows);
