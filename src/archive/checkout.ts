@@ -16,7 +16,7 @@ import { SiardOcflError } from '../errors.js';
 import { firstZippedLobFolder } from '../siard/reader/zipped-lob-folders.js';
 import { checkoutVersion, type CheckoutOptions, type CheckoutResult } from '../ocfl/object/checkout.js';
 import type { OcflObjectReader } from '../ocfl/object/object.js';
-import { NODE_HASH_OF_DIGEST_TYPE } from '../siard/model.js';
+import { isTextFamily, NODE_HASH_OF_DIGEST_TYPE } from '../siard/model.js';
 import { describeLobCell, openFoundLob, packageLobAccess } from '../siard/reader/lob-open.js';
 import { groupSegmentNames } from '../siard/segments/segment-names.js';
 import { openLocalSiard } from '../siard/segments/segment-set-reader.js';
@@ -109,7 +109,7 @@ async function joinSplitLobs(siardFile: string, siardPath = path.basename(siardF
         });
         await pipeline(openFoundLob(lookup.found, access), tap, createWriteStream(temp, { flags: 'wx' }));
         const digest = hash?.digest('hex');
-        const lengthOk = cell.ref.length === undefined || cell.family === 'clob' || cell.family === 'xml' || cell.ref.length === bytes;
+        const lengthOk = cell.ref.length === undefined || isTextFamily(cell.family) || cell.ref.length === bytes;
         if ((cell.ref.digest !== undefined && digest !== undefined && digest !== cell.ref.digest.toLowerCase()) || !lengthOk) {
           await fsp.rm(temp, { force: true });
           throw new SiardOcflError(

@@ -20,7 +20,7 @@
  * in the summary's `notRecreated` (docs/values.md has the table).
  */
 import { SiardOcflError } from '../errors.js';
-import { cellType, type SiardArchive } from '../siard/model.js';
+import { cellType, isTextFamily, type SiardArchive } from '../siard/model.js';
 import { describeLobCell, openLookedUp } from '../siard/reader/lob-open.js';
 import { lobCellsOfRow, type SiardTableRef } from '../siard/reader/siard-reader.js';
 import { columnTypeFamily } from '../siard/reader/table-rows.js';
@@ -138,7 +138,7 @@ interface TableCounters {
 
 /** A LOB file as a stream checked against its cell (length, digest) once it has been read through. */
 function verifiedLob(archive: OpenedArchive, cell: SiardLobCell, counters: TableCounters): LoadLob {
-  const text = cell.family === 'clob' || cell.family === 'xml';
+  const text = isTextFamily(cell.family);
   async function* chunks(): AsyncGenerator<Uint8Array> {
     const stream = openLookedUp(archive.reader, cell, await archive.lobs.lookup(cell), archive.access);
     let result: LobVerificationWithExtras | undefined;

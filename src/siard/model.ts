@@ -330,6 +330,15 @@ export function sqlTypeFamily(type: string): SqlTypeFamily {
   throw new Error(`"${type}" is not a SQL:2008 predefined type.`);
 }
 
+/**
+ * Character families: a cell of these held in a LOB file is text (UTF-8), whether the column is a
+ * CLOB or XML or, as some producers write them, a long CHAR / VARCHAR (SiardApi's sakila keeps
+ * VARCHAR(32767) cells in files). Its length may be counted in characters.
+ */
+export function isTextFamily(family: SqlTypeFamily | undefined): boolean {
+  return family === 'char' || family === 'clob' || family === 'xml';
+}
+
 /** LOB families: cells of these may be externalised into files. */
 export function isLobFamily(family: SqlTypeFamily): boolean {
   return family === 'clob' || family === 'blob' || family === 'xml';

@@ -254,7 +254,7 @@ type LobFamily = SiardLobCell['family'];
 
 function lobFamily(type: string | undefined): LobFamily {
   const f = columnTypeFamily(type);
-  return f === 'blob' || f === 'clob' || f === 'xml' || f === 'datalink' ? f : undefined;
+  return f === 'blob' || f === 'clob' || f === 'xml' || f === 'datalink' || f === 'char' ? f : undefined;
 }
 
 /** Walks one row's cells (and nested ARRAY/UDT values) for LOB references. */

@@ -95,8 +95,9 @@ export interface SiardLobCell {
   mimeType?: string;
   /**
    * 'blob' or 'clob' family of the column, or of the UDT attribute the cell holds (from the
-   * schemas' `<types>`); undefined when the type is unknown (an undeclared UDT)
+   * schemas' `<types>`); 'char' for a CHAR / VARCHAR a producer kept in a file; undefined when the
+   * type is unknown (an undeclared UDT) or another (BINARY / VARBINARY in a file: bytes)
    */
-  family?: 'blob' | 'clob' | 'xml' | 'datalink';
+  family?: 'blob' | 'clob' | 'xml' | 'datalink' | 'char';
   ref: SiardReadLobReference;
 }

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { NODE_HASH_OF_DIGEST_TYPE, type SiardDigestType } from '../model.js';
+import { isTextFamily, NODE_HASH_OF_DIGEST_TYPE, type SiardDigestType } from '../model.js';
 import type { SiardReadLobReference } from './types.js';
 import { addTextLength, type TextLength } from '../text-length.js';
 
@@ -37,8 +37,8 @@ export interface LobVerification {
 }
 
 export interface VerifyLobOptions {
-  /** 'clob' / 'xml' count characters as well as bytes; anything else counts bytes only */
-  family?: 'blob' | 'clob' | 'xml' | 'datalink' | undefined;
+  /** text families ('char', 'clob', 'xml') count characters as well as bytes; anything else counts bytes only */
+  family?: 'blob' | 'clob' | 'xml' | 'datalink' | 'char' | undefined;
   /** also compute these digest types (e.g. for the audit's fixity block) */
   extraDigests?: SiardDigestType[];
 }
@@ -105,7 +105,7 @@ export async function verifyLob(
   const types = new Set<SiardDigestType>(options.extraDigests ?? []);
   if (ref.digestType) types.add(ref.digestType);
   const hashes = [...types].map((t) => ({ type: t, hash: createHash(NODE_HASH_OF_DIGEST_TYPE[t]) }));
-  const text = options.family === 'clob' || options.family === 'xml';
+  const text = isTextFamily(options.family);
   const counter = new LobCounter(text);
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     counter.add(chunk);

@@ -330,7 +330,7 @@ export class SqliteLoader implements TargetLoader {
     if (isLoadComplex(value)) return JSON.stringify(await complexJson(value));
     if (isLoadLob(value)) {
       const bytes = await collectLob(value);
-      return value.text ? bytes.toString('utf8') : bytes;
+      return value.text ? (strictUtf8(bytes) ?? bytes) : bytes;
     }
     if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
     return this.bindText(col, value);
@@ -480,5 +480,19 @@ export class SqliteLoader implements TargetLoader {
   private open(): BetterSqlite3.Database {
     if (!this.db) throw new Error('The SQLite target is not open.');
     return this.db;
+  }
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A text LOB's bytes as text, or undefined when they are not UTF-8: those are bound as they are
+ * (a BLOB), since decoding would replace bytes with U+FFFD and change the value without a word.
+ */
+function strictUtf8(bytes: Buffer): string | undefined {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    return undefined;
   }
 }
