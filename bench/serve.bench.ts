@@ -69,7 +69,10 @@ async function untilCopy(url: string): Promise<{ answered: number; ready: number
   const start = Date.now();
   let answered = NaN;
   for (;;) {
-    const r = await ok(url);
+    // A poll on a kept-alive connection the server closes as it comes back from a long synchronous
+    // step (a sort index of millions of rows) is reset: polled again, as a browser retries a GET.
+    const r = await ok(url).catch(() => undefined);
+    if (!r) continue;
     if (!r.text.includes('id="copy-progress"')) {
       if (Number.isNaN(answered)) answered = (Date.now() - start) / 1000;
       const note = /<p id="access-copy">([\s\S]*?)<\/p>/.exec(r.text)?.[1]?.replace(/\s+/g, ' ') ?? '';
