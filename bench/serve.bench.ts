@@ -68,11 +68,16 @@ async function ok(url: string) {
 async function untilCopy(url: string): Promise<{ answered: number; ready: number; note: string }> {
   const start = Date.now();
   let answered = NaN;
+  let resets = 0;
   for (;;) {
     // A poll on a kept-alive connection the server closes as it comes back from a long synchronous
     // step (a sort index of millions of rows) is reset: polled again, as a browser retries a GET.
-    const r = await ok(url).catch(() => undefined);
+    const r = await ok(url).catch((err: Error) => {
+      if (++resets > 20) throw err;
+      return undefined;
+    });
     if (!r) continue;
+    resets = 0;
     if (!r.text.includes('id="copy-progress"')) {
       if (Number.isNaN(answered)) answered = (Date.now() - start) / 1000;
       const note = /<p id="access-copy">([\s\S]*?)<\/p>/.exec(r.text)?.[1]?.replace(/\s+/g, ' ') ?? '';
