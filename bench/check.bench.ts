@@ -67,14 +67,17 @@ function one(rows: number): void {
     if (ex.status !== 0) throw new Error('export failed');
     const siard = path.join(out, 'b.siard');
     const size = statSync(siard).size;
-    const baselineCmd = `unzip -p ${siard} 'content/*.xml' > /dev/null && find ${out} -path '*_lobseg_*' -type f -print0 | xargs -0 -r sha256sum > /dev/null`;
+    const baselineCmd =
+      `unzip -p ${siard} 'content/*.xml' > /dev/null && ` +
+      `find ${out} -path '*_lobseg_*' -type f -print0 | xargs -0 -r sha256sum > /dev/null`;
     timed(baselineCmd, [], true); // warm the page cache
     const base = timed(baselineCmd, [], true);
     const check = timed(process.execPath, [BIN, 'check', out, '--json']);
     const ratio = base.seconds / check.seconds;
     process.stdout.write(
       `rows ${rows.toLocaleString('en')}: .siard ${(size / 1e6).toFixed(0)} MB; read once ${base.seconds.toFixed(1)} s; ` +
-        `check ${check.seconds.toFixed(1)} s; ratio ${ratio.toFixed(2)} (target >= 0.5); peak RSS ${check.rssMb!.toFixed(0)} MB (target < 300)\n`,
+        `check ${check.seconds.toFixed(1)} s; ratio ${ratio.toFixed(2)} (target >= 0.5); ` +
+        `peak RSS ${check.rssMb!.toFixed(0)} MB (target < 300)\n`,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });

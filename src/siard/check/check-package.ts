@@ -77,7 +77,7 @@ async function checkTable(
   keys: KeySpec[],
   index: KeyIndex,
   report: CheckReport,
-): Promise<number | undefined> {
+): Promise<{ rows: number; hasFiles: boolean } | undefined> {
   const table = `${t.schema.name}.${t.table.name}`;
   const xsdEntry = t.xmlEntry.replace(/\.xml$/, '.xsd');
   const xsd = await entryBytes(reader, xsdEntry.slice(reader.root.length), 64 * 1024 * 1024);
@@ -95,7 +95,7 @@ async function checkTable(
   report.applies('T_6.0-1', 'T_6.0-2', 'T_6.4-2', 'G_3.3-3', 'G_3.3-4', 'T_6.3-1', 'T_6.3-2');
   const windows = compiled ? new TableXsdWindows(compiled) : undefined;
   try {
-    const rows = await tablePass({
+    const pass = await tablePass({
       table: t,
       stream: await reader.zip.openStream(t.xmlEntry),
       ...(windows ? { windows } : {}),
@@ -105,7 +105,7 @@ async function checkTable(
     });
     for (const e of windows?.finish() ?? [])
       report.fail('T_6.0-2', `${t.xmlEntry} is not valid against its XSD: ${e}`, { entry: t.xmlEntry, table });
-    return rows;
+    return pass;
   } catch (err) {
     // an entry the ZIP reader refuses (method, encryption: reported under G_4.1-x) or a read that breaks off
     report.fail('T_6.0-2', `${t.xmlEntry} cannot be read: ${(err as Error).message}`, { entry: t.xmlEntry, table });
@@ -115,13 +115,17 @@ async function checkTable(
   }
 }
 
-async function checkTables(reader: SiardReader, report: CheckReport, options: CheckPackageOptions): Promise<void> {
+/** Every table; answers the tables whose LOB cells need their files checked (a cell names a file, or the read broke off). */
+async function checkTables(reader: SiardReader, report: CheckReport, options: CheckPackageOptions): Promise<Set<string>> {
+  const withFiles = new Set<string>();
   const specs = keySpecs(reader.archive);
   const index = new KeyIndex([...specs.values()].flat());
   try {
     for (const t of reader.tables()) {
       const keys = specs.get(`${t.schema.name}\u0000${t.table.name}`) ?? [];
-      const rows = await checkTable(reader, t, keys, index, report);
+      const pass = await checkTable(reader, t, keys, index, report);
+      if (pass === undefined || pass.hasFiles) withFiles.add(t.xmlEntry);
+      const rows = pass?.rows;
       const table = `${t.schema.name}.${t.table.name}`;
       if (rows !== undefined && rows !== t.table.rows) {
         report.fail('P_4.3-10', `${table} has ${rows} rows in ${t.xmlEntry}, but metadata.xml says <rows>${t.table.rows}</rows>.`, {
@@ -133,6 +137,7 @@ async function checkTables(reader: SiardReader, report: CheckReport, options: Ch
     }
     for (const v of index.violations())
       report.fail('T_6.0-1', v.message, { table: v.key.table, ...(v.row !== undefined ? { row: v.row } : {}) });
+    return withFiles;
   } finally {
     index.close();
   }
@@ -185,8 +190,8 @@ export async function checkOpenedSiard(reader: SiardReader, report: CheckReport,
   checkStructure(reader, isSegmentedReader(reader), report);
   checkSegments(reader, report);
   await checkMetadata(reader, report);
-  await checkTables(reader, report, options);
-  await checkLobs(reader, report, options);
+  const withFiles = await checkTables(reader, report, options);
+  await checkLobs(reader, report, { ...options, tables: withFiles });
   // A zipped LOB folder is addressed by a URI into a ZIP file: G_3.4-3 goes with L_7.1-1.
   if (report.isApplicable('L_7.1-1')) report.applies('G_3.4-3');
   if (options.packageDir) checkPackageFolder(reader, options.packageDir, report);

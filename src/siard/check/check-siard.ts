@@ -18,10 +18,10 @@ import { officialMetadataXsd } from '../writer.js';
 import { CheckReport, type CheckResult } from './report.js';
 
 /** Deflate cannot pass about 1:1032; an entry claiming more is not honest deflate. */
-export const CHECK_LIMITS: ZipReadLimits = { maxCompressionRatio: 1100 };
+const CHECK_LIMITS: ZipReadLimits = { maxCompressionRatio: 1100 };
 
 /** The archive a path names: itself, or the one .siard (or segmented set) in a folder. */
-export function archiveOf(target: string): string {
+function archiveOf(target: string): string {
   let st;
   try {
     st = statSync(target);

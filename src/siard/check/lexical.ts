@@ -62,7 +62,7 @@ const TIMESTAMP = new RegExp(`^(-?\\d{4,})-(\\d{2})-(\\d{2})T(\\d{2}):(\\d{2}):(
 const DURATION = /^-?P(?=\d|T\d)(\d+Y)?(\d+M)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?$/;
 
 /** characters after SIARD's `\u00xx` escapes (each one character), in code points */
-export function siardTextLength(v: string): number {
+function siardTextLength(v: string): number {
   let n = 0;
   for (const _ of v.replace(/\\u00[0-9a-fA-F]{2}/g, '.')) n++;
   return n;

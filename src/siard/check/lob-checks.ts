@@ -20,6 +20,8 @@ export interface LobCheckOptions {
   access?: LobAccess;
   /** how LOB folders are listed for unreferenced files (default: the package folder on disk) */
   lister?: PackageLister;
+  /** the tables (by XML entry) whose LOB cells are read; default every table */
+  tables?: Set<string>;
 }
 
 interface LobCheckState {
@@ -134,6 +136,7 @@ export async function checkLobs(reader: SiardReader, report: CheckReport, option
   const state: LobCheckState = { referenced: [], layouts: new Set(), segments: new Set() };
   try {
     for (const t of reader.tables()) {
+      if (options.tables && !options.tables.has(t.xmlEntry)) continue;
       // A column of any type may hold a LOB cell (a UDT field, a producer's long VARCHAR): every table is read.
       try {
         for await (const cell of reader.lobCells(t)) await checkCell(reader, access, t, cell, state, report);

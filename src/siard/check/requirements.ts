@@ -5,8 +5,8 @@
  * final text's id is the one reported (docs/check.md lists the mapping). `notChecked` says why no
  * program can decide an id; every other id is decided by the checker.
  */
-export const FINAL = 'SIARD 2.2 final (2021-08-31)';
-export const SEED = 'SIARD 2.2.0.10 RFC, ch. 7-8 (E-ARK LOB recommendation v0.28)';
+const FINAL = 'SIARD 2.2 final (2021-08-31)';
+const SEED = 'SIARD 2.2.0.10 RFC, ch. 7-8 (E-ARK LOB recommendation v0.28)';
 
 export interface Requirement {
   id: string;
@@ -127,8 +127,6 @@ export const REQUIREMENTS: readonly Requirement[] = [
   r('S_8.5-0', 'M', 'a SIARD file segmented by tables: [db].siard.1 ... .z, each a SIARD ZIP', undefined, SEED),
   r('S_8.6-0', 'M', 'a table split across segments: tableN.xml.1 ... .z in order', undefined, SEED),
 ];
-
-export type RequirementId = (typeof REQUIREMENTS)[number]['id'];
 
 const BY_ID = new Map(REQUIREMENTS.map((q) => [q.id, q]));
 

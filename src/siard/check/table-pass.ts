@@ -38,6 +38,8 @@ const LOB_FAMILIES = new Set(['clob', 'blob', 'xml', 'datalink']);
 
 class TableParser {
   rows = 0;
+  /** an element with a file attribute was seen (or the read stopped early): the table's LOB cells need their files checked */
+  hasFiles = false;
   private depth = 0;
   private cell = -1;
   private lastCell = 0;
@@ -76,10 +78,12 @@ class TableParser {
   stop(id: string, message: string): void {
     this.fail(id, message);
     this.stopped = true;
+    this.hasFiles = true;
   }
 
   open(tag: Tag): void {
     this.depth++;
+    if (tag.attributes.file !== undefined) this.hasFiles = true;
     const name = tag.local;
     if (this.depth > MAX_DEPTH)
       return this.stop(
@@ -178,8 +182,8 @@ class TableParser {
   }
 }
 
-/** Reads the table once; resolves with the number of rows read. */
-export async function tablePass(input: TablePassInput): Promise<number> {
+/** Reads the table once; resolves with the number of rows read and whether any cell names a file. */
+export async function tablePass(input: TablePassInput): Promise<{ rows: number; hasFiles: boolean }> {
   const parser = new TableParser(input);
   const sax = new SaxesParser({ xmlns: false, position: false });
   sax.on('opentag', (tag) => parser.open(withLocal(tag)));
@@ -210,5 +214,5 @@ export async function tablePass(input: TablePassInput): Promise<number> {
     input.report.fail('T_6.0-2', `The table XML cannot be read: ${broken}`, where);
     input.report.fail('G_3.1-1', `${input.table.xmlEntry} is not well-formed XML 1.0: ${broken}`, where);
   }
-  return parser.rows;
+  return { rows: parser.rows, hasFiles: parser.hasFiles || broken !== undefined };
 }
