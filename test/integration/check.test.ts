@@ -251,3 +251,25 @@ test('hostile: a ".." entry name fails P_4.2-6 and nothing is written outside te
   t.is(status(dots, 'P_4.2-6'), 'failed');
   t.false(readdirSync(path.dirname(work)).includes('evil.txt'));
 });
+
+test('check --root --id: the archive of an object version, read in place; a LOB changed in storage fails T_6.4-5', async (t) => {
+  const root = path.join(work, 'root');
+  const cli = (...args: string[]) => {
+    try {
+      return { code: 0, out: execFileSync(process.execPath, [BIN, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }) };
+    } catch (err) {
+      const e = err as { status: number; stdout: string };
+      return { code: e.status, out: e.stdout };
+    }
+  };
+  t.is(cli('init', '--root', root).code, 0);
+  t.is(cli('ingest', `sqlite:${path.join(work, 't.db')}`, '--root', root, '--id', 'urn:check:t', '--inline-max', '10').code, 0);
+  const good = cli('check', '--root', root, '--id', 'urn:check:t', '--json');
+  t.is(good.code, 0, good.out);
+  t.true((JSON.parse(good.out) as CheckResult).ok);
+  const lob = execFileSync('find', [root, '-name', 'record0.bin'], { encoding: 'utf8' }).trim();
+  writeFileSync(lob, Buffer.alloc(100, 9));
+  const bad = cli('check', '--root', root, '--id', 'urn:check:t', '--json');
+  t.is(bad.code, 1);
+  t.is(status(JSON.parse(bad.out) as CheckResult, 'T_6.4-5'), 'failed');
+});
