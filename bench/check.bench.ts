@@ -14,7 +14,7 @@
  *
  *   node bench/run.js check              (after npm run build)
  */
-import Database from 'better-sqlite3';
+import Database from '../src/sources/sqlite/driver.js';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';

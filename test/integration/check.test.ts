@@ -5,7 +5,7 @@
  * package, zipped the same way, passes every id.
  */
 import test from 'ava';
-import Database from 'better-sqlite3';
+import Database from '../../src/sources/sqlite/driver.js';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';

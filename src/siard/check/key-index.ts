@@ -1,11 +1,13 @@
 /**
  * Primary keys, candidate keys and foreign keys over tables of any size (T_6.0-1), in memory
  * bounded whatever the row count: the key values of every row go into a temporary SQLite database
- * on disk (better-sqlite3, a small page cache), then uniqueness and references are SQL queries over
- * indexes. NULLs in primary keys are found while reading (the caller's job); a candidate key
+ * on disk (better-sqlite3 through the driver module that picks the build for the running Node,
+ * a small page cache), then uniqueness and references are SQL queries over indexes.
+ * NULLs in primary keys are found while reading (the caller's job); a candidate key
  * ignores rows with a NULL in it, and a foreign key with a NULL in it is satisfied (MATCH SIMPLE).
  */
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import Database from '../../sources/sqlite/driver.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,8 +36,8 @@ const MAX_LISTED = 100;
 
 export class KeyIndex {
   private readonly dir: string;
-  private readonly db: Database.Database;
-  private readonly inserts = new Map<number, Database.Statement>();
+  private readonly db: BetterSqlite3.Database;
+  private readonly inserts = new Map<number, BetterSqlite3.Statement>();
   private pending = 0;
 
   constructor(readonly specs: KeySpec[]) {

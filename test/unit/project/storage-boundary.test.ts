@@ -25,7 +25,6 @@ const LOCAL_BY_NATURE: Record<string, string> = {
   'archive/checkout.ts': 'joins split LOBs inside the local checkout folder',
   'archive/ingest.ts': 'reads the local SIARD package a user ingests',
   'archive/open-archive.ts': 'opens a local .siard or package folder (restore, tables, rows); objects go through storage',
-  'archive/xsd-check.ts': 'writes the schema to a local temporary file for the XSD checker',
   'archive/join-segments.ts': 'joins the segments of a segmented .siard inside the local checkout folder',
   'siard/segments/segment-set-reader.ts': 'finds the segments beside a local .siard.1 (sets in objects come through storage)',
   'siard/segments/spill.ts': 'holds compressed table data in a local scratch file until its entry name is known',
@@ -48,6 +47,10 @@ const LOCAL_BY_NATURE: Record<string, string> = {
   'sources/siard/provenance.ts': 'hashes the local .siard being exported from',
   'sources/sqlite/loader.ts': 'SQLite database files are local files',
   'sources/sqlite/sqlite-source.ts': 'SQLite database files are local files',
+  'siard/check/key-index.ts': "check's key index: a temporary SQLite file in the local temporary folder",
+  'siard/check/check-siard.ts': 'check of a local package: the .siard a user names, or the one in a folder',
+  'cli/check.ts': 'writes the --html report to the local file a user names',
+  'siard/check/check-package.ts': 'the files beside a local .siard (mapping.txt, _partNNN splits, other SIARD files)',
 };
 
 /** Modules that must run on every backend: never on the list above. */
