@@ -51,7 +51,10 @@ function fixturesByCode(): Map<string, string[]> {
   return out;
 }
 
-/** The validator's test files: test/integration/validate*.test.ts, test/faults/validate*.test.ts (the kill cases) and the unit tests of src/ocfl/validate/. */
+/**
+ * The validator's test files: test/integration/validate*.test.ts, test/faults/validate*.test.ts (the kill
+ * cases) and the unit tests of src/ocfl/validate/.
+ */
 function validatorTests(): string[] {
   const named = (folder: string) =>
     readdirSync(path.join(PROJECT, 'test', folder))

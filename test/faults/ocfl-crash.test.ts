@@ -11,7 +11,16 @@ import path from 'node:path';
 import ocflFs from '@ocfl/ocfl-fs';
 import { loadLayout0003 } from '../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
 import { initRoot } from '../../src/ocfl/root.js';
-import { emptyDirs, type Files, put, readHead, startPut, unexpectedObjectEntries, workspaceEntries, writeInput } from '../helpers/crash/harness.js';
+import {
+  emptyDirs,
+  type Files,
+  put,
+  readHead,
+  startPut,
+  unexpectedObjectEntries,
+  workspaceEntries,
+  writeInput,
+} from '../helpers/crash/harness.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const ID = 'crash:object/1';
