@@ -25,7 +25,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from '../src/sources/sqlite/driver.js';
+import { buildLobDb } from './lobs-db.js';
 
 const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BASE = process.env.BENCH_BASE_DIR ?? '/work/base-c182370';
@@ -68,25 +68,6 @@ function makeFolder(dir: string, n: number): void {
     body.writeUInt32BE(i, 0);
     writeFileSync(path.join(sub, `record${i}.bin`), body);
   }
-}
-
-function makeDatabase(file: string, n: number): void {
-  const db = new Database(file);
-  db.pragma('journal_mode = OFF');
-  db.pragma('synchronous = OFF');
-  db.exec('CREATE TABLE documents (id INTEGER PRIMARY KEY, name TEXT NOT NULL, body BLOB NOT NULL)');
-  const insert = db.prepare('INSERT INTO documents VALUES (?, ?, ?)');
-  const pool = randomBytes(1 << 22);
-  db.transaction(() => {
-    for (let i = 1; i <= n; i++) {
-      const size = 2048 + ((i * 7919) % 2048);
-      const start = (i * 104729) % (pool.length - size);
-      const body = Buffer.from(pool.subarray(start, start + size));
-      body.writeUInt32BE(i, 0);
-      insert.run(i, `document ${i}`, body);
-    }
-  })();
-  db.close();
 }
 
 interface Row {
@@ -133,7 +114,7 @@ function runSize(n: number): Row[] {
     const folder = path.join(work, 'folder');
     const db = path.join(work, 'lobs.db');
     makeFolder(folder, n);
-    makeDatabase(db, n);
+    buildLobDb(db, n);
     const sides = { base: path.join(BASE, 'bin', 'siard-ocfl'), head: path.join(PROJECT, 'bin', 'siard-ocfl') } as const;
     const roots = { base: path.join(work, 'root-base'), head: path.join(work, 'root-head') };
     for (const side of ['base', 'head'] as const) {
