@@ -1,8 +1,8 @@
 /** `siard-ocfl show`: the files of one version of an object. */
 import type { Command } from 'commander';
-import { forEachConcurrent } from '../ocfl/concurrent.js';
 import { JsonPieces } from '../ocfl/inventory/large-json.js';
 import { openRoot } from '../ocfl/root.js';
+import { statEach } from '../ocfl/storage/storage.js';
 import { naturalSort } from './natural-order.js';
 
 /** Files stat'ed and printed per step: a million-file version is never held as a million records. */
@@ -29,8 +29,13 @@ export function register(program: Command): void {
     .action(async (options: { root: string; id: string; version?: string; json?: boolean }) => {
       const reader = await (await openRoot(options.root)).openObject(options.id);
       const version = options.version ?? reader.head;
-      const state = reader.state(version);
-      const paths = naturalSort([...state.keys()], (p) => p);
+      // The version's files by position, sorted here in natural order: no code-unit sort, no lookup table.
+      const listing = reader.listing(version);
+      const names = Array.from({ length: listing.size }, (_, i) => listing.logicalPath(i));
+      const order = shownOnce(
+        naturalSort(Array.from(names.keys()), (i) => names[i]!),
+        names,
+      );
       // Written as it goes, in pieces of a few MB (stdout to a file or pipe blocks, so nothing piles up).
       const out = new JsonPieces((piece) => process.stdout.write(piece));
       if (options.json) {
@@ -38,26 +43,36 @@ export function register(program: Command): void {
           `{\n  "id": ${JSON.stringify(reader.id)},\n  "version": ${JSON.stringify(version)},\n  ` +
             `"digestAlgorithm": ${JSON.stringify(reader.digestAlgorithm)},\n  "files": `,
         );
-        out.put(paths.length === 0 ? '[]' : '[\n');
+        out.put(order.length === 0 ? '[]' : '[\n');
       }
-      for (let i = 0; i < paths.length; i += CHUNK) {
-        const files: ShownFile[] = paths.slice(i, i + CHUNK).map((logicalPath) => {
-          const digest = state.get(logicalPath)!;
-          return { logicalPath, digest, contentPath: reader.contentPathOfDigest(digest), size: 0 };
-        });
-        // Sizes are not in the inventory: asked of the storage, many at once (one round trip each).
-        await forEachConcurrent(files, 32, async (f) => {
-          f.size = (await reader.storage.stat(reader.storagePath(f.contentPath)))?.size ?? -1;
-        });
+      for (let i = 0; i < order.length; i += CHUNK) {
+        const files: ShownFile[] = order
+          .slice(i, i + CHUNK)
+          .map((k) => ({ logicalPath: names[k]!, contentPath: listing.contentPath(k), digest: listing.digest(k), size: 0 }));
+        // Sizes are not in the inventory: asked of the storage (statEach: the backend's cheapest way for many).
+        const stats = await statEach(
+          reader.storage,
+          files.map((f) => reader.storagePath(f.contentPath)),
+        );
         files.forEach((f, k) => {
+          f.size = stats[k]?.size ?? -1;
           if (options.json) {
             out.put('    ');
             out.value(f, '    ');
-            out.put(i + k < paths.length - 1 ? ',\n' : '\n  ]');
+            out.put(i + k < order.length - 1 ? ',\n' : '\n  ]');
           } else out.put(`${f.logicalPath}\t${f.contentPath}\t${f.digest}\t${f.size < 0 ? 'missing' : f.size}\n`);
         });
       }
       if (options.json) out.put('\n}\n');
       out.done();
     });
+}
+
+/**
+ * Positions in the shown order with a path listed twice in the state kept once, at its later
+ * listing (as the version's state reads it): the sort is stable, so equal paths sit together in
+ * listing order.
+ */
+function shownOnce(order: number[], names: string[]): number[] {
+  return order.filter((k, j) => j + 1 === order.length || names[order[j + 1]!] !== names[k]);
 }

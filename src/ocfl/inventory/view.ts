@@ -129,6 +129,18 @@ class StateView implements ReadonlyMap<string, string> {
   }
 }
 
+/**
+ * A version's files by position, in the inventory's order (a path listed twice is there twice, the
+ * later listing the one `state` keeps): its logical path, its digest, and the content path its
+ * bytes are read from (the manifest's first path for the digest).
+ */
+export interface VersionListing {
+  readonly size: number;
+  logicalPath(i: number): string;
+  digest(i: number): string;
+  contentPath(i: number): string;
+}
+
 /** A version: its metadata, and its state's paths with the manifest entry of each. */
 interface VersionPlace {
   summary: InventoryVersionSummary;
@@ -227,6 +239,11 @@ export class DigestBlock {
     let sorted = true;
     for (let k = 1; k < order.length && sorted; k++) sorted = cmp(k - 1, k) < 0;
     return sorted ? order : order.sort(cmp);
+  }
+
+  /** The first path of entry k as listed (a manifest entry's: where its bytes are read). */
+  firstPathOf(k: number): string {
+    return this.pathAt(this.firstPath[k]!);
   }
 
   pathsOf(k: number): string[] {
@@ -472,6 +489,25 @@ export class InventoryView {
       this.states.set(version, state);
     }
     return state;
+  }
+
+  /**
+   * A version's files as the inventory lists them, unsorted and unindexed: no string is made before
+   * it is asked for, so a reader that sorts in its own order (show) or reads one path after another
+   * pays for neither the code-unit sort nor the lookup table of `state`.
+   */
+  listing(version = this.head): VersionListing {
+    const place = this.versionPlaces.get(version);
+    if (!place)
+      throw new SiardOcflError(`Object "${this.id}" has no version ${version} (head is ${this.head}).`, { code: 'NO_SUCH_VERSION' });
+    const { paths, entryOf } = place;
+    const manifest = this.manifest;
+    return {
+      size: entryOf.length,
+      logicalPath: (i) => paths.bytes.toString('utf8', paths.start[i], paths.end[i]),
+      digest: (i) => manifest.digestOf(entryOf[i]!),
+      contentPath: (i) => manifest.firstPathOf(entryOf[i]!),
+    };
   }
 
   /**

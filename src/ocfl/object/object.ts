@@ -18,7 +18,7 @@ import {
   versionNames,
 } from '../inventory/inventory.js';
 import { digestSync, isDigestAlgorithm } from '../digest.js';
-import { InventoryView } from '../inventory/view.js';
+import { InventoryView, type VersionListing } from '../inventory/view.js';
 import { InventoryWindows } from '../inventory/windows.js';
 import { readHashedWindows } from '../inventory/hashed-windows.js';
 import { HeaderWindows } from '../inventory/header-windows.js';
@@ -362,6 +362,22 @@ export class OcflObjectReader {
       this.states.set(version, state);
     }
     return state;
+  }
+
+  /**
+   * A version's files by position, in the inventory's order, with the content path of each: for
+   * a reader that goes through them all in an order of its own (show), without `state`'s sort and
+   * lookup table.
+   */
+  listing(version = this.head): VersionListing {
+    if (this.view) return this.view.listing(version);
+    const entries = [...this.state(version)];
+    return {
+      size: entries.length,
+      logicalPath: (i) => entries[i]![0],
+      digest: (i) => entries[i]![1],
+      contentPath: (i) => this.contentPathOfDigest(entries[i]![1]),
+    };
   }
 
   /** Digest of a logical path in a version. */

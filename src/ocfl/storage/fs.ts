@@ -1,5 +1,5 @@
 /** The local filesystem backend of Storage. */
-import { createReadStream, lstatSync, promises as fsp, readdirSync, realpathSync, type Dirent } from 'node:fs';
+import { createReadStream, lstatSync, promises as fsp, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { openFileStream, readSmallFile } from '../../read-small-file.js';
 import type { Readable } from 'node:stream';
@@ -57,6 +57,25 @@ export class FileSystemStorage implements Storage {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
+    }
+  }
+
+  /**
+   * One synchronous lstat after another: at 200,000 content files (bench/against-c182370) they
+   * cost 0.7 s of CPU against 3.7 s for asynchronous ones 32 at once through libuv's pool, and
+   * from a cold page cache they were faster too (3.3 s against 5.1 s wall).
+   */
+  statMany(rels: readonly string[]): Promise<Array<StorageStat | undefined>> {
+    try {
+      return Promise.resolve(
+        rels.map((rel) => {
+          const abs = this.resolve(rel);
+          const s = abs === this.location ? statSync(abs, { throwIfNoEntry: false }) : lstatSync(abs, { throwIfNoEntry: false });
+          return s && { isFile: s.isFile(), isDirectory: s.isDirectory(), size: s.size };
+        }),
+      );
+    } catch (err) {
+      return Promise.reject(err);
     }
   }
 

@@ -16,6 +16,7 @@
  * empty, and making one is a no-op.
  */
 import type { Readable } from 'node:stream';
+import { forEachConcurrent } from '../concurrent.js';
 
 export interface StorageStat {
   isFile: boolean;
@@ -53,6 +54,11 @@ export interface ReadStorage {
   readonly location: string;
   /** Undefined when nothing is there. Never follows a link at the last component. */
   stat(path: string): Promise<StorageStat | undefined>;
+  /**
+   * stat of many paths in one call, in their order, where a backend has a cheaper way than one
+   * stat after another (statEach uses it when there).
+   */
+  statMany?(paths: readonly string[]): Promise<Array<StorageStat | undefined>>;
   /** Entries of a folder (unsorted); rejects with code ENOENT when there is none. */
   list(path: string): Promise<StorageEntry[]>;
   /** Every file below a folder with its size, in one call (an object store lists a prefix at once). */
@@ -158,5 +164,18 @@ export function describePath(storage: ReadStorage, path: string): string {
 export function joinPath(...parts: string[]): string {
   let out = '';
   for (const p of parts) if (p !== '' && p !== '.') out = out === '' ? p : `${out}/${p}`;
+  return out;
+}
+
+/** Requests in flight for backends without statMany (an object store: one round trip each). */
+const STATS_AT_ONCE = 32;
+
+/** The stat of each path, in their order: the backend's statMany, else many stats at once. */
+export async function statEach(storage: ReadStorage, paths: readonly string[]): Promise<Array<StorageStat | undefined>> {
+  if (storage.statMany) return storage.statMany(paths);
+  const out = new Array<StorageStat | undefined>(paths.length);
+  await forEachConcurrent(paths, STATS_AT_ONCE, async (p, i) => {
+    out[i] = await storage.stat(p);
+  });
   return out;
 }

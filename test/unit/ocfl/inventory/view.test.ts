@@ -10,7 +10,7 @@
 import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { isDigestAlgorithm } from '../../../../src/ocfl/digest.js';
-import { InventoryView } from '../../../../src/ocfl/inventory/view.js';
+import { InventoryView, type VersionListing } from '../../../../src/ocfl/inventory/view.js';
 import { InventoryWindows } from '../../../../src/ocfl/inventory/windows.js';
 import { HeaderWindows } from '../../../../src/ocfl/inventory/header-windows.js';
 import {
@@ -100,12 +100,24 @@ function readFull(bytes: Buffer) {
     head: inv.head,
     versions: versions.map((v) => [v, inv.versions[v]!.created, inv.versions[v]!.message, inv.versions[v]!.user]),
     states: versions.map((v) => [...logicalState(inv, v)]),
+    // What show reads: each path's digest and the content path of its bytes (the manifest's first).
+    listings: versions.map((v) => [...logicalState(inv, v)].map(([p, d]) => [p, d, lookup(d.toLowerCase())![0]])),
     manifest: Object.keys(inv.manifest).map((d) => [d, lookup(d.toLowerCase())]),
     fixityAlgorithms: Object.keys(inv.fixity ?? {}),
     contentPaths,
     // Every content path (and one no block lists) in every algorithm the blocks use and this tool computes.
     contentDigests: [...contentPaths, 'v1/content/none'].map((cp) => [...byPath].map(([alg, m]) => [alg, m.get(cp)])),
   };
+}
+
+/** A version's listing read as its state reads: path, digest, content path; a later listing of a path wins; in code-unit order. */
+function listed(listing: VersionListing): string[][] {
+  const byPath = new Map<string, string[]>();
+  for (let i = 0; i < listing.size; i++) {
+    const p = listing.logicalPath(i);
+    byPath.set(p, [p, listing.digest(i), listing.contentPath(i)]);
+  }
+  return [...byPath.values()].sort((a, b) => (a[0]! < b[0]! ? -1 : a[0]! > b[0]! ? 1 : 0));
 }
 
 /** The same through the view (undefined when it declines the bytes). */
@@ -130,6 +142,7 @@ function readView(bytes: Buffer) {
     head: view.head,
     versions: view.versions().map((v) => [v.version, v.created, v.message, v.user]),
     states: versions.map((v) => [...view.state(v)]),
+    listings: versions.map((v) => listed(view.listing(v))),
     manifest: Object.keys(inv.manifest).map((d) => [d, view.manifestPaths(d.toLowerCase())]),
     fixityAlgorithms: view.fixityAlgorithms(),
     contentPaths,
