@@ -73,9 +73,11 @@ export async function makeServeFixture(work: string, root = path.join(work, 'roo
   const r = await runCli(['ingest', db, '--root', root, '--id', ID, ...limits], { env });
   if (r.code !== 0) throw new Error(`second ingest failed: ${r.stderr}`);
   if (layouts) {
+    const segmented = ['--id', SEGMENTED_ID, ...limits];
+    const segmentBytes = await smallestSegment(['ingest', db, '--root', root, ...segmented], env);
     for (const args of [
       ['--id', ZIP_ID, ...limits, '--lobseg-zip'],
-      ['--id', SEGMENTED_ID, ...limits, '--max-siard-bytes', '13450'],
+      [...segmented, '--max-siard-bytes', String(segmentBytes)],
     ]) {
       const more = await runCli(['ingest', db, '--root', root, ...args], { env });
       if (more.code !== 0) throw new Error(`ingest ${args[1]} failed: ${more.stderr}`);
@@ -85,4 +87,16 @@ export async function makeServeFixture(work: string, root = path.join(work, 'roo
     if (moved.code !== 0) throw new Error(`relocate failed: ${moved.stderr}`);
   }
   return { db, root, docs, many, sha256: (b) => createHash('sha256').update(b).digest('hex') };
+}
+
+/**
+ * The smallest --max-siard-bytes the ingest takes for this database, as its refusal of a smaller one
+ * names it (nothing is stored then): the header's size depends on the path of the database, so a
+ * fixed number breaks when the temporary folder moves. The smallest gives the most segments.
+ */
+async function smallestSegment(ingest: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const probe = await runCli([...ingest, '--max-siard-bytes', '1000'], { env });
+  const least = /use at least (\d+)/.exec(probe.stderr)?.[1];
+  if (probe.code !== 2 || !least) throw new Error(`ingest --max-siard-bytes 1000 did not name its least size: ${probe.stderr}`);
+  return Number(least);
 }

@@ -9,6 +9,17 @@ test.after.always(() => {
   for (const dir of made) rmSync(dir, { recursive: true, force: true });
 });
 
+/**
+ * A temporary folder on a disk, for tests of what only a disk does (O_DIRECT around the page
+ * cache): the run's TMPDIR is in memory (runner/test-temp.ts), SIARD_OCFL_TEST_DISK_TMPDIR names
+ * the folder it replaced.
+ */
+export function diskTempDir(prefix = 'siard-ocfl-test-'): string {
+  const dir = mkdtempSync(path.join(process.env.SIARD_OCFL_TEST_DISK_TMPDIR ?? os.tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
 export function tempDir(prefix = 'siard-ocfl-test-'): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
   made.push(dir);

@@ -16,7 +16,7 @@ import { initRoot } from '../../src/ocfl/root.js';
 import { validateStorageRoot } from '../../src/ocfl/validate/index.js';
 import { rng as prng } from '../../fixtures/northwind.js';
 import { hasProgram, testIf } from '../helpers/requires.js';
-import { tempDir } from '../helpers/tmp.js';
+import { diskTempDir as tempDir } from '../helpers/tmp.js';
 
 const KIB = 1024;
 const MIB = 1024 * KIB;

@@ -18,6 +18,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServers, type RunningServers } from './servers.js';
 import { readTimings, slowestReport } from './slowest.js';
+import { makeTestTemp } from './test-temp.js';
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -25,13 +26,15 @@ interface Tier {
   /** ava's config file; undefined: the one in package.json */
   config?: string;
   servers: boolean;
+  /** temporary files in memory (test-temp.ts); the fault suite keeps the disk */
+  ram: boolean;
 }
 
 const TIERS: Record<string, Tier> = {
-  unit: { config: 'test/unit/ava.config.mjs', servers: false },
-  all: { servers: true },
-  line: { config: 'test/line/ava.config.mjs', servers: false },
-  faults: { config: 'test/faults/ava.config.mjs', servers: false },
+  unit: { config: 'test/unit/ava.config.mjs', servers: false, ram: true },
+  all: { servers: true, ram: true },
+  line: { config: 'test/line/ava.config.mjs', servers: false, ram: true },
+  faults: { config: 'test/faults/ava.config.mjs', servers: false, ram: false },
 };
 
 async function main(): Promise<number> {
@@ -42,7 +45,13 @@ async function main(): Promise<number> {
     return 2;
   }
   const began = performance.now();
-  const work = mkdtempSync(path.join(os.tmpdir(), 'siard-ocfl-run-'));
+  const diskTmp = os.tmpdir();
+  const temp = tier.ram ? makeTestTemp(diskTmp) : { dir: diskTmp, where: `${diskTmp} (the disk)` };
+  // Everything below (servers, ava, the tests and their children) takes its temporary folders here.
+  process.env.TMPDIR = temp.dir;
+  process.env.SIARD_OCFL_TEST_DISK_TMPDIR = diskTmp;
+  console.log(`Temporary files: ${temp.where}.`);
+  const work = mkdtempSync(path.join(temp.dir, 'siard-ocfl-run-'));
   const timings = path.join(work, 'timings');
   const serverFolder = path.join(work, 'servers');
   mkdirSync(timings);
@@ -53,7 +62,10 @@ async function main(): Promise<number> {
     servers = startServers(serverFolder, PROJECT_ROOT);
     env.SIARD_OCFL_TEST_SERVERS = serverFolder;
   }
-  const onExit = () => servers?.stopSync();
+  const onExit = () => {
+    servers?.stopSync();
+    if (temp.dir !== diskTmp) rmSync(temp.dir, { recursive: true, force: true });
+  };
   process.once('exit', onExit);
 
   // ava's command, the file its package.json names as bin (its exports give no path to it).
