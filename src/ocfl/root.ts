@@ -17,6 +17,7 @@ import {
   loadInventoryVersions,
   loadStagingBase,
   OcflObjectReader,
+  type ReaderOptions,
 } from './object/object.js';
 import { FullBase, type StagingBase } from './commit/staging-base.js';
 import type { InventoryVersionSummary } from './inventory/inventory.js';
@@ -288,7 +289,7 @@ export class OcflStorageRoot {
   }
 
   /** Opens an object for reading; a clear error when it does not exist. */
-  async openObject(id: string, options: { whole?: boolean } = {}): Promise<OcflObjectReader> {
+  async openObject(id: string, options: ReaderOptions = {}): Promise<OcflObjectReader> {
     const p = await this.findObject(id);
     if (p === undefined) throw new SiardOcflError(`Storage root ${this.location} holds no object "${id}".`, { code: 'NO_OBJECT' });
     const reader = await OcflObjectReader.open(this.storage, p, options);
@@ -326,7 +327,7 @@ export class OcflStorageRoot {
   }
 
   /** Opens the object at a path relative to the root (as scanObjects yields it). */
-  openObjectAt(objectPath: string, options: { whole?: boolean } = {}): Promise<OcflObjectReader> {
+  openObjectAt(objectPath: string, options: ReaderOptions = {}): Promise<OcflObjectReader> {
     return OcflObjectReader.open(this.storage, objectPath, options);
   }
 

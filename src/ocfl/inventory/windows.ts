@@ -159,7 +159,7 @@ interface Frame {
 }
 
 /** Where a large block being scanned goes once read. */
-type BlockRole = { kind: 'manifest' } | { kind: 'state'; version: Frame } | { kind: 'fixity'; name: string; kept: boolean };
+type BlockRole = { kind: 'manifest' } | { kind: 'state'; version: Frame } | { kind: 'fixity'; name: string; known: boolean; kept: boolean };
 
 export class InventoryWindows {
   private readonly utf8 = new Utf8Windows();
@@ -173,6 +173,14 @@ export class InventoryWindows {
 
   /** The inventory's digestAlgorithm once read (when a string): what its bytes are hashed with. */
   digestAlgorithm: string | undefined;
+
+  /**
+   * `fixity: false`: the fixity blocks are checked as ever (hex keys of their algorithm's length)
+   * but not kept, as those of an algorithm this tool does not compute: a reader that never asks
+   * for fixity (the reading room) holds about a third less of a LOB object's inventory. A digest
+   * listed twice in such a block goes unnoticed (the validator reports it).
+   */
+  constructor(private readonly options: { fixity?: boolean } = {}) {}
 
   /** Takes the next window; false once the bytes are known not to be of the plain shape (read no further). */
   write(chunk: Buffer): boolean {
@@ -304,14 +312,15 @@ export class InventoryWindows {
     }
     if ((frame.kind === 'top' && key === 'manifest') || (frame.kind === 'version' && key === 'state') || frame.kind === 'fixity') {
       if (c !== OPEN_OBJECT || key === '__proto__') return NOT_PLAIN;
-      const kept = frame.kind !== 'fixity' || Object.hasOwn(DIGEST_HEX_LENGTH, key);
+      const known = frame.kind !== 'fixity' || Object.hasOwn(DIGEST_HEX_LENGTH, key);
+      const kept = known && (frame.kind !== 'fixity' || this.options.fixity !== false);
       const role: BlockRole =
         frame.kind === 'fixity'
-          ? { kind: 'fixity', name: key, kept }
+          ? { kind: 'fixity', name: key, known, kept }
           : frame.kind === 'top'
             ? { kind: 'manifest' }
             : { kind: 'state', version: frame };
-      this.block = { scan: new PathBlockWindows(kept, kept), role };
+      this.block = { scan: new PathBlockWindows(known, kept), role };
       return at + 1;
     }
     this.gathering = new GatheredValue(c);
@@ -337,7 +346,11 @@ export class InventoryWindows {
   private blockRead(block: BlockParts, role: BlockRole): boolean {
     if (role.kind === 'manifest') this.parts.manifest = block;
     else if (role.kind === 'state') role.version.state = block;
-    else this.parts.fixity!.push([role.name, role.kept ? block : undefined]);
+    else {
+      // A block checked but not kept: its keys' length checked here, as InventoryView checks a kept one's.
+      if (role.known && !role.kept && block.keyLength >= 0 && block.keyLength !== DIGEST_HEX_LENGTH[role.name]) return false;
+      this.parts.fixity!.push([role.name, role.kept ? block : undefined]);
+    }
     return true;
   }
 

@@ -114,9 +114,13 @@ async function verifiedInventoryBytes<H extends InventoryHeader>(
  * when that way cannot answer alone (not of the plain shape, a sidecar that does not match, a read
  * error): the inventory is then read whole as before, which gives the answer or words the error.
  */
-async function windowedView(storage: ReadStorage, objectPath: string): Promise<{ view: InventoryView; digest: string } | undefined> {
+async function windowedView(
+  storage: ReadStorage,
+  objectPath: string,
+  options: { fixity?: boolean } = {},
+): Promise<{ view: InventoryView; digest: string } | undefined> {
   const where = join(objectPath, 'inventory.json');
-  const windows = new InventoryWindows();
+  const windows = new InventoryWindows(options);
   const hashed = await readHashedWindows(storage, where, windows);
   if (!hashed) return undefined;
   // Throws, as the whole read would, where the header checks refuse the inventory.
@@ -275,6 +279,12 @@ export function listedVersions(loaded: LoadedInventory | LoadedInventorySummary)
   return new Set(Array.isArray(versions) ? versions.map((v) => v.version) : Object.keys(versions));
 }
 
+/** How a reader holds the inventory (OcflObjectReader.open). */
+export interface ReaderOptions {
+  whole?: boolean;
+  fixity?: boolean;
+}
+
 export class OcflObjectReader {
   /** Built on first use and kept: an inventory of a million paths must not be re-indexed per lookup. */
   private readonly states = new Map<string, ReadonlyMap<string, string>>();
@@ -299,9 +309,11 @@ export class OcflObjectReader {
   /**
    * Reads the object's inventory: held compactly when it is of the plain shape (InventoryView),
    * else parsed in full; `whole` parses it in full always, for a caller that needs `inventory`.
+   * `fixity: false` (a reader of states and content only): a compact read checks the fixity
+   * blocks without keeping them (contentDigest then knows only the manifest's algorithm).
    */
-  static async open(storage: ReadStorage, objectPath: string, options: { whole?: boolean } = {}): Promise<OcflObjectReader> {
-    const windowed = options.whole ? undefined : await windowedView(storage, objectPath);
+  static async open(storage: ReadStorage, objectPath: string, options: ReaderOptions = {}): Promise<OcflObjectReader> {
+    const windowed = options.whole ? undefined : await windowedView(storage, objectPath, options);
     if (windowed) return new OcflObjectReader(storage, objectPath, windowed.view, windowed.digest);
     const read = (bytes: Buffer, where: string) =>
       (options.whole ? undefined : InventoryView.from(bytes, where)) ?? parseInventory(bytes, where);

@@ -295,8 +295,8 @@ function outcome(read: () => InventoryView | undefined) {
 }
 
 /** The bytes cut into windows of the given lengths (cycled), read window by window. */
-function viewInWindows(bytes: Buffer, lengths: number[]): InventoryView | undefined {
-  const windows = new InventoryWindows();
+function viewInWindows(bytes: Buffer, lengths: number[], options: { fixity?: boolean } = {}): InventoryView | undefined {
+  const windows = new InventoryWindows(options);
   for (let at = 0, w = 0; at < bytes.length; w++) {
     const end = Math.min(bytes.length, at + lengths[w % lengths.length]!);
     // A copy: the reader must not rely on a window staying as it was once handed over.
@@ -328,6 +328,50 @@ test('windowed: random inventories read in windows of any length give what the w
       );
   }
   t.true(viewed > 75, `${viewed} of 150 read in place`);
+});
+
+/** What a view read without its fixity blocks answers where the whole view answers `o`: no fixity digest of a content path. */
+function withoutFixity(o: ReturnType<typeof outcome>): ReturnType<typeof outcome> {
+  if (!('header' in o)) return o;
+  const algorithms = [o.header[2], ...o.fixityAlgorithms];
+  return { ...o, contentDigests: o.contentDigests.map((row) => row.map((d, i) => (algorithms[i] === o.header[2] ? d : undefined))) };
+}
+
+test('windowed without fixity: the same view, its fixity blocks checked but not kept', (t) => {
+  const r = rng(20261128);
+  let lightWithFixity = 0;
+  for (let round = 0; round < 150; round++) {
+    const bytes = serializeInventory(randomInventory(r));
+    const whole = withoutFixity(outcome(() => InventoryView.from(bytes, 'inventory.json')));
+    for (const plan of [[7], [1 << 20]]) {
+      const light = viewInWindows(bytes, plan, { fixity: false });
+      sameValue(
+        t,
+        outcome(() => light),
+        whole,
+        () => `windows ${plan}`,
+      );
+      if (light && light.fixityAlgorithms().length > 0) lightWithFixity++;
+      t.true(light?.fixityAlgorithms().every((alg) => light.fixityBlock(alg) === undefined) ?? true);
+    }
+  }
+  t.true(lightWithFixity > 40, `${lightWithFixity} light reads of an inventory with fixity`);
+  // A fixity block of a known algorithm with keys of another length is declined as by the whole view.
+  const d = 'a'.repeat(128);
+  const inv: Inventory = {
+    id: 'urn:x',
+    type: 'https://ocfl.io/1.1/spec/#inventory',
+    digestAlgorithm: 'sha512',
+    head: 'v1',
+    manifest: { [d]: ['v1/content/x'] },
+    versions: { v1: { created: '2026-11-24T00:00:00Z', state: { [d]: ['x'] } } },
+    fixity: { md5: { ['b'.repeat(30)]: ['v1/content/x'] } },
+  };
+  const bytes = serializeInventory(inv);
+  t.is(InventoryView.from(bytes, 'inventory.json'), undefined);
+  t.is(viewInWindows(bytes, [1 << 20], { fixity: false }), undefined);
+  inv.fixity = { md5: { ['b'.repeat(32)]: ['v1/content/x'] } };
+  t.truthy(viewInWindows(serializeInventory(inv), [1 << 20], { fixity: false }));
 });
 
 /** Damage the header checks refuse (inventoryFromJson), in JSON that stays plain: one of a few edits. */
