@@ -11,7 +11,7 @@
  * the disk (its kills and full disks are about real file systems). SIARD_OCFL_TEST_TMPDIR=<folder>
  * chooses the folder; SIARD_OCFL_TEST_TMPDIR=disk keeps the system's.
  */
-import { mkdirSync, mkdtempSync, statfsSync, symlinkSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, statfsSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -48,6 +48,9 @@ export function makeTestTemp(diskTmp: string): TestTemp {
   else if (freeBytes(SHM) >= ROOM) base = SHM;
   if (!base) return { dir: diskTmp, where: `${diskTmp} (the system's temporary folder)` };
   const dir = mkdtempSync(path.join(base, 'siard-ocfl-tmp-'));
+  // Open to every user with the sticky bit, as /tmp is: tests run servers and commands as
+  // unprivileged users (postgres's initdb, `runuser -u nobody`) in folders made here.
+  chmodSync(dir, 0o1777);
   const uid = process.geteuid?.() ?? os.userInfo().username;
   const tsxCache = path.join(diskTmp, `tsx-${uid}`);
   mkdirSync(tsxCache, { recursive: true });
