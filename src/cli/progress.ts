@@ -9,6 +9,7 @@
  */
 import { createRequire } from 'node:module';
 import type cliProgressModule from 'cli-progress';
+import { groupDigits } from './group-digits.js';
 
 export interface ProgressTotals {
   bytes?: number;
@@ -50,8 +51,6 @@ function formatDuration(seconds: number): string {
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }
 
-const grouped = new Intl.NumberFormat('en-US');
-
 interface State {
   label: string;
   unit: string;
@@ -80,8 +79,8 @@ function progressLine(s: State, now: number, width = 80, bar?: (fraction: number
           `${formatBytes(Math.round(s.bytes / elapsed))}/s`,
         ]
       : []),
-    `${grouped.format(s.count)}${s.totalCount !== undefined ? `/${grouped.format(s.totalCount)}` : ''} ${s.unit}`,
-    ...(s.bytes > 0 || s.totalBytes !== undefined ? [] : [`${grouped.format(Math.round(s.count / elapsed))} ${s.unit}/s`]),
+    `${groupDigits(s.count)}${s.totalCount !== undefined ? `/${groupDigits(s.totalCount)}` : ''} ${s.unit}`,
+    ...(s.bytes > 0 || s.totalBytes !== undefined ? [] : [`${groupDigits(Math.round(s.count / elapsed))} ${s.unit}/s`]),
     `elapsed ${formatDuration(elapsed)}${f !== undefined && f > 0 && f < 1 ? ` ETA ${formatDuration((elapsed * (1 - f)) / f)}` : ''}`,
   ].join('  ');
   const room = width - 1 - figures.length - 2;
