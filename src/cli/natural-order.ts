@@ -16,26 +16,36 @@ const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
  * way hold a million strings, not a few million run records.
  */
 function naturalKey(s: string): string {
-  // Pieces joined once: a key grown by `+=` is a tree of string pieces, ~1 KB per path held until the sort ends.
-  // Runs found by char codes, not a regular expression's matches: a million paths' matches cost more than the sort.
-  const parts: string[] = [];
+  // Char codes gathered in one reused array and made a string once: no piece of the path is
+  // sliced out (a million paths' pieces were most of the garbage of show's sort).
+  const codes = KEY_CODES;
+  codes.length = 0;
   for (let i = 0; i < s.length;) {
     const digits = isDigit(s.charCodeAt(i));
     let j = i + 1;
     while (j < s.length && isDigit(s.charCodeAt(j)) === digits) j++;
-    if (!digits) parts.push(s.slice(i, j), '\u0000');
-    else {
+    if (!digits) {
+      for (let k = i; k < j; k++) codes.push(s.charCodeAt(k));
+      codes.push(0);
+    } else {
       let first = i; // leading zeros dropped, the last digit kept
       while (first < j - 1 && s.charCodeAt(first) === 0x30) first++;
-      const value = s.slice(first, j);
       const zeros = first - i;
-      const padding = value === '0' ? zeros + 1 : 0xff - Math.min(zeros, 0xfe);
-      parts.push('0', String.fromCharCode(Math.min(value.length, 0xfffe) + 1), value, String.fromCharCode(padding));
+      const zero = j - first === 1 && s.charCodeAt(first) === 0x30;
+      codes.push(0x30, Math.min(j - first, 0xfffe) + 1);
+      for (let k = first; k < j; k++) codes.push(s.charCodeAt(k));
+      codes.push(zero ? zeros + 1 : 0xff - Math.min(zeros, 0xfe));
     }
     i = j;
   }
-  return parts.join('');
+  // In pieces: String.fromCharCode takes its codes as arguments, and a very long path would overflow the stack.
+  if (codes.length <= 4096) return String.fromCharCode.apply(null, codes);
+  let key = '';
+  for (let k = 0; k < codes.length; k += 4096) key += String.fromCharCode.apply(null, codes.slice(k, k + 4096));
+  return key;
 }
+
+const KEY_CODES: number[] = [];
 
 /** `items` sorted by the natural order of `key` (one sort key made per item, not per comparison). */
 export function naturalSort<T>(items: T[], key: (item: T) => string): T[] {

@@ -58,3 +58,13 @@ test('random paths sort as the run-by-run rule says, including padding, zero and
     expected,
   );
 });
+
+test('paths longer than one piece of the key (4,096 char codes) sort as short ones do', (t) => {
+  const long = 'd/'.repeat(3000);
+  const paths = [`${long}x10`, `${long}x9`, `${long}x010`, `${long}w`, `${'d/'.repeat(2999)}e`];
+  t.deepEqual(
+    naturalSort(paths, (p) => p),
+    [...paths].sort(referenceCompare),
+  );
+  t.deepEqual(naturalSort(paths, (p) => p).slice(1, 4), [`${long}x9`, `${long}x010`, `${long}x10`]);
+});
