@@ -17,6 +17,7 @@ export const VERBS: Record<string, () => Promise<{ register: RegisterVerb }>> = 
   validate: () => import('./validate.js'),
   audit: () => import('./audit.js'),
   relocate: () => import('./relocate.js'),
+  describe: () => import('./describe.js'),
   checkout: () => import('./checkout.js'),
   restore: () => import('./restore.js'),
   ls: () => import('./ls.js'),
@@ -42,6 +43,9 @@ export const EXAMPLES: Record<string, string> = {
   validate: 'siard-ocfl validate --root /archive/root --json',
   audit: 'siard-ocfl audit --root /archive/root --id urn:example:northwind',
   relocate: 'siard-ocfl relocate --root /archive/root --id urn:example:northwind --lob-folder file:///Archives/Northwind/',
+  describe:
+    'siard-ocfl describe --template --root /archive/root --id urn:example:northwind > d.json; ' +
+    'siard-ocfl describe --apply d.json --root /archive/root --id urn:example:northwind',
   checkout: 'siard-ocfl checkout --root /archive/root --id urn:example:northwind --version v1 ./copy',
   restore: 'siard-ocfl restore --root /archive/root --id urn:example:northwind restored.db',
   ls: 'siard-ocfl ls --root /archive/root',

@@ -1,0 +1,140 @@
+/**
+ * Issue 33, describe: the template round trip through the command line (template -> edit ->
+ * apply -> template again equal), the new version storing exactly one new content file (LOB files
+ * not stored again), the described metadata.xml valid against the official metadata.xsd with
+ * hostile text, an unknown name refused (exit 2, naming it, nothing written), audit clean, and
+ * relocate and describe composing in either order. The described copy of a bare archive on a
+ * reference sample.
+ */
+import test from 'ava';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describeCopy, describeObject, describeTemplate, type DescribeTemplate } from '../../src/archive/describe/describe.js';
+import { relocate } from '../../src/archive/relocate.js';
+import { loadLibxml2, validateDocument } from '../../src/siard/check/xsd-validator.js';
+import { officialMetadataXsd } from '../../src/siard/writer.js';
+import { auditCli, ingestNorthwind, readInventory, type Ingested } from '../helpers/archive-support.js';
+import { runCli } from '../helpers/cli.js';
+import { sha256OfRange, unzipEntry, zipEntryOffset } from '../helpers/export-support.js';
+import { reference, sharedTest } from '../helpers/shared.js';
+import { tempDir } from '../helpers/tmp.js';
+
+/** Markup, entities, a CDATA end, controls, CR, runs of spaces, back-slashes, astral characters, 100 KB. */
+const HOSTILE =
+  '<b>&amp; "q" \'a\' ]]> </description>\n\r\t\u0001\u007f\u0085 two  spaces \\u0041 \\ 😀 日本語 עברית' + 'Ω'.repeat(100_000);
+
+let base: Ingested;
+let original: DescribeTemplate;
+let edited: DescribeTemplate;
+const names: { schema: string; table: string; column: string } = { schema: '', table: '', column: '' };
+
+test.before(async () => {
+  base = await ingestNorthwind('urn:example:described');
+  const cli = await runCli(['describe', '--template', '--root', base.root, '--id', base.id]);
+  if (cli.code !== 0) throw new Error(cli.stderr);
+  original = JSON.parse(cli.stdout) as DescribeTemplate;
+  edited = structuredClone(original);
+  names.schema = Object.keys(edited.schemas!)[0]!;
+  const schema = edited.schemas![names.schema]!;
+  const tables = schema['tables'] as Record<string, Record<string, unknown>>;
+  names.table = Object.keys(tables)[0]!;
+  names.column = Object.keys(tables[names.table]!['columns'] as object)[0]!;
+  edited.database!.description = HOSTILE;
+  edited.database!.archiver = 'A. Archivist';
+  edited.database!.dataOwner = 'Ünïcødé Owner & Co <owner@example.org>';
+  schema.description = 'The sample schema\nover two lines';
+  tables[names.table]!['description'] = 'Table: ' + HOSTILE.slice(0, 200);
+  (tables[names.table]!['columns'] as Record<string, { description: string | null }>)[names.column]!.description = 'Column <id> & "key"';
+  const file = path.join(base.dir, 'described.json');
+  writeFileSync(file, JSON.stringify(edited));
+  const applied = await runCli(['describe', '--apply', file, '--root', base.root, '--id', base.id, '--json']);
+  if (applied.code !== 0) throw new Error(applied.stderr);
+});
+
+function siardOf(version: string): string {
+  const inv = readInventory(base.objectDir);
+  for (const [digest, paths] of Object.entries(inv.versions[version]!.state))
+    if (paths.some((p) => p.endsWith('.siard'))) return path.join(base.objectDir, inv.manifest[digest]![0]!);
+  throw new Error(`no .siard in ${version}`);
+}
+
+test('template -> edit -> apply -> template again: equal', async (t) => {
+  const cli = await runCli(['describe', '--template', '--root', base.root, '--id', base.id, '--version', 'v2']);
+  t.is(cli.code, 0, cli.stderr);
+  t.deepEqual(JSON.parse(cli.stdout), edited);
+  t.notDeepEqual(original, edited);
+  t.deepEqual(await describeTemplate({ root: base.root, id: base.id, version: 'v1' }), original, 'v1 unchanged');
+});
+
+test('the version stores exactly one new content file, the .siard, and its message says what was described', (t) => {
+  const inv = readInventory(base.objectDir);
+  t.is(inv.head, 'v2');
+  const newFiles = Object.values(inv.manifest)
+    .flat()
+    .filter((p) => p.startsWith('v2/'));
+  t.is(newFiles.length, 1, newFiles.join(', '));
+  t.regex(newFiles[0]!, /\.siard$/);
+  const v1 = inv.versions['v1']!.state;
+  const v2 = inv.versions['v2']!.state;
+  t.is(Object.values(v2).flat().length, Object.values(v1).flat().length, 'the same logical files');
+  t.regex(inv.versions['v2']!.message!, /siard-ocfl describe: \d+ texts \(database/);
+  // Everything before header/ (the messageDigest range) is the same bytes.
+  const end = zipEntryOffset(siardOf('v1'), 'header/metadata.xml');
+  t.is(zipEntryOffset(siardOf('v2'), 'header/metadata.xml'), end);
+  t.is(sha256OfRange(siardOf('v2'), end), sha256OfRange(siardOf('v1'), end));
+});
+
+test('the described metadata.xml is valid against the official metadata.xsd and holds the hostile text as given', async (t) => {
+  await loadLibxml2();
+  const xml = unzipEntry(siardOf('v2'), 'header/metadata.xml');
+  t.deepEqual(validateDocument(xml, officialMetadataXsd()), []);
+  const read = await describeTemplate({ root: base.root, id: base.id });
+  t.is(read.database!.description, HOSTILE);
+});
+
+test('an unknown name is refused with exit 2 naming it, and nothing is written', async (t) => {
+  const file = path.join(base.dir, 'unknown.json');
+  writeFileSync(
+    file,
+    JSON.stringify({ database: { description: 'x' }, schemas: { [names.schema]: { tables: { NoSuchTable: { description: 'x' } } } } }),
+  );
+  const before = readInventory(base.objectDir).head;
+  const cli = await runCli(['describe', '--apply', file, '--root', base.root, '--id', base.id]);
+  t.is(cli.code, 2, cli.stderr);
+  t.regex(cli.stderr, /NoSuchTable/);
+  await t.throwsAsync(describeObject(base.root, base.id, { users: { nobody: { description: 'x' } } }), { message: /nobody/ });
+  await t.throwsAsync(describeObject(base.root, base.id, { schemas: { [names.schema]: { tabels: {} } } }), { message: /tabels/ });
+  t.is(readInventory(base.objectDir).head, before);
+});
+
+test('relocate and describe compose in either order; audit is clean on the described object', async (t) => {
+  await relocate(base.root, base.id, { lobFolder: 'file:///Archives/Described/' });
+  t.deepEqual(await describeTemplate({ root: base.root, id: base.id }), edited, 'relocate keeps the descriptions');
+  const again = await describeObject(base.root, base.id, { schemas: { [names.schema]: { description: 'after relocate' } } });
+  t.truthy(again.version);
+  const xml = unzipEntry(siardOf(again.version!), 'header/metadata.xml').toString('utf8');
+  t.regex(xml, /<lobFolder>file:\/\/\/Archives\/Described\/<\/lobFolder>/, 'describe keeps the lobFolder');
+  t.is((await describeTemplate({ root: base.root, id: base.id })).schemas![names.schema]!.description, 'after relocate');
+  const unchanged = await describeObject(base.root, base.id, { schemas: { [names.schema]: { description: 'after relocate' } } });
+  t.is(unchanged.version, undefined, 'a template that changes nothing writes no version');
+  const { cli, report } = await auditCli(base.root, '--id', base.id);
+  t.is(cli.code, 0, cli.stdout + cli.stderr);
+  t.is(report.objects[0]!.siards[0]!.messageDigest, 'verified');
+});
+
+sharedTest('a described copy of a bare archive: content bytes unchanged, texts as given, the original untouched', async (t) => {
+  const sample = reference('siard-samples', 'siardapi', 'sfdbsakila.siard');
+  const out = tempDir('siard-ocfl-describe-copy-');
+  const before = await describeTemplate({ siard: sample });
+  const result = await describeCopy(sample, out, { database: { description: 'Sakila, described' } });
+  const copy = path.join(out, 'sfdbsakila.siard');
+  t.is(result.file, copy);
+  const after = await describeTemplate({ siard: copy });
+  t.deepEqual(after, { ...before, database: { ...before.database, description: 'Sakila, described' } });
+  // The content entries (the messageDigest range, up to the first header/ entry) are the same bytes.
+  const end = result.archives[0]!.messageDigestRangeBytes;
+  t.true(end > 1_000_000, `${end} bytes of content`);
+  t.is(sha256OfRange(copy, end), sha256OfRange(sample, end));
+  t.deepEqual(await describeTemplate({ siard: sample }), before);
+  await t.throwsAsync(describeCopy(sample, out, { database: { description: 'again' } }), { message: /already exists/ });
+});
