@@ -93,6 +93,7 @@ export function describeNotRecreated(items: NotRecreated[]): string {
     role: 'role',
     privilege: 'privilege',
     index: 'index',
+    comment: 'description',
   };
   const groups = new Map<NotRecreated['kind'], NotRecreated[]>();
   for (const i of items) groups.set(i.kind, [...(groups.get(i.kind) ?? []), i]);

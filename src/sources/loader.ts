@@ -73,7 +73,7 @@ export interface LoadView {
 
 /** Something the archive holds that the target did not get, and why (one phrase). */
 export interface NotRecreated {
-  kind: 'view' | 'default' | 'check' | 'type' | 'trigger' | 'routine' | 'role' | 'privilege' | 'index';
+  kind: 'view' | 'default' | 'check' | 'type' | 'trigger' | 'routine' | 'role' | 'privilege' | 'index' | 'comment';
   name: string;
   reason: string;
 }

@@ -359,6 +359,13 @@ export class MysqlLoader implements TargetLoader {
       );
       return undefined;
     }
+    // MariaDB keeps comments in utf8mb3: a character beyond U+FFFF (an emoji) would come back as '?'.
+    if (/[\ud800-\udfff]/.test(text)) {
+      this.warnings.push(
+        `The description of ${what} holds characters beyond U+FFFF, which MariaDB comments cannot hold; it is not restored as a comment.`,
+      );
+      return undefined;
+    }
     return text;
   }
 

@@ -349,6 +349,30 @@ export class PostgresLoader implements TargetLoader {
     const cols = table.columns.map((c, i) => `${quoteIdent(c.column.name)} ${types[i]}${c.column.nullable === false ? ' NOT NULL' : ''}`);
     await client.query(`CREATE TABLE ${qualifiedName(table.schema, table.name)} (${cols.join(', ')})`);
     this.nameSet(table.schema).add(table.name);
+    await this.comment(table);
+  }
+
+  /** The table's and its columns' descriptions as COMMENT ON (the PostgreSQL source reads them back as descriptions). */
+  private async comment(table: LoadTable): Promise<void> {
+    const name = qualifiedName(table.schema, table.name);
+    const comments: Array<[string, string | undefined, string]> = [
+      [`TABLE ${name}`, table.description, `${table.schema}.${table.name}`],
+      ...table.columns.map((c): [string, string | undefined, string] => [
+        `COLUMN ${name}.${quoteIdent(c.column.name)}`,
+        c.column.description,
+        `${table.schema}.${table.name}.${c.column.name}`,
+      ]),
+    ];
+    for (const [target, text, what] of comments) {
+      if (!text) continue;
+      // PostgreSQL text cannot hold NUL. COMMENT takes no parameters: an E'' literal, safe whatever
+      // standard_conforming_strings says.
+      if (text.includes('\0')) {
+        this.notRecreated.push({ kind: 'comment', name: what, reason: 'the description holds U+0000, which PostgreSQL text cannot' });
+        continue;
+      }
+      await this.open().query(`COMMENT ON ${target} IS E'${text.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`);
+    }
   }
 
   /**
