@@ -30,7 +30,7 @@ export function register(program: Command): void {
     .command('tables')
     .description(
       'list the tables of a SIARD archive inside an object version (or in a .siard) without checking it out: schema.table, ' +
-        'rows, LOBs, then one line per column: name, type, original type; ' +
+        'rows, LOBs, then one line per column: name, type, original type; a description (describe) ends its line; ' +
         'LOB sizes are what the cells state (bytes for BLOB, characters for CLOB); LOB files are not opened',
     )
     .usage('[options] (--root <root> --id <object-id> [--version vN] | <archive>)')
@@ -61,10 +61,16 @@ export function register(program: Command): void {
         return;
       }
       for (const t of result.tables) {
-        process.stdout.write(`${printable(t.schema)}.${printable(t.name)}\t${plural(t.rows, 'row')}\t${lobText(t)}\n`);
+        // A description, when metadata.xml has one, is the line's last field (newlines shown as \n).
+        const described = (d: string | undefined) => (d ? `\t${printable(d)}` : '');
+        process.stdout.write(
+          `${printable(t.schema)}.${printable(t.name)}\t${plural(t.rows, 'row')}\t${lobText(t)}${described(t.description)}\n`,
+        );
         for (const c of t.columns) {
           const type = c.type ?? [c.typeSchema, c.typeName].filter((s) => s !== undefined).join('.');
-          process.stdout.write(`\t${printable(c.name)}\t${printable(type)}\t${printable(c.typeOriginal ?? '')}\n`);
+          process.stdout.write(
+            `\t${printable(c.name)}\t${printable(type)}\t${printable(c.typeOriginal ?? '')}${described(c.description)}\n`,
+          );
         }
       }
       for (const w of result.warnings) process.stderr.write(`warning: ${w}\n`);

@@ -277,6 +277,7 @@ export function archivePage(at: ArchiveAt, name: string, siard: SiardArchive, ta
     ['data origin timespan', siard.dataOriginTimespan],
     ['producer application', siard.producerApplication],
     ['archiver', siard.archiver],
+    ['archiver contact', siard.archiverContact],
     ['archival date', siard.archivalDate],
     ['database product', siard.databaseProduct],
     ['SIARD version', siard.version],

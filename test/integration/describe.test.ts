@@ -10,7 +10,9 @@ import test from 'ava';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describeCopy, describeObject, describeTemplate, type DescribeTemplate } from '../../src/archive/describe/describe.js';
+import { openArchive } from '../../src/archive/open-archive.js';
 import { relocate } from '../../src/archive/relocate.js';
+import { archivePage } from '../../src/serve/pages.js';
 import { loadLibxml2, validateDocument } from '../../src/siard/check/xsd-validator.js';
 import { officialMetadataXsd } from '../../src/siard/writer.js';
 import { auditCli, ingestNorthwind, readInventory, type Ingested } from '../helpers/archive-support.js';
@@ -64,6 +66,44 @@ test('template -> edit -> apply -> template again: equal', async (t) => {
   t.deepEqual(JSON.parse(cli.stdout), edited);
   t.notDeepEqual(original, edited);
   t.deepEqual(await describeTemplate({ root: base.root, id: base.id, version: 'v1' }), original, 'v1 unchanged');
+});
+
+test('tables --json and tables show the descriptions', async (t) => {
+  const given = edited.schemas![names.schema]!['tables'] as Record<
+    string,
+    { description: string; columns: Record<string, { description: string }> }
+  >;
+  const json = await runCli(['tables', '--root', base.root, '--id', base.id, '--version', 'v2', '--json']);
+  t.is(json.code, 0, json.stderr);
+  const listed = (
+    JSON.parse(json.stdout) as {
+      tables: Array<{ name: string; description?: string; columns: Array<{ name: string; description?: string }> }>;
+    }
+  ).tables;
+  const table = listed.find((x) => x.name === names.table)!;
+  t.is(table.description, given[names.table]!.description);
+  t.is(table.columns.find((c) => c.name === names.column)!.description, 'Column <id> & "key"');
+  for (const other of listed.filter((x) => x.name !== names.table)) t.is(other.description, given[other.name]!.description ?? undefined);
+});
+
+test('the reading room shows the descriptions, escaped', async (t) => {
+  const archive = await openArchive({ root: base.root, id: base.id, version: 'v2' });
+  try {
+    const tables = archive.reader.tables();
+    const page = archivePage(
+      { id: base.id, v: 'v2' },
+      archive.name,
+      archive.reader.archive,
+      tables,
+      tables.map(() => ({ by: 'metadata' })),
+    );
+    t.true(page.includes('<dd>A. Archivist</dd>'), 'archiver');
+    t.true(page.includes('&lt;b&gt;&amp;amp; &quot;q&quot;'), 'the hostile description, as text');
+    t.false(page.includes('<b>&amp;'), 'no markup from the description');
+    t.true(page.includes('over two lines'), 'the schema description');
+  } finally {
+    archive.reader.close();
+  }
 });
 
 test('the version stores exactly one new content file, the .siard, and its message says what was described', (t) => {

@@ -20,6 +20,8 @@ export interface ColumnSummary {
   typeSchema?: string;
   typeName?: string;
   nullable?: boolean;
+  /** the column's description in metadata.xml (`describe` sets it) */
+  description?: string;
 }
 
 export interface LobSummary {
@@ -44,6 +46,8 @@ export interface TableSummary extends LobSummary {
   folder: string;
   /** `<rows>` in metadata.xml */
   rows: number;
+  /** the table's description in metadata.xml (`describe` sets it) */
+  description?: string;
   columns: ColumnSummary[];
   /** whether the table XML was read to count LOBs (false: metadata.xml alone answered) */
   tableDataRead: boolean;
@@ -57,6 +61,7 @@ export function columnSummary(c: SiardColumn): ColumnSummary {
     ...(c.typeSchema !== undefined ? { typeSchema: c.typeSchema } : {}),
     ...(c.typeName !== undefined ? { typeName: c.typeName } : {}),
     ...(c.nullable !== undefined ? { nullable: c.nullable } : {}),
+    ...(c.description ? { description: c.description } : {}),
   };
 }
 
@@ -142,6 +147,7 @@ export async function summariseTable(
     name: t.table.name,
     folder: t.folder,
     rows: t.table.rows,
+    ...(t.table.description ? { description: t.table.description } : {}),
     columns: t.table.columns.map(columnSummary),
     ...lobs,
     tableDataRead: scan,
