@@ -1,5 +1,4 @@
 /** `siard-ocfl describe`: print a template of an archive's descriptions, or apply one (a new version, or a described copy). */
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { describeCopy, describeObject, describeTemplate, type DescribeResult } from '../archive/describe/describe.js';
 import { UsageError } from '../errors.js';
@@ -17,6 +16,7 @@ import {
   type WorkspaceCliOptions,
 } from './common.js';
 import { createProgress } from './progress.js';
+import { readTemplateFileSync } from './template-file.js';
 
 interface DescribeCliOptions extends VersionInfoCliOptions, WorkspaceCliOptions {
   template?: boolean;
@@ -27,23 +27,8 @@ interface DescribeCliOptions extends VersionInfoCliOptions, WorkspaceCliOptions 
   json?: boolean;
 }
 
-/** The template file's JSON (its shape is checked by describeMetadata). */
-export async function readTemplateFile(file: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    throw new UsageError(`Cannot read the template ${file}: ${(err as Error).message}.`, 'DESCRIBE_TEMPLATE', err);
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (err) {
-    throw new UsageError(`The template ${file} is not JSON: ${(err as Error).message}.`, 'DESCRIBE_TEMPLATE', err);
-  }
-}
-
 async function apply(args: string[], o: DescribeCliOptions): Promise<DescribeResult> {
-  const template = await readTemplateFile(o.apply!);
+  const template = readTemplateFileSync(o.apply!);
   if (o.root !== undefined || o.id !== undefined) {
     if (o.root === undefined || o.id === undefined) throw new UsageError('--root and --id go together.');
     if (args.length > 0) throw new UsageError(`Give either --root and --id, or <archive> <out-dir>, not both (${args.join(' ')}).`);

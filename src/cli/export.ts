@@ -12,6 +12,8 @@ import { SiardSource } from '../sources/siard/siard-source.js';
 import { describeWidened } from '../siard/database-source.js';
 import { lobWords, parseCount, parseSize, printJson } from './common.js';
 import { createProgress } from './progress.js';
+import { readTemplateFileSync } from './template-file.js';
+import { describeArchiveModel } from '../archive/describe/model.js';
 
 export interface ExportCliOptions {
   lobLayout?: string;
@@ -25,6 +27,7 @@ export interface ExportCliOptions {
   name?: string;
   dataOwner?: string;
   dataOriginTimespan?: string;
+  describe?: string;
   tables?: string;
   excludeTables?: string;
   strict?: boolean;
@@ -63,6 +66,7 @@ export function addExportOptions(command: Command): Command {
     .option('--name <dbname>', "archive name (default: the database file's base name)")
     .option('--data-owner <text>', 'dataOwner in metadata.xml')
     .option('--data-origin-timespan <text>', 'dataOriginTimespan in metadata.xml')
+    .option('--describe <file.json>', 'archival descriptions: a template as `describe --template` prints it, filled in')
     .option(
       '--tables <patterns>',
       'only tables matching these comma-separated patterns (* and ?; name or schema.name); one matching nothing is an error',
@@ -114,6 +118,7 @@ export function toSiardExportOptions(source: string, o: ExportCliOptions): Siard
   if (digest) out.lobDigest = digest as SiardDigestType;
   if (o.dataOwner !== undefined) out.dataOwner = o.dataOwner;
   if (o.dataOriginTimespan !== undefined) out.dataOriginTimespan = o.dataOriginTimespan;
+  if (o.describe !== undefined) out.describe = describeArchiveModel(readTemplateFileSync(o.describe));
   return out;
 }
 

@@ -84,6 +84,12 @@ function ingestOptionsOf(
     );
   }
   const resegment = isPackage && o.resegment === true;
+  if (isPackage && !resegment && o.describe !== undefined) {
+    throw new UsageError(
+      `--describe rewrites metadata.xml, and a .siard package is stored as received: ingest ${sourceSpec}, ` +
+        'then run describe --apply on the object.',
+    );
+  }
   const options: IngestOptions =
     isPackage && !resegment ? {} : { ...toSiardExportOptions(sourceSpec, o), ...sourceOptionsOf(o), ...(o.mets ? { mets: true } : {}) };
   if (resegment) {

@@ -1,6 +1,6 @@
 /** What an export is asked to write: names, LOB layout and limits, header texts, progress hooks (writer.ts writes it). */
 import type { LobLayoutName } from './lob-placement.js';
-import type { SiardDigestType } from './model.js';
+import type { SiardArchive, SiardDigestType } from './model.js';
 
 export interface SiardExportOptions {
   /** dbname and base name of the .siard file and LOB folders */
@@ -20,6 +20,11 @@ export interface SiardExportOptions {
   description?: string;
   archiver?: string;
   archiverContact?: string;
+  /**
+   * Archival descriptions applied to the archive before metadata.xml is written (`--describe`,
+   * archive/describe/model.ts); it throws a UsageError, aborting the export, on a name the archive lacks.
+   */
+  describe?: (archive: SiardArchive) => void;
   producerApplication?: string;
   /** date of the archive (default: today, UTC) */
   archivalDate?: Date;

@@ -308,6 +308,7 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
   try {
     const totals = await writeTables(source, catalog, pkg, o, layout, lobWriter, types);
     const archive = archiveOf(source, catalog, o, layout, archivalDay, totals);
+    options.describe?.(archive);
     await zipSink?.finishZips();
     const written = await pkg.finish({
       metadataXsd: officialMetadataXsd(),

@@ -4,8 +4,10 @@
  * PostgreSQL (COMMENT ON) and MariaDB (COMMENT), and each restored database is exported again:
  * the table and column descriptions read back are the ones given. (MariaDB keeps comments in
  * utf8mb3: a description with an emoji is not restored there, with a warning, rather than changed.)
+ * And export/ingest --describe.
  */
 import test from 'ava';
+import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describeCopy, describeTemplate, type DescribeTemplate } from '../../src/archive/describe/describe.js';
 import { restore } from '../../src/archive/restore.js';
@@ -15,6 +17,9 @@ import Database from '../../src/sources/sqlite/driver.js';
 import { mariadbAvailable, startMariadb, type MariadbServer } from '../helpers/mariadb.js';
 import { postgresAvailable, queryRows, startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import { testIf } from '../helpers/requires.js';
+import { runCli } from '../helpers/cli.js';
+import { loadLayout0003 } from '../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { initRoot } from '../../src/ocfl/root.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const work = tempDir('siard-ocfl-describe-restore-');
@@ -102,3 +107,46 @@ testIf(mariadbAvailable() || Boolean(process.env.CI), 'MariaDB is not installed'
     }
   },
 );
+
+test('export --describe writes the texts; ingest --describe refuses an unknown name (exit 2) and stores nothing', async (t) => {
+  const given = { database: { description: 'Orders & buyers', archiver: 'A. Archivist' }, schemas: {} as Record<string, unknown> };
+  const plain = await describeTemplate({ siard: path.join(work, 'plain', 'small.siard') });
+  const schema = Object.keys(plain.schemas!)[0]!;
+  given.schemas[schema] = { tables: { orders: { columns: { id: { description: 'The key <id>' } } } } };
+  writeFileSync(path.join(work, 'given.json'), JSON.stringify(given));
+  const exported = await runCli([
+    'export',
+    `sqlite:${path.join(work, 'small.db')}`,
+    path.join(work, 'exported'),
+    '--describe',
+    path.join(work, 'given.json'),
+  ]);
+  t.is(exported.code, 0, exported.stderr);
+  const read = await describeTemplate({ siard: path.join(work, 'exported', 'small.siard') });
+  const orders = (read.schemas![schema]!['tables'] as Record<string, { columns: Record<string, { description: unknown }> }>)['orders']!;
+  t.deepEqual(
+    [read.database!.description, read.database!.archiver, orders.columns['id']!.description],
+    ['Orders & buyers', 'A. Archivist', 'The key <id>'],
+  );
+  const root = path.join(work, 'root');
+  await initRoot(root, await loadLayout0003());
+  writeFileSync(path.join(work, 'unknown.json'), JSON.stringify({ schemas: { [schema]: { tables: { invoices: { description: 'x' } } } } }));
+  const ingested = await runCli([
+    'ingest',
+    `sqlite:${path.join(work, 'small.db')}`,
+    '--root',
+    root,
+    '--id',
+    'urn:x',
+    '--describe',
+    path.join(work, 'unknown.json'),
+  ]);
+  t.is(ingested.code, 2, ingested.stderr);
+  t.regex(ingested.stderr, /invoices/);
+  t.deepEqual(
+    readdirSync(root).filter(
+      (n) => !n.startsWith('0=') && !n.startsWith('extensions') && n !== 'ocfl_layout.json' && !n.startsWith('ocfl_1'),
+    ),
+    [],
+  );
+});
