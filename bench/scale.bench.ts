@@ -6,7 +6,8 @@
  *  - "lobs": a SQLite database with N BLOBs of 2-4 KiB (above --inline-max, so each is a file),
  *    ingested; then every verb that reads or writes it: validate, audit, show, log, ls, checkout,
  *    restore of the checkout (the plain export), restore --root --id, checkout --join-chunks,
- *    mets, relocate, audit of the relocated version, repair.
+ *    mets, relocate, describe --template and describe --apply (one new content file, counted), audit
+ *    of the relocated and described version, repair.
  *  - "folder": a plain folder of N files of 1 KiB, through put; then show, checkout, validate,
  *    and a put of one changed file (a new version of an N-file object: the commit links every
  *    existing file, see src/ocfl/commit/commit.ts).
@@ -34,7 +35,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -174,6 +175,7 @@ function scaleRun(work: string, n: number, results: Results, restoreRatios: stri
   rmSync(joined, { recursive: true, force: true });
   r('mets', cli('mets', '--root', root, '--id', id, ...USER));
   r('relocate', cli('relocate', '--root', root, '--id', id, '--lob-folder', 'file:///Archives/bench/', ...USER));
+  describeRows(root, id, here, r);
   r('audit (relocated)', cli('audit', '--root', root));
   r('repair', cli('repair', '--root', root));
   rmSync(root, { recursive: true, force: true });
@@ -195,6 +197,27 @@ function scaleRun(work: string, n: number, results: Results, restoreRatios: stri
   writeFileSync(path.join(folder, 'seg_0', 'record0.bin'), 'changed\n');
   r('put v2, 1 file changed (folder)', cli('put', '--root', froot, '--id', 'urn:bench:folder', folder, ...USER));
   rmSync(here, { recursive: true, force: true });
+}
+
+/**
+ * describe (issue 33) on the LOB object: the template, and a template applied as a new version,
+ * which must store one new content file (the .siard) and read no LOB file; the files stored are
+ * counted here from the new version's content folder. The audit that follows covers it.
+ */
+function describeRows(root: string, id: string, here: string, r: (verb: string, argv: string[]) => Run): void {
+  r('describe --template', cli('describe', '--template', '--root', root, '--id', id));
+  if (!wanted('describe')) return;
+  const template = path.join(here, 'described.json');
+  writeFileSync(template, JSON.stringify({ database: { description: 'A million LOBs, described', archiver: 'Bench' } }));
+  r('describe', cli('describe', '--apply', template, '--root', root, '--id', id, ...USER));
+  const dir = objectDir(root, id);
+  const head = readdirSync(dir)
+    .filter((v) => /^v\d+$/.test(v))
+    .sort((a, b) => Number(b.slice(1)) - Number(a.slice(1)))[0]!;
+  const stored = readdirSync(path.join(dir, head, 'content'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
+  process.stdout.write(
+    `  describe: ${head} stores ${stored} new content file${stored === 1 ? '' : 's'}${stored === 1 ? '' : ' (FAIL: 1 expected)'}\n`,
+  );
 }
 
 /**

@@ -87,7 +87,7 @@ export interface MetadataVersionResult<R> {
   notes: string[];
 }
 
-export async function readEntry(reader: SiardReader, name: string): Promise<Buffer> {
+async function readEntry(reader: SiardReader, name: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of (await reader.zip.openStream(name)) as AsyncIterable<Buffer>) chunks.push(c);
   return Buffer.concat(chunks);

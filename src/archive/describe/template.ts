@@ -123,7 +123,7 @@ export function textOf(el: PlacedElement | undefined): Text {
 }
 
 /** An optional text as a template shows it: an empty element says no more than an absent one. */
-export function optionalTextOf(el: PlacedElement | undefined): Text {
+function optionalTextOf(el: PlacedElement | undefined): Text {
   return textOf(el) || null;
 }
 
