@@ -9,7 +9,7 @@ import path from 'node:path';
 import { loadLayout0003 } from '../../../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
 import { parseInventory } from '../../../../src/ocfl/inventory/inventory.js';
 import { initRoot, openRoot } from '../../../../src/ocfl/root.js';
-import { tempDir } from '../../../helpers/tmp.js';
+import { diskTempDir, tempDir } from '../../../helpers/tmp.js';
 import { PassThrough } from 'node:stream';
 
 const hex = (alg: string, data: string | Buffer) => createHash(alg).update(data).digest('hex');
@@ -89,9 +89,10 @@ test('a workspace inside the storage root is refused; nothing is written', async
 });
 
 const shm = '/dev/shm';
-const otherDevice = existsSync(shm) && statSync(shm).dev !== statSync(tempDir()).dev;
+// The root on a disk: the run's own temporary folder is in /dev/shm too (runner/test-temp.ts).
+const otherDevice = existsSync(shm) && statSync(shm).dev !== statSync(diskTempDir()).dev;
 (otherDevice ? test : test.skip)('a workspace on another filesystem is refused (no atomic rename across devices)', async (t) => {
-  const base = tempDir();
+  const base = diskTempDir();
   const rootDir = path.join(base, 'root');
   await initRoot(rootDir, await loadLayout0003());
   const ws = path.join(shm, `siard-ocfl-test-ws-${process.pid}`);
