@@ -22,6 +22,7 @@ import { OCFL_ALGORITHM_OF_DIGEST_TYPE } from './ocfl-sink.js';
 import { StorageBaseLookup, storageBaseOf } from './storage-base.js';
 import { checkMetadataXsd, checkTableXsd } from './xsd-check.js';
 import { checkInternalLob, checkZippedLob, reportUnfound, reportUnreferenced } from './audit-cell-checks.js';
+import { AuditFingerprints } from './audit-fingerprints.js';
 
 export interface SiardPending {
   /** where the messageDigest outcome goes: the archive's summary, or one segment's entry in it */
@@ -277,12 +278,16 @@ export class ReadPlanner {
     });
     const firstLob = this.lobs.length;
     const plan: CellPlan = { logicalPath, summary: s, access, lobs, referenced: [], firstLob, warned: new Set(), noted: false };
+    // the table fingerprints the export took from the source, taken again from the rows read here
+    const fingerprints = await AuditFingerprints.load(this.ctx, this.obj, logicalPath);
     for (const t of siard.tables()) {
       s.tables++;
       const tableName = `${t.schema.name}.${t.table.name}`;
       let rows = 0;
+      fingerprints?.startTable(t);
       for await (const row of siard.rows(t)) {
         rows++;
+        fingerprints?.row(row);
         for (const cell of lobCellsOfRow(t, row)) await this.planCell(plan, siard, t, cell);
       }
       s.rows += rows;
@@ -292,6 +297,7 @@ export class ReadPlanner {
         this.ctx.add('error', 'SIARD_ROWS', message, { path: logicalPath, table: tableName });
       }
     }
+    fingerprints?.finish(logicalPath);
     // The parts the planned cells reference are read back from their compact records, not kept twice.
     const planned = this.lobs.partPathsOf(firstLob, this.lobs.length);
     const referenced = (function* () {

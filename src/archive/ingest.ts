@@ -40,6 +40,7 @@ import { MetsIndexingSink } from '../siard/mets/indexing-sink.js';
 import { OCFL_ALGORITHM_OF_DIGEST_TYPE, StagedVersionSink } from './ocfl-sink.js';
 import { PACKAGE_BASES, StorageBaseLookup } from './storage-base.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';
+import { fingerprintsFileOf } from '../siard/fingerprint/fingerprint-file.js';
 import { localSegmentSet, openLocalSiard } from '../siard/segments/segment-set-reader.js';
 
 export interface VersionInfoOptions {
@@ -265,6 +266,7 @@ async function planSiardPackage(siardFile: string): Promise<PackagePlan> {
       if (memberNames.has(p)) continue;
       files.push({ logicalPath: p, file: path.join(reader.packageDir, ...p.split('/')) });
     }
+    files.push(...(await fingerprintsBeside(set ? set.base : siardFile)));
     return {
       siard: siardFile,
       files,
@@ -279,6 +281,13 @@ async function planSiardPackage(siardFile: string): Promise<PackagePlan> {
     access.close();
     reader.close();
   }
+}
+
+/** The table fingerprints an export of ours wrote beside the .siard: they belong to the package (docs/fingerprints.md). */
+async function fingerprintsBeside(siard: string): Promise<Array<{ logicalPath: string; file: string }>> {
+  const name = fingerprintsFileOf(path.basename(siard));
+  const file = path.resolve(path.dirname(siard), name);
+  return (await fsp.stat(file).catch(() => undefined))?.isFile() ? [{ logicalPath: name, file }] : [];
 }
 
 /** Why a LOB file the package does not hold is not taken into the object, for the warning about it. */

@@ -172,6 +172,7 @@ export function register(program: Command): void {
         const report = {
           siard: summary.siardFile,
           ...(summary.segmentFiles ? { siardSegments: summary.segmentFiles } : {}),
+          ...(summary.fingerprintsFile ? { fingerprints: summary.fingerprintsFile } : {}),
           outDir,
           lobFolders: summary.lobFolders,
           tables: summary.tables,

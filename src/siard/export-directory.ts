@@ -11,6 +11,7 @@ import { DirectorySink, type OutputSink } from './output-sink.js';
 import { parseSegmentName } from './segments/segment-names.js';
 import { checkArchiveName, DEFAULTS, plannedTopLevelNames, writeSiard, type SiardExportSummary } from './writer.js';
 import type { SiardExportOptions } from './export-options.js';
+import { fingerprintsFileOf } from './fingerprint/fingerprint-file.js';
 
 export interface DirectoryExportHooks {
   /**
@@ -32,7 +33,7 @@ export async function exportToDirectory(
   const stat = await fsp.stat(outDir).catch(() => undefined);
   if (stat && !stat.isDirectory()) throw new UsageError(`The out-dir ${outDir} exists and is not a folder.`, 'OUTPUT_NOT_DIR');
   const { siard, lobPrefix } = plannedTopLevelNames(options.name, options.lobLayout ?? DEFAULTS.lobLayout);
-  const exact = new Set([siard, lobPrefix, ...(hooks.extraTopLevel ?? [])]);
+  const exact = new Set([siard, lobPrefix, fingerprintsFileOf(siard), ...(hooks.extraTopLevel ?? [])]);
   if (stat) {
     await DirectorySink.removeStaleStaging(outDir);
     const clash = (await fsp.readdir(outDir)).find(

@@ -40,6 +40,11 @@ export interface SiardExportOptions {
    * (S_8.4-1; lobseg layout only; lobseg-zip-sink.ts).
    */
   lobsegZip?: boolean;
+  /**
+   * Write `[name].fingerprints.json` beside the .siard: each table's fingerprint taken from the
+   * values as the source gave them (default true; false for a bench measuring what they cost).
+   */
+  fingerprints?: boolean;
   /** where a segmented export keeps table data until its entry name is known (default: the sink's, else the system's temporary folder) */
   scratchDir?: string;
   /** progress: called once per table before its rows, and per row */

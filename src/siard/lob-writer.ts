@@ -19,6 +19,8 @@ export type LobBytes = Uint8Array | SourceLob;
 export interface LobWriteResult {
   reference: SiardLobReference;
   files: WrittenFile[];
+  /** SHA-256 of the whole LOB (lower-case hex), whatever the cell's digestType (table fingerprints use it) */
+  sha256: string;
 }
 
 async function* chunksOf(bytes: LobBytes): AsyncIterable<Uint8Array> {
@@ -48,16 +50,22 @@ export class LobWriter {
     const placement = this.layout.place(address);
     const split = placement.parts.length > 1;
     const whole = split ? createHash(this.nodeHash) : undefined;
+    // the cell's digest is SHA-256 by default; another digestType needs SHA-256 beside it, here
+    // (a sink such as a staged OCFL version computes only the algorithms it was started with)
+    const other = this.nodeHash !== 'sha256';
+    const wholeSha256 = other ? createHash('sha256') : undefined;
+    const digests = [this.nodeHash];
     const files: WrittenFile[] = [];
     let characters = 0;
     let total = 0;
     let partIndex = 0;
-    let file = await this.sink.openFile(placement.parts[0]!.relPath, { digests: [this.nodeHash], size: placement.parts[0]!.length });
+    let file = await this.sink.openFile(placement.parts[0]!.relPath, { digests, size: placement.parts[0]!.length });
     let room = placement.parts[0]!.length;
     try {
       for await (let chunk of chunksOf(bytes)) {
         if (text) characters += countUtf8Characters(chunk);
         whole?.update(chunk);
+        wholeSha256?.update(chunk);
         total += chunk.length;
         while (chunk.length > 0) {
           if (room === 0) {
@@ -65,7 +73,7 @@ export class LobWriter {
             partIndex++;
             const part = placement.parts[partIndex];
             if (!part) throw new Error(`The LOB at ${placement.cellFile} is longer than its announced ${address.size} bytes.`);
-            file = await this.sink.openFile(part.relPath, { digests: [this.nodeHash], size: part.length });
+            file = await this.sink.openFile(part.relPath, { digests, size: part.length });
             room = part.length;
           }
           const take = Math.min(room, chunk.length);
@@ -83,9 +91,11 @@ export class LobWriter {
       throw new Error(`The LOB at ${placement.cellFile} has ${total} bytes, not the announced ${address.size}.`);
     }
     const digest = whole ? whole.digest('hex') : files[0]!.digests[this.nodeHash]!;
+    const sha256 = wholeSha256 ? wholeSha256.digest('hex') : digest;
     return {
       reference: { file: encodeUriPath(placement.cellFile), length: text ? characters : total, digestType: this.digestType, digest },
       files,
+      sha256,
     };
   }
 }

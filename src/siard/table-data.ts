@@ -43,6 +43,21 @@ export interface TableDataContext {
   arrayUse?: ArrayUse;
   /** the table's types are provisional (SourceTable.provisional): a value that needs a LOB file throws ProvisionalTypesFailed */
   provisional?: boolean;
+  /** sees every row as written (the table's fingerprint, siard/fingerprint/) */
+  observer?: RowObserver;
+}
+
+/**
+ * Sees each row as the archive will hold it (a table's fingerprint, siard/fingerprint/): every
+ * non-NULL cell's form (`cell`: its text before escaping, bytes as hex, a LOB file as '#' and its
+ * SHA-256), a LOB inside an ARRAY or UDT cell by its path (`lob`: 'c3/u2' or 'c3' alone), ARRAY and
+ * UDT values whole once written (`complex`), then the end of the row.
+ */
+export interface RowObserver {
+  cell(i: number, form: string): void;
+  lob(path: string, form: string): void;
+  complex(i: number, v: SourceValue): void;
+  endRow(): void;
 }
 
 export interface TableDataStats {
@@ -92,12 +107,11 @@ export async function* tableDataXml(
   const close = families.map((_, i) => `</c${i + 1}>`);
   const empty = families.map((_, i) => `<c${i + 1}/>`);
   const n = families.length;
+  const observer = ctx.observer;
+  // columns whose text needs no escaping: what the writer formats is what a reader gets back
+  const plain = families.map((f) => PLAIN_FAMILIES.has(f));
   const out = new Utf8Chunks(CHUNK_BYTES);
-  out.append(
-    '<?xml version="1.0" encoding="UTF-8"?>\n' +
-      `<table xmlns="${SIARD_TABLE_NAMESPACE}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" ` +
-      `xsi:schemaLocation="${SIARD_TABLE_NAMESPACE} ${ctx.folder}.xsd" version="2.2">\n`,
-  );
+  out.append(tableStart(ctx.folder));
   for await (const batch of batches) {
     let rows = '';
     for (const row of batch) {
@@ -118,6 +132,7 @@ export async function* tableDataXml(
             const text = scalarText(v, family);
             if (text === undefined) throw valueError(v, i, ctx, stats);
             xml += text === '' ? empty[i] : open[i] + text + close[i];
+            if (observer) observer.cell(i, typeof v === 'string' ? (plain[i] ? text : v) : unescaped(v, text));
             break;
           }
           case CellWay.Lob:
@@ -125,13 +140,16 @@ export async function* tableDataXml(
             break;
           case CellWay.Array:
             xml += arrayCell(v, i, family, ctx, stats);
+            observer?.complex(i, v);
             break;
           case CellWay.Structured:
             xml += await complexCell(v, `c${i + 1}`, shapes[i]!, [`c${i + 1}`], i, ctx, stats);
+            observer?.complex(i, v);
             break;
         }
       }
       rows += xml + '</row>\n';
+      observer?.endRow();
       if (rows.length > ROWS_TEXT) {
         out.append(rows);
         rows = '';
@@ -143,6 +161,15 @@ export async function* tableDataXml(
   }
   out.append('</table>\n');
   yield* out.take(0);
+}
+
+/** The XML declaration and the `<table>` start tag of the table in `folder` (tableJ). */
+function tableStart(folder: string): string {
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    `<table xmlns="${SIARD_TABLE_NAMESPACE}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" ` +
+    `xsi:schemaLocation="${SIARD_TABLE_NAMESPACE} ${folder}.xsd" version="2.2">\n`
+  );
 }
 
 function valueError(v: SourceValue, i: number, ctx: TableDataContext, stats: TableDataStats): SiardOcflError {
@@ -162,10 +189,13 @@ function inlineLobCell(v: SourceValue, i: number, family: SqlTypeFamily, ctx: Ta
   const binary = family === 'blob' || family === 'binary';
   if (binary && v instanceof Uint8Array && (family === 'binary' || v.length <= ctx.inlineMax)) {
     if (family !== 'binary') stats.lobs++;
-    return element(i, Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex'));
+    const hex = Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex');
+    ctx.observer?.cell(i, hex);
+    return element(i, hex);
   }
   if (!binary && typeof v === 'string' && (v.length <= ctx.inlineMax / 3 || Buffer.byteLength(v, 'utf8') <= ctx.inlineMax)) {
     stats.lobs++;
+    ctx.observer?.cell(i, v);
     return element(i, escapeSiardText(v));
   }
   return undefined;
@@ -195,14 +225,17 @@ async function lobCell(
   else throw valueError(v, i, ctx, stats);
   const size = bytes instanceof Uint8Array ? bytes.length : bytes.byteLength;
   if (family !== 'binary') stats.lobs++;
+  const observed = field !== undefined ? `c${i + 1}/${field}` : `c${i + 1}`;
   if (family === 'binary' || (family !== 'datalink' && size <= ctx.inlineMax)) {
     const data = await readAll(bytes);
-    const text = binary ? data.toString('hex') : escapeSiardText(data.toString('utf8'));
+    const form = binary ? data.toString('hex') : data.toString('utf8');
+    ctx.observer?.lob(observed, form);
+    const text = binary ? form : escapeSiardText(form);
     return text === '' ? `<${tag}/>` : `<${tag}>${text}</${tag}>`;
   }
   // A LOB file cannot be taken back with the table's XML.
   if (ctx.provisional) throw new ProvisionalTypesFailed(ctx.tableName, ctx.columns[i]!.name, stats.rows);
-  const { reference } = await ctx.lobWriter.write(
+  const { reference, sha256 } = await ctx.lobWriter.write(
     {
       schema: ctx.schemaIndex,
       table: ctx.tableIndex,
@@ -215,6 +248,7 @@ async function lobCell(
     bytes,
     !binary,
   );
+  ctx.observer?.lob(observed, '#' + sha256);
   stats.externalLobs++;
   stats.lobBytes += size;
   stats.externalColumns.add(i);
@@ -412,6 +446,24 @@ function scalarText(v: SourceValue, family: SqlTypeFamily): string | undefined {
       if (typeof v === 'string') return escapeSiardText(v);
       return undefined;
   }
+}
+
+/** Families whose scalarText of a string is the string itself or a form of it with no character to escape. */
+const PLAIN_FAMILIES = new Set<SqlTypeFamily>(['integer', 'decimal', 'float', 'boolean', 'date', 'time', 'timestamp']);
+
+/** The text a reader gets back from a scalar cell of a value that is not a string: scalarText's `text` before escaping. */
+function unescaped(v: SourceValue, text: string): string {
+  return typeof v === 'object' && isSiardText(v) ? v.text : text;
+}
+
+/** An ARRAY element (or a scalar in a UDT) as a reader gets it back: unescaped text, bytes as hex; undefined: it does not fit. */
+export function elementText(item: SourceValue, family: SqlTypeFamily): string | undefined {
+  if (item === null) return undefined;
+  if (typeof item === 'object' && isSiardText(item)) return item.text;
+  if (family === 'blob' || family === 'binary')
+    return item instanceof Uint8Array ? Buffer.from(item.buffer, item.byteOffset, item.byteLength).toString('hex') : undefined;
+  if (typeof item === 'string') return PLAIN_FAMILIES.has(family) ? scalarText(item, family) : item;
+  return scalarText(item, family);
 }
 
 function describe(v: SourceValue): string {

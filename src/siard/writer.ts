@@ -25,6 +25,8 @@ import { SinglePackage, type SiardPackageWriter, type WrittenPackageFile } from 
 import { metadataXmlBound } from './segments/header-reserve.js';
 import { SegmentedPackage } from './segments/segmented-package.js';
 import { tableDataXml, type TableDataStats } from './table-data.js';
+import { fingerprintsFileOf, fingerprintsJson, type TableFingerprintEntry } from './fingerprint/fingerprint-file.js';
+import { SourceFingerprint } from './fingerprint/source-fingerprint.js';
 import type { SiardExportOptions } from './export-options.js';
 import { plainShape, tableXsd, xsdDependsOnRows, type ArrayUse } from './table-xsd.js';
 import type { SourceCatalog, SourceSchema, SourceTable } from './database-source.js';
@@ -54,6 +56,8 @@ export interface SiardExportSummary {
   messageDigest: string;
   archive: SiardArchive;
   siardDigests: Record<string, string>;
+  /** the table fingerprints file beside the .siard, relative to the sink root (docs/fingerprints.md) */
+  fingerprintsFile?: string;
 }
 
 export const DEFAULTS = {
@@ -122,6 +126,7 @@ function resolveOptions(options: SiardExportOptions): { o: ResolvedOptions; layo
 /** What writing the tables adds up to. */
 interface TableTotals {
   schemas: SiardSchema[];
+  fingerprints: TableFingerprintEntry[];
   rows: number;
   tables: number;
   externalLobs: number;
@@ -131,6 +136,7 @@ interface TableTotals {
 interface WrittenTable {
   columns: SiardColumn[];
   stats: TableDataStats;
+  fingerprint: SourceFingerprint | undefined;
 }
 
 /** One table's XML and XSD into the package; `takeBack`: nothing of it is written if its rows fail. */
@@ -150,7 +156,19 @@ async function writeTable(
   const { columns, shapes } = prepareColumns(t, s, types);
   const arrayUse: ArrayUse = new Map();
   const batches = rowBatchesOf(source, s.name, t.name);
-  const ctx = { schemaIndex: si, tableIndex: ti, tableName: t.name, folder, columns, inlineMax: o.inlineMax, lobWriter, shapes, arrayUse };
+  const observer = o.fingerprints === false ? undefined : new SourceFingerprint(shapes);
+  const ctx = {
+    schemaIndex: si,
+    tableIndex: ti,
+    tableName: t.name,
+    folder,
+    columns,
+    inlineMax: o.inlineMax,
+    lobWriter,
+    shapes,
+    arrayUse,
+    ...(observer ? { observer } : {}),
+  };
   await pkg.addTable({
     xmlName: `${base}/${folder}.xml`,
     xml: tableDataXml(
@@ -172,7 +190,7 @@ async function writeTable(
       if (c.description !== undefined) columns[ci]!.description = c.description;
     });
   }
-  return { columns, stats };
+  return { columns, stats, fingerprint: observer };
 }
 
 /**
@@ -203,7 +221,7 @@ async function writeTables(
   lobWriter: LobWriter,
   types: TypeCatalog,
 ): Promise<TableTotals> {
-  const totals: TableTotals = { schemas: [], rows: 0, tables: 0, externalLobs: 0, lobBytes: 0 };
+  const totals: TableTotals = { schemas: [], fingerprints: [], rows: 0, tables: 0, externalLobs: 0, lobBytes: 0 };
   await pkg.addDirectory('content/');
   for (const [si, s] of catalog.schemas.entries()) {
     const schemaFolder = `schema${si}`;
@@ -226,9 +244,16 @@ async function writeTables(
         t = await settle(source, s.name, t);
         written = await writeTable(source, t, at, pkg, o, lobWriter, types, false);
       }
-      const { columns, stats } = written;
+      const { columns, stats, fingerprint } = written;
       for (const ci of stats.externalColumns) columns[ci]!.lobFolder = layout.columnLobFolder(si, ti, ci + 1);
       tables.push({ ...t, folder, columns, rows: stats.rows });
+      if (fingerprint)
+        totals.fingerprints.push({
+          schema: s.name,
+          table: t.name,
+          rows: fingerprint.fingerprint.rows,
+          fingerprint: fingerprint.fingerprint.hex(),
+        });
       totals.rows += stats.rows;
       totals.externalLobs += stats.externalLobs;
       totals.lobBytes += stats.lobBytes;
@@ -316,6 +341,7 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
     });
     const first = written.files[0]!;
     archive.messageDigests = [{ digestType: 'SHA-256', digest: first.messageDigest }];
+    const fingerprintsFile = o.fingerprints === false ? undefined : await writeFingerprints(sink, siardFile, totals.fingerprints);
     const segmented = written.files.length > 1;
     return {
       siardFile: first.relPath,
@@ -332,6 +358,7 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
       messageDigest: first.messageDigest,
       archive,
       siardDigests: first.digests,
+      ...(fingerprintsFile !== undefined ? { fingerprintsFile } : {}),
     };
   } catch (err) {
     await pkg.abort().catch(() => undefined);
@@ -339,6 +366,20 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
       ? err
       : new SiardOcflError(`Export to ${siardFile} failed: ${(err as Error).message}`, { cause: err });
   }
+}
+
+/** The table fingerprints file beside the .siard (docs/fingerprints.md); its path relative to the sink. */
+async function writeFingerprints(sink: OutputSink, siardFile: string, tables: TableFingerprintEntry[]): Promise<string> {
+  const relPath = fingerprintsFileOf(siardFile);
+  const file = await sink.openFile(relPath);
+  try {
+    await file.write(Buffer.from(fingerprintsJson(siardFile, tables), 'utf8'));
+    await file.close();
+  } catch (err) {
+    await file.abort().catch(() => undefined);
+    throw err;
+  }
+  return relPath;
 }
 
 /** One `.siard`, or a segmented SIARD file when `maxSiardBytes` is set. */

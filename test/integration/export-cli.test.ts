@@ -146,7 +146,7 @@ test('kill -9 during an export leaves nothing visible; the next export removes t
   t.true(left.length > 0 && left.every((n) => n.startsWith('.siard-ocfl-export-')), `only a hidden staging folder: ${left.join(', ')}`);
   const r = await runCli(['export', big, out, '--json']);
   t.is(r.code, 0, r.stderr);
-  t.deepEqual(readdirSync(out).sort(), ['big.siard', 'big_lobseg_0']);
+  t.deepEqual(readdirSync(out).sort(), ['big.fingerprints.json', 'big.siard', 'big_lobseg_0']);
 });
 
 test('--mets writes a parent mets.xml beside the .siard and a child mets.xml in every segment folder', async (t) => {

@@ -52,7 +52,7 @@ test.serial('the second ingest of the same database stores nothing new but the .
   t.is(JSON.parse(second.stdout).stored, stored.length);
 });
 
-test.serial('a changed LOB: only it and the .siard are stored', async (t) => {
+test.serial('a changed LOB: only it, the .siard and the table fingerprints are stored', async (t) => {
   const db = new Database(base.db);
   db.prepare('UPDATE Categories SET Picture = ? WHERE CategoryID = 3').run(Buffer.alloc(12007, 7));
   db.prepare('DELETE FROM Shippers WHERE ShipperID = 4').run();
@@ -64,6 +64,7 @@ test.serial('a changed LOB: only it and the .siard are stored', async (t) => {
     .filter((p) => p.startsWith(`${result.version}/`))
     .sort();
   t.deepEqual(stored, [
+    `${result.version}/content/Northwind.fingerprints.json`,
     `${result.version}/content/Northwind.siard`,
     `${result.version}/content/Northwind_lobseg_0/content/schema0/table2/lob4/record2.bin`,
   ]);

@@ -66,7 +66,7 @@ test('each LOB segment folder is a ZIP of the seed name holding exactly its file
   const folders = readdirSync(plainDir).filter((n) => /^Northwind_lobseg_\d+$/.test(n));
   t.true(folders.length > 100, `${folders.length} folders`);
   const zipped = readdirSync(zipDir).sort();
-  t.deepEqual(zipped, ['Northwind.siard', ...folders.map((f) => `${f}.zip`)].sort());
+  t.deepEqual(zipped, ['Northwind.fingerprints.json', 'Northwind.siard', ...folders.map((f) => `${f}.zip`)].sort());
   t.false(
     zipped.some((n) => statSync(path.join(zipDir, n)).isDirectory()),
     'no _lobseg_ folder is left',

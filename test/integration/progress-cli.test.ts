@@ -131,7 +131,7 @@ ptyTest('a received .siard package: bytes of the total and files', async (t) => 
   const line = lastLine(t, run, `ingest ${ID}:pkg`);
   t.regex(line, new RegExp(String.raw`100%  (${BYTES})/\1  `));
   t.regex(line, RATE);
-  t.regex(line, / {2}401\/401 files {2}/);
+  t.regex(line, / {2}402\/402 files {2}/);
 });
 
 ptyTest('export on a terminal: bytes written, rate, elapsed, rows', async (t) => {
@@ -162,7 +162,7 @@ ptyTest(
         'validate object',
         ['validate', objectRoot],
         `validate ${objectRoot}`,
-        new RegExp(String.raw`100%  (${BYTES})/\1  .*  401/401 files  `),
+        new RegExp(String.raw`100%  (${BYTES})/\1  .*  402/402 files  `),
       ],
       // a storage root: bytes hashed, objects done of those found
       ['validate root', ['validate', root], `validate ${root}`, / {2}\d\/\d objects {2}/],
@@ -171,7 +171,7 @@ ptyTest(
         'checkout',
         ['checkout', '--root', root, '--id', `${ID}:verbs`, path.join(dir, 'copy')],
         `checkout ${ID}:verbs v1`,
-        new RegExp(String.raw`100%  (${BYTES})/\1  .*  401/401 files  `),
+        new RegExp(String.raw`100%  (${BYTES})/\1  .*  402/402 files  `),
       ],
       [
         'relocate',
@@ -183,7 +183,7 @@ ptyTest(
         'put',
         ['put', '--root', root, '--id', `${ID}:put`, path.join(dir, 'copy'), ...USER],
         `put ${ID}:put`,
-        new RegExp(String.raw`100%  (${BYTES})/\1  .*  401/401 files  `),
+        new RegExp(String.raw`100%  (${BYTES})/\1  .*  402/402 files  `),
       ],
     ];
     for (const [verb, args, label, count] of checks) {

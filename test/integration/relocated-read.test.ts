@@ -134,12 +134,12 @@ test(
     t.is(result.missingLobs, 0);
     t.is(result.notes.length, 1);
     t.regex(result.notes[0]!, /the LOB files were taken where the package folder \S+ keeps them instead/);
-    // The inventory state is exactly the checkout: the .siard and every file of its LOB folders.
+    // The inventory state is exactly the checkout: the .siard, every file of its LOB folders, the table fingerprints.
     const inv = readInventory(path.join(base.root, result.objectPath));
     const state = Object.values(inv.versions.v1!.state).flat().sort();
     t.deepEqual(state, filesUnder(checkout));
     t.is(state.filter((p) => p.includes('_lobseg_')).length, 129);
-    t.is(result.files, 130);
+    t.is(result.files, 131, 'the .siard, 129 LOB files and the table fingerprints');
 
     const { cli, report } = await auditCli(base.root, '--id', id);
     t.is(cli.code, 0, cli.stdout);

@@ -90,7 +90,12 @@ sharedTest(
     t.true(r.export.lobs > 0, 'inline CLOBs above --inline-max went to files');
     const state = [...contentPaths(readInventory(path.join(root, r.objectPath))).keys()];
     t.true(
-      state.every((p) => p === 'encoding.siard' || /^encoding_lobs\/s\d+_t\d+_c\d+\/seg_\d+\/t\d+_c\d+_r\d+\.txt(_part\d{3})?$/.test(p)),
+      state.every(
+        (p) =>
+          p === 'encoding.siard' ||
+          p === 'encoding.fingerprints.json' ||
+          /^encoding_lobs\/s\d+_t\d+_c\d+\/seg_\d+\/t\d+_c\d+_r\d+\.txt(_part\d{3})?$/.test(p),
+      ),
       state.join(' '),
     );
     const { cli } = await auditCli(root, '--id', 'urn:x:reseg');

@@ -57,6 +57,7 @@ test('writer and sink: LOB digests come from the sink pass; every file lands in 
   t.false(sink.committed, 'writeSiard leaves commit to the caller');
   const names = [...sink.files.keys()].sort();
   t.deepEqual(names, [
+    'D.fingerprints.json',
     'D.siard',
     'D_lobseg_0/content/schema0/table0/lob2/record0.bin',
     'D_lobseg_0/content/schema0/table0/lob2/record1.bin.0',
@@ -64,7 +65,7 @@ test('writer and sink: LOB digests come from the sink pass; every file lands in 
     'D_lobseg_1/content/schema0/table0/lob2/record1.bin.z',
   ]);
   for (const [name, f] of sink.files) {
-    if (name === 'D.siard') continue;
+    if (name === 'D.siard' || name === 'D.fingerprints.json') continue;
     t.deepEqual(f.requested, ['md5'], `${name}: the LOB digest is requested from the sink`);
     t.is(f.result.digests.md5, createHash('md5').update(f.bytes).digest('hex'));
     t.is(f.result.digests.sha512, createHash('sha512').update(f.bytes).digest('hex'), 'the sink adds its own algorithm in the same pass');

@@ -1,0 +1,63 @@
+/**
+ * A table's fingerprint taken while the writer writes it (table-data.ts's RowObserver): each cell
+ * in the form the archive holds it (cell-form.ts), given by the writer from the value the source
+ * delivered, so nothing is formatted or read twice.
+ */
+import type { CellShape } from '../cell-shape.js';
+import { isSourceArray, isSourceUdt, type SourceValue } from '../database-source.js';
+import { elementText, type RowObserver } from '../table-data.js';
+import { complexForm } from './cell-form.js';
+import { TableFingerprint } from './row-hash.js';
+
+export class SourceFingerprint implements RowObserver {
+  readonly fingerprint = new TableFingerprint();
+  private readonly cells: Array<string | null>;
+  /** forms of the LOBs inside the current row's ARRAY / UDT cells, by path ('c3/u2') */
+  private readonly nested = new Map<string, string>();
+
+  constructor(private readonly shapes: readonly CellShape[]) {
+    this.cells = new Array<string | null>(shapes.length).fill(null);
+  }
+
+  cell(i: number, form: string): void {
+    this.cells[i] = form;
+  }
+
+  lob(path: string, form: string): void {
+    const slash = path.indexOf('/');
+    if (slash < 0) this.cells[Number(path.slice(1)) - 1] = form;
+    else this.nested.set(path, form);
+  }
+
+  complex(i: number, v: SourceValue): void {
+    this.cells[i] = complexForm(this.tree(v, this.shapes[i]!, `c${i + 1}`));
+  }
+
+  endRow(): void {
+    this.fingerprint.add(this.cells);
+    this.cells.fill(null);
+    if (this.nested.size > 0) this.nested.clear();
+  }
+
+  /** The value as nested lists / objects of element forms (cell-form.ts's tree), NULL as null. */
+  private tree(v: SourceValue | undefined, shape: CellShape, path: string): unknown {
+    if (v === null || v === undefined) return null;
+    // no element: written as <tag/>, read back as ''
+    if ((isSourceArray(v) || isSourceUdt(v)) && v.elements.every((e) => e === null || e === undefined)) return '';
+    if (isSourceArray(v)) {
+      const element = shape.kind === 'array' ? shape.element : shape;
+      return v.elements.map((e, k) => this.tree(e as SourceValue, element, `${path}/a${k + 1}`));
+    }
+    if (isSourceUdt(v)) {
+      const out = new Map<number, unknown>();
+      v.elements.forEach((e, k) => {
+        const attribute = shape.kind === 'udt' ? shape.attributes[k]?.shape : undefined;
+        out.set(k + 1, attribute ? this.tree(e, attribute, `${path}/u${k + 1}`) : null);
+      });
+      return out;
+    }
+    const lob = this.nested.get(path);
+    if (lob !== undefined) return lob;
+    return (shape.kind === 'scalar' ? elementText(v, shape.family) : undefined) ?? null;
+  }
+}
