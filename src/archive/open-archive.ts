@@ -6,6 +6,7 @@
  * the object or the folder keeps its LOB folders. Used by restore, tables and rows.
  */
 import { readdirSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
@@ -34,6 +35,8 @@ export interface OpenedArchive {
   name: string;
   /** set when the archive was opened inside an object: the version read */
   version?: string;
+  /** The bytes of a small file beside the .siard (`name` in its folder; in an object, of the same version); undefined: none. */
+  besideFile(name: string): Promise<Buffer | undefined>;
 }
 
 /** The single .siard (or segmented SIARD file, named by its stem) in a folder, or a clear error. */
@@ -118,7 +121,8 @@ export async function openArchive(source: ArchiveSource, options: OpenArchiveOpt
     container: `the package folder ${reader.packageDir}`,
     verb,
   });
-  return { reader, access, lobs, name: file };
+  const besideFile = async (name: string) => readFile(path.join(path.dirname(file), name)).catch(() => undefined);
+  return { reader, access, lobs, name: file, besideFile };
 }
 
 /**
@@ -158,5 +162,12 @@ export async function openObjectArchive(object: OcflObjectReader, version: strin
     container: 'the object',
     verb,
   });
-  return { reader, access, lobs, name: `${object.id} ${version}: ${logical}`, version };
+  const besideFile = async (name: string) => {
+    const p = path.posix.join(path.posix.dirname(logical), name);
+    if (!object.state(version).has(p)) return undefined;
+    const parts: Buffer[] = [];
+    for await (const chunk of object.openLogical(p, version) as AsyncIterable<Buffer>) parts.push(chunk);
+    return Buffer.concat(parts);
+  };
+  return { reader, access, lobs, name: `${object.id} ${version}: ${logical}`, version, besideFile };
 }

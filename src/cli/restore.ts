@@ -14,6 +14,7 @@ interface RestoreCliOptions {
   json?: boolean;
   create?: boolean;
   intoExisting?: boolean;
+  verify?: boolean;
 }
 
 export function register(program: Command): void {
@@ -32,6 +33,7 @@ export function register(program: Command): void {
     .option('--version <vN>', 'object version (default: the head)')
     .option('--create', 'PostgreSQL, MariaDB/MySQL: create the target database (it must not exist; dropped again if the restore fails)')
     .option('--into-existing', 'PostgreSQL, MariaDB/MySQL: restore into a database that already holds other tables or views')
+    .option('--verify', 'then compare the restored database with the archive, value by value (as `verify` does; exit 1 when not equal)')
     .option('--json', 'print a JSON summary')
     .action(async (first: string, second: string | undefined, options: RestoreCliOptions) => {
       const args = second === undefined ? [first] : [first, second];
@@ -61,7 +63,9 @@ export function register(program: Command): void {
           target: targetOptions,
         });
         progress.stop();
-        if (options.json) printJson(summary);
+        const verified = options.verify ? await (await import('./verify.js')).runVerify(source, target, options.json === true) : undefined;
+        if (verified) process.exitCode = verified.ok ? 0 : 1;
+        if (options.json) printJson(verified ? { ...summary, verify: verified } : summary);
         else {
           process.stdout.write(
             `Restored ${summary.tables.length} tables, ${summary.rows} rows, ${summary.lobFiles} LOB files ` +
@@ -70,6 +74,7 @@ export function register(program: Command): void {
           process.stdout.write(`${describeNotRecreated(summary.notRecreated)}\n`);
           for (const n of summary.notes) process.stderr.write(`note: ${n}\n`);
           for (const w of summary.warnings) process.stderr.write(`warning: ${w}\n`);
+          if (verified) (await import('./verify.js')).printVerifyResult(verified, summary.target);
         }
       } catch (err) {
         throw asUnreadableInput(err);
