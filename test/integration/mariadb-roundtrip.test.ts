@@ -19,6 +19,7 @@ import Database from '../../src/sources/sqlite/driver.js';
 import { exportToDirectory } from '../../src/siard/export-directory.js';
 import { MysqlSource } from '../../src/sources/mysql/mysql-source.js';
 import { unzipEntry, xmllint, zipEntryNames } from '../helpers/export-support.js';
+import type { VerifyResult } from '../../src/archive/verify/verify.js';
 import { runCli } from '../helpers/cli.js';
 import { mariaTest, mariadbAvailable, startMariadb, type MariadbServer } from '../helpers/mariadb.js';
 import { postgresAvailable, queryRows, startPostgres } from '../helpers/postgres.js';
@@ -211,15 +212,23 @@ mariaTest(
 mariaTest(
   'MariaDB -> SIARD -> MariaDB: every value of every table as the server prints it, column types, keys, checks, comments and the view',
   async (t) => {
-    const res = await runCli(['restore', siard, server!.url('restored'), '--create', '--json']);
-    t.is(res.code, 0, res.stderr);
+    const res = await runCli(['restore', siard, server!.url('restored'), '--create', '--verify', '--json']);
+    t.is(res.code, 0, res.stderr + res.stdout);
     const summary = JSON.parse(res.stdout) as {
       rows: number;
       lobFiles: number;
       digestsVerified: number;
       warnings: string[];
       notRecreated: Array<{ kind: string; name: string }>;
+      verify: VerifyResult;
     };
+    // verify (issue 34): every table equal value by value, the archive equal to the source's fingerprints
+    t.true(summary.verify.ok, JSON.stringify(summary.verify.tables.filter((x) => !x.equal)));
+    t.deepEqual(
+      summary.verify.tables.map((x) => x.fingerprint),
+      summary.verify.tables.map(() => 'equal'),
+    );
+    t.is(summary.verify.tables.length, TABLES.length);
     t.deepEqual(summary.warnings, []);
     t.true(summary.lobFiles >= 3);
     t.is(summary.digestsVerified, summary.lobFiles);
@@ -304,8 +313,10 @@ mariaTest('the export names each zero-date column and its first row; --strict re
 
 mariaTest('MariaDB -> SIARD -> SQLite keeps every value exactly (unsigned 64-bit, emoji, latin1, bytes, durations)', async (t) => {
   const file = path.join(work, 'restored.sqlite');
-  const res = await runCli(['restore', siard, file]);
-  t.is(res.code, 0, res.stderr);
+  // --verify (issue 34): every value equal after the SQLite mapping, no column lossy
+  const res = await runCli(['restore', siard, file, '--verify', '--json']);
+  t.is(res.code, 0, res.stderr + res.stdout);
+  t.true((JSON.parse(res.stdout) as { verify: VerifyResult }).verify.ok);
   const db = new Database(file, { readonly: true });
   try {
     const row = db
@@ -347,8 +358,10 @@ testIf(
   const pg = await startPostgres();
   try {
     await pg.createDatabase('from_maria');
-    const res = await runCli(['restore', siard, pg.url('from_maria')]);
-    t.is(res.code, 0, res.stderr);
+    // --verify (issue 34): every value equal after the PostgreSQL mapping, no column lossy
+    const res = await runCli(['restore', siard, pg.url('from_maria'), '--verify', '--json']);
+    t.is(res.code, 0, res.stderr + res.stdout);
+    t.true((JSON.parse(res.stdout) as { verify: VerifyResult }).verify.ok);
     const [row] = await queryRows(
       pg,
       'from_maria',

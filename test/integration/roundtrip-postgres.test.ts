@@ -13,6 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import type { VerifyResult } from '../../src/archive/verify/verify.js';
 import { exportToDirectory } from '../../src/siard/export-directory.js';
 import { PostgresSource } from '../../src/sources/postgres/postgres-source.js';
 import { runCli } from '../helpers/cli.js';
@@ -129,9 +130,23 @@ pgTest('the export holds the mapped types, original types, keys and views; a LOB
 
 pgTest('restore into PostgreSQL: every row of every table equal, type-aware; keys restored', async (t) => {
   await server!.createDatabase('restored');
-  const res = await runCli(['restore', siard, server!.url('restored'), '--json']);
-  t.is(res.code, 0, res.stderr);
-  const summary = JSON.parse(res.stdout) as { rows: number; lobFiles: number; digestsVerified: number; warnings: string[] };
+  const res = await runCli(['restore', siard, server!.url('restored'), '--verify', '--json']);
+  t.is(res.code, 0, res.stderr + res.stdout);
+  const summary = JSON.parse(res.stdout) as {
+    rows: number;
+    lobFiles: number;
+    digestsVerified: number;
+    warnings: string[];
+    verify: VerifyResult;
+  };
+  // verify (issue 34): every table equal value by value, and the archive equal to the source's fingerprints
+  t.true(summary.verify.ok, JSON.stringify(summary.verify.tables.filter((x) => !x.equal)));
+  t.deepEqual(
+    summary.verify.tables.map((x) => [x.table, x.fingerprint]).sort((a, b) => a[0]!.localeCompare(b[0]!)),
+    TABLES.map((x) => [`${x === 'item' || x === 'movement' ? 'inventory' : 'public'}.${x}`, 'equal']).sort((a, b) =>
+      a[0]!.localeCompare(b[0]!),
+    ),
+  );
   t.true(summary.lobFiles >= 5);
   t.is(summary.digestsVerified, summary.lobFiles);
   t.deepEqual(summary.warnings, []);
@@ -284,10 +299,20 @@ pgTest('restore into a bad connection: exit 2, a clear message, nothing created'
   t.is(inSource[0]!.n, String(TABLES.length + 1), 'the source database (the wrong-password target) is unchanged');
 });
 
-pgTest('the PostgreSQL archive restores into SQLite too: same rows, bytes and UTC instants', async (t) => {
+pgTest('the PostgreSQL archive restores into SQLite too: same rows, bytes and UTC instants; verify names the lossy column', async (t) => {
   const target = path.join(work, 'from-pg.db');
   const res = await runCli(['restore', siard, target]);
   t.is(res.code, 0, res.stderr);
+  // verify (issue 34): no value differs after the SQLite mapping, and the one mapping that lost
+  // something is named: every_type's double column holding NaN (SQLite has none: NULL)
+  const v = await runCli(['verify', siard, target, '--json']);
+  t.is(v.code, 1, v.stderr);
+  const verified = JSON.parse(v.stdout) as VerifyResult;
+  for (const x of verified.tables) t.deepEqual([x.missing, x.extra, x.changed, x.problems], [0, 0, 0, []], x.table);
+  t.deepEqual(
+    verified.tables.flatMap((x) => x.lossy.map((l) => [x.table, l.column, l.reason, l.values])),
+    [['public.every_type', 'r', 'SQLite has no NaN: restored as NULL', 1]],
+  );
   const { default: Database } = await import('../../src/sources/sqlite/driver.js');
   const db = new Database(target, { readonly: true });
   try {

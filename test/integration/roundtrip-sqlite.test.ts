@@ -76,9 +76,17 @@ test.serial('export with split external LOBs, restore by the CLI: every cell has
   );
 
   const restored = path.join(work, 'restored.db');
-  const res = await runCli(['restore', path.join(out, 'northwind.siard'), restored, '--json']);
+  const res = await runCli(['restore', path.join(out, 'northwind.siard'), restored, '--verify', '--json']);
   t.is(res.code, 0, res.stderr);
-  const summary = JSON.parse(res.stdout) as { rows: number; lobFiles: number; digestsVerified: number };
+  const summary = JSON.parse(res.stdout) as {
+    rows: number;
+    lobFiles: number;
+    digestsVerified: number;
+    verify: { ok: boolean; tables: Array<{ fingerprint: string }> };
+  };
+  // --verify (issue 34): every table equal, the archive's rows equal to the source's fingerprints
+  t.true(summary.verify.ok);
+  t.true(summary.verify.tables.every((x) => x.fingerprint === 'equal'));
   t.true(summary.lobFiles > 0);
   t.is(summary.digestsVerified, summary.lobFiles, 'every LOB file had its digest checked');
 

@@ -1,0 +1,127 @@
+/**
+ * verify and the table fingerprints (issue 34): what each costs against its peer in the same run.
+ * - `verify` of a restored SQLite database against the `restore` that made it (target: at most 1.0x
+ *   its time), at several sizes of the narrow-rows table (bench/rows-db.ts: integer, text, real,
+ *   timestamp, nullable text) and on 10,000 LOB files of 2-4 KiB (bench/lobs-db.ts); peak memory of
+ *   each (which must not grow with the rows: unmatched rows wait on disk, none do here);
+ * - the fingerprints an export takes, against the same export without them (target: at most 10%
+ *   more time), in process (exportToDirectory with `fingerprints: false`), so nothing but them differs.
+ * Each pair runs BENCH_ROUNDS times (default 3), alternating which goes first; the best of each counts.
+ *
+ *   node bench/run.js verify          (after npm run build)
+ *   BENCH_VERIFY_ROWS=100000,1000000 BENCH_VERIFY_LOBS=10000 BENCH_ROUNDS=3 node --import=tsx bench/verify.bench.ts
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { exportToDirectory } from '../src/siard/export-directory.js';
+import { openSource } from '../src/sources/open.js';
+import { buildLobDb } from './lobs-db.js';
+import { buildRowDb } from './rows-db.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const OUT = path.join(ROOT, 'bench', 'out', 'verify');
+const CLI = path.join(ROOT, 'bin', 'siard-ocfl');
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SIZES = (process.env.BENCH_VERIFY_ROWS ?? '100000,1000000').split(',').map(Number);
+const LOBS = Number(process.env.BENCH_VERIFY_LOBS ?? 10_000);
+
+interface Run {
+  seconds: number;
+  peakMb: number;
+}
+
+/** The built CLI under /usr/bin/time: wall time measured here, peak RSS from time(1). */
+function cli(args: string[], expectCode = 0): Run {
+  const start = process.hrtime.bigint();
+  const r = spawnSync('/usr/bin/time', ['-f', '__PEAK__ %M', process.execPath, CLI, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  if (r.status !== expectCode) throw new Error(`siard-ocfl ${args.join(' ')} exited ${r.status}: ${r.stderr.slice(-2000)}`);
+  return { seconds, peakMb: Number(/__PEAK__ (\d+)/.exec(r.stderr)?.[1] ?? NaN) / 1024 };
+}
+
+/** `a` and `b` alternating ROUNDS times, which goes first alternating too; the best time of each, the highest peak. */
+async function pair(a: () => Run | Promise<Run>, b: () => Run | Promise<Run>): Promise<[Run, Run]> {
+  const best: [Run, Run] = [
+    { seconds: Infinity, peakMb: 0 },
+    { seconds: Infinity, peakMb: 0 },
+  ];
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? [0, 1] : [1, 0];
+    for (const k of order) {
+      const r = await (k === 0 ? a : b)();
+      best[k] = { seconds: Math.min(best[k]!.seconds, r.seconds), peakMb: Math.max(best[k]!.peakMb, r.peakMb) };
+    }
+  }
+  return best;
+}
+
+const results: Array<{ what: string; ours: Run; peer: Run; ratio: number; limit: number }> = [];
+
+/** verify of a database restored from `siard`, against that restore (each restore into a new file). */
+async function verifyAgainstRestore(label: string, siard: string): Promise<void> {
+  const target = path.join(OUT, `${label}.restored.db`);
+  const restore = () => {
+    rmSync(target, { force: true });
+    return cli(['restore', siard, target]);
+  };
+  restore(); // the first verify needs a target
+  const [ours, peer] = await pair(() => cli(['verify', siard, target]), restore);
+  results.push({ what: `verify / restore, ${label}`, ours, peer, ratio: ours.seconds / peer.seconds, limit: 1.0 });
+}
+
+/** The export of `db` with its fingerprints against the same export without, in process. */
+async function fingerprintCost(label: string, db: string, inlineMax?: number): Promise<void> {
+  const once = async (fingerprints: boolean): Promise<Run> => {
+    const out = path.join(OUT, `${label}.export-${fingerprints ? 'on' : 'off'}`);
+    rmSync(out, { recursive: true, force: true });
+    const source = await openSource(db);
+    const start = process.hrtime.bigint();
+    try {
+      await exportToDirectory(source, out, { name: label, fingerprints, ...(inlineMax !== undefined ? { inlineMax } : {}) });
+    } finally {
+      await source.close();
+    }
+    return { seconds: Number(process.hrtime.bigint() - start) / 1e9, peakMb: process.memoryUsage().rss / 2 ** 20 };
+  };
+  const [ours, peer] = await pair(
+    () => once(true),
+    () => once(false),
+  );
+  results.push({ what: `export with fingerprints / without, ${label}`, ours, peer, ratio: ours.seconds / peer.seconds, limit: 1.1 });
+}
+
+mkdirSync(OUT, { recursive: true });
+for (const rows of SIZES) {
+  const label = `rows${rows}`;
+  const db = path.join(OUT, `${label}.db`);
+  buildRowDb(db, rows);
+  const out = path.join(OUT, `${label}.export`);
+  rmSync(out, { recursive: true, force: true });
+  cli(['export', db, out]);
+  await verifyAgainstRestore(`${rows.toLocaleString('en')} rows`, path.join(out, `${label}.siard`));
+  await fingerprintCost(label, db);
+}
+if (LOBS > 0) {
+  const label = `lobs${LOBS}`;
+  const db = path.join(OUT, `${label}.db`);
+  rmSync(db, { force: true });
+  buildLobDb(db, LOBS);
+  const out = path.join(OUT, `${label}.export`);
+  rmSync(out, { recursive: true, force: true });
+  cli(['export', db, out]);
+  await verifyAgainstRestore(`${LOBS.toLocaleString('en')} LOB files`, path.join(out, `${label}.siard`));
+  await fingerprintCost(label, db);
+}
+
+let failed = 0;
+for (const r of results) {
+  const ok = r.ratio <= r.limit;
+  if (!ok) failed++;
+  console.log(
+    `${r.what.padEnd(58)} ${r.ours.seconds.toFixed(2)} s / ${r.peer.seconds.toFixed(2)} s = ${r.ratio.toFixed(2)} ` +
+      `(<= ${r.limit}: ${ok ? 'met' : 'NOT met'}); peak ${r.ours.peakMb.toFixed(0)} / ${r.peer.peakMb.toFixed(0)} MiB`,
+  );
+}
+process.exit(failed ? 1 : 0);
