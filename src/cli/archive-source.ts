@@ -25,6 +25,28 @@ export function archiveSource(argument: string | undefined, o: ArchiveSourceOpti
   return localArchiveSource(argument, 'ARCHIVE_SOURCE');
 }
 
+/**
+ * The arguments of a verb that reads an archive into a database (`restore`, `verify`):
+ * `<archive> <target>`, or `--root R --id I [--version vN] <target>`. `code` names the error of
+ * an archive that does not exist.
+ */
+export function archiveAndTarget(
+  first: string,
+  second: string | undefined,
+  o: ArchiveSourceOptions,
+  code: string,
+): { source: ArchiveSource; target: string } {
+  const args = second === undefined ? [first] : [first, second];
+  if (o.root !== undefined || o.id !== undefined) {
+    if (o.root === undefined || o.id === undefined) throw new UsageError('--root and --id go together.');
+    if (args.length !== 1) throw new UsageError('With --root and --id, give only the <target>.');
+    return { source: { root: o.root, id: o.id, ...(o.version ? { version: o.version } : {}) }, target: args[0]! };
+  }
+  if (o.version !== undefined) throw new UsageError('--version needs --root and --id.');
+  if (args.length !== 2) throw new UsageError('Give the archive (a .siard file or a folder holding one) and the <target>.');
+  return { source: localArchiveSource(args[0]!, code), target: args[1]! };
+}
+
 /** A `.siard` file, a folder holding one, or a segmented SIARD file named by a member or its stem. */
 export function localArchiveSource(input: string, code: string): ArchiveSource {
   let isDir: boolean;

@@ -1,10 +1,10 @@
 /** `siard-ocfl restore <siard | dir | --root R --id I [--version vN]> <target>`: SIARD -> SQLite, PostgreSQL or MariaDB / MySQL. */
 import type { Command } from 'commander';
-import { describeNotRecreated, restore, type RestoreSource } from '../archive/restore.js';
+import { describeNotRecreated, restore } from '../archive/restore.js';
 import { targetDialect } from '../sources/dialects.js';
 import { UsageError } from '../errors.js';
 import { asUnreadableInput, printJson } from './common.js';
-import { localArchiveSource } from './archive-source.js';
+import { archiveAndTarget } from './archive-source.js';
 import { createProgress } from './progress.js';
 
 interface RestoreCliOptions {
@@ -36,20 +36,7 @@ export function register(program: Command): void {
     .option('--verify', 'then compare the restored database with the archive, value by value (as `verify` does; exit 1 when not equal)')
     .option('--json', 'print a JSON summary')
     .action(async (first: string, second: string | undefined, options: RestoreCliOptions) => {
-      const args = second === undefined ? [first] : [first, second];
-      let source: RestoreSource;
-      let target: string;
-      if (options.root !== undefined || options.id !== undefined) {
-        if (options.root === undefined || options.id === undefined) throw new UsageError('--root and --id go together.');
-        if (args.length !== 1) throw new UsageError('With --root and --id, give only the <target>.');
-        source = { root: options.root, id: options.id, ...(options.version ? { version: options.version } : {}) };
-        target = args[0]!;
-      } else {
-        if (options.version !== undefined) throw new UsageError('--version needs --root and --id.');
-        if (args.length !== 2) throw new UsageError('Give the archive (a .siard file or a folder holding one) and the <target>.');
-        source = localArchiveSource(args[0]!, 'RESTORE_SOURCE');
-        target = args[1]!;
-      }
+      const { source, target } = archiveAndTarget(first, second, options, 'RESTORE_SOURCE');
       if ((options.create || options.intoExisting) && !targetDialect(target).server) {
         throw new UsageError('--create and --into-existing apply to a postgres:// or mysql:// target only.');
       }

@@ -3,8 +3,7 @@ import type { Command } from 'commander';
 import type { VerifyResult } from '../archive/verify/verify.js';
 import { verify } from '../archive/verify/verify.js';
 import type { ArchiveSource } from '../archive/open-archive.js';
-import { UsageError } from '../errors.js';
-import { localArchiveSource } from './archive-source.js';
+import { archiveAndTarget } from './archive-source.js';
 import { asUnreadableInput, printable, printJson } from './common.js';
 import { createProgress } from './progress.js';
 
@@ -71,20 +70,7 @@ export function register(program: Command): void {
     .option('--version <vN>', 'object version (default: the head)')
     .option('--json', 'print {"ok", "tables": [{"table", "rows", "equal", "differences": [{"key", "column", "change"}], counts ...}]}')
     .action(async (first: string, second: string | undefined, options: VerifyCliOptions) => {
-      const args = second === undefined ? [first] : [first, second];
-      let source: ArchiveSource;
-      let target: string;
-      if (options.root !== undefined || options.id !== undefined) {
-        if (options.root === undefined || options.id === undefined) throw new UsageError('--root and --id go together.');
-        if (args.length !== 1) throw new UsageError('With --root and --id, give only the <target>.');
-        source = { root: options.root, id: options.id, ...(options.version ? { version: options.version } : {}) };
-        target = args[0]!;
-      } else {
-        if (options.version !== undefined) throw new UsageError('--version needs --root and --id.');
-        if (args.length !== 2) throw new UsageError('Give the archive (a .siard file or a folder holding one) and the <target>.');
-        source = localArchiveSource(args[0]!, 'ARCHIVE_SOURCE');
-        target = args[1]!;
-      }
+      const { source, target } = archiveAndTarget(first, second, options, 'ARCHIVE_SOURCE');
       const result = await runVerify(source, target, options.json === true);
       if (options.json) printJson(result);
       else printVerifyResult(result, target);
