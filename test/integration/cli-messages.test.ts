@@ -73,13 +73,14 @@ test('ingest, export and audit count LOB cells, LOB files and segment folders in
   const root = path.join(work, 'root-words');
   t.is((await runCli(['init', root])).code, 0);
   const words = '13 LOB cells in 129 LOB files in 120 segment folders';
+  // The version: the .siard, its 129 LOB files and its table fingerprints (<name>.fingerprints.json).
   const i = await runCli(['ingest', db, '--root', root, '--id', 'urn:x:words', ...LIMITS]);
   t.is(i.code, 0, i.stderr);
   t.regex(
     i.stdout,
     new RegExp(
-      `^Committed v1 of object "urn:x:words" \\(.+\\): 6 tables, 87 rows, ${words}; the version holds 130 files \\(\\d+ ` +
-        `bytes\\), 130 stored new`,
+      `^Committed v1 of object "urn:x:words" \\(.+\\): 6 tables, 87 rows, ${words}; the version holds 131 files \\(\\d+ ` +
+        `bytes\\), 131 stored new`,
     ),
   );
   const e = await runCli(['export', db, path.join(work, 'words-out'), ...LIMITS]);
@@ -108,7 +109,7 @@ test('log prints five tab-separated columns; show sorts naturally and prints eac
     rows.map((r) => [r[0], r[2], r[3], r[4]]),
     [
       ['v2', '1 files', '', ''],
-      ['v1', '130 files', 'Ada', 'first'],
+      ['v1', '131 files', 'Ada', 'first'], // the .siard, 129 LOB files, the fingerprints
     ],
   );
   t.true(rows.every((r) => r.length === 5));
@@ -167,7 +168,7 @@ test('re-ingesting an unchanged database makes no version unless --allow-unchang
   t.regex(
     again.stdout,
     new RegExp(
-      String.raw`^Object "urn:x:unchanged" \(.+\) is unchanged, no new version: .*nw\.db gives the same 130 files ` +
+      String.raw`^Object "urn:x:unchanged" \(.+\) is unchanged, no new version: .*nw\.db gives the same 131 files ` +
         String.raw`as v1 \(--allow-unchanged makes one anyway\)\.\n$`,
     ),
   );
