@@ -276,7 +276,9 @@ test('ingest of a received segmented SIARD file stores every segment and its LOB
   const root = copyRoot(shared.emptyRoot, path.join(work, 'root-received'));
   const stdout = await cli(t, 'ingest', path.join(received, 'Northwind.siard.1'), '--root', root, '--id', 'urn:seg:received', '--json');
   const result = JSON.parse(stdout) as { files: number };
-  t.is(result.files, segmentNames(received).length + 13, 'the segments and the 13 LOB files');
+  // The export that made the set wrote its table fingerprints beside it; ingest takes them along.
+  t.true(existsSync(path.join(received, 'Northwind.fingerprints.json')), 'the fingerprints beside the set');
+  t.is(result.files, segmentNames(received).length + 13 + 1, 'the segments, the 13 LOB files and the fingerprints');
   const r = await runCli(['audit', '--root', root, '--id', 'urn:seg:received', '--json']);
   t.is(r.code, 0, r.stdout);
   await cli(t, 'restore', '--root', root, '--id', 'urn:seg:received', path.join(work, 'received.db'));

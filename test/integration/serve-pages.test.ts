@@ -76,7 +76,8 @@ test("an object: its versions (user, message), a version's files, what changed f
   t.regex(v1.text, /source_lobseg_0\/content\/schema0\/table1\/lob3\/record0\.bin/);
   const diff = await get(`/diff?id=${encodeURIComponent(ID)}&a=v1&b=v2`);
   t.is(diff.status, 200);
-  t.regex(diff.text, /Changed \(1\)[\s\S]*source\.siard/);
+  // v2 added rows: the .siard and its table fingerprints changed.
+  t.regex(diff.text, /Changed \(2\)[\s\S]*source\.fingerprints\.json[\s\S]*source\.siard/);
   t.regex(diff.text, /Added \(1\)[\s\S]*record8\.bin/);
   t.regex(diff.text, /Removed \(0\)/);
 });

@@ -48,6 +48,8 @@ const LOCAL_BY_NATURE: Record<string, string> = {
   'siard/reader/unreferenced.ts': 'lists the LOB folders of a local package',
   'sources/siard/provenance.ts': 'hashes the local .siard being exported from',
   'sources/sqlite/loader.ts': 'SQLite database files are local files',
+  'sources/sqlite/raw-source.ts': 'SQLite database files are local files (verify reads the target as stored)',
+  'archive/verify/pending-rows.ts': 'rows waiting for their match spill to a local scratch SQLite file',
   'sources/sqlite/sqlite-source.ts': 'SQLite database files are local files',
   'siard/check/key-index.ts': "check's key index: a temporary SQLite file in the local temporary folder",
   'siard/check/check-siard.ts': 'check of a local package: the .siard a user names, or the one in a folder',
