@@ -7,7 +7,7 @@
  * reference sample.
  */
 import test from 'ava';
-import { writeFileSync } from 'node:fs';
+import { cpSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describeCopy, describeObject, describeTemplate, type DescribeTemplate } from '../../src/archive/describe/describe.js';
 import { openArchive } from '../../src/archive/open-archive.js';
@@ -26,6 +26,8 @@ const HOSTILE =
   '<b>&amp; "q" \'a\' ]]> </description>\n\r\t\u0001\u007f\u0085 two  spaces \\u0041 \\ 😀 日本語 עברית' + 'Ω'.repeat(100_000);
 
 let base: Ingested;
+/** A copy of the described object's root, for the test that must see no version added (the others add some to base). */
+let still: Ingested;
 let original: DescribeTemplate;
 let edited: DescribeTemplate;
 const names: { schema: string; table: string; column: string } = { schema: '', table: '', column: '' };
@@ -51,6 +53,9 @@ test.before(async () => {
   writeFileSync(file, JSON.stringify(edited));
   const applied = await runCli(['describe', '--apply', file, '--root', base.root, '--id', base.id, '--json']);
   if (applied.code !== 0) throw new Error(applied.stderr);
+  const root = path.join(base.dir, 'still-root');
+  cpSync(base.root, root, { recursive: true });
+  still = { ...base, root, objectDir: path.join(root, path.relative(base.root, base.objectDir)) };
 });
 
 function siardOf(version: string): string {
@@ -133,18 +138,18 @@ test('the described metadata.xml is valid against the official metadata.xsd and 
 });
 
 test('an unknown name is refused with exit 2 naming it, and nothing is written', async (t) => {
-  const file = path.join(base.dir, 'unknown.json');
+  const file = path.join(still.dir, 'unknown.json');
   writeFileSync(
     file,
     JSON.stringify({ database: { description: 'x' }, schemas: { [names.schema]: { tables: { NoSuchTable: { description: 'x' } } } } }),
   );
-  const before = readInventory(base.objectDir).head;
-  const cli = await runCli(['describe', '--apply', file, '--root', base.root, '--id', base.id]);
+  const before = readInventory(still.objectDir).head;
+  const cli = await runCli(['describe', '--apply', file, '--root', still.root, '--id', still.id]);
   t.is(cli.code, 2, cli.stderr);
   t.regex(cli.stderr, /NoSuchTable/);
-  await t.throwsAsync(describeObject(base.root, base.id, { users: { nobody: { description: 'x' } } }), { message: /nobody/ });
-  await t.throwsAsync(describeObject(base.root, base.id, { schemas: { [names.schema]: { tabels: {} } } }), { message: /tabels/ });
-  t.is(readInventory(base.objectDir).head, before);
+  await t.throwsAsync(describeObject(still.root, still.id, { users: { nobody: { description: 'x' } } }), { message: /nobody/ });
+  await t.throwsAsync(describeObject(still.root, still.id, { schemas: { [names.schema]: { tabels: {} } } }), { message: /tabels/ });
+  t.is(readInventory(still.objectDir).head, before);
 });
 
 test('relocate and describe compose in either order; audit is clean on the described object', async (t) => {
