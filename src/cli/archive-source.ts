@@ -48,7 +48,7 @@ export function archiveAndTarget(
 }
 
 /** A `.siard` file, a folder holding one, or a segmented SIARD file named by a member or its stem. */
-export function localArchiveSource(input: string, code: string): ArchiveSource {
+function localArchiveSource(input: string, code: string): ArchiveSource {
   let isDir: boolean;
   try {
     isDir = statSync(input).isDirectory();
