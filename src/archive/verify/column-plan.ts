@@ -51,6 +51,14 @@ function shapeOf(archive: SiardArchive, t: SiardTableRef, i: number): CellShape 
   return shape.kind === 'scalar' && isArrayColumn(t, i) ? { kind: 'array', cardinality: column.cardinality ?? 0, element: shape } : shape;
 }
 
+/** The plan of every column of `t` compared with another archive's (diff): no mapping, every value as archived. */
+export function archivePlans(archive: SiardArchive, t: SiardTableRef): ColumnPlan[] {
+  return t.table.columns.map((column, i) => {
+    const shape = shapeOf(archive, t, i);
+    return { name: column.name, shape, canon: canonColumn(shape), json: false, literal: column.mimeType === SQLITE_LITERAL_MIME };
+  });
+}
+
 /** The plan of every column of `t` for a target of `kind` ('sqlite', 'postgres', 'mysql'). */
 export function columnPlans(kind: string, archive: SiardArchive, t: SiardTableRef): ColumnPlan[] {
   const same = PRODUCTS[kind]?.test(archive.databaseProduct ?? '') ?? false;

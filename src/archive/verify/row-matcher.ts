@@ -18,6 +18,12 @@ export interface RowDifference {
   change: 'missing' | 'extra' | 'changed';
 }
 
+/**
+ * Sees every row difference as it is found, whole (what diff lists, every row): a row one side
+ * lacks, or a pair of rows with the same key whose cells differ (`columns`: their indexes).
+ */
+export type RowListener = (change: RowDifference['change'], cells: Cells, columns?: readonly number[]) => void;
+
 export interface MatchCounts {
   /** archive rows the target lacks */
   missing: number;
@@ -43,6 +49,7 @@ export class RowMatcher {
     private readonly keyColumns: readonly number[] | undefined,
     private readonly pending: PendingRows,
     private readonly limit = 100,
+    private readonly onRow?: RowListener,
   ) {}
 
   /** Rows of one side, in the order it reads them. */
@@ -125,12 +132,11 @@ export class RowMatcher {
   /** A row whose partner is not known: matched with one waiting, else waits. */
   private single(side: Side, cells: Cells, key = this.key(cells)): void {
     const waiting = this.pending.get(key);
-    if (waiting === undefined) {
-      this.pending.set(key, { side, count: 1, cells });
-      return;
-    }
-    if (waiting.side === side) {
-      this.pending.set(key, { ...waiting, count: waiting.count + 1 });
+    if (waiting === undefined || waiting.side === side) {
+      // the other side has ended: no partner can come, the row is a difference now (a table one side lacks waits nowhere)
+      if (this.ended[side === 0 ? 1 : 0]) this.note(side === 0 ? 'missing' : 'extra', cells, null);
+      else if (waiting === undefined) this.pending.set(key, { side, count: 1, cells });
+      else this.pending.set(key, { ...waiting, count: waiting.count + 1 });
       return;
     }
     if (side === 0) this.compare(cells, waiting.cells);
@@ -140,15 +146,54 @@ export class RowMatcher {
   }
 
   private compare(archive: Cells, target: Cells): void {
+    let differing: number[] | undefined;
     for (let c = 0; c < archive.length; c++) {
-      if (archive[c] !== target[c]) this.note('changed', archive, this.columns[c]!);
+      if (archive[c] !== target[c]) {
+        this.note('changed', archive, this.columns[c]!);
+        (differing ??= []).push(c);
+      }
     }
+    if (differing && this.onRow) this.onRow('changed', archive, differing);
   }
 
   private note(change: RowDifference['change'], cells: Cells, column: string | null): void {
     this.counts[change]++;
+    if (column === null) this.onRow?.(change, cells);
     if (this.differences.length >= this.limit) return;
     const key = this.keyColumns === undefined ? [...cells] : this.keyColumns.map((i) => cells[i] ?? null);
     this.differences.push({ key, column, change });
   }
+}
+
+/**
+ * Reads both sides of one table into the matcher, a batch at a time, asking the side with fewer rows
+ * waiting for its next batch (both when even), so neither side runs ahead of the other by more than
+ * a batch when they give the same rows in the same order. `right` undefined: side 1 has no rows.
+ */
+export async function matchSides(
+  matcher: RowMatcher,
+  left: AsyncGenerator<Cells[]>,
+  right: AsyncGenerator<Cells[]> | undefined,
+  onRows: (n: number, side: Side) => void,
+): Promise<void> {
+  const sides = [left, right] as const;
+  const open = [true, right !== undefined];
+  if (!right) matcher.end(1);
+  const next: Array<Promise<IteratorResult<Cells[]>> | undefined> = [undefined, undefined];
+  while (open[0] || open[1]) {
+    for (const side of [0, 1] as const) {
+      const other = side === 0 ? 1 : 0;
+      if (open[side] && !next[side] && (!open[other] || matcher.queued(side) <= matcher.queued(other))) next[side] = sides[side]!.next();
+    }
+    const settled = await Promise.race(([0, 1] as const).filter((s) => next[s]).map(async (s) => ({ side: s, result: await next[s]! })));
+    next[settled.side] = undefined;
+    if (settled.result.done) {
+      open[settled.side] = false;
+      matcher.end(settled.side);
+    } else {
+      matcher.add(settled.side, settled.result.value);
+      onRows(settled.result.value.length, settled.side);
+    }
+  }
+  matcher.finish();
 }

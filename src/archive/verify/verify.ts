@@ -23,8 +23,8 @@ import type { SiardTableRef } from '../../siard/reader/siard-reader.js';
 import { openArchive, type ArchiveSource, type OpenedArchive } from '../open-archive.js';
 import { archiveRows, type ExpectedChanges } from './archive-side.js';
 import { columnPlans, type ColumnPlan } from './column-plan.js';
-import { loadSpillDriver, PendingRows, type Cells } from './pending-rows.js';
-import { RowMatcher, type RowDifference } from './row-matcher.js';
+import { loadSpillDriver, PendingRows } from './pending-rows.js';
+import { matchSides, RowMatcher, type RowDifference } from './row-matcher.js';
 import { targetRows } from './target-side.js';
 import { openTarget, type OpenedTarget, type TargetTable } from './target-tables.js';
 
@@ -100,39 +100,6 @@ function columnPlaces(plans: readonly ColumnPlan[], target: TargetTable, problem
   return at;
 }
 
-/**
- * Reads both sides of one table into the matcher, a batch at a time, asking the side with fewer rows
- * waiting for its next batch (both when even), so neither side runs ahead of the other by more than
- * a batch when they give the same rows in the same order.
- */
-async function compareRows(
-  matcher: RowMatcher,
-  left: AsyncGenerator<Cells[]>,
-  right: AsyncGenerator<Cells[]> | undefined,
-  onRows: (n: number) => void,
-): Promise<void> {
-  const sides = [left, right] as const;
-  const open = [true, right !== undefined];
-  if (!right) matcher.end(1);
-  const next: Array<Promise<IteratorResult<Cells[]>> | undefined> = [undefined, undefined];
-  while (open[0] || open[1]) {
-    for (const side of [0, 1] as const) {
-      const other = side === 0 ? 1 : 0;
-      if (open[side] && !next[side] && (!open[other] || matcher.queued(side) <= matcher.queued(other))) next[side] = sides[side]!.next();
-    }
-    const settled = await Promise.race(([0, 1] as const).filter((s) => next[s]).map(async (s) => ({ side: s, result: await next[s]! })));
-    next[settled.side] = undefined;
-    if (settled.result.done) {
-      open[settled.side] = false;
-      matcher.end(settled.side);
-    } else {
-      matcher.add(settled.side, settled.result.value);
-      if (settled.side === 0) onRows(settled.result.value.length);
-    }
-  }
-  matcher.finish();
-}
-
 async function verifyTable(
   archive: OpenedArchive,
   target: OpenedTarget,
@@ -160,7 +127,9 @@ async function verifyTable(
   const fingerprint = stored ? new TableFingerprint() : undefined;
   try {
     const left = archiveRows(archive, ref, plans, expected, fingerprint);
-    await compareRows(matcher, left, there ? targetRows(there, plans, at, target.kind === 'sqlite') : undefined, (n) => options.onRow?.(n));
+    await matchSides(matcher, left, there ? targetRows(there, plans, at, target.kind === 'sqlite') : undefined, (n, side) => {
+      if (side === 0) options.onRow?.(n);
+    });
   } finally {
     pending.close();
   }

@@ -106,3 +106,34 @@ test('a side that gives nothing: every row of the other is missing, and the firs
   t.is(m.counts.missing, 250);
   t.is(m.differences.length, 100);
 });
+
+test('the row listener sees each difference whole: a changed row once with its columns, rows one side lacks', (t) => {
+  const seen: Array<[string, Cells, readonly number[]?]> = [];
+  const pending = new PendingRows();
+  const m = new RowMatcher(COLUMNS, [0], pending, 0, (change, cells, columns) =>
+    seen.push(columns ? [change, cells, columns] : [change, cells]),
+  );
+  const b = changed(rows(30));
+  b[4] = ['5', 'other', 'x'];
+  m.add(0, rows(30));
+  m.add(1, b);
+  m.end(0);
+  m.end(1);
+  m.finish();
+  t.deepEqual(m.differences, [], 'limit 0: nothing kept');
+  t.deepEqual(seen.map(([change, cells, columns]) => [change, cells[0], columns]).sort(), [
+    ['changed', '11', [1]],
+    ['changed', '5', [1, 2]],
+    ['extra', '1000', undefined],
+    ['missing', '21', undefined],
+  ]);
+});
+
+test('once a side has ended, rows of the other are differences at once: nothing waits', (t) => {
+  const pending = new PendingRows();
+  const m = new RowMatcher(COLUMNS, [0], pending);
+  m.end(0);
+  m.add(1, rows(50));
+  t.is(pending.size, 0);
+  t.is(m.counts.extra, 50);
+});
