@@ -17,6 +17,7 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { tempDir } from '../helpers/tmp.js';
+import { distBuilt } from '../helpers/built-dist.js';
 
 const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
 
@@ -37,7 +38,8 @@ function localPrebuilds(base: string): string | undefined {
   return tar.status === 0 ? dir : undefined;
 }
 
-test('npm pack, then npm install -g of the tarball, gives a siard-ocfl command that exports a database', (t) => {
+test('npm pack, then npm install -g of the tarball, gives a siard-ocfl command that exports a database', async (t) => {
+  await distBuilt();
   const base = tempDir('siard-global-');
   const prebuilds = localPrebuilds(base);
   t.log(

@@ -1,7 +1,7 @@
 /**
  * Loaded by ava in every test worker (the `require` of the ava configs): when the worker exits it
  * writes how long its test file took, in wall time and in CPU time of the worker and of the child
- * processes it waited for, to the folder the runner names (SIARD_OCFL_TEST_TIMINGS). The runner
+ * processes it waited for, and when it ran, to the folder the runner names (SIARD_OCFL_TEST_TIMINGS). The runner
  * prints the slowest files at the end of a run (test/runner/slowest.ts).
  */
 import test from 'ava';
@@ -28,7 +28,15 @@ if (folder) {
   const started = performance.now();
   const file = fileURLToPath(test.meta.file);
   process.once('exit', () => {
-    const record = { file, wallSeconds: (performance.now() - started) / 1000, cpuSeconds: cpuSeconds() };
+    const ended = performance.now();
+    const record = {
+      file,
+      wallSeconds: (ended - started) / 1000,
+      cpuSeconds: cpuSeconds(),
+      // When it ran (ms since the epoch), so the runner can tell how many files ran at once.
+      startedAt: performance.timeOrigin + started,
+      endedAt: performance.timeOrigin + ended,
+    };
     writeFileSync(path.join(folder, `${process.pid}.json`), JSON.stringify(record));
   });
 }

@@ -6,6 +6,8 @@ export interface FileTiming {
   file: string;
   wallSeconds: number;
   cpuSeconds: number;
+  startedAt?: number;
+  endedAt?: number;
 }
 
 export function readTimings(folder: string): FileTiming[] {
@@ -26,4 +28,30 @@ export function slowestReport(timings: FileTiming[], projectRoot: string, count 
       `(wall, CPU of the file and its child processes; ${cpu.toFixed(0)} s of CPU in all):`,
     ...lines,
   ].join('\n');
+}
+
+/**
+ * How full the run kept its workers: from the first file's start to the last file's end, the
+ * seconds during which fewer than two files ran (one core, or both, left to idle unless a file's
+ * children filled them) and the mean number of files running.
+ */
+export function concurrencyReport(timings: FileTiming[]): string {
+  const events: Array<[number, number]> = [];
+  for (const t of timings) if (t.startedAt !== undefined && t.endedAt !== undefined) events.push([t.startedAt, 1], [t.endedAt, -1]);
+  if (events.length === 0) return '';
+  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let running = 0;
+  let fileSeconds = 0;
+  let underTwo = 0;
+  for (let i = 0; i < events.length - 1; i++) {
+    running += events[i]![1];
+    const span = (events[i + 1]![0] - events[i]![0]) / 1000;
+    fileSeconds += running * span;
+    if (running < 2) underTwo += span;
+  }
+  const total = (events.at(-1)![0] - events[0]![0]) / 1000;
+  return (
+    `Test files ran ${total.toFixed(0)} s, ${(fileSeconds / total).toFixed(2)} at once on average; ` +
+    `fewer than two at once for ${underTwo.toFixed(0)} s.`
+  );
 }
