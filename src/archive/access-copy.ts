@@ -3,10 +3,14 @@
  * with. The table XML is read once, in the order it is written, into a SQLite database in the
  * reading room's workspace (never in the storage root): one row per table row holding the row as
  * the pages show it (JSON), each cell's text as the search compares it, and each number as a number.
- * It is built in two steps, each in batches that leave the server answering between them:
- * 1. the rows (sorting, filtering and search work from here on, a search scanning the copy),
- * 2. an index per column for sorting, then a full-text index (FTS5, trigram tokenizer, without
- *    positions: a text of three characters or more is looked up as the rows holding all its trigrams).
+ * It is built in two steps, neither of which stops the server answering:
+ * 1. the rows, in batches the server answers between (filtering and search work from here on, a
+ *    search scanning the copy),
+ * 2. in a worker thread with its own connection (copy-indexer.ts; the copy in WAL mode, so the
+ *    pages read while it writes): an index per column for sorting (one CREATE INDEX each, some
+ *    seconds per million rows), a column asked for by a page first, then a full-text index (FTS5,
+ *    trigram tokenizer, without positions: a text of three characters or more is looked up as the
+ *    rows holding all its trigrams). A sort waits for its column's index (a page that reloads).
  * A search finds the same rows either way: the index only proposes candidates, every one is
  * checked with the rule of the scan (browse-rows.ts `rowMatches`: case-insensitive substring of
  * the cell's text). LOB counts (table-summary.ts) are kept too, counted while the rows are copied.
@@ -21,6 +25,7 @@ import type { SiardTableRef } from '../siard/reader/siard-reader.js';
 import { columnTypeFamily } from '../siard/reader/table-rows.js';
 import { lobCounter, type LobSummary } from '../siard/reader/table-summary.js';
 import { cellText, rowView, type RowView } from './browse-rows.js';
+import { CopyIndexer, sortIndexName } from './copy-indexer.js';
 import type { OpenedArchive } from './open-archive.js';
 
 export interface CopyProgress {
@@ -28,6 +33,10 @@ export interface CopyProgress {
   phase: 'rows' | 'indexes' | 'ready' | 'failed';
   /** rows copied so far (phase rows), or rows in the full-text index (phase indexes) */
   done: number;
+  /** sort indexes built (phase indexes), of one per column */
+  sorted?: number;
+  /** the table's columns */
+  columns: number;
   /** `<rows>` in metadata.xml */
   total: number;
   /** when this build started (ms since the epoch); a copy found on disk: when it was opened */
@@ -54,9 +63,6 @@ export interface CopyPage {
   /** how the rows holding the query were found: the full-text index, or a scan of the copy */
   by: 'index' | 'scan' | 'none';
 }
-
-/** Rows per transaction while indexing (copying: those one chunk of table XML completes), the server answering between them. */
-const INDEX_BATCH = 2000;
 
 /** One table's copy, open. */
 class AccessCopy {
@@ -100,9 +106,9 @@ class AccessCopy {
     return this.numeric[column] ? `n${column + 1}` : `t${column + 1}`;
   }
 
-  /** The index a sort by `column` uses, built now if the build has not reached it yet. */
-  sortIndex(column: number): void {
-    this.db.exec(`CREATE INDEX IF NOT EXISTS o${column + 1} ON rows (${this.key(column)}, i)`);
+  /** Whether the index a sort by `column` uses is built (the indexer builds it: copy-indexer.ts). */
+  canSort(column: number): boolean {
+    return this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?").get(sortIndexName(column)) !== undefined;
   }
 
   page(q: CopyQuery): CopyPage {
@@ -126,7 +132,6 @@ class AccessCopy {
     const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
     let order = 'i';
     if (q.sort) {
-      this.sortIndex(q.sort.column);
       // NULLs first ascending (last descending); ties in table order.
       order = `${this.key(q.sort.column)} ${q.sort.descending ? 'DESC' : 'ASC'}, i`;
     }
@@ -161,6 +166,8 @@ function numericColumns(t: SiardTableRef): boolean[] {
 interface Build {
   progress: CopyProgress;
   copy?: AccessCopy;
+  /** while the indexes are built: asks for a column's sort index before the others */
+  preferSort?: (column: number) => void;
 }
 
 /** Where the copy of a table of an object version is, and what the workspace keeps. */
@@ -176,6 +183,8 @@ export class AccessCopies {
   private readonly builds = new Map<string, Build>();
   /** set by close(): builds stop at their next batch (a copy of rows is removed, an index resumes next time) */
   private stopped = false;
+  /** index builds running, stopped by close() */
+  private readonly indexers = new Set<CopyIndexer>();
 
   constructor(
     /** a folder outside the storage root */
@@ -199,7 +208,7 @@ export class AccessCopies {
     const file = this.fileOf(at, t);
     let build = this.builds.get(file);
     if (!build) {
-      build = { progress: { phase: 'rows', done: 0, total: t.table.rows, startedAt: Date.now() } };
+      build = { progress: { phase: 'rows', done: 0, total: t.table.rows, columns: t.table.columns.length, startedAt: Date.now() } };
       this.builds.set(file, build);
       const b = build;
       void this.run(file, archive, t, b).catch((err: Error) => {
@@ -235,15 +244,23 @@ export class AccessCopies {
       build.progress.rowsSeconds = (Date.now() - started) / 1000;
     }
     const db = new Database(file);
+    // WAL: the pages read from this connection while the indexer writes from its own.
+    db.pragma('journal_mode = WAL');
     build.copy = new AccessCopy(db, file, t);
     if (!build.copy.indexed) {
+      if (this.stopped) throw new Error(STOPPED);
       build.progress.phase = 'indexes';
+      build.progress.sorted = 0;
       const started = Date.now();
+      const sortKeys = numericColumns(t).map((isNumber, c) => (isNumber ? `n${c + 1}` : `t${c + 1}`));
+      const indexer = new CopyIndexer(file, sortKeys, build.progress);
+      this.indexers.add(indexer);
+      build.preferSort = (column) => indexer.prefer(column);
       try {
-        await buildIndexes(db, build.copy, t, build.progress, () => this.stopped);
-      } catch (err) {
-        db.close();
-        throw err;
+        await indexer.done;
+      } finally {
+        this.indexers.delete(indexer);
+        build.preferSort = undefined;
       }
       build.progress.indexSeconds = (Date.now() - started) / 1000;
     }
@@ -263,6 +280,7 @@ export class AccessCopies {
 
   close(): void {
     this.stopped = true;
+    for (const indexer of this.indexers) indexer.stop();
     for (const b of this.builds.values()) if (b.progress.phase === 'ready') b.copy?.close();
     this.builds.clear();
   }
@@ -314,42 +332,4 @@ async function copyRows(
   const meta = db.prepare('INSERT INTO meta VALUES (?, ?)');
   meta.run('rows', String(progress.done));
   meta.run('lobs', JSON.stringify(lobs.summary));
-}
-
-async function buildIndexes(
-  db: BetterSqlite3.Database,
-  copy: AccessCopy,
-  t: SiardTableRef,
-  progress: CopyProgress,
-  stopped: () => boolean,
-): Promise<void> {
-  for (let c = 0; c < t.table.columns.length; c++) {
-    copy.sortIndex(c);
-    await yieldToServer();
-    if (stopped()) throw new Error(STOPPED);
-  }
-  const texts = t.table.columns.map((_, c) => `t${c + 1}`);
-  // detail=none: no positions (half the size, two to three times quicker to build); a query is the
-  // AND of its trigrams, whose candidates the scan's rule checks.
-  db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(${texts.join(', ')}, content='', tokenize='trigram', detail=none)`);
-  const next = db.prepare(`SELECT i, ${texts.join(', ')} FROM rows WHERE i > ? ORDER BY i LIMIT ${INDEX_BATCH}`);
-  const add = db.prepare(`INSERT INTO fts (rowid, ${texts.join(', ')}) VALUES (${['?', ...texts.map(() => '?')].join(', ')})`);
-  const mark = db.prepare(`INSERT OR REPLACE INTO meta VALUES (?, ?)`);
-  const step = db.transaction((after: number) => {
-    const rows = next.raw().all(after) as unknown[][];
-    for (const r of rows) add.run(...r);
-    const last = rows.length > 0 ? (rows[rows.length - 1]![0] as number) : after;
-    mark.run('indexed', String(last));
-    return { last, count: rows.length };
-  });
-  let after = copy.indexedTo;
-  for (;;) {
-    const { last, count } = step(after);
-    after = last;
-    progress.done = last;
-    if (count < INDEX_BATCH) break;
-    await yieldToServer();
-    if (stopped()) throw new Error(STOPPED);
-  }
-  mark.run('fts', 'done');
 }

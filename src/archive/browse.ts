@@ -8,6 +8,7 @@ import { loadInventoryHeader, loadInventorySummary, type OcflObjectReader } from
 import type { OcflStorageRoot } from '../ocfl/root.js';
 import type { ReadStorage } from '../ocfl/storage/storage.js';
 import { forEachConcurrent } from '../ocfl/concurrent.js';
+import { listByLayout } from '../ocfl/layout/list-by-layout.js';
 
 export interface ObjectListing {
   /** the object root, relative to the storage root */
@@ -51,13 +52,111 @@ export interface KnownObject {
  * digest read before is not read again (a listing refreshed reads one small file per object);
  * `known` is updated.
  */
-export async function listObjects(root: OcflStorageRoot, known: Map<string, KnownObject> = new Map()): Promise<ObjectListing[]> {
+async function listObjects(root: OcflStorageRoot, known: Map<string, KnownObject>): Promise<ObjectListing[]> {
   const out: ObjectListing[] = [];
   for await (const loc of root.scanObjects()) out.push({ path: loc.path });
   await forEachConcurrent(out, 16, async (o, i) => {
     out[i] = await listed(root, o, known);
   });
   return out;
+}
+
+/** An object of the root's list: the id it is listed under, or, without one, why (shown with its path). */
+interface IndexedObject {
+  path: string;
+  id?: string;
+  problem?: string;
+  /** its row, when the index was made by reading every inventory */
+  listing?: ObjectListing;
+}
+
+/** The objects of a root in id order (those without an id after them, by path), as the list pages them. */
+export interface ObjectIndex {
+  objects: IndexedObject[];
+  /** true: the ids are the layout's folder names, and an inventory is read only when its row is shown */
+  byLayout: boolean;
+}
+
+/**
+ * The root's objects by id. Under a layout whose folder names are the ids (0003), no inventory is
+ * read, but those of objects whose names are cut for length (list-by-layout.ts); any other root
+ * is scanned and every inventory read (16 at a time, `known` as in listObjects).
+ */
+export async function indexObjects(root: OcflStorageRoot, known: Map<string, KnownObject> = new Map()): Promise<ObjectIndex> {
+  const laidOut = await listByLayout(root.storage, root.layout);
+  let objects: IndexedObject[];
+  if (laidOut) {
+    objects = laidOut;
+    await forEachConcurrent(laidOut, 16, async (o, i) => {
+      if (o.cut) objects[i] = await cutNameObject(root, o.path);
+    });
+  } else {
+    objects = (await listObjects(root, known)).map((listing) => ({
+      path: listing.path,
+      ...(listing.id !== undefined ? { id: listing.id } : { problem: listing.error ?? 'unreadable' }),
+      listing,
+    }));
+  }
+  objects.sort((a, b) =>
+    a.id !== undefined && b.id !== undefined
+      ? byCodeUnit(a.id, b.id)
+      : a.id !== undefined
+        ? -1
+        : b.id !== undefined
+          ? 1
+          : byCodeUnit(a.path, b.path),
+  );
+  return { objects, byLayout: laidOut !== undefined };
+}
+
+/** An object whose folder name is cut: listed under the id its inventory declares when the layout puts that id here. */
+async function cutNameObject(root: OcflStorageRoot, at: string): Promise<IndexedObject> {
+  try {
+    const { id } = await loadInventoryHeader(root.storage, at);
+    const placed = root.objectPath(id);
+    return placed === at ? { path: at, id } : { path: at, problem: `It holds object "${id}", which the storage layout puts at ${placed}.` };
+  } catch (err) {
+    return { path: at, problem: (err as Error).message };
+  }
+}
+
+/** One page of the root's list. */
+export interface ObjectsPage {
+  /** objects in the root */
+  total: number;
+  /** objects whose id (or, without one, path) holds the filter */
+  matching: number;
+  rows: ObjectListing[];
+}
+
+/**
+ * The objects from `offset` whose id holds `filter`, each with its head, date and file count: the
+ * inventories of these objects only are read (or taken from `known`). An object whose inventory
+ * declares another id than the one it is listed under is shown by its path, with the two ids.
+ */
+export async function pageOfObjects(
+  root: OcflStorageRoot,
+  index: ObjectIndex,
+  filter: string,
+  offset: number,
+  limit: number,
+  known: Map<string, KnownObject> = new Map(),
+): Promise<ObjectsPage> {
+  const matching = filter === '' ? index.objects : index.objects.filter((o) => (o.id ?? o.path).includes(filter));
+  const shown = matching.slice(offset, offset + limit);
+  const rows: ObjectListing[] = new Array(shown.length);
+  await forEachConcurrent(shown, 16, async (o, i) => {
+    if (o.listing) rows[i] = o.listing;
+    else if (o.problem !== undefined) rows[i] = { path: o.path, error: o.problem };
+    else {
+      const r = await listed(root, { path: o.path }, known);
+      rows[i] =
+        r.id === undefined || r.id === o.id
+          ? r
+          : { path: o.path, error: `Its folder name encodes the id "${o.id}", but its inventory declares "${r.id}".` };
+    }
+  });
+  return { total: index.objects.length, matching: matching.length, rows };
 }
 
 async function listed(root: OcflStorageRoot, o: ObjectListing, known: Map<string, KnownObject>): Promise<ObjectListing> {

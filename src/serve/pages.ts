@@ -3,7 +3,7 @@
  * HTML, every value escaped by the `html` template (html.ts). No script is sent: links and one GET
  * form per page are all the navigation.
  */
-import type { ObjectListing, VersionDiff, VersionFile } from '../archive/browse.js';
+import type { ObjectsPage, VersionDiff, VersionFile } from '../archive/browse.js';
 import { SORT_MAX_ROWS, type CellView, type RowView } from '../archive/browse-rows.js';
 import type { InventoryVersionSummary } from '../ocfl/inventory/inventory.js';
 import type { SiardArchive, SiardColumn, SiardSchema, SiardTable } from '../siard/model.js';
@@ -50,11 +50,10 @@ function when(s: string | undefined): string {
   return s ?? '';
 }
 
-export function rootPage(root: string, objects: ObjectListing[], filter: string, page: number, pageSize: number): string {
-  const matching = filter === '' ? objects : objects.filter((o) => (o.id ?? o.path).includes(filter));
-  const shown = matching.slice((page - 1) * pageSize, page * pageSize);
+export function rootPage(root: string, objects: ObjectsPage, filter: string, page: number, pageSize: number): string {
+  const shown = objects.rows;
   const body = html`<p>
-      Storage root <code>${root}</code>: ${objects.length} objects${filter !== '' ? `, ${matching.length} matching` : ''}.
+      Storage root <code>${root}</code>: ${objects.total} objects${filter !== '' ? `, ${objects.matching} matching` : ''}.
     </p>
     <form method="get" action="/">
       <label>Filter by id <input name="q" value="${filter}" /></label> <button>Filter</button>
@@ -87,7 +86,7 @@ export function rootPage(root: string, objects: ObjectListing[], filter: string,
         )}
       </tbody>
     </table>
-    ${pager('/', { q: filter || undefined }, page, matching.length > page * pageSize)}`;
+    ${pager('/', { q: filter || undefined }, page, objects.matching > page * pageSize)}`;
   return layout('Objects', body);
 }
 
@@ -569,8 +568,8 @@ function copyNote(p: CopyShown): SafeHtml {
       : p.phase === 'rows'
         ? html`it is being built: ${count(p.done)} of ${count(p.total)} rows copied`
         : p.phase === 'indexes'
-          ? html`its rows are copied; its full-text index is being built (${count(p.done)} of ${count(p.total)} rows), until then a search
-            scans the copy`
+          ? html`its rows are copied; its indexes are being built (sort indexes: ${p.sorted ?? 0} of ${p.columns}; full-text index:
+            ${count(p.done)} of ${count(p.total)} rows), until then a search scans the copy`
           : p.phase === 'failed'
             ? html`its build failed: ${p.error ?? ''}`
             : html`it is
@@ -587,18 +586,24 @@ function copyNote(p: CopyShown): SafeHtml {
   </p>`;
 }
 
-/** The page shown while a table's access copy is built: its progress, reloaded every 2 s until the copy answers. */
-export function copyProgressPage(at: TableParams, t: SiardTableRef, p: CopyProgress, search: Search): string {
+/**
+ * The page shown while a table's access copy is built (or, `sortingBy`, while the sort index of
+ * that column is): its progress, reloaded every 2 s until the copy answers.
+ */
+export function copyProgressPage(at: TableParams, t: SiardTableRef, p: CopyProgress, search: Search, sortingBy?: string): string {
   const seconds = Math.max(0, (Date.now() - p.startedAt) / 1000);
   const percent = p.total > 0 ? Math.floor((100 * p.done) / p.total) : 100;
   const failed = p.phase === 'failed';
+  const reloads = html`This page reloads every 2 seconds and shows the result once the copy can answer.`;
   const body = html`<p id="copy-progress">
       ${
         failed
           ? html`The access copy of this table could not be built: ${p.error ?? ''}`
-          : html`Building the access copy of this table: <progress max="${p.total}" value="${p.done}"></progress> ${count(p.done)} of
-              ${count(p.total)} rows copied (${percent} %) in ${seconds.toFixed(0)} s. This page reloads every 2 seconds and shows the
-              result once the copy can answer.`
+          : sortingBy !== undefined
+            ? html`Sorting by ${sortingBy} needs the access copy's index of that column, which is being built now (sort indexes built:
+              ${p.sorted ?? 0} of ${t.table.columns.length}). ${reloads}`
+            : html`Building the access copy of this table: <progress max="${p.total}" value="${p.done}"></progress> ${count(p.done)} of
+                ${count(p.total)} rows copied (${percent} %) in ${seconds.toFixed(0)} s. ${reloads}`
       }
     </p>
     ${

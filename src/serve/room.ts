@@ -7,7 +7,7 @@
  */
 import type { Readable } from 'node:stream';
 import { AccessCopies } from '../archive/access-copy.js';
-import { listObjects, sidecarText, type KnownObject, type ObjectListing } from '../archive/browse.js';
+import { indexObjects, pageOfObjects, sidecarText, type KnownObject, type ObjectIndex, type ObjectsPage } from '../archive/browse.js';
 import { openObjectArchive, type OpenedArchive } from '../archive/open-archive.js';
 import type { OcflObjectReader } from '../ocfl/object/object.js';
 import type { OcflStorageRoot } from '../ocfl/root.js';
@@ -28,8 +28,15 @@ const OBJECT_TTL_MS = 10_000;
 const OBJECTS_KEPT = 4;
 const ARCHIVES_KEPT = 4;
 
+/** The root's objects as listed at `at`; `ready` once listed (or the list before it, while it is listed again). */
+interface Listing {
+  at: number;
+  index: Promise<ObjectIndex>;
+  ready: ObjectIndex | undefined;
+}
+
 export class Room {
-  private listing: { at: number; objects: Promise<ObjectListing[]> } | undefined;
+  private listing: Listing | undefined;
   private readonly known = new Map<string, KnownObject>();
   private readonly objects = new Map<string, { at: number; object: Promise<OcflObjectReader> }>();
   private readonly archives = new Map<string, Promise<OpenedArchive>>();
@@ -47,10 +54,25 @@ export class Room {
     this.copies = new AccessCopies(workspace);
   }
 
-  listObjects(): Promise<ObjectListing[]> {
-    if (!this.listing || Date.now() - this.listing.at > OBJECT_TTL_MS)
-      this.listing = { at: Date.now(), objects: listObjects(this.root, this.known) };
-    return this.listing.objects;
+  /**
+   * A page of the root's objects whose id holds `filter` (browse.ts: only the page's inventories
+   * are read). The ids are listed again after OBJECT_TTL_MS; a list made from folder names is
+   * used meanwhile (its rows are read fresh), so no page waits for the folders to be listed again.
+   */
+  async listObjects(filter: string, offset: number, limit: number): Promise<ObjectsPage> {
+    if (!this.listing || Date.now() - this.listing.at > OBJECT_TTL_MS) {
+      const stale = this.listing?.ready?.byLayout ? this.listing.ready : undefined;
+      const listing: Listing = { at: Date.now(), index: indexObjects(this.root, this.known), ready: stale };
+      this.listing = listing;
+      listing.index.then(
+        (index) => (listing.ready = index),
+        () => {
+          if (this.listing === listing) this.listing = undefined;
+        },
+      );
+    }
+    const index = this.listing.ready ?? (await this.listing.index);
+    return pageOfObjects(this.root, index, filter, offset, limit, this.known);
   }
 
   async object(id: string): Promise<OcflObjectReader> {

@@ -155,6 +155,11 @@ function throughCopy(at: TableParams, t: SiardTableRef, build: ReturnType<Access
     const page = copyProgressPage(at, t, build.progress, { q: query || undefined, col: col || undefined });
     return build.progress.phase === 'failed' ? { status: 500, body: page } : page;
   }
+  if (sort && build.preferSort && !build.copy.canSort(sort.index)) {
+    // Its index is being built in the indexer's thread: asked for first, shown as progress meanwhile.
+    build.preferSort(sort.index);
+    return copyProgressPage(at, t, build.progress, { q: query || undefined, col: col || undefined }, sort.column);
+  }
   const page = pageNumber(q);
   const found = build.copy.page({
     ...(query !== '' ? { query } : {}),
@@ -226,7 +231,10 @@ async function lobReply(bytes: Readable, size: number | undefined, download: boo
 }
 
 export const ROUTES: Record<string, Route> = {
-  '/': async (room, q) => rootPage(room.root.location, await room.listObjects(), q.get('q') ?? '', pageNumber(q), PAGE_SIZE),
+  '/': async (room, q) => {
+    const [filter, page] = [q.get('q') ?? '', pageNumber(q)];
+    return rootPage(room.root.location, await room.listObjects(filter, (page - 1) * PAGE_SIZE, PAGE_SIZE), filter, page, PAGE_SIZE);
+  },
 
   '/object': async (room, q) => {
     const id = need(q, 'id');

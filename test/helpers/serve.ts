@@ -28,9 +28,13 @@ test.after.always(async () => {
   }
 });
 
-/** Starts `serve` with `args`; resolves when its first line is out (rejects if it exits first). */
-export function startServe(args: string[]): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `serve` with `args` (and `env` added to this process's); resolves when its first line is out (rejects if it exits first). */
+export function startServe(args: string[], env: Record<string, string> = {}): Promise<Served> {
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
+    cwd: PROJECT_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   running.push(child);
   const lines: string[] = [];
   let stderr = '';

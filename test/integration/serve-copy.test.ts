@@ -5,9 +5,12 @@
  * The first request shows the build's progress (a page that reloads itself); the copy's answers
  * equal the scan's rule and the in-memory sort, before and after its full-text index; the copy
  * lies in the workspace and nothing in the root changes; a workspace inside the root is refused.
+ * The indexes are built in a worker thread: held there at a pause (as a CREATE INDEX of millions of
+ * rows holds it), the server still answers pages, a search through the copy, and a sort that waits
+ * for its index.
  */
 import test from 'ava';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from '../../src/sources/sqlite/driver.js';
 import { runCli } from '../helpers/cli.js';
@@ -20,13 +23,19 @@ let fx: ServeFixture;
 let served: Served;
 let workspace: string;
 let before: Record<string, string>;
+/** The indexer waits at its first index until this file exists (copy-indexer.ts). */
+let pauseFile: string;
 
 test.before(async () => {
   const work = tempDir('siard-ocfl-serve-copy-');
   fx = await makeServeFixture(work);
   workspace = path.join(work, 'reading-room');
   before = readTree(fx.root);
-  served = await startServe(['--root', fx.root, '--port', '0', '--workspace', workspace, '--access-copy-rows', '100']);
+  pauseFile = path.join(work, 'index-pause');
+  served = await startServe(['--root', fx.root, '--port', '0', '--workspace', workspace, '--access-copy-rows', '100'], {
+    SIARD_OCFL_PAUSE: 'access-copy-index',
+    SIARD_OCFL_PAUSE_FILE: pauseFile,
+  });
 });
 
 const MANY = `/table?id=${encodeURIComponent(ID)}&v=v2&s=main&t=many`;
@@ -78,6 +87,35 @@ test.serial('the first search shows the build in a page that reloads itself, wit
   t.regex((await get(scan!)).text, /Scanned rows 1 to the end \(130\)/);
   t.false(first.text.includes('<script'));
 });
+
+test.serial(
+  'while an index is built (the indexer held), the server answers: pages, a search of the copy, a sort awaiting its index',
+  async (t) => {
+    for (let i = 0; i < 200 && !existsSync(`${pauseFile}.waiting`); i++) await new Promise((r) => setTimeout(r, 50));
+    t.true(existsSync(`${pauseFile}.waiting`), 'the indexer reached its first index');
+    // A server whose thread built the index would not answer until the pause ends: each request gets 5 s.
+    const quick = async (url: string) => {
+      const res = await fetch(new URL(url, served.url), { signal: AbortSignal.timeout(5000) });
+      return { status: res.status, text: await res.text() };
+    };
+    const plain = await quick(MANY);
+    t.is(plain.status, 200);
+    t.regex(plain.text, /its indexes are being built \(sort indexes: 0 of 2; full-text index:/);
+    const search = await quick(`${MANY}&q=QUOTED`);
+    t.regex(search.text, /found by a scan of the access copy/);
+    t.deepEqual(
+      rowNumbers(search.text),
+      fx.many.filter(([, text]) => text.toLowerCase().includes('quoted')).map(([id]) => id),
+    );
+    const sorting = await quick(`${MANY}&sort=t&dir=desc`);
+    t.is(sorting.status, 200);
+    t.regex(sorting.text, /Sorting by t needs the access copy's index of that column, which is being built now/);
+    t.regex(sorting.text, /<meta http-equiv="refresh" content="2" \/>/);
+    writeFileSync(pauseFile, '');
+    const byText = [...fx.many].sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : a[0] - b[0])).map(([id]) => id);
+    t.deepEqual(rowNumbers(await answered(`${MANY}&sort=t&dir=desc`)), byText.reverse().slice(0, 50));
+  },
+);
 
 test.serial('a search through the copy: every matching row counted and paged, one column or all, the scan rule', async (t) => {
   // Before and after the full-text index: the same rows (the index proposes, the scan rule decides).
