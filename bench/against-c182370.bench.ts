@@ -12,9 +12,9 @@
  * other verb at most 1.0x (plus 5% for noise on this shared machine), every peak at most 1.1x.
  * The exit status is 1 when a target is missed, so `npm run bench` reports it.
  *
- * The base: BENCH_BASE_DIR (default /work/base-c182370), a checkout of c182370 with its
- * dependencies installed and built (`git worktree add /work/base-c182370 c182370`, then `npm ci`
- * there; commits 9cceda0, 10a67b0 and 7d23905 after it do not build). Disk: ~4 x N x 4 KiB in
+ * The base: BENCH_BASE_DIR (default /work/base, where the lead engineer built it), a checkout of
+ * c182370 with its dependencies installed and built (`git worktree add /work/base c182370`, then
+ * `npm ci && npm run build` there; commits 9cceda0, 10a67b0 and 7d23905 after it do not build). Disk: ~4 x N x 4 KiB in
  * BENCH_BASE_WORK (default: the system's temporary folder), removed at the end.
  *
  * Run: npm run build && npx tsx bench/against-c182370.bench.ts
@@ -28,7 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { buildLobDb } from './lobs-db.js';
 
 const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const BASE = process.env.BENCH_BASE_DIR ?? '/work/base-c182370';
+const BASE = process.env.BENCH_BASE_DIR ?? '/work/base';
 const SIZES = (process.env.BENCH_BASE_SIZES ?? '200000').split(',').filter(Boolean).map(Number);
 const PER_FOLDER = 1000;
 const USER = ['--user-name', 'Bench', '--user-address', 'mailto:bench@example.org'];
