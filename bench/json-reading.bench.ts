@@ -6,8 +6,9 @@
  *    strings, nothing kept), the Tokenizer with every string copied as UTF-8 into one buffer (the
  *    least a compact index over it needs), and its JSONParser giving the path list of every manifest and state
  *    entry; not a dependency: `npm i --no-save @streamparser/json` first, else these rows are skipped;
- *  - ours: scanPathBlock over the manifest and the state (offsets, no strings: what the compact
- *    index is built from), and the whole InventoryView the readers hold.
+ *  - ours: the windowed scan (inventory/windows.ts: the manifest's and states' digests as bytes,
+ *    their paths in arenas, what the compact index is built from), and the whole InventoryView
+ *    the readers hold.
  * Ratios print against the Tokenizer alone: a reader over it would still have to turn its strings
  * back into bytes for the compact index, so ours is kept if it costs no more than the bare tokens.
  *
@@ -19,8 +20,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { scanPathBlock } from '../src/ocfl/inventory/path-block-scan.js';
 import { InventoryView } from '../src/ocfl/inventory/view.js';
+import { InventoryWindows } from '../src/ocfl/inventory/windows.js';
 
 const METHODS = ['json-parse', 'streamparser-tokenizer', 'streamparser-arena', 'streamparser-parser', 'ours-scan', 'ours-view'] as const;
 type Method = (typeof METHODS)[number];
@@ -79,11 +80,10 @@ async function runOne(method: Method, file: string): Promise<void> {
     parser.onValue = () => count++;
     feed(parser, bytes);
   } else if (method === 'ours-scan') {
-    const block = (from: string, to: string) => {
-      const start = bytes.indexOf(from) + from.length - 1;
-      return scanPathBlock(bytes, start, bytes.lastIndexOf('}', bytes.indexOf(to, start)) + 1, { hexKeyLength: 128 });
-    };
-    count = (block('"manifest": {', '"type"')?.pathStart.length ?? 0) + (block('"state": {', '"user"')?.pathStart.length ?? 0);
+    const windows = new InventoryWindows();
+    for (let at = 0; at < bytes.length; at += 4 << 20) windows.write(bytes.subarray(at, at + (4 << 20)));
+    const parts = windows.end();
+    count = (parts?.manifest?.paths.start.length ?? 0) + (parts?.versions?.[0]?.state.paths.start.length ?? 0);
   } else count = InventoryView.from(bytes, 'inventory.json') ? 1 : 0;
   const used = process.cpuUsage(t0);
   if (count === 0) throw new Error(`${method} read nothing`);

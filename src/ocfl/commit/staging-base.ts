@@ -10,7 +10,8 @@
  *   JSON), and the next inventory is written from the view's blocks.
  */
 import type { Inventory } from '../inventory/inventory.js';
-import type { DigestBlock, InventoryView } from '../inventory/view.js';
+import type { DigestBlock } from '../inventory/digest-block.js';
+import type { InventoryView } from '../inventory/view.js';
 import { byCodeUnit, type PathBlock } from '../inventory/chunks.js';
 
 export interface StagingBase {

@@ -3,9 +3,8 @@
  * order they are listed in), digests as bytes, a hash table of the paths a map keeps, and strings
  * made only when asked for. They answer as the Maps the full parse builds do, in the same order.
  */
-import type { Arena } from './arena.js';
-import { emptyTable, hashBytes } from './plain.js';
-import type { DigestBlock } from './view.js';
+import { emptyTable, hashBytes, type Arena } from './arena.js';
+import type { DigestBlock } from './digest-block.js';
 
 /** A table of byte ranges (range i: bytes[start[i], end[i])) looked up by their content. */
 export class RangeTable {

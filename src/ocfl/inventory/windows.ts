@@ -6,9 +6,9 @@
  * message, user) is gathered and parsed by JSON.parse, as the whole-buffer read parses it.
  *
  * The structure around them is checked strictly as JSON (an object of string keys, colons, commas,
- * no key twice at any level that holds a large block), so what this accepts is JSON that the
- * whole-buffer read (InventoryView.from) accepts too, split the same way; anything else stops the
- * read ("not plain"), and the caller reads the file whole. A window may end anywhere: a key or path
+ * no key twice at any level that holds a large block), so what this accepts is JSON that JSON.parse
+ * reads alike (inventory/plain.ts says what else "plain" requires); anything else stops the read
+ * ("not plain"), and the caller parses the file whole. Bytes held whole are read as one window. A window may end anywhere: a key or path
  * cut off is carried into the next window, a value being gathered keeps its bytes so far.
  */
 import { isUtf8 } from 'node:buffer';
@@ -17,7 +17,7 @@ import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OB
 import { parseJsonRange } from './large-json.js';
 import { NOT_PLAIN, PathBlockWindows, type BlockParts } from './path-block-windows.js';
 
-/** A version as read: its fields other than the state, parsed, in file order, and its state block. */
+/** A version as read: its fields, parsed, in file order (the state standing as `{}`), and its state block. */
 export interface VersionParts {
   name: string;
   fields: Array<[string, unknown]>;
@@ -26,7 +26,7 @@ export interface VersionParts {
 
 /** What the windows held, for InventoryView to check and keep. */
 export interface InventoryParts {
-  /** The top-level members other than manifest, versions and fixity, parsed, in file order. */
+  /** The top-level members, parsed, in file order; manifest, versions and fixity stand as `{}` (their parts are below). */
   members: Array<[string, unknown]>;
   manifest?: BlockParts;
   /** Present when the inventory has a fixity member: each block's name and, for an algorithm this tool computes, its parts. */
@@ -301,6 +301,7 @@ export class InventoryWindows {
     if (frame.kind === 'top' && (key === 'versions' || key === 'fixity')) {
       if (c !== OPEN_OBJECT) return NOT_PLAIN;
       this.open(key);
+      this.parts.members.push([key, {}]);
       if (key === 'versions') this.parts.versions = [];
       else this.parts.fixity = [];
       return at + 1;
@@ -312,6 +313,8 @@ export class InventoryWindows {
     }
     if ((frame.kind === 'top' && key === 'manifest') || (frame.kind === 'version' && key === 'state') || frame.kind === 'fixity') {
       if (c !== OPEN_OBJECT || key === '__proto__') return NOT_PLAIN;
+      if (frame.kind === 'top') this.parts.members.push([key, {}]);
+      else if (frame.kind === 'version') frame.fields.push([key, {}]);
       const known = frame.kind !== 'fixity' || Object.hasOwn(DIGEST_HEX_LENGTH, key);
       const kept = known && (frame.kind !== 'fixity' || this.options.fixity !== false);
       const role: BlockRole =

@@ -1,0 +1,160 @@
+/**
+ * A digest -> paths block of an inventory (the manifest, a fixity block, a state) held compactly:
+ * digests as bytes, paths as UTF-8 in an arena, strings made only when asked for. The readers'
+ * InventoryView and the validator's checks (validate/plain-checks.ts) share it.
+ */
+import { emptyTable, hashBytes, type Arena } from './arena.js';
+import type { BlockParts } from './path-block-windows.js';
+
+/**
+ * A digest -> paths block (the manifest, a fixity block): digests as bytes (`size` each), an index
+ * of them, the paths of each, and an index of the paths built when a lookup by path first needs it.
+ */
+export class DigestBlock {
+  private readonly table: Int32Array;
+  /** path index -> its entry, and whether an earlier path is the same: built with the path index */
+  private entryOfPath: Uint32Array | undefined;
+  private repeated: Uint8Array | undefined;
+  private pathTable: Int32Array | undefined;
+
+  constructor(
+    /** Digest k as bytes: digests[k * size, (k + 1) * size). */
+    readonly digests: Buffer,
+    private readonly size: number,
+    /** firstPath[k] .. firstPath[k + 1]: the paths of entry k. */
+    readonly firstPath: Uint32Array,
+    readonly paths: Arena,
+  ) {
+    this.table = emptyTable(firstPath.length - 1);
+  }
+
+  /** A block read in windows (its keys already bytes, `size` each); not yet indexed. */
+  static ofParts(block: BlockParts, size: number): DigestBlock {
+    return new DigestBlock(block.digests, size, block.firstPath, block.paths);
+  }
+
+  get entries(): number {
+    return this.firstPath.length - 1;
+  }
+
+  get digestSize(): number {
+    return this.size;
+  }
+
+  /** Indexes every entry; false when a digest repeats (JSON.parse keeps the last: the full parse decides). */
+  index(): boolean {
+    const mask = this.table.length - 1;
+    for (let k = 0; k < this.entries; k++) {
+      const at = k * this.size;
+      let slot = hashBytes(this.digests, at, at + this.size) & mask;
+      for (;;) {
+        const other = this.table[slot]!;
+        if (other === -1) break;
+        if (this.digests.compare(this.digests, other * this.size, (other + 1) * this.size, at, at + this.size) === 0) return false;
+        slot = (slot + 1) & mask;
+      }
+      this.table[slot] = k;
+    }
+    return true;
+  }
+
+  /** The entry of a digest given as bytes, or -1. */
+  find(digest: Uint8Array): number {
+    if (digest.length !== this.size) return -1;
+    const mask = this.table.length - 1;
+    for (let slot = hashBytes(digest, 0, digest.length) & mask; ; slot = (slot + 1) & mask) {
+      const k = this.table[slot]!;
+      if (k === -1) return -1;
+      if (this.digests.compare(digest, 0, this.size, k * this.size, (k + 1) * this.size) === 0) return k;
+    }
+  }
+
+  digestOf(k: number): string {
+    return this.digests.toString('hex', k * this.size, (k + 1) * this.size);
+  }
+
+  private pathAt(p: number): string {
+    return this.paths.bytes.toString('utf8', this.paths.start[p], this.paths.end[p]);
+  }
+
+  /** Entry indexes in the order of their digests (the order of their hex keys); no sort when already in it. */
+  sortedEntries(): Uint32Array {
+    return (this.order ??= this.sortEntries());
+  }
+
+  private order: Uint32Array | undefined;
+
+  private sortEntries(): Uint32Array {
+    const order = new Uint32Array(this.entries);
+    for (let k = 0; k < order.length; k++) order[k] = k;
+    const size = this.size;
+    // buf.compare(target, targetStart, targetEnd, sourceStart, sourceEnd) orders the source (a) against the target (b).
+    const cmp = (a: number, b: number) => this.digests.compare(this.digests, b * size, (b + 1) * size, a * size, (a + 1) * size);
+    let sorted = true;
+    for (let k = 1; k < order.length && sorted; k++) sorted = cmp(k - 1, k) < 0;
+    return sorted ? order : order.sort(cmp);
+  }
+
+  /** The first path of entry k as listed (a manifest entry's: where its bytes are read). */
+  firstPathOf(k: number): string {
+    return this.pathAt(this.firstPath[k]!);
+  }
+
+  pathsOf(k: number): string[] {
+    const out: string[] = [];
+    for (let p = this.firstPath[k]!; p < this.firstPath[k + 1]!; p++) out.push(this.pathAt(p));
+    return out;
+  }
+
+  /**
+   * The paths of the block in its order, a path listed again left out: the keys of a Map set
+   * path -> digest entry by entry, which is how a full parse is read by path.
+   */
+  *uniquePaths(): IterableIterator<string> {
+    this.indexPaths();
+    const repeated = this.repeated!;
+    for (let p = 0; p < repeated.length; p++) if (!repeated[p]) yield this.pathAt(p);
+  }
+
+  private samePath(a: number, b: number): boolean {
+    const { bytes, start, end } = this.paths;
+    return bytes.compare(bytes, start[a]!, end[a]!, start[b]!, end[b]!) === 0;
+  }
+
+  /** The lower-case hex digest listing a path (the last one, if several do), or undefined. */
+  digestOfPath(path: string): string | undefined {
+    const table = this.indexPaths();
+    const query = Buffer.from(path, 'utf8');
+    const { bytes, start, end } = this.paths;
+    const mask = table.length - 1;
+    for (let slot = hashBytes(query, 0, query.length) & mask; ; slot = (slot + 1) & mask) {
+      const p = table[slot]!;
+      if (p === -1) return undefined;
+      if (end[p]! - start[p]! === query.length && bytes.compare(query, 0, query.length, start[p], end[p]) === 0)
+        return this.digestOf(this.entryOfPath![p]!);
+    }
+  }
+
+  /** The path table: one slot per distinct path, holding its last listing. */
+  private indexPaths(): Int32Array {
+    if (this.pathTable) return this.pathTable;
+    const { bytes, start, end } = this.paths;
+    const n = start.length;
+    // Path -> its last listing (a Map set entry by entry keeps the last value at the first place).
+    const entryOfPath = new Uint32Array(n);
+    for (let k = 0; k < this.entries; k++) entryOfPath.fill(k, this.firstPath[k], this.firstPath[k + 1]);
+    const repeated = new Uint8Array(n);
+    const table = emptyTable(n);
+    const mask = table.length - 1;
+    for (let p = 0; p < n; p++) {
+      let slot = hashBytes(bytes, start[p]!, end[p]!) & mask;
+      while (table[slot] !== -1 && !this.samePath(table[slot]!, p)) slot = (slot + 1) & mask;
+      if (table[slot] !== -1) repeated[p] = 1;
+      table[slot] = p;
+    }
+    this.entryOfPath = entryOfPath;
+    this.repeated = repeated;
+    this.pathTable = table;
+    return table;
+  }
+}
