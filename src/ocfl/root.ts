@@ -14,7 +14,7 @@ import {
   type InventoryHeader,
   loadInventory,
   loadInventoryHeader,
-  loadInventoryVersions,
+  loadInventorySummary,
   loadStagingBase,
   OcflObjectReader,
   type ReaderOptions,
@@ -306,7 +306,7 @@ export class OcflStorageRoot {
   async objectVersions(id: string): Promise<InventoryVersionSummary[]> {
     const p = await this.findObject(id);
     if (p === undefined) throw new SiardOcflError(`Storage root ${this.location} holds no object "${id}".`, { code: 'NO_OBJECT' });
-    const loaded = await loadInventoryVersions(this.storage, p);
+    const loaded = (await loadInventorySummary(this.storage, p)).inventory;
     if (loaded.id !== id) {
       throw new SiardOcflError(`The object at ${this.location}/${p} has id "${loaded.id}", not "${id}".`, {
         code: 'ID_MISMATCH',

@@ -12,10 +12,8 @@ import type { CommitContext, RecoveryAction } from './context.js';
 import { digestSync } from '../digest.js';
 import { FileLockProvider, type ObjectLock } from '../lock/lock.js';
 import { LeaseLockProvider } from '../lock/lease.js';
-import { InventoryError, parseInventoryHeader, parseInventoryVersions, parseSidecar } from '../inventory/inventory.js';
-import { digestOfStored, readInventoryOutline } from '../inventory/outline.js';
-import { loadInventoryHeader, loadInventorySummary, type InventoryHeader, type LoadedInventorySummary } from '../object/object.js';
-import type { ReadStorage, RootStorage } from '../storage/storage.js';
+import { loadInventoryHeader, loadInventorySummary } from '../object/object.js';
+import type { RootStorage } from '../storage/storage.js';
 import type { Workspace } from './workspace.js';
 
 /** What repair needs of a storage root (root.ts's OcflStorageRoot, which calls repair, is one). */
@@ -63,67 +61,6 @@ function lockLocation(ws: Workspace, id: string): string {
   return ws.locks instanceof FileLockProvider ? ws.locks.lockPath(id) : `lock of "${id}"`;
 }
 
-/** Storage paths joined as the readers join them (object.ts). */
-function join(...parts: string[]): string {
-  return parts.filter((p) => p !== '' && p !== '.').join('/');
-}
-
-async function readText(storage: ReadStorage, file: string): Promise<string | undefined> {
-  try {
-    return (await storage.readFile(file)).toString('utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-}
-
-/**
- * What the readers' check of the root inventory against its sidecar (object.ts) answers, the file
- * streamed rather than held (a three-version inventory of a million files is ~1 GB): its outline
- * parsed by `parse`, its digest computed as it is read. Undefined when the text is not of the
- * outlined shape (inventory/outline.ts) or a read fails: the whole read then gives its own answer.
- */
-async function streamedVerified<H extends InventoryHeader>(
-  storage: ReadStorage,
-  objectPath: string,
-  parse: (bytes: Buffer, where: string) => H,
-): Promise<{ header: H; sidecarStale: boolean; digest: string } | undefined> {
-  const where = join(objectPath, 'inventory.json');
-  const read = await readInventoryOutline(storage, where, 'sha512');
-  if (!read) return undefined;
-  const header = parse(read.outline, `${storage.location}/${where}`);
-  const alg = header.digestAlgorithm;
-  const digest = alg === 'sha512' ? read.digest : (await digestOfStored(storage, where, alg))?.digest;
-  if (digest === undefined) return undefined;
-  const sidecar = await readText(storage, `${where}.${alg}`);
-  if (sidecar !== undefined && parseSidecar(sidecar) === digest) return { header, sidecarStale: false, digest };
-  const headPath = join(objectPath, header.head, 'inventory.json');
-  // The head's copy holds the same bytes when it has their size and digest.
-  const headCopy = await digestOfStored(storage, headPath, alg);
-  const headSidecar = await readText(storage, `${headPath}.${alg}`);
-  if (headCopy?.size === read.size && headCopy.digest === digest && headSidecar !== undefined && parseSidecar(headSidecar) === digest) {
-    return { header, sidecarStale: true, digest };
-  }
-  throw new InventoryError(
-    `The inventory of object "${header.id}" at ${storage.location}/${objectPath} does not match its ${alg} sidecar.`,
-  );
-}
-
-/** loadInventorySummary (object.ts), the inventory streamed: recovery needs its version names, not its bytes. */
-export async function streamedInventorySummary(storage: ReadStorage, objectPath: string): Promise<LoadedInventorySummary> {
-  const streamed = await streamedVerified(storage, objectPath, parseInventoryVersions);
-  if (!streamed) return loadInventorySummary(storage, objectPath);
-  return { inventory: streamed.header, digest: streamed.digest, sidecarStale: streamed.sidecarStale };
-}
-
-/** loadInventoryHeader (object.ts), the inventory streamed. */
-export async function streamedInventoryHeader(storage: ReadStorage, objectPath: string): Promise<InventoryHeader> {
-  const streamed = await streamedVerified(storage, objectPath, parseInventoryHeader);
-  if (!streamed) return loadInventoryHeader(storage, objectPath);
-  const { id, head, type, digestAlgorithm } = streamed.header;
-  return { id, head, type, digestAlgorithm };
-}
-
 /** Recovers one object under a lock already taken. */
 async function recoverLocked(root: RootToRepair, ws: Workspace, id: string, lock: ObjectLock): Promise<ObjectRepairReport> {
   const objectPath = root.objectPath(id);
@@ -131,7 +68,7 @@ async function recoverLocked(root: RootToRepair, ws: Workspace, id: string, lock
   const ctx: CommitContext = { root: root.storage, workspace: ws.storage, stage: ws.stageDir(id), objectPath, id };
   const recovered: RecoveryAction[] = [];
   try {
-    const loaded = await recoverObject(ctx, recovered, streamedInventorySummary);
+    const loaded = await recoverObject(ctx, recovered, loadInventorySummary);
     if (loaded && loaded.inventory.id !== id) {
       throw new SiardOcflError(`The object path of "${id}", ${root.location}/${objectPath}, holds object "${loaded.inventory.id}".`, {
         code: 'ID_MISMATCH',
@@ -218,7 +155,7 @@ export async function repairRoot(root: RootToRepair, ws: Workspace, ids?: string
     for await (const loc of root.scanObjects()) {
       let id: string;
       try {
-        id = (await streamedInventoryHeader(root.storage, loc.path)).id;
+        id = (await loadInventoryHeader(root.storage, loc.path)).id;
       } catch (err) {
         objects.push({ objectPath: loc.path, status: 'failed', actions: [], message: (err as Error).message });
         continue;

@@ -15,6 +15,9 @@ import { MultiHasher } from '../digest.js';
 import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, isSpace, OPEN_ARRAY, OPEN_OBJECT, QUOTE, utf8 } from './json-bytes.js';
 import type { ReadStorage } from '../storage/storage.js';
 
+/** Bytes read at a time (fewer, larger reads: a million-file inventory is ~1 GB). */
+const READ_BYTES = 4 * 1024 * 1024;
+
 /** Top-level members kept as they are; all others but `versions` are replaced by 0. */
 const HEADER_KEYS = new Set(['id', 'type', 'head', 'digestAlgorithm']);
 
@@ -274,7 +277,7 @@ export async function readInventoryOutline(storage: ReadStorage, file: string, a
   const scanner = new OutlineScanner();
   const hasher = MultiHasher.createSync([algorithm]);
   try {
-    for await (const chunk of storage.readStream(file) as AsyncIterable<Buffer>) {
+    for await (const chunk of storage.readStream(file, { highWaterMark: READ_BYTES }) as AsyncIterable<Buffer>) {
       hasher.update(chunk);
       scanner.push(chunk);
     }

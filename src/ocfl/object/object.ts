@@ -21,7 +21,7 @@ import { digestSync, isDigestAlgorithm } from '../digest.js';
 import { InventoryView, type VersionListing } from '../inventory/view.js';
 import { InventoryWindows } from '../inventory/windows.js';
 import { readHashedWindows } from '../inventory/hashed-windows.js';
-import { HeaderWindows } from '../inventory/header-windows.js';
+import { digestOfStored, readInventoryOutline } from '../inventory/outline.js';
 import { FullBase, type StagingBase, ViewBase } from '../commit/staging-base.js';
 import type { ReadStorage } from '../storage/storage.js';
 
@@ -130,22 +130,47 @@ async function windowedView(
   return sidecar !== undefined && parseSidecar(sidecar) === hashed.digest ? { view, digest: hashed.digest } : undefined;
 }
 
-/** loadInventoryHeader's answer read in windows (header-windows.ts), or undefined: read the inventory whole. */
-async function windowedHeader(storage: ReadStorage, objectPath: string): Promise<InventoryHeader | undefined> {
+/**
+ * What verifiedInventoryBytes answers, the file streamed rather than held (a three-version
+ * inventory of a million files is ~1 GB): its outline (inventory/outline.ts: the JSON without
+ * manifest, fixity and states) parsed by `parse`, its digest computed as it is read. Undefined when
+ * the text is not of the outlined shape, `parse` refuses the outline, or a read fails: the whole
+ * read then gives its own answer, an error worded on the whole bytes.
+ */
+async function streamedVerified<H extends InventoryHeader>(
+  storage: ReadStorage,
+  objectPath: string,
+  parse: (bytes: Buffer, where: string) => H,
+): Promise<{ header: H; sidecarStale: boolean; digest: string } | undefined> {
   const where = join(objectPath, 'inventory.json');
-  const windows = new HeaderWindows();
-  const hashed = await readHashedWindows(storage, where, windows);
-  const document = hashed && windows.document();
-  if (!document) return undefined;
-  let header: InventoryHeader;
+  const read = await readInventoryOutline(storage, where, 'sha512');
+  if (!read) return undefined;
+  let header: H;
   try {
-    header = parseInventoryHeader(document, `${storage.location}/${where}`);
+    header = parse(read.outline, `${storage.location}/${where}`);
   } catch {
-    return undefined; // the whole read words it, with positions in the whole bytes
+    return undefined;
   }
-  if (header.digestAlgorithm !== hashed.algorithm) return undefined;
-  const sidecar = await readText(storage, `${where}.${hashed.algorithm}`);
-  return sidecar !== undefined && parseSidecar(sidecar) === hashed.digest ? header : undefined;
+  const alg = header.digestAlgorithm;
+  const digest = alg === 'sha512' ? read.digest : (await digestOfStored(storage, where, alg))?.digest;
+  if (digest === undefined) return undefined;
+  const sidecar = await readText(storage, `${where}.${alg}`);
+  if (sidecar !== undefined && parseSidecar(sidecar) === digest) return { header, sidecarStale: false, digest };
+  const headPath = join(objectPath, header.head, 'inventory.json');
+  // The head's copy holds the same bytes when it has their size and digest.
+  const headCopy = await digestOfStored(storage, headPath, alg);
+  const headSidecar = await readText(storage, `${headPath}.${alg}`);
+  if (headCopy?.size === read.size && headCopy.digest === digest && headSidecar !== undefined && parseSidecar(headSidecar) === digest) {
+    return { header, sidecarStale: true, digest };
+  }
+  throw new InventoryError(
+    `The inventory of object "${header.id}" at ${storage.location}/${objectPath} does not match its ${alg} sidecar.`,
+  );
+}
+
+/** How the cheap loaders read: streamed (the default), or `streamed: false` for the whole read they stand in for. */
+export interface CheapLoadOptions {
+  streamed?: boolean;
 }
 
 /** An inventory already parsed, with the digest of the bytes it was parsed from. */
@@ -185,38 +210,39 @@ export async function loadInventory(storage: ReadStorage, objectPath: string, kn
  * but not parsed beyond those fields: listing a root of million-file objects (ls) must not build
  * each object's manifest and states.
  */
-export async function loadInventoryHeader(storage: ReadStorage, objectPath: string): Promise<InventoryHeader> {
-  const windowed = await windowedHeader(storage, objectPath);
-  if (windowed) return windowed;
-  const { id, head, type, digestAlgorithm } = (await verifiedInventoryBytes(storage, objectPath, parseInventoryHeader)).header;
-  return { id, head, type, digestAlgorithm };
-}
-
-/**
- * The versions of an object (metadata and file counts), its inventory checked against its sidecar
- * but its manifest and states not built: what `log` shows, at a fraction of a full read's memory.
- */
-export async function loadInventoryVersions(
+export async function loadInventoryHeader(
   storage: ReadStorage,
   objectPath: string,
-): Promise<InventoryHeader & { versions: InventoryVersionSummary[] }> {
-  return (await verifiedInventoryBytes(storage, objectPath, parseInventoryVersions)).header;
+  options: CheapLoadOptions = {},
+): Promise<InventoryHeader> {
+  const read =
+    (options.streamed !== false ? await streamedVerified(storage, objectPath, parseInventoryHeader) : undefined) ??
+    (await verifiedInventoryBytes(storage, objectPath, parseInventoryHeader));
+  const { id, head, type, digestAlgorithm } = read.header;
+  return { id, head, type, digestAlgorithm };
 }
 
 /** What recovery after a crash needs of an inventory: its header, version names and digest. */
 export interface LoadedInventorySummary {
   inventory: InventoryHeader & { versions: InventoryVersionSummary[] };
-  /** Absent when the inventory was streamed, not held (repair.ts). */
+  /** Absent when the inventory was streamed, not held. */
   bytes?: Buffer;
   digest: string;
   sidecarStale: boolean;
 }
 
 /**
- * loadInventory without the manifest and states: enough to finish a stale sidecar and roll back
- * an unlisted version folder (repair of a million-file object need not build its inventory).
+ * loadInventory without the manifest and states: the versions (metadata and file counts) `log`
+ * shows, and enough to finish a stale sidecar and roll back an unlisted version folder (repair of
+ * a million-file object need not build its inventory).
  */
-export async function loadInventorySummary(storage: ReadStorage, objectPath: string): Promise<LoadedInventorySummary> {
+export async function loadInventorySummary(
+  storage: ReadStorage,
+  objectPath: string,
+  options: CheapLoadOptions = {},
+): Promise<LoadedInventorySummary> {
+  const streamed = options.streamed !== false ? await streamedVerified(storage, objectPath, parseInventoryVersions) : undefined;
+  if (streamed) return { inventory: streamed.header, digest: streamed.digest, sidecarStale: streamed.sidecarStale };
   const { bytes, header: inventory, sidecarStale, digest } = await verifiedInventoryBytes(storage, objectPath, parseInventoryVersions);
   return { inventory, bytes, digest, sidecarStale };
 }

@@ -12,14 +12,7 @@ import { readFileSync } from 'node:fs';
 import { isDigestAlgorithm } from '../../../../src/ocfl/digest.js';
 import { InventoryView, type VersionListing } from '../../../../src/ocfl/inventory/view.js';
 import { InventoryWindows } from '../../../../src/ocfl/inventory/windows.js';
-import { HeaderWindows } from '../../../../src/ocfl/inventory/header-windows.js';
-import {
-  logicalState,
-  manifestLookup,
-  parseInventory,
-  parseInventoryHeader,
-  type Inventory,
-} from '../../../../src/ocfl/inventory/inventory.js';
+import { logicalState, manifestLookup, parseInventory, type Inventory } from '../../../../src/ocfl/inventory/inventory.js';
 import { serializeInventory } from '../../../../src/ocfl/inventory/chunks.js';
 import { rng } from '../../../../fixtures/northwind.js';
 import { inventoriesUnder } from '../../../helpers/fixture-inventories.js';
@@ -503,54 +496,6 @@ sharedTest('windowed: every OCFL fixture inventory reads in windows exactly as t
     }
   }
   t.true(viewed > 30, `${viewed} of ${found.length} fixture inventories read in place`);
-});
-
-/** parseInventoryHeader's answer (or error) for the header fields read in windows; undefined when that reading declines. */
-function headerInWindows(bytes: Buffer, lengths: number[]) {
-  const windows = new HeaderWindows();
-  for (let at = 0, w = 0; at < bytes.length; w++) {
-    const end = Math.min(bytes.length, at + lengths[w % lengths.length]!);
-    if (!windows.write(Buffer.from(bytes.subarray(at, end)))) break;
-    at = end;
-  }
-  const document = windows.document();
-  if (!document) return undefined;
-  try {
-    return { header: parseInventoryHeader(document), algorithm: windows.digestAlgorithm };
-  } catch {
-    return undefined; // the caller reads the bytes whole then
-  }
-}
-
-test('windowed header (ls): what parseInventoryHeader reads of the whole bytes, or declined; damaged ones too', (t) => {
-  const r = rng(99);
-  let answered = 0;
-  let plainAnswered = 0;
-  for (let round = 0; round < 600; round++) {
-    const original = serializeInventory(randomInventory(r));
-    const text = (r() < 0.4 ? misread(original, r) : original).toString('utf8');
-    const at = Math.floor(r() * text.length);
-    const junk = ['', '"', ',', '}', '{', ':', ']', '[', '\\', 'x', '1', ' ', '\u0001', 'é'][Math.floor(r() * 14)]!;
-    const damaged = round % 3 === 0 ? text : text.slice(0, at) + junk + text.slice(at + (r() < 0.5 ? 1 : 0));
-    const bytes = Buffer.from(damaged, 'utf8');
-    let whole: ReturnType<typeof parseInventoryHeader> | string;
-    try {
-      whole = parseInventoryHeader(bytes);
-    } catch (err) {
-      whole = (err as Error).message;
-    }
-    for (const plan of windowPlans(r, round % 25 === 0)) {
-      const windowed = headerInWindows(bytes, plan);
-      if (!windowed) continue;
-      answered++;
-      if (damaged === original.toString('utf8')) plainAnswered++;
-      sameValue(t, windowed.header, whole, () => `windows ${plan}:\n${damaged}`);
-      t.is(windowed.algorithm, windowed.header.digestAlgorithm);
-    }
-    // An inventory as written is always read this way.
-    if (damaged === original.toString('utf8')) t.truthy(headerInWindows(bytes, [7]), damaged);
-  }
-  t.true(answered > 1200 && plainAnswered > 400, `${answered} answered, ${plainAnswered} of them undamaged`);
 });
 
 test('windowed: keys, paths and values longer than the bytes read with a cut-off token (4 KiB) read as whole', (t) => {
