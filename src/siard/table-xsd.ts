@@ -29,7 +29,7 @@ const XML_TYPE: Record<SqlTypeFamily, string> = {
 };
 
 /** XML schema type of a column's cells. REAL is xs:float; everything else follows XML_TYPE. */
-function xmlTypeOf(type: string): string {
+export function xmlTypeOf(type: string): string {
   if (/^\s*REAL\s*$/i.test(type)) return 'xs:float';
   return XML_TYPE[sqlTypeFamily(type)];
 }

@@ -14,11 +14,12 @@ import { officialMetadataXsd } from '../writer.js';
 import { checkExtension, checkStructure, checkZipEntries } from './container.js';
 import { KeyIndex, type KeySpec } from './key-index.js';
 import { keySpecs } from './keys.js';
-import { checkLobs, type LobCheckOptions } from './lob-checks.js';
+import { LobChecker, type LobCheckOptions } from './lob-checks.js';
 import { checkEncoding, checkForeignKeyTargets, checkIdentifiers, checkLobFolders, checkMetadataSchema } from './metadata-checks.js';
 import type { CheckReport } from './report.js';
 import { compareTableXsd, parseTableXsd } from './table-xsd.js';
 import { tablePass } from './table-pass.js';
+import { fastTablePass, fastXsdTypes } from './table-pass-fast.js';
 import { CompiledSchema, loadLibxml2, TableXsdWindows } from './xsd-validator.js';
 
 export interface CheckPackageOptions extends LobCheckOptions {
@@ -71,13 +72,20 @@ async function checkMetadata(reader: SiardReader, report: CheckReport): Promise<
   }
 }
 
+interface TableRead {
+  rows: number;
+  /** the LOB cells of rows after this one are read again by the LOB checks (undefined: none) */
+  lobsAfter?: number;
+}
+
 async function checkTable(
   reader: SiardReader,
   t: SiardTableRef,
   keys: KeySpec[],
   index: KeyIndex,
+  lobs: LobChecker,
   report: CheckReport,
-): Promise<{ rows: number; hasFiles: boolean } | undefined> {
+): Promise<TableRead | undefined> {
   const table = `${t.schema.name}.${t.table.name}`;
   const xsdEntry = t.xmlEntry.replace(/\.xml$/, '.xsd');
   const xsd = await entryBytes(reader, xsdEntry.slice(reader.root.length), 64 * 1024 * 1024);
@@ -93,19 +101,17 @@ async function checkTable(
   }
   if (!reader.zip.entry(t.xmlEntry) && !(isSegmentedReader(reader) && reader.zip.partsOf(t.xmlEntry).length > 0)) return undefined;
   report.applies('T_6.0-1', 'T_6.0-2', 'T_6.4-2', 'G_3.3-3', 'G_3.3-4', 'T_6.3-1', 'T_6.3-2');
-  const windows = compiled ? new TableXsdWindows(compiled) : undefined;
   try {
-    const pass = await tablePass({
-      table: t,
-      stream: await reader.zip.openStream(t.xmlEntry),
-      ...(windows ? { windows } : {}),
-      keys,
-      index,
-      report,
-    });
-    for (const e of windows?.finish() ?? [])
-      report.fail('T_6.0-2', `${t.xmlEntry} is not valid against its XSD: ${e}`, { entry: t.xmlEntry, table });
-    return pass;
+    // The XSD our writer writes: rows it can judge are read by the fast pass, the full pass takes over where it gives up.
+    const types = compiled && xsd ? fastXsdTypes(t.table, xsd) : undefined;
+    let accepted = 0;
+    if (types) {
+      const stream = await reader.zip.openStream(t.xmlEntry);
+      const fast = await fastTablePass({ table: t, types, keys, index, stream, onLobCell: (cell) => lobs.cell(t, cell) });
+      if (fast.done) return { rows: fast.rows };
+      accepted = fast.rows;
+    }
+    return await fullTablePass(reader, t, { keys, index, report, accepted, ...(compiled ? { compiled } : {}) });
   } catch (err) {
     // an entry the ZIP reader refuses (method, encryption: reported under G_4.1-x) or a read that breaks off
     report.fail('T_6.0-2', `${t.xmlEntry} cannot be read: ${(err as Error).message}`, { entry: t.xmlEntry, table });
@@ -115,17 +121,42 @@ async function checkTable(
   }
 }
 
-/** Every table; answers the tables whose LOB cells need their files checked (a cell names a file, or the read broke off). */
-async function checkTables(reader: SiardReader, report: CheckReport, options: CheckPackageOptions): Promise<Set<string>> {
-  const withFiles = new Set<string>();
+/** The full pass (saxes, the XSD windows) over a table whose first `accepted` rows the fast pass indexed and LOB-checked. */
+async function fullTablePass(
+  reader: SiardReader,
+  t: SiardTableRef,
+  o: { keys: KeySpec[]; index: KeyIndex; report: CheckReport; accepted: number; compiled?: CompiledSchema },
+): Promise<TableRead> {
+  const windows = o.compiled ? new TableXsdWindows(o.compiled) : undefined;
+  const pass = await tablePass({
+    table: t,
+    stream: await reader.zip.openStream(t.xmlEntry),
+    ...(windows ? { windows } : {}),
+    keys: o.keys,
+    index: o.index,
+    report: o.report,
+    indexedRows: o.accepted,
+  });
+  for (const e of windows?.finish() ?? [])
+    o.report.fail('T_6.0-2', `${t.xmlEntry} is not valid against its XSD: ${e}`, {
+      entry: t.xmlEntry,
+      table: `${t.schema.name}.${t.table.name}`,
+    });
+  return { rows: pass.rows, ...(pass.hasFiles ? { lobsAfter: o.accepted } : {}) };
+}
+
+/** Every table: read once (keys indexed, LOB cells checked as found), then the keys across tables. */
+async function checkTables(reader: SiardReader, report: CheckReport, lobs: LobChecker, options: CheckPackageOptions): Promise<void> {
   const specs = keySpecs(reader.archive);
   const index = new KeyIndex([...specs.values()].flat());
   try {
     for (const t of reader.tables()) {
       const keys = specs.get(`${t.schema.name}\u0000${t.table.name}`) ?? [];
-      const pass = await checkTable(reader, t, keys, index, report);
-      if (pass === undefined || pass.hasFiles) withFiles.add(t.xmlEntry);
-      const rows = pass?.rows;
+      const read = await checkTable(reader, t, keys, index, lobs, report);
+      // a table that cannot be read: its LOB cells up to the point where it breaks off
+      if (read === undefined) await lobs.table(t);
+      else if (read.lobsAfter !== undefined) await lobs.table(t, read.lobsAfter);
+      const rows = read?.rows;
       const table = `${t.schema.name}.${t.table.name}`;
       if (rows !== undefined && rows !== t.table.rows) {
         report.fail('P_4.3-10', `${table} has ${rows} rows in ${t.xmlEntry}, but metadata.xml says <rows>${t.table.rows}</rows>.`, {
@@ -137,7 +168,6 @@ async function checkTables(reader: SiardReader, report: CheckReport, options: Ch
     }
     for (const v of index.violations())
       report.fail('T_6.0-1', v.message, { table: v.key.table, ...(v.row !== undefined ? { row: v.row } : {}) });
-    return withFiles;
   } finally {
     index.close();
   }
@@ -190,8 +220,13 @@ export async function checkOpenedSiard(reader: SiardReader, report: CheckReport,
   checkStructure(reader, isSegmentedReader(reader), report);
   checkSegments(reader, report);
   await checkMetadata(reader, report);
-  const withFiles = await checkTables(reader, report, options);
-  await checkLobs(reader, report, { ...options, tables: withFiles });
+  const lobs = new LobChecker(reader, report, options);
+  try {
+    await checkTables(reader, report, lobs, options);
+  } finally {
+    lobs.close();
+  }
+  await lobs.finish();
   // A zipped LOB folder is addressed by a URI into a ZIP file: G_3.4-3 goes with L_7.1-1.
   if (report.isApplicable('L_7.1-1')) report.applies('G_3.4-3');
   if (options.packageDir) checkPackageFolder(reader, options.packageDir, report);

@@ -1,7 +1,8 @@
 /**
  * The keys a check collects from the tables' rows: primary and candidate keys, and for each
  * foreign key its referencing columns and the referenced columns of the other table (the
- * referenced side as its own key, so any column list can be referenced).
+ * referenced side as its own key, so any column list can be referenced, or the unique key of
+ * exactly those columns).
  */
 import type { SiardArchive } from '../model.js';
 import type { KeySpec } from './key-index.js';
@@ -22,10 +23,22 @@ export function keySpecs(archive: SiardArchive): Map<string, KeySpec[]> {
     return k;
   };
   const referenced = new Map<string, KeySpec>();
+  // unique keys first: a foreign key referencing exactly a table's primary or candidate key uses that
+  // key's values (each row's key stored once), any other column list gets a 'referenced' key of its own
   for (const s of archive.schemas) {
     for (const t of s.tables) {
-      if (t.primaryKey) add(s.name, t.name, { name: t.primaryKey.name, kind: 'primary', columns: t.primaryKey.columns });
-      for (const c of t.candidateKeys ?? []) add(s.name, t.name, { name: c.name, kind: 'candidate', columns: c.columns });
+      const unique = [
+        ...(t.primaryKey ? [{ name: t.primaryKey.name, kind: 'primary' as const, columns: t.primaryKey.columns }] : []),
+        ...(t.candidateKeys ?? []).map((c) => ({ name: c.name, kind: 'candidate' as const, columns: c.columns })),
+      ];
+      for (const u of unique) {
+        const k = add(s.name, t.name, u);
+        if (k) referenced.set(`${s.name}\u0000${t.name}\u0000${u.columns.join('\u0000')}`, k);
+      }
+    }
+  }
+  for (const s of archive.schemas) {
+    for (const t of s.tables) {
       for (const fk of t.foreignKeys ?? []) {
         const targetSchema = fk.referencedSchema || s.name;
         const cols = fk.references.map((r) => r.referenced);

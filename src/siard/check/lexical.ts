@@ -16,6 +16,8 @@ export interface ColumnRule {
   scale?: number;
   /** integer range by type name */
   range?: [bigint, bigint];
+  /** integers of at most this many characters (sign included) are inside `range` */
+  safeLength?: number;
 }
 
 /** What is wrong with a value, in one phrase; a requirement id when it is not T_6.0-1. */
@@ -42,7 +44,10 @@ export function columnRule(type: string | undefined): ColumnRule {
   const t = type.trim().toUpperCase();
   const p = /\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)/.exec(t);
   const rule: ColumnRule = { family };
-  if (family === 'integer') rule.range = RANGES[t.replace(/\s+/g, ' ')]!;
+  if (family === 'integer') {
+    rule.range = RANGES[t.replace(/\s+/g, ' ')]!;
+    if (rule.range) rule.safeLength = String(rule.range[1]).length - 1;
+  }
   if (family === 'decimal' && p) {
     rule.precision = Number(p[1]);
     rule.scale = p[2] !== undefined ? Number(p[2]) : 0;
@@ -52,6 +57,22 @@ export function columnRule(type: string | undefined): ColumnRule {
 }
 
 const INTEGER = /^[+-]?\d+$/;
+/**
+ * Whether `v` is an integer already in the form BigInt gives (no sign but '-', no leading zero,
+ * no -0) of at most `maxDigits` digits; a loop, not a regex: it runs for every key value.
+ */
+export function isCanonicalInteger(v: string, maxDigits = Infinity): boolean {
+  const start = v.charCodeAt(0) === 0x2d ? 1 : 0;
+  const digits = v.length - start;
+  if (digits < 1 || digits > maxDigits) return false;
+  const first = v.charCodeAt(start);
+  if (first === 0x30) return digits === 1 && start === 0;
+  for (let i = start; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return true;
+}
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 const DOUBLE = /^([+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|[+-]?INF|NaN)$/;
 const HEX = /^([0-9a-fA-F]{2})*$/;
@@ -122,7 +143,8 @@ export function lexicalProblem(rule: ColumnRule, v: string): LexicalProblem | un
   switch (rule.family) {
     case 'integer':
       if (!INTEGER.test(v)) return { id: 'T_6.0-1', message: 'is not an integer' };
-      if (rule.range && (BigInt(v) < rule.range[0] || BigInt(v) > rule.range[1]))
+      // a value with fewer digits than the range's bounds is inside it: no BigInt for it
+      if (rule.range && v.length > rule.safeLength! && (BigInt(v) < rule.range[0] || BigInt(v) > rule.range[1]))
         return { id: 'T_6.0-1', message: 'is out of the range of its integer type' };
       return undefined;
     case 'decimal':
@@ -154,7 +176,10 @@ export function lexicalProblem(rule: ColumnRule, v: string): LexicalProblem | un
 
 /** The value as compared in keys: numbers in one canonical form, anything else as written. */
 export function keyForm(rule: ColumnRule, v: string): string {
-  if (rule.family === 'integer' && INTEGER.test(v)) return BigInt(v).toString();
+  if (rule.family === 'integer') {
+    if (isCanonicalInteger(v)) return v;
+    if (INTEGER.test(v)) return BigInt(v).toString();
+  }
   if (rule.family === 'decimal' && DECIMAL.test(v)) {
     const neg = v.startsWith('-');
     let [int = '', frac = ''] = v.replace(/^[+-]/, '').split('.');

@@ -20,8 +20,6 @@ export interface LobCheckOptions {
   access?: LobAccess;
   /** how LOB folders are listed for unreferenced files (default: the package folder on disk) */
   lister?: PackageLister;
-  /** the tables (by XML entry) whose LOB cells are read; default every table */
-  tables?: Set<string>;
 }
 
 interface LobCheckState {
@@ -131,29 +129,57 @@ function reportLayouts(state: LobCheckState, report: CheckReport): void {
   }
 }
 
-export async function checkLobs(reader: SiardReader, report: CheckReport, options: LobCheckOptions = {}): Promise<void> {
-  const access = options.access ?? packageLobAccess(reader);
-  const state: LobCheckState = { referenced: [], layouts: new Set(), segments: new Set() };
-  try {
-    for (const t of reader.tables()) {
-      if (options.tables && !options.tables.has(t.xmlEntry)) continue;
-      // A column of any type may hold a LOB cell (a UDT field, a producer's long VARCHAR): every table is read.
-      try {
-        for await (const cell of reader.lobCells(t)) await checkCell(reader, access, t, cell, state, report);
-      } catch {
-        // A table that cannot be read is reported by its own read (T_6.0-2); its LOB cells after that point are not checked.
-        const table = `${t.schema.name}.${t.table.name}`;
-        report.note('T_6.4-5', `The LOB cells of ${table} after the point where its XML cannot be read were not checked.`, {
-          entry: t.xmlEntry,
-          table,
-        });
-      }
-    }
-  } finally {
-    access.close?.();
+/**
+ * The LOB checks of one package: cells handed in as a table's read finds them (cell), or read
+ * again from a table (table); finish() reports the layouts and the files no cell references.
+ */
+export class LobChecker {
+  private readonly access: LobAccess;
+  private readonly state: LobCheckState = { referenced: [], layouts: new Set(), segments: new Set() };
+
+  constructor(
+    private readonly reader: SiardReader,
+    private readonly report: CheckReport,
+    private readonly options: LobCheckOptions = {},
+  ) {
+    this.access = options.access ?? packageLobAccess(reader);
   }
-  reportLayouts(state, report);
-  const unreferenced = await findUnreferencedLobFiles(reader, state.referenced, ...(options.lister ? [options.lister] : []));
-  for (const e of unreferenced.internal) report.fail('P_4.2-3', `${e} is in a table folder but no cell references it.`, { entry: e });
-  for (const e of unreferenced.external) report.fail('L_7.1-0', `${e} is in a LOB folder but no cell references it.`, { entry: e });
+
+  cell(t: SiardTableRef, cell: SiardLobCell): Promise<void> {
+    return checkCell(this.reader, this.access, t, cell, this.state, this.report);
+  }
+
+  /**
+   * The LOB cells of a table, read again (a column of any type may hold a LOB cell: a UDT field, a
+   * producer's long VARCHAR), after its first `skipRows` rows (whose cells were handed in already).
+   */
+  async table(t: SiardTableRef, skipRows = 0): Promise<void> {
+    try {
+      for await (const cell of this.reader.lobCells(t)) if (cell.row > skipRows) await this.cell(t, cell);
+    } catch {
+      // A table that cannot be read is reported by its own read (T_6.0-2); its LOB cells after that point are not checked.
+      const table = `${t.schema.name}.${t.table.name}`;
+      this.report.note('T_6.4-5', `The LOB cells of ${table} after the point where its XML cannot be read were not checked.`, {
+        entry: t.xmlEntry,
+        table,
+      });
+    }
+  }
+
+  /** Closes the LOB file access (once the cells are checked; finish() may follow). */
+  close(): void {
+    this.access.close?.();
+  }
+
+  async finish(): Promise<void> {
+    reportLayouts(this.state, this.report);
+    const unreferenced = await findUnreferencedLobFiles(
+      this.reader,
+      this.state.referenced,
+      ...(this.options.lister ? [this.options.lister] : []),
+    );
+    for (const e of unreferenced.internal)
+      this.report.fail('P_4.2-3', `${e} is in a table folder but no cell references it.`, { entry: e });
+    for (const e of unreferenced.external) this.report.fail('L_7.1-0', `${e} is in a LOB folder but no cell references it.`, { entry: e });
+  }
 }

@@ -47,7 +47,7 @@ function localName(name: string): string {
   return colon < 0 ? name : name.slice(colon + 1);
 }
 
-function lobReference(attributes: Record<string, string>, where: () => string): SiardReadLobReference {
+export function lobReference(attributes: Record<string, string>, where: () => string): SiardReadLobReference {
   const ref: SiardReadLobReference = { file: attributes['file']! };
   const length = attributes['length'];
   if (length !== undefined) {
