@@ -74,6 +74,39 @@ export function bigLobRoot(bytes: number): string {
 }
 
 /**
+ * An object holding one BLOB of `bytes` random bytes (1 GB and more: beyond what the SQLite source
+ * holds), split into parts of `partBytes` in segment folders: a one-row table exported with a
+ * 4,000-byte BLOB in a file, that file replaced by `bytes` random bytes (head -c of /dev/urandom),
+ * and the package ingested with --resegment --accept-digest-mismatch (the cell's received length
+ * and digest no longer fit: recorded in the archive's description), which streams the LOB into
+ * its parts.
+ */
+export function splitLobRoot(bytes: number, partBytes: number): string {
+  const dir = path.join(OUT, `split-lob-${bytes}`);
+  const root = path.join(dir, 'root');
+  if (existsSync(path.join(dir, 'done'))) return root;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const db = path.join(dir, 'lob.db');
+  const d = new Database(db);
+  d.exec('CREATE TABLE big (id INTEGER PRIMARY KEY, body BLOB); INSERT INTO big VALUES (1, randomblob(4000))');
+  d.close();
+  const exported = path.join(dir, 'package');
+  cli(['export', db, exported]);
+  const lobFiles = spawnSync('find', [exported, '-type', 'f', '-size', '4000c'], { encoding: 'utf8' }).stdout.trim().split('\n');
+  if (lobFiles.length !== 1 || lobFiles[0] === '')
+    throw new Error(`expected one LOB file of 4000 bytes in ${exported}, found ${lobFiles.length}`);
+  const made = spawnSync('sh', ['-c', `head -c ${bytes} /dev/urandom > '${lobFiles[0]}'`]);
+  if (made.status !== 0) throw new Error(`could not write ${bytes} random bytes`);
+  cli(['init', '--root', root]);
+  const siard = path.join(exported, 'lob.siard');
+  cli(['ingest', siard, '--root', root, '--id', LOB_ID, '--resegment', '--accept-digest-mismatch', '--max-bytes', String(partBytes)]);
+  rmSync(exported, { recursive: true, force: true });
+  writeFileSync(path.join(dir, 'done'), '');
+  return root;
+}
+
+/**
  * A root of `n` objects of one small file each, written as OCFL directly (inventory, sidecar,
  * version folder) at the paths `siard-ocfl path` gives: making them through `put` would take a
  * process each.
