@@ -1,11 +1,10 @@
 /**
- * verify and the table fingerprints (issue 34): what each costs against its peer in the same run.
+ * verify (issue 34): what it costs against its peer in the same run.
  * - `verify` of a restored SQLite database against the `restore` that made it (target: at most 1.0x
  *   its time), at several sizes of the narrow-rows table (bench/rows-db.ts: integer, text, real,
  *   timestamp, nullable text) and on 10,000 LOB files of 2-4 KiB (bench/lobs-db.ts); peak memory of
- *   each (which must not grow with the rows: unmatched rows wait on disk, none do here);
- * - the fingerprints an export takes, against the same export without them (target: at most 10%
- *   more time), in process (exportToDirectory with `fingerprints: false`), so nothing but them differs.
+ *   each (which must not grow with the rows: unmatched rows wait on disk, none do here).
+ * What the fingerprints cost an export: bench/fingerprints.bench.ts.
  * Each pair runs BENCH_ROUNDS times (default 3), alternating which goes first; the best of each counts.
  *
  *   node bench/run.js verify          (after npm run build)
@@ -15,8 +14,6 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { exportToDirectory } from '../src/siard/export-directory.js';
-import { openSource } from '../src/sources/open.js';
 import { buildLobDb } from './lobs-db.js';
 import { buildRowDb } from './rows-db.js';
 
@@ -71,27 +68,6 @@ async function verifyAgainstRestore(label: string, siard: string): Promise<void>
   results.push({ what: `verify / restore, ${label}`, ours, peer, ratio: ours.seconds / peer.seconds, limit: 1.0 });
 }
 
-/** The export of `db` with its fingerprints against the same export without, in process. */
-async function fingerprintCost(label: string, db: string, inlineMax?: number): Promise<void> {
-  const once = async (fingerprints: boolean): Promise<Run> => {
-    const out = path.join(OUT, `${label}.export-${fingerprints ? 'on' : 'off'}`);
-    rmSync(out, { recursive: true, force: true });
-    const source = await openSource(db);
-    const start = process.hrtime.bigint();
-    try {
-      await exportToDirectory(source, out, { name: label, fingerprints, ...(inlineMax !== undefined ? { inlineMax } : {}) });
-    } finally {
-      await source.close();
-    }
-    return { seconds: Number(process.hrtime.bigint() - start) / 1e9, peakMb: process.memoryUsage().rss / 2 ** 20 };
-  };
-  const [ours, peer] = await pair(
-    () => once(true),
-    () => once(false),
-  );
-  results.push({ what: `export with fingerprints / without, ${label}`, ours, peer, ratio: ours.seconds / peer.seconds, limit: 1.1 });
-}
-
 mkdirSync(OUT, { recursive: true });
 for (const rows of SIZES) {
   const label = `rows${rows}`;
@@ -101,7 +77,6 @@ for (const rows of SIZES) {
   rmSync(out, { recursive: true, force: true });
   cli(['export', db, out]);
   await verifyAgainstRestore(`${rows.toLocaleString('en')} rows`, path.join(out, `${label}.siard`));
-  await fingerprintCost(label, db);
 }
 if (LOBS > 0) {
   const label = `lobs${LOBS}`;
@@ -112,7 +87,6 @@ if (LOBS > 0) {
   rmSync(out, { recursive: true, force: true });
   cli(['export', db, out]);
   await verifyAgainstRestore(`${LOBS.toLocaleString('en')} LOB files`, path.join(out, `${label}.siard`));
-  await fingerprintCost(label, db);
 }
 
 let failed = 0;
