@@ -26,26 +26,8 @@ import { columnTypeFamily } from '../siard/reader/table-rows.js';
 import { lobCounter, type LobSummary } from '../siard/reader/table-summary.js';
 import { cellText, rowView, type RowView } from './browse-rows.js';
 import { CopyIndexer, sortIndexName } from './copy-indexer.js';
+import type { CopyProgress } from './copy-progress.js';
 import type { OpenedArchive } from './open-archive.js';
-
-export interface CopyProgress {
-  /** `rows`: being copied; `indexes`: usable, indexes being built; `ready`; `failed` */
-  phase: 'rows' | 'indexes' | 'ready' | 'failed';
-  /** rows copied so far (phase rows), or rows in the full-text index (phase indexes) */
-  done: number;
-  /** sort indexes built (phase indexes), of one per column */
-  sorted?: number;
-  /** the table's columns */
-  columns: number;
-  /** `<rows>` in metadata.xml */
-  total: number;
-  /** when this build started (ms since the epoch); a copy found on disk: when it was opened */
-  startedAt: number;
-  /** seconds the rows took to copy, and the indexes to build, once done (in this process) */
-  rowsSeconds?: number;
-  indexSeconds?: number;
-  error?: string;
-}
 
 export interface CopyQuery {
   /** text looked for (case-insensitive), in `column` (0-based) or in every column */

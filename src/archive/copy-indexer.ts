@@ -12,7 +12,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { driverPath } from '../sources/sqlite/driver.js';
-import type { CopyProgress } from './access-copy.js';
+import type { CopyProgress } from './copy-progress.js';
 
 /** Rows per transaction of the full-text index (progress and the resumable mark between them). */
 const FTS_BATCH = 20_000;

@@ -9,7 +9,7 @@ import type { InventoryVersionSummary } from '../ocfl/inventory/inventory.js';
 import type { SiardArchive, SiardColumn, SiardSchema, SiardTable } from '../siard/model.js';
 import type { SiardTableRef } from '../siard/reader/siard-reader.js';
 import type { LobSummary } from '../siard/reader/table-summary.js';
-import type { CopyProgress } from '../archive/access-copy.js';
+import type { CopyProgress } from '../archive/copy-progress.js';
 import { href, html, type SafeHtml } from './html.js';
 
 /** Where an archive is: object id and version (the .siard's logical path is found in the version). */
