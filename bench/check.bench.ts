@@ -81,7 +81,8 @@ function one(rows: number): void {
     const check = timed(process.execPath, [BIN, 'check', out, '--json']);
     const ratio = base.seconds / check.seconds;
     process.stdout.write(
-      `rows ${rows.toLocaleString('en')}${RANDOM_FK ? ' (foreign keys at random)' : ''}: .siard ${(size / 1e6).toFixed(0)} MB; read once ${base.seconds.toFixed(1)} s; ` +
+      `rows ${rows.toLocaleString('en')}${RANDOM_FK ? ' (foreign keys at random)' : ''}: ` +
+        `.siard ${(size / 1e6).toFixed(0)} MB; read once ${base.seconds.toFixed(1)} s; ` +
         `check ${check.seconds.toFixed(1)} s; ratio ${ratio.toFixed(2)} (target >= 0.5); ` +
         `peak RSS ${check.rssMb!.toFixed(0)} MB (target < 300)\n`,
     );
