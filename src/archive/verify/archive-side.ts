@@ -17,7 +17,7 @@ import { complexJson, type LoadComplex, type LoadValue } from '../../sources/loa
 import type { OpenedArchive } from '../open-archive.js';
 import type { ColumnPlan } from './column-plan.js';
 import { canonBytes, canonLexical, canonText, digestCanon, SHORT_BYTES } from './compare-form.js';
-import { complexArchiveCanon, type ArchiveComplex } from './complex-form.js';
+import { complexArchiveCanon } from './complex-form.js';
 import type { Cells } from './pending-rows.js';
 
 /** A LOB file as read: its SHA-256, its bytes when short (or when asked for whole). */
@@ -128,7 +128,7 @@ function cellCanon(v: SiardReadCellValue, c: number, plan: ColumnPlan, extras: R
     const lob = extras.lobs?.get(p);
     return lob && lobCanon(lob, plan);
   };
-  if (isComplexValue(v) || plan.shape.kind !== 'scalar') return complexArchiveCanon(v as ArchiveComplex, plan.shape, `c${c + 1}`, lobAt);
+  if (isComplexValue(v) || plan.shape.kind !== 'scalar') return complexArchiveCanon(v, plan.shape, `c${c + 1}`, lobAt);
   return lobAt(`c${c + 1}`) ?? null;
 }
 

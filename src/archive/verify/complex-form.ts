@@ -2,10 +2,13 @@
  * The canonical form of an ARRAY or UDT value: JSON of its elements' canonical forms (canonical.ts),
  * an ARRAY as a list (null for a NULL element), a UDT as an object of its non-NULL attributes
  * {"u1": ..., "u3": ...}; nested values nest. A LOB inside is looked up by its path ('c3/u2'),
- * read by the caller. The same JSON from a source's value and from the archive's cell.
+ * read by the caller. The same JSON from a source's value and from the archive's cell (whose tree
+ * is siard/reader/complex-tree.ts, the walk the table fingerprint's form shares).
  */
 import type { CellShape } from '../../siard/cell-shape.js';
 import { isSourceArray, isSourceUdt, type SourceValue } from '../../siard/database-source.js';
+import { complexTree, type ComplexLeaf } from '../../siard/reader/complex-tree.js';
+import type { SiardReadCellValue } from '../../siard/reader/types.js';
 import { canonBytes, canonColumn, canonLexical, canonSource, canonText } from './compare-form.js';
 
 const TEXT: CellShape = { kind: 'scalar', type: 'CLOB', family: 'clob' };
@@ -44,45 +47,19 @@ function sourceTree(v: SourceValue | undefined, shape: CellShape, path: string, 
   return seen;
 }
 
-/** An archive cell's nested value (elements by 1-based index, absent = NULL), or '' for an empty ARRAY. */
-export interface ArchiveComplex {
-  kind: 'array' | 'udt';
-  elements: ReadonlyMap<number, unknown>;
-}
-
-/** The archive's ARRAY / UDT cell (path: 'c3'), its LOB cells looked up by path. */
-export function complexArchiveCanon(v: ArchiveComplex | string | Uint8Array, shape: CellShape, path: string, lobAt: LobAt): string {
-  // an empty ARRAY cell (<c3/>) reads as empty text or bytes
+/** The archive's ARRAY / UDT cell (path: 'c3'), its LOB cells looked up by path; an empty ARRAY cell (<c3/>) reads as '' or no bytes. */
+export function complexArchiveCanon(v: SiardReadCellValue, shape: CellShape, path: string, lobAt: LobAt): string {
   if (typeof v === 'string' || v instanceof Uint8Array) return v.length === 0 && shape.kind === 'array' ? '[]' : canonText(String(v));
-  return canonText(JSON.stringify(archiveTree(v, shape, path, lobAt)));
+  return canonText(JSON.stringify(complexTree(v, shape, path, canonLeaf(lobAt))));
 }
 
-function archiveTree(v: unknown, shape: CellShape, path: string, lobAt: LobAt): unknown {
-  if (v === null || v === undefined) return null;
-  if (typeof v === 'object' && !(v instanceof Uint8Array) && 'elements' in v) {
-    const c = v as ArchiveComplex;
-    if (c.kind === 'array') {
-      const element = shape.kind === 'array' ? shape.element : TEXT;
-      const size = Math.max(0, ...c.elements.keys());
-      const items: unknown[] = [];
-      for (let i = 1; i <= size; i++) items.push(archiveTree(c.elements.get(i), element, `${path}/a${i}`, lobAt));
-      return items;
-    }
-    const out: Record<string, unknown> = {};
-    for (const i of [...c.elements.keys()].sort((a, b) => a - b)) {
-      const item = archiveTree(
-        c.elements.get(i),
-        shape.kind === 'udt' ? (shape.attributes[i - 1]?.shape ?? TEXT) : TEXT,
-        `${path}/u${i}`,
-        lobAt,
-      );
-      if (item !== null) out[`u${i}`] = item;
-    }
-    return out;
-  }
-  if (typeof v === 'string') return canonLexical(v, canonColumn(shape.kind === 'scalar' ? shape : TEXT));
-  if (v instanceof Uint8Array) return canonBytes(v);
-  const seen = lobAt(path);
-  if (seen === undefined) throw missingLob(path);
-  return seen;
+/** Each leaf of the archive's tree (siard/reader/complex-tree.ts) in compare form. */
+function canonLeaf(lobAt: LobAt): ComplexLeaf {
+  return (v, shape, path) => {
+    if (typeof v === 'string') return canonLexical(v, canonColumn(shape?.kind === 'scalar' ? shape : TEXT));
+    if (v instanceof Uint8Array) return canonBytes(v);
+    const seen = lobAt(path);
+    if (seen === undefined) throw missingLob(path);
+    return seen;
+  };
 }

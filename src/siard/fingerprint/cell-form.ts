@@ -7,6 +7,7 @@
  * - an ARRAY or UDT: JSON of its elements' forms, an ARRAY as a list (null for a NULL element), a
  *   UDT as {"u1": ...} of its non-NULL attributes; one without elements (`<c3/>`, at any depth) as ''.
  */
+import { complexTree } from '../reader/complex-tree.js';
 import type { SiardReadCellValue } from '../reader/types.js';
 
 /** An ARRAY's elements as a list, a UDT's as a map from attribute number, scalars as forms: the cell's form. */
@@ -31,7 +32,8 @@ function treeJson(tree: unknown): string {
 }
 
 /**
- * A cell as the SIARD reader gives it, in fingerprint form; `lobForm` gives a LOB file's ('#' and
+ * A cell as the SIARD reader gives it, in fingerprint form (an ARRAY or UDT through the walk verify's
+ * compare form shares, reader/complex-tree.ts); `lobForm` gives a LOB file's ('#' and
  * its SHA-256, from the cell's digest or the bytes), or undefined when it cannot be known.
  */
 export function readCellForm(
@@ -44,27 +46,14 @@ export function readCellForm(
   if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex');
   if ('elements' in value) {
     let unknown = false;
-    const tree = (v: SiardReadCellValue | undefined, p: string): unknown => {
-      if (v === null || v === undefined) return null;
+    const tree = complexTree(value, undefined, path, (v, _shape, p) => {
       if (typeof v === 'string') return v;
       if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex');
-      if ('elements' in v) {
-        if (v.kind === 'udt') {
-          const out = new Map<number, unknown>();
-          for (const [k, e] of v.elements) out.set(k, tree(e, `${p}/u${k}`));
-          return out;
-        }
-        const size = Math.max(0, ...v.elements.keys());
-        const items: unknown[] = [];
-        for (let k = 1; k <= size; k++) items.push(tree(v.elements.get(k), `${p}/a${k}`));
-        return items;
-      }
       const form = lobForm(p);
       if (form === undefined) unknown = true;
       return form ?? null;
-    };
-    const form = complexForm(tree(value, path));
-    return unknown ? undefined : form;
+    });
+    return unknown ? undefined : complexForm(tree);
   }
   return lobForm(path);
 }
