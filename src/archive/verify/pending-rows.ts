@@ -33,6 +33,15 @@ function rowBytes(key: string, cells: Cells): number {
   return n;
 }
 
+/**
+ * A copy of `s` that holds only its own characters. A reader's value is often a slice of the whole
+ * chunk of XML text it was read from, and keeps that chunk alive as long as it lives: a row waiting
+ * here would hold tens of kilobytes (a 1,000,000-row diff grew by ~6 MiB of heap per 100,000 rows).
+ */
+function detached(s: string | null): string | null {
+  return s === null ? null : (' ' + s).slice(1);
+}
+
 interface DiskStore {
   db: BetterSqlite3.Database;
   dir: string;
@@ -80,7 +89,7 @@ export class PendingRows {
     }
     const before = this.memory.get(key);
     if (!before) this.bytes += rowBytes(key, row.cells);
-    this.memory.set(key, row);
+    this.memory.set(key, before ? row : { ...row, cells: row.cells.map(detached) });
     if (this.bytes > this.limitBytes) this.spill();
   }
 
