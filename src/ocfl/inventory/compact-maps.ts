@@ -3,63 +3,8 @@
  * order they are listed in), digests as bytes, a hash table of the paths a map keeps, and strings
  * made only when asked for. They answer as the Maps the full parse builds do, in the same order.
  */
-import { emptyTable, hashBytes, type Arena } from './arena.js';
+import type { Arena, RangeTable } from './arena.js';
 import type { DigestBlock } from './digest-block.js';
-
-/** A table of byte ranges (range i: bytes[start[i], end[i])) looked up by their content. */
-export class RangeTable {
-  private readonly table: Int32Array;
-  private readonly mask: number;
-
-  constructor(
-    capacity: number,
-    private bytes: Uint8Array,
-    private start: ArrayLike<number>,
-    private end: ArrayLike<number>,
-  ) {
-    this.table = emptyTable(capacity);
-    this.mask = this.table.length - 1;
-  }
-
-  /** The same ranges, numbered alike, now read from other bytes (the arena they were copied to). */
-  rebase(bytes: Uint8Array, start: ArrayLike<number>, end: ArrayLike<number>): void {
-    this.bytes = bytes;
-    this.start = start;
-    this.end = end;
-  }
-
-  /** Adds range i; answers the index of an equal range added before (then i is not added), or -1. */
-  add(i: number): number {
-    const { start, end, bytes } = this;
-    const s = start[i]!;
-    const e = end[i]!;
-    for (let slot = hashBytes(bytes, s, e) & this.mask; ; slot = (slot + 1) & this.mask) {
-      const other = this.table[slot]!;
-      if (other === -1) {
-        this.table[slot] = i;
-        return -1;
-      }
-      if (this.equal(other, bytes, s, e)) return other;
-    }
-  }
-
-  /** The index of an added range holding the bytes q[s, e), or -1. */
-  find(q: Uint8Array, s: number, e: number): number {
-    for (let slot = hashBytes(q, s, e) & this.mask; ; slot = (slot + 1) & this.mask) {
-      const other = this.table[slot]!;
-      if (other === -1) return -1;
-      if (this.equal(other, q, s, e)) return other;
-    }
-  }
-
-  private equal(i: number, q: Uint8Array, s: number, e: number): boolean {
-    const a = this.start[i]!;
-    const b = this.end[i]!;
-    if (b - a !== e - s) return false;
-    for (let j = 0; j < e - s; j++) if (this.bytes[a + j] !== q[s + j]) return false;
-    return true;
-  }
-}
 
 /** A ReadonlyMap over entries numbered 0 .. count-1 in insertion order (its values are never undefined). */
 abstract class OrderedMap<V> implements ReadonlyMap<string, V> {

@@ -3,7 +3,7 @@
  * digests as bytes, paths as UTF-8 in an arena, strings made only when asked for. The readers'
  * InventoryView and the validator's checks (validate/plain-checks.ts) share it.
  */
-import { emptyTable, hashBytes, type Arena } from './arena.js';
+import { emptyTable, hashBytes, RangeTable, type Arena } from './arena.js';
 import type { BlockParts } from './path-block-windows.js';
 
 /**
@@ -15,7 +15,7 @@ export class DigestBlock {
   /** path index -> its entry, and whether an earlier path is the same: built with the path index */
   private entryOfPath: Uint32Array | undefined;
   private repeated: Uint8Array | undefined;
-  private pathTable: Int32Array | undefined;
+  private pathTable: RangeTable | undefined;
 
   constructor(
     /** Digest k as bytes: digests[k * size, (k + 1) * size). */
@@ -116,41 +116,27 @@ export class DigestBlock {
     for (let p = 0; p < repeated.length; p++) if (!repeated[p]) yield this.pathAt(p);
   }
 
-  private samePath(a: number, b: number): boolean {
-    const { bytes, start, end } = this.paths;
-    return bytes.compare(bytes, start[a]!, end[a]!, start[b]!, end[b]!) === 0;
-  }
-
   /** The lower-case hex digest listing a path (the last one, if several do), or undefined. */
   digestOfPath(path: string): string | undefined {
-    const table = this.indexPaths();
     const query = Buffer.from(path, 'utf8');
-    const { bytes, start, end } = this.paths;
-    const mask = table.length - 1;
-    for (let slot = hashBytes(query, 0, query.length) & mask; ; slot = (slot + 1) & mask) {
-      const p = table[slot]!;
-      if (p === -1) return undefined;
-      if (end[p]! - start[p]! === query.length && bytes.compare(query, 0, query.length, start[p], end[p]) === 0)
-        return this.digestOf(this.entryOfPath![p]!);
-    }
+    const p = this.indexPaths().find(query, 0, query.length);
+    return p < 0 ? undefined : this.digestOf(this.entryOfPath![p]!);
   }
 
-  /** The path table: one slot per distinct path, holding its last listing. */
-  private indexPaths(): Int32Array {
+  /** The path table: each distinct path at its first listing, which answers the entry of its last (as a Map set in order). */
+  private indexPaths(): RangeTable {
     if (this.pathTable) return this.pathTable;
     const { bytes, start, end } = this.paths;
     const n = start.length;
-    // Path -> its last listing (a Map set entry by entry keeps the last value at the first place).
     const entryOfPath = new Uint32Array(n);
     for (let k = 0; k < this.entries; k++) entryOfPath.fill(k, this.firstPath[k], this.firstPath[k + 1]);
     const repeated = new Uint8Array(n);
-    const table = emptyTable(n);
-    const mask = table.length - 1;
+    const table = new RangeTable(n, bytes, start, end);
     for (let p = 0; p < n; p++) {
-      let slot = hashBytes(bytes, start[p]!, end[p]!) & mask;
-      while (table[slot] !== -1 && !this.samePath(table[slot]!, p)) slot = (slot + 1) & mask;
-      if (table[slot] !== -1) repeated[p] = 1;
-      table[slot] = p;
+      const first = table.add(p);
+      if (first < 0) continue;
+      repeated[p] = 1;
+      entryOfPath[first] = entryOfPath[p]!;
     }
     this.entryOfPath = entryOfPath;
     this.repeated = repeated;

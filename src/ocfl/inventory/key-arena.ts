@@ -2,9 +2,9 @@
  * Distinct byte strings (UTF-8 paths, raw digests) in one growing buffer, numbered in the order
  * first added and found by their bytes: what a Map<string, ...> keyed by a million strings holds
  * in ~150 bytes per key costs here the key's bytes and ~20 bytes of offsets and table. The lookup
- * is the readers' RangeTable (compact-maps.ts), rebuilt larger as keys are added.
+ * is the readers' RangeTable (arena.ts), rebuilt larger as keys are added.
  */
-import { RangeTable } from './compact-maps.js';
+import { RangeTable } from './arena.js';
 import { isWellFormedUnicode } from './logical-path.js';
 
 /** A copy of `from` with room for at least `n` elements (doubling, so growth stays linear). */

@@ -13,7 +13,7 @@
 import { SiardOcflError } from '../../errors.js';
 import { inventoryFromJson, versionNumber, type Inventory, type InventoryVersionSummary } from './inventory.js';
 import { plainOfParts, type PlainInventory } from './plain.js';
-import { emptyTable, hashBytes, type Arena } from './arena.js';
+import { RangeTable, type Arena } from './arena.js';
 import type { DigestBlock } from './digest-block.js';
 import { InventoryWindows } from './windows.js';
 
@@ -23,7 +23,7 @@ const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0
 class StateView implements ReadonlyMap<string, string> {
   /** Path indexes in code-unit order of the paths, a path listed twice kept once (its last digest). */
   private readonly order: Int32Array;
-  private readonly table: Int32Array;
+  private readonly table: RangeTable;
 
   constructor(
     private readonly paths: Arena,
@@ -51,13 +51,8 @@ class StateView implements ReadonlyMap<string, string> {
       kept.push(p);
     }
     this.order = Int32Array.from(kept);
-    this.table = emptyTable(kept.length);
-    const mask = this.table.length - 1;
-    for (const p of kept) {
-      let slot = hashBytes(bytes, start[p]!, end[p]!) & mask;
-      while (this.table[slot] !== -1) slot = (slot + 1) & mask;
-      this.table[slot] = p;
-    }
+    this.table = new RangeTable(kept.length, bytes, start, end);
+    for (const p of kept) this.table.add(p);
   }
 
   private pathAt(p: number): string {
@@ -70,13 +65,7 @@ class StateView implements ReadonlyMap<string, string> {
 
   private find(logicalPath: string): number {
     const query = Buffer.from(logicalPath, 'utf8');
-    const { bytes, start, end } = this.paths;
-    const mask = this.table.length - 1;
-    for (let slot = hashBytes(query, 0, query.length) & mask; ; slot = (slot + 1) & mask) {
-      const p = this.table[slot]!;
-      if (p === -1) return -1;
-      if (end[p]! - start[p]! === query.length && bytes.compare(query, 0, query.length, start[p], end[p]) === 0) return p;
-    }
+    return this.table.find(query, 0, query.length);
   }
 
   get size(): number {

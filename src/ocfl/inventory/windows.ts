@@ -40,7 +40,7 @@ export interface InventoryParts {
  * characters, and pieces that are each UTF-8 join into UTF-8, so this answers what isUtf8 of the
  * whole answers.
  */
-export class Utf8Windows {
+class Utf8Windows {
   private carry: Buffer | undefined;
 
   write(window: Buffer): boolean {
@@ -80,7 +80,7 @@ export class Utf8Windows {
  * large-json.ts splits), a number or literal before white space, a comma or a closing bracket.
  * JSON.parse then decides what it is.
  */
-export class GatheredValue {
+class GatheredValue {
   private readonly pieces: Buffer[] = [];
   private depth = 0;
   private inString = false;

@@ -4,9 +4,8 @@
  * hash table for lookups. A Map of a million path strings (and the walk's strings it kept) was
  * ~200 MB; this is ~90 bytes a file.
  */
-import type { Arena } from '../inventory/arena.js';
+import { RangeTable, type Arena } from '../inventory/arena.js';
 import type { WalkedFile } from '../storage/storage.js';
-import { RangeTable } from '../inventory/compact-maps.js';
 
 interface WalkedFolder {
   /** "vN/content/": what every path of this folder starts with. */

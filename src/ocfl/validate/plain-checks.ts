@@ -4,9 +4,9 @@
  * of block-checks.ts over PlainBlock, with a compact model (inventory/compact-maps.ts) in place of
  * the Maps, one path's string made at a time and let go.
  */
-import type { Arena } from '../inventory/arena.js';
+import { RangeTable, type Arena } from '../inventory/arena.js';
 import type { DigestBlock } from '../inventory/digest-block.js';
-import { FixityMap, ManifestDigests, PathMap, RangeTable } from '../inventory/compact-maps.js';
+import { FixityMap, ManifestDigests, PathMap } from '../inventory/compact-maps.js';
 import {
   checkFixityBlock,
   checkManifestBlock,
