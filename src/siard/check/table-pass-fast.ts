@@ -16,7 +16,7 @@
 import type { Readable } from 'node:stream';
 import { cellType, type SiardTable } from '../model.js';
 import { lobCellsOfRow, type SiardTableRef } from '../reader/siard-reader.js';
-import { decodeEntities, MAX_PROLOG, PROLOG } from '../reader/table-rows-fast.js';
+import { closingTagEnd, decodeEntities, MAX_PROLOG, PROLOG } from '../reader/table-rows-fast.js';
 import { lobReference } from '../reader/table-rows.js';
 import type { SiardLobCell, SiardReadCellValue } from '../reader/types.js';
 import { SIARD_TABLE_NAMESPACE, tableXsd, xmlTypeOf } from '../table-xsd.js';
@@ -244,13 +244,10 @@ class FastTableScan {
           this.waitingFor = '<';
           return -1;
         }
-        // the end tag `</cN>`, compared in place
-        const nameLength = nameEnd - pos - 1;
-        if (lt + nameLength + 3 > buf.length) return -1;
-        if (buf.charCodeAt(lt + 1) !== 0x2f || buf.charCodeAt(lt + 2 + nameLength) !== 0x3e) return 0;
-        for (let i = 0; i < nameLength; i++) if (buf.charCodeAt(lt + 2 + i) !== buf.charCodeAt(pos + 1 + i)) return 0;
+        const end = closingTagEnd(buf, pos, nameEnd, lt);
+        if (end <= 0) return end;
         text = buf.slice(gt + 1, lt);
-        pos = lt + nameLength + 3;
+        pos = end;
         if (this.unusualSeen && UNUSUAL.test(text)) return 0;
         // one scan for what most cells lack: an entity, a `>` (of `]]>`), what the escape checks look for
         marked = MARKED.test(text);

@@ -206,13 +206,10 @@ export class FastTableRows {
           this.waitingFor = '<';
           return -1;
         }
-        // the end tag `</cN>`, compared in place (no string built per cell)
-        const nameLength = nameEnd - pos - 1;
-        if (lt + nameLength + 3 > buf.length) return -1;
-        if (buf.charCodeAt(lt + 1) !== 0x2f || buf.charCodeAt(lt + 2 + nameLength) !== 0x3e) return 0;
-        for (let i = 0; i < nameLength; i++) if (buf.charCodeAt(lt + 2 + i) !== buf.charCodeAt(pos + 1 + i)) return 0;
+        const end = closingTagEnd(buf, pos, nameEnd, lt);
+        if (end <= 0) return end;
         text = buf.slice(gt + 1, lt);
-        pos = lt + nameLength + 3;
+        pos = end;
         if ((this.unusualSeen && UNUSUAL.test(text)) || text.includes(']]>')) return 0;
         if (text.includes('&')) {
           const decoded = decodeEntities(text);
@@ -228,6 +225,19 @@ export class FastTableRows {
       } else cells[n - 1] = unescapeSiard(text);
     }
   }
+}
+
+/**
+ * Where the end tag of the cell whose start tag `<cN ...>` begins at `start` (its name ending at
+ * `nameEnd`) ends, when `lt` is the next `<`: the index after `</cN>`, 0 when what stands there is
+ * no such end tag, -1 when the text read so far ends first. Compared in place, no string built.
+ */
+export function closingTagEnd(buf: string, start: number, nameEnd: number, lt: number): number {
+  const nameLength = nameEnd - start - 1;
+  if (lt + nameLength + 3 > buf.length) return -1;
+  if (buf.charCodeAt(lt + 1) !== 0x2f || buf.charCodeAt(lt + 2 + nameLength) !== 0x3e) return 0;
+  for (let i = 0; i < nameLength; i++) if (buf.charCodeAt(lt + 2 + i) !== buf.charCodeAt(start + 1 + i)) return 0;
+  return lt + nameLength + 3;
 }
 
 /** N of a cell element named `cN` with 1 <= N <= columns (no leading zero), else 0. */
