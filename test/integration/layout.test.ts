@@ -24,19 +24,11 @@ import { BIN, runCli } from '../helpers/cli.js';
 import { PROJECT_ROOT, reference, seed, sharedTest } from '../helpers/shared.js';
 import { tempDir } from '../helpers/tmp.js';
 import { hasProgram, testIf } from '../helpers/requires.js';
+import { LAYOUT_0003_VECTORS, LAYOUT_0003_VECTORS_FILE, type Layout0003Vector } from '../helpers/layout-0003-vectors.js';
 
-interface Vector {
-  id: string;
-  digestAlgorithm: string;
-  tupleSize: number;
-  numberOfTuples: number;
-  digest: string;
-  path: string;
-  source: string;
-}
-
-const VECTORS_FILE = path.join(PROJECT_ROOT, 'spec', '0003-vectors.json');
-const VECTORS: Vector[] = JSON.parse(readFileSync(VECTORS_FILE, 'utf8')).vectors;
+type Vector = Layout0003Vector;
+const VECTORS_FILE = LAYOUT_0003_VECTORS_FILE;
+const VECTORS = LAYOUT_0003_VECTORS;
 
 function configOf(v: Vector): Partial<Layout0003Config> {
   return { digestAlgorithm: v.digestAlgorithm, tupleSize: v.tupleSize, numberOfTuples: v.numberOfTuples };

@@ -5,23 +5,15 @@
  * where the layout puts no id named as such, and a tree that is not the layout's left to the scan.
  */
 import test from 'ava';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadLayout0003 } from '../../../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
 import { listByLayout, type LaidOutObject } from '../../../../src/ocfl/layout/list-by-layout.js';
 import { FileSystemStorage } from '../../../../src/ocfl/storage/fs.js';
-import { PROJECT_ROOT } from '../../../helpers/shared.js';
 import { tempDir } from '../../../helpers/tmp.js';
+import { LAYOUT_0003_VECTORS } from '../../../helpers/layout-0003-vectors.js';
 
-interface Vector {
-  id: string;
-  digestAlgorithm: string;
-  tupleSize: number;
-  numberOfTuples: number;
-  path: string;
-}
-
-const vectors = (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'spec', '0003-vectors.json'), 'utf8')) as { vectors: Vector[] }).vectors;
+const vectors = LAYOUT_0003_VECTORS;
 
 const byPath = (objects: LaidOutObject[]) => new Map(objects.map((o) => [o.path, o]));
 
