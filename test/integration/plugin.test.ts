@@ -14,17 +14,12 @@ import fg from 'fast-glob';
 import { LAYOUT_0003_NAME, createLayout } from '../../src/ocfl/layout/index.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { tempDir } from '../helpers/tmp.js';
+import { LAYOUT_0003_VECTORS } from '../helpers/layout-0003-vectors.js';
+import { distBuilt } from '../helpers/built-dist.js';
 
 const run = promisify(execFile);
 
-interface Vector {
-  id: string;
-  digestAlgorithm: string;
-  tupleSize: number;
-  numberOfTuples: number;
-  path: string;
-}
-const VECTORS: Vector[] = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'spec', '0003-vectors.json'), 'utf8')).vectors;
+const VECTORS = LAYOUT_0003_VECTORS;
 const HORRIBLE = '..Hor/rib:lè-$id';
 const SPEC_PATH = VECTORS.find((v) => v.id === HORRIBLE && v.digestAlgorithm === 'sha256' && v.tupleSize === 3)!.path;
 
@@ -54,6 +49,7 @@ async function storeInChild(root: string, id: string, withPlugin: boolean): Prom
 }
 
 test('without the plugin @ocfl/ocfl-fs misplaces the object; with it (by package name) it lies at the spec path', async (t) => {
+  await distBuilt(); // the runner's tsc writes dist/ beside the first test files
   t.true(existsSync(path.join(PROJECT_ROOT, 'dist', 'ocfl', 'layout', 'ocfl-js-plugin.js')), 'build first: npx tsc -p .');
   const withoutRoot = path.join(tempDir(), 'root');
   const withRoot = path.join(tempDir(), 'root');

@@ -13,6 +13,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { ramTempDir } from '../helpers/ram-temp-dir.js';
+import { distBuilt } from '../helpers/built-dist.js';
 
 // In memory where there is room: 10,000 small fsynced LOB files, whose disk writes are not what is measured here.
 const work = ramTempDir('siard-ocfl-resegment-memory-', 512 << 20);
@@ -41,7 +42,7 @@ z.writestr('header/metadata.xml', meta)
 z.close()
 `;
 
-/** Re-segments `pkg` in a child process; its live heap at the last row (after a full GC) and its peak RSS, in bytes. */
+/** Re-segments `pkg` in a child process (dist/, as built); its live heap at the last row (after a full GC) and its peak RSS, in bytes. */
 function measure(pkg: string, rows: number, out: string): { heap: number; rss: number } {
   const dist = (p: string) => JSON.stringify(path.join(PROJECT_ROOT, 'dist', p));
   const script = `
@@ -61,7 +62,8 @@ function measure(pkg: string, rows: number, out: string): { heap: number; rss: n
   return JSON.parse(r.stdout) as { heap: number; rss: number };
 }
 
-test('re-segmenting 8,000 internal LOBs holds no more live memory than 2,000 (the ZIP index is compact)', (t) => {
+test('re-segmenting 8,000 internal LOBs holds no more live memory than 2,000 (the ZIP index is compact)', async (t) => {
+  await distBuilt(); // the runner's tsc writes dist/ beside the first test files
   const results = new Map<number, { heap: number; rss: number }>();
   for (const n of [2000, 8000]) {
     const pkg = path.join(work, `gen${n}.siard`);
