@@ -1,5 +1,6 @@
 // The whole suite but the fault suite (`npm test`; test/README.md says what runs where and why):
 // the unit, integration and line tiers. Run a single file with `npx ava <file>`.
+import { tierConfig } from './test/runner/ava-tier.mjs';
 import path from 'node:path';
 
 // The files that take longest start first, so that none of them starts last and runs alone while
@@ -25,10 +26,8 @@ const rank = (file) => {
   return i < 0 ? LONGEST_FIRST.length : i;
 };
 
-export default {
+export default tierConfig({
   files: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/line/**/*.test.ts'],
-  extensions: { ts: 'module' },
-  nodeArguments: ['--import=tsx'],
   require: ['./test/runner/file-timer.ts'],
   timeout: '15m',
   // Four files at once on two cores: while some wait (a server, a child's start-up, a lease running
@@ -38,4 +37,4 @@ export default {
   concurrency: 4,
   workerThreads: false,
   sortTestFiles: (a, b) => rank(a) - rank(b) || a.localeCompare(b, [], { numeric: true }),
-};
+});

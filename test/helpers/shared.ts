@@ -4,11 +4,18 @@
  * skipped with a message saying so when it is not. In CI the folder is always there.
  */
 import test from 'ava';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+/**
+ * The project's folder. The runner runs the tests from a compiled mirror whose files are links to the
+ * project's (test/runner/compiled-tree.ts); the project is where its package.json really is, so that
+ * what tests run, pack or write there (npm scripts, the tarball, demo-root) is the project itself.
+ */
+export const PROJECT_ROOT = path.dirname(
+  realpathSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'package.json')),
+);
 const SHARED_DIR = process.env.SIARD_OCFL_SHARED ?? path.resolve(PROJECT_ROOT, '..', 'shared');
 export const HAS_SHARED = existsSync(path.join(SHARED_DIR, 'reference'));
 
