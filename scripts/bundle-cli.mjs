@@ -5,8 +5,8 @@
  * one (`audit --help` loads 153): 0.50 s of CPU against 0.40 s bundled, a bare `node` being 0.10 s
  * (ten runs each; Node 24: 0.30 against 0.23). A scheduled audit of a small object pays it once
  * per run, as does each of the test suite's ~800 command-line children. The verbs stay separate
- * chunks, loaded only when run (src/cli/verbs.ts). Packages in node_modules stay imports (native
- * modules and their own file lookups need their folders), but for the AWS SDK (below). hash-worker is a second entry, beside
+ * chunks, loaded only when run (src/cli/verbs.ts). The packages written in JavaScript are bundled
+ * too (below); native modules and those that load files beside their own stay imports. hash-worker is a second entry, beside
  * main.js, because the hash pool starts it by the URL `./hash-worker.js` next to its own module.
  * The bundle is one folder below dist/, as the modules are, so paths found from a module's own URL
  * (`../../package.json`, the resources of siard/writer.ts) lead to the same files.
@@ -15,13 +15,24 @@ import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';
 
 /**
- * The AWS SDK is bundled too, in the chunk only S3 roots load (src/ocfl/storage/open.ts imports
- * s3.ts on demand): loading its few hundred CommonJS modules one by one cost 0.27 s of CPU; `ls` of
- * an S3 root took 0.73 s of CPU with it external, 0.56 s bundled (ten runs each, Ceph RGW).
+ * Packages loaded from node_modules as they are, not bundled: native modules (their binary is found
+ * from their own folder), libxml2-wasm (it loads its .wasm file from beside its module) and
+ * @viz-js/viz (1.4 MB that only `serve` loads) and hash-wasm (bundled, its UMD module loaded by
+ * `import()` showed none of its exports; only the short BLAKE2b variants load it). Every other package is bundled into the chunks that
+ * use it. Why: Node 20 resolves, reads and links a package's modules one by one, and CommonJS ones
+ * are scanned for their exports first; loading them from the bundle instead took the start-up of
+ * `audit --help` from 0.30 to 0.20 s of CPU, and an `audit` of the Northwind object from 1.00 to 0.80 s
+ * (five runs each, interleaved, loaded machine), over ~800 command-line runs in the test suite;
+ * the AWS SDK alone, its few hundred modules, cost 0.17 s of an `ls` of an S3 root.
+ * The packages are still dependencies: the library in dist/ (not bundled) imports them, and the
+ * bundle keeps their licence comments.
  */
-const BUNDLED_PACKAGES = /^@aws-sdk\//;
+const NOT_BUNDLED = ['better-sqlite3', 'better-sqlite3-13', 'koffi', 'libxml2-wasm', '@viz-js/viz', 'hash-wasm'];
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
-const external = Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies }).filter((name) => !BUNDLED_PACKAGES.test(name));
+const declared = Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies });
+const unknown = NOT_BUNDLED.filter((name) => !declared.includes(name));
+if (unknown.length) throw new Error(`bundle-cli.mjs: NOT_BUNDLED names packages package.json does not declare: ${unknown.join(', ')}`);
+const external = NOT_BUNDLED;
 
 const REQUIRE_BANNER = [
   "import { createRequire as createRequireForBundle } from 'node:module';",
