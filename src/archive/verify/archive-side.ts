@@ -132,8 +132,16 @@ function cellCanon(v: SiardReadCellValue, c: number, plan: ColumnPlan, extras: R
   return lobAt(`c${c + 1}`) ?? null;
 }
 
-/** The compare forms of one archived row; `changed` counts the values the target's mapping changed. */
-function rowCanon(plans: readonly ColumnPlan[], cells: readonly SiardReadCellValue[], extras: RowExtras, changed: ExpectedChanges): Cells {
+/**
+ * The compare forms of one archived row, each changed as the target's mapping changes it (a plan's
+ * `expect`, column-plan.ts); `changed` counts per column the values so changed.
+ */
+export function rowCanon(
+  plans: readonly ColumnPlan[],
+  cells: readonly SiardReadCellValue[],
+  extras: RowExtras,
+  changed: ExpectedChanges,
+): Cells {
   const out: Cells = new Array(plans.length);
   for (let c = 0; c < plans.length; c++) {
     const plan = plans[c]!;

@@ -18,6 +18,14 @@ import { canonColumn, type CanonColumn } from './compare-form.js';
 
 import { SQLITE_LITERAL_MIME } from '../../sources/sqlite/value-literal.js';
 
+/** A column whose mapping into the target loses something, and why. */
+export interface LossyColumn {
+  column: string;
+  reason: string;
+  /** values the mapping changed (a mapping that changes every value: absent) */
+  values?: number;
+}
+
 export interface ColumnPlan {
   name: string;
   shape: CellShape;
@@ -89,6 +97,20 @@ export function columnPlans(kind: string, archive: SiardArchive, t: SiardTableRe
       plan.lossy = `${shape.family.toUpperCase()} WITH TIME ZONE held in UTC, without a time zone`;
     return plan;
   });
+}
+
+/**
+ * The columns a verify names lossy, never equal: those whose mapping loses something for every value
+ * (`lossy`), and those whose mapping changed some of the archived values read (`expected[i]` of
+ * them, counted by archive-side.ts rowCanon).
+ */
+export function lossyColumns(plans: readonly ColumnPlan[], expected: readonly number[]): LossyColumn[] {
+  const lossy: LossyColumn[] = [];
+  plans.forEach((p, i) => {
+    if (p.lossy) lossy.push({ column: p.name, reason: p.lossy });
+    else if (expected[i]) lossy.push({ column: p.name, reason: p.expectReason!, values: expected[i] });
+  });
+  return lossy;
 }
 
 /** A canonical time or timestamp rounded to microseconds (half up), as PostgreSQL stores it. */

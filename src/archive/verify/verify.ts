@@ -22,18 +22,11 @@ import type { SiardArchive } from '../../siard/model.js';
 import type { SiardTableRef } from '../../siard/reader/siard-reader.js';
 import { openArchive, type ArchiveSource, type OpenedArchive } from '../open-archive.js';
 import { archiveRows, type ExpectedChanges } from './archive-side.js';
-import { columnPlans, type ColumnPlan } from './column-plan.js';
+import { columnPlans, lossyColumns, type ColumnPlan, type LossyColumn } from './column-plan.js';
 import { loadSpillDriver, PendingRows } from './pending-rows.js';
 import { matchSides, RowMatcher, type RowDifference } from './row-matcher.js';
 import { targetRows } from './target-side.js';
 import { openTarget, type OpenedTarget, type TargetTable } from './target-tables.js';
-
-export interface LossyColumn {
-  column: string;
-  reason: string;
-  /** values the mapping changed (a mapping that changes every value: absent) */
-  values?: number;
-}
 
 export interface VerifiedTable {
   /** "schema.table" */
@@ -134,11 +127,7 @@ async function verifyTable(
     pending.close();
   }
   if (fingerprints !== undefined && !stored) problems.push('the fingerprints file has no entry for this table');
-  const lossy: LossyColumn[] = [];
-  plans.forEach((p, i) => {
-    if (p.lossy) lossy.push({ column: p.name, reason: p.lossy });
-    else if (expected[i]) lossy.push({ column: p.name, reason: p.expectReason!, values: expected[i] });
-  });
+  const lossy = lossyColumns(plans, expected);
   const fingerprintState =
     !fingerprint || !stored
       ? 'absent'
