@@ -72,6 +72,14 @@ export {
   type RestoreSummary,
 } from './archive/restore.js';
 export {
+  /** What changed between two versions of an object: files, and per archived table rows (by key) and columns. */
+  diff,
+  /** Row changes kept per table, scratch folder and memory for unpaired rows, progress and per-row hooks. */
+  type DiffOptions,
+  /** Per table: added, removed, changed rows (the first rowLimit listed) and columns; the files added, removed, changed. */
+  type DiffResult,
+} from './archive/diff/diff.js';
+export {
   /** Where an archive is read from: { siard: file }, { dir: folder } or { root, id, version? }. */
   type ArchiveSource,
 } from './archive/open-archive.js';

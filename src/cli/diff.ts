@@ -1,31 +1,22 @@
 /**
  * `siard-ocfl diff --root R --id I <vA> <vB> [--json]`: what changed from one version of an object
- * to another, files and archived rows. Every row change is printed as it is found (text or JSON
- * written piece by piece), so the output of a table of millions of changed rows is never held.
+ * to another, files and archived rows. Every row change is put out as it is found (text or JSON
+ * made piece by piece) into a HeldOutput, which keeps what is beyond 1 MiB in a temporary file, so
+ * the output of a table of millions of changed rows is never held in memory; it reaches stdout once
+ * the diff is done, so a failure half-way leaves no partial output.
  */
 import type { Command } from 'commander';
 import { diff, type DiffResult } from '../archive/diff/diff.js';
 import type { RowChange, TableDiff } from '../archive/diff/table-diff.js';
+import { SiardOcflError } from '../errors.js';
 import { asUnreadableInput, printable } from './common.js';
+import { HeldOutput } from './held-output.js';
 import { createProgress } from './progress.js';
 
 interface DiffCliOptions {
   root: string;
   id: string;
   json?: boolean;
-}
-
-/** stdout in pieces of about 64 KiB (one write per row would be a system call per row). */
-class Out {
-  private text = '';
-  put(s: string): void {
-    this.text += s;
-    if (this.text.length >= 65536) this.flush();
-  }
-  flush(): void {
-    if (this.text) process.stdout.write(this.text);
-    this.text = '';
-  }
 }
 
 const SIGN: Record<RowChange['change'], string> = { added: '+', removed: '-', changed: '~' };
@@ -46,7 +37,7 @@ function tableSummary(t: TableDiff): string {
   return `\t${t.change === 'changed' ? '' : `table ${t.change}; `}${parts.join('; ')}`;
 }
 
-function filesText(out: Out, result: DiffResult): void {
+function filesText(out: HeldOutput, result: DiffResult): void {
   const { added, removed, changed } = result.files;
   out.put(`files: ${added.length} added, ${removed.length} removed, ${changed.length} changed\n`);
   for (const [list, sign] of [
@@ -64,13 +55,15 @@ function differs(result: DiffResult): boolean {
 }
 
 /** Prints as the diff goes: text lines, or the JSON of the issue ({"tables": [...], "files": {...}}) piece by piece. */
-function printer(json: boolean): {
+function printer(
+  json: boolean,
+  out: HeldOutput,
+): {
   table: (name: string) => void;
   row: (row: RowChange) => void;
   tableEnd: (t: TableDiff) => void;
   end: (result: DiffResult) => void;
 } {
-  const out = new Out();
   let tables = 0;
   let rows = 0;
   if (json) out.put('{"tables":[');
@@ -93,9 +86,18 @@ function printer(json: boolean): {
     end(result) {
       if (json) out.put(`],"files":${JSON.stringify(result.files)}}\n`);
       else filesText(out, result);
-      out.flush();
     },
   };
+}
+
+/**
+ * Exit 1 says the versions differ; a failure (a LOB file whose digest does not match, ...) is exit 2,
+ * as for diff(1), so a script never takes a damaged version for a changed one.
+ */
+function couldNotCompare(err: unknown): unknown {
+  if (err instanceof SiardOcflError && err.exitCode === 1)
+    return new SiardOcflError(err.message, { code: err.code, exitCode: 2, cause: err });
+  return err;
 }
 
 export function register(program: Command): void {
@@ -104,7 +106,8 @@ export function register(program: Command): void {
     .description(
       'what changed from version <vA> to version <vB> of an object: files added, removed and changed; per archived table, rows ' +
         'added, removed and changed (by primary key; as multisets of whole rows without one) and columns added, removed or ' +
-        'retyped; every row change listed; exit 0 when nothing differs, 1 when something does',
+        'retyped; every row change listed; exit 0 when nothing differs, 1 when something does, 2 when the versions could not be ' +
+        'compared (output only once the diff is done)',
     )
     .usage('--root <root> --id <object-id> <vA> <vB> [--json]')
     .argument('<vA>', 'the version compared from (v1, v2, ...)')
@@ -119,7 +122,8 @@ export function register(program: Command): void {
     .action(async (a: string, b: string, options: DiffCliOptions) => {
       const json = options.json === true;
       const progress = createProgress({ json });
-      const print = printer(json);
+      const out = new HeldOutput();
+      const print = printer(json, out);
       let result: DiffResult;
       try {
         progress.start(`diff ${a} ${b}`, 'rows');
@@ -132,11 +136,13 @@ export function register(program: Command): void {
           onTableDone: (t) => print.tableEnd(t),
         });
       } catch (err) {
-        throw asUnreadableInput(err);
+        out.discard();
+        throw couldNotCompare(asUnreadableInput(err));
       } finally {
         progress.stop();
       }
       print.end(result);
+      await out.emit();
       process.exitCode = differs(result) ? 1 : 0;
     });
 }

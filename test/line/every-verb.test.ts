@@ -1,7 +1,8 @@
 /**
  * One pass through every verb a user runs on a small database, with the built command line of this
- * Node line (CI: every supported line): init, ingest, audit, relocate, audit again, checkout,
- * restore into SQLite (compared with the source value by value, LOBs included), validate. What can
+ * Node line (CI: every supported line): init, ingest, audit, relocate, audit again, diff of the two
+ * versions (relocate changed the .siard's bytes, no archived value), checkout, restore into SQLite
+ * (compared with the source value by value, LOBs included), validate. What can
  * differ between lines is how the verbs load and use the native modules and the streams of that
  * Node; the whole behaviour of each verb is tested by the integration tier.
  */
@@ -73,6 +74,21 @@ test(`every verb on a small database (Node ${process.versions.node})`, async (t)
   t.deepEqual(
     reaudited.findings.map((f: { code: string; severity: string }) => `${f.severity} ${f.code}`),
     ['info SIARD_LOBFOLDER_ABSOLUTE'],
+  );
+
+  // diff reads every row and LOB of both versions: the .siard's bytes changed, no table did.
+  const diffed = await runCli(['diff', '--root', root, '--id', ID, 'v1', 'v2', '--json']);
+  t.is(diffed.code, 1, diffed.stderr);
+  const changes = JSON.parse(diffed.stdout) as {
+    tables: Array<{ table: string; change: string; rows: unknown[] }>;
+    files: { added: string[]; removed: string[]; changed: string[] };
+  };
+  t.deepEqual(changes.files, { added: [], removed: [], changed: [ingested.export.siardFile] });
+  t.deepEqual(
+    changes.tables.map((x) => [x.table, x.change, x.rows.length]).sort(),
+    Object.keys(contents(db))
+      .map((name) => [`main.${name}`, 'unchanged', 0])
+      .sort(),
   );
 
   const out = path.join(dir, 'checkout');

@@ -54,6 +54,7 @@ const LOCAL_BY_NATURE: Record<string, string> = {
   'siard/check/key-index.ts': "check's key index: a temporary SQLite file in the local temporary folder",
   'siard/check/check-siard.ts': 'check of a local package: the .siard a user names, or the one in a folder',
   'cli/check.ts': 'writes the --html report to the local file a user names',
+  'cli/held-output.ts': "a verb's output held in a local temporary file until the verb succeeded (diff)",
   'siard/check/check-package.ts': 'the files beside a local .siard (mapping.txt, _partNNN splits, other SIARD files)',
 };
 
