@@ -255,8 +255,8 @@ function columns(x: XmlOut, cols: SiardColumn[]): void {
       x.el('typeName', c.typeName);
     }
     x.el('typeOriginal', c.typeOriginal);
-    if (c.fields && c.fields.length > 0) fields(x, c.fields);
-    else if (c.cardinality !== undefined) arrayFields(x, c);
+    const given = c.fields && c.fields.length > 0 ? c.fields : arrayElementFields(c);
+    if (given.length > 0) fields(x, given);
     x.el('nullable', c.nullable);
     x.el('defaultValue', c.defaultValue);
     x.el('cardinality', c.cardinality);
@@ -270,17 +270,12 @@ function columns(x: XmlOut, cols: SiardColumn[]): void {
  * An ARRAY column's elements as fields "name[1]" ... "name[cardinality]" (the recommended names,
  * as SIARD Suite writes them), each with no lobFolder: array elements are always inline. Fields are
  * optional: an array allowing more elements than the table XSD declares whole (an Oracle VARRAY
- * of 2^31 - 1) gets none.
+ * of 2^31 - 1) gets none. A column without fields of its own is written with these (describe
+ * gives them to the model to describe them).
  */
-function arrayFields(x: XmlOut, c: SiardColumn): void {
-  if (!c.cardinality || c.cardinality > MAX_DECLARED_ARRAY_ELEMENTS) return;
-  x.open('fields');
-  for (let i = 1; i <= c.cardinality; i++) {
-    x.open('field');
-    x.el('name', `${c.name}[${i}]`);
-    x.close('field');
-  }
-  x.close('fields');
+export function arrayElementFields(c: SiardColumn): SiardField[] {
+  if (!c.cardinality || c.cardinality > MAX_DECLARED_ARRAY_ELEMENTS) return [];
+  return Array.from({ length: c.cardinality }, (_, i) => ({ name: `${c.name}[${i + 1}]` }));
 }
 
 function attribute(x: XmlOut, a: SiardAttribute): void {

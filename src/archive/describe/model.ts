@@ -7,39 +7,57 @@
  * visible.
  */
 import { UsageError } from '../../errors.js';
-import type { SiardArchive } from '../../siard/model.js';
+import { arrayElementFields } from '../../siard/metadata-xml.js';
+import type { SiardArchive, SiardColumn } from '../../siard/model.js';
 import { checkTemplateShape } from './template-shape.js';
-import { DATABASE_FIELDS, MANDATORY_DATABASE_FIELDS, type DescribedItem, type Text } from './template.js';
+import {
+  DATABASE_FIELDS,
+  MANDATORY_DATABASE_FIELDS,
+  nameOf,
+  ROOT_COLLECTIONS,
+  type Collection,
+  type DescribedItem,
+  type Text,
+} from './template.js';
 
-interface Describable {
-  description?: string;
-}
+type ModelItem = Record<string, unknown>;
 
-type Items = Record<string, DescribedItem> | null | undefined;
-
-function setText(target: Record<string, unknown>, field: string, value: Text | undefined, mandatory = false): void {
+function setText(target: ModelItem, field: string, value: Text | undefined, mandatory = false): void {
   if (value === undefined || value === null) return;
   if (value === '' && !mandatory) delete target[field];
   else target[field] = value;
 }
 
-/** Applies `items` to `list` (matched by `key`), each item then to its sub-collections by `sub`. */
-function each<T extends Describable>(
-  list: readonly T[] | undefined,
-  items: Items,
+/**
+ * Applies `given` to the items under `parent`: the model names each collection as the template
+ * does (a list, or the one primaryKey), and an item by the same fields as metadata.xml does.
+ */
+function describeItems(
+  parent: ModelItem,
+  collections: Readonly<Record<string, Collection>>,
+  given: DescribedItem,
   path: string,
   unknown: string[],
-  sub?: (el: T, item: DescribedItem, path: string) => void,
-  key: (el: T) => string = (el) => (el as unknown as { name: string }).name,
 ): void {
-  if (!items) return;
-  for (const [name, item] of Object.entries(items)) {
-    const el = list?.find((x) => key(x) === name);
-    const at = `${path}.${JSON.stringify(name)}`;
-    if (!el) unknown.push(at);
-    else if (item) {
-      setText(el as Record<string, unknown>, 'description', item.description);
-      sub?.(el, item, at);
+  for (const [name, c] of Object.entries(collections)) {
+    const wanted = given[name] as Record<string, DescribedItem> | null | undefined;
+    if (!wanted) continue;
+    // An ARRAY column's element fields are the writer's unless the model has some: to describe
+    // them, the model gets them (written the same).
+    if (name === 'fields' && parent['fields'] === undefined) {
+      const made = arrayElementFields(parent as unknown as SiardColumn);
+      if (made.length > 0) parent['fields'] = made;
+    }
+    const held = parent[name];
+    const list = (Array.isArray(held) ? held : held ? [held] : []) as ModelItem[];
+    for (const [key, item] of Object.entries(wanted)) {
+      const el = list.find((x) => nameOf(c.kind, (f) => (typeof x[f] === 'string' ? x[f] : undefined)) === key);
+      const at = `${path}${name}.${JSON.stringify(key)}`;
+      if (!el) unknown.push(at);
+      else if (item) {
+        setText(el, 'description', item.description);
+        describeItems(el, c.kind.collections, item, `${at}.`, unknown);
+      }
     }
   }
 }
@@ -48,24 +66,10 @@ function each<T extends Describable>(
 export function describeArchiveModel(templateArg: unknown): (archive: SiardArchive) => void {
   const template = checkTemplateShape(templateArg);
   return (archive) => {
-    for (const f of DATABASE_FIELDS)
-      setText(archive as unknown as Record<string, unknown>, f, template.database?.[f], MANDATORY_DATABASE_FIELDS.has(f));
+    const model = archive as unknown as ModelItem;
+    for (const f of DATABASE_FIELDS) setText(model, f, template.database?.[f], MANDATORY_DATABASE_FIELDS.has(f));
     const unknown: string[] = [];
-    const get = (item: DescribedItem, name: string) => item[name] as Items;
-    each(archive.schemas, template.schemas, 'schemas', unknown, (s, si, sp) => {
-      each(s.tables, get(si, 'tables'), `${sp}.tables`, unknown, (t, ti, tp) => {
-        each(t.columns, get(ti, 'columns'), `${tp}.columns`, unknown);
-        each(t.primaryKey ? [t.primaryKey] : [], get(ti, 'primaryKey'), `${tp}.primaryKey`, unknown);
-        each(t.foreignKeys, get(ti, 'foreignKeys'), `${tp}.foreignKeys`, unknown);
-        each(t.candidateKeys, get(ti, 'candidateKeys'), `${tp}.candidateKeys`, unknown);
-        each(t.checkConstraints, get(ti, 'checkConstraints'), `${tp}.checkConstraints`, unknown);
-        each(t.triggers, get(ti, 'triggers'), `${tp}.triggers`, unknown);
-      });
-      each(s.views, get(si, 'views'), `${sp}.views`, unknown, (v, vi, vp) => each(v.columns, get(vi, 'columns'), `${vp}.columns`, unknown));
-      each(s.routines, get(si, 'routines'), `${sp}.routines`, unknown, undefined, (r) => r.specificName);
-    });
-    each(archive.users, template.users, 'users', unknown);
-    each(archive.roles, template.roles, 'roles', unknown);
+    describeItems(model, ROOT_COLLECTIONS, template as DescribedItem, '', unknown);
     if (unknown.length > 0) {
       const shown = unknown.slice(0, 5).join('; ') + (unknown.length > 5 ? `; and ${unknown.length - 5} more` : '');
       throw new UsageError(

@@ -3,7 +3,7 @@
  * key (a misspelt "descripton", a "tabels") would otherwise be silently ignored.
  */
 import { UsageError } from '../../errors.js';
-import { DATABASE_FIELDS, ROOT_COLLECTIONS, type Collection, type DescribeTemplate } from './template.js';
+import { DATABASE_FIELDS, MANDATORY_DATABASE_FIELDS, ROOT_COLLECTIONS, type Collection, type DescribeTemplate } from './template.js';
 
 function fail(path: string, message: string): never {
   throw new UsageError(`The template's ${path || 'top level'} ${message}; nothing was written.`, 'DESCRIBE_TEMPLATE');
@@ -49,6 +49,8 @@ export function checkTemplateShape(v: unknown): DescribeTemplate {
       if (!(DATABASE_FIELDS as readonly string[]).includes(key))
         fail(`database.${key}`, `is not a database text (expected ${DATABASE_FIELDS.join(', ')})`);
       checkText(value, `database.${key}`);
+      if (value === '' && MANDATORY_DATABASE_FIELDS.has(key))
+        fail(`database.${key}`, 'is mandatory in SIARD (at least one character in metadata.xsd), so it cannot be cleared');
     }
   }
   checkCollections(v, ROOT_COLLECTIONS, '', ['database']);
