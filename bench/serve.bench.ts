@@ -1,7 +1,7 @@
 /**
  * The reading room on large archives (issue 31): `siard-ocfl serve` (the built CLI, a child
  * process, as a user starts it) over roots made once in bench/out/serve (serve-fixtures.ts).
- * BENCH_SERVE_PARTS (default rows,objects,lob,lobs) chooses the parts:
+ * BENCH_SERVE_PARTS (default rows,objects,objects-s3,lob,lobs) chooses the parts:
  * - rows, at each size of BENCH_SERVE_ROWS (default 1000000,5000000), the narrow-rows table:
  *   the first page of rows (first request: opens object and archive; target 1 s) and again, against
  *   `sqlite3` reading the same 50 rows from the source database; page 1,000; row 1; a search by
@@ -9,9 +9,12 @@
  *   (default 1000000), the access copy: the first search (its build: rows copied, then the sort
  *   indexes and the full-text index, each timed), later searches (through the index; a 2-character
  *   one scanning the copy), sorted pages, the copy's size; serve's peak RSS after all of it;
- * - objects: the list (`/`) of a root of BENCH_SERVE_OBJECTS (default 10,000) objects, first request
- *   (target 1 s), again, its last page and a filter by id, against `find` of the object folders and
- *   `ls -R` of the root in the same run, and serve's memory;
+ * - objects: the list (`/`) of a root of each size of BENCH_SERVE_OBJECTS (default 1000,10000)
+ *   objects, first request (target 1 s; wall and CPU), again, its last page and a filter by id,
+ *   against `find` of the object folders and `ls -R` of the root in the same run, and serve's memory;
+ * - objects-s3: the same roots (BENCH_SERVE_S3_OBJECTS, default 1000,10000) copied into a bucket of
+ *   a throwaway Ceph RADOS Gateway (bench/serve-s3.ts), the list's first request against every key
+ *   listed by ListObjectsV2 in the same run;
  * - lob: one LOB of BENCH_SERVE_LOB_BYTES (default 1,000,000,000; over the 2^29 - 24 bytes the SQLite
  *   source holds, a received package's LOB file stored split in parts of 300,000,000 bytes) downloaded,
  *   against `cat` of its content files to /dev/null and a bare node:http server of them in the same
@@ -40,11 +43,13 @@ import {
   timed,
   type Serving,
 } from './serve-fixtures.js';
+import { listEveryKey, startGateway, type Gateway } from './serve-s3.js';
 
-const PARTS = new Set((process.env.BENCH_SERVE_PARTS ?? 'rows,objects,lob,lobs').split(','));
+const PARTS = new Set((process.env.BENCH_SERVE_PARTS ?? 'rows,objects,objects-s3,lob,lobs').split(','));
 const SIZES = (process.env.BENCH_SERVE_ROWS ?? '1000000,5000000').split(',').map(Number);
 const COPY_SIZES = new Set((process.env.BENCH_SERVE_COPY_ROWS ?? '1000000').split(',').map(Number));
-const OBJECTS = Number(process.env.BENCH_SERVE_OBJECTS ?? 10_000);
+const OBJECTS = (process.env.BENCH_SERVE_OBJECTS ?? '1000,10000').split(',').map(Number);
+const S3_OBJECTS = (process.env.BENCH_SERVE_S3_OBJECTS ?? '1000,10000').split(',').map(Number);
 const LOB_BYTES = Number(process.env.BENCH_SERVE_LOB_BYTES ?? 1_000_000_000);
 // The SQLite source (better-sqlite3) holds a value of at most 2^29 - 24 bytes (V8's longest string; it sets SQLite's limit so):
 // a larger LOB is made as a received package's LOB file, stored split in parts of this size (serve-fixtures.ts splitLobRoot).
@@ -219,18 +224,20 @@ async function okWithCpu(url: string, pid: number) {
   return { ...r, cpu: cpuSeconds(pid) - before };
 }
 
-async function objectsPart(): Promise<boolean> {
+/** Objects shown in a page of the list. */
+const shownObjects = (text: string) => [...text.matchAll(/<a href="\/object\?id=/g)].length;
+
+async function objectsPart(objects: number): Promise<boolean> {
   const made = Date.now();
-  const root = objectsRoot(OBJECTS);
-  const rows = (text: string) => [...text.matchAll(/<a href="\/object\?id=/g)].length;
+  const root = objectsRoot(objects);
   let s = await startServe(root);
   try {
     const before = rssMb(s.child.pid!);
     // The first request, with the root's folders wherever the machine has them (on disk or in the page cache).
     const first = await okWithCpu(s.url, s.child.pid!);
     const warm = await ok(s.url);
-    const last = await ok(`${s.url}?page=${Math.ceil(OBJECTS / 50)}`);
-    const filtered = await ok(`${s.url}?q=object-00999`);
+    const last = await ok(`${s.url}?page=${Math.ceil(objects / 50)}`);
+    const filtered = await ok(`${s.url}?q=object-00012`);
     // The same folders as the list reads (the object folders at depth 4), and the whole tree.
     const find = commandSeconds(`find '${root}' -mindepth 4 -maxdepth 4 -type d`);
     const lsR = commandSeconds(`ls -R '${root}'`);
@@ -242,11 +249,15 @@ async function objectsPart(): Promise<boolean> {
     s = await startServe(root);
     const cached = await okWithCpu(s.url, s.child.pid!);
     const listed = /(\d+) objects/.exec(cached.text)?.[1];
-    const pass = cached.seconds <= TARGET_S && rows(cached.text) === 50 && rows(filtered.text) === 10 && rows(last.text) === 50;
-    console.log(`a root of ${OBJECTS.toLocaleString('en')} objects (made or found in ${((Date.now() - made) / 1000).toFixed(0)} s):`);
+    const pass =
+      cached.seconds <= TARGET_S &&
+      shownObjects(cached.text) === 50 &&
+      shownObjects(filtered.text) === 10 &&
+      shownObjects(last.text) === 50;
+    console.log(`a root of ${objects.toLocaleString('en')} objects (made or found in ${((Date.now() - made) / 1000).toFixed(0)} s):`);
     console.log(
       `  the list, first request         ${fmt(cached.seconds)} (${cached.cpu.toFixed(2)} s CPU): ${listed} objects, ` +
-        `${rows(cached.text)} shown, the folders in the page cache (target <= ${TARGET_S} s: ${verdict(pass)}); ` +
+        `${shownObjects(cached.text)} shown, the folders in the page cache (target <= ${TARGET_S} s: ${verdict(pass)}); ` +
         `${fmt(first.seconds)} (${first.cpu.toFixed(2)} s CPU) in a serve started before find had read them`,
     );
     console.log(
@@ -256,7 +267,7 @@ async function objectsPart(): Promise<boolean> {
     );
     console.log(
       `  again (the list kept 10 s)      ${fmt(warm.seconds)}; the last page ${fmt(last.seconds)}; ` +
-        `filtered by id ${fmt(filtered.seconds)} (${rows(filtered.text)} shown); after 10 s (listed again behind it) ` +
+        `filtered by id ${fmt(filtered.seconds)} (${shownObjects(filtered.text)} shown); after 10 s (listed again behind it) ` +
         fmt(rechecked.seconds),
     );
     console.log(`  serve RSS before ${before.toFixed(0)} MB, peak ${peak.toFixed(0)} MB`);
@@ -264,6 +275,58 @@ async function objectsPart(): Promise<boolean> {
   } finally {
     s.child.kill('SIGTERM');
   }
+}
+
+/**
+ * The list of a root of `objects` objects on S3 (the folder root of objectsPart copied into a
+ * bucket of the Ceph gateway): first request and again, against every key under the root listed
+ * page after page in this process.
+ */
+async function objectsS3Part(): Promise<boolean> {
+  let gateway: Gateway;
+  try {
+    gateway = startGateway();
+  } catch (err) {
+    console.log(`objects on S3: not measured, no Ceph gateway could start (${(err as Error).message.split('\n')[0]})`);
+    return true;
+  }
+  let pass = true;
+  try {
+    for (const objects of S3_OBJECTS) {
+      const bucket = `objects-${objects}`;
+      const { url, keys, seconds } = await gateway.upload(objectsRoot(objects), bucket);
+      const s = await startServe(url);
+      try {
+        const first = await okWithCpu(s.url, s.child.pid!);
+        const warm = await ok(s.url);
+        const filtered = await ok(`${s.url}?q=object-00012`);
+        const listed = /(\d+) objects/.exec(first.text)?.[1];
+        const peer = await listEveryKey(bucket);
+        const ok1 = Number(listed) === objects && shownObjects(first.text) === 50 && shownObjects(filtered.text) === 10;
+        pass = ok1 && pass;
+        const count = (n: number) => n.toLocaleString('en');
+        console.log(`a root of ${count(objects)} objects on S3 (Ceph RGW; ${count(keys)} keys put in ${seconds.toFixed(0)} s):`);
+        console.log(
+          `  the list, first request         ${fmt(first.seconds)} (${first.cpu.toFixed(2)} s CPU): ${listed} objects, ` +
+            `${shownObjects(first.text)} shown (target <= ${TARGET_S} s: ${verdict(first.seconds <= TARGET_S && ok1)})`,
+        );
+        console.log(
+          `  every key listed (ListObjectsV2) ${fmt(peer.seconds)} (${count(peer.keys)} keys, ${peer.pages} pages one after ` +
+            `another; ratio ${(first.seconds / peer.seconds).toFixed(2)})`,
+        );
+        console.log(
+          `  again (the list kept 10 s)      ${fmt(warm.seconds)}; filtered by id ${fmt(filtered.seconds)} ` +
+            `(${shownObjects(filtered.text)} shown)`,
+        );
+        console.log(`  serve peak RSS                  ${peakMb(s.child.pid!).toFixed(0)} MB`);
+      } finally {
+        s.child.kill('SIGTERM');
+      }
+    }
+  } finally {
+    gateway.stop();
+  }
+  return pass;
 }
 
 /** The content files of the object's only LOB (its parts, in order), from `show`. */
@@ -388,7 +451,8 @@ async function lobsPart(): Promise<boolean> {
 
 let pass = true;
 if (PARTS.has('rows')) for (const rows of SIZES) pass = (await rowsPart(rows)) && pass;
-if (PARTS.has('objects')) pass = (await objectsPart()) && pass;
+if (PARTS.has('objects')) for (const objects of OBJECTS) pass = (await objectsPart(objects)) && pass;
+if (PARTS.has('objects-s3')) pass = (await objectsS3Part()) && pass;
 if (PARTS.has('lob')) pass = (await lobPart()) && pass;
 if (PARTS.has('lobs')) pass = (await lobsPart()) && pass;
 process.exit(pass ? 0 : 1);

@@ -9,9 +9,9 @@
  *
  * A root whose tree is not the layout's (a folder at a tuple level that is no tuple) is not
  * listed here: the caller scans it (OcflStorageRoot.scanObjects), which finds objects anywhere.
+ * The tree is read by the storage's outline: many folders at once, or pages of keys.
  */
-import { forEachConcurrent } from '../concurrent.js';
-import type { ReadStorage, StorageEntry } from '../storage/storage.js';
+import type { ReadStorage } from '../storage/storage.js';
 import { HashAndIdNTupleLayout } from './hash-and-id-n-tuple-layout.js';
 import type { StorageLayout } from './storage-layout.js';
 
@@ -26,8 +26,6 @@ export interface LaidOutObject {
   problem?: string;
 }
 
-/** Folders listed at once: the filesystem lists synchronously, an object store answers in round trips. */
-const LISTING_WIDTH = 32;
 /** Names longer than this are cut by 0003 (its MAX_ENCODED_LENGTH). */
 const LONGEST_NAME = 100;
 
@@ -40,39 +38,16 @@ export async function listByLayout(storage: ReadStorage, layout: StorageLayout |
   if (!(layout instanceof HashAndIdNTupleLayout)) return undefined;
   const { tupleSize, numberOfTuples } = layout.config;
   const tuple = new RegExp(`^[0-9a-f]{${tupleSize}}$`);
-  let level = [''];
-  for (let depth = 0; depth < numberOfTuples; depth++) {
-    const next: string[] = [];
-    let foreign = false;
-    await forEachConcurrent(level, LISTING_WIDTH, async (dir) => {
-      for (const e of await listed(storage, dir)) {
-        if (!e.isDirectory || (dir === '' && e.name === 'extensions')) continue;
-        if (!tuple.test(e.name)) foreign = true;
-        next.push(dir === '' ? e.name : `${dir}/${e.name}`);
-      }
-    });
-    if (foreign) return undefined;
-    level = next;
-  }
   const out: LaidOutObject[] = [];
-  await forEachConcurrent(level, LISTING_WIDTH, async (dir) => {
-    for (const e of await listed(storage, dir)) {
-      if (!e.isDirectory || (dir === '' && e.name === 'extensions')) continue;
-      const at = dir === '' ? e.name : `${dir}/${e.name}`;
-      out.push(laidOut(layout, at, e.name));
-    }
-  });
-  return out;
-}
-
-/** A folder's entries; none when it went (an object removed while the root was listed). */
-async function listed(storage: ReadStorage, dir: string): Promise<StorageEntry[]> {
-  try {
-    return await storage.list(dir);
-  } catch (err) {
-    if (dir !== '' && (err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw err;
+  for (const e of await storage.outline('', numberOfTuples + 1)) {
+    const parts = e.path.split('/');
+    if (parts[0] === 'extensions' || (parts.length === 1 && !e.isDirectory)) continue; // the root's own
+    const object = e.isDirectory && parts.length === numberOfTuples + 1;
+    // Every folder on the way to an object, to a file or to an empty folder is a tuple, or the tree is not the layout's.
+    if (!(object || !e.isDirectory ? parts.slice(0, -1) : parts).every((p) => tuple.test(p))) return undefined;
+    if (object) out.push(laidOut(layout, e.path, parts[parts.length - 1]!));
   }
+  return out;
 }
 
 /** What a folder's name says of the id of the object in it. */

@@ -7,7 +7,8 @@ import { SiardOcflError } from '../../errors.js';
 import { openDirect } from './direct-write.js';
 import { exchangePaths } from './rename-exchange.js';
 import { FilesystemSync } from './syncfs.js';
-import type { EntryKind, Storage, StorageEntry, StorageStat, StorageWalk, WritableFile } from './storage.js';
+import type { EntryKind, OutlineEntry, Storage, StorageEntry, StorageStat, StorageWalk, WritableFile } from './storage.js';
+import { forEachConcurrent } from '../concurrent.js';
 import { removeTree } from '../../remove-tree.js';
 
 /** An empty, '.' or '..' segment (so also a leading or trailing '/'), or a NUL. */
@@ -16,6 +17,11 @@ const NOT_PLAIN = /(?:^|\/)\.{0,2}(?:\/|$)|\0/;
 function kindOf(d: Dirent): EntryKind {
   return d.isSymbolicLink() ? 'link' : d.isDirectory() ? 'dir' : d.isFile() ? 'file' : 'other';
 }
+
+/** Folders read at once by outline once the disk is read. */
+const OUTLINE_WIDTH = 32;
+/** A folder read synchronously in more than this came from the disk (from the page cache: some 15 microseconds). */
+const FROM_DISK_MS = 1;
 
 /** Folders remembered as free of links (a million-file object spreads its files over a few thousand). */
 const LINK_FREE_FOLDERS_KEPT = 4096;
@@ -235,6 +241,53 @@ export class FileSystemStorage implements Storage {
   async list(rel: string): Promise<StorageEntry[]> {
     const entries = readdirSync(this.resolve(rel), { withFileTypes: true });
     return entries.map((e) => ({ name: e.name, isFile: e.isFile(), isDirectory: e.isDirectory(), kind: kindOf(e) }));
+  }
+
+  /**
+   * Level by level; each level read synchronously while its folders come from the page cache
+   * (a third of the CPU of reads through libuv's pool: 0.35 against 0.9 s for the 23,000 folders
+   * of a root of 10,000 objects), the rest of it OUTLINE_WIDTH at once as soon as one read waits
+   * for the disk: one after another, a root on disk took 8 to 200 s on this project's machine
+   * under load, 1 to 45 s 32 at once.
+   */
+  async outline(rel: string, depth: number): Promise<OutlineEntry[]> {
+    const base = this.resolve(rel);
+    const out: OutlineEntry[] = [];
+    let level = [''];
+    for (let d = 1; d <= depth && level.length > 0; d++) {
+      const next: string[] = [];
+      const take = (dir: string, entries: Dirent[]) => {
+        if (entries.length === 0 && dir !== '') out.push({ path: dir, isDirectory: true });
+        for (const e of entries) {
+          const at = dir === '' ? e.name : `${dir}/${e.name}`;
+          if (e.isDirectory() && d < depth) next.push(at);
+          else if (e.isDirectory() || e.isFile()) out.push({ path: at, isDirectory: e.isDirectory() });
+        }
+      };
+      const gone = (dir: string, err: unknown) => {
+        if (dir === '' || (err as NodeJS.ErrnoException).code !== 'ENOENT') throw err; // else removed while listed
+      };
+      let i = 0;
+      while (i < level.length) {
+        const dir = level[i++]!;
+        const start = performance.now();
+        try {
+          take(dir, readdirSync(dir === '' ? base : `${base}/${dir}`, { withFileTypes: true }));
+        } catch (err) {
+          gone(dir, err);
+        }
+        if (performance.now() - start > FROM_DISK_MS) break;
+      }
+      await forEachConcurrent(level.slice(i), OUTLINE_WIDTH, async (dir) => {
+        try {
+          take(dir, await fsp.readdir(`${base}/${dir}`, { withFileTypes: true }));
+        } catch (err) {
+          gone(dir, err);
+        }
+      });
+      level = next;
+    }
+    return out;
   }
 
   async mkdir(rel: string): Promise<void> {

@@ -22,9 +22,11 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { SiardOcflError, UsageError } from '../../errors.js';
+import { outlineFromKeys } from './s3-outline.js';
 import type {
   ConditionalPut,
   ObjectStorePublish,
+  OutlineEntry,
   ReadStorage,
   StorageEntry,
   StorageStat,
@@ -169,6 +171,7 @@ export class S3Storage implements WriteStorage, ObjectStorePublish {
     token: string | undefined,
     max: number | undefined,
     rel: string,
+    startAfter?: string,
   ): Promise<ListObjectsV2CommandOutput> {
     try {
       return await this.client.send(
@@ -178,6 +181,7 @@ export class S3Storage implements WriteStorage, ObjectStorePublish {
           ...(delimiter ? { Delimiter: delimiter } : {}),
           ...(token ? { ContinuationToken: token } : {}),
           ...(max ? { MaxKeys: max } : {}),
+          ...(startAfter !== undefined ? { StartAfter: startAfter } : {}),
         }),
       );
     } catch (err) {
@@ -215,6 +219,19 @@ export class S3Storage implements WriteStorage, ObjectStorePublish {
     }
     if (out.length === 0) throw notFound(this.describe(rel));
     return out;
+  }
+
+  async outline(rel: string, depth: number): Promise<OutlineEntry[]> {
+    const top = await this.list(rel);
+    const files = top.filter((e) => e.isFile).map((e) => ({ path: e.name, isDirectory: false }));
+    const folders = top.filter((e) => e.isDirectory).map((e) => e.name);
+    if (depth <= 1) return [...files, ...folders.map((path) => ({ path, isDirectory: true }))];
+    const prefix = this.folderPrefix(rel);
+    const below = await outlineFromKeys(prefix, folders, depth, async (startAfter, max) => {
+      const page = await this.listPage(prefix, undefined, undefined, max, rel, startAfter);
+      return { keys: (page.Contents ?? []).map((c) => c.Key!), truncated: page.IsTruncated === true };
+    });
+    return [...files, ...below];
   }
 
   async walk(rel: string): Promise<StorageWalk> {

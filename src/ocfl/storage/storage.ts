@@ -3,7 +3,7 @@
  * goes through these interfaces; only the backends touch a disk or a network. They are small
  * capabilities, which a backend offers or not (as ocfl-go's FS, WriteFS and CopyFS):
  *
- * - ReadStorage: stat, list, walk, read a whole small file, stream a byte range. Every backend.
+ * - ReadStorage: stat, list, walk, outline, read a whole small file, stream a byte range. Every backend.
  * - WriteStorage: create a file (streamed, bounded memory), make a folder, delete. Every backend.
  * - FilesystemPublish: the atomic steps of a POSIX filesystem (rename, exchange, hard link, fsync)
  *   that commit.ts builds its crash-safe publication from. The filesystem backend.
@@ -32,6 +32,13 @@ export interface StorageEntry {
   isDirectory: boolean;
   /** 'link' and 'other' (sockets, devices) exist on filesystems only; they are never followed. */
   kind: EntryKind;
+}
+
+/** A folder or file of an outline (ReadStorage.outline). */
+export interface OutlineEntry {
+  /** '/'-separated, relative to the folder outlined */
+  path: string;
+  isDirectory: boolean;
 }
 
 export interface WalkedFile {
@@ -63,6 +70,12 @@ export interface ReadStorage {
   list(path: string): Promise<StorageEntry[]>;
   /** Every file below a folder with its size, in one call (an object store lists a prefix at once). */
   walk(path: string): Promise<StorageWalk>;
+  /**
+   * What lies at most `depth` levels below a folder (unsorted): the folders at that depth, not
+   * what is in them, and the files and empty folders less deep; read many folders at once (the
+   * filesystem), or from pages of keys (an object store, s3-outline.ts), not one after another.
+   */
+  outline(path: string, depth: number): Promise<OutlineEntry[]>;
   /** `highWaterMark`: bytes per read (default 1 MiB). `end` is inclusive, as in fs.createReadStream. */
   readStream(path: string, options?: { start?: number; end?: number; highWaterMark?: number }): Readable;
   /** A whole file; rejects with code ENOENT when missing. */

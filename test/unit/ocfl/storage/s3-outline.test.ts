@@ -1,0 +1,85 @@
+/**
+ * The outline of a tree from pages of keys (src/ocfl/storage/s3-outline.ts), over keys held here
+ * and paged as ListObjectsV2 pages them (byte order, StartAfter exclusive, a page size), the
+ * requests counted: the folders at the depth asked for and the files above them, the same as
+ * computed from the keys directly; an object of 5,000 keys costs one page more, not five; folder
+ * names that sort apart from their keys ("a-b/" before "a/") and pages ending anywhere.
+ */
+import test from 'ava';
+import { createHash } from 'node:crypto';
+import { outlineFromKeys, type KeyPage } from '../../../../src/ocfl/storage/s3-outline.js';
+import type { OutlineEntry } from '../../../../src/ocfl/storage/storage.js';
+
+const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+/** The keys below `prefix` paged `size` at a time, as the store pages them; `requests` counts the pages asked for. */
+function store(keys: string[], prefix: string, size: number): { page: KeyPage; requests: () => number; keysRead: () => number } {
+  const sorted = keys.filter((k) => k.startsWith(prefix)).sort(byteOrder);
+  let requests = 0;
+  let keysRead = 0;
+  const page: KeyPage = (after, max) => {
+    requests++;
+    const from = after === undefined ? 0 : sorted.findIndex((k) => byteOrder(k, after) > 0);
+    const got = from < 0 ? [] : sorted.slice(from, from + Math.min(size, max));
+    keysRead += got.length;
+    return Promise.resolve({ keys: got, truncated: from >= 0 && from + got.length < sorted.length });
+  };
+  return { page, requests: () => requests, keysRead: () => keysRead };
+}
+
+/** What the outline must be, from every key: its folder at `depth`, or the file itself when less deep (first level excluded). */
+function expected(keys: string[], prefix: string, depth: number): string[] {
+  const out = new Set<string>();
+  for (const k of keys) {
+    if (!k.startsWith(prefix)) continue;
+    const parts = k.slice(prefix.length).split('/');
+    if (parts.length === 1 || parts[parts.length - 1] === '') continue;
+    out.add(parts.length > depth ? `dir ${parts.slice(0, depth).join('/')}` : `file ${parts.join('/')}`);
+  }
+  return [...out].sort();
+}
+
+const shown = (entries: OutlineEntry[]) => entries.map((e) => `${e.isDirectory ? 'dir' : 'file'} ${e.path}`).sort();
+const firstLevel = (keys: string[], prefix: string) => [
+  ...new Set(
+    keys.filter((k) => k.startsWith(prefix) && k.slice(prefix.length).includes('/')).map((k) => k.slice(prefix.length).split('/')[0]!),
+  ),
+];
+
+test('500 small objects and one of 5,000 files: every object folder, a small page per run, the large object skipped', async (t) => {
+  const keys = [
+    'root/0=ocfl_1.1',
+    'root/ocfl_layout.json',
+    'root/extensions/0003-hash-and-id-n-tuple-storage-layout/config.json',
+    'other/x/y/z/w/v',
+  ];
+  const objectAt = (i: number) => {
+    const h = createHash('sha256').update(`object ${i}`).digest('hex');
+    return `root/${h.slice(0, 3)}/${h.slice(3, 6)}/${h.slice(6, 9)}/object-${i}`;
+  };
+  for (let i = 0; i < 500; i++)
+    for (const f of ['0=ocfl_object_1.1', 'inventory.json', 'inventory.json.sha512', 'v1/inventory.json', 'v1/content/a'])
+      keys.push(`${objectAt(i)}/${f}`);
+  for (let i = 0; i < 5000; i++) keys.push(`${objectAt(7)}/v2/content/many/${i}`);
+  keys.push(`root/${objectAt(3).split('/')[1]}/stray-file`);
+  const { page, requests, keysRead } = store(keys, 'root/', 1000);
+  const folders = firstLevel(keys, 'root/');
+  const outline = await outlineFromKeys('root/', folders, 4, page);
+  t.deepEqual(shown(outline), expected(keys, 'root/', 4));
+  t.is(outline.filter((e) => e.isDirectory).length, 500);
+  // 32 runs of about 15 first-level folders (some 80 keys): a page each; the large object's run ends a page inside it.
+  t.true(requests() <= 32 + 3, `${requests()} requests`);
+  // Each run's first page is small: it ends past the run's keys (pages of 1,000 from the start read some 20,000 keys).
+  t.true(keysRead() < 5000, `${keysRead()} keys read`);
+});
+
+test('folder names that sort apart from their keys, pages of 2 keys: nothing missed, nothing twice', async (t) => {
+  const names = ['a', 'a-b', 'a.b', 'a0', 'ab', 'b', 'é', 'z'];
+  const keys = names.flatMap((n) => [`${n}/x/1`, `${n}/x/2`, `${n}/y/1`, `${n}/f`, `${n}-file`]);
+  for (const size of [1, 2, 3, 1000]) {
+    const { page } = store(keys, '', size);
+    const outline = await outlineFromKeys('', names, 2, page);
+    t.deepEqual(shown(outline), expected(keys, '', 2), `pages of ${size}`);
+    t.is(new Set(outline.map((e) => e.path)).size, outline.length, `pages of ${size}: nothing twice`);
+  }
+});
