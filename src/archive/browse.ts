@@ -23,6 +23,8 @@ export interface ObjectListing {
   error?: string;
   /** set when the inventory is over LISTING_FULL_READ bytes: only its id and head were read (no date, no file count) */
   inventoryBytes?: number;
+  /** bytes the object takes in the root, for an object of at most SIZED_FILES files when its row was shown */
+  bytes?: number;
 }
 
 /**
@@ -30,6 +32,13 @@ export interface ObjectListing {
  * a larger one (a million-file object's takes some 400 MB) only for its id and head, as `ls` reads it.
  */
 const LISTING_FULL_READ = 16 * 1024 * 1024;
+
+/**
+ * Objects of up to this many files in their head version are sized for the list by a walk of
+ * their folder (a few folder listings, or one page of keys on an object store); a larger one's
+ * walk (a million files: seconds) is left to its own page.
+ */
+const SIZED_FILES = 10_000;
 
 /** The inventory sidecar's text of the object at `objectPath` (undefined when unreadable): it changes with every version. */
 export async function sidecarText(storage: ReadStorage, objectPath: string, algorithm: string): Promise<string | undefined> {
@@ -156,6 +165,11 @@ export async function pageOfObjects(
           : { path: o.path, error: `Its folder name encodes the id "${o.id}", but its inventory declares "${r.id}".` };
     }
   });
+  // Sized once per inventory read: the row is kept in `known` until the object changes.
+  await forEachConcurrent(rows, 16, async (r) => {
+    if (r.bytes !== undefined || r.fileCount === undefined || r.fileCount > SIZED_FILES) return;
+    r.bytes = await bytesUnder(root.storage, r.path).catch(() => undefined);
+  });
   return { total: index.objects.length, matching: matching.length, rows };
 }
 
@@ -235,8 +249,12 @@ export function diffVersions(object: OcflObjectReader, a: string, b: string): Ve
 }
 
 /** Bytes the object takes in the root (every file under its object root: content, inventories, sidecars). */
-export async function storedBytes(object: OcflObjectReader): Promise<number> {
-  const walked = await object.storage.walk(object.path);
+export function storedBytes(object: OcflObjectReader): Promise<number> {
+  return bytesUnder(object.storage, object.path);
+}
+
+async function bytesUnder(storage: ReadStorage, folder: string): Promise<number> {
+  const walked = await storage.walk(folder);
   return walked.files.reduce((sum, f) => sum + f.size, 0);
 }
 

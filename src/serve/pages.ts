@@ -65,22 +65,24 @@ export function rootPage(root: string, objects: ObjectsPage, filter: string, pag
           <th>head</th>
           <th>date</th>
           <th>files</th>
+          <th>bytes stored</th>
         </tr>
       </thead>
       <tbody>
         ${shown.map((o) =>
           o.id === undefined
             ? html`<tr>
-                <td colspan="4">${o.path}: ${o.error ?? 'unreadable'}</td>
+                <td colspan="5">${o.path}: ${o.error ?? 'unreadable'}</td>
               </tr>`
             : html`<tr>
                 <td><a href="${href('/object', { id: o.id })}">${o.id}</a></td>
                 <td>${o.head}</td>
                 ${
                   o.inventoryBytes !== undefined
-                    ? html`<td colspan="2">(an inventory of ${(o.inventoryBytes / 1e6).toFixed(0)} MB: on the object's page)</td>`
+                    ? html`<td colspan="3">(an inventory of ${(o.inventoryBytes / 1e6).toFixed(0)} MB: on the object's page)</td>`
                     : html`<td>${when(o.created)}</td>
-                        <td class="num">${o.fileCount ?? ''}</td>`
+                        <td class="num">${o.fileCount ?? ''}</td>
+                        <td class="num">${o.bytes !== undefined ? o.bytes.toLocaleString('en') : "on the object's page"}</td>`
                 }
               </tr>`,
         )}

@@ -9,7 +9,7 @@
  */
 import test from 'ava';
 import { createHash } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { indexObjects, pageOfObjects } from '../../../src/archive/browse.js';
@@ -62,6 +62,13 @@ function writeObject(dir: string, id: string, text?: string): void {
   writeFileSync(path.join(dir, 'v1', 'content', 'file.txt'), content);
 }
 
+/** Bytes of every file under `folder`. */
+function bytesOnDisk(folder: string): number {
+  return readdirSync(folder, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .reduce((sum, e) => sum + statSync(path.join(e.parentPath, e.name)).size, 0);
+}
+
 const N = 120;
 const ids = Array.from({ length: N }, (_, i) => `urn:test:object-${String((i * 7) % N).padStart(3, '0')}`);
 const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -105,6 +112,11 @@ test.serial('a 0003 root: ids from folder names, one page of inventories read; p
   t.is(page1.rows[0]!.head, 'v1');
   t.is(page1.rows[0]!.created, '2026-11-28T12:00:00Z');
   t.is(page1.rows[0]!.fileCount, 1);
+  // The bytes stored: every file under the object's folder, summed here by a walk of its own.
+  t.deepEqual(
+    page1.rows.map((r) => r.bytes),
+    page1.rows.map((r) => bytesOnDisk(path.join(dir, r.path))),
+  );
   t.true(page1.rows.every((r) => r.error === undefined));
   // Page 3 holds the broken inventory and the object that is not what its folder names.
   const page3 = await pageOfObjects(root, index, '', 100, 50);

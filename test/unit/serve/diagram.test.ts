@@ -55,3 +55,22 @@ test('Graphviz draws it as SVG; a hostile name is text, not markup', async (t) =
   t.false(svg.includes('<script'));
   t.true(svg.includes('&lt;script&gt;'));
 });
+
+test('100 tables are drawn readable: tables without keys in a grid, no arrow of their own, text at its size', async (t) => {
+  const name = (i: number) => `table_${String(i).padStart(3, '0')}`;
+  // Every third table references one of the first fifteen; the other 66 stand alone.
+  const tables = Array.from({ length: 100 }, (_, i) =>
+    table(
+      name(i),
+      i * 13,
+      i % 3 === 1 ? [{ name: `fk_${i}`, referencedSchema: 'main', referencedTable: name(Math.floor(i / 7)), references: [] }] : [],
+    ),
+  );
+  const svg = await renderSvg(diagramDot({ ...archive, schemas: [{ ...archive.schemas[0]!, tables }] }));
+  const [width, height] = /<svg width="(\d+)pt" height="(\d+)pt"/.exec(svg)!.slice(1).map(Number);
+  // One rank of 66 tables alone was a column 30 times as tall as wide (148 x 5786 pt without keys at all).
+  t.true(Math.max(width!, height!) / Math.min(width!, height!) < 2.5, `${width} x ${height} pt`);
+  t.regex(svg, /<g id="graph0" class="graph" transform="scale\(1 1\) /);
+  for (const [i, tbl] of tables.entries()) t.true(svg.includes(`>main.${tbl.name} (${i * 13} rows)</text>`), tbl.name);
+  t.is([...svg.matchAll(/<g id="edge\d+" class="edge">/g)].length, 33, 'one arrow per foreign key');
+});
