@@ -176,8 +176,9 @@ async function checkTables(reader: SiardReader, report: CheckReport, lobs: LobCh
 function checkSegments(reader: SiardReader, report: CheckReport): void {
   if (!isSegmentedReader(reader)) return;
   report.applies('S_8.5-0', 'G_3.2-1');
-  for (const p of setProblems(reader)) report.fail('S_8.5-0', p.message, {});
   if (reader.tables().some((t) => reader.zip.partsOf(t.xmlEntry).length > 0)) report.applies('S_8.6-0');
+  // a split table's parts missing or out of order break S_8.6-0; segments missing or disagreeing, S_8.5-0
+  for (const p of setProblems(reader)) report.fail(p.code.startsWith('SIARD_TABLE_PART') ? 'S_8.6-0' : 'S_8.5-0', p.message, {});
 }
 
 /** Files beside the archive: other SIARD files (G_3.2-1), mapping.txt (S_8.1.2-0), _partNNN splits (S_8.2-0). */
@@ -215,7 +216,9 @@ function checkPackageFolder(reader: SiardReader, dir: string, report: CheckRepor
 /** Runs every check on an opened archive. */
 export async function checkOpenedSiard(reader: SiardReader, report: CheckReport, options: CheckPackageOptions = {}): Promise<void> {
   await loadLibxml2();
-  checkExtension(reader.file, report);
+  // a segmented reader's file is a label (`x.siard.1 ... .z`): its members carry the names
+  if (isSegmentedReader(reader)) for (const m of reader.zip.members) checkExtension(m.name, report);
+  else checkExtension(reader.file, report);
   checkZipEntries(reader.zip.entries, report);
   checkStructure(reader, isSegmentedReader(reader), report);
   checkSegments(reader, report);

@@ -5,7 +5,7 @@
  * zipped folders L_7.1-1; DATALINK files L_7.2-0 / S_8.3-0 of the seed), and files in LOB folders
  * that no cell references (P_4.2-3 inside the SIARD file, L_7.1-0 outside).
  */
-import type { LobPart } from '../lob-location.js';
+import type { LobPart, LobTarget } from '../lob-location.js';
 import type { LobAccess } from '../reader/lob-access.js';
 import { lookupLob, openFoundLob, packageLobAccess } from '../reader/lob-open.js';
 import type { SiardReader, SiardTableRef } from '../reader/siard-reader.js';
@@ -38,6 +38,33 @@ function segmentOf(p: string): string | undefined {
   return /(^|\/)([^/]*_lobseg_\d+)\//.exec(p)?.[2] ?? /(^|\/)(s\d+_t\d+_c\d+\/seg_\d+)\//.exec(p)?.[2];
 }
 
+function pathOf(p: LobPart): string {
+  return p.kind === 'internal' ? p.entry : p.path;
+}
+
+function withPath(p: LobPart, to: string): LobPart {
+  return p.kind === 'internal' ? { ...p, entry: to } : { ...p, path: to };
+}
+
+const pad3 = (n: number) => String(n).padStart(3, '0');
+
+/** A LOB not found whole nor complete: its `.0`, when a split of it was begun (lobseg, seed S_8.4-0). */
+async function firstPartOfIncompleteSplit(candidates: readonly LobTarget[], access: LobAccess): Promise<LobPart | undefined> {
+  for (const t of candidates) {
+    if (t.kind !== 'internal' && t.kind !== 'external') continue;
+    const first = withPath(t, `${pathOf(t)}.0`);
+    if (await access.exists(first)) return first;
+  }
+  return undefined;
+}
+
+/** `_part(n+2)` beside the last part found, `_part(n)`: the parts have a gap (a missing part reads as a short LOB). */
+async function partAfterGap(last: LobPart, n: number, access: LobAccess): Promise<LobPart | undefined> {
+  const p = pathOf(last);
+  const next = withPath(last, p.replace(/_part\d{3}$/, `_part${pad3(n + 2)}`));
+  return pathOf(next) !== p && (await access.exists(next)) ? next : undefined;
+}
+
 function whereOf(t: SiardTableRef, cell: SiardLobCell): Where {
   return {
     entry: cell.ref.file,
@@ -66,12 +93,27 @@ async function checkCell(
         : lookup.status === 'outside'
           ? 'lies outside the package folder, where the check does not read'
           : `is not a usable location (${lookup.reason})`;
-    if (lookup.status === 'outside')
+    const first = lookup.status === 'missing' ? await firstPartOfIncompleteSplit(lookup.location.candidates, access) : undefined;
+    if (first) {
+      state.referenced.push(first);
+      report.applies('S_8.1.1-0');
+      report.fail('S_8.1.1-0', `LOB "${cell.ref.file}" is split as .0 ... .z, but a part or the closing .z is missing.`, where);
+    } else if (lookup.status === 'outside')
       report.note('T_6.4-5', `LOB file "${cell.ref.file}" ${why}; its length and digest were not checked.`, where);
     else report.fail('T_6.4-5', `LOB file "${cell.ref.file}" ${why}.`, where);
     return;
   }
   const { found } = lookup;
+  const skipped = found.split === 'siard22' ? await partAfterGap(found.parts.at(-1)!, found.parts.length, access) : undefined;
+  if (skipped) {
+    state.referenced.push(skipped);
+    report.applies('S_8.1.1-0');
+    report.fail(
+      'S_8.1.1-0',
+      `LOB "${cell.ref.file}" has parts up to _part${pad3(found.parts.length)}, then a gap before ${pathOf(skipped)}.`,
+      where,
+    );
+  }
   state.referenced.push(...found.parts);
   for (const p of found.parts) {
     if (p.kind !== 'external') continue;
@@ -136,6 +178,8 @@ function reportLayouts(state: LobCheckState, report: CheckReport): void {
 export class LobChecker {
   private readonly access: LobAccess;
   private readonly state: LobCheckState = { referenced: [], layouts: new Set(), segments: new Set() };
+  /** a table whose LOB cells could not all be read: a file none of the cells read names may still be referenced */
+  private unread: string | undefined;
 
   constructor(
     private readonly reader: SiardReader,
@@ -159,6 +203,7 @@ export class LobChecker {
     } catch {
       // A table that cannot be read is reported by its own read (T_6.0-2); its LOB cells after that point are not checked.
       const table = `${t.schema.name}.${t.table.name}`;
+      this.unread ??= table;
       this.report.note('T_6.4-5', `The LOB cells of ${table} after the point where its XML cannot be read were not checked.`, {
         entry: t.xmlEntry,
         table,
@@ -178,8 +223,18 @@ export class LobChecker {
       this.state.referenced,
       ...(this.options.lister ? [this.options.lister] : []),
     );
-    for (const e of unreferenced.internal)
-      this.report.fail('P_4.2-3', `${e} is in a table folder but no cell references it.`, { entry: e });
-    for (const e of unreferenced.external) this.report.fail('L_7.1-0', `${e} is in a LOB folder but no cell references it.`, { entry: e });
+    const unreferencedFile = (id: string, e: string, folder: string) => {
+      if (this.unread === undefined) this.report.fail(id, `${e} is in a ${folder} but no cell references it.`, { entry: e });
+      else
+        this.report.note(
+          id,
+          `${e} is in a ${folder} and no cell read references it (the LOB cells of ${this.unread} could not all be read).`,
+          {
+            entry: e,
+          },
+        );
+    };
+    for (const e of unreferenced.internal) unreferencedFile('P_4.2-3', e, 'table folder');
+    for (const e of unreferenced.external) unreferencedFile('L_7.1-0', e, 'LOB folder');
   }
 }

@@ -107,23 +107,29 @@ function consecutive(children: XsdElement[], letter: string): boolean {
   return children.every((c, i) => c.name === `${letter}${i + 1}`);
 }
 
+/** 'shape': not a sequence of `letter`N elements at all (P_4.3-5 / P_4.3-6); 'gap': such a sequence, misnumbered (T_6.1-4) */
+function sequenceFault(children: XsdElement[], letter: string): 'shape' | 'gap' | undefined {
+  const numbered = new RegExp(`^${letter}[1-9]\\d*$`);
+  if (children.length === 0 || !children.every((c) => numbered.test(c.name))) return 'shape';
+  return consecutive(children, letter) ? undefined : 'gap';
+}
+
 function checkComplex(schema: SiardSchema, col: SiardColumn, el: XsdElement, where: Where, report: CheckReport): void {
   const name = `${where.table}.${col.name}`;
   if (col.cardinality !== undefined) {
-    report.applies('P_4.3-5', 'T_6.1-4');
-    if (el.children.length === 0 || !consecutive(el.children, 'a')) {
-      report.fail('P_4.3-5', `ARRAY column ${name} is not a sequence a1, a2, ... in the table's XSD.`, where);
-      report.fail('T_6.1-4', `ARRAY column ${name}: its elements are not named a1, a2, ... without gaps.`, where);
-    }
+    report.applies('P_4.3-5', 'T_6.1-4', 'T_6.4-4');
+    const fault = sequenceFault(el.children, 'a');
+    if (fault === 'shape') report.fail('P_4.3-5', `ARRAY column ${name} is not a sequence a1, a2, ... in the table's XSD.`, where);
+    if (fault === 'gap') report.fail('T_6.1-4', `ARRAY column ${name}: its elements are not named a1, a2, ... without gaps.`, where);
     return;
   }
   const udt = schema.types?.find((t) => t.name === col.typeName);
   if (udt?.category !== 'udt') return;
-  report.applies('P_4.3-6', 'T_6.1-4', 'P_4.3-9');
-  if (el.children.length === 0 || !consecutive(el.children, 'u')) {
-    report.fail('P_4.3-6', `UDT column ${name} is not a sequence u1, u2, ... in the table's XSD.`, where);
-    report.fail('T_6.1-4', `UDT column ${name}: its elements are not named u1, u2, ... without gaps.`, where);
-  } else if (udt.attributes && el.children.length !== udt.attributes.length) {
+  report.applies('P_4.3-6', 'T_6.1-4', 'P_4.3-9', 'T_6.4-4');
+  const fault = sequenceFault(el.children, 'u');
+  if (fault === 'shape') report.fail('P_4.3-6', `UDT column ${name} is not a sequence u1, u2, ... in the table's XSD.`, where);
+  else if (fault === 'gap') report.fail('T_6.1-4', `UDT column ${name}: its elements are not named u1, u2, ... without gaps.`, where);
+  else if (udt.attributes && el.children.length !== udt.attributes.length) {
     report.fail(
       'P_4.3-9',
       `UDT column ${name} has ${udt.attributes.length} attributes in metadata.xml but ${el.children.length} elements in the XSD.`,
