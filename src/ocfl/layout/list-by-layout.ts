@@ -1,7 +1,7 @@
 /**
  * The objects of a storage root listed by its layout, without opening them: under extension 0003
  * an object's folder lies at depth numberOfTuples and its name is its percent-encoded id, so the
- * ids come from folder names (a root of 10,000 objects: some 14,000 folder listings, no inventory
+ * ids come from folder names (a root of 10,000 objects: some 23,000 folder listings, no inventory
  * read). A name is taken as an id only when the layout maps that id back to exactly this path
  * (tuples included); a name cut for length (over 100 characters) names no whole id, and only the
  * object's inventory can tell it. Whether a folder holds an object, and the object the id its
