@@ -3,6 +3,7 @@
  * key (a misspelt "descripton", a "tabels") would otherwise be silently ignored.
  */
 import { UsageError } from '../../errors.js';
+import { escapeSiardText } from '../../siard/xml-text.js';
 import { DATABASE_FIELDS, MANDATORY_DATABASE_FIELDS, ROOT_COLLECTIONS, type Collection, type DescribeTemplate } from './template.js';
 
 function fail(path: string, message: string): never {
@@ -13,8 +14,15 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** A text, checked here to be writable (no lone surrogate, no U+FFFE), so that an export refuses it before it starts. */
 function checkText(v: unknown, path: string): void {
   if (v !== null && v !== undefined && typeof v !== 'string') fail(path, 'must be a string, "" (to clear it) or null (unchanged)');
+  if (typeof v !== 'string') return;
+  try {
+    escapeSiardText(v);
+  } catch (err) {
+    fail(path, `cannot be written: ${(err as Error).message.replace(/^The text /, 'it ').replace(/\.$/, '')}`);
+  }
 }
 
 function checkCollections(

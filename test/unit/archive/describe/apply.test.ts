@@ -167,3 +167,24 @@ sharedTest('a name the archive does not hold, in any collection, is refused nami
     t.throws(() => describeArchiveModel(given)(structuredClone(writtenModel)), { message: name, code: 'DESCRIBE_UNKNOWN_NAME' });
   }
 });
+
+sharedTest(
+  'any text a JSON string can hold round trips or is refused whole: NUL and controls kept, a lone surrogate or U+FFFE refused',
+  async (t) => {
+    const schema = Object.keys(templateOf(placedTree(sampleXml, WHAT)).schemas!)[0]!;
+    const odd = '\u0000\u0008\u000b\u001f\u007f\u0080\u009f\u00a0\u2028\u2029\ufeff\ud83d\ude00 tail ';
+    const described = await describeMetadata(sampleXml, { schemas: { [schema]: { description: odd } } }, WHAT);
+    t.is(templateOf(placedTree(described.xml, WHAT)).schemas![schema]!.description, odd);
+    t.deepEqual(await valid(described.xml), []);
+    for (const [bad, why] of [
+      ['a\ud800b', /database\.archiver cannot be written: it contains a lone surrogate U\+D800/],
+      ['a\udc00', /lone surrogate U\+DC00/],
+      ['a\ufffe', /non-character U\+FFFE/],
+    ] as const) {
+      const given = { schemas: { [schema]: { description: 'fine' } }, database: { archiver: bad } };
+      await t.throwsAsync(describeMetadata(sampleXml, given, WHAT), { message: why, code: 'DESCRIBE_TEMPLATE' });
+      // export --describe: refused when the template is read, before the export starts.
+      t.throws(() => describeArchiveModel(given), { message: why, code: 'DESCRIBE_TEMPLATE' });
+    }
+  },
+);
