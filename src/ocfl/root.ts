@@ -289,10 +289,22 @@ export class OcflStorageRoot {
   }
 
   /** Opens an object for reading; a clear error when it does not exist. */
-  async openObject(id: string, options: ReaderOptions = {}): Promise<OcflObjectReader> {
+  openObject(id: string, options: ReaderOptions = {}): Promise<OcflObjectReader> {
+    return this.openReader(id, (p) => OcflObjectReader.open(this.storage, p, options));
+  }
+
+  /**
+   * Opens one version of an object (default: the head) read light, its state and content paths
+   * only (OcflObjectReader.openVersion): the reading room's object at a million files.
+   */
+  openObjectVersion(id: string, version = 'head'): Promise<OcflObjectReader> {
+    return this.openReader(id, (p) => OcflObjectReader.openVersion(this.storage, p, version));
+  }
+
+  private async openReader(id: string, open: (objectPath: string) => Promise<OcflObjectReader>): Promise<OcflObjectReader> {
     const p = await this.findObject(id);
     if (p === undefined) throw new SiardOcflError(`Storage root ${this.location} holds no object "${id}".`, { code: 'NO_OBJECT' });
-    const reader = await OcflObjectReader.open(this.storage, p, options);
+    const reader = await open(p);
     if (reader.id !== id) {
       throw new SiardOcflError(`The object at ${this.location}/${p} has id "${reader.id}", not "${id}".`, {
         code: 'ID_MISMATCH',

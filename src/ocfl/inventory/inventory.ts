@@ -73,11 +73,6 @@ export function nextVersionName(name: string | undefined): string {
   return 'v' + n;
 }
 
-/** Version names of an inventory in numeric order. */
-export function versionNames(inv: Inventory): string[] {
-  return Object.keys(inv.versions).sort((a, b) => versionNumber(a) - versionNumber(b));
-}
-
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -196,6 +191,14 @@ export interface InventoryVersionSummary {
   fileCount: number;
 }
 
+/** A version's summary from its metadata, keys in the order `log --json` prints them. */
+export function versionSummary(version: string, info: Omit<InventoryVersion, 'state'>, fileCount: number): InventoryVersionSummary {
+  const summary: InventoryVersionSummary = { version, created: info.created, fileCount };
+  if (info.message !== undefined) summary.message = info.message;
+  if (info.user !== undefined) summary.user = info.user;
+  return summary;
+}
+
 /**
  * id, head, type, digestAlgorithm and each version's metadata and file count, the states counted
  * without being built and the manifest and fixity skipped: `log` of a million-file object needs
@@ -279,38 +282,4 @@ export function parseSidecar(text: string): string | undefined {
 export function sidecarMatches(inventoryBytes: Uint8Array, sidecarText: string, digestAlgorithm: string): boolean {
   if (!isDigestAlgorithm(digestAlgorithm)) return false;
   return parseSidecar(sidecarText) === digestSync(digestAlgorithm, inventoryBytes);
-}
-
-/**
- * Digest (lower-case) -> content paths. Digests are hex, and manifests (ours, ocfl-py's,
- * ocfl-java's) write them in lower case: then the manifest itself answers, and no second index of
- * a million entries is built. Only a manifest with upper-case digests is indexed again.
- */
-export function manifestLookup(inv: Inventory): (digest: string) => string[] | undefined {
-  const manifest = inv.manifest;
-  let lowerCase = true;
-  for (const digest in manifest) {
-    if (/[A-F]/.test(digest)) {
-      lowerCase = false;
-      break;
-    }
-  }
-  if (lowerCase) return (digest) => (Object.hasOwn(manifest, digest) ? manifest[digest] : undefined);
-  const index = new Map<string, string[]>();
-  for (const [digest, paths] of Object.entries(manifest)) index.set(digest.toLowerCase(), paths);
-  return (digest) => index.get(digest);
-}
-
-/** logical path -> digest (lower-case) of one version's state, in code-unit order of the paths. */
-export function logicalState(inv: Inventory, version = inv.head): Map<string, string> {
-  const v = inv.versions[version];
-  if (!v) throw new SiardOcflError(`Object "${inv.id}" has no version ${version} (head is ${inv.head}).`, { code: 'NO_SUCH_VERSION' });
-  const entries: Array<[string, string]> = [];
-  for (const digest in v.state) {
-    const lower = digest.toLowerCase();
-    for (const p of v.state[digest]!) entries.push([p, lower]);
-  }
-  // Sorted once, then one map (stable: a path listed twice keeps its last digest, as before).
-  entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return new Map(entries);
 }

@@ -89,6 +89,8 @@ class GrowingBytes {
 export interface BlockParts {
   /** Length in hex digits of every key; -1 when the block has none. */
   keyLength: number;
+  /** How many paths the block lists (kept or not). */
+  pathCount: number;
   /** Key k as bytes: digests[k * keyLength / 2, (k + 1) * keyLength / 2). */
   digests: Buffer;
   /** firstPath[k] .. firstPath[k + 1]: the paths of key k. */
@@ -115,9 +117,16 @@ function plainStringEnd(bytes: Buffer, at: number, end: number): number {
   return end;
 }
 
+/** Called with each key of a block not kept (as bytes, valid until the next call) and its first path (bytes[start, end)). */
+export type EntryVisitor = (digest: Buffer, bytes: Buffer, start: number, end: number) => void;
+
 export class PathBlockWindows {
   private expect = KEY_OR_CLOSE;
   private keyLength = -1;
+  private pathCount = 0;
+  /** The current key as bytes, for the visitor (every key of a block has one length), and whether its first path is still to come. */
+  private scratch: Buffer | undefined;
+  private unvisited = false;
   private readonly digests = new GrowingBytes();
   private readonly firstPath = new OffsetList();
   private readonly pathBytes = new GrowingBytes();
@@ -126,11 +135,12 @@ export class PathBlockWindows {
 
   /**
    * `hexKeys`: keys are lower-case hex, kept as bytes; `keep`: false for a block only checked (no
-   * key or path kept). The scan starts after the block's `{`.
+   * key or path kept), whose entries `visit` sees as they are read. The scan starts after the block's `{`.
    */
   constructor(
     private readonly hexKeys: boolean,
     private readonly keep: boolean,
+    private readonly visit?: EntryVisitor,
   ) {}
 
   get done(): boolean {
@@ -177,10 +187,14 @@ export class PathBlockWindows {
         case PATH: {
           const close = plainStringEnd(bytes, i, end);
           if (close === NOT_PLAIN || close === end) return close === end ? i : NOT_PLAIN;
+          this.pathCount++;
           if (this.keep) {
             this.pathStart.push(this.pathBytes.length);
             this.pathBytes.append(bytes, i + 1, close);
             this.pathEnd.push(this.pathBytes.length);
+          } else if (this.unvisited) {
+            this.visit!(this.scratch!, bytes, i + 1, close);
+            this.unvisited = false;
           }
           i = close + 1;
           this.expect = PATH_NEXT;
@@ -214,15 +228,16 @@ export class PathBlockWindows {
         this.keyLength = length;
       } else if (length !== this.keyLength) return false;
       const size = length / 2;
-      const out = this.keep ? this.digests.room(size) : undefined;
-      const at = this.digests.length;
+      const out = this.keep ? this.digests.room(size) : this.visit ? (this.scratch ??= Buffer.allocUnsafe(size)) : undefined;
+      this.unvisited = out !== undefined && out === this.scratch;
+      const at = this.keep ? this.digests.length : 0;
       for (let b = 0, i = start; b < size; b++, i += 2) {
         const high = NIBBLE[bytes[i]!]!;
         const low = NIBBLE[bytes[i + 1]!]!;
         if ((high | low) < 0) return false;
         if (out) out[at + b] = (high << 4) | low;
       }
-      if (out) this.digests.length += size;
+      if (this.keep) this.digests.length += size;
     }
     if (this.keep) this.firstPath.push(this.pathStart.length);
     return true;
@@ -233,6 +248,7 @@ export class PathBlockWindows {
     this.firstPath.push(this.pathStart.length);
     return {
       keyLength: this.keyLength,
+      pathCount: this.pathCount,
       digests: this.digests.done(),
       firstPath: this.firstPath.done(),
       paths: { bytes: this.pathBytes.done(), start: this.pathStart.done(), end: this.pathEnd.done() },

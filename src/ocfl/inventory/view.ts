@@ -11,7 +11,7 @@
  * fields through inventoryFromJson itself), so a reader accepts exactly what it accepted before.
  */
 import { SiardOcflError } from '../../errors.js';
-import { inventoryFromJson, versionNumber, type Inventory, type InventoryVersionSummary } from './inventory.js';
+import { inventoryFromJson, versionNumber, versionSummary, type Inventory, type InventoryVersionSummary } from './inventory.js';
 import { plainOfParts, type PlainInventory } from './plain.js';
 import { RangeTable, type Arena } from './arena.js';
 import type { DigestBlock } from './digest-block.js';
@@ -20,7 +20,7 @@ import { InventoryWindows } from './windows.js';
 const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** One version's logical state: logical path -> digest, in code-unit order of the paths. */
-class StateView implements ReadonlyMap<string, string> {
+export class StateView implements ReadonlyMap<string, string> {
   /** Path indexes in code-unit order of the paths, a path listed twice kept once (its last digest). */
   private readonly order: Int32Array;
   private readonly table: RangeTable;
@@ -114,6 +114,38 @@ export interface VersionListing {
   contentPath(i: number): string;
 }
 
+/**
+ * What every reader asks of an inventory, however it was loaded: InventoryView (below) of a plain
+ * inventory, held compactly, or ParsedView (parsed-view.ts) of any other, parsed in full. Digests
+ * asked for and answered are lower case. OcflObjectReader holds one and never asks which.
+ */
+export interface InventoryModel {
+  readonly id: string;
+  readonly type: string;
+  readonly digestAlgorithm: string;
+  readonly head: string;
+  readonly contentDirectory: string | undefined;
+  /** The versions in numeric order: metadata and file counts. */
+  versions(): InventoryVersionSummary[];
+  hasVersion(version: string): boolean;
+  /** logical path -> digest of a version, in code-unit order of the paths; built on first use and kept. */
+  state(version?: string): ReadonlyMap<string, string>;
+  /** A version's files by position (see VersionListing), for a reader that goes through them all in an order of its own. */
+  listing(version?: string): VersionListing;
+  /** Content paths of a digest, or undefined when the manifest lacks it. */
+  manifestPaths(digest: string): string[] | undefined;
+  /** The content paths of the manifest in its order, each once. */
+  contentPaths(): IterableIterator<string>;
+  /** The names of the fixity blocks, in the inventory's order. */
+  fixityAlgorithms(): string[];
+  /**
+   * The digest recorded for a content path in `algorithm`: the manifest's for its own algorithm,
+   * else the fixity block's (the last listing, if several); undefined when not recorded (or, read
+   * compactly, when the block is of an algorithm this tool does not compute).
+   */
+  contentDigest(algorithm: string, contentPath: string): string | undefined;
+}
+
 /** A version: its metadata, and its state's paths with the manifest entry of each. */
 interface VersionPlace {
   summary: InventoryVersionSummary;
@@ -121,7 +153,7 @@ interface VersionPlace {
   entryOf: Uint32Array;
 }
 
-export class InventoryView {
+export class InventoryView implements InventoryModel {
   private readonly states = new Map<string, StateView>();
 
   private constructor(
@@ -204,10 +236,7 @@ export class InventoryView {
       const state = stateOf(name);
       if (!state) return undefined;
       const info = checked.versions[name]!;
-      const summary: InventoryVersionSummary = { version: name, created: info.created, fileCount: state.entryOf.length };
-      if (info.message !== undefined) summary.message = info.message;
-      if (info.user !== undefined) summary.user = info.user;
-      places.set(name, { summary, ...state });
+      places.set(name, { summary: versionSummary(name, info, state.entryOf.length), ...state });
     }
     const { id, type, digestAlgorithm, head, contentDirectory } = checked;
     return new InventoryView(id, type, digestAlgorithm, head, manifest, fixity, places, contentDirectory, hasFixity);

@@ -15,7 +15,7 @@ import { isUtf8 } from 'node:buffer';
 import { DIGEST_HEX_LENGTH } from '../digest.js';
 import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, isSpace } from './json-bytes.js';
 import { parseJsonRange } from './large-json.js';
-import { NOT_PLAIN, PathBlockWindows, type BlockParts } from './path-block-windows.js';
+import { NOT_PLAIN, PathBlockWindows, type BlockParts, type EntryVisitor } from './path-block-windows.js';
 
 /** A version as read: its fields, parsed, in file order (the state standing as `{}`), and its state block. */
 export interface VersionParts {
@@ -173,14 +173,18 @@ export class InventoryWindows {
 
   /** The inventory's digestAlgorithm once read (when a string): what its bytes are hashed with. */
   digestAlgorithm: string | undefined;
+  private head: string | undefined;
 
   /**
    * `fixity: false`: the fixity blocks are checked as ever (hex keys of their algorithm's length)
    * but not kept, as those of an algorithm this tool does not compute: a reader that never asks
    * for fixity (the reading room) holds about a third less of a LOB object's inventory. A digest
    * listed twice in such a block goes unnoticed (the validator reports it).
+   * `version`: only that version's state is kept ('head': the head's, when `head` comes before
+   * `versions`, as in ours), the others checked and counted. `manifest`: false, the manifest
+   * checked and not kept; a function, each entry's digest and first path handed to it as read.
    */
-  constructor(private readonly options: { fixity?: boolean } = {}) {}
+  constructor(private readonly options: { fixity?: boolean; version?: string; manifest?: false | EntryVisitor } = {}) {}
 
   /** Takes the next window; false once the bytes are known not to be of the plain shape (read no further). */
   write(chunk: Buffer): boolean {
@@ -315,15 +319,21 @@ export class InventoryWindows {
       if (c !== OPEN_OBJECT || key === '__proto__') return NOT_PLAIN;
       if (frame.kind === 'top') this.parts.members.push([key, {}]);
       else if (frame.kind === 'version') frame.fields.push([key, {}]);
+      const { fixity, version, manifest } = this.options;
       const known = frame.kind !== 'fixity' || Object.hasOwn(DIGEST_HEX_LENGTH, key);
-      const kept = known && (frame.kind !== 'fixity' || this.options.fixity !== false);
+      const kept =
+        frame.kind === 'fixity'
+          ? known && fixity !== false
+          : frame.kind === 'top'
+            ? manifest === undefined
+            : version === undefined || frame.name === (version === 'head' ? this.head : version);
       const role: BlockRole =
         frame.kind === 'fixity'
           ? { kind: 'fixity', name: key, known, kept }
           : frame.kind === 'top'
             ? { kind: 'manifest' }
             : { kind: 'state', version: frame };
-      this.block = { scan: new PathBlockWindows(known, kept), role };
+      this.block = { scan: new PathBlockWindows(known, kept, frame.kind === 'top' && manifest ? manifest : undefined), role };
       return at + 1;
     }
     this.gathering = new GatheredValue(c);
@@ -363,6 +373,7 @@ export class InventoryWindows {
     else {
       this.parts.members.push([frame.key, value]);
       if (frame.key === 'digestAlgorithm' && typeof value === 'string') this.digestAlgorithm = value;
+      if (frame.key === 'head' && typeof value === 'string') this.head = value;
     }
   }
 }

@@ -8,17 +8,17 @@ import { SiardOcflError } from '../../errors.js';
 import {
   type Inventory,
   InventoryError,
-  logicalState,
-  manifestLookup,
   parseInventory,
   parseInventoryHeader,
   parseInventoryVersions,
   type InventoryVersionSummary,
   parseSidecar,
-  versionNames,
+  versionSummary,
 } from '../inventory/inventory.js';
 import { digestSync, isDigestAlgorithm } from '../digest.js';
-import { InventoryView, type VersionListing } from '../inventory/view.js';
+import { type InventoryModel, InventoryView, type VersionListing } from '../inventory/view.js';
+import { ParsedView } from '../inventory/parsed-view.js';
+import { VersionView } from '../inventory/version-view.js';
 import { InventoryWindows } from '../inventory/windows.js';
 import { readHashedWindows } from '../inventory/hashed-windows.js';
 import { digestOfStored, readInventoryOutline } from '../inventory/outline.js';
@@ -30,10 +30,7 @@ export type VersionInfo = InventoryVersionSummary;
 
 /** A copy of a version's metadata, keys in the order `log --json` prints them. */
 function versionInfo(v: VersionInfo): VersionInfo {
-  const info: VersionInfo = { version: v.version, created: v.created, fileCount: v.fileCount };
-  if (v.message !== undefined) info.message = v.message;
-  if (v.user !== undefined) info.user = { ...v.user };
-  return info;
+  return versionSummary(v.version, { ...v, user: v.user && { ...v.user } }, v.fileCount);
 }
 
 export interface LoadedInventory {
@@ -272,22 +269,14 @@ export async function loadStagingBase(
       base,
     };
   }
-  const read = (bytes: Buffer, where: string): StagingBase => {
+  const read = (bytes: Buffer, where: string): InventoryModel => {
     const view = InventoryView.from(bytes, where);
-    return view && ViewBase.canWrite(view) ? new ViewBase(view) : new FullBase(parseInventory(bytes, where));
+    return view && ViewBase.canWrite(view) ? view : new ParsedView(parseInventory(bytes, where));
   };
-  const { bytes, header: base, sidecarStale, digest } = await verifiedInventoryBytes(storage, objectPath, read);
-  let versions: VersionInfo[];
-  if (base instanceof ViewBase) versions = base.view.versions();
-  else {
-    const inv = (base as FullBase).inventory;
-    versions = versionNames(inv).map((version) => {
-      const v = inv.versions[version]!;
-      return versionInfo({ ...v, version, fileCount: Object.values(v.state).reduce((n, p) => n + p.length, 0) });
-    });
-  }
-  const { id, head, type, digestAlgorithm } = base;
-  return { inventory: { id, head, type, digestAlgorithm, versions }, bytes, digest, sidecarStale, base };
+  const { bytes, header: model, sidecarStale, digest } = await verifiedInventoryBytes(storage, objectPath, read);
+  const base = model instanceof ParsedView ? new FullBase(model.inventory) : new ViewBase(model as InventoryView);
+  const { id, head, type, digestAlgorithm } = model;
+  return { inventory: { id, head, type, digestAlgorithm, versions: model.versions() }, bytes, digest, sidecarStale, base };
 }
 
 /** Whether the root inventory still has the bytes `known` was viewed from, its sidecar agreeing (streamed, not held). */
@@ -307,85 +296,78 @@ export function listedVersions(loaded: LoadedInventory | LoadedInventorySummary)
 
 /** How a reader holds the inventory (OcflObjectReader.open). */
 export interface ReaderOptions {
-  whole?: boolean;
   fixity?: boolean;
 }
 
 export class OcflObjectReader {
-  /** Built on first use and kept: an inventory of a million paths must not be re-indexed per lookup. */
-  private readonly states = new Map<string, ReadonlyMap<string, string>>();
-  private manifest: ((digest: string) => string[] | undefined) | undefined;
-  private readonly contentDigests = new Map<string, Map<string, string>>();
-  private full: Inventory | undefined;
-  private readonly view: InventoryView | undefined;
-
   constructor(
     readonly storage: ReadStorage,
     /** Object root, relative to the storage. */
     readonly path: string,
-    /** The inventory, parsed in full or read in place (InventoryView: what open gives for a plain inventory). */
-    inventory: Inventory | InventoryView,
+    /** The inventory, held compactly (InventoryView, of a plain inventory) or parsed in full (ParsedView): read alike. */
+    private readonly model: InventoryModel,
     /** Digest of the inventory bytes read (lets a writer of the same object reuse this inventory). */
     readonly inventoryDigest?: string,
-  ) {
-    if (inventory instanceof InventoryView) this.view = inventory;
-    else this.full = inventory;
-  }
+  ) {}
 
   /**
    * Reads the object's inventory: held compactly when it is of the plain shape (InventoryView),
-   * else parsed in full; `whole` parses it in full always, for a caller that needs `inventory`.
-   * `fixity: false` (a reader of states and content only): a compact read checks the fixity
-   * blocks without keeping them (contentDigest then knows only the manifest's algorithm).
+   * else parsed in full. `fixity: false` (a reader of states and content only): a compact read
+   * checks the fixity blocks without keeping them (contentDigest then knows only the manifest's algorithm).
    */
   static async open(storage: ReadStorage, objectPath: string, options: ReaderOptions = {}): Promise<OcflObjectReader> {
-    const windowed = options.whole ? undefined : await windowedView(storage, objectPath, options);
+    const windowed = await windowedView(storage, objectPath, options);
     if (windowed) return new OcflObjectReader(storage, objectPath, windowed.view, windowed.digest);
-    const read = (bytes: Buffer, where: string) =>
-      (options.whole ? undefined : InventoryView.from(bytes, where)) ?? parseInventory(bytes, where);
+    const read = (bytes: Buffer, where: string) => InventoryView.from(bytes, where) ?? new ParsedView(parseInventory(bytes, where));
     const { header, digest } = await verifiedInventoryBytes(storage, objectPath, read);
     return new OcflObjectReader(storage, objectPath, header, digest);
   }
 
   /**
-   * The inventory as JavaScript objects: there when the reader was opened `whole` (audit, mets and
-   * relocate need the whole manifest or fixity), or when the inventory is not of the plain shape.
+   * A reader of one version (default: the head) read light (VersionView: that version's state and
+   * content paths; 353 MiB peak at a million files, 468 MiB for `open`): state, listing,
+   * contentPath and openLogical answer for it, versions() lists them all. Read as `open` reads
+   * where the light read declines (then every version is there). NO_SUCH_VERSION when the object
+   * lacks the version.
    */
-  get inventory(): Inventory {
-    if (!this.full)
-      throw new Error(`The reader of object "${this.id}" was not opened whole: open it with { whole: true } to read its inventory.`);
-    return this.full;
+  static async openVersion(storage: ReadStorage, objectPath: string, version = 'head'): Promise<OcflObjectReader> {
+    const where = join(objectPath, 'inventory.json');
+    const read = await VersionView.read(storage, where, version);
+    const sidecar = read && (await readText(storage, `${where}.${read.view.digestAlgorithm}`));
+    if (read && sidecar !== undefined && parseSidecar(sidecar) === read.digest)
+      return new OcflObjectReader(storage, objectPath, read.view, read.digest);
+    const reader = await OcflObjectReader.open(storage, objectPath, { fixity: false });
+    if (version !== 'head' && !reader.hasVersion(version))
+      throw new SiardOcflError(`Object "${reader.id}" has no version ${version} (head is ${reader.head}).`, { code: 'NO_SUCH_VERSION' });
+    return reader;
   }
 
-  /** The inventory as this reader holds it (parsed or viewed) with the digest of its bytes: a writer's `known` (StartVersionOptions). */
+  /** The inventory as this reader holds it (viewed or parsed) with the digest of its bytes: a writer's `known` (StartVersionOptions). */
   known(): KnownInventory | undefined {
-    if (this.inventoryDigest === undefined) return undefined;
-    return this.view ? { view: this.view, digest: this.inventoryDigest } : { inventory: this.full!, digest: this.inventoryDigest };
+    const { model, inventoryDigest: digest } = this;
+    if (digest === undefined) return undefined;
+    if (model instanceof ParsedView) return { inventory: model.inventory, digest };
+    return model instanceof InventoryView ? { view: model, digest } : undefined;
   }
 
   get id(): string {
-    return (this.view ?? this.full!).id;
+    return this.model.id;
   }
 
   get head(): string {
-    return (this.view ?? this.full!).head;
+    return this.model.head;
   }
 
   get digestAlgorithm(): string {
-    return (this.view ?? this.full!).digestAlgorithm;
+    return this.model.digestAlgorithm;
   }
 
   hasVersion(version: string): boolean {
-    return this.view ? this.view.hasVersion(version) : Object.hasOwn(this.full!.versions, version);
+    return this.model.hasVersion(version);
   }
 
   versions(): VersionInfo[] {
-    if (this.view) return this.view.versions().map(versionInfo);
-    const inventory = this.full!;
-    return versionNames(inventory).map((version) => {
-      const v = inventory.versions[version];
-      return versionInfo({ ...v, version, fileCount: Object.values(v.state).reduce((n, p) => n + p.length, 0) });
-    });
+    return this.model.versions().map(versionInfo);
   }
 
   /**
@@ -393,13 +375,7 @@ export class OcflObjectReader {
    * and shared: callers must not change it (the reader treats its inventory as immutable).
    */
   state(version = this.head): ReadonlyMap<string, string> {
-    if (this.view) return this.view.state(version);
-    let state = this.states.get(version);
-    if (!state) {
-      state = logicalState(this.full!, version);
-      this.states.set(version, state);
-    }
-    return state;
+    return this.model.state(version);
   }
 
   /**
@@ -408,14 +384,7 @@ export class OcflObjectReader {
    * lookup table.
    */
   listing(version = this.head): VersionListing {
-    if (this.view) return this.view.listing(version);
-    const entries = [...this.state(version)];
-    return {
-      size: entries.length,
-      logicalPath: (i) => entries[i]![0],
-      digest: (i) => entries[i]![1],
-      contentPath: (i) => this.contentPathOfDigest(entries[i]![1]),
-    };
+    return this.model.listing(version);
   }
 
   /** Digest of a logical path in a version. */
@@ -429,46 +398,22 @@ export class OcflObjectReader {
 
   /** Content paths of a digest (any case), or undefined when the manifest lacks it. */
   manifestPaths(digest: string): string[] | undefined {
-    if (this.view) return this.view.manifestPaths(digest.toLowerCase());
-    this.manifest ??= manifestLookup(this.full!);
-    return this.manifest(digest.toLowerCase());
+    return this.model.manifestPaths(digest.toLowerCase());
   }
 
   /** The content paths of the manifest in its order, each once. */
   contentPaths(): IterableIterator<string> {
-    if (this.view) return this.view.contentPaths();
-    return this.byContentPath(this.full!.digestAlgorithm).keys();
+    return this.model.contentPaths();
   }
 
   /** The names of the inventory's fixity blocks. */
   fixityAlgorithms(): string[] {
-    return this.view ? this.view.fixityAlgorithms() : Object.keys(this.full!.fixity ?? {});
+    return this.model.fixityAlgorithms();
   }
 
-  /**
-   * The lower-case digest the inventory records for a content path in `algorithm`: the manifest's
-   * for its own algorithm, else the fixity block's; undefined when not recorded (or, read compactly,
-   * when the block is of an algorithm this tool does not compute).
-   */
+  /** The lower-case digest the inventory records for a content path in `algorithm` (see InventoryModel.contentDigest). */
   contentDigest(algorithm: string, contentPath: string): string | undefined {
-    if (this.view) return this.view.contentDigest(algorithm, contentPath);
-    return this.byContentPath(algorithm).get(contentPath);
-  }
-
-  /** content path -> lower-case digest of one block of a fully parsed inventory, built once. */
-  private byContentPath(algorithm: string): Map<string, string> {
-    let map = this.contentDigests.get(algorithm);
-    if (!map) {
-      const inv = this.full!;
-      const block = algorithm === inv.digestAlgorithm ? inv.manifest : (inv.fixity?.[algorithm] ?? {});
-      map = new Map();
-      for (const digest in block) {
-        const lower = digest.toLowerCase();
-        for (const p of block[digest]!) map.set(p, lower);
-      }
-      this.contentDigests.set(algorithm, map);
-    }
-    return map;
+    return this.model.contentDigest(algorithm, contentPath);
   }
 
   /** Content path (relative to the object root) holding a digest's bytes. */

@@ -163,25 +163,30 @@ test("a writer handed a reader's inventory reuses it only while the object is at
   const rootDir = path.join(tempDir(), 'root');
   const root = await initRoot(rootDir, await loadLayout0003());
   let staged = await root.startVersion('kn');
-  await staged.addBuffer('a.txt', 'a in v1');
+  // A logical path JSON writes with an escape: the inventory is not of the plain shape, and readers parse it in full.
+  await staged.addBuffer('a"1.txt', 'a in v1');
   await staged.commit();
   // Unchanged since it was read: the reader's inventory object is the new version's base.
-  const reader = await root.openObject('kn', { whole: true });
+  const reader = await root.openObject('kn');
   const known = reader.known();
-  t.true(known !== undefined && 'inventory' in known, 'a reader opened whole hands over its parsed inventory');
+  t.true(known !== undefined && 'inventory' in known, 'a reader of an inventory parsed in full hands over its parsed inventory');
   staged = await root.startVersion('kn', { known });
   t.is(staged.version, 'v2');
   await staged.addBuffer('b.txt', 'b in v2');
   await staged.commit();
-  t.deepEqual(Object.keys(reader.inventory.versions), ['v1'], "the reader's inventory was not changed by the writer");
+  t.deepEqual(
+    reader.versions().map((v) => v.version),
+    ['v1'],
+    "the reader's inventory was not changed by the writer",
+  );
   // Stale (another writer committed v2 since): the inventory is read again, and v3 follows v2.
   staged = await root.startVersion('kn', { known });
   t.is(staged.version, 'v3');
-  t.deepEqual([...staged.currentState().keys()], ['a.txt', 'b.txt']);
+  t.deepEqual([...staged.currentState().keys()], ['a"1.txt', 'b.txt']);
   await staged.addBuffer('c.txt', 'c in v3');
   const { inventory } = await staged.commit();
   t.deepEqual(Object.keys(inventory.versions), ['v1', 'v2', 'v3']);
-  t.deepEqual(Object.values(inventory.versions.v3!.state).flat().sort(), ['a.txt', 'b.txt', 'c.txt']);
+  t.deepEqual(Object.values(inventory.versions.v3!.state).flat().sort(), ['a"1.txt', 'b.txt', 'c.txt']);
   const objectDir = path.join(rootDir, root.objectPath('kn'));
   t.deepEqual(parseInventory(readFileSync(path.join(objectDir, 'inventory.json'))), inventory);
 });

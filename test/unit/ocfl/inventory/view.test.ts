@@ -1,7 +1,7 @@
 /**
- * The inventory read in place (src/ocfl/inventory/view.ts) held to the full parse it replaces in
- * readers (parseInventory + logicalState + manifestLookup, and the content path -> digest maps of the
- * manifest and fixity blocks that audit and mets read): on the OCFL conformance fixtures, on
+ * The inventory read in place (src/ocfl/inventory/view.ts) held to the full parse read through the
+ * same model (parseInventory + ParsedView, and the content path -> digest maps of the manifest and
+ * fixity blocks that audit and mets read, built here): on the OCFL conformance fixtures, on
  * random inventories (paths with escapes, non-ASCII, characters above U+FFFF and from U+E000,
  * paths and digests listed twice), and on the same inventories damaged byte by byte. Where the view
  * reads an inventory it must read what the full parse reads; where the full parse refuses one,
@@ -12,7 +12,8 @@ import { readFileSync } from 'node:fs';
 import { isDigestAlgorithm } from '../../../../src/ocfl/digest.js';
 import { InventoryView, type VersionListing } from '../../../../src/ocfl/inventory/view.js';
 import { InventoryWindows } from '../../../../src/ocfl/inventory/windows.js';
-import { logicalState, manifestLookup, parseInventory, type Inventory } from '../../../../src/ocfl/inventory/inventory.js';
+import { parseInventory, type Inventory } from '../../../../src/ocfl/inventory/inventory.js';
+import { ParsedView } from '../../../../src/ocfl/inventory/parsed-view.js';
 import { serializeInventory } from '../../../../src/ocfl/inventory/chunks.js';
 import { rng } from '../../../../fixtures/northwind.js';
 import { inventoriesUnder } from '../../../helpers/fixture-inventories.js';
@@ -82,7 +83,7 @@ function byContentPath(block: Record<string, string[]>): Map<string, string> {
 /** What a reader reads of inventory bytes, through the full parse. */
 function readFull(bytes: Buffer) {
   const inv = parseInventory(bytes);
-  const lookup = manifestLookup(inv);
+  const parsed = new ParsedView(inv);
   const versions = Object.keys(inv.versions);
   const byPath = new Map([[inv.digestAlgorithm, byContentPath(inv.manifest)]]);
   for (const [alg, block] of Object.entries(inv.fixity ?? {}))
@@ -92,14 +93,19 @@ function readFull(bytes: Buffer) {
     id: inv.id,
     head: inv.head,
     versions: versions.map((v) => [v, inv.versions[v]!.created, inv.versions[v]!.message, inv.versions[v]!.user]),
-    states: versions.map((v) => [...logicalState(inv, v)]),
+    states: versions.map((v) => [...parsed.state(v)]),
     // What show reads: each path's digest and the content path of its bytes (the manifest's first).
-    listings: versions.map((v) => [...logicalState(inv, v)].map(([p, d]) => [p, d, lookup(d.toLowerCase())![0]])),
-    manifest: Object.keys(inv.manifest).map((d) => [d, lookup(d.toLowerCase())]),
+    listings: versions.map((v) => [...parsed.state(v)].map(([p, d]) => [p, d, parsed.manifestPaths(d)![0]])),
+    parsedListings: versions.map((v) => listed(parsed.listing(v))),
+    manifest: Object.keys(inv.manifest).map((d) => [d, parsed.manifestPaths(d.toLowerCase())]),
     fixityAlgorithms: Object.keys(inv.fixity ?? {}),
     contentPaths,
     // Every content path (and one no block lists) in every algorithm the blocks use and this tool computes.
     contentDigests: [...contentPaths, 'v1/content/none'].map((cp) => [...byPath].map(([alg, m]) => [alg, m.get(cp)])),
+    parsedContentPaths: [...parsed.contentPaths()],
+    parsedContentDigests: [...contentPaths, 'v1/content/none'].map((cp) =>
+      [...byPath].map(([alg]) => [alg, parsed.contentDigest(alg, cp)]),
+    ),
   };
 }
 
@@ -130,16 +136,22 @@ function readView(bytes: Buffer) {
     ...Object.keys(inv.fixity ?? {}).filter((a) => isDigestAlgorithm(a) && a !== inv.digestAlgorithm),
   ];
   const contentPaths = [...view.contentPaths()];
+  const listings = versions.map((v) => listed(view.listing(v)));
+  const contentDigests = [...contentPaths, 'v1/content/none'].map((cp) => algorithms.map((alg) => [alg, view.contentDigest(alg, cp)]));
   return {
     id: view.id,
     head: view.head,
     versions: view.versions().map((v) => [v.version, v.created, v.message, v.user]),
     states: versions.map((v) => [...view.state(v)]),
-    listings: versions.map((v) => listed(view.listing(v))),
+    listings,
+    parsedListings: listings,
     manifest: Object.keys(inv.manifest).map((d) => [d, view.manifestPaths(d.toLowerCase())]),
     fixityAlgorithms: view.fixityAlgorithms(),
     contentPaths,
-    contentDigests: [...contentPaths, 'v1/content/none'].map((cp) => algorithms.map((alg) => [alg, view.contentDigest(alg, cp)])),
+    contentDigests,
+    // The parse read through the same model (ParsedView) answers as the view does.
+    parsedContentPaths: contentPaths,
+    parsedContentDigests: contentDigests,
   };
 }
 
