@@ -8,9 +8,10 @@
  * times (default 5), alternating which goes first; the best time of each counts.
  *
  * The ratio of two exports is noisy on a loaded machine (at 1,000,000 rows, the same code at load
- * ~20: 1.03 in a pair of runs with --cpu-prof, 1.07 with --trace-gc, 1.154 here), so each size also gets the fingerprint's own work alone: one export whose
- * observer only keeps each row's forms as the writer gave them, then those forms hashed again by a
- * fresh SourceFingerprint, its CPU seconds against the export's without fingerprints.
+ * ~20: 1.03 in a pair of runs with --cpu-prof, 1.07 with --trace-gc, 1.154 here), so each size also
+ * gets the fingerprint's own work alone: one export whose observer only keeps each row's forms as
+ * the writer gave them, then those forms hashed again by a fresh SourceFingerprint, its CPU seconds
+ * against the export's without fingerprints.
  *
  * Measured at 2edc3a2 (load 14-25, niced), 1,000,000 narrow rows: exports 7.43 / 6.43 CPU s = 1.154
  * (best of 3); a CPU profile gives the fingerprint's functions 2.4% self time (endRow 1.3%, add
