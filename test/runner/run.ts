@@ -137,7 +137,8 @@ async function main(): Promise<number> {
 }
 
 /**
- * tsc (types checked, the library in dist/), beside the test files at their priority (niced, it took
+ * tsc (types checked, the library in dist/; incremental from dist/.tsbuildinfo, so after `npm ci`'s
+ * build it checks what changed: 7.7 s of CPU instead of 25), beside the test files at their priority (niced, it took
  * 363 s of a CI run, and the packed-tarball test waiting for it ended last); writes
  * `marker` when done (line/packed-tarball.test.ts packs dist/ only then). Resolves to tsc's code.
  */
