@@ -263,8 +263,8 @@ test('readLayoutConfig: config, defaults, and clear errors for roots it cannot u
     [path.join(tempDir(), 'absent'), /does not exist/],
     [makeRoot(undefined), /has no ocfl_layout\.json/],
     [
-      makeRoot({ extension: '0004-hashed-n-tuple-storage-layout', description: 'x' }),
-      /uses layout "0004-hashed-n-tuple-storage-layout", which siard-ocfl does not support/,
+      makeRoot({ extension: '0011-direct-clean-path-layout', description: 'x' }),
+      /uses layout "0011-direct-clean-path-layout", which siard-ocfl does not support/,
     ],
     [makeRoot({ description: 'x' }), /no "extension" name/],
     [makeRoot(decl, '{ not json'), /config\.json .* is not valid UTF-8 JSON/],
@@ -285,9 +285,9 @@ test("CLI: --root follows the root's own configuration; an unknown layout is exi
   const r = await runCli(['path', '--root', root, '..hor/rib:le-$id']);
   t.is(r.code, 0, r.stderr);
   t.is(r.stdout, '08/31/97/66/fb/6c/29/35/dd/17/5b/94/26/77/17/%2e%2ehor%2frib%3ale-%24id\n');
-  const unknown = await runCli(['path', '--root', makeRoot({ extension: '0006-flat-omit-prefix-storage-layout', description: 'x' }), 'a']);
+  const unknown = await runCli(['path', '--root', makeRoot({ extension: '0011-direct-clean-path-layout', description: 'x' }), 'a']);
   t.is(unknown.code, 2);
-  t.regex(unknown.stderr, /uses layout "0006-flat-omit-prefix-storage-layout"/);
+  t.regex(unknown.stderr, /uses layout "0011-direct-clean-path-layout"/);
 });
 
 /** Every object under a root: its id (from inventory.json) and where it lies. */

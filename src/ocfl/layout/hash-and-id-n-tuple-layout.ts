@@ -12,6 +12,7 @@
 import { UsageError } from '../../errors.js';
 import { DIGEST_ALGORITHMS, DIGEST_HEX_LENGTH, isDigestAlgorithm } from '../digest.js';
 import { idDigestSync, isIdDigestReady, loadIdDigest } from './id-digest.js';
+import { assertValidObjectId } from './object-id-rules.js';
 import type { StorageLayout } from './storage-layout.js';
 
 export const LAYOUT_0003_NAME = '0003-hash-and-id-n-tuple-storage-layout';
@@ -85,20 +86,6 @@ export function validateLayout0003Config(input: unknown, requireExtensionName = 
     );
   }
   return config;
-}
-
-/** Refuses ids the layout cannot map faithfully: empty, non-strings, lone surrogates. */
-function assertValidObjectId(id: unknown): asserts id is string {
-  if (typeof id !== 'string') throw new UsageError(`An object id must be a string, not ${typeof id}.`, 'INVALID_OBJECT_ID');
-  if (id === '') throw new UsageError('An object id must not be empty.', 'INVALID_OBJECT_ID');
-  const lone = /\p{Surrogate}/u.exec(id); // in 'u' mode only unpaired surrogates match
-  if (lone) {
-    throw new UsageError(
-      `Object id ${JSON.stringify(id)} is not well-formed Unicode (lone surrogate at UTF-16 index ${lone.index}); it has no ` +
-        `UTF-8 form, and siard-ocfl will not replace characters in an id.`,
-      'INVALID_OBJECT_ID',
-    );
-  }
 }
 
 function isSafeByte(b: number): boolean {

@@ -2,21 +2,36 @@
  * Storage layout extensions siard-ocfl can use, by registered name, and reading the layout a
  * storage root declares (`ocfl_layout.json` + `extensions/<name>/config.json`).
  *
- * Only 0003 is known now. Layouts worth reading later (roots made by other tools): 0002 flat
- * direct, 0004 hashed n-tuple, 0006 flat omit prefix, 0007 n-tuple omit prefix. Adding one is one
- * entry below.
+ * Every registered storage layout extension: 0002, 0003, 0004, 0006, 0007, 0010 and 0012 (0011,
+ * "direct clean path", is not implemented). Adding one is one entry below; docs/layouts.md says
+ * what each does with the ids its extension leaves open.
  */
 import { UsageError } from '../../errors.js';
 import type { ReadStorage } from '../storage/storage.js';
 import { FileSystemStorage } from '../storage/fs.js';
+import { DifferentialNTupleOmitPrefixLayout, LAYOUT_0010_NAME } from './differential-n-tuple-omit-prefix-layout.js';
+import { FlatDirectLayout, LAYOUT_0002_NAME } from './flat-direct-layout.js';
+import { FlatOmitPrefixLayout, LAYOUT_0006_NAME } from './flat-omit-prefix-layout.js';
 import { HashAndIdNTupleLayout, LAYOUT_0003_NAME } from './hash-and-id-n-tuple-layout.js';
+import { HashAndNoPrefixIdNTupleLayout, LAYOUT_0012_NAME } from './hash-and-no-prefix-id-n-tuple-layout.js';
+import { HashedNTupleLayout, LAYOUT_0004_NAME } from './hashed-n-tuple-layout.js';
+import { LAYOUT_0007_NAME, NTupleOmitPrefixLayout } from './n-tuple-omit-prefix-layout.js';
 import type { StorageLayout } from './storage-layout.js';
 
-/** Builds a layout from its parsed config.json, or from nothing (no config.json: the defaults). */
+/**
+ * Builds a layout from its parsed config.json (which must name its extension), or from nothing
+ * (no config.json: the defaults; 0006 has none and refuses).
+ */
 export type LayoutFactory = (configJson: unknown | undefined) => Promise<StorageLayout>;
 
 const FACTORIES = new Map<string, LayoutFactory>([
+  [LAYOUT_0002_NAME, async (json) => new FlatDirectLayout(json, json !== undefined)],
   [LAYOUT_0003_NAME, (json) => (json === undefined ? HashAndIdNTupleLayout.load() : HashAndIdNTupleLayout.loadFromConfigJson(json))],
+  [LAYOUT_0004_NAME, (json) => HashedNTupleLayout.load(json, json !== undefined)],
+  [LAYOUT_0006_NAME, async (json) => new FlatOmitPrefixLayout(json, json !== undefined)],
+  [LAYOUT_0007_NAME, async (json) => new NTupleOmitPrefixLayout(json, json !== undefined)],
+  [LAYOUT_0010_NAME, async (json) => new DifferentialNTupleOmitPrefixLayout(json, json !== undefined)],
+  [LAYOUT_0012_NAME, (json) => HashAndNoPrefixIdNTupleLayout.load(json, json !== undefined)],
 ]);
 
 export const OCFL_LAYOUT_FILE = 'ocfl_layout.json';

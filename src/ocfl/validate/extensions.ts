@@ -1,7 +1,10 @@
 import { WORKSPACE_EXTENSION } from '../commit/workspace-choice.js';
 
-/** Names of the extensions registered with OCFL (https://ocfl.github.io/extensions/). */
-const REGISTERED_EXTENSIONS: ReadonlySet<string> = new Set([
+/**
+ * Names of the extensions registered with OCFL (https://ocfl.github.io/extensions/), as their index
+ * lists them (test/unit/ocfl/validate/extensions.test.ts compares the two).
+ */
+export const REGISTERED_EXTENSIONS: ReadonlySet<string> = new Set([
   '0001-digest-algorithms',
   '0002-flat-direct-storage-layout',
   '0003-hash-and-id-n-tuple-storage-layout',
@@ -11,7 +14,7 @@ const REGISTERED_EXTENSIONS: ReadonlySet<string> = new Set([
   '0007-n-tuple-omit-prefix-storage-layout',
   '0008-schema-registry',
   '0009-digest-algorithms',
-  '0010-differential-ocfl-version',
+  '0010-differential-n-tuple-omit-prefix-storage-layout',
   '0011-direct-clean-path-layout',
   '0012-hash-and-no-prefix-id-n-tuple-storage-layout',
 ]);
