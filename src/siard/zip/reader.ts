@@ -16,7 +16,7 @@ import yauzl from 'yauzl';
 import './fd-slicer-guard.js';
 import { SiardOcflError } from '../../errors.js';
 import { unsafeEntryNameReason } from './entry-name.js';
-import { EXTRA_ZIP64, FLAG_UTF8, MAX_UINT32, METHOD_DEFLATE, METHOD_STORE, SIG_CENTRAL_HEADER } from './format.js';
+import { EXTRA_ZIP64, FLAG_UTF8, MAX_UINT32, METHOD_DEFLATE, METHOD_STORE, SIG_CENTRAL_HEADER, SIG_LOCAL_HEADER } from './format.js';
 
 export interface ZipEntry {
   /** Name as stored (UTF-8 when flagged, else CP437), backslashes kept so they can be reported. */
@@ -101,6 +101,16 @@ async function readAll(stream: Readable): Promise<Buffer> {
 
 /** Entries whose parsed records are kept for repeated lookups (a LOB is looked up for its size, then opened). */
 const RECENT_ENTRIES = 32;
+
+/**
+ * Entries of at most this many stored bytes in a local archive are read and inflated in one step
+ * instead of through a stream pipeline (yauzl's read stream, inflate, the check): a received
+ * package's internal LOBs are mostly a few KB, and the pipeline cost about 0.7 ms of CPU each
+ * (the 2,604 LOB entries of SIARD Suite's sfdbsakila, 240 KB in all: 1.8 s).
+ */
+const SMALL_ENTRY = 64 * 1024;
+/** Local header extra field bytes read with the header and data on the first try. */
+const LOCAL_EXTRA_GUESS = 64;
 
 /** Bytes read at a time when the whole central directory is walked (`entries`). */
 const WALK_CHUNK = 1 << 20;
@@ -396,6 +406,10 @@ export class ZipReader {
     if (entry.compressionMethod === METHOD_STORE && entry.compressedSize !== entry.uncompressedSize) {
       throw entryError(this.path, entry.name, `it is stored but its sizes differ (${entry.compressedSize} != ${entry.uncompressedSize})`);
     }
+    if (entry.compressedSize <= SMALL_ENTRY && entry.uncompressedSize <= max && !entry.encrypted) {
+      const whole = this.readSmallEntry(entry);
+      if (whole) return bytesStream(whole);
+    }
     const raw = await this.openRawStream(entry);
     const check = new EntryCheck(this.path, entry, Math.min(max, entry.uncompressedSize));
     const forward = (err: Error): void => {
@@ -416,6 +430,39 @@ export class ZipReader {
     }
     check.on('close', () => raw.destroy());
     return check;
+  }
+
+  /**
+   * A small entry of a local archive read whole: its local header and data in one read, inflated in
+   * one call, its size and CRC-32 checked. Undefined for a remote archive and for anything unusual
+   * (a bad header, an inflate error, a wrong size or CRC): the stream path then reads it and names
+   * the fault, so the messages stay in one place.
+   */
+  private readSmallEntry(entry: ZipEntry): Buffer | undefined {
+    const records = this.records;
+    if (this.source || !records) return undefined;
+    const nameGuess = Buffer.byteLength(entry.name);
+    let window = Buffer.allocUnsafe(30 + nameGuess + LOCAL_EXTRA_GUESS + entry.compressedSize);
+    let got = records.read(window, window.length, entry.localHeaderOffset);
+    if (got < 30 || window.readUInt32LE(0) !== SIG_LOCAL_HEADER) return undefined;
+    const start = 30 + window.readUInt16LE(26) + window.readUInt16LE(28);
+    if (start + entry.compressedSize > window.length) {
+      window = Buffer.allocUnsafe(start + entry.compressedSize);
+      got = records.read(window, window.length, entry.localHeaderOffset);
+    }
+    if (got < start + entry.compressedSize) return undefined;
+    const data = window.subarray(start, start + entry.compressedSize);
+    let out: Buffer;
+    try {
+      out =
+        entry.compressionMethod === METHOD_STORE
+          ? data
+          : zlib.inflateRawSync(data, { maxOutputLength: Math.max(1, entry.uncompressedSize) });
+    } catch {
+      return undefined;
+    }
+    if (out.length !== entry.uncompressedSize || zlib.crc32(out) >>> 0 !== entry.crc32) return undefined;
+    return out;
   }
 
   /** The entry's stored bytes exactly as in the archive (compressed for deflate), for ZipWriter.addRaw. */
@@ -526,6 +573,14 @@ class EntryCheck extends Transform {
     }
     callback();
   }
+}
+
+/** A stream of bytes already in memory, without an iterator behind it. */
+function bytesStream(bytes: Buffer): Readable {
+  const stream = new Readable({ read() {} });
+  if (bytes.length > 0) stream.push(bytes);
+  stream.push(null);
+  return stream;
 }
 
 function hex(crc: number): string {
