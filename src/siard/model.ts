@@ -310,8 +310,8 @@ export type SqlTypeFamily =
   | 'xml'
   | 'datalink';
 
-/** Family of a predefinedTypeType string ("VARCHAR(40)" -> "char", "BLOB" -> "blob"). */
-export function sqlTypeFamily(type: string): SqlTypeFamily {
+/** Family of a predefinedTypeType string ("VARCHAR(40)" -> "char", "BLOB" -> "blob"), null for others. */
+function familyOfType(type: string): SqlTypeFamily | null {
   const t = type.trim().toUpperCase().replace(/\s+/g, ' ');
   if (/^(INTEGER|INT|SMALLINT|BIGINT)$/.test(t)) return 'integer';
   if (/^(NUMERIC|DECIMAL|DEC)\b/.test(t)) return 'decimal';
@@ -327,7 +327,31 @@ export function sqlTypeFamily(type: string): SqlTypeFamily {
   if (/^INTERVAL\b/.test(t)) return 'interval';
   if (t === 'XML') return 'xml';
   if (t === 'DATALINK') return 'datalink';
-  throw new Error(`"${type}" is not a SQL:2008 predefined type.`);
+  return null;
+}
+
+/**
+ * Families of the type strings seen: readers ask for a column's family for every cell, and the
+ * regular expressions above cost more than the cell. Bounded, since an archive names its types.
+ */
+const FAMILIES = new Map<string, SqlTypeFamily | null>();
+const MAX_CACHED_TYPES = 4096;
+
+/** The family of a SQL:2008 predefined type, or undefined for anything else (a UDT's name, say). */
+export function knownTypeFamily(type: string): SqlTypeFamily | undefined {
+  let family = FAMILIES.get(type);
+  if (family === undefined) {
+    family = familyOfType(type);
+    if (FAMILIES.size < MAX_CACHED_TYPES) FAMILIES.set(type, family);
+  }
+  return family ?? undefined;
+}
+
+/** Family of a predefinedTypeType string ("VARCHAR(40)" -> "char", "BLOB" -> "blob"); throws for others. */
+export function sqlTypeFamily(type: string): SqlTypeFamily {
+  const family = knownTypeFamily(type);
+  if (family === undefined) throw new Error(`"${type}" is not a SQL:2008 predefined type.`);
+  return family;
 }
 
 /**

@@ -7,7 +7,7 @@
 import type { Readable } from 'node:stream';
 import { SaxesParser, type SaxesTag } from 'saxes';
 import { SiardOcflError } from '../../errors.js';
-import { cellType, sqlTypeFamily, type SiardColumn, type SqlTypeFamily } from '../model.js';
+import { cellType, knownTypeFamily, type SiardColumn, type SqlTypeFamily } from '../model.js';
 import { decodeSiardHex, unescapeSiard } from './escape.js';
 import { cellNumber, FastTableRows } from './table-rows-fast.js';
 import { normaliseSiardDigestType } from './metadata.js';
@@ -31,12 +31,7 @@ interface Frame {
 
 /** Family of a column's declared type, undefined when it has none we know (UDT, SIARD 1.0 oddities). */
 export function columnTypeFamily(type: string | undefined): SqlTypeFamily | undefined {
-  if (type === undefined) return undefined;
-  try {
-    return sqlTypeFamily(type);
-  } catch {
-    return undefined;
-  }
+  return type === undefined ? undefined : knownTypeFamily(type);
 }
 
 /** The attributes of an element that has none (shared, never written to). */
