@@ -31,6 +31,8 @@ export const VERBS: Record<string, () => Promise<{ register: RegisterVerb }>> = 
   mets: () => import('./mets.js'),
   serve: () => import('./serve.js'),
   check: () => import('./check.js'),
+  cat: () => import('./cat.js'),
+  info: () => import('./info.js'),
 };
 
 /** One example per verb, shown at the end of its --help (the README's verbs table gives the same). */
@@ -61,4 +63,6 @@ export const EXAMPLES: Record<string, string> = {
   mets: 'siard-ocfl mets --root /archive/root --id urn:example:northwind',
   serve: 'siard-ocfl serve --root /archive/root --port 8080',
   check: 'siard-ocfl check Northwind.siard --html report.html',
+  cat: 'siard-ocfl cat --root /archive/root --id urn:example:northwind Northwind.siard > Northwind.siard',
+  info: 'siard-ocfl info --root /archive/root --id urn:example:northwind',
 };
