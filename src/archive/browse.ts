@@ -253,7 +253,7 @@ export function storedBytes(object: OcflObjectReader): Promise<number> {
   return bytesUnder(object.storage, object.path);
 }
 
-async function bytesUnder(storage: ReadStorage, folder: string): Promise<number> {
+export async function bytesUnder(storage: ReadStorage, folder: string): Promise<number> {
   const walked = await storage.walk(folder);
   return walked.files.reduce((sum, f) => sum + f.size, 0);
 }

@@ -33,6 +33,7 @@ export const VERBS: Record<string, () => Promise<{ register: RegisterVerb }>> = 
   check: () => import('./check.js'),
   cat: () => import('./cat.js'),
   info: () => import('./info.js'),
+  purge: () => import('./purge.js'),
 };
 
 /** One example per verb, shown at the end of its --help (the README's verbs table gives the same). */
@@ -65,4 +66,5 @@ export const EXAMPLES: Record<string, string> = {
   check: 'siard-ocfl check Northwind.siard --html report.html',
   cat: 'siard-ocfl cat --root /archive/root --id urn:example:northwind Northwind.siard > Northwind.siard',
   info: 'siard-ocfl info --root /archive/root --id urn:example:northwind',
+  purge: 'siard-ocfl purge --root /archive/root --id urn:example:northwind --yes',
 };

@@ -117,6 +117,35 @@ both('init, put, validate, show, log, ls, checkout and audit through the command
   t.true((JSON.parse(audit.stdout) as { ok: boolean }).ok);
 });
 
+both('cat, info and purge (refused without --yes; the object removed whole, the other kept)', async (t, backend) => {
+  const root = await newRoot(backend, 'purge');
+  const work = tempDir();
+  t.is((await cli(['init', root])).code, 0);
+  const files = writeTree(path.join(work, 'in'), { 'a.txt': 'alpha', 'sub/b.txt': 'beta' });
+  for (const id of ['urn:purge:gone', 'urn:purge:kept'])
+    t.is((await cli(['put', '--root', root, '--id', id, files, '--message', 'm'])).code, 0);
+  const cat = await cli(['cat', '--root', root, '--id', 'urn:purge:kept', 'sub/b.txt']);
+  t.is(cat.stdout, 'beta', cat.stderr);
+  const info = await cli(['info', '--root', root, '--json']);
+  t.like(JSON.parse(info.stdout), { ocflVersion: '1.1', objects: 2 }, info.stderr);
+  const refused = await cli(['purge', '--root', root, '--id', 'urn:purge:gone']);
+  t.is(refused.code, 2);
+  t.regex(refused.stderr, /add --yes to do it\. Nothing was removed\./);
+  const purged = await cli(['purge', '--root', root, '--id', 'urn:purge:gone', '--yes', '--json']);
+  t.is(purged.code, 0, purged.stderr);
+  t.like(JSON.parse(purged.stdout), { id: 'urn:purge:gone', resumed: false });
+  t.regex(purged.stderr, /Removed the declaration of object "urn:purge:gone"/);
+  const validated = await cli(['validate', root, '--json']);
+  t.like(JSON.parse(validated.stdout), { valid: true, objects: 1, errors: [] }, validated.stdout);
+  t.deepEqual(
+    (JSON.parse((await cli(['ls', '--root', root, '--json'])).stdout) as Array<{ id: string }>).map((o) => o.id),
+    ['urn:purge:kept'],
+  );
+  const again = await cli(['purge', '--root', root, '--id', 'urn:purge:gone', '--yes']);
+  t.is(again.code, 2);
+  t.regex(again.stderr, /holds no object "urn:purge:gone"/);
+});
+
 both('ingest a database, audit, relocate, mets, audit again, checkout --join-chunks and restore --root', async (t, backend) => {
   const root = await newRoot(backend, 'archive');
   const work = tempDir();
