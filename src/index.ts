@@ -5,7 +5,7 @@
  */
 
 export {
-  /** Creates an OCFL 1.1 storage root with the 0003 layout (a folder, or an s3:// location). */
+  /** Creates an OCFL 1.1 storage root (a folder, or an s3:// location) with a registered layout: 0003 or any of docs/layouts.md. */
   initRoot,
   /** Opens an existing storage root. */
   openRoot,

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { SiardOcflError, UsageError } from '../errors.js';
 import { recoverObject } from './commit/commit.js';
 import type { CommitContext } from './commit/context.js';
-import { createLayoutByName, readLayoutConfig } from './layout/registry.js';
+import { chooseLayout } from './layout/layout-choice.js';
+import { layoutDescription, readLayoutConfig } from './layout/registry.js';
 import type { StorageLayout } from './layout/storage-layout.js';
 import type { LockProvider } from './lock/lock.js';
 import { assertObjectId } from './inventory/logical-path.js';
@@ -72,14 +73,8 @@ export interface ObjectLocation {
   ocflVersion: string;
 }
 
-function layoutDescription(layout: StorageLayout): string {
-  if (layout.extensionName === '0003-hash-and-id-n-tuple-storage-layout') {
-    return (
-      'Hashed Truncated N-tuple Trees with Object ID Encapsulating Directory: objects lie under n-tuples of the digest of ' +
-      'their id, in a folder named by the percent-encoded id.'
-    );
-  }
-  return `Storage layout extension ${layout.extensionName}.`;
+function layoutJson(layout: StorageLayout): string {
+  return JSON.stringify({ extension: layout.extensionName, description: layoutDescription(layout.extensionName) }, null, 2) + '\n';
 }
 
 async function writeDurable(storage: Storage, path: string, text: string): Promise<void> {
@@ -91,14 +86,18 @@ async function writeDurable(storage: Storage, path: string, text: string): Promi
 /**
  * Creates a storage root in `dir` (created when missing; an existing folder must be empty).
  * The declaration is written last, so an interrupted init never leaves something that claims
- * to be a root.
+ * to be a root. `layoutOrConfig`: a layout, or a registered extension's name with its parameters
+ * as its config.json holds them (`chooseLayout`: one it does not define is refused).
  */
 export async function initRoot(
   dir: string,
   layoutOrConfig: StorageLayout | { extensionName: string },
   options: RootOptions = {},
 ): Promise<OcflStorageRoot> {
-  const layout = 'objectPath' in layoutOrConfig ? layoutOrConfig : await createLayoutByName(layoutOrConfig.extensionName, layoutOrConfig);
+  const layout: StorageLayout =
+    typeof layoutOrConfig.objectPath === 'function'
+      ? (layoutOrConfig as StorageLayout)
+      : await chooseLayout({ extensionName: layoutOrConfig.extensionName, configJson: layoutOrConfig });
   if (isObjectStoreUrl(dir)) return initObjectStoreRoot((await openStorage(dir)) as WriteStorage & ObjectStorePublish, layout, options);
   const storage = new FileSystemStorage(dir);
   const st = await storage.stat('');
@@ -118,11 +117,7 @@ export async function initRoot(
   const remember = path.resolve(workspaceDir) !== siblingWorkspaceDir(storage.location);
   try {
     await storage.mkdir('');
-    await writeDurable(
-      storage,
-      'ocfl_layout.json',
-      JSON.stringify({ extension: layout.extensionName, description: layoutDescription(layout) }, null, 2) + '\n',
-    );
+    await writeDurable(storage, 'ocfl_layout.json', layoutJson(layout));
     const extDir = `extensions/${layout.extensionName}`;
     await writeDurable(storage, `${extDir}/config.json`, JSON.stringify(layout.config, null, 2) + '\n');
     await storage.fsyncDir(extDir);
@@ -161,10 +156,7 @@ async function initObjectStoreRoot(
   }
   if (entries.length > 0)
     throw new UsageError(`Cannot create a storage root in ${storage.location}: the prefix is not empty.`, 'NOT_EMPTY');
-  await storage.putBytes(
-    'ocfl_layout.json',
-    Buffer.from(JSON.stringify({ extension: layout.extensionName, description: layoutDescription(layout) }, null, 2) + '\n'),
-  );
+  await storage.putBytes('ocfl_layout.json', Buffer.from(layoutJson(layout)));
   await storage.putBytes(`extensions/${layout.extensionName}/config.json`, Buffer.from(JSON.stringify(layout.config, null, 2) + '\n'));
   const declared = await storage.putIfAbsent('0=ocfl_1.1', Buffer.from('ocfl_1.1\n'));
   if (!declared.ok && declared.reason === 'exists')

@@ -64,7 +64,7 @@ export function tableAfter(text: string, heading: string): string[] {
   return rows;
 }
 
-function extensionExamples(extensionName: string): ExtensionExample[] {
+export function extensionExamples(extensionName: string): ExtensionExample[] {
   const text = extensionDocument(extensionName);
   const sections = text.split(/^### (?=Example \d+)/m).slice(1);
   return sections.map((section) => {

@@ -6,6 +6,7 @@
  * extension's Python code does (so something is always left). No delimiters: exactly 0003.
  */
 import { HashAndIdNTupleLayout } from './hash-and-id-n-tuple-layout.js';
+import { assertIdDigestReady, loadIdDigest } from './id-digest.js';
 import { configObject, delimiterValue, digestTuplesParameters, layoutConfigError } from './layout-config.js';
 import { assertValidObjectId } from './object-id-rules.js';
 import type { StorageLayout } from './storage-layout.js';
@@ -59,11 +60,18 @@ export class HashAndNoPrefixIdNTupleLayout implements StorageLayout {
   /** `config`: a parsed config.json (`requireExtensionName`), a partial one, or nothing (the defaults). */
   static async load(config?: unknown, requireExtensionName = false): Promise<HashAndNoPrefixIdNTupleLayout> {
     const checked = validateLayout0012Config(config, requireExtensionName);
+    await loadIdDigest(checked.digestAlgorithm);
+    return HashAndNoPrefixIdNTupleLayout.create(checked);
+  }
+
+  /** As load, synchronously (for @ocfl/ocfl's constructors): its digest must be loaded (loadIdDigest) before. */
+  static create(config?: unknown): HashAndNoPrefixIdNTupleLayout {
+    const checked = validateLayout0012Config(config);
     const { digestAlgorithm, tupleSize, numberOfTuples } = checked;
-    const inner = await HashAndIdNTupleLayout.load({ digestAlgorithm, tupleSize, numberOfTuples });
+    assertIdDigestReady(LAYOUT_0012_NAME, digestAlgorithm);
     return new HashAndNoPrefixIdNTupleLayout(
       Object.freeze({ ...checked, delimiters: Object.freeze(checked.delimiters) as string[] }),
-      inner,
+      new HashAndIdNTupleLayout({ digestAlgorithm, tupleSize, numberOfTuples }),
     );
   }
 

@@ -7,7 +7,7 @@
  * Every id maps (only empty ids and lone surrogates are refused, as for every layout).
  */
 import { DIGEST_HEX_LENGTH } from '../digest.js';
-import { idDigestSync, loadIdDigest } from './id-digest.js';
+import { assertIdDigestReady, idDigestSync, loadIdDigest } from './id-digest.js';
 import { booleanParameter, configObject, digestTuplesParameters, layoutConfigError } from './layout-config.js';
 import { assertValidObjectId } from './object-id-rules.js';
 import type { StorageLayout } from './storage-layout.js';
@@ -46,6 +46,13 @@ export class HashedNTupleLayout implements StorageLayout {
   static async load(config?: unknown, requireExtensionName = false): Promise<HashedNTupleLayout> {
     const checked = validateLayout0004Config(config, requireExtensionName);
     await loadIdDigest(checked.digestAlgorithm);
+    return new HashedNTupleLayout(Object.freeze(checked));
+  }
+
+  /** As load, synchronously (for @ocfl/ocfl's constructors): its digest must be loaded (loadIdDigest) before. */
+  static create(config?: unknown): HashedNTupleLayout {
+    const checked = validateLayout0004Config(config);
+    assertIdDigestReady(LAYOUT_0004_NAME, checked.digestAlgorithm);
     return new HashedNTupleLayout(Object.freeze(checked));
   }
 

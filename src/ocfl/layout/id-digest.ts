@@ -21,6 +21,17 @@ export function isIdDigestReady(algorithm: string): boolean {
   return WASM_BLAKE2B_BITS[algorithm] === undefined || loaded.has(algorithm);
 }
 
+/** Refuses, in one sentence, a layout made synchronously before its digest was loaded. */
+export function assertIdDigestReady(extensionName: string, algorithm: string): void {
+  if (!isIdDigestReady(algorithm)) {
+    throw new UsageError(
+      `Extension ${extensionName.slice(0, 4)} layout: digest algorithm "${algorithm}" must be loaded first (loadIdDigest, or the ` +
+        `layout's asynchronous load()).`,
+      'DIGEST_NOT_LOADED',
+    );
+  }
+}
+
 /** Lower-case hex digest of an id's UTF-8 bytes. */
 export function idDigestSync(algorithm: string, bytes: Uint8Array): string {
   if (WASM_BLAKE2B_BITS[algorithm] === undefined) return digestSync(algorithm, bytes).toLowerCase();

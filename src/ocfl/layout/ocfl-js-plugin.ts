@@ -1,8 +1,15 @@
 /**
  * `import 'siard-ocfl/ocfl-js-plugin'` makes `@ocfl/ocfl` (and so `@ocfl/ocfl-fs`) map ids with our
- * extension 0003 implementation instead of its own, which lower-cases the escapes of the whole id
- * (so "A" and "a" collide), never cuts long names and leaves !~*'() unescaped: its objects land
- * where other OCFL tools do not look.
+ * layouts, so a JavaScript repository built on it reads and writes the roots siard-ocfl makes:
+ *
+ * - 0006 and 0007 are stubs there (no `map`: every object of such a root is out of reach), and
+ *   0010 and 0012 are not there at all;
+ * - its 0003 lower-cases the escapes of the whole id (so "A" and "a" collide), never cuts long
+ *   names and leaves !~*'() unescaped: its objects land where other OCFL tools do not look;
+ * - its 0002 takes `..`, control characters and `ocfl_layout.json` as folder names, and its 0004
+ *   keeps any configuration it is given; ours refuse what the extensions forbid, in one sentence.
+ *
+ * So every layout of ours replaces or joins theirs, one mapping for both libraries.
  *
  * How @ocfl/ocfl finds layouts (lib/extension.js, lib/storage.js): `OcflStorageLayout.register(cls)`
  * files a class under its static NAME and its class name; a storage asks
@@ -14,8 +21,16 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { UsageError } from '../../errors.js';
-import { HashAndIdNTupleLayout, LAYOUT_0003_NAME, type Layout0003Config } from './hash-and-id-n-tuple-layout.js';
+import { DifferentialNTupleOmitPrefixLayout, LAYOUT_0010_NAME } from './differential-n-tuple-omit-prefix-layout.js';
+import { FlatDirectLayout, LAYOUT_0002_NAME } from './flat-direct-layout.js';
+import { FlatOmitPrefixLayout, LAYOUT_0006_NAME } from './flat-omit-prefix-layout.js';
+import { HashAndIdNTupleLayout, LAYOUT_0003_NAME, validateLayout0003Config, type Layout0003Config } from './hash-and-id-n-tuple-layout.js';
+import { HashAndNoPrefixIdNTupleLayout, LAYOUT_0012_NAME } from './hash-and-no-prefix-id-n-tuple-layout.js';
+import { HashedNTupleLayout, LAYOUT_0004_NAME } from './hashed-n-tuple-layout.js';
 import { loadIdDigest } from './id-digest.js';
+import { LAYOUT_0007_NAME, NTupleOmitPrefixLayout } from './n-tuple-omit-prefix-layout.js';
+import { layoutDescription } from './registry.js';
+import type { StorageLayout } from './storage-layout.js';
 
 /** The part of @ocfl/ocfl's OcflStorageLayout instance that this adapter relies on. */
 export interface OcflJsLayoutInstance {
@@ -38,49 +53,76 @@ const { OcflStorageLayout } = require('@ocfl/ocfl') as { OcflStorageLayout: Ocfl
 // constructor @ocfl/ocfl calls works for every algorithm of the OCFL registry.
 await Promise.all(['blake2b-160', 'blake2b-256', 'blake2b-384'].map((name) => loadIdDigest(name)));
 
-/** Extension 0003 for @ocfl/ocfl, mapping ids with siard-ocfl's HashAndIdNTupleLayout. */
-export class HashAndIdNTupleStorageLayout extends OcflStorageLayout {
-  static get NAME(): string {
-    return LAYOUT_0003_NAME;
-  }
-
-  static get DESCRIPTION(): string {
-    return (
-      'OCFL object identifiers are hashed and encoded as lower-case hex strings, divided into N n-tuple' +
-      ' segments that form nested directories under the storage root; the object root is the' +
-      ' percent-encoded identifier (extension 0003, siard-ocfl implementation).'
-    );
-  }
-
-  readonly layout: HashAndIdNTupleLayout;
-
-  /** `config`: a parsed config.json, a partial one, or nothing (the defaults). */
-  constructor(config?: Partial<Layout0003Config> | null) {
-    super(undefined, undefined);
-    this.layout = new HashAndIdNTupleLayout(config ?? undefined);
-    // @ocfl/ocfl reads parameters through get()/p; keep them in step with the real configuration.
-    this.parameters = { ...this.layout.config };
-  }
-
-  /** Every parameter, so @ocfl/ocfl writes a complete config.json. */
-  get config(): Layout0003Config {
-    return { ...this.layout.config };
-  }
-
-  /** Object root of an id, in @ocfl/ocfl's convention (platform separator). */
-  map(id: string): string {
-    return this.layout.objectPath(id).split('/').join(path.sep);
-  }
-
-  /** The layout is fixed when made: a changed parameter would move every object. */
-  set(param: string): never {
-    throw new UsageError(`Extension 0003 layout parameters are fixed when the layout is created (tried to set "${param}").`);
-  }
+/** An @ocfl/ocfl storage layout class over one of ours. */
+interface AdapterClass extends OcflJsLayoutClass {
+  new (config?: unknown): OcflJsLayoutInstance & { readonly layout: StorageLayout; map(id: string): string };
 }
 
-OcflStorageLayout.register(HashAndIdNTupleStorageLayout);
+/**
+ * The adapter class for a layout: @ocfl/ocfl calls the constructor with a parsed config.json, a
+ * partial configuration or nothing (the defaults), and expects NAME, DESCRIPTION, `config` (written
+ * to config.json: ours is complete) and `map`.
+ */
+function adapter(extensionName: string, className: string, make: (config: unknown) => StorageLayout): AdapterClass {
+  const cls = class extends OcflStorageLayout {
+    static get NAME(): string {
+      return extensionName;
+    }
 
-/** True when @ocfl/ocfl resolves extension 0003 to this adapter. */
+    static get DESCRIPTION(): string {
+      return layoutDescription(extensionName);
+    }
+
+    readonly layout: StorageLayout;
+
+    constructor(config?: unknown) {
+      super(undefined, undefined);
+      this.layout = make(config ?? undefined);
+      // @ocfl/ocfl reads parameters through get()/p; keep them in step with the real configuration.
+      this.parameters = { ...this.layout.config };
+    }
+
+    /** Every parameter, so @ocfl/ocfl writes a complete config.json. */
+    get config(): Record<string, unknown> {
+      return { ...this.layout.config };
+    }
+
+    /** Object root of an id, in @ocfl/ocfl's convention (platform separator). */
+    map(id: string): string {
+      return this.layout.objectPath(id).split('/').join(path.sep);
+    }
+
+    /** The layout is fixed when made: a changed parameter would move every object. */
+    set(param: string): never {
+      throw new UsageError(
+        `Extension ${extensionName.slice(0, 4)} layout parameters are fixed when the layout is created (tried to set "${param}").`,
+      );
+    }
+  };
+  // @ocfl/ocfl also files a layout under its class name: the same names as its own replace them.
+  Object.defineProperty(cls, 'name', { value: className });
+  return cls as unknown as AdapterClass;
+}
+
+/** Extension 0003 for @ocfl/ocfl, mapping ids with siard-ocfl's HashAndIdNTupleLayout. */
+export const HashAndIdNTupleStorageLayout = adapter(
+  LAYOUT_0003_NAME,
+  'HashAndIdNTupleStorageLayout',
+  (c) => new HashAndIdNTupleLayout(validateLayout0003Config(c) as Partial<Layout0003Config>),
+);
+
+const ADAPTERS: AdapterClass[] = [
+  adapter(LAYOUT_0002_NAME, 'FlatDirectStorageLayout', (c) => new FlatDirectLayout(c)),
+  HashAndIdNTupleStorageLayout,
+  adapter(LAYOUT_0004_NAME, 'HashedNTupleStorageLayout', (c) => HashedNTupleLayout.create(c)),
+  adapter(LAYOUT_0006_NAME, 'FlatOmitPrefixStorageLayout', (c) => new FlatOmitPrefixLayout(c)),
+  adapter(LAYOUT_0007_NAME, 'NTupleOmitPrefixStorageLayout', (c) => new NTupleOmitPrefixLayout(c)),
+  adapter(LAYOUT_0010_NAME, 'DifferentialNTupleOmitPrefixStorageLayout', (c) => new DifferentialNTupleOmitPrefixLayout(c)),
+  adapter(LAYOUT_0012_NAME, 'HashAndNoPrefixIdNTupleStorageLayout', (c) => HashAndNoPrefixIdNTupleLayout.create(c)),
+];
+for (const cls of ADAPTERS) OcflStorageLayout.register(cls);
+
+/** True when @ocfl/ocfl resolves every layout siard-ocfl implements to this plugin's adapter. */
 export function isPluginActive(): boolean {
-  return OcflStorageLayout.class(LAYOUT_0003_NAME) === HashAndIdNTupleStorageLayout;
+  return ADAPTERS.every((cls) => OcflStorageLayout.class((cls as unknown as { NAME: string }).NAME) === cls);
 }

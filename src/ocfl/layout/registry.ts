@@ -36,6 +36,42 @@ const FACTORIES = new Map<string, LayoutFactory>([
 
 export const OCFL_LAYOUT_FILE = 'ocfl_layout.json';
 
+/** What `ocfl_layout.json` says of each layout ("description"): the extension's own overview, shortened. */
+const DESCRIPTIONS = new Map<string, string>([
+  [LAYOUT_0002_NAME, 'Flat Direct Storage Layout: each object root is a child of the storage root named by the object id itself.'],
+  [
+    LAYOUT_0003_NAME,
+    'Hashed Truncated N-tuple Trees with Object ID Encapsulating Directory: objects lie under n-tuples of the digest of ' +
+      'their id, in a folder named by the percent-encoded id.',
+  ],
+  [
+    LAYOUT_0004_NAME,
+    'Hashed Truncated N-tuple Trees: objects lie under n-tuples of the digest of their id, in a folder named by the digest.',
+  ],
+  [
+    LAYOUT_0006_NAME,
+    'Flat Omit Prefix Storage Layout: each object root is a child of the storage root named by the id without its prefix.',
+  ],
+  [
+    LAYOUT_0007_NAME,
+    'N-tuple Omit Prefix Storage Layout: objects lie under n-tuples of their id without its prefix, in a folder named by it.',
+  ],
+  [
+    LAYOUT_0010_NAME,
+    'Differential N-tuple Omit Prefix Storage Layout: objects lie under tuples of differing sizes of their id without its prefix.',
+  ],
+  [
+    LAYOUT_0012_NAME,
+    'Hashed Truncated N-tuple Trees with Non-prefixed Object ID Encapsulating Directory: objects lie under n-tuples of the ' +
+      'digest of their id without its prefix, in a folder named by that part percent-encoded.',
+  ],
+]);
+
+/** The "description" of ocfl_layout.json for a layout. */
+export function layoutDescription(extensionName: string): string {
+  return DESCRIPTIONS.get(extensionName) ?? `Storage layout extension ${extensionName}.`;
+}
+
 function knownLayoutNames(): string[] {
   return [...FACTORIES.keys()];
 }

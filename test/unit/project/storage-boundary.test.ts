@@ -31,6 +31,7 @@ const LOCAL_BY_NATURE: Record<string, string> = {
   'cli/archive-source.ts': 'checks the local file a user names',
   'cli/path.ts': 'reads ids from a local file or stdin',
   'cli/template-file.ts': 'reads the describe template a user names',
+  'cli/init.ts': 'reads the --layout-config file a user names',
   'archive/describe/describe.ts': 'the described copy of a bare .siard: makes the local out-dir a user names',
   'cli/put.ts': 'reads the local folder a user puts',
   'siard/export-directory.ts': 'export writes a SIARD package into a local folder',
