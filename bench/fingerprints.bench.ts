@@ -60,28 +60,36 @@ async function exportHere(label: string, db: string, fingerprints: boolean): Pro
   return seconds;
 }
 
-/** Rows of forms kept by the observer of a replay run, instead of hashed. */
-const kept: Array<Array<string | null>> = [];
+/** The observer's calls of a replay run, kept instead of hashed: column (-1 ends a row), form or source, separator (NaN: a plain cell). */
+const kept = { columns: [] as number[], forms: [] as string[], separators: [] as number[] };
 
 /**
  * The fingerprint's own work on one export's rows: the export runs with an observer that keeps each
- * row's forms (strings as the writer made them, concatenated ones unflattened), then they are hashed
- * by a fresh SourceFingerprint; its CPU seconds.
+ * call (strings as the writer made them, concatenated ones unflattened), then they are given to a
+ * fresh SourceFingerprint; its CPU seconds.
  */
 async function replayHere(label: string, db: string): Promise<number> {
-  const proto = SourceFingerprint.prototype as unknown as { endRow(this: { cells: Array<string | null> }): void };
-  const endRow = proto.endRow;
-  proto.endRow = function () {
-    kept.push(this.cells.slice());
-    this.cells.fill(null);
+  const proto = SourceFingerprint.prototype;
+  const saved = { cell: proto.cell, zonedCell: proto.zonedCell, endRow: proto.endRow };
+  const keep = (i: number, form: string, at: number) => {
+    kept.columns.push(i);
+    kept.forms.push(form);
+    kept.separators.push(at);
   };
+  proto.cell = (i, form) => keep(i, form, NaN);
+  proto.zonedCell = (i, source, at) => keep(i, source, at);
+  proto.endRow = () => keep(-1, '', NaN);
   await exportHere(label, db, true);
-  proto.endRow = endRow;
-  const fingerprint = new SourceFingerprint(kept[0]!.map(() => ({ kind: 'scalar', type: 'CLOB', family: 'clob' })));
+  Object.assign(proto, saved);
+  const { columns, forms, separators } = kept;
+  const width = Math.max(...columns.slice(0, 1000)) + 1;
+  const fingerprint = new SourceFingerprint(Array.from({ length: width }, () => ({ kind: 'scalar', type: 'CLOB', family: 'clob' })));
   const start = process.cpuUsage();
-  for (const row of kept) {
-    for (let i = 0; i < row.length; i++) if (row[i] !== null) fingerprint.cell(i, row[i]!);
-    fingerprint.endRow();
+  for (let k = 0; k < columns.length; k++) {
+    const i = columns[k]!;
+    if (i < 0) fingerprint.endRow();
+    else if (Number.isNaN(separators[k])) fingerprint.cell(i, forms[k]!);
+    else fingerprint.zonedCell(i, forms[k]!, separators[k]!);
   }
   const used = process.cpuUsage(start);
   return (used.user + used.system) / 1e6;

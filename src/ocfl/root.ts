@@ -91,7 +91,7 @@ async function writeDurable(storage: Storage, path: string, text: string): Promi
  */
 export async function initRoot(
   dir: string,
-  layoutOrConfig: StorageLayout | { extensionName: string },
+  layoutOrConfig: StorageLayout | { extensionName: string; [parameter: string]: unknown },
   options: RootOptions = {},
 ): Promise<OcflStorageRoot> {
   const layout: StorageLayout =

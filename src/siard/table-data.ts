@@ -55,6 +55,8 @@ export interface TableDataContext {
  */
 export interface RowObserver {
   cell(i: number, form: string): void;
+  /** a date, time or timestamp as the source gave it: the form is that text, 'T' at `separatorAt` (if >= 0), 'Z' unless it has one */
+  zonedCell(i: number, source: string, separatorAt: number): void;
   lob(path: string, form: string): void;
   complex(i: number, v: SourceValue): void;
   endRow(): void;
@@ -110,6 +112,8 @@ export async function* tableDataXml(
   const observer = ctx.observer;
   // columns whose text needs no escaping: what the writer formats is what a reader gets back
   const plain = families.map((f) => PLAIN_FAMILIES.has(f));
+  // date, time and timestamp columns: the observer takes the source's text (scalarText's form made by concatenation)
+  const separatorAt = families.map((f) => (f === 'timestamp' ? 10 : f === 'date' || f === 'time' ? -1 : undefined));
   const out = new Utf8Chunks(CHUNK_BYTES);
   out.append(tableStart(ctx.folder));
   for await (const batch of batches) {
@@ -132,7 +136,7 @@ export async function* tableDataXml(
             const text = scalarText(v, family);
             if (text === undefined) throw valueError(v, i, ctx, stats);
             xml += text === '' ? empty[i] : open[i] + text + close[i];
-            if (observer) observer.cell(i, typeof v === 'string' ? (plain[i] ? text : v) : unescaped(v, text));
+            if (observer) observeScalar(observer, i, v, text, plain[i]!, separatorAt[i]);
             break;
           }
           case CellWay.Lob:
@@ -450,6 +454,19 @@ function scalarText(v: SourceValue, family: SqlTypeFamily): string | undefined {
 
 /** Families whose scalarText of a string is the string itself or a form of it with no character to escape. */
 const PLAIN_FAMILIES = new Set<SqlTypeFamily>(['integer', 'decimal', 'float', 'boolean', 'date', 'time', 'timestamp']);
+
+/** A scalar cell's form given to the observer: a date, time or timestamp as the source's text, else `text` before escaping. */
+function observeScalar(
+  observer: RowObserver,
+  i: number,
+  v: SourceValue,
+  text: string,
+  plain: boolean,
+  separatorAt: number | undefined,
+): void {
+  if (separatorAt !== undefined && typeof v === 'string') observer.zonedCell(i, v, separatorAt);
+  else observer.cell(i, typeof v === 'string' ? (plain ? text : v) : unescaped(v, text));
+}
 
 /** The text a reader gets back from a scalar cell of a value that is not a string: scalarText's `text` before escaping. */
 function unescaped(v: SourceValue, text: string): string {

@@ -24,45 +24,100 @@ function fmix(h: number): number {
   return h >>> 0;
 }
 
-/** Order-independent sum of row hashes, with the row count. */
+/** The lanes' start values: FNV-1a's offset basis, Fletcher's two sums. */
+const A0 = 0x811c9dc5;
+
+/**
+ * Order-independent sum of row hashes, with the row count. A row is given whole (`add`) or cell by
+ * cell in column order (`cell`, `nullCell`, `zonedCell`, then `endRow`): the writer hashes each cell
+ * as it formats it, without keeping the row.
+ */
 export class TableFingerprint {
   rows = 0;
-  private a = 0;
-  private b = 0;
+  private sumA = 0;
+  private sumB = 0;
+  // the current row's lanes: a FNV-1a over pairs of UTF-16 units, b and c Fletcher's running sums of the same
+  private a = A0;
+  private b = 1;
+  private c = 0;
 
   /** Adds one row of cell forms (cell-form.ts), null for NULL. */
   add(cells: ReadonlyArray<string | null>): void {
-    // lane a: FNV-1a over pairs of UTF-16 units; lanes b, c: Fletcher's running sums of the same
-    let a = 0x811c9dc5;
-    let b = 1;
-    let c = 0;
     for (let i = 0; i < cells.length; i++) {
       const s = cells[i];
-      const n = s === null || s === undefined ? -1 : s.length;
-      a = Math.imul(a ^ n, 0x01000193);
-      b = (b + n) | 0;
-      c = (c + b) | 0;
-      let k = 0;
-      for (; k + 1 < n; k += 2) {
-        const w = s!.charCodeAt(k) | (s!.charCodeAt(k + 1) << 16);
-        a = Math.imul(a ^ w, 0x01000193);
-        b = (b + w) | 0;
-        c = (c + b) | 0;
-      }
-      if (k < n) {
-        const w = s!.charCodeAt(k);
-        a = Math.imul(a ^ w, 0x01000193);
-        b = (b + w) | 0;
-        c = (c + b) | 0;
-      }
+      if (s === null || s === undefined) this.nullCell();
+      else this.cell(s);
     }
-    this.a = (this.a + fmix(a)) % P;
-    this.b = (this.b + fmix(b ^ Math.imul(c, 0x9e3779b1))) % P;
+    this.endRow();
+  }
+
+  /** The current row's next cell: NULL. */
+  nullCell(): void {
+    this.a = Math.imul(this.a ^ -1, 0x01000193);
+    this.b = (this.b - 1) | 0;
+    this.c = (this.c + this.b) | 0;
+  }
+
+  /** The current row's next cell: the form `s`. */
+  cell(s: string): void {
+    const n = s.length;
+    let a = Math.imul(this.a ^ n, 0x01000193);
+    let b = (this.b + n) | 0;
+    let c = (this.c + b) | 0;
+    let k = 0;
+    for (; k + 1 < n; k += 2) {
+      const w = s.charCodeAt(k) | (s.charCodeAt(k + 1) << 16);
+      a = Math.imul(a ^ w, 0x01000193);
+      b = (b + w) | 0;
+      c = (c + b) | 0;
+    }
+    if (k < n) {
+      const w = s.charCodeAt(k);
+      a = Math.imul(a ^ w, 0x01000193);
+      b = (b + w) | 0;
+      c = (c + b) | 0;
+    }
+    this.a = a;
+    this.b = b;
+    this.c = c;
+  }
+
+  /**
+   * The current row's next cell: the form of a date, time or timestamp written in UTC, `source` with
+   * 'T' at `separatorAt` (none when negative) and 'Z' at the end unless it ends with one; hashed the
+   * same as `cell` of that form, without building it (a string made by concatenation is copied
+   * flat by V8 the first time its characters are read, which cost more than the hash itself).
+   */
+  zonedCell(source: string, separatorAt: number): void {
+    const length = source.length;
+    const n = source.charCodeAt(length - 1) === 0x5a ? length : length + 1;
+    let a = Math.imul(this.a ^ n, 0x01000193);
+    let b = (this.b + n) | 0;
+    let c = (this.c + b) | 0;
+    for (let k = 0; k < n; k += 2) {
+      const low = k === separatorAt ? 0x54 : k < length ? source.charCodeAt(k) : 0x5a;
+      const w = k + 1 === n ? low : low | ((k + 1 === separatorAt ? 0x54 : k + 1 < length ? source.charCodeAt(k + 1) : 0x5a) << 16);
+      a = Math.imul(a ^ w, 0x01000193);
+      b = (b + w) | 0;
+      c = (c + b) | 0;
+    }
+    this.a = a;
+    this.b = b;
+    this.c = c;
+  }
+
+  /** Ends the current row: its hash joins the table's sums. */
+  endRow(): void {
+    this.sumA = (this.sumA + fmix(this.a)) % P;
+    this.sumB = (this.sumB + fmix(this.b ^ Math.imul(this.c, 0x9e3779b1))) % P;
+    this.a = A0;
+    this.b = 1;
+    this.c = 0;
     this.rows++;
   }
 
   /** The fingerprint as 16 hex digits (lane one, then lane two). */
   hex(): string {
-    return this.a.toString(16).padStart(8, '0') + this.b.toString(16).padStart(8, '0');
+    return this.sumA.toString(16).padStart(8, '0') + this.sumB.toString(16).padStart(8, '0');
   }
 }
