@@ -22,7 +22,6 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { SiardOcflError, UsageError } from '../errors.js';
 import { forEachConcurrent } from '../ocfl/concurrent.js';
-import type { User } from '../ocfl/inventory/inventory.js';
 import { rootOf, type OcflStorageRoot } from '../ocfl/root.js';
 import type { StagedVersion } from '../ocfl/commit/stage.js';
 import { describeLobTarget, type LobPart } from '../siard/lob-location.js';
@@ -42,13 +41,10 @@ import { PACKAGE_BASES, StorageBaseLookup } from './storage-base.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';
 import { fingerprintsFileOf } from '../siard/fingerprint/fingerprint-file.js';
 import { localSegmentSet, openLocalSiard } from '../siard/segments/segment-set-reader.js';
+import { checkTemplateOnPackage, describeAfterIngest, type DescribedAfterIngest } from './describe/received.js';
+import type { VersionInfoOptions } from './version-info.js';
 
-export interface VersionInfoOptions {
-  message?: string;
-  user?: User;
-  /** manifest digest of a new object: sha512 (default) or sha256 */
-  digestAlgorithm?: 'sha512' | 'sha256';
-}
+export type { VersionInfoOptions } from './version-info.js';
 
 export interface IngestResult {
   id: string;
@@ -77,6 +73,8 @@ export interface IngestResult {
   received?: ReceivedPackage;
   /** with keepReceived: the folder of the version that holds the package as received */
   receivedFolder?: string;
+  /** a package stored as received with describeAfter: the version after it, described (`version` is the one as received) */
+  described?: DescribedAfterIngest;
 }
 
 /** Folder of the object version that holds a received package kept beside its re-segmentation. */
@@ -394,6 +392,12 @@ export interface IngestOptions extends IngestDatabaseOptions, Pick<IngestPackage
   keepReceived?: boolean;
   /** with resegment: keep LOBs whose bytes differ from their received cell, recording them */
   acceptDigestMismatch?: boolean;
+  /**
+   * A package stored as received: a describe template (as `describe --template` prints it),
+   * applied as the version after the one that holds the package as received (describe/received.ts).
+   * A database or a re-segmented package is described as it is written (`describe`).
+   */
+  describeAfter?: unknown;
 }
 
 /**
@@ -408,7 +412,11 @@ async function ingestResegmented(
   id: string,
   options: IngestOptions,
 ): Promise<IngestResult> {
-  const { tables, allowMissingLobs, resegment: _r, keepReceived, acceptDigestMismatch, ...rest } = options;
+  const { tables, allowMissingLobs, resegment: _r, keepReceived, acceptDigestMismatch, describeAfter, ...rest } = options;
+  if (describeAfter !== undefined)
+    throw new UsageError(
+      `describeAfter applies to a package stored as received; ${siardFile} re-segmented is described as it is written (describe).`,
+    );
   if (tables !== undefined) throw new UsageError(`--tables applies to databases; a SIARD package (${siardFile}) is re-segmented whole.`);
   let extraFiles: Array<{ logicalPath: string; file: string }> | undefined;
   let extraFixityAlgorithms: string[] | undefined;
@@ -500,8 +508,18 @@ export async function ingest(
       throw new UsageError(
         `A SIARD package is stored as received; export options (${exportOnly.join(', ')}) do not apply to ${sourceSpec}.`,
       );
-    return ingestSiardPackage(sourceSpec, root, id, options);
+    const { describeAfter, describe, ...packageOptions } = options;
+    if (describe !== undefined)
+      throw new UsageError(`${sourceSpec} is stored as received: describe it with describeAfter (a template), not as it is written.`);
+    if (describeAfter === undefined) return ingestSiardPackage(sourceSpec, root, id, packageOptions);
+    // The template is tried on the package's metadata.xml first: what it cannot apply stops the ingest before anything is stored.
+    await checkTemplateOnPackage(sourceSpec, describeAfter);
+    const received = await ingestSiardPackage(sourceSpec, root, id, packageOptions);
+    const { described, notes } = await describeAfterIngest(root, id, received.version, describeAfter, options);
+    return { ...received, described, notes: [...received.notes, ...notes] };
   }
+  if (options.describeAfter !== undefined)
+    throw new UsageError(`describeAfter applies to a package stored as received; ${sourceSpec} is described as it is written (describe).`);
   if (options.allowMissingLobs)
     throw new UsageError(`allowMissingLobs applies to a received .siard package, not to the database ${sourceSpec}.`);
   const {

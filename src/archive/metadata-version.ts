@@ -40,7 +40,7 @@ import { isSiardFileName } from '../siard/siard-file-name.js';
 import { isSiardSegmentName } from '../siard/segments/segment-names.js';
 import { writableOf } from '../siard/writable.js';
 import { ZipWriter } from '../siard/zip/writer.js';
-import type { VersionInfoOptions } from './ingest.js';
+import type { VersionInfoOptions } from './version-info.js';
 import { StagedVersionSink } from './ocfl-sink.js';
 import { storedFile } from './stored.js';
 

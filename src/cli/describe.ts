@@ -1,6 +1,7 @@
 /** `siard-ocfl describe`: print a template of an archive's descriptions, or apply one (a new version, or a described copy). */
 import type { Command } from 'commander';
 import { describeCopy, describeObject, describeTemplate, type DescribeResult } from '../archive/describe/describe.js';
+import { describableItems } from '../archive/describe/template.js';
 import { UsageError } from '../errors.js';
 import { openRoot } from '../ocfl/root.js';
 import { archiveSource } from './archive-source.js';
@@ -73,10 +74,11 @@ export function register(program: Command): void {
       program
         .command('describe')
         .description(
-          'archival descriptions: --template prints a JSON template of every describable item (database, schemas, tables, ' +
-            'columns, keys, views, routines, users, roles) with its current text; --apply <file.json> writes them, as a new ' +
-            'version in which only header/metadata.xml changes (--root, --id) or as a described copy of a bare .siard ' +
-            '(<archive> <out-dir>). In a template, a field left out or null is unchanged and "" clears it',
+          `archival descriptions: --template prints a JSON template of every describable item with its current text: ` +
+            `${describableItems()}; a privilege is named as SQL grants it ("SELECT ON HR.JOBS TO OE GRANTED BY HR"). ` +
+            '--apply <file.json> writes them, as a new version in which only header/metadata.xml changes (--root, --id) or ' +
+            'as a described copy of a bare .siard (<archive> <out-dir>). In a template, a field left out or null is ' +
+            'unchanged and "" clears it',
         )
         .usage('(--template (<archive> | --root R --id I [--version vN]) | --apply <file.json> (--root R --id I | <archive> <out-dir>))')
         .argument('[paths...]', '--template: the .siard; --apply: the .siard and the folder of its described copy')

@@ -21,6 +21,7 @@ import { createProgress } from './progress.js';
 import { sourceForms } from '../sources/dialects.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';
 import { localSegmentSet } from '../siard/segments/segment-set-reader.js';
+import { readTemplateFileSync } from './template-file.js';
 
 interface IngestCliOptions extends ExportCliOptions, VersionInfoCliOptions, WorkspaceCliOptions {
   root: string;
@@ -39,7 +40,9 @@ export function register(program: Command): void {
         program
           .command('ingest')
           .description(
-            'store a database (exported to SIARD 2.2 straight into the object) or a received SIARD package as a new version of an object',
+            'store a database (exported to SIARD 2.2 straight into the object) or a received SIARD package as a new version of an ' +
+              'object. A package stored as received keeps its bytes: --describe (and --data-owner, --data-origin-timespan) ' +
+              'describe it in the version after, in which only its header/metadata.xml changes',
           )
           .argument(
             '<source>',
@@ -70,6 +73,34 @@ export function register(program: Command): void {
     .action(runIngest);
 }
 
+/**
+ * A package stored as received: --describe, and --data-owner / --data-origin-timespan (texts of
+ * the same metadata.xml; refused where the template gives the text otherwise), described in the
+ * version after it.
+ */
+function receivedDescription(o: IngestCliOptions): IngestOptions {
+  const template = o.describe !== undefined ? readTemplateFileSync(o.describe) : {};
+  const given = { dataOwner: o.dataOwner, dataOriginTimespan: o.dataOriginTimespan };
+  if (given.dataOwner === undefined && given.dataOriginTimespan === undefined)
+    return o.describe !== undefined ? { describeAfter: template } : {};
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  // A template of the wrong shape goes as it is, for the template's own check to name what is wrong.
+  if (!isObject(template)) return { describeAfter: template };
+  const templateDatabase = template['database'];
+  if (templateDatabase !== undefined && templateDatabase !== null && !isObject(templateDatabase)) return { describeAfter: template };
+  const database: Record<string, unknown> = { ...(templateDatabase as Record<string, unknown> | null | undefined) };
+  for (const [k, v] of Object.entries(given)) {
+    if (v === undefined) continue;
+    const held = database[k] ?? null;
+    if (held !== null && held !== v)
+      throw new UsageError(
+        `--${k === 'dataOwner' ? 'data-owner' : 'data-origin-timespan'} and the template's database.${k} differ; give one.`,
+      );
+    database[k] = v;
+  }
+  return { describeAfter: { ...template, database } };
+}
+
 /** The ingest options of the command line's, each combination that does not apply refused in one sentence before any work. */
 function ingestOptionsOf(
   sourceSpec: string,
@@ -84,14 +115,11 @@ function ingestOptionsOf(
     );
   }
   const resegment = isPackage && o.resegment === true;
-  if (isPackage && !resegment && o.describe !== undefined) {
-    throw new UsageError(
-      `--describe rewrites metadata.xml, and a .siard package is stored as received: ingest ${sourceSpec}, ` +
-        'then run describe --apply on the object.',
-    );
-  }
+  // A package stored as received keeps its bytes: its description is the version after it (describe/received.ts).
   const options: IngestOptions =
-    isPackage && !resegment ? {} : { ...toSiardExportOptions(sourceSpec, o), ...sourceOptionsOf(o), ...(o.mets ? { mets: true } : {}) };
+    isPackage && !resegment
+      ? receivedDescription(o)
+      : { ...toSiardExportOptions(sourceSpec, o), ...sourceOptionsOf(o), ...(o.mets ? { mets: true } : {}) };
   if (resegment) {
     options.resegment = true;
     if (o.keepReceived) options.keepReceived = true;
@@ -147,6 +175,7 @@ function printIngested(result: IngestResult, sourceSpec: string): void {
       `Object "${result.id}" (${result.objectPath}) is unchanged, no new version: ${sourceSpec} gives the ` +
         `same ${result.files} files as ${result.version} (--allow-unchanged makes one anyway).\n`,
     );
+    if (result.described) printDescribed(result.id, result.described);
     for (const w of result.warnings) process.stdout.write(`WARNING ${w}\n`);
     return;
   }
@@ -164,6 +193,16 @@ function printIngested(result: IngestResult, sourceSpec: string): void {
         `SHA-256 ${result.received.sha256})${result.receivedFolder ? `; kept as received under ${result.receivedFolder}/` : ''}.\n`,
     );
   }
+  if (result.described) printDescribed(result.id, result.described);
   for (const n of result.notes) process.stdout.write(`NOTE ${n}\n`);
   for (const w of result.warnings) process.stdout.write(`WARNING ${w}\n`);
+}
+
+function printDescribed(id: string, d: NonNullable<IngestResult['described']>): void {
+  process.stdout.write(
+    d.version === undefined
+      ? `The --describe template changes nothing in object "${id}": no described version written.\n`
+      : `Described it in ${d.version}: ${d.texts} text${d.texts === 1 ? '' : 's'} set or cleared, only header/metadata.xml ` +
+          `changed (${d.stored} file${d.stored === 1 ? '' : 's'} stored new, LOB files unchanged).\n`,
+  );
 }

@@ -4,18 +4,23 @@
  * not stored again), the described metadata.xml valid against the official metadata.xsd with
  * hostile text, an unknown name refused (exit 2, naming it, nothing written), audit clean, and
  * relocate and describe composing in either order. The described copy of a bare archive on a
- * reference sample.
+ * reference sample. ingest --describe of a package stored as received: v1 the package byte for
+ * byte, v2 described (one new content file), an unknown name refused before anything is stored.
  */
 import test from 'ava';
-import { cpSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describeCopy, describeObject, describeTemplate, type DescribeTemplate } from '../../src/archive/describe/describe.js';
+import { ingest, type IngestResult } from '../../src/archive/ingest.js';
 import { openArchive } from '../../src/archive/open-archive.js';
 import { relocate } from '../../src/archive/relocate.js';
 import { archivePage } from '../../src/serve/pages.js';
 import { loadLibxml2, validateDocument } from '../../src/siard/check/xsd-validator.js';
 import { officialMetadataXsd } from '../../src/siard/writer.js';
-import { auditCli, ingestNorthwind, readInventory, type Ingested } from '../helpers/archive-support.js';
+import { loadLayout0003 } from '../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { initRoot } from '../../src/ocfl/root.js';
+import { auditCli, contentPaths, ingestNorthwind, readInventory, type Ingested } from '../helpers/archive-support.js';
 import { runCli } from '../helpers/cli.js';
 import { sha256OfRange, unzipEntry, zipEntryOffset } from '../helpers/export-support.js';
 import { reference, sharedTest } from '../helpers/shared.js';
@@ -182,4 +187,62 @@ sharedTest('a described copy of a bare archive: content bytes unchanged, texts a
   t.is(sha256OfRange(copy, end), sha256OfRange(sample, end));
   t.deepEqual(await describeTemplate({ siard: sample }), before);
   await t.throwsAsync(describeCopy(sample, out, { database: { description: 'again' } }), { message: /already exists/ });
+});
+
+sharedTest('ingest --describe of a package stored as received: v1 holds it byte for byte, v2 only its new metadata.xml', async (t) => {
+  const sample = reference('siard-samples', 'arkade5', 'dbPtk', 'external', 'dbptk.siard');
+  const dir = tempDir('siard-ocfl-describe-received-');
+  const root = path.join(dir, 'root');
+  const r = await initRoot(root, await loadLayout0003());
+  const before = await describeTemplate({ siard: sample });
+  const schema = Object.keys(before.schemas!)[0]!;
+  const file = path.join(dir, 'described.json');
+  writeFileSync(
+    file,
+    JSON.stringify({ database: { description: HOSTILE.slice(0, 300) }, schemas: { [schema]: { description: 'A & <b>' } } }),
+  );
+  const cli = await runCli([
+    'ingest',
+    sample,
+    '--root',
+    root,
+    '--id',
+    'urn:example:received',
+    '--describe',
+    file,
+    '--data-owner',
+    'Owner',
+    '--json',
+  ]);
+  t.is(cli.code, 0, cli.stderr);
+  const result = JSON.parse(cli.stdout) as IngestResult;
+  t.is(result.version, 'v1');
+  t.deepEqual(result.described, { version: 'v2', texts: 3, stored: 1 });
+  const objectDir = path.join(root, result.objectPath);
+  const inv = readInventory(objectDir);
+  const sha = (f: string) => createHash('sha256').update(readFileSync(f)).digest('hex');
+  const v1 = contentPaths(inv, 'v1');
+  t.is(sha(path.join(objectDir, v1.get('dbptk.siard')!)), sha(sample), 'v1: the .siard as received');
+  const v2 = contentPaths(inv, 'v2');
+  t.deepEqual([...v2.keys()].sort(), [...v1.keys()].sort(), 'the same logical files');
+  t.deepEqual(
+    [...v2.values()].filter((p) => p.startsWith('v2/')),
+    ['v2/content/dbptk.siard'],
+    'v2 stores the .siard alone; the LOB files are v1 content',
+  );
+  t.regex(inv.versions['v2']!.message!, /^siard-ocfl describe: 3 texts/);
+  t.deepEqual(await describeTemplate({ root, id: 'urn:example:received' }), {
+    ...before,
+    database: { ...before.database, description: HOSTILE.slice(0, 300), dataOwner: 'Owner' },
+    schemas: { ...before.schemas, [schema]: { ...before.schemas![schema]!, description: 'A & <b>' } },
+  });
+  // Refused before anything is stored: a name the package lacks; describe (the export's) or describeAfter where it does not apply.
+  const refused = 'urn:example:refused';
+  await t.throwsAsync(ingest(sample, r, refused, { describeAfter: { schemas: { NoSuchSchema: { description: 'x' } } } }), {
+    message: /NoSuchSchema/,
+  });
+  await t.throwsAsync(ingest(sample, r, refused, { describe: () => undefined }), { message: /stored as received/ });
+  await t.throwsAsync(ingest(sample, r, refused, { resegment: true, describeAfter: {} }), { message: /re-segmented/ });
+  await t.throwsAsync(ingest('sqlite:absent.db', r, refused, { describeAfter: {} }), { message: /stored as received/ });
+  t.false(existsSync(path.join(root, r.objectPath(refused))), 'no object made');
 });

@@ -10,7 +10,7 @@ import { UsageError } from '../../errors.js';
 import type { OcflStorageRoot } from '../../ocfl/root.js';
 import { DirectorySink } from '../../siard/output-sink.js';
 import { SiardReader } from '../../siard/reader/siard-reader.js';
-import type { VersionInfoOptions } from '../ingest.js';
+import type { VersionInfoOptions } from '../version-info.js';
 import { metadataText, rewriteArchive, rewriteMetadataVersion, type MetsRewritten } from '../metadata-version.js';
 import { openArchive, type ArchiveSource } from '../open-archive.js';
 import { describeMetadata, type DescribedChange } from './apply.js';

@@ -233,3 +233,17 @@ export function templateOf(root: PlacedElement): DescribeTemplate {
   }
   return template;
 }
+
+/** The items of `c` and below as --help lists them: "tables (columns (fields (nested)), primaryKey, ...)". */
+function itemsList(name: string, c: Collection, above: readonly Collection[]): string {
+  const inner = Object.entries(c.kind.collections).map(([n, sub]) =>
+    above.includes(sub) || sub === c ? 'nested' : itemsList(n, sub, [...above, c]),
+  );
+  return inner.length > 0 ? `${name} (${inner.join(', ')})` : name;
+}
+
+/** Every describable item, from the tables templates are read and applied by (describe --help). */
+export function describableItems(): string {
+  const collections = Object.entries(ROOT_COLLECTIONS).map(([n, c]) => itemsList(n, c, []));
+  return `database (${DATABASE_FIELDS.join(', ')}), ${collections.join(', ')}`;
+}
