@@ -7,13 +7,14 @@
  *
  * Where each object lies is worked out here independently of src/ocfl/layout/: by hand from the
  * extension documents (the id is 0010's first example, `druid:gh875jh5489`), and with node:crypto
- * for the hashing layouts. Also: one root on S3 (Ceph RGW) with layout 0007, and a root made by
- * @ocfl/ocfl-fs with its own 0004 (no plugin in this file): we ingest into it and ocfl-fs still
- * lists and reads both its object and ours.
+ * for the hashing layouts. Also: one root on S3 (Ceph RGW) with layout 0007; a root made by
+ * @ocfl/ocfl-fs with its own 0004 (no plugin in this file), and a copy of ocfl-py's OCFL 1.0 root
+ * laid out by 0003 with four tuples (its extra fixtures): we ingest into each, and ocfl-fs still
+ * lists and reads both their object and ours.
  */
 import test from 'ava';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from '../../src/sources/sqlite/driver.js';
 import { audit } from '../../src/archive/audit.js';
@@ -25,6 +26,7 @@ import { initRoot, openRoot } from '../../src/ocfl/root.js';
 import { validatePath } from '../../src/ocfl/validate/index.js';
 import { sqliteContents } from '../helpers/archive-support.js';
 import { testIf } from '../helpers/requires.js';
+import { reference, sharedTest } from '../helpers/shared.js';
 import { startRgw, type RgwServer } from '../helpers/s3.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -197,3 +199,56 @@ test('a root made by @ocfl/ocfl-fs with its own 0004: we ingest into it, ocfl-fs
   await their.load();
   t.is(await their.getFile('notes/readme.txt').text(), 'made by ocfl-fs');
 });
+
+/** Every object @ocfl/ocfl-fs finds in `rootDir` (by scanning, whatever its layout), loaded: id -> object. */
+async function ocflFsObjects(
+  rootDir: string,
+  workspace: string,
+): Promise<Map<string, { getFile(p: string): { buffer(): Promise<Buffer> } }>> {
+  const { default: ocfl } = await import('@ocfl/ocfl-fs');
+  const storage = await ocfl.loadStorage({ root: rootDir, workspace });
+  const found = new Map();
+  for await (const object of storage.objects()) {
+    await object.load();
+    found.set(object.id, object);
+  }
+  return found;
+}
+
+sharedTest(
+  "a copy of ocfl-py's OCFL 1.0 root laid out by 0003 (4 tuples): we ingest into it, its object untouched, ocfl-fs reads both",
+  async (t) => {
+    const dir = tempDir('siard-ocfl-ocfl-py-');
+    const rootDir = path.join(dir, 'root');
+    cpSync(reference('ocfl-extra-fixtures', '1.0', 'good-storage-roots', 'reg-extension-dir-root'), rootDir, { recursive: true });
+    const theirs = 'a47/817/83d/cec/ark%3a123%2fabc';
+    const theirInventory = readFileSync(path.join(rootDir, theirs, 'inventory.json'));
+
+    const ingested = await ingest(`sqlite:${source}`, rootDir, ID, { name: 'tiny', inlineMax: 100, user: USER });
+    // The root's own configuration: four tuples of 3 of the id's sha256, then the percent-encoded id.
+    t.is(ingested.objectPath, [...tuples(D, 3, 4), 'druid%3agh875jh5489'].join('/'));
+    t.is(
+      readFileSync(path.join(rootDir, ingested.objectPath, '0=ocfl_object_1.0'), 'utf8'),
+      'ocfl_object_1.0\n',
+      'a 1.0 object in a 1.0 root',
+    );
+    t.true(readFileSync(path.join(rootDir, theirs, 'inventory.json')).equals(theirInventory), 'their object is untouched');
+    const checked = await audit(rootDir, { ids: [ID] });
+    t.true(checked.ok, JSON.stringify(checked.findings));
+    const validation = await validatePath(rootDir);
+    t.true(validation.valid, JSON.stringify(validation));
+
+    const objects = await ocflFsObjects(rootDir, path.join(dir, 'ocfl-fs-work'));
+    t.deepEqual([...objects.keys()].sort(), [ID, 'ark:123/abc'].sort());
+    t.is(
+      (await objects.get('ark:123/abc')!.getFile('a_file.txt').buffer()).toString('utf8'),
+      readFileSync(path.join(rootDir, theirs, 'v1/content/a_file.txt'), 'utf8'),
+    );
+    const inventory = JSON.parse(readFileSync(path.join(rootDir, ingested.objectPath, 'inventory.json'), 'utf8'));
+    const [digest] = Object.entries(inventory.versions.v1.state as Record<string, string[]>).find(([, p]) =>
+      p.includes(ingested.siardFile),
+    )!;
+    const bytes = await objects.get(ID)!.getFile(ingested.siardFile).buffer();
+    t.is(createHash(inventory.digestAlgorithm).update(bytes).digest('hex'), digest);
+  },
+);
