@@ -23,10 +23,10 @@ export interface StagedChanges {
   base: Inventory | undefined;
   /** lower-case digest -> manifest key as written in the base inventory */
   knownDigests: { get(digest: string): string | undefined };
-  /** Content stored by this version: digest -> its content path and every digest of it. */
-  newContent: ReadonlyMap<string, { contentPath: string; digests?: Record<string, string> | undefined }>;
-  /** The new version's state: logical path -> manifest digest (lower case). */
-  state: ReadonlyMap<string, string>;
+  /** Content stored by this version: (digest, its content path and every digest of it), each digest once. */
+  newContent: Iterable<readonly [string, { contentPath: string; digests?: Record<string, string> | undefined }]>;
+  /** The new version's state: (logical path, manifest digest in lower case), each path once. */
+  state: Iterable<readonly [string, string]>;
   /** Digests computed this session for content the base already has: digest -> algorithm -> value. */
   extraFixity: ReadonlyMap<string, Record<string, string>>;
 }
@@ -85,7 +85,7 @@ export function nextInventory(changes: StagedChanges, metadata: VersionMetadata)
         if (!paths) block[key] = [contentPath];
         else if (!paths.includes(contentPath)) block[key] = [...paths, contentPath];
       };
-      for (const c of changes.newContent.values()) add(c.digests![alg]!, c.contentPath);
+      for (const [, c] of changes.newContent) add(c.digests![alg]!, c.contentPath);
       // Content stored earlier and met again now: its digest for `alg` is known without rereading.
       for (const [digest, digests] of changes.extraFixity) for (const cp of inv.manifest[keyOf(digest)]!) add(digests[alg]!, cp);
     }

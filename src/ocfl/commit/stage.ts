@@ -546,7 +546,7 @@ export class StagedVersion {
     // Never loaded: nothing was added or removed yet, so the state becomes empty without loading it.
     this.baseStatePending = false;
     this.assertOpen();
-    for (const p of [...this.staged.state.keys()]) await this.unsetState(p);
+    for (const [p] of [...this.staged.state]) await this.unsetState(p);
   }
 
   /** Digests of a logical path added in this session (manifest + fixity), or its manifest digest otherwise. */
@@ -583,6 +583,7 @@ export class StagedVersion {
       await this.settleWrites(true);
       await this.flushes.settle(true);
       const next = await stagedInventory(
+        this.staged,
         {
           id: this.id,
           version: this.version,
@@ -590,8 +591,6 @@ export class StagedVersion {
           digestAlgorithm: this.digestAlgorithm,
           fixityAlgorithms: this.fixityAlgorithms,
           knownDigests: { get: (digest) => this.knownKey(digest) },
-          newContent: this.staged.newContent,
-          state: this.staged.state,
           extraFixity: this.extraFixity,
         },
         this.base,

@@ -1,6 +1,6 @@
 /**
  * The new version's inventory as a source of its canonical bytes (inventory/chunks.ts), taken from
- * the staged changes. For a new object every block comes straight from the staged maps: no
+ * the staged changes. For a new object every block comes straight from the StagedState: no
  * Inventory of JavaScript objects is built (at a million files its manifest and state objects and
  * their million small arrays cost some 300 MB). An existing object goes through nextInventory, as
  * before when it is held as JavaScript objects (FullBase), and from the blocks of its compact view
@@ -11,66 +11,18 @@ import { FullBase, type StagingBase, ViewBase } from './staging-base.js';
 import { INVENTORY_TYPE_1_0, INVENTORY_TYPE_1_1, type Inventory } from '../inventory/inventory.js';
 import { nextInventory, type StagedChanges, versionFields, type VersionMetadata } from './next-inventory.js';
 import { viewFixity } from './view-fixity.js';
-import { compactStaged } from './staged-state.js';
+import type { StagedState } from './staged-state.js';
 
-/**
- * A block of n (key, path) pairs grouped by key: keys in code-unit order, each key's paths sorted.
- * Pairs are sorted as indexes (4 bytes each), not as a million small arrays.
- */
-function groupedBlock(keys: readonly string[], paths: readonly string[]): PathBlock {
-  return function* () {
-    const order = new Uint32Array(keys.length);
-    for (let i = 0; i < order.length; i++) order[i] = i;
-    order.sort((a, b) => byCodeUnit(keys[a]!, keys[b]!) || byCodeUnit(paths[a]!, paths[b]!));
-    for (let i = 0; i < order.length;) {
-      const key = keys[order[i]!]!;
-      const group: string[] = [];
-      for (; i < order.length && keys[order[i]!] === key; i++) group.push(paths[order[i]!]!);
-      yield [key, group] as const;
-    }
-  };
-}
-
-/** The source of a new object's first inventory, straight from the staged maps (their blocks when they are a StagedState's). */
-function newObjectSource(changes: StagedChanges, metadata: VersionMetadata): InventorySource {
-  const fields = versionFields(metadata);
-  const compact = compactStaged(changes.state);
-  if (compact) {
-    return {
-      digestAlgorithm: changes.digestAlgorithm,
-      head: changes.version,
-      id: changes.id,
-      type: changes.ocflVersion === '1.0' ? INVENTORY_TYPE_1_0 : INVENTORY_TYPE_1_1,
-      fixity: [...changes.fixityAlgorithms].sort(byCodeUnit).map((alg) => [alg, compact.fixityBlock(alg)] as const),
-      manifest: compact.manifestBlock(),
-      versions: [[changes.version, { ...fields, state: compact.stateBlock() }]],
-    };
-  }
-  const logical: string[] = [];
-  const stateKeys: string[] = [];
-  for (const [p, digest] of changes.state) {
-    logical.push(p);
-    stateKeys.push(changes.knownDigests.get(digest) ?? digest);
-  }
-  const content = [...changes.newContent.values()];
-  const contentPaths = content.map((c) => c.contentPath);
+/** The source of a new object's first inventory, straight from the staged blocks. */
+function newObjectSource(staged: StagedState, changes: StagedChanges, metadata: VersionMetadata): InventorySource {
   return {
     digestAlgorithm: changes.digestAlgorithm,
     head: changes.version,
     id: changes.id,
     type: changes.ocflVersion === '1.0' ? INVENTORY_TYPE_1_0 : INVENTORY_TYPE_1_1,
-    fixity: [...changes.fixityAlgorithms].sort(byCodeUnit).map(
-      (alg) =>
-        [
-          alg,
-          groupedBlock(
-            content.map((c) => c.digests![alg]!),
-            contentPaths,
-          ),
-        ] as const,
-    ),
-    manifest: groupedBlock([...changes.newContent.keys()], contentPaths),
-    versions: [[changes.version, { ...fields, state: groupedBlock(stateKeys, logical) }]],
+    fixity: [...changes.fixityAlgorithms].sort(byCodeUnit).map((alg) => [alg, staged.fixityBlock(alg)] as const),
+    manifest: staged.manifestBlock(),
+    versions: [[changes.version, { ...versionFields(metadata), state: staged.stateBlock() }]],
   };
 }
 
@@ -93,33 +45,14 @@ function mergedBlock(a: PathBlock, b: PathBlock): PathBlock {
   };
 }
 
-/**
- * The new head state of an object read as a view (its keys are its digests). A StagedState gives
- * its own block: copying a million paths out of it as strings would cost ~200 MB at the commit.
- */
-function headStateBlock(changes: StagedChanges): PathBlock {
-  const compact = compactStaged(changes.state);
-  if (compact) return compact.stateBlock();
-  const logical: string[] = [];
-  const stateKeys: string[] = [];
-  for (const [p, digest] of changes.state) {
-    logical.push(p);
-    stateKeys.push(digest);
-  }
-  return groupedBlock(stateKeys, logical);
-}
-
 /** The source of the next inventory of an object read as a compact view, its fixity blocks made by viewFixity. */
 function viewBaseSource(
   base: ViewBase,
+  staged: StagedState,
   changes: StagedChanges,
   metadata: VersionMetadata,
   fixity: InventorySource['fixity'],
 ): InventorySource {
-  const added = [...changes.newContent.keys()].sort(byCodeUnit);
-  const addedBlock: PathBlock = function* () {
-    for (const digest of added) yield [digest, [changes.newContent.get(digest)!.contentPath]] as const;
-  };
   const prior = base.view.versions().map((v) => {
     const version: VersionSource = { created: v.created, state: base.stateBlock(v.version) };
     if (v.message !== undefined) version.message = v.message;
@@ -133,8 +66,10 @@ function viewBaseSource(
     id: base.id,
     type: base.type,
     fixity,
-    manifest: mergedBlock(base.manifestBlock(), addedBlock),
-    versions: [...prior, [changes.version, { ...versionFields(metadata), state: headStateBlock(changes) }]],
+    // The view's keys are its digests, as the staged blocks' are: the new content's manifest
+    // entries (never the base's digests) merge into the base's, the state is the staged block.
+    manifest: mergedBlock(base.manifestBlock(), staged.manifestBlock()),
+    versions: [...prior, [changes.version, { ...versionFields(metadata), state: staged.stateBlock() }]],
   };
 }
 
@@ -145,33 +80,33 @@ export interface StagedInventory {
 }
 
 /**
- * The source of the next inventory and a way to get it as objects. `metadata.created` is fixed
- * here, so that both give the same version. `complete` adds to an existing object's inventory
- * what it lacks (fixity read again from stored content) before it is written; for a base read as
- * a view (ViewBase) it is given a stand-in inventory of the content that lacks fixity (see view-fixity.ts).
+ * The source of the next inventory and a way to get it as objects, from what `staged` holds and
+ * `changes` says of it. `metadata.created` is fixed here, so that both give the same version.
+ * `complete` adds to an existing object's inventory what it lacks (fixity read again from stored
+ * content) before it is written; for a base read as a view (ViewBase) it is given a stand-in
+ * inventory of the content that lacks fixity (see view-fixity.ts).
  */
 export async function stagedInventory(
-  changes: Omit<StagedChanges, 'base'>,
+  staged: StagedState,
+  changes: Omit<StagedChanges, 'base' | 'state' | 'newContent'>,
   base: StagingBase | undefined,
   metadata: VersionMetadata,
   complete: (inv: Inventory) => Promise<void>,
 ): Promise<StagedInventory> {
   const fixed: VersionMetadata = { ...metadata, created: versionFields(metadata).created };
+  const all: StagedChanges = { ...changes, state: staged.state, newContent: staged.newContent, base: undefined };
   if (base instanceof FullBase) {
-    const inv = nextInventory({ ...changes, base: base.inventory }, fixed);
+    const inv = nextInventory({ ...all, base: base.inventory }, fixed);
     await complete(inv);
     return { source: sourceOfInventory(inv), inventory: () => inv };
   }
   let built: Inventory | undefined;
   if (base instanceof ViewBase) {
-    const fixity = await viewFixity(base, { ...changes, base: undefined }, complete);
+    const fixity = await viewFixity(base, all, complete);
     return {
-      source: viewBaseSource(base, { ...changes, base: undefined }, fixed, fixity.blocks),
-      inventory: () => (built ??= fixity.complete(nextInventory({ ...changes, base: base.toInventory() }, fixed))),
+      source: viewBaseSource(base, staged, all, fixed, fixity.blocks),
+      inventory: () => (built ??= fixity.complete(nextInventory({ ...all, base: base.toInventory() }, fixed))),
     };
   }
-  return {
-    source: newObjectSource({ ...changes, base: undefined }, fixed),
-    inventory: () => (built ??= nextInventory({ ...changes, base: undefined }, fixed)),
-  };
+  return { source: newObjectSource(staged, all, fixed), inventory: () => (built ??= nextInventory(all, fixed)) };
 }

@@ -10,8 +10,8 @@
  * its arena (marked absent) until the version is committed or aborted, so removing and adding
  * again costs a version a few bytes each time, never a lookup that goes wrong.
  *
- * `state` and `newContent` answer as the Maps they replace did, in the same order (a key removed
- * and set again comes last), for the inventory writers (StagedChanges of next-inventory.ts).
+ * `state` and `newContent` list their entries as the Maps they replace did, in the same order (a
+ * key removed and set again comes last), for the inventory writers (StagedChanges of next-inventory.ts).
  */
 import { SiardOcflError } from '../../errors.js';
 import { DIGEST_HEX_LENGTH } from '../digest.js';
@@ -125,6 +125,11 @@ function groupedPairs(order: Uint32Array, by: PairOrder, keyOf: (a: number) => s
   };
 }
 
+/** The numbers' values, one made as each is reached. */
+function* mapped<T>(numbers: Uint32Array, valueOf: (n: number) => T): Generator<T> {
+  for (const n of numbers) yield valueOf(n);
+}
+
 export class StagedState {
   /** Logical paths ever staged; `digestOf[p]` is the digest number of path p + 1 (0: not in the state). */
   private readonly paths = new KeyArena('utf8');
@@ -144,10 +149,14 @@ export class StagedState {
   private readonly taken = new Presence();
   private readonly digestHexLength: number;
 
-  /** The state as a Map: logical path -> manifest digest (lower case). */
-  readonly state: ReadonlyMap<string, string>;
-  /** The content stored by this version as a Map: manifest digest -> content. */
-  readonly newContent: ReadonlyMap<string, NewContent>;
+  /** The state: (logical path, manifest digest), read afresh each time it is iterated. */
+  readonly state: Iterable<[string, string]> = {
+    [Symbol.iterator]: () => mapped(this.inState.present(), (p) => [this.paths.text(p), this.digests.text(this.digestOf[p]! - 1)]),
+  };
+  /** The content stored by this version: (manifest digest, content), read afresh each time it is iterated. */
+  readonly newContent: Iterable<[string, NewContent]> = {
+    [Symbol.iterator]: () => mapped(this.stored.present(), (d) => [this.digests.text(d), this.contentOf(d)]),
+  };
 
   constructor(
     private readonly digestAlgorithm: string,
@@ -157,8 +166,6 @@ export class StagedState {
   ) {
     this.digestHexLength = DIGEST_HEX_LENGTH[digestAlgorithm]!;
     this.fixity = fixityAlgorithms.map((algorithm) => ({ algorithm, size: 0, bytes: new Uint8Array(0) }));
-    this.state = new StateMap(this);
-    this.newContent = new ContentMap(this);
   }
 
   // --- the state
@@ -304,31 +311,7 @@ export class StagedState {
     );
   }
 
-  // --- for the Map views
-
-  /** Logical path numbers in the state, in the order they were put there. */
-  pathsInOrder(): Uint32Array {
-    return this.inState.present();
-  }
-
-  pathText(p: number): string {
-    return this.paths.text(p);
-  }
-
-  digestTextOfPath(p: number): string {
-    return this.digests.text(this.digestOf[p]! - 1);
-  }
-
-  /** Digest numbers of the stored content, in the order it was stored. */
-  storedInOrder(): Uint32Array {
-    return this.stored.present();
-  }
-
-  digestText(d: number): string {
-    return this.digests.text(d);
-  }
-
-  contentOf(d: number): NewContent {
+  private contentOf(d: number): NewContent {
     let digests: Record<string, string> | undefined;
     if (this.fixity.length > 0) {
       digests = { [this.digestAlgorithm]: this.digests.text(d) };
@@ -336,10 +319,6 @@ export class StagedState {
         digests[f.algorithm] = Buffer.from(f.bytes.buffer, f.bytes.byteOffset).toString('hex', d * f.size, (d + 1) * f.size);
     }
     return { contentPath: this.contentPathText(d), digests, size: this.sizeOf[d]! };
-  }
-
-  get storedCount(): number {
-    return this.stored.size;
   }
 
   private contentPathText(d: number): string {
@@ -367,91 +346,4 @@ export class StagedState {
     if (digest.length !== this.digestHexLength || !/^[0-9a-f]*$/.test(digest)) return -1;
     return this.digests.find(digest);
   }
-}
-
-/**
- * A ReadonlyMap over the numbers `numbers()` lists (read once per iteration: the owner may change
- * between two), their keys and values made as each is reached.
- */
-abstract class NumberedMap<V> implements ReadonlyMap<string, V> {
-  constructor(readonly owner: StagedState) {}
-
-  abstract get size(): number;
-  abstract get(key: string): V | undefined;
-  protected abstract numbers(): Uint32Array;
-  protected abstract keyOf(n: number): string;
-  protected abstract valueOf(n: number): V;
-
-  has(key: string): boolean {
-    return this.get(key) !== undefined;
-  }
-
-  *entries(): MapIterator<[string, V]> {
-    for (const n of this.numbers()) yield [this.keyOf(n), this.valueOf(n)];
-  }
-
-  *keys(): MapIterator<string> {
-    for (const n of this.numbers()) yield this.keyOf(n);
-  }
-
-  *values(): MapIterator<V> {
-    for (const n of this.numbers()) yield this.valueOf(n);
-  }
-
-  [Symbol.iterator](): MapIterator<[string, V]> {
-    return this.entries();
-  }
-
-  forEach(callback: (value: V, key: string, map: ReadonlyMap<string, V>) => void, thisArg?: unknown): void {
-    for (const [key, value] of this.entries()) callback.call(thisArg, value, key, this);
-  }
-}
-
-/** The state: logical path -> manifest digest. */
-class StateMap extends NumberedMap<string> {
-  get size(): number {
-    return this.owner.size;
-  }
-  get(key: string): string | undefined {
-    return this.owner.get(key);
-  }
-  override has(key: string): boolean {
-    return this.owner.has(key);
-  }
-  protected numbers(): Uint32Array {
-    return this.owner.pathsInOrder();
-  }
-  protected keyOf(p: number): string {
-    return this.owner.pathText(p);
-  }
-  protected valueOf(p: number): string {
-    return this.owner.digestTextOfPath(p);
-  }
-}
-
-/** The content stored by this version: manifest digest -> content path, size, digests. */
-class ContentMap extends NumberedMap<NewContent> {
-  get size(): number {
-    return this.owner.storedCount;
-  }
-  get(key: string): NewContent | undefined {
-    return this.owner.content(key);
-  }
-  override has(key: string): boolean {
-    return this.owner.isStored(key);
-  }
-  protected numbers(): Uint32Array {
-    return this.owner.storedInOrder();
-  }
-  protected keyOf(d: number): string {
-    return this.owner.digestText(d);
-  }
-  protected valueOf(d: number): NewContent {
-    return this.owner.contentOf(d);
-  }
-}
-
-/** The StagedState behind StagedChanges' maps, when they are its views (then its blocks serve a new object's inventory). */
-export function compactStaged(state: ReadonlyMap<string, string>): StagedState | undefined {
-  return state instanceof StateMap ? state.owner : undefined;
 }

@@ -57,7 +57,7 @@ function stagedFixity(base: ViewBase, changes: StagedChanges): Map<string, Added
       if (paths?.includes(contentPath) || base.fixityPaths(alg, value).includes(contentPath)) return;
       addTo(block, value, [contentPath]);
     };
-    for (const c of changes.newContent.values()) add(c.digests![alg]!, c.contentPath);
+    for (const [, c] of changes.newContent) add(c.digests![alg]!, c.contentPath);
     // Content stored earlier and met again now: its digest for `alg` is known without rereading.
     for (const [digest, digests] of changes.extraFixity) for (const cp of base.view.manifestPaths(digest)!) add(digests[alg]!, cp);
   }
