@@ -108,7 +108,7 @@ testIf(mariadbAvailable() || Boolean(process.env.CI), 'MariaDB is not installed'
   },
 );
 
-test('export --describe writes the texts; ingest --describe refuses an unknown name (exit 2) and stores nothing', async (t) => {
+test('export and ingest --describe write the texts; ingest --describe refuses an unknown name (exit 2) and stores nothing', async (t) => {
   const given = { database: { description: 'Orders & buyers', archiver: 'A. Archivist' }, schemas: {} as Record<string, unknown> };
   const plain = await describeTemplate({ siard: path.join(work, 'plain', 'small.siard') });
   const schema = Object.keys(plain.schemas!)[0]!;
@@ -149,4 +149,16 @@ test('export --describe writes the texts; ingest --describe refuses an unknown n
     ),
     [],
   );
+  const good = await runCli([
+    'ingest',
+    `sqlite:${path.join(work, 'small.db')}`,
+    '--root',
+    root,
+    '--id',
+    'urn:x',
+    '--describe',
+    path.join(work, 'given.json'),
+  ]);
+  t.is(good.code, 0, good.stderr);
+  t.deepEqual(await describeTemplate({ root, id: 'urn:x' }), read, 'ingest --describe of a database: the texts export --describe writes');
 });

@@ -11,7 +11,13 @@ import test from 'ava';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describeCopy, describeObject, describeTemplate, type DescribeTemplate } from '../../src/archive/describe/describe.js';
+import {
+  describeCopy,
+  describeObject,
+  describeTemplate,
+  type DescribeResult,
+  type DescribeTemplate,
+} from '../../src/archive/describe/describe.js';
 import { ingest, type IngestResult } from '../../src/archive/ingest.js';
 import { openArchive } from '../../src/archive/open-archive.js';
 import { relocate } from '../../src/archive/relocate.js';
@@ -172,29 +178,39 @@ test('relocate and describe compose in either order; audit is clean on the descr
   t.is(report.objects[0]!.siards[0]!.messageDigest, 'verified');
 });
 
-sharedTest('a described copy of a bare archive: content bytes unchanged, texts as given, the original untouched', async (t) => {
-  const sample = reference('siard-samples', 'siardapi', 'sfdbsakila.siard');
-  const out = tempDir('siard-ocfl-describe-copy-');
-  const before = await describeTemplate({ siard: sample });
-  const result = await describeCopy(sample, out, { database: { description: 'Sakila, described' } });
-  const copy = path.join(out, 'sfdbsakila.siard');
-  t.is(result.file, copy);
-  const after = await describeTemplate({ siard: copy });
-  t.deepEqual(after, { ...before, database: { ...before.database, description: 'Sakila, described' } });
-  // The content entries (the messageDigest range, up to the first header/ entry) are the same bytes.
-  const end = result.archives[0]!.messageDigestRangeBytes;
-  t.true(end > 1_000_000, `${end} bytes of content`);
-  t.is(sha256OfRange(copy, end), sha256OfRange(sample, end));
-  t.deepEqual(await describeTemplate({ siard: sample }), before);
-  await t.throwsAsync(describeCopy(sample, out, { database: { description: 'again' } }), { message: /already exists/ });
-});
+sharedTest(
+  'describe --apply <file.json> <archive> <out-dir>, a described copy: content bytes unchanged, texts as given, the original untouched',
+  async (t) => {
+    const sample = reference('siard-samples', 'siardapi', 'sfdbsakila.siard');
+    const out = tempDir('siard-ocfl-describe-copy-');
+    const before = await describeTemplate({ siard: sample });
+    const file = path.join(tempDir('siard-ocfl-describe-copy-template-'), 'described.json');
+    writeFileSync(file, JSON.stringify({ database: { description: 'Sakila, described' } }));
+    const cli = await runCli(['describe', '--apply', file, sample, out, '--json']);
+    t.is(cli.code, 0, cli.stderr);
+    const result = JSON.parse(cli.stdout) as DescribeResult;
+    const copy = path.join(out, 'sfdbsakila.siard');
+    t.is(result.file, copy);
+    const after = await describeTemplate({ siard: copy });
+    t.deepEqual(after, { ...before, database: { ...before.database, description: 'Sakila, described' } });
+    // The content entries (the messageDigest range, up to the first header/ entry) are the same bytes.
+    const end = result.archives[0]!.messageDigestRangeBytes;
+    t.true(end > 1_000_000, `${end} bytes of content`);
+    t.is(sha256OfRange(copy, end), sha256OfRange(sample, end));
+    t.deepEqual(await describeTemplate({ siard: sample }), before);
+    await t.throwsAsync(describeCopy(sample, out, { database: { description: 'again' } }), { message: /already exists/ });
+  },
+);
 
 sharedTest('ingest --describe of a package stored as received: v1 holds it byte for byte, v2 only its new metadata.xml', async (t) => {
   const sample = reference('siard-samples', 'arkade5', 'dbPtk', 'external', 'dbptk.siard');
   const dir = tempDir('siard-ocfl-describe-received-');
   const root = path.join(dir, 'root');
   const r = await initRoot(root, await loadLayout0003());
-  const before = await describeTemplate({ siard: sample });
+  const printed = await runCli(['describe', '--template', sample]);
+  t.is(printed.code, 0, printed.stderr);
+  const before = JSON.parse(printed.stdout) as DescribeTemplate;
+  t.deepEqual(before, await describeTemplate({ siard: sample }), 'describe --template <archive>');
   const schema = Object.keys(before.schemas!)[0]!;
   const file = path.join(dir, 'described.json');
   writeFileSync(
