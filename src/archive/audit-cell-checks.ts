@@ -9,7 +9,10 @@ import { openFoundLob } from '../siard/reader/lob-open.js';
 import type { SiardReader } from '../siard/reader/siard-reader.js';
 import type { SiardLobCell } from '../siard/reader/types.js';
 import { findUnreferencedLobFiles, pathListLister } from '../siard/reader/unreferenced.js';
-import { verifyLob } from '../siard/reader/verify-lob.js';
+import { verifyLob, type LobVerification } from '../siard/reader/verify-lob.js';
+import { firstPartOfIncompleteSplit } from '../siard/check/lob-checks.js';
+import { lobDigestVerdict, lobFileLabel, lobLengthVerdict, lobNotFoundVerdict } from '../siard/check/verdicts.js';
+import { auditFail } from './audit-check.js';
 import { METS_FILE_NAME } from '../siard/mets/types.js';
 import type { ObjectAuditContext } from './audit-context.js';
 import type { FindingPlace } from './audit-lobs.js';
@@ -45,23 +48,17 @@ export async function reportUnreferenced(
   }
 }
 
-export function reportUnfound(
+/** A LOB cell whose file was not found: outside the object (the audit's own), else check's judgement and sentence. */
+export async function reportUnfound(
   ctx: ObjectAuditContext,
-  state: ReadonlyMap<string, string>,
+  access: LobAccess,
   location: LobLocation,
   cell: SiardLobCell,
   where: FindingPlace,
-): void {
+): Promise<void> {
   const p = location.primary;
   const cellText = `table ${where.table}, row ${where.row}, column ${where.column}`;
-  if (p.kind === 'invalid') {
-    ctx.add(
-      'error',
-      'LOB_INVALID_LOCATION',
-      `${where.path}: ${cellText}: LOB file "${cell.ref.file}" has no usable location: ${p.reason}`,
-      where,
-    );
-  } else if (p.kind === 'outside') {
+  if (p.kind === 'outside') {
     if (p.absolutePath !== undefined) {
       const message =
         `${where.path}: ${cellText}: LOB file "${cell.ref.file}" lies outside the object ` +
@@ -73,22 +70,14 @@ export function reportUnfound(
         `object's logical root.`;
       ctx.add('error', 'LOB_ESCAPES', message, where);
     }
-  } else {
-    const target = p.kind === 'internal' ? `entry ${p.entry} inside the .siard` : p.path;
-    const ext = p.kind === 'external' ? p.path : undefined;
-    const first = ext !== undefined ? [`${ext}.0`, `${ext}_part001`].find((x) => state.has(x)) : undefined;
-    if (ext !== undefined && first) {
-      const message =
-        `${where.path}: ${cellText}: the split LOB ${ext} is incomplete: ${first} is ` +
-        `there but a later part (or the final .z) is missing.`;
-      ctx.add('error', 'LOB_SPLIT_INCOMPLETE', message, { ...where, path: ext });
-    } else {
-      ctx.add('error', 'LOB_MISSING', `${where.path}: ${cellText}: LOB file ${target} is missing.`, {
-        ...where,
-        path: p.kind === 'external' ? p.path : where.path,
-      });
-    }
+    return;
   }
+  const first = p.kind === 'invalid' ? undefined : await firstPartOfIncompleteSplit(location.candidates, access);
+  const split = first?.kind === 'external' ? first.path : first?.kind === 'internal' ? first.entry : undefined;
+  const code = p.kind === 'invalid' ? 'LOB_INVALID_LOCATION' : split !== undefined ? 'LOB_SPLIT_INCOMPLETE' : 'LOB_MISSING';
+  // a missing file is named by its path, where it applies; a split by the LOB's (its .0 is there)
+  const path = p.kind === 'external' ? p.path : where.path;
+  lobNotFoundVerdict(auditFail(ctx, code, `${where.path}: ${cellText}: `, { ...where, path }), cell.ref.file, p, {}, split);
 }
 
 export async function checkInternalLob(
@@ -104,13 +93,7 @@ export async function checkInternalLob(
       for (const e of entries) for await (const c of (await siard.zip.openStream(siard.root + e)) as AsyncIterable<Buffer>) yield c;
     })();
     const v = await verifyLob(Readable.from(joined), cell.ref, { family: cell.family });
-    const at = `the LOB inside the archive (${entries[0]})`;
-    if (v.lengthOk === false) {
-      ctx.add('error', 'LOB_LENGTH', `${cellAt}: ${at} has ${v.bytes} bytes, but the cell says length ${cell.ref.length}.`, where);
-    }
-    if (v.digestOk === false) {
-      ctx.add('error', 'LOB_DIGEST', `${cellAt}: ${at} has ${v.digestType} ${v.digest}, but the cell says ${cell.ref.digest}.`, where);
-    }
+    reportVerified(ctx, v, cell, lobFileLabel(entries[0]!, entries.length), cellAt, where);
   } catch (err) {
     ctx.add('error', 'SIARD_ENTRY', `${cellAt}: ${(err as Error).message}`, where);
   }
@@ -128,14 +111,21 @@ export async function checkZippedLob(
   try {
     const found = { target: parts[0]!, parts, split: parts.length > 1 ? ('lobseg' as const) : ('whole' as const) };
     const v = await verifyLob(openFoundLob(found, access), cell.ref, { family: cell.family });
-    const at = `the LOB ${first} (in its zipped LOB folder)`;
-    if (v.lengthOk === false) {
-      ctx.add('error', 'LOB_LENGTH', `${cellAt}: ${at} has ${v.bytes} bytes, but the cell says length ${cell.ref.length}.`, where);
-    }
-    if (v.digestOk === false) {
-      ctx.add('error', 'LOB_DIGEST', `${cellAt}: ${at} has ${v.digestType} ${v.digest}, but the cell says ${cell.ref.digest}.`, where);
-    }
+    reportVerified(ctx, v, cell, lobFileLabel(first, parts.length), cellAt, where);
   } catch (err) {
     ctx.add('error', 'LOB_ZIPPED', `${cellAt}: ${first} cannot be read from its zipped LOB folder: ${(err as Error).message}`, where);
   }
+}
+
+/** A LOB read here (inside the .siard, in a zipped folder) judged by check's verdicts: its length and digest. */
+function reportVerified(
+  ctx: ObjectAuditContext,
+  v: LobVerification,
+  cell: SiardLobCell,
+  file: string,
+  cellAt: string,
+  where: FindingPlace,
+): void {
+  lobLengthVerdict(auditFail(ctx, 'LOB_LENGTH', `${cellAt}: `, where), file, cell.ref.length, v, v.codePoints !== undefined, {});
+  if (v.digestType) lobDigestVerdict(auditFail(ctx, 'LOB_DIGEST', `${cellAt}: `, where), file, v.digestType, v.digest, cell.ref.digest, {});
 }

@@ -4,9 +4,10 @@
  * the archive messageDigests. Each takes the results of the steps before it and only adds findings.
  */
 import { digestMismatches } from '../ocfl/validate/digest-mismatch.js';
-import { lobLengthUnit } from '../siard/reader/verify-lob.js';
+import { lobDigestVerdict, lobFileLabel, lobLengthVerdict, messageDigestVerdict } from '../siard/check/verdicts.js';
 import { auditMetsIndex } from '../siard/mets/checker.js';
 import { METS_FILE_NAME, NODE_HASH_OF_CHECKSUM_TYPE } from '../siard/mets/types.js';
+import { auditFail } from './audit-check.js';
 import type { PlannedLobs } from './audit-lobs.js';
 import type { ObjectAuditContext, OpenedObject } from './audit-context.js';
 import type { ReadPlan } from './audit-plan.js';
@@ -54,16 +55,11 @@ export function compareLobs(ctx: ObjectAuditContext, obj: OpenedObject, plan: Re
     const bytes = ids.reduce((sum, id) => sum + files.readSize(id)!, 0);
     const length = lobs.lengthAttribute(i);
     const text = lobs.isText(i);
-    if (length !== undefined) {
-      const counts = { bytes, codePoints: job?.text?.codePoints, utf16Units: job?.text?.utf16Units };
-      if (lobLengthUnit(length, counts, text) === undefined) {
-        const characters = job?.text ? ` (${job.text.codePoints} characters)` : '';
-        const message =
-          `${cellText(plan.lobs, i)}: LOB file ${fileLabel(plan.lobs, i)} has ${bytes} bytes${characters}, ` +
-          `but the cell says length ${length}.`;
-        ctx.add('error', 'LOB_LENGTH', message, { ...lobs.where(i), path: lobs.partPathOf(i, 0) });
-      }
-    }
+    // check's judgements and sentences (siard/check/verdicts.ts) on what the one read found
+    const place = { ...lobs.where(i), path: lobs.partPathOf(i, 0) };
+    const file = lobFileLabel(lobs.partPathOf(i, 0), n);
+    const counts = { bytes, codePoints: job?.text?.codePoints, utf16Units: job?.text?.utf16Units };
+    lobLengthVerdict(auditFail(ctx, 'LOB_LENGTH', `${cellText(plan.lobs, i)}: `, place), file, length, counts, text, {});
     const digestType = lobs.digestType(i);
     const alg = digestType ? OCFL_ALGORITHM_OF_DIGEST_TYPE[digestType] : undefined;
     // Confirmed against the inventory, which records the cell's digest: nothing to compare.
@@ -71,22 +67,13 @@ export function compareLobs(ctx: ObjectAuditContext, obj: OpenedObject, plan: Re
     const want = lobs.digest(i, () => obj.expected.digest(files.path(ids[0]!), alg));
     if (want === undefined) continue;
     const got = n > 1 ? job?.whole?.[alg] : files.digest(ids[0]!, alg);
-    if (got !== undefined && got !== want) {
-      const message = `${cellText(plan.lobs, i)}: LOB file ${fileLabel(plan.lobs, i)} has ${digestType} ${got}, but the cell says ${want}.`;
-      ctx.add('error', 'LOB_DIGEST', message, { ...lobs.where(i), path: lobs.partPathOf(i, 0) });
-    }
+    lobDigestVerdict(auditFail(ctx, 'LOB_DIGEST', `${cellText(plan.lobs, i)}: `, place), file, digestType!, got, want, {});
   }
 }
 
 function cellText(lobs: PlannedLobs, i: number): string {
   const where = lobs.where(i);
   return `${where.path}: table ${where.table}, row ${where.row}, column ${where.column}`;
-}
-
-function fileLabel(lobs: PlannedLobs, i: number): string {
-  const n = lobs.partCount(i);
-  const first = lobs.partPathOf(i, 0);
-  return n > 1 ? `${first} (+${n - 1} parts)` : first;
 }
 
 /**
@@ -139,20 +126,12 @@ export function reportMessageDigests(ctx: ObjectAuditContext, plan: ReadPlan, re
     }
     const bad = s.messageDigests.filter((m) => r.prefix![OCFL_ALGORITHM_OF_DIGEST_TYPE[m.digestType]!] !== m.digest.toLowerCase());
     s.summary.messageDigest = bad.length === 0 ? 'verified' : s.ours ? 'mismatch' : 'not reproduced';
-    for (const m of bad) {
-      const got = r.prefix[OCFL_ALGORITHM_OF_DIGEST_TYPE[m.digestType]!];
-      const stated = `${s.logicalPath}: the archive messageDigest (${m.digestType})`;
-      if (s.ours) {
-        ctx.add('error', 'SIARD_MESSAGE_DIGEST', `${stated} is ${m.digest}, but the content entries hash to ${got}.`, {
-          path: s.logicalPath,
-        });
-      } else {
-        // Producers differ in the range they digest (SIARD Suite's cannot be reproduced from its
-        // samples), so for their archives a mismatch is reported but does not fail the audit.
-        const message = `${stated} ${m.digest} does not match the bytes before header/ (${got}); this producer may digest another range.`;
-        ctx.add('warning', 'SIARD_MESSAGE_DIGEST_UNVERIFIED', message, { path: s.logicalPath });
-      }
-    }
+    // Producers differ in the range they digest (SIARD Suite's cannot be reproduced from its
+    // samples), so for their archives a mismatch is reported but does not fail the audit.
+    const fail = s.ours
+      ? auditFail(ctx, 'SIARD_MESSAGE_DIGEST', `${s.logicalPath}: `, { path: s.logicalPath })
+      : auditFail(ctx, 'SIARD_MESSAGE_DIGEST_UNVERIFIED', `${s.logicalPath}: `, { path: s.logicalPath }, 'warning');
+    for (const m of bad) messageDigestVerdict(fail, m.digestType, m.digest, r.prefix[OCFL_ALGORITHM_OF_DIGEST_TYPE[m.digestType]!]!);
   }
   for (const s of ctx.summary.siards) {
     if (!s.segments || s.segments.length === 0) continue;

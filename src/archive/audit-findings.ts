@@ -16,6 +16,8 @@ export interface AuditFinding {
   row?: number;
   /** column name */
   column?: string;
+  /** the SIARD 2.2 requirement id, when `check`'s code found it (the same id and sentence `check` reports) */
+  requirement?: string;
 }
 
 /** Most findings listed per code and object; the rest are counted in one closing finding. */

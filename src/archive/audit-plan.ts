@@ -20,7 +20,9 @@ import type { SiardAuditSummary } from './audit-summary.js';
 import type { SequentialJob } from './content-hash.js';
 import { OCFL_ALGORITHM_OF_DIGEST_TYPE } from './ocfl-sink.js';
 import { StorageBaseLookup, storageBaseOf } from './storage-base.js';
-import { checkMetadataXsd, checkTableXsd } from './xsd-check.js';
+import { checkTableXsd } from './xsd-check.js';
+import { auditFail, auditMetadataXsd, auditZipEntries } from './audit-check.js';
+import { rowCountVerdict } from '../siard/check/verdicts.js';
 import { checkInternalLob, checkZippedLob, reportUnfound, reportUnreferenced } from './audit-cell-checks.js';
 import { AuditFingerprints } from './audit-fingerprints.js';
 
@@ -106,14 +108,7 @@ export class ReadPlanner {
       s.siardVersion = siard.metadata.siardVersion;
       // No verb extracts entries by name, but an archive holding such an entry is a trap for any
       // tool that unzips it (zip-slip), and duplicate names make tools read different archives.
-      for (const entry of siard.zip.unsafeEntries) {
-        this.ctx.add(
-          'error',
-          'SIARD_ZIP_UNSAFE_ENTRY',
-          `${logicalPath} holds ZIP entry ${JSON.stringify(entry.name)}: ${entry.unsafeReason}.`,
-          { path: logicalPath },
-        );
-      }
+      auditZipEntries(this.ctx, siard, logicalPath);
       for (const w of siard.warnings) this.ctx.add('warning', 'SIARD_IRREGULAR', w.replace(siard.file, logicalPath), { path: logicalPath });
       if (!this.ctx.options.noXsd) await this.checkXsds(siard, s, logicalPath);
       await this.planCells(siard, s, logicalPath);
@@ -149,16 +144,7 @@ export class ReadPlanner {
       for (const p of setProblems(siard)) {
         this.ctx.add('error', p.code, p.message.endsWith('.') ? p.message : `${p.message}.`, { path: set.base });
       }
-      for (const entry of siard.zip.unsafeEntries) {
-        this.ctx.add(
-          'error',
-          'SIARD_ZIP_UNSAFE_ENTRY',
-          `${set.base} holds ZIP entry ${JSON.stringify(entry.name)}: ${entry.unsafeReason}.`,
-          {
-            path: set.base,
-          },
-        );
-      }
+      auditZipEntries(this.ctx, siard, set.base);
       for (const w of siard.warnings) this.ctx.add('warning', 'SIARD_IRREGULAR', w, { path: set.base });
       if (!this.ctx.options.noXsd) await this.checkXsds(siard, s, set.base);
       await this.planCells(siard, s, set.base);
@@ -196,13 +182,9 @@ export class ReadPlanner {
 
   /** metadata.xml against the XSD; for a segmented file also each split table file, parts joined, against its own XSD. */
   private async checkXsds(siard: SiardReader, s: SiardAuditSummary, label: string): Promise<void> {
-    const xsd = await checkMetadataXsd(siard);
-    if (xsd.status === 'valid') s.xsd = `valid against ${xsd.schema}`;
-    else if (xsd.status === 'invalid') {
-      s.xsd = `invalid against ${xsd.schema}`;
-      const message = `${label}: header/metadata.xml is not valid against ${xsd.schema}: ${xsd.message}`;
-      this.ctx.add('error', 'SIARD_METADATA_XSD', message, { path: label });
-    } else {
+    const xsd = await auditMetadataXsd(this.ctx, siard, label);
+    if (xsd.status !== 'skipped') s.xsd = `${xsd.status} against ${xsd.schema}`;
+    else {
       s.xsd = `skipped: ${xsd.reason}`;
       this.ctx.add('info', 'SIARD_XSD_SKIPPED', `${label}: XSD check skipped (${xsd.reason}).`, { path: label });
     }
@@ -291,11 +273,13 @@ export class ReadPlanner {
         for (const cell of lobCellsOfRow(t, row)) await this.planCell(plan, siard, t, cell);
       }
       s.rows += rows;
-      if (rows !== t.table.rows) {
-        const message =
-          `${logicalPath}: table ${tableName} has ${rows} rows in ${t.xmlEntry}, ` + `but metadata.xml says <rows>${t.table.rows}</rows>.`;
-        this.ctx.add('error', 'SIARD_ROWS', message, { path: logicalPath, table: tableName });
-      }
+      rowCountVerdict(
+        auditFail(this.ctx, 'SIARD_ROWS', `${logicalPath}: `, { path: logicalPath, table: tableName }),
+        tableName,
+        t.xmlEntry,
+        rows,
+        t.table.rows,
+      );
     }
     fingerprints?.finish(logicalPath);
     // The parts the planned cells reference are read back from their compact records, not kept twice.
@@ -328,7 +312,7 @@ export class ReadPlanner {
     }
     const found = lookup.status === 'found' ? lookup.found : undefined;
     if (!found) {
-      reportUnfound(this.ctx, this.obj.state, location, cell, where);
+      await reportUnfound(this.ctx, plan.access, location, cell, where);
       return;
     }
     if (found.parts[0]!.kind === 'internal') {

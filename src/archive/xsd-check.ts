@@ -1,16 +1,12 @@
 /**
- * metadata.xml and split table files against their XML schemas, for the audit: the same in-process
- * validator `check` uses (siard/check/xsd-validator.ts, libxml2 in WebAssembly), so a machine
- * without xmllint checks the same things. Table XML is validated as it streams, in windows of rows.
- *
- * Schema: SIARD 2.2 archives are checked against the official 2.2 metadata.xsd we ship (an
- * archive cannot vouch for itself); 2.1 and 1.0 archives against the metadata.xsd they carry in
- * `header/`, since the 2.2 schema's version enumeration does not admit them.
+ * Split table files of a segmented SIARD file against their own tableN.xsd, parts joined, for the
+ * audit: the same in-process validator `check` uses (siard/check/xsd-validator.ts, libxml2 in
+ * WebAssembly), so a machine without xmllint checks the same things. Table XML is validated as it
+ * streams, in windows of rows. (metadata.xml: audit-check.ts, through check's own code.)
  */
 import path from 'node:path';
-import { CompiledSchema, loadLibxml2, TableXsdWindows, validateDocument } from '../siard/check/xsd-validator.js';
+import { CompiledSchema, loadLibxml2, TableXsdWindows } from '../siard/check/xsd-validator.js';
 import type { SiardReader } from '../siard/reader/siard-reader.js';
-import { officialMetadataXsd } from '../siard/writer.js';
 
 async function entryBytes(reader: SiardReader, name: string): Promise<Buffer | undefined> {
   if (!reader.zip.entry(name)) return undefined;
@@ -24,18 +20,6 @@ export type XsdOutcome =
 
 function joined(errors: string[]): string {
   return errors.slice(0, 3).join(' | ') + (errors.length > 3 ? ` (and ${errors.length - 3} more)` : '');
-}
-
-export async function checkMetadataXsd(reader: SiardReader): Promise<XsdOutcome> {
-  await loadLibxml2();
-  const version = reader.metadata.siardVersion;
-  const own = version === '2.2' ? undefined : await entryBytes(reader, `${reader.root}header/metadata.xsd`);
-  if (version !== '2.2' && !own)
-    return { status: 'skipped', reason: `SIARD ${version || '(unknown version)'} archive without header/metadata.xsd` };
-  const xml = (await entryBytes(reader, `${reader.root}header/metadata.xml`))!;
-  const schema = own ? "the archive's own header/metadata.xsd" : 'the official SIARD 2.2 metadata.xsd';
-  const errors = validateDocument(xml, own ?? officialMetadataXsd());
-  return errors.length === 0 ? { status: 'valid', schema } : { status: 'invalid', schema, message: joined(errors) };
 }
 
 /**

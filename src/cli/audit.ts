@@ -12,6 +12,15 @@ function where(f: AuditFinding): string {
   return `${f.object}${f.path ? ` ${f.path}` : ''}${cell ? ` (${cell})` : ''}`;
 }
 
+const JSON_HELP =
+  'print {ok, errors, warnings, objects, findings} as JSON; each finding has code, severity, message, object, path, table, row, ' +
+  "column, and requirement (the SIARD 2.2 id check reports it under, where check's code found it)";
+
+/** The finding's code, and the SIARD 2.2 requirement id when check's code found it. */
+function codeOf(f: AuditFinding): string {
+  return f.requirement !== undefined ? `${f.code} (${f.requirement})` : f.code;
+}
+
 export function register(program: Command): void {
   program
     .command('audit')
@@ -25,10 +34,7 @@ export function register(program: Command): void {
     .option('--version <vN>', 'version whose SIARD archives are checked (default: head; OCFL validation covers every version)')
     .option('--shard <k/n>', 'audit only shard k of n (objects split by a digest of their path), so n hosts can share a root')
     .option('--no-xsd', 'skip the XSD check of metadata.xml (and of split table files)')
-    .option(
-      '--json',
-      'print {ok, errors, warnings, objects, findings} as JSON; each finding has code, severity, message, object, path, table, row, column',
-    )
+    .option('--json', JSON_HELP)
     .action(async (options: { root: string; id?: string[]; version?: string; shard?: string; xsd: boolean; json?: boolean }) => {
       let shard: { k: number; n: number } | undefined;
       if (options.shard !== undefined) {
@@ -79,7 +85,7 @@ export function register(program: Command): void {
         }
         for (const f of result.findings) {
           if (f.severity === 'info') continue;
-          process.stdout.write(`${f.severity.toUpperCase()} ${f.code} ${where(f)}: ${f.message}\n`);
+          process.stdout.write(`${f.severity.toUpperCase()} ${codeOf(f)} ${where(f)}: ${f.message}\n`);
         }
         const infos = result.findings.filter((f) => f.severity === 'info');
         for (const f of infos) process.stdout.write(`NOTE ${f.code} ${where(f)}: ${f.message}\n`);

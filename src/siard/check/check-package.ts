@@ -20,6 +20,7 @@ import type { CheckReport } from './report.js';
 import { compareTableXsd, parseTableXsd } from './table-xsd.js';
 import { tablePass } from './table-pass.js';
 import { fastTablePass, fastXsdTypes } from './table-pass-fast.js';
+import { messageDigestVerdict, rowCountVerdict } from './verdicts.js';
 import { CompiledSchema, loadLibxml2, TableXsdWindows } from './xsd-validator.js';
 
 export interface CheckPackageOptions extends LobCheckOptions {
@@ -62,14 +63,7 @@ async function checkMetadata(reader: SiardReader, report: CheckReport): Promise<
     return;
   }
   const md = await verifyArchiveMessageDigest(reader);
-  for (const c of md?.checks ?? []) {
-    if (!c.ok)
-      report.fail(
-        'M_5.1-1',
-        `The messageDigest (${c.digestType}) in metadata.xml is ${c.expected}, but the archive's bytes before header/ give ${c.actual}.`,
-        { entry: 'header/metadata.xml' },
-      );
-  }
+  for (const c of md?.checks ?? []) messageDigestVerdict(report.fail.bind(report), c.digestType, c.expected, c.actual);
 }
 
 interface TableRead {
@@ -158,12 +152,7 @@ async function checkTables(reader: SiardReader, report: CheckReport, lobs: LobCh
       else if (read.lobsAfter !== undefined) await lobs.table(t, read.lobsAfter);
       const rows = read?.rows;
       const table = `${t.schema.name}.${t.table.name}`;
-      if (rows !== undefined && rows !== t.table.rows) {
-        report.fail('P_4.3-10', `${table} has ${rows} rows in ${t.xmlEntry}, but metadata.xml says <rows>${t.table.rows}</rows>.`, {
-          entry: t.xmlEntry,
-          table,
-        });
-      }
+      if (rows !== undefined) rowCountVerdict(report.fail.bind(report), table, t.xmlEntry, rows, t.table.rows);
       options.onTable?.(table, rows ?? 0);
     }
     for (const v of index.violations())

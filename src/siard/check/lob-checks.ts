@@ -14,6 +14,7 @@ import { findUnreferencedLobFiles, type PackageLister } from '../reader/unrefere
 import { verifyLob } from '../reader/verify-lob.js';
 import { checkFileUri } from './metadata-checks.js';
 import type { CheckReport, Where } from './report.js';
+import { lobDigestVerdict, lobFileLabel, lobLengthVerdict, lobNotFoundVerdict } from './verdicts.js';
 
 export interface LobCheckOptions {
   /** how LOB files are found and read (default: the package folder on disk) */
@@ -49,7 +50,7 @@ function withPath(p: LobPart, to: string): LobPart {
 const pad3 = (n: number) => String(n).padStart(3, '0');
 
 /** A LOB not found whole nor complete: its `.0`, when a split of it was begun (lobseg, seed S_8.4-0). */
-async function firstPartOfIncompleteSplit(candidates: readonly LobTarget[], access: LobAccess): Promise<LobPart | undefined> {
+export async function firstPartOfIncompleteSplit(candidates: readonly LobTarget[], access: LobAccess): Promise<LobPart | undefined> {
   for (const t of candidates) {
     if (t.kind !== 'internal' && t.kind !== 'external') continue;
     const first = withPath(t, `${pathOf(t)}.0`);
@@ -86,21 +87,15 @@ async function checkCell(
   report.applies('T_6.4-5', 'T_6.2-1');
   checkFileUri(cell.ref.file, 'The file attribute', report, where);
   const lookup = await lookupLob(reader, cell, access);
+  if (lookup.status === 'outside') {
+    const why = 'lies outside the package folder, where the check does not read';
+    report.note('T_6.4-5', `LOB file "${cell.ref.file}" ${why}; its length and digest were not checked.`, where);
+    return;
+  }
   if (lookup.status !== 'found') {
-    const why =
-      lookup.status === 'missing'
-        ? 'is missing'
-        : lookup.status === 'outside'
-          ? 'lies outside the package folder, where the check does not read'
-          : `is not a usable location (${lookup.reason})`;
     const first = lookup.status === 'missing' ? await firstPartOfIncompleteSplit(lookup.location.candidates, access) : undefined;
-    if (first) {
-      state.referenced.push(first);
-      report.applies('S_8.1.1-0');
-      report.fail('S_8.1.1-0', `LOB "${cell.ref.file}" is split as .0 ... .z, but a part or the closing .z is missing.`, where);
-    } else if (lookup.status === 'outside')
-      report.note('T_6.4-5', `LOB file "${cell.ref.file}" ${why}; its length and digest were not checked.`, where);
-    else report.fail('T_6.4-5', `LOB file "${cell.ref.file}" ${why}.`, where);
+    if (first) state.referenced.push(first);
+    lobNotFoundVerdict(report.fail.bind(report), cell.ref.file, lookup.location.primary, where, first && pathOf(first));
     return;
   }
   const { found } = lookup;
@@ -138,12 +133,11 @@ async function checkCell(
     report.fail('T_6.4-5', `LOB file "${cell.ref.file}" cannot be read: ${(err as Error).message}`, where);
     return;
   }
-  if (v.lengthOk === false) {
-    const counted = cell.family === 'clob' || cell.family === 'xml' ? `${v.codePoints} characters (${v.bytes} bytes)` : `${v.bytes} bytes`;
-    report.fail('T_6.4-5', `LOB file "${cell.ref.file}" holds ${counted}, but the cell says length ${cell.ref.length}.`, where);
-  }
-  if (v.digestOk === false)
-    report.fail('T_6.4-5', `LOB file "${cell.ref.file}" has ${v.digestType} ${v.digest}, but the cell says ${cell.ref.digest}.`, where);
+  // the file as found (its package path), as the audit names it: one judgement, one sentence (verdicts.ts)
+  const file = lobFileLabel(pathOf(found.parts[0]!), found.parts.length);
+  const fail = report.fail.bind(report);
+  lobLengthVerdict(fail, file, cell.ref.length, v, v.codePoints !== undefined, where);
+  if (v.digestType) lobDigestVerdict(fail, file, v.digestType, v.digest, cell.ref.digest, where);
   if (cell.ref.digestTypeRaw !== undefined)
     report.fail('T_6.4-5', `digestType "${cell.ref.digestTypeRaw}" is none of MD5, SHA-1, SHA-256; the digest cannot be checked.`, where);
 }

@@ -58,7 +58,8 @@ function levelsPresent(doc: XmlDocument, report: CheckReport): void {
   }
 }
 
-export function checkMetadataSchema(xml: Buffer, xsd: Buffer, report: CheckReport): void {
+/** `schema` names the XSD in messages (the audit validates a 2.1 archive against the metadata.xsd it carries). */
+export function checkMetadataSchema(xml: Buffer, xsd: Buffer, report: CheckReport, schema = 'the official SIARD 2.2 metadata.xsd'): void {
   report.applies('M_5.0-1', 'G_3.1-1');
   const errors = validateDocument(xml, xsd);
   let doc: XmlDocument | undefined;
@@ -70,7 +71,7 @@ export function checkMetadataSchema(xml: Buffer, xsd: Buffer, report: CheckRepor
   try {
     if (doc) levelsPresent(doc, report);
     for (const e of errors) {
-      const message = `metadata.xml is not valid against the official SIARD 2.2 metadata.xsd: ${e}`;
+      const message = `metadata.xml is not valid against ${schema}: ${e}`;
       report.fail('M_5.0-1', message, { entry: ENTRY });
       if (e.startsWith('not well-formed')) report.fail('G_3.1-1', message, { entry: ENTRY });
       const m = /^line (\d+): Element '(?:\{[^}]*\})?([^']+)'/.exec(e);
