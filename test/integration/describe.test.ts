@@ -5,7 +5,8 @@
  * hostile text, an unknown name refused (exit 2, naming it, nothing written), audit clean, and
  * relocate and describe composing in either order. The described copy of a bare archive on a
  * reference sample. ingest --describe of a package stored as received: v1 the package byte for
- * byte, v2 described (one new content file), an unknown name refused before anything is stored.
+ * byte, v2 described (one new content file), an unknown name refused before anything is stored;
+ * ingest --resegment --describe, described as written.
  */
 import test from 'ava';
 import { createHash } from 'node:crypto';
@@ -252,6 +253,13 @@ sharedTest('ingest --describe of a package stored as received: v1 holds it byte 
     database: { ...before.database, description: HOSTILE.slice(0, 300), dataOwner: 'Owner' },
     schemas: { ...before.schemas, [schema]: { ...before.schemas![schema]!, description: 'A & <b>' } },
   });
+  // Re-segmented, a package is described as it is written.
+  const simple = path.join(dir, 'simple.json');
+  writeFileSync(simple, JSON.stringify({ database: { description: 'Re-segmented & described' } }));
+  const reseg = ['ingest', reference('siard-samples', 'siard2sql', 'simpledb.siard'), '--resegment', '--describe', simple];
+  const resegmented = await runCli([...reseg, '--root', root, '--id', 'urn:example:resegmented']);
+  t.is(resegmented.code, 0, resegmented.stderr);
+  t.is((await describeTemplate({ root, id: 'urn:example:resegmented' })).database!.description, 'Re-segmented & described');
   // Refused before anything is stored: a name the package lacks; describe (the export's) or describeAfter where it does not apply.
   const refused = 'urn:example:refused';
   await t.throwsAsync(ingest(sample, r, refused, { describeAfter: { schemas: { NoSuchSchema: { description: 'x' } } } }), {
