@@ -19,7 +19,7 @@ import type { LobAccess } from '../siard/reader/lob-access.js';
 import { SiardReader } from '../siard/reader/siard-reader.js';
 import { PACKAGE_BASES, StorageBaseLookup, storageBaseOf } from './storage-base.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';
-import { groupSegmentNames } from '../siard/segments/segment-names.js';
+import { groupSegmentNames, parseSegmentName } from '../siard/segments/segment-names.js';
 import { localSegmentSet, openLocalSiard, openSiardSegments } from '../siard/segments/segment-set-reader.js';
 import { storedFile } from './stored.js';
 
@@ -126,10 +126,17 @@ export async function openArchive(source: ArchiveSource, options: OpenArchiveOpt
 }
 
 /**
- * The archive of an object version already opened (the reading room keeps its objects open):
- * the version's one top-level `.siard` (or segmented SIARD file), its LOBs read at their content paths.
+ * The archive of an object version already opened (the reading room keeps its versions open):
+ * the version's one top-level `.siard` (or segmented SIARD file), its LOBs read at their content
+ * paths. `readerOf`: the reader of another version, where `object` holds this one only (a
+ * relocated archive's LOB folders are found in the earlier versions, storage-base.ts).
  */
-export async function openObjectArchive(object: OcflObjectReader, version: string, verb = 'read'): Promise<OpenedArchive> {
+export async function openObjectArchive(
+  object: OcflObjectReader,
+  version: string,
+  verb = 'read',
+  readerOf?: (version: string) => Promise<OcflObjectReader>,
+): Promise<OpenedArchive> {
   if (!object.versions().some((v) => v.version === version)) {
     throw new UsageError(
       `Object "${object.id}" has no version ${version} (it has ${object
@@ -139,7 +146,9 @@ export async function openObjectArchive(object: OcflObjectReader, version: strin
       'NO_VERSION',
     );
   }
-  const names = [...object.state(version).keys()];
+  // Only the names of archives and their segments are gathered: a million LOB files' paths are not.
+  const names: string[] = [];
+  for (const name of object.state(version).keys()) if (isSiardFileName(name) || parseSegmentName(name)) names.push(name);
   let siards = [...names.filter(isSiardFileName), ...groupSegmentNames(names).map((set) => set.base)];
   if (siards.length === 0) throw new UsageError(`Object "${object.id}" version ${version} holds no .siard file.`, 'RESTORE_SOURCE');
   // A re-segmented package kept as received sits in a folder; the archive to read is the top-level one.
@@ -157,7 +166,7 @@ export async function openObjectArchive(object: OcflObjectReader, version: strin
     : await SiardReader.open(await siardAt(object.contentPath(logical, version)), { siardPath: logical });
   const access = ocflLobAccess(reader, object, version);
   const lobs = new StorageBaseLookup(reader, access, {
-    bases: async () => [await storageBaseOf(object, logical, version, siardAt)],
+    bases: async () => [await storageBaseOf(object, logical, version, siardAt, readerOf)],
     label: `${object.id} ${version}: ${logical}`,
     container: 'the object',
     verb,

@@ -35,20 +35,23 @@ export const PACKAGE_BASES: readonly string[] = ['../', './'];
  * Where the LOB folders of a .siard sit in the object when its lobFolder is absolute: the relative
  * database lobFolder of the earliest version of the same logical .siard whose lobFolder was not
  * absolute (the archive as exported or received, before `relocate`; none given = `./`, the
- * .siard-as-folder), else `../` (beside the .siard).
+ * .siard-as-folder), else `../` (beside the .siard). `readerOf` gives the reader of an earlier
+ * version where `object` holds one version only (the reading room's).
  */
 export async function storageBaseOf(
   object: OcflObjectReader,
   logicalPath: string,
   upTo: string,
   open: (contentPath: string) => Promise<string | ByteSource>,
+  readerOf: (version: string) => Promise<OcflObjectReader> = async () => object,
 ): Promise<string> {
   const versions = object.versions().map((v) => v.version);
   for (const v of versions) {
+    const inV = await readerOf(v);
     // A segmented SIARD file (named by its stem) is read in its first segment, a complete package.
-    const digest = object.state(v).get(logicalPath) ?? object.state(v).get(`${logicalPath}.1`);
+    const digest = inV.state(v).get(logicalPath) ?? inV.state(v).get(`${logicalPath}.1`);
     if (digest !== undefined) {
-      const reader = await open(object.contentPathOfDigest(digest))
+      const reader = await open(inV.contentPathOfDigest(digest))
         .then((file) => SiardReader.open(file, { siardPath: logicalPath }))
         .catch(() => undefined);
       if (reader) {

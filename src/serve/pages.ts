@@ -52,9 +52,13 @@ function when(s: string | undefined): string {
 
 export function rootPage(root: string, objects: ObjectsPage, filter: string, page: number, pageSize: number): string {
   const shown = objects.rows;
-  const body = html`<p>
-      Storage root <code>${root}</code>: ${objects.total} objects${filter !== '' ? `, ${objects.matching} matching` : ''}.
-    </p>
+  const counted = objects.partial
+    ? html`<span id="listing"
+        >being listed: ${objects.total} objects found so far, these the first of them by id; this page reloads itself until the whole list
+        is made</span
+      >`
+    : html`${objects.total} objects${filter !== '' ? `, ${objects.matching} matching` : ''}`;
+  const body = html`<p>Storage root <code>${root}</code>: ${counted}.</p>
     <form method="get" action="/">
       <label>Filter by id <input name="q" value="${filter}" /></label> <button>Filter</button>
     </form>
@@ -76,10 +80,10 @@ export function rootPage(root: string, objects: ObjectsPage, filter: string, pag
               </tr>`
             : html`<tr>
                 <td><a href="${href('/object', { id: o.id })}">${o.id}</a></td>
-                <td>${o.head}</td>
+                <td>${o.head ?? ''}</td>
                 ${
                   o.inventoryBytes !== undefined
-                    ? html`<td colspan="3">(an inventory of ${(o.inventoryBytes / 1e6).toFixed(0)} MB: on the object's page)</td>`
+                    ? html`<td colspan="3">(an inventory of ${(o.inventoryBytes / 1e6).toFixed(0)} MB: read on the object's page)</td>`
                     : html`<td>${when(o.created)}</td>
                         <td class="num">${o.fileCount ?? ''}</td>
                         <td class="num">${o.bytes !== undefined ? o.bytes.toLocaleString('en') : "on the object's page"}</td>`
@@ -89,7 +93,7 @@ export function rootPage(root: string, objects: ObjectsPage, filter: string, pag
       </tbody>
     </table>
     ${pager('/', { q: filter || undefined }, page, objects.matching > page * pageSize)}`;
-  return layout('Objects', body);
+  return layout('Objects', body, [], objects.partial ? 1 : undefined);
 }
 
 function pager(path: string, params: Record<string, string | number | undefined>, page: number, more: boolean): SafeHtml {
@@ -103,11 +107,17 @@ function user(v: InventoryVersionSummary): string {
   return v.user ? `${v.user.name}${v.user.address ? ` <${v.user.address}>` : ''}` : '';
 }
 
-export function objectPage(id: string, versions: InventoryVersionSummary[], bytes: number): string {
+/** `bytes`: stored under the object root; undefined: not counted (a large object's are counted when asked). */
+export function objectPage(id: string, versions: InventoryVersionSummary[], bytes: number | undefined): string {
   const newest = [...versions].reverse();
   const options = (selected: string) =>
     newest.map((v) => html`<option${v.version === selected ? html` selected` : ''}>${v.version}</option>`);
-  const body = html`<p>${versions.length} versions, ${bytes.toLocaleString('en')} bytes stored.</p>
+  const count = href('/object', { id, count: '1' });
+  const stored =
+    bytes !== undefined
+      ? html`${bytes.toLocaleString('en')} bytes stored`
+      : html`<a id="count-bytes" href="${count}">count the bytes stored</a> (a listing of each of its folders)`;
+  const body = html`<p>${versions.length} versions, ${stored}.</p>
     <table id="versions">
       <thead>
         <tr>

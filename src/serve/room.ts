@@ -1,16 +1,28 @@
 /**
- * What the reading room's routes share: the storage root, and the objects, archives and listing
- * it keeps open (a version never changes, so its archive is kept; an object and the listing are
- * checked again after OBJECT_TTL_MS by their inventory sidecars, one small read each, and read
- * again only when a sidecar changed, so new versions show and a million-file inventory is not
- * read again while it stays the same).
+ * What the reading room's routes share: the storage root, and the versions, archives and listing
+ * it keeps open. A page of one version reads that version alone (OcflStorageRoot.openObjectVersion:
+ * its state and content paths, not the other states, the manifest or the fixity), and a version
+ * never changes, so its reader and archive are kept; which version is the head, and the listing,
+ * are checked again after OBJECT_TTL_MS by the inventory sidecars, one small read each, so new
+ * versions show and a million-file inventory is not read again while it stays the same. Only
+ * the diff of two versions opens the whole object.
  */
 import type { Readable } from 'node:stream';
 import { AccessCopies } from '../archive/access-copy.js';
-import { indexObjects, pageOfObjects, sidecarText, type KnownObject, type ObjectIndex, type ObjectsPage } from '../archive/browse.js';
+import {
+  indexObjects,
+  pageOfObjects,
+  sidecarText,
+  sortedObjects,
+  type IndexedObject,
+  type KnownObject,
+  type ObjectIndex,
+  type ObjectsPage,
+} from '../archive/browse.js';
 import { openObjectArchive, type OpenedArchive } from '../archive/open-archive.js';
 import type { OcflObjectReader } from '../ocfl/object/object.js';
 import type { OcflStorageRoot } from '../ocfl/root.js';
+import type { ReadStorage } from '../ocfl/storage/storage.js';
 import type { LobSummary } from '../siard/reader/table-summary.js';
 
 /** A refusal or failure with its HTTP status; the message is shown (escaped) in the page. */
@@ -24,21 +36,48 @@ export class HttpError extends Error {
 }
 
 const OBJECT_TTL_MS = 10_000;
-/** Objects and archives kept open: an object of a million files holds a few hundred MB. */
-const OBJECTS_KEPT = 4;
+/**
+ * Readers kept open: a version of a million files holds some 250 MB (a whole object, for a diff,
+ * some 400 MB), so few; an archive holds its version's reader.
+ */
+const OBJECTS_KEPT = 1;
+const VERSIONS_KEPT = 2;
 const ARCHIVES_KEPT = 4;
 
-/** The root's objects as listed at `at`; `ready` once listed (or the list before it, while it is listed again). */
+/** The head of an object as last read, and what tells whether it is still the head. */
+interface KnownHead {
+  at: number;
+  head: string;
+  /** the object root, the inventory's digest and its algorithm (its sidecar names the digest) */
+  path: string;
+  digest: string | undefined;
+  algorithm: string;
+}
+
+/**
+ * The root's objects as listed at `at`; `found` as they are found (a 0003 root), `ready` once
+ * listed (or the list before it, while it is listed again).
+ */
 interface Listing {
   at: number;
   index: Promise<ObjectIndex>;
+  found: IndexedObject[];
   ready: ObjectIndex | undefined;
 }
+
+/**
+ * How long the first request waits for the root's list before it is shown the objects found so
+ * far (a root of 10,000 objects is some 23,000 folder listings: 0.5 to 2 s of CPU).
+ */
+const WHOLE_LIST_WAIT_MS = 300;
 
 export class Room {
   private listing: Listing | undefined;
   private readonly known = new Map<string, KnownObject>();
   private readonly objects = new Map<string, { at: number; object: Promise<OcflObjectReader> }>();
+  /** light readers of one version each, by `id\nversion` (a version never changes) */
+  private readonly versions = new Map<string, Promise<OcflObjectReader>>();
+  private readonly heads = new Map<string, Promise<KnownHead>>();
   private readonly archives = new Map<string, Promise<OpenedArchive>>();
   /** LOB counts of tables already counted (by /lobs or an access copy), by archive and table */
   readonly lobCounts = new Map<string, LobSummary>();
@@ -50,46 +89,69 @@ export class Room {
     workspace: string,
     /** tables of more rows than this are sorted and searched through an access copy */
     readonly copyFrom: number,
+    /** the head and the listing are taken as known this long, then checked again */
+    private readonly checkAfterMs = OBJECT_TTL_MS,
   ) {
     this.copies = new AccessCopies(workspace);
   }
 
   /**
    * A page of the root's objects whose id holds `filter` (browse.ts: only the page's inventories
-   * are read). The ids are listed again after OBJECT_TTL_MS; a list made from folder names is
+   * are read). The ids are listed again after checkAfterMs; a list made from folder names is
    * used meanwhile (its rows are read fresh), so no page waits for the folders to be listed again.
+   * The first list, when it takes more than WHOLE_LIST_WAIT_MS, gives the objects found so far
+   * (`partial`: the page says so, and reloads itself), as long as they fill the page asked for.
    */
   async listObjects(filter: string, offset: number, limit: number): Promise<ObjectsPage> {
-    if (!this.listing || Date.now() - this.listing.at > OBJECT_TTL_MS) {
-      const stale = this.listing?.ready?.byLayout ? this.listing.ready : undefined;
-      const listing: Listing = { at: Date.now(), index: indexObjects(this.root, this.known), ready: stale };
-      this.listing = listing;
-      listing.index.then(
-        (index) => (listing.ready = index),
-        () => {
-          if (this.listing === listing) this.listing = undefined;
-        },
-      );
+    const listing = this.startListing();
+    let index = listing.ready;
+    if (!index) {
+      const waited = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), WHOLE_LIST_WAIT_MS).unref());
+      index = await Promise.race([listing.index, waited]);
+      const found = sortedObjects([...listing.found]);
+      if (!index && filter === '' && found.length >= offset + limit) index = { objects: found, byLayout: true, partial: true };
+      index ??= await listing.index;
     }
-    const index = this.listing.ready ?? (await this.listing.index);
     return pageOfObjects(this.root, index, filter, offset, limit, this.known);
   }
 
+  /** The root's listing, started now if there is none or it is older than checkAfterMs (serve starts it at once). */
+  startListing(): Listing {
+    if (this.listing && Date.now() - this.listing.at <= this.checkAfterMs) return this.listing;
+    const stale = this.listing?.ready?.byLayout ? this.listing.ready : undefined;
+    const found: IndexedObject[] = [];
+    const listing: Listing = {
+      at: Date.now(),
+      index: indexObjects(this.root, this.known, stale ? undefined : (objects) => found.push(...objects)),
+      found,
+      ready: stale,
+    };
+    this.listing = listing;
+    listing.index.then(
+      (index) => {
+        listing.ready = index;
+        found.length = 0;
+      },
+      () => {
+        if (this.listing === listing) this.listing = undefined;
+      },
+    );
+    return listing;
+  }
+
+  /** The whole object (every version's state): for what compares versions (the diff). */
   async object(id: string): Promise<OcflObjectReader> {
     const kept = this.objects.get(id);
-    if (kept && Date.now() - kept.at < OBJECT_TTL_MS) return kept.object;
+    if (kept && Date.now() - kept.at < this.checkAfterMs) return kept.object;
     if (kept) {
       // The sidecar names the digest of the current inventory: unchanged, the reader already held is current.
       const o = await kept.object;
-      const sidecar = await sidecarText(o.storage, o.path, o.digestAlgorithm);
-      if (sidecar !== undefined && sidecar.split(/\s/)[0] === o.inventoryDigest) {
+      if (await sameInventory(o.storage, o.path, o.digestAlgorithm, o.inventoryDigest)) {
         kept.at = Date.now();
         return o;
       }
     }
     const entry = { at: Date.now(), object: this.root.openObject(id) };
-    // A new version: the access copies made for the others go (they are kept until the version changes).
-    if (kept) void entry.object.then((o) => this.copies.retire({ root: this.root.location, id }, o.head)).catch(() => {});
     this.objects.delete(id);
     this.objects.set(id, entry);
     entry.object.catch(() => this.objects.delete(id));
@@ -97,12 +159,77 @@ export class Room {
     return entry.object;
   }
 
+  /**
+   * The head version's name: read with the head's reader (kept as that version's), then taken
+   * as known for OBJECT_TTL_MS and while the inventory sidecar names the same digest.
+   */
+  async head(id: string): Promise<string> {
+    const kept = this.heads.get(id);
+    const before = kept && (await kept.catch(() => undefined));
+    if (before && Date.now() - before.at < this.checkAfterMs) return before.head;
+    if (kept && this.heads.get(id) !== kept) return this.head(id); // another request is checking it
+    const next = this.checkHead(id, before);
+    this.heads.set(id, next);
+    next.catch(() => {
+      if (this.heads.get(id) === next) this.heads.delete(id);
+    });
+    return (await next).head;
+  }
+
+  private async checkHead(id: string, before: KnownHead | undefined): Promise<KnownHead> {
+    if (before && (await sameInventory(this.root.storage, before.path, before.algorithm, before.digest)))
+      return { ...before, at: Date.now() };
+    const reader = this.root.openObjectVersion(id);
+    const o = await reader;
+    this.keepVersion(`${id}\n${o.head}`, reader);
+    // A new version: the access copies made for the others go (they are kept until the version changes).
+    if (before && before.head !== o.head) this.copies.retire({ root: this.root.location, id }, o.head);
+    return knownHead(o);
+  }
+
+  /** A reader of one version of an object (default: the head), its state and content paths only. */
+  async version(id: string, version?: string): Promise<OcflObjectReader> {
+    const v = version ?? (await this.head(id));
+    const key = `${id}\n${v}`;
+    // The head being read may be this version: one reader, not two (a million-file version holds some 250 MB).
+    if (!this.versions.has(key)) await this.heads.get(id)?.catch(() => undefined);
+    const kept = this.versions.get(key);
+    if (kept) {
+      // Most recently used last: the oldest goes first.
+      this.versions.delete(key);
+      this.versions.set(key, kept);
+      return kept;
+    }
+    const reader = this.root.openObjectVersion(id, v);
+    this.keepVersion(key, reader);
+    // The inventory read names the head too: a page of the head then reads nothing more.
+    void reader.then(
+      (o) => {
+        if (!this.heads.has(id)) this.heads.set(id, Promise.resolve(knownHead(o)));
+      },
+      () => {},
+    );
+    return reader;
+  }
+
+  private keepVersion(key: string, reader: Promise<OcflObjectReader>): void {
+    if (this.versions.get(key) === reader) return;
+    this.versions.delete(key);
+    this.versions.set(key, reader);
+    reader.catch(() => {
+      if (this.versions.get(key) === reader) this.versions.delete(key);
+    });
+    if (this.versions.size > VERSIONS_KEPT) this.versions.delete(this.versions.keys().next().value!);
+  }
+
   /** The archive of a version (versions never change, so it is kept; the oldest closed beyond ARCHIVES_KEPT). */
   async archive(id: string, version: string): Promise<OpenedArchive> {
     const key = `${id}\n${version}`;
     let opened = this.archives.get(key);
     if (!opened) {
-      opened = this.object(id).then((o) => openObjectArchive(o, version));
+      // A relocated archive's earlier versions are read, one at a time, when its first LOB is looked up.
+      const earlier = (v: string) => (v === version ? this.version(id, v) : this.root.openObjectVersion(id, v));
+      opened = this.version(id, version).then((o) => openObjectArchive(o, version, 'read', earlier));
       this.archives.set(key, opened);
       opened.catch(() => this.archives.delete(key));
       if (this.archives.size > ARCHIVES_KEPT) {
@@ -120,6 +247,16 @@ export class Room {
     this.archives.clear();
     this.copies.close();
   }
+}
+
+function knownHead(o: OcflObjectReader): KnownHead {
+  return { at: Date.now(), head: o.head, path: o.path, digest: o.inventoryDigest, algorithm: o.digestAlgorithm };
+}
+
+/** Whether the inventory at `objectPath` is still the one of `digest` (its sidecar names it). */
+async function sameInventory(storage: ReadStorage, objectPath: string, algorithm: string, digest: string | undefined): Promise<boolean> {
+  const sidecar = await sidecarText(storage, objectPath, algorithm);
+  return digest !== undefined && sidecar !== undefined && sidecar.split(/\s/)[0] === digest;
 }
 
 function closeArchive(a: OpenedArchive): void {

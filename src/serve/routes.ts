@@ -5,7 +5,7 @@
  * Nothing from a URL is used as a file path.
  */
 import { PassThrough, Readable } from 'node:stream';
-import { diffVersions, storedBytes, versionFiles } from '../archive/browse.js';
+import { bytesUnder, diffVersions, SIZED_FILES, versionFiles } from '../archive/browse.js';
 import {
   findRow,
   findTable,
@@ -97,12 +97,16 @@ function pageNumber(q: URLSearchParams): number {
   return Number(p);
 }
 
-/** The object and version named by `id` and `v` (default: the head), both looked up. */
+/**
+ * The object and version named by `id` and `v` (default: the head), both looked up: the version's
+ * reader (Room.version) is opened here, so a missing object or version is a 404 before any page.
+ */
 async function versionAt(room: Room, q: URLSearchParams): Promise<ArchiveAt> {
   const id = need(q, 'id');
-  const object = await room.object(id);
-  const v = q.get('v') ?? object.head;
-  if (!object.hasVersion(v)) throw new HttpError(404, `Object "${id}" has no version "${v}".`);
+  const asked = q.get('v');
+  if (asked !== null && !/^v[0-9]{1,9}$/.test(asked)) throw new HttpError(404, `Object "${id}" has no version "${asked}".`);
+  const v = asked ?? (await room.head(id));
+  await room.version(id, v);
   return { id, v };
 }
 
@@ -238,14 +242,19 @@ export const ROUTES: Record<string, Route> = {
 
   '/object': async (room, q) => {
     const id = need(q, 'id');
-    const object = await room.object(id);
-    return objectPage(id, object.versions(), await storedBytes(object));
+    // The versions' metadata streamed from the inventory, not an open object.
+    const versions = await room.root.objectVersions(id);
+    const path = await room.root.findObject(id);
+    const files = versions.reduce((most, v) => Math.max(most, v.fileCount), 0);
+    // A large object's bytes are counted when asked: a folder listing per folder and a stat per file.
+    const count = files <= SIZED_FILES || q.get('count') !== null;
+    return objectPage(id, versions, count && path !== undefined ? await bytesUnder(room.root.storage, path) : undefined);
   },
 
   '/version': async (room, q) => {
     const at = await versionAt(room, q);
     const page = pageNumber(q);
-    const { total, files } = await versionFiles(await room.object(at.id), at.v, (page - 1) * PAGE_SIZE, PAGE_SIZE);
+    const { total, files } = await versionFiles(await room.version(at.id, at.v), at.v, (page - 1) * PAGE_SIZE, PAGE_SIZE);
     return versionPage(at, files, total, page, PAGE_SIZE);
   },
 
@@ -259,7 +268,7 @@ export const ROUTES: Record<string, Route> = {
 
   '/file': async (room, q) => {
     const at = await versionAt(room, q);
-    const object = await room.object(at.id);
+    const object = await room.version(at.id, at.v);
     const path = need(q, 'path');
     // Looked up in the version's state: a path not there (`..`, absolute, anything) is simply not found.
     if (!object.state(at.v).has(path)) throw new HttpError(404, `Version ${at.v} has no file "${path}".`);

@@ -136,7 +136,7 @@ async function answer(room: Room, req: http.IncomingMessage, url: URL): Promise<
 function statusOf(err: unknown): number {
   if (err instanceof HttpError) return err.status;
   if (err instanceof SiardOcflError) {
-    if (/^(NO_OBJECT|NO_VERSION|SIARD_NO_TABLE|LOB_NOT_FOUND|LOB_MISSING|RESTORE_SOURCE)$/.test(err.code)) return 404;
+    if (/^(NO_OBJECT|NO_VERSION|NO_SUCH_VERSION|SIARD_NO_TABLE|LOB_NOT_FOUND|LOB_MISSING|RESTORE_SOURCE)$/.test(err.code)) return 404;
     if (err.code === 'LOB_OUTSIDE' || err.code === 'LOB_INVALID') return 403;
     if (err.code === 'USAGE') return 400;
   }
@@ -202,6 +202,8 @@ export async function startReadingRoom(options: ReadingRoomOptions): Promise<Rea
   server.listen(options.port ?? 8080, host);
   await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err as Error))]);
   const port = (server.address() as AddressInfo).port;
+  // Listed from the start, so that the first look at the root finds its list made or under way.
+  room.startListing();
   const shown = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shown}:${port}/`,

@@ -11,7 +11,8 @@
  * listed here: the caller scans it (OcflStorageRoot.scanObjects), which finds objects anywhere.
  * The tree is read by the storage's outline: many folders at once, or pages of keys.
  */
-import type { ReadStorage } from '../storage/storage.js';
+import { forEachConcurrent } from '../concurrent.js';
+import { isObjectStore, type OutlineEntry, type ReadStorage } from '../storage/storage.js';
 import { HashAndIdNTupleLayout } from './hash-and-id-n-tuple-layout.js';
 import type { StorageLayout } from './storage-layout.js';
 
@@ -29,25 +30,63 @@ export interface LaidOutObject {
 /** Names longer than this are cut by 0003 (its MAX_ENCODED_LENGTH). */
 const LONGEST_NAME = 100;
 
+/** First-level folders outlined at once when a folder root is listed progressively. */
+const PROGRESSIVE_WIDTH = 4;
+
 /**
  * Every folder where the root's layout puts objects, with the id its name encodes, in no
  * particular order; undefined when the layout has no names to read ids from (not 0003) or the
- * tree is not the layout's.
+ * tree is not the layout's. `onFound`: told of the objects as they are found, so a caller can
+ * show the first ones while the rest is listed (the list returned is still the whole and final
+ * one: a tree found not to be the layout's after some objects were told is undefined). On a
+ * folder, the first-level folders are outlined one by one in their order (the first objects come
+ * after a few folder listings, and the server answers between them); an object store's outline
+ * is one (pages of keys, s3-outline.ts), and its objects are told at its end.
  */
-export async function listByLayout(storage: ReadStorage, layout: StorageLayout | undefined): Promise<LaidOutObject[] | undefined> {
+export async function listByLayout(
+  storage: ReadStorage,
+  layout: StorageLayout | undefined,
+  onFound?: (objects: LaidOutObject[]) => void,
+): Promise<LaidOutObject[] | undefined> {
   if (!(layout instanceof HashAndIdNTupleLayout)) return undefined;
   const { tupleSize, numberOfTuples } = layout.config;
   const tuple = new RegExp(`^[0-9a-f]{${tupleSize}}$`);
   const out: LaidOutObject[] = [];
-  for (const e of await storage.outline('', numberOfTuples + 1)) {
-    const parts = e.path.split('/');
-    if (parts[0] === 'extensions' || (parts.length === 1 && !e.isDirectory)) continue; // the root's own
-    const object = e.isDirectory && parts.length === numberOfTuples + 1;
-    // Every folder on the way to an object, to a file or to an empty folder is a tuple, or the tree is not the layout's.
-    if (!(object || !e.isDirectory ? parts.slice(0, -1) : parts).every((p) => tuple.test(p))) return undefined;
-    if (object) out.push(laidOut(layout, e.path, parts[parts.length - 1]!));
+  let ours = true;
+  /** The objects of an outline of `under` ('' or a first-level folder), or false when the tree is not the layout's. */
+  const take = (under: string, entries: OutlineEntry[]): LaidOutObject[] | false => {
+    const found: LaidOutObject[] = [];
+    for (const e of entries) {
+      const at = under === '' ? e.path : `${under}/${e.path}`;
+      const parts = at.split('/');
+      if (parts[0] === 'extensions' || (parts.length === 1 && !e.isDirectory)) continue; // the root's own
+      const object = e.isDirectory && parts.length === numberOfTuples + 1;
+      // Every folder on the way to an object, to a file or to an empty folder is a tuple, or the tree is not the layout's.
+      if (!(object || !e.isDirectory ? parts.slice(0, -1) : parts).every((p) => tuple.test(p))) return false;
+      if (object) found.push(laidOut(layout, at, parts[parts.length - 1]!));
+    }
+    return found;
+  };
+  const told = (found: LaidOutObject[] | false): void => {
+    if (found === false) ours = false;
+    else if (ours && found.length > 0) {
+      out.push(...found);
+      onFound?.(found);
+    }
+  };
+  if (!onFound || isObjectStore(storage) || numberOfTuples === 0) {
+    told(take('', await storage.outline('', numberOfTuples + 1)));
+    return ours ? out : undefined;
   }
-  return out;
+  const top = await storage.outline('', 1);
+  const folders = top.filter((e) => e.isDirectory && e.path !== 'extensions').map((e) => e.path);
+  folders.sort();
+  await forEachConcurrent(folders, PROGRESSIVE_WIDTH, async (folder) => {
+    if (!ours) return;
+    if (!tuple.test(folder)) ours = false;
+    else told(take(folder, await storage.outline(folder, numberOfTuples)));
+  });
+  return ours ? out : undefined;
 }
 
 /** What a folder's name says of the id of the object in it. */

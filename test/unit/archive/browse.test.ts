@@ -9,10 +9,10 @@
  */
 import test from 'ava';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { indexObjects, pageOfObjects } from '../../../src/archive/browse.js';
+import { bytesUnder, indexObjects, pageOfObjects } from '../../../src/archive/browse.js';
 import { loadLayout0003 } from '../../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
 import type { StorageLayout } from '../../../src/ocfl/layout/storage-layout.js';
 import { OcflStorageRoot } from '../../../src/ocfl/root.js';
@@ -168,4 +168,28 @@ test.serial('a root without a layout is scanned (every inventory read) and liste
     declared.slice(0, 50),
   );
   t.is(storage.inventoriesRead, read, 'no inventory read again for the page');
+});
+
+test('the bytes under a folder, a thousand files at a time: nested folders, a folder of 2,500 files, a link not followed', async (t) => {
+  const base = tempDir();
+  const object = path.join(base, 'object');
+  let expected = 0;
+  for (const [folder, files] of [
+    ['v1/content/lobs', 2500],
+    ['v1/content/a/b/c', 7],
+    ['v2/content', 1],
+  ] as const) {
+    mkdirSync(path.join(object, folder), { recursive: true });
+    for (let i = 0; i < files; i++) {
+      const body = 'x'.repeat(i % 97);
+      writeFileSync(path.join(object, folder, `f${i}`), body);
+      expected += body.length;
+    }
+  }
+  mkdirSync(path.join(object, 'v3'));
+  writeFileSync(path.join(base, 'outside'), 'y'.repeat(10_000));
+  symlinkSync(path.join(base, 'outside'), path.join(object, 'v3', 'link'));
+  symlinkSync(base, path.join(object, 'v3', 'folder-link'));
+  t.is(await bytesUnder(new FileSystemStorage(base), 'object'), expected);
+  t.is(bytesOnDisk(object), expected, 'the walk of the test counts the same files');
 });

@@ -23,6 +23,8 @@ const byPath = (objects: LaidOutObject[]) => new Map(objects.map((o) => [o.path,
 
 /** The folder as an object store holds it: its files as keys, in byte order, read 7 at a time after StartAfter. */
 class KeyStorage extends FileSystemStorage {
+  /** as the S3 storage says it (isObjectStore): its tree is outlined whole, by pages of keys */
+  readonly objectStore = true;
   async outline(rel: string, depth: number): Promise<OutlineEntry[]> {
     const keys = readdirSync(this.location, { recursive: true, withFileTypes: true })
       .filter((e) => e.isFile())
@@ -124,4 +126,48 @@ for (const [storageName, storageOf] of STORAGES) {
     t.is(await listByLayout(storage, layout), undefined);
     t.is(await listByLayout(storage, undefined), undefined);
   });
+
+  test(`${storageName}: told as found: every object once, the whole list returned; a tree not the layout's still undefined`, async (t) => {
+    const dir = tempDir();
+    const layout = await loadLayout0003();
+    const ids = Array.from({ length: 60 }, (_, i) => `urn:told:${i}`);
+    for (const id of ids) mkdirSync(path.join(dir, layout.objectPath(id)), { recursive: true });
+    for (const id of ids) writeFileSync(path.join(dir, layout.objectPath(id), '0=ocfl_object_1.1'), '');
+    mkdirSync(path.join(dir, 'extensions', 'x'), { recursive: true });
+    const batches: LaidOutObject[][] = [];
+    const listed = await listByLayout(storageOf(dir), layout, (found) => batches.push(found));
+    t.deepEqual(
+      batches
+        .flat()
+        .map((o) => o.id)
+        .sort(),
+      [...ids].sort(),
+    );
+    t.deepEqual(listed!.map((o) => o.id).sort(), [...ids].sort());
+    mkdirSync(path.join(dir, 'zzz-not-a-tuple', 'a'), { recursive: true });
+    writeFileSync(path.join(dir, 'zzz-not-a-tuple', 'a', 'f'), '');
+    t.is(await listByLayout(storageOf(dir), layout, () => {}), undefined);
+  });
 }
+
+test('a folder told as found: the first objects before most first-level folders are outlined', async (t) => {
+  const dir = tempDir();
+  const layout = await loadLayout0003();
+  const ids = Array.from({ length: 200 }, (_, i) => `urn:early:${i}`);
+  for (const id of ids) mkdirSync(path.join(dir, layout.objectPath(id)), { recursive: true });
+  const firstLevel = new Set(ids.map((id) => layout.objectPath(id).split('/')[0]));
+  let outlined = 0;
+  let outlinedAtFirst = -1;
+  class Counting extends FileSystemStorage {
+    override outline(rel: string, depth: number): Promise<OutlineEntry[]> {
+      if (rel !== '') outlined++;
+      return super.outline(rel, depth);
+    }
+  }
+  const listed = await listByLayout(new Counting(dir), layout, () => {
+    if (outlinedAtFirst < 0) outlinedAtFirst = outlined;
+  });
+  t.is(listed?.length, ids.length);
+  t.is(outlined, firstLevel.size);
+  t.true(outlinedAtFirst > 0 && outlinedAtFirst <= 8, `${outlinedAtFirst} of ${firstLevel.size} first-level folders outlined first`);
+});

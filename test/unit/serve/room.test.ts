@@ -1,0 +1,161 @@
+/**
+ * What the reading room keeps open (src/serve/room.ts), over a real root of one object of three
+ * versions written by the library: a page of one version gets a reader of that version alone
+ * (OcflStorageRoot.openObjectVersion: another version's state is refused by it, so a reader of the
+ * whole object would fail these tests), one reader for requests made at once, the head found again
+ * when a version is added and the same reader kept while the inventory stays the same; the diff's
+ * whole object still reads every version. The root's list: while it is being listed, the first
+ * page comes from the objects found so far (a storage holding back most folders), then the whole.
+ */
+import test from 'ava';
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadLayout0003 } from '../../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { initRoot, OcflStorageRoot } from '../../../src/ocfl/root.js';
+import { FileSystemStorage } from '../../../src/ocfl/storage/fs.js';
+import type { OutlineEntry } from '../../../src/ocfl/storage/storage.js';
+import { Room } from '../../../src/serve/room.js';
+import { tempDir } from '../../helpers/tmp.js';
+
+const ID = 'urn:test:room';
+const sha512 = (data: string) => createHash('sha512').update(data).digest('hex');
+
+async function putVersion(root: OcflStorageRoot, files: Record<string, string>, remove: string[] = []): Promise<void> {
+  const staged = await root.startVersion(ID);
+  for (const [p, body] of Object.entries(files)) await staged.addBuffer(p, body);
+  for (const p of remove) await staged.remove(p);
+  await staged.commit({ message: 'test', user: { name: 'Test' } });
+}
+
+async function twoVersions(): Promise<{ root: OcflStorageRoot; base: string }> {
+  const base = tempDir();
+  const root = await initRoot(path.join(base, 'root'), await loadLayout0003(), { workspaceDir: path.join(base, 'work') });
+  await putVersion(root, { 'a.txt': 'a of v1\n', 'b.txt': 'b\n' });
+  await putVersion(root, { 'a.txt': 'a of v2\n', 'c.txt': 'c\n' }, ['b.txt']);
+  return { root, base };
+}
+
+test("a version's reader holds that version only; the head is found; both read their files", async (t) => {
+  const { root, base } = await twoVersions();
+  const room = new Room(root, path.join(base, 'room'), 1000);
+  t.is(await room.head(ID), 'v2');
+  const head = await room.version(ID);
+  t.deepEqual([...head.state('v2').keys()], ['a.txt', 'c.txt']);
+  t.is((await head.readLogical('a.txt', 'v2')).toString(), 'a of v2\n');
+  t.throws(() => head.state('v1'), { message: /holds version v2 only/ });
+  const v1 = await room.version(ID, 'v1');
+  t.deepEqual([...v1.state('v1').keys()], ['a.txt', 'b.txt']);
+  t.is((await v1.readLogical('a.txt', 'v1')).toString(), 'a of v1\n');
+  t.throws(() => v1.state('v2'), { message: /holds version v1 only/ });
+  // Every version's metadata is there for the pages' links.
+  t.deepEqual(
+    v1.versions().map((v) => v.version),
+    ['v1', 'v2'],
+  );
+  await t.throwsAsync(room.version(ID, 'v9'), { message: /has no version v9/ });
+  await t.throwsAsync(room.version('urn:test:none'), { message: /holds no object "urn:test:none"/ });
+  // The diff's object reads both.
+  const whole = await room.object(ID);
+  t.is(whole.state('v1').size, 2);
+  t.is(whole.state('v2').size, 2);
+});
+
+test('requests at once share one reader; the same reader is kept while the inventory stays; a new version is the new head', async (t) => {
+  const { root, base } = await twoVersions();
+  // Checked again at every request: the sidecar decides.
+  const room = new Room(root, path.join(base, 'room'), 1000, 0);
+  const [a, b, c] = await Promise.all([room.version(ID), room.version(ID), room.version(ID, 'v2')]);
+  t.is(a, b);
+  t.is(a, c);
+  t.is(await room.version(ID), a);
+  await putVersion(root, { 'd.txt': 'd\n' });
+  t.is(await room.head(ID), 'v3');
+  const v3 = await room.version(ID);
+  t.not(v3, a);
+  t.deepEqual([...v3.state('v3').keys()], ['a.txt', 'c.txt', 'd.txt']);
+  // The version asked for by name is still v2, as it was.
+  t.deepEqual([...(await room.version(ID, 'v2')).state('v2').keys()], ['a.txt', 'c.txt']);
+});
+
+/** One object of one file, written as OCFL 1.1 at `dir`. */
+function writeObject(dir: string, id: string): void {
+  const content = `the file of ${id}\n`;
+  const digest = sha512(content);
+  const inventory = JSON.stringify({
+    id,
+    type: 'https://ocfl.io/1.1/spec/#inventory',
+    digestAlgorithm: 'sha512',
+    head: 'v1',
+    contentDirectory: 'content',
+    manifest: { [digest]: ['v1/content/file.txt'] },
+    versions: { v1: { created: '2026-11-29T09:00:00Z', message: 'test', user: { name: 'Test' }, state: { [digest]: ['file.txt'] } } },
+  });
+  mkdirSync(path.join(dir, 'v1', 'content'), { recursive: true });
+  writeFileSync(path.join(dir, '0=ocfl_object_1.1'), 'ocfl_object_1.1\n');
+  writeFileSync(path.join(dir, 'inventory.json'), inventory);
+  writeFileSync(path.join(dir, 'inventory.json.sha512'), `${sha512(inventory)}  inventory.json\n`);
+  writeFileSync(path.join(dir, 'v1', 'content', 'file.txt'), content);
+}
+
+/** A folder storage whose first-level folders after the first `open` wait for `release` to be outlined. */
+class GatedStorage extends FileSystemStorage {
+  release!: () => void;
+  private readonly gate = new Promise<void>((resolve) => (this.release = resolve));
+  constructor(
+    dir: string,
+    private readonly open: Set<string>,
+  ) {
+    super(dir);
+  }
+  override async outline(rel: string, depth: number): Promise<OutlineEntry[]> {
+    if (rel !== '' && !this.open.has(rel)) await this.gate;
+    return super.outline(rel, depth);
+  }
+}
+
+test('a root being listed: its first page from the objects found so far, in id order, said to be partial; then the whole', async (t) => {
+  const dir = tempDir();
+  const layout = await loadLayout0003();
+  writeFileSync(path.join(dir, '0=ocfl_1.1'), 'ocfl_1.1\n');
+  const ids = Array.from({ length: 150 }, (_, i) => `urn:test:listed-${String(i).padStart(3, '0')}`);
+  for (const id of ids) writeObject(path.join(dir, layout.objectPath(id)), id);
+  const firstLevel = (id: string) => layout.objectPath(id).split('/')[0]!;
+  // The first 80 first-level folders in their order are listed at once; the rest waits.
+  const open = new Set([...new Set(ids.map(firstLevel))].sort().slice(0, 80));
+  const early = ids.filter((id) => open.has(firstLevel(id))).sort();
+  t.true(early.length >= 50 && early.length < ids.length);
+  const storage = new GatedStorage(dir, open);
+  const room = new Room(new OcflStorageRoot(storage, '1.1', layout), path.join(dir, '..', 'room'), 1000);
+  const shownIds = (rows: Array<{ id?: string }>) => rows.map((r) => r.id);
+  const partial = await room.listObjects('', 0, 50);
+  t.true(partial.partial);
+  t.is(partial.total, early.length);
+  t.deepEqual(shownIds(partial.rows), early.slice(0, 50));
+  // Each row read from its inventory, as in a whole list.
+  t.true(partial.rows.every((r) => r.head === 'v1' && r.fileCount === 1));
+  storage.release();
+  // The page asked for beyond the objects found waits for the whole list.
+  const second = await room.listObjects('', 50, 50);
+  t.is(second.partial, undefined);
+  t.is(second.total, ids.length);
+  t.deepEqual(shownIds(second.rows), [...ids].sort().slice(50, 100));
+  const whole = await room.listObjects('', 0, 50);
+  t.is(whole.partial, undefined);
+  t.deepEqual(shownIds(whole.rows), [...ids].sort().slice(0, 50));
+});
+
+test('a version asked for by name tells the head: a page of the head reads no inventory again', async (t) => {
+  const { root, base } = await twoVersions();
+  const room = new Room(root, path.join(base, 'room'), 1000);
+  const v2 = await room.version(ID, 'v2');
+  let opened = 0;
+  const open = root.openObjectVersion.bind(root);
+  root.openObjectVersion = (...args) => {
+    opened++;
+    return open(...args);
+  };
+  t.is(await room.head(ID), 'v2');
+  t.is(await room.version(ID), v2);
+  t.is(opened, 0);
+});
