@@ -81,6 +81,14 @@ function allStrings(block: PathBlock, k: number): boolean {
   return true;
 }
 
+/** The shape of a content path of the manifest or a fixity block (E099, E100): true when it has no problem. */
+export function contentPathShapeOk(path: string, block: 'manifest' | 'fixity', add: Add): boolean {
+  const problem = pathShapeProblem(path);
+  if (problem === 'slash') add('E100', `The ${block} content path ${quote(path)} starts or ends with /.`);
+  else if (problem === 'element') add('E099', `The ${block} content path ${quote(path)} has an empty, . or .. element.`);
+  return problem === undefined;
+}
+
 /** Shape checks of one content path (checkContentPath in inventory.ts): true when it is kept. */
 export type ContentPathCheck = (path: string) => boolean;
 
@@ -198,10 +206,7 @@ export function checkFixityBlock(block: PathBlock, algorithm: string, add: Add, 
     for (let p = block.firstPath(k); p < block.firstPath(k + 1); p++) {
       all[allCount++] = p;
       const path = block.path(p) as string;
-      const problem = pathShapeProblem(path);
-      if (problem === 'slash') add('E100', `The fixity content path ${quote(path)} starts or ends with /.`);
-      else if (problem === 'element') add('E099', `The fixity content path ${quote(path)} has an empty, . or .. element.`);
-      else {
+      if (contentPathShapeOk(path, 'fixity', add)) {
         const m = target.manifestPathOf(p, path);
         if (m < 0) add('E057', `The ${algorithm} fixity block names ${quote(path)}, which is not a manifest content path.`);
         else if (keeps) target.keep(m, k, path);

@@ -10,8 +10,8 @@ import { listDir } from './fs-tree.js';
 import { describePath, type ReadStorage } from '../storage/storage.js';
 import { isObjectStoreUrl, openStorage } from '../storage/open.js';
 import { HashPool } from './hash-pool.js';
-import { checkObject } from './object.js';
-import { checkStorageRoot } from './storage-root.js';
+import { checkObject, type ObjectCheck } from './object.js';
+import { checkStorageRoot, type StorageRootCheck, type StorageRootCheckOptions } from './storage-root.js';
 
 export type { Finding, ValidationResult } from './findings.js';
 
@@ -79,44 +79,32 @@ async function ocflKind(target: ValidationTarget): Promise<PathKind | undefined>
   return undefined;
 }
 
-export async function validateObject(target: ValidationTarget, options: ValidateOptions = {}): Promise<ValidationResult> {
+/** One check (of an object or a storage root) of a folder, with a pool of hashing threads of its own. */
+async function validateWith(
+  target: ValidationTarget,
+  options: ValidateOptions,
+  check: (storage: ReadStorage, path: string, options: StorageRootCheckOptions) => Promise<ObjectCheck | StorageRootCheck>,
+): Promise<ValidationResult> {
   const o = await open(target);
   await assertFolder(o);
   const pool = newPool(options);
   try {
-    const check = await checkObject(o.storage, o.path, {
-      fixity: options.fixity,
-      pool,
-      display: o.display,
-      onPlan: options.onPlan,
-      onHashed: options.onHashed,
-    });
-    const f = check.findings;
-    return { valid: f.valid, errors: f.errors, warnings: f.warnings, objects: 1, files: check.files, bytes: check.bytes };
+    const { fixity, onPlan, onHashed, onObjectsFound, onObject } = options;
+    const checked = await check(o.storage, o.path, { fixity, pool, display: o.display, onPlan, onHashed, onObjectsFound, onObject });
+    const { findings: f, files, bytes } = checked;
+    const objects = 'objects' in checked ? checked.objects : 1;
+    return { valid: f.valid, errors: f.errors, warnings: f.warnings, objects, files, bytes };
   } finally {
     await pool.close();
   }
 }
 
-export async function validateStorageRoot(target: ValidationTarget, options: ValidateOptions = {}): Promise<ValidationResult> {
-  const o = await open(target);
-  await assertFolder(o);
-  const pool = newPool(options);
-  try {
-    const check = await checkStorageRoot(o.storage, o.path, {
-      fixity: options.fixity,
-      pool,
-      display: o.display,
-      onPlan: options.onPlan,
-      onHashed: options.onHashed,
-      onObjectsFound: options.onObjectsFound,
-      onObject: options.onObject,
-    });
-    const f = check.findings;
-    return { valid: f.valid, errors: f.errors, warnings: f.warnings, objects: check.objects, files: check.files, bytes: check.bytes };
-  } finally {
-    await pool.close();
-  }
+export function validateObject(target: ValidationTarget, options: ValidateOptions = {}): Promise<ValidationResult> {
+  return validateWith(target, options, checkObject);
+}
+
+export function validateStorageRoot(target: ValidationTarget, options: ValidateOptions = {}): Promise<ValidationResult> {
+  return validateWith(target, options, checkStorageRoot);
 }
 
 /** Validates an object root or a storage root; a folder that is neither is a UsageError (exit 2). */

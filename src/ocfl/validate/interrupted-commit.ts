@@ -14,7 +14,7 @@ import { Findings } from './findings.js';
 import { checkInventory, parseVersionName, type CheckedInventory, type SpecVersion } from './inventory.js';
 import { listDir } from './fs-tree.js';
 import { joinPath, type ReadStorage } from '../storage/storage.js';
-import { type BytesFingerprint, readSmall, sameBytes, MAX_INVENTORY_BYTES } from './read.js';
+import { type BytesFingerprint, readSmall, sameBytes, sameJson, sidecarDigest, MAX_INVENTORY_BYTES } from './read.js';
 import { readInventoryBytes } from './plain-inventory.js';
 
 const REPAIR = '`siard-ocfl repair` (or the next write of this object)';
@@ -32,10 +32,9 @@ export interface CommitState {
 async function sidecarMatches(fs: ReadStorage, dir: string, rel: string, bytes: Buffer, algorithm: string): Promise<boolean> {
   if (!isDigestAlgorithm(algorithm)) return false;
   const read = await readSmall(fs, joinPath(dir, rel, `inventory.json.${algorithm}`), 4096);
-  if (!read.ok) return false;
-  const m = /^([0-9a-fA-F]+)[ \t]+inventory\.json[ \t]*\r?\n?$/.exec(read.bytes.toString('utf8'));
+  const stated = read.ok ? sidecarDigest(read.bytes) : undefined;
   try {
-    return m !== null && m[1].toLowerCase() === digestSync(algorithm, bytes);
+    return stated !== undefined && stated.toLowerCase() === digestSync(algorithm, bytes);
   } catch {
     return false;
   }
@@ -49,8 +48,6 @@ function successorName(head: string): string | undefined {
   if (parsed.padding === 0) return `v${next}`;
   return next.length < parsed.padding ? `v${next.padStart(parsed.padding, '0')}` : undefined;
 }
-
-const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 function sameState(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
   if (a.size !== b.size) return false;

@@ -5,12 +5,13 @@
  */
 import { DIGEST_HEX_LENGTH, isDigestAlgorithm } from '../digest.js';
 import { Findings, quote } from './findings.js';
-import { conflictingPaths, isRfc3339, looksLikeUri, pathShapeProblem } from './paths.js';
+import { conflictingPaths, isRfc3339, looksLikeUri } from './paths.js';
 import {
   checkFixityBlock,
   checkManifestBlock,
   checkStateBlock,
   checkStateUse,
+  contentPathShapeOk,
   type Add,
   type PathBlock,
   type StateUse,
@@ -425,7 +426,7 @@ function checkManifest(
     add(ctx.specVersion === '1.1' ? 'E106' : 'E041', 'The manifest is not a JSON object.');
     return;
   }
-  const contentPathOk = (p: string) => checkContentPath(p, inv, add, 'manifest');
+  const contentPathOk = (p: string) => checkContentPath(p, inv, add);
   if (plain) {
     Object.assign(inv, checkPlainManifest(plain, add, contentPathOk));
     return;
@@ -451,22 +452,14 @@ function checkManifest(
   inv.manifestDigests = digests;
 }
 
-/** Shape checks of a content path; true when it is safe to use as a file path inside the object. */
-function checkContentPath(p: string, inv: CheckedInventory, add: (code: string, message: string) => void, block: string): boolean {
-  const problem = pathShapeProblem(p);
-  if (problem === 'slash') {
-    add('E100', `The ${block} content path ${quote(p)} starts or ends with /.`);
-    return false;
-  }
-  if (problem === 'element') {
-    add('E099', `The ${block} content path ${quote(p)} has an empty, . or .. element.`);
-    return false;
-  }
+/** Checks of a manifest content path; true when it is safe to use as a file path inside the object. */
+function checkContentPath(p: string, inv: CheckedInventory, add: Add): boolean {
+  if (!contentPathShapeOk(p, 'manifest', add)) return false;
   const [versionDir, contentDir] = p.split('/');
   if (!inv.versionNames.has(versionDir) || contentDir !== inv.contentDirectory || p.split('/').length < 3) {
     add(
       'E042',
-      `The ${block} content path ${quote(p)} is not inside the ${quote(inv.contentDirectory)} folder of a version of this inventory.`,
+      `The manifest content path ${quote(p)} is not inside the ${quote(inv.contentDirectory)} folder of a version of this inventory.`,
     );
   }
   return true;

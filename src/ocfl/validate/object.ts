@@ -5,10 +5,11 @@
  * It keeps going after each finding and never reads outside the object root.
  */
 import { isDigestAlgorithm } from '../digest.js';
+import { checkDeclaration } from './declaration.js';
 import { isRegisteredExtension } from './extensions.js';
 import { explainInterruptedCommit } from './interrupted-commit.js';
 import { Findings, quote } from './findings.js';
-import { displayJoin, listDir, walk, type TreeEntry } from './fs-tree.js';
+import { displayJoin, listDir, type TreeEntry } from './fs-tree.js';
 import { describePath, joinPath, type ReadStorage } from '../storage/storage.js';
 import { hashStored } from './hash-stored.js';
 import { digestMismatches } from './digest-mismatch.js';
@@ -18,13 +19,22 @@ import { HashPool, type HashResult } from './hash-pool.js';
 import {
   checkInventory,
   parseVersionName,
-  SPEC_VERSIONS,
   specVersionOfType,
   type CheckedInventory,
   type SpecVersion,
   type VersionBlock,
 } from './inventory.js';
-import { type BytesFingerprint, digestsOf, fingerprintOf, readSmall, sameBytes, sameStoredBytes, MAX_INVENTORY_BYTES } from './read.js';
+import {
+  type BytesFingerprint,
+  digestsOf,
+  fingerprintOf,
+  readSmall,
+  sameBytes,
+  sameJson,
+  sameStoredBytes,
+  sidecarDigest,
+  MAX_INVENTORY_BYTES,
+} from './read.js';
 import { readInventoryBytes } from './plain-inventory.js';
 
 export interface ObjectCheckOptions {
@@ -47,36 +57,6 @@ export interface ObjectCheck {
   specVersion?: SpecVersion;
   files: number;
   bytes: number;
-}
-
-/** Reads the object declaration(s); returns the declared specification version. */
-async function checkDeclaration(
-  fs: ReadStorage,
-  dir: string,
-  entries: TreeEntry[],
-  findings: Findings,
-  at: (rel: string) => string,
-): Promise<SpecVersion | undefined> {
-  const declarations = entries.filter((e) => e.name.startsWith('0='));
-  if (declarations.length === 0) findings.add('E003', 'The object root has no 0=ocfl_object_1.x declaration file.', at(''));
-  if (declarations.length > 1) {
-    findings.add('E003', `The object root has ${declarations.length} declaration files; exactly one is allowed.`, at(''));
-  }
-  let declared: SpecVersion | undefined;
-  for (const d of declarations) {
-    const m = /^0=ocfl_object_(\d+\.\d+)$/.exec(d.name);
-    if (!m || !(SPEC_VERSIONS as readonly string[]).includes(m[1])) {
-      findings.add('E006', `The declaration ${quote(d.name)} does not name OCFL object version 1.0 or 1.1.`, at(d.name));
-      continue;
-    }
-    const read = await readSmall(fs, joinPath(dir, d.name), 1024);
-    const expected = `ocfl_object_${m[1]}\n`;
-    if (!read.ok || read.bytes.toString('utf8') !== expected) {
-      findings.add('E007', `The declaration ${d.name} does not contain exactly "ocfl_object_${m[1]}" and a newline.`, at(d.name));
-    }
-    declared ??= m[1] as SpecVersion;
-  }
-  return declared;
 }
 
 /** Checks the sidecar of an inventory in `dirRel` ('' for the root). Returns the sidecar name looked for. */
@@ -103,27 +83,18 @@ async function checkSidecar(
     return name;
   }
   const read = await readSmall(fs, joinPath(dir, dirRel, name), 4096);
-  const text = read.ok ? read.bytes.toString('utf8') : '';
-  const m = /^([0-9a-fA-F]+)[ \t]+inventory\.json[ \t]*\r?\n?$/.exec(text);
-  if (!m) {
+  const stated = read.ok ? sidecarDigest(read.bytes) : undefined;
+  if (stated === undefined) {
     findings.add('E061', `The sidecar ${name} does not read "<digest> inventory.json".`, at(rel(name)));
     return name;
   }
   if (isDigestAlgorithm(algorithm)) {
     const actual = inventoryDigest(algorithm);
-    if (actual !== undefined && actual !== m[1].toLowerCase()) {
-      findings.add('E060', `The sidecar ${name} records ${m[1]} but the inventory's ${algorithm} digest is ${actual}.`, at(rel(name)));
+    if (actual !== undefined && actual !== stated.toLowerCase()) {
+      findings.add('E060', `The sidecar ${name} records ${stated} but the inventory's ${algorithm} digest is ${actual}.`, at(rel(name)));
     }
   }
   return name;
-}
-
-function sameJson(a: unknown, b: unknown): boolean {
-  try {
-    return JSON.stringify(a) === JSON.stringify(b);
-  } catch {
-    return false;
-  }
 }
 
 /** E066 and W011: a version block of an earlier inventory against the root inventory's one. */
@@ -413,7 +384,7 @@ async function checkVersionFolder(
     else findings.add('W002', `${quote(rel)} is a folder other than the content folder ${quote(cd)}.`, at(rel));
   }
   if (!hasContent) return;
-  const walked = await walk(fs, joinPath(dir, v.name, cd));
+  const walked = await fs.walk(joinPath(dir, v.name, cd));
   const prefix = `${v.name}/${cd}/`;
   for (const f of walked.files) {
     const p = prefix + f.relative;
@@ -463,7 +434,7 @@ export async function checkObject(fs: ReadStorage, dir: string, options: ObjectC
     findings.add('E003', 'The object root cannot be read as a folder.', at(''));
     return result;
   }
-  const declared = await checkDeclaration(fs, dir, entries, findings, at);
+  const declared = await checkDeclaration(fs, dir, entries, 'object', findings, at);
   result.specVersion = declared;
   const root = await readRootInventory(scan, entries, declared);
   const { inv, codesSpec } = root;

@@ -110,3 +110,17 @@ export function digestsOf(bytes: Uint8Array): (algorithm: string) => string | un
     }
   };
 }
+
+/** The digest a sidecar states ("<digest> inventory.json"), as written; undefined when it does not read so. */
+export function sidecarDigest(bytes: Buffer): string | undefined {
+  return /^([0-9a-fA-F]+)[ \t]+inventory\.json[ \t]*\r?\n?$/.exec(bytes.toString('utf8'))?.[1];
+}
+
+/** Whether two parsed JSON values are the same (false when one cannot be written again, nested too deeply). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  try {
+    return JSON.stringify(a) === JSON.stringify(b);
+  } catch {
+    return false;
+  }
+}

@@ -4,29 +4,25 @@
  * each object lies where the declared layout maps its id.
  */
 import { createLayoutByName, isKnownLayout, OCFL_LAYOUT_FILE, type StorageLayout } from '../layout/index.js';
+import { checkDeclaration } from './declaration.js';
 import { isRegisteredExtension, OWN_ROOT_EXTENSIONS } from './extensions.js';
 import { Findings, quote } from './findings.js';
 import { displayJoin, listDir, type TreeEntry } from './fs-tree.js';
 import { describePath, joinPath, type ReadStorage } from '../storage/storage.js';
 import { FileSystemStorage } from '../storage/fs.js';
 import { HashPool } from './hash-pool.js';
-import { SPEC_VERSIONS, type SpecVersion } from './inventory.js';
-import { checkObject, type ObjectCheck } from './object.js';
+import type { SpecVersion } from './inventory.js';
+import { checkObject, type ObjectCheck, type ObjectCheckOptions } from './object.js';
 import { readJson, readSmall } from './read.js';
 
 /** Objects validated concurrently: enough to keep the hashing threads fed between objects. */
 const OBJECTS_AT_ONCE = 2;
 
-export interface StorageRootCheckOptions {
-  fixity?: boolean;
-  pool?: HashPool;
-  display?: string;
+export interface StorageRootCheckOptions extends ObjectCheckOptions {
   /** Called once the hierarchy is walked, with the number of objects found. */
   onObjectsFound?: (count: number) => void;
   /** Called when an object has been validated. */
   onObject?: (relativePath: string) => void;
-  onPlan?: (files: number, bytes: number) => void;
-  onHashed?: (files: number, bytes: number) => void;
 }
 
 export interface StorageRootCheck {
@@ -59,29 +55,6 @@ interface RootScan {
   root: string;
   findings: Findings;
   at: (rel: string) => string;
-}
-
-/** The root's conformance declaration (E069, E076, E079, E080); returns the version it declares. */
-async function checkRootDeclaration(scan: RootScan, entries: TreeEntry[]): Promise<SpecVersion | undefined> {
-  const { fs, root, findings, at } = scan;
-  const declarations = entries.filter((e) => e.name.startsWith('0='));
-  let rootSpec: SpecVersion | undefined;
-  if (declarations.length === 0) findings.add('E069', 'The storage root has no 0=ocfl_1.x declaration file.', at(''));
-  if (declarations.length > 1)
-    findings.add('E076', `The storage root has ${declarations.length} declaration files; exactly one is allowed.`, at(''));
-  for (const d of declarations) {
-    const m = /^0=ocfl_(\d+\.\d+)$/.exec(d.name);
-    if (!m || !(SPEC_VERSIONS as readonly string[]).includes(m[1])) {
-      findings.add('E079', `The declaration ${quote(d.name)} does not name OCFL version 1.0 or 1.1.`, at(d.name));
-      continue;
-    }
-    const read = await readSmall(fs, joinPath(root, d.name), 1024);
-    if (!read.ok || read.bytes.toString('utf8') !== `ocfl_${m[1]}\n`) {
-      findings.add('E080', `The declaration ${d.name} does not contain exactly "ocfl_${m[1]}" and a newline.`, at(d.name));
-    }
-    rootSpec ??= m[1] as SpecVersion;
-  }
-  return rootSpec;
 }
 
 /** The folders of extensions/ (E112, W016). */
@@ -264,7 +237,7 @@ export async function checkStorageRoot(fs: ReadStorage, root: string, options: S
   const scan: RootScan = { fs, root, findings, at: (rel: string) => displayJoin(display, rel) };
   const result: StorageRootCheck = { findings, objects: 0, files: 0, bytes: 0 };
   const entries = (await listDir(fs, root)) ?? [];
-  const rootSpec = await checkRootDeclaration(scan, entries);
+  const rootSpec = await checkDeclaration(fs, root, entries, 'storage root', findings, scan.at);
   const extensionDirs = await checkRootExtensions(scan, entries);
   const layout = await readRootLayout(scan, entries, extensionDirs);
   const pool = options.pool ?? new HashPool();
