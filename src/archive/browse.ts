@@ -187,7 +187,7 @@ export async function pageOfObjects(
   // Sized once per inventory read: the row is kept in `known` until the object changes.
   await forEachConcurrent(rows, 16, async (r) => {
     if (r.bytes !== undefined || r.fileCount === undefined || r.fileCount > SIZED_FILES) return;
-    r.bytes = await bytesUnder(root.storage, r.path).catch(() => undefined);
+    r.bytes = await bytesUnder(root.storage, r.path, r.fileCount).catch(() => undefined);
   });
   return { total: index.objects.length, matching: matching.length, rows, ...(index.partial ? { partial: true as const } : {}) };
 }
@@ -284,14 +284,16 @@ export function diffVersions(object: OcflObjectReader, a: string, b: string): Ve
 const STAT_STEP = 1000;
 
 /**
- * Bytes under a folder of the root (an object: content, inventories, sidecars). On a local
+ * Bytes under a folder of the root (an object: content, inventories, sidecars), of about `files`
+ * files when the caller knows (a walk at most SIZED_FILES). Else, on a local
  * folder, each folder read a thousand entries at a time (fs.opendir) and its files stat'ed a
  * thousand at a time: memory stays flat at a million files (a walk, or a folder listed whole,
  * holds every name: 470 MB at the million-LOB object, whose LOB folders hold 250,000 files each).
  * An object store lists keys with their sizes: its walk, page after page.
  */
-export async function bytesUnder(storage: ReadStorage, folder: string): Promise<number> {
-  if (!storage.localPath) {
+export async function bytesUnder(storage: ReadStorage, folder: string, files?: number): Promise<number> {
+  // A few folders (files: at most SIZED_FILES): walked in one step, the cheapest way.
+  if (!storage.localPath || (files !== undefined && files <= SIZED_FILES)) {
     const walked = await storage.walk(folder);
     return walked.files.reduce((sum, f) => sum + f.size, 0);
   }
