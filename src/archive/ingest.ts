@@ -384,6 +384,8 @@ export interface IngestOptions extends IngestDatabaseOptions, Pick<IngestPackage
   excludeTables?: string;
   /** SQLite: refuse columns whose values do not fit their declared type instead of widening them */
   strict?: boolean;
+  /** an Access file: its database or encryption password */
+  password?: string;
   /** a received package only: store it even though some of its LOB files are not there */
   allowMissingLobs?: boolean;
   /** a .siard package: re-segment it into our layout (export options apply) instead of storing it as received */
@@ -483,6 +485,7 @@ export const EXPORT_ONLY_OPTIONS = [
   'tables',
   'excludeTables',
   'strict',
+  'password',
   'mets',
 ] as const;
 
@@ -526,6 +529,7 @@ export async function ingest(
     tables,
     excludeTables,
     strict,
+    password,
     allowMissingLobs: _a,
     resegment: _r,
     keepReceived: _k,
@@ -538,6 +542,7 @@ export async function ingest(
     ...(tables ? { tables } : {}),
     ...(excludeTables ? { excludeTables } : {}),
     ...(strict ? { strict } : {}),
+    ...(password !== undefined ? { password } : {}),
   });
   try {
     const result = await ingestDatabase(source, root, id, { ...rest, name: options.name ?? defaultArchiveName(sourceSpec) });

@@ -31,6 +31,7 @@ export interface ExportCliOptions {
   tables?: string;
   excludeTables?: string;
   strict?: boolean;
+  password?: string;
   mets?: boolean;
   acceptDigestMismatch?: boolean;
   json?: boolean;
@@ -73,6 +74,7 @@ export function addExportOptions(command: Command): Command {
     )
     .option('--exclude-tables <patterns>', 'leave out tables matching these comma-separated patterns (* and ?; name or schema.name)')
     .option('--strict', 'refuse (listing every such column) instead of widening a column whose values do not fit its declared type')
+    .option('--password <password>', 'an Access file (.mdb, .accdb): its database password or encryption password')
     .option('--mets', 'also write a METS index: mets.xml beside the .siard and one in each LOB segment folder')
     .option(
       '--accept-digest-mismatch',
@@ -87,6 +89,7 @@ export function sourceOptionsOf(o: ExportCliOptions): OpenSourceOptions {
   if (o.tables !== undefined) out.tables = o.tables;
   if (o.excludeTables !== undefined) out.excludeTables = o.excludeTables;
   if (o.strict) out.strict = true;
+  if (o.password !== undefined) out.password = o.password;
   return out;
 }
 

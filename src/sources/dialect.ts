@@ -16,6 +16,8 @@ export interface DialectSourceOptions {
   strict?: boolean;
   /** a SIARD package: keep LOBs whose bytes differ from their received cell, recording them */
   acceptDigestMismatch?: boolean;
+  /** an Access file: its database or encryption password */
+  password?: string;
 }
 
 /** What a restore asks of a target, besides its spec; each loader takes the fields it knows. */

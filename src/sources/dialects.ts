@@ -4,13 +4,14 @@
  * Importing this loads no driver: each dialect loads its own when opened.
  */
 import { UsageError } from '../errors.js';
+import { accessDialect } from './access/index.js';
 import type { Dialect } from './dialect.js';
 import { mysqlDialect } from './mysql/index.js';
 import { postgresDialect } from './postgres/index.js';
 import { siardDialect } from './siard/index.js';
 import { sqliteDialect } from './sqlite/index.js';
 
-const DIALECTS: readonly Dialect[] = [sqliteDialect, postgresDialect, mysqlDialect, siardDialect];
+const DIALECTS: readonly Dialect[] = [accessDialect, sqliteDialect, postgresDialect, mysqlDialect, siardDialect];
 
 const RESTORE_TARGETS = DIALECTS.filter((d): d is Dialect & Required<Pick<Dialect, 'openLoader'>> => d.openLoader !== undefined);
 

@@ -24,6 +24,8 @@ export interface OpenSourceOptions {
   strict?: boolean;
   /** a SIARD package: keep LOBs whose bytes differ from their received cell, recording them */
   acceptDigestMismatch?: boolean;
+  /** an Access file: its database or encryption password */
+  password?: string;
 }
 
 export function isSiardSpec(spec: string): boolean {
@@ -69,6 +71,8 @@ export function defaultArchiveName(spec: string): string {
 export async function openSource(spec: string, options: OpenSourceOptions = {}): Promise<DatabaseSource> {
   const dialect = sourceDialect(spec);
   const selection = new TableSelection(options.tables, options.excludeTables);
+  if (options.password !== undefined && dialect.name !== 'access')
+    throw new UsageError(`--password applies to an Access file (.mdb, .accdb), not to ${spec}.`);
   if (dialect.kind === 'package') {
     if (selection.active || options.strict)
       throw new UsageError(`--tables, --exclude-tables and --strict apply to databases; a SIARD package (${spec}) is re-segmented whole.`);
@@ -78,6 +82,7 @@ export async function openSource(spec: string, options: OpenSourceOptions = {}):
   const source = await dialect.openSource(spec, {
     ...(selection.active ? { tableFilter: (name: string, schema: string) => selection.accepts(name, schema) } : {}),
     ...(options.strict ? { strict: true } : {}),
+    ...(options.password !== undefined ? { password: options.password } : {}),
   });
   return selection.active || options.strict ? new SelectedSource(source, selection, options.strict) : source;
 }

@@ -48,6 +48,7 @@ const LOCAL_BY_NATURE: Record<string, string> = {
   'siard/reader/package-folder.ts': 'checks the paths of LOB files beside a local .siard (package folders)',
   'siard/reader/unreferenced.ts': 'lists the LOB folders of a local package',
   'sources/siard/provenance.ts': 'hashes the local .siard being exported from',
+  'sources/access/paged-file.ts': 'Access files are local files, read page by page',
   'sources/sqlite/loader.ts': 'SQLite database files are local files',
   'sources/sqlite/raw-source.ts': 'SQLite database files are local files (verify reads the target as stored)',
   'archive/verify/pending-rows.ts': 'rows waiting for their match spill to a local scratch SQLite file',
