@@ -8,25 +8,28 @@
  * table and looks up the content path of every hundredth file (no string kept per file, so the peak
  * is the reader's).
  * Prints CPU seconds (user + system), peak RSS, bytes per file over an empty process's peak, and
- * the light reader's ratios to the whole one.
+ * the light reader's ratios to the whole one. The processes run the built library (dist/, as the
+ * reading room runs it): under tsx each peak is ~30 MiB higher (its loader's thread).
  *
- * Run: npx tsx bench/version-reader.bench.ts
+ * Run: npm run build && npx tsx bench/version-reader.bench.ts
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { OcflObjectReader } from '../src/ocfl/object/object.js';
-import { openStorage } from '../src/ocfl/storage/open.js';
+
+const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'ocfl');
 
 const METHODS = ['none', 'whole', 'light'] as const;
 type Method = (typeof METHODS)[number];
 
 /** Writes an object folder of `n` files (inventory and sidecar; no content: the readers open none). */
 function writeObject(dir: string, n: number): void {
-  const digest = (i: number) => createHash('sha512').update(String(i)).digest('hex');
+  // In the order of their digests, as our writer lists them (inventory/chunks.ts): file i is order[i].
+  const digests = Array.from({ length: n }, (_, i) => createHash('sha512').update(String(i)).digest('hex'));
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => (digests[a]! < digests[b]! ? -1 : 1));
   const logical = (i: number) => `northwind/content/lobs/seg_${Math.floor(i / 1000)}/record${i}.bin`;
   const file = path.join(dir, 'inventory.json');
   const fd = openSync(file, 'w');
@@ -39,7 +42,7 @@ function writeObject(dir: string, n: number): void {
     for (let i = 0; i < n; i += 1000) {
       let text = '';
       for (let j = i; j < Math.min(n, i + 1000); j++)
-        text += `${indent}"${digest(j)}": [\n${indent}  "${prefix}${logical(j)}"\n${indent}]${j < n - 1 ? ',' : ''}\n`;
+        text += `${indent}"${digests[order[j]!]}": [\n${indent}  "${prefix}${logical(order[j]!)}"\n${indent}]${j < n - 1 ? ',' : ''}\n`;
       write(text);
     }
   };
@@ -53,28 +56,32 @@ function writeObject(dir: string, n: number): void {
   writeFileSync(`${file}.sha512`, `${hash.digest('hex')} inventory.json\n`);
 }
 
-/** One method in this process: prints its CPU seconds. */
-async function runOne(method: Method, dir: string): Promise<void> {
-  const storage = await openStorage(dir);
-  const t0 = process.cpuUsage();
-  if (method !== 'none') {
-    const reader =
-      method === 'light' ? await OcflObjectReader.openVersion(storage, '') : await OcflObjectReader.open(storage, '', { fixity: false });
-    // The state's lookup table built, and a content path looked up every 100 files (no string kept per file).
-    const state = reader.state();
-    const listing = reader.listing();
-    let bytes = 0;
-    for (let i = 0; i < listing.size; i += 100)
-      bytes += state.has(listing.logicalPath(i)) ? reader.contentPath(listing.logicalPath(i)).length : 0;
-    if (bytes === 0) throw new Error(`${method} read nothing`);
-  }
-  const used = process.cpuUsage(t0);
-  process.stdout.write(`${(used.user + used.system) / 1e6}\n`);
+/**
+ * One method in a process of its own, on the built library: prints its CPU seconds. The state's
+ * lookup table is built and a content path looked up every 100 files (no string kept per file).
+ */
+const CHILD = `
+const [method, dir] = process.argv.slice(1);
+const { OcflObjectReader } = await import(${JSON.stringify(`${DIST}/object/object.js`)});
+const { openStorage } = await import(${JSON.stringify(`${DIST}/storage/open.js`)});
+const storage = await openStorage(dir);
+const t0 = process.cpuUsage();
+if (method !== 'none') {
+  const reader =
+    method === 'light' ? await OcflObjectReader.openVersion(storage, '') : await OcflObjectReader.open(storage, '', { fixity: false });
+  const state = reader.state();
+  const listing = reader.listing();
+  let bytes = 0;
+  for (let i = 0; i < listing.size; i += 100)
+    bytes += state.has(listing.logicalPath(i)) ? reader.contentPath(listing.logicalPath(i)).length : 0;
+  if (bytes === 0) throw new Error(method + ' read nothing');
 }
+const used = process.cpuUsage(t0);
+process.stdout.write((used.user + used.system) / 1e6 + '\\n');
+`;
 
 async function main(): Promise<void> {
   const sizes = (process.env.BENCH_VERSION_FILES ?? '10000,100000,1000000').split(',').map(Number);
-  const self = fileURLToPath(import.meta.url);
   process.stdout.write('  one version opened, its state indexed: CPU s, peak RSS, bytes a file over an empty process\n');
   for (const n of sizes) {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'version-reader-'));
@@ -82,7 +89,7 @@ async function main(): Promise<void> {
       writeObject(dir, n);
       const r = new Map<Method, { cpu: number; peak: number }>();
       for (const method of METHODS) {
-        const run = spawnSync('/usr/bin/time', ['-f', '__PEAK__ %M', process.execPath, '--import=tsx', self, method, dir], {
+        const run = spawnSync('/usr/bin/time', ['-f', '__PEAK__ %M', process.execPath, '--input-type=module', '-e', CHILD, method, dir], {
           encoding: 'utf8',
         });
         if (run.status !== 0) throw new Error(`${method} failed: ${run.stderr.slice(-400)}`);
@@ -107,5 +114,5 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv[2]) await runOne(process.argv[2] as Method, process.argv[3]!);
-else await main();
+if (!existsSync(`${DIST}/object/object.js`)) throw new Error('No dist/: npm run build first.');
+await main();

@@ -11,7 +11,11 @@ import type { BlockParts } from './path-block-windows.js';
  * of them, the paths of each, and an index of the paths built when a lookup by path first needs it.
  */
 export class DigestBlock {
-  private readonly table: Int32Array;
+  /** The index of the digests (index()); none when they ascend (indexSorted()), found by a search then. */
+  private table: Int32Array | undefined;
+  /** Whether the digests ascend (then no table), and where the next search starts: lookups in order cost a few compares. */
+  private ascending = false;
+  private next = 0;
   /** path index -> its entry, and whether an earlier path is the same: built with the path index */
   private entryOfPath: Uint32Array | undefined;
   private repeated: Uint8Array | undefined;
@@ -24,9 +28,7 @@ export class DigestBlock {
     /** firstPath[k] .. firstPath[k + 1]: the paths of entry k. */
     readonly firstPath: Uint32Array,
     readonly paths: Arena,
-  ) {
-    this.table = emptyTable(firstPath.length - 1);
-  }
+  ) {}
 
   /** A block read in windows (its keys already bytes, `size` each); not yet indexed. */
   static ofParts(block: BlockParts, size: number): DigestBlock {
@@ -41,19 +43,31 @@ export class DigestBlock {
     return this.size;
   }
 
+  /**
+   * Indexes a block whose digests ascend (as a canonical inventory lists them) without a table:
+   * found by a binary search, or at once when looked up in their order. Other blocks: index().
+   */
+  indexSorted(): boolean {
+    const size = this.size;
+    for (let k = 1; k < this.entries; k++)
+      if (this.digests.compare(this.digests, k * size, (k + 1) * size, (k - 1) * size, k * size) >= 0) return this.index();
+    return (this.ascending = true);
+  }
+
   /** Indexes every entry; false when a digest repeats (JSON.parse keeps the last: the full parse decides). */
   index(): boolean {
-    const mask = this.table.length - 1;
+    const table = (this.table = emptyTable(this.entries));
+    const mask = table.length - 1;
     for (let k = 0; k < this.entries; k++) {
       const at = k * this.size;
       let slot = hashBytes(this.digests, at, at + this.size) & mask;
       for (;;) {
-        const other = this.table[slot]!;
+        const other = table[slot]!;
         if (other === -1) break;
         if (this.digests.compare(this.digests, other * this.size, (other + 1) * this.size, at, at + this.size) === 0) return false;
         slot = (slot + 1) & mask;
       }
-      this.table[slot] = k;
+      table[slot] = k;
     }
     return true;
   }
@@ -61,12 +75,37 @@ export class DigestBlock {
   /** The entry of a digest given as bytes, or -1. */
   find(digest: Uint8Array): number {
     if (digest.length !== this.size) return -1;
-    const mask = this.table.length - 1;
+    if (this.ascending) return this.search(digest);
+    if (!this.table) this.index();
+    const table = this.table!;
+    const mask = table.length - 1;
     for (let slot = hashBytes(digest, 0, digest.length) & mask; ; slot = (slot + 1) & mask) {
-      const k = this.table[slot]!;
+      const k = table[slot]!;
       if (k === -1) return -1;
       if (this.digests.compare(digest, 0, this.size, k * this.size, (k + 1) * this.size) === 0) return k;
     }
+  }
+
+  /** The entry of `digest` in an ascending block: first where the last search ended, then by halves. */
+  private search(digest: Uint8Array): number {
+    const size = this.size;
+    // Above 0 when entry k's digest is above `digest`.
+    const order = (k: number) => this.digests.compare(digest, 0, size, k * size, (k + 1) * size);
+    let low = 0;
+    let high = this.entries;
+    // Looked up in order (a manifest against a state), the answer is at `next` or the entry after it.
+    const at = this.next;
+    if (at > 0 && order(at - 1) <= 0) low = at;
+    if (at < high && order(at) > 0) high = at;
+    else if (low === at && at < high && (at + 1 === high || order(at + 1) > 0)) low = high = at + 1;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (order(mid) > 0) high = mid;
+      else low = mid + 1;
+    }
+    // low: the first entry above `digest`; the one before it is equal, or none is.
+    this.next = low;
+    return low > 0 && order(low - 1) === 0 ? low - 1 : -1;
   }
 
   digestOf(k: number): string {

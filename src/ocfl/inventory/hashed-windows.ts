@@ -15,7 +15,7 @@ const WINDOW_BYTES = 4 * 1024 * 1024;
 const UNHASHED_MAX = 64 * 1024 * 1024;
 
 export interface WindowSink {
-  /** Takes the next window; false: read no further. */
+  /** Takes the next window (its bytes reused after the call: copy what is kept); false: read no further. */
   write(window: Buffer): boolean;
   /** The digest algorithm the bytes name, once read. */
   readonly digestAlgorithm: string | undefined;
@@ -32,9 +32,10 @@ export async function readHashedWindows(
   path: string,
   sink: WindowSink,
 ): Promise<{ algorithm: string; digest: string } | undefined> {
-  let stream;
+  let stream: AsyncIterable<Buffer> & { destroy?: () => void };
   try {
-    stream = storage.readStream(path, { highWaterMark: WINDOW_BYTES });
+    // One window read into again and again where the storage can (a local folder): no garbage.
+    stream = storage.readInto?.(path, Buffer.allocUnsafe(WINDOW_BYTES)) ?? storage.readStream(path, { highWaterMark: WINDOW_BYTES });
   } catch {
     return undefined;
   }
@@ -42,13 +43,13 @@ export async function readHashedWindows(
   let unhashed: Buffer[] = [];
   let unhashedBytes = 0;
   try {
-    for await (const window of stream as AsyncIterable<Buffer>) {
+    for await (const window of stream) {
       if (!sink.write(window)) return undefined;
       if (hash) {
         hash.update(window);
         continue;
       }
-      unhashed.push(window);
+      unhashed.push(Buffer.from(window));
       unhashedBytes += window.length;
       const algorithm = sink.digestAlgorithm;
       if (algorithm === undefined) {
@@ -63,7 +64,7 @@ export async function readHashedWindows(
   } catch {
     return undefined;
   } finally {
-    stream.destroy();
+    stream.destroy?.();
   }
   return hash && { algorithm: sink.digestAlgorithm!, digest: hash.digest('hex') };
 }

@@ -21,7 +21,7 @@
  * accepts, so it would judge such an inventory differently from the full parse.
  */
 import type { Arena } from './arena.js';
-import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, QUOTE, isSpace } from './json-bytes.js';
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, QUOTE, SLASH, isSpace } from './json-bytes.js';
 
 /** What a scan answers when the bytes are not of the plain shape. */
 export const NOT_PLAIN = -1;
@@ -40,10 +40,14 @@ const PATH_NEXT = 6;
 const ENTRY_NEXT = 7;
 const DONE = 8;
 
-/** A growable list of unsigned 32-bit offsets. */
+/** A growable list of unsigned 32-bit offsets (room for `capacity` first: a count known beforehand). */
 class OffsetList {
-  private data = new Uint32Array(1024);
+  private data: Uint32Array;
   length = 0;
+
+  constructor(capacity = 1024) {
+    this.data = new Uint32Array(Math.max(16, capacity));
+  }
 
   push(value: number): void {
     if (this.length === this.data.length) {
@@ -56,19 +60,29 @@ class OffsetList {
 
   /** The values, trimmed to their number (the list is not used after). */
   done(): Uint32Array {
-    return this.data.slice(0, this.length);
+    return this.length === this.data.length ? this.data : this.data.slice(0, this.length);
   }
 }
 
-/** Bytes appended to one buffer that grows by half again when full. */
+/**
+ * Bytes appended to one buffer: of the size expected when it is known (a state's from the
+ * manifest read before it), growing by an eighth past it; else growing by half again when full.
+ * Sized as expected, a buffer a quarter too large is given back at the end (copied to its size):
+ * the state of v1 sized as the head's.
+ */
 class GrowingBytes {
-  private data = Buffer.allocUnsafe(1 << 12);
+  private data: Buffer;
   length = 0;
+
+  constructor(private readonly expected = 0) {
+    this.data = Buffer.allocUnsafe(Math.max(1 << 12, expected));
+  }
 
   /** Room for `n` more bytes at `length`. */
   room(n: number): Buffer {
     if (this.length + n > this.data.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.length + n, Math.floor(this.data.length * 1.5)));
+      const factor = this.expected > 0 ? 1.125 : 1.5;
+      const grown = Buffer.allocUnsafe(Math.max(this.length + n, Math.floor(this.data.length * factor)));
       this.data.copy(grown, 0, 0, this.length);
       this.data = grown;
     }
@@ -81,7 +95,8 @@ class GrowingBytes {
   }
 
   done(): Buffer {
-    return this.data.subarray(0, this.length);
+    const used = this.data.subarray(0, this.length);
+    return this.expected > 0 && this.data.length - this.length > this.length / 4 ? Buffer.from(used) : used;
   }
 }
 
@@ -89,8 +104,13 @@ class GrowingBytes {
 export interface BlockParts {
   /** Length in hex digits of every key; -1 when the block has none. */
   keyLength: number;
-  /** How many paths the block lists (kept or not). */
+  /**
+   * How many keys and paths the block lists (kept or not), and the bytes of its paths past their
+   * second `/` (the logical path in a content path).
+   */
+  keyCount: number;
   pathCount: number;
+  tailBytes: number;
   /** Key k as bytes: digests[k * keyLength / 2, (k + 1) * keyLength / 2). */
   digests: Buffer;
   /** firstPath[k] .. firstPath[k + 1]: the paths of key k. */
@@ -117,31 +137,48 @@ function plainStringEnd(bytes: Buffer, at: number, end: number): number {
   return end;
 }
 
+/** Where the part of a path past its second `/` starts (a content path's logical path, as writers write them), else its start. */
+function tailStart(bytes: Buffer, start: number, end: number): number {
+  for (let i = start, slashes = 0; i < end; i++) if (bytes[i] === SLASH && ++slashes === 2) return i + 1;
+  return start;
+}
+
 /** Called with each key of a block not kept (as bytes, valid until the next call) and its first path (bytes[start, end)). */
 export type EntryVisitor = (digest: Buffer, bytes: Buffer, start: number, end: number) => void;
 
 export class PathBlockWindows {
   private expect = KEY_OR_CLOSE;
   private keyLength = -1;
+  private keyCount = 0;
   private pathCount = 0;
+  private tailBytes = 0;
   /** The current key as bytes, for the visitor (every key of a block has one length), and whether its first path is still to come. */
   private scratch: Buffer | undefined;
   private unvisited = false;
-  private readonly digests = new GrowingBytes();
-  private readonly firstPath = new OffsetList();
-  private readonly pathBytes = new GrowingBytes();
-  private readonly pathStart = new OffsetList();
-  private readonly pathEnd = new OffsetList();
+  private digests: GrowingBytes | undefined;
+  private readonly firstPath: OffsetList;
+  private readonly pathBytes: GrowingBytes;
+  /** Path i is pathBytes[offsets[i], offsets[i + 1]): paths are appended one after another. */
+  private readonly offsets: OffsetList;
 
   /**
    * `hexKeys`: keys are lower-case hex, kept as bytes; `keep`: false for a block only checked (no
-   * key or path kept), whose entries `visit` sees as they are read. The scan starts after the block's `{`.
+   * key or path kept), whose entries `visit` sees as they are read. `expected`: the keys, paths and
+   * path bytes the block is expected to hold (its buffers are sized for them; more still fit).
+   * The scan starts after the block's `{`.
    */
   constructor(
     private readonly hexKeys: boolean,
     private readonly keep: boolean,
     private readonly visit?: EntryVisitor,
-  ) {}
+    private readonly expected?: { keys: number; paths: number; bytes: number },
+  ) {
+    const size = (n: number | undefined) => (keep ? n : 0);
+    this.firstPath = new OffsetList(size(expected && expected.keys + 1));
+    this.pathBytes = new GrowingBytes(size(expected?.bytes));
+    this.offsets = new OffsetList(size(expected && expected.paths + 1));
+    this.offsets.push(0);
+  }
 
   get done(): boolean {
     return this.expect === DONE;
@@ -188,10 +225,10 @@ export class PathBlockWindows {
           const close = plainStringEnd(bytes, i, end);
           if (close === NOT_PLAIN || close === end) return close === end ? i : NOT_PLAIN;
           this.pathCount++;
+          this.tailBytes += close - tailStart(bytes, i + 1, close);
           if (this.keep) {
-            this.pathStart.push(this.pathBytes.length);
             this.pathBytes.append(bytes, i + 1, close);
-            this.pathEnd.push(this.pathBytes.length);
+            this.offsets.push(this.pathBytes.length);
           } else if (this.unvisited) {
             this.visit!(this.scratch!, bytes, i + 1, close);
             this.unvisited = false;
@@ -228,30 +265,36 @@ export class PathBlockWindows {
         this.keyLength = length;
       } else if (length !== this.keyLength) return false;
       const size = length / 2;
-      const out = this.keep ? this.digests.room(size) : this.visit ? (this.scratch ??= Buffer.allocUnsafe(size)) : undefined;
+      if (this.keep) this.digests ??= new GrowingBytes(size * (this.expected?.keys ?? 0));
+      const out = this.digests ? this.digests.room(size) : this.visit ? (this.scratch ??= Buffer.allocUnsafe(size)) : undefined;
       this.unvisited = out !== undefined && out === this.scratch;
-      const at = this.keep ? this.digests.length : 0;
+      const at = this.digests ? this.digests.length : 0;
       for (let b = 0, i = start; b < size; b++, i += 2) {
         const high = NIBBLE[bytes[i]!]!;
         const low = NIBBLE[bytes[i + 1]!]!;
         if ((high | low) < 0) return false;
         if (out) out[at + b] = (high << 4) | low;
       }
-      if (this.keep) this.digests.length += size;
+      if (this.digests) this.digests.length += size;
     }
-    if (this.keep) this.firstPath.push(this.pathStart.length);
+    this.keyCount++;
+    if (this.keep) this.firstPath.push(this.offsets.length - 1);
     return true;
   }
 
   /** The block read (once done). */
   parts(): BlockParts {
-    this.firstPath.push(this.pathStart.length);
+    this.firstPath.push(this.offsets.length - 1);
+    const offsets = this.offsets.done();
+    const { keyLength, keyCount, pathCount, tailBytes } = this;
     return {
-      keyLength: this.keyLength,
-      pathCount: this.pathCount,
-      digests: this.digests.done(),
+      keyLength,
+      keyCount,
+      pathCount,
+      tailBytes,
+      digests: this.digests?.done() ?? Buffer.alloc(0),
       firstPath: this.firstPath.done(),
-      paths: { bytes: this.pathBytes.done(), start: this.pathStart.done(), end: this.pathEnd.done() },
+      paths: { bytes: this.pathBytes.done(), start: offsets.subarray(0, offsets.length - 1), end: offsets.subarray(1) },
     };
   }
 }

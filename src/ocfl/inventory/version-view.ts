@@ -5,9 +5,11 @@
  * the state's (~300 bytes a file, 726 MB browsing it), this one digest and logical path once each.
  *
  * Read in two passes over the file, window by window (inventory/windows.ts), both hashed: the
- * first keeps the version's state (digests as bytes, paths as UTF-8) and the header and versions'
- * metadata, and checks the rest; the second hands each manifest entry to the state's digest table,
- * which keeps the first content path of each digest it holds as the index of a prefix when the
+ * first keeps the version's state (digests as bytes, paths as UTF-8, its buffers sized from the
+ * manifest read before it) and the header and versions' metadata, and checks the rest; the second
+ * hands each manifest entry to the state's digests (found in order, without a table, when both
+ * list them ascending as canonical inventories do), which keep the first content path of each
+ * digest they hold as the index of a prefix when the
  * path is `<prefix>/<a logical path of the digest>` (what writers write: `v1/content/` and the
  * path), else as its own string. Undefined (read it as InventoryView does) for what that view
  * declines too (not plain, a state digest the manifest lacks or lists twice) and when the file
@@ -22,8 +24,8 @@ import type { EntryVisitor } from './path-block-windows.js';
 import { plainOfParts } from './plain.js';
 import { type InventoryModel, StateView, type VersionListing } from './view.js';
 import { InventoryWindows } from './windows.js';
+import { SLASH } from './json-bytes.js';
 
-const SLASH = 0x2f;
 /** prefixOf: the content path is kept as its own string; the manifest does not list the digest. */
 const OWN_PATH = -1;
 const UNLISTED = -2;
@@ -37,6 +39,7 @@ interface ContentPaths {
 
 export class VersionView implements InventoryModel {
   private stateView: StateView | undefined;
+  private entries: Uint32Array | undefined;
 
   private constructor(
     readonly id: string,
@@ -69,7 +72,7 @@ export class VersionView implements InventoryModel {
       throw new SiardOcflError(`Object "${checked.id}" has no version ${name} (head is ${checked.head}).`, { code: 'NO_SUCH_VERSION' });
     const block = DigestBlock.ofParts(state, plain.blocks.digestSize);
     // Not kept (`head` came after `versions`), or a digest listed twice: read as InventoryView does.
-    if (state.paths.start.length !== state.pathCount || !block.index()) return undefined;
+    if (state.paths.start.length !== state.pathCount || !block.indexSorted()) return undefined;
     const content = await contentPathsOf(storage, where, block, hashed.digest);
     if (!content) return undefined;
     const names = Object.keys(checked.versions).sort((a, b) => versionNumber(a) - versionNumber(b));
@@ -92,20 +95,26 @@ export class VersionView implements InventoryModel {
   /** The state of the version read (any other: an error saying which one this reader holds). */
   state(version = this.head): ReadonlyMap<string, string> {
     this.only(version);
-    if (!this.stateView) {
-      const { paths, firstPath } = this.block;
-      const entryOf = new Uint32Array(paths.start.length);
-      for (let k = 0; k < this.block.entries; k++) entryOf.fill(k, firstPath[k], firstPath[k + 1]);
-      this.stateView = new StateView(paths, entryOf, (k) => this.block.digestOf(k));
-    }
+    this.stateView ??= new StateView(this.block.paths, this.entryOf(), (k) => this.block.digestOf(k));
     return this.stateView;
+  }
+
+  /** The entry of each path of the state: made once (4 MB at a million files), none when each digest has one path. */
+  private entryOf(): Uint32Array {
+    if (this.entries) return this.entries;
+    const { paths, firstPath } = this.block;
+    let k = 0;
+    while (k < firstPath.length && firstPath[k] === k) k++;
+    if (k === firstPath.length && k === paths.start.length + 1) return (this.entries = firstPath.subarray(0, k - 1));
+    const entryOf = new Uint32Array(paths.start.length);
+    for (let k = 0; k < this.block.entries; k++) entryOf.fill(k, firstPath[k], firstPath[k + 1]);
+    return (this.entries = entryOf);
   }
 
   listing(version = this.head): VersionListing {
     this.only(version);
-    const { paths, firstPath } = this.block;
-    const entryOf = new Uint32Array(paths.start.length);
-    for (let k = 0; k < this.block.entries; k++) entryOf.fill(k, firstPath[k], firstPath[k + 1]);
+    const { paths } = this.block;
+    const entryOf = this.entryOf();
     return {
       size: entryOf.length,
       logicalPath: (i) => paths.bytes.toString('utf8', paths.start[i], paths.end[i]),
@@ -166,6 +175,8 @@ async function contentPathsOf(storage: ReadStorage, where: string, block: Digest
   const prefixes = new Map<string, number>();
   const own = new Map<number, string>();
   let repeated = false;
+  let last = Buffer.alloc(0);
+  let lastIndex = -1;
   const { paths, firstPath } = block;
   const visit: EntryVisitor = (key, bytes, start, end) => {
     const k = block.find(key);
@@ -175,10 +186,14 @@ async function contentPathsOf(storage: ReadStorage, where: string, block: Digest
     const length = paths.end[p]! - paths.start[p]!;
     const cut = end - length;
     if (cut > start && bytes[cut - 1] === SLASH && paths.bytes.compare(bytes, cut, end, paths.start[p], paths.end[p]) === 0) {
-      const prefix = bytes.toString('utf8', start, cut);
-      let i = prefixes.get(prefix);
-      if (i === undefined) prefixes.set(prefix, (i = prefixes.size));
-      prefixOf[k] = i;
+      // Most entries have the prefix of the one before (v1/content/): no string made for them.
+      if (last.length !== cut - start || last.compare(bytes, start, cut) !== 0) {
+        const prefix = bytes.toString('utf8', start, cut);
+        last = Buffer.from(bytes.subarray(start, cut));
+        lastIndex = prefixes.get(prefix) ?? prefixes.size;
+        prefixes.set(prefix, lastIndex);
+      }
+      prefixOf[k] = lastIndex;
     } else {
       prefixOf[k] = OWN_PATH;
       own.set(k, bytes.toString('utf8', start, end));

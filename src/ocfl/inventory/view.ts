@@ -19,11 +19,17 @@ import { InventoryWindows } from './windows.js';
 
 const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** One version's logical state: logical path -> digest, in code-unit order of the paths. */
+/**
+ * One version's logical state: logical path -> digest, in code-unit order of the paths. Looked up
+ * through a table of its paths; sorted only when first gone through (a reader that looks paths up,
+ * the reading room's, never sorts a million of them).
+ */
 export class StateView implements ReadonlyMap<string, string> {
-  /** Path indexes in code-unit order of the paths, a path listed twice kept once (its last digest). */
-  private readonly order: Int32Array;
   private readonly table: RangeTable;
+  /** A path listed twice: its first listing (the one the table finds) -> its last (whose digest it has, as in a Map built in order). */
+  private readonly last = new Map<number, number>();
+  private sorted: Uint32Array | undefined;
+  readonly size: number;
 
   constructor(
     private readonly paths: Arena,
@@ -32,27 +38,31 @@ export class StateView implements ReadonlyMap<string, string> {
     private readonly digestOfEntry: (entry: number) => string,
   ) {
     const { bytes, start, end } = paths;
-    const n = start.length;
-    const indexes = Array.from({ length: n }, (_, i) => i);
+    this.table = new RangeTable(start.length, bytes, start, end);
+    let repeats = 0;
+    for (let p = 0; p < start.length; p++) {
+      const first = this.table.add(p);
+      if (first < 0) continue;
+      this.last.set(first, p);
+      repeats++;
+    }
+    this.size = start.length - repeats;
+  }
+
+  /** Path indexes (each path's first listing) in code-unit order of the paths. */
+  private get order(): Uint32Array {
+    if (this.sorted) return this.sorted;
+    const { bytes, start, end } = this.paths;
+    const order = new Uint32Array(this.size);
+    for (let p = 0, j = 0; p < start.length; p++) if (this.table.find(bytes, start[p]!, end[p]!) === p) order[j++] = p;
     // UTF-8 byte order is code-point order, which differs from JavaScript's code-unit order only
     // between characters above U+FFFF and U+E000-U+FFFF (bytes from 0xEE): those states sort as strings.
     if (bytes.some((b) => b >= 0xee)) {
-      const names = indexes.map((p) => this.pathAt(p));
-      indexes.sort((a, b) => (names[a]! < names[b]! ? -1 : names[a]! > names[b]! ? 1 : 0));
-    } else {
-      indexes.sort((a, b) => bytes.compare(bytes, start[b]!, end[b]!, start[a]!, end[a]!));
-    }
-    // The sort is stable: of paths listed twice, the last listed wins, as in a Map built in order.
-    const kept: number[] = [];
-    for (let j = 0; j < indexes.length; j++) {
-      const p = indexes[j]!;
-      const next = indexes[j + 1];
-      if (next !== undefined && bytes.compare(bytes, start[next]!, end[next]!, start[p]!, end[p]!) === 0) continue;
-      kept.push(p);
-    }
-    this.order = Int32Array.from(kept);
-    this.table = new RangeTable(kept.length, bytes, start, end);
-    for (const p of kept) this.table.add(p);
+      const names = new Map<number, string>();
+      for (const p of order) names.set(p, this.pathAt(p));
+      order.sort((a, b) => byCodeUnit(names.get(a)!, names.get(b)!));
+    } else order.sort((a, b) => bytes.compare(bytes, start[b]!, end[b]!, start[a]!, end[a]!));
+    return (this.sorted = order);
   }
 
   private pathAt(p: number): string {
@@ -60,16 +70,12 @@ export class StateView implements ReadonlyMap<string, string> {
   }
 
   private digestAt(p: number): string {
-    return this.digestOfEntry(this.entryOf[p]!);
+    return this.digestOfEntry(this.entryOf[this.last.get(p) ?? p]!);
   }
 
   private find(logicalPath: string): number {
     const query = Buffer.from(logicalPath, 'utf8');
     return this.table.find(query, 0, query.length);
-  }
-
-  get size(): number {
-    return this.order.length;
   }
 
   get(logicalPath: string): string | undefined {

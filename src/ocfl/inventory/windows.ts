@@ -333,11 +333,24 @@ export class InventoryWindows {
           : frame.kind === 'top'
             ? { kind: 'manifest' }
             : { kind: 'state', version: frame };
-      this.block = { scan: new PathBlockWindows(known, kept, frame.kind === 'top' && manifest ? manifest : undefined), role };
+      const visit = frame.kind === 'top' && manifest ? manifest : undefined;
+      this.block = { scan: new PathBlockWindows(known, kept, visit, this.expectedSize(frame.kind)), role };
       return at + 1;
     }
     this.gathering = new GatheredValue(c);
     return at;
+  }
+
+  /**
+   * What a state or fixity block read after the manifest is expected to hold: the manifest's keys
+   * and paths, and its paths' bytes (a state's, those of its logical paths). Sized so, a million-file
+   * state is not grown (and copied) some 25 times, nor a third too large at its end.
+   */
+  private expectedSize(kind: FrameKind): { keys: number; paths: number; bytes: number } | undefined {
+    const manifest = this.parts.manifest;
+    if (!manifest || kind === 'top') return undefined;
+    const { keyCount: keys, pathCount: paths, tailBytes, paths: kept } = manifest;
+    return { keys, paths, bytes: kind === 'version' ? tailBytes : kept.bytes.length };
   }
 
   private open(kind: FrameKind): Frame {

@@ -1,5 +1,6 @@
 /** The local filesystem backend of Storage. */
 import { createReadStream, lstatSync, promises as fsp, readdirSync, realpathSync, renameSync, statSync, type Dirent } from 'node:fs';
+import { constants } from 'node:fs';
 import path from 'node:path';
 import { openFileStream, readSmallFile } from '../../read-small-file.js';
 import type { Readable } from 'node:stream';
@@ -130,6 +131,20 @@ export class FileSystemStorage implements Storage {
       });
     }
     return createReadStream(this.readable(rel), { highWaterMark: 1 << 20, ...options });
+  }
+
+  async *readInto(rel: string, buffer: Buffer): AsyncGenerator<Buffer> {
+    // O_NOFOLLOW: a link as the last component fails as readStream's onLink refuses it.
+    const file = await fsp.open(this.readable(rel, false), constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      for (;;) {
+        const { bytesRead } = await file.read(buffer, 0, buffer.length, null);
+        if (bytesRead === 0) return;
+        yield buffer.subarray(0, bytesRead);
+      }
+    } finally {
+      await file.close();
+    }
   }
 
   readFile(rel: string): Promise<Buffer> {
