@@ -28,28 +28,32 @@ export interface StagingBase {
   headState(): Iterable<readonly [string, string]>;
 }
 
-export class FullBase implements StagingBase {
+type Header = Pick<StagingBase, 'id' | 'type' | 'digestAlgorithm' | 'head'> & { contentDirectory?: string | undefined };
+
+/** The header fields of a base, copied from what it is read from (neither changes while a version is staged). */
+abstract class BaseHeader {
+  readonly id: string;
+  readonly type: string;
+  readonly digestAlgorithm: string;
+  readonly head: string;
+  readonly contentDirectory: string | undefined;
+
+  constructor(header: Header) {
+    this.id = header.id;
+    this.type = header.type;
+    this.digestAlgorithm = header.digestAlgorithm;
+    this.head = header.head;
+    this.contentDirectory = header.contentDirectory;
+  }
+}
+
+export class FullBase extends BaseHeader implements StagingBase {
   /** lower-case digest -> manifest key as written (keys may be upper case) */
   private readonly keys = new Map<string, string>();
 
   constructor(readonly inventory: Inventory) {
+    super(inventory);
     for (const key of Object.keys(inventory.manifest)) this.keys.set(key.toLowerCase(), key);
-  }
-
-  get id(): string {
-    return this.inventory.id;
-  }
-  get type(): string {
-    return this.inventory.type;
-  }
-  get digestAlgorithm(): string {
-    return this.inventory.digestAlgorithm;
-  }
-  get head(): string {
-    return this.inventory.head;
-  }
-  get contentDirectory(): string | undefined {
-    return this.inventory.contentDirectory;
   }
 
   manifestKey(digest: string): string | undefined {
@@ -75,8 +79,10 @@ function sortedBlock(block: DigestBlock): PathBlock {
   };
 }
 
-export class ViewBase implements StagingBase {
-  constructor(readonly view: InventoryView) {}
+export class ViewBase extends BaseHeader implements StagingBase {
+  constructor(readonly view: InventoryView) {
+    super(view);
+  }
 
   /**
    * Whether a view can be a writer's base: a fixity block of an algorithm this tool does not
@@ -84,22 +90,6 @@ export class ViewBase implements StagingBase {
    */
   static canWrite(view: InventoryView): boolean {
     return view.fixityAlgorithms().every((alg) => view.fixityBlock(alg) !== undefined);
-  }
-
-  get id(): string {
-    return this.view.id;
-  }
-  get type(): string {
-    return this.view.type;
-  }
-  get digestAlgorithm(): string {
-    return this.view.digestAlgorithm;
-  }
-  get head(): string {
-    return this.view.head;
-  }
-  get contentDirectory(): string | undefined {
-    return this.view.contentDirectory;
   }
 
   manifestKey(digest: string): string | undefined {

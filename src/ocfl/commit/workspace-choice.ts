@@ -34,14 +34,39 @@ export function siblingWorkspaceDir(rootDir: string): string {
   return path.join(path.dirname(abs), `.${path.basename(abs)}.siard-ocfl-work`);
 }
 
-export function inRootWorkspaceDir(rootDir: string): string {
+function inRootWorkspaceDir(rootDir: string): string {
   return path.join(path.resolve(rootDir), ...IN_ROOT_WORKSPACE.split('/'));
 }
 
 /** Whether `dir` lies strictly below the root's workspace extension folder. */
-export function isInWorkspaceExtension(rootDir: string, dir: string): boolean {
+function isInWorkspaceExtension(rootDir: string, dir: string): boolean {
   const rel = path.relative(path.join(path.resolve(rootDir), 'extensions', WORKSPACE_EXTENSION), path.resolve(dir));
   return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+}
+
+/** Whether the absolute path `abs` is the root `absRoot` or below it. */
+function isInRoot(absRoot: string, abs: string): boolean {
+  const rel = path.relative(absRoot, abs);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/** Refuses a workspace inside the root but not below its workspace extension folder (absolute paths). */
+export function assertWorkspaceOutsideRoot(absRoot: string, abs: string): void {
+  if (!isInRoot(absRoot, abs) || isInWorkspaceExtension(absRoot, abs)) return;
+  throw new UsageError(
+    `The workspace ${abs} lies inside the storage root ${absRoot}; choose a folder outside it, or ` +
+      `below ${path.join(absRoot, 'extensions', WORKSPACE_EXTENSION)}.`,
+    'BAD_WORKSPACE',
+  );
+}
+
+/** The refusal of a workspace on another filesystem than the root (absolute paths). */
+export function otherFilesystemError(absRoot: string, abs: string): UsageError {
+  return new UsageError(
+    `The workspace ${abs} is on another filesystem than the storage root ${absRoot}, so versions could not be published ` +
+      `atomically; choose one on the root's filesystem, such as ${inRootWorkspaceDir(absRoot)}.`,
+    'BAD_WORKSPACE',
+  );
 }
 
 /** The nearest existing folder at or above `p`, with its device. */
@@ -119,16 +144,8 @@ export async function initialWorkspace(rootDir: string): Promise<{ dir: string; 
 export async function checkWorkspace(rootDir: string, workspaceDir: string): Promise<void> {
   const absRoot = path.resolve(rootDir);
   const abs = path.resolve(workspaceDir);
-  const rel = path.relative(absRoot, abs);
-  const inside = rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-  if (inside && !isInWorkspaceExtension(absRoot, abs)) {
-    throw new UsageError(
-      `The workspace ${abs} lies inside the storage root ${absRoot}; choose a folder outside it, or ` +
-        `below ${path.join(absRoot, 'extensions', WORKSPACE_EXTENSION)}.`,
-      'BAD_WORKSPACE',
-    );
-  }
-  if (inside) return; // created inside the root, on its filesystem; the root's own checks apply
+  assertWorkspaceOutsideRoot(absRoot, abs);
+  if (isInRoot(absRoot, abs)) return; // created inside the root, on its filesystem; the root's own checks apply
   const at = await nearestExisting(abs);
   if (!at.isDirectory) throw new UsageError(`The workspace ${abs} cannot be made: ${at.dir} is a file.`, 'BAD_WORKSPACE');
   const writable = await fsp.access(at.dir, constants.W_OK | constants.X_OK).then(
@@ -137,11 +154,5 @@ export async function checkWorkspace(rootDir: string, workspaceDir: string): Pro
   );
   if (!writable) throw new UsageError(`The workspace ${abs} cannot be used: ${at.dir} is not writable for this user.`, 'BAD_WORKSPACE');
   const rootAt = await nearestExisting(absRoot);
-  if (rootAt.dev !== at.dev) {
-    throw new UsageError(
-      `The workspace ${abs} is on another filesystem than the storage root ${absRoot}, so versions could not be published ` +
-        `atomically; choose one on the root's filesystem, such as ${inRootWorkspaceDir(absRoot)}.`,
-      'BAD_WORKSPACE',
-    );
-  }
+  if (rootAt.dev !== at.dev) throw otherFilesystemError(absRoot, abs);
 }

@@ -11,7 +11,7 @@ import { digestSync } from '../digest.js';
 import { FileLockProvider, type LockProvider } from '../lock/lock.js';
 import type { Storage } from '../storage/storage.js';
 import { FileSystemStorage } from '../storage/fs.js';
-import { inRootWorkspaceDir, isInWorkspaceExtension, siblingWorkspaceDir, WORKSPACE_EXTENSION } from './workspace-choice.js';
+import { assertWorkspaceOutsideRoot, otherFilesystemError, siblingWorkspaceDir, WORKSPACE_EXTENSION } from './workspace-choice.js';
 
 export interface Workspace {
   storage: Storage;
@@ -26,14 +26,7 @@ export const defaultWorkspaceDir = siblingWorkspaceDir;
 export async function openWorkspace(root: Storage, rootDir: string, workspaceDir = defaultWorkspaceDir(rootDir)): Promise<Workspace> {
   const absRoot = path.resolve(rootDir);
   const abs = path.resolve(workspaceDir);
-  const rel = path.relative(absRoot, abs);
-  if ((rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))) && !isInWorkspaceExtension(absRoot, abs)) {
-    throw new UsageError(
-      `The workspace ${abs} lies inside the storage root ${absRoot}; it must be outside it, or ` +
-        `below ${path.join(absRoot, 'extensions', WORKSPACE_EXTENSION)}.`,
-      'BAD_WORKSPACE',
-    );
-  }
+  assertWorkspaceOutsideRoot(absRoot, abs);
   let created: string | undefined;
   try {
     created = await fsp.mkdir(abs, { recursive: true });
@@ -51,11 +44,7 @@ export async function openWorkspace(root: Storage, rootDir: string, workspaceDir
   const storage = new FileSystemStorage(abs);
   if (!(await root.canMoveFrom(storage))) {
     if (created) await fsp.rm(created, { recursive: true, force: true }); // refused: leave nothing behind
-    throw new UsageError(
-      `The workspace ${abs} is on another filesystem than the storage root ${absRoot}, so versions could not be published ` +
-        `atomically; choose one on the root's filesystem, such as ${inRootWorkspaceDir(absRoot)}.`,
-      'BAD_WORKSPACE',
-    );
+    throw otherFilesystemError(absRoot, abs);
   }
   return {
     storage,
