@@ -7,7 +7,7 @@
  * only the rows between. Tables with a primary key are matched by key, cell by cell; tables without
  * one as multisets of whole rows (a row's key is the row itself, with its number of copies).
  */
-import type { Cells, PendingRows, Side } from './pending-rows.js';
+import type { Cells, PendingRow, PendingRows, Side } from './pending-rows.js';
 
 export interface RowDifference {
   /** primary key values (compare forms); the whole row for a table without primary key */
@@ -111,11 +111,28 @@ export class RowMatcher {
       const rt = t[j++]!;
       const ka = this.key(ra);
       const kt = this.key(rt);
-      if (ka === kt) this.compare(ra, rt);
-      else {
-        this.single(0, ra, ka);
-        this.single(1, rt, kt);
+      if (ka === kt) {
+        this.compare(ra, rt);
+        continue;
       }
+      // Out of step: a row one side lacks (a deleted or an added row) shifts every later pair by
+      // one. A row whose partner waits already is matched with it and the other side's row is
+      // paired again with the next, so the sides are back in step and only rows without a
+      // partner wait (else every later row would wait for one step, and the lookups cost).
+      const wa = this.pending.get(ka);
+      if (wa !== undefined && wa.side === 1) {
+        this.place(0, ra, ka, wa);
+        j--;
+        continue;
+      }
+      const wt = this.pending.get(kt);
+      if (wt !== undefined && wt.side === 0) {
+        this.place(1, rt, kt, wt);
+        i--;
+        continue;
+      }
+      this.place(0, ra, ka, wa);
+      this.place(1, rt, kt, wt);
     }
     this.heads[0] = i;
     this.heads[1] = j;
@@ -131,7 +148,11 @@ export class RowMatcher {
 
   /** A row whose partner is not known: matched with one waiting, else waits. */
   private single(side: Side, cells: Cells, key = this.key(cells)): void {
-    const waiting = this.pending.get(key);
+    this.place(side, cells, key, this.pending.get(key));
+  }
+
+  /** `single` with the row waiting under `key` looked up already. */
+  private place(side: Side, cells: Cells, key: string, waiting: PendingRow | undefined): void {
     if (waiting === undefined || waiting.side === side) {
       // the other side has ended: no partner can come, the row is a difference now (a table one side lacks waits nowhere)
       if (this.ended[side === 0 ? 1 : 0]) this.note(side === 0 ? 'missing' : 'extra', cells, null);
