@@ -32,6 +32,8 @@ const LONGEST_NAME = 100;
 
 /** First-level folders outlined at once when a folder root is listed progressively. */
 const PROGRESSIVE_WIDTH = 4;
+/** The event loop is given a turn after this long of listing. */
+const YIELD_MS = 10;
 
 /**
  * Every folder where the root's layout puts objects, with the id its name encodes, in no
@@ -81,10 +83,17 @@ export async function listByLayout(
   const top = await storage.outline('', 1);
   const folders = top.filter((e) => e.isDirectory && e.path !== 'extensions').map((e) => e.path);
   folders.sort();
+  let yielded = performance.now();
   await forEachConcurrent(folders, PROGRESSIVE_WIDTH, async (folder) => {
     if (!ours) return;
     if (!tuple.test(folder)) ours = false;
     else told(take(folder, await storage.outline(folder, numberOfTuples)));
+    // Folders from the page cache are read synchronously, one promise after another: without a
+    // turn of the event loop now and then, no request (nor a timer) is served until the last.
+    if (performance.now() - yielded > YIELD_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      yielded = performance.now();
+    }
   });
   return ours ? out : undefined;
 }
