@@ -14,14 +14,23 @@
  * against the export's without fingerprints.
  *
  * Measured at 2edc3a2 (load 14-25, niced), 1,000,000 narrow rows: exports 7.43 / 6.43 CPU s = 1.154
- * (best of 3); a CPU profile gives the fingerprint's functions 2.4% self time (endRow 1.3%, add
- * 1.1%). Replayed in a throwaway script, the hash costs 0.28 s per million rows of these forms when
- * they are flat strings and 0.65-0.72 s when made by concatenation as the writer makes some (a
- * timestamp's 'T' and 'Z'): V8 flattens a concatenated string the first time charCodeAt reads it.
- * The replay below, on the forms the writer gave: 0.44 and 0.57 CPU s (two runs) = 6.9-8.9% of the
- * export without. So the hash itself is under the limit, with little margin; what else the 1.154
- * holds (load, or the export's garbage collection with the observer: 157 scavenges against 141
- * with --trace-gc) is not found yet.
+ * (best of 3); the hash then read the forms the writer builds by concatenation (a timestamp's 'T'
+ * and 'Z'), which V8 copies flat the first time their characters are read.
+ *
+ * Measured at 262a746 (the row hashed cell by cell as written, dates and times from the source's
+ * text, the format unchanged), in a reserved slot (load 1.5-2.2: another session's niced ingest ran through it), best of N:
+ * - 300,000 rows 1.64 / 1.58 CPU s = 1.039; 1,000,000 rows 5.10 / 4.64 = 1.098; 10,000 LOB files
+ *   9.60 / 11.04 = 0.869 (N = 7);
+ * - 1,000,000 rows again: 6.09 / 6.60 = 0.923 (N = 9), 6.09 / 5.42 = 1.124 (N = 11);
+ * - the fingerprint's own work (the replay) at 1,000,000 rows 0.49, 0.29, 0.35 CPU s = 10.5, 4.4,
+ *   6.5% of the export without; 300,000 rows 7.8%; LOB files 0.3%.
+ * The best of a mode moved by up to 40% between runs of the same code (4.64 to 6.60 s; four single
+ * exports without fingerprints right after: 6.57-7.12 s). One likely cause besides the other
+ * process: the SQLite source's provisional-type scan runs in a worker beside the read (0.56 s of
+ * a profiled export), and how many rows the main thread reads one at a time before it answers
+ * depends on timing. So the pair's ratio cannot resolve 10% here; the replay is the fingerprint's
+ * own cost, and a CPU profile gives its endRow 0.9% self time (cell hashing is inlined into the
+ * writer's loop).
  *
  *   node bench/run.js fingerprints
  *   BENCH_FP_ROWS=100000,300000,1000000 BENCH_FP_LOBS=10000 BENCH_ROUNDS=5 node --import=tsx bench/fingerprints.bench.ts
