@@ -8,7 +8,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SiardReader, SiardTableRef } from '../reader/siard-reader.js';
-import { verifyArchiveMessageDigest } from '../reader/message-digest.js';
+import { verifyArchiveMessageDigest, verifyZipMessageDigest } from '../reader/message-digest.js';
+import { parseSiardMetadata } from '../reader/metadata.js';
+import type { SegmentSetZip } from '../segments/segment-set-zip.js';
 import { isSegmentedReader, setProblems } from '../segments/segment-set-reader.js';
 import { officialMetadataXsd } from '../writer.js';
 import { checkExtension, checkStructure, checkZipEntries } from './container.js';
@@ -58,12 +60,32 @@ async function checkMetadata(reader: SiardReader, report: CheckReport): Promise<
   checkIdentifiers(reader.archive, report);
   checkLobFolders(reader.archive, report);
   checkForeignKeyTargets(reader.archive, report);
-  if (isSegmentedReader(reader)) {
-    report.note('M_5.1-1', 'The messageDigest of a segmented SIARD file is not recomputed here (each segment states its own).');
-    return;
-  }
+  if (isSegmentedReader(reader)) return checkSegmentDigests(reader, report);
   const md = await verifyArchiveMessageDigest(reader);
   for (const c of md?.checks ?? []) messageDigestVerdict(report.fail.bind(report), c.digestType, c.expected, c.actual);
+}
+
+/**
+ * A segmented SIARD file: each segment states its own messageDigest over its own bytes before its
+ * header/ (M_5.1-1). A segment whose metadata.xml cannot be read is said under S_8.5-0.
+ */
+async function checkSegmentDigests(reader: SiardReader & { zip: SegmentSetZip }, report: CheckReport): Promise<void> {
+  const name = `${reader.root}header/metadata.xml`;
+  for (const m of reader.zip.members) {
+    const entry = m.zip.entry(name);
+    if (!entry || entry.uncompressedSize > 256 * 1024 * 1024) continue;
+    let stated;
+    try {
+      const chunks: Buffer[] = [];
+      for await (const c of (await m.zip.openStream(entry)) as AsyncIterable<Buffer>) chunks.push(c);
+      stated = parseSiardMetadata(Buffer.concat(chunks).toString('utf8'), `${m.name}: ${name}`).archive.messageDigests;
+    } catch {
+      continue;
+    }
+    const md = await verifyZipMessageDigest(m.zip, reader.root, stated);
+    const segment = path.basename(m.name);
+    for (const c of md?.checks ?? []) messageDigestVerdict(report.fail.bind(report), c.digestType, c.expected, c.actual, segment);
+  }
 }
 
 interface TableRead {

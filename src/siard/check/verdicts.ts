@@ -69,14 +69,13 @@ export function rowCountVerdict(fail: Fail, table: string, xmlEntry: string, row
   });
 }
 
-/** The messageDigest metadata.xml states against the one computed over the archive's bytes before header/ (M_5.1-1). */
-export function messageDigestVerdict(fail: Fail, digestType: string, stated: string, computed: string): void {
+/**
+ * The messageDigest metadata.xml states against the one computed over the archive's bytes before
+ * header/ (M_5.1-1); `segment` names the segment of a segmented SIARD file whose own it is.
+ */
+export function messageDigestVerdict(fail: Fail, digestType: string, stated: string, computed: string, segment?: string): void {
   if (computed.toLowerCase() === stated.toLowerCase()) return;
-  fail(
-    'M_5.1-1',
-    `The messageDigest (${digestType}) in metadata.xml is ${stated}, but the archive's bytes before header/ give ${computed}.`,
-    {
-      entry: 'header/metadata.xml',
-    },
-  );
+  const [file, bytes] = segment === undefined ? ['metadata.xml', "the archive's"] : [`the metadata.xml of ${segment}`, `${segment}'s`];
+  const message = `The messageDigest (${digestType}) in ${file} is ${stated}, but ${bytes} bytes before header/ give ${computed}.`;
+  fail('M_5.1-1', message, { entry: 'header/metadata.xml' });
 }

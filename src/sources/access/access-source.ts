@@ -114,7 +114,7 @@ export class AccessSource implements DatabaseSource {
     }
   }
 
-  /** Long because: one pass over the tables builds the plans, the attachment tables and the not-exported list together. */
+  /** One pass over the tables builds the plans, the attachment tables and the not-exported list together. */
   async catalog(): Promise<SourceCatalog> {
     if (this.catalogue) return this.catalogue;
     const version = this.paged.buffer[0x14] ?? 0;
@@ -157,6 +157,14 @@ export class AccessSource implements DatabaseSource {
         tables.push(childPlan.source);
         notExported.push(`the ids of attachment column "${name}"."${column.name}" (its files are in table "${child}", by row number)`);
       }
+    }
+    // a relationship to a table left out (by --tables, or unreadable) would name a table the archive does not hold
+    const exported = new Set(tables.map((t) => t.name));
+    for (const table of tables) {
+      const kept = table.foreignKeys.filter((k) => exported.has(k.referencedTable));
+      for (const k of table.foreignKeys.filter((fk) => !kept.includes(fk)))
+        notExported.push(`relationship "${k.name}" (table "${table.name}" to "${k.referencedTable}", which is not exported)`);
+      table.foreignKeys = kept;
     }
     const queries = savedQueryNames(this.reader);
     const quoted = queries.map((q) => `"${q}"`).join(', ');

@@ -84,6 +84,23 @@ export function timestampText(date: Date): string {
   return iso.endsWith('.000Z') ? iso.slice(0, 19) : iso.slice(0, 23);
 }
 
+const DAY_MS = 86_400_000;
+/** 1899-12-30, Access's day 0, in ms since 1970 */
+const ACCESS_EPOCH_MS = -25_569 * DAY_MS;
+
+/**
+ * The instant Access means by a date/time before 1899-12-30. Access stores days since 1899-12-30
+ * as a double whose integer part is the day and whose fractional part, taken without its sign, is
+ * the time of day: -1.25 is 1899-12-29 06:00. mdb-reader reads the double as a plain number of
+ * days (-1.25: 1899-12-28 18:00); this takes the day toward zero and the time as positive again.
+ */
+export function accessDate(read: Date): Date {
+  const ms = read.getTime() - ACCESS_EPOCH_MS;
+  if (ms >= 0) return read;
+  const dayPart = Math.trunc(ms / DAY_MS) * DAY_MS;
+  return new Date(ACCESS_EPOCH_MS + dayPart + (dayPart - ms));
+}
+
 /** mdb-reader's extended date/time "YYYY.MM.DD hh:mm:ss.nnnnnnnnn" as SIARD timestamp text with its 7 digits (100 ns). */
 export function extendedTimestampText(text: string): string {
   const m = /^(\d{4})\.(\d{2})\.(\d{2}) (\d{2}:\d{2}:\d{2})\.(\d{7})\d*$/.exec(text);
@@ -96,12 +113,14 @@ export function sourceValueOf(value: unknown, column: Column): SourceValue {
   if (value === null || value === undefined) return null;
   switch (column.type) {
     case 'datetime':
-      return timestampText(value as Date);
+      return timestampText(accessDate(value as Date));
     case 'datetimextended':
       return extendedTimestampText(value as string);
     case 'binary':
     case 'ole':
       return value as Buffer;
+    case 'repid':
+      return `{${(value as string).toUpperCase()}}`; // mdb-reader: lower case, no braces; Access and mdbtools show it so
     default:
       return value as string | number | bigint | boolean;
   }
