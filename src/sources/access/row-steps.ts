@@ -16,7 +16,7 @@ export interface StepSizes {
   bytes: number;
 }
 
-export const STEP_SIZES: StepSizes = { firstRows: 256, steps: 64, bytes: 16 * 1024 * 1024 };
+const STEP_SIZES: StepSizes = { firstRows: 256, steps: 64, bytes: 16 * 1024 * 1024 };
 
 /** About how many bytes a value holds in memory, to size the next step. */
 function valueBytes(v: SourceValue): number {
