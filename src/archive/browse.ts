@@ -7,8 +7,6 @@
 import { loadInventoryHeader, loadInventorySummary, type OcflObjectReader } from '../ocfl/object/object.js';
 import type { OcflStorageRoot } from '../ocfl/root.js';
 import type { ReadStorage } from '../ocfl/storage/storage.js';
-import { lstatSync } from 'node:fs';
-import { opendir } from 'node:fs/promises';
 import { forEachConcurrent } from '../ocfl/concurrent.js';
 import { listByLayout } from '../ocfl/layout/list-by-layout.js';
 
@@ -285,10 +283,10 @@ const STAT_STEP = 1000;
 
 /**
  * Bytes under a folder of the root (an object: content, inventories, sidecars), of about `files`
- * files when the caller knows (a walk at most SIZED_FILES). Else, on a local
- * folder, each folder read a thousand entries at a time (fs.opendir) and its files stat'ed a
- * thousand at a time: memory stays flat at a million files (a walk, or a folder listed whole,
- * holds every name: 470 MB at the million-LOB object, whose LOB folders hold 250,000 files each).
+ * files when the caller knows (a walk at most SIZED_FILES). Else, on a local folder, one folder
+ * at a time, its files stat'ed a thousand at a time: a walk holds every path of the object (with
+ * every folder listed at once: 472 MB at the million-LOB object, whose LOB folders hold 250,000
+ * files each); here one folder's names at most.
  * An object store lists keys with their sizes: its walk, page after page.
  */
 export async function bytesUnder(storage: ReadStorage, folder: string, files?: number): Promise<number> {
@@ -297,31 +295,26 @@ export async function bytesUnder(storage: ReadStorage, folder: string, files?: n
     const walked = await storage.walk(folder);
     return walked.files.reduce((sum, f) => sum + f.size, 0);
   }
-  const top = storage.localPath(folder);
   let bytes = 0;
-  const dirs = [top];
+  const dirs = [folder];
   while (dirs.length > 0) {
     const dir = dirs.pop()!;
-    const handle = await opendir(dir, { bufferSize: STAT_STEP }).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT' && dir !== top) return undefined; // removed while counted
+    const entries = await storage.list(dir).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT' && dir !== folder) return []; // removed while counted
       throw err;
     });
-    if (!handle) continue;
-    let files: string[] = [];
-    const statFiles = () => {
-      for (const f of files) bytes += lstatSync(f, { throwIfNoEntry: false })?.size ?? 0;
-      files = [];
-    };
-    // Never a link followed: a folder is entered only when it is one itself.
-    for await (const d of handle) {
-      if (d.isDirectory()) dirs.push(`${dir}/${d.name}`);
-      else if (d.isFile()) files.push(`${dir}/${d.name}`);
-      if (files.length === STAT_STEP) {
-        statFiles();
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+    const at = (name: string) => (dir === '' ? name : `${dir}/${name}`);
+    for (const e of entries) if (e.isDirectory) dirs.push(at(e.name));
+    // One folder at a time, its files stat'ed a thousand at a time, the server answering between.
+    for (let i = 0; i < entries.length; i += STAT_STEP) {
+      const files = entries
+        .slice(i, i + STAT_STEP)
+        .filter((e) => e.isFile)
+        .map((e) => at(e.name));
+      const stats = storage.statMany ? await storage.statMany(files) : await Promise.all(files.map((f) => storage.stat(f)));
+      for (const st of stats) bytes += st?.size ?? 0;
+      await new Promise((resolve) => setImmediate(resolve));
     }
-    statFiles();
   }
   return bytes;
 }

@@ -106,7 +106,7 @@ export class Room {
     const listing = this.startListing();
     let index = listing.ready;
     if (!index) {
-      const waited = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), WHOLE_LIST_WAIT_MS).unref());
+      const waited = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), WHOLE_LIST_WAIT_MS));
       index = await Promise.race([listing.index, waited]);
       const found = sortedObjects([...listing.found]);
       if (!index && filter === '' && found.length >= offset + limit) index = { objects: found, byLayout: true, partial: true };
