@@ -374,15 +374,6 @@ export class OcflStorageRoot {
    * Repairs what a crashed writer left in an object (see commit.ts), without writing a version,
    * and says what it did. LockHeldError when a writer is at work on it.
    */
-  /**
-   * Removes an object entirely, every version (purge.ts), each step told to `onStep`; NO_OBJECT
-   * when there is none, LockHeldError when a writer is at work on it.
-   */
-  async purge(id: string, onStep?: (sentence: string) => void): Promise<PurgeReport> {
-    assertObjectId(id);
-    return purgeObject(this, await this.workspace(), id, onStep);
-  }
-
   async repairObject(id: string): Promise<ObjectRepairReport> {
     this.objectPath(id);
     return repairObject(this, await this.workspace(), id);
@@ -394,6 +385,15 @@ export class OcflStorageRoot {
    */
   async repair(ids?: string[]): Promise<RootRepairReport> {
     return repairRoot(this, await this.workspace(), ids);
+  }
+
+  /**
+   * Removes an object entirely, every version (purge.ts), each step told to `onStep`; NO_OBJECT
+   * when there is none, LockHeldError when a writer is at work on it.
+   */
+  async purge(id: string, onStep?: (sentence: string) => void): Promise<PurgeReport> {
+    assertObjectId(id);
+    return purgeObject(this, await this.workspace(), id, onStep);
   }
 
   /**
