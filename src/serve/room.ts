@@ -159,6 +159,11 @@ export class Room {
     return entry.object;
   }
 
+  /** Whether a head of the object was read (so access copies of its versions may exist). */
+  knowsHead(id: string): boolean {
+    return this.heads.has(id);
+  }
+
   /**
    * The head version's name: read with the head's reader (kept as that version's), then taken
    * as known for OBJECT_TTL_MS and while the inventory sidecar names the same digest.

@@ -242,6 +242,8 @@ export const ROUTES: Record<string, Route> = {
 
   '/object': async (room, q) => {
     const id = need(q, 'id');
+    // A head read before is checked again (a sidecar read when unchanged): a new version retires the old ones' access copies.
+    if (room.knowsHead(id)) await room.head(id);
     // The versions' metadata streamed from the inventory, not an open object.
     const versions = await room.root.objectVersions(id);
     const path = await room.root.findObject(id);

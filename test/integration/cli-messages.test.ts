@@ -44,8 +44,8 @@ test('export of an unsupported scheme says so and lists the supported sources', 
   t.is(r.code, 2);
   t.is(
     r.stderr,
-    'siard-ocfl: The source scheme oracle:// is not supported; sources are sqlite:<file>, a .db/.sqlite/.sqlite3 file, ' +
-      'postgres://, postgresql://, mysql:// or mariadb://.\n',
+    'siard-ocfl: The source scheme oracle:// is not supported; sources are access:<file>, a .mdb/.accdb file, ' +
+      'sqlite:<file>, a .db/.sqlite/.sqlite3 file, postgres://, postgresql://, mysql:// or mariadb://.\n',
   );
 });
 

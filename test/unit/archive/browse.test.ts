@@ -63,10 +63,15 @@ function writeObject(dir: string, id: string, text?: string): void {
 }
 
 /** Bytes of every file under `folder`. */
+/** Bytes of the regular files under a folder, descending into real folders only (Node 24's recursive readdir follows links). */
 function bytesOnDisk(folder: string): number {
-  return readdirSync(folder, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .reduce((sum, e) => sum + statSync(path.join(e.parentPath, e.name)).size, 0);
+  let sum = 0;
+  for (const e of readdirSync(folder, { withFileTypes: true })) {
+    const p = path.join(folder, e.name);
+    if (e.isDirectory()) sum += bytesOnDisk(p);
+    else if (e.isFile()) sum += statSync(p).size;
+  }
+  return sum;
 }
 
 const N = 120;
