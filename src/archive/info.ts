@@ -9,6 +9,7 @@ import type { OcflStorageRoot } from '../ocfl/root.js';
 import { groupSegmentNames, isSiardSegmentName } from '../siard/segments/segment-names.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';
 import { bytesUnder } from './browse.js';
+import { declaredObjectVersion, isObjectDeclaration } from '../ocfl/declaration.js';
 
 export interface RootInfo {
   root: string;
@@ -63,12 +64,12 @@ export async function objectInfo(root: OcflStorageRoot, id: string): Promise<Obj
   }
   const whole = names.filter(isSiardFileName);
   const sets = groupSegmentNames(names).map((set) => set.base);
-  const declaration = (await root.storage.list(reader.path)).find((e) => e.isFile && e.name.startsWith('0=ocfl_object_'));
+  const declaration = (await root.storage.list(reader.path)).find((e) => e.isFile && isObjectDeclaration(e.name));
   return {
     root: root.location,
     id: reader.id,
     path: reader.path,
-    ocflVersion: declaration?.name.slice('0=ocfl_object_'.length) ?? 'unknown',
+    ocflVersion: declaration ? declaredObjectVersion(declaration.name) : 'unknown',
     head: reader.head,
     versions: reader.versions(),
     files: listing.size,

@@ -34,6 +34,7 @@ export const VERBS: Record<string, () => Promise<{ register: RegisterVerb }>> = 
   cat: () => import('./cat.js'),
   info: () => import('./info.js'),
   purge: () => import('./purge.js'),
+  upgrade: () => import('./upgrade.js'),
 };
 
 /** One example per verb, shown at the end of its --help (the README's verbs table gives the same). */
@@ -67,4 +68,5 @@ export const EXAMPLES: Record<string, string> = {
   cat: 'siard-ocfl cat --root /archive/root --id urn:example:northwind Northwind.siard > Northwind.siard',
   info: 'siard-ocfl info --root /archive/root --id urn:example:northwind',
   purge: 'siard-ocfl purge --root /archive/root --id urn:example:northwind --yes',
+  upgrade: 'siard-ocfl upgrade --root /archive/root; siard-ocfl upgrade --root /archive/root --id urn:example:northwind',
 };

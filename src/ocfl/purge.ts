@@ -10,11 +10,10 @@
  */
 import { SiardOcflError } from '../errors.js';
 import { failpoint } from './commit/failpoint.js';
+import { OBJECT_DECLARATION_PREFIX } from './declaration.js';
 import type { Workspace } from './commit/workspace.js';
 import { loadInventoryHeader } from './object/object.js';
 import { isObjectStore, type RootStorage, type Storage } from './storage/storage.js';
-
-const OBJECT_DECLARATION_PREFIX = '0=ocfl_object_';
 
 /** What purge needs of a storage root (root.ts's OcflStorageRoot is one). */
 export interface RootToPurge {

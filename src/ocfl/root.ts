@@ -7,6 +7,7 @@ import { SiardOcflError, UsageError } from '../errors.js';
 import { recoverObject } from './commit/commit.js';
 import type { CommitContext } from './commit/context.js';
 import { chooseLayout } from './layout/layout-choice.js';
+import { compareOcflVersions, OBJECT_DECLARATION_PREFIX, ROOT_DECLARATION_PREFIX } from './declaration.js';
 import { layoutDescription, readLayoutConfig } from './layout/registry.js';
 import type { StorageLayout } from './layout/storage-layout.js';
 import type { LockProvider } from './lock/lock.js';
@@ -50,9 +51,6 @@ import {
 } from './commit/workspace-choice.js';
 
 export type OcflVersion = '1.0' | '1.1';
-
-const ROOT_DECLARATION_PREFIX = '0=ocfl_';
-const OBJECT_DECLARATION_PREFIX = '0=ocfl_object_';
 
 export interface RootOptions {
   /**
@@ -184,10 +182,15 @@ export async function openRoot(dir: string, options: RootOptions = {}): Promise<
   const st = await storage.stat('');
   if (!st) throw new UsageError(`Storage root ${storage.location} does not exist.`, 'NOT_A_STORAGE_ROOT');
   if (!st.isDirectory) throw new UsageError(`${storage.location} is a file, not an OCFL storage root.`, 'NOT_A_STORAGE_ROOT');
-  const versions = (await storage.list(''))
-    .filter((e) => e.isFile && /^0=ocfl_1\.[01]$/.test(e.name))
-    .map((e) => e.name.slice(ROOT_DECLARATION_PREFIX.length) as OcflVersion)
-    .sort();
+  const declared = (await storage.list(''))
+    .filter((e) => e.isFile && /^0=ocfl_\d+\.\d+$/.test(e.name))
+    .map((e) => e.name.slice(ROOT_DECLARATION_PREFIX.length))
+    .sort(compareOcflVersions);
+  const newer = declared.find((v) => v !== '1.0' && v !== '1.1');
+  if (newer !== undefined) {
+    throw new UsageError(`${storage.location} is an OCFL ${newer} storage root; siard-ocfl reads OCFL 1.0 and 1.1 only.`, 'NEWER_OCFL');
+  }
+  const versions = declared as OcflVersion[];
   if (versions.length === 0) {
     throw new UsageError(
       `${storage.location} is not an OCFL storage root: it has no 0=ocfl_1.1 or 0=ocfl_1.0 declaration.`,

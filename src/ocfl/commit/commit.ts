@@ -49,10 +49,18 @@
  *   The object is invalid OCFL (though readable) in two windows: after 2 until 3 (an unlisted vN
  *   folder: one fsync long) and between 3 and 4 (stale sidecar: two renames back to back).
  *
+ * Upgrade (upgrade.ts: a new version of a 1.0 object that conforms to 1.1, StartVersionOptions.upgradeTo):
+ * the new inventory names 1.1 and the object declares 0=ocfl_object_1.1 from then on. By exchange the
+ * shadow holds the new declaration instead of a link of the old one, so the upgrade is one atomic
+ * step like any commit. By renames, after step 4: the new declaration moved in, the old one removed
+ * (replaceDeclaration); killed between them the object reads at the new version but is invalid
+ * (E038 with the old declaration alone, E003 with both) until recovery finishes it.
+ *
  * Recovery (recoverObject), run by the next writer of the object while holding its lock, before
  * it stages anything: remove S (after an exchange commit that is all there is to do: S holds a
  * shadow that never went live, or the old tree that did not finish being removed); if the root
- * sidecar is stale as above, finish step 4; move any vN folder newer than the inventory's head (a step 2 without its step 3) out of R into
+ * sidecar is stale as above, finish step 4; if the declaration lags the root inventory's type
+ * (an upgrade by renames), finish it; move any vN folder newer than the inventory's head (a step 2 without its step 3) out of R into
  * S and delete it there. Every recovery step is itself idempotent, so a crash during recovery is
  * repaired by the next one. Afterwards the object is valid OCFL again, at its old or new version.
  * A writer whose publication fails with an error (not a kill) runs the same recovery itself before
@@ -76,6 +84,7 @@ import {
 } from '../object/object.js';
 import { isObjectStore, type ReadStorage, type Storage, type StorageEntry } from '../storage/storage.js';
 import { publishToObjectStore, recoverObjectStore } from './object-store.js';
+import { declarationToSettle, isObjectDeclaration, objectDeclaration } from '../declaration.js';
 import type { CommitContext, RecoveryAction } from './context.js';
 
 function parentOf(p: string): string {
@@ -162,6 +171,8 @@ export interface StagedInventory {
   digestAlgorithm: string;
   /** OCFL version declared by a new object. */
   ocflVersion: '1.0' | '1.1';
+  /** OCFL version an existing object declares from this version on, when an upgrade changes it. */
+  declaration?: string | undefined;
   /** The new inventory's bytes, in pieces (a generator: each piece is written and let go before the next is made). */
   inventory: Iterable<Uint8Array>;
   newObject: boolean;
@@ -186,13 +197,17 @@ export async function stageInventoriesAndPublish(ctx: CommitContext, staged: Sta
   if (!staged.newObject) {
     await copyStaged(workspace, versionInventory, `${stage}/root/inventory.json`);
     await writeStaged(workspace, `${stage}/root/${sidecarName}`, sidecar);
+    if (staged.declaration !== undefined) {
+      const upgraded = objectDeclaration(staged.declaration);
+      await writeStaged(workspace, `${stage}/root/${upgraded.name}`, Buffer.from(upgraded.text));
+    }
     await failpoint('after-root-inventory-staged');
     staged.beforePublish();
-    await publishNewVersion(ctx, version, digestAlgorithm);
+    await publishNewVersion(ctx, version, digestAlgorithm, staged.declaration);
     return;
   }
-  const declaration = `ocfl_object_${staged.ocflVersion}`;
-  await writeStaged(workspace, `${stage}/object/0=${declaration}`, Buffer.from(`${declaration}\n`));
+  const declaration = objectDeclaration(staged.ocflVersion);
+  await writeStaged(workspace, `${stage}/object/${declaration.name}`, Buffer.from(declaration.text));
   await copyStaged(workspace, versionInventory, `${stage}/object/inventory.json`);
   await writeStaged(workspace, `${stage}/object/${sidecarName}`, sidecar);
   await failpoint('after-root-inventory-staged');
@@ -248,14 +263,37 @@ async function publishNewObject(ctx: CommitContext, version = 'v1', digestAlgori
   }
 }
 
-/** Publishes S/object/<version> and S/root/* into an existing object, by exchange where possible. */
-async function publishNewVersion(ctx: CommitContext, version: string, digestAlgorithm: string): Promise<void> {
-  if (isObjectStore(ctx.root)) return publishToObjectStore(ctx, ctx.root, version, digestAlgorithm, false);
+/**
+ * Publishes S/object/<version> and S/root/* into an existing object, by exchange where possible.
+ * `declaration`: the OCFL version the object declares from now on (an upgrade), staged in S/root.
+ */
+async function publishNewVersion(ctx: CommitContext, version: string, digestAlgorithm: string, declaration?: string): Promise<void> {
+  if (isObjectStore(ctx.root)) return publishToObjectStore(ctx, ctx.root, version, digestAlgorithm, false, declaration);
   if (process.env.SIARD_OCFL_COMMIT !== 'rename' && (await canExchange(ctx))) {
-    await publishByExchange(ctx, version, digestAlgorithm);
+    await publishByExchange(ctx, version, digestAlgorithm, declaration);
   } else {
     await publishByRenames(ctx, version, digestAlgorithm);
+    if (declaration !== undefined) await replaceDeclaration(ctx, declaration);
   }
+}
+
+/**
+ * After the switch of an upgrade by renames: the new declaration moved in, then the old one
+ * removed. Killed between the switch and here, the object is read at its new version but declares
+ * the old one (E038), or declares both (E003); recoverObject (settleDeclaration) finishes it.
+ */
+async function replaceDeclaration(ctx: CommitContext, version: string): Promise<void> {
+  const { workspace, stage, objectPath } = ctx;
+  const root = ctx.root as Storage;
+  const { name } = objectDeclaration(version);
+  await root.moveFrom(workspace, `${stage}/root/${name}`, `${objectPath}/${name}`);
+  await root.fsyncDir(objectPath);
+  await failpoint('after-declaration-added');
+  for (const entry of await root.list(objectPath)) {
+    if (entry.isFile && isObjectDeclaration(entry.name) && entry.name !== name) await root.remove(`${objectPath}/${entry.name}`);
+  }
+  await root.fsyncDir(objectPath);
+  await failpoint('after-declaration-replaced');
 }
 
 /** Whether the workspace's filesystem exchanges folders atomically: tried on two empty ones. */
@@ -305,7 +343,7 @@ async function linkTree(source: Storage, from: string, target: Storage, to: stri
   return dirs;
 }
 
-async function publishByExchange(ctx: CommitContext, version: string, digestAlgorithm: string): Promise<void> {
+async function publishByExchange(ctx: CommitContext, version: string, digestAlgorithm: string, declaration?: string): Promise<void> {
   const { workspace, stage, objectPath } = ctx;
   const root = ctx.root as Storage;
   const shadow = `${stage}/shadow`;
@@ -313,15 +351,20 @@ async function publishByExchange(ctx: CommitContext, version: string, digestAlgo
   await fsyncTree(workspace, `${stage}/object/${version}`);
   await failpoint('after-stage-fsync');
   // The root inventory and every sidecar of it are replaced (an older version may have used
-  // another digest algorithm); everything else of the object is kept, whatever it is.
+  // another digest algorithm), and the declaration in an upgrade; everything else of the object is
+  // kept, whatever it is. The new declaration goes in with the new inventory, in the same exchange.
   const dirs = await linkTree(
     root,
     objectPath,
     workspace,
     shadow,
-    (name) => name === 'inventory.json' || name.startsWith('inventory.json.'),
+    (name) => name === 'inventory.json' || name.startsWith('inventory.json.') || (declaration !== undefined && isObjectDeclaration(name)),
   );
   await failpoint('after-shadow-linked');
+  if (declaration !== undefined) {
+    const { name } = objectDeclaration(declaration);
+    await workspace.rename(`${stage}/root/${name}`, `${shadow}/${name}`);
+  }
   await workspace.rename(`${stage}/object/${version}`, `${shadow}/${version}`);
   await workspace.rename(`${stage}/root/inventory.json`, `${shadow}/inventory.json`);
   await workspace.rename(`${stage}/root/${sidecar}`, `${shadow}/${sidecar}`);
@@ -363,6 +406,33 @@ async function publishByRenames(ctx: CommitContext, version: string, digestAlgor
   await failpoint('after-sidecar-rename');
   await root.fsyncDir(objectPath);
   await failpoint('after-sidecar-fsync');
+}
+
+/** Finishes an upgrade killed after its switch (see replaceDeclaration): the declaration the inventory names, then the others removed. */
+async function settleDeclaration(
+  ctx: CommitContext,
+  inventoryType: string,
+  entries: StorageEntry[],
+  actions: RecoveryAction[],
+): Promise<void> {
+  const settle = declarationToSettle(
+    inventoryType,
+    entries.filter((e) => e.isFile).map((e) => e.name),
+  );
+  if (!settle) return;
+  const { workspace, stage, objectPath } = ctx;
+  const root = ctx.root as Storage;
+  if (settle.add !== undefined) {
+    const wanted = objectDeclaration(settle.add);
+    await writeStaged(workspace, `${stage}/root/${wanted.name}`, Buffer.from(wanted.text));
+    await root.moveFrom(workspace, `${stage}/root/${wanted.name}`, `${objectPath}/${wanted.name}`);
+    await root.fsyncDir(objectPath);
+    actions.push({ kind: 'finished-declaration', path: `${objectPath}/${wanted.name}` });
+    await failpoint('recovery-after-declaration-added');
+  }
+  for (const version of settle.remove) await root.remove(`${objectPath}/${objectDeclaration(version).name}`);
+  await root.fsyncDir(objectPath);
+  if (settle.add === undefined) actions.push({ kind: 'finished-declaration', path: objectPath });
 }
 
 /**
@@ -413,8 +483,10 @@ export async function recoverObject(
     await failpoint('recovery-after-sidecar-repair');
     loaded.sidecarStale = false;
   }
+  const entries = await root.list(objectPath);
+  await settleDeclaration(ctx, inventory.type, entries, actions);
   const head = versionNumber(inventory.head);
-  for (const entry of await root.list(objectPath)) {
+  for (const entry of entries) {
     if (!entry.isDirectory || !/^v\d+$/.test(entry.name) || listed.has(entry.name)) continue;
     if (versionNumber(entry.name) <= head) continue; // not a crashed commit's: leave it to the validator
     await workspace.mkdir(`${stage}/trash`);

@@ -18,6 +18,11 @@ export interface StagedChanges {
   version: string;
   /** OCFL version of a new object. */
   ocflVersion: '1.0' | '1.1';
+  /**
+   * An existing object's new inventory type when it changes (an upgrade: a version may conform to
+   * a later OCFL version than the one before it, E103); default: the base's.
+   */
+  type?: string | undefined;
   digestAlgorithm: string;
   fixityAlgorithms: readonly string[];
   base: Inventory | undefined;
@@ -66,6 +71,7 @@ export function nextInventory(changes: StagedChanges, metadata: VersionMetadata)
         versions: {},
       };
   inv.head = changes.version;
+  if (base && changes.type !== undefined) inv.type = changes.type;
   const keyOf = (digest: string) => knownDigests.get(digest) ?? digest;
   for (const [digest, c] of changes.newContent) inv.manifest[digest] = [c.contentPath];
   const state: Record<string, string[]> = {};

@@ -13,13 +13,15 @@
  *      inventory because vN/inventory.json holds the same bytes with a matching sidecar (as for
  *      the renames of commit.ts);
  *   5. for a new object, its declaration 0=ocfl_object_1.1, last: listings (ls, validate of the
- *      root) see an object only once it is complete; a reader looking it up by id finds it from 3.
+ *      root) see an object only once it is complete; a reader looking it up by id finds it from 3;
+ *   6. in an upgrade (upgrade.ts), the new declaration 0=ocfl_object_1.1, then the old one removed.
  *
  * A writer killed at any point leaves the object readable at its old or its new version. What
  * it may leave, and what the next writer (holding the lease) or `repair` does about it:
  *   - keys under an unlisted vN (killed in 1 or 2): deleted;
  *   - a stale root sidecar (killed between 3 and 4): rewritten;
  *   - a new object without its declaration (killed between 3 and 5): declaration written;
+ *   - an upgraded object declaring its old version, or both (killed in 6): finished;
  *   - a new object without a root inventory (killed in 1 or 2): its v1 keys deleted.
  * Before the switch the writer checks that it still holds its lease (lock/lease.ts).
  */
@@ -29,6 +31,7 @@ import { failpoint } from './failpoint.js';
 import { sidecarOfDigest, versionNumber } from '../inventory/inventory.js';
 import { listedVersions, loadInventory, type LoadedInventory, type LoadedInventorySummary } from '../object/object.js';
 import type { CommitContext, RecoveryAction } from './context.js';
+import { CURRENT_OCFL_VERSION, declarationToSettle, inventoryOcflVersion, isObjectDeclaration, objectDeclaration } from '../declaration.js';
 import type { ObjectStorePublish, WriteStorage } from '../storage/storage.js';
 
 /** Content uploads in flight at once (each large one has its own parts in flight: see storage/s3.ts). */
@@ -42,6 +45,8 @@ export async function publishToObjectStore(
   version: string,
   digestAlgorithm: string,
   isNew: boolean,
+  /** OCFL version the object declares from now on (an upgrade), staged in S/root. */
+  upgradeTo?: string,
 ): Promise<void> {
   const { workspace, stage, objectPath } = ctx;
   const staged = `${stage}/object/${version}`;
@@ -62,10 +67,19 @@ export async function publishToObjectStore(
   await store.putBytes(`${objectPath}/${sidecar}`, await workspace.readFile(`${rootFrom}/${sidecar}`));
   await failpoint('s3-after-root-sidecar');
   if (isNew) {
-    const declaration = (await workspace.list(`${stage}/object`)).find((e) => e.name.startsWith('0=ocfl_object_'));
+    const declaration = (await workspace.list(`${stage}/object`)).find((e) => isObjectDeclaration(e.name));
     if (!declaration) throw new SiardOcflError(`The staged object "${ctx.id}" has no declaration file.`, { code: 'STAGE_BROKEN' });
     await store.putBytes(`${objectPath}/${declaration.name}`, await workspace.readFile(`${stage}/object/${declaration.name}`));
     await failpoint('s3-after-declaration');
+  }
+  if (upgradeTo !== undefined) {
+    // After the switch, as on disk (commit.ts, replaceDeclaration): the new declaration, then the old one removed.
+    const { name } = objectDeclaration(upgradeTo);
+    await store.putBytes(`${objectPath}/${name}`, await workspace.readFile(`${stage}/root/${name}`));
+    await failpoint('s3-after-declaration-added');
+    for (const entry of await store.list(objectPath)) {
+      if (entry.isFile && isObjectDeclaration(entry.name) && entry.name !== name) await store.remove(`${objectPath}/${entry.name}`);
+    }
   }
 }
 
@@ -113,10 +127,21 @@ export async function recoverObjectStore(
     actions.push({ kind: 'finished-sidecar', path: `${objectPath}/inventory.json.${alg}` });
     loaded.sidecarStale = false;
   }
-  if (!entries.some((e) => e.isFile && e.name.startsWith('0=ocfl_object_'))) {
-    const declared = /ocfl\.io\/(\d+\.\d+)\/spec/.exec(inventory.type)?.[1] ?? '1.1';
-    await store.putBytes(`${objectPath}/0=ocfl_object_${declared}`, Buffer.from(`ocfl_object_${declared}\n`));
-    actions.push({ kind: 'finished-declaration', path: `${objectPath}/0=ocfl_object_${declared}` });
+  if (!entries.some((e) => e.isFile && isObjectDeclaration(e.name))) {
+    const declared = objectDeclaration(inventoryOcflVersion(inventory.type) ?? CURRENT_OCFL_VERSION);
+    await store.putBytes(`${objectPath}/${declared.name}`, Buffer.from(declared.text));
+    actions.push({ kind: 'finished-declaration', path: `${objectPath}/${declared.name}` });
+  }
+  const settle = declarationToSettle(
+    inventory.type,
+    entries.filter((e) => e.isFile).map((e) => e.name),
+  );
+  if (settle) {
+    // An upgrade killed after its switch: finished as publishToObjectStore would have.
+    const wanted = settle.add === undefined ? undefined : objectDeclaration(settle.add);
+    if (wanted) await store.putBytes(`${objectPath}/${wanted.name}`, Buffer.from(wanted.text));
+    for (const version of settle.remove) await store.remove(`${objectPath}/${objectDeclaration(version).name}`);
+    actions.push({ kind: 'finished-declaration', path: wanted ? `${objectPath}/${wanted.name}` : objectPath });
   }
   const head = versionNumber(inventory.head);
   for (const entry of entries) {

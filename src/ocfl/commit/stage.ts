@@ -16,7 +16,8 @@ import { assertDigestAlgorithm, MultiHasher } from '../digest.js';
 import { failpoint } from './failpoint.js';
 import { pruneEmptyDirs, recoverObject, stageInventoriesAndPublish } from './commit.js';
 import type { CommitContext } from './context.js';
-import { type Inventory, nextVersionName } from '../inventory/inventory.js';
+import { INVENTORY_TYPE_1_1, type Inventory, nextVersionName } from '../inventory/inventory.js';
+import { compareOcflVersions, inventoryOcflVersion } from '../declaration.js';
 import { inventoryChunks } from '../inventory/chunks.js';
 import { stagedInventory } from './staged-inventory.js';
 import { assertLogicalPath } from '../inventory/logical-path.js';
@@ -48,6 +49,12 @@ export interface StartVersionOptions {
    * base when the object is still at those bytes, instead of being read a second time.
    */
   known?: KnownInventory;
+  /**
+   * OCFL version the new version of an existing object conforms to, when later than the object's
+   * (an upgrade: its inventory gets this type and the object this declaration, its earlier
+   * versions stay as they are, as E103 allows). Default: the object's own.
+   */
+  upgradeTo?: '1.1';
 }
 
 /** The new version's message, user and time (default now). */
@@ -140,6 +147,8 @@ export class StagedVersion {
   private writeFailure: Error | undefined;
   /** Durability work started while the export goes on (see early-flush.ts). */
   private readonly flushes: EarlyFlushes;
+  /** The new inventory's type when an upgrade changes it (see StartVersionOptions.upgradeTo). */
+  private readonly upgradeType: string | undefined;
 
   constructor(
     private readonly ctx: CommitContext,
@@ -159,6 +168,9 @@ export class StagedVersion {
     this.version = nextVersionName(base?.head);
     this.flushes = new EarlyFlushes(ctx.workspace);
     this.contentDir = base?.contentDirectory ?? 'content';
+    const from = base && inventoryOcflVersion(base.type);
+    const upgrading = options.upgradeTo !== undefined && from !== undefined && compareOcflVersions(from, options.upgradeTo) < 0;
+    this.upgradeType = upgrading ? INVENTORY_TYPE_1_1 : undefined;
     this.baseStatePending = base !== undefined;
     this.staged = new StagedState(this.digestAlgorithm, this.fixityAlgorithms, this.contentPrefix());
     this.logical = new FolderTree((p) => this.staged.has(p));
@@ -167,6 +179,11 @@ export class StagedVersion {
 
   get id(): string {
     return this.ctx.id;
+  }
+
+  /** The OCFL version the object's head inventory names (its `type`); undefined for a new object. */
+  get baseOcflVersion(): string | undefined {
+    return this.base && (inventoryOcflVersion(this.base.type) ?? this.base.type);
   }
 
   /** The logical state as it stands: logical path -> manifest digest. */
@@ -588,6 +605,7 @@ export class StagedVersion {
           id: this.id,
           version: this.version,
           ocflVersion: this.ocflVersion,
+          type: this.upgradeType,
           digestAlgorithm: this.digestAlgorithm,
           fixityAlgorithms: this.fixityAlgorithms,
           knownDigests: { get: (digest) => this.knownKey(digest) },
@@ -604,6 +622,7 @@ export class StagedVersion {
         version: this.version,
         digestAlgorithm: this.digestAlgorithm,
         ocflVersion: this.ocflVersion,
+        declaration: this.upgradeType === undefined ? undefined : inventoryOcflVersion(this.upgradeType),
         // Made piece by piece as it is written: the inventory of a million files is ~620 MB of JSON.
         inventory: inventoryChunks(next.source),
         newObject: !this.base,

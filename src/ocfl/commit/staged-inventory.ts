@@ -64,7 +64,7 @@ function viewBaseSource(
     digestAlgorithm: base.digestAlgorithm,
     head: changes.version,
     id: base.id,
-    type: base.type,
+    type: changes.type ?? base.type,
     fixity,
     // The view's keys are its digests, as the staged blocks' are: the new content's manifest
     // entries (never the base's digests) merge into the base's, the state is the staged block.

@@ -116,10 +116,18 @@ export function sidecarDigest(bytes: Buffer): string | undefined {
   return /^([0-9a-fA-F]+)[ \t]+inventory\.json[ \t]*\r?\n?$/.exec(bytes.toString('utf8'))?.[1];
 }
 
-/** Whether two parsed JSON values are the same (false when one cannot be written again, nested too deeply). */
+/**
+ * Whether two parsed JSON values are the same, whatever the order of their members (it has no
+ * significance in an inventory, 3.5: a user written {name, address} by one tool and {address,
+ * name} by another is the same user). False when one cannot be written again, nested too deeply.
+ */
 export function sameJson(a: unknown, b: unknown): boolean {
+  const sorted = (_key: string, value: unknown) =>
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
+      : value;
   try {
-    return JSON.stringify(a) === JSON.stringify(b);
+    return JSON.stringify(a, sorted) === JSON.stringify(b, sorted);
   } catch {
     return false;
   }

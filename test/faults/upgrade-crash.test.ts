@@ -1,0 +1,143 @@
+/**
+ * `siard-ocfl upgrade` killed (issue 36): an interrupted upgrade leaves the object at OCFL 1.0 or
+ * 1.1, and after the same upgrade again it is a valid 1.1 object with one new version, its earlier
+ * versions byte for byte the official fixture's. The child is SIGKILLed at every failpoint of the
+ * commit by exchange (atomic: the object validates at once, at 1.0 or 1.1) and by renames (after the
+ * switch it reads at 1.1 but may be invalid, E038 or E003, until the re-run finishes it), at the
+ * recovery's own step, and between the two steps of a root's upgrade.
+ */
+import type { ExecutionContext } from 'ava';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { initRoot, openRoot } from '../../src/ocfl/root.js';
+import { validateObject, validateStorageRoot } from '../../src/ocfl/validate/index.js';
+import { runCli } from '../helpers/cli.js';
+import { reference, sharedTest } from '../helpers/shared.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const FIXTURE = () => reference('ocfl-fixtures', '1.0', 'good-objects', 'spec-ex-full');
+const ID = 'ark:/12345/bcd987';
+
+/** sha256 of every file under `dir` (node:crypto, not the code under test), by relative path. */
+function treeDigests(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const full = path.join(entry.parentPath, entry.name);
+    out.set(path.relative(dir, full).split(path.sep).join('/'), createHash('sha256').update(readFileSync(full)).digest('hex'));
+  }
+  return out;
+}
+
+async function rootWithFixture(): Promise<{ rootDir: string; objectDir: string }> {
+  const rootDir = path.join(tempDir('siard-ocfl-upgrade-crash-'), 'root');
+  const root = await initRoot(rootDir, { extensionName: '0003-hash-and-id-n-tuple-storage-layout' });
+  const objectDir = path.join(rootDir, root.objectPath(ID));
+  cpSync(FIXTURE(), objectDir, { recursive: true });
+  return { rootDir, objectDir };
+}
+
+const declarations = (objectDir: string) =>
+  readdirSync(objectDir)
+    .filter((n) => n.startsWith('0='))
+    .sort();
+const inventoryOf = (objectDir: string) =>
+  JSON.parse(readFileSync(path.join(objectDir, 'inventory.json'), 'utf8')) as { type: string; head: string };
+
+/** After a kill: 1.0 or 1.1 (valid at once where `atomic`), then upgrade again finishes it, the earlier versions untouched. */
+async function assertSettles(t: ExecutionContext, rootDir: string, objectDir: string, label: string, atomic: boolean): Promise<string> {
+  const inventory = inventoryOf(objectDir);
+  const state = `${inventory.head} ${inventory.type.includes('/1.1/') ? '1.1' : '1.0'} ${declarations(objectDir).join('+')}`;
+  t.true(['v3', 'v4'].includes(inventory.head), `${label}: ${state}`);
+  t.is(inventory.type.includes('/1.1/'), inventory.head === 'v4', `${label}: the new version is the 1.1 one (${state})`);
+  const reader = await (await openRoot(rootDir)).openObject(ID);
+  t.is(reader.head, inventory.head, `${label}: readable at its head`);
+  if (atomic) t.deepEqual((await validateObject(objectDir)).errors, [], `${label}: valid at once (${state})`);
+
+  const again = await runCli(['upgrade', '--root', rootDir, '--id', ID, '--json']);
+  t.is(again.code, 0, `${label}: ${again.stderr}`);
+  t.deepEqual((await validateStorageRoot(rootDir)).errors, [], `${label}: valid after the re-run`);
+  t.is(inventoryOf(objectDir).head, 'v4', `${label}: one new version, never two`);
+  t.is(inventoryOf(objectDir).type, 'https://ocfl.io/1.1/spec/#inventory');
+  t.deepEqual(declarations(objectDir), ['0=ocfl_object_1.1'], label);
+  const fixture = treeDigests(FIXTURE());
+  const now = treeDigests(objectDir);
+  for (const [p, digest] of fixture) if (/^v\d+\//.test(p)) t.is(now.get(p), digest, `${label}: ${p}`);
+  return state;
+}
+
+const EXCHANGE_POINTS = [
+  'after-stage-fsync',
+  'after-shadow-linked',
+  'before-exchange',
+  'after-exchange',
+  'after-exchange-fsync',
+  'after-old-tree-removed',
+  'before-stage-cleanup',
+];
+const RENAME_POINTS = [
+  'after-stage-fsync',
+  'after-version-rename',
+  'after-version-fsync',
+  'after-inventory-rename',
+  'after-sidecar-rename',
+  'after-sidecar-fsync',
+  'after-declaration-added',
+  'after-declaration-replaced',
+];
+
+for (const [mode, points] of [
+  ['exchange', EXCHANGE_POINTS],
+  ['rename', RENAME_POINTS],
+] as const) {
+  sharedTest(`upgrade by ${mode} killed at each failpoint: 1.0 or 1.1, and the re-run finishes it`, async (t) => {
+    const outcomes: string[] = [];
+    for (const point of points) {
+      const { rootDir, objectDir } = await rootWithFixture();
+      const killed = await runCli(['upgrade', '--root', rootDir, '--id', ID], {
+        env: { SIARD_OCFL_FAILPOINT: point, SIARD_OCFL_COMMIT: mode === 'rename' ? 'rename' : '' },
+      });
+      t.not(killed.code, 0, `${point}: killed`);
+      outcomes.push(`${point}: ${await assertSettles(t, rootDir, objectDir, `${mode} ${point}`, mode === 'exchange')}`);
+    }
+    t.log(outcomes.join('; '));
+  });
+}
+
+sharedTest('recovery killed while it finishes a half upgrade: the next run finishes it', async (t) => {
+  const { rootDir, objectDir } = await rootWithFixture();
+  const rename = { SIARD_OCFL_COMMIT: 'rename' };
+  const first = await runCli(['upgrade', '--root', rootDir, '--id', ID], {
+    env: { ...rename, SIARD_OCFL_FAILPOINT: 'after-sidecar-fsync' },
+  });
+  t.not(first.code, 0);
+  t.deepEqual(declarations(objectDir), ['0=ocfl_object_1.0'], 'the new inventory with the old declaration');
+  t.true(
+    (await validateObject(objectDir)).errors.some((e) => e.code === 'E038'),
+    'flagged',
+  );
+  const second = await runCli(['upgrade', '--root', rootDir, '--id', ID], {
+    env: { ...rename, SIARD_OCFL_FAILPOINT: 'recovery-after-declaration-added' },
+  });
+  t.not(second.code, 0);
+  t.deepEqual(declarations(objectDir), ['0=ocfl_object_1.0', '0=ocfl_object_1.1'], 'both, between the recovery steps');
+  await assertSettles(t, rootDir, objectDir, 'after the recovery was killed', false);
+});
+
+sharedTest('a root upgrade killed between its steps reads as 1.1, and the same upgrade finishes it', async (t) => {
+  const rootDir = path.join(tempDir('siard-ocfl-upgrade-crash-root-'), 'root');
+  cpSync(reference('ocfl-extra-fixtures', '1.0', 'good-storage-roots', 'reg-extension-dir-root'), rootDir, { recursive: true });
+  const killed = await runCli(['upgrade', '--root', rootDir], { env: { SIARD_OCFL_FAILPOINT: 'root-upgrade-declared' } });
+  t.not(killed.code, 0);
+  t.true(existsSync(path.join(rootDir, '0=ocfl_1.1')) && existsSync(path.join(rootDir, '0=ocfl_1.0')), 'both declarations');
+  t.is((await openRoot(rootDir)).ocflVersion, '1.1');
+  const again = await runCli(['upgrade', '--root', rootDir, '--json']);
+  t.is(again.code, 0, again.stderr);
+  t.like(JSON.parse(again.stdout), { from: '1.0', to: '1.1', upgraded: true });
+  t.deepEqual(
+    readdirSync(rootDir).filter((n) => n.startsWith('0=')),
+    ['0=ocfl_1.1'],
+  );
+  t.deepEqual((await validateStorageRoot(rootDir)).errors, []);
+});
