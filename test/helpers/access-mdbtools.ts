@@ -113,3 +113,28 @@ export function canonical(type: string, value: unknown): string | null {
   if (type === 'Replication ID') return String(value).toUpperCase();
   return value instanceof Uint8Array ? Buffer.from(value).toString('utf8') : String(value);
 }
+
+/** A table's indexes as mdb-schema's MySQL form prints them: the primary key, unique and plain indexes by name, columns in key order. */
+export interface MdbIndexes {
+  primaryKey?: string[];
+  unique: Array<{ name: string; columns: string[] }>;
+  plain: Array<{ name: string; columns: string[] }>;
+}
+
+/** Every table's indexes (mdb-schema's `mysql` backend keeps the names' case; the default `access` one prints none). */
+export function mdbIndexes(file: string): Map<string, MdbIndexes> {
+  const schema = execFileSync('mdb-schema', ['--indexes', '--no-relations', file, 'mysql'], { encoding: 'utf8' });
+  const out = new Map<string, MdbIndexes>();
+  const columnsOf = (list: string) => [...list.matchAll(/`([^`]*)`/g)].map((m) => m[1]!);
+  for (const line of schema.split('\n')) {
+    const m = /^ALTER TABLE `([^`]*)` ADD (PRIMARY KEY|UNIQUE INDEX `([^`]*)`|INDEX `([^`]*)`) \((.*)\);$/.exec(line);
+    if (!m) continue;
+    const table = out.get(m[1]!) ?? { unique: [], plain: [] };
+    out.set(m[1]!, table);
+    const columns = columnsOf(m[5]!);
+    if (m[2] === 'PRIMARY KEY') table.primaryKey = columns;
+    else if (m[3] !== undefined) table.unique.push({ name: m[3], columns });
+    else table.plain.push({ name: m[4]!, columns });
+  }
+  return out;
+}

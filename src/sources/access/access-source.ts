@@ -1,9 +1,10 @@
 /**
  * A Microsoft Access file (.mdb, .accdb: Jet 3 to ACE 17) as an export source, read by mdb-reader
  * through a paged file (paged-file.ts: never the whole file in memory). Access has no schemas: the
- * tables go into one schema, "main". Relationships become foreign keys; what mdb-reader cannot
- * read (indexes and primary keys, saved queries' SQL, linked tables, column properties) is named in
- * the catalogue's notExported. An attachment column becomes a table of its own, one row per
+ * tables go into one schema, "main". Relationships become foreign keys, primary keys and unique
+ * indexes keys (read from the table definitions: keys.ts); what is not read (indexes that are not
+ * unique, saved queries' SQL, linked tables, column properties) is named in the catalogue's
+ * notExported. An attachment column becomes a table of its own, one row per
  * attached file (attachments.ts).
  */
 import type MDBReader from 'mdb-reader';
@@ -12,6 +13,8 @@ import { SiardOcflError, UsageError } from '../../errors.js';
 import type { DatabaseSource, SourceCatalog, SourceTable, SourceValue } from '../../siard/database-source.js';
 import type { SiardColumn, SiardForeignKey } from '../../siard/model.js';
 import { attachmentColumns, attachmentRows, attachmentTableName } from './attachments.js';
+import { openDecryptedPages } from './decrypted-pages.js';
+import { definitionPages, tableKeys } from './keys.js';
 import { openPagedFile, type PagedFile } from './paged-file.js';
 import { foreignKeysByTable, savedQueryNames } from './relationships.js';
 import { rowSteps } from './row-steps.js';
@@ -120,7 +123,9 @@ export class AccessSource implements DatabaseSource {
     const version = this.paged.buffer[0x14] ?? 0;
     const bytesPerChar = version === 0 ? 1 : 2;
     const keys = foreignKeysByTable(this.reader, SCHEMA);
-    const notExported = ['indexes and primary keys (mdb-reader reads no index definitions)'];
+    const pages = await openDecryptedPages(this.paged.buffer, this.options.password);
+    const firstPages = definitionPages(this.reader);
+    const notExported: string[] = [];
     const tables: SourceTable[] = [];
     for (const name of this.reader.getTableNames()) {
       if (this.options.tableFilter && !this.options.tableFilter(name, SCHEMA)) continue;
@@ -132,14 +137,22 @@ export class AccessSource implements DatabaseSource {
       }
       const attachments = attachmentColumns(all);
       const columns = all.filter((c) => !attachments.includes(c));
+      const tableKey = tableKeys(
+        pages,
+        firstPages.get(name),
+        name,
+        columns.map((c) => c.name),
+      );
+      notExported.push(...tableKey.notExported);
       const plan: TablePlan = {
         table,
         columns,
         source: {
           name,
           columns: columns.map((c) => siardColumn(c, bytesPerChar)),
+          ...(tableKey.primaryKey ? { primaryKey: tableKey.primaryKey } : {}),
           foreignKeys: keys.get(name) ?? ([] as SiardForeignKey[]),
-          candidateKeys: [],
+          candidateKeys: tableKey.candidateKeys,
           rows: table.rowCount,
         },
       };
