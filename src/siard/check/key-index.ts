@@ -88,6 +88,19 @@ export class KeyIndex {
     this.insert(key, row, values);
   }
 
+  /** add() of a single-column key's value that is a canonical integer of at most 15 digits, given as its number. */
+  addInteger(key: KeySpec, row: number, value: number): void {
+    const runs = this.runs.get(key.id);
+    if (runs) {
+      const before = runs.runCount;
+      runs.addInteger(value, row);
+      this.runCount += runs.runCount - before;
+      if (this.runCount > this.maxRuns) this.toSqlite(key);
+      return;
+    }
+    this.insert(key, row, [String(value)]);
+  }
+
   private insert(key: KeySpec, row: number, values: string[]): void {
     const w = this.waiting.get(key.id)!;
     w.push(row, ...values);

@@ -24,19 +24,23 @@ export class KeyRuns {
   add(value: string, row: number): boolean {
     // a canonical integer a double holds exactly: String(Number(value)) === value
     if (!isCanonicalInteger(value, 15)) return false;
-    const v = Number(value);
+    this.addInteger(Number(value), row);
+    return true;
+  }
+
+  /** Adds one value that is an integer a double holds exactly. */
+  addInteger(v: number, row: number): void {
     const last = this.starts.length - 1;
     if (last >= 0) {
       const n = this.lengths[last]!;
       if (v === this.starts[last]! + n && row === this.rows[last]! + n) {
         this.lengths[last] = n + 1;
-        return true;
+        return;
       }
     }
     this.starts.push(v);
     this.rows.push(row);
     this.lengths.push(1);
-    return true;
   }
 
   /** Every (row, value) pair, in the order added. */

@@ -13,13 +13,26 @@
  * validation, every finding with its own words), skipping only the key inserts and the LOB cells
  * of the rows already accepted.
  */
+import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import { cellType, type SiardTable } from '../model.js';
 import { lobCellsOfRow, type SiardTableRef } from '../reader/siard-reader.js';
-import { closingTagEnd, decodeEntities, MAX_PROLOG, PROLOG } from '../reader/table-rows-fast.js';
+import { decodeEntities, MAX_PROLOG, PROLOG } from '../reader/table-rows-fast.js';
 import { lobReference } from '../reader/table-rows.js';
 import type { SiardLobCell, SiardReadCellValue } from '../reader/types.js';
 import { SIARD_TABLE_NAMESPACE, tableXsd, xmlTypeOf } from '../table-xsd.js';
+import {
+  bytesAt,
+  closingTag,
+  codePoints,
+  isWhitespaceByte,
+  LOOK_BYTE,
+  MARK_BYTE,
+  plainInteger,
+  scanText,
+  UNUSUAL_BYTE,
+  type TextScan,
+} from './fast-bytes.js';
 import { FAST_XSD_TYPES, fastCellOk, fastLobAttributesOk } from './fast-cells.js';
 import type { KeyIndex, KeySpec } from './key-index.js';
 import { columnRule, keyForm, type ColumnRule } from './lexical.js';
@@ -27,13 +40,12 @@ import { columnRule, keyForm, type ColumnRule } from './lexical.js';
 const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
 /** Characters left to the full pass: those XML forbids, CR (XML normalises line ends), U+FFFE/U+FFFF. */
 const UNUSUAL = /[\x00-\x08\x0b-\x1f\ufffe\uffff]/;
+const NOT_ASCII = /[^\x00-\x7f]/;
 /** Longest text held while a row is incomplete (a longer row is left to the full pass). */
 const MAX_PENDING = 64 * 1024 * 1024;
 /** an XML declaration, if any, of XML 1.0 in UTF-8 (what the bytes are read as) */
 const UTF8_XML_1_0 =
   /^(?!<\?xml)|^<\?xml[ \t\n]+version[ \t\n]*=[ \t\n]*["']1\.0["'](?![^?]*encoding[ \t\n]*=[ \t\n]*["'](?!utf-8["'])[^?]*\?>)/i;
-/** `&`, `>`, a back-slash, characters 127-159: a cell without them has no entity, no `]]>` and no escape problem */
-const MARKED = /[&>\\\u007f-\u009f]/;
 const ROOT_ATTRIBUTE = /([A-Za-z_][\w.:-]*)[ \t\n]*=[ \t\n]*(?:"([^"<&]*)"|'([^'<&]*)')/g;
 const LOB_ATTRIBUTE = /[ \t\n]+(file|length|digestType|digest)="([^"<&\t\n]*)"/y;
 
@@ -91,12 +103,8 @@ function lobAttributes(text: string, start: number, end: number): Record<string,
     out[m[1]!] = m[2]!;
     p = LOB_ATTRIBUTE.lastIndex;
   }
-  while (p < end && isWhitespace(text.charCodeAt(p))) p++;
+  while (p < end && isWhitespaceByte(text.charCodeAt(p))) p++;
   return p === end ? out : undefined;
-}
-
-function isWhitespace(code: number): boolean {
-  return code === 0x20 || code === 0x0a || code === 0x09;
 }
 
 interface FastTableScanInput {
@@ -107,29 +115,50 @@ interface FastTableScanInput {
   index?: KeyIndex;
 }
 
-/** Rows fed as text, accepted one by one; feed() false: give up (the full pass reads the table). */
+/** How a column's text cells are judged: integers and strings by their bytes, the rest as strings (fast-cells.ts). */
+const enum CellKind {
+  Integer,
+  Text,
+  Other,
+}
+
+const ROW = Buffer.from('<row>');
+const END_ROW = Buffer.from('</row>');
+const END_TABLE = Buffer.from('</table>');
+const WAIT = -1;
+const GIVE_UP = -2;
+
+/** Rows fed as UTF-8 bytes, accepted one by one; feed() false: give up (the full pass reads the table). */
 class FastTableScan {
   /** rows accepted (their keys indexed, their LOB cells handed out) */
   rows = 0;
-  private buf = '';
+  /** bytes after the last row read (an incomplete row), read again with the next chunk */
+  private pending: Buffer[] = [];
+  private pendingLength = 0;
   private state: 'prolog' | 'rows' | 'after' = 'prolog';
-  private unusualSeen = false;
-  /** the character the last scan stopped for: until a chunk brings one, scanning again would stop there too */
-  private waitingFor: '<' | '>' | undefined;
+  /** the byte the last read stopped for, none in the bytes held: until a chunk brings one, reading again would stop there too */
+  private waitingFor = -1;
   private lobs: SiardLobCell[] = [];
+  private readonly text: TextScan = { lt: -1, classes: 0 };
   private readonly types: string[];
   private readonly rules: ColumnRule[];
+  private readonly kinds: CellKind[];
+  /** integer columns: the range of their type as numbers (a plain integer has at most 15 digits) */
+  private readonly ranges: Array<[number, number] | undefined>;
   private readonly lobColumn: boolean[];
   private readonly required: number[];
   private readonly keyColumn: boolean[];
   /** per column: the row that last had the cell (a cell is present in row r when seen[c] === r) */
   private readonly seen: Float64Array;
-  private readonly values: string[];
+  /** key columns' values of the row: a plain integer as a number, any other text as its string */
+  private readonly values: Array<string | number>;
 
   constructor(private readonly input: FastTableScanInput) {
     const columns = input.table.table.columns;
     this.types = input.types;
     this.rules = columns.map((c) => columnRule(cellType(c)));
+    this.kinds = this.rules.map((r, i) => cellKind(this.types[i]!, r));
+    this.ranges = this.rules.map((r) => (r.range ? [Number(r.range[0]), Number(r.range[1])] : undefined));
     this.lobColumn = this.types.map((x) => x === 'clobType' || x === 'blobType');
     this.required = columns.flatMap((c, i) => (c.nullable === false ? [i] : []));
     this.keyColumn = columns.map((_c, i) => input.keys.some((k) => k.indexes.includes(i)));
@@ -144,130 +173,196 @@ class FastTableScan {
     return out;
   }
 
-  feed(text: string): boolean {
-    if (!this.unusualSeen && UNUSUAL.test(text)) this.unusualSeen = true;
-    if (this.waitingFor !== undefined && !text.includes(this.waitingFor)) {
-      this.buf += text;
-      return this.buf.length <= MAX_PENDING;
+  feed(chunk: Buffer): boolean {
+    if (this.waitingFor >= 0 && chunk.indexOf(this.waitingFor) < 0) return this.keep(chunk);
+    if (this.pending.length > 0 && this.state === 'rows') {
+      // the incomplete row held and its end in the chunk read on their own: the rest of the chunk is not copied
+      const rowEnd = chunk.indexOf(END_ROW);
+      if (rowEnd >= 0 && rowEnd + END_ROW.length < chunk.length) {
+        if (!this.read(chunk.subarray(0, rowEnd + END_ROW.length))) return false;
+        return this.read(chunk.subarray(rowEnd + END_ROW.length));
+      }
     }
-    // one flat string to scan: indexOf flattens the concatenation once (charCodeAt on it would walk it each time)
-    this.buf = this.buf.length === 0 ? text : this.buf + text;
-    this.buf.indexOf('\u0000');
+    return this.read(chunk);
+  }
+
+  /** The bytes held and `chunk`: the rows they complete read, the rest held. */
+  private read(chunk: Buffer): boolean {
+    this.waitingFor = -1;
+    const buf = this.pending.length === 0 ? chunk : Buffer.concat([...this.pending, chunk]);
+    this.pending = [];
+    this.pendingLength = 0;
+    let pos = 0;
     if (this.state === 'prolog') {
-      const p = this.prolog();
-      if (p !== 'read') return p === 'wait';
+      pos = this.prolog(buf);
+      if (pos === WAIT) return this.keep(buf);
+      if (pos === GIVE_UP) return false;
+      this.state = 'rows';
     }
-    return this.scanRows() && this.buf.length <= MAX_PENDING;
+    // a complete row ends with `>`: the bytes up to the last one are checked as UTF-8 at once, then read
+    const end = buf.lastIndexOf(0x3e) + 1;
+    if (end > pos) {
+      if (!isUtf8(buf.subarray(0, end))) return false;
+      pos = this.scanRows(buf, pos, end);
+      if (pos === GIVE_UP) return false;
+    }
+    return pos === buf.length || this.keep(buf.subarray(pos));
   }
 
   /** Whether the input ended as a table XML must: `</table>` and nothing but whitespace after it. */
   finish(): boolean {
-    return this.state === 'after' && !/[^ \t\n]/.test(this.buf);
+    return this.state === 'after' && this.pending.every((b) => b.every(isWhitespaceByte));
   }
 
-  private prolog(): 'read' | 'wait' | 'give-up' {
-    const m = PROLOG.exec(this.buf);
+  private keep(bytes: Buffer): boolean {
+    this.pending.push(bytes);
+    this.pendingLength += bytes.length;
+    return this.pendingLength <= MAX_PENDING;
+  }
+
+  /** The position after the root start tag, WAIT or GIVE_UP. */
+  private prolog(buf: Buffer): number {
+    if (buf.length < 3) return WAIT;
+    const start = buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
+    // latin1: one character per byte, so the match's length is its length in bytes
+    const head = buf.toString('latin1', start, Math.min(buf.length, start + MAX_PROLOG));
+    const m = PROLOG.exec(head);
     if (!m) {
-      const lt = this.buf.indexOf('<table');
-      return this.buf.length > MAX_PROLOG || (lt >= 0 && this.buf.indexOf('>', lt) >= 0) ? 'give-up' : 'wait';
+      const lt = head.indexOf('<table');
+      return head.length >= MAX_PROLOG || (lt >= 0 && head.indexOf('>', lt) >= 0) ? GIVE_UP : WAIT;
     }
-    if (UNUSUAL.test(m[0]) || !rootAttributesOk(m[1]!) || !UTF8_XML_1_0.test(m[0])) return 'give-up';
-    this.buf = this.buf.slice(m[0].length);
-    this.state = 'rows';
-    return 'read';
+    if (NOT_ASCII.test(m[0]) || UNUSUAL.test(m[0]) || !rootAttributesOk(m[1]!) || !UTF8_XML_1_0.test(m[0])) return GIVE_UP;
+    return start + m[0].length;
   }
 
-  private scanRows(): boolean {
-    this.waitingFor = undefined;
-    const buf = this.buf;
-    let pos = 0;
+  /** Rows from `pos` up to `end`: the position after the last complete one, or GIVE_UP. */
+  private scanRows(buf: Buffer, pos: number, end: number): number {
     for (;;) {
-      while (pos < buf.length && isWhitespace(buf.charCodeAt(pos))) pos++;
-      if (pos >= buf.length) break;
-      if (this.state === 'after') return false;
-      if (buf.startsWith('<row>', pos)) {
-        const end = this.row(buf, pos + 5);
-        if (end === 0) return false;
-        if (end < 0) break;
-        pos = end;
+      while (pos < end && isWhitespaceByte(buf[pos]!)) pos++;
+      if (pos >= end) return pos;
+      if (this.state === 'after') return GIVE_UP;
+      const row = bytesAt(buf, pos, end, ROW);
+      if (row === 1) {
+        const next = this.row(buf, pos + ROW.length, end);
+        if (next === 0) return GIVE_UP;
+        if (next < 0) return pos;
+        pos = next;
         continue;
       }
-      if (buf.startsWith('</table>', pos)) {
-        pos += 8;
+      const table = bytesAt(buf, pos, end, END_TABLE);
+      if (table === 1) {
+        pos += END_TABLE.length;
         this.state = 'after';
         continue;
       }
-      if (buf.length - pos < 8 && ('</table>'.startsWith(buf.slice(pos)) || '<row>'.startsWith(buf.slice(pos)))) break;
-      return false;
+      return row < 0 || table < 0 ? pos : GIVE_UP;
     }
-    this.buf = buf.slice(pos);
-    return true;
   }
 
   /** One row from `pos` (after `<row>`): the position after `</row>`, -1 when incomplete, 0 to give up. */
-  private row(buf: string, pos: number): number {
+  private row(buf: Buffer, pos: number, end: number): number {
     const rowNo = this.rows + 1;
     let last = 0;
     let lobs: SiardLobCell[] | undefined;
     for (;;) {
-      while (pos < buf.length && isWhitespace(buf.charCodeAt(pos))) pos++;
-      if (pos + 6 > buf.length) return -1;
-      if (buf.charCodeAt(pos) !== 0x3c) return 0;
-      if (buf.charCodeAt(pos + 1) === 0x2f) return buf.startsWith('</row>', pos) && this.endRow(rowNo, lobs) ? pos + 6 : 0;
-      if (buf.charCodeAt(pos + 1) !== 0x63) return 0; // '<c'
-      const gt = buf.indexOf('>', pos);
-      if (gt < 0) {
-        this.waitingFor = '>';
-        return -1;
-      }
+      while (pos < end && isWhitespaceByte(buf[pos]!)) pos++;
+      if (pos + END_ROW.length > end) return -1;
+      if (buf[pos] !== 0x3c) return 0;
+      if (buf[pos + 1] === 0x2f) return bytesAt(buf, pos, end, END_ROW) === 1 && this.endRow(rowNo, lobs) ? pos + END_ROW.length : 0;
+      if (buf[pos + 1] !== 0x63) return 0; // '<c'
       let nameEnd = pos + 2;
       let n = 0;
-      for (let d = buf.charCodeAt(nameEnd) - 0x30; d >= 0 && d <= 9 && nameEnd < gt; d = buf.charCodeAt(nameEnd) - 0x30) {
+      for (let d = buf[nameEnd]! - 0x30; d >= 0 && d <= 9 && nameEnd < end; d = buf[nameEnd]! - 0x30) {
         n = n * 10 + d;
         nameEnd++;
       }
-      if (nameEnd === pos + 2 || nameEnd - pos > 11 || buf.charCodeAt(pos + 2) === 0x30 || n <= last || n > this.types.length) return 0;
+      if (nameEnd >= end) return -1;
+      if (nameEnd === pos + 2 || nameEnd - pos > 11 || buf[pos + 2] === 0x30 || n <= last || n > this.types.length) return 0;
       const col = n - 1;
-      const empty = buf.charCodeAt(gt - 1) === 0x2f;
-      const tagEnd = empty ? gt - 1 : gt;
-      let attributes: Record<string, string> | undefined;
-      if (nameEnd < tagEnd) {
-        attributes = this.lobColumn[col] ? lobAttributes(buf, nameEnd, tagEnd) : undefined;
-        if (!attributes || (this.unusualSeen && UNUSUAL.test(buf.slice(pos, gt)))) return 0;
-      }
-      let text = '';
-      let marked = false;
-      if (empty) pos = gt + 1;
-      else {
-        const lt = buf.indexOf('<', gt + 1);
-        if (lt < 0) {
-          this.waitingFor = '<';
-          return -1;
-        }
-        const end = closingTagEnd(buf, pos, nameEnd, lt);
-        if (end <= 0) return end;
-        text = buf.slice(gt + 1, lt);
-        pos = end;
-        if (this.unusualSeen && UNUSUAL.test(text)) return 0;
-        // one scan for what most cells lack: an entity, a `>` (of `]]>`), what the escape checks look for
-        marked = MARKED.test(text);
-        if (marked) {
-          if (text.includes(']]>')) return 0;
-          if (text.includes('&')) {
-            const decoded = decodeEntities(text);
-            if (decoded === undefined) return 0;
-            text = decoded;
-          }
-        }
-      }
-      if (attributes) {
-        if (text !== '' || !fastLobAttributesOk(attributes)) return 0;
-        (lobs ??= []).push(...this.lobCells(rowNo, col, attributes));
-      } else if (!fastCellOk(this.types[col]!, this.rules[col]!, text, marked)) return 0;
+      const after = buf[nameEnd]!;
+      let next: number;
+      if (after === 0x3e) next = this.textCell(buf, pos, nameEnd, end, col);
+      else if (after === 0x2f)
+        next = nameEnd + 1 >= end ? -1 : buf[nameEnd + 1] === 0x3e && this.cellOk(buf, col, 0, 0, 0) ? nameEnd + 2 : 0;
+      else if (this.lobColumn[col] && isWhitespaceByte(after)) {
+        const cell = this.lobCell(buf, pos, nameEnd, end, rowNo, col);
+        if (cell.next > 0) (lobs ??= []).push(...cell.lobs);
+        next = cell.next;
+      } else next = 0;
+      if (next <= 0) return next;
       this.seen[col] = rowNo;
-      if (this.keyColumn[col]) this.values[col] = text;
       last = n;
+      pos = next;
     }
+  }
+
+  /** `<cN>text</cN>` from `pos` (`>` at nameEnd): the position after it, -1 when incomplete, 0 to give up. */
+  private textCell(buf: Buffer, pos: number, nameEnd: number, end: number, col: number): number {
+    const start = nameEnd + 1;
+    scanText(buf, start, end, this.text);
+    const { lt, classes } = this.text;
+    if (lt < 0) {
+      if (buf.indexOf(0x3c, end) < 0) this.waitingFor = 0x3c;
+      return -1;
+    }
+    const next = closingTag(buf, pos, nameEnd, lt, end);
+    if (next <= 0) return next;
+    return this.cellOk(buf, col, start, lt, classes) ? next : 0;
+  }
+
+  /** Whether a text cell's value buf[start, end) is accepted; a key column's value kept for the row's end. */
+  private cellOk(buf: Buffer, col: number, start: number, end: number, classes: number): boolean {
+    if (classes & UNUSUAL_BYTE) return false;
+    if (classes === 0 && end > start) {
+      const kind = this.kinds[col];
+      if (kind === CellKind.Integer) {
+        const n = plainInteger(buf, start, end);
+        if (n !== undefined) {
+          const range = this.ranges[col];
+          if (range && (n < range[0] || n > range[1])) return false;
+          if (this.keyColumn[col]) this.values[col] = n;
+          return true;
+        }
+      } else if (kind === CellKind.Text) {
+        const max = this.rules[col]!.maxLength;
+        if (max !== undefined && end - start > max && codePoints(buf, start, end) > max) return false;
+        if (this.keyColumn[col]) this.values[col] = buf.toString('utf8', start, end);
+        return true;
+      }
+    }
+    let text = buf.toString('utf8', start, end);
+    if (classes & LOOK_BYTE && UNUSUAL.test(text)) return false;
+    if (classes & MARK_BYTE) {
+      if (text.includes(']]>')) return false;
+      if (text.includes('&')) {
+        const decoded = decodeEntities(text);
+        if (decoded === undefined) return false;
+        text = decoded;
+      }
+    }
+    if (!fastCellOk(this.types[col]!, this.rules[col]!, text, classes !== 0)) return false;
+    if (this.keyColumn[col]) this.values[col] = text;
+    return true;
+  }
+
+  /** A LOB cell `<cN file=.. length=.. digest=../>` (or with `></cN>`) from `pos`. */
+  private lobCell(
+    buf: Buffer,
+    pos: number,
+    nameEnd: number,
+    end: number,
+    row: number,
+    col: number,
+  ): { next: number; lobs: SiardLobCell[] } {
+    const none = (next: number) => ({ next, lobs: [] });
+    const gt = buf.indexOf(0x3e, nameEnd);
+    if (gt < 0 || gt >= end) return none(-1); // `end` is after the last `>`: none after it
+    const empty = buf[gt - 1] === 0x2f;
+    const tag = buf.toString('utf8', nameEnd, empty ? gt - 1 : gt);
+    const attributes = lobAttributes(tag, 0, tag.length);
+    if (!attributes || UNUSUAL.test(tag) || !fastLobAttributesOk(attributes)) return none(0);
+    const next = empty ? gt + 1 : closingTag(buf, pos, nameEnd, gt + 1, end);
+    return next <= 0 ? none(next) : { next, lobs: this.lobCells(row, col, attributes) };
   }
 
   private lobCells(row: number, col: number, attributes: Record<string, string>): SiardLobCell[] {
@@ -278,23 +373,38 @@ class FastTableScan {
 
   /** The row's end: required cells present, no NULL in the primary key; then its keys indexed. */
   private endRow(row: number, lobs: SiardLobCell[] | undefined): boolean {
-    for (const i of this.required) if (this.seen[i] !== row) return false;
+    const seen = this.seen;
+    for (const i of this.required) if (seen[i] !== row) return false;
     const { keys, index } = this.input;
-    for (const k of keys) if (k.kind === 'primary' && k.indexes.some((i) => this.seen[i] !== row)) return false;
-    if (index) {
-      for (const k of keys) {
-        if (k.indexes.some((i) => this.seen[i] !== row)) continue; // MATCH SIMPLE, candidate keys ignore NULLs
+    for (const k of keys) if (k.kind === 'primary' && !present(k, seen, row)) return false;
+    for (const k of keys) {
+      if (!index || !present(k, seen, row)) continue; // MATCH SIMPLE, candidate keys ignore NULLs
+      const first = this.values[k.indexes[0]!]!;
+      if (k.indexes.length === 1 && typeof first === 'number') index.addInteger(k, row, first);
+      else
         index.add(
           k,
           row,
-          k.indexes.map((i) => keyForm(this.rules[i]!, this.values[i]!)),
+          k.indexes.map((i) => keyForm(this.rules[i]!, String(this.values[i]))),
         );
-      }
     }
     this.rows = row;
     if (lobs) this.lobs.push(...lobs);
     return true;
   }
+}
+
+function present(k: KeySpec, seen: Float64Array, row: number): boolean {
+  for (const i of k.indexes) if (seen[i] !== row) return false;
+  return true;
+}
+
+function cellKind(xsdType: string, rule: ColumnRule): CellKind {
+  if (xsdType === 'xs:integer' && rule.family === 'integer') return CellKind.Integer;
+  // text whose only lexical rule is its length (lexical.ts), valid for any characters XML carries (xs:string)
+  if ((xsdType === 'xs:string' || xsdType === 'clobType') && (rule.family === 'char' || rule.family === 'clob' || rule.family === 'xml'))
+    return CellKind.Text;
+  return CellKind.Other;
 }
 
 export interface FastTablePassInput extends FastTableScanInput {
@@ -306,7 +416,6 @@ export interface FastTablePassInput extends FastTableScanInput {
 /** Reads the table with the fast scan: whether it read it all (done) and how many rows it accepted. */
 export async function fastTablePass(input: FastTablePassInput): Promise<{ done: boolean; rows: number }> {
   const scan = new FastTableScan(input);
-  const decoder = new TextDecoder('utf-8', { fatal: true });
   // a LOB check that throws is an error of the check, not a reason to read the table again
   let lobError: { error: unknown } | undefined;
   const handOut = async (): Promise<void> => {
@@ -319,26 +428,17 @@ export async function fastTablePass(input: FastTablePassInput): Promise<{ done: 
       }
     }
   };
-  let first = true;
   let ok = true;
   try {
-    for await (const chunk of input.stream as AsyncIterable<Buffer>) {
-      let s = decoder.decode(chunk, { stream: true });
-      if (first && s.length > 0) {
-        if (s.charCodeAt(0) === 0xfeff) s = s.slice(1);
-        first = false;
-      }
-      ok = scan.feed(s);
+    for await (const chunk of input.stream as AsyncIterable<Buffer | Uint8Array>) {
+      ok = scan.feed(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
       await handOut();
       if (!ok) break;
     }
-    if (ok) {
-      ok = scan.feed(decoder.decode()) && scan.finish();
-      await handOut();
-    }
+    if (ok) ok = scan.finish();
   } catch {
     if (lobError) throw lobError.error;
-    ok = false; // bytes that are not UTF-8, a read that breaks off: the full pass says what
+    ok = false; // a read that breaks off: the full pass says what
   } finally {
     input.stream.destroy();
   }

@@ -40,7 +40,28 @@ const VALUES: string[][] = [
   ['1.5', '-2.5E10', '1e+21', 'INF', '-INF', 'NaN', '+INF', '1e400', '1e-400', '4.9e-324', '.5', '5.', '0x10', ''],
   ['1.5', '3.4e38', '3.5e38', '1e-40', '0.0', '-0', 'inf'],
   ['true', 'false', '1', '0', 'TRUE', 'yes', ' true', ''],
-  ['hello', '', 'a&amp;b', 'tab\there', 'a\\u005cb', 'a\\b', 'a\u0085b', 'elevenchars', 'émoji 😀', '&lt;x&gt;', 'a&#0;', ']]>'],
+  [
+    'hello',
+    '',
+    'a&amp;b',
+    'tab\there',
+    'a\\u005cb',
+    'a\\b',
+    'a\u0085b',
+    'elevenchars',
+    'émoji 😀',
+    '&lt;x&gt;',
+    'a&#0;',
+    ']]>',
+    'a  b',
+    'a \\u0020b',
+    ' a b ',
+    'a&#32; b',
+    'é123456789',
+    'é1234567890',
+    'a\ufffeb',
+    'ü\u009f',
+  ],
   ['0aff', '', 'abc', 'zz', '0AFF00FF', '0aff00ff11'],
   [
     '2020-01-02Z',
@@ -99,7 +120,8 @@ function row(cells: Array<string | undefined>): string {
 
 const ORDINARY = VALUES.map((v) => v[0]!);
 
-async function fast(xml: string, keys: KeySpec[] = [], index?: KeyIndex, columns = COLUMNS, rows = 1) {
+/** The fast pass over `xml` (given as one chunk, or as the chunks to feed). */
+async function fast(xml: string | Buffer[], keys: KeySpec[] = [], index?: KeyIndex, columns = COLUMNS, rows = 1) {
   const t = tableRef(columns, rows);
   const types = fastXsdTypes(t.table, Buffer.from(tableXsd(columns)))!;
   const lobs: unknown[] = [];
@@ -108,7 +130,7 @@ async function fast(xml: string, keys: KeySpec[] = [], index?: KeyIndex, columns
     types,
     keys,
     ...(index ? { index } : {}),
-    stream: Readable.from([Buffer.from(xml)]),
+    stream: Readable.from(typeof xml === 'string' ? [Buffer.from(xml)] : xml),
     onLobCell: async (c) => {
       lobs.push(c);
     },
@@ -231,4 +253,82 @@ test('giving up part way: the rows accepted are indexed once, the full pass inde
   t.is(good.report.requirements.find((q) => q.id === 'G_3.3-4')!.status, 'failed');
   // without the count, row 1 would be indexed twice: the test above would not see that
   t.is((await run(false)).violations.length, 1);
+});
+
+/** The bytes of `xml` in chunks of `size` bytes (cutting tags, UTF-8 characters, the byte order mark). */
+function chunked(xml: string, size: number): Buffer[] {
+  const bytes = Buffer.from(xml);
+  const out: Buffer[] = [];
+  for (let i = 0; i < bytes.length; i += size) out.push(bytes.subarray(i, i + size));
+  return out;
+}
+
+test('chunks cut anywhere give what one chunk gives', async (t) => {
+  const lobCells = [...ORDINARY] as Array<string | undefined>;
+  lobCells[11] = undefined;
+  const lob = row(lobCells).replace('<c13>', '<c12 file="../lobs/r1.txt" length="5" digest="abc"/><c13>');
+  const texts = ['émoji 😀', 'ünï €', 'a \\u0020b', 'x&amp;y'].map((v) => row(ORDINARY.map((o, i) => (i === 5 ? v : o))));
+  const docs = [
+    doc([row(ORDINARY), ...texts, lob]),
+    '\ufeff' + doc([row(ORDINARY), ...texts]),
+    doc([row(ORDINARY), row(ORDINARY.map((o, i) => (i === 5 ? 'a  b' : o))), row(ORDINARY)]), // gives up at row 2
+    doc([row(ORDINARY)]).replace('</table>', '</tab'), // cut short
+  ];
+  for (const xml of docs) {
+    const rows = (xml.match(/<row>/g) ?? []).length;
+    const whole = await fast(xml, [], undefined, COLUMNS, rows);
+    for (const size of [1, 2, 3, 5, 7, 64])
+      t.deepEqual(await fast(chunked(xml, size), [], undefined, COLUMNS, rows), whole, `${size}: ${xml}`);
+  }
+  t.deepEqual((await fast(docs[0]!, [], undefined, COLUMNS, 6)).lobs.length, 1);
+  t.like(await fast(docs[2]!, [], undefined, COLUMNS, 3), { done: false, rows: 1 });
+});
+
+test('bytes that are not UTF-8 are left to the full pass', async (t) => {
+  const xml = Buffer.from(doc([row(ORDINARY)]));
+  t.true((await fast([xml])).done);
+  const at = xml.indexOf('hello');
+  for (const bad of [[0xff], [0xc3], [0xc0, 0xaf], [0xed, 0xa0, 0x80]]) {
+    const broken = Buffer.concat([xml.subarray(0, at), Buffer.from(bad), xml.subarray(at)]);
+    t.false((await fast([broken])).done, JSON.stringify(bad));
+  }
+});
+
+test('key values read from bytes and from strings meet in one index: the same violations as the full pass finds', async (t) => {
+  const cols: SiardColumn[] = [
+    { name: 'id', type: 'BIGINT', nullable: false },
+    { name: 's', type: 'VARCHAR(10)' },
+  ];
+  const key: KeySpec = { id: 0, table: 's.t', name: 'pk', kind: 'primary', columns: ['id'], indexes: [0] };
+  // 5 and 05, -7 and -07, 3 and +3, 0 and -0 are one value each; 16 digits and more go as text
+  const ids = ['1', '2', '5', '05', '-7', '-07', '1234567890123456', '1234567890123456', '999999999999999', '0', '-0', '3', '+3'];
+  const xml = doc(ids.map((v) => `<c1>${v}</c1><c2>x</c2>`));
+  const violations = async (fastFirst: boolean) => {
+    const index = new KeyIndex([key]);
+    try {
+      let skip = 0;
+      if (fastFirst) {
+        const r = await fast(xml, [key], index, cols, ids.length);
+        t.true(r.done);
+        skip = r.rows;
+      }
+      if (skip < ids.length) {
+        const report = new CheckReport();
+        await tablePass({
+          table: tableRef(cols, ids.length),
+          stream: Readable.from([Buffer.from(xml)]),
+          keys: [key],
+          index,
+          report,
+          indexedRows: skip,
+        });
+      }
+      return [...index.violations()].map((v) => v.message).sort();
+    } finally {
+      index.close();
+    }
+  };
+  const full = await violations(false);
+  t.is(full.length, 5, full.join('\n'));
+  t.deepEqual(await violations(true), full);
 });
