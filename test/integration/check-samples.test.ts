@@ -84,6 +84,26 @@ sharedTest('text LOBs whose CRs were lost: length and digest, T_6.4-5', async (t
   t.true(f.some((m) => /has MD5 .* but the cell says/.test(m)));
 });
 
+sharedTest(
+  'a run of spaces written raw: G_3.3-4 (SiardGui 2.1.89), the same value with its second space escaped passes (SiardFromDb)',
+  async (t) => {
+    const raw = await check(path.join(SAMPLES, 'siardapi/ech-0165_oe.siard'));
+    const q = raw.requirements.find((x) => x.id === 'G_3.3-4')!;
+    t.is(q.status, 'failed');
+    t.deepEqual(
+      q.findings.map((f) => [f.entry, f.table, f.row, f.column]),
+      [
+        ['content/schema1/table4/table4.xml', 'OE.PRODUCT_DESCRIPTIONS', 254, 'TRANSLATED_DESCRIPTION'],
+        ['content/schema1/table5/table5.xml', 'OE.PRODUCT_INFORMATION', 45, 'PRODUCT_DESCRIPTION'],
+      ],
+    );
+    t.true(q.findings.every((f) => /spaces in a row that are not escaped/.test(f.message)));
+    // the OE schema again, its "for \u0020standard" escaped as G_3.3-4 asks
+    const escaped = await check(path.join(SAMPLES, 'siardapi/sfdboe.siard'));
+    t.is(escaped.requirements.find((x) => x.id === 'G_3.3-4')!.status, 'passed');
+  },
+);
+
 test('hostile packages: truncated, deep XML, entities, .. names give a report or a clear error, quickly', async (t) => {
   const dir = tempDir('siard-ocfl-check-hostile-');
   mkdirSync(path.join(dir, 'x'));
