@@ -18,7 +18,7 @@ export const MARK_BYTE = 2;
  */
 export const LOOK_BYTE = 4;
 /** set in a text's classes only for a space right after a space: a raw run of spaces (G_3.3-4) */
-export const SPACE_RUN = 8;
+const SPACE_RUN = 8;
 
 const BYTE_CLASS = new Uint8Array(256);
 for (let b = 0; b < 0x20; b++) if (b !== 0x09 && b !== 0x0a) BYTE_CLASS[b] = UNUSUAL_BYTE;

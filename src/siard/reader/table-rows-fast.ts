@@ -232,7 +232,7 @@ export class FastTableRows {
  * `nameEnd`) ends, when `lt` is the next `<`: the index after `</cN>`, 0 when what stands there is
  * no such end tag, -1 when the text read so far ends first. Compared in place, no string built.
  */
-export function closingTagEnd(buf: string, start: number, nameEnd: number, lt: number): number {
+function closingTagEnd(buf: string, start: number, nameEnd: number, lt: number): number {
   const nameLength = nameEnd - start - 1;
   if (lt + nameLength + 3 > buf.length) return -1;
   if (buf.charCodeAt(lt + 1) !== 0x2f || buf.charCodeAt(lt + 2 + nameLength) !== 0x3e) return 0;
