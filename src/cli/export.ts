@@ -1,7 +1,7 @@
 /** `siard-ocfl export <source> <out-dir>`: a database as `<name>.siard` plus its LOB folders. */
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { exportToDirectory, type DirectoryExportHooks } from '../siard/export-directory.js';
+import { exportToDirectory, type DirectoryExportHooks, type DirectoryResume } from '../siard/export-directory.js';
 import { MetsIndexingSink } from '../siard/mets/indexing-sink.js';
 import { METS_FILE_NAME } from '../siard/mets/types.js';
 import { SIARD_DIGEST_TYPES, type SiardDigestType } from '../siard/model.js';
@@ -131,6 +131,20 @@ export function segmentWords(segments: Array<{ file: string }> | undefined): str
   return ` ... ${segments.at(-1)!.file} (a segmented SIARD file of ${segments.length} segments)`;
 }
 
+/** The resume of an export to a folder: one line when it resumes, a note for work removed (docs/resume.md). */
+function directoryResume(name: string, outDir: string, options: ExportCliOptions & { restart?: boolean }): DirectoryResume {
+  return {
+    ...(options.restart ? { restart: true } : {}),
+    sourceOptions: sourceOptionsOf(options),
+    say: (sentence) => process.stderr.write(`note: ${sentence}\n`),
+    onResume: (r) =>
+      process.stderr.write(
+        `Resuming the interrupted export of "${name}" in ${outDir}: ${r.kept} of ${r.tables} tables kept (${r.rows} rows)` +
+          `${r.next !== undefined ? `, going on with ${r.next}` : ''}.\n`,
+      ),
+  };
+}
+
 /** Long because: the verb's options are declared one per line, in the order --help shows them. */
 export function register(program: Command): void {
   addExportOptions(
@@ -140,8 +154,9 @@ export function register(program: Command): void {
       .argument('<source>', `${sourceForms()}; or a SIARD 2.1/2.2 .siard file (its LOB folders beside it) to re-segment`)
       .argument('<out-dir>', 'folder that receives the archive and its LOB folders'),
   )
+    .option('--restart', 'throw away the work of an interrupted export of this name in <out-dir> instead of resuming it (docs/resume.md)')
     .option('--json', 'print a JSON summary')
-    .action(async (sourceSpec: string, outDir: string, options: ExportCliOptions) => {
+    .action(async (sourceSpec: string, outDir: string, options: ExportCliOptions & { restart?: boolean }) => {
       const exportOptions = toSiardExportOptions(sourceSpec, options);
       const source = await openSource(sourceSpec, {
         ...sourceOptionsOf(options),
@@ -170,6 +185,7 @@ export function register(program: Command): void {
             onBytes: (n) => progress.bytes(n),
           },
           hooks,
+          directoryResume(exportOptions.name, outDir, options),
         );
         progress.stop();
         const report = {

@@ -13,10 +13,12 @@ export function countingSink(inner: OutputSink, onBytes: (bytes: number) => void
         close: () => file.close(),
         abort: () => file.abort(),
         ...(file.renameTo ? { renameTo: (relPath: string) => file.renameTo!(relPath) } : {}),
+        ...(file.sync ? { sync: () => file.sync!() } : {}),
       };
     },
     commit: () => inner.commit(),
     abort: () => inner.abort(),
     ...(inner.scratchDir !== undefined ? { scratchDir: inner.scratchDir } : {}),
+    ...(inner.resumable !== undefined ? { resumable: inner.resumable } : {}),
   };
 }

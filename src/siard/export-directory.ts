@@ -5,13 +5,16 @@
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { UsageError } from '../errors.js';
+import { SiardOcflError, UsageError } from '../errors.js';
 import type { DatabaseSource } from './database-source.js';
 import { DirectorySink, type OutputSink } from './output-sink.js';
 import { parseSegmentName } from './segments/segment-names.js';
 import { checkArchiveName, DEFAULTS, plannedTopLevelNames, writeSiard, type SiardExportSummary } from './writer.js';
 import type { SiardExportOptions } from './export-options.js';
 import { fingerprintsFileOf } from './fingerprint/fingerprint-file.js';
+import { JOURNAL_FORMAT, readJournal } from './resume/export-journal.js';
+import { ResumeRefused, type ExportResume } from './resume/export-resume.js';
+import { JOURNAL_FILE, resumeKey, takeInterruptedExport, type InterruptedExport } from './resume/interrupted-export.js';
 
 export interface DirectoryExportHooks {
   /**
@@ -23,39 +26,105 @@ export interface DirectoryExportHooks {
   extraTopLevel?: string[];
 }
 
+/** A resumable export (docs/resume.md): what is said and what starts it over. */
+export interface DirectoryResume {
+  /** throw the interrupted work away first */
+  restart?: boolean;
+  /** how the source chose its tables (part of what must be the same for a resume) */
+  sourceOptions?: unknown;
+  /** one sentence about interrupted work removed */
+  say: (sentence: string) => void;
+  onResume?: ExportResume['onResume'];
+}
+
 export async function exportToDirectory(
   source: DatabaseSource,
   outDir: string,
   options: SiardExportOptions,
   hooks: DirectoryExportHooks = {},
+  resume?: DirectoryResume,
 ): Promise<SiardExportSummary> {
   checkArchiveName(options.name);
   const stat = await fsp.stat(outDir).catch(() => undefined);
   if (stat && !stat.isDirectory()) throw new UsageError(`The out-dir ${outDir} exists and is not a folder.`, 'OUTPUT_NOT_DIR');
+  // --mets wraps the sink, a segmented or zipped package is not resumable yet: those start over
+  const resumable = resume && !hooks.wrapSink && options.maxSiardBytes === undefined && !options.lobsegZip ? resume : undefined;
+  const key = resumable ? resumeKey(source, options, resumable.sourceOptions) : '';
+  let interrupted: InterruptedExport | undefined;
+  if (stat) {
+    if (resumable)
+      interrupted = await takeInterruptedExport(outDir, { name: options.name, key, restart: !!resumable.restart, say: resumable.say });
+    await DirectorySink.removeStaleStaging(outDir, (dir) => isResumableWork(dir));
+    await assertNoClash(outDir, options, hooks);
+  }
+  try {
+    return await exportOnce(source, outDir, options, hooks, resumable && { ...resumable, key, interrupted });
+  } catch (err) {
+    if (!(err instanceof ResumeRefused) || !resumable) throw err;
+    resumable.say(`${err.message} It starts over.`);
+    return exportOnce(source, outDir, options, hooks, { ...resumable, key, interrupted: undefined });
+  }
+}
+
+/** Refuses an out-dir that already holds an archive of this name. */
+async function assertNoClash(outDir: string, options: SiardExportOptions, hooks: DirectoryExportHooks): Promise<void> {
   const { siard, lobPrefix } = plannedTopLevelNames(options.name, options.lobLayout ?? DEFAULTS.lobLayout);
   const exact = new Set([siard, lobPrefix, fingerprintsFileOf(siard), ...(hooks.extraTopLevel ?? [])]);
-  if (stat) {
-    await DirectorySink.removeStaleStaging(outDir);
-    const clash = (await fsp.readdir(outDir)).find(
-      (n) => exact.has(n) || (lobPrefix.endsWith('_') && n.startsWith(lobPrefix)) || parseSegmentName(n)?.base === siard,
+  const clash = (await fsp.readdir(outDir)).find(
+    (n) => exact.has(n) || (lobPrefix.endsWith('_') && n.startsWith(lobPrefix)) || parseSegmentName(n)?.base === siard,
+  );
+  if (clash) {
+    throw new UsageError(
+      `${path.join(outDir, clash)} already exists: the out-dir already holds an archive named "${options.name}".`,
+      'OUTPUT_EXISTS',
     );
-    if (clash) {
-      throw new UsageError(
-        `${path.join(outDir, clash)} already exists: the out-dir already holds an archive named "${options.name}".`,
-        'OUTPUT_EXISTS',
-      );
-    }
   }
-  const sink = new DirectorySink(outDir);
+}
+
+/** One attempt: into a new staging folder, or continuing `interrupted`; a resumable run that fails keeps its work. */
+async function exportOnce(
+  source: DatabaseSource,
+  outDir: string,
+  options: SiardExportOptions,
+  hooks: DirectoryExportHooks,
+  resume: (DirectoryResume & { key: string; interrupted: InterruptedExport | undefined }) | undefined,
+): Promise<SiardExportSummary> {
+  const existed = await fsp.stat(outDir).then(
+    () => true,
+    () => false,
+  );
+  const sink = new DirectorySink(outDir, true, resume?.interrupted?.staging);
+  let exportResume: ExportResume | undefined;
+  if (resume) {
+    const journalFile = await sink.prepareResumable();
+    exportResume = {
+      journalFile,
+      header: { format: JOURNAL_FORMAT, key: resume.key, name: options.name, source: source.description },
+      ...(resume.interrupted ? { from: resume.interrupted.contents } : {}),
+      ...(resume.onResume ? { onResume: resume.onResume } : {}),
+    };
+  }
   try {
     const wrapped = hooks.wrapSink?.(sink);
-    const summary = await writeSiard(source, wrapped?.sink ?? sink, options);
+    const summary = await writeSiard(source, wrapped?.sink ?? sink, { ...options, ...(exportResume ? { resume: exportResume } : {}) });
     await wrapped?.finish?.();
     await sink.commit();
     return summary;
   } catch (err) {
+    if (exportResume && !(err instanceof ResumeRefused) && (await isResumableWork(sink.stagingDir))) {
+      await sink.suspend();
+      throw err instanceof SiardOcflError && err.code !== 'RESUME_CHANGED'
+        ? Object.assign(err, { message: `${err.message} The tables finished so far are kept: run the same export again to resume it.` })
+        : err;
+    }
     await sink.abort().catch(() => undefined);
-    if (!stat) await fsp.rmdir(outDir).catch(() => undefined); // we created it; leave nothing behind
+    if (!existed) await fsp.rmdir(outDir).catch(() => undefined); // we created it; leave nothing behind
     throw err;
   }
+}
+
+/** Whether a staging folder holds a journal with at least one finished table. */
+async function isResumableWork(staging: string): Promise<boolean> {
+  const contents = await readJournal(path.join(staging, JOURNAL_FILE)).catch(() => undefined);
+  return (contents?.tables.length ?? 0) > 0;
 }

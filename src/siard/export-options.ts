@@ -1,6 +1,7 @@
 /** What an export is asked to write: names, LOB layout and limits, header texts, progress hooks (writer.ts writes it). */
 import type { LobLayoutName } from './lob-placement.js';
 import type { SiardArchive, SiardDigestType } from './model.js';
+import type { ExportResume } from './resume/export-resume.js';
 
 export interface SiardExportOptions {
   /** dbname and base name of the .siard file and LOB folders */
@@ -47,6 +48,8 @@ export interface SiardExportOptions {
   fingerprints?: boolean;
   /** where a segmented export keeps table data until its entry name is known (default: the sink's, else the system's temporary folder) */
   scratchDir?: string;
+  /** make the work resumable (a journal beside it), or continue interrupted work (docs/resume.md) */
+  resume?: ExportResume;
   /** progress: called once per table before its rows, and per row */
   onTable?: (table: { schema: string; name: string; rows: number }) => void;
   onRow?: () => void;

@@ -71,6 +71,21 @@ export interface LobLayout {
   segmentCount(): number;
   /** Number of LOB files placed so far, each part of a split LOB counted. */
   fileCount(): number;
+  /** The counters, as JSON, for a resumable export's journal (docs/resume.md). */
+  snapshot(): LayoutSnapshot;
+  /** Continues from counters a snapshot() of the same layout and limits gave. */
+  restore(state: LayoutSnapshot): void;
+  /** The schema and table indexes a LOB file of this layout belongs to; undefined for any other path. */
+  tableOfFile(relPath: string): { schema: number; table: number } | undefined;
+}
+
+/** A filler's counters: segment index, files and bytes in it, whether any LOB was placed. */
+type FillerState = [index: number, files: number, bytes: number, used: boolean];
+
+export interface LayoutSnapshot {
+  files: number;
+  /** lobseg: one filler under ""; siard22: one per column folder */
+  fillers: Record<string, FillerState>;
 }
 
 /** Fills folders in order under the limits; shared by both layouts (one per column in siard22). */
@@ -81,6 +96,14 @@ class SegmentFiller {
   used = false;
 
   constructor(private readonly limits: LobLimits) {}
+
+  state(): FillerState {
+    return [this.index, this.files, this.bytes, this.used];
+  }
+
+  load([index, files, bytes, used]: FillerState): void {
+    Object.assign(this, { index, files, bytes, used });
+  }
 
   /** Sizes of the parts and the segment index of each, for a file of `size` bytes. */
   allocate(size: number): Array<{ segment: number; length: number }> {
@@ -160,6 +183,20 @@ export class LobsegLayout implements LobLayout {
     return this.files;
   }
 
+  snapshot(): LayoutSnapshot {
+    return { files: this.files, fillers: { '': this.filler.state() } };
+  }
+
+  restore(state: LayoutSnapshot): void {
+    this.files = state.files;
+    this.filler.load(state.fillers['']!);
+  }
+
+  tableOfFile(relPath: string): { schema: number; table: number } | undefined {
+    const m = /^(.*)_lobseg_\d+\/content\/schema(\d+)\/table(\d+)\/lob\d+\//.exec(relPath);
+    return m && m[1] === this.dbName ? { schema: Number(m[2]), table: Number(m[3]) } : undefined;
+  }
+
   topLevelFolders(): string[] {
     return this.filler.used ? Array.from({ length: this.filler.index + 1 }, (_, h) => `${this.dbName}_lobseg_${h}`) : [];
   }
@@ -213,6 +250,25 @@ export class Siard22Layout implements LobLayout {
 
   fileCount(): number {
     return this.files;
+  }
+
+  snapshot(): LayoutSnapshot {
+    return { files: this.files, fillers: Object.fromEntries([...this.fillers].map(([k, f]) => [k, f.state()])) };
+  }
+
+  restore(state: LayoutSnapshot): void {
+    this.files = state.files;
+    this.fillers.clear();
+    for (const [k, counters] of Object.entries(state.fillers)) {
+      const filler = new SegmentFiller(this.limits);
+      filler.load(counters);
+      this.fillers.set(k, filler);
+    }
+  }
+
+  tableOfFile(relPath: string): { schema: number; table: number } | undefined {
+    const m = /^(.*)_lobs\/s(\d+)_t(\d+)_c\d+\/seg_\d+\/[^/]+$/.exec(relPath);
+    return m && m[1] === this.dbName ? { schema: Number(m[2]), table: Number(m[3]) } : undefined;
   }
 
   topLevelFolders(): string[] {

@@ -41,8 +41,15 @@ export class LobWriter {
     private readonly sink: OutputSink,
     private readonly layout: LobLayout,
     private readonly digestType: SiardDigestType,
+    /** told of every file once it is closed (a resumable export journals it) */
+    private readonly onFile?: (file: WrittenFile, digestName: string) => void,
   ) {
     this.nodeHash = NODE_HASH_OF_DIGEST_TYPE[digestType];
+  }
+
+  private closed(file: WrittenFile): WrittenFile {
+    this.onFile?.(file, this.nodeHash);
+    return file;
   }
 
   /** Writes a LOB of `address.size` bytes; `text` makes `length` count characters (CLOB). */
@@ -69,7 +76,7 @@ export class LobWriter {
         total += chunk.length;
         while (chunk.length > 0) {
           if (room === 0) {
-            files.push(await file.close());
+            files.push(this.closed(await file.close()));
             partIndex++;
             const part = placement.parts[partIndex];
             if (!part) throw new Error(`The LOB at ${placement.cellFile} is longer than its announced ${address.size} bytes.`);
@@ -82,7 +89,7 @@ export class LobWriter {
           chunk = chunk.subarray(take);
         }
       }
-      files.push(await file.close());
+      files.push(this.closed(await file.close()));
     } catch (err) {
       await file.abort().catch(() => undefined);
       throw err;

@@ -8,7 +8,7 @@
  * sink: sha512 for the manifest) in the same pass, returning all of them on close.
  */
 import { createHash, randomBytes, type Hash } from 'node:crypto';
-import { createWriteStream, promises as fsp, type WriteStream } from 'node:fs';
+import { createWriteStream, fsync, promises as fsp, type WriteStream } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { processAlive } from '../process-alive.js';
@@ -36,6 +36,26 @@ export interface OutputFile {
    * the last, `.z`, only at the end). Optional: sinks that cannot do it leave it out.
    */
   renameTo?(relPath: string): Promise<void>;
+  /** Makes every byte written so far durable (a resumable export's end of table, docs/resume.md). */
+  sync?(): Promise<void>;
+}
+
+/** What a sink offers an export that continues the work of an interrupted one (docs/resume.md). */
+export interface ResumableSink {
+  /** every file the interrupted work left, relative to the sink root, '/'-separated */
+  files(): AsyncIterable<string>;
+  /**
+   * An existing file cut back to `length` bytes, open for writing at its end; its first `length`
+   * bytes are read and hashed again (also handed to `onPrefix`, in order) so that close() returns
+   * digests over the whole file. A file shorter than `length` fails.
+   */
+  reopenFile(relPath: string, options: { length: number; digests?: DigestName[]; onPrefix?: (chunk: Buffer) => void }): Promise<OutputFile>;
+  /** An existing file kept as written: read and hashed again, as close() would have returned it. */
+  adoptFile(relPath: string, options?: { digests?: DigestName[] }): Promise<WrittenFile>;
+  /** Removes a file of the interrupted work (and the folders it leaves empty). */
+  removeFile(relPath: string): Promise<void>;
+  /** Makes every file closed so far, and every folder created, durable. */
+  checkpoint(): Promise<void>;
 }
 
 export interface OpenFileOptions {
@@ -57,6 +77,8 @@ export interface OutputSink {
   abort(): Promise<void>;
   /** a local folder on the same file system for the writer's temporary files, when the sink has one */
   readonly scratchDir?: string;
+  /** set when the sink can continue an interrupted export's files */
+  readonly resumable?: ResumableSink;
 }
 
 /** Checks that a relative path cannot leave the sink's root. */
@@ -98,24 +120,50 @@ export class DirectorySink implements OutputSink {
   private readonly open = new Set<DirectoryFile>();
   private created = false;
 
-  /** `durable` (default true): every file is fsynced before it is closed. */
+  /** folders made since the last checkpoint (a resumable export makes them durable at each table's end) */
+  private readonly madeFolders = new Set<string>();
+
+  /**
+   * `durable` (default true): every file is fsynced before it is closed. `adopted`: the staging
+   * folder of an interrupted export, already renamed to this process's name (stagingNameOf), whose
+   * files this sink continues (resumable).
+   */
   constructor(
     readonly outDir: string,
     private readonly durable = true,
+    adopted?: string,
   ) {
-    this.staging = path.join(outDir, `.siard-ocfl-export-${process.pid}-${randomBytes(4).toString('hex')}`);
+    this.staging = adopted ?? path.join(outDir, DirectorySink.stagingNameOf(process.pid));
+    this.created = adopted !== undefined;
+  }
+
+  /** A staging folder name for process `pid`: hidden, and naming its owner so that leftovers are found. */
+  static stagingNameOf(pid: number): string {
+    return `.siard-ocfl-export-${pid}-${randomBytes(4).toString('hex')}`;
+  }
+
+  /** The pid in a staging folder's name, or undefined for another name. */
+  static stagingOwner(name: string): number | undefined {
+    const m = /^\.siard-ocfl-export-(\d+)-[0-9a-f]{8}$/.exec(name);
+    return m ? Number(m[1]) : undefined;
+  }
+
+  /** The staging folder (hidden, inside the out-dir). */
+  get stagingDir(): string {
+    return this.staging;
   }
 
   /**
    * Removes staging folders left in `outDir` by exports whose process no longer runs (killed, or
    * the machine stopped); they are hidden, but should not pile up.
    */
-  static async removeStaleStaging(outDir: string): Promise<string[]> {
+  static async removeStaleStaging(outDir: string, keep?: (dir: string) => Promise<boolean>): Promise<string[]> {
     const removed: string[] = [];
     const names = await fsp.readdir(outDir).catch(() => [] as string[]);
     for (const name of names) {
-      const m = /^\.siard-ocfl-export-(\d+)-[0-9a-f]{8}$/.exec(name);
-      if (!m || processAlive(Number(m[1]))) continue;
+      const owner = DirectorySink.stagingOwner(name);
+      if (owner === undefined || processAlive(owner)) continue;
+      if (keep && (await keep(path.join(outDir, name)))) continue;
       await removeTree(path.join(outDir, name));
       removed.push(name);
     }
@@ -132,6 +180,13 @@ export class DirectorySink implements OutputSink {
     }
   }
 
+  /** The staging folder made, with its `.resume/` folder; the journal's path in it. */
+  async prepareResumable(): Promise<string> {
+    await this.ensureStaging();
+    await fsp.mkdir(path.join(this.staging, RESUME_FOLDER), { recursive: true });
+    return path.join(this.staging, RESUME_FOLDER, 'journal.jsonl');
+  }
+
   /** Temporary files of the writer go in the staging folder (removed with it). */
   get scratchDir(): string {
     return this.staging;
@@ -142,12 +197,94 @@ export class DirectorySink implements OutputSink {
     await this.ensureStaging();
     this.topLevel.add(relPath.split('/')[0]!);
     const full = path.join(this.staging, ...relPath.split('/'));
-    await fsp.mkdir(path.dirname(full), { recursive: true });
+    await this.makeFolder(path.dirname(full));
     const rename = (from: string, to: string) => this.renamed(from, to);
     const file = new DirectoryFile(relPath, full, options.digests ?? [], () => this.open.delete(file), this.durable, rename);
     this.open.add(file);
     await file.ready();
     return file;
+  }
+
+  private async makeFolder(dir: string): Promise<void> {
+    const first = await fsp.mkdir(dir, { recursive: true });
+    if (first === undefined) return;
+    for (let d = dir; d.length >= first.length; d = path.dirname(d)) this.madeFolders.add(d);
+    this.madeFolders.add(path.dirname(first));
+  }
+
+  /** The staging folder's files can be continued by a resuming export (docs/resume.md). */
+  get resumable(): ResumableSink {
+    return {
+      files: () => this.stagedFiles(),
+      reopenFile: (relPath, options) => this.reopenFile(relPath, options),
+      adoptFile: (relPath, options) => this.adoptFile(relPath, options?.digests ?? []),
+      removeFile: (relPath) => this.removeFile(relPath),
+      checkpoint: () => this.checkpoint(),
+    };
+  }
+
+  /** Every file under the staging folder but its `.resume/` folder, found folder by folder. */
+  private async *stagedFiles(): AsyncIterable<string> {
+    const pending = [''];
+    while (pending.length > 0) {
+      const rel = pending.pop()!;
+      const entries = await fsp.readdir(path.join(this.staging, ...rel.split('/').filter(Boolean)), { withFileTypes: true });
+      for (const e of entries) {
+        const child = rel ? `${rel}/${e.name}` : e.name;
+        if (!rel && e.name === RESUME_FOLDER) continue;
+        if (e.isDirectory()) pending.push(child);
+        else yield child;
+      }
+    }
+  }
+
+  private async reopenFile(
+    relPath: string,
+    options: { length: number; digests?: DigestName[]; onPrefix?: (chunk: Buffer) => void },
+  ): Promise<OutputFile> {
+    assertSafeRelPath(relPath);
+    const full = path.join(this.staging, ...relPath.split('/'));
+    const hashes = new Hashes(options.digests ?? []);
+    await hashPrefix(full, options.length, (chunk) => {
+      hashes.update(chunk);
+      options.onPrefix?.(chunk);
+    });
+    await fsp.truncate(full, options.length);
+    this.topLevel.add(relPath.split('/')[0]!);
+    const rename = (from: string, to: string) => this.renamed(from, to);
+    const file = new DirectoryFile(relPath, full, [], () => this.open.delete(file), this.durable, rename, { hashes, size: options.length });
+    this.open.add(file);
+    await file.ready();
+    return file;
+  }
+
+  private async adoptFile(relPath: string, digests: DigestName[]): Promise<WrittenFile> {
+    assertSafeRelPath(relPath);
+    const hashes = new Hashes(digests);
+    const size = await hashPrefix(path.join(this.staging, ...relPath.split('/')), Infinity, (chunk) => hashes.update(chunk));
+    this.topLevel.add(relPath.split('/')[0]!);
+    return { relPath, size, digests: hashes.digests() };
+  }
+
+  /** Removes the file and the folders it leaves empty, up to the staging folder. */
+  private async removeFile(relPath: string): Promise<void> {
+    assertSafeRelPath(relPath);
+    await fsp.rm(path.join(this.staging, ...relPath.split('/')), { force: true });
+    const parts = relPath.split('/');
+    for (let n = parts.length - 1; n > 0; n--) {
+      const removed = await fsp.rmdir(path.join(this.staging, ...parts.slice(0, n))).then(
+        () => true,
+        () => false,
+      );
+      if (!removed) break;
+    }
+  }
+
+  /** Files are fsynced as they close; the folders made since the last checkpoint are fsynced here. */
+  private async checkpoint(): Promise<void> {
+    const folders = [...this.madeFolders].sort((a, b) => b.length - a.length);
+    this.madeFolders.clear();
+    for (const dir of folders) await syncDirectory(dir);
   }
 
   private async ensureStaging(): Promise<void> {
@@ -189,6 +326,14 @@ export class DirectorySink implements OutputSink {
     await syncDirectory(this.outDir);
   }
 
+  /**
+   * Stops a resumable export that failed: open files are closed as they are, nothing is removed,
+   * and the staging folder waits (named by this process) for the next run to continue it.
+   */
+  async suspend(): Promise<void> {
+    for (const f of [...this.open]) await f.close().catch(() => undefined);
+  }
+
   async abort(): Promise<void> {
     for (const f of [...this.open]) await f.abort();
     // A staging folder may hold a million LOB files: removed with bounded memory.
@@ -202,6 +347,7 @@ class DirectoryFile implements OutputFile {
   private size = 0;
   private failure: Error | undefined;
 
+  /** `continued`: an existing file written on from its end, its bytes so far already hashed (reopenFile). */
   constructor(
     private relPath: string,
     private fullPath: string,
@@ -209,11 +355,23 @@ class DirectoryFile implements OutputFile {
     private readonly onDone: () => void,
     durable: boolean,
     private readonly placeRename: (from: string, to: string) => Promise<string>,
+    continued?: { hashes: Hashes; size: number },
   ) {
-    this.hashes = new Hashes(digests);
+    this.hashes = continued?.hashes ?? new Hashes(digests);
+    this.size = continued?.size ?? 0;
     // flush: fsync before close, so a file moved into place by commit() has its bytes on disk.
-    this.stream = createWriteStream(fullPath, { flags: 'wx', flush: durable });
+    this.stream = continued
+      ? createWriteStream(fullPath, { flags: 'r+', start: continued.size, flush: durable })
+      : createWriteStream(fullPath, { flags: 'wx', flush: durable });
     this.stream.on('error', (err) => (this.failure ??= err));
+  }
+
+  /** Every chunk written so far reaches the file (an empty write's callback runs after them), then fsync. */
+  async sync(): Promise<void> {
+    if (this.failure) throw this.failure;
+    await new Promise<void>((resolve, reject) => this.stream.write(Buffer.alloc(0), (err) => (err ? reject(err) : resolve())));
+    const fd = (this.stream as unknown as { fd: number | null }).fd; // set once open (not in the typings)
+    if (typeof fd === 'number') await new Promise<void>((resolve, reject) => fsync(fd, (err) => (err ? reject(err) : resolve())));
   }
 
   ready(): Promise<void> {
@@ -270,6 +428,28 @@ class DirectoryFile implements OutputFile {
       this.stream.destroy();
     });
     await fsp.rm(this.fullPath, { force: true });
+  }
+}
+
+/** The folder of a staging folder that holds a resumable export's journal (never moved into the out-dir). */
+export const RESUME_FOLDER = '.resume';
+
+/** Reads the first `length` bytes of a file (all of it for Infinity) into `take`; fails if it is shorter. Returns the bytes read. */
+async function hashPrefix(full: string, length: number, take: (chunk: Buffer) => void): Promise<number> {
+  const handle = await fsp.open(full, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(1 << 20);
+    let done = 0;
+    while (done < length) {
+      const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, length - done), done);
+      if (bytesRead === 0) break;
+      take(buffer.subarray(0, bytesRead)); // hashed at once, before the buffer is read into again
+      done += bytesRead;
+    }
+    if (length !== Infinity && done < length) throw new Error(`${full} holds ${done} bytes, fewer than the ${length} recorded.`);
+    return done;
+  } finally {
+    await handle.close();
   }
 }
 

@@ -4,10 +4,10 @@
  * `--max-siard-bytes`). The writer names folders, tables and their XSDs in order and hands over the
  * header last; the package decides which file each entry goes to.
  */
-import type { OutputSink, WrittenFile } from './output-sink.js';
+import type { OutputFile, OutputSink, WrittenFile } from './output-sink.js';
 import { Spill } from './segments/spill.js';
 import { writableOf } from './writable.js';
-import { ZipWriter } from './zip/writer.js';
+import { ZipWriter, type ZipCheckpoint } from './zip/writer.js';
 
 /** One table: its XML streamed, its XSD known after the rows (array sizes) or before (`xsdBefore`). */
 export interface PackageTable {
@@ -54,6 +54,8 @@ export interface SiardPackageWriter {
   addTable(table: PackageTable): Promise<void>;
   finish(header: PackageHeader): Promise<WrittenPackage>;
   abort(): Promise<void>;
+  /** Stops writing but leaves the file as it is, for a resumable export to continue (docs/resume.md). */
+  suspend?(): Promise<void>;
 }
 
 export interface PackageZipOptions {
@@ -72,13 +74,36 @@ export interface SinglePackageOptions extends PackageZipOptions {
  */
 export class SinglePackage implements SiardPackageWriter {
   readonly takesBack = true;
+  /** entries written before the last checkpoint */
+  private checkpointed = 0;
 
   private constructor(
     private readonly relPath: string,
     private readonly out: Awaited<ReturnType<OutputSink['openFile']>>,
     private readonly zip: ZipWriter,
     private readonly scratchDir: string,
-  ) {}
+    /** continues an interrupted export: folders it wrote are not written again */
+    private readonly resumed = false,
+  ) {
+    this.checkpointed = zip.entries.length;
+  }
+
+  /** The package of an interrupted export, continued in `out` (reopened at the end of its last whole table) by `zip`. */
+  static resumed(relPath: string, out: OutputFile, zip: ZipWriter, scratchDir: string): SinglePackage {
+    return new SinglePackage(relPath, out, zip, scratchDir, true);
+  }
+
+  /**
+   * Where the archive stands after the entries written so far, its bytes durable (the file
+   * fsynced): what a resumable export journals at the end of a table (docs/resume.md).
+   */
+  async checkpoint(): Promise<ZipCheckpoint> {
+    const mark = await this.zip.checkpoint(this.checkpointed);
+    this.checkpointed += mark.entries.length;
+    if (!this.out.sync) throw new Error(`The output of ${this.relPath} cannot be made durable, so the export cannot be resumed.`);
+    await this.out.sync();
+    return mark;
+  }
 
   static async open(sink: OutputSink, relPath: string, options: SinglePackageOptions): Promise<SinglePackage> {
     const out = await sink.openFile(relPath, { digests: [] });
@@ -87,6 +112,7 @@ export class SinglePackage implements SiardPackageWriter {
   }
 
   addDirectory(name: string): Promise<void> {
+    if (this.resumed && this.zip.hasEntry(name)) return Promise.resolve();
     return this.zip.addDirectory(name);
   }
 
@@ -115,6 +141,11 @@ export class SinglePackage implements SiardPackageWriter {
   async abort(): Promise<void> {
     await this.zip.abort().catch(() => undefined);
     await this.out.abort().catch(() => undefined);
+  }
+
+  /** The ZIP writer stops; the file stays with its bytes (the sink closes it without removing it). */
+  async suspend(): Promise<void> {
+    await this.zip.abort().catch(() => undefined);
   }
 }
 

@@ -19,7 +19,14 @@ import { createLobLayout, type LobLayout, type LobLayoutName, type LobLimits } f
 import { LobWriter } from './lob-writer.js';
 import { LobsegZipSink } from './lobseg-zip-sink.js';
 import { metadataXml } from './metadata-xml.js';
-import type { SiardArchive, SiardColumn, SiardDigestType, SiardSchema, SiardTable } from './model.js';
+import {
+  NODE_HASH_OF_DIGEST_TYPE,
+  type SiardArchive,
+  type SiardColumn,
+  type SiardDigestType,
+  type SiardSchema,
+  type SiardTable,
+} from './model.js';
 import type { OutputSink } from './output-sink.js';
 import { SinglePackage, type SiardPackageWriter, type WrittenPackageFile } from './package-writer.js';
 import { metadataXmlBound } from './segments/header-reserve.js';
@@ -29,6 +36,8 @@ import { fingerprintsFileOf, fingerprintsJson, type TableFingerprintEntry } from
 import { SourceFingerprint } from './fingerprint/source-fingerprint.js';
 import type { SiardExportOptions } from './export-options.js';
 import { plainShape, tableXsd, xsdDependsOnRows, type ArrayUse } from './table-xsd.js';
+import { checkCatalogUnchanged, continueWork, ResumableRun, type ExportResume } from './resume/export-resume.js';
+import type { JournalContents, TableLine } from './resume/export-journal.js';
 import type { SourceCatalog, SourceSchema, SourceTable } from './database-source.js';
 
 export interface SiardExportSummary {
@@ -220,6 +229,7 @@ async function writeTables(
   layout: LobLayout,
   lobWriter: LobWriter,
   types: TypeCatalog,
+  resumable?: { run: ResumableRun; sink: OutputSink },
 ): Promise<TableTotals> {
   const totals: TableTotals = { schemas: [], fingerprints: [], rows: 0, tables: 0, externalLobs: 0, lobBytes: 0 };
   await pkg.addDirectory('content/');
@@ -228,6 +238,11 @@ async function writeTables(
     await pkg.addDirectory(`content/${schemaFolder}/`);
     const tables: SiardTable[] = [];
     for (const [ti, table] of s.tables.entries()) {
+      const kept = resumable?.run.kept(si, ti);
+      if (kept) {
+        addKept(totals, tables, kept);
+        continue;
+      }
       const folder = `table${ti}`;
       const base = `content/${schemaFolder}/${folder}`;
       await pkg.addDirectory(`${base}/`);
@@ -246,18 +261,27 @@ async function writeTables(
       }
       const { columns, stats, fingerprint } = written;
       for (const ci of stats.externalColumns) columns[ci]!.lobFolder = layout.columnLobFolder(si, ti, ci + 1);
-      tables.push({ ...t, folder, columns, rows: stats.rows });
-      if (fingerprint)
-        totals.fingerprints.push({
-          schema: s.name,
-          table: t.name,
-          rows: fingerprint.fingerprint.rows,
-          fingerprint: fingerprint.fingerprint.hex(),
-        });
-      totals.rows += stats.rows;
-      totals.externalLobs += stats.externalLobs;
-      totals.lobBytes += stats.lobBytes;
-      totals.tables++;
+      const { provisional: _, ...siardTable } = t;
+      const line: Omit<TableLine, 'lobs' | 'zip' | 'layout'> = {
+        schema: si,
+        table: ti,
+        qualifiedName: `${s.name}.${table.name}`,
+        written: { ...siardTable, folder, columns, rows: stats.rows },
+        stats: { rows: stats.rows, externalLobs: stats.externalLobs, lobBytes: stats.lobBytes },
+        catalogRows: table.rows,
+        ...(fingerprint
+          ? {
+              fingerprint: {
+                schema: s.name,
+                table: t.name,
+                rows: fingerprint.fingerprint.rows,
+                fingerprint: fingerprint.fingerprint.hex(),
+              },
+            }
+          : {}),
+      };
+      addKept(totals, tables, line);
+      if (resumable) await resumable.run.endTable(pkg as SinglePackage, resumable.sink, layout, line);
     }
     const schema: SiardSchema = { name: s.name, folder: schemaFolder, tables, views: s.views };
     if (s.description !== undefined) schema.description = s.description;
@@ -266,6 +290,16 @@ async function writeTables(
     totals.schemas.push(schema);
   }
   return totals;
+}
+
+/** A written table (or one the interrupted run wrote, kept) added to the totals. */
+function addKept(totals: TableTotals, tables: SiardTable[], line: Pick<TableLine, 'written' | 'fingerprint' | 'stats'>): void {
+  tables.push(line.written);
+  if (line.fingerprint) totals.fingerprints.push(line.fingerprint);
+  totals.rows += line.stats.rows;
+  totals.externalLobs += line.stats.externalLobs;
+  totals.lobBytes += line.stats.lobBytes;
+  totals.tables++;
 }
 
 /** The archive-level metadata, once the rows are written (a source may add what it met while streaming them). */
@@ -323,15 +357,24 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
   const siardFile = `${o.name}.siard`;
   // Entries are dated at the start of the archival day (UTC): the same database exported the same day
   // gives the same bytes, so a re-ingest can see that nothing changed (no empty version).
-  const archivalDay = new Date((o.archivalDate ?? new Date()).toISOString().slice(0, 10) + 'T00:00:00Z');
+  // A resumed export keeps the first run's day (docs/resume.md): its entries so far carry it.
+  const resume = resumeOf(options);
+  const day = resume?.from?.header.archivalDay ?? (o.archivalDate ?? new Date()).toISOString().slice(0, 10);
+  const archivalDay = new Date(`${day}T00:00:00Z`);
+  if (resume?.from) checkCatalogUnchanged(catalog, resume.from);
   // Zipped LOB folders: entries dated like the archive's, so the same export gives the same bytes.
   const zipSink = o.lobsegZip ? new LobsegZipSink(sink, o.name, { mtime: archivalDay }) : undefined;
-  const lobWriter = new LobWriter(zipSink ?? sink, layout, o.lobDigest);
+  const run = resume ? await ResumableRun.start(resume, day) : undefined;
+  const lobWriter = new LobWriter(zipSink ?? sink, layout, o.lobDigest, run && ((file, hash) => run.lob(file, hash)));
   const types = typeCatalog(catalog.schemas);
   const headerBound = () => metadataXmlBound(catalog, o, layout, (t, s) => prepareColumns(t, s, types));
-  const pkg = await openPackage(sink, siardFile, o, archivalDay, headerBound);
+  const scratchDir = o.scratchDir ?? sink.scratchDir ?? os.tmpdir();
+  const pkg = resume?.from
+    ? await continuePackage(target, { ...resume, from: resume.from }, catalog, { o, layout, siardFile, archivalDay, scratchDir })
+    : await openPackage(sink, siardFile, o, archivalDay, headerBound);
   try {
-    const totals = await writeTables(source, catalog, pkg, o, layout, lobWriter, types);
+    const totals = await writeTables(source, catalog, pkg, o, layout, lobWriter, types, run && { run, sink: target });
+    run?.close();
     const archive = archiveOf(source, catalog, o, layout, archivalDay, totals);
     options.describe?.(archive);
     await zipSink?.finishZips();
@@ -361,11 +404,53 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
       ...(fingerprintsFile !== undefined ? { fingerprintsFile } : {}),
     };
   } catch (err) {
-    await pkg.abort().catch(() => undefined);
+    // resumable work stays for the next run (its journal says what of it is whole); the sink keeps its files
+    await (run && pkg.suspend ? pkg.suspend() : pkg.abort()).catch(() => undefined);
+    run?.close();
     throw err instanceof SiardOcflError
       ? err
       : new SiardOcflError(`Export to ${siardFile} failed: ${(err as Error).message}`, { cause: err });
   }
+}
+
+/** The resume asked for, where this export can be resumed (one .siard, LOB folders not zipped). */
+function resumeOf(options: SiardExportOptions): ExportResume | undefined {
+  if (!options.resume) return undefined;
+  if (options.maxSiardBytes !== undefined || options.lobsegZip)
+    throw new Error('A segmented SIARD file or zipped LOB folders cannot be written resumably yet.');
+  return options.resume;
+}
+
+/** The interrupted work checked and its package continued (resume/export-resume.ts), then said. */
+async function continuePackage(
+  target: OutputSink,
+  resume: ExportResume & { from: JournalContents },
+  catalog: SourceCatalog,
+  at: { o: ResolvedOptions; layout: LobLayout; siardFile: string; archivalDay: Date; scratchDir: string },
+): Promise<SiardPackageWriter> {
+  const pkg = await continueWork(target, resume, {
+    layout: at.layout,
+    siardFile: at.siardFile,
+    lobHash: NODE_HASH_OF_DIGEST_TYPE[at.o.lobDigest],
+    zip: { compressionLevel: at.o.compressionLevel, mtime: at.archivalDay },
+    scratchDir: at.scratchDir,
+  });
+  announceResume(resume, catalog);
+  return pkg;
+}
+
+/** Tells what the interrupted work keeps and where the export goes on. */
+function announceResume(resume: ExportResume, catalog: SourceCatalog): void {
+  const from = resume.from!;
+  const tables = catalog.schemas.flatMap((s) => s.tables.map((t) => `${s.name}.${t.name}`));
+  const kept = new Set(from.tables.map((t) => t.qualifiedName));
+  const next = tables.find((name) => !kept.has(name));
+  resume.onResume?.({
+    kept: from.tables.length,
+    tables: tables.length,
+    rows: from.tables.reduce((n, t) => n + t.stats.rows, 0),
+    ...(next !== undefined ? { next } : {}),
+  });
 }
 
 /** The table fingerprints file beside the .siard (docs/fingerprints.md); its path relative to the sink. */

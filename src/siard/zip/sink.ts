@@ -14,6 +14,8 @@ export interface ByteSink {
   write(chunk: Buffer): Promise<void>;
   finish(): Promise<void>;
   abort(reason?: Error): Promise<void>;
+  /** Resolves once every byte written so far has been handed on (a resumable export syncs the file next). */
+  flush?(): Promise<void>;
 }
 
 export class FileSink implements ByteSink {
@@ -88,6 +90,14 @@ export class StreamSink implements ByteSink {
         this.stream.once('drain', onDrain);
         this.stream.once('error', onError);
       }
+    });
+  }
+
+  /** An empty chunk's callback runs after every chunk written before it was processed. */
+  flush(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      this.stream.write(Buffer.alloc(0), (err) => (err ? reject(err) : resolve()));
     });
   }
 

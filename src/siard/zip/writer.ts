@@ -103,6 +103,30 @@ export interface DigestMark {
   sha256: string;
 }
 
+/** An entry's central-directory record as a resumable export's journal keeps it (JSON). */
+export interface ZipEntryRecord {
+  name: string;
+  isDirectory: boolean;
+  method: number;
+  crc32: number;
+  compressedSize: number;
+  uncompressedSize: number;
+  offset: number;
+  flags: number;
+  dosTime: number;
+  dosDate: number;
+}
+
+/** Where an archive stands between entries: enough for another process to continue it (docs/resume.md). */
+export interface ZipCheckpoint {
+  /** bytes written: the archive continues here */
+  offset: number;
+  /** SHA-256 of bytes [0, offset) */
+  sha256: string;
+  /** the entries written since the entry index asked for */
+  entries: ZipEntryRecord[];
+}
+
 interface CentralRecord extends WrittenEntry {
   nameBytes: Buffer;
   flags: number;
@@ -169,6 +193,63 @@ export class ZipWriter {
       }
     }
     return new ZipWriter(new StreamSink(target), options);
+  }
+
+  /**
+   * Continues an archive whose first `state.offset` bytes (holding `state.entries`) are already in
+   * `target`'s file; `hash` has been given exactly those bytes (the messageDigest range goes on).
+   */
+  static resume(target: Writable, options: ZipWriterOptions, state: { offset: number; entries: ZipEntryRecord[]; hash: Hash }): ZipWriter {
+    const zip = new ZipWriter(new StreamSink(target), options);
+    zip.written = state.offset;
+    zip.hash = state.hash;
+    for (const e of state.entries) {
+      zip.names.add(e.name);
+      zip.records.push({
+        name: e.name,
+        isDirectory: e.isDirectory,
+        compressionMethod: e.method,
+        crc32: e.crc32,
+        compressedSize: e.compressedSize,
+        uncompressedSize: e.uncompressedSize,
+        localHeaderOffset: e.offset,
+        nameBytes: Buffer.from(e.name, 'utf8'),
+        flags: e.flags,
+        dosTime: e.dosTime,
+        dosDate: e.dosDate,
+      });
+    }
+    return zip;
+  }
+
+  /** Whether an entry of this name was written. */
+  hasEntry(name: string): boolean {
+    return this.names.has(name);
+  }
+
+  /**
+   * Where the archive stands after the operations queued so far, every byte handed on to the
+   * target (the caller makes it durable); the entries from index `since` on. Only before the
+   * messageDigest range is ended.
+   */
+  checkpoint(since: number): Promise<ZipCheckpoint> {
+    return this.enqueue(async () => {
+      if (!this.hash) throw new SiardOcflError('The ZIP digest range was already ended.', { code: 'ZIP_STATE' });
+      await this.sink.flush?.();
+      const entries = this.records.slice(since).map((r) => ({
+        name: r.name,
+        isDirectory: r.isDirectory,
+        method: r.compressionMethod,
+        crc32: r.crc32,
+        compressedSize: r.compressedSize,
+        uncompressedSize: r.uncompressedSize,
+        offset: r.localHeaderOffset,
+        flags: r.flags,
+        dosTime: r.dosTime,
+        dosDate: r.dosDate,
+      }));
+      return { offset: this.written, sha256: this.hash.copy().digest('hex'), entries };
+    });
   }
 
   /** Bytes written so far (after the operations already awaited). */

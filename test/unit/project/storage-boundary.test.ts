@@ -36,6 +36,8 @@ const LOCAL_BY_NATURE: Record<string, string> = {
   'cli/put.ts': 'reads the local folder a user puts',
   'siard/export-directory.ts': 'export writes a SIARD package into a local folder',
   'siard/output-sink.ts': 'export writes a SIARD package into a local folder',
+  'siard/resume/export-journal.ts': "a resumable export's journal, in the local staging folder beside its files (docs/resume.md)",
+  'siard/resume/interrupted-export.ts': 'finds the interrupted exports a local out-dir holds',
   'read-small-file.ts': 'reads one local file as a stream (the filesystem backend, and LOB files beside a local .siard)',
   'remove-tree.ts': 'removes the local folder an export staged its package in (used by siard/output-sink.ts)',
   'siard/writer.ts': 'reads the bundled metadata.xsd',

@@ -1,0 +1,165 @@
+/**
+ * Continuing an interrupted export (docs/resume.md): the work its journal proves is checked file
+ * by file, everything else is removed, and the `.siard` is reopened where its last finished table
+ * ended. Nothing is kept because the journal says so: every kept byte is read and hashed again
+ * (the running hashes of the first run could not be saved, so they are computed again anyway).
+ */
+import { createHash } from 'node:crypto';
+import { SiardOcflError, UsageError } from '../../errors.js';
+import type { SourceCatalog } from '../database-source.js';
+import type { LobLayout } from '../lob-placement.js';
+import type { OutputSink, ResumableSink, WrittenFile } from '../output-sink.js';
+import { SinglePackage } from '../package-writer.js';
+import { writableOf } from '../writable.js';
+import { ZipWriter, type ZipWriterOptions } from '../zip/writer.js';
+import { journaledLobs, JournalWriter, type JournalContents, type JournalHeader, type TableLine } from './export-journal.js';
+
+/** What an export is given to make its work resumable, or to continue interrupted work. */
+export interface ExportResume {
+  /** the journal file (in the sink's staging folder) */
+  journalFile: string;
+  /** what the work is: header of a new journal (archivalDay is the writer's) */
+  header: Omit<JournalHeader, 'archivalDay'>;
+  /** the interrupted work, as its journal was read (continued when set) */
+  from?: JournalContents;
+  /** told once the interrupted work is checked: what is kept and where the export goes on */
+  onResume?: (r: { kept: number; tables: number; rows: number; next?: string }) => void;
+}
+
+/** The interrupted work cannot be proved: it is removed and the export starts over (never kept unproved). */
+export class ResumeRefused extends SiardOcflError {
+  constructor(reason: string) {
+    super(`The interrupted export cannot be resumed: ${reason}`, { code: 'RESUME_REFUSED' });
+  }
+}
+
+/** `schema.table` indexes of the finished tables. */
+function finishedTables(from: JournalContents): Map<string, TableLine> {
+  return new Map(from.tables.map((t) => [`${t.schema}.${t.table}`, t]));
+}
+
+/**
+ * Refuses (one sentence, exit 2) when a finished table is not where it was in the catalogue or its
+ * row count changed: the database changed since the interrupted run, and keeping that table
+ * would mix two states of it.
+ */
+export function checkCatalogUnchanged(catalog: SourceCatalog, from: JournalContents): void {
+  for (const line of from.tables) {
+    const s = catalog.schemas[line.schema];
+    const t = s?.tables[line.table];
+    if (!s || !t || `${s.name}.${t.name}` !== line.qualifiedName)
+      throw new UsageError(
+        `The tables of the source changed since the interrupted export (${line.qualifiedName} is not where it was); ` +
+          'run it again with --restart to start over.',
+        'RESUME_CHANGED',
+      );
+    if (t.rows !== line.catalogRows)
+      throw new UsageError(
+        `Table ${line.qualifiedName} had ${line.catalogRows} rows when the interrupted export wrote it and has ${t.rows} now; ` +
+          'run it again with --restart to start over.',
+        'RESUME_CHANGED',
+      );
+  }
+}
+
+/** Removes every file of the interrupted work that no finished table owns; returns how many files were kept. */
+async function removeUnfinished(resumable: ResumableSink, from: JournalContents, layout: LobLayout, siardFile: string): Promise<number> {
+  const finished = finishedTables(from);
+  let kept = 0;
+  for await (const relPath of resumable.files()) {
+    if (relPath === siardFile) continue;
+    const owner = layout.tableOfFile(relPath);
+    if (owner && finished.has(`${owner.schema}.${owner.table}`)) kept++;
+    else await resumable.removeFile(relPath);
+  }
+  return kept;
+}
+
+/** Every journaled LOB file read again: its size and LOB digest must be the journal's. */
+async function checkLobFiles(resumable: ResumableSink, from: JournalContents, journalFile: string, lobHash: string): Promise<number> {
+  let checked = 0;
+  for await (const [relPath, size, digest] of journaledLobs(journalFile, from.validLength)) {
+    const file = await resumable.adoptFile(relPath, { digests: [lobHash] }).catch((err: Error) => {
+      throw new ResumeRefused(`the LOB file ${relPath} could not be read (${err.message}).`);
+    });
+    if (file.size !== size || file.digests[lobHash] !== digest)
+      throw new ResumeRefused(`the LOB file ${relPath} is not what the journal recorded (${file.size} bytes, ${size} recorded).`);
+    checked++;
+  }
+  return checked;
+}
+
+/**
+ * Checks the interrupted work and returns the package to continue: the layout's counters put
+ * back, the files of the table in progress (and any other leftover) removed, every kept LOB file
+ * and the `.siard`'s bytes before the recorded offset hashed again and compared.
+ */
+export async function continueWork(
+  sink: OutputSink,
+  resume: ExportResume & { from: JournalContents },
+  at: { layout: LobLayout; siardFile: string; lobHash: string; zip: ZipWriterOptions; scratchDir: string },
+): Promise<SinglePackage> {
+  const { from } = resume;
+  const last = from.tables.at(-1);
+  const resumable = sink.resumable;
+  if (!resumable || !last) throw new ResumeRefused('nothing of it can be continued.');
+  at.layout.restore(last.layout as Parameters<LobLayout['restore']>[0]);
+  const kept = await removeUnfinished(resumable, from, at.layout, at.siardFile);
+  const checked = await checkLobFiles(resumable, from, resume.journalFile, at.lobHash);
+  if (checked !== kept || checked !== from.lobFiles)
+    throw new ResumeRefused(`it holds ${kept} LOB files of finished tables, the journal ${checked}.`);
+  const hash = createHash('sha256');
+  const out = await resumable
+    .reopenFile(at.siardFile, { length: last.zip.offset, digests: [], onPrefix: (chunk) => hash.update(chunk) })
+    .catch((err: Error) => {
+      throw new ResumeRefused(`${at.siardFile} could not be read (${err.message}).`);
+    });
+  if (hash.copy().digest('hex') !== last.zip.sha256) {
+    await out.abort().catch(() => undefined);
+    throw new ResumeRefused(`the first ${last.zip.offset} bytes of ${at.siardFile} are not what the journal recorded.`);
+  }
+  const entries = from.tables.flatMap((t) => t.zip.entries);
+  const zip = ZipWriter.resume(writableOf(out), at.zip, { offset: last.zip.offset, entries, hash });
+  return SinglePackage.resumed(at.siardFile, out, zip, at.scratchDir);
+}
+
+/** One run of a resumable export: its journal, and the finished tables it keeps. */
+export class ResumableRun {
+  private constructor(
+    private readonly journal: JournalWriter,
+    private readonly finished: Map<string, TableLine>,
+  ) {}
+
+  /** The journal continued (cut back to its last table line) or created with the run's archival day. */
+  static async start(resume: ExportResume, archivalDay: string): Promise<ResumableRun> {
+    if (resume.from) {
+      const journal = await JournalWriter.continue(resume.journalFile, resume.from.validLength);
+      return new ResumableRun(journal, finishedTables(resume.from));
+    }
+    return new ResumableRun(JournalWriter.create(resume.journalFile, { ...resume.header, archivalDay }), new Map());
+  }
+
+  /** A LOB file closed: journaled with its LOB digest. */
+  lob(file: WrittenFile, digestName: string): void {
+    this.journal.lob([file.relPath, file.size, file.digests[digestName]!]);
+  }
+
+  /** The journal's line of a finished table, which is kept and not read again. */
+  kept(schema: number, table: number): TableLine | undefined {
+    return this.finished.get(`${schema}.${table}`);
+  }
+
+  /**
+   * A table is written: its bytes made durable (the .siard fsynced, the folders made since the last
+   * table fsynced; LOB files are fsynced as they close), then its line appended and fsynced.
+   */
+  async endTable(pkg: SinglePackage, sink: OutputSink, layout: LobLayout, line: Omit<TableLine, 'lobs' | 'zip' | 'layout'>): Promise<void> {
+    const zip = await pkg.checkpoint();
+    await sink.resumable!.checkpoint();
+    this.journal.table({ ...line, zip, layout: layout.snapshot() });
+  }
+
+  close(): void {
+    this.journal.close();
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * The interrupted exports an out-dir holds (docs/resume.md): hidden staging folders of processes
+ * that no longer run. One with a journal of the same archive name is resumed when its key (source
+ * and options) is the run's, and removed with one sentence otherwise or with `--restart`; one of
+ * another archive name is another export's work and is left alone; one without a journal (a run
+ * that was not resumable) is removed, as it always was. A living process's folder is never touched.
+ */
+import { createHash } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { processAlive } from '../../process-alive.js';
+import { removeTree } from '../../remove-tree.js';
+import type { DatabaseSource } from '../database-source.js';
+import type { SiardExportOptions } from '../export-options.js';
+import { DirectorySink, RESUME_FOLDER } from '../output-sink.js';
+import { DEFAULTS } from '../writer.js';
+import { readJournal, type JournalContents } from './export-journal.js';
+
+export const JOURNAL_FILE = `${RESUME_FOLDER}/journal.jsonl`;
+
+/**
+ * SHA-256 of what shapes the bytes of tables and LOB files: the source (and how its tables were
+ * chosen) and the writer's options with their defaults. Header texts (data owner, descriptions)
+ * are written at the end and may differ between the runs.
+ */
+export function resumeKey(source: DatabaseSource, options: SiardExportOptions, sourceOptions: unknown = {}): string {
+  const o = { ...DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) } as typeof DEFAULTS &
+    SiardExportOptions;
+  const shape = {
+    source: source.description,
+    sourceOptions,
+    name: o.name,
+    lobLayout: o.lobLayout,
+    maxFiles: o.maxFiles,
+    maxBytes: o.maxBytes,
+    inlineMax: o.inlineMax,
+    lobDigest: o.lobDigest,
+    compressionLevel: o.compressionLevel ?? null,
+    fingerprints: o.fingerprints !== false,
+    archivalDate: o.archivalDate?.toISOString().slice(0, 10) ?? null,
+  };
+  return createHash('sha256').update(JSON.stringify(shape)).digest('hex');
+}
+
+export interface InterruptedExport {
+  /** the staging folder, now named by this process */
+  staging: string;
+  contents: JournalContents;
+}
+
+/**
+ * Looks at the dead staging folders of `outDir`: removes what is not resumable (saying so in one
+ * sentence through `say` when it was resumable work of this archive), and takes the one to resume
+ * by renaming it to this process's name (one rename: of two runs, one takes it).
+ */
+export async function takeInterruptedExport(
+  outDir: string,
+  run: { name: string; key: string; restart: boolean; say: (sentence: string) => void },
+): Promise<InterruptedExport | undefined> {
+  let taken: InterruptedExport | undefined;
+  for (const name of await fsp.readdir(outDir).catch(() => [] as string[])) {
+    const owner = DirectorySink.stagingOwner(name);
+    if (owner === undefined || processAlive(owner)) continue;
+    const dir = path.join(outDir, name);
+    const contents = await readJournal(path.join(dir, JOURNAL_FILE)).catch(() => undefined);
+    if (contents && contents.header.name !== run.name) continue;
+    const resumable = contents !== undefined && contents.header.key === run.key && !run.restart && !taken;
+    if (resumable && contents.tables.length > 0) {
+      const staging = path.join(outDir, DirectorySink.stagingNameOf(process.pid));
+      if (
+        await fsp.rename(dir, staging).then(
+          () => true,
+          () => false,
+        )
+      ) {
+        taken = { staging, contents };
+        continue;
+      }
+    }
+    if (contents && contents.tables.length > 0 && !resumable)
+      run.say(
+        run.restart
+          ? `The interrupted export of "${run.name}" in ${outDir} (${contents.tables.length} tables) was removed (--restart).`
+          : `The interrupted export of "${run.name}" in ${outDir} was made from another source or with other options; ` +
+              `its ${contents.tables.length} finished tables were removed.`,
+      );
+    await removeTree(dir);
+  }
+  return taken;
+}

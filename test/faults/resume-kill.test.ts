@@ -1,0 +1,249 @@
+/**
+ * Issue 38, resume: `export` to a folder SIGKILLed at random moments (a quarter of the resumed runs
+ * killed once more), then run again to its end. Each run's out-dir must then hold exactly what an
+ * uninterrupted export made, byte for byte (every file, the .siard included: the resumed archive
+ * keeps the first run's archival day, docs/resume.md), and nothing else: no staging folder left.
+ * While killed, the out-dir shows nothing but the hidden staging folder. Some runs must have
+ * resumed (said so on stderr), or the series would prove nothing. Then the cases around it, each
+ * from work interrupted after two finished tables: `--restart`, other options, a table whose
+ * row count changed, a kept LOB file damaged.
+ * The database: six tables (external BLOBs and CLOBs, inline values, one LOB split over segment
+ * folders, a table without LOBs, an empty one), in small segment folders so that the layout's
+ * counters cross folders; the lobseg layout, and siard22 in every third run.
+ */
+import test from 'ava';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import Database from '../../src/sources/sqlite/driver.js';
+import { tempDir } from '../helpers/tmp.js';
+import { faultRuns, faultSeed, prng, runCliToEnd, startCli, type ChildResult } from './harness.js';
+
+const RUNS = Math.max(4, Math.round(faultRuns() / 2));
+const SEED = faultSeed();
+console.log(`[faults] resume tests: FAULT_SEED=${SEED} runs=${RUNS}`);
+
+function bytes(rand: () => number, n: number): Buffer {
+  const b = Buffer.allocUnsafe(n);
+  for (let i = 0; i < n; i++) b[i] = Math.floor(rand() * 256);
+  return b;
+}
+
+function makeTables(file: string, seed: number): string {
+  const rand = prng(seed);
+  const db = new Database(file);
+  db.exec('CREATE TABLE doc (id INTEGER PRIMARY KEY, title TEXT NOT NULL, body BLOB)');
+  db.exec('CREATE TABLE letter (id INTEGER PRIMARY KEY, text TEXT)');
+  db.exec('CREATE TABLE plain (id INTEGER PRIMARY KEY, a INTEGER, b TEXT, c REAL)');
+  db.exec('CREATE TABLE empty (id INTEGER PRIMARY KEY, x BLOB)');
+  db.exec('CREATE TABLE scan (id INTEGER PRIMARY KEY, page BLOB)');
+  db.exec('CREATE TABLE mixed (id INTEGER PRIMARY KEY, small BLOB, big BLOB, memo TEXT)');
+  db.transaction(() => {
+    const doc = db.prepare('INSERT INTO doc VALUES (?, ?, ?)');
+    for (let i = 1; i <= 120; i++) doc.run(i, `document ${i}`, bytes(rand, 2500 + Math.floor(rand() * 9000)));
+    const letter = db.prepare('INSERT INTO letter VALUES (?, ?)');
+    for (let i = 1; i <= 150; i++) letter.run(i, `Dear ${i}, `.repeat(Math.floor(rand() * 900)));
+    const plain = db.prepare('INSERT INTO plain VALUES (?, ?, ?, ?)');
+    for (let i = 1; i <= 3000; i++) plain.run(i, Math.floor(rand() * 1e9), `value ${rand()}`, rand() * 1000);
+    const scan = db.prepare('INSERT INTO scan VALUES (?, ?)');
+    scan.run(1, bytes(rand, 700_000)); // split over three segment folders of 300 kB
+    for (let i = 2; i <= 40; i++) scan.run(i, bytes(rand, 5000 + Math.floor(rand() * 20_000)));
+    const mixed = db.prepare('INSERT INTO mixed VALUES (?, ?, ?, ?)');
+    for (let i = 1; i <= 200; i++) mixed.run(i, bytes(rand, 100), i % 4 === 0 ? bytes(rand, 4000) : null, 'm'.repeat(i));
+  })();
+  db.close();
+  return file;
+}
+
+/** relative path -> SHA-256 of every file under `dir`, hidden ones included. */
+function treeDigests(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (rel: string) => {
+    for (const e of readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+      const child = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(child);
+      else
+        out.set(
+          child,
+          createHash('sha256')
+            .update(readFileSync(path.join(dir, child)))
+            .digest('hex'),
+        );
+    }
+  };
+  walk('');
+  return out;
+}
+
+function sameTree(a: Map<string, string>, b: Map<string, string>): string | undefined {
+  for (const [k, v] of a) if (b.get(k) !== v) return `${k} ${b.has(k) ? 'differs' : 'is missing'}`;
+  for (const k of b.keys()) if (!a.has(k)) return `${k} is extra`;
+  return undefined;
+}
+
+const base = tempDir('siard-ocfl-resume-kill-');
+const dbFile = makeTables(path.join(base, 'db.sqlite'), SEED);
+const layouts = { lobseg: [] as string[], siard22: ['--lob-layout', 'siard22'] };
+type Layout = keyof typeof layouts;
+const exportArgs = (out: string, layout: Layout, extra: string[] = []) => [
+  'export',
+  `sqlite:${dbFile}`,
+  out,
+  '--name',
+  'db',
+  '--max-files',
+  '60',
+  '--max-bytes',
+  '300k',
+  ...layouts[layout],
+  ...extra,
+];
+
+const references = new Map<Layout, { tree: Map<string, string>; ms: number }>();
+async function reference(layout: Layout): Promise<{ tree: Map<string, string>; ms: number }> {
+  let ref = references.get(layout);
+  if (!ref) {
+    const out = path.join(base, `ref-${layout}`);
+    const r = await runCliToEnd(exportArgs(out, layout));
+    if (r.code !== 0) throw new Error(`the uninterrupted export failed: ${r.stderr}`);
+    references.set(layout, (ref = { tree: treeDigests(out), ms: r.ms }));
+  }
+  return ref;
+}
+
+/** The finished tables the journal of the out-dir's staging folder records (0 without one). */
+function journaledTables(out: string): number {
+  if (!existsSync(out)) return 0;
+  const staging = readdirSync(out).find((n) => n.startsWith('.siard-ocfl-export-'));
+  const journal = staging && path.join(out, staging, '.resume', 'journal.jsonl');
+  if (!journal || !existsSync(journal)) return 0;
+  return readFileSync(journal, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('{"table"')).length;
+}
+
+/** Runs the export and SIGKILLs it `ms` after the start (or once `tables` tables are journaled). */
+async function killed(args: string[], at: { ms?: number; tables?: number; out?: string }): Promise<ChildResult> {
+  const child = startCli(args);
+  let finished = false;
+  const timer = at.ms !== undefined ? setTimeout(() => !finished && child.kill(), at.ms) : undefined;
+  const poll =
+    at.tables !== undefined
+      ? setInterval(() => {
+          if (!finished && journaledTables(at.out!) >= at.tables!) child.kill();
+        }, 3)
+      : undefined;
+  const r = await child.done;
+  finished = true;
+  clearTimeout(timer);
+  clearInterval(poll);
+  return r;
+}
+
+test.serial(`export: ${RUNS} SIGKILLs at random moments, each resumed export equal to the uninterrupted one`, async (t) => {
+  const rand = prng(SEED ^ 0x5e5);
+  let resumed = 0;
+  let killedRuns = 0;
+  for (let i = 0; i < RUNS; i++) {
+    const layout: Layout = i % 3 === 2 ? 'siard22' : 'lobseg';
+    const ref = await reference(layout);
+    const out = path.join(base, `run-${i}`);
+    const first = await killed(exportArgs(out, layout), { ms: rand() * ref.ms });
+    if (first.signal === 'SIGKILL') {
+      killedRuns++;
+      const visible = existsSync(out) ? readdirSync(out).filter((n) => !n.startsWith('.')) : [];
+      t.deepEqual(visible, [], `run ${i}: nothing visible in the out-dir while interrupted`);
+      let again = await runAgain(out, layout, rand, ref.ms, i % 4 === 1);
+      if (again.signal === 'SIGKILL') again = await runCliToEnd(exportArgs(out, layout));
+      t.is(again.code, 0, `run ${i}: ${again.stderr}`);
+      if (/^Resuming the interrupted export/m.test(again.stderr)) resumed++;
+    } else t.is(first.code, 0, first.stderr);
+    const diff = sameTree(ref.tree, treeDigests(out));
+    t.is(diff, undefined, `run ${i} (${layout}, first run ${first.signal ?? 'finished'}): ${diff}`);
+    rmSync(out, { recursive: true, force: true });
+  }
+  console.log(`[faults] resume: ${killedRuns} of ${RUNS} runs killed, ${resumed} resumed`);
+  t.true(resumed >= Math.min(3, killedRuns / 4), `only ${resumed} of ${killedRuns} killed runs resumed`);
+});
+
+/** The export run again to its end, or (`killAgain`) killed once more at a random moment. */
+function runAgain(out: string, layout: Layout, rand: () => number, ms: number, killAgain: boolean): Promise<ChildResult> {
+  return killAgain ? killed(exportArgs(out, layout), { ms: rand() * ms }) : runCliToEnd(exportArgs(out, layout));
+}
+
+/** Interrupted work with at least two finished tables in `out`. */
+async function interrupted(out: string, layout: Layout = 'lobseg'): Promise<void> {
+  const r = await killed(exportArgs(out, layout), { tables: 2, out });
+  if (r.signal !== 'SIGKILL' || journaledTables(out) < 2) throw new Error(`the export was not interrupted after two tables: ${r.stderr}`);
+}
+
+test.serial('export: --restart throws the interrupted work away, saying so', async (t) => {
+  const ref = await reference('lobseg');
+  const out = path.join(base, 'restart');
+  await interrupted(out);
+  const r = await runCliToEnd(exportArgs(out, 'lobseg', ['--restart']));
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stderr, /interrupted export of "db" .* was removed \(--restart\)/);
+  t.notRegex(r.stderr, /Resuming/);
+  t.is(sameTree(ref.tree, treeDigests(out)), undefined);
+});
+
+test.serial('export: other options are not a resume; the old work is removed in one sentence', async (t) => {
+  const out = path.join(base, 'other-options');
+  await interrupted(out);
+  const r = await runCliToEnd(exportArgs(out, 'lobseg', ['--inline-max', '3000']));
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stderr, /made from another source or with other options; its \d+ finished tables were removed/);
+  t.notRegex(r.stderr, /Resuming/);
+  t.deepEqual(
+    readdirSync(out).filter((n) => n.startsWith('.')),
+    [],
+  );
+});
+
+test.serial('export: a finished table whose row count changed is refused in one sentence, and --restart goes on', async (t) => {
+  const out = path.join(base, 'changed');
+  const copy = path.join(base, 'changed.sqlite');
+  writeFileSync(copy, readFileSync(dbFile));
+  const args = (extra: string[] = []) =>
+    [...exportArgs(out, 'lobseg', extra)].map((a) => (a === `sqlite:${dbFile}` ? `sqlite:${copy}` : a));
+  const r0 = await killed(args(), { tables: 2, out });
+  t.is(r0.signal, 'SIGKILL');
+  const db = new Database(copy);
+  db.exec('DELETE FROM doc WHERE id = 7'); // doc is the first table: finished
+  db.close();
+  const r = await runCliToEnd(args());
+  t.is(r.code, 2);
+  t.regex(r.stderr, /Table main\.doc had 120 rows when the interrupted export wrote it and has 119 now; run it again with --restart/);
+  t.false(
+    readdirSync(out).some((n) => !n.startsWith('.')),
+    'nothing published',
+  );
+  const again = await runCliToEnd(args(['--restart']));
+  t.is(again.code, 0, again.stderr);
+  t.regex(again.stdout, /Exported 6 tables, 3509 rows/);
+});
+
+test.serial('export: a kept LOB file that changed is not kept; the export starts over and equals the uninterrupted one', async (t) => {
+  const ref = await reference('lobseg');
+  const out = path.join(base, 'damaged');
+  await interrupted(out);
+  const staging = path.join(
+    out,
+    readdirSync(out).find((n) => n.startsWith('.siard-ocfl-export-'))!,
+  );
+  const lob = path.join(staging, 'db_lobseg_0', 'content', 'schema0', 'table0', 'lob3', 'record0.bin');
+  const body = readFileSync(lob);
+  body[10] = body[10]! ^ 0xff;
+  writeFileSync(lob, body);
+  const r = await runCliToEnd(exportArgs(out, 'lobseg'));
+  t.is(r.code, 0, r.stderr);
+  t.regex(
+    r.stderr,
+    new RegExp(
+      'The interrupted export cannot be resumed: the LOB file db_lobseg_0/content/schema0/table0/lob3/record0\\.bin ' +
+        'is not what the journal recorded .* It starts over\\.',
+    ),
+  );
+  t.is(sameTree(ref.tree, treeDigests(out)), undefined);
+});
