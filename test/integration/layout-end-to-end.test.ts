@@ -5,9 +5,9 @@
  * with the original. The verbs run in process through the library, each opening the root from
  * what init wrote (ocfl_layout.json, config.json), so seven layouts cost a few seconds of CPU.
  *
- * Where each object lies is worked out here independently of src/ocfl/layout/: by hand from the
- * extension documents (the id is 0010's first example, `druid:gh875jh5489`), and with node:crypto
- * for the hashing layouts. Also: one root on S3 (Ceph RGW) with layout 0007; a root made by
+ * Where each object lies is worked out independently of src/ocfl/layout/ (helpers/layout-cases.ts):
+ * by hand from the extension documents (the id is 0010's first example, `druid:gh875jh5489`), and
+ * with node:crypto for the hashing layouts. Also: one root on S3 (Ceph RGW) with layout 0007; a root made by
  * @ocfl/ocfl-fs with its own 0004 (no plugin in this file), and a copy of ocfl-py's OCFL 1.0 root
  * laid out by 0003 with four tuples (its extra fixtures): we ingest into each, and ocfl-fs still
  * lists and reads both their object and ours.
@@ -29,48 +29,10 @@ import { testIf } from '../helpers/requires.js';
 import { reference, sharedTest } from '../helpers/shared.js';
 import { startRgw, type RgwServer } from '../helpers/s3.js';
 import { tempDir } from '../helpers/tmp.js';
+import { D, ID, LAYOUT_CASES, S3_LAYOUT_CASE, tuples } from '../helpers/layout-cases.js';
 
-const ID = 'druid:gh875jh5489';
-const WITHOUT_PREFIX = 'gh875jh5489';
 const USER = { name: 'test', address: 'mailto:test@example.org' };
-const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
-const tuples = (digest: string, size: number, count: number) =>
-  Array.from({ length: count }, (_, i) => digest.slice(i * size, (i + 1) * size));
-
-interface Case {
-  extensionName: string;
-  config: Record<string, unknown>;
-  /** The object root of ID, from the extension document. */
-  expected: string;
-}
-
-const D = sha256(ID);
-const CASES: Case[] = [
-  { extensionName: '0002-flat-direct-storage-layout', config: {}, expected: ID },
-  // 0003: the percent-encoded id (':' is %3a) under three 3-character tuples of its sha256.
-  { extensionName: '0003-hash-and-id-n-tuple-storage-layout', config: {}, expected: [...tuples(D, 3, 3), 'druid%3agh875jh5489'].join('/') },
-  // 0004 shortened: two 2-character tuples, then the rest of the digest.
-  {
-    extensionName: '0004-hashed-n-tuple-storage-layout',
-    config: { tupleSize: 2, numberOfTuples: 2, shortObjectRoot: true },
-    expected: [...tuples(D, 2, 2), D.slice(4)].join('/'),
-  },
-  { extensionName: '0006-flat-omit-prefix-storage-layout', config: { delimiter: ':' }, expected: WITHOUT_PREFIX },
-  // 0007 defaults: the first 9 characters of "gh875jh5489" in tuples of 3, then the whole of it.
-  { extensionName: '0007-n-tuple-omit-prefix-storage-layout', config: {}, expected: 'gh8/75j/h54/gh875jh5489' },
-  // 0010's Example 1 maps this very id to gh/875/jh/5489; fullIdentifierAsObjectRoot adds the id's folder.
-  {
-    extensionName: '0010-differential-n-tuple-omit-prefix-storage-layout',
-    config: { fullIdentifierAsObjectRoot: true },
-    expected: 'gh/875/jh/5489/gh875jh5489',
-  },
-  {
-    extensionName: '0012-hash-and-no-prefix-id-n-tuple-storage-layout',
-    config: { delimiters: [':'] },
-    expected: [...tuples(sha256(WITHOUT_PREFIX), 3, 3), WITHOUT_PREFIX].join('/'),
-  },
-];
-
+const CASES = LAYOUT_CASES;
 /** Two tables, one with a photo large enough to be a LOB file outside the table XML. */
 function tinyDatabase(dir: string): string {
   const file = path.join(dir, 'tiny.db');
@@ -144,16 +106,12 @@ test.after.always(async () => rgw?.stop());
 
 testIf(rgw !== undefined, 'no Ceph RADOS Gateway')('S3: a root laid out by 0007 (tuples of 2) on Ceph RGW', async (t) => {
   const rootUrl = await rgw!.bucket('layouts', 'root');
-  const layout = await chooseLayout({
-    extensionName: '0007-n-tuple-omit-prefix-storage-layout',
-    configJson: { tupleSize: 2, numberOfTuples: 4 },
-  });
+  const layout = await chooseLayout({ extensionName: S3_LAYOUT_CASE.extensionName, configJson: S3_LAYOUT_CASE.config });
   await initRoot(rootUrl, layout);
   await roundTrip(t, rootUrl, path.join(tempDir('siard-ocfl-layout-s3-'), 'restored.db'));
   const root = await openRoot(rootUrl);
-  t.is(root.layout?.extensionName, '0007-n-tuple-omit-prefix-storage-layout');
-  // The first 8 characters of "gh875jh5489" in tuples of 2, then the whole of it.
-  const expected = 'gh/87/5j/h5/gh875jh5489';
+  t.is(root.layout?.extensionName, S3_LAYOUT_CASE.extensionName);
+  const expected = S3_LAYOUT_CASE.expected;
   const found: string[] = [];
   for await (const object of root.scanObjects()) found.push(object.path);
   t.deepEqual(found, [expected]);
