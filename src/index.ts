@@ -22,16 +22,12 @@ export {
 export {
   /** Exports a source (sqlite:<file>, a .db file, postgres://, mysql://, a .siard) into a new version of an object. */
   ingest,
-  /** The same from a DatabaseSource of your own. */
+  /** The same from a DatabaseSource of your own; it takes IngestOptions (their package hooks aside). */
   ingestDatabase,
-  /** Options of ingest: the source's table selection, SIARD export options, the version's message and user. */
+  /** Options of ingest: the source's table selection, SIARD export options, the version's message, user and digest. */
   type IngestOptions,
-  /** Options of ingestDatabase. */
-  type IngestDatabaseOptions,
   /** What ingest wrote: the object, its new version (or none when unchanged), the export's summary. */
   type IngestResult,
-  /** The message and user of a new version (every writing verb takes them). */
-  type VersionInfoOptions,
 } from './archive/ingest.js';
 
 export {
@@ -72,6 +68,14 @@ export {
   type RestoreSummary,
 } from './archive/restore.js';
 export {
+  /** Compares a database (SQLite file, postgres://, mysql://) with an archive, row by row and value by value. */
+  verify,
+  /** Differences listed per table, scratch folder and memory for unpaired rows, progress hooks. */
+  type VerifyOptions,
+  /** ok, and per table: equal, the differences by key and column with their counts, lossy columns, the fingerprint. */
+  type VerifyResult,
+} from './archive/verify/verify.js';
+export {
   /** What changed between two versions of an object: files, and per archived table rows (by key) and columns. */
   diff,
   /** Row changes kept per table, scratch folder and memory for unpaired rows, progress and per-row hooks. */
@@ -85,10 +89,8 @@ export {
 } from './archive/open-archive.js';
 
 export {
-  /** The schemas, tables, columns and row counts of an archive. */
+  /** The schemas, tables, columns and row counts of an archive; its options are two progress hooks (onScan, onRow). */
   listTables,
-  /** Options of listTables. */
-  type TablesOptions,
   /** What listTables answers. */
   type TablesResult,
 } from './archive/tables.js';

@@ -75,7 +75,18 @@ test('npm pack, then npm install -g of the tarball, gives a siard-ocfl command t
   );
   t.is(lib.status, 0, lib.stderr);
   const names = lib.stdout.split(',');
-  for (const name of ['openRoot', 'ingest', 'audit', 'relocate', 'checkoutArchive', 'restore', 'validatePath', 'SiardOcflError']) {
+  for (const name of [
+    'openRoot',
+    'ingest',
+    'audit',
+    'relocate',
+    'checkoutArchive',
+    'restore',
+    'verify',
+    'diff',
+    'validatePath',
+    'SiardOcflError',
+  ]) {
     t.true(names.includes(name), `the package exports ${name}`);
   }
   t.false(names.includes('StagedVersionSink'), 'internals stay inside');
