@@ -1,41 +1,41 @@
 /**
  * What the table fingerprints cost an export (issue 34, point 2: at most 10% of its time): the same
  * export with them and without (`fingerprints: false`), each in a process of its own running the same
- * exportToDirectory, so nothing but them differs, at
- * several sizes of the narrow-rows table (bench/rows-db.ts: integer, text, real, timestamp, nullable
- * text) and on LOB files of 2-4 KiB (bench/lobs-db.ts). Times are CPU seconds (process.cpuUsage:
- * a shared machine's load changes wall times much more than these). Each pair runs BENCH_ROUNDS
- * times (default 5), alternating which goes first; the best time of each counts.
+ * exportToDirectory, so nothing but them differs, at several sizes of the narrow-rows table
+ * (bench/rows-db.ts: integer, text, real, timestamp, nullable text) and on LOB files of 2-4 KiB
+ * (bench/lobs-db.ts). Times are CPU seconds of the export (process.cpuUsage, every thread), wall
+ * times printed beside them.
  *
- * The ratio of two exports is noisy on a loaded machine (at 1,000,000 rows, the same code at load
- * ~20: 1.03 in a pair of runs with --cpu-prof, 1.07 with --trace-gc, 1.154 here), so each size also
- * gets the fingerprint's own work alone: one export whose observer only keeps each row's forms as
- * the writer gave them, then those forms hashed again by a fresh SourceFingerprint, its CPU seconds
- * against the export's without fingerprints.
+ * Paired rounds: each of BENCH_ROUNDS rounds (default 5) starts the export with fingerprints and the
+ * one without at the same moment (which is spawned first alternates), and gives the ratio of their
+ * CPU seconds; the figure is the median of those ratios, with quartiles and range. Whatever else
+ * the machine runs during a round weighs on both of its exports alike, so the load of other sessions
+ * cancels in the ratio: the best-of-N ratio of earlier versions of this bench compared bests from
+ * different moments and moved by 20% between runs of the same code (1.098, 0.923, 1.124 at
+ * 1,000,000 rows at 262a746; a mode's best moved by 40%). BENCH_FP_TOGETHER=0 runs the two one after
+ * the other instead (for wall times in a quiet slot). Each size also gets the fingerprint's own work
+ * alone (the replay): one export whose observer only keeps each row's forms as the writer gave them,
+ * then those forms hashed by a fresh SourceFingerprint, its CPU seconds against the best export
+ * without fingerprints.
  *
- * Measured at 2edc3a2 (load 14-25, niced), 1,000,000 narrow rows: exports 7.43 / 6.43 CPU s = 1.154
- * (best of 3); the hash then read the forms the writer builds by concatenation (a timestamp's 'T'
- * and 'Z'), which V8 copies flat the first time their characters are read.
- *
- * Measured at 262a746 (the row hashed cell by cell as written, dates and times from the source's
- * text, the format unchanged), in a reserved slot (load 1.5-2.2: another session's niced ingest ran through it), best of N:
- * - 300,000 rows 1.64 / 1.58 CPU s = 1.039; 1,000,000 rows 5.10 / 4.64 = 1.098; 10,000 LOB files
- *   9.60 / 11.04 = 0.869 (N = 7);
- * - 1,000,000 rows again: 6.09 / 6.60 = 0.923 (N = 9), 6.09 / 5.42 = 1.124 (N = 11);
- * - the fingerprint's own work (the replay) at 1,000,000 rows 0.49, 0.29, 0.35 CPU s = 10.5, 4.4,
- *   6.5% of the export without; 300,000 rows 7.8%; LOB files 0.3%.
- * The best of a mode moved by up to 40% between runs of the same code (4.64 to 6.60 s; four single
- * exports without fingerprints right after: 6.57-7.12 s). One likely cause besides the other
- * process: the SQLite source's provisional-type scan runs in a worker beside the read (0.56 s of
- * a profiled export), and how many rows the main thread reads one at a time before it answers
- * depends on timing. So the pair's ratio cannot resolve 10% here; the replay is the fingerprint's
- * own cost, and a CPU profile gives its endRow 0.9% self time (cell hashing is inlined into the
- * writer's loop).
+ * Measured at f98752d + this bench (format and hash unchanged since 262a746), 2026-11-29, niced
+ * beside seven other sessions (load 19-36), 7 rounds started together:
+ * - 300,000 rows: CPU median 1.071 (quartiles 1.064-1.077, range 1.008-1.108); own work 5.5%;
+ * - 1,000,000 rows: median 1.059 (quartiles 1.053-1.069, range 1.040-1.085), best 4.37 / 4.03 CPU s;
+ *   own work 0.22 CPU s = 5.4%; peak 169 / 156 MiB;
+ * - 10,000 LOB files: median 1.025 (quartiles 1.003-1.056); own work 0.6%; peak 142 / 141 MiB.
+ * At 20,000 rows (0.2 s exports) the ratio is about 1.2: the hash runs unoptimised until V8
+ * compiles it (30 ms in all); from 100,000 rows on it is below 1.08.
+ * A CPU profile of the 1M export with fingerprints: the hash is inlined into the writer's
+ * observeScalar (397 ms self of a profiled 4.9 s export). Cheaper variants of the same format
+ * (endRow's `% P` by subtraction, zonedCell with fewer branches) gave no measurable gain on whole
+ * rows in a micro-benchmark (the floating-point remainder is off the row hash's critical path).
  *
  *   node bench/run.js fingerprints
- *   BENCH_FP_ROWS=100000,300000,1000000 BENCH_FP_LOBS=10000 BENCH_ROUNDS=5 node --import=tsx bench/fingerprints.bench.ts
+ *   BENCH_FP_ROWS=100000,300000,1000000 BENCH_FP_LOBS=10000 BENCH_ROUNDS=7 node --import=tsx bench/fingerprints.bench.ts
+ *   BENCH_FP_TOGETHER=0 ...   (one after the other: wall times on a quiet machine)
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,22 +51,24 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SIZES = (process.env.BENCH_FP_ROWS ?? '100000,300000,1000000').split(',').map(Number);
 const LOBS = Number(process.env.BENCH_FP_LOBS ?? 10_000);
 const LIMIT = 1.1;
+const TOGETHER = process.env.BENCH_FP_TOGETHER !== '0';
 
-/** One export of `db` into a new folder: its CPU seconds (user + system, every thread of the process). */
-async function exportHere(label: string, db: string, fingerprints: boolean): Promise<number> {
+/** One export of `db` into a new folder: its CPU seconds (user + system, every thread of the process) and wall seconds. */
+async function exportHere(label: string, db: string, fingerprints: boolean): Promise<{ cpu: number; wall: number }> {
   const out = path.join(OUT, `${label}.export-${fingerprints ? 'on' : 'off'}`);
   rmSync(out, { recursive: true, force: true });
   const source = await openSource(db);
   const start = process.cpuUsage();
+  const wallStart = process.hrtime.bigint();
   try {
     await exportToDirectory(source, out, { name: label, fingerprints });
   } finally {
     await source.close();
   }
+  const wall = Number(process.hrtime.bigint() - wallStart) / 1e9;
   const used = process.cpuUsage(start);
-  const seconds = (used.user + used.system) / 1e6;
   rmSync(out, { recursive: true, force: true });
-  return seconds;
+  return { cpu: (used.user + used.system) / 1e6, wall };
 }
 
 /** The observer's calls of a replay run, kept instead of hashed: column (-1 ends a row), form or source, separator (NaN: a plain cell). */
@@ -104,36 +106,97 @@ async function replayHere(label: string, db: string): Promise<number> {
   return (used.user + used.system) / 1e6;
 }
 
+interface Run {
+  /** CPU seconds of the export alone (user + system, every thread of the process) */
+  cpu: number;
+  /** its wall seconds */
+  wall: number;
+  /** peak RSS of the process, MiB */
+  peakMb: number;
+}
+
 /**
  * One export in a process of its own, so that the code runs as in a real export, compiled for one
  * mode only (in one process, the writer's hot loop would see both and be compiled for both).
  */
-function exportOnce(label: string, db: string, fingerprints: boolean | 'replay'): number {
-  const r = spawnSync(process.execPath, ['--import=tsx', fileURLToPath(import.meta.url), '--one', label, db, String(fingerprints)], {
-    encoding: 'utf8',
-    cwd: ROOT,
+function exportOnce(label: string, db: string, fingerprints: boolean | 'replay'): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import=tsx', fileURLToPath(import.meta.url), '--one', label, db, String(fingerprints)], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const m = /^cpu (\S+) wall (\S+) peak (\S+)$/m.exec(stdout);
+      if (code !== 0 || !m) reject(new Error(`the export of ${db} failed: ${stderr.slice(-2000)}`));
+      else resolve({ cpu: Number(m[1]), wall: Number(m[2]), peakMb: Number(m[3]) });
+    });
   });
-  const seconds = Number(/^cpu (\S+)$/m.exec(r.stdout)?.[1]);
-  if (r.status !== 0 || Number.isNaN(seconds)) throw new Error(`the export of ${db} failed: ${r.stderr.slice(-2000)}`);
-  return seconds;
 }
 
-/** With and without, alternating ROUNDS times; the best of each. */
-async function measure(label: string, db: string): Promise<{ on: number; off: number }> {
-  const best = { on: Infinity, off: Infinity };
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const on of round % 2 === 0 ? [true, false] : [false, true]) {
-      const s = exportOnce(label, db, on);
-      if (on) best.on = Math.min(best.on, s);
-      else best.off = Math.min(best.off, s);
+interface Measured {
+  /** on / off of each round, CPU and wall, sorted */
+  cpu: number[];
+  wall: number[];
+  best: { on: Run; off: Run };
+  peakMb: { on: number; off: number };
+}
+
+/** The two exports of a round: started together (the default), or one after the other. */
+async function round(label: string, db: string, onFirst: boolean): Promise<{ on: Run; off: Run }> {
+  const [a, b] = onFirst ? [true, false] : [false, true];
+  const runs = TOGETHER
+    ? await Promise.all([exportOnce(label, db, a), exportOnce(label, db, b)])
+    : [await exportOnce(label, db, a), await exportOnce(label, db, b)];
+  return onFirst ? { on: runs[0]!, off: runs[1]! } : { on: runs[1]!, off: runs[0]! };
+}
+
+/**
+ * ROUNDS rounds, each the export with fingerprints and the export without started together (which
+ * one first alternates), so that whatever else the machine runs meanwhile weighs on both alike:
+ * each round gives one ratio, and the median of those is the figure. The best of each mode is kept
+ * too; on a loaded machine the two bests may come from different moments, so their ratio is noisier.
+ * BENCH_FP_TOGETHER=0 runs them one after the other (for wall times on a quiet machine).
+ */
+async function measure(label: string, db: string): Promise<Measured> {
+  const m: Measured = {
+    cpu: [],
+    wall: [],
+    best: { on: { cpu: Infinity, wall: Infinity, peakMb: 0 }, off: { cpu: Infinity, wall: Infinity, peakMb: 0 } },
+    peakMb: { on: 0, off: 0 },
+  };
+  for (let k = 0; k < ROUNDS; k++) {
+    const { on, off } = await round(label, db, k % 2 === 0);
+    m.cpu.push(on.cpu / off.cpu);
+    m.wall.push(on.wall / off.wall);
+    for (const [mode, r] of [
+      ['on', on],
+      ['off', off],
+    ] as const) {
+      if (r.cpu < m.best[mode].cpu) m.best[mode] = r;
+      m.peakMb[mode] = Math.max(m.peakMb[mode], r.peakMb);
     }
   }
-  return best;
+  m.cpu.sort((x, y) => x - y);
+  m.wall.sort((x, y) => x - y);
+  return m;
+}
+
+/** The value at fraction `q` of sorted `xs` (linear between neighbours). */
+function quantile(xs: readonly number[], q: number): number {
+  const at = (xs.length - 1) * q;
+  const low = Math.floor(at);
+  return xs[low]! + (xs[Math.min(low + 1, xs.length - 1)]! - xs[low]!) * (at - low);
 }
 
 if (process.argv[2] === '--one') {
   const [label, db, on] = process.argv.slice(3);
-  console.log(`cpu ${on === 'replay' ? await replayHere(label!, db!) : await exportHere(label!, db!, on === 'true')}`);
+  const { cpu, wall } = on === 'replay' ? { cpu: await replayHere(label!, db!), wall: 0 } : await exportHere(label!, db!, on === 'true');
+  console.log(`cpu ${cpu} wall ${wall} peak ${process.resourceUsage().maxRSS / 1024}`);
   process.exit(0);
 }
 
@@ -149,16 +212,30 @@ if (LOBS > 0) {
   if (!existsSync(db)) buildLobDb(db, LOBS);
   cases.push({ label: `${LOBS.toLocaleString('en')} LOB files`, db });
 }
+/** "median 1.059 (quartiles 1.053-1.069, range 1.040-1.085)" of sorted ratios. */
+function spread(ratios: readonly number[]): string {
+  const f = (x: number) => x.toFixed(3);
+  return (
+    `median ${f(quantile(ratios, 0.5))} (quartiles ${f(quantile(ratios, 0.25))}-${f(quantile(ratios, 0.75))}, ` +
+    `range ${f(ratios[0]!)}-${f(ratios.at(-1)!)})`
+  );
+}
+
 let failed = 0;
 for (const c of cases) {
-  const { on, off } = await measure(c.label.replace(/\W+/g, '-'), c.db);
-  const replayed = exportOnce(c.label.replace(/\W+/g, '-'), c.db, 'replay');
-  const ratio = on / off;
-  if (ratio > LIMIT) failed++;
+  const label = c.label.replace(/\W+/g, '-');
+  const m = await measure(label, c.db);
+  const replayed = (await exportOnce(label, c.db, 'replay')).cpu;
+  const median = quantile(m.cpu, 0.5);
+  if (median > LIMIT) failed++;
+  const { on, off } = m.best;
   console.log(
-    `export with fingerprints / without, ${c.label.padEnd(22)} ${on.toFixed(2)} / ${off.toFixed(2)} CPU s = ${ratio.toFixed(3)} ` +
-      `(<= ${LIMIT}: ${ratio <= LIMIT ? 'met' : 'NOT met'}); the fingerprint's own work ${replayed.toFixed(2)} CPU s = ` +
-      `${((replayed / off) * 100).toFixed(1)}% of the export without`,
+    `export with fingerprints / without, ${c.label}, ${ROUNDS} rounds ${TOGETHER ? 'started together' : 'one after the other'}:\n` +
+      `  CPU ${spread(m.cpu)}: ${median <= LIMIT ? 'met' : 'NOT met'} (<= ${LIMIT}); ` +
+      `best ${on.cpu.toFixed(2)} / ${off.cpu.toFixed(2)} s = ${(on.cpu / off.cpu).toFixed(3)}\n` +
+      `  wall ${spread(m.wall)}; of the CPU-best runs ${on.wall.toFixed(2)} / ${off.wall.toFixed(2)} s\n` +
+      `  peak ${m.peakMb.on.toFixed(0)} / ${m.peakMb.off.toFixed(0)} MiB; the fingerprint's own work ${replayed.toFixed(2)} CPU s = ` +
+      `${((replayed / off.cpu) * 100).toFixed(1)}% of the best export without`,
   );
 }
 process.exit(failed ? 1 : 0);
