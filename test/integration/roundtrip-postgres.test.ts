@@ -17,7 +17,9 @@ import type { VerifyResult } from '../../src/archive/verify/verify.js';
 import { exportToDirectory } from '../../src/siard/export-directory.js';
 import { PostgresSource } from '../../src/sources/postgres/postgres-source.js';
 import { runCli } from '../helpers/cli.js';
+import { mariadbAvailable, startMariadb } from '../helpers/mariadb.js';
 import { pgTest, postgresAvailable, queryRows, startPostgres, type PostgresServer } from '../helpers/postgres.js';
+import { testIf } from '../helpers/requires.js';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -346,5 +348,64 @@ pgTest('the PostgreSQL archive restores into SQLite too: same rows, bytes and UT
     );
   } finally {
     db.close();
+  }
+});
+
+testIf(
+  mariadbAvailable(),
+  'MariaDB (mariadbd, mariadb-install-db, mariadb) is not installed',
+  pgTest,
+)('a PostgreSQL archive with time zones restored into MariaDB: verify names those columns lossy, each instant equal in UTC', async (t) => {
+  // a database of its own: the sample's views would bring a second schema, which MariaDB gets as a database of that name
+  await server!.createDatabase('zoned_source');
+  await sql(
+    'zoned_source',
+    `CREATE TABLE public.zoned (id integer PRIMARY KEY, at timestamptz, clock timetz, wall time, note text);
+       INSERT INTO public.zoned VALUES (1, '2024-06-01 12:34:56.789+02', '10:00:00+05:30', '23:59:59.999999', 'east'),
+         (2, '1970-01-01 00:00:00+00', '23:59:59.5-08', '00:00:00.5', NULL), (3, NULL, NULL, NULL, 'none');`,
+  );
+  const zoned = path.join(work, 'zoned');
+  const source = await PostgresSource.open(server!.url('zoned_source'));
+  try {
+    await exportToDirectory(source, zoned, { name: 'zoned' });
+  } finally {
+    await source.close();
+  }
+  const maria = await startMariadb();
+  try {
+    const res = await runCli(['restore', path.join(zoned, 'zoned.siard'), maria.url('from_pg'), '--create', '--verify', '--json']);
+    t.is(res.code, 1, 'the time zones are gone: not equal' + res.stderr);
+    const verified = (JSON.parse(res.stdout) as { verify: VerifyResult }).verify;
+    t.false(verified.ok);
+    // nothing differs after MariaDB's mapping; the two columns that lost their zone are named, never equal
+    t.deepEqual(
+      verified.tables.map((x) => [x.table, x.rows, x.targetRows, x.missing, x.extra, x.changed, x.problems, x.fingerprint, x.equal]),
+      [['public.zoned', 3, 3, 0, 0, 0, [], 'equal', false]],
+    );
+    t.deepEqual(
+      verified.tables[0]!.lossy.map((l) => [l.column, l.reason]),
+      [
+        ['at', 'TIMESTAMP WITH TIME ZONE held in UTC, without a time zone'],
+        ['clock', 'TIME WITH TIME ZONE held in UTC, without a time zone'],
+      ],
+    );
+    // what MariaDB holds is each value in UTC, as PostgreSQL computes it, fractions of a second kept (TIME(6), not TIME)
+    const want = await sql<{ id: number; at: string | null; clock: string | null; wall: string | null }>(
+      'zoned_source',
+      `SELECT id, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') AS at,
+                to_char((clock AT TIME ZONE 'UTC')::time, 'HH24:MI:SS.US') AS clock, to_char(wall, 'HH24:MI:SS.US') AS wall
+         FROM public.zoned ORDER BY id`,
+    );
+    const got = await maria.sql<{ id: number; at: string | null; clock: string | null; wall: string | null }>(
+      'from_pg',
+      `SELECT id, DATE_FORMAT(at, '%Y-%m-%d %H:%i:%s.%f') AS at, TIME_FORMAT(clock, '%H:%i:%s.%f') AS clock,
+         TIME_FORMAT(wall, '%H:%i:%s.%f') AS wall FROM zoned ORDER BY id`,
+    );
+    t.deepEqual(
+      got.map((r) => [Number(r.id), r.at, r.clock, r.wall]),
+      want.map((r) => [r.id, r.at, r.clock, r.wall]),
+    );
+  } finally {
+    await maria.stop();
   }
 });

@@ -16,7 +16,7 @@
  * | bytea                            | BLOB                      | bytes; large values read in slices          |
  * | oid, lo (large object reference) | BLOB                      | the large object's bytes (lo_get slices)    |
  * | date                             | DATE                      | YYYY-MM-DD                                  |
- * | time(p), time with time zone     | TIME, TIME WITH TIME ZONE | hh:mm:ss[.f] (timetz converted to UTC, Z)   |
+ * | time(p), time with time zone(p)  | TIME(p), ... ZONE(p) (4)  | hh:mm:ss[.f] (timetz converted to UTC, Z)   |
  * | timestamp(p)                     | TIMESTAMP                 | YYYY-MM-DDThh:mm:ss[.f]                     |
  * | timestamp with time zone         | TIMESTAMP WITH TIME ZONE  | UTC instant with Z                          |
  * | interval                         | INTERVAL ... (2)          | xs:duration (PnYnMnDTnHnMnS) (2)            |
@@ -29,6 +29,7 @@
  * (1) A column holding NaN/Infinity: VARCHAR of PostgreSQL's text (value-scan.ts).
  * (2) INTERVAL DAY(9) TO SECOND(6), or YEAR(9) TO MONTH, or VARCHAR holding PostgreSQL's ISO 8601 text (value-scan.ts).
  * (3) Over VARCHAR(longest label) (enum-type.ts; introspect.ts).
+ * (4) TIME(6) without p (PostgreSQL keeps microseconds; SQL's TIME alone is TIME(0)), TIME for p = 0.
  *
  * PostgreSQL's interval keeps months, days and microseconds apart (a month is not 30 days), while
  * SQL:2008 has only year-month and day-time intervals: value-scan.ts picks the one the column's
@@ -85,8 +86,18 @@ export interface PgMappedType {
   array?: boolean;
 }
 
+/** A TIMESTAMP's fractional digits: SQL's default is 6, PostgreSQL's (typmod -1) microseconds too. */
 function precisionSuffix(typmod: number): string {
   return typmod >= 0 && typmod !== 6 ? `(${typmod})` : '';
+}
+
+/**
+ * A TIME's fractional digits: SQL's default for TIME is 0 (and the SIARD 2.2 XSD takes no `(0)`),
+ * PostgreSQL's microseconds, so a time without typmod is TIME(6); as plain TIME a target that
+ * follows the standard (MariaDB) cut its fractions of a second.
+ */
+function timePrecisionSuffix(typmod: number): string {
+  return typmod === 0 ? '' : `(${typmod < 0 ? 6 : typmod})`;
 }
 
 /** The SIARD type and value kind of a non-array PostgreSQL type. */
@@ -135,9 +146,9 @@ function mapScalarType(info: PgTypeInfo): PgMappedType {
     case 'date':
       return { type: 'DATE', kind: 'date' };
     case 'time':
-      return { type: `TIME${precisionSuffix(info.typmod)}`, kind: 'time' };
+      return { type: `TIME${timePrecisionSuffix(info.typmod)}`, kind: 'time' };
     case 'timetz':
-      return { type: `TIME WITH TIME ZONE${precisionSuffix(info.typmod)}`, kind: 'timetz' };
+      return { type: `TIME WITH TIME ZONE${timePrecisionSuffix(info.typmod)}`, kind: 'timetz' };
     case 'timestamp':
       return { type: `TIMESTAMP${precisionSuffix(info.typmod)}`, kind: 'timestamp' };
     case 'timestamptz':
