@@ -4,15 +4,22 @@
  * versions byte for byte the official fixture's. The child is SIGKILLed at every failpoint of the
  * commit by exchange (atomic: the object validates at once, at 1.0 or 1.1) and by renames (after the
  * switch it reads at 1.1 but may be invalid, E038 or E003, until the re-run finishes it), at the
- * recovery's own step, and between the two steps of a root's upgrade.
+ * recovery's own step, and between the two steps of a root's upgrade. On S3 (Ceph RGW) at four
+ * steps of the publication (before the switch, at it, after it): once the killed writer's lease
+ * ran out, the same upgrade finishes it.
  */
-import type { ExecutionContext } from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { initRoot, openRoot } from '../../src/ocfl/root.js';
 import { validateObject, validateStorageRoot } from '../../src/ocfl/validate/index.js';
+import { forEachConcurrent } from '../../src/ocfl/concurrent.js';
+import { openStorage } from '../../src/ocfl/storage/open.js';
+import type { ValidationResult } from '../../src/ocfl/validate/index.js';
 import { runCli } from '../helpers/cli.js';
+import { testIf } from '../helpers/requires.js';
+import { startRgw, type RgwServer } from '../helpers/s3.js';
 import { reference, sharedTest } from '../helpers/shared.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -141,3 +148,56 @@ sharedTest('a root upgrade killed between its steps reads as 1.1, and the same u
   );
   t.deepEqual((await validateStorageRoot(rootDir)).errors, []);
 });
+
+const started = startRgw();
+const rgw: RgwServer | undefined = 'skipped' in started ? undefined : started;
+test.after.always(async () => rgw?.stop());
+
+/** The lease of the writers here, as in s3-kill.test.ts; a killed one's has surely run out after DEAD_LEASE_GONE_MS. */
+const TEST_LEASE_MS = 10_000;
+const DEAD_LEASE_GONE_MS = TEST_LEASE_MS + 5000 + 500;
+
+testIf(rgw !== undefined, 'no Ceph RADOS Gateway')(
+  'on S3, upgrade killed at each step of its publication: readable, and the same upgrade finishes it once the lease ran out',
+  async (t) => {
+    const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+      runCli(args, { env: { ...rgw!.env, SIARD_OCFL_LEASE_MS: String(TEST_LEASE_MS), ...env } });
+    const steps = ['s3-after-version-inventory', 's3-after-root-inventory', 's3-after-root-sidecar', 's3-after-declaration-added'];
+    await forEachConcurrent(steps, 4, async (step) => {
+      const rootUrl = await rgw!.bucket(`upgrade-${steps.indexOf(step)}`, 'root');
+      const root = await initRoot(rootUrl, { extensionName: '0003-hash-and-id-n-tuple-storage-layout' });
+      const storage = await openStorage(rootUrl);
+      const objectPath = root.objectPath(ID);
+      for (const [rel] of treeDigests(FIXTURE())) {
+        await (storage as { putBytes(p: string, b: Buffer): Promise<void> }).putBytes(
+          `${objectPath}/${rel}`,
+          readFileSync(path.join(FIXTURE(), rel)),
+        );
+      }
+      const killed = await cli(['upgrade', '--root', rootUrl, '--id', ID], { SIARD_OCFL_FAILPOINT: step });
+      t.is(killed.code, 128, `${step}: killed`);
+      const log = await cli(['log', '--root', rootUrl, '--id', ID, '--json']);
+      t.is(log.code, 0, `${step}: readable: ${log.stderr}`);
+      const switched = step !== 's3-after-version-inventory';
+      t.is((JSON.parse(log.stdout) as unknown[]).length, switched ? 4 : 3, step);
+      await new Promise((r) => setTimeout(r, DEAD_LEASE_GONE_MS));
+      const again = await cli(['upgrade', '--root', rootUrl, '--id', ID, '--json']);
+      t.is(again.code, 0, `${step}: ${again.stderr}`);
+      t.like(JSON.parse(again.stdout), switched ? { upgraded: false } : { upgraded: true, version: 'v4' }, step);
+      const validated = await cli(['validate', rootUrl, '--json']);
+      t.deepEqual((JSON.parse(validated.stdout) as ValidationResult).errors, [], step);
+      const names = (await storage.list(objectPath)).map((e) => e.name).filter((n) => n.startsWith('0='));
+      t.deepEqual(names, ['0=ocfl_object_1.1'], step);
+      for (const [rel, digest] of treeDigests(FIXTURE())) {
+        if (!/^v\d+\//.test(rel)) continue;
+        t.is(
+          createHash('sha256')
+            .update(await storage.readFile(`${objectPath}/${rel}`))
+            .digest('hex'),
+          digest,
+          `${step}: ${rel}`,
+        );
+      }
+    });
+  },
+);
