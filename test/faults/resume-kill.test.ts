@@ -6,17 +6,20 @@
  * While killed, the out-dir shows nothing but the hidden staging folder. Some runs must have
  * resumed (said so on stderr), or the series would prove nothing. Then the cases around it, each
  * from work interrupted after two finished tables: `--restart`, other options, a table whose
- * row count changed, a kept LOB file damaged.
+ * row count changed, a kept LOB file damaged; and a full filesystem (a 2 MiB tmpfs) that stops it,
+ * then resized: the export resumes.
  * The database: six tables (external BLOBs and CLOBs, inline values, one LOB split over segment
  * folders, a table without LOBs, an empty one), in small segment folders so that the layout's
  * counters cross folders; the lobseg layout, and siard22 in every third run.
  */
 import test from 'ava';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from '../../src/sources/sqlite/driver.js';
 import { tempDir } from '../helpers/tmp.js';
+import { mountTmpfs, tmpfsTest } from '../helpers/tmpfs.js';
 import { faultRuns, faultSeed, prng, runCliToEnd, startCli, type ChildResult } from './harness.js';
 
 const RUNS = Math.max(4, Math.round(faultRuns() / 2));
@@ -247,3 +250,29 @@ test.serial('export: a kept LOB file that changed is not kept; the export starts
   );
   t.is(sameTree(ref.tree, treeDigests(out)), undefined);
 });
+
+tmpfsTest(
+  'export: a full filesystem (ENOSPC) stops it in one sentence keeping the finished tables; with space freed it resumes',
+  async (t) => {
+    const ref = await reference('lobseg');
+    const mnt = mountTmpfs('siard-ocfl-resume-enospc-', '2m');
+    t.truthy(mnt, 'a 2 MiB tmpfs is mounted');
+    const out = path.join(mnt!, 'out');
+    const full = await runCliToEnd(exportArgs(out, 'lobseg'));
+    t.is(full.code, 2, full.stderr);
+    t.regex(full.stderr, /no space left|ENOSPC/i);
+    t.regex(full.stderr, /The tables finished so far are kept: run the same export again to resume it\.\n$/);
+    t.is(full.stderr.trim().split('\n').length, 1, 'one line, no stack trace');
+    t.true(journaledTables(out) >= 1, 'tables were finished before the disk was full');
+    t.deepEqual(
+      readdirSync(out).filter((n) => !n.startsWith('.')),
+      [],
+      'nothing visible',
+    );
+    execFileSync('mount', ['-o', 'remount,size=16m', mnt!]);
+    const again = await runCliToEnd(exportArgs(out, 'lobseg'));
+    t.is(again.code, 0, again.stderr);
+    t.regex(again.stderr, /^Resuming the interrupted export of "db"/m);
+    t.is(sameTree(ref.tree, treeDigests(out)), undefined);
+  },
+);
