@@ -10,8 +10,8 @@ import { SiardOcflError } from '../../errors.js';
 import { cellType, knownTypeFamily, type SiardColumn, type SqlTypeFamily } from '../model.js';
 import { decodeSiardHex, unescapeSiard } from './escape.js';
 import { cellNumber, FastTableRows } from './table-rows-fast.js';
-import { normaliseSiardDigestType } from './metadata.js';
-import type { SiardReadCellValue, SiardReadLobReference, SiardReadRow } from './types.js';
+import { lobReference } from './lob-reference.js';
+import type { SiardReadCellValue, SiardReadRow } from './types.js';
 
 export interface TableRowsOptions {
   /** names the table in messages, e.g. `x.siard: table SAKILA.actor (content/schema0/table0/table0.xml)` */
@@ -40,27 +40,6 @@ const NO_ATTRIBUTES: Record<string, string> = Object.freeze({}) as Record<string
 function localName(name: string): string {
   const colon = name.indexOf(':');
   return colon < 0 ? name : name.slice(colon + 1);
-}
-
-export function lobReference(attributes: Record<string, string>, where: () => string): SiardReadLobReference {
-  const ref: SiardReadLobReference = { file: attributes['file']! };
-  const length = attributes['length'];
-  if (length !== undefined) {
-    const t = length.trim();
-    if (!/^\d+$/.test(t) || !Number.isSafeInteger(Number(t))) {
-      throw new SiardOcflError(`${where()}: LOB length "${length}" is not a non-negative integer.`, { code: 'SIARD_TABLE', exitCode: 1 });
-    }
-    ref.length = Number(t);
-  }
-  const rawType = attributes['digestType'];
-  if (rawType !== undefined) {
-    const digestType = normaliseSiardDigestType(rawType);
-    if (digestType) ref.digestType = digestType;
-    else ref.digestTypeRaw = rawType;
-  }
-  if (attributes['digest'] !== undefined) ref.digest = attributes['digest'].trim().toLowerCase();
-  if (attributes['dlurlpathonly'] !== undefined) ref.dlurlpathonly = attributes['dlurlpathonly'];
-  return ref;
 }
 
 /** Longest run of text (characters) between two tags that is accepted: bounds memory against bombs. */

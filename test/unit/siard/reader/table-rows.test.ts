@@ -10,6 +10,7 @@ import { Readable } from 'node:stream';
 import type { SiardColumn } from '../../../../src/siard/model.js';
 import { readTableRows } from '../../../../src/siard/reader/index.js';
 import { readTableRowBatches } from '../../../../src/siard/reader/table-rows.js';
+import { FastTableRows } from '../../../../src/siard/reader/table-rows-fast.js';
 import { sharedTest } from '../../../helpers/shared.js';
 import { sampleTables } from '../../../helpers/sample-tables.js';
 
@@ -45,8 +46,18 @@ const DOCS: Record<string, string> = {
   whitespace: HEAD + '\n\t <row>\n <c1>1</c1>\t<c2> spaced  text </c2>\n</row>  \n</table>  \n',
   'no declaration': '<table><row><c1>1</c1></row></table>',
   'a BOM': '\ufeff' + HEAD + '<row><c1>1</c1></row></table>',
-  // outside the fast path: saxes reads them
   'a LOB file cell': HEAD + '<row><c1>1</c1></row><row><c3 file="x.bin" length="1" digestType="MD5" digest="AB"/></row></table>',
+  'LOB cells spaced': HEAD + '<row><c3\n file = "a b/x.bin"\tlength="12"  digestType="SHA-256" digest=" Ab "  /><c2 file="y" dlurlpathonly="p"/></row></table>',
+  'a LOB digest type we do not know': HEAD + '<row><c3 file="x" digestType="CRC32" other="z"/></row></table>',
+  // outside the fast path: saxes reads them
+  'a LOB cell with an entity': HEAD + '<row><c1>1</c1></row><row><c3 file="a&amp;b.bin"/></row></table>',
+  'a LOB cell in single quotes': HEAD + "<row><c1>1</c1></row><row><c3 file='x.bin'/></row></table>",
+  'a LOB cell with > in a value': HEAD + '<row><c1>1</c1></row><row><c3 file="a/>b" length="3"/></row></table>',
+  'a LOB cell with a tab in a value': HEAD + '<row><c1>1</c1></row><row><c3 file="a\tb"/></row></table>',
+  'a prefixed LOB attribute': HEAD + '<row><c1>1</c1></row><row><c3 xmlns:x="u" x:file="x.bin"/></row></table>',
+  'a LOB cell with text': HEAD + '<row><c1>1</c1></row><row><c3 file="x.bin">t</c3></row></table>',
+  'attributes without file': HEAD + '<row><c1>1</c1></row><row><c3 length="1"/><c2 a="1">x</c2></row></table>',
+  'a LOB cell of a column too many': HEAD + '<row><c1>1</c1></row><row><c4 file="x.bin"/></row></table>',
   'a comment': HEAD + '<row><c1>1</c1></row><!-- c --><row><c1>2</c1></row></table>',
   CDATA: HEAD + '<row><c2><![CDATA[<x>]]></c2></row></table>',
   'a carriage return': HEAD + '<row><c2>a\r\nb</c2></row></table>',
@@ -66,6 +77,9 @@ const DOCS: Record<string, string> = {
   'text after the root': HEAD + '<row><c1>1</c1></row></table>junk',
   'two roots': HEAD + '</table><table></table>',
   'duplicate root attributes': '<table a="1" a="2"><row><c1>1</c1></row></table>',
+  'a LOB attribute given twice': HEAD + '<row><c1>1</c1></row><row><c3 file="x" file="y"/></row></table>',
+  'a LOB length that is no integer': HEAD + '<row><c1>1</c1></row><row><c3 file="x" length="1.5"/></row></table>',
+  'a LOB cell cut short': HEAD + '<row><c1>1</c1></row><row><c3 file="x" length="1"',
   'a DOCTYPE': '<!DOCTYPE table><table><row><c1>1</c1></row></table>',
   'not table': '<tabel><row><c1>1</c1></row></tabel>',
   empty: '',
@@ -94,6 +108,17 @@ for (const [name, xml] of Object.entries(DOCS)) {
     }
   });
 }
+
+test('LOB file cells are read by the fast path, not left to saxes', (t) => {
+  const rows = new FastTableRows(['integer', 'text', 'blob'], 64 * 1024 * 1024);
+  const lobs = '<row><c1>1</c1><c3 file="seg_0/record1.bin" length="2048" digestType="SHA-256" digest="AB01"/></row>\n';
+  const got = rows.feed(HEAD + lobs.repeat(3) + '<row><c2 file="x"/></row></table>');
+  t.truthy(got, 'the fast path gave up');
+  t.is(got!.length, 4);
+  t.deepEqual(got![0]!.cells, ['1', null, { file: 'seg_0/record1.bin', length: 2048, digestType: 'SHA-256', digest: 'ab01' }]);
+  t.deepEqual(got![3]!.cells, [null, { file: 'x' }, null]);
+  t.true(rows.finish());
+});
 
 sharedTest('every table of every reference archive reads the same through the fast path as through saxes', async (t) => {
   let tables = 0;
