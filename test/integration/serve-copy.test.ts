@@ -191,6 +191,33 @@ test.serial('the database page: LOBs and their bytes per table; the copy lies in
   t.deepEqual(readTree(fx.root), before);
 });
 
+test('the rows shown through a copy are those the table XML gives: text, NULL, inline bytes, LOB files', async (t) => {
+  // Every table over 5 rows copied: docs holds LOBs in files (kept as the page's view), an inline BLOB and a NULL (shown from their text).
+  const room = await startServe(
+    ['--root', fx.root, '--port', '0', '--workspace', path.join(tempDir('siard-ocfl-serve-copy-'), 'room')].concat([
+      '--access-copy-rows',
+      '5',
+    ]),
+  );
+  const from = async (url: string) => (await fetch(new URL(url, room.url))).text();
+  const body = (page: string) => /<table id="rows">[\s\S]*?(<tbody>[\s\S]*?<\/tbody>)/.exec(page)?.[1];
+  for (const table of ['docs', 'many']) {
+    const url = `/table?id=${encodeURIComponent(ID)}&v=v2&s=main&t=${table}`;
+    const plain = body(await from(url));
+    let copied = await from(`${url}&sort=id`);
+    for (let i = 0; i < 200 && copied.includes('id="copy-progress"'); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      copied = await from(`${url}&sort=id`);
+    }
+    t.regex(copied, /id="access-copy"/, table);
+    t.truthy(plain, table);
+    t.is(body(copied), plain, table);
+  }
+  const docs = body(await from(`/table?id=${encodeURIComponent(ID)}&v=v2&s=main&t=docs`))!;
+  t.regex(docs, /<td><span class="null">NULL<\/span><\/td>/);
+  t.regex(docs, /<\/code> \(20 bytes\)/);
+});
+
 test('a workspace inside the root is refused, in one sentence', async (t) => {
   const r = await runCli(['serve', '--root', fx.root, '--port', '0', '--workspace', path.join(fx.root, 'extensions', 'x')]);
   t.is(r.code, 2);
