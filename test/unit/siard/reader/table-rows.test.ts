@@ -47,7 +47,9 @@ const DOCS: Record<string, string> = {
   'no declaration': '<table><row><c1>1</c1></row></table>',
   'a BOM': '\ufeff' + HEAD + '<row><c1>1</c1></row></table>',
   'a LOB file cell': HEAD + '<row><c1>1</c1></row><row><c3 file="x.bin" length="1" digestType="MD5" digest="AB"/></row></table>',
-  'LOB cells spaced': HEAD + '<row><c3\n file = "a b/x.bin"\tlength="12"  digestType="SHA-256" digest=" Ab "  /><c2 file="y" dlurlpathonly="p"/></row></table>',
+  'LOB cells spaced':
+    HEAD +
+    '<row><c3\n file = "a b/x.bin"\tlength="12"  digestType="SHA-256" digest=" Ab "  /><c2 file="y" dlurlpathonly="p"/></row></table>',
   'a LOB digest type we do not know': HEAD + '<row><c3 file="x" digestType="CRC32" other="z"/></row></table>',
   // outside the fast path: saxes reads them
   'a LOB cell with an entity': HEAD + '<row><c1>1</c1></row><row><c3 file="a&amp;b.bin"/></row></table>',
