@@ -13,6 +13,9 @@ import { cellNumber, FastTableRows } from './table-rows-fast.js';
 import { lobReference } from './lob-reference.js';
 import type { SiardReadCellValue, SiardReadRow } from './types.js';
 
+// check's fast table read (table-pass-fast.ts) imports it from here.
+export { lobReference };
+
 export interface TableRowsOptions {
   /** names the table in messages, e.g. `x.siard: table SAKILA.actor (content/schema0/table0/table0.xml)` */
   what: string;
