@@ -24,6 +24,7 @@ import type { OcflObjectReader } from '../ocfl/object/object.js';
 import type { OcflStorageRoot } from '../ocfl/root.js';
 import type { ReadStorage } from '../ocfl/storage/storage.js';
 import type { LobSummary } from '../siard/reader/table-summary.js';
+import type { SiardReadRow } from '../siard/reader/types.js';
 
 /** A refusal or failure with its HTTP status; the message is shown (escaped) in the page. */
 export class HttpError extends Error {
@@ -43,6 +44,12 @@ const OBJECT_TTL_MS = 10_000;
 const OBJECTS_KEPT = 1;
 const VERSIONS_KEPT = 2;
 const ARCHIVES_KEPT = 4;
+/**
+ * Rows found by number, kept: a row's page, then its LOBs (a preview, a download), read the table
+ * XML up to the row once (row 500,000 of the million-LOB table: 2 s of CPU each time). Few, as a
+ * row may hold large inline values.
+ */
+const ROWS_KEPT = 4;
 
 /** The head of an object as last read, and what tells whether it is still the head. */
 interface KnownHead {
@@ -79,6 +86,8 @@ export class Room {
   private readonly versions = new Map<string, Promise<OcflObjectReader>>();
   private readonly heads = new Map<string, Promise<KnownHead>>();
   private readonly archives = new Map<string, Promise<OpenedArchive>>();
+  /** rows found by number (foundRow), most recently used last */
+  private readonly rows = new Map<string, Promise<SiardReadRow | undefined>>();
   /** LOB counts of tables already counted (by /lobs or an access copy), by archive and table */
   readonly lobCounts = new Map<string, LobSummary>();
   readonly copies: AccessCopies;
@@ -157,6 +166,25 @@ export class Room {
     entry.object.catch(() => this.objects.delete(id));
     if (this.objects.size > OBJECTS_KEPT) this.objects.delete(this.objects.keys().next().value!);
     return entry.object;
+  }
+
+  /**
+   * The row `key` names (its object, version, table and number: a version never changes), found by
+   * `find` unless one of the last ROWS_KEPT rows asked for; requests at once share one search.
+   */
+  foundRow(key: string, find: () => Promise<SiardReadRow | undefined>): Promise<SiardReadRow | undefined> {
+    let found = this.rows.get(key);
+    if (found) this.rows.delete(key);
+    else {
+      found = find();
+      const kept = found;
+      kept.catch(() => {
+        if (this.rows.get(key) === kept) this.rows.delete(key);
+      });
+    }
+    this.rows.set(key, found);
+    if (this.rows.size > ROWS_KEPT) this.rows.delete(this.rows.keys().next().value!);
+    return found;
   }
 
   /** Whether a head of the object was read (so access copies of its versions may exist). */

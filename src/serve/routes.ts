@@ -123,7 +123,8 @@ async function tableAt(room: Room, q: URLSearchParams): Promise<{ at: TableParam
 async function rowAt(room: Room, q: URLSearchParams) {
   const found = await tableAt(room, q);
   const r = need(q, 'r');
-  const row = /^[1-9][0-9]{0,15}$/.test(r) ? await findRow(found.archive, found.t, Number(r)) : undefined;
+  const key = [found.at.id, found.at.v, found.at.s, found.at.t, r].join('\n');
+  const row = /^[1-9][0-9]{0,15}$/.test(r) ? await room.foundRow(key, () => findRow(found.archive, found.t, Number(r))) : undefined;
   if (!row) throw new HttpError(404, `Table ${found.t.table.name} has no row "${r}".`);
   return { ...found, row };
 }

@@ -159,3 +159,23 @@ test('a version asked for by name tells the head: a page of the head reads no in
   t.is(await room.version(ID), v2);
   t.is(opened, 0);
 });
+
+test('a row found by number is kept for its LOBs: found once for requests made together and after, forgotten after 4 others, a failure not kept', async (t) => {
+  const { root, base } = await twoVersions();
+  const room = new Room(root, path.join(base, 'room'), 1000);
+  const finds: string[] = [];
+  const find = (key: string) => () => {
+    finds.push(key);
+    return Promise.resolve({ index: finds.length, cells: [key] });
+  };
+  const [a, b] = await Promise.all([room.foundRow('r1', find('r1')), room.foundRow('r1', find('r1'))]);
+  t.is(a, b);
+  t.is(await room.foundRow('r1', find('r1')), a);
+  t.deepEqual(finds, ['r1']);
+  for (const key of ['r2', 'r3', 'r4', 'r5']) await room.foundRow(key, find(key));
+  await room.foundRow('r5', find('r5'));
+  t.deepEqual(finds, ['r1', 'r2', 'r3', 'r4', 'r5']);
+  t.not(await room.foundRow('r1', find('r1')), a, 'the oldest row is forgotten');
+  await t.throwsAsync(room.foundRow('bad', () => Promise.reject(new Error('unreadable'))));
+  t.deepEqual((await room.foundRow('bad', find('bad')))?.cells, ['bad']);
+});
