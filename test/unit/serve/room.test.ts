@@ -160,7 +160,7 @@ test('a version asked for by name tells the head: a page of the head reads no in
   t.is(opened, 0);
 });
 
-test('a row found by number is kept for its LOBs: found once for requests made together and after, forgotten after 4 others, a failure not kept', async (t) => {
+test('a row found by number is kept for its LOBs: found once for requests together and after, not after 4 others nor failed', async (t) => {
   const { root, base } = await twoVersions();
   const room = new Room(root, path.join(base, 'room'), 1000);
   const finds: string[] = [];
