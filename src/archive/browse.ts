@@ -185,7 +185,7 @@ export async function pageOfObjects(
   // Sized once per inventory read: the row is kept in `known` until the object changes.
   await forEachConcurrent(rows, 16, async (r) => {
     if (r.bytes !== undefined || r.fileCount === undefined || r.fileCount > SIZED_FILES) return;
-    r.bytes = await bytesUnder(root.storage, r.path, r.fileCount).catch(() => undefined);
+    r.bytes = await bytesUnder(root.storage, r.path).catch(() => undefined);
   });
   return { total: index.objects.length, matching: matching.length, rows, ...(index.partial ? { partial: true as const } : {}) };
 }
@@ -278,45 +278,15 @@ export function diffVersions(object: OcflObjectReader, a: string, b: string): Ve
   return diff;
 }
 
-/** Files stat'ed in one synchronous step by bytesUnder (a few milliseconds), the server answering between steps. */
-const STAT_STEP = 1000;
-
 /**
- * Bytes under a folder of the root (an object: content, inventories, sidecars), of about `files`
- * files when the caller knows (a walk at most SIZED_FILES). Else, on a local folder, one folder
- * at a time, its files stat'ed a thousand at a time: a walk holds every path of the object (with
- * every folder listed at once: 472 MB at the million-LOB object, whose LOB folders hold 250,000
- * files each); here one folder's names at most.
- * An object store lists keys with their sizes: its walk, page after page.
+ * Bytes under a folder of the root (an object: content, inventories, sidecars): the storage's own
+ * count where it has one (a folder read entry after entry, or an object store's keys page after
+ * page: a million-file object's listing is never held), else a walk.
  */
-export async function bytesUnder(storage: ReadStorage, folder: string, files?: number): Promise<number> {
-  // A few folders (files: at most SIZED_FILES): walked in one step, the cheapest way.
-  if (!storage.localPath || (files !== undefined && files <= SIZED_FILES)) {
-    const walked = await storage.walk(folder);
-    return walked.files.reduce((sum, f) => sum + f.size, 0);
-  }
-  let bytes = 0;
-  const dirs = [folder];
-  while (dirs.length > 0) {
-    const dir = dirs.pop()!;
-    const entries = await storage.list(dir).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT' && dir !== folder) return []; // removed while counted
-      throw err;
-    });
-    const at = (name: string) => (dir === '' ? name : `${dir}/${name}`);
-    for (const e of entries) if (e.isDirectory) dirs.push(at(e.name));
-    // One folder at a time, its files stat'ed a thousand at a time, the server answering between.
-    for (let i = 0; i < entries.length; i += STAT_STEP) {
-      const files = entries
-        .slice(i, i + STAT_STEP)
-        .filter((e) => e.isFile)
-        .map((e) => at(e.name));
-      const stats = storage.statMany ? await storage.statMany(files) : await Promise.all(files.map((f) => storage.stat(f)));
-      for (const st of stats) bytes += st?.size ?? 0;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-  }
-  return bytes;
+export async function bytesUnder(storage: ReadStorage, folder: string): Promise<number> {
+  if (storage.bytesUnder) return storage.bytesUnder(folder);
+  const walked = await storage.walk(folder);
+  return walked.files.reduce((sum, f) => sum + f.size, 0);
 }
 
 const byCodeUnit = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);

@@ -251,7 +251,7 @@ export const ROUTES: Record<string, Route> = {
     const files = versions.reduce((most, v) => Math.max(most, v.fileCount), 0);
     // A large object's bytes are counted when asked: a folder listing per folder and a stat per file.
     const count = files <= SIZED_FILES || q.get('count') !== null;
-    return objectPage(id, versions, count && path !== undefined ? await bytesUnder(room.root.storage, path, files) : undefined);
+    return objectPage(id, versions, count && path !== undefined ? await bytesUnder(room.root.storage, path) : undefined);
   },
 
   '/version': async (room, q) => {

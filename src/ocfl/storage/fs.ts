@@ -1,5 +1,16 @@
 /** The local filesystem backend of Storage. */
-import { createReadStream, lstatSync, promises as fsp, readdirSync, realpathSync, renameSync, statSync, type Dirent } from 'node:fs';
+import {
+  createReadStream,
+  lstatSync,
+  opendirSync,
+  promises as fsp,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  type Dir,
+  type Dirent,
+} from 'node:fs';
 import { constants } from 'node:fs';
 import path from 'node:path';
 import { openFileStream, readSmallFile } from '../../read-small-file.js';
@@ -33,6 +44,9 @@ function linkOnTheWay(abs: string): SiardOcflError {
     exitCode: 1,
   });
 }
+
+/** Entries bytesUnder reads between two turns of the event loop (a few milliseconds). */
+const BYTES_STEP = 1000;
 
 export class FileSystemStorage implements Storage {
   readonly location: string;
@@ -251,6 +265,40 @@ export class FileSystemStorage implements Storage {
     } finally {
       await handle.close();
     }
+  }
+
+  /**
+   * Entry after entry (opendir), one folder at a time, each file lstat'ed (links are neither
+   * followed nor counted), the event loop given a turn every BYTES_STEP entries: nothing held but
+   * the folders still to read. Listing each folder whole held a 250,000-file folder's entries
+   * while its files were stat'ed: the reading room's count of the million-LOB object peaked at 312 MB.
+   */
+  async bytesUnder(rel: string): Promise<number> {
+    const top = this.resolve(rel);
+    const dirs = [top];
+    let bytes = 0;
+    let entries = 0;
+    while (dirs.length > 0) {
+      const dir = dirs.pop()!;
+      let handle: Dir;
+      try {
+        handle = opendirSync(dir);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT' && dir !== top) continue; // removed while counted
+        throw err;
+      }
+      try {
+        for (let e = handle.readSync(); e !== null; e = handle.readSync()) {
+          const at = path.join(dir, e.name);
+          if (e.isDirectory()) dirs.push(at);
+          else if (e.isFile()) bytes += lstatSync(at, { throwIfNoEntry: false })?.size ?? 0;
+          if (++entries % BYTES_STEP === 0) await new Promise((resolve) => setImmediate(resolve));
+        }
+      } finally {
+        handle.closeSync();
+      }
+    }
+    return bytes;
   }
 
   async list(rel: string): Promise<StorageEntry[]> {

@@ -234,6 +234,14 @@ export class S3Storage implements WriteStorage, ObjectStorePublish {
     return [...files, ...below];
   }
 
+  /** Page after page of keys (1,000 a request, with their sizes), summed as they come. */
+  async bytesUnder(rel: string): Promise<number> {
+    const prefix = this.folderPrefix(rel);
+    let bytes = 0;
+    for await (const k of this.keys(prefix, undefined, rel)) bytes += k.size ?? 0;
+    return bytes;
+  }
+
   async walk(rel: string): Promise<StorageWalk> {
     const prefix = this.folderPrefix(rel);
     const result: StorageWalk = { files: [], emptyDirs: [], links: [] };

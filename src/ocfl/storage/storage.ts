@@ -71,6 +71,11 @@ export interface ReadStorage {
   /** Every file below a folder with its size, in one call (an object store lists a prefix at once). */
   walk(path: string): Promise<StorageWalk>;
   /**
+   * The bytes of every file below a folder (links not followed nor counted), without holding its
+   * listing: a million-file object's folders of 250,000 files are read a few entries at a time.
+   */
+  bytesUnder?(path: string): Promise<number>;
+  /**
    * What lies at most `depth` levels below a folder (unsorted): the folders at that depth, not
    * what is in them, and the files and empty folders less deep; read many folders at once (the
    * filesystem), or from pages of keys (an object store, s3-outline.ts), not one after another.
