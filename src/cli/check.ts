@@ -23,7 +23,10 @@ export function register(program: Command): void {
       "check a SIARD package against every requirement id of SIARD 2.2 (and the seed's LOB rules): passed, failed, " +
         'not-applicable or not-checked per id; exit 0 conformant, 1 not conformant, 2 could not run',
     )
-    .argument('[archive]', 'a .siard, a folder holding one with its LOB folders, or x.siard.1 of a segmented set')
+    .argument(
+      '[archive]',
+      'a .siard, a folder holding one with its LOB folders, x.siard.1 of a segmented set, or x.siard_part001 of a split one',
+    )
     .option('--root <root>', 'OCFL storage root (with --id): check the archive of an object version')
     .option('--id <object-id>', 'object to check (with --root)')
     .option('--version <vN>', 'version of the object (default: head)')

@@ -7,7 +7,7 @@
 import test from 'ava';
 import Database from '../../src/sources/sqlite/driver.js';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync, readdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { CheckResult } from '../../src/siard/check/report.js';
 import { REQUIREMENTS } from '../../src/siard/check/requirements.js';
@@ -190,6 +190,60 @@ for (const [id, broken] of Object.entries(BROKEN)) {
     t.true(q.findings.length > 0 && q.findings.every((f) => f.message.length > 10));
   });
 }
+
+/** The package's .siard cut into `count` binary parts `t.siard_part001` ... beside it; the whole removed unless kept. */
+function split(siard: string, count: number, keep = false): string[] {
+  const bytes = readFileSync(siard);
+  const size = Math.ceil(bytes.length / count);
+  const parts = Array.from({ length: count }, (_v, i) => {
+    const part = `${siard}_part${String(i + 1).padStart(3, '0')}`;
+    writeFileSync(part, bytes.subarray(i * size, (i + 1) * size));
+    return part;
+  });
+  if (!keep) rmSync(siard);
+  return parts;
+}
+
+function statuses(r: CheckResult): Record<string, string> {
+  return Object.fromEntries(r.requirements.map((q) => [q.id, q.status]));
+}
+
+test('S_8.2-0: split parts checked as the archive they make; a part missing, out of order, not the whole beside them fails', async (t) => {
+  const whole = statuses(await checkSiardPackage(build()));
+  t.is(whole['S_8.2-0'], 'not-applicable');
+  const parts = split(build(), 3);
+  const byFolder = await checkSiardPackage(path.dirname(parts[0]!));
+  // every id as for the whole .siard (its LOB file found beside the parts, its rows and keys read), and S_8.2-0 passed
+  t.deepEqual(statuses(byFolder), { ...whole, 'S_8.2-0': 'passed' });
+  t.deepEqual(statuses(await checkSiardPackage(parts[1]!)), statuses(byFolder), 'a part named');
+
+  const gap = split(build(), 3);
+  renameSync(gap[1]!, gap[1]!.replace('_part002', '_part004'));
+  const r = await checkSiardPackage(path.dirname(gap[0]!));
+  t.is(status(r, 'S_8.2-0'), 'failed');
+  t.is(status(r, 'G_4.1-1'), 'failed');
+  t.regex(
+    r.requirements.find((q) => q.id === 'S_8.2-0')!.findings[0]!.message,
+    /t\.siard_part003 found where t\.siard_part002 was expected/,
+  );
+
+  const swapped = split(build(), 3);
+  const [a, b] = [readFileSync(swapped[0]!), readFileSync(swapped[1]!)];
+  writeFileSync(swapped[0]!, b);
+  writeFileSync(swapped[1]!, a);
+  t.false((await checkSiardPackage(path.dirname(swapped[0]!))).ok, 'parts out of order');
+
+  const beside = build();
+  const exact = split(beside, 2, true);
+  t.is(status(await checkSiardPackage(beside), 'S_8.2-0'), 'passed', 'the whole beside its own parts');
+  const last = readFileSync(exact[1]!);
+  last[last.length - 10]! ^= 1;
+  writeFileSync(exact[1]!, last);
+  const differ = await checkSiardPackage(beside);
+  t.is(status(differ, 'S_8.2-0'), 'failed');
+  t.regex(differ.requirements.find((q) => q.id === 'S_8.2-0')!.findings[0]!.message, /joined differ from t\.siard within bytes \d+ to \d+/);
+  t.deepEqual(statuses(differ), { ...whole, 'S_8.2-0': 'failed' }, 'the whole itself is checked as before');
+});
 
 test('G_4.1-1 fails on random bytes, G_4.1-3 on an encrypted entry', async (t) => {
   const dir = path.join(work, 'raw');

@@ -17,6 +17,7 @@ import { checkExtension, checkStructure, checkZipEntries } from './container.js'
 import { KeyIndex, type KeySpec } from './key-index.js';
 import { keySpecs } from './keys.js';
 import { LobChecker, type LobCheckOptions } from './lob-checks.js';
+import { checkPartNames } from './split-siard.js';
 import { checkEncoding, checkForeignKeyTargets, checkIdentifiers, checkLobFolders, checkMetadataSchema } from './metadata-checks.js';
 import type { CheckReport } from './report.js';
 import { compareTableXsd, parseTableXsd } from './table-xsd.js';
@@ -210,18 +211,7 @@ function checkPackageFolder(reader: SiardReader, dir: string, report: CheckRepor
           report.fail('S_8.1.2-0', `mapping.txt line ${i + 1} is not "<segment folder>/ <URI>".`, { entry: 'mapping.txt' });
       });
   }
-  const base = path.basename(reader.file);
-  const parts = names.filter((n) => n.startsWith(`${base}_part`)).sort();
-  if (parts.length > 0) {
-    report.applies('S_8.2-0');
-    parts.forEach((p, i) => {
-      const want = `${base}_part${String(i + 1).padStart(3, '0')}`;
-      if (p !== want)
-        report.fail('S_8.2-0', `Split part ${p} found where ${want} was expected: parts are _part001, _part002, ... without gaps.`, {
-          entry: p,
-        });
-    });
-  }
+  checkPartNames(reader.file, report);
 }
 
 /** Runs every check on an opened archive. */

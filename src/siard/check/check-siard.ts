@@ -1,18 +1,20 @@
 /**
- * `check` of a package on disk: a `.siard`, a folder holding one (with its LOB folders), or a
- * member of a segmented set (`x.siard.1`). An archive that is no ZIP, or no SIARD archive, is a
+ * `check` of a package on disk: a `.siard`, a folder holding one (with its LOB folders), a
+ * member of a segmented set (`x.siard.1`), or a SIARD file split as binary parts (`x.siard_part001`
+ * ..., S_8.2-0: the parts read as one archive). An archive that is no ZIP, or no SIARD archive, is a
  * failed check (exit 1), not an error; a path that cannot be read is an error (exit 2).
  */
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { SiardOcflError } from '../../errors.js';
-import type { SiardReader } from '../reader/siard-reader.js';
+import { SiardReader } from '../reader/siard-reader.js';
 import { localSegmentSet, openLocalSiard } from '../segments/segment-set-reader.js';
 import { groupSegmentNames } from '../segments/segment-names.js';
-import { ZipReader, type ZipReadLimits } from '../zip/reader.js';
+import { ZipReader, type ByteSource, type ZipReadLimits } from '../zip/reader.js';
 import { checkOpenedSiard, type CheckPackageOptions } from './check-package.js';
 import { checkExtension, checkZipEntries } from './container.js';
 import { checkMetadataSchema } from './metadata-checks.js';
+import { checkPartNames, joinedParts, partsDifferFrom, splitFileOf, splitParts } from './split-siard.js';
 import { loadLibxml2 } from './xsd-validator.js';
 import { officialMetadataXsd } from '../writer.js';
 import { CheckReport, type CheckResult } from './report.js';
@@ -26,17 +28,19 @@ function archiveOf(target: string): string {
   try {
     st = statSync(target);
   } catch (err) {
-    if (localSegmentSet(target)) return target;
+    if (localSegmentSet(target) || splitParts(target).length > 0) return target;
     throw new SiardOcflError(`${target} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`, {
       code: 'USAGE',
       exitCode: 2,
     });
   }
-  if (!st.isDirectory()) return target;
+  if (!st.isDirectory()) return splitFileOf(target) ?? target;
   const names = readdirSync(target);
   const siards = names.filter((n) => /\.siard$/i.test(n));
   const sets = groupSegmentNames(names);
-  const found = [...siards, ...sets.map((s) => s.members[0]!.name)];
+  // a split file whose whole is not there: its parts are the archive
+  const split = [...new Set(names.map((n) => splitFileOf(n)).filter((f) => f !== undefined))].filter((f) => !siards.includes(f));
+  const found = [...siards, ...sets.map((s) => s.members[0]!.name), ...split];
   if (found.length !== 1) {
     throw new SiardOcflError(
       found.length === 0
@@ -52,13 +56,16 @@ function archiveOf(target: string): string {
 async function openOrReport(file: string, report: CheckReport): Promise<SiardReader | undefined> {
   await loadLibxml2();
   checkExtension(file, report);
+  const parts = existsSync(file) ? [] : splitParts(file);
+  const source: string | ByteSource = parts.length > 0 ? joinedParts(file, parts) : file;
+  const named = parts.length > 0 ? `${path.basename(file)} (its ${parts.length} parts read as one)` : path.basename(file);
   if (!localSegmentSet(file)) {
     let zip: ZipReader;
     try {
-      zip = await ZipReader.open(file, CHECK_LIMITS);
+      zip = await ZipReader.open(source, CHECK_LIMITS);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EACCES') throw err;
-      report.fail('G_4.1-1', `${path.basename(file)} is not a readable ZIP archive: ${(err as Error).message}`, {
+      report.fail('G_4.1-1', `${named} is not a readable ZIP archive: ${(err as Error).message}`, {
         entry: path.basename(file),
       });
       return undefined;
@@ -67,6 +74,7 @@ async function openOrReport(file: string, report: CheckReport): Promise<SiardRea
     zip.close();
   }
   try {
+    if (typeof source !== 'string') return await SiardReader.open(source, { limits: CHECK_LIMITS });
     return await openLocalSiard(file, { tolerateProblems: true, limits: CHECK_LIMITS });
   } catch (err) {
     const code = (err as SiardOcflError).code;
@@ -75,7 +83,7 @@ async function openOrReport(file: string, report: CheckReport): Promise<SiardRea
     else if (/metadata/i.test(message)) {
       report.fail('M_5.0-1', `metadata.xml cannot be read: ${message}`, { entry: 'header/metadata.xml' });
       await schemaOfUnreadableMetadata(file, report).catch(() => undefined); // its ZIP entry may be unreadable too
-    } else report.fail('G_4.1-1', `${path.basename(file)} cannot be read as a SIARD archive: ${message}`, { entry: path.basename(file) });
+    } else report.fail('G_4.1-1', `${named} cannot be read as a SIARD archive: ${message}`, { entry: path.basename(file) });
     return undefined;
   }
 }
@@ -83,7 +91,8 @@ async function openOrReport(file: string, report: CheckReport): Promise<SiardRea
 /** metadata.xml the reader refuses: still validated, so its errors are said at their level (M_5.x). */
 async function schemaOfUnreadableMetadata(file: string, report: CheckReport): Promise<void> {
   if (localSegmentSet(file)) return;
-  const zip = await ZipReader.open(file, CHECK_LIMITS);
+  const parts = existsSync(file) ? [] : splitParts(file);
+  const zip = await ZipReader.open(parts.length > 0 ? joinedParts(file, parts) : file, CHECK_LIMITS);
   try {
     const entry = zip.entry('header/metadata.xml');
     if (!entry || entry.uncompressedSize > 256 * 1024 * 1024) return;
@@ -105,6 +114,16 @@ export async function checkSiardPackage(target: string, options: CheckPackageOpt
     } finally {
       reader.close();
     }
-  }
+  } else checkPartNames(file, report); // parts that make no readable archive: their names may say why
+  await checkWholeBesideParts(file, report);
   return report.result();
+}
+
+/** A whole .siard beside its parts (S_8.2-0): the parts must be its binary split. */
+async function checkWholeBesideParts(file: string, report: CheckReport): Promise<void> {
+  const parts = existsSync(file) ? splitParts(file) : [];
+  if (parts.length === 0) return;
+  report.applies('S_8.2-0');
+  const differ = await partsDifferFrom(file, parts);
+  if (differ) report.fail('S_8.2-0', differ, { entry: path.basename(parts[0]!) });
 }
