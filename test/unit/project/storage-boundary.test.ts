@@ -60,6 +60,7 @@ const LOCAL_BY_NATURE: Record<string, string> = {
   'cli/check.ts': 'writes the --html report to the local file a user names',
   'cli/held-output.ts': "a verb's output held in a local temporary file until the verb succeeded (diff)",
   'siard/check/check-package.ts': 'the files beside a local .siard (mapping.txt, _partNNN splits, other SIARD files)',
+  'siard/check/split-siard.ts': 'the _partNNN parts of a local SIARD file split as binary parts, read as one archive',
 };
 
 /** Modules that must run on every backend: never on the list above. */
