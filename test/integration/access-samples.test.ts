@@ -9,7 +9,7 @@
  * file of the same content (V2010_no-password.accdb). One file goes into PostgreSQL and one into
  * MariaDB, compared the same way. Export and restore run in this process (no CLI children).
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { inflateSync } from 'node:zlib';
 import type { ExecutionContext } from 'ava';
@@ -56,7 +56,7 @@ const notExportedOf = new Map<string, string[]>();
 /** Exports `file` in this process and restores it into a new SQLite file; the restored table names by source table. */
 async function exportAndRestore(name: string, target: string): Promise<Map<string, string>> {
   const out = path.join(work, name.replace(/[/.]/g, '_'));
-  const source = await openSource(path.join(SAMPLES, name), protectedFile(name) ? { password: PASSWORD } : {});
+  const source = await openSource(path.resolve(SAMPLES, name), protectedFile(name) ? { password: PASSWORD } : {});
   try {
     await exportToDirectory(source, out, { name: 'db' });
     notExportedOf.set(name, (await source.catalog()).notExported ?? []);
@@ -237,6 +237,55 @@ for (const name of samples) {
     },
   );
 }
+
+/**
+ * A multi-valued column. No sample has one, and no tool here writes Access files, so one is made
+ * from attachments.accdb by two edits laid out as the format is: its row of MSysComplexColumns
+ * names the complex type MSysComplexType_Text (object 37) instead of MSysComplexType_Attachment
+ * (39), and its flat table's column "FileName" is renamed "Value" (the name that complex type
+ * gives its values; written as Jet 4 "compressed" text, FF FE and a byte a character, padded with
+ * 00s that each switch the mode and add no character, so the definition keeps its length). For
+ * mdbtools the flat table then has a Text column "Value" holding the file names.
+ */
+function multiValuedFile(): string {
+  const bytes = readFileSync(path.join(SAMPLES, 'data/V2016/attachments.accdb'));
+  const ints = (...n: number[]) => Buffer.concat(n.map((v) => Buffer.from(new Int32Array([v]).buffer)));
+  const row = bytes.indexOf(ints(39, 97, 64)); // ComplexTypeObjectID, FlatTableID, ConceptualTableID of "Attachments"
+  if (row < 0 || bytes.indexOf(ints(39, 97, 64), row + 1) >= 0) throw new Error('attachments.accdb is not the file this test knows');
+  ints(37).copy(bytes, row);
+  const name = Buffer.concat([Buffer.from([16, 0]), Buffer.from('FileName', 'utf16le')]);
+  const at = bytes.indexOf(name, 97 * 4096); // the flat table's definition, page 97
+  if (at < 0 || at > 98 * 4096) throw new Error('the flat table of attachments.accdb has no column FileName');
+  Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('Value', 'latin1'), Buffer.alloc(9)]).copy(bytes, at + 2);
+  const file = path.join(work, 'multi-valued.accdb');
+  writeFileSync(file, bytes);
+  return file;
+}
+
+mdbTest("a multi-valued column (Text) becomes a table of its values by row and position, equal to mdbtools' flat table", async (t) => {
+  const file = multiValuedFile();
+  const target = path.join(work, 'multi-valued.db');
+  const targets = await exportAndRestore(file, target);
+  t.deepEqual([...targets.keys()], ['Table1', 'Table1_Attachments']);
+  const values = sqliteRows(target, targets.get('Table1_Attachments')!).map((r) => [Number(r['row']), Number(r['position']), r['Value']]);
+  const parent = mdbExport(file, 'Table1');
+  const rowOfId = new Map(parent.rows.map((r, i) => [r[parent.header.indexOf('Attachments')]!, i + 1]));
+  const flat = mdbExport(
+    file,
+    mdbAllTables(file).find((n) => n.startsWith('f_') && n.endsWith('_Field1'))!,
+  );
+  const seen = new Map<number, number>();
+  const theirs = flat.rows.map((r) => {
+    const row = rowOfId.get(r[flat.header.indexOf('_Field1')]!)!;
+    seen.set(row, (seen.get(row) ?? 0) + 1);
+    return [row, seen.get(row)!, r[flat.header.indexOf('Value')]];
+  });
+  t.deepEqual(values, theirs);
+  t.is(values.length, 4, 'one value in row 2, three in row 3');
+  t.true(notExportedOf.get(file)!.some((n) => n.startsWith('the ids of multi-valued column "Table1"."Attachments"')));
+  const c = await compareTable(file, 'Table1', async (table) => sqliteRows(target, table), targets);
+  t.deepEqual(c.ours, c.theirs, 'the parent table');
+});
 
 mdbTest(
   'a protected file without --password is refused (exit 2) with one sentence saying a password is needed; a wrong one too',

@@ -4,17 +4,19 @@
  * tables go into one schema, "main". Relationships become foreign keys, primary keys and unique
  * indexes keys (read from the table definitions: keys.ts); what is not read (indexes that are not
  * unique, saved queries' SQL, linked tables, column properties) is named in the catalogue's
- * notExported. An attachment column becomes a table of its own, one row per
- * attached file (attachments.ts).
+ * notExported. A complex column (attachments, multi-valued) becomes a table of its own, one row per
+ * value or attached file (complex-columns.ts, complex-ids.ts, complex-tables.ts).
  */
 import type MDBReader from 'mdb-reader';
 import type { Column, Table } from 'mdb-reader';
 import { SiardOcflError, UsageError } from '../../errors.js';
 import type { DatabaseSource, SourceCatalog, SourceTable, SourceValue } from '../../siard/database-source.js';
 import type { SiardColumn, SiardForeignKey } from '../../siard/model.js';
-import { attachmentColumns, attachmentRows, attachmentTableName } from './attachments.js';
-import { openDecryptedPages } from './decrypted-pages.js';
-import { definitionPages, tableKeys } from './keys.js';
+import { complexCatalogue, resolveComplex, type ComplexCatalogue, type ComplexColumn } from './complex-columns.js';
+import { complexIdReader, IdNumbers } from './complex-ids.js';
+import { complexKindName, complexRow, complexTable, complexTableName } from './complex-tables.js';
+import { openDecryptedPages, type AccessPages } from './decrypted-pages.js';
+import { firstDefinitionPages, tableKeys } from './keys.js';
 import { openPagedFile, type PagedFile } from './paged-file.js';
 import { foreignKeysByTable, savedQueryNames } from './relationships.js';
 import { rowSteps } from './row-steps.js';
@@ -40,11 +42,22 @@ const FORMATS = [
 ];
 
 interface TablePlan {
+  /** the table read: the table itself, or a complex column's flat table */
   table: Table;
   columns: Column[];
-  /** for an attachment table: its parent table's plan and the attachment column */
-  attachmentOf?: { parent: TablePlan; column: Column };
+  /** for a complex column's table: its parent table's plan, where the parent's definition starts, and the column */
+  complexOf?: { parent: TablePlan; firstPage: number; complex: ComplexColumn };
   source: SourceTable;
+}
+
+/** What building the plans of the tables needs, once per catalogue. */
+interface CatalogueContext {
+  pages: AccessPages;
+  firstPages: Map<string, number>;
+  complex: ComplexCatalogue | undefined;
+  foreignKeys: Map<string, SiardForeignKey[]>;
+  bytesPerChar: 1 | 2;
+  notExported: string[];
 }
 
 function openReader(reader: typeof MDBReader, paged: PagedFile, file: string, password: string | undefined): MDBReader {
@@ -98,6 +111,7 @@ function readable<T>(read: () => T): T | string {
 export class AccessSource implements DatabaseSource {
   private plans = new Map<string, TablePlan>();
   private catalogue: SourceCatalog | undefined;
+  private pages: AccessPages | undefined;
 
   private constructor(
     readonly description: string,
@@ -117,58 +131,77 @@ export class AccessSource implements DatabaseSource {
     }
   }
 
-  /** One pass over the tables builds the plans, the attachment tables and the not-exported list together. */
+  /** A table's plan and those of its complex columns' tables; what is left out goes to `c.notExported`. */
+  private planTable(name: string, c: CatalogueContext): TablePlan[] {
+    const table = this.reader.getTable(name);
+    const all = readable(() => table.getColumns());
+    if (typeof all === 'string') {
+      c.notExported.push(`table "${name}" (mdb-reader cannot read it: ${all})`);
+      return [];
+    }
+    const columns = all.filter((col) => col.type !== 'complex');
+    const firstPage = c.firstPages.get(name);
+    const keys = tableKeys(
+      c.pages,
+      firstPage,
+      name,
+      columns.map((col) => col.name),
+    );
+    c.notExported.push(...keys.notExported);
+    const plan: TablePlan = {
+      table,
+      columns,
+      source: {
+        name,
+        columns: columns.map((col) => siardColumn(col, c.bytesPerChar)),
+        ...(keys.primaryKey ? { primaryKey: keys.primaryKey } : {}),
+        foreignKeys: c.foreignKeys.get(name) ?? [],
+        candidateKeys: keys.candidateKeys,
+        rows: table.rowCount,
+      },
+    };
+    const plans = [plan];
+    for (const column of all.filter((col) => col.type === 'complex')) {
+      const complex = readable(() => resolveComplex(this.reader, c.complex, firstPage ?? -1, column));
+      if (typeof complex === 'string') {
+        c.notExported.push(`complex column "${name}"."${column.name}" (${complex})`);
+        continue;
+      }
+      const child = complexTableName(name, column.name);
+      const source = complexTable(child, name, complex, c.bytesPerChar);
+      plans.push({
+        table: this.reader.getTable(complex.flatTable),
+        columns: [],
+        complexOf: { parent: plan, firstPage: firstPage!, complex },
+        source,
+      });
+      c.notExported.push(
+        `the ids of ${complexKindName(complex.kind)} "${name}"."${column.name}" (its values are in table "${child}", by row number)`,
+      );
+    }
+    return plans;
+  }
+
+  /** One pass over the tables builds the plans, the complex columns' tables and the not-exported list together. */
   async catalog(): Promise<SourceCatalog> {
     if (this.catalogue) return this.catalogue;
     const version = this.paged.buffer[0x14] ?? 0;
-    const bytesPerChar = version === 0 ? 1 : 2;
-    const keys = foreignKeysByTable(this.reader, SCHEMA);
-    const pages = await openDecryptedPages(this.paged.buffer, this.options.password);
-    const firstPages = definitionPages(this.reader);
-    const notExported: string[] = [];
+    this.pages = await openDecryptedPages(this.paged.buffer, this.options.password);
+    const context: CatalogueContext = {
+      pages: this.pages,
+      firstPages: firstDefinitionPages(this.reader),
+      complex: complexCatalogue(this.reader),
+      foreignKeys: foreignKeysByTable(this.reader, SCHEMA),
+      bytesPerChar: version === 0 ? 1 : 2,
+      notExported: [],
+    };
+    const notExported = context.notExported;
     const tables: SourceTable[] = [];
     for (const name of this.reader.getTableNames()) {
       if (this.options.tableFilter && !this.options.tableFilter(name, SCHEMA)) continue;
-      const table = this.reader.getTable(name);
-      const all = readable(() => table.getColumns());
-      if (typeof all === 'string') {
-        notExported.push(`table "${name}" (mdb-reader cannot read it: ${all})`);
-        continue;
-      }
-      const attachments = attachmentColumns(all);
-      const columns = all.filter((c) => !attachments.includes(c));
-      const tableKey = tableKeys(
-        pages,
-        firstPages.get(name),
-        name,
-        columns.map((c) => c.name),
-      );
-      notExported.push(...tableKey.notExported);
-      const plan: TablePlan = {
-        table,
-        columns,
-        source: {
-          name,
-          columns: columns.map((c) => siardColumn(c, bytesPerChar)),
-          ...(tableKey.primaryKey ? { primaryKey: tableKey.primaryKey } : {}),
-          foreignKeys: keys.get(name) ?? ([] as SiardForeignKey[]),
-          candidateKeys: tableKey.candidateKeys,
-          rows: table.rowCount,
-        },
-      };
-      this.plans.set(name, plan);
-      tables.push(plan.source);
-      for (const column of attachments) {
-        const child = attachmentTableName(name, column.name);
-        const childPlan: TablePlan = {
-          table,
-          columns: [column],
-          attachmentOf: { parent: plan, column },
-          source: attachmentRows.table(child, name, column.name),
-        };
-        this.plans.set(child, childPlan);
-        tables.push(childPlan.source);
-        notExported.push(`the ids of attachment column "${name}"."${column.name}" (its files are in table "${child}", by row number)`);
+      for (const plan of this.planTable(name, context)) {
+        this.plans.set(plan.source.name, plan);
+        tables.push(plan.source);
       }
     }
     // a relationship to a table left out (by --tables, or unreadable) would name a table the archive does not hold
@@ -201,13 +234,42 @@ export class AccessSource implements DatabaseSource {
   async *rowBatches(_schema: string, name: string): AsyncIterable<SourceValue[][]> {
     const plan = this.plans.get(name);
     if (!plan) throw new Error(`${this.description} has no table "${name}" in its catalogue.`);
+    if (plan.complexOf) {
+      yield* this.complexBatches(plan.table, plan.complexOf);
+      return;
+    }
     const columns = plan.columns;
     const read = (rowOffset: number, rowLimit: number) =>
       plan.table.getData({ columns: columns.map((c) => c.name), rowOffset, rowLimit }) as Array<Record<string, unknown>>;
-    const attachment = plan.attachmentOf?.column.name;
-    const convert = (record: Record<string, unknown>, row: number): SourceValue[][] =>
-      attachment !== undefined ? attachmentRows.of(record[attachment], row) : [columns.map((c) => sourceValueOf(record[c.name], c))];
-    yield* rowSteps(read, plan.table.rowCount, convert);
+    yield* rowSteps(read, plan.table.rowCount, (record) => [columns.map((c) => sourceValueOf(record[c.name], c))]);
+  }
+
+  /**
+   * A complex column's values: first the parent row of each id (the parent's cells read as the ids
+   * they store, complex-ids.ts), then the flat table once, each of its rows a row of ours with that
+   * parent row and its place among the id's values. A flat row whose id no parent row holds is no
+   * value of any cell (Access removes them with the row) and gives no row.
+   */
+  private *complexBatches(flat: Table, of: NonNullable<TablePlan['complexOf']>): Generator<SourceValue[][]> {
+    const { parent, firstPage, complex } = of;
+    const column = complex.column.name;
+    const rowOf = new IdNumbers();
+    const ids = complexIdReader(this.pages!, parent.source.name, firstPage, [column]);
+    const mark = (record: Record<string, number | null>, row: number) => {
+      const id = record[column];
+      if (id !== null && id !== undefined) rowOf.set(id, row);
+      return [];
+    };
+    for (const _ of rowSteps(ids, parent.table.rowCount, mark));
+    const positions = new IdNumbers();
+    const names = [complex.foreignKey, ...complex.values.map((c) => c.name)];
+    const read = (rowOffset: number, rowLimit: number) =>
+      flat.getData({ columns: names, rowOffset, rowLimit }) as Array<Record<string, unknown>>;
+    yield* rowSteps(read, flat.rowCount, (record) => {
+      const id = record[complex.foreignKey] as number;
+      const row = rowOf.get(id);
+      return row > 0 ? [complexRow(complex, record, row, positions.next(id))] : [];
+    });
   }
 
   async close(): Promise<void> {

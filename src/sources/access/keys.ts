@@ -18,7 +18,7 @@ export interface TableKeys {
 }
 
 /** The first definition page of every table (MSysObjects rows of type 1: their Id's low 24 bits). */
-export function definitionPages(reader: MDBReader): Map<string, number> {
+export function firstDefinitionPages(reader: MDBReader): Map<string, number> {
   const rows = reader.getTable('MSysObjects').getData({ columns: ['Id', 'Name', 'Type'] }) as Array<{
     Id: number;
     Name: string;

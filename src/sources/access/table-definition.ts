@@ -18,9 +18,18 @@ export interface DefinedIndex {
   foreignKey: boolean;
 }
 
+export interface DefinedColumn {
+  name: string;
+  /** its type's code (0x12: complex) */
+  type: number;
+  /** where its entry starts in the definition's bytes (its type is the entry's first byte) */
+  entry: number;
+}
+
 export interface TableDefinition {
   /** column names by their column number (which counts deleted columns) */
   columnNames: Map<number, string>;
+  columns: DefinedColumn[];
   indexes: DefinedIndex[];
 }
 
@@ -86,18 +95,30 @@ const PRIMARY = 1;
 const FOREIGN = 2;
 const TDEF = 0x02;
 
-/** The definition's bytes: its first page whole, the pages after it without their 8-byte header. */
-export function definitionBytes(pages: AccessPages, firstPage: number): Buffer {
-  const parts: Buffer[] = [];
+/** The pages of a definition, in order, each decrypted. */
+export function definitionPages(pages: AccessPages, firstPage: number): Array<{ number: number; page: Buffer }> {
+  const out: Array<{ number: number; page: Buffer }> = [];
   const seen = new Set<number>();
   for (let n = firstPage; n > 0 && !seen.has(n);) {
     seen.add(n);
     const page = pages.page(n);
     if (page[0] !== TDEF) throw new Error(`page ${n} is not a table definition page (type ${page[0]})`);
-    parts.push(parts.length === 0 ? page : page.subarray(8));
+    out.push({ number: n, page });
     n = page.readUInt32LE(4);
   }
-  return Buffer.concat(parts);
+  return out;
+}
+
+/** The definition's bytes: its first page whole, the pages after it without their 8-byte header. */
+export function definitionBytes(pages: AccessPages, firstPage: number): Buffer {
+  return Buffer.concat(definitionPages(pages, firstPage).map((p, i) => (i === 0 ? p.page : p.page.subarray(8))));
+}
+
+/** Where byte `at` of the definition's bytes is: the index of its page among the definition's, and the place in that page. */
+export function definitionPlace(at: number, pageSize: number): { page: number; offset: number } {
+  if (at < pageSize) return { page: 0, offset: at };
+  const rest = at - pageSize;
+  return { page: 1 + Math.floor(rest / (pageSize - 8)), offset: 8 + (rest % (pageSize - 8)) };
 }
 
 /** A name as Jet 4 and later store it: UCS-2, or "compressed" (FF FE, then one byte a character, 00 switching). */
@@ -164,8 +185,13 @@ export function parseTableDefinition(bytes: Buffer, jet3: boolean): TableDefinit
   const columnsAt = layout.realIndexStart + numReal * layout.realIndexEntry;
   const names = nameReader(bytes, columnsAt + numColumns * layout.columnEntry, layout, jet3);
   const columnNames = new Map<number, string>();
-  for (let i = 0; i < numColumns; i++)
-    columnNames.set(bytes.readUInt16LE(columnsAt + i * layout.columnEntry + layout.columnNumber), names.next());
+  const columns: DefinedColumn[] = [];
+  for (let i = 0; i < numColumns; i++) {
+    const entry = columnsAt + i * layout.columnEntry;
+    const name = names.next();
+    columnNames.set(bytes.readUInt16LE(entry + layout.columnNumber), name);
+    columns.push({ name, type: bytes.readUInt8(entry), entry });
+  }
   const real = realIndexes(bytes, names.position, numReal, layout);
   const logicalAt = names.position + numReal * layout.keyEntry;
   const logical = Array.from({ length: numIndexes }, (_, i) => {
@@ -177,18 +203,18 @@ export function parseTableDefinition(bytes: Buffer, jet3: boolean): TableDefinit
     const name = indexNames.next();
     const key = real[r];
     if (!key) throw new Error(`index "${name}" names physical index ${r} of ${numReal}`);
-    const columns = key.columns.map((c) => {
+    const keyColumns = key.columns.map((c) => {
       const column = columnNames.get(c);
       if (column === undefined) throw new Error(`index "${name}" names column number ${c}, which the table does not have`);
       return column;
     });
     return {
       name,
-      columns,
+      columns: keyColumns,
       primary: type === PRIMARY,
       unique: type === PRIMARY || (key.flags & UNIQUE) !== 0,
       foreignKey: type === FOREIGN,
     };
   });
-  return { columnNames, indexes };
+  return { columnNames, columns, indexes };
 }

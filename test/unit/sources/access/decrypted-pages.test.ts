@@ -9,7 +9,7 @@ import MDBReader from 'mdb-reader';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { openDecryptedPages } from '../../../../src/sources/access/decrypted-pages.js';
-import { definitionPages } from '../../../../src/sources/access/keys.js';
+import { firstDefinitionPages } from '../../../../src/sources/access/keys.js';
 import { openPagedFile } from '../../../../src/sources/access/paged-file.js';
 import { definitionBytes, parseTableDefinition } from '../../../../src/sources/access/table-definition.js';
 import { HAS_SHARED, reference, sharedTest } from '../../../helpers/shared.js';
@@ -33,7 +33,7 @@ async function indexesOf(file: string, password?: string): Promise<string> {
   try {
     const reader = new MDBReader(paged.buffer, password ? { password } : {});
     const pages = await openDecryptedPages(paged.buffer, password);
-    const first = definitionPages(reader);
+    const first = firstDefinitionPages(reader);
     const tables = reader.getTableNames().map((n) => [n, parseTableDefinition(definitionBytes(pages, first.get(n)!), pages.jet3).indexes]);
     return JSON.stringify(tables);
   } finally {
