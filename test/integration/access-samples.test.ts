@@ -11,6 +11,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { inflateSync } from 'node:zlib';
 import type { ExecutionContext } from 'ava';
 import { restore } from '../../src/archive/restore.js';
@@ -24,6 +25,7 @@ import { runCli } from '../helpers/cli.js';
 import { testIf } from '../helpers/requires.js';
 import { reference, sharedTest, HAS_SHARED } from '../helpers/shared.js';
 import { tempDir } from '../helpers/tmp.js';
+import type { SiardView } from '../../src/siard/model.js';
 
 const SAMPLES = reference('access-samples');
 const PASSWORD = 'password';
@@ -50,8 +52,9 @@ const protectedFile = (name: string) => /with-password|office-agile/.test(name);
 /** mdbtools reads everything but Office-encrypted files (ACE with a password is encrypted too). */
 const mdbtoolsFile = (name: string) => (/office-agile|V2010_with-password/.test(name) ? TWIN : name);
 
-/** What the export said it left out, by the file exported last. */
+/** What the export said it left out, and its views, by the file exported last. */
 const notExportedOf = new Map<string, string[]>();
+const viewsOf = new Map<string, SiardView[]>();
 
 /** Exports `file` in this process and restores it into a new SQLite file; the restored table names by source table. */
 async function exportAndRestore(name: string, target: string): Promise<Map<string, string>> {
@@ -59,7 +62,9 @@ async function exportAndRestore(name: string, target: string): Promise<Map<strin
   const source = await openSource(path.resolve(SAMPLES, name), protectedFile(name) ? { password: PASSWORD } : {});
   try {
     await exportToDirectory(source, out, { name: 'db' });
-    notExportedOf.set(name, (await source.catalog()).notExported ?? []);
+    const catalogue = await source.catalog();
+    notExportedOf.set(name, catalogue.notExported ?? []);
+    viewsOf.set(name, catalogue.schemas[0]?.views ?? []);
   } finally {
     await source.close();
   }
@@ -285,6 +290,49 @@ mdbTest("a multi-valued column (Text) becomes a table of its values by row and p
   t.true(notExportedOf.get(file)!.some((n) => n.startsWith('the ids of multi-valued column "Table1"."Attachments"')));
   const c = await compareTable(file, 'Table1', async (table) => sqliteRows(target, table), targets);
   t.deepEqual(c.ours, c.theirs, 'the parent table');
+});
+
+/** Our Access SQL in the shorter form mdb-queries prints: no * or aliases, "," between columns, the first ORDER BY term only. */
+function asMdbQueries(sql: string): string {
+  const m = /^SELECT( TOP \S+(?: PERCENT)?| DISTINCTROW| DISTINCT)? (.*?) FROM (.*?)(?: WHERE (.*?))?(?: ORDER BY (.*?))?;$/.exec(sql);
+  if (!m) throw new Error(`not a query this test reads: ${sql}`);
+  const columns = m[2]!
+    .replace(/^\*(, )?/, '')
+    .split(', ')
+    .map((c) => c.replace(/ AS \[[^\]]*\]$/, ''));
+  const order = m[5] ? `ORDER BY ${m[5].split(', ')[0]!.replace(/ DESC$/, ' DESCENDING')}` : '';
+  return `SELECT${m[1] ?? ''} ${columns.join(',')} FROM ${m[3]} ${m[4] ? `WHERE ${m[4]} ` : ''}${order}`;
+}
+
+mdbTest('data/real/ASampleDatabase.accdb: saved queries as views, their SQL as mdb-queries rebuilds it; the others named', async (t) => {
+  const name = 'data/real/ASampleDatabase.accdb';
+  const file = path.join(SAMPLES, name);
+  await exportAndRestore(name, path.join(work, 'queries.db'));
+  const views = viewsOf.get(name)!;
+  const listed = execFileSync('mdb-queries', ['-1', '-L', file], { encoding: 'utf8' }).split('\n').filter(Boolean);
+  const named = notExportedOf.get(name)!.filter((n) => n.startsWith('saved query "'));
+  t.deepEqual(
+    [...views.map((v) => v.name), ...named.map((n) => /^saved query "([^"]*)"/.exec(n)![1]!)].sort(),
+    [...listed].sort(),
+    'every query a view or named',
+  );
+  t.true(views.length >= 4);
+  for (const view of views) {
+    const theirs = execFileSync('mdb-queries', [file, view.name], { encoding: 'utf8' }).replace(/\n$/, '');
+    t.is(asMdbQueries(view.queryOriginal!), theirs, view.name);
+  }
+  const hardware = views.find((v) => v.name === 'qryComputerHardwareInOwnerOrder')!;
+  t.deepEqual(
+    hardware.columns.map((c) => [c.name, c.type]),
+    [
+      ['Asset No', 'VARCHAR(5)'],
+      ['Owner', 'VARCHAR(20)'],
+      ['Asset Category', 'VARCHAR(20)'],
+      ['Make', 'VARCHAR(25)'],
+      ['Model', 'VARCHAR(25)'],
+      ['Cost', 'DECIMAL(19, 4)'],
+    ],
+  );
 });
 
 mdbTest(

@@ -11,14 +11,15 @@ import type MDBReader from 'mdb-reader';
 import type { Column, Table } from 'mdb-reader';
 import { SiardOcflError, UsageError } from '../../errors.js';
 import type { DatabaseSource, SourceCatalog, SourceTable, SourceValue } from '../../siard/database-source.js';
-import type { SiardColumn, SiardForeignKey } from '../../siard/model.js';
+import type { SiardColumn, SiardForeignKey, SiardView } from '../../siard/model.js';
 import { complexCatalogue, resolveComplex, type ComplexCatalogue, type ComplexColumn } from './complex-columns.js';
 import { complexIdReader, IdNumbers } from './complex-ids.js';
 import { complexKindName, complexRow, complexTable, complexTableName } from './complex-tables.js';
 import { openDecryptedPages, type AccessPages } from './decrypted-pages.js';
 import { firstDefinitionPages, tableKeys } from './keys.js';
 import { openPagedFile, type PagedFile } from './paged-file.js';
-import { foreignKeysByTable, savedQueryNames } from './relationships.js';
+import { foreignKeysByTable } from './relationships.js';
+import { savedQueries } from './saved-queries.js';
 import { rowSteps } from './row-steps.js';
 import { siardTypeOf, sourceValueOf } from './type-mapping.js';
 
@@ -45,6 +46,8 @@ interface TablePlan {
   /** the table read: the table itself, or a complex column's flat table */
   table: Table;
   columns: Column[];
+  /** the table's columns, complex ones too (what its saved queries see) */
+  allColumns?: Column[];
   /** for a complex column's table: its parent table's plan, where the parent's definition starts, and the column */
   complexOf?: { parent: TablePlan; firstPage: number; complex: ComplexColumn };
   source: SourceTable;
@@ -151,6 +154,7 @@ export class AccessSource implements DatabaseSource {
     const plan: TablePlan = {
       table,
       columns,
+      allColumns: all,
       source: {
         name,
         columns: columns.map((col) => siardColumn(col, c.bytesPerChar)),
@@ -180,6 +184,29 @@ export class AccessSource implements DatabaseSource {
       );
     }
     return plans;
+  }
+
+  /** Saved queries as views, their columns typed as the table columns they are; the others named in `c.notExported`. */
+  private views(c: CatalogueContext): SiardView[] {
+    const columnsOf = (table: string) => this.plans.get(table)?.allColumns;
+    const views: SiardView[] = [];
+    for (const query of savedQueries(this.reader, columnsOf)) {
+      if ('why' in query) {
+        c.notExported.push(`saved query "${query.name}" as a view (${query.why})`);
+        continue;
+      }
+      const columns = query.columns.map((q) => {
+        const column = columnsOf(q.table)!.find((x) => x.name === q.column)!;
+        return { ...siardColumn(column, c.bytesPerChar), name: q.name };
+      });
+      views.push({
+        name: query.name,
+        queryOriginal: query.sql,
+        description: 'An Access saved query (its SQL rebuilt from MSysQueries).',
+        columns,
+      });
+    }
+    return views;
   }
 
   /** One pass over the tables builds the plans, the complex columns' tables and the not-exported list together. */
@@ -212,16 +239,14 @@ export class AccessSource implements DatabaseSource {
         notExported.push(`relationship "${k.name}" (table "${table.name}" to "${k.referencedTable}", which is not exported)`);
       table.foreignKeys = kept;
     }
-    const queries = savedQueryNames(this.reader);
-    const quoted = queries.map((q) => `"${q}"`).join(', ');
-    if (queries.length > 0) notExported.push(`saved queries as views (${quoted}: mdb-reader gives no SQL for them)`);
+    const views = this.views(context);
     for (const linked of this.reader.getTableNames({ normalTables: false, linkedTables: true }))
       notExported.push(`linked table "${linked}"`);
     notExported.push("column properties (descriptions, defaults, validation rules, formats, calculated columns' expressions)");
     this.catalogue = {
       databaseProduct: `Microsoft Access ${FORMATS[version] ?? `format ${version}`}`,
       connection: this.description,
-      schemas: [{ name: SCHEMA, tables, views: [] }],
+      schemas: [{ name: SCHEMA, tables, views }],
       notExported,
     };
     return this.catalogue;

@@ -42,12 +42,3 @@ export function foreignKeysByTable(reader: MDBReader, schema: string): Map<strin
   }
   return out;
 }
-
-/** Saved queries (MSysObjects rows of type 5), by name; mdb-reader gives no SQL for them. */
-export function savedQueryNames(reader: MDBReader): string[] {
-  const rows = reader.getTable('MSysObjects').getData({ columns: ['Name', 'Type'] }) as Array<{ Name: string; Type: number }>;
-  return rows
-    .filter((r) => (r.Type & 0x7f) === 5)
-    .map((r) => r.Name)
-    .sort();
-}
