@@ -2,9 +2,9 @@
  * A Microsoft Access file (.mdb, .accdb: Jet 3 to ACE 17) as an export source, read by mdb-reader
  * through a paged file (paged-file.ts: never the whole file in memory). Access has no schemas: the
  * tables go into one schema, "main". Relationships become foreign keys, primary keys and unique
- * indexes keys (read from the table definitions: keys.ts); what is not read (indexes that are not
- * unique, saved queries' SQL, linked tables, column properties) is named in the catalogue's
- * notExported. A complex column (attachments, multi-valued) becomes a table of its own, one row per
+ * indexes keys (read from the table definitions: keys.ts), saved queries views (saved-queries.ts);
+ * what is not carried (indexes that are not unique, queries that are no view, linked tables,
+ * column properties) is named in the catalogue's notExported. A complex column (attachments, multi-valued) becomes a table of its own, one row per
  * value or attached file (complex-columns.ts, complex-ids.ts, complex-tables.ts).
  */
 import type MDBReader from 'mdb-reader';
