@@ -13,7 +13,6 @@ import type { StorageLayout } from './layout/storage-layout.js';
 import type { LockProvider } from './lock/lock.js';
 import { assertObjectId } from './inventory/logical-path.js';
 import {
-  type InventoryHeader,
   loadInventory,
   loadInventoryHeader,
   loadInventorySummary,
@@ -22,7 +21,7 @@ import {
   type ReaderOptions,
 } from './object/object.js';
 import { FullBase, type StagingBase } from './commit/staging-base.js';
-import type { InventoryVersionSummary } from './inventory/inventory.js';
+import type { InventoryHeader, InventoryVersionSummary } from './inventory/inventory.js';
 import { repairObject, repairRoot, type ObjectRepairReport, type RootRepairReport } from './commit/repair.js';
 import { StagedVersion, type StartVersionOptions } from './commit/stage.js';
 import type { Readable } from 'node:stream';

@@ -181,8 +181,9 @@ export class InventoryWindows {
    * for fixity (the reading room) holds about a third less of a LOB object's inventory. A digest
    * listed twice in such a block goes unnoticed (the validator reports it).
    * `version`: only that version's state is kept ('head': the head's, when `head` comes before
-   * `versions`, as in ours), the others checked and counted. `manifest`: false, the manifest
-   * checked and not kept; a function, each entry's digest and first path handed to it as read.
+   * `versions`, as in ours), the others checked and counted (their keys' digits not read: no
+   * reader asks for the digests of a state it does not keep). `manifest`: false, the manifest
+   * checked so and not kept; a function, each entry's digest and first path handed to it as read.
    */
   constructor(private readonly options: { fixity?: boolean; version?: string; manifest?: false | EntryVisitor } = {}) {}
 
@@ -334,7 +335,8 @@ export class InventoryWindows {
             ? { kind: 'manifest' }
             : { kind: 'state', version: frame };
       const visit = frame.kind === 'top' && manifest ? manifest : undefined;
-      this.block = { scan: new PathBlockWindows(known, kept, visit, this.expectedSize(frame.kind)), role };
+      const scan = new PathBlockWindows(known, kept, visit, this.expectedSize(frame.kind), frame.kind === 'top', frame.kind === 'fixity');
+      this.block = { scan, role };
       return at + 1;
     }
     this.gathering = new GatheredValue(c);

@@ -8,11 +8,15 @@ import { SiardOcflError } from '../../errors.js';
 import {
   type Inventory,
   InventoryError,
+  type InventoryHeader,
+  inventoryHeaderOf,
+  type InventorySummary,
   parseInventory,
   parseInventoryHeader,
   parseInventoryVersions,
   type InventoryVersionSummary,
   parseSidecar,
+  summaryOfSkeleton,
   versionSummary,
 } from '../inventory/inventory.js';
 import { digestSync, isDigestAlgorithm } from '../digest.js';
@@ -21,7 +25,7 @@ import { ParsedView } from '../inventory/parsed-view.js';
 import { VersionView } from '../inventory/version-view.js';
 import { InventoryWindows } from '../inventory/windows.js';
 import { readHashedWindows } from '../inventory/hashed-windows.js';
-import { digestOfStored, readInventoryOutline } from '../inventory/outline.js';
+import { plainOfParts, type PlainInventory } from '../inventory/plain.js';
 import { FullBase, type StagingBase, ViewBase } from '../commit/staging-base.js';
 import type { ReadStorage } from '../storage/storage.js';
 
@@ -56,14 +60,6 @@ async function readText(storage: ReadStorage, path: string): Promise<string | un
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
-}
-
-/** What identifies an object, read without its manifest and states (see loadInventoryHeader). */
-export interface InventoryHeader {
-  id: string;
-  head: string;
-  type: string;
-  digestAlgorithm: string;
 }
 
 /**
@@ -129,41 +125,50 @@ async function windowedView(
 
 /**
  * What verifiedInventoryBytes answers, the file streamed rather than held (a three-version
- * inventory of a million files is ~1 GB): its outline (inventory/outline.ts: the JSON without
- * manifest, fixity and states) parsed by `parse`, its digest computed as it is read. Undefined when
- * the text is not of the outlined shape, `parse` refuses the outline, or a read fails: the whole
- * read then gives its own answer, an error worded on the whole bytes.
+ * inventory of a million files is ~1 GB): read by InventoryWindows keeping the header fields and
+ * the versions' metadata only (manifest, fixity and states checked and counted), parsed by `parse`,
+ * its digest computed as it is read. Undefined when the inventory is not plain, `parse` refuses
+ * it, or a read fails: the whole read then gives its own answer, an error worded on the whole bytes.
  */
 async function streamedVerified<H extends InventoryHeader>(
   storage: ReadStorage,
   objectPath: string,
-  parse: (bytes: Buffer, where: string) => H,
+  parse: (plain: PlainInventory, where: string) => H,
 ): Promise<{ header: H; sidecarStale: boolean; digest: string } | undefined> {
   const where = join(objectPath, 'inventory.json');
-  const read = await readInventoryOutline(storage, where, 'sha512');
-  if (!read) return undefined;
+  // No state is kept: the version '' is none.
+  const windows = new InventoryWindows({ fixity: false, manifest: false, version: '' });
+  const hashed = await readHashedWindows(storage, where, windows);
+  const parts = hashed && windows.end();
+  const plain = parts && plainOfParts(parts, { unknownFixity: true });
+  if (!plain) return undefined;
   let header: H;
   try {
-    header = parse(read.outline, `${storage.location}/${where}`);
+    header = parse(plain, `${storage.location}/${where}`);
   } catch {
     return undefined;
   }
-  const alg = header.digestAlgorithm;
-  const digest = alg === 'sha512' ? read.digest : (await digestOfStored(storage, where, alg))?.digest;
-  if (digest === undefined) return undefined;
+  const { digest, algorithm: alg } = hashed;
   const sidecar = await readText(storage, `${where}.${alg}`);
   if (sidecar !== undefined && parseSidecar(sidecar) === digest) return { header, sidecarStale: false, digest };
   const headPath = join(objectPath, header.head, 'inventory.json');
-  // The head's copy holds the same bytes when it has their size and digest.
-  const headCopy = await digestOfStored(storage, headPath, alg);
+  // The head's copy holds the same bytes when it has their digest.
+  const headCopy = await readHashedWindows(storage, headPath, { write: () => true, digestAlgorithm: alg });
   const headSidecar = await readText(storage, `${headPath}.${alg}`);
-  if (headCopy?.size === read.size && headCopy.digest === digest && headSidecar !== undefined && parseSidecar(headSidecar) === digest) {
+  if (headCopy?.digest === digest && headSidecar !== undefined && parseSidecar(headSidecar) === digest) {
     return { header, sidecarStale: true, digest };
   }
   throw new InventoryError(
     `The inventory of object "${header.id}" at ${storage.location}/${objectPath} does not match its ${alg} sidecar.`,
   );
 }
+
+/** The header of a plain inventory streamed (streamedVerified). */
+const plainHeader = (plain: PlainInventory, where: string) => inventoryHeaderOf(plain.skeleton, where);
+
+/** The summary of a plain inventory streamed (streamedVerified): its states counted, not kept. */
+const plainSummary = (plain: PlainInventory, where: string) =>
+  summaryOfSkeleton(plain.skeleton, (v) => plain.blocks.states.get(v)!.pathCount, where);
 
 /** How the cheap loaders read: streamed (the default), or `streamed: false` for the whole read they stand in for. */
 export interface CheapLoadOptions {
@@ -213,7 +218,7 @@ export async function loadInventoryHeader(
   options: CheapLoadOptions = {},
 ): Promise<InventoryHeader> {
   const read =
-    (options.streamed !== false ? await streamedVerified(storage, objectPath, parseInventoryHeader) : undefined) ??
+    (options.streamed !== false ? await streamedVerified(storage, objectPath, plainHeader) : undefined) ??
     (await verifiedInventoryBytes(storage, objectPath, parseInventoryHeader));
   const { id, head, type, digestAlgorithm } = read.header;
   return { id, head, type, digestAlgorithm };
@@ -221,7 +226,7 @@ export async function loadInventoryHeader(
 
 /** What recovery after a crash needs of an inventory: its header, version names and digest. */
 export interface LoadedInventorySummary {
-  inventory: InventoryHeader & { versions: InventoryVersionSummary[] };
+  inventory: InventorySummary;
   /** Absent when the inventory was streamed, not held. */
   bytes?: Buffer;
   digest: string;
@@ -238,7 +243,7 @@ export async function loadInventorySummary(
   objectPath: string,
   options: CheapLoadOptions = {},
 ): Promise<LoadedInventorySummary> {
-  const streamed = options.streamed !== false ? await streamedVerified(storage, objectPath, parseInventoryVersions) : undefined;
+  const streamed = options.streamed !== false ? await streamedVerified(storage, objectPath, plainSummary) : undefined;
   if (streamed) return { inventory: streamed.header, digest: streamed.digest, sidecarStale: streamed.sidecarStale };
   const { bytes, header: inventory, sidecarStale, digest } = await verifiedInventoryBytes(storage, objectPath, parseInventoryVersions);
   return { inventory, bytes, digest, sidecarStale };
