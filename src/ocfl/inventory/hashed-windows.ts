@@ -22,7 +22,7 @@ export interface WindowSink {
 }
 
 /**
- * Reads the file at `path` into `sink` and hashes it: answers the algorithm and the hex digest, or
+ * Reads the file at `path` into `sink` and hashes it: answers the algorithm, the hex digest and the size, or
  * undefined when the sink stopped the read, the algorithm is not sha512 or sha256 (or not named in
  * the first 64 MiB), or the file could not be read (the caller then reads it whole, and words
  * any error as it always has).
@@ -31,7 +31,7 @@ export async function readHashedWindows(
   storage: ReadStorage,
   path: string,
   sink: WindowSink,
-): Promise<{ algorithm: string; digest: string } | undefined> {
+): Promise<{ algorithm: string; digest: string; size: number } | undefined> {
   let stream: AsyncIterable<Buffer> & { destroy?: () => void };
   try {
     // One window read into again and again where the storage can (a local folder): no garbage.
@@ -42,8 +42,10 @@ export async function readHashedWindows(
   let hash: Hash | undefined;
   let unhashed: Buffer[] = [];
   let unhashedBytes = 0;
+  let size = 0;
   try {
     for await (const window of stream) {
+      size += window.length;
       if (!sink.write(window)) return undefined;
       if (hash) {
         hash.update(window);
@@ -66,5 +68,5 @@ export async function readHashedWindows(
   } finally {
     stream.destroy?.();
   }
-  return hash && { algorithm: sink.digestAlgorithm!, digest: hash.digest('hex') };
+  return hash && { algorithm: sink.digestAlgorithm!, digest: hash.digest('hex'), size };
 }

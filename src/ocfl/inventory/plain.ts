@@ -79,16 +79,21 @@ export function plainOfParts(parts: InventoryParts, options: { unknownFixity?: b
 }
 
 /**
- * The plain reading of inventory bytes held whole (the validator's), every block checked for a
- * digest listed twice (JSON.parse would keep the last: the full parse decides); or undefined.
+ * The plain inventory `windows` read (every window written), every block checked for a digest
+ * listed twice (JSON.parse would keep the last: the full parse decides); or undefined.
  */
-export function plainInventory(bytes: Buffer): PlainInventory | undefined {
-  const windows = new InventoryWindows();
-  const parts = windows.write(bytes) ? windows.end() : undefined;
+export function plainOfWindows(windows: InventoryWindows): PlainInventory | undefined {
+  const parts = windows.end();
   const plain = parts && plainOfParts(parts);
   if (!plain) return undefined;
   const { manifest, fixity, states, digestSize } = plain.blocks;
   if (!manifest!.index() || [...fixity.values()].some((block) => !block!.index())) return undefined;
   for (const state of states.values()) if (!DigestBlock.ofParts(state, digestSize).index()) return undefined;
   return plain;
+}
+
+/** The plain reading of inventory bytes held whole (see plainOfWindows); or undefined. */
+export function plainInventory(bytes: Buffer): PlainInventory | undefined {
+  const windows = new InventoryWindows();
+  return windows.write(bytes) ? plainOfWindows(windows) : undefined;
 }

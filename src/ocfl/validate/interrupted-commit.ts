@@ -9,13 +9,13 @@
  *     bytes of the head version's inventory and that version's sidecar matches (killed between
  *     replacing the inventory and its sidecar): E060, completed by repair.
  */
-import { digestSync, isDigestAlgorithm } from '../digest.js';
+import { isDigestAlgorithm } from '../digest.js';
 import { Findings } from './findings.js';
 import { checkInventory, parseVersionName, type CheckedInventory, type SpecVersion } from './inventory.js';
 import { listDir } from './fs-tree.js';
 import { joinPath, type ReadStorage } from '../storage/storage.js';
-import { type BytesFingerprint, readSmall, sameBytes, sameJson, sidecarDigest, MAX_INVENTORY_BYTES } from './read.js';
-import { readInventoryBytes } from './plain-inventory.js';
+import { type BytesFingerprint, digestsOf, readSmall, sameBytes, sameJson, sidecarDigest, MAX_INVENTORY_BYTES } from './read.js';
+import { readInventoryFile } from './plain-inventory.js';
 
 const REPAIR = '`siard-ocfl repair` (or the next write of this object)';
 
@@ -28,16 +28,18 @@ export interface CommitState {
   spec: SpecVersion;
 }
 
-/** True when `rel`/inventory.json.<alg> in the object holds the digest of `bytes`. */
-async function sidecarMatches(fs: ReadStorage, dir: string, rel: string, bytes: Buffer, algorithm: string): Promise<boolean> {
+/** True when `rel`/inventory.json.<alg> in the object holds the inventory's digest (`digestOf`). */
+async function sidecarMatches(
+  fs: ReadStorage,
+  dir: string,
+  rel: string,
+  digestOf: (algorithm: string) => string | undefined,
+  algorithm: string,
+): Promise<boolean> {
   if (!isDigestAlgorithm(algorithm)) return false;
   const read = await readSmall(fs, joinPath(dir, rel, `inventory.json.${algorithm}`), 4096);
   const stated = read.ok ? sidecarDigest(read.bytes) : undefined;
-  try {
-    return stated !== undefined && stated.toLowerCase() === digestSync(algorithm, bytes);
-  } catch {
-    return false;
-  }
+  return stated !== undefined && stated.toLowerCase() === digestOf(algorithm);
 }
 
 /** The name of the version after `head`, in the same zero-padding. */
@@ -58,9 +60,9 @@ function sameState(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string
 /** Is `name`/inventory.json a valid inventory of the next version of `inv`, with its sidecar? */
 async function isSuccessor(fs: ReadStorage, dir: string, name: string, inv: CheckedInventory, spec: SpecVersion): Promise<boolean> {
   if (!inv.head || !inv.digestAlgorithm || successorName(inv.head) !== name) return false;
-  const read = await readSmall(fs, joinPath(dir, name, 'inventory.json'), MAX_INVENTORY_BYTES);
+  const read = await readInventoryFile(fs, joinPath(dir, name, 'inventory.json'));
   if (!read.ok) return false;
-  const parsed = readInventoryBytes(read.bytes);
+  const parsed = read.parsed;
   if (!parsed.ok) return false;
   const scratch = new Findings();
   const next = checkInventory(parsed.value, { findings: scratch, where: name, specVersion: spec }, parsed.plain);
@@ -76,7 +78,7 @@ async function isSuccessor(fs: ReadStorage, dir: string, name: string, inv: Chec
   // Earlier content stays where it was; new content lies only in the new version's folder.
   for (const [p, d] of inv.manifest) if (next.manifest.get(p)?.toLowerCase() !== d.toLowerCase()) return false;
   for (const p of next.manifest.keys()) if (!inv.manifest.has(p) && !p.startsWith(`${name}/`)) return false;
-  return sidecarMatches(fs, dir, name, read.bytes, inv.digestAlgorithm);
+  return sidecarMatches(fs, dir, name, read.digestOf, inv.digestAlgorithm);
 }
 
 /** Is the root inventory the head version's own (same bytes, matching sidecar there)? */
@@ -86,7 +88,7 @@ async function rootIsHeadInventory(fs: ReadStorage, dir: string, state: CommitSt
   if (!(await listDir(fs, joinPath(dir, inv.head)))) return false;
   const read = await readSmall(fs, joinPath(dir, inv.head, 'inventory.json'), MAX_INVENTORY_BYTES);
   if (!read.ok || !sameBytes(read.bytes, rootBytes)) return false;
-  return sidecarMatches(fs, dir, inv.head, read.bytes, inv.digestAlgorithm);
+  return sidecarMatches(fs, dir, inv.head, digestsOf(read.bytes), inv.digestAlgorithm);
 }
 
 /** Adds the interrupted-commit explanation to the E046 / E060 findings these states produce. */

@@ -24,18 +24,8 @@ import {
   type SpecVersion,
   type VersionBlock,
 } from './inventory.js';
-import {
-  type BytesFingerprint,
-  digestsOf,
-  fingerprintOf,
-  readSmall,
-  sameBytes,
-  sameJson,
-  sameStoredBytes,
-  sidecarDigest,
-  MAX_INVENTORY_BYTES,
-} from './read.js';
-import { readInventoryBytes } from './plain-inventory.js';
+import { type BytesFingerprint, readSmall, sameJson, sameStoredBytes, sidecarDigest } from './read.js';
+import { readInventoryFile, type InventoryFileRead } from './plain-inventory.js';
 
 export interface ObjectCheckOptions {
   /** Verify content and fixity digests (default true). */
@@ -176,13 +166,13 @@ async function readRootInventory(scan: ObjectScan, entries: TreeEntry[], declare
     findings.add('E063', 'The object root has no inventory.json.', at(''));
     return out;
   }
-  const read = await readSmall(fs, joinPath(dir, 'inventory.json'), MAX_INVENTORY_BYTES);
+  const read = await readInventoryFile(fs, joinPath(dir, 'inventory.json'));
   if (!read.ok) {
     findings.add('E033', `The root inventory.json cannot be read (${read.reason}).`, at('inventory.json'));
     return out;
   }
-  out.rootBytes = fingerprintOf(read.bytes);
-  const parsed = readInventoryBytes(read.bytes);
+  out.rootBytes = read.fingerprint;
+  const parsed = read.parsed;
   if (!parsed.ok) findings.add('E033', `The root inventory.json ${parsed.problem}.`, at('inventory.json'));
   else {
     const typed =
@@ -191,7 +181,7 @@ async function readRootInventory(scan: ObjectScan, entries: TreeEntry[], declare
     const ctx = { findings, where: at('inventory.json'), specVersion: out.codesSpec, expectTypeFor: declared };
     out.inv = checkInventory(parsed.value, ctx, parsed.plain);
   }
-  out.rootSidecar = await checkSidecar(fs, dir, '', entries, digestsOf(read.bytes), out.inv?.digestAlgorithm, findings, at);
+  out.rootSidecar = await checkSidecar(fs, dir, '', entries, read.digestOf, out.inv?.digestAlgorithm, findings, at);
   return out;
 }
 
@@ -238,15 +228,20 @@ async function checkVersionInventoriesAlone(scan: ObjectScan, versionDirs: Set<s
   for (const v of [...versionDirs].sort((a, b) => parseVersionName(a)!.number - parseVersionName(b)!.number)) {
     const vEntries = (await listDir(fs, joinPath(dir, v))) ?? [];
     if (!vEntries.some((e) => e.name === 'inventory.json')) continue;
-    const read = await readSmall(fs, joinPath(dir, v, 'inventory.json'), MAX_INVENTORY_BYTES);
-    const parsed = read.ok ? readInventoryBytes(read.bytes) : undefined;
+    const read = await readInventoryFile(fs, joinPath(dir, v, 'inventory.json'));
+    const parsed = read.ok ? read.parsed : undefined;
     if (!parsed?.ok) {
       findings.add('E033', `The inventory of ${v} cannot be read as JSON.`, at(`${v}/inventory.json`));
       continue;
     }
     const vinv = checkInventory(parsed.value, { findings, where: at(`${v}/inventory.json`), specVersion: codesSpec }, parsed.plain);
-    if (read.ok) await checkSidecar(fs, dir, v, vEntries, digestsOf(read.bytes), vinv?.digestAlgorithm, findings, at);
+    if (read.ok) await checkSidecar(fs, dir, v, vEntries, read.digestOf, vinv?.digestAlgorithm, findings, at);
   }
+}
+
+/** Whether an inventory read holds the bytes of a fingerprint (false when it cannot tell). */
+function sameAs(read: InventoryFileRead & { ok: true }, fingerprint: BytesFingerprint): boolean {
+  return read.fingerprint.length === fingerprint.length && read.digestOf(fingerprint.algorithm) === fingerprint.digest;
 }
 
 /** A version's own inventory: the root one when the bytes are the same (head), else parsed and cross-checked. */
@@ -282,17 +277,17 @@ async function readVersionInventory(
     );
     return { vinv: inv, vSidecar, spec };
   }
-  const read = await readSmall(fs, file, MAX_INVENTORY_BYTES);
+  const read = await readInventoryFile(fs, file);
   if (!read.ok) {
     findings.add('E033', `The inventory of ${v.name} cannot be read (${read.reason}).`, vWhere);
     return { spec };
   }
-  if (isHead && rootBytes && sameBytes(read.bytes, rootBytes)) {
-    const vSidecar = await checkSidecar(fs, dir, v.name, vEntries, digestsOf(read.bytes), inv.digestAlgorithm, findings, at);
+  if (isHead && rootBytes && sameAs(read, rootBytes)) {
+    const vSidecar = await checkSidecar(fs, dir, v.name, vEntries, read.digestOf, inv.digestAlgorithm, findings, at);
     return { vinv: inv, vSidecar, spec };
   }
   if (isHead) findings.add('E064', `The inventory of the latest version ${v.name} differs from the root inventory.`, vWhere);
-  const parsed = readInventoryBytes(read.bytes);
+  const parsed = read.parsed;
   if (!parsed.ok) {
     findings.add('E033', `The inventory of ${v.name} ${parsed.problem}.`, vWhere);
     return { spec };
@@ -300,7 +295,7 @@ async function readVersionInventory(
   const typed =
     typeof parsed.value === 'object' && parsed.value !== null ? specVersionOfType((parsed.value as { type?: unknown }).type) : undefined;
   const vinv = checkInventory(parsed.value, { findings, where: vWhere, specVersion: typed ?? codesSpec }, parsed.plain);
-  const vSidecar = await checkSidecar(fs, dir, v.name, vEntries, digestsOf(read.bytes), vinv?.digestAlgorithm, findings, at);
+  const vSidecar = await checkSidecar(fs, dir, v.name, vEntries, read.digestOf, vinv?.digestAlgorithm, findings, at);
   if (vinv) crossCheckVersionInventory(v, vinv, inv, vWhere, codesSpec, findings);
   return { vinv, vSidecar, spec: typed ?? spec };
 }

@@ -1,10 +1,13 @@
 /**
  * How the validator reads inventory bytes: large ones of the plain shape (inventory/plain.ts, the
- * readers' definition) as a skeleton and scanned blocks, checked in place (plain-checks.ts);
- * every other one parsed in full.
+ * readers' definition) as a skeleton and scanned blocks, checked in place (plain-checks.ts), read
+ * window by window and never held whole; every other one parsed in full.
  */
-import { plainInventory, type PlainBlocks } from '../inventory/plain.js';
-import { parseJson } from './read.js';
+import { readHashedWindows } from '../inventory/hashed-windows.js';
+import { plainInventory, plainOfWindows, type PlainBlocks } from '../inventory/plain.js';
+import { InventoryWindows } from '../inventory/windows.js';
+import type { ReadStorage } from '../storage/storage.js';
+import { type BytesFingerprint, digestsOf, fingerprintOf, MAX_INVENTORY_BYTES, parseJson, readSmall, type SmallRead } from './read.js';
 
 export type InventoryRead = { ok: true; value: unknown; plain?: PlainBlocks } | { ok: false; problem: string };
 
@@ -20,7 +23,35 @@ export const plainReading = { fromBytes: 16 * 1024 * 1024 };
  * Inventory bytes read for checkInventory: the skeleton and scanned blocks when large and plain,
  * else the full parse (whose problem sentence words E033).
  */
-export function readInventoryBytes(bytes: Buffer): InventoryRead {
+function readInventoryBytes(bytes: Buffer): InventoryRead {
   const plain = bytes.length >= plainReading.fromBytes ? plainInventory(bytes) : undefined;
   return plain ? { ok: true, value: plain.skeleton, plain: plain.blocks } : parseJson(bytes);
+}
+
+/** An inventory file as the validator reads it: parsed (or not JSON), a fingerprint of its bytes, its digests for the sidecar. */
+export type InventoryFileRead =
+  | Exclude<SmallRead, { ok: true }>
+  | { ok: true; parsed: InventoryRead; fingerprint: BytesFingerprint; digestOf: (algorithm: string) => string | undefined };
+
+/**
+ * Reads an inventory file for the validator. From plainReading.fromBytes on it is read window by
+ * window (into one reused buffer where the storage can) and hashed as it comes: a plain one is
+ * never held whole (~600 MB at a million files, beside its blocks). Any other is read whole
+ * (refused past MAX_INVENTORY_BYTES) and parsed in full.
+ */
+export async function readInventoryFile(fs: ReadStorage, file: string): Promise<InventoryFileRead> {
+  const size = (await fs.stat(file).catch(() => undefined))?.size ?? 0;
+  if (size >= plainReading.fromBytes && size <= MAX_INVENTORY_BYTES) {
+    const windows = new InventoryWindows();
+    const hashed = await readHashedWindows(fs, file, windows);
+    const plain = hashed && plainOfWindows(windows);
+    if (plain) {
+      const { algorithm, digest, size: length } = hashed;
+      const parsed = { ok: true as const, value: plain.skeleton, plain: plain.blocks };
+      return { ok: true, parsed, fingerprint: { length, algorithm, digest }, digestOf: (a) => (a === algorithm ? digest : undefined) };
+    }
+  }
+  const read = await readSmall(fs, file, MAX_INVENTORY_BYTES);
+  if (!read.ok) return read;
+  return { ok: true, parsed: readInventoryBytes(read.bytes), fingerprint: fingerprintOf(read.bytes), digestOf: digestsOf(read.bytes) };
 }

@@ -59,19 +59,20 @@ export function parseJson(bytes: Buffer): JsonRead {
   }
 }
 
-/** Length and sha256 of bytes, kept instead of the bytes to tell whether other bytes are the same. */
+/** Length and digest of bytes (sha256 or sha512), kept instead of the bytes to tell whether other bytes are the same. */
 export interface BytesFingerprint {
   length: number;
-  sha256: string;
+  algorithm: string;
+  digest: string;
 }
 
 export function fingerprintOf(bytes: Uint8Array): BytesFingerprint {
-  return { length: bytes.length, sha256: digestSync('sha256', bytes) };
+  return { length: bytes.length, algorithm: 'sha256', digest: digestSync('sha256', bytes) };
 }
 
 /** Whether bytes are those a fingerprint was taken of (hashed only when the lengths agree). */
 export function sameBytes(bytes: Uint8Array, fingerprint: BytesFingerprint): boolean {
-  return bytes.length === fingerprint.length && digestSync('sha256', bytes) === fingerprint.sha256;
+  return bytes.length === fingerprint.length && digestSync(fingerprint.algorithm, bytes) === fingerprint.digest;
 }
 
 /**
@@ -90,10 +91,10 @@ export async function sameStoredBytes(
     const st = await storage.stat(file);
     if (!st?.isFile) return undefined;
     if (st.size !== fingerprint.length) return { same: false };
-    const hasher = MultiHasher.createSync(['sha256', algorithm]);
+    const hasher = MultiHasher.createSync([...new Set([fingerprint.algorithm, algorithm])]);
     for await (const chunk of storage.readStream(file)) hasher.update(chunk as Buffer);
     const digests = hasher.digests();
-    if (hasher.size !== fingerprint.length || digests.sha256 !== fingerprint.sha256) return { same: false };
+    if (hasher.size !== fingerprint.length || digests[fingerprint.algorithm] !== fingerprint.digest) return { same: false };
     return { same: true, digest: digests[algorithm]! };
   } catch {
     return undefined;
