@@ -10,8 +10,8 @@
  * Test vectors: spec/0003-vectors.json.
  */
 import { UsageError } from '../../errors.js';
-import { DIGEST_ALGORITHMS, DIGEST_HEX_LENGTH, isDigestAlgorithm } from '../digest.js';
 import { idDigestSync, isIdDigestReady, loadIdDigest } from './id-digest.js';
+import { configObject, digestTuplesParameters } from './layout-config.js';
 import { assertValidObjectId } from './object-id-rules.js';
 import type { StorageLayout } from './storage-layout.js';
 
@@ -24,68 +24,17 @@ export interface Layout0003Config {
   numberOfTuples: number;
 }
 
-/** The extension's defaults, applied to every parameter a config.json leaves out. */
-const LAYOUT_0003_DEFAULTS: Readonly<Layout0003Config> = Object.freeze({
-  extensionName: LAYOUT_0003_NAME,
-  digestAlgorithm: 'sha256',
-  tupleSize: 3,
-  numberOfTuples: 3,
-});
-
 /** Names longer than this are cut and get the digest appended. */
 const MAX_ENCODED_LENGTH = 100;
 
-const PARAMETERS = ['digestAlgorithm', 'tupleSize', 'numberOfTuples'] as const;
-
-function configError(message: string): UsageError {
-  return new UsageError(`Extension 0003 layout: ${message}`, 'INVALID_LAYOUT_CONFIG');
-}
-
-function checkCount(name: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw configError(`${name} must be a whole number of 0 or more, not ${JSON.stringify(value)}.`);
-  }
-  return value;
-}
-
 /**
  * Checks a configuration (a parsed config.json or a partial one given in code) and fills in the
- * defaults. `requireExtensionName`: config.json files must name their extension.
+ * defaults (sha256, 3, 3; tuples of any size the digest holds). `requireExtensionName`: config.json
+ * files must name their extension.
  */
 export function validateLayout0003Config(input: unknown, requireExtensionName = false): Layout0003Config {
-  if (input === undefined || input === null) input = {};
-  if (typeof input !== 'object' || Array.isArray(input)) {
-    throw configError(`the configuration must be a JSON object, not ${JSON.stringify(input)}.`);
-  }
-  const given = input as Record<string, unknown>;
-  if (given.extensionName === undefined) {
-    if (requireExtensionName) throw configError(`config.json has no "extensionName" (it must be "${LAYOUT_0003_NAME}").`);
-  } else if (given.extensionName !== LAYOUT_0003_NAME) {
-    throw configError(`the configuration names extension ${JSON.stringify(given.extensionName)}, not "${LAYOUT_0003_NAME}".`);
-  }
-  const config: Layout0003Config = { ...LAYOUT_0003_DEFAULTS };
-  for (const key of PARAMETERS) {
-    if (given[key] !== undefined) (config as unknown as Record<string, unknown>)[key] = given[key];
-  }
-  if (typeof config.digestAlgorithm !== 'string' || !isDigestAlgorithm(config.digestAlgorithm)) {
-    throw new UsageError(
-      `Extension 0003 layout: unknown digestAlgorithm ${JSON.stringify(config.digestAlgorithm)}; known: ${DIGEST_ALGORITHMS.join(', ')}.`,
-      'UNKNOWN_DIGEST_ALGORITHM',
-    );
-  }
-  const tupleSize = checkCount('tupleSize', config.tupleSize);
-  const numberOfTuples = checkCount('numberOfTuples', config.numberOfTuples);
-  if ((tupleSize === 0) !== (numberOfTuples === 0)) {
-    throw configError(`tupleSize (${tupleSize}) and numberOfTuples (${numberOfTuples}) must both be 0 or both be more than 0.`);
-  }
-  const digestLength = DIGEST_HEX_LENGTH[config.digestAlgorithm];
-  if (tupleSize * numberOfTuples > digestLength) {
-    throw configError(
-      `tupleSize x numberOfTuples (${tupleSize} x ${numberOfTuples} = ${tupleSize * numberOfTuples}) exceeds ` +
-        `the ${digestLength} hex characters of a ${config.digestAlgorithm} digest.`,
-    );
-  }
-  return config;
+  const given = configObject(LAYOUT_0003_NAME, input, requireExtensionName);
+  return { extensionName: LAYOUT_0003_NAME, ...digestTuplesParameters(LAYOUT_0003_NAME, given, Infinity) };
 }
 
 function isSafeByte(b: number): boolean {

@@ -44,7 +44,8 @@ export function integerParameter(
 ): number {
   const value = given[name] ?? fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw layoutConfigError(extensionName, `${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(value)}.`);
+    const range = max === Infinity ? `of ${min} or more` : `from ${min} to ${max}`;
+    throw layoutConfigError(extensionName, `${name} must be a whole number ${range}, not ${JSON.stringify(value)}.`);
   }
   return value;
 }
@@ -83,13 +84,14 @@ export interface DigestTuples {
 }
 
 /**
- * The parameters 0004 and 0012 share with 0003 (defaults sha256, 3, 3): tupleSize and
- * numberOfTuples from 0 to 32, both 0 or neither, using no more than the digest's hex characters.
+ * The parameters of 0003, 0004 and 0012 (defaults sha256, 3, 3): tupleSize and numberOfTuples
+ * from 0 to `max` (0004 and 0012: 32; 0003 sets none), both 0 or neither, using no more than the
+ * digest's hex characters.
  */
-export function digestTuplesParameters(extensionName: string, given: Record<string, unknown>): DigestTuples {
+export function digestTuplesParameters(extensionName: string, given: Record<string, unknown>, max = 32): DigestTuples {
   const digestAlgorithm = digestAlgorithmParameter(extensionName, given);
-  const tupleSize = integerParameter(extensionName, given, 'tupleSize', 3, 0, 32);
-  const numberOfTuples = integerParameter(extensionName, given, 'numberOfTuples', 3, 0, 32);
+  const tupleSize = integerParameter(extensionName, given, 'tupleSize', 3, 0, max);
+  const numberOfTuples = integerParameter(extensionName, given, 'numberOfTuples', 3, 0, max);
   if ((tupleSize === 0) !== (numberOfTuples === 0)) {
     throw layoutConfigError(
       extensionName,
