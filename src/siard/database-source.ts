@@ -88,6 +88,8 @@ export interface SourceTable {
   triggers?: SiardTrigger[];
   /** row count when the catalogue was read (for progress; the writer counts the rows it writes) */
   rows: number;
+  /** `rows` is an exact count, not a planner's estimate: a resumed export compares it (docs/resume.md) */
+  rowsExact?: boolean;
   /**
    * Set when the column types were settled without reading every value (a cheap scan found nothing
    * against them): reading the rows checks each value and throws ProvisionalTypesFailed at the first

@@ -261,14 +261,14 @@ async function writeTables(
       }
       const { columns, stats, fingerprint } = written;
       for (const ci of stats.externalColumns) columns[ci]!.lobFolder = layout.columnLobFolder(si, ti, ci + 1);
-      const { provisional: _, ...siardTable } = t;
+      const { provisional: _, rowsExact: _exact, ...siardTable } = t;
       const line: Omit<TableLine, 'lobs' | 'zip' | 'layout'> = {
         schema: si,
         table: ti,
         qualifiedName: `${s.name}.${table.name}`,
         written: { ...siardTable, folder, columns, rows: stats.rows },
         stats: { rows: stats.rows, externalLobs: stats.externalLobs, lobBytes: stats.lobBytes },
-        catalogRows: table.rows,
+        ...(table.rowsExact ? { catalogRows: table.rows } : {}),
         ...(fingerprint
           ? {
               fingerprint: {

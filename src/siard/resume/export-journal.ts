@@ -36,8 +36,8 @@ export interface TableLine {
   written: SiardTable;
   fingerprint?: TableFingerprintEntry;
   stats: { rows: number; externalLobs: number; lobBytes: number };
-  /** the row count the source's catalogue gave (a resume refuses a table whose count changed) */
-  catalogRows: number;
+  /** the row count the source's catalogue gave, when exact (a resume refuses a table whose count changed) */
+  catalogRows?: number;
   /** the .siard after the table (entries: those the table added) */
   zip: ZipCheckpoint;
   /** the LOB layout's counters after the table (lob-placement.ts) */

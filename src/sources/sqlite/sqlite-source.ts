@@ -211,6 +211,7 @@ export class SqliteSource implements DatabaseSource {
       foreignKeys: this.foreignKeys(name),
       candidateKeys: this.uniqueKeys(name),
       rows,
+      rowsExact: true, // counted by the scan, inside the read transaction
     };
     if (pkCols.length > 0) table.primaryKey = { name: `pk_${name}`, columns: pkCols.map((c) => c.name) };
     const checks = sqliteCheckConstraints(name, createSql);
