@@ -1,6 +1,7 @@
 /**
- * Issue 38, resume: `export` to a folder SIGKILLed at random moments (a quarter of the resumed runs
- * killed once more), then run again to its end. Each run's out-dir must then hold exactly what an
+ * Issue 38, resume: `export` to a folder SIGKILLed at random moments (half of them anywhere in the
+ * run's time, half while a table after the first 1-5 finished ones is written; a quarter of the
+ * resumed runs killed once more), then run again to its end. Each run's out-dir must then hold exactly what an
  * uninterrupted export made, byte for byte (every file, the .siard included: the resumed archive
  * keeps the first run's archival day, docs/resume.md), and nothing else: no staging folder left.
  * While killed, the out-dir shows nothing but the hidden staging folder. Some runs must have
@@ -125,15 +126,19 @@ function journaledTables(out: string): number {
     .filter((l) => l.startsWith('{"table"')).length;
 }
 
-/** Runs the export and SIGKILLs it `ms` after the start (or once `tables` tables are journaled). */
-async function killed(args: string[], at: { ms?: number; tables?: number; out?: string }): Promise<ChildResult> {
+/**
+ * Runs the export and SIGKILLs it `ms` after the start, or `thenMs` (default 0) after `tables`
+ * tables are journaled (in the out-dir `out`).
+ */
+async function killed(args: string[], at: { ms?: number; tables?: number; thenMs?: number; out?: string }): Promise<ChildResult> {
   const child = startCli(args);
   let finished = false;
-  const timer = at.ms !== undefined ? setTimeout(() => !finished && child.kill(), at.ms) : undefined;
+  let timer = at.ms !== undefined ? setTimeout(() => !finished && child.kill(), at.ms) : undefined;
   const poll =
     at.tables !== undefined
       ? setInterval(() => {
-          if (!finished && journaledTables(at.out!) >= at.tables!) child.kill();
+          if (finished || timer !== undefined || journaledTables(at.out!) < at.tables!) return;
+          timer = setTimeout(() => !finished && child.kill(), at.thenMs ?? 0);
         }, 3)
       : undefined;
   const r = await child.done;
@@ -151,7 +156,12 @@ test.serial(`export: ${RUNS} SIGKILLs at random moments, each resumed export equ
     const layout: Layout = i % 3 === 2 ? 'siard22' : 'lobseg';
     const ref = await reference(layout);
     const out = path.join(base, `run-${i}`);
-    const first = await killed(exportArgs(out, layout), { ms: rand() * ref.ms });
+    // half the kills anywhere in the run's time (start-up and commit included), half while a table
+    // after the first 1-5 finished ones is written (the moments that leave work to resume)
+    const first = await killed(
+      exportArgs(out, layout),
+      i % 2 === 0 ? { ms: rand() * ref.ms } : { tables: 1 + Math.floor(rand() * 5), thenMs: rand() * 150, out },
+    );
     if (first.signal === 'SIGKILL') {
       killedRuns++;
       const visible = existsSync(out) ? readdirSync(out).filter((n) => !n.startsWith('.')) : [];
@@ -166,7 +176,7 @@ test.serial(`export: ${RUNS} SIGKILLs at random moments, each resumed export equ
     rmSync(out, { recursive: true, force: true });
   }
   console.log(`[faults] resume: ${killedRuns} of ${RUNS} runs killed, ${resumed} resumed`);
-  t.true(resumed >= Math.min(3, killedRuns / 4), `only ${resumed} of ${killedRuns} killed runs resumed`);
+  t.true(resumed >= RUNS / 4, `only ${resumed} of ${killedRuns} killed runs resumed`);
 });
 
 /** The export run again to its end, or (`killAgain`) killed once more at a random moment. */
