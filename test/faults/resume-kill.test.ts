@@ -8,7 +8,9 @@
  * resumed (said so on stderr), or the series would prove nothing. Then the cases around it, each
  * from work interrupted after two finished tables: `--restart`, other options, a table whose
  * row count changed, a kept LOB file damaged; and a full filesystem (a 2 MiB tmpfs) that stops it,
- * then resized: the export resumes.
+ * then resized: the export resumes. Then the same from a PostgreSQL source (a server of its own):
+ * killed while tables after the first 1-3 are written, every resumed export equal to an
+ * uninterrupted one (one snapshot per run; the database does not change between them).
  * The database: six tables (external BLOBs and CLOBs, inline values, one LOB split over segment
  * folders, a table without LOBs, an empty one), in small segment folders so that the layout's
  * counters cross folders; the lobseg layout, and siard22 in every third run.
@@ -18,9 +20,12 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import pg from 'pg';
 import Database from '../../src/sources/sqlite/driver.js';
 import { tempDir } from '../helpers/tmp.js';
 import { mountTmpfs, tmpfsTest } from '../helpers/tmpfs.js';
+import { pgTest, startPostgres, type PostgresServer } from '../helpers/postgres.js';
+import { mariaTest, startMariadb, type MariadbServer } from '../helpers/mariadb.js';
 import { faultRuns, faultSeed, prng, runCliToEnd, startCli, type ChildResult } from './harness.js';
 
 const RUNS = Math.max(4, Math.round(faultRuns() / 2));
@@ -286,3 +291,97 @@ tmpfsTest(
     t.is(sameTree(ref.tree, treeDigests(out)), undefined);
   },
 );
+
+let pgServer: PostgresServer | undefined;
+test.after.always(async () => {
+  await pgServer?.stop();
+});
+
+pgTest('export from PostgreSQL: killed while tables are written, each resumed export equal to the uninterrupted one', async (t) => {
+  pgServer = await startPostgres();
+  await pgServer.createDatabase('source');
+  const client = new pg.Client({ connectionString: pgServer.url('source') });
+  await client.connect();
+  try {
+    await client.query(`
+      CREATE TABLE doc (id integer PRIMARY KEY, title text NOT NULL, body bytea);
+      INSERT INTO doc SELECT i, 'document ' || i, decode(repeat(md5(i::text), 40 + i % 200), 'hex') FROM generate_series(1, 150) i;
+      CREATE TABLE letter (id integer PRIMARY KEY, body text);
+      INSERT INTO letter SELECT i, repeat('Dear ' || i || ', ', i * 7) FROM generate_series(1, 200) i;
+      CREATE TABLE plain (id integer PRIMARY KEY, a bigint, b varchar(40), c double precision);
+      INSERT INTO plain SELECT i, i * 7919, 'value ' || md5(i::text), i / 7.0 FROM generate_series(1, 5000) i;
+      CREATE TABLE empty (id integer PRIMARY KEY, x bytea);
+      CREATE TABLE scan (id integer PRIMARY KEY, page bytea);
+      INSERT INTO scan SELECT i, decode(repeat(md5((i * 3)::text), 300 + i * 20), 'hex') FROM generate_series(1, 60) i;
+    `);
+  } finally {
+    await client.end();
+  }
+  const url = pgServer.url('source');
+  const args = (out: string) => ['export', url, out, '--name', 'pgdb', '--max-files', '50', '--max-bytes', '200k'];
+  const refOut = path.join(base, 'pg-ref');
+  const ref = await runCliToEnd(args(refOut));
+  t.is(ref.code, 0, ref.stderr);
+  const refTree = treeDigests(refOut);
+  const rand = prng(SEED ^ 0x9e);
+  const runs = Math.max(3, Math.round(RUNS / 4));
+  let resumed = 0;
+  for (let i = 0; i < runs; i++) {
+    const out = path.join(base, `pg-run-${i}`);
+    const first = await killed(args(out), { tables: 1 + Math.floor(rand() * 3), thenMs: rand() * 150, out });
+    const again = first.signal === 'SIGKILL' ? await runCliToEnd(args(out)) : first;
+    t.is(again.code, 0, `run ${i}: ${again.stderr}`);
+    if (/^Resuming the interrupted export/m.test(again.stderr)) resumed++;
+    const diff = sameTree(refTree, treeDigests(out));
+    t.is(diff, undefined, `run ${i}: ${diff}`);
+    rmSync(out, { recursive: true, force: true });
+  }
+  console.log(`[faults] resume from PostgreSQL: ${runs} runs, ${resumed} resumed`);
+  t.true(resumed >= 1, 'at least one run resumed');
+});
+
+let mariaServer: MariadbServer | undefined;
+test.after.always(async () => {
+  await mariaServer?.stop();
+});
+
+mariaTest('export from MariaDB: killed while tables are written, each resumed export equal to the uninterrupted one', async (t) => {
+  mariaServer = await startMariadb();
+  await mariaServer.createDatabase('source');
+  const seq = 'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000)';
+  mariaServer.client(
+    'source',
+    [],
+    `SET SESSION max_recursive_iterations = 10000;
+     CREATE TABLE doc (id INT PRIMARY KEY, title VARCHAR(40) NOT NULL, body LONGBLOB);
+     INSERT INTO doc ${seq} SELECT i, CONCAT('document ', i), UNHEX(REPEAT(MD5(i), 40 + i % 200)) FROM n WHERE i <= 150;
+     CREATE TABLE letter (id INT PRIMARY KEY, body LONGTEXT);
+     INSERT INTO letter ${seq} SELECT i, REPEAT(CONCAT('Dear ', i, ', '), i * 7) FROM n WHERE i <= 200;
+     CREATE TABLE plain (id INT PRIMARY KEY, a BIGINT, b VARCHAR(40), c DOUBLE);
+     INSERT INTO plain ${seq} SELECT i, i * 7919, CONCAT('value ', MD5(i)), i / 7 FROM n;
+     CREATE TABLE empty (id INT PRIMARY KEY, x BLOB);
+     CREATE TABLE scan (id INT PRIMARY KEY, page LONGBLOB);
+     INSERT INTO scan ${seq} SELECT i, UNHEX(REPEAT(MD5(i * 3), 300 + i * 20)) FROM n WHERE i <= 60;`,
+  );
+  const url = mariaServer.url('source');
+  const args = (out: string) => ['export', url, out, '--name', 'mdb', '--max-files', '50', '--max-bytes', '200k'];
+  const refOut = path.join(base, 'maria-ref');
+  const ref = await runCliToEnd(args(refOut));
+  t.is(ref.code, 0, ref.stderr);
+  const refTree = treeDigests(refOut);
+  const rand = prng(SEED ^ 0x3d);
+  const runs = Math.max(3, Math.round(RUNS / 4));
+  let resumed = 0;
+  for (let i = 0; i < runs; i++) {
+    const out = path.join(base, `maria-run-${i}`);
+    const first = await killed(args(out), { tables: 1 + Math.floor(rand() * 3), thenMs: rand() * 150, out });
+    const again = first.signal === 'SIGKILL' ? await runCliToEnd(args(out)) : first;
+    t.is(again.code, 0, `run ${i}: ${again.stderr}`);
+    if (/^Resuming the interrupted export/m.test(again.stderr)) resumed++;
+    const diff = sameTree(refTree, treeDigests(out));
+    t.is(diff, undefined, `run ${i}: ${diff}`);
+    rmSync(out, { recursive: true, force: true });
+  }
+  console.log(`[faults] resume from MariaDB: ${runs} runs, ${resumed} resumed`);
+  t.true(resumed >= 1, 'at least one run resumed');
+});
