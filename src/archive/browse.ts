@@ -6,7 +6,7 @@
  */
 import { loadInventoryHeader, loadInventorySummary, type OcflObjectReader } from '../ocfl/object/object.js';
 import type { OcflStorageRoot } from '../ocfl/root.js';
-import type { ReadStorage } from '../ocfl/storage/storage.js';
+import { isObjectStore, type ReadStorage } from '../ocfl/storage/storage.js';
 import { forEachConcurrent } from '../ocfl/concurrent.js';
 import { listByLayout } from '../ocfl/layout/list-by-layout.js';
 
@@ -171,21 +171,24 @@ export async function pageOfObjects(
   const matching = filter === '' ? index.objects : index.objects.filter((o) => (o.id ?? o.path).includes(filter));
   const shown = matching.slice(offset, offset + limit);
   const rows: ObjectListing[] = new Array(shown.length);
-  await forEachConcurrent(shown, 16, async (o, i) => {
-    if (o.listing) rows[i] = o.listing;
-    else if (o.problem !== undefined) rows[i] = { path: o.path, error: o.problem };
+  // Each object read, then sized, on its own: on an object store, whose every request waits for
+  // the network, the whole page at once (in two rounds of 16 the first page of 1,000 objects on
+  // Ceph RGW took 1.9 s against 0.75 s for every key of the root listed).
+  await forEachConcurrent(shown, isObjectStore(root.storage) ? limit : 16, async (o, i) => {
+    let r: ObjectListing;
+    if (o.listing) r = o.listing;
+    else if (o.problem !== undefined) r = { path: o.path, error: o.problem };
     else {
-      const r = await listed(root, { path: o.path }, known, o.id);
-      rows[i] =
-        r.id === undefined || r.id === o.id
-          ? r
-          : { path: o.path, error: `Its folder name encodes the id "${o.id}", but its inventory declares "${r.id}".` };
+      const read = await listed(root, { path: o.path }, known, o.id);
+      r =
+        read.id === undefined || read.id === o.id
+          ? read
+          : { path: o.path, error: `Its folder name encodes the id "${o.id}", but its inventory declares "${read.id}".` };
     }
-  });
-  // Sized once per inventory read: the row is kept in `known` until the object changes.
-  await forEachConcurrent(rows, 16, async (r) => {
-    if (r.bytes !== undefined || r.fileCount === undefined || r.fileCount > SIZED_FILES) return;
-    r.bytes = await bytesUnder(root.storage, r.path).catch(() => undefined);
+    // Sized once per inventory read: the row is kept in `known` until the object changes.
+    if (r.bytes === undefined && r.fileCount !== undefined && r.fileCount <= SIZED_FILES)
+      r.bytes = await bytesUnder(root.storage, r.path).catch(() => undefined);
+    rows[i] = r;
   });
   return { total: index.objects.length, matching: matching.length, rows, ...(index.partial ? { partial: true as const } : {}) };
 }
