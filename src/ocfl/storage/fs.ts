@@ -270,8 +270,8 @@ export class FileSystemStorage implements Storage {
   /**
    * Entry after entry (opendir), one folder at a time, each file lstat'ed (links are neither
    * followed nor counted), the event loop given a turn every BYTES_STEP entries: nothing held but
-   * the folders still to read. Listing each folder whole held a 250,000-file folder's entries
-   * while its files were stat'ed: the reading room's count of the million-LOB object peaked at 312 MB.
+   * the folders still to read (a listing of a 250,000-file folder of the million-LOB object would
+   * hold its entries while its files were stat'ed).
    */
   async bytesUnder(rel: string): Promise<number> {
     const top = this.resolve(rel);
