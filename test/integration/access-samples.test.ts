@@ -26,6 +26,7 @@ import { testIf } from '../helpers/requires.js';
 import { reference, sharedTest, HAS_SHARED } from '../helpers/shared.js';
 import { tempDir } from '../helpers/tmp.js';
 import type { SiardView } from '../../src/siard/model.js';
+import type { SourceTable } from '../../src/siard/database-source.js';
 
 const SAMPLES = reference('access-samples');
 const PASSWORD = 'password';
@@ -55,6 +56,7 @@ const mdbtoolsFile = (name: string) => (/office-agile|V2010_with-password/.test(
 /** What the export said it left out, and its views, by the file exported last. */
 const notExportedOf = new Map<string, string[]>();
 const viewsOf = new Map<string, SiardView[]>();
+const tablesOf = new Map<string, SourceTable[]>();
 
 /** Exports `file` in this process and restores it into a new SQLite file; the restored table names by source table. */
 async function exportAndRestore(name: string, target: string): Promise<Map<string, string>> {
@@ -65,6 +67,7 @@ async function exportAndRestore(name: string, target: string): Promise<Map<strin
     const catalogue = await source.catalog();
     notExportedOf.set(name, catalogue.notExported ?? []);
     viewsOf.set(name, catalogue.schemas[0]?.views ?? []);
+    tablesOf.set(name, catalogue.schemas[0]?.tables ?? []);
   } finally {
     await source.close();
   }
@@ -90,6 +93,17 @@ function sqliteKeys(file: string, table: string): { primaryKey: string[]; unique
   } finally {
     db.close();
   }
+}
+
+/** Each column's Description property as mdb-prop prints it (one line a property, a tab before it), by column. */
+function mdbDescriptions(file: string, table: string): Map<string, string> {
+  const out = new Map<string, string>();
+  let column = '';
+  for (const line of execFileSync('mdb-prop', [file, table], { encoding: 'utf8' }).split('\n')) {
+    if (line.startsWith('name: ')) column = line.slice('name: '.length);
+    else if (line.startsWith('\tDescription: ')) out.set(column, line.slice('\tDescription: '.length));
+  }
+  return out;
 }
 
 /**
@@ -239,6 +253,13 @@ for (const name of samples) {
         if (c.attachments) t.deepEqual(c.attachments.ours, c.attachments.theirs, `${table}: every attached file's name, type and bytes`);
       }
       compareKeys(t, mdbFile, tables, target, targets, notExportedOf.get(name)!);
+      for (const table of tables) {
+        const ours = tablesOf
+          .get(name)!
+          .find((x) => x.name === table)!
+          .columns.filter((c) => c.description !== undefined);
+        t.deepEqual(new Map(ours.map((c) => [c.name, c.description])), mdbDescriptions(mdbFile, table), `${table}: column descriptions`);
+      }
     },
   );
 }

@@ -2,16 +2,19 @@
  * A Microsoft Access file (.mdb, .accdb: Jet 3 to ACE 17) as an export source, read by mdb-reader
  * through a paged file (paged-file.ts: never the whole file in memory). Access has no schemas: the
  * tables go into one schema, "main". Relationships become foreign keys, primary keys and unique
- * indexes keys (read from the table definitions: keys.ts), saved queries views (saved-queries.ts);
- * what is not carried (indexes that are not unique, queries that are no view, linked tables,
- * column properties) is named in the catalogue's notExported. A complex column (attachments, multi-valued) becomes a table of its own, one row per
- * value or attached file (complex-columns.ts, complex-ids.ts, complex-tables.ts).
+ * indexes keys (read from the table definitions: keys.ts), saved queries views (saved-queries.ts),
+ * the columns' Description properties and calculated columns' expressions their descriptions
+ * (column-properties.ts). A complex column (attachments, multi-valued) becomes a table of its own,
+ * one row per value or attached file (complex-columns.ts, complex-ids.ts, complex-tables.ts). What
+ * is not carried (indexes that are not unique, queries that are no view, linked tables, other
+ * column properties) is named in the catalogue's notExported.
  */
 import type MDBReader from 'mdb-reader';
 import type { Column, Table } from 'mdb-reader';
 import { SiardOcflError, UsageError } from '../../errors.js';
 import type { DatabaseSource, SourceCatalog, SourceTable, SourceValue } from '../../siard/database-source.js';
 import type { SiardColumn, SiardForeignKey, SiardView } from '../../siard/model.js';
+import { columnDescription, parseProperties, tablePropertyValues, type PropertyBlocks } from './column-properties.js';
 import { complexCatalogue, resolveComplex, type ComplexCatalogue, type ComplexColumn } from './complex-columns.js';
 import { complexIdReader, IdNumbers } from './complex-ids.js';
 import { complexKindName, complexRow, complexTable, complexTableName } from './complex-tables.js';
@@ -57,6 +60,8 @@ interface TablePlan {
 interface CatalogueContext {
   pages: AccessPages;
   firstPages: Map<string, number>;
+  /** each table's LvProp value (its and its columns' properties) */
+  properties: Map<string, Buffer>;
   complex: ComplexCatalogue | undefined;
   foreignKeys: Map<string, SiardForeignKey[]>;
   bytesPerChar: 1 | 2;
@@ -85,9 +90,9 @@ function passwordError(file: string, password: string | undefined): UsageError {
     : new UsageError(`The password given with --password does not open ${file}.`, 'PASSWORD_WRONG');
 }
 
-function siardColumn(column: Column, bytesPerChar: 1 | 2): SiardColumn {
+function siardColumn(column: Column, bytesPerChar: 1 | 2, description?: string): SiardColumn {
   const { type, original } = siardTypeOf(column, bytesPerChar);
-  return { name: column.name, type, typeOriginal: original, nullable: column.nullable };
+  return { name: column.name, type, typeOriginal: original, nullable: column.nullable, ...(description ? { description } : {}) };
 }
 
 /** The file in pages; a path that is no readable file is exit 2 in one sentence. */
@@ -134,6 +139,16 @@ export class AccessSource implements DatabaseSource {
     }
   }
 
+  /** A table's column properties; a value that cannot be read is named in `c.notExported`. */
+  private columnProperties(name: string, c: CatalogueContext): PropertyBlocks | undefined {
+    const blob = c.properties.get(name);
+    if (!blob) return undefined;
+    const read = readable(() => parseProperties(blob, c.bytesPerChar === 1));
+    if (typeof read !== 'string') return read;
+    c.notExported.push(`the column descriptions of table "${name}" (its properties cannot be read: ${read})`);
+    return undefined;
+  }
+
   /** A table's plan and those of its complex columns' tables; what is left out goes to `c.notExported`. */
   private planTable(name: string, c: CatalogueContext): TablePlan[] {
     const table = this.reader.getTable(name);
@@ -144,6 +159,7 @@ export class AccessSource implements DatabaseSource {
     }
     const columns = all.filter((col) => col.type !== 'complex');
     const firstPage = c.firstPages.get(name);
+    const properties = this.columnProperties(name, c);
     const keys = tableKeys(
       c.pages,
       firstPage,
@@ -157,7 +173,7 @@ export class AccessSource implements DatabaseSource {
       allColumns: all,
       source: {
         name,
-        columns: columns.map((col) => siardColumn(col, c.bytesPerChar)),
+        columns: columns.map((col) => siardColumn(col, c.bytesPerChar, columnDescription(properties?.get(col.name)))),
         ...(keys.primaryKey ? { primaryKey: keys.primaryKey } : {}),
         foreignKeys: c.foreignKeys.get(name) ?? [],
         candidateKeys: keys.candidateKeys,
@@ -217,6 +233,7 @@ export class AccessSource implements DatabaseSource {
     const context: CatalogueContext = {
       pages: this.pages,
       firstPages: firstDefinitionPages(this.reader),
+      properties: tablePropertyValues(this.reader),
       complex: complexCatalogue(this.reader),
       foreignKeys: foreignKeysByTable(this.reader, SCHEMA),
       bytesPerChar: version === 0 ? 1 : 2,
@@ -242,7 +259,7 @@ export class AccessSource implements DatabaseSource {
     const views = this.views(context);
     for (const linked of this.reader.getTableNames({ normalTables: false, linkedTables: true }))
       notExported.push(`linked table "${linked}"`);
-    notExported.push("column properties (descriptions, defaults, validation rules, formats, calculated columns' expressions)");
+    notExported.push("column properties other than descriptions and calculated columns' expressions (defaults, validation rules, formats)");
     this.catalogue = {
       databaseProduct: `Microsoft Access ${FORMATS[version] ?? `format ${version}`}`,
       connection: this.description,
