@@ -426,6 +426,36 @@ testIf(
   }
 });
 
+testIf(
+  mariadbAvailable() || Boolean(process.env.CI),
+  'MariaDB is not installed',
+  mdbTest,
+)(
+  `${TYPES} (a table of 255 Text (50) columns, more than an InnoDB row holds as declared) restored into MariaDB equals mdb-export`,
+  async (t) => {
+    const server = await startMariadb();
+    try {
+      const targets = await exportAndRestore(TYPES, server.url('access_wide'));
+      const read = (table: string, columns: string[]) =>
+        server.sql<Row>(
+          'access_wide',
+          `SELECT ${columns.map((c) => `CAST(\`${c}\` AS CHAR) AS \`${c}\``).join(', ')} FROM \`${splitTarget(table)[1]}\``,
+        );
+      for (const table of mdbTables(path.join(SAMPLES, TYPES))) {
+        const c = await compareTable(path.join(SAMPLES, TYPES), table, read, targets);
+        t.deepEqual(c.ours, c.theirs, `${table}: every value`);
+      }
+      const types = await server.sql<{ t: string }>(
+        'access_wide',
+        "SELECT DATA_TYPE AS t FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'access_wide' AND TABLE_NAME = 'Table2'",
+      );
+      t.true(types.some((c) => c.t === 'text') && types.some((c) => c.t === 'varchar'), 'only some columns made text');
+    } finally {
+      await server.stop();
+    }
+  },
+);
+
 sharedTest('the command line: ingest takes --password; export without it exits 2 with one sentence and writes nothing', async (t) => {
   const file = path.join(SAMPLES, 'encryption/data/office-agile-4.2.accdb');
   const out = path.join(work, 'cli-out');

@@ -22,7 +22,7 @@
  * | DECIMAL(p,s)                           | decimal(p,s) (p <= 65, s <= 30), else longtext of the digits |
  * | REAL; DOUBLE PRECISION, FLOAT          | float; double                                    |
  * | BOOLEAN                                | tinyint(1)                                       |
- * | CHAR(n), VARCHAR(n), n <= 255          | char(n), varchar(n) (utf8mb4_bin)                |
+ * | CHAR(n), VARCHAR(n), n <= 255          | char(n), varchar(n) (utf8mb4_bin); text where a row would not fit (row-size.ts) |
  * | longer CHAR / VARCHAR, CLOB, XML       | text, mediumtext or longtext by size             |
  * | BINARY(n), VARBINARY(n), n <= 255      | binary(n), varbinary(n)                          |
  * | longer binary, BLOB                    | blob, mediumblob or longblob by size             |
@@ -53,6 +53,7 @@ import {
 import { connectMysql, MYSQL_SESSION_SETTINGS, describeMysqlUrl, parseMysqlUrl, qualifiedMysqlName } from './connection.js';
 import { GEOMETRY_INTERNAL_NOTE, GEOMETRY_WKB_NOTE } from './mysql-source.js';
 import { durationToTime } from './type-mapping.js';
+import { fitRowSize, INNODB_ROW_LIMIT } from './row-size.js';
 import { quoteMysqlIdent } from '../sql-identifier.js';
 import { mysqlStatementProblem } from '../sql-text.js';
 
@@ -371,6 +372,19 @@ export class MysqlLoader implements TargetLoader {
 
   async createTable(table: LoadTable): Promise<void> {
     const targets = table.columns.map((c) => this.targetOf(c));
+    // a key's columns keep their type (MariaDB indexes no text without a prefix length)
+    const keyed = new Set([table.primaryKey, ...table.candidateKeys].flatMap((k) => k?.columns ?? []));
+    for (const k of table.foreignKeys) for (const r of k.references) keyed.add(r.column);
+    const fitted = fitRowSize(
+      targets.map((t) => t.type),
+      table.columns.map((c) => keyed.has(c.column.name)),
+    );
+    for (const i of fitted.changed) targets[i] = { ...targets[i]!, type: 'text' };
+    if (fitted.changed.length > 0)
+      this.warnings.push(
+        `${fitted.changed.length} character columns of ${this.targetName(table)} are restored as text: as declared, a row ` +
+          `could pass InnoDB's ${INNODB_ROW_LIMIT}-byte limit (the values are the same; their length limit is gone).`,
+      );
     this.targets.set(table, targets);
     const cols = table.columns.map((c, i) => {
       let def = `${quoteMysqlIdent(c.column.name)} ${targets[i]!.type}${c.column.nullable === false ? ' NOT NULL' : ' NULL'}`;
