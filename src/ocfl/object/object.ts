@@ -85,17 +85,29 @@ async function verifiedInventoryBytes<H extends InventoryHeader>(
   }
   const header = parse(bytes, `${storage.location}/${where}`);
   const alg = header.digestAlgorithm;
-  const sidecar = await readText(storage, `${where}.${alg}`);
   const digest = isDigestAlgorithm(alg) ? digestSync(alg, bytes) : undefined;
-  if (digest !== undefined && sidecar !== undefined && parseSidecar(sidecar) === digest)
-    return { bytes, header, sidecarStale: false, digest };
+  return { bytes, header, sidecarStale: await staleSidecar(storage, objectPath, header, digest), digest: digest! };
+}
+
+/**
+ * Whether inventory bytes of `digest` are the object's by its sidecars: false when the root
+ * sidecar records the digest; true (a stale sidecar) when the head version's copy has that digest
+ * (streamed, never held beside the root's bytes) and its sidecar records it; else an error naming
+ * the object.
+ */
+async function staleSidecar(
+  storage: ReadStorage,
+  objectPath: string,
+  header: InventoryHeader,
+  digest: string | undefined,
+): Promise<boolean> {
+  const alg = header.digestAlgorithm;
+  const recorded = async (file: string) =>
+    digest !== undefined && parseSidecar((await readText(storage, `${file}.${alg}`)) ?? '') === digest;
+  if (await recorded(join(objectPath, 'inventory.json'))) return false;
   const headPath = join(objectPath, header.head, 'inventory.json');
-  const headBytes = await storage.readFile(headPath).catch(() => undefined);
-  const headSidecar = await readText(storage, `${headPath}.${alg}`);
-  // The head's copy holds the same bytes: its sidecar must record the digest of ours.
-  if (digest !== undefined && headBytes && headBytes.equals(bytes) && headSidecar !== undefined && parseSidecar(headSidecar) === digest) {
-    return { bytes, header, sidecarStale: true, digest };
-  }
+  const headCopy = async () => (await readHashedWindows(storage, headPath, { write: () => true, digestAlgorithm: alg }))?.digest;
+  if ((await recorded(headPath)) && (await headCopy()) === digest) return true;
   throw new InventoryError(
     `The inventory of object "${header.id}" at ${storage.location}/${objectPath} does not match its ${alg} sidecar.`,
   );
@@ -148,19 +160,8 @@ async function streamedVerified<H extends InventoryHeader>(
   } catch {
     return undefined;
   }
-  const { digest, algorithm: alg } = hashed;
-  const sidecar = await readText(storage, `${where}.${alg}`);
-  if (sidecar !== undefined && parseSidecar(sidecar) === digest) return { header, sidecarStale: false, digest };
-  const headPath = join(objectPath, header.head, 'inventory.json');
-  // The head's copy holds the same bytes when it has their digest.
-  const headCopy = await readHashedWindows(storage, headPath, { write: () => true, digestAlgorithm: alg });
-  const headSidecar = await readText(storage, `${headPath}.${alg}`);
-  if (headCopy?.digest === digest && headSidecar !== undefined && parseSidecar(headSidecar) === digest) {
-    return { header, sidecarStale: true, digest };
-  }
-  throw new InventoryError(
-    `The inventory of object "${header.id}" at ${storage.location}/${objectPath} does not match its ${alg} sidecar.`,
-  );
+  const { digest } = hashed;
+  return { header, sidecarStale: await staleSidecar(storage, objectPath, header, digest), digest };
 }
 
 /** The header of a plain inventory streamed (streamedVerified). */
