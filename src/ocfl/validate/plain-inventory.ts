@@ -53,5 +53,9 @@ export async function readInventoryFile(fs: ReadStorage, file: string): Promise<
   }
   const read = await readSmall(fs, file, MAX_INVENTORY_BYTES);
   if (!read.ok) return read;
-  return { ok: true, parsed: readInventoryBytes(read.bytes), fingerprint: fingerprintOf(read.bytes), digestOf: digestsOf(read.bytes) };
+  const parsed = readInventoryBytes(read.bytes);
+  // Fingerprinted in the algorithm it declares where it can be: the head's copy is then compared streamed (sameStoredBytes).
+  const declared = parsed.ok ? (parsed.value as { digestAlgorithm?: unknown } | null)?.digestAlgorithm : undefined;
+  const fingerprint = fingerprintOf(read.bytes, declared === 'sha512' ? 'sha512' : 'sha256');
+  return { ok: true, parsed, fingerprint, digestOf: digestsOf(read.bytes) };
 }

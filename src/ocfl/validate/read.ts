@@ -1,5 +1,6 @@
 /** Bounded reads of the small files validation parses (declarations, inventories, sidecars, configs). */
-import { digestSync, MultiHasher } from '../digest.js';
+import { digestSync } from '../digest.js';
+import { readHashedWindows } from '../inventory/hashed-windows.js';
 import { parseJsonBytes } from '../inventory/large-json.js';
 import type { ReadStorage } from '../storage/storage.js';
 
@@ -66,8 +67,8 @@ export interface BytesFingerprint {
   digest: string;
 }
 
-export function fingerprintOf(bytes: Uint8Array): BytesFingerprint {
-  return { length: bytes.length, algorithm: 'sha256', digest: digestSync('sha256', bytes) };
+export function fingerprintOf(bytes: Uint8Array, algorithm: 'sha256' | 'sha512'): BytesFingerprint {
+  return { length: bytes.length, algorithm, digest: digestSync(algorithm, bytes) };
 }
 
 /** Whether bytes are those a fingerprint was taken of (hashed only when the lengths agree). */
@@ -76,10 +77,10 @@ export function sameBytes(bytes: Uint8Array, fingerprint: BytesFingerprint): boo
 }
 
 /**
- * Whether a stored file holds the bytes a fingerprint was taken of, read as a stream rather than
+ * Whether a stored file holds the bytes a fingerprint was taken of, read in windows rather than
  * whole (the head version's copy of a million-file inventory is another ~600 MB), with its digest
- * in `algorithm` when it does. Undefined when it cannot tell (unreadable, or an algorithm only
- * computed asynchronously): read the file whole then.
+ * in `algorithm`. Undefined when it cannot tell so (unreadable, or a fingerprint in another
+ * algorithm: that of an inventory read whole): read the file whole then.
  */
 export async function sameStoredBytes(
   storage: ReadStorage,
@@ -87,18 +88,10 @@ export async function sameStoredBytes(
   fingerprint: BytesFingerprint,
   algorithm: string,
 ): Promise<{ same: false } | { same: true; digest: string } | undefined> {
-  try {
-    const st = await storage.stat(file);
-    if (!st?.isFile) return undefined;
-    if (st.size !== fingerprint.length) return { same: false };
-    const hasher = MultiHasher.createSync([...new Set([fingerprint.algorithm, algorithm])]);
-    for await (const chunk of storage.readStream(file)) hasher.update(chunk as Buffer);
-    const digests = hasher.digests();
-    if (hasher.size !== fingerprint.length || digests[fingerprint.algorithm] !== fingerprint.digest) return { same: false };
-    return { same: true, digest: digests[algorithm]! };
-  } catch {
-    return undefined;
-  }
+  if (fingerprint.algorithm !== algorithm) return undefined;
+  const read = await readHashedWindows(storage, file, { write: () => true, digestAlgorithm: algorithm });
+  if (!read) return undefined;
+  return read.size === fingerprint.length && read.digest === fingerprint.digest ? { same: true, digest: read.digest } : { same: false };
 }
 
 /** The digests of bytes in memory, for the sidecar check (undefined for algorithms only computed asynchronously). */
