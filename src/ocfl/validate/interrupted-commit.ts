@@ -14,7 +14,7 @@ import { Findings } from './findings.js';
 import { checkInventory, parseVersionName, type CheckedInventory, type SpecVersion } from './inventory.js';
 import { listDir } from './fs-tree.js';
 import { joinPath, type ReadStorage } from '../storage/storage.js';
-import { type BytesFingerprint, digestsOf, readSmall, sameBytes, sameJson, sidecarDigest, MAX_INVENTORY_BYTES } from './read.js';
+import { type BytesFingerprint, readSmall, sameJson, sameStoredBytes, sidecarDigest } from './read.js';
 import { readInventoryFile } from './plain-inventory.js';
 
 const REPAIR = '`siard-ocfl repair` (or the next write of this object)';
@@ -86,9 +86,10 @@ async function rootIsHeadInventory(fs: ReadStorage, dir: string, state: CommitSt
   const { inv, rootBytes } = state;
   if (!inv.head || !inv.digestAlgorithm || !parseVersionName(inv.head)) return false;
   if (!(await listDir(fs, joinPath(dir, inv.head)))) return false;
-  const read = await readSmall(fs, joinPath(dir, inv.head, 'inventory.json'), MAX_INVENTORY_BYTES);
-  if (!read.ok || !sameBytes(read.bytes, rootBytes)) return false;
-  return sidecarMatches(fs, dir, inv.head, digestsOf(read.bytes), inv.digestAlgorithm);
+  // Streamed, never held beside the root's model (a fingerprint is in the algorithm the inventory declares: see readInventoryFile).
+  const copy = await sameStoredBytes(fs, joinPath(dir, inv.head, 'inventory.json'), rootBytes, inv.digestAlgorithm);
+  if (!copy?.same) return false;
+  return sidecarMatches(fs, dir, inv.head, () => copy.digest, inv.digestAlgorithm);
 }
 
 /** Adds the interrupted-commit explanation to the E046 / E060 findings these states produce. */

@@ -71,11 +71,6 @@ export function fingerprintOf(bytes: Uint8Array, algorithm: 'sha256' | 'sha512')
   return { length: bytes.length, algorithm, digest: digestSync(algorithm, bytes) };
 }
 
-/** Whether bytes are those a fingerprint was taken of (hashed only when the lengths agree). */
-export function sameBytes(bytes: Uint8Array, fingerprint: BytesFingerprint): boolean {
-  return bytes.length === fingerprint.length && digestSync(fingerprint.algorithm, bytes) === fingerprint.digest;
-}
-
 /**
  * Whether a stored file holds the bytes a fingerprint was taken of, read in windows rather than
  * whole (the head version's copy of a million-file inventory is another ~600 MB), with its digest
