@@ -145,6 +145,71 @@ test('a root being listed: its first page from the objects found so far, in id o
   t.deepEqual(shownIds(whole.rows), [...ids].sort().slice(0, 50));
 });
 
+/**
+ * A folder storage whose first-level folders are outlined in order: `early` at once, then one every
+ * `stepMs` from 0.3 s after it is made; the last `held` wait for `release`.
+ */
+class TricklingStorage extends FileSystemStorage {
+  release!: () => void;
+  private readonly gate = new Promise<void>((resolve) => (this.release = resolve));
+  private readonly started = Date.now();
+  constructor(
+    dir: string,
+    private readonly order: string[],
+    private readonly early: number,
+    private readonly stepMs: number,
+    private readonly held: number,
+  ) {
+    super(dir);
+  }
+  override async outline(rel: string, depth: number): Promise<OutlineEntry[]> {
+    const k = this.order.indexOf(rel);
+    if (k >= this.order.length - this.held) await this.gate;
+    else if (k >= this.early) {
+      const due = this.started + WAIT_BEFORE_PARTIAL_MS + (k - this.early) * this.stepMs;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now())));
+    }
+    return super.outline(rel, depth);
+  }
+}
+
+/** Room's WHOLE_LIST_WAIT_MS: by then fewer objects than a page are found in the test below. */
+const WAIT_BEFORE_PARTIAL_MS = 300;
+
+test('a root listed slowly (an object store): the first page once a page of objects is found, before the list is whole', async (t) => {
+  const dir = tempDir();
+  const layout = await loadLayout0003();
+  writeFileSync(path.join(dir, '0=ocfl_1.1'), 'ocfl_1.1\n');
+  const ids = Array.from({ length: 150 }, (_, i) => `urn:test:trickle-${String(i).padStart(3, '0')}`);
+  for (const id of ids) writeObject(path.join(dir, layout.objectPath(id)), id);
+  const firstLevel = (id: string) => layout.objectPath(id).split('/')[0]!;
+  const order = [...new Set(ids.map(firstLevel))].sort();
+  // 20 folders at once, then one every 10 ms from 0.3 s on; the last 20 only when released.
+  const storage = new TricklingStorage(dir, order, 20, 10, 20);
+  const room = new Room(new OcflStorageRoot(storage, '1.1', layout), path.join(dir, '..', 'room'), 1000);
+  const held = new Set(order.slice(-20));
+  const timeout = new Promise<'waited for the whole list'>((resolve) => setTimeout(() => resolve('waited for the whole list'), 5000));
+  const first = await Promise.race([room.listObjects('', 0, 50), timeout]);
+  storage.release();
+  if (typeof first === 'string') return t.fail(first);
+  t.true(first.partial);
+  t.true(first.total >= 50 && first.total < ids.length, `${first.total} found`);
+  const shown = first.rows.map((r) => r.id!);
+  t.is(shown.length, 50);
+  t.deepEqual(shown, [...shown].sort(), 'in id order');
+  t.true(
+    shown.every((id) => !held.has(firstLevel(id))),
+    'only objects already found',
+  );
+  await room.startListing().index;
+  const whole = await room.listObjects('', 0, 50);
+  t.is(whole.partial, undefined);
+  t.deepEqual(
+    whole.rows.map((r) => r.id),
+    [...ids].sort().slice(0, 50),
+  );
+});
+
 test('a version asked for by name tells the head: a page of the head reads no inventory again', async (t) => {
   const { root, base } = await twoVersions();
   const room = new Room(root, path.join(base, 'room'), 1000);
