@@ -311,6 +311,7 @@ export class DirectorySink implements OutputSink {
     if (this.open.size > 0) throw new Error('Cannot commit an export while files are still open.');
     const names = [...this.topLevel];
     await this.assertAbsent(names);
+    await this.markCommitting(names);
     const moved: string[] = [];
     try {
       for (const name of names) {
@@ -320,10 +321,51 @@ export class DirectorySink implements OutputSink {
     } catch (err) {
       // Put back what was moved so the out-dir holds all of the export or none of it.
       for (const name of moved) await fsp.rename(path.join(this.outDir, name), path.join(this.staging, name)).catch(() => undefined);
+      await fsp.rm(path.join(this.staging, RESUME_FOLDER, COMMIT_MARKER), { force: true });
       throw err;
     }
     await fsp.rm(this.staging, { recursive: true, force: true });
     await syncDirectory(this.outDir);
+  }
+
+  /**
+   * A resumable export's staging folder says, durably, that its files are whole and being moved
+   * into place: a kill between the moves is finished by the next run (finishCommit), not undone.
+   */
+  private async markCommitting(names: string[]): Promise<void> {
+    const folder = path.join(this.staging, RESUME_FOLDER);
+    if (!(await exists(folder))) return;
+    // written aside and renamed: the marker is whole or absent, whenever the kill comes
+    const aside = path.join(folder, `${COMMIT_MARKER}.partial`);
+    const handle = await fsp.open(aside, 'w');
+    try {
+      await handle.writeFile(JSON.stringify(names));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fsp.rename(aside, path.join(folder, COMMIT_MARKER));
+    await syncDirectory(folder);
+  }
+
+  /**
+   * Finishes the commit of a dead export's staging folder that was marked committing: its files
+   * still in it are moved into the out-dir (those already there stay), then it is removed.
+   * Returns false, changing nothing, for a folder not marked.
+   */
+  static async finishCommit(outDir: string, staging: string): Promise<boolean> {
+    const names = await fsp
+      .readFile(path.join(staging, RESUME_FOLDER, COMMIT_MARKER), 'utf8')
+      .then((text) => JSON.parse(text) as string[])
+      .catch(() => undefined);
+    if (!Array.isArray(names)) return false;
+    for (const name of names) {
+      assertSafeRelPath(name);
+      if (await exists(path.join(staging, name))) await fsp.rename(path.join(staging, name), path.join(outDir, name));
+    }
+    await syncDirectory(outDir);
+    await removeTree(staging);
+    return true;
   }
 
   /**
@@ -433,6 +475,8 @@ class DirectoryFile implements OutputFile {
 
 /** The folder of a staging folder that holds a resumable export's journal (never moved into the out-dir). */
 export const RESUME_FOLDER = '.resume';
+/** In RESUME_FOLDER: the top-level names being moved into the out-dir (DirectorySink.commit). */
+const COMMIT_MARKER = 'committing.json';
 
 /** Reads the first `length` bytes of a file (all of it for Infinity) into `take`; fails if it is shorter. Returns the bytes read. */
 async function hashPrefix(full: string, length: number, take: (chunk: Buffer) => void): Promise<number> {

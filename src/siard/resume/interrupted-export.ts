@@ -62,6 +62,10 @@ export async function takeInterruptedExport(
     const owner = DirectorySink.stagingOwner(name);
     if (owner === undefined || processAlive(owner)) continue;
     const dir = path.join(outDir, name);
+    if (await DirectorySink.finishCommit(outDir, dir)) {
+      run.say(`An export into ${outDir} was killed while its files were moved into place; the move was finished.`);
+      continue;
+    }
     const contents = await readJournal(path.join(dir, JOURNAL_FILE)).catch(() => undefined);
     if (contents && contents.header.name !== run.name) continue;
     const resumable = contents !== undefined && contents.header.key === run.key && !run.restart && !taken;
