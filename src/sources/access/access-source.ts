@@ -20,6 +20,7 @@ import { complexIdReader, IdNumbers } from './complex-ids.js';
 import { complexKindName, complexRow, complexTable, complexTableName } from './complex-tables.js';
 import { openDecryptedPages, type AccessPages } from './decrypted-pages.js';
 import { firstDefinitionPages, tableKeys } from './keys.js';
+import { oleColumnDescription } from './ole-header.js';
 import { openPagedFile, type PagedFile } from './paged-file.js';
 import { foreignKeysByTable } from './relationships.js';
 import { savedQueries } from './saved-queries.js';
@@ -139,6 +140,18 @@ export class AccessSource implements DatabaseSource {
     }
   }
 
+  /** A column's description: its properties', and for an OLE column the classes of its first objects. */
+  private describe(table: Table, column: Column, properties: PropertyBlocks | undefined): string | undefined {
+    const own = columnDescription(properties?.get(column.name));
+    const ole = column.type === 'ole' ? readable(() => oleColumnDescription(table, column)) : undefined;
+    const parts = [
+      own,
+      ole === undefined ? undefined : ole.startsWith('OLE objects') ? ole : `OLE objects (their headers cannot be read: ${ole})`,
+    ];
+    const text = parts.filter((p) => p !== undefined).join(' ');
+    return text === '' ? undefined : text;
+  }
+
   /** A table's column properties; a value that cannot be read is named in `c.notExported`. */
   private columnProperties(name: string, c: CatalogueContext): PropertyBlocks | undefined {
     const blob = c.properties.get(name);
@@ -173,7 +186,7 @@ export class AccessSource implements DatabaseSource {
       allColumns: all,
       source: {
         name,
-        columns: columns.map((col) => siardColumn(col, c.bytesPerChar, columnDescription(properties?.get(col.name)))),
+        columns: columns.map((col) => siardColumn(col, c.bytesPerChar, this.describe(table, col, properties))),
         ...(keys.primaryKey ? { primaryKey: keys.primaryKey } : {}),
         foreignKeys: c.foreignKeys.get(name) ?? [],
         candidateKeys: keys.candidateKeys,
