@@ -58,9 +58,11 @@ const notExportedOf = new Map<string, string[]>();
 const viewsOf = new Map<string, SiardView[]>();
 const tablesOf = new Map<string, SourceTable[]>();
 
+let exports = 0;
+
 /** Exports `file` in this process and restores it into a new SQLite file; the restored table names by source table. */
 async function exportAndRestore(name: string, target: string): Promise<Map<string, string>> {
-  const out = path.join(work, name.replace(/[/.]/g, '_'));
+  const out = path.join(work, `${name.replace(/[/.]/g, '_')}-${++exports}`); // a file is exported by more than one test
   const source = await openSource(path.resolve(SAMPLES, name), protectedFile(name) ? { password: PASSWORD } : {});
   try {
     await exportToDirectory(source, out, { name: 'db' });
