@@ -104,10 +104,13 @@ export class SqliteRawSource implements DatabaseSource {
       if (batch.length > 0) yield batch;
       return;
     }
-    // rowid tables: one statement per batch (one call into SQLite for many rows), the rowid after the values
+    // rowid tables: one statement per batch (one call into SQLite for many rows), the rowid after the
+    // values unless a column is the rowid (an INTEGER PRIMARY KEY: read once, 2-3% of a verify's CPU)
     const n = t.columns.length;
+    const alias = this.rowidColumn(table, t.columns);
+    const key = alias >= 0 ? alias : n;
     const stmt = this.db
-      .prepare(`SELECT ${list}, rowid FROM ${quoteIdent(table)} WHERE rowid > ? ORDER BY rowid LIMIT ?`)
+      .prepare(`SELECT ${list}${alias >= 0 ? '' : ', rowid'} FROM ${quoteIdent(table)} WHERE rowid > ? ORDER BY rowid LIMIT ?`)
       .raw(true)
       .safeIntegers(true);
     let after = -(2n ** 63n);
@@ -115,7 +118,7 @@ export class SqliteRawSource implements DatabaseSource {
     for (;;) {
       const rows = stmt.all(after, limit) as unknown[][];
       if (rows.length === 0) return;
-      after = rows[rows.length - 1]![n] as bigint;
+      after = rows[rows.length - 1]![key] as bigint;
       let bytes = 0;
       for (const r of rows) {
         r.length = n;
@@ -125,6 +128,24 @@ export class SqliteRawSource implements DatabaseSource {
       // as many rows as fit BATCH_BYTES, judged by this batch's
       limit = Math.max(1, Math.min(BATCH_ROWS, Math.floor((BATCH_BYTES * rows.length) / Math.max(bytes, 1))));
     }
+  }
+
+  /**
+   * The index of the column that is the table's rowid, or -1: SQLite's rule, the one PRIMARY KEY
+   * column declared exactly INTEGER, except `INTEGER PRIMARY KEY DESC`, for which SQLite keeps an
+   * index of the key (origin 'pk') as for any other key. Asked only of a table that has a rowid.
+   */
+  private rowidColumn(table: string, columns: ReadonlyArray<{ name: string }>): number {
+    const info = this.db.prepare(`PRAGMA main.table_xinfo(${quoteIdent(table)})`).all() as Array<{
+      name: string;
+      type: string;
+      pk: number;
+    }>;
+    const key = info.filter((c) => c.pk > 0);
+    if (key.length !== 1 || key[0]!.type.toUpperCase() !== 'INTEGER') return -1;
+    const indexes = this.db.prepare(`PRAGMA main.index_list(${quoteIdent(table)})`).all() as Array<{ origin: string }>;
+    if (indexes.some((x) => x.origin === 'pk')) return -1;
+    return columns.findIndex((c) => c.name === key[0]!.name);
   }
 
   async close(): Promise<void> {
