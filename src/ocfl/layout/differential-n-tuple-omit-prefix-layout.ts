@@ -10,8 +10,7 @@
  * Defined over ASCII 0x20 to 0x7F; other characters, and folder names that are not safe, are refused.
  */
 import { booleanParameter, configObject, delimiterValue, layoutConfigError } from './layout-config.js';
-import { omitPrefix } from './flat-omit-prefix-layout.js';
-import { assertAsciiId, assertValidObjectId, safeObjectPath, unmappableId } from './object-id-rules.js';
+import { assertAsciiId, assertValidObjectId, omitPrefix, safeObjectPath, unmappableId } from './object-id-rules.js';
 import type { StorageLayout } from './storage-layout.js';
 
 export const LAYOUT_0010_NAME = '0010-differential-n-tuple-omit-prefix-storage-layout';

@@ -8,7 +8,7 @@
  * say; a name that is no safe folder name is refused, as 0002 says of its own.
  */
 import { configObject, delimiterValue, layoutConfigError } from './layout-config.js';
-import { assertValidObjectId, safeObjectPath, unmappableId, withoutPrefixCaseInsensitive } from './object-id-rules.js';
+import { assertValidObjectId, omitPrefix, safeObjectPath } from './object-id-rules.js';
 import type { StorageLayout } from './storage-layout.js';
 
 export const LAYOUT_0006_NAME = '0006-flat-omit-prefix-storage-layout';
@@ -24,18 +24,6 @@ function validateLayout0006Config(input: unknown, requireExtensionName = false):
     throw layoutConfigError(LAYOUT_0006_NAME, 'the extension has no default "delimiter"; the configuration must give one.');
   }
   return { extensionName: LAYOUT_0006_NAME, delimiter: delimiterValue(LAYOUT_0006_NAME, 'delimiter', given.delimiter) };
-}
-
-/** The id without its prefix; refuses an id that ends in the delimiter (nothing would be left). */
-export function omitPrefix(extensionName: string, id: string, delimiter: string): string {
-  const rest = withoutPrefixCaseInsensitive(id, delimiter) ?? id;
-  if (rest === '')
-    throw unmappableId(
-      extensionName,
-      id,
-      `it ends in the delimiter ${JSON.stringify(delimiter)}, so nothing is left once the prefix is omitted`,
-    );
-  return rest;
 }
 
 export class FlatOmitPrefixLayout implements StorageLayout {

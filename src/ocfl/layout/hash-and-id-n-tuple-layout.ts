@@ -9,10 +9,9 @@
  *
  * Test vectors: spec/0003-vectors.json.
  */
-import { UsageError } from '../../errors.js';
-import { idDigestSync, isIdDigestReady, loadIdDigest } from './id-digest.js';
+import { idDigestSync, assertIdDigestReady, loadIdDigest } from './id-digest.js';
 import { configObject, digestTuplesParameters } from './layout-config.js';
-import { assertValidObjectId } from './object-id-rules.js';
+import { assertValidObjectId, tupleFolders } from './object-id-rules.js';
 import type { StorageLayout } from './storage-layout.js';
 
 export const LAYOUT_0003_NAME = '0003-hash-and-id-n-tuple-storage-layout';
@@ -25,7 +24,7 @@ export interface Layout0003Config {
 }
 
 /** Names longer than this are cut and get the digest appended. */
-const MAX_ENCODED_LENGTH = 100;
+export const MAX_ENCODED_LENGTH = 100;
 
 /**
  * Checks a configuration (a parsed config.json or a partial one given in code) and fills in the
@@ -59,72 +58,36 @@ function percentEncode0003(utf8: Uint8Array): string {
 
 export class HashAndIdNTupleLayout implements StorageLayout {
   readonly extensionName = LAYOUT_0003_NAME;
-  readonly config: Readonly<Layout0003Config>;
 
-  /**
-   * Synchronous: refuses blake2b-160/256/384 unless loaded before (use the async `load`, or
-   * `loadLayout0003`, which work for every algorithm).
-   */
-  constructor(config?: Partial<Layout0003Config>) {
-    this.config = Object.freeze(validateLayout0003Config(config));
-    if (!isIdDigestReady(this.config.digestAlgorithm)) {
-      throw new UsageError(
-        `Extension 0003 layout: digest algorithm "${this.config.digestAlgorithm}" needs the asynchronous ` +
-          `HashAndIdNTupleLayout.load() (or loadLayout0003()).`,
-        'DIGEST_NOT_LOADED',
-      );
-    }
-  }
+  private constructor(readonly config: Readonly<Layout0003Config>) {}
 
-  /** Any algorithm of the OCFL digest registry, including those computed by WebAssembly. */
-  static async load(config?: Partial<Layout0003Config>): Promise<HashAndIdNTupleLayout> {
-    const checked = validateLayout0003Config(config);
+  /** `config`: a parsed config.json (`requireExtensionName`), a partial one, or nothing (the defaults); any registry algorithm. */
+  static async load(config?: unknown, requireExtensionName = false): Promise<HashAndIdNTupleLayout> {
+    const checked = validateLayout0003Config(config, requireExtensionName);
     await loadIdDigest(checked.digestAlgorithm);
-    return new HashAndIdNTupleLayout(checked);
+    return new HashAndIdNTupleLayout(Object.freeze(checked));
   }
 
-  /** From a parsed `extensions/0003-.../config.json` (must name the extension; omitted parameters take defaults). */
-  static fromConfigJson(json: unknown): HashAndIdNTupleLayout {
-    return new HashAndIdNTupleLayout(validateLayout0003Config(json, true));
-  }
-
-  /** As fromConfigJson, for every algorithm. */
-  static async loadFromConfigJson(json: unknown): Promise<HashAndIdNTupleLayout> {
-    return HashAndIdNTupleLayout.load(validateLayout0003Config(json, true));
-  }
-
-  /** Lower-case hex digest of the id's UTF-8 bytes. */
-  digestOf(id: string): string {
-    assertValidObjectId(id);
-    return idDigestSync(this.config.digestAlgorithm, Buffer.from(id, 'utf8'));
-  }
-
-  /** The encapsulation directory: the object root's own name. */
-  encapsulationDirectory(id: string): string {
-    return this.map(id).name;
+  /** As load, synchronously: blake2b-160/256/384 must be loaded (loadIdDigest, or an earlier load) before. */
+  static create(config?: unknown, requireExtensionName = false): HashAndIdNTupleLayout {
+    const checked = validateLayout0003Config(config, requireExtensionName);
+    assertIdDigestReady(LAYOUT_0003_NAME, checked.digestAlgorithm);
+    return new HashAndIdNTupleLayout(Object.freeze(checked));
   }
 
   objectPath(id: string): string {
-    const { tuples, name } = this.map(id);
-    return [...tuples, name].join('/');
-  }
-
-  private map(id: string): { tuples: string[]; name: string } {
     assertValidObjectId(id);
     const utf8 = Buffer.from(id, 'utf8');
     const digest = idDigestSync(this.config.digestAlgorithm, utf8);
-    const { tupleSize, numberOfTuples } = this.config;
-    const tuples: string[] = [];
-    for (let i = 0; i < numberOfTuples; i++) tuples.push(digest.slice(i * tupleSize, (i + 1) * tupleSize));
     const encoded = percentEncode0003(utf8);
     const name = encoded.length > MAX_ENCODED_LENGTH ? `${encoded.slice(0, MAX_ENCODED_LENGTH)}-${digest}` : encoded;
-    return { tuples, name };
+    return [...tupleFolders(digest, this.config.tupleSize, this.config.numberOfTuples), name].join('/');
   }
 }
 
-/** A 0003 layout; synchronous (see the HashAndIdNTupleLayout constructor). */
+/** A 0003 layout, synchronously (see HashAndIdNTupleLayout.create). */
 export function createLayout(config?: Partial<Layout0003Config>): HashAndIdNTupleLayout {
-  return new HashAndIdNTupleLayout(config);
+  return HashAndIdNTupleLayout.create(config);
 }
 
 /** A 0003 layout for any registry algorithm. */

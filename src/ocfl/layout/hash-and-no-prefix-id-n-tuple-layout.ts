@@ -71,7 +71,7 @@ export class HashAndNoPrefixIdNTupleLayout implements StorageLayout {
     assertIdDigestReady(LAYOUT_0012_NAME, digestAlgorithm);
     return new HashAndNoPrefixIdNTupleLayout(
       Object.freeze({ ...checked, delimiters: Object.freeze(checked.delimiters) as string[] }),
-      new HashAndIdNTupleLayout({ digestAlgorithm, tupleSize, numberOfTuples }),
+      HashAndIdNTupleLayout.create({ digestAlgorithm, tupleSize, numberOfTuples }),
     );
   }
 

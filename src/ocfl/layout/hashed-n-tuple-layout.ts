@@ -9,7 +9,7 @@
 import { DIGEST_HEX_LENGTH } from '../digest.js';
 import { assertIdDigestReady, idDigestSync, loadIdDigest } from './id-digest.js';
 import { booleanParameter, configObject, digestTuplesParameters, layoutConfigError } from './layout-config.js';
-import { assertValidObjectId } from './object-id-rules.js';
+import { assertValidObjectId, tupleFolders } from './object-id-rules.js';
 import type { StorageLayout } from './storage-layout.js';
 
 export const LAYOUT_0004_NAME = '0004-hashed-n-tuple-storage-layout';
@@ -60,8 +60,7 @@ export class HashedNTupleLayout implements StorageLayout {
     assertValidObjectId(id);
     const { digestAlgorithm, tupleSize, numberOfTuples, shortObjectRoot } = this.config;
     const digest = idDigestSync(digestAlgorithm, Buffer.from(id, 'utf8'));
-    const tuples: string[] = [];
-    for (let i = 0; i < numberOfTuples; i++) tuples.push(digest.slice(i * tupleSize, (i + 1) * tupleSize));
-    return [...tuples, shortObjectRoot ? digest.slice(tupleSize * numberOfTuples) : digest].join('/');
+    const root = shortObjectRoot ? digest.slice(tupleSize * numberOfTuples) : digest;
+    return [...tupleFolders(digest, tupleSize, numberOfTuples), root].join('/');
   }
 }

@@ -36,13 +36,8 @@ export function assertIdDigestReady(extensionName: string, algorithm: string): v
 export function idDigestSync(algorithm: string, bytes: Uint8Array): string {
   if (WASM_BLAKE2B_BITS[algorithm] === undefined) return digestSync(algorithm, bytes).toLowerCase();
   const hasher = loaded.get(algorithm);
-  if (!hasher) {
-    throw new UsageError(
-      `Digest algorithm "${algorithm}" must be loaded first: create the layout with the asynchronous loadLayout0003() or ` +
-        `HashAndIdNTupleLayout.load().`,
-      'DIGEST_NOT_LOADED',
-    );
-  }
+  // Every layout made synchronously checked its digest at creation (assertIdDigestReady).
+  if (!hasher) throw new Error(`Digest algorithm "${algorithm}" is not loaded (loadIdDigest).`);
   // One hasher per algorithm, re-initialised per id: the computation is synchronous, so calls cannot interleave.
   hasher.init();
   hasher.update(bytes);

@@ -13,7 +13,7 @@
  */
 import { forEachConcurrent } from '../concurrent.js';
 import { isObjectStore, type OutlineEntry, type ReadStorage } from '../storage/storage.js';
-import { HashAndIdNTupleLayout } from './hash-and-id-n-tuple-layout.js';
+import { HashAndIdNTupleLayout, MAX_ENCODED_LENGTH as LONGEST_NAME } from './hash-and-id-n-tuple-layout.js';
 import type { StorageLayout } from './storage-layout.js';
 
 export interface LaidOutObject {
@@ -26,9 +26,6 @@ export interface LaidOutObject {
   /** why the folder is where no id is placed by the layout: one sentence */
   problem?: string;
 }
-
-/** Names longer than this are cut by 0003 (its MAX_ENCODED_LENGTH). */
-const LONGEST_NAME = 100;
 
 /** First-level folders outlined at once when a folder root is listed progressively. */
 const PROGRESSIVE_WIDTH = 4;
@@ -119,20 +116,14 @@ function laidOut(layout: HashAndIdNTupleLayout, at: string, name: string): LaidO
   return { path: at, id };
 }
 
-const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
-/** The id a 0003 folder name percent-encodes (its UTF-8 bytes), or undefined when it encodes none. */
+/**
+ * The id a 0003 folder name percent-encodes (its UTF-8 bytes), or undefined when it encodes none
+ * (decodeURIComponent refuses bytes that are no UTF-8, surrogates and overlong forms included).
+ */
 function decodeName(name: string): string | undefined {
   if (!/^(?:[A-Za-z0-9_-]|%[0-9a-f]{2})+$/.test(name)) return undefined;
-  const bytes: number[] = [];
-  for (let i = 0; i < name.length; i++) {
-    if (name[i] === '%') {
-      bytes.push(parseInt(name.slice(i + 1, i + 3), 16));
-      i += 2;
-    } else bytes.push(name.charCodeAt(i));
-  }
   try {
-    return UTF8.decode(Uint8Array.from(bytes));
+    return decodeURIComponent(name);
   } catch {
     return undefined;
   }

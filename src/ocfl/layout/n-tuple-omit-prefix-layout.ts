@@ -9,8 +9,7 @@
  * Defined over ASCII 0x20 to 0x7F; other characters, and folder names that are not safe, are refused.
  */
 import { booleanParameter, configObject, delimiterValue, integerParameter, layoutConfigError } from './layout-config.js';
-import { omitPrefix } from './flat-omit-prefix-layout.js';
-import { assertAsciiId, assertValidObjectId, safeObjectPath } from './object-id-rules.js';
+import { assertAsciiId, assertValidObjectId, omitPrefix, safeObjectPath, tupleFolders } from './object-id-rules.js';
 import type { StorageLayout } from './storage-layout.js';
 
 export const LAYOUT_0007_NAME = '0007-n-tuple-omit-prefix-storage-layout';
@@ -58,8 +57,6 @@ export class NTupleOmitPrefixLayout implements StorageLayout {
     const length = tupleSize * numberOfTuples;
     let padded = zeroPadding === 'left' ? rest.padStart(length, '0') : rest.padEnd(length, '0');
     if (reverseObjectRoot) padded = [...padded].reverse().join('');
-    const tuples: string[] = [];
-    for (let i = 0; i < numberOfTuples; i++) tuples.push(padded.slice(i * tupleSize, (i + 1) * tupleSize));
-    return safeObjectPath(LAYOUT_0007_NAME, id, [...tuples, rest]);
+    return safeObjectPath(LAYOUT_0007_NAME, id, [...tupleFolders(padded, tupleSize, numberOfTuples), rest]);
   }
 }

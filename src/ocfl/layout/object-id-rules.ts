@@ -74,15 +74,25 @@ function escapeRegExp(text: string): string {
 
 /**
  * The id without its prefix (everything up to and including the right-most occurrence of the
- * delimiter, compared case-insensitively, as 0006, 0007 and 0010 say), or undefined when the id
- * does not contain the delimiter. Searched from the right so that overlapping occurrences count.
+ * delimiter, compared case-insensitively, as 0006, 0007 and 0010 say); the whole id when it does
+ * not contain the delimiter; refused when it ends in it (nothing would be left). Searched from
+ * the right so that overlapping occurrences count.
  */
-export function withoutPrefixCaseInsensitive(id: string, delimiter: string): string | undefined {
+export function omitPrefix(extensionName: string, id: string, delimiter: string): string {
   const at = new RegExp(escapeRegExp(delimiter), 'iuy');
   for (let i = id.length - 1; i >= 0; i--) {
     at.lastIndex = i;
     const match = at.exec(id);
-    if (match) return id.slice(i + match[0].length);
+    if (!match) continue;
+    const rest = id.slice(i + match[0].length);
+    if (rest !== '') return rest;
+    const why = `it ends in the delimiter ${JSON.stringify(delimiter)}, so nothing is left once the prefix is omitted`;
+    throw unmappableId(extensionName, id, why);
   }
-  return undefined;
+  return id;
+}
+
+/** The first `count` pieces of `tupleSize` characters of `text`: the n-tuple folders of 0003, 0004 and 0007. */
+export function tupleFolders(text: string, tupleSize: number, count: number): string[] {
+  return Array.from({ length: count }, (_, i) => text.slice(i * tupleSize, (i + 1) * tupleSize));
 }

@@ -24,7 +24,7 @@ import { UsageError } from '../../errors.js';
 import { DifferentialNTupleOmitPrefixLayout, LAYOUT_0010_NAME } from './differential-n-tuple-omit-prefix-layout.js';
 import { FlatDirectLayout, LAYOUT_0002_NAME } from './flat-direct-layout.js';
 import { FlatOmitPrefixLayout, LAYOUT_0006_NAME } from './flat-omit-prefix-layout.js';
-import { HashAndIdNTupleLayout, LAYOUT_0003_NAME, validateLayout0003Config, type Layout0003Config } from './hash-and-id-n-tuple-layout.js';
+import { HashAndIdNTupleLayout, LAYOUT_0003_NAME } from './hash-and-id-n-tuple-layout.js';
 import { HashAndNoPrefixIdNTupleLayout, LAYOUT_0012_NAME } from './hash-and-no-prefix-id-n-tuple-layout.js';
 import { HashedNTupleLayout, LAYOUT_0004_NAME } from './hashed-n-tuple-layout.js';
 import { loadIdDigest } from './id-digest.js';
@@ -105,10 +105,8 @@ function adapter(extensionName: string, className: string, make: (config: unknow
 }
 
 /** Extension 0003 for @ocfl/ocfl, mapping ids with siard-ocfl's HashAndIdNTupleLayout. */
-export const HashAndIdNTupleStorageLayout = adapter(
-  LAYOUT_0003_NAME,
-  'HashAndIdNTupleStorageLayout',
-  (c) => new HashAndIdNTupleLayout(validateLayout0003Config(c) as Partial<Layout0003Config>),
+export const HashAndIdNTupleStorageLayout = adapter(LAYOUT_0003_NAME, 'HashAndIdNTupleStorageLayout', (c) =>
+  HashAndIdNTupleLayout.create(c),
 );
 
 const ADAPTERS: AdapterClass[] = [

@@ -26,7 +26,7 @@ export type LayoutFactory = (configJson: unknown | undefined) => Promise<Storage
 
 const FACTORIES = new Map<string, LayoutFactory>([
   [LAYOUT_0002_NAME, async (json) => new FlatDirectLayout(json, json !== undefined)],
-  [LAYOUT_0003_NAME, (json) => (json === undefined ? HashAndIdNTupleLayout.load() : HashAndIdNTupleLayout.loadFromConfigJson(json))],
+  [LAYOUT_0003_NAME, (json) => HashAndIdNTupleLayout.load(json, json !== undefined)],
   [LAYOUT_0004_NAME, (json) => HashedNTupleLayout.load(json, json !== undefined)],
   [LAYOUT_0006_NAME, async (json) => new FlatOmitPrefixLayout(json, json !== undefined)],
   [LAYOUT_0007_NAME, async (json) => new NTupleOmitPrefixLayout(json, json !== undefined)],
