@@ -19,12 +19,10 @@ import { SiardOcflError } from '../../errors.js';
 import { openDirect } from './direct-write.js';
 import { exchangePaths } from './rename-exchange.js';
 import { FilesystemSync } from './syncfs.js';
-import type { EntryKind, OutlineEntry, Storage, StorageEntry, StorageStat, StorageWalk, WritableFile } from './storage.js';
+import { assertPlainPath, type EntryKind, type OutlineEntry, type Storage, type StorageEntry } from './storage.js';
+import type { StorageStat, StorageWalk, WritableFile } from './storage.js';
 import { forEachConcurrent } from '../concurrent.js';
 import { removeTree } from '../../remove-tree.js';
-
-/** An empty, '.' or '..' segment (so also a leading or trailing '/'), or a NUL. */
-const NOT_PLAIN = /(?:^|\/)\.{0,2}(?:\/|$)|\0/;
 
 function kindOf(d: Dirent): EntryKind {
   return d.isSymbolicLink() ? 'link' : d.isDirectory() ? 'dir' : d.isFile() ? 'file' : 'other';
@@ -58,9 +56,7 @@ export class FileSystemStorage implements Storage {
   /** Absolute path of a relative storage path; refuses anything that would leave the base. */
   resolve(rel: string): string {
     if (rel === '' || rel === '.') return this.location;
-    // One regular expression instead of splitting: this runs once or twice for every file of a
-    // million-file object (stat, hash, read).
-    if (NOT_PLAIN.test(rel)) throw new Error(`Storage path "${rel}" is not a plain relative path.`);
+    assertPlainPath(rel);
     return path.sep === '/' ? (this.location === '/' ? `/${rel}` : `${this.location}/${rel}`) : path.join(this.location, ...rel.split('/'));
   }
 
@@ -257,8 +253,8 @@ export class FileSystemStorage implements Storage {
     };
   }
 
+  /** A file's data, or a folder's entries (fsyncDir): on Linux fsync through any descriptor flushes them. */
   async fsyncFile(rel: string): Promise<void> {
-    // On Linux fsync through any descriptor flushes the file's data.
     const handle = await fsp.open(this.resolve(rel), 'r');
     try {
       await handle.sync();
@@ -375,13 +371,8 @@ export class FileSystemStorage implements Storage {
     await removeTree(this.resolve(rel));
   }
 
-  async fsyncDir(rel: string): Promise<void> {
-    const handle = await fsp.open(this.resolve(rel), 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+  fsyncDir(rel: string): Promise<void> {
+    return this.fsyncFile(rel);
   }
 
   async moveFrom(source: Storage, from: string, to: string, options: { replace?: boolean } = {}): Promise<void> {

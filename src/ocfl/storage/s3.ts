@@ -23,17 +23,8 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { SiardOcflError, UsageError } from '../../errors.js';
 import { outlineFromKeys } from './s3-outline.js';
-import type {
-  ConditionalPut,
-  ObjectStorePublish,
-  OutlineEntry,
-  ReadStorage,
-  StorageEntry,
-  StorageStat,
-  StorageWalk,
-  WritableFile,
-  WriteStorage,
-} from './storage.js';
+import { assertPlainPath, describePath, type ConditionalPut, type ObjectStorePublish, type OutlineEntry } from './storage.js';
+import type { ReadStorage, StorageEntry, StorageStat, StorageWalk, WritableFile, WriteStorage } from './storage.js';
 
 /** Files up to this size are one PUT; larger ones are uploaded in parts of this size. */
 const PART_SIZE = 8 * 1024 * 1024;
@@ -58,13 +49,6 @@ function isMissing(err: unknown): boolean {
 /** An ETag without its quotes: RGW 16.2 honours If-Match only so (measured), and S3 accepts it too. */
 function bareTag(etag: string | undefined): string {
   return (etag ?? '').replace(/^W\//, '').replace(/^"|"$/g, '');
-}
-
-function checkPath(rel: string): void {
-  if (rel === '' || rel === '.') return;
-  if (rel.startsWith('/') || rel.split('/').some((s) => s === '..' || s === '' || s === '.') || rel.includes('\0')) {
-    throw new Error(`Storage path "${rel}" is not a plain relative path.`);
-  }
 }
 
 export interface S3Location {
@@ -126,7 +110,7 @@ export class S3Storage implements WriteStorage, ObjectStorePublish {
   }
 
   key(rel: string): string {
-    checkPath(rel);
+    assertPlainPath(rel);
     if (rel === '' || rel === '.') return this.prefix;
     return this.prefix ? `${this.prefix}/${rel}` : rel;
   }
@@ -136,18 +120,14 @@ export class S3Storage implements WriteStorage, ObjectStorePublish {
     return k === '' ? '' : `${k}/`;
   }
 
-  private describe(rel: string): string {
-    return rel === '' ? this.location : `${this.location}/${rel}`;
-  }
-
   /** Turns an SDK failure into a sentence naming the place, keeping ENOENT recognisable. */
   private failure(err: unknown, rel: string, doing: string): Error {
     const name = (err as { name?: string }).name ?? 'Error';
     if (name === 'NoSuchBucket')
       return new UsageError(`The bucket ${this.bucket} of ${this.location} does not exist.`, 'NOT_A_STORAGE_ROOT', err);
-    if (isMissing(err)) return notFound(this.describe(rel));
+    if (isMissing(err)) return notFound(describePath(this, rel));
     const detail = err instanceof S3ServiceException ? `${err.name} (HTTP ${statusOf(err) ?? '?'})` : (err as Error).message;
-    return new SiardOcflError(`Cannot ${doing} ${this.describe(rel)}: ${detail}.`, { code: 'S3_ERROR', exitCode: 2, cause: err });
+    return new SiardOcflError(`Cannot ${doing} ${describePath(this, rel)}: ${detail}.`, { code: 'S3_ERROR', exitCode: 2, cause: err });
   }
 
   async stat(rel: string): Promise<StorageStat | undefined> {
@@ -217,7 +197,7 @@ export class S3Storage implements WriteStorage, ObjectStorePublish {
         if (name) out.push({ name, isFile: true, isDirectory: false, kind: 'file' });
       }
     }
-    if (out.length === 0) throw notFound(this.describe(rel));
+    if (out.length === 0) throw notFound(describePath(this, rel));
     return out;
   }
 
@@ -297,13 +277,7 @@ export class S3Storage implements WriteStorage, ObjectStorePublish {
     let closed = false;
     const startUpload = () => {
       const stream = new PassThrough({ highWaterMark: PART_SIZE });
-      const u = new Upload({
-        client: this.client,
-        params: { Bucket: this.bucket, Key: key, Body: stream },
-        partSize: PART_SIZE,
-        queueSize: QUEUE,
-        leavePartsOnError: false,
-      });
+      const u = this.multipart(key, stream);
       const done = u.done();
       done.catch(() => {}); // observed in close()
       upload = { stream, done, abort: () => u.abort() };
@@ -311,7 +285,7 @@ export class S3Storage implements WriteStorage, ObjectStorePublish {
     };
     const self = this;
     if (options.exclusive && (await this.stat(rel))?.isFile) {
-      throw Object.assign(new Error(`${this.describe(rel)} exists.`), { code: 'EEXIST' });
+      throw Object.assign(new Error(`${describePath(this, rel)} exists.`), { code: 'EEXIST' });
     }
     return {
       async write(chunk) {
@@ -333,7 +307,7 @@ export class S3Storage implements WriteStorage, ObjectStorePublish {
               const r = await self.putIfAbsent(rel, body);
               // 'unknown' (no answer, or a 5xx): ours only if what is there now is what we sent.
               const ours = r.ok || (r.reason === 'unknown' && (await self.getWithTag(rel))?.bytes.equals(body) === true);
-              if (!ours) throw Object.assign(new Error(`${self.describe(rel)} exists.`), { code: 'EEXIST' });
+              if (!ours) throw Object.assign(new Error(`${describePath(self, rel)} exists.`), { code: 'EEXIST' });
             } else await self.putBytes(rel, body);
           } else {
             upload.stream.end();
@@ -426,20 +400,24 @@ export class S3Storage implements WriteStorage, ObjectStorePublish {
     return this.putConditional(rel, bytes, { IfMatch: `"${bare}"` });
   }
 
+  /** A multipart upload of a stream: PART_SIZE x QUEUE bytes in memory at most, no parts left behind on failure. */
+  private multipart(key: string, body: Readable): Upload {
+    return new Upload({
+      client: this.client,
+      params: { Bucket: this.bucket, Key: key, Body: body },
+      partSize: PART_SIZE,
+      queueSize: QUEUE,
+      leavePartsOnError: false,
+    });
+  }
+
   async upload(source: ReadStorage, from: string, to: string, size: number): Promise<void> {
     try {
       if (size <= PART_SIZE) {
         await this.putBytes(to, await source.readFile(from));
         return;
       }
-      const u = new Upload({
-        client: this.client,
-        params: { Bucket: this.bucket, Key: this.key(to), Body: source.readStream(from) },
-        partSize: PART_SIZE,
-        queueSize: QUEUE,
-        leavePartsOnError: false,
-      });
-      await u.done();
+      await this.multipart(this.key(to), source.readStream(from)).done();
     } catch (err) {
       if (err instanceof SiardOcflError || err instanceof UsageError) throw err;
       throw this.failure(err, to, 'write');

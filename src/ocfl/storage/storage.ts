@@ -184,6 +184,17 @@ export function describePath(storage: ReadStorage, path: string): string {
   return path === '' ? storage.location : `${storage.location}/${path}`;
 }
 
+/** An empty, '.' or '..' segment (so also a leading or trailing '/'), or a NUL. */
+const NOT_PLAIN = /(?:^|\/)\.{0,2}(?:\/|$)|\0/;
+
+/**
+ * Refuses a storage path that could leave the backend's base ('' and '.' are the base itself).
+ * One regular expression instead of splitting: it runs for every file of a million-file object.
+ */
+export function assertPlainPath(rel: string): void {
+  if (rel !== '' && rel !== '.' && NOT_PLAIN.test(rel)) throw new Error(`Storage path "${rel}" is not a plain relative path.`);
+}
+
 /** Joins storage path parts, skipping empty ones. */
 export function joinPath(...parts: string[]): string {
   let out = '';
