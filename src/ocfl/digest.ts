@@ -2,8 +2,7 @@
  * Digest algorithms of the OCFL digest registry, and a hasher that computes several of them
  * in one pass so every byte is read once.
  */
-import { createHash, type Hash } from 'node:crypto';
-import type { IHasher } from 'hash-wasm';
+import { createHash } from 'node:crypto';
 import { UsageError } from '../errors.js';
 
 /** OCFL registry name -> how to compute it. Node's OpenSSL covers most; hash-wasm the short BLAKE2b. */
@@ -53,12 +52,8 @@ interface Updatable {
   hex(): string;
 }
 
-function nodeHasher(name: string): Updatable {
-  const h: Hash = createHash(name);
-  return { update: (d) => void h.update(d), hex: () => h.digest('hex') };
-}
-
-function wasmHasher(h: IHasher): Updatable {
+/** Node's Hash and hash-wasm's IHasher, seen alike. */
+function updatable(h: { update(data: Uint8Array): unknown; digest(encoding: 'hex'): string }): Updatable {
   return { update: (d) => void h.update(d), hex: () => h.digest('hex') };
 }
 
@@ -85,7 +80,7 @@ export class MultiHasher {
       assertDigestAlgorithm(name);
       const node = NODE_ALGORITHMS[name];
       // hash-wasm is loaded only when a short BLAKE2b is asked for: it costs every start-up otherwise.
-      hashers.push(node ? nodeHasher(node) : wasmHasher(await (await import('hash-wasm')).createBLAKE2b(WASM_BLAKE2B_BITS[name])));
+      hashers.push(updatable(node ? createHash(node) : await (await import('hash-wasm')).createBLAKE2b(WASM_BLAKE2B_BITS[name])));
     }
     return new MultiHasher(names, hashers);
   }
@@ -99,7 +94,7 @@ export class MultiHasher {
         assertDigestAlgorithm(name);
         const node = NODE_ALGORITHMS[name];
         if (!node) throw new UsageError(`Digest algorithm "${name}" needs MultiHasher.create().`);
-        return nodeHasher(node);
+        return updatable(createHash(node));
       }),
     );
   }

@@ -191,8 +191,11 @@ async function copyPlanned(
   return bytes;
 }
 
-/** A logical path of the checked-out version, the file it becomes, and the content it is copied from. */
-interface CheckoutItem extends PlannedFile {
+/** A logical path of the checked-out version, the file it becomes, and the content (and its digest) it is copied from. */
+interface CheckoutItem {
+  logicalPath: string;
+  file: string;
+  contentPath: string;
   digest: string;
 }
 
@@ -202,25 +205,19 @@ function itemOf(reader: OcflObjectReader, version: string, target: string, logic
   return { logicalPath, file: path.resolve(target, ...logicalPath.split('/')), digest, contentPath: reader.contentPathOfDigest(digest) };
 }
 
-interface PlannedFile {
-  logicalPath: string;
-  file: string;
-  contentPath: string;
-}
-
 /**
  * A file that fits one read: read, digest and write whole (no stream, no 1 MiB buffer per small
  * file). Written with synchronous calls (open, write, close on this thread): three thread-pool
  * round trips cost more than writing a few KiB to the page cache (src/read-small-file.ts).
  */
-async function copySmall(reader: OcflObjectReader, item: PlannedFile, alg: string): Promise<{ digest: string; size: number }> {
+async function copySmall(reader: OcflObjectReader, item: CheckoutItem, alg: string): Promise<{ digest: string; size: number }> {
   const bytes = await reader.storage.readFile(reader.storagePath(item.contentPath));
   const digest = digestSync(alg, bytes);
   writeFileSync(item.file, bytes, { flag: 'wx' });
   return { digest, size: bytes.length };
 }
 
-async function copyStreamed(reader: OcflObjectReader, item: PlannedFile, alg: string): Promise<{ digest: string; size: number }> {
+async function copyStreamed(reader: OcflObjectReader, item: CheckoutItem, alg: string): Promise<{ digest: string; size: number }> {
   const hasher = MultiHasher.createSync([alg]);
   const hashing = new Transform({
     transform(chunk: Buffer, _enc, cb) {
