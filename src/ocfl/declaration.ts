@@ -4,8 +4,8 @@
  * that the root, the commit protocol, purge and info spell them alike.
  */
 
-export const ROOT_DECLARATION_PREFIX = '0=ocfl_';
-export const OBJECT_DECLARATION_PREFIX = '0=ocfl_object_';
+const ROOT_DECLARATION_PREFIX = '0=ocfl_';
+const OBJECT_DECLARATION_PREFIX = '0=ocfl_object_';
 
 /** The OCFL version this tool writes (an object or root of 1.0 is upgraded to it). */
 export const CURRENT_OCFL_VERSION = '1.1';
@@ -18,6 +18,11 @@ export function objectDeclaration(version: string): { name: string; text: string
 /** The declaration file of a storage root of this OCFL version: its name and its text (E080). */
 export function rootDeclaration(version: string): { name: string; text: string } {
   return { name: `${ROOT_DECLARATION_PREFIX}${version}`, text: `ocfl_${version}\n` };
+}
+
+/** The OCFL version a storage root declaration names (`0=ocfl_1.0` -> 1.0); undefined for any other name. */
+export function declaredRootVersion(name: string): string | undefined {
+  return /^0=ocfl_(\d+\.\d+)$/.exec(name)?.[1];
 }
 
 /** Whether a file name is an object declaration. */

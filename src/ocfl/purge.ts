@@ -10,7 +10,7 @@
  */
 import { SiardOcflError } from '../errors.js';
 import { failpoint } from './commit/failpoint.js';
-import { OBJECT_DECLARATION_PREFIX } from './declaration.js';
+import { isObjectDeclaration } from './declaration.js';
 import type { Workspace } from './commit/workspace.js';
 import { loadInventoryHeader } from './object/object.js';
 import { isObjectStore, type RootStorage, type Storage } from './storage/storage.js';
@@ -52,7 +52,7 @@ export async function purgeObject(
       await removeEmptyParents(storage, objectPath);
       return { id, path: objectPath, resumed: true };
     }
-    const declarations = (await storage.list(objectPath)).filter((e) => e.isFile && e.name.startsWith(OBJECT_DECLARATION_PREFIX));
+    const declarations = (await storage.list(objectPath)).filter((e) => e.isFile && isObjectDeclaration(e.name));
     for (const d of declarations) await storage.remove(`${objectPath}/${d.name}`);
     if (declarations.length > 0) {
       if (!isObjectStore(storage)) await storage.fsyncDir(objectPath);
@@ -105,7 +105,7 @@ async function locate(root: RootToPurge, id: string): Promise<{ path: string; go
   // Only a folder without a declaration is a purge's leftover; a declared folder without an inventory is damage, not ours to remove.
   if (!st.isDirectory) throw noObject();
   const entries = await root.storage.list(placed);
-  if (entries.some((e) => e.name.startsWith(OBJECT_DECLARATION_PREFIX))) {
+  if (entries.some((e) => isObjectDeclaration(e.name))) {
     throw new SiardOcflError(`The object at ${root.location}/${placed} cannot be read (run validate); nothing was removed.`, {
       code: 'OBJECT_UNREADABLE',
       exitCode: 1,

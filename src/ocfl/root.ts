@@ -7,7 +7,7 @@ import { SiardOcflError, UsageError } from '../errors.js';
 import { recoverObject } from './commit/commit.js';
 import type { CommitContext } from './commit/context.js';
 import { chooseLayout } from './layout/layout-choice.js';
-import { compareOcflVersions, OBJECT_DECLARATION_PREFIX, ROOT_DECLARATION_PREFIX } from './declaration.js';
+import { compareOcflVersions, declaredObjectVersion, declaredRootVersion, isObjectDeclaration } from './declaration.js';
 import { layoutDescription, readLayoutConfig } from './layout/registry.js';
 import type { StorageLayout } from './layout/storage-layout.js';
 import type { LockProvider } from './lock/lock.js';
@@ -101,7 +101,7 @@ export async function initRoot(
   if (st && !st.isDirectory) throw new UsageError(`Cannot create a storage root at ${storage.location}: it is a file.`, 'NOT_EMPTY');
   if (st) {
     const entries = await storage.list('');
-    if (entries.some((e) => e.name.startsWith(ROOT_DECLARATION_PREFIX) && !e.name.startsWith(OBJECT_DECLARATION_PREFIX))) {
+    if (entries.some((e) => declaredRootVersion(e.name) !== undefined)) {
       throw new UsageError(`${storage.location} is already an OCFL storage root.`, 'ALREADY_ROOT');
     }
     if (entries.length > 0) {
@@ -148,7 +148,7 @@ async function initObjectStoreRoot(
     if (err.code === 'ENOENT') return [];
     throw err;
   });
-  if (entries.some((e) => e.name.startsWith(ROOT_DECLARATION_PREFIX) && !e.name.startsWith(OBJECT_DECLARATION_PREFIX))) {
+  if (entries.some((e) => declaredRootVersion(e.name) !== undefined)) {
     throw new UsageError(`${storage.location} is already an OCFL storage root.`, 'ALREADY_ROOT');
   }
   if (entries.length > 0)
@@ -182,8 +182,8 @@ export async function openRoot(dir: string, options: RootOptions = {}): Promise<
   if (!st) throw new UsageError(`Storage root ${storage.location} does not exist.`, 'NOT_A_STORAGE_ROOT');
   if (!st.isDirectory) throw new UsageError(`${storage.location} is a file, not an OCFL storage root.`, 'NOT_A_STORAGE_ROOT');
   const declared = (await storage.list(''))
-    .filter((e) => e.isFile && /^0=ocfl_\d+\.\d+$/.test(e.name))
-    .map((e) => e.name.slice(ROOT_DECLARATION_PREFIX.length))
+    .map((e) => (e.isFile ? declaredRootVersion(e.name) : undefined))
+    .filter((v) => v !== undefined)
     .sort(compareOcflVersions);
   const newer = declared.find((v) => v !== '1.0' && v !== '1.1');
   if (newer !== undefined) {
@@ -246,9 +246,9 @@ export class OcflStorageRoot {
     // time made a root of 10,000 objects a second of waiting); the order yielded is the same.
     const walk = async function* (storage: ReadStorage, dir: string, listed: Listed): AsyncGenerator<ObjectLocation> {
       const entries = await listed;
-      const declaration = entries.find((e) => e.isFile && e.name.startsWith(OBJECT_DECLARATION_PREFIX));
+      const declaration = entries.find((e) => e.isFile && isObjectDeclaration(e.name));
       if (declaration) {
-        yield { path: dir, ocflVersion: declaration.name.slice(OBJECT_DECLARATION_PREFIX.length) };
+        yield { path: dir, ocflVersion: declaredObjectVersion(declaration.name) };
         return;
       }
       const children = entries

@@ -17,13 +17,7 @@
 import { SiardOcflError, UsageError } from '../errors.js';
 import { failpoint } from './commit/failpoint.js';
 import type { VersionMetadata } from './commit/next-inventory.js';
-import {
-  compareOcflVersions,
-  CURRENT_OCFL_VERSION,
-  ROOT_DECLARATION_PREFIX,
-  OBJECT_DECLARATION_PREFIX,
-  rootDeclaration,
-} from './declaration.js';
+import { compareOcflVersions, CURRENT_OCFL_VERSION, declaredRootVersion, rootDeclaration } from './declaration.js';
 import type { OcflStorageRoot } from './root.js';
 import { isObjectStore } from './storage/storage.js';
 
@@ -79,9 +73,7 @@ export async function upgradeObject(root: OcflStorageRoot, id: string, metadata:
 /** Upgrades a storage root's declaration to OCFL 1.1 (see above); `upgraded: false` when it is 1.1 already. */
 export async function upgradeRoot(root: OcflStorageRoot): Promise<RootUpgradeReport> {
   const { storage } = root;
-  const declared = (await storage.list(''))
-    .filter((e) => e.isFile && e.name.startsWith(ROOT_DECLARATION_PREFIX) && !e.name.startsWith(OBJECT_DECLARATION_PREFIX))
-    .map((e) => e.name.slice(ROOT_DECLARATION_PREFIX.length));
+  const declared = (await storage.list('')).map((e) => (e.isFile ? declaredRootVersion(e.name) : undefined)).filter((v) => v !== undefined);
   const older = declared.filter((v) => compareOcflVersions(v, CURRENT_OCFL_VERSION) < 0).sort(compareOcflVersions);
   const from = older[0] ?? CURRENT_OCFL_VERSION;
   const report = { root: root.location, from, to: CURRENT_OCFL_VERSION, upgraded: older.length > 0 };
