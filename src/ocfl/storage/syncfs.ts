@@ -8,7 +8,7 @@
  * a thread of its own, since it may take seconds; where any of this is missing callers fsync
  * file by file.
  */
-import { closeSync, openSync } from 'node:fs';
+import { openSync } from 'node:fs';
 import os from 'node:os';
 import { libcFunction } from './libc.js';
 
@@ -39,8 +39,9 @@ function syncfsOf(): AsyncCFunction | null {
  * syncfs is not available.
  */
 export class FilesystemSync {
+  /** `fd` is kept open as long as the storage: syncfs reports through it every write lost since it was opened. */
   private constructor(
-    private fd: number | undefined,
+    private readonly fd: number,
     private readonly folder: string,
   ) {}
 
@@ -57,7 +58,6 @@ export class FilesystemSync {
   sync(): Promise<void> {
     const fn = syncfsOf()!;
     const { fd, folder } = this;
-    if (fd === undefined) return Promise.reject(new Error('The filesystem handle is closed.'));
     return new Promise((resolve, reject) => {
       fn.async(fd, (err, result) => {
         if (err) return reject(err as Error);
@@ -69,10 +69,5 @@ export class FilesystemSync {
         resolve();
       });
     });
-  }
-
-  close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
   }
 }
