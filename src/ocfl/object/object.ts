@@ -27,7 +27,7 @@ import { InventoryWindows } from '../inventory/windows.js';
 import { readHashedWindows } from '../inventory/hashed-windows.js';
 import { plainOfParts, type PlainInventory } from '../inventory/plain.js';
 import { FullBase, type StagingBase, ViewBase } from '../commit/staging-base.js';
-import type { ReadStorage } from '../storage/storage.js';
+import { joinPath as join, type ReadStorage } from '../storage/storage.js';
 
 /** A version's metadata and file count (what `log` shows), from a full or a compact read alike. */
 export type VersionInfo = InventoryVersionSummary;
@@ -47,10 +47,6 @@ export interface LoadedInventory {
    * copy and sidecar do: a writer stopped between replacing the inventory and its sidecar.
    */
   sidecarStale: boolean;
-}
-
-function join(...parts: string[]): string {
-  return parts.filter((p) => p !== '' && p !== '.').join('/');
 }
 
 async function readText(storage: ReadStorage, path: string): Promise<string | undefined> {
