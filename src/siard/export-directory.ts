@@ -81,7 +81,10 @@ async function assertNoClash(outDir: string, options: SiardExportOptions, hooks:
   }
 }
 
-/** One attempt: into a new staging folder, or continuing `interrupted`; a resumable run that fails keeps its work. */
+/**
+ * One attempt: into a new staging folder, or continuing `interrupted`; a resumable run that is
+ * interrupted (not one that found its input wrong) keeps its work.
+ */
 async function exportOnce(
   source: DatabaseSource,
   outDir: string,
@@ -111,7 +114,7 @@ async function exportOnce(
     await sink.commit();
     return summary;
   } catch (err) {
-    if (exportResume && !(err instanceof ResumeRefused) && (await isResumableWork(sink.stagingDir))) {
+    if (exportResume && !(err instanceof ResumeRefused) && !foundWrong(err) && (await isResumableWork(sink.stagingDir))) {
       await sink.suspend();
       throw err instanceof SiardOcflError && err.code !== 'RESUME_CHANGED'
         ? Object.assign(err, { message: `${err.message} The tables finished so far are kept: run the same export again to resume it.` })
@@ -121,6 +124,16 @@ async function exportOnce(
     if (!existed) await fsp.rmdir(outDir).catch(() => undefined); // we created it; leave nothing behind
     throw err;
   }
+}
+
+/**
+ * Whether the export stopped because the input was examined and found wrong (exit 1: a LOB whose
+ * digest is not the cell's, ...): the same run would stop there again, so nothing is kept, and the
+ * out-dir is left as it was, as before resume existed. An interruption (a full disk, a lost
+ * connection, an I/O error: exit 2) keeps the finished tables.
+ */
+function foundWrong(err: unknown): boolean {
+  return err instanceof SiardOcflError && err.exitCode === 1;
 }
 
 /** Whether a staging folder holds a journal with at least one finished table. */
