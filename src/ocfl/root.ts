@@ -212,6 +212,8 @@ const SCAN_AHEAD = 16;
 
 export class OcflStorageRoot {
   private workspacePromise: Promise<Workspace> | undefined;
+  /** In a root without a layout: where scanning found objects, by id (objectPath answers from it). */
+  private readonly scanned = new Map<string, string>();
 
   constructor(
     readonly storage: RootStorage,
@@ -225,16 +227,25 @@ export class OcflStorageRoot {
     return this.storage.location;
   }
 
-  /** Object root of an id, relative to the storage root (needs a declared layout). */
+  /**
+   * Object root of an id, relative to the storage root: where the layout puts it or, in a root
+   * without a layout, where findObject found it (a new object cannot be placed there).
+   */
   objectPath(id: string): string {
     assertObjectId(id);
-    if (!this.layout) {
-      throw new UsageError(
-        `Storage root ${this.location} declares no storage layout siard-ocfl implements, so objects cannot be placed by id.`,
-        'NO_LAYOUT',
-      );
-    }
-    return this.layout.objectPath(id);
+    if (this.layout) return this.layout.objectPath(id);
+    const found = this.scanned.get(id);
+    if (found !== undefined) return found;
+    throw new UsageError(
+      `Storage root ${this.location} declares no storage layout siard-ocfl implements, so a new object cannot be placed by id.`,
+      'NO_LAYOUT',
+    );
+  }
+
+  /** objectPath for a writer: in a root without a layout, the object is looked for first (other tools' roots). */
+  private async writePath(id: string): Promise<string> {
+    if (!this.layout && !this.scanned.has(id)) await this.findObject(id);
+    return this.objectPath(id);
   }
 
   /** Every object root under the storage root, in sorted order; never descends into an object. */
@@ -278,7 +289,10 @@ export class OcflStorageRoot {
     }
     for await (const loc of this.scanObjects()) {
       const header = await loadInventoryHeader(this.storage, loc.path).catch(() => undefined);
-      if (header?.id === id) return loc.path;
+      if (header?.id === id) {
+        this.scanned.set(id, loc.path);
+        return loc.path;
+      }
     }
     return undefined;
   }
@@ -377,7 +391,7 @@ export class OcflStorageRoot {
    * and says what it did. LockHeldError when a writer is at work on it.
    */
   async repairObject(id: string): Promise<ObjectRepairReport> {
-    this.objectPath(id);
+    await this.writePath(id);
     return repairObject(this, await this.workspace(), id);
   }
 
@@ -386,6 +400,7 @@ export class OcflStorageRoot {
    * leftovers (see repair.ts). Held locks and damaged objects are reported, not thrown.
    */
   async repair(ids?: string[]): Promise<RootRepairReport> {
+    for (const id of this.layout ? [] : (ids ?? [])) await this.findObject(id);
     return repairRoot(this, await this.workspace(), ids);
   }
 
@@ -425,7 +440,7 @@ export class OcflStorageRoot {
    * staged version that starts from the head state. Commit or abort it to release the lock.
    */
   async startVersion(id: string, options: StartVersionOptions = {}): Promise<StagedVersion> {
-    const objectPath = this.objectPath(id);
+    const objectPath = await this.writePath(id);
     const ws = await this.workspace();
     const lock = await ws.locks.acquire(id);
     try {

@@ -120,3 +120,37 @@ test('upgrade refuses in one sentence: no such object, not a root, newer OCFL ve
   t.regex(oneSentence(newerRoot), /is an OCFL 1\.2 storage root; siard-ocfl reads OCFL 1\.0 and 1\.1 only\./);
   t.true(existsSync(path.join(rootDir, '0=ocfl_1.2')), 'nothing changed');
 });
+
+sharedTest("a root without a layout (other tools' 1.0 roots): upgrade and put write objects where found, a new id refused", async (t) => {
+  // Objects placed as their tool chose, no ocfl_layout.json: found by scanning.
+  const root = path.join(tempDir('siard-ocfl-upgrade-cli-'), 'root');
+  mkdirSync(root, { recursive: true });
+  writeFileSync(path.join(root, '0=ocfl_1.0'), 'ocfl_1.0\n');
+  const full = path.join(root, 'some', 'where', 'full');
+  cpSync(reference('ocfl-fixtures', '1.0', 'good-objects', 'spec-ex-full'), full, { recursive: true });
+  cpSync(reference('ocfl-fixtures', '1.0', 'good-objects', 'minimal_one_version_one_file'), path.join(root, 'b'), { recursive: true });
+  const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+  const v1Inventory = sha(path.join(full, 'v1', 'inventory.json'));
+
+  t.is((await runCli(['upgrade', '--root', root])).code, 0);
+  const up = await runCli(['upgrade', '--root', root, '--id', 'ark:/12345/bcd987', '--json']);
+  t.is(up.code, 0, up.stderr);
+  t.like(JSON.parse(up.stdout), { path: 'some/where/full', from: '1.0', to: '1.1', version: 'v4', upgraded: true });
+  t.true(existsSync(path.join(full, '0=ocfl_object_1.1')));
+  t.is(sha(path.join(full, 'v1', 'inventory.json')), v1Inventory, 'earlier versions untouched');
+
+  const input = tempDir('siard-ocfl-upgrade-cli-put-');
+  writeFileSync(path.join(input, 'added.txt'), 'added by put\n');
+  const put = await runCli(['put', '--root', root, '--id', 'ark:/12345/bcd987', input]);
+  t.is(put.code, 0, put.stderr);
+  t.true(existsSync(path.join(full, 'v5', 'content', 'added.txt')), 'the new version lies in the object found, not elsewhere');
+  t.deepEqual(readdirSync(root).sort(), ['0=ocfl_1.1', 'b', 'some']);
+
+  const fresh = await runCli(['put', '--root', root, '--id', 'urn:example:new', input]);
+  t.is(fresh.code, 2);
+  t.regex(oneSentence(fresh), /declares no storage layout siard-ocfl implements, so a new object cannot be placed by id\./);
+  t.deepEqual(readdirSync(root).sort(), ['0=ocfl_1.1', 'b', 'some'], 'nothing written');
+
+  const validated = await runCli(['validate', '--root', root]);
+  t.is(validated.code, 0, validated.stdout + validated.stderr);
+});
