@@ -417,6 +417,32 @@ testIf(
   }
 });
 
+(HAS_SHARED ? mariaTest : test.skip)(
+  "an archive of several schemas restores with --create: each schema its database, the URL's database created too",
+  async (t) => {
+    // SIARD Suite's sample of Oracle's HR, OE and MDSYS schemas; none is named like the URL's database.
+    const file = reference('siard-samples', 'siardapi/sfdboe.siard');
+    const others = ['HR', 'OE', 'MDSYS'];
+    try {
+      const res = await runCli(['restore', file, server!.url('several'), '--create', '--json']);
+      t.is(res.code, 0, res.stderr);
+      const summary = JSON.parse(res.stdout) as { tables: Array<{ target: string; rows: number }> };
+      t.true(summary.tables.length > 0);
+      for (const table of summary.tables) {
+        const [schema, name] = table.target.split('.') as [string, string];
+        t.true(others.includes(schema), table.target);
+        const n = Number(server!.client('mysql', ['-B', '-N', '-e', `SELECT COUNT(*) FROM \`${schema}\`.\`${name}\``]).trim());
+        t.is(n, table.rows, table.target);
+      }
+      const name = server!.databaseName('several');
+      t.deepEqual(catalogText('mysql', `SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = '${name}'`), [name]);
+    } finally {
+      const drops = others.map((db) => `DROP DATABASE IF EXISTS \`${db}\`;`).join(' ');
+      server!.client('mysql', ['-e', `SET FOREIGN_KEY_CHECKS = 0; ${drops}`]); // OE's keys point into HR
+    }
+  },
+);
+
 mariaTest(
   'restoring twice is refused with exit 2 and changes nothing; a changed LOB file leaves the target database without tables',
   async (t) => {

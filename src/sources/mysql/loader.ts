@@ -275,7 +275,8 @@ export class MysqlLoader implements TargetLoader {
           );
         }
       }
-      for (const db of new Set(this.schemaDb.values())) {
+      // The URL's database too: with several schemas none may be named like it, and it is USEd below.
+      for (const db of new Set([this.database, ...this.schemaDb.values()])) {
         if (await exists(db)) continue;
         await this.query(`CREATE DATABASE ${quoteMysqlIdent(db)} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
         this.created.databases.push(db);
