@@ -1,7 +1,8 @@
 /**
  * Export and restore throughput and memory (issue 4, acceptance 9; issue 16). Two SQLite databases:
  *   lobs.db: 10,000 BLOBs of 100 KiB (1 GiB), exported with external LOBs (lobseg);
- *   rows.db: one table of 5,000,000 rows (integer, text, real, timestamp, nullable text).
+ *   rows.db: one table of BENCH_ROWS rows (integer, text, real, timestamp, nullable text), by default
+ *   1,000,000: the size of the README table's rows (export-sqlite, export-postgres, reportRow).
  * Every run of ours is the built CLI in a child process (peak RSS from /usr/bin/time); every peer
  * runs in the same bench, on the same data, so the ratios hold on a shared machine:
  *   - export of lobs.db and rows.db against `sqlite3 <db> .dump | gzip -1 > /dev/null`;
@@ -16,7 +17,7 @@
  * do. Peak memory of every run of ours must stay under 200 MB.
  *
  *   node bench/run.js export        (after npm run build)
- *   BENCH_LOBS=0 BENCH_ROWS=1000000 node --import=tsx bench/export.bench.ts   (rows only, smaller)
+ *   BENCH_LOBS=0 BENCH_ROWS=5000000 node --import=tsx bench/export.bench.ts   (rows only, larger)
  *   BENCH_PROFILE=0 skips the profile, BENCH_PG=0 the PostgreSQL part.
  */
 import Database from '../src/sources/sqlite/driver.js';
@@ -29,13 +30,14 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { postgresAvailable, startPostgres } from '../test/helpers/postgres-server.js';
 import { profileTop } from './cpu-profile.js';
+import { loadNow, reportRow, type RowId } from './readme-rows.js';
 import { buildRowDb, loadRowsIntoPostgres } from './rows-db.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = path.join(ROOT, 'bench', 'out', 'export');
 const LOBS = Number(process.env.BENCH_LOBS ?? 10_000);
 const LOB_SIZE = 100 * 1024;
-const ROWS = Number(process.env.BENCH_ROWS ?? 5_000_000);
+const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PROFILE = process.env.BENCH_PROFILE !== '0';
 const WITH_PG = process.env.BENCH_PG !== '0';
@@ -83,34 +85,51 @@ function cli(label: string, args: string[], env: NodeJS.ProcessEnv = {}): Run {
   return run(label, [process.execPath, CLI, ...args], env);
 }
 
+interface Pair {
+  ours: Run;
+  peer: Run;
+  /** the 1-minute load average before each run */
+  loads: number[];
+}
+
 /** Ours and the peer, alternating, BENCH_ROUNDS times; `before` runs (untimed) ahead of every run. */
-function pair(ours: () => Run, peer: () => Run, before: () => void = () => {}): { ours: Run; peer: Run } {
+function pair(ours: () => Run, peer: () => Run, before: () => void = () => {}): Pair {
   const best = { ours: undefined as Run | undefined, peer: undefined as Run | undefined };
+  const loads: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     before();
+    loads.push(loadNow());
     const o = ours();
     before();
+    loads.push(loadNow());
     const p = peer();
     if (!best.ours || o.seconds < best.ours.seconds) best.ours = { seconds: o.seconds, peakMb: Math.max(o.peakMb, best.ours?.peakMb ?? 0) };
     else best.ours.peakMb = Math.max(best.ours.peakMb, o.peakMb);
     if (!best.peer || p.seconds < best.peer.seconds) best.peer = p;
   }
-  return { ours: best.ours!, peer: best.peer! };
+  return { ours: best.ours!, peer: best.peer!, loads };
+}
+
+const SOURCE_NAMES: Partial<Record<RowId, string>> = { 'export-sqlite': 'SQLite', 'export-postgres': 'PostgreSQL' };
+
+/** An export pair as a row of the README's table (rows/s: the peer's time over ours). */
+function reportExport(id: RowId, r: Pair): void {
+  reportRow({
+    id,
+    ours: `${fmt(r.ours.seconds, 2)} s`,
+    peer: `${fmt(r.peer.seconds, 2)} s`,
+    ratio: r.peer.seconds / r.ours.seconds,
+    peakMb: r.ours.peakMb,
+    load: r.loads,
+    ...(ROWS === 1_000_000 ? {} : { work: `export ${ROWS.toLocaleString('en')} narrow rows from ${SOURCE_NAMES[id]}` }),
+  });
 }
 
 const peaks: Array<[string, number]> = [];
 const fmt = (n: number, d = 1) => n.toFixed(d);
 
 /** Prints a throughput pair (higher is better): `units` per second, ratio ours/peer, and a target. */
-function printRate(
-  title: string,
-  units: number,
-  unitName: string,
-  oursName: string,
-  peerName: string,
-  r: { ours: Run; peer: Run },
-  target?: number,
-): boolean {
+function printRate(title: string, units: number, unitName: string, oursName: string, peerName: string, r: Pair, target?: number): boolean {
   const ratio = r.peer.seconds / r.ours.seconds;
   peaks.push([oursName, r.ours.peakMb]);
   console.log(title);
@@ -194,9 +213,10 @@ async function main(): Promise<void> {
     cli('export rows (kept)', ['export', rowDb, rowsOut]);
     const siardMb = statSync(siard).size / 1e6;
     check(
-      printRate(`Rows: ${ROWS} rows (.siard ${fmt(siardMb)} MB)`, ROWS, 'rows', 'siard-ocfl export', 'sqlite3 .dump | gzip -1', exp, 0.5),
+      printRate(`Rows: ${ROWS} rows (.siard ${fmt(siardMb)} MB)`, ROWS, 'rows', 'siard-ocfl export', 'sqlite3 .dump | gzip -1', exp, 0.75),
       'SQLite export',
     );
+    reportExport('export-sqlite', exp);
     if (PROFILE) profilePart(work, rowDb);
 
     // ingest: the same export written straight into a staged OCFL version, against the export
@@ -296,7 +316,8 @@ async function postgresPart(work: string, rowDb: string, check: (ok: boolean, wh
         rmSync(dump, { force: true });
       },
     );
-    printRate(`PostgreSQL: the same ${ROWS} rows`, ROWS, 'rows', 'siard-ocfl export', 'pg_dump -Fc', exp);
+    printRate(`PostgreSQL: the same ${ROWS} rows`, ROWS, 'rows', 'siard-ocfl export', 'pg_dump -Fc', exp, 0.5);
+    reportExport('export-postgres', exp);
     cli('export postgres (kept)', ['export', src, out, '--name', 'rowspg']);
     run('pg_dump -Fc (kept)', ['pg_dump', '-Fc', '-f', dump, src]);
     const fresh = async (name: string) => {
