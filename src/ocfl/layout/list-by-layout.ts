@@ -40,7 +40,7 @@ const YIELD_MS = 10;
  * one: a tree found not to be the layout's after some objects were told is undefined). On a
  * folder, the first-level folders are outlined one by one in their order (the first objects come
  * after a few folder listings, and the server answers between them); an object store's outline
- * is one (pages of keys, s3-outline.ts), and its objects are told at its end.
+ * is one (pages of keys, s3-outline.ts), its objects told page by page as the pages come.
  */
 export async function listByLayout(
   storage: ReadStorage,
@@ -73,8 +73,13 @@ export async function listByLayout(
       onFound?.(found);
     }
   };
-  if (!onFound || isObjectStore(storage) || numberOfTuples === 0) {
+  if (!onFound || numberOfTuples === 0) {
     told(take('', await storage.outline('', numberOfTuples + 1)));
+    return ours ? out : undefined;
+  }
+  if (isObjectStore(storage)) {
+    // One outline of pages of keys, many at once: each page's objects told as it comes.
+    await storage.outline('', numberOfTuples + 1, (entries) => told(take('', entries)));
     return ours ? out : undefined;
   }
   const top = await storage.outline('', 1);

@@ -309,7 +309,7 @@ export class FileSystemStorage implements Storage {
    * for the disk: one after another, a root on disk took 8 to 200 s on this project's machine
    * under load, 1 to 45 s 32 at once.
    */
-  async outline(rel: string, depth: number): Promise<OutlineEntry[]> {
+  async outline(rel: string, depth: number, onEntries?: (entries: OutlineEntry[]) => void): Promise<OutlineEntry[]> {
     const base = this.resolve(rel);
     const out: OutlineEntry[] = [];
     let level = [''];
@@ -346,6 +346,7 @@ export class FileSystemStorage implements Storage {
       });
       level = next;
     }
+    onEntries?.(out);
     return out;
   }
 

@@ -5,7 +5,8 @@
  * requests; here the keys below the first-level folders are read in runs, OUTLINE_RUNS at once,
  * each run a few pages of keys, and every page that ends inside a folder at `depth`
  * goes on past that folder's keys (StartAfter `folder` + '0': '0' follows '/' in byte order), so
- * an object of a million files costs one page, not a thousand.
+ * an object of a million files costs one page, not a thousand. Each page's entries can be told as
+ * it comes: the first objects of a root are known after one page of each run.
  */
 import { forEachConcurrent } from '../concurrent.js';
 import type { OutlineEntry } from './storage.js';
@@ -27,24 +28,34 @@ export type KeyPage = (startAfter: string | undefined, max: number) => Promise<{
 /** Folders in the order of their keys: the store's (UTF-8 bytes) of `name/` ("a-b/" comes before "a/"). */
 const folderOrder = (a: string, b: string): number => Buffer.compare(Buffer.from(`${a}/`), Buffer.from(`${b}/`));
 
+/** Told of the entries of each page of keys as it comes (ReadStorage.outline's `onEntries`). */
+type Told = ((entries: OutlineEntry[]) => void) | undefined;
+
 /**
  * The outline below `prefix` ('' or ending in '/'), given its first-level folders (names) and a
  * way to read pages of keys; files at the first level are the caller's (it has listed them).
+ * `onEntries`: told of the new entries of each page as it comes.
  */
-export async function outlineFromKeys(prefix: string, folders: readonly string[], depth: number, page: KeyPage): Promise<OutlineEntry[]> {
+export async function outlineFromKeys(
+  prefix: string,
+  folders: readonly string[],
+  depth: number,
+  page: KeyPage,
+  onEntries?: Told,
+): Promise<OutlineEntry[]> {
   const sorted = [...folders].sort(folderOrder);
   const size = Math.ceil(sorted.length / OUTLINE_RUNS);
   const runs: string[][] = [];
   for (let i = 0; i < sorted.length; i += size) runs.push(sorted.slice(i, i + size));
   const out: OutlineEntry[] = [];
   await forEachConcurrent(runs, OUTLINE_RUNS, async (run) => {
-    out.push(...(await outlineRun(prefix, run, depth, page)));
+    out.push(...(await outlineRun(prefix, run, depth, page, onEntries)));
   });
   return out;
 }
 
 /** The outline of the folders of one run (consecutive in the store's order). */
-async function outlineRun(prefix: string, run: readonly string[], depth: number, page: KeyPage): Promise<OutlineEntry[]> {
+async function outlineRun(prefix: string, run: readonly string[], depth: number, page: KeyPage, onEntries: Told): Promise<OutlineEntry[]> {
   const inRun = new Set(run);
   const last = run[run.length - 1]!;
   const seen = new Set<string>();
@@ -53,6 +64,7 @@ async function outlineRun(prefix: string, run: readonly string[], depth: number,
   let after: string | undefined = `${prefix}${run[0]}.`;
   for (let max = FIRST_PAGE_KEYS; ; max = Math.min(2 * max, MOST_PAGE_KEYS)) {
     const { keys, truncated } = await page(after, max);
+    const told = out.length;
     let past = false;
     for (const key of keys) {
       const parts = key.slice(prefix.length).split('/');
@@ -67,6 +79,7 @@ async function outlineRun(prefix: string, run: readonly string[], depth: number,
       seen.add(path);
       out.push({ path, isDirectory: parts.length > depth });
     }
+    if (out.length > told) onEntries?.(out.slice(told));
     if (past || !truncated || keys.length === 0) return out;
     const lastKey = keys[keys.length - 1]!;
     const parts = lastKey.slice(prefix.length).split('/');

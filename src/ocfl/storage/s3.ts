@@ -22,7 +22,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { SiardOcflError, UsageError } from '../../errors.js';
-import { outlineFromKeys } from './s3-outline.js';
+import { outlineFromKeys, type KeyPage } from './s3-outline.js';
 import { assertPlainPath, describePath, type ConditionalPut, type ObjectStorePublish, type OutlineEntry } from './storage.js';
 import type { ReadStorage, StorageEntry, StorageStat, StorageWalk, WritableFile, WriteStorage } from './storage.js';
 
@@ -201,17 +201,22 @@ export class S3Storage implements WriteStorage, ObjectStorePublish {
     return out;
   }
 
-  async outline(rel: string, depth: number): Promise<OutlineEntry[]> {
+  async outline(rel: string, depth: number, onEntries?: (entries: OutlineEntry[]) => void): Promise<OutlineEntry[]> {
     const top = await this.list(rel);
     const files = top.filter((e) => e.isFile).map((e) => ({ path: e.name, isDirectory: false }));
     const folders = top.filter((e) => e.isDirectory).map((e) => e.name);
-    if (depth <= 1) return [...files, ...folders.map((path) => ({ path, isDirectory: true }))];
+    if (depth <= 1) {
+      const all = [...files, ...folders.map((path) => ({ path, isDirectory: true }))];
+      onEntries?.(all);
+      return all;
+    }
+    onEntries?.(files);
     const prefix = this.folderPrefix(rel);
-    const below = await outlineFromKeys(prefix, folders, depth, async (startAfter, max) => {
-      const page = await this.listPage(prefix, undefined, undefined, max, rel, startAfter);
-      return { keys: (page.Contents ?? []).map((c) => c.Key!), truncated: page.IsTruncated === true };
-    });
-    return [...files, ...below];
+    const page: KeyPage = async (startAfter, max) => {
+      const listed = await this.listPage(prefix, undefined, undefined, max, rel, startAfter);
+      return { keys: (listed.Contents ?? []).map((c) => c.Key!), truncated: listed.IsTruncated === true };
+    };
+    return [...files, ...(await outlineFromKeys(prefix, folders, depth, page, onEntries))];
   }
 
   /** Page after page of keys (1,000 a request, with their sizes), summed as they come. */

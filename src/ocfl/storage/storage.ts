@@ -79,8 +79,11 @@ export interface ReadStorage {
    * What lies at most `depth` levels below a folder (unsorted): the folders at that depth, not
    * what is in them, and the files and empty folders less deep; read many folders at once (the
    * filesystem), or from pages of keys (an object store, s3-outline.ts), not one after another.
+   * `onEntries`: told of the entries as they are found, each once, before the promise resolves: an
+   * object store page by page (a reader shows the first objects of a root while the rest is
+   * listed), a filesystem all at once at the end (a caller outlines its folders one by one).
    */
-  outline(path: string, depth: number): Promise<OutlineEntry[]>;
+  outline(path: string, depth: number, onEntries?: (entries: OutlineEntry[]) => void): Promise<OutlineEntry[]>;
   /** `highWaterMark`: bytes per read (default 1 MiB). `end` is inclusive, as in fs.createReadStream. */
   readStream(path: string, options?: { start?: number; end?: number; highWaterMark?: number }): Readable;
   /** A whole file; rejects with code ENOENT when missing. */

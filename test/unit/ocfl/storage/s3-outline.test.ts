@@ -3,7 +3,8 @@
  * and paged as ListObjectsV2 pages them (byte order, StartAfter exclusive, a page size), the
  * requests counted: the folders at the depth asked for and the files above them, the same as
  * computed from the keys directly; an object of 5,000 keys costs one page more, not five; folder
- * names that sort apart from their keys ("a-b/" before "a/") and pages ending anywhere.
+ * names that sort apart from their keys ("a-b/" before "a/") and pages ending anywhere; each page's
+ * entries told as it comes, while later pages are held.
  */
 import test from 'ava';
 import { createHash } from 'node:crypto';
@@ -82,4 +83,28 @@ test('folder names that sort apart from their keys, pages of 2 keys: nothing mis
     t.deepEqual(shown(outline), expected(keys, '', 2), `pages of ${size}`);
     t.is(new Set(outline.map((e) => e.path)).size, outline.length, `pages of ${size}: nothing twice`);
   }
+});
+
+test('each page told as it comes: the first runs told while later pages are held, every entry once, together the outline', async (t) => {
+  const names = Array.from({ length: 64 }, (_, i) => `f${String(i).padStart(2, '0')}`);
+  const keys = names.flatMap((n) => [`${n}/a/1`, `${n}/a/2`, `${n}/b/1`, `${n}/file`]);
+  const { page } = store(keys, '', 3);
+  // The first 10 pages asked for are answered at once; the rest only when released.
+  let asked = 0;
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const held: KeyPage = async (after, max) => {
+    if (++asked > 10) await gate;
+    return page(after, max);
+  };
+  const told: OutlineEntry[][] = [];
+  const outline = outlineFromKeys('', names, 2, held, (entries) => told.push(entries));
+  // Turns of the event loop until the answered pages are told (no timer: the pages answer at once).
+  for (let i = 0; i < 100 && told.length < 10; i++) await new Promise((resolve) => setImmediate(resolve));
+  t.is(told.length, 10, 'the 10 pages answered are told before the outline ends');
+  t.true(told.every((entries) => entries.length > 0));
+  release();
+  const whole = await outline;
+  t.deepEqual(shown(whole), expected(keys, '', 2));
+  t.deepEqual(shown(told.flat()), shown(whole), 'every entry told once');
 });
