@@ -1,7 +1,7 @@
 /**
  * A digest -> paths block of an inventory (the manifest, a fixity block, a state) held compactly:
  * digests as bytes, paths as UTF-8 in an arena, strings made only when asked for. The readers'
- * InventoryView and the validator's checks (validate/plain-checks.ts) share it.
+ * InventoryView and the validator's checks (validate/check-block.ts) share it.
  */
 import { emptyTable, hashBytes, RangeTable, type Arena } from './arena.js';
 import type { BlockParts } from './path-block-windows.js';

@@ -24,7 +24,7 @@ const CONTENT_HEX_LENGTH: Record<string, number> = { sha512: 128, sha256: 64 };
 export interface PlainBlocks {
   /** Bytes of a manifest (and state) digest: 64 for sha512, 32 for sha256. */
   digestSize: number;
-  /** The blocks below are taken out as they are checked (validate/plain-checks.ts). */
+  /** The blocks below are taken out as they are checked (validate/block-maps.ts). */
   manifest?: DigestBlock;
   /** Version name -> its state block. */
   states: Map<string, BlockParts>;

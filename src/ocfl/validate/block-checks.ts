@@ -1,38 +1,13 @@
 /**
  * The checks of an inventory's large blocks (each version's state, the manifest, each fixity
- * block): every code here is checked in this file only, over a block in either form the validator
- * reads it in: parsed JSON (inventory.ts, any inventory) or the scanned bytes of a plain one
- * (plain-checks.ts, no string kept per path). A form answers what only it can: its keys and paths,
- * which of its paths repeat or are folders of others, and the codes its keys alone can raise (a
- * digest's shape; a plain inventory's keys are well-formed lower-case digests listed once).
+ * block): every code here is checked in this file only, over the one block model
+ * (check-block.ts), whether the inventory was parsed in full or read plain. The codes a block's
+ * keys alone raise (a digest's shape, a repeat ignoring case) come from the block: a plain
+ * inventory's keys are well-formed lower-case digests listed once.
  */
+import type { Add, CheckBlock } from './check-block.js';
 import { quote } from './findings.js';
 import { pathShapeProblem } from './paths.js';
-
-export type Add = (code: string, message: string) => void;
-
-/** One digest -> paths block. Paths are numbered across the block in listing order. */
-export interface PathBlock {
-  readonly keyCount: number;
-  readonly pathCount: number;
-  keyText(k: number): string;
-  /** Whether the value of key k is a JSON array (its members are paths firstPath(k) .. firstPath(k + 1) - 1). */
-  isArray(k: number): boolean;
-  firstPath(k: number): number;
-  /** Path p as listed: a string, or (parsed JSON only) any JSON value. */
-  path(p: number): unknown;
-  /** A set of this block's paths (by number) able to hold `capacity` of them. */
-  pathSet(capacity: number): PathSet;
-  /** conflictingPaths (paths.ts) over the string paths `list`: repeats and folder prefixes, in its order. */
-  conflicts(list: Uint32Array): Array<[string, string]>;
-  /** The findings key k alone raises, before its paths are checked (digest shape, repeats ignoring case). */
-  checkKey?(k: number, add: Add): void;
-}
-
-export interface PathSet {
-  /** Adds path p; false when an equal path was added before (p is then not added). */
-  add(p: number): boolean;
-}
 
 /** What the state checks keep: the paths kept, in order, and the key (state digest) of every path. */
 export interface CheckedState {
@@ -41,7 +16,7 @@ export interface CheckedState {
 }
 
 /** A state block: E050 (value), E051, E052, E053, E095. */
-export function checkStateBlock(block: PathBlock, vAdd: Add): CheckedState {
+export function checkStateBlock(block: CheckBlock, vAdd: Add): CheckedState {
   const n = block.pathCount;
   const seen = block.pathSet(n);
   const kept = new Uint32Array(n);
@@ -76,7 +51,7 @@ export function checkStateBlock(block: PathBlock, vAdd: Add): CheckedState {
 }
 
 /** Whether the members of key k are all strings. */
-function allStrings(block: PathBlock, k: number): boolean {
+function allStrings(block: CheckBlock, k: number): boolean {
   for (let p = block.firstPath(k); p < block.firstPath(k + 1); p++) if (typeof block.path(p) !== 'string') return false;
   return true;
 }
@@ -100,7 +75,7 @@ export interface CheckedManifest {
 }
 
 /** The manifest: E092, E101, and through `contentPathOk` E099, E100, E042. */
-export function checkManifestBlock(block: PathBlock, add: Add, contentPathOk: ContentPathCheck): CheckedManifest {
+export function checkManifestBlock(block: CheckBlock, add: Add, contentPathOk: ContentPathCheck): CheckedManifest {
   const n = block.pathCount;
   const seen = block.pathSet(n);
   const kept = new Uint32Array(n);
@@ -136,7 +111,7 @@ export function checkManifestBlock(block: PathBlock, add: Add, contentPathOk: Co
 
 /** A checked state as checkStateUse reads it. */
 /** The keys of a block, all some checks need of it once its paths are checked. */
-export type BlockKeys = Pick<PathBlock, 'keyCount' | 'keyText'>;
+export type BlockKeys = Pick<CheckBlock, 'keyCount' | 'keyText'>;
 
 export interface StateUse {
   name: string;
@@ -193,7 +168,7 @@ export interface FixityTarget {
 }
 
 /** One algorithm's fixity block: E057 (value, path), E099, E100, E101. */
-export function checkFixityBlock(block: PathBlock, algorithm: string, add: Add, target: FixityTarget): void {
+export function checkFixityBlock(block: CheckBlock, algorithm: string, add: Add, target: FixityTarget): void {
   const all = new Uint32Array(block.pathCount);
   let allCount = 0;
   for (let k = 0; k < block.keyCount; k++) {

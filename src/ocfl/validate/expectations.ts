@@ -8,31 +8,30 @@
  */
 import type { ExpectedDigest } from './digest-mismatch.js';
 import type { CheckedInventory } from './inventory.js';
-import { PathMap } from '../inventory/compact-maps.js';
+import { PathMap } from './block-maps.js';
 
 export interface Expectation extends ExpectedDigest {
   where: string;
 }
 
-/** Paths of the root manifest, one bit each when it is compact (numbered paths), else a Set. */
+/** Paths of the root manifest, one bit each (its paths are numbered: block-maps.ts; an inventory without a manifest has none). */
 class RootPathSet {
-  private readonly bits?: Uint8Array;
-  private readonly set?: Set<string>;
+  private readonly paths?: PathMap<string>;
+  private readonly bits: Uint8Array;
 
-  constructor(private readonly manifest: ReadonlyMap<string, string>) {
-    if (manifest instanceof PathMap) this.bits = new Uint8Array(manifest.paths.start.length);
-    else this.set = new Set();
+  constructor(manifest: ReadonlyMap<string, string>) {
+    this.paths = manifest instanceof PathMap ? manifest : undefined;
+    this.bits = new Uint8Array(this.paths?.paths.start.length ?? 0);
   }
 
+  /** Adds p, a path of the root manifest. */
   add(p: string): void {
-    if (this.set) this.set.add(p);
-    else this.bits![(this.manifest as PathMap<string>).pathNumber(p)] = 1;
+    this.bits[this.paths!.pathNumber(p)] = 1;
   }
 
   has(p: string): boolean {
-    if (this.set) return this.set.has(p);
-    const n = (this.manifest as PathMap<string>).pathNumber(p);
-    return n >= 0 && this.bits![n] === 1;
+    const n = this.paths?.pathNumber(p) ?? -1;
+    return n >= 0 && this.bits[n] === 1;
   }
 }
 

@@ -3,20 +3,18 @@
  * object checks need. It never recurses into the input, so absurdly nested JSON costs nothing
  * beyond the parse, and it only ever reads the keys the specification defines.
  */
-import { DIGEST_HEX_LENGTH, isDigestAlgorithm } from '../digest.js';
+import { isDigestAlgorithm } from '../digest.js';
 import { Findings, quote } from './findings.js';
-import { conflictingPaths, isRfc3339, looksLikeUri } from './paths.js';
+import { isRfc3339, looksLikeUri } from './paths.js';
+import { contentPathShapeOk } from './block-checks.js';
+import { type Add, isWellFormedDigest } from './check-block.js';
 import {
-  checkFixityBlock,
-  checkManifestBlock,
-  checkStateBlock,
-  checkStateUse,
-  contentPathShapeOk,
-  type Add,
-  type PathBlock,
-  type StateUse,
-} from './block-checks.js';
-import { checkPlainFixity, checkPlainManifest, checkPlainState, checkPlainStates, PlainContext } from './plain-checks.js';
+  BlockContext,
+  checkFixity as checkFixityBlock,
+  checkManifest as checkManifestBlock,
+  checkState,
+  checkStates as checkStateBlocks,
+} from './block-maps.js';
 import type { PlainBlocks } from '../inventory/plain.js';
 
 export type SpecVersion = '1.0' | '1.1';
@@ -35,7 +33,7 @@ export interface VersionBlock {
 /**
  * An inventory as the validator reads it: every field optional or defaulted, so that a broken
  * inventory is still checked as far as it goes (the readers' model is `Inventory` in ../inventory.ts).
- * The maps are Maps after a full parse and compact maps (inventory/compact-maps.ts) after a plain read.
+ * The maps are compact maps (block-maps.ts) over the blocks however they were read, Maps when a block is missing.
  */
 export interface CheckedInventory {
   id?: string;
@@ -62,85 +60,6 @@ const USER_KEYS = new Set(['name', 'address']);
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** Hex of the algorithm's length (either case). A loop: called once or twice per content file. */
-function isWellFormedDigest(algorithm: string, digest: string): boolean {
-  const len = DIGEST_HEX_LENGTH[algorithm];
-  if (len === undefined || digest.length !== len) return false;
-  for (let i = 0; i < len; i++) {
-    const c = digest.charCodeAt(i);
-    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70))) return false;
-  }
-  return true;
-}
-
-/** A parsed digest -> paths block as the checks walk it (block-checks.ts): its values may be anything. */
-class ParsedBlock implements PathBlock {
-  readonly keys: string[];
-  readonly keyCount: number;
-  readonly pathCount: number;
-  private readonly arrays: Uint8Array;
-  private readonly first: Uint32Array;
-  private readonly paths: unknown[] = [];
-  private keyIndex?: Map<string, number>;
-
-  readonly checkKey?: (k: number, add: Add) => void;
-
-  constructor(block: Record<string, unknown>, checkDigest?: (digest: string, add: Add) => void) {
-    if (checkDigest) this.checkKey = (k, add) => checkDigest(this.keys[k]!, add);
-    this.keys = Object.keys(block);
-    this.keyCount = this.keys.length;
-    this.arrays = new Uint8Array(this.keyCount);
-    this.first = new Uint32Array(this.keyCount + 1);
-    for (let k = 0; k < this.keyCount; k++) {
-      this.first[k] = this.paths.length;
-      const value = block[this.keys[k]!];
-      if (!Array.isArray(value)) continue;
-      this.arrays[k] = 1;
-      for (const p of value as unknown[]) this.paths.push(p);
-    }
-    this.first[this.keyCount] = this.paths.length;
-    this.pathCount = this.paths.length;
-  }
-
-  keyText(k: number): string {
-    return this.keys[k]!;
-  }
-
-  /** The number of key `key`, or -1. */
-  keyNumber(key: string): number {
-    this.keyIndex ??= new Map(this.keys.map((key, k) => [key, k]));
-    return this.keyIndex.get(key) ?? -1;
-  }
-
-  isArray(k: number): boolean {
-    return this.arrays[k] === 1;
-  }
-
-  firstPath(k: number): number {
-    return this.first[k]!;
-  }
-
-  path(p: number): unknown {
-    return this.paths[p];
-  }
-
-  pathSet() {
-    const seen = new Set<string>();
-    return {
-      add: (p: number) => {
-        const path = this.paths[p] as string;
-        if (seen.has(path)) return false;
-        seen.add(path);
-        return true;
-      },
-    };
-  }
-
-  conflicts(list: Uint32Array): Array<[string, string]> {
-    return conflictingPaths(Array.from(list, (p) => this.paths[p] as string));
-  }
 }
 
 /**
@@ -256,12 +175,18 @@ export function checkInventory(value: unknown, ctx: InventoryContext, plain?: Pl
     }
   }
 
-  const plainContext = plain && new PlainContext(plain);
-  const parsed: ParsedContext = { states: [] };
-  checkVersions(value, inv, ctx, plainContext, parsed);
-  checkManifest(value, inv, ctx, plainContext, parsed);
-  checkStates(inv, value, ctx, plainContext, parsed);
-  checkFixity(value, inv, ctx, spec11, plainContext);
+  const manifestKeyCheck = digestKeyCheck(
+    inv.digestAlgorithm,
+    'E025',
+    (digest) => `The manifest digest ${quote(digest)} is not a ${inv.digestAlgorithm} digest.`,
+    'E096',
+    (digest) => `The manifest lists the digest ${quote(digest)} more than once (ignoring case).`,
+  );
+  const blocks = BlockContext.of(plain, value.manifest, manifestKeyCheck);
+  checkVersions(value, inv, ctx, blocks);
+  checkManifest(value, inv, ctx, blocks);
+  checkStates(inv, value, ctx, blocks);
+  checkFixity(value, inv, ctx, spec11, blocks);
   return inv;
 }
 
@@ -320,36 +245,8 @@ function checkVersionUser(user: unknown, vAdd: (code: string, message: string) =
   else if (!looksLikeUri(user.address)) vAdd('W009', `the user address ${quote(user.address)} is not a URI.`);
 }
 
-/** What the block checks of one parsed inventory pass on (a plain one's is its PlainContext). */
-interface ParsedContext {
-  states: StateUse[];
-  manifest?: ParsedBlock;
-  listed?: Uint32Array;
-}
-
-/** A version's state (checkStateBlock): its logical paths, each to its digest as written. */
-function checkVersionState(state: Record<string, unknown>, info: VersionBlock, vAdd: Add, parsed: ParsedContext): void {
-  const block = new ParsedBlock(state);
-  const checked = checkStateBlock(block, vAdd);
-  const logical = new Map<string, string>();
-  for (const p of checked.order) logical.set(block.path(p) as string, block.keyText(checked.keyOfPath[p]!));
-  info.logical = logical;
-  parsed.states.push({
-    name: info.name,
-    state: checked,
-    block,
-    manifestKeyOf: (k) => parsed.manifest?.keyNumber(block.keyText(k)) ?? -1,
-  });
-}
-
 /** One version block: its keys, created, message, user and state (E047-E050, E094, E102, W007). */
-function checkVersionBlock(
-  block: unknown,
-  info: VersionBlock,
-  vAdd: (code: string, message: string) => void,
-  plain: PlainContext | undefined,
-  parsed: ParsedContext,
-): void {
+function checkVersionBlock(block: unknown, info: VersionBlock, vAdd: (code: string, message: string) => void, blocks: BlockContext): void {
   if (!isObject(block)) {
     vAdd('E047', 'the version block is not a JSON object.');
     return;
@@ -373,17 +270,10 @@ function checkVersionBlock(
   if (!('message' in block) || !('user' in block)) vAdd('W007', `the version has no ${'message' in block ? 'user' : 'message'}.`);
   if (!('state' in block)) vAdd('E048', 'state is missing.');
   else if (!isObject(block.state)) vAdd('E050', 'state is not a JSON object.');
-  else if (plain) info.logical = checkPlainState(plain, info.name, vAdd);
-  else checkVersionState(block.state, info, vAdd, parsed);
+  else info.logical = checkState(blocks, info.name, block.state, vAdd);
 }
 
-function checkVersions(
-  value: Record<string, unknown>,
-  inv: CheckedInventory,
-  ctx: InventoryContext,
-  plain: PlainContext | undefined,
-  parsed: ParsedContext,
-): void {
+function checkVersions(value: Record<string, unknown>, inv: CheckedInventory, ctx: InventoryContext, blocks: BlockContext): void {
   const add = (code: string, message: string) => ctx.findings.add(code, message, ctx.where);
   if (!('versions' in value)) {
     add('E043', 'The inventory has no versions block.');
@@ -405,51 +295,24 @@ function checkVersions(
     const info: VersionBlock = { name: v.name, number: v.number, logical: new Map() };
     inv.versions.push(info);
     const vAdd = (code: string, message: string) => ctx.findings.add(code, `Version ${v.name}: ${message}`, ctx.where);
-    checkVersionBlock(versions[v.name], info, vAdd, plain, parsed);
+    checkVersionBlock(versions[v.name], info, vAdd, blocks);
   }
 }
 
-function checkManifest(
-  value: Record<string, unknown>,
-  inv: CheckedInventory,
-  ctx: InventoryContext,
-  plain: PlainContext | undefined,
-  parsed: ParsedContext,
-): void {
+function checkManifest(value: Record<string, unknown>, inv: CheckedInventory, ctx: InventoryContext, blocks: BlockContext): void {
   const add = (code: string, message: string) => ctx.findings.add(code, message, ctx.where);
   if (!('manifest' in value)) {
     add('E041', 'The inventory has no manifest block.');
     return;
   }
-  const manifest = value.manifest;
-  if (!isObject(manifest)) {
+  if (!isObject(value.manifest)) {
     add(ctx.specVersion === '1.1' ? 'E106' : 'E041', 'The manifest is not a JSON object.');
     return;
   }
-  const contentPathOk = (p: string) => checkContentPath(p, inv, add);
-  if (plain) {
-    Object.assign(inv, checkPlainManifest(plain, add, contentPathOk));
-    return;
-  }
-  const block = new ParsedBlock(
-    manifest,
-    digestKeyCheck(
-      inv.digestAlgorithm,
-      'E025',
-      (digest) => `The manifest digest ${quote(digest)} is not a ${inv.digestAlgorithm} digest.`,
-      'E096',
-      (digest) => `The manifest lists the digest ${quote(digest)} more than once (ignoring case).`,
-    ),
+  Object.assign(
+    inv,
+    checkManifestBlock(blocks, add, (p) => checkContentPath(p, inv, add)),
   );
-  const { order, keyOfPath, listed } = checkManifestBlock(block, add, contentPathOk);
-  parsed.manifest = block;
-  parsed.listed = listed;
-  const map = new Map<string, string>();
-  for (const p of order) map.set(block.path(p) as string, block.keyText(keyOfPath[p]!));
-  const digests = new Map<string, string[]>();
-  for (const k of listed) digests.set(block.keyText(k), manifest[block.keyText(k)] as string[]);
-  inv.manifest = map;
-  inv.manifestDigests = digests;
 }
 
 /** Checks of a manifest content path; true when it is safe to use as a file path inside the object. */
@@ -465,26 +328,19 @@ function checkContentPath(p: string, inv: CheckedInventory, add: Add): boolean {
   return true;
 }
 
-function checkStates(
-  inv: CheckedInventory,
-  value: Record<string, unknown>,
-  ctx: InventoryContext,
-  plain: PlainContext | undefined,
-  parsed: ParsedContext,
-): void {
+function checkStates(inv: CheckedInventory, value: Record<string, unknown>, ctx: InventoryContext, blocks: BlockContext): void {
   const add = (code: string, message: string) => ctx.findings.add(code, message, ctx.where);
   if (!isObject(value.manifest)) return;
-  if (plain) {
-    checkPlainStates(
-      plain,
-      inv.versions.map((v) => v.name),
-      add,
-    );
-    return;
-  }
+  // A plain read's keys are digests of its algorithm; parsed ones are checked.
   const algorithm = inv.digestAlgorithm;
-  const wellFormed = algorithm ? (digest: string) => isWellFormedDigest(algorithm, digest) : undefined;
-  checkStateUse(parsed.states, parsed.manifest!, parsed.listed!, add, wellFormed, algorithm);
+  const wellFormed = algorithm && !blocks.isPlain ? (digest: string) => isWellFormedDigest(algorithm, digest) : undefined;
+  checkStateBlocks(
+    blocks,
+    inv.versions.map((v) => v.name),
+    add,
+    wellFormed,
+    algorithm,
+  );
 }
 
 function checkFixity(
@@ -492,7 +348,7 @@ function checkFixity(
   inv: CheckedInventory,
   ctx: InventoryContext,
   spec11: boolean,
-  plain?: PlainContext,
+  blocks: BlockContext,
 ): void {
   const add = (code: string, message: string) => ctx.findings.add(code, message, ctx.where);
   if (!('fixity' in value)) return;
@@ -502,10 +358,6 @@ function checkFixity(
     return;
   }
   for (const algorithm of Object.keys(fixity)) {
-    if (plain) {
-      inv.fixity.set(algorithm, checkPlainFixity(plain, algorithm, add));
-      continue;
-    }
     const value = fixity[algorithm];
     if (!isObject(value)) {
       add('E057', `The fixity block for ${quote(algorithm)} is not a JSON object.`);
@@ -513,22 +365,14 @@ function checkFixity(
     }
     // Algorithms we do not know are ignored, as the specification asks of clients (E028).
     const known = isDigestAlgorithm(algorithm);
-    const block = new ParsedBlock(
-      value,
-      digestKeyCheck(
-        known ? algorithm : undefined,
-        'E057',
-        (digest) => `The fixity digest ${quote(digest)} is not a ${algorithm} digest.`,
-        'E097',
-        (digest) => `The ${algorithm} fixity block lists the digest ${quote(digest)} more than once (ignoring case).`,
-      ),
+    const keyCheck = digestKeyCheck(
+      known ? algorithm : undefined,
+      'E057',
+      (digest) => `The fixity digest ${quote(digest)} is not a ${algorithm} digest.`,
+      'E097',
+      (digest) => `The ${algorithm} fixity block lists the digest ${quote(digest)} more than once (ignoring case).`,
     );
-    const entries = new Map<string, string>();
-    checkFixityBlock(block, algorithm, add, {
-      manifestPathOf: (_p, path) => (inv.manifest.has(path) ? 0 : -1),
-      keep: (_m, k, path) => entries.set(path, block.keyText(k).toLowerCase()),
-      keeps: (k) => known && isWellFormedDigest(algorithm, block.keyText(k)),
-    });
+    const entries = checkFixityBlock(blocks, algorithm, value, add, keyCheck, known);
     if (known) inv.fixity.set(algorithm, entries);
   }
 }

@@ -9,32 +9,6 @@ export function pathShapeProblem(p: string): 'slash' | 'element' | undefined {
   return undefined;
 }
 
-/**
- * Paths that are equal or where one is a folder prefix of another ("a/b" and "a/b/c").
- * Returns the conflicting pairs found (each conflicting path once).
- */
-export function conflictingPaths(paths: Iterable<string>): Array<[string, string]> {
-  const all = new Set<string>();
-  const conflicts: Array<[string, string]> = [];
-  const list: string[] = [];
-  for (const p of paths) {
-    if (all.has(p)) conflicts.push([p, p]);
-    else {
-      all.add(p);
-      list.push(p);
-    }
-  }
-  for (const p of list) {
-    let i = p.indexOf('/');
-    while (i > 0) {
-      const prefix = p.slice(0, i);
-      if (all.has(prefix)) conflicts.push([prefix, p]);
-      i = p.indexOf('/', i + 1);
-    }
-  }
-  return conflicts;
-}
-
 /** A URI in the sense of RFC 3986: a scheme followed by a colon and something more. */
 export function looksLikeUri(value: string): boolean {
   return /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$/.test(value);

@@ -1,6 +1,6 @@
 /**
  * How the validator reads inventory bytes: large ones of the plain shape (inventory/plain.ts, the
- * readers' definition) as a skeleton and scanned blocks, checked in place (plain-checks.ts), read
+ * readers' definition) as a skeleton and scanned blocks, checked in place (block-maps.ts), read
  * window by window and never held whole; every other one parsed in full.
  */
 import { readHashedWindows } from '../inventory/hashed-windows.js';

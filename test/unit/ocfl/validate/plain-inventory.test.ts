@@ -1,6 +1,6 @@
 /**
  * Issue 12: the validator checks a plain inventory on its scanned bytes (plain-inventory.ts,
- * plain-checks.ts, inventory/compact-maps.ts) instead of parsing it in full. Held here to the full path it
+ * validate/block-maps.ts) instead of parsing it in full. Held here to the full path it
  * stands in for (checkInventory on the JSON.parse of the bytes, the code every other inventory
  * still takes): the same findings in the same order, and the same model read through the same
  * Map methods the object checks use, on every inventory of the OCFL conformance fixtures, on
@@ -16,7 +16,7 @@ import { parseJson } from '../../../../src/ocfl/validate/read.js';
 import { plainInventory } from '../../../../src/ocfl/inventory/plain.js';
 import { plainReading, type InventoryRead } from '../../../../src/ocfl/validate/plain-inventory.js';
 import { validateObject } from '../../../../src/ocfl/validate/index.js';
-import { PathMap } from '../../../../src/ocfl/inventory/compact-maps.js';
+import { PathMap } from '../../../../src/ocfl/validate/block-maps.js';
 import { rng } from '../../../../fixtures/northwind.js';
 import { inventoriesUnder } from '../../../helpers/fixture-inventories.js';
 import { sameValue } from '../../../helpers/same-value.js';
