@@ -6,9 +6,11 @@
  *   the first page of rows (first request: opens object and archive; target 1 s) and again, against
  *   `sqlite3` reading the same 50 rows from the source database; page 1,000; row 1; a search by
  *   scanning the table XML (2 s budget: rows/s); then, at the sizes of BENCH_SERVE_COPY_ROWS
- *   (default 1000000), the access copy: the first search (its build: rows copied, then the sort
- *   indexes and the full-text index, each timed), later searches (through the index; a 2-character
- *   one scanning the copy), sorted pages, the copy's size; serve's peak RSS after all of it;
+ *   (default 1000000,5000000; the copy of 5,000,000 rows takes some 20 min of wall time on 2 cores), the
+ *   access copy: the first search (its build: rows copied, then the sort indexes and the full-text
+ *   index, each timed), later searches (through the index; a 2-character one scanning the copy in a
+ *   worker thread, a first page answered meanwhile), sorted pages, the copy's size on disk; serve's
+ *   peak RSS after all of it;
  * - objects: the list (`/`) of a root of each size of BENCH_SERVE_OBJECTS (default 1000,10000)
  *   objects, first request (target 1 s; wall and CPU: the objects found so far while the root is
  *   listed, or the whole list) and the time until the list is whole, again, its last page and a
@@ -49,7 +51,7 @@ import { listEveryKey, startGateway, type Gateway } from './serve-s3.js';
 
 const PARTS = new Set((process.env.BENCH_SERVE_PARTS ?? 'rows,objects,objects-s3,lob,lobs').split(','));
 const SIZES = (process.env.BENCH_SERVE_ROWS ?? '1000000,5000000').split(',').map(Number);
-const COPY_SIZES = new Set((process.env.BENCH_SERVE_COPY_ROWS ?? '1000000').split(',').map(Number));
+const COPY_SIZES = new Set((process.env.BENCH_SERVE_COPY_ROWS ?? '1000000,5000000').split(',').map(Number));
 const OBJECTS = (process.env.BENCH_SERVE_OBJECTS ?? '1000,10000').split(',').map(Number);
 const S3_OBJECTS = (process.env.BENCH_SERVE_S3_OBJECTS ?? '1000,10000').split(',').map(Number);
 const LOB_BYTES = Number(process.env.BENCH_SERVE_LOB_BYTES ?? 1_000_000_000);
@@ -169,8 +171,17 @@ async function accessCopy(s: Serving, table: string, rows: number, workspace: st
     `  a later search ("event 777")    ${fmt(later.seconds)}: ${count} rows, counted and paged (full-text index; ` +
       `the source holds ${expected.toLocaleString('en')}: ${verdict(same)})`,
   );
-  const short = await okRetried(`${table}&q=zz`);
-  console.log(`  a 2-character search ("zz")     ${fmt(short.seconds)} (below the trigram index: a scan of the copy)`);
+  // Below the trigram index: a scan of the whole copy, in a worker thread (copy-scan.ts). The first
+  // page asked for while it scans is answered before it ends (on the server's thread, 8-20 s of nothing).
+  const shortSearch = ok(`${table}&q=zz`);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const during = await ok(table);
+  const short = await shortSearch;
+  const answeredBefore = during.seconds + 0.2 < short.seconds;
+  console.log(
+    `  a 2-character search ("zz")     ${fmt(short.seconds)} (below the trigram index: a scan of the copy, in a worker ` +
+      `thread); the first page asked 0.2 s into it answered in ${fmt(during.seconds)} (before the scan ended: ${verdict(answeredBefore)})`,
+  );
   const inColumn = await ok(`${table}&col=note&q=${encodeURIComponent('<4242>')}`);
   console.log(`  a search in one column (note)   ${fmt(inColumn.seconds)}`);
   const sorted = await ok(`${table}&sort=amount&dir=desc`);
@@ -182,7 +193,7 @@ async function accessCopy(s: Serving, table: string, rows: number, workspace: st
   );
   const du = spawnSync('du', ['-sb', workspace], { encoding: 'utf8' }).stdout.split('\t')[0];
   console.log(`  the copy on disk                ${(Number(du) / 1e6).toFixed(0)} MB in the workspace`);
-  return same;
+  return same && answeredBefore;
 }
 
 async function rowsPart(rows: number): Promise<boolean> {

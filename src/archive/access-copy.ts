@@ -16,7 +16,9 @@
  *    rows holding all its trigrams). A sort waits for its column's index (a page that reloads).
  * A search finds the same rows either way: the index only proposes candidates, every one is
  * checked with the rule of the scan (browse-rows.ts `rowMatches`: case-insensitive substring of
- * the cell's text). LOB counts (table-summary.ts) are kept too, counted while the rows are copied.
+ * the cell's text). A search the index cannot answer scans the whole copy, in a worker thread
+ * (copy-scan.ts) so that the server answers other requests meanwhile. LOB counts (table-summary.ts)
+ * are kept too, counted while the rows are copied.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
@@ -30,6 +32,7 @@ import { columnTypeFamily } from '../siard/reader/table-rows.js';
 import { lobCounter, type LobSummary } from '../siard/reader/table-summary.js';
 import { cellText, rowView, type CellView, type RowView } from './browse-rows.js';
 import { CopyIndexer, sortIndexName } from './copy-indexer.js';
+import { CopyScans } from './copy-scan.js';
 import type { CopyProgress } from './copy-progress.js';
 import type { OpenedArchive } from './open-archive.js';
 
@@ -59,9 +62,11 @@ class AccessCopy {
     private readonly db: BetterSqlite3.Database,
     readonly file: string,
     t: SiardTableRef,
+    private readonly scans: CopyScans,
   ) {
     this.numeric = numericColumns(t);
     this.binary = binaryColumns(t);
+    // The scan's rule (browse-rows.ts rowMatches), as copy-scan.ts's worker defines it too.
     db.function('siard_has', { deterministic: true, varargs: true }, (needle: unknown, ...values: unknown[]) =>
       values.some((v) => typeof v === 'string' && v.toLowerCase().includes(needle as string)) ? 1 : 0,
     );
@@ -99,7 +104,8 @@ class AccessCopy {
     return this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?").get(sortIndexName(column)) !== undefined;
   }
 
-  page(q: CopyQuery): CopyPage {
+  /** A page of rows; a search the index cannot answer scans the copy in a worker thread (copy-scan.ts). */
+  async page(q: CopyQuery): Promise<CopyPage> {
     const where: string[] = [];
     const params: unknown[] = [];
     let by: CopyPage['by'] = 'none';
@@ -124,12 +130,30 @@ class AccessCopy {
       order = `${this.key(q.sort.column)} ${q.sort.descending ? 'DESC' : 'ASC'}, i`;
     }
     const texts = this.numeric.map((_, c) => `t${c + 1}`).join(', ');
-    const found = this.db
-      .prepare(`SELECT i, view, ${texts} FROM rows ${clause} ORDER BY ${order} LIMIT ? OFFSET ?`)
-      .raw()
-      .all(...params, q.limit, q.offset) as Array<[number, string | null, ...Array<string | null>]>;
-    const total =
-      clause === '' ? this.rowCount : (this.db.prepare(`SELECT count(*) AS n FROM rows ${clause}`).get(...params) as { n: number }).n;
+    const select = {
+      sql: `SELECT i, view, ${texts} FROM rows ${clause} ORDER BY ${order} LIMIT ? OFFSET ?`,
+      params: [...params, q.limit, q.offset],
+    };
+    const count = { sql: `SELECT count(*) FROM rows ${clause}`, params };
+    let found: Array<[number, string | null, ...Array<string | null>]>;
+    let total: number;
+    if (by === 'scan') {
+      const scanned = await this.scans.scan(this.file, select, count);
+      found = scanned.rows as typeof found;
+      total = scanned.total;
+    } else {
+      found = this.db
+        .prepare(select.sql)
+        .raw()
+        .all(...select.params) as typeof found;
+      total =
+        clause === ''
+          ? this.rowCount
+          : (this.db
+              .prepare(count.sql)
+              .pluck()
+              .get(...count.params) as number);
+    }
     const rows = found.map(([i, view, ...text]) =>
       view === null ? plainView(i, text, this.binary) : { index: i, ...(JSON.parse(view) as Omit<RowView, 'index'>) },
     );
@@ -203,6 +227,8 @@ export class AccessCopies {
   private stopped = false;
   /** index builds running, stopped by close() */
   private readonly indexers = new Set<CopyIndexer>();
+  /** searches scanning a copy, in worker threads; ended by close() */
+  private readonly scans = new CopyScans();
 
   constructor(
     /** a folder outside the storage root */
@@ -265,7 +291,7 @@ export class AccessCopies {
     const db = new Database(file);
     // WAL: the pages read from this connection while the indexer writes from its own.
     db.pragma('journal_mode = WAL');
-    build.copy = new AccessCopy(db, file, t);
+    build.copy = new AccessCopy(db, file, t, this.scans);
     if (!build.copy.indexed) {
       if (this.stopped) throw new Error(STOPPED);
       build.progress.phase = 'indexes';
@@ -300,6 +326,7 @@ export class AccessCopies {
   close(): void {
     this.stopped = true;
     for (const indexer of this.indexers) indexer.stop();
+    this.scans.stop();
     for (const b of this.builds.values()) if (b.progress.phase === 'ready') b.copy?.close();
     this.builds.clear();
   }

@@ -151,7 +151,12 @@ function copyOf(room: Room, at: TableParams, archive: OpenedArchive, t: SiardTab
 }
 
 /** A page of a table sorted, filtered or searched through its access copy (access-copy.ts), or how far its build is. */
-function throughCopy(at: TableParams, t: SiardTableRef, build: ReturnType<AccessCopies['copy']>, q: URLSearchParams): string | Reply {
+async function throughCopy(
+  at: TableParams,
+  t: SiardTableRef,
+  build: ReturnType<AccessCopies['copy']>,
+  q: URLSearchParams,
+): Promise<string | Reply> {
   const query = q.get('q') ?? '';
   const col = q.get('col') ?? '';
   const sort = sortOf(t, q);
@@ -166,7 +171,7 @@ function throughCopy(at: TableParams, t: SiardTableRef, build: ReturnType<Access
     return copyProgressPage(at, t, build.progress, { q: query || undefined, col: col || undefined }, sort.column);
   }
   const page = pageNumber(q);
-  const found = build.copy.page({
+  const found = await build.copy.page({
     ...(query !== '' ? { query } : {}),
     ...(column !== undefined ? { column } : {}),
     ...(sort ? { sort: { column: sort.index, descending: sort.descending } } : {}),

@@ -7,7 +7,8 @@
  * lies in the workspace and nothing in the root changes; a workspace inside the root is refused.
  * The indexes are built in a worker thread: held there at a pause (as a CREATE INDEX of millions of
  * rows holds it), the server still answers pages, a search through the copy, and a sort that waits
- * for its index.
+ * for its index. A search the index cannot answer scans the copy in a worker: held there at a
+ * pause (as a scan of millions of rows holds it), the server answers other pages, the search after.
  */
 import test from 'ava';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
@@ -216,6 +217,55 @@ test('the rows shown through a copy are those the table XML gives: text, NULL, i
   const docs = body(await from(`/table?id=${encodeURIComponent(ID)}&v=v2&s=main&t=docs`))!;
   t.regex(docs, /<td><span class="null">NULL<\/span><\/td>/);
   t.regex(docs, /<\/code> \(20 bytes\)/);
+});
+
+test('a search that scans the copy runs in a worker: held there (as a long scan holds it), the server answers other pages', async (t) => {
+  const pause = path.join(tempDir('siard-ocfl-serve-copy-'), 'scan-pause');
+  const room = await startServe(
+    ['--root', fx.root, '--port', '0', '--workspace', path.join(path.dirname(pause), 'room'), '--access-copy-rows', '100'],
+    { SIARD_OCFL_PAUSE: 'access-copy-scan', SIARD_OCFL_PAUSE_FILE: pause },
+  );
+  const from = async (url: string) => {
+    // A server whose thread scanned the copy would not answer until the pause ends: each request gets 5 s.
+    const res = await fetch(new URL(url, room.url), { signal: AbortSignal.timeout(5000) });
+    return { status: res.status, text: await res.text() };
+  };
+  // The copy and its indexes built first, through a sort (which scans nothing).
+  let sorted = await from(`${MANY}&sort=id&dir=desc`);
+  for (let i = 0; i < 200 && !/it is\s+ready/.test(sorted.text); i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    sorted = await from(`${MANY}&sort=id&dir=desc`);
+  }
+  t.regex(sorted.text, /it is\s+ready/);
+  // One character: below the trigram index, the copy scanned.
+  let searched = false;
+  const search = fetch(new URL(`${MANY}&col=id&q=1`, room.url)).then(async (res) => {
+    searched = true;
+    return { status: res.status, text: await res.text() };
+  });
+  for (let i = 0; i < 200 && !existsSync(`${pause}.waiting`); i++) await new Promise((r) => setTimeout(r, 50));
+  t.true(existsSync(`${pause}.waiting`), 'the scan reached its worker');
+  const plain = await from(MANY);
+  t.is(plain.status, 200);
+  t.deepEqual(
+    rowNumbers(plain.text),
+    Array.from({ length: 50 }, (_, i) => i + 1),
+  );
+  const down = await from(`${MANY}&sort=id&dir=desc`);
+  t.deepEqual(
+    rowNumbers(down.text),
+    Array.from({ length: 50 }, (_, i) => MANY_ROWS - i),
+  );
+  const indexed = await from(`${MANY}&q=QUOTED`);
+  t.regex(indexed.text, /found through the full-text index/);
+  t.false(searched, 'the scan is still held while the other pages were answered');
+  writeFileSync(pause, '');
+  const found = await search;
+  t.is(found.status, 200);
+  const withOne = fx.many.filter(([id]) => String(id).includes('1')).map(([id]) => id);
+  t.regex(found.text, /found by a scan of the access copy/);
+  t.is(total(found.text), withOne.length);
+  t.deepEqual(rowNumbers(found.text), withOne.slice(0, 50));
 });
 
 test('a workspace inside the root is refused, in one sentence', async (t) => {
