@@ -29,7 +29,7 @@ export interface SiardExportOptions {
   producerApplication?: string;
   /** date of the archive (default: today, UTC) */
   archivalDate?: Date;
-  /** deflate level for the table XML (default 6) */
+  /** deflate level for the table XML, 0-9 (default 1, writer.ts's DEFAULTS) */
   compressionLevel?: number;
   /**
    * Segment the SIARD file (S_8.5-0, S_8.6-0): no file larger than this many bytes, written as

@@ -76,6 +76,9 @@ export const DEFAULTS = {
   inlineMax: 2000,
   lobFolder: '../',
   lobDigest: 'SHA-256' as SiardDigestType,
+  // Deflate level of the table XML: level 1 deflates narrow rows in a third of level 6's CPU for 6 %
+  // more bytes (121.8 MB of XML: 16.0 against 15.1 MB), and under load the export's time follows its CPU.
+  compressionLevel: 1,
 };
 
 const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
