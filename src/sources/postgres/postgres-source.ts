@@ -185,8 +185,9 @@ export class PostgresSource implements DatabaseSource {
         i += isStreamedKind(col.mapped.kind) && col.mapped.kind !== 'largeObject' && !col.mapped.array ? 2 : 1;
       }
     }
-    const locatorAt = select.length;
-    select.push('tableoid::int8', 'ctid::text');
+    // where a row is (for reading its large values in slices), selected only when a column may need it
+    const locatorAt = streamed > 0 ? select.length : -1;
+    if (locatorAt >= 0) select.push('tableoid::int8', 'ctid::text');
     const orderBy = plan.primaryKey ? ` ORDER BY ${plan.primaryKey.columns.map(quoteIdent).join(', ')}` : '';
     const sql = `SELECT ${select.join(', ')} FROM ${qualifiedName(plan.schema, plan.name)}${orderBy}`;
     // Bound the rows held at once: each LOB column may bring up to inlineThreshold bytes per row.
@@ -201,7 +202,7 @@ export class PostgresSource implements DatabaseSource {
         for (let r = 0; r < rows.length; r++) {
           const raw = rows[r]!;
           rowNumber++;
-          const locator: Locator = { tableoid: String(raw[locatorAt]), ctid: String(raw[locatorAt + 1]) };
+          const locator: Locator = locatorAt < 0 ? NO_LOCATOR : { tableoid: String(raw[locatorAt]), ctid: String(raw[locatorAt + 1]) };
           const out: SourceValue[] = new Array(plan.columns.length);
           for (let c = 0; c < plan.columns.length; c++) {
             const value = readers[c]!(raw, columnStart[c]!, rowNumber, locator);
@@ -398,6 +399,9 @@ export class PostgresSource implements DatabaseSource {
     await this.main.end().catch(() => {});
   }
 }
+
+/** The locator of rows of a table without a value read in slices: never used. */
+const NO_LOCATOR: Locator = { tableoid: '', ctid: '' };
 
 interface Locator {
   tableoid: string;
