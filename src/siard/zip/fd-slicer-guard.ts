@@ -8,7 +8,10 @@
  * is fd-slicer's own, but a stream found destroyed at its turn reads nothing.
  */
 import { read } from 'node:fs';
-import { createRequire } from 'node:module';
+// Imported, not required at run time: the command line's bundle (scripts/bundle-cli.mjs) carries
+// yauzl, and only an import makes the guarded class the one bundled with it (a createRequire
+// found node_modules' copy, and the bundle's streams went unguarded: serve ended on that TypeError).
+import { FdSlicer } from 'yauzl/fd-slicer.js';
 
 interface Context {
   fd: number;
@@ -25,8 +28,6 @@ interface SliceStream {
   _cleanup(): void;
 }
 
-const require = createRequire(import.meta.url);
-const { FdSlicer } = require('yauzl/fd-slicer.js') as { FdSlicer: new (fd: number) => { createReadStream(o: object): object } };
 const proto = Object.getPrototypeOf(new FdSlicer(-1).createReadStream({})) as { _read(n: number): void };
 
 proto._read = function guardedRead(this: SliceStream, n: number): void {
