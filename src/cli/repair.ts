@@ -16,6 +16,7 @@ interface RepairOptions extends WorkspaceCliOptions {
 
 const DID: Record<RepairAction['kind'], string> = {
   'rolled-back-version': 'rolled back the unlisted version folder',
+  'aborted-uploads': 'aborted the unfinished uploads below',
   'finished-sidecar': 'finished the interrupted commit: rewrote the sidecar',
   'finished-declaration': 'finished the interrupted creation: wrote the object declaration',
   'removed-staging': 'removed the staging folder',

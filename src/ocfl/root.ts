@@ -366,7 +366,7 @@ export class OcflStorageRoot {
   private workspace(): Promise<Workspace> {
     this.workspacePromise ??= (async () => {
       if (isObjectStore(this.storage)) {
-        // Versions are staged on this host's disk and uploaded at commit; writers on all hosts
+        // Content goes to the store as it is staged, the inventories through this host's disk; writers on all hosts
         // exclude each other by lease objects in the store.
         const ws = await openLocalWorkspace(objectStoreWorkspaceDir(this.location, this.options.workspaceDir));
         return { ...ws, locks: this.options.locks ?? new LeaseLockProvider(this.storage, LEASE_DIR) };

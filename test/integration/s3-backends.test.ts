@@ -12,13 +12,15 @@
  */
 import test, { type ExecutionContext } from 'ava';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync, statSync, statfsSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import Database from '../../src/sources/sqlite/driver.js';
 import { runCli, BIN } from '../helpers/cli.js';
 import { startRgw, type RgwServer } from '../helpers/s3.js';
 import { HAS_SHARED, reference, PROJECT_ROOT } from '../helpers/shared.js';
 import { tempDir } from '../helpers/tmp.js';
+import { canMount, mountTmpfs } from '../helpers/tmpfs.js';
 import { readTree, writeTree } from '../helpers/file-tree.js';
 import { S3Storage } from '../../src/ocfl/storage/s3.js';
 import { forEachConcurrent } from '../../src/ocfl/concurrent.js';
@@ -205,6 +207,56 @@ both('ingest a database, audit, relocate, mets, audit again, checkout --join-chu
     photos.map((_, i) => [i + 1, `item ${i}`, true]),
   );
 });
+
+/** The version: 40 LOBs of 384 KiB and one of 12 MiB (uploaded in parts), random, about 27 MiB in all. */
+const BIG_VERSION_LOBS = [...Array.from({ length: 40 }, () => 384 * 1024), 12 * 1024 * 1024];
+
+both(
+  'an ingest whose version is 27 MiB into a 4 MiB workspace: content goes straight to the bucket, never through the workspace',
+  async (t) => {
+    const workspace = mountTmpfs('siard-ocfl-small-ws-', '4m');
+    if (!workspace) return t.fail('a 4 MiB tmpfs could not be mounted');
+    const root = await newRoot('s3', 'bigversion');
+    const work = tempDir();
+    const db = path.join(work, 'big.sqlite');
+    const conn = new Database(db);
+    conn.exec('CREATE TABLE doc (id INTEGER PRIMARY KEY, body BLOB)');
+    const insert = conn.prepare('INSERT INTO doc VALUES (?, ?)');
+    const bodies = BIG_VERSION_LOBS.map((size) => randomBytes(size));
+    bodies.forEach((b, i) => insert.run(i + 1, b));
+    conn.close();
+    const total = bodies.reduce((n, b) => n + b.length, 0);
+    t.is((await cli(['init', root])).code, 0);
+    const ingest = await cli(['ingest', `sqlite:${db}`, '--root', root, '--id', 'big', '--workspace', workspace]);
+    t.is(ingest.code, 0, ingest.stderr);
+    t.true(total > 6 * statfsSync(workspace).blocks * statfsSync(workspace).bsize, 'the version is over six times the workspace');
+    t.deepEqual(
+      readdirSync(workspace).filter((n) => n !== 'locks'),
+      [],
+      'the workspace is left empty',
+    );
+    const store = S3Storage.fromUrl(root);
+    const objectDir = (await store.walk('')).files
+      .find((f) => f.relative.endsWith('/v1/inventory.json'))!
+      .relative.slice(0, -'/v1/inventory.json'.length);
+    t.true((await store.bytesUnder(`${objectDir}/v1/content`)) > total, 'every LOB is in the bucket');
+    t.is(await store.abortUploads(''), 0, 'no upload in parts left unfinished');
+    const audit = await cli(['audit', '--root', root, '--id', 'big', '--json']);
+    t.is(audit.code, 0, audit.stdout + audit.stderr);
+    const target = path.join(work, 'restored.sqlite');
+    t.is((await cli(['restore', '--root', root, '--id', 'big', target])).code, 0);
+    const back = new Database(target, { readonly: true });
+    const rows = back.prepare('SELECT id, body FROM doc ORDER BY id').all() as Array<{ id: number; body: Buffer }>;
+    back.close();
+    t.deepEqual(
+      rows.map((r) => Buffer.from(r.body).equals(bodies[r.id - 1]!)),
+      bodies.map(() => true),
+    );
+  },
+  canMount || process.env.CI ? ['s3'] : [],
+);
+if (!canMount && !process.env.CI)
+  test.skip('s3: an ingest into a workspace smaller than its version (mounting a tmpfs is refused here)', () => {});
 
 /** Starts a put that stops (holding the object's lock) at a pause point until `go` exists. */
 function startPut(

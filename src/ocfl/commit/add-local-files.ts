@@ -4,8 +4,9 @@
  * digest in that same read: the hashing, the one cost that grows with the bytes, runs on every
  * core instead of this one (sha512 on one core of this machine: ~490 MB/s). Batches are hashed
  * while the previous batch is being placed. A new version of an existing object hashes first and
- * copies only the content the object does not hold yet. Where the workspace is not a local folder, or for a
- * handful of files, files go one by one through addFile.
+ * copies only the content the object does not hold yet. On an object store the pool only hashes, and
+ * each new file is uploaded from where it is (addToStore). For a handful of files, files go one by
+ * one through addFile.
  */
 import { SiardOcflError } from '../../errors.js';
 import { forEachConcurrent } from '../concurrent.js';
@@ -22,17 +23,65 @@ export interface LocalFile {
 const BATCH_FILES = 512;
 const PLACE_PARALLEL = 8;
 
-export async function addLocalFiles(staged: StagedVersion, files: LocalFile[], onAdded?: (added: AddedFile) => void): Promise<void> {
-  if (files.length < 2 * BATCH_FILES || !(await staged.incomingFile())) {
-    await forEachConcurrent(files, PLACE_PARALLEL, async (f) => onAdded?.(await staged.addFile(f.logicalPath, f.absolute, f.size)));
-    return;
-  }
-  const algorithms = [staged.digestAlgorithm, ...staged.fixityAlgorithms];
+/** Uploads to an object store in flight at once (small files are latency-bound PUTs). */
+const UPLOAD_PARALLEL = 16;
+
+function startPool(files: LocalFile[]): HashPool {
   const pool = new HashPool();
   pool.prepare(
     files.reduce((n, f) => n + f.size, 0),
     files.length,
   );
+  return pool;
+}
+
+function digestsRead(file: LocalFile, result: HashResult): Record<string, string> {
+  if (result.error !== undefined || !result.digests) {
+    throw new SiardOcflError(`Cannot read ${file.absolute} (for "${file.logicalPath}"): ${result.error ?? 'no digest'}.`, {
+      code: 'UNREADABLE',
+      exitCode: 2,
+    });
+  }
+  return result.digests;
+}
+
+/**
+ * A version on an object store: files are hashed by the pool (every core), batch after batch, and
+ * each new one is uploaded from its file while the next batch is hashed; content the object holds
+ * is never sent.
+ */
+async function addToStore(staged: StagedVersion, files: LocalFile[], onAdded?: (added: AddedFile) => void): Promise<void> {
+  const algorithms = [staged.digestAlgorithm, ...staged.fixityAlgorithms];
+  const pool = startPool(files);
+  const hash = (batch: LocalFile[]) =>
+    pool.hashAll(
+      batch.map((f) => ({ path: f.absolute, algorithms })),
+      batch.map((f) => f.size),
+    );
+  try {
+    let next = hash(files.slice(0, BATCH_FILES));
+    for (let start = 0; start < files.length; start += BATCH_FILES) {
+      const batch = files.slice(start, start + BATCH_FILES);
+      const results = await next;
+      if (start + BATCH_FILES < files.length) next = hash(files.slice(start + BATCH_FILES, start + 2 * BATCH_FILES));
+      await forEachConcurrent(batch, UPLOAD_PARALLEL, async (f, i) => {
+        const r = results[i]!;
+        onAdded?.(await staged.addHashedLocal(f.logicalPath, f.absolute, digestsRead(f, r), r.size ?? 0));
+      });
+    }
+  } finally {
+    await pool.close();
+  }
+}
+
+export async function addLocalFiles(staged: StagedVersion, files: LocalFile[], onAdded?: (added: AddedFile) => void): Promise<void> {
+  if (files.length >= 2 * BATCH_FILES && staged.storesContentRemotely) return addToStore(staged, files, onAdded);
+  if (files.length < 2 * BATCH_FILES || !(await staged.incomingFile())) {
+    await forEachConcurrent(files, PLACE_PARALLEL, async (f) => onAdded?.(await staged.addFile(f.logicalPath, f.absolute, f.size)));
+    return;
+  }
+  const algorithms = [staged.digestAlgorithm, ...staged.fixityAlgorithms];
+  const pool = startPool(files);
   type Read = { file: LocalFile; incoming?: string; result: HashResult };
   /** Hashes a batch on the pool; with `copy`, each file is also written into the stage in the same read. */
   const readBatch = async (batch: LocalFile[], copy: boolean): Promise<Read[]> => {
@@ -44,15 +93,7 @@ export async function addLocalFiles(staged: StagedVersion, files: LocalFile[], o
     );
     return batch.map((file, i) => ({ file, incoming: targets[i]?.incoming, result: results[i]! }));
   };
-  const digestsOf = ({ file, result }: Read): Record<string, string> => {
-    if (result.error !== undefined || !result.digests) {
-      throw new SiardOcflError(`Cannot read ${file.absolute} (for "${file.logicalPath}"): ${result.error ?? 'no digest'}.`, {
-        code: 'UNREADABLE',
-        exitCode: 2,
-      });
-    }
-    return result.digests;
-  };
+  const digestsOf = ({ file, result }: Read) => digestsRead(file, result);
   const place = (read: Read[]) =>
     forEachConcurrent(read, PLACE_PARALLEL, async (r) => {
       onAdded?.(await staged.addCopied(r.file.logicalPath, r.incoming!, digestsOf(r), r.result.size ?? 0));

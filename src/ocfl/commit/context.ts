@@ -19,6 +19,6 @@ export interface CommitContext {
 
 /** One thing recoverObject did; `path` is relative to the workspace (staging) or the storage root. */
 export interface RecoveryAction {
-  kind: 'removed-staging' | 'finished-sidecar' | 'finished-declaration' | 'rolled-back-version';
+  kind: 'removed-staging' | 'finished-sidecar' | 'finished-declaration' | 'rolled-back-version' | 'aborted-uploads';
   path: string;
 }

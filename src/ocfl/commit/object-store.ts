@@ -1,12 +1,14 @@
 /**
  * Publishing a staged version to a storage root on an object store, and repairing what a crashed
- * writer left there. The version is staged in a local workspace exactly as for a filesystem root
- * (stage.ts); only its publication differs, since an object store has no rename and no folders:
- * each key is written whole (readers see old or new bytes, never a mix), and nothing makes
- * several keys change at once. So the order of the writes carries the protocol:
+ * writer left there. An object store has no rename and no folders: each key is written whole
+ * (readers see old or new bytes, never a mix), and nothing makes several keys change at once. So
+ * the order of the writes carries the protocol:
  *
- *   1. every content file of the new version, at its final key vN/content/... (large files in
- *      parts, a few files at a time); no inventory names them yet, readers ignore them;
+ *   1. every content file of the new version, at its final key vN/content/...: uploaded by
+ *      stage.ts while the version is staged (large files in parts as their bytes come, small ones
+ *      once their digest says they are new), never through the local workspace; what a caller
+ *      staged in the workspace all the same is uploaded here first. No inventory names them yet,
+ *      readers ignore them;
  *   2. vN/inventory.json, then its sidecar;
  *   3. the root inventory.json: THE SWITCH. Before it readers see v(N-1), after it vN;
  *   4. the root sidecar. Between 3 and 4 the root sidecar is stale; readers then accept the root
@@ -18,7 +20,7 @@
  *
  * A writer killed at any point leaves the object readable at its old or its new version. What
  * it may leave, and what the next writer (holding the lease) or `repair` does about it:
- *   - keys under an unlisted vN (killed in 1 or 2): deleted;
+ *   - keys under an unlisted vN (killed in 1 or 2): deleted; uploads in parts never completed: aborted;
  *   - a stale root sidecar (killed between 3 and 4): rewritten;
  *   - a new object without its declaration (killed between 3 and 5): declaration written;
  *   - an upgraded object declaring its old version, or both (killed in 6): finished;
@@ -57,12 +59,14 @@ export async function publishToObjectStore(
     store.upload(workspace, `${staged}/${f.relative}`, `${objectPath}/${version}/${f.relative}`, f.size),
   );
   await failpoint('s3-after-content');
-  await store.putBytes(`${objectPath}/${version}/inventory.json`, await workspace.readFile(`${staged}/inventory.json`));
+  // Streamed (in parts when large): the inventory of a million files is ~620 MB, never held whole.
+  const uploadStaged = async (from: string, to: string) => store.upload(workspace, from, to, (await workspace.stat(from))?.size ?? 0);
+  await uploadStaged(`${staged}/inventory.json`, `${objectPath}/${version}/inventory.json`);
   await store.putBytes(`${objectPath}/${version}/${sidecar}`, await workspace.readFile(`${staged}/${sidecar}`));
   await failpoint('s3-after-version-inventory');
   ctx.assertHeld?.();
   const rootFrom = isNew ? `${stage}/object` : `${stage}/root`;
-  await store.putBytes(`${objectPath}/inventory.json`, await workspace.readFile(`${rootFrom}/inventory.json`));
+  await uploadStaged(`${rootFrom}/inventory.json`, `${objectPath}/inventory.json`);
   await failpoint('s3-after-root-inventory');
   await store.putBytes(`${objectPath}/${sidecar}`, await workspace.readFile(`${rootFrom}/${sidecar}`));
   await failpoint('s3-after-root-sidecar');
@@ -95,6 +99,8 @@ export async function recoverObjectStore(
     await workspace.remove(stage);
     actions.push({ kind: 'removed-staging', path: stage });
   }
+  // A writer killed while uploading content in parts leaves uploads that are no key (stage.ts).
+  if ((await store.abortUploads(objectPath)) > 0) actions.push({ kind: 'aborted-uploads', path: objectPath });
   const entries = await store.list(objectPath).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined;
     throw err;

@@ -2,14 +2,16 @@
  * A version being built: it starts from the head state of the object (empty for a new object),
  * takes content from streams, files and buffers, removes and renames logical paths, and commits.
  *
- * Each added file is written once into the workspace while one MultiHasher computes the manifest
- * digest and every fixity digest. Content whose digest the manifest already holds (from an
- * earlier version or from this one) is dropped from the workspace, not stored again.
+ * Each added file is written once into the workspace (on an object store: straight to its key)
+ * while its manifest digest and every fixity digest are computed, on worker threads for all but
+ * small content. Content whose digest the manifest already holds (from an earlier version or from
+ * this one) is dropped, not stored again.
  * Content paths are `vN/content/<logical path>` (suffixed when a renamed or removed path left
  * that name taken).
  */
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { SiardOcflError, UsageError } from '../../errors.js';
 import { assertDigestAlgorithm, MultiHasher } from '../digest.js';
@@ -27,8 +29,12 @@ import { contentWithoutFixity, type VersionMetadata } from './next-inventory.js'
 import type { KnownInventory } from '../object/object.js';
 import type { StagingBase } from './staging-base.js';
 import type { ObjectLock } from '../lock/lock.js';
-import type { WritableFile } from '../storage/storage.js';
+import { isObjectStore, type ObjectStorePublish, type WritableFile, type WriteStorage } from '../storage/storage.js';
+import { streamHash } from '../validate/stream-hashes.js';
+import { FileSystemStorage } from '../storage/fs.js';
 
+/** Content of at least this size (or of unknown size) is hashed on worker threads (stream-hashes.ts), smaller content here. */
+const WORKER_HASH_MIN = 64 * 1024;
 /** Content of at least this size (or of unknown size) is written around the page cache. */
 const DIRECT_MIN_BYTES = 256 * 1024;
 /**
@@ -38,6 +44,25 @@ const DIRECT_MIN_BYTES = 256 * 1024;
 const SMALL_MAX_BYTES = DIRECT_MIN_BYTES - 1;
 /** Small files written behind at once (at most this many times SMALL_MAX_BYTES, 16 MiB, held in memory). */
 const PENDING_WRITES_MAX = 64;
+/**
+ * On an object store, content up to this size is held in memory until its digest decides (one
+ * PUT, or none when the object holds it already); larger content is uploaded in parts while it
+ * comes, straight to its final key (storage/s3.ts's part size: a part is held anyway).
+ */
+const STORE_HOLD_MAX = 8 * 1024 * 1024;
+/** Bytes of held content being written behind at once on an object store (PUTs in flight). */
+const STORE_PENDING_BYTES_MAX = 32 * 1024 * 1024;
+
+/** Where the bytes of an added file are when its digest is known. */
+type PlacedBytes =
+  /** a file of the stage's incoming folder, renamed into place */
+  | { incoming: string }
+  /** in memory, written at their content path (or a key of the object store) */
+  | { held: Uint8Array[]; bytes: number }
+  /** being uploaded to the object store at the key of a content path reserved when it began */
+  | { upload: WritableFile; reserved: string }
+  /** a local file already hashed, uploaded to the object store only when new */
+  | { local: string };
 
 export interface StartVersionOptions {
   /** Manifest digest of a new object (an existing object keeps its own). Default sha512. */
@@ -149,6 +174,10 @@ export class StagedVersion {
   private readonly flushes: EarlyFlushes;
   /** The new inventory's type when an upgrade changes it (see StartVersionOptions.upgradeTo). */
   private readonly upgradeType: string | undefined;
+  /** The root's object store, where content goes straight to its key (undefined: a local root, content staged in the workspace). */
+  private readonly store: (WriteStorage & ObjectStorePublish) | undefined;
+  /** Bytes of held content being written behind (see STORE_PENDING_BYTES_MAX). */
+  private pendingBytes = 0;
 
   constructor(
     private readonly ctx: CommitContext,
@@ -167,6 +196,7 @@ export class StagedVersion {
     for (const alg of this.fixityAlgorithms) assertDigestAlgorithm(alg);
     this.version = nextVersionName(base?.head);
     this.flushes = new EarlyFlushes(ctx.workspace);
+    this.store = isObjectStore(ctx.root) ? ctx.root : undefined;
     this.contentDir = base?.contentDirectory ?? 'content';
     const from = base && inventoryOcflVersion(base.type);
     const upgrading = options.upgradeTo !== undefined && from !== undefined && compareOcflVersions(from, options.upgradeTo) < 0;
@@ -246,7 +276,8 @@ export class StagedVersion {
 
   private async dropOrphan(staged: NewContent): Promise<void> {
     await this.pendingWrites.get(staged.contentPath);
-    await this.ctx.workspace.remove(`${this.ctx.stage}/object/${staged.contentPath}`);
+    if (this.store) await this.store.remove(`${this.ctx.objectPath}/${staged.contentPath}`);
+    else await this.ctx.workspace.remove(`${this.ctx.stage}/object/${staged.contentPath}`);
     const taken = staged.contentPath.slice(this.contentPrefix().length);
     this.staged.release(taken);
     this.contentFolders.delete(taken);
@@ -298,8 +329,12 @@ export class StagedVersion {
   ): Promise<AddedFile> {
     this.assertOpen();
     this.assertPlaceable(logicalPath, true);
+    if (this.store) return this.addStreamToStore(logicalPath, source, options.logicalPathAtEnd);
     const { workspace, stage } = this.ctx;
-    const hasher = await MultiHasher.create([this.digestAlgorithm, ...this.fixityAlgorithms]);
+    const hash = await streamHash([this.digestAlgorithm, ...this.fixityAlgorithms], {
+      size: options.sizeHint,
+      inlineBelow: WORKER_HASH_MIN,
+    });
     const large = options.sizeHint === undefined || options.sizeHint >= DIRECT_MIN_BYTES;
     let held: Uint8Array[] | undefined = large ? undefined : [];
     let heldBytes = 0;
@@ -318,7 +353,8 @@ export class StagedVersion {
           // Copied: a producer may reuse its buffer once the chunk is handed over.
           held.push(Buffer.from(bytes));
           heldBytes += bytes.byteLength;
-          hasher.update(bytes);
+          hash.update(bytes);
+          await hash.drained();
           continue;
         }
         if (held) {
@@ -327,22 +363,107 @@ export class StagedVersion {
           for (const h of held) await file!.write(h);
           held = undefined;
         }
-        // The write runs on libuv's thread pool while this thread hashes the same (unchanged) bytes.
+        // The write runs on libuv's thread pool while a worker hashes a copy of the same bytes.
         const written = file!.write(bytes);
         try {
-          hasher.update(bytes);
+          hash.update(bytes);
         } finally {
           await written;
         }
+        await hash.drained();
       }
       await file?.close();
     } catch (err) {
+      hash.drop();
       await file?.abort();
+      throw err;
+    }
+    let hashed: { digests: Record<string, string>; size: number };
+    try {
+      hashed = await hash.finish();
+    } catch (err) {
+      if (incoming) await workspace.remove(incoming);
       throw err;
     }
     await failpoint('stage-file-written');
     // A writer may learn the file's name only at its end (the last segment of a SIARD file is `.z`).
-    return this.settleAndPlace(options.logicalPathAtEnd?.() ?? logicalPath, hasher.digests(), hasher.size, incoming, held);
+    const placed: PlacedBytes = incoming ? { incoming } : { held: held!, bytes: heldBytes };
+    return this.settleAndPlace(options.logicalPathAtEnd?.() ?? logicalPath, hashed.digests, hashed.size, placed);
+  }
+
+  /**
+   * addStream on an object store: no byte goes to the local workspace. The bytes are hashed on a
+   * worker thread (stream-hashes.ts) while they are held (small content: one PUT once the digest
+   * says it is new) or uploaded in parts to the key of a content path reserved from the logical
+   * path when the content outgrew what is held (large content: the upload is completed when the
+   * digest says it is new, else aborted, leaving no key). A file renamed before its end
+   * (`logicalPathAtEnd`) after its upload began keeps the content path it began with.
+   */
+  private async addStreamToStore(
+    logicalPath: string,
+    source: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array>,
+    logicalPathAtEnd: (() => string) | undefined,
+  ): Promise<AddedFile> {
+    const hash = await streamHash([this.digestAlgorithm, ...this.fixityAlgorithms]);
+    let held: Uint8Array[] | undefined = [];
+    let heldBytes = 0;
+    let upload: { upload: WritableFile; reserved: string } | undefined;
+    try {
+      for await (const chunk of source) {
+        // Copied: a producer may reuse its buffer once the chunk is handed over.
+        const bytes = Buffer.from(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+        hash.update(bytes);
+        if (held) {
+          held.push(bytes);
+          heldBytes += bytes.byteLength;
+          if (heldBytes > STORE_HOLD_MAX) {
+            upload = await this.beginUpload(logicalPath);
+            for (const h of held) await upload.upload.write(h);
+            held = undefined;
+          }
+        } else await upload!.upload.write(bytes);
+        await hash.drained();
+      }
+    } catch (err) {
+      hash.drop();
+      if (upload) await this.dropUpload(upload);
+      throw err;
+    }
+    let hashed: { digests: Record<string, string>; size: number };
+    try {
+      hashed = await hash.finish();
+    } catch (err) {
+      if (upload) await this.dropUpload(upload);
+      throw err;
+    }
+    // From here settleAndPlace owns the upload: it completes or aborts it.
+    const placed: PlacedBytes = upload ?? { held: held!, bytes: heldBytes };
+    return this.settleAndPlace(logicalPathAtEnd?.() ?? logicalPath, hashed.digests, hashed.size, placed);
+  }
+
+  /** Aborts an upload that will not be completed (no key is left) and frees its content path. */
+  private async dropUpload(upload: { upload: WritableFile; reserved: string }): Promise<void> {
+    await upload.upload.abort();
+    this.releaseContentPath(upload.reserved);
+  }
+
+  /** Reserves a content path for content not yet hashed and starts its upload to the object store. */
+  private async beginUpload(logicalPath: string): Promise<{ upload: WritableFile; reserved: string }> {
+    const reserved = this.chooseContentPath(logicalPath);
+    this.staged.reserve(reserved);
+    this.contentFolders.add(reserved);
+    try {
+      const upload = await this.store!.openWrite(`${this.ctx.objectPath}/${this.contentPrefix()}${reserved}`);
+      return { upload, reserved };
+    } catch (err) {
+      this.releaseContentPath(reserved);
+      throw err;
+    }
+  }
+
+  private releaseContentPath(rel: string): void {
+    this.staged.release(rel);
+    this.contentFolders.delete(rel);
   }
 
   /**
@@ -352,7 +473,8 @@ export class StagedVersion {
    */
   async incomingFile(): Promise<{ incoming: string; absolute: string } | undefined> {
     this.assertOpen();
-    const absolute = this.ctx.workspace.localPath?.(`${this.ctx.stage}/incoming`);
+    // On an object store content goes to the store, never through the workspace.
+    const absolute = this.store ? undefined : this.ctx.workspace.localPath?.(`${this.ctx.stage}/incoming`);
     if (absolute === undefined) return undefined;
     if (!this.incomingMade) {
       this.incomingMade = this.ctx.workspace.mkdir(`${this.ctx.stage}/incoming`);
@@ -372,7 +494,7 @@ export class StagedVersion {
     for (const alg of [this.digestAlgorithm, ...this.fixityAlgorithms]) {
       if (!digests[alg]) throw new SiardOcflError(`The copy of "${logicalPath}" lacks its ${alg} digest.`);
     }
-    return this.settleAndPlace(logicalPath, digests, size, incoming, undefined);
+    return this.settleAndPlace(logicalPath, digests, size, { incoming });
   }
 
   /**
@@ -394,58 +516,117 @@ export class StagedVersion {
     return { logicalPath, size, digests, contentPath: decision.contentPath, stored: false };
   }
 
+  /** Whether content goes straight to an object store (addHashedLocal), not through the workspace. */
+  get storesContentRemotely(): boolean {
+    return this.store !== undefined;
+  }
+
+  /**
+   * On an object store: adds a local file that another thread has hashed (put hashes on every
+   * core that way); its bytes are uploaded from the file, and only when the object lacks them.
+   */
+  async addHashedLocal(logicalPath: string, absolute: string, digests: Record<string, string>, size: number): Promise<AddedFile> {
+    this.assertOpen();
+    if (!this.store) throw new SiardOcflError('addHashedLocal is for versions on an object store.');
+    for (const alg of [this.digestAlgorithm, ...this.fixityAlgorithms]) {
+      if (!digests[alg]) throw new SiardOcflError(`The digests of "${logicalPath}" lack its ${alg} digest.`);
+    }
+    return this.settleAndPlace(logicalPath, digests, size, { local: absolute });
+  }
+
   /** Whether this version updates an existing object (whose content a new file may already match). */
   get updatesExisting(): boolean {
     return this.base !== undefined;
   }
 
-  /** What the digests decide (see settle), then the bytes put in place: renamed from `incoming`, or written from `held`. */
+  /**
+   * What the digests decide (see settle), then the bytes put in place: renamed from an incoming
+   * file, written from memory (to the workspace, or PUT to the object store), or an upload to the
+   * object store completed (or aborted when the content is not new).
+   */
   private async settleAndPlace(
     logicalPath: string,
     digests: Record<string, string>,
     size: number,
-    incoming: string | undefined,
-    held: Uint8Array[] | undefined,
+    placed: PlacedBytes,
   ): Promise<AddedFile> {
-    const { workspace, stage } = this.ctx;
     const digest = digests[this.digestAlgorithm]!;
-    // Bounded memory: at most PENDING_WRITES_MAX small files held for writing behind.
-    if (!incoming) while (this.pendingWrites.size >= PENDING_WRITES_MAX) await Promise.race(this.pendingWrites.values());
+    if ('held' in placed) await this.roomToWriteBehind(placed.bytes);
     let decision: ReturnType<StagedVersion['settle']>;
     try {
       // Checked again: another add may have taken a conflicting path while these bytes were read.
       this.assertPlaceable(logicalPath, true);
-      decision = this.settle(logicalPath, digest, digests, size);
+      decision = this.settle(logicalPath, digest, digests, size, 'upload' in placed ? placed.reserved : undefined);
     } catch (err) {
-      if (incoming) await workspace.remove(incoming);
+      await this.discard(placed);
       throw err;
     }
     // Registered before anything is awaited: an add that orphans this content meanwhile (the same
     // logical path replaced) must find the placement to wait for before it removes the file.
     let placing: Promise<void> | undefined;
     if (decision.stored) {
-      this.flushes.stored(size);
-      const target = `${stage}/object/${decision.contentPath}`;
-      placing = incoming ? this.placeStaged(incoming, target, size) : this.placeHeld(target, held!);
+      placing = this.place(placed, decision.contentPath, size);
+      const behind = 'held' in placed ? placed.bytes : 0;
+      this.pendingBytes += behind;
       const registered = placing
         .catch((err: Error) => {
-          if (!incoming) this.writeFailure ??= err;
+          if ('held' in placed) this.writeFailure ??= err;
         })
         .finally(() => {
+          this.pendingBytes -= behind;
           if (this.pendingWrites.get(decision.contentPath) === registered) this.pendingWrites.delete(decision.contentPath);
         });
       this.pendingWrites.set(decision.contentPath, registered);
     }
     if (decision.orphan) await this.dropOrphan(decision.orphan);
     if (!decision.stored) {
-      if (incoming) await workspace.remove(incoming);
+      await this.discard(placed);
       return { logicalPath, size: size, digests, contentPath: decision.contentPath, stored: false };
     }
     // Large content: the caller waits for its placement. Small content is written behind: the
     // digests are known already, so the caller (the next row of an export, the next file of a put)
     // goes on while the bytes go to disk; commit waits for them all (settleWrites).
-    if (incoming) await placing;
+    if (!('held' in placed)) await placing;
     return { logicalPath, size: size, digests, contentPath: decision.contentPath, stored: true };
+  }
+
+  /** Bounded memory: at most PENDING_WRITES_MAX small files (on an object store, STORE_PENDING_BYTES_MAX bytes) held for writing behind. */
+  private async roomToWriteBehind(bytes: number): Promise<void> {
+    const full = () =>
+      this.pendingWrites.size >= PENDING_WRITES_MAX ||
+      (this.store !== undefined && this.pendingBytes > 0 && this.pendingBytes + bytes > STORE_PENDING_BYTES_MAX);
+    while (full()) await Promise.race(this.pendingWrites.values());
+  }
+
+  /** Starts putting new content at its content path (the caller registers the promise). */
+  private place(placed: PlacedBytes, contentPath: string, size: number): Promise<void> {
+    if ('upload' in placed) return placed.upload.close();
+    if ('local' in placed) return this.uploadLocal(placed.local, contentPath, size);
+    if (this.store && 'held' in placed) return this.putInStore(contentPath, placed.held);
+    this.flushes.stored(size);
+    const target = `${this.ctx.stage}/object/${contentPath}`;
+    return 'incoming' in placed ? this.placeStaged(placed.incoming, target, size) : this.placeHeld(target, placed.held);
+  }
+
+  /** Drops bytes that will not be placed: an incoming file removed, an upload aborted (its reserved content path freed). */
+  private async discard(placed: PlacedBytes): Promise<void> {
+    if ('incoming' in placed) await this.ctx.workspace.remove(placed.incoming);
+    else if ('upload' in placed) await this.dropUpload(placed);
+  }
+
+  private async uploadLocal(absolute: string, contentPath: string, size: number): Promise<void> {
+    await this.store!.upload(
+      new FileSystemStorage(path.dirname(absolute)),
+      path.basename(absolute),
+      `${this.ctx.objectPath}/${contentPath}`,
+      size,
+    );
+    await failpoint('stage-file-placed');
+  }
+
+  private async putInStore(contentPath: string, chunks: Uint8Array[]): Promise<void> {
+    await this.store!.putBytes(`${this.ctx.objectPath}/${contentPath}`, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    await failpoint('stage-file-placed');
   }
 
   private async placeStaged(incoming: string, target: string, size: number): Promise<void> {
@@ -496,6 +677,8 @@ export class StagedVersion {
     digest: string,
     digests: Record<string, string>,
     size: number,
+    /** the content path reserved (below the version's content folder) when the bytes began to be stored, if they were */
+    reserved?: string,
   ): { contentPath: string; stored: boolean; orphan?: NewContent } {
     const previous = this.staged.get(logicalPath);
     if (previous === digest) {
@@ -511,9 +694,9 @@ export class StagedVersion {
       // Kept for the fixity block only: a put of a million files already stored must not hold them all.
       if (!staged && this.fixityAlgorithms.length > 0) this.extraFixity.set(digest, digests);
     } else {
-      const rel = this.chooseContentPath(logicalPath);
+      const rel = reserved ?? this.chooseContentPath(logicalPath);
       const contentPath = this.staged.store(digest, rel, digests, size);
-      this.contentFolders.add(rel);
+      if (reserved === undefined) this.contentFolders.add(rel);
       result = { contentPath, stored: true };
     }
     if (orphan) result.orphan = orphan;
@@ -643,7 +826,8 @@ export class StagedVersion {
       // An error between the renames of the publication (EIO, EROFS...) may leave an unlisted
       // version folder or a stale sidecar: settle it now, as the next writer would, while the
       // lock is still ours, instead of leaving the object invalid OCFL until then.
-      if (publishing && this.lockHeld()) await recoverObject(this.ctx).catch(() => {});
+      // On an object store the content is in the store already: its keys are rolled back the same way.
+      if ((publishing || this.store) && this.lockHeld()) await recoverObject(this.ctx).catch(() => {});
       await workspace.remove(stage).catch(() => {});
       throw err;
     } finally {
@@ -667,6 +851,8 @@ export class StagedVersion {
     try {
       await this.settleWrites(false);
       await this.flushes.settle(false);
+      // Content already uploaded to an object store: rolled back as a crashed writer's would be.
+      if (this.store && this.lockHeld()) await recoverObject(this.ctx).catch(() => {});
       await this.ctx.workspace.remove(this.ctx.stage);
     } finally {
       await this.onClose();

@@ -262,6 +262,11 @@ export class StagedState {
     return this.taken.has(this.contentPaths.find(contentPath));
   }
 
+  /** Takes a content path (below the version's content folder) for content whose digest is not known yet (see store). */
+  reserve(contentPath: string): void {
+    this.taken.add(this.contentPaths.intern(contentPath));
+  }
+
   /** Frees a content path whose file is gone. */
   release(contentPath: string): void {
     this.taken.delete(this.contentPaths.find(contentPath));

@@ -221,13 +221,25 @@ export class FileSystemStorage implements Storage {
     const durable = options.durable ?? true;
     this.filesystemSync ??= FilesystemSync.open(this.location) ?? null;
     const abs = this.resolve(rel);
-    await fsp.mkdir(path.dirname(abs), { recursive: true });
+    // The folder is made only when the open finds it missing: a version's 10,000 files in one
+    // folder cost 10,000 mkdir calls through libuv's pool otherwise.
+    const missingFolder = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOENT';
     if (options.direct && this.directWrites) {
-      const file = await openDirect(abs, { exclusive: options.exclusive ?? false, durable });
+      const direct = () => openDirect(abs, { exclusive: options.exclusive ?? false, durable });
+      const file = await direct().catch(async (err) => {
+        if (!missingFolder(err)) throw err;
+        await fsp.mkdir(path.dirname(abs), { recursive: true });
+        return direct();
+      });
       if (file) return file;
       this.directWrites = false; // this filesystem refuses O_DIRECT: ordinary writes from now on
     }
-    const handle = await fsp.open(abs, options.exclusive ? 'wx' : 'w');
+    const flags = options.exclusive ? 'wx' : 'w';
+    const handle = await fsp.open(abs, flags).catch(async (err) => {
+      if (!missingFolder(err)) throw err;
+      await fsp.mkdir(path.dirname(abs), { recursive: true });
+      return fsp.open(abs, flags);
+    });
     let closed = false;
     return {
       async write(chunk) {

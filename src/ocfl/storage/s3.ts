@@ -11,9 +11,11 @@
  */
 import { Readable, PassThrough } from 'node:stream';
 import {
+  AbortMultipartUploadCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListMultipartUploadsCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
@@ -354,6 +356,31 @@ export class S3Storage implements WriteStorage, ObjectStorePublish {
       } catch (err) {
         throw this.failure(err, rel, 'delete');
       }
+    }
+  }
+
+  /**
+   * Aborts every multipart upload begun below a folder and never completed (a writer killed while
+   * uploading): their parts take space in the store but are no key, so listings never see them.
+   */
+  async abortUploads(rel: string): Promise<number> {
+    const prefix = this.folderPrefix(rel);
+    let aborted = 0;
+    let marker: { KeyMarker?: string; UploadIdMarker?: string } = {};
+    for (;;) {
+      let page;
+      try {
+        page = await this.client.send(new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: prefix, ...marker }));
+        for (const u of page.Uploads ?? []) {
+          await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: u.Key!, UploadId: u.UploadId! }));
+          aborted++;
+        }
+      } catch (err) {
+        if (isMissing(err)) return aborted; // NoSuchUpload: aborted meanwhile
+        throw this.failure(err, rel, 'clean up uploads below');
+      }
+      if (!page.IsTruncated) return aborted;
+      marker = { KeyMarker: page.NextKeyMarker, UploadIdMarker: page.NextUploadIdMarker };
     }
   }
 

@@ -168,6 +168,8 @@ export interface ObjectStorePublish {
   putIfMatch(path: string, bytes: Uint8Array, etag: string): Promise<ConditionalPut>;
   /** Bytes and version token of a small object; undefined when missing. */
   getWithTag(path: string): Promise<{ bytes: Buffer; etag: string; lastModified: Date } | undefined>;
+  /** Aborts the multipart uploads begun below a folder and never completed (a killed writer's); how many. */
+  abortUploads(path: string): Promise<number>;
   /** Copies a file of a local storage (a staged version) to `to` here, streamed (multipart when large). */
   upload(source: ReadStorage, from: string, to: string, size: number): Promise<void>;
 }

@@ -34,7 +34,7 @@ export interface HashBatchResult {
  * worker is hash-worker.ts, and Node 20 does not apply the parent's `--import=tsx` hooks inside
  * workers, so a one-line bootstrap registers tsx there first.
  */
-function startWorker(): Worker {
+export function startWorker(): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./hash-worker.js', import.meta.url));
   const tsxApi = import.meta.resolve('tsx/esm/api');
   const worker = new URL('./hash-worker.ts', import.meta.url).href;
