@@ -1,0 +1,212 @@
+/**
+ * Issue 39's rows for files and fixity, in one run: each verb against the tool a user would pick
+ * instead, on the same bytes, alternating ours and the peer's, best of BENCH_ROUNDS (3) each, with
+ * CPU seconds (user + system) and peak RSS (/usr/bin/time) and the load average beside each run:
+ *
+ *   ingest of 10,000 LOBs of 100 KiB (an SQLite table)  vs  cp -r of the same bytes as files + sync
+ *   put of a folder of 10,000 files of 100 KiB          vs  cp -r of that folder + sync
+ *   audit of the ingested object (1 GB)                 vs  find | xargs -0 -P2 sha512sum of its files
+ *   validate of a root of 100,000 files of 2-4 KiB      vs  find | xargs -0 -P2 sha512sum of its files
+ *
+ * And the floor of each writing row: what no writer of a fixity-checked copy can avoid is writing
+ * the bytes (cp + sync) and hashing them (sha512 for the manifest, and for ingest sha256 for the
+ * LOB digest the SIARD cell carries), on two cores; measured here as `xargs -P2 -n 64 sha512sum`
+ * (and sha256sum) of the same files. The floor ratio is cp+sync / max(cp+sync, hashing): the best
+ * a writer could reach if writing and hashing overlapped perfectly.
+ *
+ * Inputs are read once before each run (warm page cache, as a repository's nightly job finds its
+ * newest data); every written copy is removed after its run. Disk: ~1 GB of database, ~1 GB of
+ * files, one copy at a time, ~0.5 GB of small files.
+ *
+ *   npm run build && node --import=tsx bench/throughput.bench.ts
+ *   BENCH_TP_LOBS=2000 BENCH_TP_SMALL=20000 BENCH_ROUNDS=1 for a smaller run
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from '../src/sources/sqlite/driver.js';
+import { loadLayout0003 } from '../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { initRoot } from '../src/ocfl/root.js';
+
+const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const BIN = path.join(PROJECT, 'bin', 'siard-ocfl');
+const LOBS = Number(process.env.BENCH_TP_LOBS ?? 10_000);
+const LOB_BYTES = 100 * 1024;
+const SMALL = Number(process.env.BENCH_TP_SMALL ?? 100_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+
+interface Run {
+  seconds: number;
+  cpu: number;
+  rssMiB: number;
+  load: number;
+}
+
+/** One run under /usr/bin/time (sh -c), its inputs read first; `then` (e.g. sync) is timed with it. */
+function measure(label: string, script: string, inputs: string[], cwd: string): Run {
+  for (const input of inputs) spawnSync('sh', ['-c', `find '${input}' -type f -print0 | xargs -0 cat > /dev/null`]);
+  const load = os.loadavg()[0]!;
+  const started = process.hrtime.bigint();
+  const r = spawnSync('/usr/bin/time', ['-f', '__T__ %M %U %S', 'sh', '-c', script], { cwd, encoding: 'utf8', maxBuffer: 1 << 26 });
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  if (r.status !== 0) throw new Error(`${label} failed (${r.status}): ${r.stderr.slice(-2000)}`);
+  const m = /__T__ (\d+) ([\d.]+) ([\d.]+)/.exec(r.stderr)!;
+  const run = { seconds, cpu: Number(m[2]) + Number(m[3]), rssMiB: Number(m[1]) / 1024, load };
+  process.stdout.write(
+    `  ${label.padEnd(52)} ${seconds.toFixed(2).padStart(7)} s  cpu ${run.cpu.toFixed(2).padStart(6)} s  ` +
+      `peak ${run.rssMiB.toFixed(0).padStart(4)} MiB  load ${load.toFixed(1)}\n`,
+  );
+  return run;
+}
+
+const best = (runs: Run[]) => runs.reduce((a, b) => (b.seconds < a.seconds ? b : a));
+
+/** The LOB bytes: each distinct (its number in front), cut from a random pool. */
+function lobBytes(pool: Buffer, i: number, size: number): Buffer {
+  const start = (i * 104729) % (pool.length - size);
+  const b = Buffer.from(pool.subarray(start, start + size));
+  b.writeUInt32BE(i, 0);
+  return b;
+}
+
+function buildInputs(db: string, folder: string): void {
+  const pool = randomBytes(1 << 24);
+  const d = new Database(db);
+  d.pragma('journal_mode = OFF');
+  d.exec('CREATE TABLE documents (id INTEGER PRIMARY KEY, body BLOB NOT NULL)');
+  const insert = d.prepare('INSERT INTO documents VALUES (?, ?)');
+  d.transaction(() => {
+    for (let i = 1; i <= LOBS; i++) {
+      const body = lobBytes(pool, i, LOB_BYTES);
+      insert.run(i, body);
+      const dir = path.join(folder, `lobs${Math.floor(i / 1000)}`);
+      if (i % 1000 === 0 || i === 1) mkdirSync(dir, { recursive: true });
+      writeFileSync(path.join(dir, `record${i}.bin`), body);
+    }
+  })();
+  d.close();
+}
+
+/** 100 files a folder, 1,000 an object, written directly (this measures validation, not a writer). */
+async function buildSmallRoot(root: string): Promise<void> {
+  const layout = await loadLayout0003();
+  await initRoot(root, layout);
+  const pool = randomBytes(1 << 22);
+  const sha512 = (b: Buffer | string) => createHash('sha512').update(b).digest('hex');
+  for (let o = 0; o * 1000 < SMALL; o++) {
+    const id = `urn:bench:small:${o}`;
+    const dir = path.join(root, layout.objectPath(id));
+    const manifest: Record<string, string[]> = {};
+    const state: Record<string, string[]> = {};
+    for (let i = o * 1000; i < Math.min(SMALL, (o + 1) * 1000); i++) {
+      const bytes = lobBytes(pool, i, 2048 + ((i * 7919) % 2048));
+      const logical = `d${Math.floor(i / 100) % 10}/f${i}.bin`;
+      const file = path.join(dir, 'v1', 'content', logical);
+      if (i % 100 === 0 || i === o * 1000) mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, bytes);
+      const d = sha512(bytes);
+      (manifest[d] ??= []).push(`v1/content/${logical}`);
+      (state[d] ??= []).push(logical);
+    }
+    const created = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    const user = { name: 'bench', address: 'mailto:bench@example.org' };
+    const inv = JSON.stringify({
+      id,
+      type: 'https://ocfl.io/1.1/spec/#inventory',
+      digestAlgorithm: 'sha512',
+      head: 'v1',
+      manifest,
+      versions: { v1: { created, message: 'bench', user, state } },
+    });
+    writeFileSync(path.join(dir, '0=ocfl_object_1.1'), 'ocfl_object_1.1\n');
+    for (const where of ['', 'v1']) {
+      writeFileSync(path.join(dir, where, 'inventory.json'), inv);
+      writeFileSync(path.join(dir, where, 'inventory.json.sha512'), `${sha512(inv)} inventory.json\n`);
+    }
+  }
+}
+
+const cli = (args: string) => `'${process.execPath}' '${BIN}' ${args}`;
+const hashAll = (tool: string, dir: string) => `find '${dir}' -type f -print0 | xargs -0 -P2 ${tool} > /dev/null`;
+const hashOnTwoCores = (tool: string, dir: string) => `find '${dir}' -type f -print0 | xargs -0 -P2 -n 64 ${tool} > /dev/null`;
+
+async function main(): Promise<void> {
+  // BENCH_TP_WORK: a folder whose inputs are kept for the next run (built when missing), e.g. to build them before a quiet slot.
+  const kept = process.env.BENCH_TP_WORK;
+  const work = kept ?? mkdtempSync(path.join(os.tmpdir(), 'siard-ocfl-throughput-'));
+  try {
+    process.stdout.write(`bench/throughput: ${LOBS} LOBs of 100 KiB, ${SMALL} small files; ${os.availableParallelism()} cores\n`);
+    const db = path.join(work, 'lobs.sqlite');
+    const folder = path.join(work, 'files');
+    const small = path.join(work, 'small');
+    if (!kept || !existsSync(path.join(work, 'built'))) {
+      rmSync(work, { recursive: true, force: true });
+      mkdirSync(work, { recursive: true });
+      buildInputs(db, folder);
+      await buildSmallRoot(small);
+      writeFileSync(path.join(work, 'built'), '');
+    }
+    spawnSync('sync');
+    if (ROUNDS === 0) return; // BENCH_ROUNDS=0: the inputs only
+    const runs: Record<string, Run[]> = {};
+    const add = (key: string, run: Run) => (runs[key] ??= []).push(run);
+    const copy = path.join(work, 'copy');
+    const root = path.join(work, 'root');
+    const fresh = () => {
+      rmSync(copy, { recursive: true, force: true });
+      rmSync(root, { recursive: true, force: true });
+      rmSync(path.join(work, '.root.siard-ocfl-work'), { recursive: true, force: true });
+    };
+    for (let round = 1; round <= ROUNDS; round++) {
+      process.stdout.write(`round ${round} of ${ROUNDS}\n`);
+      fresh();
+      add('cp', measure(`cp -r + sync (${LOBS} x 100 KiB)`, `cp -r '${folder}' '${copy}' && sync`, [folder], work));
+      fresh();
+      spawnSync(process.execPath, [BIN, 'init', root]);
+      add(
+        'put',
+        measure('siard-ocfl put + sync', `${cli(`put --root '${root}' --id folder '${folder}'`)} > /dev/null && sync`, [folder], work),
+      );
+      fresh();
+      spawnSync(process.execPath, [BIN, 'init', root]);
+      add(
+        'ingest',
+        measure('siard-ocfl ingest + sync', `${cli(`ingest 'sqlite:${db}' --root '${root}' --id db`)} > /dev/null && sync`, [db], work),
+      );
+      const objectDir = path.join(
+        root,
+        spawnSync(process.execPath, [BIN, 'path', '--root', root, 'db'], { encoding: 'utf8' }).stdout.trim(),
+      );
+      add('sumObject', measure('xargs -P2 sha512sum (the ingested object)', hashAll('sha512sum', objectDir), [objectDir], work));
+      add('audit', measure('siard-ocfl audit', `${cli(`audit --root '${root}' --id db`)} > /dev/null`, [objectDir], work));
+      add('sumSmall', measure(`xargs -P2 sha512sum (${SMALL} small files)`, hashAll('sha512sum', small), [small], work));
+      add('validate', measure(`siard-ocfl validate (${SMALL} small files)`, `${cli(`validate '${small}'`)} > /dev/null`, [small], work));
+      add('floor512', measure(`floor: xargs -P2 -n 64 sha512sum (the ${LOBS} files)`, hashOnTwoCores('sha512sum', folder), [folder], work));
+      add('floor256', measure(`floor: xargs -P2 -n 64 sha256sum (the ${LOBS} files)`, hashOnTwoCores('sha256sum', folder), [folder], work));
+    }
+    fresh();
+    const b = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, best(v)]));
+    const row = (work: string, ours: Run, peer: Run, peerName: string, goal: number, floor?: number) => {
+      const ratio = `${(peer.seconds / ours.seconds).toFixed(2)}x (${ours.seconds.toFixed(2)} s vs ${peer.seconds.toFixed(2)} s)`;
+      const target = `${goal.toFixed(2)}x${floor === undefined ? '' : `; floor ${floor.toFixed(2)}x`}`;
+      const cost = `${ours.cpu.toFixed(1)} s | ${ours.rssMiB.toFixed(0)} MiB | ${ours.load.toFixed(1)}`;
+      process.stdout.write(`| ${work} | ${peerName} | ${ratio} | ${target} | ${cost} |\n`);
+    };
+    const floorOf = (hashing: number) => b.cp!.seconds / Math.max(b.cp!.seconds, hashing);
+    process.stdout.write(`\nbest of ${ROUNDS}, ${new Date().toISOString().slice(0, 16)}Z\n`);
+    process.stdout.write(
+      '| work | peer, same run | ratio (ours vs peer) | goal; floor | our CPU | our peak RSS | load |\n|---|---|---|---|---|---|---|\n',
+    );
+    row(`ingest ${LOBS} LOBs of 100 KiB`, b.ingest!, b.cp!, '`cp -r` + `sync`', 0.5, floorOf(b.floor512!.seconds + b.floor256!.seconds));
+    row(`\`put\` of ${LOBS} x 100 KiB`, b.put!, b.cp!, '`cp -r` + `sync`', 0.5, floorOf(b.floor512!.seconds));
+    row('`audit` of the LOB object', b.audit!, b.sumObject!, '`xargs -P2 sha512sum`', 0.9);
+    row(`\`validate\` of ${SMALL} files of 2-4 KiB`, b.validate!, b.sumSmall!, '`xargs -P2 sha512sum`', 0.6);
+  } finally {
+    if (!kept) rmSync(work, { recursive: true, force: true });
+  }
+}
+
+await main();
