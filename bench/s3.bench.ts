@@ -23,6 +23,7 @@ import { readFileSync } from 'node:fs';
 import { forEachConcurrent } from '../src/ocfl/concurrent.js';
 import { clientFromEnvironment, S3Storage } from '../src/ocfl/storage/s3.js';
 import { FileSystemStorage } from '../src/ocfl/storage/fs.js';
+import { reportRow } from './readme-rows.js';
 
 const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(PROJECT, 'bin', 'siard-ocfl');
@@ -127,6 +128,20 @@ try {
       `GET ${(rawBytes / MiB / rawGet).toFixed(1)} MB/s (${keys.length} keys)`,
   );
   const total = folderBytes + lobBytes;
+  // The README's rows (issue 39): one run each here, ours and the peer's on the same gateway.
+  const rate = (bytes: number, seconds: number) => bytes / MiB / seconds;
+  reportRow({
+    id: 's3-put',
+    ours: `${rate(folderBytes, times.s3!.put!).toFixed(1)} MB/s`,
+    peer: `${rate(folderBytes, rawPut).toFixed(1)} MB/s`,
+    ratio: rate(folderBytes, times.s3!.put!) / rate(folderBytes, rawPut),
+  });
+  reportRow({
+    id: 's3-validate',
+    ours: `${rate(total, times.s3!.validate!).toFixed(1)} MB/s`,
+    peer: `${rate(rawBytes, rawGet).toFixed(1)} MB/s`,
+    ratio: rate(total, times.s3!.validate!) / rate(rawBytes, rawGet),
+  });
   for (const [verb, bytes] of [
     ['put', folderBytes],
     ['ingest', lobBytes],
