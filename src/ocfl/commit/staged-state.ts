@@ -3,7 +3,7 @@
  * paths refer to each digest, the content this version stores (digest -> content path, size,
  * fixity digests) and the content paths it took. As Maps of strings this cost ~1 KB per file at a
  * million files (a 128-character digest string, path strings, a Map entry in each of five maps);
- * here paths are UTF-8 and digests raw bytes in growing arenas (key-arena.ts), and everything
+ * here paths are UTF-8 and digests raw bytes in growing arenas (inventory/arena.ts KeyArena), and everything
  * else typed arrays indexed by the key numbers. Strings are made only when asked for.
  *
  * A key once added keeps its number: a path removed from the state, or content dropped, stays in
@@ -16,7 +16,7 @@
 import { SiardOcflError } from '../../errors.js';
 import { DIGEST_HEX_LENGTH } from '../digest.js';
 import type { PathBlock } from '../inventory/chunks.js';
-import { grown, KeyArena } from '../inventory/key-arena.js';
+import { grown, KeyArena } from '../inventory/arena.js';
 
 export interface NewContent {
   contentPath: string;

@@ -130,9 +130,8 @@ export class ViewBase extends BaseHeader implements StagingBase {
   /** The content paths a fixity block lists under a lower-case digest (none: an empty list). */
   fixityPaths(algorithm: string, digest: string): string[] {
     const block = this.view.fixityBlock(algorithm);
-    if (!block || digest.length !== 2 * block.digestSize || !/^[0-9a-f]*$/.test(digest)) return [];
-    const k = block.find(Buffer.from(digest, 'hex'));
-    return k < 0 ? [] : block.pathsOf(k);
+    const k = block ? block.findHex(digest) : -1;
+    return k < 0 ? [] : block!.pathsOf(k);
   }
 
   /** Whether a fixity block lists a content path (under any digest). */

@@ -3,7 +3,7 @@
  * digests as bytes, paths as UTF-8 in an arena, strings made only when asked for. The readers'
  * InventoryView and the validator's checks (validate/check-block.ts) share it.
  */
-import { emptyTable, hashBytes, RangeTable, type Arena } from './arena.js';
+import { emptyTable, hashBytes, PathIndex, textAt, type Arena } from './arena.js';
 import type { BlockParts } from './path-block-windows.js';
 
 /**
@@ -16,10 +16,9 @@ export class DigestBlock {
   /** Whether the digests ascend (then no table), and where the next search starts: lookups in order cost a few compares. */
   private ascending = false;
   private next = 0;
-  /** path index -> its entry, and whether an earlier path is the same: built with the path index */
+  /** The paths indexed, and the entry of each path: built when a lookup by path first needs them. */
+  private pathIndex: PathIndex | undefined;
   private entryOfPath: Uint32Array | undefined;
-  private repeated: Uint8Array | undefined;
-  private pathTable: RangeTable | undefined;
 
   constructor(
     /** Digest k as bytes: digests[k * size, (k + 1) * size). */
@@ -72,6 +71,12 @@ export class DigestBlock {
     return true;
   }
 
+  /** The entry of a digest given as lower-case hex, or -1 (for anything else too). */
+  findHex(digest: string): number {
+    if (digest.length !== 2 * this.size || !/^[0-9a-f]*$/.test(digest)) return -1;
+    return this.find(Buffer.from(digest, 'hex'));
+  }
+
   /** The entry of a digest given as bytes, or -1. */
   find(digest: Uint8Array): number {
     if (digest.length !== this.size) return -1;
@@ -112,10 +117,6 @@ export class DigestBlock {
     return this.digests.toString('hex', k * this.size, (k + 1) * this.size);
   }
 
-  private pathAt(p: number): string {
-    return this.paths.bytes.toString('utf8', this.paths.start[p], this.paths.end[p]);
-  }
-
   /** Entry indexes in the order of their digests (the order of their hex keys); no sort when already in it. */
   sortedEntries(): Uint32Array {
     return (this.order ??= this.sortEntries());
@@ -136,12 +137,12 @@ export class DigestBlock {
 
   /** The first path of entry k as listed (a manifest entry's: where its bytes are read). */
   firstPathOf(k: number): string {
-    return this.pathAt(this.firstPath[k]!);
+    return textAt(this.paths, this.firstPath[k]!);
   }
 
   pathsOf(k: number): string[] {
     const out: string[] = [];
-    for (let p = this.firstPath[k]!; p < this.firstPath[k + 1]!; p++) out.push(this.pathAt(p));
+    for (let p = this.firstPath[k]!; p < this.firstPath[k + 1]!; p++) out.push(textAt(this.paths, p));
     return out;
   }
 
@@ -150,36 +151,21 @@ export class DigestBlock {
    * path -> digest entry by entry, which is how a full parse is read by path.
    */
   *uniquePaths(): IterableIterator<string> {
-    this.indexPaths();
-    const repeated = this.repeated!;
-    for (let p = 0; p < repeated.length; p++) if (!repeated[p]) yield this.pathAt(p);
+    const index = this.indexPaths();
+    for (let p = 0; p < this.paths.start.length; p++) if (index.isFirst(p)) yield textAt(this.paths, p);
   }
 
   /** The lower-case hex digest listing a path (the last one, if several do), or undefined. */
   digestOfPath(path: string): string | undefined {
-    const query = Buffer.from(path, 'utf8');
-    const p = this.indexPaths().find(query, 0, query.length);
+    const p = this.indexPaths().find(path);
     return p < 0 ? undefined : this.digestOf(this.entryOfPath![p]!);
   }
 
-  /** The path table: each distinct path at its first listing, which answers the entry of its last (as a Map set in order). */
-  private indexPaths(): RangeTable {
-    if (this.pathTable) return this.pathTable;
-    const { bytes, start, end } = this.paths;
-    const n = start.length;
-    const entryOfPath = new Uint32Array(n);
+  /** The index of the paths, and the entry of each path. */
+  private indexPaths(): PathIndex {
+    if (this.pathIndex) return this.pathIndex;
+    const entryOfPath = (this.entryOfPath = new Uint32Array(this.paths.start.length));
     for (let k = 0; k < this.entries; k++) entryOfPath.fill(k, this.firstPath[k], this.firstPath[k + 1]);
-    const repeated = new Uint8Array(n);
-    const table = new RangeTable(n, bytes, start, end);
-    for (let p = 0; p < n; p++) {
-      const first = table.add(p);
-      if (first < 0) continue;
-      repeated[p] = 1;
-      entryOfPath[first] = entryOfPath[p]!;
-    }
-    this.entryOfPath = entryOfPath;
-    this.repeated = repeated;
-    this.pathTable = table;
-    return table;
+    return (this.pathIndex = new PathIndex(this.paths));
   }
 }

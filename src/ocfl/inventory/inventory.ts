@@ -52,6 +52,11 @@ export class InventoryError extends SiardOcflError {
 
 const VERSION_RE = /^v(\d+)$/;
 
+/** The error of a version the object lacks (NO_SUCH_VERSION). */
+export function noSuchVersion(id: string, version: string, head: string): SiardOcflError {
+  return new SiardOcflError(`Object "${id}" has no version ${version} (head is ${head}).`, { code: 'NO_SUCH_VERSION' });
+}
+
 export function versionNumber(name: string): number {
   const m = VERSION_RE.exec(name);
   if (!m) throw new InventoryError(`"${name}" is not a version name (v1, v2, ... or zero-padded).`);

@@ -5,8 +5,7 @@
  * manifest lacks). Each lookup is built on first use and kept: a million paths are not re-indexed
  * per question.
  */
-import { SiardOcflError } from '../../errors.js';
-import { type Inventory, InventoryError, type InventoryVersionSummary, versionNumber, versionSummary } from './inventory.js';
+import { type Inventory, InventoryError, noSuchVersion, type InventoryVersionSummary, versionNumber, versionSummary } from './inventory.js';
 import type { InventoryModel, VersionListing } from './view.js';
 
 export class ParsedView implements InventoryModel {
@@ -56,8 +55,7 @@ export class ParsedView implements InventoryModel {
   state(version = this.head): ReadonlyMap<string, string> {
     let state = this.states.get(version);
     if (state) return state;
-    if (!this.hasVersion(version))
-      throw new SiardOcflError(`Object "${this.id}" has no version ${version} (head is ${this.head}).`, { code: 'NO_SUCH_VERSION' });
+    if (!this.hasVersion(version)) throw noSuchVersion(this.id, version, this.head);
     const entries: Array<[string, string]> = [];
     const listed = this.inventory.versions[version]!.state;
     for (const digest in listed) {

@@ -15,11 +15,18 @@
  * declines too (not plain, a state digest the manifest lacks or lists twice) and when the file
  * changed between the passes.
  */
-import { SiardOcflError } from '../../errors.js';
 import type { ReadStorage } from '../storage/storage.js';
+import { textAt } from './arena.js';
 import { DigestBlock } from './digest-block.js';
 import { readHashedWindows } from './hashed-windows.js';
-import { inventoryFromJson, InventoryError, versionNumber, versionSummary, type InventoryVersionSummary } from './inventory.js';
+import {
+  inventoryFromJson,
+  InventoryError,
+  noSuchVersion,
+  versionNumber,
+  versionSummary,
+  type InventoryVersionSummary,
+} from './inventory.js';
 import type { EntryVisitor } from './path-block-windows.js';
 import { plainOfParts } from './plain.js';
 import { type InventoryModel, StateView, type VersionListing } from './view.js';
@@ -68,8 +75,7 @@ export class VersionView implements InventoryModel {
     const checked = inventoryFromJson(plain.skeleton, `${storage.location}/${where}`);
     const name = version === 'head' ? checked.head : version;
     const state = plain.blocks.states.get(name);
-    if (!state)
-      throw new SiardOcflError(`Object "${checked.id}" has no version ${name} (head is ${checked.head}).`, { code: 'NO_SUCH_VERSION' });
+    if (!state) throw noSuchVersion(checked.id, name, checked.head);
     const block = DigestBlock.ofParts(state, plain.blocks.digestSize);
     // Not kept (`head` came after `versions`), or a digest listed twice: read as InventoryView does.
     if (state.paths.start.length !== state.pathCount || !block.indexSorted()) return undefined;
@@ -117,7 +123,7 @@ export class VersionView implements InventoryModel {
     const entryOf = this.entryOf();
     return {
       size: entryOf.length,
-      logicalPath: (i) => paths.bytes.toString('utf8', paths.start[i], paths.end[i]),
+      logicalPath: (i) => textAt(paths, i),
       digest: (i) => this.block.digestOf(entryOf[i]!),
       contentPath: (i) => this.contentPathOf(entryOf[i]!),
     };
@@ -125,8 +131,7 @@ export class VersionView implements InventoryModel {
 
   /** The content path of a digest of the version read (its first, where its bytes are read); undefined for any other. */
   manifestPaths(digest: string): string[] | undefined {
-    if (digest.length !== 2 * this.block.digestSize || !/^[0-9a-f]*$/.test(digest)) return undefined;
-    const k = this.block.find(Buffer.from(digest, 'hex'));
+    const k = this.block.findHex(digest);
     return k < 0 ? undefined : [this.contentPathOf(k)];
   }
 
@@ -151,8 +156,7 @@ export class VersionView implements InventoryModel {
 
   private only(version: string): void {
     if (version === this.version) return;
-    if (!this.hasVersion(version))
-      throw new SiardOcflError(`Object "${this.id}" has no version ${version} (head is ${this.head}).`, { code: 'NO_SUCH_VERSION' });
+    if (!this.hasVersion(version)) throw noSuchVersion(this.id, version, this.head);
     throw new Error(`The reader of object "${this.id}" holds version ${this.version} only, not ${version}.`);
   }
 
@@ -162,7 +166,7 @@ export class VersionView implements InventoryModel {
     if (prefix === UNLISTED) throw new InventoryError(`Object "${this.id}" has no manifest entry for digest ${this.block.digestOf(k)}.`);
     const { paths, firstPath } = this.block;
     const p = firstPath[k]!;
-    return this.content.prefixes[prefix]! + paths.bytes.toString('utf8', paths.start[p], paths.end[p]);
+    return this.content.prefixes[prefix]! + textAt(paths, p);
   }
 }
 

@@ -10,10 +10,16 @@
  * the error when there is one. Every check parseInventory makes is made here too (the header
  * fields through inventoryFromJson itself), so a reader accepts exactly what it accepted before.
  */
-import { SiardOcflError } from '../../errors.js';
-import { inventoryFromJson, versionNumber, versionSummary, type Inventory, type InventoryVersionSummary } from './inventory.js';
+import {
+  inventoryFromJson,
+  noSuchVersion,
+  versionNumber,
+  versionSummary,
+  type Inventory,
+  type InventoryVersionSummary,
+} from './inventory.js';
 import { plainOfParts, type PlainInventory } from './plain.js';
-import { RangeTable, type Arena } from './arena.js';
+import { OrderedMap, PathIndex, textAt, type Arena } from './arena.js';
 import type { DigestBlock } from './digest-block.js';
 import { InventoryWindows } from './windows.js';
 
@@ -21,15 +27,13 @@ const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0
 
 /**
  * One version's logical state: logical path -> digest, in code-unit order of the paths. Looked up
- * through a table of its paths; sorted only when first gone through (a reader that looks paths up,
+ * through an index of its paths; sorted only when first gone through (a reader that looks paths up,
  * the reading room's, never sorts a million of them).
  */
-export class StateView implements ReadonlyMap<string, string> {
-  private readonly table: RangeTable;
-  /** A path listed twice: its first listing (the one the table finds) -> its last (whose digest it has, as in a Map built in order). */
-  private readonly last = new Map<number, number>();
+export class StateView extends OrderedMap<string> {
+  private readonly index: PathIndex;
   private sorted: Uint32Array | undefined;
-  readonly size: number;
+  protected readonly count: number;
 
   constructor(
     private readonly paths: Arena,
@@ -37,74 +41,42 @@ export class StateView implements ReadonlyMap<string, string> {
     private readonly entryOf: Uint32Array,
     private readonly digestOfEntry: (entry: number) => string,
   ) {
-    const { bytes, start, end } = paths;
-    this.table = new RangeTable(start.length, bytes, start, end);
-    let repeats = 0;
-    for (let p = 0; p < start.length; p++) {
-      const first = this.table.add(p);
-      if (first < 0) continue;
-      this.last.set(first, p);
-      repeats++;
-    }
-    this.size = start.length - repeats;
+    super();
+    this.index = new PathIndex(paths);
+    this.count = this.index.size;
   }
 
   /** Path indexes (each path's first listing) in code-unit order of the paths. */
   private get order(): Uint32Array {
     if (this.sorted) return this.sorted;
     const { bytes, start, end } = this.paths;
-    const order = new Uint32Array(this.size);
-    for (let p = 0, j = 0; p < start.length; p++) if (this.table.find(bytes, start[p]!, end[p]!) === p) order[j++] = p;
+    const order = new Uint32Array(this.count);
+    for (let p = 0, j = 0; p < start.length; p++) if (this.index.isFirst(p)) order[j++] = p;
     // UTF-8 byte order is code-point order, which differs from JavaScript's code-unit order only
     // between characters above U+FFFF and U+E000-U+FFFF (bytes from 0xEE): those states sort as strings.
     if (bytes.some((b) => b >= 0xee)) {
       const names = new Map<number, string>();
-      for (const p of order) names.set(p, this.pathAt(p));
+      for (const p of order) names.set(p, textAt(this.paths, p));
       order.sort((a, b) => byCodeUnit(names.get(a)!, names.get(b)!));
     } else order.sort((a, b) => bytes.compare(bytes, start[b]!, end[b]!, start[a]!, end[a]!));
     return (this.sorted = order);
   }
 
-  private pathAt(p: number): string {
-    return this.paths.bytes.toString('utf8', this.paths.start[p], this.paths.end[p]);
+  protected keyAt(i: number): string {
+    return textAt(this.paths, this.order[i]!);
   }
 
-  private digestAt(p: number): string {
-    return this.digestOfEntry(this.entryOf[this.last.get(p) ?? p]!);
-  }
-
-  private find(logicalPath: string): number {
-    const query = Buffer.from(logicalPath, 'utf8');
-    return this.table.find(query, 0, query.length);
+  protected valueAt(i: number): string {
+    return this.digestOfEntry(this.entryOf[this.index.lastOf(this.order[i]!)]!);
   }
 
   get(logicalPath: string): string | undefined {
-    const p = this.find(logicalPath);
-    return p < 0 ? undefined : this.digestAt(p);
+    const p = this.index.find(logicalPath);
+    return p < 0 ? undefined : this.digestOfEntry(this.entryOf[p]!);
   }
 
-  has(logicalPath: string): boolean {
-    return this.find(logicalPath) >= 0;
-  }
-
-  *entries(): MapIterator<[string, string]> {
-    for (const p of this.order) yield [this.pathAt(p), this.digestAt(p)];
-  }
-
-  *keys(): MapIterator<string> {
-    for (const p of this.order) yield this.pathAt(p);
-  }
-
-  *values(): MapIterator<string> {
-    for (const p of this.order) yield this.digestAt(p);
-  }
-
-  [Symbol.iterator](): MapIterator<[string, string]> {
-    return this.entries();
-  }
-
-  forEach(callback: (value: string, key: string, map: ReadonlyMap<string, string>) => void, thisArg?: unknown): void {
-    for (const [key, value] of this.entries()) callback.call(thisArg, value, key, this);
+  override has(logicalPath: string): boolean {
+    return this.index.find(logicalPath) >= 0;
   }
 }
 
@@ -248,6 +220,12 @@ export class InventoryView implements InventoryModel {
     return new InventoryView(id, type, digestAlgorithm, head, manifest, fixity, places, contentDirectory, hasFixity);
   }
 
+  private place(version: string): VersionPlace {
+    const place = this.versionPlaces.get(version);
+    if (!place) throw noSuchVersion(this.id, version, this.head);
+    return place;
+  }
+
   /** The versions in numeric order: metadata and file counts. */
   versions(): InventoryVersionSummary[] {
     return [...this.versionPlaces.values()].map((p) => p.summary);
@@ -261,9 +239,7 @@ export class InventoryView implements InventoryModel {
   state(version = this.head): ReadonlyMap<string, string> {
     let state = this.states.get(version);
     if (!state) {
-      const place = this.versionPlaces.get(version);
-      if (!place)
-        throw new SiardOcflError(`Object "${this.id}" has no version ${version} (head is ${this.head}).`, { code: 'NO_SUCH_VERSION' });
+      const place = this.place(version);
       state = new StateView(place.paths, place.entryOf, (entry) => this.manifest.digestOf(entry));
       this.states.set(version, state);
     }
@@ -276,14 +252,12 @@ export class InventoryView implements InventoryModel {
    * pays for neither the code-unit sort nor the lookup table of `state`.
    */
   listing(version = this.head): VersionListing {
-    const place = this.versionPlaces.get(version);
-    if (!place)
-      throw new SiardOcflError(`Object "${this.id}" has no version ${version} (head is ${this.head}).`, { code: 'NO_SUCH_VERSION' });
+    const place = this.place(version);
     const { paths, entryOf } = place;
     const manifest = this.manifest;
     return {
       size: entryOf.length,
-      logicalPath: (i) => paths.bytes.toString('utf8', paths.start[i], paths.end[i]),
+      logicalPath: (i) => textAt(paths, i),
       digest: (i) => manifest.digestOf(entryOf[i]!),
       contentPath: (i) => manifest.firstPathOf(entryOf[i]!),
     };
@@ -302,9 +276,7 @@ export class InventoryView implements InventoryModel {
    * sorted, every path as listed (a repeated one too, as the full parse keeps it).
    */
   *stateEntries(version: string): Generator<readonly [string, string[]]> {
-    const place = this.versionPlaces.get(version);
-    if (!place)
-      throw new SiardOcflError(`Object "${this.id}" has no version ${version} (head is ${this.head}).`, { code: 'NO_SUCH_VERSION' });
+    const place = this.place(version);
     // Paths bucketed by manifest entry (a counting sort), entries then visited in digest order.
     const { entryOf, paths } = place;
     const first = new Uint32Array(this.manifest.entries + 1);
@@ -316,16 +288,14 @@ export class InventoryView implements InventoryModel {
     for (const k of this.manifest.sortedEntries()) {
       if (first[k] === first[k + 1]) continue;
       const list: string[] = [];
-      for (let i = first[k]!; i < first[k + 1]!; i++)
-        list.push(paths.bytes.toString('utf8', paths.start[byEntry[i]!], paths.end[byEntry[i]!]));
+      for (let i = first[k]!; i < first[k + 1]!; i++) list.push(textAt(paths, byEntry[i]!));
       yield [this.manifest.digestOf(k), list.sort(byCodeUnit)] as const;
     }
   }
 
   /** Content paths of a lower-case digest, or undefined when the manifest lacks it. */
   manifestPaths(digest: string): string[] | undefined {
-    if (digest.length !== 2 * this.manifest.digestSize || !/^[0-9a-f]*$/.test(digest)) return undefined;
-    const k = this.manifest.find(Buffer.from(digest, 'hex'));
+    const k = this.manifest.findHex(digest);
     return k < 0 ? undefined : this.manifest.pathsOf(k);
   }
 

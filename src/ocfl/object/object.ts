@@ -10,6 +10,7 @@ import {
   InventoryError,
   type InventoryHeader,
   inventoryHeaderOf,
+  noSuchVersion,
   type InventorySummary,
   parseInventory,
   parseInventoryHeader,
@@ -339,8 +340,7 @@ export class OcflObjectReader {
     if (read && sidecar !== undefined && parseSidecar(sidecar) === read.digest)
       return new OcflObjectReader(storage, objectPath, read.view, read.digest);
     const reader = await OcflObjectReader.open(storage, objectPath, { fixity: false });
-    if (version !== 'head' && !reader.hasVersion(version))
-      throw new SiardOcflError(`Object "${reader.id}" has no version ${version} (head is ${reader.head}).`, { code: 'NO_SUCH_VERSION' });
+    if (version !== 'head' && !reader.hasVersion(version)) throw noSuchVersion(reader.id, version, reader.head);
     return reader;
   }
 

@@ -4,7 +4,7 @@
  * a hash table of the paths a map keeps, and strings made only when asked for. The maps answer as
  * Maps set in listing order would, in the same order.
  */
-import { RangeTable, type Arena } from '../inventory/arena.js';
+import { OrderedMap, textAt, type RangeTable, type Arena } from '../inventory/arena.js';
 import type { PlainBlocks } from '../inventory/plain.js';
 import { DigestBlock } from '../inventory/digest-block.js';
 import { CheckBlock, pathBytes, type Add } from './check-block.js';
@@ -16,42 +16,6 @@ import {
   type ContentPathCheck,
   type StateUse,
 } from './block-checks.js';
-
-/** A ReadonlyMap over entries numbered 0 .. count-1 in insertion order (its values are never undefined). */
-abstract class OrderedMap<V> implements ReadonlyMap<string, V> {
-  protected abstract readonly count: number;
-  protected abstract keyAt(i: number): string;
-  protected abstract valueAt(i: number): V;
-  abstract get(key: string): V | undefined;
-
-  get size(): number {
-    return this.count;
-  }
-
-  has(key: string): boolean {
-    return this.get(key) !== undefined;
-  }
-
-  *entries(): MapIterator<[string, V]> {
-    for (let i = 0; i < this.count; i++) yield [this.keyAt(i), this.valueAt(i)];
-  }
-
-  *keys(): MapIterator<string> {
-    for (let i = 0; i < this.count; i++) yield this.keyAt(i);
-  }
-
-  *values(): MapIterator<V> {
-    for (let i = 0; i < this.count; i++) yield this.valueAt(i);
-  }
-
-  [Symbol.iterator](): MapIterator<[string, V]> {
-    return this.entries();
-  }
-
-  forEach(callback: (value: V, key: string, map: ReadonlyMap<string, V>) => void, thisArg?: unknown): void {
-    for (const [key, value] of this.entries()) callback.call(thisArg, value, key, this);
-  }
-}
 
 /**
  * Paths of an arena, some of them kept (in `order`) and indexed: path -> value. The arena holds
@@ -74,7 +38,7 @@ export class PathMap<V> extends OrderedMap<V> {
   }
 
   pathAt(p: number): string {
-    return this.names ? (this.names[p] as string) : this.paths.bytes.toString('utf8', this.paths.start[p], this.paths.end[p]);
+    return this.names ? (this.names[p] as string) : textAt(this.paths, p);
   }
 
   /** The path number of a kept path, or -1. */

@@ -6,7 +6,7 @@
  * hold (a value that is not a list, a member that is not a string). The checks (block-checks.ts)
  * and the maps built over the paths they keep (block-maps.ts) read a block this way only.
  */
-import { RangeTable, type Arena } from '../inventory/arena.js';
+import { RangeTable, textAt, type Arena } from '../inventory/arena.js';
 import type { DigestBlock } from '../inventory/digest-block.js';
 import { isWellFormedUnicode } from '../inventory/logical-path.js';
 import { DIGEST_HEX_LENGTH } from '../digest.js';
@@ -124,9 +124,7 @@ export class CheckBlock {
       this.keyIndex ??= new Map(this.parsed.keys.map((key, k) => [key, k]));
       return this.keyIndex.get(text) ?? -1;
     }
-    const digests = this.digests!;
-    if (text.length !== 2 * digests.digestSize || !/^[0-9a-f]*$/.test(text)) return -1;
-    return digests.find(Buffer.from(text, 'hex'));
+    return this.digests!.findHex(text);
   }
 
   /** The number of this block's key equal to key k of `other` (a state's key in the manifest), or -1. */
@@ -168,7 +166,7 @@ export class CheckBlock {
   /** Path p, a string, as text. */
   text(p: number): string {
     if (this.parsed) return this.parsed.members[p] as string;
-    return this.paths.bytes.toString('utf8', this.paths.start[p], this.paths.end[p]);
+    return textAt(this.paths, p);
   }
 
   /** The members of parsed JSON (a map's names, whatever arena it reads bytes from), else undefined. */

@@ -4,7 +4,7 @@
  * hash table for lookups. A Map of a million path strings (and the walk's strings it kept) was
  * ~200 MB; this is ~90 bytes a file.
  */
-import { RangeTable, type Arena } from '../inventory/arena.js';
+import { RangeTable, textAt, type Arena } from '../inventory/arena.js';
 import type { WalkedFile } from '../storage/storage.js';
 
 interface WalkedFolder {
@@ -59,8 +59,7 @@ export class ExistingFiles {
   /** Every content path found and its size, in walk order (version by version). */
   *entries(): Generator<[string, number]> {
     for (const f of this.folders) {
-      const { bytes, start, end } = f.paths;
-      for (let i = 0; i < start.length; i++) yield [f.prefix + bytes.toString('utf8', start[i], end[i]), f.sizes[i]!];
+      for (let i = 0; i < f.sizes.length; i++) yield [f.prefix + textAt(f.paths, i), f.sizes[i]!];
     }
   }
 

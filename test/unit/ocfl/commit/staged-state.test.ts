@@ -1,5 +1,5 @@
 /**
- * The compact staged state (src/ocfl/commit/staged-state.ts, key-arena.ts) against the plain Maps it
+ * The compact staged state (src/ocfl/commit/staged-state.ts, inventory/arena.ts KeyArena) against the plain Maps it
  * replaces, as StagedVersion used them: random adds (the same content again under other paths),
  * replacements, removes, renames, content dropped and its content path freed later, paths with
  * non-ASCII characters, from U+E000 and above U+FFFF (whose UTF-8 order differs from JavaScript's).
