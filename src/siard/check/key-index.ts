@@ -1,15 +1,17 @@
 /**
  * Primary keys, candidate keys and foreign keys over tables of any size (T_6.0-1), in memory
- * bounded whatever the row count: the key values of every row go into a temporary SQLite database
- * on disk (better-sqlite3 through the driver module that picks the build for the running Node,
- * a small page cache), then uniqueness and references are SQL queries over indexes.
+ * bounded whatever the row count. Single-column integer keys are held as sorted runs in typed
+ * arrays, spilled to disk and merged (key-runs.ts); every other key, and a unique key found
+ * repeating a value, goes into a temporary SQLite database on disk (better-sqlite3 through the
+ * driver module that picks the build for the running Node, a small page cache), where uniqueness
+ * and references are SQL queries over indexes.
  * NULLs in primary keys are found while reading (the caller's job); a candidate key
  * ignores rows with a NULL in it, and a foreign key with a NULL in it is satisfied (MATCH SIMPLE).
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import Database from '../../sources/sqlite/driver.js';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { KeyRuns } from './key-runs.js';
+import { KeyRuns, RunBudget } from './key-runs.js';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -36,11 +38,7 @@ const BATCH = 50_000;
 const MAX_LISTED = 100;
 /** rows per INSERT statement: one call into SQLite per this many rows instead of one per row */
 const ROWS_PER_INSERT = 256;
-/**
- * runs held in memory over all keys (3 numbers each, 36 MB, up to half as much again in array slack);
- * past it, the key adding one goes to SQLite. At 3,000,000 a 10M-row table of foreign keys at random
- * peaked at 320 MB (bench/check.bench.ts), over the 300 MB the issue allows.
- */
+/** room for runs in memory over all keys (3 float64s each: 36 MB); past it, keys write their runs to disk */
 const MAX_RUNS = 1_500_000;
 
 export class KeyIndex {
@@ -52,12 +50,12 @@ export class KeyIndex {
   private readonly waiting = new Map<number, unknown[]>();
   /** single-column keys whose values are still held as runs (key-runs.ts), none of them in SQLite yet */
   private readonly runs = new Map<number, KeyRuns>();
-  private runCount = 0;
+  private readonly budget: RunBudget;
   private pending = 0;
 
   constructor(
     readonly specs: KeySpec[],
-    private readonly maxRuns = MAX_RUNS,
+    maxRuns = MAX_RUNS,
   ) {
     this.dir = mkdtempSync(path.join(os.tmpdir(), 'siard-ocfl-check-'));
     this.db = new Database(path.join(this.dir, 'keys.db'));
@@ -65,6 +63,7 @@ export class KeyIndex {
     this.db.pragma('synchronous = OFF');
     this.db.pragma('cache_size = -32768'); // 32 MiB
     this.db.pragma('temp_store = FILE');
+    this.budget = new RunBudget(maxRuns, this.dir);
     for (const k of specs) {
       const cols = k.columns.map((_c, i) => `v${i}`);
       const one = `(?, ${cols.map(() => '?').join(', ')})`;
@@ -72,7 +71,7 @@ export class KeyIndex {
       this.inserts.set(k.id, this.db.prepare(`INSERT INTO k${k.id} VALUES ${one}`));
       this.manyInserts.set(k.id, this.db.prepare(`INSERT INTO k${k.id} VALUES ${new Array<string>(ROWS_PER_INSERT).fill(one).join(', ')}`));
       this.waiting.set(k.id, []);
-      if (k.columns.length === 1) this.runs.set(k.id, new KeyRuns());
+      if (k.columns.length === 1) this.runs.set(k.id, new KeyRuns(this.budget));
     }
     this.db.exec('BEGIN');
   }
@@ -81,12 +80,7 @@ export class KeyIndex {
   add(key: KeySpec, row: number, values: string[]): void {
     const runs = this.runs.get(key.id);
     if (runs) {
-      const before = runs.runCount;
-      if (runs.add(values[0]!, row)) {
-        this.runCount += runs.runCount - before;
-        if (this.runCount > this.maxRuns) this.toSqlite(key);
-        return;
-      }
+      if (runs.add(values[0]!, row)) return;
       this.toSqlite(key);
     }
     this.insert(key, row, values);
@@ -95,13 +89,7 @@ export class KeyIndex {
   /** add() of a single-column key's value that is a canonical integer of at most 15 digits, given as its number. */
   addInteger(key: KeySpec, row: number, value: number): void {
     const runs = this.runs.get(key.id);
-    if (runs) {
-      const before = runs.runCount;
-      runs.addInteger(value, row);
-      this.runCount += runs.runCount - before;
-      if (this.runCount > this.maxRuns) this.toSqlite(key);
-      return;
-    }
+    if (runs) return runs.addInteger(value, row);
     this.insert(key, row, [String(value)]);
   }
 
@@ -124,27 +112,39 @@ export class KeyIndex {
     const runs = this.runs.get(key.id);
     if (!runs) return;
     this.runs.delete(key.id);
-    this.runCount -= runs.runCount;
-    for (const [row, value] of runs.pairs()) this.insert(key, row, [value]);
+    try {
+      for (const [start, row, length] of runs.runs()) for (let i = 0; i < length; i++) this.insert(key, row + i, [String(start + i)]);
+    } finally {
+      runs.close();
+    }
   }
 
   /**
-   * Keys still held as runs that pass (unique, or covered by the referenced key's runs) need no
-   * query; the others go to SQLite, whose queries find and describe what is wrong.
+   * Keys still held as runs: a foreign key whose referenced key is held too is checked on the runs
+   * (its missing values found here); a unique key that repeats a value, and a foreign key whose
+   * other side is in SQLite, go to SQLite, whose queries find and describe what is wrong.
    */
-  private settleRuns(): void {
-    for (const k of this.specs) {
-      if ((k.kind === 'primary' || k.kind === 'candidate') && this.runs.get(k.id)?.unique() === false) this.toSqlite(k);
-    }
+  private settleRuns(): KeyViolation[] {
+    const found: KeyViolation[] = [];
+    const settled = new Set<number>();
     for (const k of this.specs) {
       if (k.kind !== 'foreign' || k.target === undefined) continue;
       const target = this.specs.find((s) => s.id === k.target)!;
       const f = this.runs.get(k.id);
       const t = this.runs.get(target.id);
-      if (f && t && f.coveredBy(t)) continue;
-      this.toSqlite(k);
-      this.toSqlite(target);
+      if (!f || !t) continue;
+      for (const m of f.missingFrom(t, MAX_LISTED)) found.push(missingReference(k, target, [String(m.value)], m.row));
+      settled.add(k.id);
     }
+    for (const k of this.specs) {
+      if ((k.kind === 'primary' || k.kind === 'candidate') && this.runs.get(k.id)?.unique() === false) this.toSqlite(k);
+    }
+    for (const k of this.specs) {
+      if (k.kind !== 'foreign' || k.target === undefined || settled.has(k.id)) continue;
+      this.toSqlite(k);
+      this.toSqlite(this.specs.find((s) => s.id === k.target)!);
+    }
+    return found;
   }
 
   /** The rows still waiting, one statement each. */
@@ -160,7 +160,7 @@ export class KeyIndex {
 
   /** Duplicates of unique keys, then foreign key values without their referenced row. */
   *violations(): Generator<KeyViolation> {
-    this.settleRuns();
+    const onRuns = this.settleRuns();
     this.flush();
     this.db.exec('COMMIT');
     for (const k of this.specs) {
@@ -192,24 +192,33 @@ export class KeyIndex {
         `SELECT f.row AS row, ${k.columns.map((_c, i) => `f.v${i}`).join(', ')} FROM k${k.id} f ` +
           `WHERE NOT EXISTS (SELECT 1 FROM k${target.id} t WHERE ${on}) LIMIT ${MAX_LISTED}`,
       );
-      for (const d of q.iterate() as Iterable<Record<string, unknown>>) {
-        const values = k.columns.map((_c, i) => JSON.stringify(d[`v${i}`]));
-        yield {
-          key: k,
-          row: d.row as number,
-          message:
-            `Foreign key ${k.name} of ${k.table}: (${k.columns.join(', ')}) = (${values.join(', ')}) ` +
-            `has no row in ${target.table} (${target.columns.join(', ')}).`,
-        };
-      }
+      for (const d of q.iterate() as Iterable<Record<string, unknown>>)
+        yield missingReference(
+          k,
+          target,
+          k.columns.map((_c, i) => d[`v${i}`]),
+          d.row as number,
+        );
     }
+    yield* onRuns;
   }
 
   close(): void {
     try {
+      for (const r of this.runs.values()) r.close();
       this.db.close();
     } finally {
       rmSync(this.dir, { recursive: true, force: true });
     }
   }
+}
+
+function missingReference(k: KeySpec, target: KeySpec, values: unknown[], row: number): KeyViolation {
+  return {
+    key: k,
+    row,
+    message:
+      `Foreign key ${k.name} of ${k.table}: (${k.columns.join(', ')}) = (${values.map((v) => JSON.stringify(v)).join(', ')}) ` +
+      `has no row in ${target.table} (${target.columns.join(', ')}).`,
+  };
 }

@@ -3,7 +3,7 @@
  * rows, first row) and foreign key values without a referenced row, on key values of every kind
  * the runs (key-runs.ts) take or hand to SQLite: serial ids, ids with gaps and repeats, foreign keys
  * in order and at random, text and non-canonical integers, a referenced table read after its
- * referencing one, and a run count past the memory bound.
+ * referencing one, and run counts past the memory bound (runs sorted to disk and merged).
  */
 import test from 'ava';
 import { KeyIndex, type KeySpec } from '../../../../src/siard/check/key-index.js';
@@ -90,7 +90,27 @@ for (const c of CASES) {
   });
 }
 
-test('key index: past the bound on runs, a key goes to SQLite with every value it had', (t) => {
-  // runs of one value each past a bound of 1,000: keys are handed over, their answers the same
-  for (const c of CASES) t.deepEqual(actual(c, 1000), expected(c), c.name);
+test('key index: past the bound on runs, keys write sorted runs to disk and merge them, their answers the same', (t) => {
+  // a bound of 1,000 runs: keys spill now and then; of 64: every key spills often and its files
+  // are merged level by level (16 files of a level make one of the next)
+  for (const bound of [1000, 64]) for (const c of CASES) t.deepEqual(actual(c, bound), expected(c), `${c.name}, bound ${bound}`);
+});
+
+test('key index: 200,000 foreign keys at random under a bound of 256 runs find exactly the missing references', (t) => {
+  const next = random(11);
+  const parent = serial(20_000).filter((v) => Number(v) % 97 !== 0);
+  const child = Array.from({ length: 200_000 }, () => String(1 + Math.floor(next() * 20_000)));
+  const c: Case = { name: 'large', parent, child };
+  const want = expected(c);
+  // the index lists at most 100 per key: the first 100 missing values in value order
+  const got = actual(c, 256);
+  t.is(got.length, 100);
+  t.true(want.length > 100);
+  for (const g of got) t.true(want.includes(g), g);
+  const values = got.map((g) => Number(/= \("(\d+)"\)/.exec(g)![1]));
+  const missing = [...new Set(child.filter((v) => Number(v) % 97 === 0).map(Number))].sort((a, b) => a - b);
+  t.deepEqual(
+    [...new Set(values)].sort((a, b) => a - b),
+    missing.slice(0, new Set(values).size),
+  );
 });
