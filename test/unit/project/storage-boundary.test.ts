@@ -56,6 +56,8 @@ const LOCAL_BY_NATURE: Record<string, string> = {
   'archive/verify/pending-rows.ts': 'rows waiting for their match spill to a local scratch SQLite file',
   'sources/sqlite/sqlite-source.ts': 'SQLite database files are local files',
   'siard/check/key-index.ts': "check's key index: a temporary SQLite file in the local temporary folder",
+  'siard/check/key-runs.ts': "check's key index: its sorted run files removed from the local temporary folder",
+  'siard/check/run-files.ts': "check's key index: sorted runs written to and read from files in the local temporary folder",
   'siard/check/check-siard.ts': 'check of a local package: the .siard a user names, or the one in a folder',
   'cli/check.ts': 'writes the --html report to the local file a user names',
   'cli/held-output.ts': "a verb's output held in a local temporary file until the verb succeeded (diff)",
