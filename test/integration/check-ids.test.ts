@@ -168,6 +168,8 @@ const SQ_CASES: Record<string, Case> = {
     also: ['T_6.0-2'],
   },
   'T_6.1-4': { change: (e) => edit(e, SQ_X1, (s) => s.replace('name="a2"', 'name="a7"')) },
+  // metadata.xml's text: two spaces written raw (table values: check-samples.test.ts)
+  'G_3.3-4': { change: (e) => edit(e, SQ_META, (s) => s.replace('Enter AG, Rüti', 'Enter AG,  Rüti')) },
   'T_6.4-4': { change: (e) => edit(e, SQ_T1, (s) => s.replace('<a1>element 1</a1>', '<b1>element 1</b1>')), also: ['T_6.0-2'] },
   'M_5.3-1': { change: (e) => edit(e, SQ_META, (s) => s.replace('<final>true</final>', '<final>maybe</final>')), also: ['M_5.0-1'] },
   'M_5.4-1': {
@@ -243,6 +245,18 @@ async function sqBaseline(): Promise<string[]> {
 
 sharedTest('sql2008, its LOBs beside it and no stale messageDigest, passes every id', async (t) => {
   t.deepEqual(await sqBaseline(), []);
+});
+
+sharedTest("G_3.3-4 in metadata.xml: a column's description with a raw run of spaces is placed; escaped, it passes", async (t) => {
+  const described = (text: string) => (e: Entries) =>
+    edit(e, SQ_META, (s) => s.replace(/(<columns>\s*<column>[\s\S]*?)(<\/column>)/, `$1<description>${text}</description>$2`));
+  const raw = (await check(sqPackage(described('see  below')))).requirements.find((q) => q.id === 'G_3.3-4')!;
+  t.is(raw.status, 'failed');
+  t.is(raw.findings.length, 1);
+  t.like(raw.findings[0], { entry: 'header/metadata.xml', table: 'TESTSCHEMA.TESTSIMPLETABLE', column: 'CCHAR' });
+  t.regex(raw.findings[0]!.message, /column CCHAR \/ description holds spaces in a row/);
+  const escaped = await check(sqPackage(described('see \\u0020below')));
+  t.is(escaped.requirements.find((q) => q.id === 'G_3.3-4')!.status, 'passed');
 });
 
 for (const [id, c] of Object.entries(SQ_CASES)) {

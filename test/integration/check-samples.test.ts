@@ -85,22 +85,34 @@ sharedTest('text LOBs whose CRs were lost: length and digest, T_6.4-5', async (t
 });
 
 sharedTest(
-  'a run of spaces written raw: G_3.3-4 (SiardGui 2.1.89), the same value with its second space escaped passes (SiardFromDb)',
+  'G_3.3-4: a run of spaces written raw (SiardGui 2.1.89), the same value escaped passes (SiardFromDb); both write view SQL raw',
   async (t) => {
     const raw = await check(path.join(SAMPLES, 'siardapi/ech-0165_oe.siard'));
     const q = raw.requirements.find((x) => x.id === 'G_3.3-4')!;
     t.is(q.status, 'failed');
+    const inTables = (r: CheckResult) =>
+      r.requirements.find((x) => x.id === 'G_3.3-4')!.findings.filter((f) => f.entry !== 'header/metadata.xml');
     t.deepEqual(
-      q.findings.map((f) => [f.entry, f.table, f.row, f.column]),
+      inTables(raw).map((f) => [f.entry, f.table, f.row, f.column]),
       [
         ['content/schema1/table4/table4.xml', 'OE.PRODUCT_DESCRIPTIONS', 254, 'TRANSLATED_DESCRIPTION'],
         ['content/schema1/table5/table5.xml', 'OE.PRODUCT_INFORMATION', 45, 'PRODUCT_DESCRIPTION'],
       ],
     );
     t.true(q.findings.every((f) => /spaces in a row that are not escaped/.test(f.message)));
-    // the OE schema again, its "for \u0020standard" escaped as G_3.3-4 asks
+    // the OE schema again, its "for \u0020standard" escaped as G_3.3-4 asks: no table finding
     const escaped = await check(path.join(SAMPLES, 'siardapi/sfdboe.siard'));
-    t.is(escaped.requirements.find((x) => x.id === 'G_3.3-4')!.status, 'passed');
+    t.deepEqual(inTables(escaped), []);
+    // both write the SQL of the OE views in metadata.xml with its layout's runs of spaces raw: 12 views each
+    for (const r of [raw, escaped]) {
+      const meta = r.requirements.find((x) => x.id === 'G_3.3-4')!.findings.filter((f) => f.entry === 'header/metadata.xml');
+      t.is(meta.length, 12);
+      t.true(
+        meta.every((f) =>
+          /^metadata\.xml's siardArchive \/ schemas \/ schema OE \/ views \/ view \w+ \/ queryOriginal holds spaces/.test(f.message),
+        ),
+      );
+    }
   },
 );
 

@@ -18,11 +18,19 @@ import { KeyIndex, type KeySpec } from './key-index.js';
 import { keySpecs } from './keys.js';
 import { LobChecker, type LobCheckOptions } from './lob-checks.js';
 import { checkPartNames } from './split-siard.js';
-import { checkEncoding, checkForeignKeyTargets, checkIdentifiers, checkLobFolders, checkMetadataSchema } from './metadata-checks.js';
+import {
+  checkEncoding,
+  checkForeignKeyTargets,
+  checkIdentifiers,
+  checkLobFolders,
+  checkMetadataSchema,
+  checkMetadataText,
+} from './metadata-checks.js';
 import type { CheckReport } from './report.js';
 import { compareTableXsd, parseTableXsd } from './table-xsd.js';
 import { tablePass } from './table-pass.js';
-import { fastTablePass, fastXsdTypes } from './table-pass-fast.js';
+import { fastTablePass } from './table-pass-fast.js';
+import { fastXsdProfile } from './fast-xsd.js';
 import { messageDigestVerdict, rowCountVerdict } from './verdicts.js';
 import { CompiledSchema, loadLibxml2, TableXsdWindows } from './xsd-validator.js';
 
@@ -50,6 +58,7 @@ async function checkMetadata(reader: SiardReader, report: CheckReport): Promise<
   if (xml) {
     checkEncoding(xml, 'header/metadata.xml', report);
     checkMetadataSchema(xml, officialMetadataXsd(), report);
+    checkMetadataText(xml, report);
   }
   if (reader.metadata.siardVersion !== '2.2') {
     report.fail(
@@ -119,12 +128,12 @@ async function checkTable(
   if (!reader.zip.entry(t.xmlEntry) && !(isSegmentedReader(reader) && reader.zip.partsOf(t.xmlEntry).length > 0)) return undefined;
   report.applies('T_6.0-1', 'T_6.0-2', 'T_6.4-2', 'G_3.3-3', 'G_3.3-4', 'T_6.3-1', 'T_6.3-2');
   try {
-    // The XSD our writer writes: rows it can judge are read by the fast pass, the full pass takes over where it gives up.
-    const types = compiled && xsd ? fastXsdTypes(t.table, xsd) : undefined;
+    // An XSD whose meaning the fast pass knows: rows it can judge are read by the fast pass, the full pass takes over where it gives up.
+    const profile = compiled && xsd ? fastXsdProfile(t.table, xsd) : undefined;
     let accepted = 0;
-    if (types) {
+    if (profile) {
       const stream = await reader.zip.openStream(t.xmlEntry);
-      const fast = await fastTablePass({ table: t, types, keys, index, stream, onLobCell: (cell) => lobs.cell(t, cell) });
+      const fast = await fastTablePass({ table: t, profile, keys, index, stream, onLobCell: (cell) => lobs.cell(t, cell) });
       if (fast.done) return { rows: fast.rows };
       accepted = fast.rows;
     }

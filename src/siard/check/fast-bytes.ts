@@ -8,7 +8,7 @@
  * with a marked byte).
  */
 
-/** a control character the fast read leaves to the full pass: those XML forbids, and CR (XML normalises line ends) */
+/** a control character the fast read leaves to the full pass: those XML forbids */
 export const UNUSUAL_BYTE = 1;
 /** `&` (an entity), `>` (of `]]>`), a back-slash (a SIARD escape), DEL (127): the text is looked at as a string */
 export const MARK_BYTE = 2;
@@ -19,9 +19,12 @@ export const MARK_BYTE = 2;
 export const LOOK_BYTE = 4;
 /** set in a text's classes only for a space right after a space: a raw run of spaces (G_3.3-4) */
 const SPACE_RUN = 8;
+/** CR: the text is looked at as a string, its line ends normalised as XML does (CRLF and CR to LF) */
+export const CR_BYTE = 16;
 
 const BYTE_CLASS = new Uint8Array(256);
 for (let b = 0; b < 0x20; b++) if (b !== 0x09 && b !== 0x0a) BYTE_CLASS[b] = UNUSUAL_BYTE;
+BYTE_CLASS[0x0d] = CR_BYTE;
 for (const b of [0x26, 0x3e, 0x5c, 0x7f]) BYTE_CLASS[b] = MARK_BYTE;
 BYTE_CLASS[0xc2] = LOOK_BYTE;
 BYTE_CLASS[0xef] = LOOK_BYTE;
@@ -80,7 +83,7 @@ export function closingTag(buf: Uint8Array, start: number, nameEnd: number, lt: 
 }
 
 export function isWhitespaceByte(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x09;
+  return c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0d;
 }
 
 /**
@@ -100,4 +103,25 @@ export function plainInteger(buf: Uint8Array, start: number, end: number): numbe
     n = n * 10 + d;
   }
   return negative ? -n : n;
+}
+
+const COMMENT = Buffer.from('<!--');
+
+/**
+ * A comment at `pos`: the index after its `-->`, -1 when the bytes before `end` stop first, 0 when
+ * there is none or XML forbids it (`--` inside, a control character, U+FFFE or U+FFFF).
+ */
+export function skipComment(buf: Uint8Array, pos: number, end: number): number {
+  const open = bytesAt(buf, pos, end, COMMENT);
+  if (open <= 0) return open;
+  for (let i = pos + 4; i < end; i++) {
+    const c = buf[i]!;
+    if (c === 0x2d && i + 1 < end && buf[i + 1] === 0x2d) {
+      if (i + 2 >= end) return -1;
+      return buf[i + 2] === 0x3e ? i + 3 : 0;
+    }
+    if (c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return 0;
+    if (c === 0xef && buf[i + 1] === 0xbf && (buf[i + 2] === 0xbe || buf[i + 2] === 0xbf)) return 0;
+  }
+  return -1;
 }

@@ -49,18 +49,64 @@ function clockOk(m: RegExpExecArray | null): boolean {
   return m !== null && Number(m[1]) <= 23 && Number(m[2]) <= 59;
 }
 
+/** A bound of a date or timestamp type, by its year: whether it is the year's first instant, whether it has a zone (Z). */
+export interface YearBound {
+  year: number;
+  startOfYear: boolean;
+  zoned: boolean;
+}
+
+/** The facets of a date, time or timestamp type in a table XSD (fast-xsd.ts): bounds and a pattern. */
+export interface TemporalFacets {
+  min?: YearBound & { inclusive: boolean };
+  max?: YearBound;
+  pattern?: RegExp;
+}
+
+/** our writer's dateType and dateTimeType: from 0001-01-01Z, before 10000-01-01Z */
+const WRITER_BOUNDS: TemporalFacets = {
+  min: { year: 1, startOfYear: true, zoned: true, inclusive: true },
+  max: { year: 10000, startOfYear: true, zoned: true },
+};
+
 /**
- * A date without a zone is compared with dateType's bounds (0001-01-01Z, 10000-01-01Z) only
- * within 14 hours of them: its first and last years are left to the validator.
+ * Whether a value of year `year` (4 digits) lies within the bounds whatever its time of year.
+ * A value or a bound without a zone is compared with the other only 14 hours apart (XSD's rule for
+ * values with and without a zone): a year more is kept from such a bound. Years near a bound are
+ * left to the validator: a year equal to a bound's only when both are zoned and the bound is the
+ * year's first instant.
  */
-function boundsOk(v: string): boolean {
-  if (v.endsWith('Z')) return true;
-  const year = Number(v.slice(0, 4));
-  return year > 1 && year < 9999;
+function yearsOk(v: string, year: number, f: TemporalFacets): boolean {
+  if (year < 1) return false; // XSD 1.0 has no year 0000
+  const zoned = v.endsWith('Z');
+  const { min, max } = f;
+  if (min) {
+    const exact = zoned && min.zoned;
+    const least = min.year + (exact ? (min.startOfYear && min.inclusive ? 0 : 1) : min.startOfYear ? 1 : 2);
+    if (year < least) return false;
+  }
+  if (max) {
+    const exact = zoned && max.zoned;
+    if (year > max.year - (exact ? 1 : 2)) return false;
+  }
+  return true;
+}
+
+/** A date, time or timestamp valid for its XSD type with these facets (the pattern tested as a subset of XSD's). */
+function temporalOk(xsdType: string, v: string, f: TemporalFacets): boolean {
+  if (f.pattern && !f.pattern.test(v)) return false;
+  switch (xsdType) {
+    case 'dateType':
+      return DATE.test(v) && yearsOk(v, Number(v.slice(0, 4)), f);
+    case 'timeType':
+      return clockOk(TIME.exec(v));
+    default:
+      return clockOk(DATE_TIME.exec(v)) && yearsOk(v, Number(v.slice(0, 4)), f);
+  }
 }
 
 /** Whether the text of an inline cell (entities resolved, SIARD escapes kept) is valid for the XSD type (conservatively). */
-function xsdValueOk(xsdType: string, v: string): boolean {
+function xsdValueOk(xsdType: string, v: string, facets: TemporalFacets): boolean {
   switch (xsdType) {
     case 'xs:string':
     case 'clobType':
@@ -73,11 +119,9 @@ function xsdValueOk(xsdType: string, v: string): boolean {
     case 'xs:float':
       return floatOk(v, FLOAT_MIN, FLOAT_MAX);
     case 'dateType':
-      return DATE.test(v) && boundsOk(v);
     case 'timeType':
-      return clockOk(TIME.exec(v));
     case 'dateTimeType':
-      return clockOk(DATE_TIME.exec(v)) && boundsOk(v);
+      return temporalOk(xsdType, v, facets);
     default:
       // xs:integer, xs:decimal, xs:boolean, xs:duration: lexical.ts's forms are inside their lexical spaces
       return true;
@@ -89,8 +133,8 @@ function xsdValueOk(xsdType: string, v: string): boolean {
  * checks (the escapes of text columns, the lexical form by SQL type). `marked` false: the caller
  * knows the value holds no back-slash and no character 127-159 (no escape problem to look for).
  */
-export function fastCellOk(xsdType: string, rule: ColumnRule, v: string, marked = true): boolean {
-  if (!xsdValueOk(xsdType, v)) return false;
+export function fastCellOk(xsdType: string, rule: ColumnRule, v: string, marked = true, facets: TemporalFacets = WRITER_BOUNDS): boolean {
+  if (!xsdValueOk(xsdType, v, facets)) return false;
   const f = rule.family;
   if (marked && (f === 'char' || f === 'clob' || f === 'xml') && escapeProblem(v) !== undefined) return false;
   return lexicalProblem(rule, v) === undefined;

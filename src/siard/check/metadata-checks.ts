@@ -82,6 +82,63 @@ export function checkMetadataSchema(xml: Buffer, xsd: Buffer, report: CheckRepor
   }
 }
 
+/** The names that place an element of metadata.xml: its schema, table and column (their <name>s). */
+function placeOf(el: XmlElement): { path: string; table?: string; column?: string } {
+  const name = (e: XmlElement) => {
+    for (let c = e.firstChild; c; c = c.next) if (c instanceof libxml2().XmlElement && c.name === 'name') return c.content;
+    return undefined;
+  };
+  const names: string[] = [];
+  let schema: string | undefined;
+  let table: string | undefined;
+  let column: string | undefined;
+  for (let e = el.parent; e; e = e.parent) {
+    const n = name(e);
+    if (e.name === 'schema') schema = n;
+    else if (e.name === 'table') table = n;
+    else if (e.name === 'column' && e.parent?.name === 'columns') column = n;
+    names.unshift(n !== undefined && e !== el.parent ? `${e.name} ${n}` : e.name);
+  }
+  return {
+    path: [...names, el.name].join(' / '),
+    ...(schema !== undefined && table !== undefined ? { table: `${schema}.${table}` } : {}),
+    ...(column !== undefined ? { column } : {}),
+  };
+}
+
+/**
+ * G_3.3-4 in metadata.xml: the text of its elements (names, descriptions, types, default values ...)
+ * holds no run of spaces written raw, as in the tables' character values (docs/check.md says why).
+ * Only elements holding text alone are read, and not those holding white space alone: the white
+ * space that lays out elements (an empty <users> on two lines) is no value.
+ */
+export function checkMetadataText(xml: Buffer, report: CheckReport): void {
+  report.applies('G_3.3-4');
+  let doc: XmlDocument;
+  try {
+    doc = libxml2().XmlDocument.fromBuffer(xml, { option: parseOptions() });
+  } catch {
+    return; // not well-formed: said under M_5.0-1 and G_3.1-1
+  }
+  try {
+    let listed = 0;
+    for (const node of doc.find('//*[not(*)][normalize-space(.) != ""][contains(., "  ")]')) {
+      if (!(node instanceof libxml2().XmlElement) || listed++ >= 100) continue;
+      const { path, ...where } = placeOf(node);
+      report.fail(
+        'G_3.3-4',
+        `metadata.xml's ${path} holds spaces in a row that are not escaped (every space after the first is to be written \\u0020).`,
+        {
+          entry: ENTRY,
+          ...where,
+        },
+      );
+    }
+  } finally {
+    doc.dispose();
+  }
+}
+
 /** The XML declaration's encoding (UTF-8 when none is declared). */
 export function checkEncoding(head: Buffer, entry: string, report: CheckReport): void {
   report.applies('G_3.3-1');

@@ -1,6 +1,6 @@
 /**
- * The fast read of a table's XML for `check`: when the table's XSD is exactly the one our writer
- * produces for its columns (so what the XSD allows is known: table-xsd.ts), rows of the usual shape
+ * The fast read of a table's XML for `check`: when what the table's XSD allows is known
+ * (fast-xsd.ts: our writer's XSD, DBPTK's, SIARD Suite's ... read by their meaning), rows of the usual shape
  * (`<row>`, `<cN>text</cN>`, `<cN/>`, LOB cells `<cN file=".." length=".." digest=".."/>`, cells in
  * column order, required cells present) whose every value fast-cells.ts accepts are valid against
  * that XSD (T_6.0-2) and give no finding of the value, shape, NOT NULL and key checks of
@@ -15,25 +15,27 @@
  */
 import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
-import { cellType, type SiardTable } from '../model.js';
+import { cellType } from '../model.js';
 import { lobCellsOfRow, type SiardTableRef } from '../reader/siard-reader.js';
 import { decodeEntities, MAX_PROLOG, PROLOG } from '../reader/table-rows-fast.js';
 import { lobReference } from '../reader/table-rows.js';
 import type { SiardLobCell, SiardReadCellValue } from '../reader/types.js';
-import { SIARD_TABLE_NAMESPACE, tableXsd, xmlTypeOf } from '../table-xsd.js';
 import {
   bytesAt,
   closingTag,
   codePoints,
+  CR_BYTE,
   isWhitespaceByte,
   LOOK_BYTE,
   MARK_BYTE,
   plainInteger,
   scanText,
+  skipComment,
   UNUSUAL_BYTE,
   type TextScan,
 } from './fast-bytes.js';
-import { FAST_XSD_TYPES, fastCellOk, fastLobAttributesOk } from './fast-cells.js';
+import { fastCellOk, fastLobAttributesOk, type TemporalFacets } from './fast-cells.js';
+import type { FastProfile } from './fast-xsd.js';
 import type { KeyIndex, KeySpec } from './key-index.js';
 import { columnRule, keyForm, type ColumnRule } from './lexical.js';
 
@@ -45,41 +47,35 @@ const NOT_ASCII = /[^\x00-\x7f]/;
 const MAX_PENDING = 64 * 1024 * 1024;
 /** an XML declaration, if any, of XML 1.0 in UTF-8 (what the bytes are read as) */
 const UTF8_XML_1_0 =
-  /^(?!<\?xml)|^<\?xml[ \t\n]+version[ \t\n]*=[ \t\n]*["']1\.0["'](?![^?]*encoding[ \t\n]*=[ \t\n]*["'](?!utf-8["'])[^?]*\?>)/i;
-const ROOT_ATTRIBUTE = /([A-Za-z_][\w.:-]*)[ \t\n]*=[ \t\n]*(?:"([^"<&]*)"|'([^'<&]*)')/g;
+  /^(?!<\?xml)|^<\?xml[ \t\n\r]+version[ \t\n\r]*=[ \t\n\r]*["']1\.0["'](?![^?]*encoding[ \t\n\r]*=[ \t\n\r]*["'](?!utf-8["'])[^?]*\?>)/i;
+const ROOT_ATTRIBUTE = /([A-Za-z_][\w.:-]*)[ \t\n\r]*=[ \t\n\r]*(?:"([^"<&]*)"|'([^'<&]*)')/g;
+/**
+ * The reader's prolog, with comments before the root (Full Convert writes two) and CR in its
+ * whitespace (DBPTK writes CRLF line ends between tags).
+ */
+const COMMENTED_PROLOG = new RegExp(
+  PROLOG.source
+    .replace(String.raw`[ \t\n]*<table`, String.raw`(?:[ \t\n]|<!--(?:[^-]|-(?!-))*-->)*<table`)
+    .replaceAll(String.raw`[ \t\n]`, String.raw`[ \t\n\r]`),
+);
+/** Characters XML forbids in markup (CR is whitespace there) */
+const UNUSUAL_IN_MARKUP = /[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]/;
 const LOB_ATTRIBUTE = /[ \t\n]+(file|length|digestType|digest)="([^"<&\t\n]*)"/y;
 
-/**
- * The XSD type of each column when `xsd` is byte for byte the table XSD our writer produces for the
- * table's columns (scalar columns of types fast-cells.ts judges); undefined otherwise.
- */
-export function fastXsdTypes(table: SiardTable, xsd: Uint8Array): string[] | undefined {
-  if (table.columns.some((c) => c.cardinality !== undefined || cellType(c) === undefined)) return undefined;
-  let types: string[];
-  let expected: string;
-  try {
-    types = table.columns.map((c) => xmlTypeOf(cellType(c)!));
-    expected = tableXsd(table.columns);
-  } catch {
-    return undefined; // a type the writer does not know
-  }
-  if (!types.every((x) => FAST_XSD_TYPES.has(x))) return undefined;
-  return Buffer.from(xsd.buffer, xsd.byteOffset, xsd.byteLength).equals(Buffer.from(expected)) ? types : undefined;
-}
-
-/** The root's attributes as our writer writes them: the table namespace, version 2.2, an xsi:schemaLocation. */
-function rootAttributesOk(text: string): boolean {
+/** The root's attributes as the XSD allows them: its namespace, its version attribute, an xsi:schemaLocation. */
+function rootAttributesOk(text: string, profile: FastProfile): boolean {
   const seen = new Map<string, string>();
   for (const m of text.matchAll(ROOT_ATTRIBUTE)) {
     if (seen.has(m[1]!)) return false;
     seen.set(m[1]!, m[2] ?? m[3]!);
   }
+  const { version } = profile;
   for (const [k, v] of seen) {
     if (
       k === 'xmlns'
-        ? v !== SIARD_TABLE_NAMESPACE
+        ? v !== profile.namespace
         : k === 'version'
-          ? v !== '2.2'
+          ? !version?.values.has(v)
           : k === 'xmlns:xsi'
             ? v !== XSI
             : k !== 'xsi:schemaLocation'
@@ -88,7 +84,7 @@ function rootAttributesOk(text: string): boolean {
   }
   const location = seen.get('xsi:schemaLocation');
   if (location !== undefined && (!seen.has('xmlns:xsi') || !/^\S+ \S+$/.test(location))) return false;
-  return seen.has('xmlns') && seen.has('version');
+  return seen.has('xmlns') && (seen.has('version') || !version?.required);
 }
 
 /** A LOB cell's attributes from text[start, end) (after the element name), or undefined. */
@@ -109,8 +105,8 @@ function lobAttributes(text: string, start: number, end: number): Record<string,
 
 interface FastTableScanInput {
   table: SiardTableRef;
-  /** fastXsdTypes of the table */
-  types: string[];
+  /** what the table's XSD allows (fastXsdProfile) */
+  profile: FastProfile;
   keys: KeySpec[];
   index?: KeyIndex;
 }
@@ -126,6 +122,8 @@ const ROW = Buffer.from('<row>');
 const END_ROW = Buffer.from('</row>');
 const END_TABLE = Buffer.from('</table>');
 const WAIT = -1;
+/** column families whose cells may name a file (table-pass.ts reports a file in any other) */
+const FILE_FAMILIES = new Set(['clob', 'blob', 'xml', 'datalink', 'char', 'binary']);
 const GIVE_UP = -2;
 
 /** Rows fed as UTF-8 bytes, accepted one by one; feed() false: give up (the full pass reads the table). */
@@ -141,6 +139,7 @@ class FastTableScan {
   private lobs: SiardLobCell[] = [];
   private readonly text: TextScan = { lt: -1, classes: 0 };
   private readonly types: string[];
+  private readonly facets: Array<TemporalFacets | undefined>;
   private readonly rules: ColumnRule[];
   private readonly kinds: CellKind[];
   /** integer columns: the range of their type as numbers (a plain integer has at most 15 digits) */
@@ -155,12 +154,16 @@ class FastTableScan {
 
   constructor(private readonly input: FastTableScanInput) {
     const columns = input.table.table.columns;
-    this.types = input.types;
+    const { types, facets, required } = input.profile;
+    this.types = types;
+    this.facets = facets;
     this.rules = columns.map((c) => columnRule(cellType(c)));
     this.kinds = this.rules.map((r, i) => cellKind(this.types[i]!, r));
     this.ranges = this.rules.map((r) => (r.range ? [Number(r.range[0]), Number(r.range[1])] : undefined));
-    this.lobColumn = this.types.map((x) => x === 'clobType' || x === 'blobType');
-    this.required = columns.flatMap((c, i) => (c.nullable === false ? [i] : []));
+    // a cell naming a file: of a LOB type in the XSD, and of a column that may refer to a file (table-pass.ts)
+    this.lobColumn = this.types.map((x, i) => (x === 'clobType' || x === 'blobType') && FILE_FAMILIES.has(this.rules[i]!.family ?? ''));
+    // cells the XSD requires and cells of NOT NULL columns
+    this.required = columns.flatMap((c, i) => (c.nullable === false || required[i] ? [i] : []));
     this.keyColumn = columns.map((_c, i) => input.keys.some((k) => k.indexes.includes(i)));
     this.seen = new Float64Array(columns.length);
     this.values = columns.map(() => '');
@@ -226,12 +229,13 @@ class FastTableScan {
     const start = buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
     // latin1: one character per byte, so the match's length is its length in bytes
     const head = buf.toString('latin1', start, Math.min(buf.length, start + MAX_PROLOG));
-    const m = PROLOG.exec(head);
+    const m = COMMENTED_PROLOG.exec(head);
     if (!m) {
       const lt = head.indexOf('<table');
       return head.length >= MAX_PROLOG || (lt >= 0 && head.indexOf('>', lt) >= 0) ? GIVE_UP : WAIT;
     }
-    if (NOT_ASCII.test(m[0]) || UNUSUAL.test(m[0]) || !rootAttributesOk(m[1]!) || !UTF8_XML_1_0.test(m[0])) return GIVE_UP;
+    if (NOT_ASCII.test(m[0]) || UNUSUAL_IN_MARKUP.test(m[0]) || !rootAttributesOk(m[1]!, this.input.profile) || !UTF8_XML_1_0.test(m[0]))
+      return GIVE_UP;
     return start + m[0].length;
   }
 
@@ -240,6 +244,14 @@ class FastTableScan {
     for (;;) {
       while (pos < end && isWhitespaceByte(buf[pos]!)) pos++;
       if (pos >= end) return pos;
+      if (buf[pos] === 0x3c && buf[pos + 1] === 0x21) {
+        // a comment between rows or after them (Full Convert writes the row count there)
+        const next = skipComment(buf, pos, end);
+        if (next === 0) return GIVE_UP;
+        if (next < 0) return pos;
+        pos = next;
+        continue;
+      }
       if (this.state === 'after') return GIVE_UP;
       const row = bytesAt(buf, pos, end, ROW);
       if (row === 1) {
@@ -331,6 +343,8 @@ class FastTableScan {
       }
     }
     let text = buf.toString('utf8', start, end);
+    // line ends as XML gives them, before entities (a CR written as &#13; stays)
+    if (classes & CR_BYTE) text = text.replace(/\r\n?/g, '\n');
     if (classes & LOOK_BYTE && UNUSUAL.test(text)) return false;
     if (classes & MARK_BYTE) {
       if (text.includes(']]>')) return false;
@@ -340,7 +354,7 @@ class FastTableScan {
         text = decoded;
       }
     }
-    if (!fastCellOk(this.types[col]!, this.rules[col]!, text, classes !== 0)) return false;
+    if (!fastCellOk(this.types[col]!, this.rules[col]!, text, classes !== 0, this.facets[col])) return false;
     if (this.keyColumn[col]) this.values[col] = text;
     return true;
   }
