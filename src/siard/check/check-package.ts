@@ -179,6 +179,7 @@ async function checkTables(reader: SiardReader, report: CheckReport, lobs: LobCh
     for (const t of reader.tables()) {
       const keys = specs.get(`${t.schema.name}\u0000${t.table.name}`) ?? [];
       const read = await checkTable(reader, t, keys, index, lobs, report);
+      index.finishTable(keys);
       // a table that cannot be read: its LOB cells up to the point where it breaks off
       if (read === undefined) await lobs.table(t);
       else if (read.lobsAfter !== undefined) await lobs.table(t, read.lobsAfter);

@@ -11,7 +11,8 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import Database from '../../sources/sqlite/driver.js';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { KeyRuns, RunBudget } from './key-runs.js';
+import { KeyRuns, RunBudget, type Coverage } from './key-runs.js';
+import { isCanonicalInteger } from './lexical.js';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -40,6 +41,8 @@ const MAX_LISTED = 100;
 const ROWS_PER_INSERT = 256;
 /** room for runs in memory over all keys (3 float64s each: 36 MB); past it, keys write their runs to disk */
 const MAX_RUNS = 1_500_000;
+/** the most intervals a finished referenced key is held in to check its foreign keys as they are read (16 MB) */
+const MAX_COVERAGE = 1 << 20;
 
 export class KeyIndex {
   private readonly dir: string;
@@ -52,6 +55,10 @@ export class KeyIndex {
   private readonly runs = new Map<number, KeyRuns>();
   private readonly budget: RunBudget;
   private pending = 0;
+  /** foreign keys whose referenced key is complete (its table read) and held as intervals: checked as they come, not kept */
+  private readonly covered = new Map<number, Coverage>();
+  /** per foreign key: the values found missing as they came, with their rows (at most MAX_LISTED) */
+  private readonly missed = new Map<number, KeyViolation[]>();
 
   constructor(
     readonly specs: KeySpec[],
@@ -78,6 +85,13 @@ export class KeyIndex {
 
   /** The values of one key in one row (none NULL; the caller skips rows with a NULL in the key). */
   add(key: KeySpec, row: number, values: string[]): void {
+    const cover = this.covered.get(key.id);
+    if (cover) {
+      const v = values[0]!;
+      // a value no canonical integer is none of the referenced key's, as SQLite compares them (text)
+      if (!(isCanonicalInteger(v, 15) && cover.has(Number(v)))) this.miss(key, v, row);
+      return;
+    }
     const runs = this.runs.get(key.id);
     if (runs) {
       if (runs.add(values[0]!, row)) return;
@@ -88,9 +102,43 @@ export class KeyIndex {
 
   /** add() of a single-column key's value that is a canonical integer of at most 15 digits, given as its number. */
   addInteger(key: KeySpec, row: number, value: number): void {
+    const cover = this.covered.get(key.id);
+    if (cover) {
+      if (!cover.has(value)) this.miss(key, String(value), row);
+      return;
+    }
     const runs = this.runs.get(key.id);
     if (runs) return runs.addInteger(value, row);
     this.insert(key, row, [String(value)]);
+  }
+
+  private miss(key: KeySpec, value: string, row: number): void {
+    const list = this.missed.get(key.id) ?? [];
+    this.missed.set(key.id, list);
+    if (list.length < MAX_LISTED)
+      list.push(
+        missingReference(
+          key,
+          this.specs.find((s) => s.id === key.target)!,
+          [value],
+          row,
+        ),
+      );
+  }
+
+  /**
+   * A table read to its end: the single-column foreign keys (of any table) referencing one of its
+   * keys held in memory as few enough intervals are from now on checked as their values come, and
+   * not kept (a parent table read before its children: their foreign keys cost no memory).
+   */
+  finishTable(keys: KeySpec[]): void {
+    for (const t of keys) {
+      const runs = this.runs.get(t.id);
+      const referencing = this.specs.filter((k) => k.kind === 'foreign' && k.target === t.id && k.columns.length === 1);
+      if (!runs || referencing.length === 0) continue;
+      const cover = runs.coverage(MAX_COVERAGE);
+      if (cover) for (const k of referencing) this.covered.set(k.id, cover);
+    }
   }
 
   private insert(key: KeySpec, row: number, values: string[]): void {
@@ -133,7 +181,8 @@ export class KeyIndex {
       const f = this.runs.get(k.id);
       const t = this.runs.get(target.id);
       if (!f || !t) continue;
-      for (const m of f.missingFrom(t, MAX_LISTED)) found.push(missingReference(k, target, [String(m.value)], m.row));
+      const room = MAX_LISTED - (this.missed.get(k.id)?.length ?? 0);
+      for (const m of f.missingFrom(t, room)) found.push(missingReference(k, target, [String(m.value)], m.row));
       settled.add(k.id);
     }
     for (const k of this.specs) {
@@ -144,6 +193,7 @@ export class KeyIndex {
       this.toSqlite(k);
       this.toSqlite(this.specs.find((s) => s.id === k.target)!);
     }
+    for (const list of this.missed.values()) found.push(...list);
     return found;
   }
 

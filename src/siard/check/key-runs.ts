@@ -178,6 +178,27 @@ export class KeyRuns {
     return files.length === 0 ? memory : new MergedRuns([memory, ...files.map((f) => new RunFileCursor(f))]);
   }
 
+  /**
+   * The values as sorted disjoint intervals [start, end) when they are all in memory and make at
+   * most `max` intervals (after which no value is added); undefined otherwise.
+   */
+  coverage(max: number): Coverage | undefined {
+    if (this.levels.some((l) => l.length > 0)) return undefined;
+    const c = new Covered(this.cursor());
+    const starts: number[] = [];
+    const ends: number[] = [];
+    try {
+      for (let i = 0; c.has(i); i++) {
+        if (i >= max) return undefined;
+        starts.push(c.start(i));
+        ends.push(c.end(i));
+      }
+    } finally {
+      c.close();
+    }
+    return new Coverage(Float64Array.from(starts), Float64Array.from(ends));
+  }
+
   /** Every run, in value order. */
   *runs(): Generator<[start: number, row: number, length: number]> {
     const c = this.cursor();
@@ -234,6 +255,27 @@ export class KeyRuns {
     this.budget.unregister(this);
     for (const f of this.levels.flat()) unlinkSync(f);
     this.levels.length = 0;
+  }
+}
+
+/** A complete key's values as sorted disjoint intervals, asked value by value (a referencing key checked as it is read). */
+export class Coverage {
+  constructor(
+    private readonly starts: Float64Array,
+    private readonly ends: Float64Array,
+  ) {}
+
+  has(v: number): boolean {
+    const starts = this.starts;
+    let lo = 0;
+    let hi = starts.length - 1;
+    // the last interval starting at or before v
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= v) lo = mid;
+      else hi = mid - 1;
+    }
+    return hi >= 0 && starts[lo]! <= v && v < this.ends[lo]!;
   }
 }
 

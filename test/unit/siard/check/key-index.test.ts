@@ -61,15 +61,21 @@ function expected(c: Case): string[] {
   return out.sort();
 }
 
-function actual(c: Case, maxRuns?: number): string[] {
+/** `finish`: the index told when each table is read (a parent read first then checks its children's foreign keys as they come) */
+function actual(c: Case, maxRuns?: number, finish = false): string[] {
   const index = new KeyIndex([PK, CHILD_PK, FK], ...(maxRuns !== undefined ? [maxRuns] : []));
   try {
-    const parent = () => c.parent.forEach((v, i) => index.add(PK, i + 1, [v]));
-    const child = () =>
+    const parent = () => {
+      c.parent.forEach((v, i) => index.add(PK, i + 1, [v]));
+      if (finish) index.finishTable([PK]);
+    };
+    const child = () => {
       c.child.forEach((v, i) => {
         index.add(CHILD_PK, i + 1, [String(i + 1)]);
         index.add(FK, i + 1, [v]);
       });
+      if (finish) index.finishTable([CHILD_PK, FK]);
+    };
     if (c.childFirst) {
       child();
       parent();
@@ -87,13 +93,18 @@ function actual(c: Case, maxRuns?: number): string[] {
 for (const c of CASES) {
   test(`key index: ${c.name}`, (t) => {
     t.deepEqual(actual(c), expected(c));
+    t.deepEqual(actual(c, undefined, true), expected(c), 'tables finished: foreign keys checked as they come');
   });
 }
 
 test('key index: past the bound on runs, keys write sorted runs to disk and merge them, their answers the same', (t) => {
   // a bound of 1,000 runs: keys spill now and then; of 64: every key spills often and its files
   // are merged level by level (16 files of a level make one of the next)
-  for (const bound of [1000, 64]) for (const c of CASES) t.deepEqual(actual(c, bound), expected(c), `${c.name}, bound ${bound}`);
+  for (const bound of [1000, 64])
+    for (const c of CASES) {
+      t.deepEqual(actual(c, bound), expected(c), `${c.name}, bound ${bound}`);
+      t.deepEqual(actual(c, bound, true), expected(c), `${c.name}, bound ${bound}, tables finished`);
+    }
 });
 
 test('key index: 200,000 foreign keys at random under a bound of 256 runs find exactly the missing references', (t) => {
@@ -112,5 +123,11 @@ test('key index: 200,000 foreign keys at random under a bound of 256 runs find e
   t.deepEqual(
     [...new Set(values)].sort((a, b) => a - b),
     missing.slice(0, new Set(values).size),
+  );
+  // checked as they come (the parent read first): the first 100 missing in row order
+  const rows = want.map((w) => Number(/@(\d+)$/.exec(w)![1])).sort((a, b) => a - b);
+  t.deepEqual(
+    actual(c, 256, true),
+    want.filter((w) => Number(/@(\d+)$/.exec(w)![1]) <= rows[99]!),
   );
 });
