@@ -313,7 +313,8 @@ export class MysqlSource implements DatabaseSource {
     let rowNumber = 0;
     const convertRow = (raw: DriverCell[]): SourceValue[] => {
       rowNumber++;
-      const keyValues = keyCols.map((c, i) => keyParam(c, raw[keyAt + i] ?? null));
+      // the key finds a row's large values again (slices); a table without such a column needs none
+      const keyValues = streamed > 0 ? keyCols.map((c, i) => keyParam(c, raw[keyAt + i] ?? null)) : [];
       const out: SourceValue[] = new Array(plan.columns.length);
       for (let c = 0; c < plan.columns.length; c++) {
         const col = plan.columns[c]!;
