@@ -4,7 +4,8 @@
  * mysql://...`, LOBs to lobseg files). Peer measured in the same run on the same tables:
  * `mariadb-dump --single-transaction | gzip -1`. Prints rows/s, LOB MB/s, peak RSS of our process,
  * and the ratio of the two times; the rows pair is the best of BENCH_ROUNDS (default 3) runs of each,
- * alternating, and is the README table's row export-mariadb (readme-rows.ts).
+ * alternating, and is the README table's row export-mariadb (readme-rows.ts), with its floor: the
+ * rows read through the mariadb connector alone in a Node process (mariadb-read-floor.js).
  *
  *   node bench/run.js mariadb        (after npm run build)
  *   BENCH_MARIA_ROWS=50000 BENCH_MARIA_LOB_MB=32 node --import=tsx bench/mariadb.bench.ts   (smaller)
@@ -59,6 +60,7 @@ try {
   const report = (label: string, table: string, amount: string, per: (s: number) => string, rounds: number) => {
     let ours: Measured | undefined;
     let peer: Measured | undefined;
+    let floor: Measured | undefined;
     let peakMb = 0;
     const loads: number[] = [];
     for (let round = 0; round < rounds; round++) {
@@ -76,6 +78,11 @@ try {
           `mariadb-dump --no-defaults --socket=${server.socket} -uroot --single-transaction bench ${table} | gzip -1 > ${dumpFile}`,
         ]),
       );
+      if (table === 'plain')
+        floor = best(
+          floor,
+          measure(process.execPath, [path.join(ROOT, 'bench', 'mariadb-read-floor.js'), server.url('bench'), table, 'id']),
+        );
     }
     process.stdout.write(
       `${label}: ${amount}; siard-ocfl export ${ours!.seconds.toFixed(2)} s (${per(ours!.seconds)}, ` +
@@ -83,9 +90,10 @@ try {
         `mariadb-dump | gzip -1 ${peer!.seconds.toFixed(2)} s (${per(peer!.seconds)}); ` +
         `ratio ours/peer ${(ours!.seconds / peer!.seconds).toFixed(2)} (best of ${rounds})\n`,
     );
-    return { ours: ours!, peer: peer!, peakMb, loads };
+    return { ours: ours!, peer: peer!, floor, peakMb, loads };
   };
   const rows = report('rows', 'plain', `${ROWS} rows`, (s) => `${Math.round(ROWS / s)} rows/s`, ROUNDS);
+  const floor = rows.floor!.seconds;
   reportRow({
     id: 'export-mariadb',
     ours: `${rows.ours.seconds.toFixed(2)} s`,
@@ -93,6 +101,7 @@ try {
     ratio: rows.peer.seconds / rows.ours.seconds,
     peakMb: rows.peakMb,
     load: rows.loads,
+    floor: `the rows read alone through the mariadb connector in Node, ${floor.toFixed(2)} s: ${(rows.peer.seconds / floor).toFixed(2)}x`,
     ...(ROWS === 200_000 ? {} : { work: `export ${ROWS.toLocaleString('en')} rows from MariaDB` }),
   });
   report('LOBs', 'lobs', `${values} x ${LOB_VALUE_MB} MiB`, (s) => `${((values * LOB_VALUE_MB * 1.048576) / s).toFixed(1)} MB/s`, 1);

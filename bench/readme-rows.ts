@@ -67,7 +67,8 @@ export function reportRow(row: BenchRow): MeasuredRow {
   };
   console.log(
     `README row ${row.id}: ${row.work ?? kind.work}: ${row.ours} against ${row.peer}, ratio ${row.ratio.toFixed(2)} ` +
-      `(goal >= ${measured.goal}: ${row.ratio >= measured.goal ? 'met' : 'not met'}), load ${measured.load.join('-')}`,
+      `(goal >= ${measured.goal}: ${row.ratio >= measured.goal ? 'met' : 'not met'}), load ${measured.load.join('-')}` +
+      (row.floor ? `; floor: ${row.floor}` : ''),
   );
   const file = process.env.BENCH_ROWS_FILE;
   if (file) appendFileSync(file, JSON.stringify(measured) + '\n');
