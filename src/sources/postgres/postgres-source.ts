@@ -167,9 +167,14 @@ export class PostgresSource implements DatabaseSource {
       } else if (isStreamedKind(kind)) {
         const expr = kind === 'blob' ? id : `${id}::text`;
         const size = kind === 'blob' || this.serverUtf8 ? `octet_length(${expr})` : `octet_length(convert_to(${expr}, 'UTF8'))`;
-        select.push(`CASE WHEN ${size} <= ${this.inlineThreshold} THEN ${expr} END`, `${size}::int8`);
+        // the value when it comes inline, else its size (a LOB read in slices); both NULL: NULL
+        select.push(
+          `CASE WHEN ${size} <= ${this.inlineThreshold} THEN ${expr} END`,
+          `CASE WHEN ${size} > ${this.inlineThreshold} THEN ${size}::int8 END`,
+        );
         streamed++;
-        readers.push(async (raw, i, row, locator) =>
+        // synchronous: a value is its text or a LOB to open later, so a row's cells need no await
+        readers.push((raw, i, row, locator) =>
           this.streamedValue(plan, col, raw[i] as string | null, raw[i + 1] as string | null, row, locator),
         );
       } else {
@@ -270,17 +275,17 @@ export class PostgresSource implements DatabaseSource {
     return value;
   }
 
-  private async streamedValue(
+  private streamedValue(
     plan: PgTablePlan,
     col: PgColumnPlan,
     inline: string | null,
     size: string | null,
     row: number,
     locator: Locator,
-  ): Promise<SourceValue> {
-    if (size === null) return null;
+  ): SourceValue {
     const kind = col.mapped.kind;
     if (inline !== null) return kind === 'blob' ? decodeByteaHex(inline) : inline;
+    if (size === null) return null;
     const byteLength = Number(size);
     const self = this;
     const where = `tableoid = $1::oid AND ctid = $2::tid`;
