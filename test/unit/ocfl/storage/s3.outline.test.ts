@@ -1,0 +1,72 @@
+/**
+ * S3Storage.outline over more first-level folders than one page of a listing by '/' holds (1,000):
+ * each page's folders outlined as it comes, every entry once, the files of the first level among
+ * them, a missing folder refused as missing. The store is held here, answering ListObjectsV2 as S3
+ * does (keys in byte order, CommonPrefixes counted with the keys toward MaxKeys, StartAfter and the
+ * continuation token exclusive); serve-s3.test and s3-backends.test run the same code on Ceph RGW.
+ */
+import test from 'ava';
+import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { S3Storage } from '../../../../src/ocfl/storage/s3.js';
+import type { OutlineEntry } from '../../../../src/ocfl/storage/storage.js';
+
+const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+/** A bucket of `keys` answering ListObjectsV2 only; `delimited` counts the listings by '/'. */
+function bucket(keys: string[]): { client: S3Client; delimited: () => number } {
+  const sorted = [...keys].sort(byteOrder);
+  let delimited = 0;
+  const send = (command: unknown) => {
+    if (!(command instanceof ListObjectsV2Command)) throw new Error('only ListObjectsV2 here');
+    const { Prefix = '', Delimiter, MaxKeys = 1000, StartAfter, ContinuationToken } = command.input;
+    if (Delimiter) delimited++;
+    const after = ContinuationToken ?? StartAfter;
+    const Contents: Array<{ Key: string; Size: number }> = [];
+    const CommonPrefixes: Array<{ Prefix: string }> = [];
+    let i = after === undefined ? 0 : sorted.findIndex((k) => byteOrder(k, after) > 0);
+    if (i < 0) i = sorted.length;
+    let last: string | undefined;
+    while (i < sorted.length) {
+      const key = sorted[i]!;
+      if (!key.startsWith(Prefix)) {
+        i++;
+        continue;
+      }
+      if (Contents.length + CommonPrefixes.length === MaxKeys) {
+        return Promise.resolve({ Contents, CommonPrefixes, IsTruncated: true, NextContinuationToken: last });
+      }
+      const cut = Delimiter ? key.indexOf(Delimiter, Prefix.length) : -1;
+      if (cut < 0) {
+        Contents.push({ Key: key, Size: 1 });
+        last = key;
+        i++;
+        continue;
+      }
+      const common = key.slice(0, cut + 1);
+      CommonPrefixes.push({ Prefix: common });
+      while (i < sorted.length && sorted[i]!.startsWith(common)) last = sorted[i++];
+    }
+    return Promise.resolve({ Contents, CommonPrefixes, IsTruncated: false });
+  };
+  return { client: { send } as unknown as S3Client, delimited: () => delimited };
+}
+
+const shown = (entries: OutlineEntry[]) => entries.map((e) => `${e.isDirectory ? 'dir' : 'file'} ${e.path}`).sort();
+
+test('2,500 first-level folders: three pages of folders, each outlined as it comes, every entry once', async (t) => {
+  const folders = Array.from({ length: 2500 }, (_, i) => `f${String(i).padStart(4, '0')}`);
+  const keys = ['root/0=ocfl_1.1', 'root/ocfl_layout.json', 'other/f0001/x/y'];
+  for (const f of folders) keys.push(`root/${f}/obj/inventory.json`, `root/${f}/obj/v1/content/a`, `root/${f}/stray`);
+  const { client, delimited } = bucket(keys);
+  const storage = new S3Storage(client, 'b', 'root');
+  const told: OutlineEntry[][] = [];
+  const outline = await storage.outline('', 2, (entries) => told.push(entries));
+  const expected = ['file 0=ocfl_1.1', 'file ocfl_layout.json', ...folders.flatMap((f) => [`dir ${f}/obj`, `file ${f}/stray`])].sort();
+  t.deepEqual(shown(outline), expected);
+  t.deepEqual(shown(told.flat()), expected, 'every entry told once');
+  t.is(delimited(), 3);
+  // Depth 1: the first level itself, over its three pages.
+  t.deepEqual(shown(await storage.outline('', 1)), ['file 0=ocfl_1.1', 'file ocfl_layout.json', ...folders.map((f) => `dir ${f}`)].sort());
+  const missing = await storage.outline('nothing-here', 2).catch((err: NodeJS.ErrnoException) => err.code);
+  t.is(missing, 'ENOENT');
+});
