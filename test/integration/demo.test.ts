@@ -2,7 +2,9 @@
  * Acceptance 1: after `npm run demo` (its script, fixtures/demo.js, on the built CLI) the storage
  * root validates and audits, the object lies at the 0003 path of its id (computed here from the
  * extension's text, not by our layout code), and for every LOB file the inventory fixity value
- * equals the cell digest (both parsed here from the raw inventory JSON and the table XML).
+ * equals the cell digest (both parsed here from the raw inventory JSON and the table XML). The
+ * reading room over demo-root: from / by its links to the relocated head's Employees table, its
+ * rows, and the split 5 MiB photo downloaded whole, its SHA-256 the cell's digest.
  */
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
@@ -11,6 +13,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../helpers/shared.js';
 import { runCli } from '../helpers/cli.js';
+import { startServe } from '../helpers/serve.js';
 import { contentPaths, fixityOf, readInventory, sha256 } from '../helpers/archive-support.js';
 import { metadataTables, readTableXml, unzipEntry } from '../helpers/export-support.js';
 
@@ -120,3 +123,37 @@ test(
     t.is(split, 1, 'the 5 MiB photo is split');
   },
 );
+
+/** The links of a page whose path is `pathname`, entities decoded. */
+function links(page: string, pathname: string): string[] {
+  return [...page.matchAll(/href="([^"]*)"/g)].map((m) => m[1]!.replaceAll('&amp;', '&')).filter((h) => h.split('?')[0] === pathname);
+}
+
+test("the reading room over demo-root: / to the head's Employees rows by links, the split photo downloaded whole", async (t) => {
+  const objectDir = path.join(ROOT, path0003(ID));
+  const siard = path.join(objectDir, contentPaths(readInventory(objectDir), 'v1').get('Northwind.siard')!);
+  const employees = metadataTables(unzipEntry(siard, 'header/metadata.xml').toString('utf8')).find((x) => x.name === 'Employees')!;
+  const cells = readTableXml(unzipEntry(siard, `content/schema0/${employees.folder}/${employees.folder}.xml`).toString('utf8')).flatMap(
+    (row) => [...row.values()],
+  );
+  const photo = cells.find((c) => c.attrs.file && Number(c.attrs.length) === 5 * 1024 * 1024)!;
+  t.truthy(photo, 'the 5 MiB photo in the table XML');
+  const served = await startServe(['--root', ROOT, '--port', '0']);
+  const get = async (p: string) => (await fetch(new URL(p, served.url))).text();
+  const home = await get('/');
+  const object = await get(links(home, '/object').find((h) => new URLSearchParams(h.split('?')[1]).get('id') === ID)!);
+  t.regex(object, />v2</);
+  // v2: the head, its LOBs relocated to file:///Archives/Northwind/ (read where the object keeps them).
+  const archive = await get(links(object, '/archive').find((h) => new URLSearchParams(h.split('?')[1]).get('v') === 'v2')!);
+  const table = links(archive, '/table').find((h) => new URLSearchParams(h.split('?')[1]).get('t') === 'Employees')!;
+  const rows = [...new Set(links(await get(table), '/row'))];
+  t.true(rows.length >= 5, `${rows.length} rows linked`);
+  const digests: string[] = [];
+  for (const row of rows)
+    for (const lob of links(await get(row), '/lob').filter((h) => h.includes('download=1'))) {
+      const res = await fetch(new URL(lob, served.url));
+      t.is(res.status, 200, lob);
+      digests.push(sha256(Buffer.from(await res.arrayBuffer())));
+    }
+  t.true(digests.includes(photo.attrs.digest!), 'the split photo downloaded with its exact bytes');
+});
