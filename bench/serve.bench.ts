@@ -291,7 +291,7 @@ const shownObjects = (text: string) => [...text.matchAll(/<a href="\/object\?id=
 async function firstLook(url: string, pid: number) {
   const start = process.hrtime.bigint();
   const first = await okWithCpu(url, pid);
-  const found = /<span id="listing">being listed: (\d+) objects found so far/.exec(first.text)?.[1];
+  const found = /<span id="listing"\s*>being listed: (\d+) objects found so far/.exec(first.text)?.[1];
   let whole = { ...first, seconds: first.seconds, cpu: first.cpu };
   while (whole.text.includes('id="listing"')) {
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -32,6 +32,12 @@ import type { ReadStorage, StorageEntry, StorageStat, StorageWalk, WritableFile,
 const PART_SIZE = 8 * 1024 * 1024;
 /** Parts of one multipart upload in flight at once. */
 const QUEUE = 4;
+/**
+ * First-level names asked for in an outline's first page: a listing by '/' of 1,000 names read the
+ * keys below them first (Ceph RGW: most of the outline of a root of 1,000 objects), so the first
+ * objects waited for it.
+ */
+const FIRST_FOLDERS = 64;
 /** Keys per DeleteObjects request (the S3 maximum). */
 const DELETE_BATCH = 1000;
 
@@ -223,7 +229,8 @@ export class S3Storage implements WriteStorage, ObjectStorePublish {
     let token: string | undefined;
     let found = false;
     do {
-      const listed = await this.listPage(prefix, '/', token, undefined, rel);
+      // A small first page: its folders' objects are asked for while the gateway lists the rest.
+      const listed = await this.listPage(prefix, '/', token, token === undefined ? FIRST_FOLDERS : undefined, rel);
       // A zero-byte "folder/" marker some tools write is no file of ours.
       const files = (listed.Contents ?? []).map((c) => c.Key!.slice(prefix.length)).filter((name) => name !== '');
       const folders = (listed.CommonPrefixes ?? []).map((p) => p.Prefix!.slice(prefix.length, -1)).filter((name) => name !== '');
