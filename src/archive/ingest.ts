@@ -36,7 +36,9 @@ import { SiardSource } from '../sources/siard/siard-source.js';
 import { describeWidened } from '../siard/database-source.js';
 import type { DatabaseSource } from '../siard/database-source.js';
 import { MetsIndexingSink } from '../siard/mets/indexing-sink.js';
-import { OCFL_ALGORITHM_OF_DIGEST_TYPE, StagedVersionSink } from './ocfl-sink.js';
+import { OCFL_ALGORITHM_OF_DIGEST_TYPE, StagedVersionSink, type StagedSinkStats } from './ocfl-sink.js';
+import { exportResumably, type IngestResume } from './resumable-ingest.js';
+import { notResumable } from '../siard/export-directory.js';
 import { PACKAGE_BASES, StorageBaseLookup } from './storage-base.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';
 import { fingerprintsFileOf } from '../siard/fingerprint/fingerprint-file.js';
@@ -117,6 +119,12 @@ export interface IngestDatabaseOptions extends Partial<SiardExportOptions>, Vers
   extraFiles?: Array<{ logicalPath: string; file: string }>;
   /** fixity algorithms those files need besides the LOB digest's */
   extraFixityAlgorithms?: string[];
+  /**
+   * Resumable (docs/resume.md): an interrupted run of the same ingest is continued, and this run's
+   * work is kept for the next when it is interrupted. Not with mets, maxSiardBytes or lobsegZip,
+   * nor into a root on an object store: those start over.
+   */
+  resumable?: IngestResume;
 }
 
 /** Exports `source` straight into a new version of object `id`. */
@@ -137,6 +145,7 @@ export async function ingestDatabase(
   const sink = new StagedVersionSink(staged);
   const extraCounts = { files: 0, stored: 0, bytes: 0, storedBytes: 0 };
   let summary: SiardExportSummary;
+  let counted: StagedSinkStats = sink.stats;
   try {
     await staged.clear(); // the new version holds exactly the new export
     const {
@@ -147,12 +156,20 @@ export async function ingestDatabase(
       mets,
       extraFiles,
       extraFixityAlgorithms: _x,
+      resumable,
       ...exportOptions
     } = options;
-    // METS: the index sink records each LOB file with the digests the staging pass computed.
-    const indexing = mets ? new MetsIndexingSink(sink, { objId: id, checksumType: lobDigest }) : undefined;
-    summary = await writeSiard(source, indexing ?? sink, { ...exportOptions, name, lobDigest });
-    await indexing?.finishIndex();
+    const work = resumable && !notResumable(options) ? await root.resumableWork(id) : undefined;
+    if (resumable && work) {
+      const resumed = await exportResumably(source, staged, work, { ...exportOptions, name, lobDigest }, resumable);
+      summary = resumed.summary;
+      counted = resumed.stats;
+    } else {
+      // METS: the index sink records each LOB file with the digests the staging pass computed.
+      const indexing = mets ? new MetsIndexingSink(sink, { objId: id, checksumType: lobDigest }) : undefined;
+      summary = await writeSiard(source, indexing ?? sink, { ...exportOptions, name, lobDigest });
+      await indexing?.finishIndex();
+    }
     await sink.commit();
     for (const f of extraFiles ?? []) {
       const added = await staged.addFile(f.logicalPath, f.file);
@@ -170,7 +187,7 @@ export async function ingestDatabase(
   const objectPath = root.objectPath(id);
   const commit = await commitStaged(staged, options, `siard-ocfl ingest of ${source.description}`);
   const { archive: _a, ...exportSummary } = summary;
-  const counts = { ...sink.stats };
+  const counts = { ...counted };
   for (const k of ['files', 'stored', 'bytes', 'storedBytes'] as const) counts[k] += extraCounts[k];
   return {
     ...summarise(staged, summary.siardFile, commit, counts, objectPath),
@@ -545,7 +562,13 @@ export async function ingest(
     ...(password !== undefined ? { password } : {}),
   });
   try {
-    const result = await ingestDatabase(source, root, id, { ...rest, name: options.name ?? defaultArchiveName(sourceSpec) });
+    // how the tables were chosen is part of what a resumed ingest must share with the interrupted one
+    const sourceOptions = { tables, excludeTables, strict };
+    const result = await ingestDatabase(source, root, id, {
+      ...rest,
+      name: options.name ?? defaultArchiveName(sourceSpec),
+      ...(rest.resumable ? { resumable: { ...rest.resumable, sourceOptions } } : {}),
+    });
     // columns widened to keep their values are worth a line each
     const catalog = await source.catalog();
     result.notes.push(...(catalog.widened ?? []).map(describeWidened));

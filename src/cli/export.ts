@@ -1,7 +1,7 @@
 /** `siard-ocfl export <source> <out-dir>`: a database as `<name>.siard` plus its LOB folders. */
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { exportToDirectory, type DirectoryExportHooks, type DirectoryResume } from '../siard/export-directory.js';
+import { exportToDirectory, notResumable, type DirectoryExportHooks, type DirectoryResume } from '../siard/export-directory.js';
 import { MetsIndexingSink } from '../siard/mets/indexing-sink.js';
 import { METS_FILE_NAME } from '../siard/mets/types.js';
 import { SIARD_DIGEST_TYPES, type SiardDigestType } from '../siard/model.js';
@@ -131,6 +131,23 @@ export function segmentWords(segments: Array<{ file: string }> | undefined): str
   return ` ... ${segments.at(-1)!.file} (a segmented SIARD file of ${segments.length} segments)`;
 }
 
+/** --mets: the METS index written beside the archive, from the digests of the export's own pass. */
+function metsHooks(exportOptions: SiardExportOptions): DirectoryExportHooks {
+  return {
+    extraTopLevel: [METS_FILE_NAME],
+    wrapSink: (sink) => {
+      const indexing = new MetsIndexingSink(sink, { objId: exportOptions.name, checksumType: exportOptions.lobDigest ?? 'SHA-256' });
+      return { sink: indexing, finish: () => indexing.finishIndex() };
+    },
+  };
+}
+
+/** One line at the start of a run that an interruption would send back to the beginning (docs/resume.md). */
+export function noteStartsOver(verb: string, option: string | undefined): void {
+  if (option)
+    process.stderr.write(`note: an ${verb} with ${option} is not resumable: if it is interrupted, it starts over (docs/resume.md).\n`);
+}
+
 /** The resume of an export to a folder: one line when it resumes, a note for work removed (docs/resume.md). */
 function directoryResume(name: string, outDir: string, options: ExportCliOptions & { restart?: boolean }): DirectoryResume {
   return {
@@ -163,18 +180,12 @@ export function register(program: Command): void {
         ...(options.acceptDigestMismatch ? { acceptDigestMismatch: true } : {}),
       });
       const progress = createProgress({ json: options.json });
+      noteStartsOver('export', notResumable({ ...exportOptions, ...(options.mets ? { mets: true } : {}) }));
       try {
         const catalog = await source.catalog();
         const widened = catalog.widened ?? [];
         progress.start(`export ${exportOptions.name}`, 'rows');
-        const hooks: DirectoryExportHooks = {};
-        if (options.mets) {
-          hooks.extraTopLevel = [METS_FILE_NAME];
-          hooks.wrapSink = (sink) => {
-            const indexing = new MetsIndexingSink(sink, { objId: exportOptions.name, checksumType: exportOptions.lobDigest ?? 'SHA-256' });
-            return { sink: indexing, finish: () => indexing.finishIndex() };
-          };
-        }
+        const hooks = options.mets ? metsHooks(exportOptions) : {};
         const summary = await exportToDirectory(
           source,
           outDir,

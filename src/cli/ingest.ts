@@ -1,6 +1,7 @@
 /** `siard-ocfl ingest`: a database (exported straight into the object) or a SIARD package as received. */
 import type { Command } from 'commander';
 import { EXPORT_ONLY_OPTIONS, ingest, type IngestOptions, type IngestResult } from '../archive/ingest.js';
+import { notResumable } from '../siard/export-directory.js';
 import { UsageError } from '../errors.js';
 import { openRoot } from '../ocfl/root.js';
 import {
@@ -16,7 +17,7 @@ import {
   type VersionInfoCliOptions,
   type WorkspaceCliOptions,
 } from './common.js';
-import { addExportOptions, segmentWords, sourceOptionsOf, toSiardExportOptions, type ExportCliOptions } from './export.js';
+import { addExportOptions, noteStartsOver, segmentWords, sourceOptionsOf, toSiardExportOptions, type ExportCliOptions } from './export.js';
 import { createProgress } from './progress.js';
 import { sourceForms } from '../sources/dialects.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';
@@ -31,6 +32,7 @@ interface IngestCliOptions extends ExportCliOptions, VersionInfoCliOptions, Work
   allowUnchanged?: boolean;
   resegment?: boolean;
   keepReceived?: boolean;
+  restart?: boolean;
 }
 
 export function register(program: Command): void {
@@ -68,6 +70,10 @@ export function register(program: Command): void {
     .option(
       '--allow-unchanged',
       'make a new version even when it holds the same files as the head (by default none is made: "unchanged, no new version")',
+    )
+    .option(
+      '--restart',
+      'a database: throw away the work of an interrupted ingest into this object instead of resuming it (docs/resume.md)',
     )
     .option('--json', 'print a JSON summary; "unchanged": true when no version was made')
     .action(runIngest);
@@ -138,7 +144,22 @@ function ingestOptionsOf(
   }
   if (digestAlgorithm) options.digestAlgorithm = digestAlgorithm;
   if (o.allowUnchanged) options.allowUnchanged = true;
+  if (!isPackage || resegment) options.resumable = ingestResume(o);
+  else if (o.restart) throw new UsageError(`--restart applies to an ingest of a database; ${sourceSpec} is stored as received.`);
   return options;
+}
+
+/** The resume of an ingest: one line when it resumes, a note for work removed (docs/resume.md). */
+function ingestResume(o: IngestCliOptions): NonNullable<IngestOptions['resumable']> {
+  return {
+    ...(o.restart ? { restart: true } : {}),
+    say: (sentence) => process.stderr.write(`note: ${sentence}\n`),
+    onResume: (r) =>
+      process.stderr.write(
+        `Resuming the interrupted ingest into object "${o.id}": ${r.kept} of ${r.tables} tables kept (${r.rows} rows)` +
+          `${r.next !== undefined ? `, going on with ${r.next}` : ''}.\n`,
+      ),
+  };
 }
 
 async function runIngest(sourceSpec: string, o: IngestCliOptions): Promise<void> {
@@ -150,6 +171,7 @@ async function runIngest(sourceSpec: string, o: IngestCliOptions): Promise<void>
   const asReceived = isPackage && !options.resegment;
   const root = await openRoot(o.root, rootOptions(o));
   // A database: bytes written and rows of the catalogue's count; a package: its bytes and files.
+  if (!asReceived) noteStartsOver('ingest', notResumable(options));
   const progress = createProgress({ json: o.json });
   progress.start(`ingest ${o.id}`, asReceived ? 'files' : 'rows');
   const hooks: IngestOptions = asReceived

@@ -12,6 +12,7 @@ interface RepairOptions extends WorkspaceCliOptions {
   root: string;
   id?: string[];
   json?: boolean;
+  discardResumable?: boolean;
 }
 
 const DID: Record<RepairAction['kind'], string> = {
@@ -21,6 +22,7 @@ const DID: Record<RepairAction['kind'], string> = {
   'finished-declaration': 'finished the interrupted creation: wrote the object declaration',
   'removed-staging': 'removed the staging folder',
   'removed-dead-lock': 'removed the lock of a dead process',
+  'removed-resumable': "removed an interrupted ingest's resumable work",
 };
 
 function name(o: ObjectRepairReport): string {
@@ -29,10 +31,22 @@ function name(o: ObjectRepairReport): string {
 }
 
 function describe(o: ObjectRepairReport): string {
+  return describeStatus(o) + (o.resumable ? `  ${resumableWords(o.status === 'locked', o.resumable)}\n` : '');
+}
+
+function describeStatus(o: ObjectRepairReport): string {
   if (o.status === 'clean') return `${name(o)}: nothing to repair\n`;
   if (o.status === 'locked') return `${name(o)}: NOT repaired, a writer holds its lock: ${o.message}\n`;
   if (o.status === 'failed') return `${name(o)}: NOT repaired: ${o.message}\n`;
   return `${name(o)}: repaired\n` + o.actions.map((a) => `  ${DID[a.kind]} ${a.path}\n`).join('');
+}
+
+/** What is kept of an interrupted ingest, and how it goes (docs/resume.md). */
+function resumableWords(living: boolean, r: NonNullable<ObjectRepairReport['resumable']>): string {
+  return living
+    ? `kept: ${r.bytes} bytes of resumable work of the ingest at work (${r.path}); once it stops, --discard-resumable removes it.`
+    : `kept: ${r.bytes} bytes of resumable work of an interrupted ingest (${r.path}): the same ingest run again resumes it; ` +
+        `repair --discard-resumable removes it.`;
 }
 
 export function register(program: Command): void {
@@ -46,14 +60,21 @@ export function register(program: Command): void {
         'repair only this object (repeatable); default: every object and the workspace',
         (v: string, all: string[] | undefined) => [...(all ?? []), v],
       )
-      .option('--json', 'print {root, workspace, objects: [{id, objectPath, status, actions, message}], repaired, locked, failed} as JSON'),
+      .option(
+        '--discard-resumable',
+        "also remove interrupted ingests' resumable work (docs/resume.md), whose writer is gone: the next ingest starts over",
+      )
+      .option(
+        '--json',
+        'print {root, workspace, objects: [{id, objectPath, status, actions, message, resumable}], repaired, locked, failed} as JSON',
+      ),
   ).action(async (options: RepairOptions) => {
     const root = await openRoot(options.root, rootOptions(options));
     const ids = options.id ?? [];
-    const report = await root.repair(ids.length > 0 ? ids : undefined);
+    const report = await root.repair(ids.length > 0 ? ids : undefined, options.discardResumable ? { discardResumable: true } : {});
     if (options.json) printJson(report);
     else {
-      for (const o of report.objects) if (o.status !== 'clean' || ids.length > 0) process.stdout.write(describe(o));
+      for (const o of report.objects) if (o.status !== 'clean' || o.resumable || ids.length > 0) process.stdout.write(describe(o));
       const clean = report.objects.length - report.repaired - report.locked - report.failed;
       process.stdout.write(
         `${report.objects.length} checked: ${report.repaired} repaired, ${clean} needed nothing, ${report.locked} locked by a ` +

@@ -22,7 +22,7 @@ import {
 } from './object/object.js';
 import { FullBase, type StagingBase } from './commit/staging-base.js';
 import type { InventoryHeader, InventoryVersionSummary } from './inventory/inventory.js';
-import { repairObject, repairRoot, type ObjectRepairReport, type RootRepairReport } from './commit/repair.js';
+import { repairObject, repairRoot, type ObjectRepairReport, type RepairOptions, type RootRepairReport } from './commit/repair.js';
 import { StagedVersion, type StartVersionOptions } from './commit/stage.js';
 import type { Readable } from 'node:stream';
 import os from 'node:os';
@@ -357,6 +357,26 @@ export class OcflStorageRoot {
     return loadInventoryHeader(this.storage, objectPath);
   }
 
+  /**
+   * The folder of the workspace for an object's resumable work (docs/resume.md), absolute, with the
+   * workspace's syncfs when it has one (one call makes a checkpoint's writes durable, instead of an
+   * fsync per file); undefined on an object store (an ingest there is not resumable: it starts over).
+   */
+  async resumableWork(id: string): Promise<{ dir: string; syncAll?: () => Promise<void> } | undefined> {
+    if (isObjectStore(this.storage)) return undefined;
+    const ws = await this.workspace();
+    const dir = ws.storage.localPath?.(ws.resumeDir(id));
+    if (dir === undefined) return undefined;
+    // opened now, before the work's first write, so that it hears of every write lost after it
+    if (!(await ws.storage.syncAll())) return { dir };
+    return {
+      dir,
+      syncAll: async () => {
+        await ws.storage.syncAll();
+      },
+    };
+  }
+
   /** The workspace folder this root's writers use (given, remembered or default). */
   async workspaceDir(): Promise<string> {
     if (isObjectStore(this.storage)) return objectStoreWorkspaceDir(this.location, this.options.workspaceDir);
@@ -399,9 +419,9 @@ export class OcflStorageRoot {
    * Repairs the objects with these ids, or every object of the root and the workspace's
    * leftovers (see repair.ts). Held locks and damaged objects are reported, not thrown.
    */
-  async repair(ids?: string[]): Promise<RootRepairReport> {
+  async repair(ids?: string[], options: RepairOptions = {}): Promise<RootRepairReport> {
     for (const id of this.layout ? [] : (ids ?? [])) await this.findObject(id);
-    return repairRoot(this, await this.workspace(), ids);
+    return repairRoot(this, await this.workspace(), ids, options);
   }
 
   /**

@@ -24,6 +24,18 @@ export interface DirectoryExportHooks {
   wrapSink?: (sink: OutputSink) => { sink: OutputSink; finish?: () => Promise<unknown> };
   /** further top-level names the export will create (refused when they exist), e.g. "mets.xml" */
   extraTopLevel?: string[];
+  /**
+   * Takes the finished files elsewhere instead of moving them into the out-dir (an ingest renames
+   * them into a staged OCFL version): `digests` are computed over every file as it is written,
+   * and `take` is given the staging folder and the ledger of its files with those digests
+   * (resume/file-ledger.ts). What it leaves in the staging folder is removed afterwards.
+   */
+  place?: {
+    digests: string[];
+    take: (staging: string, ledger: string | undefined) => Promise<void>;
+    /** makes every write to the out-dir's filesystem durable at once (syncfs), instead of an fsync per file */
+    syncAll?: () => Promise<void>;
+  };
 }
 
 /** A resumable export (docs/resume.md): what is said and what starts it over. */
@@ -34,7 +46,17 @@ export interface DirectoryResume {
   sourceOptions?: unknown;
   /** one sentence about interrupted work removed */
   say: (sentence: string) => void;
+  /** what the sentences call the run: "export" (default) or "ingest" */
+  verb?: string;
   onResume?: ExportResume['onResume'];
+}
+
+/** Why an export (or ingest) with these options is not resumable (it starts over), or undefined when it is. */
+export function notResumable(options: Pick<SiardExportOptions, 'maxSiardBytes' | 'lobsegZip'> & { mets?: boolean }): string | undefined {
+  if (options.mets) return '--mets';
+  if (options.maxSiardBytes !== undefined) return '--max-siard-bytes';
+  if (options.lobsegZip) return '--lobseg-zip';
+  return undefined;
 }
 
 export async function exportToDirectory(
@@ -48,12 +70,18 @@ export async function exportToDirectory(
   const stat = await fsp.stat(outDir).catch(() => undefined);
   if (stat && !stat.isDirectory()) throw new UsageError(`The out-dir ${outDir} exists and is not a folder.`, 'OUTPUT_NOT_DIR');
   // --mets wraps the sink, a segmented or zipped package is not resumable yet: those start over
-  const resumable = resume && !hooks.wrapSink && options.maxSiardBytes === undefined && !options.lobsegZip ? resume : undefined;
+  const resumable = resume && !notResumable({ ...options, mets: !!hooks.wrapSink }) ? resume : undefined;
   const key = resumable ? resumeKey(source, options, resumable.sourceOptions) : '';
   let interrupted: InterruptedExport | undefined;
   if (stat) {
     if (resumable)
-      interrupted = await takeInterruptedExport(outDir, { name: options.name, key, restart: !!resumable.restart, say: resumable.say });
+      interrupted = await takeInterruptedExport(outDir, {
+        name: options.name,
+        key,
+        restart: !!resumable.restart,
+        say: resumable.say,
+        verb: resumable.verb ?? 'export',
+      });
     await DirectorySink.removeStaleStaging(outDir, (dir) => isResumableWork(dir));
     await assertNoClash(outDir, options, hooks);
   }
@@ -96,7 +124,9 @@ async function exportOnce(
     () => true,
     () => false,
   );
-  const sink = new DirectorySink(outDir, true, resume?.interrupted?.staging);
+  const place = hooks.place;
+  const listed = place && { alsoDigests: place.digests, ledger: true, ...(place.syncAll ? { syncAll: place.syncAll } : {}) };
+  const sink = new DirectorySink(outDir, true, resume?.interrupted?.staging, listed);
   let exportResume: ExportResume | undefined;
   if (resume) {
     const journalFile = await sink.prepareResumable();
@@ -111,13 +141,18 @@ async function exportOnce(
     const wrapped = hooks.wrapSink?.(sink);
     const summary = await writeSiard(source, wrapped?.sink ?? sink, { ...options, ...(exportResume ? { resume: exportResume } : {}) });
     await wrapped?.finish?.();
-    await sink.commit();
+    if (place) {
+      await place.take(sink.stagingDir, sink.closeLedger());
+      await sink.abort();
+    } else await sink.commit();
     return summary;
   } catch (err) {
     if (exportResume && !(err instanceof ResumeRefused) && !foundWrong(err) && (await isResumableWork(sink.stagingDir))) {
       await sink.suspend();
       throw err instanceof SiardOcflError && err.code !== 'RESUME_CHANGED'
-        ? Object.assign(err, { message: `${err.message} The tables finished so far are kept: run the same export again to resume it.` })
+        ? Object.assign(err, {
+            message: `${err.message} The tables finished so far are kept: run the same ${resume?.verb ?? 'export'} again to resume it.`,
+          })
         : err;
     }
     await sink.abort().catch(() => undefined);

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { processAlive } from '../process-alive.js';
 import { removeTree } from '../remove-tree.js';
+import { FileLedger } from './resume/file-ledger.js';
 
 /** Digest algorithm names shared with OCFL's registry and node:crypto: 'md5', 'sha1', 'sha256', 'sha512'. */
 export type DigestName = string;
@@ -122,19 +123,47 @@ export class DirectorySink implements OutputSink {
 
   /** folders made since the last checkpoint (a resumable export makes them durable at each table's end) */
   private readonly madeFolders = new Set<string>();
+  private ledger: FileLedger | undefined;
 
   /**
    * `durable` (default true): every file is fsynced before it is closed. `adopted`: the staging
    * folder of an interrupted export, already renamed to this process's name (stagingNameOf), whose
-   * files this sink continues (resumable).
+   * files this sink continues (resumable). `alsoDigests`: computed over every file besides those
+   * asked for, and with `ledger`, every file closed or adopted is listed with them (file-ledger.ts).
+   * `syncAll`: makes every write to the staging folder's filesystem durable at once (syncfs): then
+   * files are not fsynced one by one as they close, and a checkpoint calls it instead.
    */
   constructor(
     readonly outDir: string,
     private readonly durable = true,
     adopted?: string,
+    private readonly listed: { alsoDigests?: DigestName[]; ledger?: boolean; syncAll?: () => Promise<void> } = {},
   ) {
     this.staging = adopted ?? path.join(outDir, DirectorySink.stagingNameOf(process.pid));
     this.created = adopted !== undefined;
+  }
+
+  /** Whether each file is fsynced as it closes (not when one syncfs per checkpoint does it). */
+  private get fsyncEach(): boolean {
+    return this.durable && !this.listed.syncAll;
+  }
+
+  /** The digests of a file: those asked for and the sink's own. */
+  private digestsFor(asked: DigestName[] | undefined): DigestName[] {
+    return [...new Set([...(asked ?? []), ...(this.listed.alsoDigests ?? [])])];
+  }
+
+  /** A file closed or adopted, listed in the ledger (when the sink keeps one). */
+  private list(written: WrittenFile): void {
+    if (!this.listed.ledger) return;
+    this.ledger ??= new FileLedger(path.join(this.staging, RESUME_FOLDER, LEDGER_FILE));
+    this.ledger.add(written);
+  }
+
+  /** The ledger's file, complete, or undefined when the sink keeps none (or closed no file). */
+  closeLedger(): string | undefined {
+    this.ledger?.close();
+    return this.ledger?.file;
   }
 
   /** A staging folder name for process `pid`: hidden, and naming its owner so that leftovers are found. */
@@ -199,7 +228,8 @@ export class DirectorySink implements OutputSink {
     const full = path.join(this.staging, ...relPath.split('/'));
     await this.makeFolder(path.dirname(full));
     const rename = (from: string, to: string) => this.renamed(from, to);
-    const file = new DirectoryFile(relPath, full, options.digests ?? [], () => this.open.delete(file), this.durable, rename);
+    const done = (written?: WrittenFile) => (this.open.delete(file), written && this.list(written));
+    const file = new DirectoryFile(relPath, full, this.digestsFor(options.digests), done, this.fsyncEach, rename);
     this.open.add(file);
     await file.ready();
     return file;
@@ -244,7 +274,7 @@ export class DirectorySink implements OutputSink {
   ): Promise<OutputFile> {
     assertSafeRelPath(relPath);
     const full = path.join(this.staging, ...relPath.split('/'));
-    const hashes = new Hashes(options.digests ?? []);
+    const hashes = new Hashes(this.digestsFor(options.digests));
     await hashPrefix(full, options.length, (chunk) => {
       hashes.update(chunk);
       options.onPrefix?.(chunk);
@@ -252,7 +282,8 @@ export class DirectorySink implements OutputSink {
     await fsp.truncate(full, options.length);
     this.topLevel.add(relPath.split('/')[0]!);
     const rename = (from: string, to: string) => this.renamed(from, to);
-    const file = new DirectoryFile(relPath, full, [], () => this.open.delete(file), this.durable, rename, { hashes, size: options.length });
+    const done = (written?: WrittenFile) => (this.open.delete(file), written && this.list(written));
+    const file = new DirectoryFile(relPath, full, [], done, this.fsyncEach, rename, { hashes, size: options.length });
     this.open.add(file);
     await file.ready();
     return file;
@@ -260,10 +291,12 @@ export class DirectorySink implements OutputSink {
 
   private async adoptFile(relPath: string, digests: DigestName[]): Promise<WrittenFile> {
     assertSafeRelPath(relPath);
-    const hashes = new Hashes(digests);
+    const hashes = new Hashes(this.digestsFor(digests));
     const size = await hashPrefix(path.join(this.staging, ...relPath.split('/')), Infinity, (chunk) => hashes.update(chunk));
     this.topLevel.add(relPath.split('/')[0]!);
-    return { relPath, size, digests: hashes.digests() };
+    const written = { relPath, size, digests: hashes.digests() };
+    this.list(written);
+    return written;
   }
 
   /** Removes the file and the folders it leaves empty, up to the staging folder. */
@@ -280,8 +313,12 @@ export class DirectorySink implements OutputSink {
     }
   }
 
-  /** Files are fsynced as they close; the folders made since the last checkpoint are fsynced here. */
+  /** Files are fsynced as they close; the folders made since the last checkpoint are fsynced here (or all at once by syncAll). */
   private async checkpoint(): Promise<void> {
+    if (this.listed.syncAll) {
+      this.madeFolders.clear();
+      return this.listed.syncAll();
+    }
     const folders = [...this.madeFolders].sort((a, b) => b.length - a.length);
     this.madeFolders.clear();
     for (const dir of folders) await syncDirectory(dir);
@@ -394,7 +431,7 @@ class DirectoryFile implements OutputFile {
     private relPath: string,
     private fullPath: string,
     digests: DigestName[],
-    private readonly onDone: () => void,
+    private readonly onDone: (written?: WrittenFile) => void,
     durable: boolean,
     private readonly placeRename: (from: string, to: string) => Promise<string>,
     continued?: { hashes: Hashes; size: number },
@@ -458,8 +495,9 @@ class DirectoryFile implements OutputFile {
       this.stream.once('error', reject);
       this.stream.end(() => resolve());
     });
-    this.onDone();
-    return { relPath: this.relPath, size: this.size, digests: this.hashes.digests() };
+    const written = { relPath: this.relPath, size: this.size, digests: this.hashes.digests() };
+    this.onDone(written);
+    return written;
   }
 
   async abort(): Promise<void> {
@@ -477,6 +515,8 @@ class DirectoryFile implements OutputFile {
 export const RESUME_FOLDER = '.resume';
 /** In RESUME_FOLDER: the top-level names being moved into the out-dir (DirectorySink.commit). */
 const COMMIT_MARKER = 'committing.json';
+/** In RESUME_FOLDER: the ledger of the files with their digests (file-ledger.ts), written anew by every run. */
+const LEDGER_FILE = 'files.jsonl';
 
 /** Reads the first `length` bytes of a file (all of it for Infinity) into `take`; fails if it is shorter. Returns the bytes read. */
 async function hashPrefix(full: string, length: number, take: (chunk: Buffer) => void): Promise<number> {

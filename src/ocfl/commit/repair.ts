@@ -14,7 +14,7 @@ import { FileLockProvider, type ObjectLock } from '../lock/lock.js';
 import { LeaseLockProvider } from '../lock/lease.js';
 import { loadInventoryHeader, loadInventorySummary } from '../object/object.js';
 import type { RootStorage } from '../storage/storage.js';
-import type { Workspace } from './workspace.js';
+import { keyOfResumeDir, resumeDirOfKey, type Workspace } from './workspace.js';
 
 /** What repair needs of a storage root (root.ts's OcflStorageRoot, which calls repair, is one). */
 export interface RootToRepair {
@@ -27,7 +27,7 @@ export interface RootToRepair {
 }
 
 export interface RepairAction {
-  kind: RecoveryAction['kind'] | 'removed-dead-lock';
+  kind: RecoveryAction['kind'] | 'removed-dead-lock' | 'removed-resumable';
   /** Absolute path of what was removed, rolled back or rewritten. */
   path: string;
 }
@@ -46,6 +46,16 @@ export interface ObjectRepairReport {
   status: RepairStatus;
   actions: RepairAction[];
   message?: string;
+  /**
+   * An interrupted ingest's resumable work (docs/resume.md), kept: the folder and its bytes. Repair
+   * never removes it unless asked (discardResumable), and never while its writer holds the lock.
+   */
+  resumable?: { path: string; bytes: number };
+}
+
+export interface RepairOptions {
+  /** also remove the resumable work of interrupted ingests whose writer is gone (the next ingest then starts over) */
+  discardResumable?: boolean;
 }
 
 export interface RootRepairReport {
@@ -61,8 +71,43 @@ function lockLocation(ws: Workspace, id: string): string {
   return ws.locks instanceof FileLockProvider ? ws.locks.lockPath(id) : `lock of "${id}"`;
 }
 
+/** The bytes of the files under a folder of the workspace. */
+async function bytesUnder(ws: Workspace, dir: string): Promise<number> {
+  let bytes = 0;
+  for (const e of await ws.storage.list(dir)) {
+    const child = `${dir}/${e.name}`;
+    bytes += e.isDirectory ? await bytesUnder(ws, child) : ((await ws.storage.stat(child))?.size ?? 0);
+  }
+  return bytes;
+}
+
+/**
+ * The resumable work of a writer that is gone (its lock is ours now): kept and reported, or removed
+ * when asked (an action).
+ */
+async function settleResumable(
+  ws: Workspace,
+  dir: string,
+  options: RepairOptions,
+  actions: RepairAction[],
+): Promise<ObjectRepairReport['resumable']> {
+  if (!(await ws.storage.stat(dir))) return undefined;
+  if (options.discardResumable) {
+    await ws.storage.remove(dir);
+    actions.push({ kind: 'removed-resumable', path: `${ws.storage.location}/${dir}` });
+    return undefined;
+  }
+  return { path: `${ws.storage.location}/${dir}`, bytes: await bytesUnder(ws, dir) };
+}
+
 /** Recovers one object under a lock already taken. */
-async function recoverLocked(root: RootToRepair, ws: Workspace, id: string, lock: ObjectLock): Promise<ObjectRepairReport> {
+async function recoverLocked(
+  root: RootToRepair,
+  ws: Workspace,
+  id: string,
+  lock: ObjectLock,
+  options: RepairOptions,
+): Promise<ObjectRepairReport> {
   const objectPath = root.objectPath(id);
   const actions: RepairAction[] = lock.tookOverDeadLock ? [{ kind: 'removed-dead-lock', path: lockLocation(ws, id) }] : [];
   const ctx: CommitContext = { root: root.storage, workspace: ws.storage, stage: ws.stageDir(id), objectPath, id };
@@ -81,26 +126,43 @@ async function recoverLocked(root: RootToRepair, ws: Workspace, id: string, lock
       actions.push({ kind: a.kind, path: `${base}/${a.path}` });
     }
   }
-  return { id, objectPath, status: actions.length > 0 ? 'repaired' : 'clean', actions };
+  const resumable = await settleResumable(ws, ws.resumeDir(id), options, actions);
+  return { id, objectPath, status: actions.length > 0 ? 'repaired' : 'clean', actions, ...(resumable ? { resumable } : {}) };
 }
 
 /** Repairs one object; LockHeldError when a live writer holds its lock. */
-export async function repairObject(root: RootToRepair, ws: Workspace, id: string): Promise<ObjectRepairReport> {
+export async function repairObject(
+  root: RootToRepair,
+  ws: Workspace,
+  id: string,
+  options: RepairOptions = {},
+): Promise<ObjectRepairReport> {
   const lock = await ws.locks.acquire(id);
   try {
-    return await recoverLocked(root, ws, id, lock);
+    return await recoverLocked(root, ws, id, lock, options);
   } finally {
     await lock.release();
   }
 }
 
 /** repairObject for a report: a held lock or a damaged object becomes a status, not a throw. */
-async function repairReported(root: RootToRepair, ws: Workspace, id: string, objectPath?: string): Promise<ObjectRepairReport> {
+async function repairReported(
+  root: RootToRepair,
+  ws: Workspace,
+  id: string,
+  options: RepairOptions,
+  objectPath?: string,
+): Promise<ObjectRepairReport> {
   try {
-    return await repairObject(root, ws, id);
+    return await repairObject(root, ws, id, options);
   } catch (err) {
     const status: RepairStatus = err instanceof LockHeldError ? 'locked' : 'failed';
-    return { id, objectPath, status, actions: [], message: (err as Error).message };
+    const report: ObjectRepairReport = { id, objectPath, status, actions: [], message: (err as Error).message };
+    // a living writer's resumable work is its own: reported, never touched
+    const dir = ws.resumeDir(id);
+    if (status === 'locked' && (await ws.storage.stat(dir)))
+      report.resumable = { path: `${ws.storage.location}/${dir}`, bytes: await bytesUnder(ws, dir) };
+    return report;
   }
 }
 
@@ -108,20 +170,26 @@ async function repairReported(root: RootToRepair, ws: Workspace, id: string, obj
 async function leftoverKeys(ws: Workspace, locks: FileLockProvider, knownKeys: Set<string>): Promise<string[]> {
   const keys = new Set(await locks.keys());
   for (const e of await ws.storage.list('')) {
-    const m = /^stage-([0-9a-f]{64})$/.exec(e.name);
-    if (m && e.isDirectory) keys.add(m[1]);
+    const key = /^stage-([0-9a-f]{64})$/.exec(e.name)?.[1] ?? keyOfResumeDir(e.name);
+    if (key && e.isDirectory) keys.add(key);
   }
   return [...keys].filter((k) => !knownKeys.has(k)).sort();
 }
 
 /** Leftovers of a writer whose id is unknown: under its lock, remove its staging folder. */
-async function repairLeftover(ws: Workspace, locks: FileLockProvider, key: string): Promise<ObjectRepairReport> {
+async function repairLeftover(ws: Workspace, locks: FileLockProvider, key: string, options: RepairOptions): Promise<ObjectRepairReport> {
   const label = `(unknown id, key ${key.slice(0, 12)}...)`;
   let lock: ObjectLock;
   try {
     lock = await locks.acquireKey(key, label);
   } catch (err) {
-    if (err instanceof LockHeldError) return { status: 'locked', actions: [], message: err.message };
+    if (err instanceof LockHeldError) {
+      const dir = resumeDirOfKey(key);
+      const resumable = (await ws.storage.stat(dir))
+        ? { path: `${ws.storage.location}/${dir}`, bytes: await bytesUnder(ws, dir) }
+        : undefined;
+      return { status: 'locked', actions: [], message: err.message, ...(resumable ? { resumable } : {}) };
+    }
     throw err;
   }
   try {
@@ -133,7 +201,8 @@ async function repairLeftover(ws: Workspace, locks: FileLockProvider, key: strin
       await ws.storage.remove(stage);
       actions.push({ kind: 'removed-staging', path: `${ws.storage.location}/${stage}` });
     }
-    return { status: actions.length > 0 ? 'repaired' : 'clean', actions };
+    const resumable = await settleResumable(ws, resumeDirOfKey(key), options, actions);
+    return { status: actions.length > 0 ? 'repaired' : 'clean', actions, ...(resumable ? { resumable } : {}) };
   } finally {
     await lock.release();
   }
@@ -143,12 +212,17 @@ async function repairLeftover(ws: Workspace, locks: FileLockProvider, key: strin
  * Repairs the objects named by `ids`, or (none given) every object under the root and then the
  * workspace's leftovers of objects that do not exist.
  */
-export async function repairRoot(root: RootToRepair, ws: Workspace, ids?: string[]): Promise<RootRepairReport> {
+export async function repairRoot(
+  root: RootToRepair,
+  ws: Workspace,
+  ids?: string[],
+  options: RepairOptions = {},
+): Promise<RootRepairReport> {
   const objects: ObjectRepairReport[] = [];
   if (ids && ids.length > 0) {
     for (const id of ids) {
       root.objectPath(id); // a bad id or a root without layout is a usage error, not a report line
-      objects.push(await repairReported(root, ws, id));
+      objects.push(await repairReported(root, ws, id, options));
     }
   } else {
     const known = new Set<string>();
@@ -161,18 +235,18 @@ export async function repairRoot(root: RootToRepair, ws: Workspace, ids?: string
         continue;
       }
       known.add(digestSync('sha256', id));
-      objects.push(await repairReported(root, ws, id, loc.path));
+      objects.push(await repairReported(root, ws, id, options, loc.path));
     }
     if (ws.locks instanceof LeaseLockProvider) {
       // On an object store a creation killed before its declaration is found by its lease.
       for (const id of await ws.locks.ids()) {
         if (known.has(digestSync('sha256', id))) continue;
         known.add(digestSync('sha256', id));
-        objects.push(await repairReported(root, ws, id));
+        objects.push(await repairReported(root, ws, id, options));
       }
     }
     if (ws.locks instanceof FileLockProvider) {
-      for (const key of await leftoverKeys(ws, ws.locks, known)) objects.push(await repairLeftover(ws, ws.locks, key));
+      for (const key of await leftoverKeys(ws, ws.locks, known)) objects.push(await repairLeftover(ws, ws.locks, key, options));
     }
   }
   const count = (s: RepairStatus) => objects.filter((o) => o.status === s).length;

@@ -18,7 +18,17 @@ export interface Workspace {
   locks: LockProvider;
   /** Folder (relative to the workspace storage) where one object's version is staged. */
   stageDir(id: string): string;
+  /**
+   * Folder (relative to the workspace storage) of an object's resumable work (an interrupted
+   * ingest's export, docs/resume.md): never removed by the recovery of a writer, only by the
+   * writer that resumes or clears it, or by repair when asked.
+   */
+  resumeDir(id: string): string;
 }
+
+/** The resumable work folder of an object key (the SHA-256 of its id) and the key of such a name. */
+export const resumeDirOfKey = (key: string): string => `resume-${key}`;
+export const keyOfResumeDir = (name: string): string | undefined => /^resume-([0-9a-f]{64})$/.exec(name)?.[1];
 
 /** The sibling workspace, the default of a root whose parent is on the root's filesystem. */
 export const defaultWorkspaceDir = siblingWorkspaceDir;
@@ -50,6 +60,7 @@ export async function openWorkspace(root: Storage, rootDir: string, workspaceDir
     storage,
     locks: new FileLockProvider(path.join(abs, 'locks')),
     stageDir: (id) => `stage-${digestSync('sha256', id)}`,
+    resumeDir: (id) => resumeDirOfKey(digestSync('sha256', id)),
   };
 }
 
@@ -60,5 +71,9 @@ export async function openWorkspace(root: Storage, rootDir: string, workspaceDir
 export async function openLocalWorkspace(dir: string): Promise<Omit<Workspace, 'locks'>> {
   const abs = path.resolve(dir);
   await fsp.mkdir(abs, { recursive: true });
-  return { storage: new FileSystemStorage(abs), stageDir: (id) => `stage-${digestSync('sha256', id)}` };
+  return {
+    storage: new FileSystemStorage(abs),
+    stageDir: (id) => `stage-${digestSync('sha256', id)}`,
+    resumeDir: (id) => resumeDirOfKey(digestSync('sha256', id)),
+  };
 }

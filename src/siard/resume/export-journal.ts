@@ -127,7 +127,7 @@ function writeAll(fd: number, text: string): void {
 }
 
 /** The journal's lines with the byte offset after each, a torn or unreadable line ending them. */
-async function* journalLines(
+export async function* journalLines(
   file: string,
   end = Infinity,
 ): AsyncIterable<{ value: Record<string, unknown>; text: string; endsAt: number }> {

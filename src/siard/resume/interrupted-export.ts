@@ -55,7 +55,7 @@ export interface InterruptedExport {
  */
 export async function takeInterruptedExport(
   outDir: string,
-  run: { name: string; key: string; restart: boolean; say: (sentence: string) => void },
+  run: { name: string; key: string; restart: boolean; say: (sentence: string) => void; verb: string },
 ): Promise<InterruptedExport | undefined> {
   let taken: InterruptedExport | undefined;
   for (const name of await fsp.readdir(outDir).catch(() => [] as string[])) {
@@ -63,7 +63,7 @@ export async function takeInterruptedExport(
     if (owner === undefined || processAlive(owner)) continue;
     const dir = path.join(outDir, name);
     if (await DirectorySink.finishCommit(outDir, dir)) {
-      run.say(`An export into ${outDir} was killed while its files were moved into place; the move was finished.`);
+      run.say(`An ${run.verb} into ${outDir} was killed while its files were moved into place; the move was finished.`);
       continue;
     }
     const contents = await readJournal(path.join(dir, JOURNAL_FILE)).catch(() => undefined);
@@ -84,8 +84,8 @@ export async function takeInterruptedExport(
     if (contents && contents.tables.length > 0 && !resumable)
       run.say(
         run.restart
-          ? `The interrupted export of "${run.name}" in ${outDir} (${contents.tables.length} tables) was removed (--restart).`
-          : `The interrupted export of "${run.name}" in ${outDir} was made from another source or with other options; ` +
+          ? `The interrupted ${run.verb} of "${run.name}" in ${outDir} (${contents.tables.length} tables) was removed (--restart).`
+          : `The interrupted ${run.verb} of "${run.name}" in ${outDir} was made from another source or with other options; ` +
               `its ${contents.tables.length} finished tables were removed.`,
       );
     await removeTree(dir);
