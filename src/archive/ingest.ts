@@ -160,6 +160,8 @@ export async function ingestDatabase(
       ...exportOptions
     } = options;
     const work = resumable && !notResumable(options) ? await root.resumableWork(id) : undefined;
+    if (resumable && !notResumable(options) && !work)
+      resumable.say('An ingest into a root on an object store is not resumable: if it is interrupted, it starts over (docs/resume.md).');
     if (resumable && work) {
       const resumed = await exportResumably(source, staged, work, { ...exportOptions, name, lobDigest }, resumable);
       summary = resumed.summary;
