@@ -215,6 +215,12 @@ export interface DatabaseSource {
    * provisional tables.
    */
   settleTable?(schema: string, table: string): Promise<SourceTable>;
+  /**
+   * The first and the last key of a table in its key order, as text (optional; undefined for a
+   * table without a key): two index lookups in the source's snapshot, so a resumed export can tell
+   * cheaply that a finished table changed since it was written (docs/resume.md).
+   */
+  keyRange?(schema: string, table: string): Promise<string | undefined>;
   close(): Promise<void>;
 }
 

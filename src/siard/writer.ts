@@ -36,7 +36,7 @@ import { fingerprintsFileOf, fingerprintsJson, type TableFingerprintEntry } from
 import { SourceFingerprint } from './fingerprint/source-fingerprint.js';
 import type { SiardExportOptions } from './export-options.js';
 import { plainShape, tableXsd, xsdDependsOnRows, type ArrayUse } from './table-xsd.js';
-import { checkCatalogUnchanged, continueWork, ResumableRun, type ExportResume } from './resume/export-resume.js';
+import { checkCatalogUnchanged, checkKeysUnchanged, continueWork, ResumableRun, type ExportResume } from './resume/export-resume.js';
 import type { JournalContents, TableLine } from './resume/export-journal.js';
 import type { SourceCatalog, SourceSchema, SourceTable } from './database-source.js';
 
@@ -284,7 +284,10 @@ async function writeTables(
           : {}),
       };
       addKept(totals, tables, line);
-      if (resumable) await resumable.run.endTable(pkg as SinglePackage, resumable.sink, layout, line);
+      if (resumable) {
+        const keyRange = await source.keyRange?.(s.name, table.name);
+        await resumable.run.endTable(pkg as SinglePackage, resumable.sink, layout, keyRange === undefined ? line : { ...line, keyRange });
+      }
     }
     const schema: SiardSchema = { name: s.name, folder: schemaFolder, tables, views: s.views };
     if (s.description !== undefined) schema.description = s.description;
@@ -364,7 +367,10 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
   const resume = resumeOf(options);
   const day = resume?.from?.header.archivalDay ?? (o.archivalDate ?? new Date()).toISOString().slice(0, 10);
   const archivalDay = new Date(`${day}T00:00:00Z`);
-  if (resume?.from) checkCatalogUnchanged(catalog, resume.from);
+  if (resume?.from) {
+    checkCatalogUnchanged(catalog, resume.from);
+    await checkKeysUnchanged(source, resume.from);
+  }
   // Zipped LOB folders: entries dated like the archive's, so the same export gives the same bytes.
   const zipSink = o.lobsegZip ? new LobsegZipSink(sink, o.name, { mtime: archivalDay }) : undefined;
   const run = resume ? await ResumableRun.start(resume, day) : undefined;

@@ -58,6 +58,9 @@ class SelectedSource implements DatabaseSource {
     if (!this.inner.settleTable) throw new Error(`${this.inner.description} has no provisional tables to settle.`);
     return this.inner.settleTable(schema, table);
   }
+  async keyRange(schema: string, table: string): Promise<string | undefined> {
+    return this.inner.keyRange?.(schema, table);
+  }
   close(): Promise<void> {
     return this.inner.close();
   }

@@ -10,7 +10,8 @@
  * row count changed, a kept LOB file damaged; and a full filesystem (a 2 MiB tmpfs) that stops it,
  * then resized: the export resumes. Then the same from a PostgreSQL source (a server of its own):
  * killed while tables after the first 1-3 are written, every resumed export equal to an
- * uninterrupted one (one snapshot per run; the database does not change between them).
+ * uninterrupted one (one snapshot per run; the database does not change between them); then a row
+ * added to a finished table between two runs: refused in one sentence by its key range; --restart goes on.
  * The database: six tables (external BLOBs and CLOBs, inline values, one LOB split over segment
  * folders, a table without LOBs, an empty one), in small segment folders so that the layout's
  * counters cross folders; the lobseg layout, and siard22 in every third run.
@@ -103,6 +104,22 @@ function journaledTables(out: string): number {
   return readFileSync(journal, 'utf8')
     .split('\n')
     .filter((l) => l.startsWith('{"table"')).length;
+}
+
+/** The qualified name of the first table the journal of the out-dir's staging folder records. */
+function firstJournaledTable(out: string): string {
+  const staging = readdirSync(out).find((n) => n.startsWith('.siard-ocfl-export-'))!;
+  const line = readFileSync(path.join(out, staging, '.resume', 'journal.jsonl'), 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('{"table"'))!;
+  return (JSON.parse(line) as { table: { qualifiedName: string } }).table.qualifiedName;
+}
+
+/** A row added to a finished table past its last key (a NOT NULL title where the table has one). */
+function addRowSql(qualifiedName: string, quote: string): string {
+  const table = qualifiedName.split('.').pop()!;
+  const q = (n: string) => `${quote}${n}${quote}`;
+  return table === 'doc' ? `INSERT INTO ${q(table)} (id, title) VALUES (100000, 'new')` : `INSERT INTO ${q(table)} (id) VALUES (100000)`;
 }
 
 /**
@@ -321,6 +338,24 @@ pgTest('export from PostgreSQL: killed while tables are written, each resumed ex
   }
   console.log(`[faults] resume from PostgreSQL: ${runs} runs, ${resumed} resumed`);
   t.true(resumed >= 1, 'at least one run resumed');
+  // a finished table that changed between the runs: its key range tells (an estimate of its rows would not)
+  const out = path.join(base, 'pg-changed');
+  t.is((await killed(args(out), { tables: 2, out })).signal, 'SIGKILL');
+  const finished = firstJournaledTable(out);
+  const change = new pg.Client({ connectionString: url });
+  await change.connect();
+  await change.query(addRowSql(finished, '"'));
+  await change.end();
+  const refused = await runCliToEnd(args(out));
+  t.is(refused.code, 2, refused.stderr);
+  t.regex(
+    refused.stderr,
+    new RegExp(
+      `The keys of table ${finished.replace('.', '\\.')} ran from 1 to \\d+ when the interrupted export wrote it ` +
+        'and run from 1 to 100000 now',
+    ),
+  );
+  t.is((await runCliToEnd([...args(out), '--restart'])).code, 0);
 });
 
 let mariaServer: MariadbServer | undefined;
@@ -367,6 +402,20 @@ mariaTest('export from MariaDB: killed while tables are written, each resumed ex
   }
   console.log(`[faults] resume from MariaDB: ${runs} runs, ${resumed} resumed`);
   t.true(resumed >= 1, 'at least one run resumed');
+  const out = path.join(base, 'maria-changed');
+  t.is((await killed(args(out), { tables: 2, out })).signal, 'SIGKILL');
+  const finished = firstJournaledTable(out);
+  mariaServer.client('source', [], addRowSql(finished, '`'));
+  const refused = await runCliToEnd(args(out));
+  t.is(refused.code, 2, refused.stderr);
+  t.regex(
+    refused.stderr,
+    new RegExp(
+      `The keys of table ${finished.replace('.', '\\.')} ran from 1 to \\d+ when the interrupted export wrote it ` +
+        'and run from 1 to 100000 now',
+    ),
+  );
+  t.is((await runCliToEnd([...args(out), '--restart'])).code, 0);
 });
 
 test.serial('export: killed once its files are whole and being moved into place, the next run finishes the move', async (t) => {

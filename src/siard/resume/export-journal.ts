@@ -38,6 +38,8 @@ export interface TableLine {
   stats: { rows: number; externalLobs: number; lobBytes: number };
   /** the row count the source's catalogue gave, when exact (a resume refuses a table whose count changed) */
   catalogRows?: number;
+  /** the table's first and last key as the source gave them after writing it (DatabaseSource.keyRange) */
+  keyRange?: string;
   /** the .siard after the table (entries: those the table added) */
   zip: ZipCheckpoint;
   /** the LOB layout's counters after the table (lob-placement.ts) */

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { SiardOcflError, UsageError } from '../../errors.js';
-import type { SourceCatalog } from '../database-source.js';
+import type { DatabaseSource, SourceCatalog } from '../database-source.js';
 import type { LobLayout } from '../lob-placement.js';
 import type { OutputSink, ResumableSink, WrittenFile } from '../output-sink.js';
 import { SinglePackage } from '../package-writer.js';
@@ -61,6 +61,34 @@ export function checkCatalogUnchanged(catalog: SourceCatalog, from: JournalConte
         'RESUME_CHANGED',
       );
   }
+}
+
+/**
+ * Refuses (one sentence, exit 2) when a finished table's first or last key is not what it was when
+ * the interrupted run wrote it (rows added or removed at its ends): two index lookups per table,
+ * where the source can make them (PostgreSQL, MariaDB, whose row counts are only estimates).
+ */
+export async function checkKeysUnchanged(source: DatabaseSource, from: JournalContents): Promise<void> {
+  if (!source.keyRange) return;
+  const catalog = await source.catalog();
+  for (const line of from.tables) {
+    if (line.keyRange === undefined) continue;
+    const s = catalog.schemas[line.schema]!;
+    const now = await source.keyRange(s.name, s.tables[line.table]!.name);
+    if (now !== line.keyRange)
+      throw new UsageError(
+        `The keys of table ${line.qualifiedName} ran from ${keyWords(line.keyRange)} when the interrupted export wrote it and ` +
+          `run from ${keyWords(now)} now: the table changed; run it again with --restart to start over.`,
+        'RESUME_CHANGED',
+      );
+  }
+}
+
+/** "1 to 150" from a key range's text (several key columns joined by a comma). */
+function keyWords(range: string | undefined): string {
+  const [first, last] = range === undefined ? [] : (JSON.parse(range) as Array<unknown[] | null>);
+  const one = (k: unknown[] | null | undefined) => (k ? k.join(', ') : 'nothing');
+  return first || last ? `${one(first)} to ${one(last)}` : 'nothing (no rows)';
 }
 
 /** Removes every file of the interrupted work that no finished table owns; returns how many files were kept. */

@@ -265,6 +265,23 @@ export class MysqlSource implements DatabaseSource {
     }
   }
 
+  /** The first and last row key in the snapshot (two index lookups), each column as the server sends it (bytes as Latin-1). */
+  async keyRange(schema: string, table: string): Promise<string | undefined> {
+    if (!this.catalogCache) await this.catalog();
+    const plan = this.tables.get(table);
+    const key = plan?.rowKey;
+    if (!plan || schema !== plan.schema || !key || key.length === 0) return undefined;
+    const cols = key.map((k) => quoteMysqlIdent(k)).join(', ');
+    const from = qualifiedMysqlName(plan.schema, plan.name);
+    const end = async (dir: string) => {
+      const row = (
+        await this.query(`SELECT ${cols} FROM ${from} ORDER BY ${key.map((k) => `${quoteMysqlIdent(k)} ${dir}`).join(', ')} LIMIT 1`)
+      )[0];
+      return row ? row.map((v) => v?.toString('latin1') ?? null) : null;
+    };
+    return JSON.stringify([await end('ASC'), await end('DESC')]);
+  }
+
   async *rows(schema: string, table: string): AsyncIterable<SourceValue[]> {
     for await (const batch of this.pages(schema, table)) yield* batch;
   }

@@ -138,6 +138,22 @@ export class PostgresSource implements DatabaseSource {
     for await (const batch of this.rowBatches(schema, table)) yield* batch;
   }
 
+  /** The first and last primary key in the snapshot (two index lookups, on the LOB connection: the cursor's may be busy). */
+  async keyRange(schema: string, table: string): Promise<string | undefined> {
+    if (!this.catalogCache) await this.catalog();
+    const plan = this.tables.get(`${schema}\u0000${table}`)?.plan;
+    const key = plan?.primaryKey?.columns;
+    if (!plan || !key || key.length === 0) return undefined;
+    // ordered by the columns (r.k), not by the output columns of the same names, which are text
+    const cols = key.map((k) => `r.${quoteIdent(k)}::text`).join(', ');
+    const from = `${qualifiedName(plan.schema, plan.name)} AS r`;
+    const end = async (dir: string) => {
+      const order = key.map((k) => `r.${quoteIdent(k)} ${dir}`).join(', ');
+      return (await this.lobs.query({ text: `SELECT ${cols} FROM ${from} ORDER BY ${order} LIMIT 1`, rowMode: 'array' })).rows[0] ?? null;
+    };
+    return JSON.stringify([await end('ASC'), await end('DESC')]);
+  }
+
   /**
    * Rows as the cursor fetches them (up to fetchRows at a time), the next fetch under way while the
    * writer formats these; only LOB cells are awaited.
