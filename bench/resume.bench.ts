@@ -3,7 +3,10 @@
  * the same export SIGKILLed once half of its tables are finished (its journal has that many table
  * lines) and run again to its end: the CPU seconds (user + system) of the resuming run over those of
  * the uninterrupted one. The issue asks at most 0.6. The resumed archive must equal the uninterrupted
- * one (every file's SHA-256), else the bench fails. Peak RSS of both runs is printed.
+ * one (every file's SHA-256), else the bench fails. Peak RSS of both runs is printed. The same for
+ * `ingest` into a new object of a fresh root (its journal in the workspace), whose resumed object
+ * must have the uninterrupted one's manifest and state. BENCH_RESUME_VERBS (default
+ * `export,ingest`) chooses the verbs.
  *
  * Two shapes, each at two sizes, so that the marginal cost per row and per LOB shows (docs/scale.md's
  * terabyte estimate takes them): `rows`, 20 tables of rows of ~120 bytes and no LOB; `lobs`, 20
@@ -34,6 +37,7 @@ const BIN = path.join(PROJECT, 'bin', 'siard-ocfl');
 const SCALE = Number(process.env.BENCH_RESUME_SCALE ?? 1);
 const TABLES = 20;
 const LIMIT = 0.6;
+const VERBS = (process.env.BENCH_RESUME_VERBS ?? 'export,ingest').split(',') as Array<'export' | 'ingest'>;
 
 function makeDb(file: string, shape: 'rows' | 'lobs', total: number): void {
   const db = new Database(file);
@@ -62,7 +66,15 @@ function timed(args: string[]): { cpu: number; rssMb: number; seconds: number; s
   return { cpu: user! + sys!, rssMb: rss! / 1024, seconds, stderr: r.stderr };
 }
 
-function journaledTables(out: string): number {
+/** The folder holding an export's staging folder: the out-dir, or an ingest's work folder in the workspace. */
+function workFolder(out: string): string {
+  const ws = path.join(path.dirname(out), `.${path.basename(out)}.siard-ocfl-work`);
+  const work = existsSync(ws) ? readdirSync(ws).find((n) => n.startsWith('resume-')) : undefined;
+  return work ? path.join(ws, work) : out;
+}
+
+function journaledTables(target: string): number {
+  const out = workFolder(target);
   const staging = existsSync(out) ? readdirSync(out).find((n) => n.startsWith('.siard-ocfl-export-')) : undefined;
   const journal = staging && path.join(out, staging, '.resume', 'journal.jsonl');
   if (!journal || !existsSync(journal)) return 0;
@@ -80,6 +92,30 @@ async function killAfter(args: string[], out: string, tables: number): Promise<v
   const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, s) => resolve(s)));
   clearInterval(poll);
   if (signal !== 'SIGKILL') throw new Error('the export finished before it was killed: make the database larger');
+}
+
+/** An ingest's result: the manifest and head state of the root's one object (the inventory is canonical JSON). */
+function objectDigest(root: string): string {
+  const find = (dir: string): string | undefined => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.name === 'extensions') continue;
+      const p = path.join(dir, e.name);
+      if (e.isFile() && e.name === 'inventory.json') return p;
+      if (e.isDirectory()) {
+        const found = find(p);
+        if (found) return found;
+      }
+    }
+    return undefined;
+  };
+  const inv = JSON.parse(readFileSync(find(root)!, 'utf8')) as {
+    head: string;
+    manifest: unknown;
+    versions: Record<string, { state: unknown }>;
+  };
+  return createHash('sha256')
+    .update(JSON.stringify([inv.manifest, inv.versions[inv.head]!.state]))
+    .digest('hex');
 }
 
 function treeDigest(dir: string): string {
@@ -114,21 +150,29 @@ interface Row {
   same: boolean;
 }
 
-async function measure(base: string, shape: 'rows' | 'lobs', size: number, startCpu: number): Promise<Row> {
+/** The command of a verb into `out` (an out-dir, or an ingest's root, made here). */
+function verbArgs(verb: 'export' | 'ingest', db: string, out: string): string[] {
+  if (verb === 'export') return ['export', `sqlite:${db}`, out, '--name', 'db'];
+  if (!existsSync(out) && spawnSync(process.execPath, [BIN, 'init', out]).status !== 0) throw new Error(`init ${out} failed`);
+  return ['ingest', `sqlite:${db}`, '--root', out, '--id', 'db', '--name', 'db'];
+}
+
+async function measure(base: string, verb: 'export' | 'ingest', shape: 'rows' | 'lobs', size: number, startCpu: number): Promise<Row> {
   const db = path.join(base, `${shape}-${size}.sqlite`);
   makeDb(db, shape, size);
-  const args = (out: string) => ['export', `sqlite:${db}`, out, '--name', 'db'];
+  const args = (out: string) => verbArgs(verb, db, out);
   const refOut = path.join(base, `${shape}-${size}-full`);
   const full = timed(args(refOut));
   const out = path.join(base, `${shape}-${size}-resumed`);
   await killAfter(args(out), out, TABLES / 2);
   const resumed = timed(args(out));
-  if (!/^Resuming the interrupted export/m.test(resumed.stderr)) throw new Error(`the second run did not resume: ${resumed.stderr}`);
-  const same = treeDigest(refOut) === treeDigest(out);
+  if (!new RegExp(`^Resuming the interrupted ${verb}`, 'm').test(resumed.stderr))
+    throw new Error(`the second run did not resume: ${resumed.stderr}`);
+  const same = verb === 'export' ? treeDigest(refOut) === treeDigest(out) : objectDigest(refOut) === objectDigest(out);
   for (const f of [db, refOut, out]) rmSync(f, { recursive: true, force: true });
   const kept = Number(/: (\d+) of \d+ tables kept/.exec(resumed.stderr)?.[1] ?? NaN);
   const ratio = (resumed.cpu - startCpu) / (full.cpu - startCpu);
-  return { shape, size, full, resumed, kept, ratio, rawRatio: resumed.cpu / full.cpu, same };
+  return { shape: `${verb} ${shape}`, size, full, resumed, kept, ratio, rawRatio: resumed.cpu / full.cpu, same };
 }
 
 const base = mkdtempSync(path.join(os.tmpdir(), 'siard-ocfl-resume-bench-'));
@@ -139,28 +183,33 @@ try {
   // the fixed start of an export (Node, the bundle, the catalogue): a 20-row export, measured in this run
   const tiny = path.join(base, 'tiny.sqlite');
   makeDb(tiny, 'rows', TABLES);
-  const startCpu = timed(['export', `sqlite:${tiny}`, path.join(base, 'tiny'), '--name', 'db']).cpu;
-  console.log(`start-up: ${startCpu.toFixed(2)} s CPU (an export of ${TABLES} rows)`);
+  for (const verb of VERBS) await measureVerb(verb);
+} finally {
+  rmSync(base, { recursive: true, force: true });
+}
+
+async function measureVerb(verb: 'export' | 'ingest'): Promise<void> {
+  const tiny = path.join(base, 'tiny.sqlite');
+  const startCpu = timed(verbArgs(verb, tiny, path.join(base, `tiny-${verb}`))).cpu;
+  console.log(`${verb} start-up: ${startCpu.toFixed(2)} s CPU (an ${verb} of ${TABLES} rows)`);
   for (const [shape, sizes] of [
     ['rows', [100_000, 400_000]],
     ['lobs', [4_000, 16_000]],
   ] as const) {
     for (const size of sizes) {
-      const r = await measure(base, shape, Math.round(size * SCALE), startCpu);
+      const r = await measure(base, verb, shape, Math.round(size * SCALE), startCpu);
       rows.push(r);
       const run = (m: ReturnType<typeof timed>) => `${m.cpu.toFixed(2)} s CPU (${m.seconds.toFixed(1)} s wall, ${m.rssMb.toFixed(0)} MB)`;
       console.log(
-        `${shape} ${r.size}: uninterrupted ${run(r.full)}, resumed after half ${run(r.resumed)}: ` +
+        `${r.shape} ${r.size}: uninterrupted ${run(r.full)}, resumed after half ${run(r.resumed)}: ` +
           `${r.kept} of ${TABLES} tables kept; ratio ${r.ratio.toFixed(2)} less the start-up (${r.rawRatio.toFixed(2)} with it)` +
           `${r.same ? '' : ', THE RESUMED ARCHIVE DIFFERS'}`,
       );
     }
     const [small, large] = rows.slice(-2);
     const marginal = ((large!.full.cpu - small!.full.cpu) / (large!.size - small!.size)) * 1e6;
-    console.log(`${shape}: marginal CPU per ${shape === 'rows' ? 'row' : 'LOB'} ${marginal.toFixed(1)} µs (uninterrupted export)`);
+    console.log(`${verb} ${shape}: marginal CPU per ${shape === 'rows' ? 'row' : 'LOB'} ${marginal.toFixed(1)} µs (uninterrupted)`);
   }
-} finally {
-  rmSync(base, { recursive: true, force: true });
 }
 const largest = new Map(rows.map((r) => [r.shape, r.size]));
 const bad = rows.filter((r) => (r.size === largest.get(r.shape) && r.ratio > LIMIT) || !r.same);

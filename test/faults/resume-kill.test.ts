@@ -11,12 +11,13 @@
  * then resized: the export resumes. Then the same from a PostgreSQL source (a server of its own):
  * killed while tables after the first 1-3 are written, every resumed export equal to an
  * uninterrupted one (one snapshot per run; the database does not change between them); then a row
- * added to a finished table between two runs: refused in one sentence by its key range; --restart goes on.
+ * added to a finished table between two runs: refused in one sentence by its key range; --restart goes on;
+ * and an `ingest` of the same source killed after two tables, resumed, with the uninterrupted ingest's state.
  * The database: six tables (external BLOBs and CLOBs, inline values, one LOB split over segment
  * folders, a table without LOBs, an empty one), in small segment folders so that the layout's
  * counters cross folders; the lobseg layout, and siard22 in every third run.
  */
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,7 +28,17 @@ import { tempDir } from '../helpers/tmp.js';
 import { mountTmpfs, tmpfsTest } from '../helpers/tmpfs.js';
 import { pgTest, startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import { mariaTest, startMariadb, type MariadbServer } from '../helpers/mariadb.js';
-import { faultRuns, faultSeed, prng, runCliToEnd, startCli, type ChildResult } from './harness.js';
+import {
+  faultRuns,
+  faultSeed,
+  objectState,
+  prng,
+  runCliToEnd,
+  sameState,
+  startCli,
+  workspaceLeftovers,
+  type ChildResult,
+} from './harness.js';
 import { makeTables } from './resume-tables.js';
 
 const RUNS = Math.max(4, Math.round(faultRuns() / 2));
@@ -123,17 +134,45 @@ function addRowSql(qualifiedName: string, quote: string): string {
 }
 
 /**
+ * `ingest` of a database server's source killed after two finished tables (its journal in the
+ * workspace) and run again: it says it resumes, and the object has the uninterrupted ingest's state.
+ */
+async function ingestKilledAndResumed(t: ExecutionContext, url: string, name: string): Promise<void> {
+  const roots = [path.join(base, `${name}-ingest-ref`), path.join(base, `${name}-ingest`)];
+  for (const root of roots) t.is((await runCliToEnd(['init', root])).code, 0);
+  const args = (root: string) => ['ingest', url, '--root', root, '--id', name, '--max-files', '50', '--max-bytes', '200000'];
+  t.is((await runCliToEnd(args(roots[0]!))).code, 0);
+  const ws = `${path.dirname(roots[1]!)}/.${path.basename(roots[1]!)}.siard-ocfl-work`;
+  const work = () => (existsSync(ws) ? readdirSync(ws).find((n) => n.startsWith('resume-')) : undefined);
+  const first = await killed(args(roots[1]!), { tables: 2, out: () => work() && path.join(ws, work()!) });
+  t.is(first.signal, 'SIGKILL');
+  const again = await runCliToEnd(args(roots[1]!));
+  t.is(again.code, 0, again.stderr);
+  t.regex(again.stderr, new RegExp(`^Resuming the interrupted ingest into object "${name}": [2-9] of \\d+ tables kept`, 'm'));
+  const [ref, got] = await Promise.all(roots.map((r) => objectState(r, name)));
+  t.true(got !== undefined && sameState(got.state, ref!.state), "the resumed object has the uninterrupted one's state");
+  t.deepEqual(
+    workspaceLeftovers(roots[1]!).filter((n) => !n.startsWith('locks/')),
+    [],
+  );
+}
+
+/**
  * Runs the export and SIGKILLs it `ms` after the start, or `thenMs` (default 0) after `tables`
  * tables are journaled (in the out-dir `out`).
  */
-async function killed(args: string[], at: { ms?: number; tables?: number; thenMs?: number; out?: string }): Promise<ChildResult> {
+async function killed(
+  args: string[],
+  at: { ms?: number; tables?: number; thenMs?: number; out?: string | (() => string | undefined) },
+): Promise<ChildResult> {
   const child = startCli(args);
   let finished = false;
   let timer = at.ms !== undefined ? setTimeout(() => !finished && child.kill(), at.ms) : undefined;
   const poll =
     at.tables !== undefined
       ? setInterval(() => {
-          if (finished || timer !== undefined || journaledTables(at.out!) < at.tables!) return;
+          const out = typeof at.out === 'function' ? at.out() : at.out;
+          if (finished || timer !== undefined || out === undefined || journaledTables(out) < at.tables!) return;
           timer = setTimeout(() => !finished && child.kill(), at.thenMs ?? 0);
         }, 3)
       : undefined;
@@ -356,6 +395,7 @@ pgTest('export from PostgreSQL: killed while tables are written, each resumed ex
     ),
   );
   t.is((await runCliToEnd([...args(out), '--restart'])).code, 0);
+  await ingestKilledAndResumed(t, url, 'pgdb');
 });
 
 let mariaServer: MariadbServer | undefined;
@@ -416,6 +456,7 @@ mariaTest('export from MariaDB: killed while tables are written, each resumed ex
     ),
   );
   t.is((await runCliToEnd([...args(out), '--restart'])).code, 0);
+  await ingestKilledAndResumed(t, url, 'mdb');
 });
 
 test.serial('export: killed once its files are whole and being moved into place, the next run finishes the move', async (t) => {
