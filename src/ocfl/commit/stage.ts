@@ -35,10 +35,12 @@ import { FileSystemStorage } from '../storage/fs.js';
 
 /**
  * On a folder root, content of at least this size (or of unknown size) is hashed on worker threads
- * (stream-hashes.ts) while its next chunks are read and written; smaller content, held whole until
- * its digest is known, is hashed here: the caller waits for that digest either way, and a worker
- * only added copies and messages (ingest of 10,000 LOBs of 100 KiB in a quiet slot: 7.3-8.6 s wall
- * and 7.1-7.7 s CPU here against 8.0-9.1 s and 9.3-9.4 s on a worker, peak 146 against 185 MB).
+ * (stream-hashes.ts) while its next chunks are read and written. Smaller content is held whole
+ * until its digest is known, and the writer waits for that digest (the SIARD cell carries it): a
+ * worker hashing all of it only added copies and messages (bench/throughput in a quiet slot, 10,000
+ * LOBs of 100 KiB: 9.15-9.37 s, 10.1-12.3 s CPU, 195-227 MB peak, against 6.65-6.88 s, 7.1-7.2 s
+ * CPU, 170-179 MB with the hashing here). Computing sha512 here and the LOB's sha256 on a worker
+ * side by side did not help either (7.6-9.8 s against 7.8-8.2 s, 215-232 MB against 174-178 MB).
  */
 const WORKER_HASH_MIN = 256 * 1024;
 /** Content of at least this size (or of unknown size) is written around the page cache. */
