@@ -522,7 +522,10 @@ const LEDGER_FILE = 'files.jsonl';
 async function hashPrefix(full: string, length: number, take: (chunk: Buffer) => void): Promise<number> {
   const handle = await fsp.open(full, 'r');
   try {
-    const buffer = Buffer.allocUnsafe(1 << 20);
+    // sized to the file when smaller: a resume reads a million small LOB files, and a 1 MiB buffer
+    // for each of them kept the garbage collector busy for longer than the reads took
+    const known = length === Infinity ? (await handle.stat()).size + 1 : length;
+    const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(1 << 20, known)));
     let done = 0;
     while (done < length) {
       const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, length - done), done);
