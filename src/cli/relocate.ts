@@ -35,13 +35,20 @@ export function register(program: Command): void {
       const root = await openRoot(o.root, rootOptions(o));
       const progress = createProgress({ json: o.json });
       progress.start(`relocate ${o.id}`, 'archives');
+      let written = 0;
       const result = await relocate(root, o.id, {
         lobFolder: o.lobFolder,
         ...versionInfo(o),
         onPlan: (p) => progress.total({ bytes: p.bytes, count: p.archives }),
-        onBytes: (n) => progress.bytes(n),
+        onBytes: (n) => {
+          written += n;
+          progress.bytes(n);
+        },
         onArchiveDone: () => progress.count(),
-      }).finally(() => progress.stop());
+      })
+        // The plan's total is the archives' sizes before; rewritten (a new metadata.xml, deflated anew) they differ a little.
+        .then((r) => (progress.total({ bytes: written }), r))
+        .finally(() => progress.stop());
       if (o.json) {
         printJson(result);
         return;

@@ -363,16 +363,21 @@ const OWN_CASES: Record<string, { target: () => string; also?: string[] }> = {
       execFileSync('cp', ['-r', path.join(own, 'seg'), dir]);
       // the segments holding part .2 and the part after it (.3, or .z when the table has three parts)
       const segs = readdirSync(dir).filter((n) => /\.siard\.(\d+|z)$/.test(n));
-      const holding = (suffix: string) => {
+      const find = (suffix: string) => {
         for (const name of segs) {
           const e = readEntries(path.join(dir, name));
           const part = [...e.keys()].find((n) => n.endsWith(suffix));
           if (part) return { name, e, part };
         }
-        throw new Error(`no segment holds a ${suffix} part`);
+        return undefined;
+      };
+      const holding = (suffix: string) => {
+        const found = find(suffix);
+        if (!found) throw new Error(`no segment holds a ${suffix} part`);
+        return found;
       };
       const two = holding('.xml.2');
-      const three = segs.includes('t.siard.3') ? holding('.xml.3') : holding('.xml.z');
+      const three = find('.xml.3') ?? holding('.xml.z');
       three.e.set(two.part, two.e.get(two.part)!);
       two.e.delete(two.part);
       withoutDigest(two.e);
