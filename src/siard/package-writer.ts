@@ -4,6 +4,7 @@
  * `--max-siard-bytes`). The writer names folders, tables and their XSDs in order and hands over the
  * header last; the package decides which file each entry goes to.
  */
+import { HEADER_DEFLATE_LEVEL } from './header-deflate.js';
 import type { OutputFile, OutputSink, WrittenFile } from './output-sink.js';
 import { Spill } from './segments/spill.js';
 import { writableOf } from './writable.js';
@@ -153,6 +154,6 @@ export class SinglePackage implements SiardPackageWriter {
 export async function writeHeader(zip: ZipWriter, header: PackageHeader, messageDigest: string): Promise<void> {
   await zip.addDirectory('header/');
   await zip.addDirectory('header/siardversion/2.2/');
-  await zip.addBuffer('header/metadata.xsd', header.metadataXsd);
-  await zip.addBuffer('header/metadata.xml', header.metadataXml(messageDigest));
+  await zip.addBuffer('header/metadata.xsd', header.metadataXsd, { level: HEADER_DEFLATE_LEVEL });
+  await zip.addBuffer('header/metadata.xml', header.metadataXml(messageDigest), { level: HEADER_DEFLATE_LEVEL });
 }

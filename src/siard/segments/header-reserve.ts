@@ -10,6 +10,7 @@
 import zlib from 'node:zlib';
 import type { SourceCatalog, SourceSchema, SourceTable } from '../database-source.js';
 import type { LobLayout } from '../lob-placement.js';
+import { HEADER_DEFLATE_LEVEL } from '../header-deflate.js';
 import { metadataXml } from '../metadata-xml.js';
 import type { SiardArchive, SiardColumn, SiardSchema } from '../model.js';
 import type { SiardExportOptions } from '../export-options.js';
@@ -66,7 +67,6 @@ export function metadataXmlBound(
   if (catalog.databaseProduct) archive.databaseProduct = catalog.databaseProduct;
   if (catalog.connection) archive.connection = catalog.connection;
   if (catalog.databaseUser) archive.databaseUser = catalog.databaseUser;
-  const level = o.compressionLevel ?? zlib.constants.Z_DEFAULT_COMPRESSION;
-  const deflated = zlib.deflateRawSync(Buffer.from(metadataXml(archive), 'utf8'), { level }).length;
+  const deflated = zlib.deflateRawSync(Buffer.from(metadataXml(archive), 'utf8'), { level: HEADER_DEFLATE_LEVEL }).length;
   return Math.ceil(deflated * 1.25) + 2048;
 }

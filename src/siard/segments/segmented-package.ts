@@ -28,6 +28,7 @@
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { SiardOcflError } from '../../errors.js';
+import { HEADER_DEFLATE_LEVEL } from '../header-deflate.js';
 import type { OutputFile, OutputSink } from '../output-sink.js';
 import {
   writeHeader,
@@ -112,7 +113,7 @@ export class SegmentedPackage implements SiardPackageWriter {
     private readonly options: SegmentedPackageOptions,
   ) {
     this.level = options.compressionLevel ?? zlib.constants.Z_DEFAULT_COMPRESSION;
-    const xsd = zlib.deflateRawSync(options.metadataXsd, { level: this.level }).length;
+    const xsd = zlib.deflateRawSync(options.metadataXsd, { level: HEADER_DEFLATE_LEVEL }).length;
     this.headerBytes =
       dirCost('header/') +
       dirCost('header/siardversion/2.2/') +

@@ -72,6 +72,8 @@ export interface AddEntryOptions {
   compress?: boolean;
   /** Modification time (default: now). */
   mtime?: Date;
+  /** Deflate level of this entry (addBuffer; default: the writer's). */
+  level?: number;
 }
 
 /** What addRaw needs to copy an entry unchanged; a ZipReader entry has these fields. */
@@ -338,7 +340,7 @@ export class ZipWriter {
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     const method = options.compress === false ? METHOD_STORE : METHOD_DEFLATE;
     return this.enqueue(() => {
-      const stored = method === METHOD_DEFLATE ? zlib.deflateRawSync(bytes, { level: this.level }) : bytes;
+      const stored = method === METHOD_DEFLATE ? zlib.deflateRawSync(bytes, { level: options.level ?? this.level }) : bytes;
       const sums = { crc32: zlib.crc32(bytes) >>> 0, compressedSize: stored.length, uncompressedSize: bytes.length };
       return this.writeFile(name, method, options.mtime ?? this.options.mtime ?? new Date(), sums, async (emit) => {
         await emit(stored);
