@@ -1,6 +1,7 @@
 /**
  * Issue 7, disk full and I/O errors. A write that fails makes the command exit 2 with one clear
- * sentence, leaves the object exactly as it was, leaves nothing in the workspace, and the same
+ * sentence, leaves the object exactly as it was, leaves nothing in the workspace but an ingest's
+ * resumable work (issue 38: `resume-<sha256 of id>`, which the same ingest resumes), and the same
  * command succeeds once the cause is gone.
  *   - A file-size limit: `ulimit -f` with SIGXFSZ ignored, so the write gets EFBIG as on a full
  *     quota (put, ingest, relocate).
@@ -9,6 +10,7 @@
  */
 import test, { type ExecutionContext } from 'ava';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openRoot } from '../../src/ocfl/root.js';
@@ -32,7 +34,16 @@ function bigFolder(dir: string): string {
   return dir;
 }
 
-async function assertUnchanged(t: ExecutionContext, rootDir: string, id: string, before: ObjectState | undefined): Promise<void> {
+/** The workspace folder an interrupted ingest of `id` keeps to resume from (docs/resume.md). */
+const resumable = (id: string) => `resume-${createHash('sha256').update(id).digest('hex')}`;
+
+async function assertUnchanged(
+  t: ExecutionContext,
+  rootDir: string,
+  id: string,
+  before: ObjectState | undefined,
+  kept: string[] = [],
+): Promise<void> {
   const after = await objectState(rootDir, id);
   if (before === undefined) t.is(after, undefined, 'no object appeared');
   else {
@@ -41,7 +52,7 @@ async function assertUnchanged(t: ExecutionContext, rootDir: string, id: string,
   }
   const v = await validateStorageRoot(rootDir);
   t.true(v.valid, v.errors.map((e) => e.message).join('; '));
-  t.deepEqual(workspaceLeftovers(rootDir), [], 'nothing left in the workspace');
+  t.deepEqual(workspaceLeftovers(rootDir), kept, 'nothing left in the workspace but resumable work');
 }
 
 function assertClearError(
@@ -99,15 +110,15 @@ test('ingest and relocate: a file-size limit (EFBIG) leaves the object as it was
   const id = 'urn:x-disk:ingest';
   const r1 = await runCliToEnd(['ingest', `sqlite:${db}`, '--root', rootDir, '--id', id], { shell: LIMIT });
   assertClearError(t, r1, /too large|EFBIG|file size/i, id);
-  await assertUnchanged(t, rootDir, id, undefined);
+  await assertUnchanged(t, rootDir, id, undefined, [resumable(id)]);
   t.is((await runCliToEnd(['ingest', `sqlite:${db}`, '--root', rootDir, '--id', id])).code, 0);
   const before = await objectState(rootDir, id);
   const r2 = await runCliToEnd(['ingest', `sqlite:${db}`, '--root', rootDir, '--id', id], { shell: LIMIT });
   assertClearError(t, r2, /too large|EFBIG|file size/i, id);
-  await assertUnchanged(t, rootDir, id, before);
+  await assertUnchanged(t, rootDir, id, before, [resumable(id)]);
   const r3 = await runCliToEnd(['relocate', '--root', rootDir, '--id', id, '--lob-folder', 'file:///Archives/x/'], { shell: LIMIT });
   assertClearError(t, r3, /too large|EFBIG|file size/i, id);
-  await assertUnchanged(t, rootDir, id, before);
+  await assertUnchanged(t, rootDir, id, before, [resumable(id)]);
   const again = await runCliToEnd(['relocate', '--root', rootDir, '--id', id, '--lob-folder', 'file:///Archives/x/']);
   t.is(again.code, 0, again.stderr);
 });
@@ -188,7 +199,7 @@ testIf(canMount, 'this process may not mount a tmpfs (needs root)')(
       const db = makeDatabase(path.join(outside, 'db.sqlite'), SEED, { lobs: 40, lobSize: 64 * 1024, inline: 10 });
       const ingest = await runCliToEnd(['ingest', `sqlite:${db}`, '--root', rootDir, '--id', id]);
       assertClearError(t, ingest, /no space left|ENOSPC/i, id);
-      await assertUnchanged(t, rootDir, id, before);
+      await assertUnchanged(t, rootDir, id, before, [resumable(id)]);
       // Space again: the same object takes a new version.
       const again = await runCliToEnd(['put', small, '--root', rootDir, '--id', id, '--message', 'after the disk was full']);
       t.is(again.code, 0, again.stderr);
