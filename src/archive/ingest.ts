@@ -144,7 +144,7 @@ export async function ingestDatabase(
   });
   const sink = new StagedVersionSink(staged);
   const extraCounts = { files: 0, stored: 0, bytes: 0, storedBytes: 0 };
-  let summary: SiardExportSummary;
+  let summary: Omit<SiardExportSummary, 'archive'>;
   let counted: StagedSinkStats = sink.stats;
   try {
     await staged.clear(); // the new version holds exactly the new export
@@ -169,7 +169,8 @@ export async function ingestDatabase(
     } else {
       // METS: the index sink records each LOB file with the digests the staging pass computed.
       const indexing = mets ? new MetsIndexingSink(sink, { objId: id, checksumType: lobDigest }) : undefined;
-      summary = await writeSiard(source, indexing ?? sink, { ...exportOptions, name, lobDigest });
+      const { archive: _archive, ...written } = await writeSiard(source, indexing ?? sink, { ...exportOptions, name, lobDigest });
+      summary = written;
       await indexing?.finishIndex();
     }
     await sink.commit();
@@ -188,7 +189,7 @@ export async function ingestDatabase(
   }
   const objectPath = root.objectPath(id);
   const commit = await commitStaged(staged, options, `siard-ocfl ingest of ${source.description}`);
-  const { archive: _a, ...exportSummary } = summary;
+  const exportSummary = summary;
   const counts = { ...counted };
   for (const k of ['files', 'stored', 'bytes', 'storedBytes'] as const) counts[k] += extraCounts[k];
   return {

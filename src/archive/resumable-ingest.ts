@@ -14,13 +14,12 @@ import type { StagedVersion } from '../ocfl/commit/stage.js';
 import { processAlive } from '../process-alive.js';
 import { removeTree } from '../remove-tree.js';
 import type { DatabaseSource } from '../siard/database-source.js';
-import { exportToDirectory, type DirectoryResume } from '../siard/export-directory.js';
+import { exportToDirectory, type DirectoryExportSummary, type DirectoryResume } from '../siard/export-directory.js';
 import type { SiardExportOptions } from '../siard/export-options.js';
 import { DirectorySink } from '../siard/output-sink.js';
 import { readJournal } from '../siard/resume/export-journal.js';
 import { ledgerFiles } from '../siard/resume/file-ledger.js';
 import { JOURNAL_FILE, resumeKey } from '../siard/resume/interrupted-export.js';
-import type { SiardExportSummary } from '../siard/writer.js';
 import type { StagedSinkStats } from './ocfl-sink.js';
 
 /** What a resumable ingest says and what starts it over (the CLI's sentences). */
@@ -36,7 +35,7 @@ export async function exportResumably(
   work: { dir: string; syncAll?: () => Promise<void> },
   options: SiardExportOptions,
   resume: IngestResume,
-): Promise<{ summary: SiardExportSummary; stats: StagedSinkStats }> {
+): Promise<{ summary: DirectoryExportSummary; stats: StagedSinkStats }> {
   const workDir = work.dir;
   await clearOtherObjects(workDir, resumeKey(source, options, resume.sourceOptions), staged.id, resume.say);
   await fsp.mkdir(workDir, { recursive: true });

@@ -9,7 +9,7 @@
  * empty (empty folders are not allowed in a storage root's hierarchy).
  */
 import { SiardOcflError } from '../errors.js';
-import { failpoint } from './commit/failpoint.js';
+import { failpoint } from '../failpoint.js';
 import { isObjectDeclaration } from './declaration.js';
 import type { Workspace } from './commit/workspace.js';
 import { loadInventoryHeader } from './object/object.js';

@@ -15,7 +15,7 @@
  * 1.1, and the same upgrade again removes the old declaration.
  */
 import { SiardOcflError, UsageError } from '../errors.js';
-import { failpoint } from './commit/failpoint.js';
+import { failpoint } from '../failpoint.js';
 import type { VersionMetadata } from './commit/next-inventory.js';
 import { compareOcflVersions, CURRENT_OCFL_VERSION, declaredRootVersion, rootDeclaration } from './declaration.js';
 import type { OcflStorageRoot } from './root.js';

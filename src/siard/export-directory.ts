@@ -7,6 +7,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { SiardOcflError, UsageError } from '../errors.js';
 import type { DatabaseSource } from './database-source.js';
+import { removeTree } from '../remove-tree.js';
 import { DirectorySink, type OutputSink } from './output-sink.js';
 import { parseSegmentName } from './segments/segment-names.js';
 import { checkArchiveName, DEFAULTS, plannedTopLevelNames, writeSiard, type SiardExportSummary } from './writer.js';
@@ -38,6 +39,9 @@ export interface DirectoryExportHooks {
   };
 }
 
+/** What an export into a folder reports: the writer's summary without the archive's metadata model. */
+export type DirectoryExportSummary = Omit<SiardExportSummary, 'archive'>;
+
 /** A resumable export (docs/resume.md): what is said and what starts it over. */
 export interface DirectoryResume {
   /** throw the interrupted work away first */
@@ -65,7 +69,7 @@ export async function exportToDirectory(
   options: SiardExportOptions,
   hooks: DirectoryExportHooks = {},
   resume?: DirectoryResume,
-): Promise<SiardExportSummary> {
+): Promise<DirectoryExportSummary> {
   checkArchiveName(options.name);
   const stat = await fsp.stat(outDir).catch(() => undefined);
   if (stat && !stat.isDirectory()) throw new UsageError(`The out-dir ${outDir} exists and is not a folder.`, 'OUTPUT_NOT_DIR');
@@ -74,14 +78,21 @@ export async function exportToDirectory(
   const key = resumable ? resumeKey(source, options, resumable.sourceOptions) : '';
   let interrupted: InterruptedExport | undefined;
   if (stat) {
-    if (resumable)
-      interrupted = await takeInterruptedExport(outDir, {
+    if (resumable) {
+      const work = await takeInterruptedExport(outDir, {
         name: options.name,
         key,
         restart: !!resumable.restart,
         say: resumable.say,
         verb: resumable.verb ?? 'export',
       });
+      if (work.completed !== undefined) {
+        // the same export, killed once its archive was whole: nothing is left to do, and its result is this run's
+        if (work.taken) await removeTree(work.taken.staging);
+        return work.completed as DirectoryExportSummary;
+      }
+      interrupted = work.taken;
+    }
     await DirectorySink.removeStaleStaging(outDir, (dir) => isResumableWork(dir));
     await assertNoClash(outDir, options, hooks);
   }
@@ -119,7 +130,7 @@ async function exportOnce(
   options: SiardExportOptions,
   hooks: DirectoryExportHooks,
   resume: (DirectoryResume & { key: string; interrupted: InterruptedExport | undefined }) | undefined,
-): Promise<SiardExportSummary> {
+): Promise<DirectoryExportSummary> {
   const existed = await fsp.stat(outDir).then(
     () => true,
     () => false,
@@ -139,12 +150,15 @@ async function exportOnce(
   }
   try {
     const wrapped = hooks.wrapSink?.(sink);
-    const summary = await writeSiard(source, wrapped?.sink ?? sink, { ...options, ...(exportResume ? { resume: exportResume } : {}) });
+    const { archive: _archive, ...summary } = await writeSiard(source, wrapped?.sink ?? sink, {
+      ...options,
+      ...(exportResume ? { resume: exportResume } : {}),
+    });
     await wrapped?.finish?.();
     if (place) {
       await place.take(sink.stagingDir, sink.closeLedger());
       await sink.abort();
-    } else await sink.commit();
+    } else await sink.commit(exportResume ? summary : undefined);
     return summary;
   } catch (err) {
     if (exportResume && !(err instanceof ResumeRefused) && !foundWrong(err) && (await isResumableWork(sink.stagingDir))) {

@@ -11,6 +11,7 @@ import { createHash, randomBytes, type Hash } from 'node:crypto';
 import { createWriteStream, fsync, promises as fsp, type WriteStream } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
+import { failpoint } from '../failpoint.js';
 import { processAlive } from '../process-alive.js';
 import { removeTree } from '../remove-tree.js';
 import { FileLedger } from './resume/file-ledger.js';
@@ -213,7 +214,7 @@ export class DirectorySink implements OutputSink {
   async prepareResumable(): Promise<string> {
     await this.ensureStaging();
     await fsp.mkdir(path.join(this.staging, RESUME_FOLDER), { recursive: true });
-    return path.join(this.staging, RESUME_FOLDER, 'journal.jsonl');
+    return path.join(this.staging, RESUME_FOLDER, JOURNAL_FILE);
   }
 
   /** Temporary files of the writer go in the staging folder (removed with it). */
@@ -343,17 +344,23 @@ export class DirectorySink implements OutputSink {
     return full;
   }
 
-  async commit(): Promise<void> {
+  /**
+   * Moves the finished files into the out-dir. `result` (a resumable export's summary) is kept in
+   * the commit marker, so that a run killed during the moves is finished by the next run with it.
+   */
+  async commit(result?: unknown): Promise<void> {
     if (!this.created) return;
     if (this.open.size > 0) throw new Error('Cannot commit an export while files are still open.');
     const names = [...this.topLevel];
     await this.assertAbsent(names);
-    await this.markCommitting(names);
+    await this.markCommitting(names, result);
+    await failpoint('export-commit-marked');
     const moved: string[] = [];
     try {
       for (const name of names) {
         await fsp.rename(path.join(this.staging, name), path.join(this.outDir, name));
         moved.push(name);
+        await failpoint('export-commit-moved');
       }
     } catch (err) {
       // Put back what was moved so the out-dir holds all of the export or none of it.
@@ -361,22 +368,23 @@ export class DirectorySink implements OutputSink {
       await fsp.rm(path.join(this.staging, RESUME_FOLDER, COMMIT_MARKER), { force: true });
       throw err;
     }
-    await fsp.rm(this.staging, { recursive: true, force: true });
     await syncDirectory(this.outDir);
+    await removeCommitted(this.staging);
   }
 
   /**
    * A resumable export's staging folder says, durably, that its files are whole and being moved
    * into place: a kill between the moves is finished by the next run (finishCommit), not undone.
    */
-  private async markCommitting(names: string[]): Promise<void> {
+  private async markCommitting(names: string[], result: unknown): Promise<void> {
     const folder = path.join(this.staging, RESUME_FOLDER);
     if (!(await exists(folder))) return;
     // written aside and renamed: the marker is whole or absent, whenever the kill comes
     const aside = path.join(folder, `${COMMIT_MARKER}.partial`);
     const handle = await fsp.open(aside, 'w');
     try {
-      await handle.writeFile(JSON.stringify(names));
+      const marker: CommitMarker = { names, ...(result !== undefined ? { result } : {}) };
+      await handle.writeFile(JSON.stringify(marker));
       await handle.sync();
     } finally {
       await handle.close();
@@ -388,21 +396,25 @@ export class DirectorySink implements OutputSink {
   /**
    * Finishes the commit of a dead export's staging folder that was marked committing: its files
    * still in it are moved into the out-dir (those already there stay), then it is removed.
-   * Returns false, changing nothing, for a folder not marked.
+   * Returns what the marker keeps (the export's result, when it kept one), or undefined, changing
+   * nothing, for a folder not marked.
    */
-  static async finishCommit(outDir: string, staging: string): Promise<boolean> {
-    const names = await fsp
+  static async finishCommit(outDir: string, staging: string): Promise<{ result?: unknown } | undefined> {
+    const marker = await fsp
       .readFile(path.join(staging, RESUME_FOLDER, COMMIT_MARKER), 'utf8')
-      .then((text) => JSON.parse(text) as string[])
+      .then((text) => JSON.parse(text) as unknown)
       .catch(() => undefined);
-    if (!Array.isArray(names)) return false;
+    // an array: a marker written before results were kept in it
+    const names = Array.isArray(marker) ? marker : (marker as CommitMarker | undefined)?.names;
+    if (!Array.isArray(names) || !names.every((n) => typeof n === 'string')) return undefined;
     for (const name of names) {
       assertSafeRelPath(name);
       if (await exists(path.join(staging, name))) await fsp.rename(path.join(staging, name), path.join(outDir, name));
     }
     await syncDirectory(outDir);
-    await removeTree(staging);
-    return true;
+    await removeCommitted(staging);
+    const result = Array.isArray(marker) ? undefined : (marker as CommitMarker).result;
+    return result !== undefined ? { result } : {};
   }
 
   /**
@@ -515,6 +527,28 @@ class DirectoryFile implements OutputFile {
 export const RESUME_FOLDER = '.resume';
 /** In RESUME_FOLDER: the top-level names being moved into the out-dir (DirectorySink.commit). */
 const COMMIT_MARKER = 'committing.json';
+/** What COMMIT_MARKER holds. */
+interface CommitMarker {
+  names: string[];
+  result?: unknown;
+}
+
+/**
+ * Removes a committed staging folder with its commit marker and journal last: a kill during the
+ * removal leaves them, so the next run still knows whose archive was whole and moved (finishCommit).
+ */
+async function removeCommitted(staging: string): Promise<void> {
+  for (const name of await fsp.readdir(staging).catch(() => [] as string[]))
+    if (name !== RESUME_FOLDER) await removeTree(path.join(staging, name));
+  const folder = path.join(staging, RESUME_FOLDER);
+  for (const name of await fsp.readdir(folder).catch(() => [] as string[]))
+    if (name !== COMMIT_MARKER && name !== JOURNAL_FILE) await fsp.rm(path.join(folder, name), { recursive: true, force: true });
+  await failpoint('export-commit-marker-left');
+  await fsp.rm(staging, { recursive: true, force: true });
+}
+
+/** In RESUME_FOLDER: the journal of the finished tables (resume/export-journal.ts). */
+const JOURNAL_FILE = 'journal.jsonl';
 /** In RESUME_FOLDER: the ledger of the files with their digests (file-ledger.ts), written anew by every run. */
 const LEDGER_FILE = 'files.jsonl';
 

@@ -94,14 +94,21 @@ const exportArgs = (out: string, layout: Layout, extra: string[] = []) => [
   ...extra,
 ];
 
-const references = new Map<Layout, { tree: Map<string, string>; ms: number }>();
-async function reference(layout: Layout): Promise<{ tree: Map<string, string>; ms: number }> {
+/** An uninterrupted export: its files' digests, its time and its JSON summary. */
+interface Reference {
+  tree: Map<string, string>;
+  ms: number;
+  summary: { tables: number; rows: number; lobs: number; messageDigest: { digest: string } };
+}
+const references = new Map<Layout, Reference>();
+async function reference(layout: Layout): Promise<Reference> {
   let ref = references.get(layout);
   if (!ref) {
     const out = path.join(base, `ref-${layout}`);
-    const r = await runCliToEnd(exportArgs(out, layout));
+    const r = await runCliToEnd(exportArgs(out, layout, ['--json']));
     if (r.code !== 0) throw new Error(`the uninterrupted export failed: ${r.stderr}`);
-    references.set(layout, (ref = { tree: treeDigests(out), ms: r.ms }));
+    const summary = JSON.parse(r.stdout) as Reference['summary'];
+    references.set(layout, (ref = { tree: treeDigests(out), ms: r.ms, summary }));
   }
   return ref;
 }
@@ -188,6 +195,7 @@ test.serial(`export: ${RUNS} SIGKILLs at random moments, each resumed export equ
   let resumed = 0;
   let killedRuns = 0;
   let committedBeforeKill = 0;
+  let finishedMoves = 0;
   for (let i = 0; i < RUNS; i++) {
     const layout: Layout = i % 3 === 2 ? 'siard22' : 'lobseg';
     const ref = await reference(layout);
@@ -210,8 +218,11 @@ test.serial(`export: ${RUNS} SIGKILLs at random moments, each resumed export equ
       let again = await runAgain(out, layout, rand, ref.ms, i % 4 === 1);
       if (again.signal === 'SIGKILL') again = await runCliToEnd(exportArgs(out, layout));
       // a run killed once its files were whole (moving them into place) is finished by the next,
-      // which then finds the archive there: exit 2, "already exists"; the tree is compared below
-      if (again.code === 2 && /already exists/.test(again.stderr)) committedBeforeKill++;
+      // which has nothing left to do: exit 0; one killed after its move ended left no interrupted
+      // work, and the next finds the archive there: exit 2, "already exists"; the tree is compared below
+      if (/the move was finished, and nothing is left to do/.test(again.stderr)) finishedMoves++;
+      const movedBeforeKill = again.code === 2 && /already exists/.test(again.stderr) && !/the move was finished/.test(again.stderr);
+      if (movedBeforeKill) committedBeforeKill++;
       else t.is(again.code, 0, `run ${i}: ${again.stderr}`);
       if (/^Resuming the interrupted export/m.test(again.stderr)) resumed++;
     } else t.is(first.code, 0, first.stderr);
@@ -219,7 +230,10 @@ test.serial(`export: ${RUNS} SIGKILLs at random moments, each resumed export equ
     t.is(diff, undefined, `run ${i} (${layout}, first run ${first.signal ?? 'finished'}): ${diff}`);
     rmSync(out, { recursive: true, force: true });
   }
-  console.log(`[faults] resume: ${killedRuns} of ${RUNS} runs killed, ${resumed} resumed, ${committedBeforeKill} killed while committing`);
+  console.log(
+    `[faults] resume: ${killedRuns} of ${RUNS} runs killed, ${resumed} resumed, ` +
+      `${committedBeforeKill} killed after their move into place, ${finishedMoves} during it`,
+  );
   t.true(resumed >= RUNS / 4, `only ${resumed} of ${killedRuns} killed runs resumed`);
 });
 
@@ -369,7 +383,9 @@ pgTest('export from PostgreSQL: killed while tables are written, each resumed ex
     const out = path.join(base, `pg-run-${i}`);
     const first = await killed(args(out), { tables: 1 + Math.floor(rand() * 3), thenMs: rand() * 150, out });
     const again = first.signal === 'SIGKILL' ? await runCliToEnd(args(out)) : first;
-    t.is(again.code, 0, `run ${i}: ${again.stderr}`);
+    // killed after its move into place had ended: no interrupted work is left, and the archive is there
+    const movedBeforeKill = again.code === 2 && /already exists/.test(again.stderr) && !/the move was finished/.test(again.stderr);
+    if (!movedBeforeKill) t.is(again.code, 0, `run ${i}: ${again.stderr}`);
     if (/^Resuming the interrupted export/m.test(again.stderr)) resumed++;
     const diff = sameTree(refTree, treeDigests(out));
     t.is(diff, undefined, `run ${i}: ${diff}`);
@@ -434,7 +450,9 @@ mariaTest('export from MariaDB: killed while tables are written, each resumed ex
     const out = path.join(base, `maria-run-${i}`);
     const first = await killed(args(out), { tables: 1 + Math.floor(rand() * 3), thenMs: rand() * 150, out });
     const again = first.signal === 'SIGKILL' ? await runCliToEnd(args(out)) : first;
-    t.is(again.code, 0, `run ${i}: ${again.stderr}`);
+    // killed after its move into place had ended: no interrupted work is left, and the archive is there
+    const movedBeforeKill = again.code === 2 && /already exists/.test(again.stderr) && !/the move was finished/.test(again.stderr);
+    if (!movedBeforeKill) t.is(again.code, 0, `run ${i}: ${again.stderr}`);
     if (/^Resuming the interrupted export/m.test(again.stderr)) resumed++;
     const diff = sameTree(refTree, treeDigests(out));
     t.is(diff, undefined, `run ${i}: ${diff}`);
@@ -459,7 +477,44 @@ mariaTest('export from MariaDB: killed while tables are written, each resumed ex
   await ingestKilledAndResumed(t, url, 'mdb');
 });
 
-test.serial('export: killed once its files are whole and being moved into place, the next run finishes the move', async (t) => {
+/** The next run after a kill during the move into place: it finishes the move and reports the archive as its own. */
+function finishesTheMove(t: ExecutionContext, ref: Reference, out: string, again: ChildResult, what: string): void {
+  t.is(again.code, 0, `${what}: ${again.stderr}`);
+  t.regex(again.stderr, /interrupted export of "db" into .* had written its whole archive .* nothing is left to do/, what);
+  const report = JSON.parse(again.stdout) as Reference['summary'] & { siard: string };
+  t.is(report.siard, 'db.siard', what);
+  t.is(report.messageDigest.digest, ref.summary.messageDigest.digest, what); // the archive's bytes are the reference's (below)
+  t.deepEqual([report.tables, report.rows, report.lobs], [ref.summary.tables, ref.summary.rows, ref.summary.lobs], what);
+  t.is(sameTree(ref.tree, treeDigests(out)), undefined, `${what}: the whole archive, nothing left beside it`);
+}
+
+test.serial('export: killed at each step of the move into place, the next run finishes the move and reports the archive', async (t) => {
+  const ref = await reference('lobseg');
+  const topNames = topLevel(ref.tree).size;
+  t.true(topNames >= 3, 'an archive of several top-level names (the .siard and its LOB folders)');
+  const points = ['export-commit-marked', 'export-commit-moved#1', `export-commit-moved#${topNames - 1}`, 'export-commit-marker-left'];
+  for (const point of points) {
+    const out = path.join(base, `committing-${point.replace('#', '-')}`);
+    const first = await runCliToEnd(exportArgs(out, 'lobseg'), { shell: `export SIARD_OCFL_FAILPOINT='${point}'` });
+    t.is(first.signal, 'SIGKILL', `${point}: ${first.stderr}`);
+    finishesTheMove(t, ref, out, await runCliToEnd(exportArgs(out, 'lobseg', ['--json'])), point);
+    // and a third run finds the archive there
+    const third = await runCliToEnd(exportArgs(out, 'lobseg'));
+    t.is(third.code, 2, third.stderr);
+    t.regex(third.stderr, /already exists/);
+    rmSync(out, { recursive: true, force: true });
+  }
+  // with --restart the interrupted run's move is finished too, but this run does not adopt it
+  const out = path.join(base, 'committing-restart');
+  t.is((await runCliToEnd(exportArgs(out, 'lobseg'), { shell: "export SIARD_OCFL_FAILPOINT='export-commit-marked'" })).signal, 'SIGKILL');
+  const restarted = await runCliToEnd(exportArgs(out, 'lobseg', ['--restart']));
+  t.is(restarted.code, 2, restarted.stderr);
+  t.regex(restarted.stderr, /killed while its files were moved into place; the move was finished/);
+  t.regex(restarted.stderr, /already exists/);
+  t.is(sameTree(ref.tree, treeDigests(out)), undefined);
+});
+
+test.serial('export: killed at a random moment once its files are whole, the next run finishes the move', async (t) => {
   const ref = await reference('lobseg');
   const out = path.join(base, 'committing');
   const child = startCli(exportArgs(out, 'lobseg'));
@@ -470,10 +525,12 @@ test.serial('export: killed once its files are whole and being moved into place,
   const poll = setInterval(() => marked() && child.kill(), 1);
   const first = await child.done;
   clearInterval(poll);
-  const again = await runCliToEnd(exportArgs(out, 'lobseg'));
-  if (first.signal === 'SIGKILL' && /the move was finished/.test(again.stderr))
-    t.pass('killed between the marker and the end of the moves');
-  t.is(again.code, 2, again.stderr);
-  t.regex(again.stderr, /already exists/);
-  t.is(sameTree(ref.tree, treeDigests(out)), undefined, `the whole archive, nothing left beside it: ${first.signal} ${again.stderr}`);
+  const again = await runCliToEnd(exportArgs(out, 'lobseg', ['--json']));
+  if (first.signal === 'SIGKILL' && /the move was finished/.test(again.stderr)) finishesTheMove(t, ref, out, again, 'random');
+  else {
+    // the first run ended its move (or was not killed): its archive is there, and a second is refused
+    t.is(again.code, 2, again.stderr);
+    t.regex(again.stderr, /already exists/);
+    t.is(sameTree(ref.tree, treeDigests(out)), undefined, `the whole archive, nothing left beside it: ${first.signal} ${again.stderr}`);
+  }
 });

@@ -72,7 +72,7 @@
  */
 import { SiardOcflError } from '../../errors.js';
 import { forEachConcurrent } from '../concurrent.js';
-import { failpoint } from './failpoint.js';
+import { failpoint } from '../../failpoint.js';
 import { MultiHasher } from '../digest.js';
 import { sidecarOfDigest, versionNumber } from '../inventory/inventory.js';
 import {

@@ -29,7 +29,7 @@
  */
 import { SiardOcflError } from '../../errors.js';
 import { forEachConcurrent } from '../concurrent.js';
-import { failpoint } from './failpoint.js';
+import { failpoint } from '../../failpoint.js';
 import { sidecarOfDigest, versionNumber } from '../inventory/inventory.js';
 import { listedVersions, loadInventory, type LoadedInventory, type LoadedInventorySummary } from '../object/object.js';
 import type { CommitContext, RecoveryAction } from './context.js';

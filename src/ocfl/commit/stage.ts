@@ -15,7 +15,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { SiardOcflError, UsageError } from '../../errors.js';
 import { assertDigestAlgorithm, MultiHasher } from '../digest.js';
-import { failpoint } from './failpoint.js';
+import { failpoint } from '../../failpoint.js';
 import { pruneEmptyDirs, recoverObject, stageInventoriesAndPublish } from './commit.js';
 import type { CommitContext } from './context.js';
 import { INVENTORY_TYPE_1_1, type Inventory, nextVersionName } from '../inventory/inventory.js';

@@ -48,27 +48,48 @@ export interface InterruptedExport {
   contents: JournalContents;
 }
 
+/** What an out-dir's dead staging folders held for this run. */
+export interface InterruptedWork {
+  /** an interrupted export of this archive to continue */
+  taken?: InterruptedExport;
+  /**
+   * The result an interrupted run of this very export (same name and key) kept when it was killed
+   * while moving its whole archive into place: the move is now finished, and nothing is left to do.
+   */
+  completed?: unknown;
+}
+
 /**
- * Looks at the dead staging folders of `outDir`: removes what is not resumable (saying so in one
- * sentence through `say` when it was resumable work of this archive), and takes the one to resume
- * by renaming it to this process's name (one rename: of two runs, one takes it).
+ * Looks at the dead staging folders of `outDir`: finishes the moves of runs killed while moving
+ * their whole archive into place, removes what is not resumable (saying so in one sentence through
+ * `say` when it was resumable work of this archive), and takes the one to resume by renaming it to
+ * this process's name (one rename: of two runs, one takes it).
  */
 export async function takeInterruptedExport(
   outDir: string,
   run: { name: string; key: string; restart: boolean; say: (sentence: string) => void; verb: string },
-): Promise<InterruptedExport | undefined> {
-  let taken: InterruptedExport | undefined;
+): Promise<InterruptedWork> {
+  const work: InterruptedWork = {};
   for (const name of await fsp.readdir(outDir).catch(() => [] as string[])) {
     const owner = DirectorySink.stagingOwner(name);
     if (owner === undefined || processAlive(owner)) continue;
     const dir = path.join(outDir, name);
-    if (await DirectorySink.finishCommit(outDir, dir)) {
-      run.say(`An ${run.verb} into ${outDir} was killed while its files were moved into place; the move was finished.`);
+    // read before a finished commit removes it: whose archive the folder held
+    const contents = await readJournal(path.join(dir, JOURNAL_FILE)).catch(() => undefined);
+    const finished = await DirectorySink.finishCommit(outDir, dir);
+    if (finished) {
+      const same = contents?.header.name === run.name && contents.header.key === run.key;
+      if (same && !run.restart && finished.result !== undefined && work.completed === undefined) {
+        run.say(
+          `The interrupted ${run.verb} of "${run.name}" into ${outDir} had written its whole archive and was killed while ` +
+            'moving it into place; the move was finished, and nothing is left to do.',
+        );
+        work.completed = finished.result;
+      } else run.say(`An ${run.verb} into ${outDir} was killed while its files were moved into place; the move was finished.`);
       continue;
     }
-    const contents = await readJournal(path.join(dir, JOURNAL_FILE)).catch(() => undefined);
     if (contents && contents.header.name !== run.name) continue;
-    const resumable = contents !== undefined && contents.header.key === run.key && !run.restart && !taken;
+    const resumable = contents !== undefined && contents.header.key === run.key && !run.restart && !work.taken;
     if (resumable && contents.tables.length > 0) {
       const staging = path.join(outDir, DirectorySink.stagingNameOf(process.pid));
       if (
@@ -77,7 +98,7 @@ export async function takeInterruptedExport(
           () => false,
         )
       ) {
-        taken = { staging, contents };
+        work.taken = { staging, contents };
         continue;
       }
     }
@@ -90,5 +111,5 @@ export async function takeInterruptedExport(
       );
     await removeTree(dir);
   }
-  return taken;
+  return work;
 }

@@ -19,7 +19,7 @@ const LOCAL_BY_NATURE: Record<string, string> = {
   'ocfl/commit/workspace-choice.ts': 'chooses and checks that local workspace folder',
   'ocfl/lock/lock.ts': 'file locks of one host, in the local workspace (object stores use a lease object)',
   'ocfl/commit/stage.ts': 'put and ingest read the local files and folders the user adds',
-  'ocfl/commit/failpoint.ts': 'fault-injection marker files of the crash tests',
+  'failpoint.ts': 'fault-injection marker files of the crash tests',
   'ocfl/object/checkout.ts': 'writes a checkout into a local destination folder',
   'ocfl/validate/hash-file.ts': 'worker threads hash local files of a filesystem root (storage.localPath)',
   'archive/checkout.ts': 'joins split LOBs inside the local checkout folder',
