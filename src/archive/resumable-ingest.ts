@@ -10,6 +10,7 @@
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+import { failpoint } from '../failpoint.js';
 import type { StagedVersion } from '../ocfl/commit/stage.js';
 import { processAlive } from '../process-alive.js';
 import { removeTree } from '../remove-tree.js';
@@ -72,6 +73,7 @@ async function moveIntoStage(staged: StagedVersion, staging: string, ledger: str
         added = await staged.addCopied(file.relPath, incoming.incoming, file.digests, file.size);
       } else added = await staged.addFile(file.relPath, absolute, file.size);
     }
+    await failpoint('ingest-file-staged');
     stats.files++;
     stats.bytes += added.size;
     if (added.stored) {

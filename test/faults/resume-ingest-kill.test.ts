@@ -149,6 +149,23 @@ test.serial(`ingest: ${RUNS} SIGKILLs at random moments, each resumed object equ
   t.is(valid.code, 0, valid.stdout + valid.stderr);
 });
 
+test.serial('ingest: killed while its finished files are renamed into the stage, the next run makes the same object', async (t) => {
+  const ref = await referenceObject();
+  // the first file and one in the middle: some files in the dead stage, the rest in the work folder
+  for (const nth of [1, Math.floor(ref.state.size / 2)]) {
+    const root = await newRoot(`staged-${nth}`);
+    const first = await runCliToEnd(ingestArgs(root), { shell: `export SIARD_OCFL_FAILPOINT='ingest-file-staged#${nth}'` });
+    t.is(first.signal, 'SIGKILL', `#${nth}: ${first.stderr}`);
+    t.is(await objectState(root, 'db'), undefined, `#${nth}: nothing visible`);
+    const again = await runCliToEnd(ingestArgs(root));
+    t.is(again.code, 0, `#${nth}: ${again.stderr}`);
+    const got = await objectState(root, 'db');
+    t.is(got?.versions, 1);
+    t.true(got !== undefined && sameState(got.state, ref.state), `#${nth}: the same state`);
+    t.deepEqual(workspaceLeftovers(root), [], `#${nth}: nothing left in the workspace`);
+  }
+});
+
 /** A root whose ingest of "db" was killed after two finished tables. */
 async function interrupted(name: string, extra: string[] = []): Promise<string> {
   const root = await newRoot(name);
