@@ -72,6 +72,12 @@ type PlacedBytes =
   /** a local file already hashed, uploaded to the object store only when new */
   | { local: string };
 
+/** Content past what is held: the file (or upload) it goes on to, and where it is once written. */
+interface Spilled {
+  file: WritableFile;
+  placed: { incoming: string } | { upload: WritableFile; reserved: string };
+}
+
 export interface StartVersionOptions {
   /** Manifest digest of a new object (an existing object keeps its own). Default sha512. */
   digestAlgorithm?: 'sha512' | 'sha256';
@@ -286,9 +292,7 @@ export class StagedVersion {
     await this.pendingWrites.get(staged.contentPath);
     if (this.store) await this.store.remove(`${this.ctx.objectPath}/${staged.contentPath}`);
     else await this.ctx.workspace.remove(`${this.ctx.stage}/object/${staged.contentPath}`);
-    const taken = staged.contentPath.slice(this.contentPrefix().length);
-    this.staged.release(taken);
-    this.contentFolders.delete(taken);
+    this.releaseContentPath(staged.contentPath.slice(this.contentPrefix().length));
   }
 
   /** Removes a logical path; drops staged content nothing refers to any more. */
@@ -327,8 +331,12 @@ export class StagedVersion {
    * known) lets large or unknown-size content be written around the page cache (direct-write.ts).
    * Content that stays small is gathered in memory and written once, straight to its content path
    * (or not at all when the object already holds it): no temporary file, no rename, no 1 MiB
-   * buffer per file. Adds may run concurrently: what a file's digest decides (store, reuse, which
-   * content path) is settled without awaiting anything in between.
+   * buffer per file. Larger content goes on to an incoming file of the stage, or on an object
+   * store (no byte in the local workspace; held up to STORE_HOLD_MAX) to an upload in parts to the
+   * key of a content path reserved from the logical path: completed when the digest says the
+   * content is new, else aborted, leaving no key (a file renamed before its end, `logicalPathAtEnd`,
+   * keeps the content path it began with). Adds may run concurrently: what a file's digest decides
+   * (store, reuse, which content path) is settled without awaiting anything in between.
    */
   async addStream(
     logicalPath: string,
@@ -337,42 +345,37 @@ export class StagedVersion {
   ): Promise<AddedFile> {
     this.assertOpen();
     this.assertPlaceable(logicalPath, true);
-    if (this.store) return this.addStreamToStore(logicalPath, source, options.logicalPathAtEnd);
-    const { workspace, stage } = this.ctx;
-    const hash = await streamHash([this.digestAlgorithm, ...this.fixityAlgorithms], {
-      size: options.sizeHint,
-      inlineBelow: WORKER_HASH_MIN,
-    });
-    const large = options.sizeHint === undefined || options.sizeHint >= DIRECT_MIN_BYTES;
+    const store = this.store !== undefined;
+    const algorithms = [this.digestAlgorithm, ...this.fixityAlgorithms];
+    const hash = await streamHash(algorithms, store ? {} : { size: options.sizeHint, inlineBelow: WORKER_HASH_MIN });
+    const large = !store && (options.sizeHint === undefined || options.sizeHint >= DIRECT_MIN_BYTES);
+    const holdMax = store ? STORE_HOLD_MAX : SMALL_MAX_BYTES;
     let held: Uint8Array[] | undefined = large ? undefined : [];
     let heldBytes = 0;
-    let incoming: string | undefined;
-    let file: WritableFile | undefined;
-    const spill = async () => {
-      incoming = `${stage}/incoming/${++this.counter}`;
-      // Flushed at commit, all files at once, before anything is renamed into the root.
-      file = await workspace.openWrite(incoming, { exclusive: true, durable: false, direct: large });
-    };
+    let spilled: Spilled | undefined;
+    let finished = false;
+    let hashed: { digests: Record<string, string>; size: number };
     try {
-      if (large) await spill();
+      if (large) spilled = await this.spill(logicalPath, true);
       for await (const chunk of source) {
-        const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-        if (held && heldBytes + bytes.byteLength <= SMALL_MAX_BYTES) {
-          // Copied: a producer may reuse its buffer once the chunk is handed over.
-          held.push(Buffer.from(bytes));
+        let bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+        // Copied where kept past this call (held, or in an upload's part): a producer may reuse its buffer once it is handed over.
+        if (held || store) bytes = Buffer.from(bytes);
+        if (held && heldBytes + bytes.byteLength <= holdMax) {
+          held.push(bytes);
           heldBytes += bytes.byteLength;
           hash.update(bytes);
           await hash.drained();
           continue;
         }
         if (held) {
-          // Larger than its hint: what was held goes to a file like any large content.
-          await spill();
-          for (const h of held) await file!.write(h);
+          // Larger than its hint (or than what a store holds): what was held goes on like any large content.
+          spilled = await this.spill(logicalPath, false);
+          for (const h of held) await spilled.file.write(h);
           held = undefined;
         }
-        // The write runs on libuv's thread pool while a worker hashes a copy of the same bytes.
-        const written = file!.write(bytes);
+        // The write runs (on libuv's thread pool, or to the store) while a worker hashes a copy of the same bytes.
+        const written = spilled!.file.write(bytes);
         try {
           hash.update(bytes);
         } finally {
@@ -380,73 +383,35 @@ export class StagedVersion {
         }
         await hash.drained();
       }
-      await file?.close();
-    } catch (err) {
-      hash.drop();
-      await file?.abort();
-      throw err;
-    }
-    let hashed: { digests: Record<string, string>; size: number };
-    try {
+      finished = true;
       hashed = await hash.finish();
+      // An upload is completed (or aborted) by settleAndPlace, once the digest decides.
+      if (spilled && 'incoming' in spilled.placed) await spilled.file.close();
     } catch (err) {
-      if (incoming) await workspace.remove(incoming);
+      if (!finished) hash.drop();
+      if (spilled && 'upload' in spilled.placed) await this.dropUpload(spilled.placed);
+      else await spilled?.file.abort();
       throw err;
     }
     await failpoint('stage-file-written');
     // A writer may learn the file's name only at its end (the last segment of a SIARD file is `.z`).
-    const placed: PlacedBytes = incoming ? { incoming } : { held: held!, bytes: heldBytes };
+    const placed: PlacedBytes = spilled?.placed ?? { held: held!, bytes: heldBytes };
     return this.settleAndPlace(options.logicalPathAtEnd?.() ?? logicalPath, hashed.digests, hashed.size, placed);
   }
 
   /**
-   * addStream on an object store: no byte goes to the local workspace. The bytes are hashed on a
-   * worker thread (stream-hashes.ts) while they are held (small content: one PUT once the digest
-   * says it is new) or uploaded in parts to the key of a content path reserved from the logical
-   * path when the content outgrew what is held (large content: the upload is completed when the
-   * digest says it is new, else aborted, leaving no key). A file renamed before its end
-   * (`logicalPathAtEnd`) after its upload began keeps the content path it began with.
+   * Where content goes on once it outgrows what is held: an incoming file of the stage (flushed at
+   * commit, all files at once, before anything is renamed into the root), or on an object store an
+   * upload to the key of a content path reserved for it.
    */
-  private async addStreamToStore(
-    logicalPath: string,
-    source: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array>,
-    logicalPathAtEnd: (() => string) | undefined,
-  ): Promise<AddedFile> {
-    const hash = await streamHash([this.digestAlgorithm, ...this.fixityAlgorithms]);
-    let held: Uint8Array[] | undefined = [];
-    let heldBytes = 0;
-    let upload: { upload: WritableFile; reserved: string } | undefined;
-    try {
-      for await (const chunk of source) {
-        // Copied: a producer may reuse its buffer once the chunk is handed over.
-        const bytes = Buffer.from(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-        hash.update(bytes);
-        if (held) {
-          held.push(bytes);
-          heldBytes += bytes.byteLength;
-          if (heldBytes > STORE_HOLD_MAX) {
-            upload = await this.beginUpload(logicalPath);
-            for (const h of held) await upload.upload.write(h);
-            held = undefined;
-          }
-        } else await upload!.upload.write(bytes);
-        await hash.drained();
-      }
-    } catch (err) {
-      hash.drop();
-      if (upload) await this.dropUpload(upload);
-      throw err;
+  private async spill(logicalPath: string, direct: boolean): Promise<Spilled> {
+    if (this.store) {
+      const placed = await this.beginUpload(logicalPath);
+      return { file: placed.upload, placed };
     }
-    let hashed: { digests: Record<string, string>; size: number };
-    try {
-      hashed = await hash.finish();
-    } catch (err) {
-      if (upload) await this.dropUpload(upload);
-      throw err;
-    }
-    // From here settleAndPlace owns the upload: it completes or aborts it.
-    const placed: PlacedBytes = upload ?? { held: held!, bytes: heldBytes };
-    return this.settleAndPlace(logicalPathAtEnd?.() ?? logicalPath, hashed.digests, hashed.size, placed);
+    const incoming = `${this.ctx.stage}/incoming/${++this.counter}`;
+    const file = await this.ctx.workspace.openWrite(incoming, { exclusive: true, durable: false, direct });
+    return { file, placed: { incoming } };
   }
 
   /** Aborts an upload that will not be completed (no key is left) and frees its content path. */
@@ -499,10 +464,17 @@ export class StagedVersion {
    */
   async addCopied(logicalPath: string, incoming: string, digests: Record<string, string>, size: number): Promise<AddedFile> {
     this.assertOpen();
-    for (const alg of [this.digestAlgorithm, ...this.fixityAlgorithms]) {
-      if (!digests[alg]) throw new SiardOcflError(`The copy of "${logicalPath}" lacks its ${alg} digest.`);
-    }
+    this.assertDigests(logicalPath, digests);
     return this.settleAndPlace(logicalPath, digests, size, { incoming });
+  }
+
+  /** Refuses digests given for a file that lack one of `algorithms` (default: this version's, the manifest's and every fixity one). */
+  private assertDigests(
+    logicalPath: string,
+    digests: Record<string, string>,
+    algorithms = [this.digestAlgorithm, ...this.fixityAlgorithms],
+  ): void {
+    for (const alg of algorithms) if (!digests[alg]) throw new SiardOcflError(`The digests of "${logicalPath}" lack its ${alg} digest.`);
   }
 
   /**
@@ -514,9 +486,7 @@ export class StagedVersion {
     this.assertOpen();
     const digest = digests[this.digestAlgorithm];
     if (digest === undefined || (this.knownKey(digest) === undefined && !this.staged.isStored(digest))) return undefined;
-    for (const alg of this.fixityAlgorithms) {
-      if (!digests[alg]) throw new SiardOcflError(`The digests of "${logicalPath}" lack its ${alg} digest.`);
-    }
+    this.assertDigests(logicalPath, digests, this.fixityAlgorithms);
     this.assertPlaceable(logicalPath, true);
     // Synchronous after the check above: the content cannot be dropped in between, so nothing is stored.
     const decision = this.settle(logicalPath, digest, digests, size);
@@ -536,9 +506,7 @@ export class StagedVersion {
   async addHashedLocal(logicalPath: string, absolute: string, digests: Record<string, string>, size: number): Promise<AddedFile> {
     this.assertOpen();
     if (!this.store) throw new SiardOcflError('addHashedLocal is for versions on an object store.');
-    for (const alg of [this.digestAlgorithm, ...this.fixityAlgorithms]) {
-      if (!digests[alg]) throw new SiardOcflError(`The digests of "${logicalPath}" lack its ${alg} digest.`);
-    }
+    this.assertDigests(logicalPath, digests);
     return this.settleAndPlace(logicalPath, digests, size, { local: absolute });
   }
 
