@@ -12,15 +12,8 @@ import { layoutDescription, readLayoutConfig } from './layout/registry.js';
 import type { StorageLayout } from './layout/storage-layout.js';
 import type { LockProvider } from './lock/lock.js';
 import { assertObjectId } from './inventory/logical-path.js';
-import {
-  loadInventory,
-  loadInventoryHeader,
-  loadInventorySummary,
-  loadStagingBase,
-  OcflObjectReader,
-  type ReaderOptions,
-} from './object/object.js';
-import { FullBase, type StagingBase } from './commit/staging-base.js';
+import { loadInventoryHeader, loadInventorySummary, loadStagingBase, OcflObjectReader, type ReaderOptions } from './object/object.js';
+import type { StagingBase } from './commit/staging-base.js';
 import type { InventoryHeader, InventoryVersionSummary } from './inventory/inventory.js';
 import { repairObject, repairRoot, type ObjectRepairReport, type RepairOptions, type RootRepairReport } from './commit/repair.js';
 import { StagedVersion, type StartVersionOptions } from './commit/stage.js';
@@ -439,19 +432,8 @@ export class OcflStorageRoot {
    * plain (one read: the JSON is let go once viewed), else parsed in full (see loadStagingBase).
    */
   private async stagingBase(ctx: CommitContext, options: StartVersionOptions): Promise<StagingBase | undefined> {
-    const known = options.known;
-    if (known && 'inventory' in known) {
-      const loaded = await recoverObject(ctx, [], (storage, at) => loadInventory(storage, at, known));
-      return loaded && new FullBase(loaded.inventory);
-    }
-    let base: StagingBase | undefined;
     // Only the base is kept: the recovery's result holds the inventory's bytes.
-    await recoverObject(ctx, [], async (storage, at) => {
-      const loaded = await loadStagingBase(storage, at, known);
-      base = loaded.base;
-      return loaded;
-    });
-    return base;
+    return (await recoverObject(ctx, [], (storage, at) => loadStagingBase(storage, at, options.known)))?.base;
   }
 
   /**

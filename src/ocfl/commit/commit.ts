@@ -38,7 +38,7 @@
  *   4. at once rename S/root/inventory.json.<alg> -> R/obj/inventory.json.<alg>; fsync R/obj.
  *   The root inventory is the switch: until 3 every reader sees v(N-1) (an extra vN folder is
  *   ignored by readers); from 3 on they see vN. Between 3 and 4 the root sidecar is stale; readers
- *   (loadInventory) then accept the root inventory because vN/inventory.json holds the same bytes
+ *   (loadInventorySummary, loadStagingBase) then accept the root inventory because vN/inventory.json holds the same bytes
  *   with a matching sidecar, which only happens in that window.
  *   Which fsyncs are needed (power loss may persist renames of one folder in any order unless an
  *   fsync separates them): the fsync after 2 is, because an inventory naming vN must never be
@@ -75,13 +75,7 @@ import { forEachConcurrent } from '../concurrent.js';
 import { failpoint } from '../../failpoint.js';
 import { MultiHasher } from '../digest.js';
 import { sidecarOfDigest, versionNumber } from '../inventory/inventory.js';
-import {
-  listedVersions,
-  loadInventory,
-  loadInventorySummary,
-  type LoadedInventory,
-  type LoadedInventorySummary,
-} from '../object/object.js';
+import { listedVersions, type LoadedInventorySummary } from '../object/object.js';
 import { isObjectStore, type ReadStorage, type Storage, type StorageEntry } from '../storage/storage.js';
 import { publishToObjectStore, recoverObjectStore } from './object-store.js';
 import { declarationToSettle, isObjectDeclaration, objectDeclaration } from '../declaration.js';
@@ -398,7 +392,7 @@ async function publishByRenames(ctx: CommitContext, version: string, digestAlgor
   await failpoint('after-version-fsync');
   // Inventory and sidecar back to back, one fsync after both: a crash between them (E060 until
   // repaired) is the gap between two renames. No fsync is needed between them: whichever of the
-  // two renames survives a power loss, loadInventory and recoverObject settle on old or new.
+  // two renames survives a power loss, the loaders and recoverObject settle on old or new.
   const sidecar = `inventory.json.${digestAlgorithm}`;
   await root.moveFrom(workspace, `${stage}/root/inventory.json`, `${objectPath}/inventory.json`, { replace: true });
   await failpoint('after-inventory-rename');
@@ -437,24 +431,14 @@ async function settleDeclaration(
 
 /**
  * Repairs what a crashed writer of this object left (see the protocol above), appending what it
- * did to `actions`. Returns the object's inventory, or undefined when the object does not exist.
+ * did to `actions`. Returns the object's inventory as `load` reads it (its summary, or a writer's
+ * base: loadStagingBase), or undefined when the object does not exist.
  */
-export async function recoverObject(
-  ctx: CommitContext,
-  actions?: RecoveryAction[],
-  load?: (storage: ReadStorage, objectPath: string) => Promise<LoadedInventory>,
-): Promise<LoadedInventory | undefined>;
-export async function recoverObject(
+export async function recoverObject<L extends LoadedInventorySummary>(
   ctx: CommitContext,
   actions: RecoveryAction[],
-  load: typeof loadInventorySummary,
-): Promise<LoadedInventorySummary | undefined>;
-/** `load` reads the inventory: in full for a writer, summarised for repair, which needs no manifest. */
-export async function recoverObject(
-  ctx: CommitContext,
-  actions: RecoveryAction[] = [],
-  load: (storage: ReadStorage, objectPath: string) => Promise<LoadedInventory | LoadedInventorySummary> = loadInventory,
-): Promise<LoadedInventory | LoadedInventorySummary | undefined> {
+  load: (storage: ReadStorage, objectPath: string) => Promise<L>,
+): Promise<L | undefined> {
   if (isObjectStore(ctx.root)) return recoverObjectStore(ctx, ctx.root, actions, load);
   const { workspace, stage, objectPath } = ctx;
   const root = ctx.root;

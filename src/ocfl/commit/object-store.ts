@@ -31,7 +31,7 @@ import { SiardOcflError } from '../../errors.js';
 import { forEachConcurrent } from '../concurrent.js';
 import { failpoint } from '../../failpoint.js';
 import { sidecarOfDigest, versionNumber } from '../inventory/inventory.js';
-import { listedVersions, loadInventory, type LoadedInventory, type LoadedInventorySummary } from '../object/object.js';
+import { listedVersions, type LoadedInventorySummary } from '../object/object.js';
 import type { CommitContext, RecoveryAction } from './context.js';
 import { CURRENT_OCFL_VERSION, declarationToSettle, inventoryOcflVersion, isObjectDeclaration, objectDeclaration } from '../declaration.js';
 import type { ObjectStorePublish, WriteStorage } from '../storage/storage.js';
@@ -88,12 +88,12 @@ export async function publishToObjectStore(
 }
 
 /** The object-store counterpart of commit.ts's recoverObject (see the list at the top). */
-export async function recoverObjectStore(
+export async function recoverObjectStore<L extends LoadedInventorySummary>(
   ctx: CommitContext,
   store: Store,
-  actions: RecoveryAction[] = [],
-  load: (storage: Store, objectPath: string) => Promise<LoadedInventory | LoadedInventorySummary> = loadInventory,
-): Promise<LoadedInventory | LoadedInventorySummary | undefined> {
+  actions: RecoveryAction[],
+  load: (storage: Store, objectPath: string) => Promise<L>,
+): Promise<L | undefined> {
   const { workspace, stage, objectPath } = ctx;
   if (await workspace.stat(stage)) {
     await workspace.remove(stage);

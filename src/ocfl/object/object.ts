@@ -38,18 +38,6 @@ function versionInfo(v: VersionInfo): VersionInfo {
   return versionSummary(v.version, { ...v, user: v.user && { ...v.user } }, v.fileCount);
 }
 
-export interface LoadedInventory {
-  inventory: Inventory;
-  bytes: Buffer;
-  /** Digest of `bytes` in the inventory's digest algorithm (what its sidecar records). */
-  digest: string;
-  /**
-   * True when the root sidecar does not match the root inventory but the head version's own
-   * copy and sidecar do: a writer stopped between replacing the inventory and its sidecar.
-   */
-  sidecarStale: boolean;
-}
-
 async function readText(storage: ReadStorage, path: string): Promise<string | undefined> {
   try {
     return (await storage.readFile(path)).toString('utf8');
@@ -189,23 +177,6 @@ export interface ViewedInventory {
 export type KnownInventory = ParsedInventory | ViewedInventory;
 
 /**
- * Reads the root inventory of the object at `objectPath`, checked against its sidecar. When the
- * bytes are those `known` was parsed from (same digest), `known`'s inventory is returned instead
- * of a second parse: a writer that read the object first (relocate, mets) does not hold two
- * copies of a million-entry inventory.
- */
-export async function loadInventory(storage: ReadStorage, objectPath: string, known?: ParsedInventory): Promise<LoadedInventory> {
-  if (!known) {
-    const { bytes, header: inventory, sidecarStale, digest } = await verifiedInventoryBytes(storage, objectPath, parseInventory);
-    return { inventory, bytes, sidecarStale, digest };
-  }
-  const { bytes, header, sidecarStale, digest } = await verifiedInventoryBytes(storage, objectPath, parseInventoryHeader);
-  const same = digest === known.digest && header.digestAlgorithm === known.inventory.digestAlgorithm;
-  const inventory = same ? known.inventory : parseInventory(bytes, `${storage.location}/${join(objectPath, 'inventory.json')}`);
-  return { inventory, bytes, sidecarStale, digest };
-}
-
-/**
  * The id, head, type and digest algorithm of an object, its inventory checked against its sidecar
  * but not parsed beyond those fields: listing a root of million-file objects (ls) must not build
  * each object's manifest and states.
@@ -232,8 +203,8 @@ export interface LoadedInventorySummary {
 }
 
 /**
- * loadInventory without the manifest and states: the versions (metadata and file counts) `log`
- * shows, and enough to finish a stale sidecar and roll back an unlisted version folder (repair of
+ * The root inventory, checked against its sidecar, without the manifest and states: the versions
+ * (metadata and file counts) `log` shows, and enough to finish a stale sidecar and roll back an unlisted version folder (repair of
  * a million-file object need not build its inventory).
  */
 export async function loadInventorySummary(
@@ -250,36 +221,44 @@ export async function loadInventorySummary(
 /**
  * The inventory a writer starts from (staging-base.ts), with what recovery needs: the compact view
  * when the inventory is plain and the view can write its fixity again (ViewBase.canWrite), else
- * parsed in full.
+ * parsed in full. What a reader already holds (`known`) is taken when the object is still at its
+ * bytes: a second copy of a million-entry inventory would cost as much again.
  */
 export async function loadStagingBase(
   storage: ReadStorage,
   objectPath: string,
-  known?: ViewedInventory,
+  known?: KnownInventory,
 ): Promise<LoadedInventorySummary & { base: StagingBase }> {
-  // The caller's view when the object is still at its bytes: a second view of a million files
-  // would cost as much again (~300 MB); the bytes are hashed as they stream, not held.
-  // A plain inventory is viewed in windows: its JSON (~600 MB at a million files) is never held whole.
+  if (known && 'inventory' in known) return knownParsedBase(storage, objectPath, known);
+  // A plain inventory is viewed in windows, hashed as they stream: its JSON (~600 MB at a million files) is never held whole.
   const viewed =
     known && ViewBase.canWrite(known.view) && (await stillAt(storage, objectPath, known)) ? known : await windowedView(storage, objectPath);
-  if (viewed && ViewBase.canWrite(viewed.view)) {
-    const base = new ViewBase(viewed.view);
-    const { id, head, type, digestAlgorithm } = base;
-    return {
-      inventory: { id, head, type, digestAlgorithm, versions: base.view.versions() },
-      digest: viewed.digest,
-      sidecarStale: false,
-      base,
-    };
-  }
+  if (viewed && ViewBase.canWrite(viewed.view)) return { ...baseSummary(viewed.view), digest: viewed.digest, sidecarStale: false };
   const read = (bytes: Buffer, where: string): InventoryModel => {
     const view = InventoryView.from(bytes, where);
     return view && ViewBase.canWrite(view) ? view : new ParsedView(parseInventory(bytes, where));
   };
   const { bytes, header: model, sidecarStale, digest } = await verifiedInventoryBytes(storage, objectPath, read);
+  return { ...baseSummary(model), bytes, digest, sidecarStale };
+}
+
+/** loadStagingBase of an inventory a reader parsed in full: its header read first, the whole parsed again only when its bytes changed. */
+async function knownParsedBase(
+  storage: ReadStorage,
+  objectPath: string,
+  known: ParsedInventory,
+): Promise<LoadedInventorySummary & { base: StagingBase }> {
+  const { bytes, header, sidecarStale, digest } = await verifiedInventoryBytes(storage, objectPath, parseInventoryHeader);
+  const same = digest === known.digest && header.digestAlgorithm === known.inventory.digestAlgorithm;
+  const inventory = same ? known.inventory : parseInventory(bytes, `${storage.location}/${join(objectPath, 'inventory.json')}`);
+  return { ...baseSummary(new ParsedView(inventory)), bytes, digest, sidecarStale };
+}
+
+/** A writer's base over an inventory read, with the summary recovery reads of it. */
+function baseSummary(model: InventoryModel): { inventory: InventorySummary; base: StagingBase } {
   const base = model instanceof ParsedView ? new FullBase(model.inventory) : new ViewBase(model as InventoryView);
   const { id, head, type, digestAlgorithm } = model;
-  return { inventory: { id, head, type, digestAlgorithm, versions: model.versions() }, bytes, digest, sidecarStale, base };
+  return { inventory: { id, head, type, digestAlgorithm, versions: model.versions() }, base };
 }
 
 /** Whether the root inventory still has the bytes `known` was viewed from, its sidecar agreeing (streamed, not held). */
@@ -291,10 +270,9 @@ async function stillAt(storage: ReadStorage, objectPath: string, known: ViewedIn
   return sidecar !== undefined && parseSidecar(sidecar) === hashed.digest;
 }
 
-/** The version names an inventory, full or summarised, lists. */
-export function listedVersions(loaded: LoadedInventory | LoadedInventorySummary): Set<string> {
-  const versions = loaded.inventory.versions;
-  return new Set(Array.isArray(versions) ? versions.map((v) => v.version) : Object.keys(versions));
+/** The version names an inventory lists. */
+export function listedVersions(loaded: LoadedInventorySummary): Set<string> {
+  return new Set(loaded.inventory.versions.map((v) => v.version));
 }
 
 /** How a reader holds the inventory (OcflObjectReader.open). */
