@@ -226,6 +226,7 @@ export class ReadPlanner {
     }
     this.jobs.push(job);
     this.jobFiles.push([id]);
+    this.obj.files.markInJob(id);
     const ours = siard.metadata.dialect === 'siard-ocfl';
     this.siards.push({ summary: target, logicalPath, contentPath, job: this.jobs.length - 1, messageDigests: stated, ours });
   }
@@ -366,6 +367,8 @@ export class ReadPlanner {
     const needText = text && ref.length !== undefined && ref.length !== bytes;
     let job: number | undefined;
     const expected = files.length === 1 ? this.obj.expected.of(this.obj.files.path(files[0]!)) : undefined;
+    // A single file's digest in the cell's algorithm, whoever reads it (the pool, or a job counting a CLOB's characters).
+    if (alg && files.length === 1) this.obj.files.needAlgorithm(files[0]!, alg, expected!);
     if (parts.length > 1 || needText) {
       this.jobs.push({
         files: files.map((id) => this.ctx.stored(this.obj.files.path(id))),
@@ -374,8 +377,9 @@ export class ReadPlanner {
         countText: needText,
       });
       this.jobFiles.push(files);
+      for (const id of files) this.obj.files.markInJob(id);
       job = this.jobs.length - 1;
-    } else if (alg) this.obj.files.needAlgorithm(files[0]!, alg, expected!);
+    }
     // A digest the inventory records of the file (in the cell's algorithm) needs not be kept.
     const recorded = alg === undefined ? undefined : expected?.find((e) => e.algorithm === alg)?.digest;
     const digestRecorded = recorded !== undefined && recorded === ref.digest;
