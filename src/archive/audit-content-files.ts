@@ -40,6 +40,8 @@ export class AuditContentFiles {
   private readonly extraNames: string[] = [];
   private presentCount = 0;
   private presentBytes = 0;
+  /** 1 for a file a read job of the plan reads (it needs more than per-file digests) */
+  private inJob: Uint8Array | undefined;
 
   constructor(private readonly expected: ExpectedDigests) {}
 
@@ -99,6 +101,21 @@ export class AuditContentFiles {
     if (bit >= 8) throw new Error(`Too many digest algorithms besides the inventory's: ${this.extraNames.join(', ')}.`);
     this.extraWanted ??= new Uint8Array(this.length);
     this.extraWanted[id]! |= 1 << bit;
+  }
+
+  /** Bits of the algorithms besides the inventory's that LOB cells need of a file (0: none). */
+  extraBits(id: number): number {
+    return this.extraWanted?.[id] ?? 0;
+  }
+
+  /** The file is read by a job of the plan (hashing it on its own would be a second read). */
+  markInJob(id: number): void {
+    this.inJob ??= new Uint8Array(this.length);
+    this.inJob[id] = 1;
+  }
+
+  isInJob(id: number): boolean {
+    return this.inJob?.[id] === 1;
   }
 
   /** The algorithms the read computes for a file: the inventory's, then those LOB cells need. */

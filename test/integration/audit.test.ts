@@ -168,3 +168,62 @@ test('human output: summary and exit 2 for an unknown object', async (t) => {
   t.is(missing.code, 2);
   t.regex(missing.stderr, /no object "no-such-object"/);
 });
+
+/**
+ * The pool hashes the content files from the start, before the plan says which files a LOB cell
+ * needs more of. Here the object is `put` from an exported folder, so its inventory has no fixity
+ * block and every BLOB cell's SHA-256 must be computed besides the manifest's sha512, and its
+ * non-ASCII CLOBs (length in characters, not bytes) are read by jobs of the plan: a file hashed
+ * before the plan reached it is hashed again or read by its job, one not yet handed over is hashed
+ * once with both. 2,600 LOB files: more than the sets the pool is handed before the plan begins.
+ */
+test('an object without a fixity block: every LOB cell checked, whichever read came first', async (t) => {
+  const { runCli } = await import('../helpers/cli.js');
+  const Database = (await import('../../src/sources/sqlite/driver.js')).default;
+  const { createHash, randomBytes } = await import('node:crypto');
+  const dir = tempDir('siard-ocfl-audit-put-');
+  const db = path.join(dir, 'docs.db');
+  const d = new Database(db);
+  d.exec('CREATE TABLE docs (id INTEGER PRIMARY KEY, body BLOB NOT NULL, note TEXT)');
+  const insert = d.prepare('INSERT INTO docs VALUES (?, ?, ?)');
+  d.transaction(() => {
+    for (let i = 1; i <= 2500; i++) insert.run(i, randomBytes(2100), i % 25 === 0 ? `${i} é中`.repeat(400) : null);
+  })();
+  d.close();
+  const out = path.join(dir, 'out');
+  t.is((await runCli(['export', `sqlite:${db}`, out])).code, 0);
+  const root = path.join(dir, 'root');
+  t.is((await runCli(['init', root])).code, 0);
+  t.is((await runCli(['put', out, '--root', root, '--id', 'docs'])).code, 0, 'put');
+  const objectDir = path.join(root, (await runCli(['path', '--root', root, 'docs'])).stdout.trim());
+  const inv = readInventory(objectDir);
+  t.is(inv.fixity, undefined, 'no fixity block: the cells need SHA-256 the inventory lacks');
+
+  const clean = await auditCli(root);
+  t.is(clean.cli.code, 0, clean.cli.stdout);
+  t.like(clean.report.objects[0]!.siards[0], { lobs: 2600, lobFiles: 2600 });
+
+  // A flipped byte in the first, a middle and the last BLOB file in path order, and in a CLOB file.
+  const lobFiles = [...contentPaths(inv).entries()].filter(([logical]) => logical.endsWith('.txt') || logical.endsWith('.bin')).sort();
+  t.is(lobFiles.length, 2600);
+  const blobs = lobFiles.filter(([l]) => l.endsWith('.bin'));
+  const damaged = [blobs[0]!, blobs[1250]!, blobs[blobs.length - 1]!, lobFiles.find(([l]) => l.endsWith('.txt'))!];
+  for (const [, content] of damaged) {
+    const bytes = readFileSync(path.join(objectDir, content));
+    bytes[7] = bytes[7]! ^ 0x10;
+    writeFileSync(path.join(objectDir, content), bytes);
+  }
+  const { cli, report } = await auditCli(root);
+  t.is(cli.code, 1);
+  const digestFindings = errors(report, 'LOB_DIGEST');
+  t.deepEqual(digestFindings.map((f) => f.path).sort(), damaged.map(([l]) => l).sort());
+  for (const f of digestFindings) {
+    // The SHA-256 named is the one of the bytes on disk, computed here.
+    const content = damaged.find(([l]) => l === f.path)![1];
+    const now = createHash('sha256')
+      .update(readFileSync(path.join(objectDir, content)))
+      .digest('hex');
+    t.true(f.message.includes(` has SHA-256 ${now}, but the cell says `), f.message);
+  }
+  t.deepEqual(errors(report, 'E092').length, damaged.length);
+});

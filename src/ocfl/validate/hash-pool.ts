@@ -42,7 +42,7 @@ export function startWorker(): Worker {
   return new Worker(bootstrap, { eval: true });
 }
 
-const BATCH_FILES = 64;
+const BATCH_FILES = 256;
 const IN_FLIGHT_PER_WORKER = 2;
 /** Below this much work (in total per pool), starting threads costs more than it saves: hash in this thread. */
 const INLINE_BYTES = 16 * 1024 * 1024;
@@ -162,6 +162,8 @@ export class HashPool {
   prepare(bytes: number, files: number): void {
     if (this.closed || this.wouldInline(bytes, files)) return;
     while (this.workers.length < this.size) this.spawn();
+    // The threads are there for this work: none of it is hashed here, not even a last small call of it.
+    this.inlineBytes = this.inlineFiles = 0;
   }
 
   /** Hashes every task; results in task order. `sizes` (bytes per task) shape the batches. */
