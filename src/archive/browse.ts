@@ -81,6 +81,9 @@ export interface IndexedObject {
   problem?: string;
   /** its row, when the index was made by reading every inventory */
   listing?: ObjectListing;
+  /** what the root's listing found its keys to weigh, where it read them all (an object store): every key, the inventory */
+  listedBytes?: number;
+  listedInventoryBytes?: number;
 }
 
 /** The objects of a root in id order (those without an id after them, by path), as the list pages them. */
@@ -96,12 +99,13 @@ export interface ObjectIndex {
  * The root's objects by id. Under a layout whose folder names are the ids (0003), no inventory is
  * read, but those of objects whose names are cut for length (list-by-layout.ts); any other root
  * is scanned and every inventory read (16 at a time, `known` as in listObjects). `onFound` (0003
- * only): told of the objects named by their folders as they are found.
+ * only): told of the objects named by their folders as they are found; a promise it returns
+ * holds the listing of an object store until it settles.
  */
 export async function indexObjects(
   root: OcflStorageRoot,
   known: Map<string, KnownObject> = new Map(),
-  onFound?: (objects: IndexedObject[]) => void,
+  onFound?: (objects: IndexedObject[]) => void | Promise<void>,
 ): Promise<ObjectIndex> {
   const laidOut = await listByLayout(root.storage, root.layout, onFound && ((found) => onFound(found.filter((o) => !o.cut))));
   let objects: IndexedObject[];
@@ -159,6 +163,8 @@ export interface ObjectsPage {
  * The objects from `offset` whose id holds `filter`, each with its head, date and file count: the
  * inventories of these objects only are read (or taken from `known`). An object whose inventory
  * declares another id than the one it is listed under is shown by its path, with the two ids.
+ * Its bytes are those the root's listing found where it read all its keys (an object store's
+ * pages of keys carry sizes), else counted once per inventory read (kept with its row in `known`).
  */
 export async function pageOfObjects(
   root: OcflStorageRoot,
@@ -179,26 +185,37 @@ export async function pageOfObjects(
     if (o.listing) r = o.listing;
     else if (o.problem !== undefined) r = { path: o.path, error: o.problem };
     else {
-      const read = await listed(root, { path: o.path }, known, o.id);
+      const read = await listed(root, { path: o.path }, known, o.id, o.listedInventoryBytes);
       r =
         read.id === undefined || read.id === o.id
           ? read
           : { path: o.path, error: `Its folder name encodes the id "${o.id}", but its inventory declares "${read.id}".` };
     }
+    // The listing's count is as fresh as the listing (listed again after a while), so not kept in `known`.
+    if (r.bytes === undefined && o.listedBytes !== undefined && r.id !== undefined) r = { ...r, bytes: o.listedBytes };
     // Sized once per inventory read: the row is kept in `known` until the object changes.
-    if (r.bytes === undefined && r.fileCount !== undefined && r.fileCount <= SIZED_FILES)
+    else if (r.bytes === undefined && r.fileCount !== undefined && r.fileCount <= SIZED_FILES)
       r.bytes = await bytesUnder(root.storage, r.path).catch(() => undefined);
     rows[i] = r;
   });
   return { total: index.objects.length, matching: matching.length, rows, ...(index.partial ? { partial: true as const } : {}) };
 }
 
-/** `named`: the id the layout's folder name gives (then a large inventory is not read). */
-async function listed(root: OcflStorageRoot, o: ObjectListing, known: Map<string, KnownObject>, named?: string): Promise<ObjectListing> {
+/**
+ * `named`: the id the layout's folder name gives (then a large inventory is not read);
+ * `inventoryBytes`: the inventory's size as the root's listing found it (else asked for).
+ */
+async function listed(
+  root: OcflStorageRoot,
+  o: ObjectListing,
+  known: Map<string, KnownObject>,
+  named?: string,
+  inventoryBytes?: number,
+): Promise<ObjectListing> {
   const before = known.get(o.path);
   if (before && (await sidecarText(root.storage, o.path, before.algorithm))?.split(/\s/)[0] === before.digest) return before.listing;
   try {
-    const size = (await root.storage.stat(`${o.path}/inventory.json`))?.size ?? 0;
+    const size = inventoryBytes ?? (await root.storage.stat(`${o.path}/inventory.json`))?.size ?? 0;
     if (size > LISTING_FULL_READ) {
       // Its id known from its folder's name: nothing read (its head is on the object's page; some 40 s of reading at a million files).
       if (named !== undefined) return { ...o, id: named, inventoryBytes: size };

@@ -9,22 +9,14 @@
  */
 import type { Readable } from 'node:stream';
 import { AccessCopies } from '../archive/access-copy.js';
-import {
-  indexObjects,
-  pageOfObjects,
-  sidecarText,
-  sortedObjects,
-  type IndexedObject,
-  type KnownObject,
-  type ObjectIndex,
-  type ObjectsPage,
-} from '../archive/browse.js';
+import { indexObjects, pageOfObjects, sidecarText, type KnownObject, type ObjectsPage } from '../archive/browse.js';
 import { openObjectArchive, type OpenedArchive } from '../archive/open-archive.js';
 import type { OcflObjectReader } from '../ocfl/object/object.js';
 import type { OcflStorageRoot } from '../ocfl/root.js';
 import type { ReadStorage } from '../ocfl/storage/storage.js';
 import type { LobSummary } from '../siard/reader/table-summary.js';
 import type { SiardReadRow } from '../siard/reader/types.js';
+import { addFound, firstList, ListingHold, type Found, type Listing } from './root-listing.js';
 
 /** A refusal or failure with its HTTP status; the message is shown (escaped) in the page. */
 export class HttpError extends Error {
@@ -61,43 +53,9 @@ interface KnownHead {
   algorithm: string;
 }
 
-/**
- * The root's objects as listed at `at`; `found` as they are found (a 0003 root), `ready` once
- * listed (or the list before it, while it is listed again).
- */
-interface Listing {
-  at: number;
-  index: Promise<ObjectIndex>;
-  found: IndexedObject[];
-  ready: ObjectIndex | undefined;
-}
-
-/**
- * How long the first request waits for the root's list before it is shown the objects found so
- * far (a root of 10,000 objects is some 23,000 folder listings: 0.5 to 2 s of CPU).
- */
-const WHOLE_LIST_WAIT_MS = 300;
-
-/** How often a first request past WHOLE_LIST_WAIT_MS looks again at the objects found. */
-const FOUND_POLL_MS = 25;
-
-/**
- * The root's list once whole, or, from WHOLE_LIST_WAIT_MS on, the objects found so far as soon as
- * they are `wanted` (fill the page asked for; said to be partial). On an object store the root's
- * folders are listed request by request: the first 50 of 1,000 objects are found long before the
- * list is whole (Ceph RGW: the whole list 1.4-2.3 s).
- */
-async function firstList(listing: Listing, wanted: number): Promise<ObjectIndex> {
-  for (let wait = WHOLE_LIST_WAIT_MS; ; wait = FOUND_POLL_MS) {
-    const waited = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), wait));
-    const index = await Promise.race([listing.index, waited]);
-    if (index) return index;
-    if (listing.found.length >= wanted) return { objects: sortedObjects([...listing.found]), byLayout: true, partial: true };
-  }
-}
-
 export class Room {
   private listing: Listing | undefined;
+  private readonly listingHold = new ListingHold();
   private readonly known = new Map<string, KnownObject>();
   private readonly objects = new Map<string, { at: number; object: Promise<OcflObjectReader> }>();
   /** light readers of one version each, by `id\nversion` (a version never changes) */
@@ -126,31 +84,49 @@ export class Room {
    * A page of the root's objects whose id holds `filter` (browse.ts: only the page's inventories
    * are read). The ids are listed again after checkAfterMs; a list made from folder names is
    * used meanwhile (its rows are read fresh), so no page waits for the folders to be listed again.
-   * The first list, when it takes more than WHOLE_LIST_WAIT_MS, gives the objects found so far
-   * (`partial`: the page says so, and reloads itself) as soon as they fill the page asked for.
+   * The first list, before it is whole, gives the objects found so far (`partial`: the page says
+   * so, and reloads itself) as soon as they fill the page asked for (root-listing.ts). The listing
+   * asks for no more keys while the first such page is made.
    */
   async listObjects(filter: string, offset: number, limit: number): Promise<ObjectsPage> {
     const listing = this.startListing();
-    const index = listing.ready ?? (await firstList(listing, filter === '' ? offset + limit : Infinity));
-    return pageOfObjects(this.root, index, filter, offset, limit, this.known);
+    let release: (() => void) | undefined;
+    try {
+      const wanted = filter === '' ? offset + limit : Infinity;
+      // The first page of a partial list holds the listing while its inventories are read (later ones, reloads, do not).
+      const hold = () => {
+        if (listing.firstPageHeld) return;
+        listing.firstPageHeld = true;
+        release = this.listingHold.take();
+      };
+      const index = listing.ready ?? (await firstList(this.root, listing, wanted, hold));
+      return await pageOfObjects(this.root, index, filter, offset, limit, this.known);
+    } finally {
+      release?.();
+    }
   }
 
   /** The root's listing, started now if there is none or it is older than checkAfterMs (serve starts it at once). */
   startListing(): Listing {
     if (this.listing && Date.now() - this.listing.at <= this.checkAfterMs) return this.listing;
     const stale = this.listing?.ready?.byLayout ? this.listing.ready : undefined;
-    const found: IndexedObject[] = [];
-    const listing: Listing = {
-      at: Date.now(),
-      index: indexObjects(this.root, this.known, stale ? undefined : (objects) => found.push(...objects)),
-      found,
-      ready: stale,
-    };
+    const seen: Found = { found: [], waiting: new Set() };
+    const index = indexObjects(
+      this.root,
+      this.known,
+      stale
+        ? undefined
+        : (objects) => {
+            addFound(seen, objects);
+            return this.listingHold.held();
+          },
+    );
+    const listing: Listing = { at: Date.now(), index, ready: stale, firstPageHeld: false, ...seen };
     this.listing = listing;
     listing.index.then(
       (index) => {
         listing.ready = index;
-        found.length = 0;
+        listing.found.length = 0;
       },
       () => {
         if (this.listing === listing) this.listing = undefined;

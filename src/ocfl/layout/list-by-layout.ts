@@ -25,6 +25,9 @@ export interface LaidOutObject {
   cut?: true;
   /** why the folder is where no id is placed by the layout: one sentence */
   problem?: string;
+  /** every key below the folder listed in the pages read (an object store): their bytes, and its inventory's */
+  listedBytes?: number;
+  listedInventoryBytes?: number;
 }
 
 /** First-level folders outlined at once when a folder root is listed progressively. */
@@ -40,12 +43,13 @@ const YIELD_MS = 10;
  * one: a tree found not to be the layout's after some objects were told is undefined). On a
  * folder, the first-level folders are outlined one by one in their order (the first objects come
  * after a few folder listings, and the server answers between them); an object store's outline
- * is one (pages of keys, s3-outline.ts), its objects told page by page as the pages come.
+ * is one (pages of keys, s3-outline.ts), its objects told page by page as the pages come (a
+ * promise `onFound` returns holds the next page), with their sizes where a page held all their keys.
  */
 export async function listByLayout(
   storage: ReadStorage,
   layout: StorageLayout | undefined,
-  onFound?: (objects: LaidOutObject[]) => void,
+  onFound?: (objects: LaidOutObject[]) => void | Promise<void>,
 ): Promise<LaidOutObject[] | undefined> {
   if (!(layout instanceof HashAndIdNTupleLayout)) return undefined;
   const { tupleSize, numberOfTuples } = layout.config;
@@ -62,15 +66,15 @@ export async function listByLayout(
       const object = e.isDirectory && parts.length === numberOfTuples + 1;
       // Every folder on the way to an object, to a file or to an empty folder is a tuple, or the tree is not the layout's.
       if (!(object || !e.isDirectory ? parts.slice(0, -1) : parts).every((p) => tuple.test(p))) return false;
-      if (object) found.push(laidOut(layout, at, parts[parts.length - 1]!));
+      if (object) found.push(withSizes(laidOut(layout, at, parts[parts.length - 1]!), e));
     }
     return found;
   };
-  const told = (found: LaidOutObject[] | false): void => {
+  const told = (found: LaidOutObject[] | false): void | Promise<void> => {
     if (found === false) ours = false;
     else if (ours && found.length > 0) {
       out.push(...found);
-      onFound?.(found);
+      return onFound?.(found);
     }
   };
   if (!onFound || numberOfTuples === 0) {
@@ -89,7 +93,7 @@ export async function listByLayout(
   await forEachConcurrent(folders, PROGRESSIVE_WIDTH, async (folder) => {
     if (!ours) return;
     if (!tuple.test(folder)) ours = false;
-    else told(take(folder, await storage.outline(folder, numberOfTuples)));
+    else await told(take(folder, await storage.outline(folder, numberOfTuples)));
     // Folders from the page cache are read synchronously, one promise after another: without a
     // turn of the event loop now and then, no request (nor a timer) is served until the last.
     if (performance.now() - yielded > YIELD_MS) {
@@ -98,6 +102,16 @@ export async function listByLayout(
     }
   });
   return ours ? out : undefined;
+}
+
+/** An object with the sizes its outline entry holds (an object store's listing). */
+function withSizes(o: LaidOutObject, e: OutlineEntry): LaidOutObject {
+  if (e.sizes) {
+    o.listedBytes = e.sizes.bytes;
+    const inventory = e.sizes.files.get('inventory.json');
+    if (inventory !== undefined) o.listedInventoryBytes = inventory;
+  }
+  return o;
 }
 
 /** What a folder's name says of the id of the object in it. */

@@ -214,16 +214,33 @@ export class S3Storage implements WriteStorage, ObjectStorePublish {
    * are outlined from pages of keys (s3-outline.ts) as soon as it comes, while the next is asked for:
    * under 0003 a root of 10,000 objects has some 3,700 first-level folders, four pages one after another.
    */
-  async outline(rel: string, depth: number, onEntries?: (entries: OutlineEntry[]) => void): Promise<OutlineEntry[]> {
+  async outline(rel: string, depth: number, onEntries?: (entries: OutlineEntry[]) => void | Promise<void>): Promise<OutlineEntry[]> {
     const prefix = this.folderPrefix(rel);
+    // What the last page told holds every request for more keys until it settles (ReadStorage.outline).
+    let held: Promise<void> | undefined;
     const page: KeyPage = async (startAfter, max) => {
+      while (held) await held;
       const listed = await this.listPage(prefix, undefined, undefined, max, rel, startAfter);
-      return { keys: (listed.Contents ?? []).map((c) => c.Key!), truncated: listed.IsTruncated === true };
+      const contents = listed.Contents ?? [];
+      return { keys: contents.map((c) => c.Key!), sizes: contents.map((c) => c.Size ?? 0), truncated: listed.IsTruncated === true };
     };
     const out: OutlineEntry[] = [];
-    const told = (entries: OutlineEntry[]) => {
+    const tell = (entries: OutlineEntry[]): Promise<void> | undefined => {
+      const hold = onEntries?.(entries);
+      if (!(hold instanceof Promise)) return undefined;
+      const settled = hold.then(
+        () => {},
+        () => {},
+      );
+      held = settled;
+      void settled.then(() => {
+        if (held === settled) held = undefined;
+      });
+      return settled;
+    };
+    const told = async (entries: OutlineEntry[]) => {
       out.push(...entries);
-      if (entries.length > 0) onEntries?.(entries);
+      if (entries.length > 0) await tell(entries);
     };
     const below: Array<Promise<void>> = [];
     let token: string | undefined;
@@ -235,10 +252,10 @@ export class S3Storage implements WriteStorage, ObjectStorePublish {
       const files = (listed.Contents ?? []).map((c) => c.Key!.slice(prefix.length)).filter((name) => name !== '');
       const folders = (listed.CommonPrefixes ?? []).map((p) => p.Prefix!.slice(prefix.length, -1)).filter((name) => name !== '');
       found ||= files.length + folders.length > 0;
-      told(files.map((path) => ({ path, isDirectory: false })));
-      if (depth <= 1) told(folders.map((path) => ({ path, isDirectory: true })));
+      await told(files.map((path) => ({ path, isDirectory: false })));
+      if (depth <= 1) await told(folders.map((path) => ({ path, isDirectory: true })));
       else if (folders.length > 0) {
-        const outlined = outlineFromKeys(prefix, folders, depth, page, onEntries).then((entries) => void out.push(...entries));
+        const outlined = outlineFromKeys(prefix, folders, depth, page, tell).then((entries) => void out.push(...entries));
         outlined.catch(() => {}); // awaited below; not an unhandled rejection while the next page is listed
         below.push(outlined);
       }

@@ -39,6 +39,16 @@ export interface OutlineEntry {
   /** '/'-separated, relative to the folder outlined */
   path: string;
   isDirectory: boolean;
+  /** a folder at the outline's depth whose every key was in the pages read (an object store): its sizes */
+  sizes?: OutlineSizes;
+}
+
+/** What the keys of a folder weigh, as listed. */
+export interface OutlineSizes {
+  /** every key below it */
+  bytes: number;
+  /** each file directly in it, by name */
+  files: Map<string, number>;
 }
 
 export interface WalkedFile {
@@ -81,9 +91,11 @@ export interface ReadStorage {
    * filesystem), or from pages of keys (an object store, s3-outline.ts), not one after another.
    * `onEntries`: told of the entries as they are found, each once, before the promise resolves: an
    * object store page by page (a reader shows the first objects of a root while the rest is
-   * listed), a filesystem all at once at the end (a caller outlines its folders one by one).
+   * listed), a filesystem all at once at the end (a caller outlines its folders one by one). A
+   * promise `onEntries` returns holds the next page of keys until it settles: a reader asks for its
+   * own first.
    */
-  outline(path: string, depth: number, onEntries?: (entries: OutlineEntry[]) => void): Promise<OutlineEntry[]>;
+  outline(path: string, depth: number, onEntries?: (entries: OutlineEntry[]) => void | Promise<void>): Promise<OutlineEntry[]>;
   /** `highWaterMark`: bytes per read (default 1 MiB). `end` is inclusive, as in fs.createReadStream. */
   readStream(path: string, options?: { start?: number; end?: number; highWaterMark?: number }): Readable;
   /** A whole file; rejects with code ENOENT when missing. */

@@ -5,7 +5,9 @@
  * whole object would fail these tests), one reader for requests made at once, the head found again
  * when a version is added and the same reader kept while the inventory stays the same; the diff's
  * whole object still reads every version. The root's list: while it is being listed, the first
- * page comes from the objects found so far (a storage holding back most folders), then the whole.
+ * page comes from the objects found so far (a storage holding back most folders), then the whole;
+ * no folder is asked for while that page is made (the page's reads first; but by an outliner
+ * already on its way).
  */
 import test from 'ava';
 import { createHash } from 'node:crypto';
@@ -243,4 +245,45 @@ test('a row found by number is kept for its LOBs: found once for requests togeth
   t.not(await room.foundRow('r1', find('r1')), a, 'the oldest row is forgotten');
   await t.throwsAsync(room.foundRow('bad', () => Promise.reject(new Error('unreadable'))));
   t.deepEqual((await room.foundRow('bad', find('bad')))?.cells, ['bad']);
+});
+
+/** A folder storage whose first-level folders take 20 ms each to outline; when each was asked for, and when each inventory was read. */
+class SlowFolders extends FileSystemStorage {
+  readonly asked: number[] = [];
+  readonly inventoriesRead: number[] = [];
+  override async outline(rel: string, depth: number): Promise<OutlineEntry[]> {
+    if (rel !== '') {
+      this.asked.push(performance.now());
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return super.outline(rel, depth);
+  }
+  override readInto(rel: string, buffer: Buffer): AsyncGenerator<Buffer> {
+    if (rel.endsWith('/inventory.json')) this.inventoriesRead.push(performance.now());
+    return super.readInto(rel, buffer);
+  }
+}
+
+test("a root being listed: no folder is asked for while the first page's inventories are read; then the list goes on", async (t) => {
+  const dir = tempDir();
+  const layout = await loadLayout0003();
+  writeFileSync(path.join(dir, '0=ocfl_1.1'), 'ocfl_1.1\n');
+  const ids = Array.from({ length: 150 }, (_, i) => `urn:test:held-${String(i).padStart(3, '0')}`);
+  for (const id of ids) writeObject(path.join(dir, layout.objectPath(id)), id);
+  const storage = new SlowFolders(dir);
+  const room = new Room(new OcflStorageRoot(storage, '1.1', layout), path.join(dir, '..', 'room'), 1000);
+  room.startListing();
+  const first = await room.listObjects('', 0, 50);
+  const made = performance.now();
+  t.true(first.partial, 'the list is not whole when the first page is made');
+  t.is(first.rows.length, 50);
+  t.true(first.rows.every((r) => r.head === 'v1' && r.fileCount === 1));
+  const pageStart = storage.inventoriesRead[0]!;
+  // A folder outliner (4 at once, list-by-layout.ts) that was told to go on just before the hold may ask for one more; no other.
+  const during = storage.asked.filter((at) => at > pageStart && at < made);
+  t.true(during.length <= 4, `${during.length} folders asked for while the page was made`);
+  t.true(storage.asked.length < ids.length, 'folders remain to be listed after the page');
+  await room.startListing().index;
+  const whole = await room.listObjects('', 0, 50);
+  t.is(whole.total, ids.length);
 });

@@ -4,7 +4,8 @@
  * requests counted: the folders at the depth asked for and the files above them, the same as
  * computed from the keys directly; an object of 5,000 keys costs one page more, not five; folder
  * names that sort apart from their keys ("a-b/" before "a/") and pages ending anywhere; each page's
- * entries told as it comes, while later pages are held.
+ * entries told as it comes, while later pages are held; a folder whose keys one page held whole told
+ * with their sizes, summed here from the keys, and one a page ends in told without.
  */
 import test from 'ava';
 import { createHash } from 'node:crypto';
@@ -12,6 +13,9 @@ import { outlineFromKeys, type KeyPage } from '../../../../src/ocfl/storage/s3-o
 import type { OutlineEntry } from '../../../../src/ocfl/storage/storage.js';
 
 const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+/** A key's size in these stores: its length times 3, plus 1 for every 'a' (any function of the key would do). */
+const sizeOf = (key: string) => key.length * 3 + key.split('a').length - 1;
 
 /** The keys below `prefix` paged `size` at a time, as the store pages them; `requests` counts the pages asked for. */
 function store(keys: string[], prefix: string, size: number): { page: KeyPage; requests: () => number; keysRead: () => number } {
@@ -23,7 +27,7 @@ function store(keys: string[], prefix: string, size: number): { page: KeyPage; r
     const from = after === undefined ? 0 : sorted.findIndex((k) => byteOrder(k, after) > 0);
     const got = from < 0 ? [] : sorted.slice(from, from + Math.min(size, max));
     keysRead += got.length;
-    return Promise.resolve({ keys: got, truncated: from >= 0 && from + got.length < sorted.length });
+    return Promise.resolve({ keys: got, sizes: got.map(sizeOf), truncated: from >= 0 && from + got.length < sorted.length });
   };
   return { page, requests: () => requests, keysRead: () => keysRead };
 }
@@ -107,4 +111,49 @@ test('each page told as it comes: the first runs told while later pages are held
   const whole = await outline;
   t.deepEqual(shown(whole), expected(keys, '', 2));
   t.deepEqual(shown(told.flat()), shown(whole), 'every entry told once');
+});
+
+test('sizes: a folder whose keys one page held is told with their bytes and its files; one a page ends in without', async (t) => {
+  const names = ['a', 'a-b', 'b', 'c'];
+  const keys = names.flatMap((n) => [
+    `${n}/x/o1/inventory.json`,
+    `${n}/x/o1/inventory.json.sha512`,
+    `${n}/x/o1/v1/content/a`,
+    `${n}/x/o1/v1/content/bb`,
+    `${n}/x/o2/inventory.json`,
+    `${n}/x/o2/v1/`, // a folder marker: counted, no file
+    `${n}/x/o2/v1/content/c`,
+    `${n}/y/o3/inventory.json`,
+    `${n}/file`,
+  ]);
+  /** What each folder at depth 3 weighs, from the keys: every key below it, and the files directly in it. */
+  const weighs = (folder: string) => {
+    const below = keys.filter((k) => k.startsWith(`${folder}/`));
+    const files = below
+      .filter((k) => !k.slice(folder.length + 1).includes('/'))
+      .map((k) => [k.slice(folder.length + 1), sizeOf(k)] as const);
+    return { bytes: below.reduce((sum, k) => sum + sizeOf(k), 0), files: new Map(files) };
+  };
+  for (const size of [1, 2, 3, 5, 1000]) {
+    const { page } = store(keys, '', size);
+    const outline = await outlineFromKeys('', names, 3, page);
+    t.deepEqual(shown(outline), expected(keys, '', 3), `pages of ${size}`);
+    const folders = outline.filter((e) => e.isDirectory);
+    for (const e of folders) if (e.sizes) t.deepEqual(e.sizes, weighs(e.path), `pages of ${size}: ${e.path}`);
+    if (size === 1000)
+      t.true(
+        folders.every((e) => e.sizes !== undefined),
+        'pages of 1,000: every folder sized',
+      );
+    // Pages of 1 key: every page ends in its folder; only the store's last page ends the listing, so only its folder is whole.
+    if (size === 1)
+      t.deepEqual(
+        folders.filter((e) => e.sizes).map((e) => e.path),
+        ['c/y/o3'],
+      );
+  }
+  // A store that gives no sizes: none told.
+  const { page } = store(keys, '', 1000);
+  const unsized: KeyPage = async (after, max) => ({ ...(await page(after, max)), sizes: undefined });
+  t.true((await outlineFromKeys('', names, 3, unsized)).every((e) => e.sizes === undefined));
 });
