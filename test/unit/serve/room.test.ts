@@ -190,8 +190,14 @@ test('a root listed slowly (an object store): the first page once a page of obje
   const storage = new TricklingStorage(dir, order, 20, 10, 20);
   const room = new Room(new OcflStorageRoot(storage, '1.1', layout), path.join(dir, '..', 'room'), 1000);
   const held = new Set(order.slice(-20));
-  const timeout = new Promise<'waited for the whole list'>((resolve) => setTimeout(() => resolve('waited for the whole list'), 5000));
+  // the held folders come only once released, so a first page before then is one before the list is whole; the
+  // wait is long only to carry a loaded machine (5 s failed at a load of 50)
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'waited for the whole list'>((resolve) => {
+    timer = setTimeout(() => resolve('waited for the whole list'), 30_000);
+  });
   const first = await Promise.race([room.listObjects('', 0, 50), timeout]);
+  clearTimeout(timer);
   storage.release();
   if (typeof first === 'string') return t.fail(first);
   t.true(first.partial);
