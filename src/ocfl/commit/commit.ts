@@ -122,37 +122,23 @@ export async function pruneEmptyDirs(storage: Storage, dir: string): Promise<boo
   return true;
 }
 
-async function writeStaged(workspace: Storage, path: string, bytes: Uint8Array): Promise<void> {
-  const file = await workspace.openWrite(path, { exclusive: true });
-  await file.write(bytes);
-  await file.close();
-}
-
 /**
- * Writes the inventory's pieces to `path` as they come, hashing them for the sidecar in the same
- * pass: one piece of a few MB is held at a time, never the whole text. Returns the digest.
+ * Writes a new staged file from its pieces as they come (one held at a time: an inventory's text
+ * is made piece by piece, its second copy read back from the first), each also handed to
+ * `onPiece`; the file is removed when the write fails.
  */
-async function writeInventory(workspace: Storage, path: string, pieces: Iterable<Uint8Array>, digestAlgorithm: string): Promise<string> {
-  const hasher = MultiHasher.createSync([digestAlgorithm]);
+async function writeStaged(
+  workspace: Storage,
+  path: string,
+  pieces: Iterable<Uint8Array> | AsyncIterable<Uint8Array>,
+  onPiece?: (piece: Uint8Array) => void,
+): Promise<void> {
   const file = await workspace.openWrite(path, { exclusive: true });
   try {
-    for (const piece of pieces) {
-      hasher.update(piece);
+    for await (const piece of pieces) {
+      onPiece?.(piece);
       await file.write(piece);
     }
-    await file.close();
-  } catch (err) {
-    await file.abort();
-    throw err;
-  }
-  return hasher.digests()[digestAlgorithm]!;
-}
-
-/** Copies a staged file (the second copy of an inventory) in bounded memory, durable as writeStaged. */
-async function copyStaged(workspace: Storage, from: string, to: string): Promise<void> {
-  const file = await workspace.openWrite(to, { exclusive: true });
-  try {
-    for await (const chunk of workspace.readStream(from, { highWaterMark: 4 << 20 })) await file.write(chunk as Buffer);
     await file.close();
   } catch (err) {
     await file.abort();
@@ -184,16 +170,19 @@ export async function stageInventoriesAndPublish(ctx: CommitContext, staged: Sta
   const { version, digestAlgorithm, inventory } = staged;
   const sidecarName = `inventory.json.${digestAlgorithm}`;
   const versionInventory = `${stage}/object/${version}/inventory.json`;
-  const sidecar = Buffer.from(sidecarOfDigest(await writeInventory(workspace, versionInventory, inventory, digestAlgorithm)));
+  const hasher = MultiHasher.createSync([digestAlgorithm]);
+  await writeStaged(workspace, versionInventory, inventory, (piece) => hasher.update(piece));
+  const sidecar = [Buffer.from(sidecarOfDigest(hasher.digests()[digestAlgorithm]!))];
   await writeStaged(workspace, `${stage}/object/${version}/${sidecarName}`, sidecar);
   await failpoint('after-version-inventory');
   // The root's copy is copied from the version's file: the text is not kept to be written twice.
+  const copy = () => workspace.readStream(versionInventory, { highWaterMark: 4 << 20 });
   if (!staged.newObject) {
-    await copyStaged(workspace, versionInventory, `${stage}/root/inventory.json`);
+    await writeStaged(workspace, `${stage}/root/inventory.json`, copy());
     await writeStaged(workspace, `${stage}/root/${sidecarName}`, sidecar);
     if (staged.declaration !== undefined) {
       const upgraded = objectDeclaration(staged.declaration);
-      await writeStaged(workspace, `${stage}/root/${upgraded.name}`, Buffer.from(upgraded.text));
+      await writeStaged(workspace, `${stage}/root/${upgraded.name}`, [Buffer.from(upgraded.text)]);
     }
     await failpoint('after-root-inventory-staged');
     staged.beforePublish();
@@ -201,8 +190,8 @@ export async function stageInventoriesAndPublish(ctx: CommitContext, staged: Sta
     return;
   }
   const declaration = objectDeclaration(staged.ocflVersion);
-  await writeStaged(workspace, `${stage}/object/${declaration.name}`, Buffer.from(declaration.text));
-  await copyStaged(workspace, versionInventory, `${stage}/object/inventory.json`);
+  await writeStaged(workspace, `${stage}/object/${declaration.name}`, [Buffer.from(declaration.text)]);
+  await writeStaged(workspace, `${stage}/object/inventory.json`, copy());
   await writeStaged(workspace, `${stage}/object/${sidecarName}`, sidecar);
   await failpoint('after-root-inventory-staged');
   staged.beforePublish();
@@ -418,7 +407,7 @@ async function settleDeclaration(
   const root = ctx.root as Storage;
   if (settle.add !== undefined) {
     const wanted = objectDeclaration(settle.add);
-    await writeStaged(workspace, `${stage}/root/${wanted.name}`, Buffer.from(wanted.text));
+    await writeStaged(workspace, `${stage}/root/${wanted.name}`, [Buffer.from(wanted.text)]);
     await root.moveFrom(workspace, `${stage}/root/${wanted.name}`, `${objectPath}/${wanted.name}`);
     await root.fsyncDir(objectPath);
     actions.push({ kind: 'finished-declaration', path: `${objectPath}/${wanted.name}` });
