@@ -11,6 +11,7 @@ import { sourceForms } from '../sources/dialects.js';
 import { SiardSource } from '../sources/siard/siard-source.js';
 import { describeWidened } from '../siard/database-source.js';
 import { lobWords, parseCount, parseSize, printJson } from './common.js';
+import { groupDigits } from './group-digits.js';
 import { createProgress } from './progress.js';
 import { readTemplateFileSync } from './template-file.js';
 import { describeArchiveModel } from '../archive/describe/model.js';
@@ -148,6 +149,14 @@ export function noteStartsOver(verb: string, option: string | undefined): void {
     process.stderr.write(`note: an ${verb} with ${option} is not resumable: if it is interrupted, it starts over (docs/resume.md).\n`);
 }
 
+/**
+ * Where the resume line says the table in progress goes on: after the key of its last durable
+ * cut, or from its first row (a table without a key, or a source that reads none, docs/resume.md).
+ */
+export function resumeWithin(within: { key: string; rows: number } | undefined): string {
+  return within ? ` after its row of key ${within.key} (${groupDigits(within.rows)} of its rows kept)` : ' from its first row';
+}
+
 /** The resume of an export to a folder: one line when it resumes, a note for work removed (docs/resume.md). */
 function directoryResume(name: string, outDir: string, options: ExportCliOptions & { restart?: boolean }): DirectoryResume {
   return {
@@ -157,7 +166,7 @@ function directoryResume(name: string, outDir: string, options: ExportCliOptions
     onResume: (r) =>
       process.stderr.write(
         `Resuming the interrupted export of "${name}" in ${outDir}: ${r.kept} of ${r.tables} tables kept (${r.rows} rows)` +
-          `${r.next !== undefined ? `, going on with ${r.next}` : ''}.\n`,
+          `${r.next !== undefined ? `, going on with ${r.next}${resumeWithin(r.within)}` : ''}.\n`,
       ),
   };
 }

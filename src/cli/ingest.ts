@@ -17,7 +17,15 @@ import {
   type VersionInfoCliOptions,
   type WorkspaceCliOptions,
 } from './common.js';
-import { addExportOptions, noteStartsOver, segmentWords, sourceOptionsOf, toSiardExportOptions, type ExportCliOptions } from './export.js';
+import {
+  addExportOptions,
+  noteStartsOver,
+  resumeWithin,
+  segmentWords,
+  sourceOptionsOf,
+  toSiardExportOptions,
+  type ExportCliOptions,
+} from './export.js';
 import { createProgress } from './progress.js';
 import { sourceForms } from '../sources/dialects.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';
@@ -157,7 +165,7 @@ function ingestResume(o: IngestCliOptions): NonNullable<IngestOptions['resumable
     onResume: (r) =>
       process.stderr.write(
         `Resuming the interrupted ingest into object "${o.id}": ${r.kept} of ${r.tables} tables kept (${r.rows} rows)` +
-          `${r.next !== undefined ? `, going on with ${r.next}` : ''}.\n`,
+          `${r.next !== undefined ? `, going on with ${r.next}${resumeWithin(r.within)}` : ''}.\n`,
       ),
   };
 }

@@ -188,6 +188,18 @@ export interface SourceCatalog {
   archive?: SourceArchiveInfo;
 }
 
+/**
+ * A batch of rows; where the source reads the table in key order (every run in the same one), each
+ * row's key in `rowKeys`, so that a resumed export can ask for the rows after one (docs/resume.md).
+ */
+export type KeyedBatch = SourceValue[][] & { rowKeys?: unknown[] };
+
+/** Where a table's rows go on: after the row whose key (from KeyedBatch.rowKeys) has this text, `rows` rows before it. */
+export interface RowsAfter {
+  key: string;
+  rows: number;
+}
+
 export interface DatabaseSource {
   /** for messages: the file or connection */
   readonly description: string;
@@ -201,9 +213,10 @@ export interface DatabaseSource {
   /**
    * The same rows, several per step (optional): a source that reads many rows at once hands them
    * over together, so the writer formats a batch between two awaits instead of one row. A batch
-   * holds at least one row and a few MB at most, unless one row alone is larger.
+   * holds at least one row and a few MB at most, unless one row alone is larger. With `after`,
+   * only the rows after that key (a source gives it only for tables whose batches have keys).
    */
-  rowBatches?(schema: string, table: string): AsyncIterable<SourceValue[][]>;
+  rowBatches?(schema: string, table: string, after?: RowsAfter): AsyncIterable<KeyedBatch>;
   /**
    * Archive-level metadata as it stands after every row was read (a source may add what it met
    * while streaming); the writer calls it once, after the rows, and falls back to catalog().archive.
@@ -214,7 +227,12 @@ export interface DatabaseSource {
    * column this makes wider is added to the catalogue's `widened`. Required of a source that gives
    * provisional tables.
    */
-  settleTable?(schema: string, table: string): Promise<SourceTable>;
+  settleTable?(schema: string, table: string, known?: unknown): Promise<SourceTable>;
+  /**
+   * A settled table's types as JSON (optional), for a resumed export to give back to settleTable
+   * as `known` instead of scanning the table again (docs/resume.md).
+   */
+  settledTypes?(schema: string, table: string): unknown;
   /**
    * The first and the last key of a table in its key order, as text (optional; undefined for a
    * table without a key): two index lookups in the source's snapshot, so a resumed export can tell
@@ -257,8 +275,9 @@ export function isSourceUdt(value: SourceValue | SourceArrayElement): value is S
 }
 
 /** A source's rows in batches: its own when it has them, else one row per batch. */
-export function rowBatchesOf(source: DatabaseSource, schema: string, table: string): AsyncIterable<SourceValue[][]> {
-  if (source.rowBatches) return source.rowBatches(schema, table);
+export function rowBatchesOf(source: DatabaseSource, schema: string, table: string, after?: RowsAfter): AsyncIterable<KeyedBatch> {
+  if (source.rowBatches) return source.rowBatches(schema, table, after);
+  if (after) throw new Error(`${source.description} cannot read a table from a key on.`);
   const rows = source.rows(schema, table);
   return (async function* () {
     for await (const row of rows) yield [row];

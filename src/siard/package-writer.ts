@@ -8,13 +8,16 @@ import { HEADER_DEFLATE_LEVEL } from './header-deflate.js';
 import type { OutputFile, OutputSink, WrittenFile } from './output-sink.js';
 import { Spill } from './segments/spill.js';
 import { writableOf } from './writable.js';
+import type { SegmentCut } from './zip/segmented-deflate.js';
 import { ZipWriter, type ZipCheckpoint } from './zip/writer.js';
+import type { SegmentSums } from './zip/segmented-deflate.js';
+import type { PackageCut } from './package-cut.js';
 
 /** One table: its XML streamed, its XSD known after the rows (array sizes) or before (`xsdBefore`). */
 export interface PackageTable {
   /** ZIP entry of the table XML, e.g. content/schema0/table2/table2.xml */
   xmlName: string;
-  xml: AsyncIterable<string | Buffer>;
+  xml: AsyncIterable<string | Buffer | SegmentCut>;
   /** ZIP entry of the XSD */
   xsdName: string;
   /** the XSD as known before the rows; exact unless `xsdDependsOnRows` */
@@ -28,6 +31,11 @@ export interface PackageTable {
    * whose `takesBack` is true.
    */
   takeBack?: boolean;
+  /**
+   * At each cut in `xml` (segmented-deflate.ts), once the bytes before it are durable: where the
+   * package stands, for a resumable export's journal (SinglePackage only).
+   */
+  onCut?: (cut: PackageCut, state: unknown) => Promise<void>;
 }
 
 /** The `header/` entries of a package; metadata.xml depends on the messageDigest of the file it goes into. */
@@ -77,6 +85,10 @@ export class SinglePackage implements SiardPackageWriter {
   readonly takesBack = true;
   /** entries written before the last checkpoint */
   private checkpointed = 0;
+  /** a resumable export's held-back table data goes to this file, durable at each cut */
+  private spillFile: string | undefined;
+  /** the held-back data of the table an interrupted run was taking back, continued */
+  private continuedAside: { spill: Spill; sums: SegmentSums } | undefined;
 
   private constructor(
     private readonly relPath: string,
@@ -89,9 +101,27 @@ export class SinglePackage implements SiardPackageWriter {
     this.checkpointed = zip.entries.length;
   }
 
-  /** The package of an interrupted export, continued in `out` (reopened at the end of its last whole table) by `zip`. */
-  static resumed(relPath: string, out: OutputFile, zip: ZipWriter, scratchDir: string): SinglePackage {
-    return new SinglePackage(relPath, out, zip, scratchDir, true);
+  /**
+   * The package of an interrupted export, continued in `out` (reopened at the end of its last whole
+   * table, or at a cut inside the next) by `zip`; `checkpointed`: entries of the whole tables;
+   * `aside`: the held-back data of the table in progress, continued.
+   */
+  static resumed(
+    relPath: string,
+    out: OutputFile,
+    zip: ZipWriter,
+    scratchDir: string,
+    at: { checkpointed: number; aside?: { spill: Spill; sums: SegmentSums } },
+  ): SinglePackage {
+    const pkg = new SinglePackage(relPath, out, zip, scratchDir, true);
+    pkg.checkpointed = at.checkpointed;
+    pkg.continuedAside = at.aside;
+    return pkg;
+  }
+
+  /** Held-back table data of a resumable export goes to `file`, made durable at each cut. */
+  holdBackIn(file: string): void {
+    this.spillFile = file;
   }
 
   /**
@@ -118,17 +148,44 @@ export class SinglePackage implements SiardPackageWriter {
   }
 
   async addTable(table: PackageTable): Promise<void> {
+    const onCut = table.onCut;
     if (table.takeBack) {
       // Deflated aside, then copied in: the same bytes as streaming it, and nothing written if it fails.
-      const spill = new Spill(this.scratchDir);
+      const continued = this.continuedAside;
+      this.continuedAside = undefined;
+      const spill = continued?.spill ?? (this.spillFile ? await Spill.durable(this.spillFile) : new Spill(this.scratchDir));
       try {
-        const sums = await this.zip.compressAside(table.xml, (chunk) => spill.append(chunk));
+        const cut = onCut && (async (sums: SegmentSums, state: unknown) => onCut(await this.asideCut(spill, sums), state));
+        const sums = await this.zip.compressSegmentedAside(table.xml, (chunk) => spill.append(chunk), cut, continued?.sums);
         await this.zip.addCompressed(table.xmlName, sums, spill.read());
       } finally {
         await spill.dispose();
       }
-    } else await this.zip.addStream(table.xmlName, table.xml);
+    } else
+      await this.zip.addSegmented(table.xmlName, table.xml, {
+        ...(onCut
+          ? {
+              onCut: async (c, state) => {
+                await this.sync();
+                const entries = this.zip.recordsSince(this.checkpointed);
+                await onCut({ zip: { offset: c.offset, sha256: c.sha256, entries, open: { entry: c.entry, sums: c.sums } } }, state);
+              },
+            }
+          : {}),
+      });
     await this.zip.addBuffer(table.xsdName, table.xsd());
+  }
+
+  /** A cut in a table taken back: the `.siard` as it stands (durable) and the held-back bytes made durable. */
+  private async asideCut(spill: Spill, sums: SegmentSums): Promise<PackageCut> {
+    const zip = await this.zip.checkpoint(this.checkpointed);
+    await this.sync();
+    return { zip, aside: { bytes: spill.size, sha256: await spill.sync(), sums } };
+  }
+
+  private async sync(): Promise<void> {
+    if (!this.out.sync) throw new Error(`The output of ${this.relPath} cannot be made durable, so the export cannot be resumed.`);
+    await this.out.sync();
   }
 
   async finish(header: PackageHeader): Promise<WrittenPackage> {

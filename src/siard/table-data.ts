@@ -27,6 +27,7 @@ import { LobWriter, readAll } from './lob-writer.js';
 import { isLobFamily, type SiardColumn, type SqlTypeFamily } from './model.js';
 import { arrayPathKey, plainShape, SIARD_TABLE_NAMESPACE, type ArrayUse } from './table-xsd.js';
 import { Utf8Chunks } from './utf8-chunks.js';
+import type { SegmentCut } from './zip/segmented-deflate.js';
 import { escapeSiardText } from './xml-text.js';
 
 export interface TableDataContext {
@@ -45,7 +46,17 @@ export interface TableDataContext {
   provisional?: boolean;
   /** sees every row as written (the table's fingerprint, siard/fingerprint/) */
   observer?: RowObserver;
+  /**
+   * What a cut after a row carries (a resumable export's state there, docs/resume.md), given the
+   * row's key when its batch has keys (RowBatch.rowKeys)
+   */
+  cutState?: (key: unknown) => unknown;
+  /** the rows go on after a cut an interrupted run made: no `<table>` start (stats hold the rows before) */
+  continued?: boolean;
 }
+
+/** Rows of a batch with, where the source reads the table in key order, each row's key (to resume after it). */
+export type RowBatch = readonly SourceValue[][] & { rowKeys?: readonly unknown[] };
 
 /**
  * Sees each row as the archive will hold it (a table's fingerprint, siard/fingerprint/): every
@@ -77,6 +88,13 @@ const CHUNK_BYTES = 256 * 1024;
 /** Characters of row XML gathered before one encode into the chunk (one call per row cost as much as its encoding). */
 const ROWS_TEXT = 4096;
 
+/**
+ * Characters of row XML between two cuts (segmented-deflate.ts): each segment is deflated alone,
+ * and a resumable export can go on after any cut. Part of the archive's bytes: changing it changes
+ * every export's bytes.
+ */
+const SEGMENT_CHARS = 8 * 1024 * 1024;
+
 /** How a column's cells are written, decided once per table. */
 const enum CellWay {
   Scalar,
@@ -85,13 +103,8 @@ const enum CellWay {
   Structured,
 }
 
-/** Yields the XML of the table as UTF-8, in chunks of whole rows; `stats` is filled as it goes. Rows come in batches (rowBatchesOf). */
-export async function* tableDataXml(
-  batches: AsyncIterable<readonly SourceValue[][]>,
-  ctx: TableDataContext,
-  stats: TableDataStats,
-  onRow?: () => void,
-): AsyncGenerator<Buffer> {
+/** How each column's cells are written, decided once per table (tableDataXml). */
+function cellWays(ctx: TableDataContext) {
   const shapes = ctx.shapes ?? ctx.columns.map(plainShape);
   const families = shapes.map((sh) =>
     sh.kind === 'scalar' ? sh.family : sh.kind === 'array' && sh.element.kind === 'scalar' ? sh.element.family : 'char',
@@ -105,20 +118,41 @@ export async function* tableDataXml(
           ? CellWay.Lob
           : CellWay.Scalar,
   );
-  const open = families.map((_, i) => `<c${i + 1}>`);
-  const close = families.map((_, i) => `</c${i + 1}>`);
-  const empty = families.map((_, i) => `<c${i + 1}/>`);
+  return {
+    shapes,
+    families,
+    ways,
+    open: families.map((_, i) => `<c${i + 1}>`),
+    close: families.map((_, i) => `</c${i + 1}>`),
+    empty: families.map((_, i) => `<c${i + 1}/>`),
+    // columns whose text needs no escaping: what the writer formats is what a reader gets back
+    plain: families.map((f) => PLAIN_FAMILIES.has(f)),
+    // date, time and timestamp columns: the observer takes the source's text (scalarText's form made by concatenation)
+    separatorAt: families.map((f) => (f === 'timestamp' ? 10 : f === 'date' || f === 'time' ? -1 : undefined)),
+  };
+}
+
+/**
+ * Yields the XML of the table as UTF-8, in chunks of whole rows, and a cut after the first row
+ * that ends SEGMENT_CHARS of XML since the last one; `stats` is filled as it goes. Rows come in
+ * batches (rowBatchesOf).
+ */
+export async function* tableDataXml(
+  batches: AsyncIterable<RowBatch>,
+  ctx: TableDataContext,
+  stats: TableDataStats,
+  onRow?: () => void,
+): AsyncGenerator<Buffer | SegmentCut> {
+  const { shapes, families, ways, open, close, empty, plain, separatorAt } = cellWays(ctx);
   const n = families.length;
   const observer = ctx.observer;
-  // columns whose text needs no escaping: what the writer formats is what a reader gets back
-  const plain = families.map((f) => PLAIN_FAMILIES.has(f));
-  // date, time and timestamp columns: the observer takes the source's text (scalarText's form made by concatenation)
-  const separatorAt = families.map((f) => (f === 'timestamp' ? 10 : f === 'date' || f === 'time' ? -1 : undefined));
   const out = new Utf8Chunks(CHUNK_BYTES);
-  out.append(tableStart(ctx.folder));
+  if (!ctx.continued) out.append(tableStart(ctx.folder));
+  let sinceCut = 0;
   for await (const batch of batches) {
     let rows = '';
-    for (const row of batch) {
+    for (let r = 0; r < batch.length; r++) {
+      const row = batch[r]!;
       stats.rows++;
       let xml = '  <row>';
       for (let i = 0; i < n; i++) {
@@ -154,11 +188,17 @@ export async function* tableDataXml(
       }
       rows += xml + '</row>\n';
       observer?.endRow();
-      if (rows.length > ROWS_TEXT) {
+      sinceCut += xml.length + 7;
+      if (rows.length > ROWS_TEXT || sinceCut >= SEGMENT_CHARS) {
         out.append(rows);
         rows = '';
       }
       onRow?.();
+      if (sinceCut >= SEGMENT_CHARS) {
+        sinceCut = 0;
+        yield* out.take(0);
+        yield { cut: true, state: ctx.cutState?.(batch.rowKeys?.[r]) };
+      }
     }
     out.append(rows);
     yield* out.take();

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SiardOcflError, UsageError } from '../errors.js';
-import { ProvisionalTypesFailed, rowBatchesOf, type DatabaseSource, type SourceValue } from './database-source.js';
+import { ProvisionalTypesFailed, rowBatchesOf, type DatabaseSource, type KeyedBatch } from './database-source.js';
 import { columnShape, fieldsOfShape, typeCatalog, type CellShape, type TypeCatalog } from './cell-shape.js';
 import { countingSink } from './counting-sink.js';
 import { createLobLayout, type LobLayout, type LobLayoutName, type LobLimits } from './lob-placement.js';
@@ -29,6 +29,7 @@ import {
 } from './model.js';
 import type { OutputSink } from './output-sink.js';
 import { SinglePackage, type SiardPackageWriter, type WrittenPackageFile } from './package-writer.js';
+import type { PackageCut } from './package-cut.js';
 import { metadataXmlBound } from './segments/header-reserve.js';
 import { SegmentedPackage } from './segments/segmented-package.js';
 import { tableDataXml, type TableDataStats } from './table-data.js';
@@ -37,7 +38,8 @@ import { SourceFingerprint } from './fingerprint/source-fingerprint.js';
 import type { SiardExportOptions } from './export-options.js';
 import { plainShape, tableXsd, xsdDependsOnRows, type ArrayUse } from './table-xsd.js';
 import { checkCatalogUnchanged, checkKeysUnchanged, continueWork, ResumableRun, type ExportResume } from './resume/export-resume.js';
-import type { JournalContents, TableLine } from './resume/export-journal.js';
+import type { BatchLine, JournalContents, LobMark, TableLine } from './resume/export-journal.js';
+import { failpoint } from '../failpoint.js';
 import type { SourceCatalog, SourceSchema, SourceTable } from './database-source.js';
 
 export interface SiardExportSummary {
@@ -151,6 +153,17 @@ interface WrittenTable {
   fingerprint: SourceFingerprint | undefined;
 }
 
+/** A resumable run's part in writing one table: its cuts journaled, and where an interrupted run's last cut left it. */
+interface TableResume {
+  run: ResumableRun;
+  sink: OutputSink;
+  layout: LobLayout;
+  /** the table's types were settled before its rows (a provisional table written again) */
+  settled: boolean;
+  /** the interrupted run's last cut in this table */
+  from?: BatchLine;
+}
+
 /** One table's XML and XSD into the package; `takeBack`: nothing of it is written if its rows fail. */
 async function writeTable(
   source: DatabaseSource,
@@ -161,14 +174,19 @@ async function writeTable(
   lobWriter: LobWriter,
   types: TypeCatalog,
   takeBack: boolean,
+  resume?: TableResume,
 ): Promise<WrittenTable> {
   const { si, ti, schema: s, folder, base } = at;
+  const from = resume?.from;
   o.onTable?.({ schema: s.name, name: t.name, rows: t.rows });
-  const stats: TableDataStats = { rows: 0, lobs: 0, externalLobs: 0, lobBytes: 0, externalColumns: new Set() };
+  const stats: TableDataStats = from
+    ? { ...from.stats, externalColumns: new Set(from.stats.externalColumns) }
+    : { rows: 0, lobs: 0, externalLobs: 0, lobBytes: 0, externalColumns: new Set() };
   const { columns, shapes } = prepareColumns(t, s, types);
-  const arrayUse: ArrayUse = new Map();
-  const batches = rowBatchesOf(source, s.name, t.name);
+  const arrayUse: ArrayUse = new Map(from?.arrayUse ?? []);
+  const batches = rowBatchesOf(source, s.name, t.name, from && { key: from.key, rows: from.stats.rows });
   const observer = o.fingerprints === false ? undefined : new SourceFingerprint(shapes);
+  if (observer && from?.fingerprint) observer.fingerprint.restore(from.fingerprint);
   const ctx = {
     schemaIndex: si,
     tableIndex: ti,
@@ -180,6 +198,21 @@ async function writeTable(
     shapes,
     arrayUse,
     ...(observer ? { observer } : {}),
+    ...(resume
+      ? {
+          cutState: cutStateOf(resume, {
+            si,
+            ti,
+            qualifiedName: `${s.name}.${t.name}`,
+            t,
+            stats,
+            arrayUse,
+            observer,
+            settledTypes: resume.settled ? source.settledTypes?.(s.name, t.name) : undefined,
+          }),
+        }
+      : {}),
+    ...(from ? { continued: true } : {}),
   };
   await pkg.addTable({
     xmlName: `${base}/${folder}.xml`,
@@ -194,6 +227,7 @@ async function writeTable(
     xsdDependsOnRows: xsdDependsOnRows(shapes),
     xsd: () => tableXsd(columns, shapes, arrayUse),
     ...(takeBack ? { takeBack } : {}),
+    ...(resume ? { onCut: (cut: PackageCut, state: unknown) => journalCut(resume, cut, state) } : {}),
   });
   // a provisional table's source may have widened a column while its rows were read (a longer VARCHAR)
   if (t.provisional) {
@@ -205,12 +239,69 @@ async function writeTable(
   return { columns, stats, fingerprint: observer };
 }
 
+/** What a cut after a row of a keyed table carries: the journal's mark and the batch line but for the package's part. */
+interface CutState {
+  mark: LobMark;
+  line: Omit<BatchLine, 'lobs' | 'cut'>;
+}
+
+/** The state taken at each cut of a table (table-data.ts), when its row has a key; else none, and the cut is not journaled. */
+function cutStateOf(
+  resume: TableResume,
+  at: {
+    si: number;
+    ti: number;
+    qualifiedName: string;
+    t: SourceTable;
+    stats: TableDataStats;
+    arrayUse: ArrayUse;
+    observer: SourceFingerprint | undefined;
+    /** a settled table's types (DatabaseSource.settledTypes), for the resume to settle it without a scan */
+    settledTypes: unknown;
+  },
+): (key: unknown) => CutState | undefined {
+  return (key) => {
+    if (key === undefined || key === null) return undefined;
+    const { stats } = at;
+    return {
+      mark: resume.run.mark(),
+      line: {
+        ...(at.settledTypes !== undefined ? { settledTypes: at.settledTypes } : {}),
+        schema: at.si,
+        table: at.ti,
+        qualifiedName: at.qualifiedName,
+        key: String(key),
+        settled: resume.settled,
+        stats: {
+          rows: stats.rows,
+          lobs: stats.lobs,
+          externalLobs: stats.externalLobs,
+          lobBytes: stats.lobBytes,
+          externalColumns: [...stats.externalColumns],
+        },
+        arrayUse: [...at.arrayUse],
+        ...(at.observer ? { fingerprint: at.observer.fingerprint.state() } : {}),
+        ...(at.t.rowsExact ? { catalogRows: at.t.rows } : {}),
+        layout: resume.layout.snapshot(),
+      },
+    };
+  };
+}
+
+/** A cut's bytes are durable: its batch line journaled (docs/resume.md), then the test's failpoint. */
+async function journalCut(resume: TableResume, cut: PackageCut, state: unknown): Promise<void> {
+  if (!state) return;
+  const { mark, line } = state as CutState;
+  await resume.run.batch(resume.sink, mark, line, cut);
+  await failpoint('export-cut');
+}
+
 /**
  * A provisional table's batches, given up (ProvisionalTypesFailed) as soon as its source learns that
  * a value is longer than `inlineMax` (SourceTable.provisional): it could not stay inline, and a LOB
  * file cannot be taken back. Stops early what table-data.ts would refuse at that value.
  */
-async function* whileInline(batches: AsyncIterable<SourceValue[][]>, t: SourceTable, inlineMax: number): AsyncIterable<SourceValue[][]> {
+async function* whileInline(batches: AsyncIterable<KeyedBatch>, t: SourceTable, inlineMax: number): AsyncIterable<KeyedBatch> {
   for await (const batch of batches) {
     if ((t.provisional?.longestValueBytes ?? 0) > inlineMax) throw new ProvisionalTypesFailed(t.name, '', 0);
     yield batch;
@@ -218,9 +309,9 @@ async function* whileInline(batches: AsyncIterable<SourceValue[][]>, t: SourceTa
 }
 
 /** A provisional table with its final types (the source's full scan). */
-async function settle(source: DatabaseSource, schema: string, t: SourceTable): Promise<SourceTable> {
+async function settle(source: DatabaseSource, schema: string, t: SourceTable, known?: unknown): Promise<SourceTable> {
   if (!source.settleTable) throw new Error(`${source.description} gave the provisional table "${t.name}" but cannot settle it.`);
-  return source.settleTable(schema, t.name);
+  return source.settleTable(schema, t.name, known);
 }
 
 /** Writes every table's rows (and their LOB files) into the package, schema by schema. */
@@ -234,6 +325,7 @@ async function writeTables(
   types: TypeCatalog,
   resumable?: { run: ResumableRun; sink: OutputSink },
 ): Promise<TableTotals> {
+  // (the table in progress of an interrupted run goes on after its last cut: ResumableRun.progressIn)
   const totals: TableTotals = { schemas: [], fingerprints: [], rows: 0, tables: 0, externalLobs: 0, lobBytes: 0 };
   await pkg.addDirectory('content/');
   for (const [si, s] of catalog.schemas.entries()) {
@@ -250,17 +342,23 @@ async function writeTables(
       const base = `content/${schemaFolder}/${folder}`;
       await pkg.addDirectory(`${base}/`);
       const at = { si, ti, schema: s, folder, base };
+      const from = resumable?.run.progressIn(si, ti);
       let t = table;
+      if (from?.settled) t = await settle(source, s.name, t, from.settledTypes);
       // A provisional table (database-source.ts) is written where it can be taken back and no value can go to a LOB file.
       const takeBack = t.provisional !== undefined && pkg.takesBack && !((t.provisional.longestValueBytes ?? 0) > o.inlineMax);
       if (t.provisional && !takeBack) t = await settle(source, s.name, t);
+      const resume = resumable && { ...resumable, layout, settled: t.provisional === undefined && table.provisional !== undefined };
+      if (from && (from.cut.aside !== undefined) !== takeBack)
+        throw new Error(`Table ${s.name}.${t.name} was written another way by the interrupted export; run it again with --restart.`);
       let written: WrittenTable;
       try {
-        written = await writeTable(source, t, at, pkg, o, lobWriter, types, takeBack);
+        written = await writeTable(source, t, at, pkg, o, lobWriter, types, takeBack, resume && { ...resume, ...(from ? { from } : {}) });
       } catch (err) {
         if (!(takeBack && err instanceof ProvisionalTypesFailed)) throw err;
+        resumable?.run.restartTable(si, ti);
         t = await settle(source, s.name, t);
-        written = await writeTable(source, t, at, pkg, o, lobWriter, types, false);
+        written = await writeTable(source, t, at, pkg, o, lobWriter, types, false, resume && { ...resume, settled: true });
       }
       const { columns, stats, fingerprint } = written;
       for (const ci of stats.externalColumns) columns[ci]!.lobFolder = layout.columnLobFolder(si, ti, ci + 1);
@@ -381,6 +479,7 @@ export async function writeSiard(source: DatabaseSource, target: OutputSink, opt
   const pkg = resume?.from
     ? await continuePackage(target, { ...resume, from: resume.from }, catalog, { o, layout, siardFile, archivalDay, scratchDir })
     : await openPackage(sink, siardFile, o, archivalDay, headerBound);
+  if (resume && pkg instanceof SinglePackage) pkg.holdBackIn(spillFileOf(resume));
   try {
     const totals = await writeTables(source, catalog, pkg, o, layout, lobWriter, types, run && { run, sink: target });
     run?.close();
@@ -443,22 +542,30 @@ async function continuePackage(
     lobHash: NODE_HASH_OF_DIGEST_TYPE[at.o.lobDigest],
     zip: { compressionLevel: at.o.compressionLevel, mtime: at.archivalDay },
     scratchDir: at.scratchDir,
+    spillFile: spillFileOf(resume),
   });
   announceResume(resume, catalog);
   return pkg;
 }
 
-/** Tells what the interrupted work keeps and where the export goes on. */
+/** Where a resumable export holds back a table's data (a provisional table), durable at each cut: beside its journal. */
+function spillFileOf(resume: ExportResume): string {
+  return path.join(path.dirname(resume.journalFile), 'table.spill');
+}
+
+/** Tells what the interrupted work keeps and where the export goes on (inside a table after a key, when it can). */
 function announceResume(resume: ExportResume, catalog: SourceCatalog): void {
   const from = resume.from!;
   const tables = catalog.schemas.flatMap((s) => s.tables.map((t) => `${s.name}.${t.name}`));
   const kept = new Set(from.tables.map((t) => t.qualifiedName));
   const next = tables.find((name) => !kept.has(name));
+  const p = from.progress;
   resume.onResume?.({
     kept: from.tables.length,
     tables: tables.length,
     rows: from.tables.reduce((n, t) => n + t.stats.rows, 0),
     ...(next !== undefined ? { next } : {}),
+    ...(p && p.qualifiedName === next ? { within: { key: p.key, rows: p.stats.rows } } : {}),
   });
 }
 

@@ -7,6 +7,8 @@ import {
   refuseWidened,
   rowBatchesOf,
   type DatabaseSource,
+  type KeyedBatch,
+  type RowsAfter,
   type SourceCatalog,
   type SourceTable,
   type SourceValue,
@@ -51,12 +53,15 @@ class SelectedSource implements DatabaseSource {
   rows(schema: string, table: string): AsyncIterable<SourceValue[]> {
     return this.inner.rows(schema, table);
   }
-  rowBatches(schema: string, table: string): AsyncIterable<SourceValue[][]> {
-    return rowBatchesOf(this.inner, schema, table);
+  rowBatches(schema: string, table: string, after?: RowsAfter): AsyncIterable<KeyedBatch> {
+    return rowBatchesOf(this.inner, schema, table, after);
   }
-  settleTable(schema: string, table: string): Promise<SourceTable> {
+  settleTable(schema: string, table: string, known?: unknown): Promise<SourceTable> {
     if (!this.inner.settleTable) throw new Error(`${this.inner.description} has no provisional tables to settle.`);
-    return this.inner.settleTable(schema, table);
+    return this.inner.settleTable(schema, table, known);
+  }
+  settledTypes(schema: string, table: string): unknown {
+    return this.inner.settledTypes?.(schema, table);
   }
   async keyRange(schema: string, table: string): Promise<string | undefined> {
     return this.inner.keyRange?.(schema, table);

@@ -12,6 +12,12 @@
  * inventory's SHA-512 like every content file.
  */
 
+/** A fingerprint between two rows, as a resumable export's journal keeps it. */
+export interface FingerprintState {
+  rows: number;
+  sums: [number, number];
+}
+
 /** The largest prime below 2^32. */
 const P = 4294967291;
 
@@ -104,6 +110,17 @@ export class TableFingerprint {
     this.a = a;
     this.b = b;
     this.c = c;
+  }
+
+  /** Where the fingerprint stands between two rows. */
+  state(): FingerprintState {
+    return { rows: this.rows, sums: [this.sumA, this.sumB] };
+  }
+
+  /** Goes on from a state an interrupted run kept (between two rows). */
+  restore(state: FingerprintState): void {
+    this.rows = state.rows;
+    [this.sumA, this.sumB] = state.sums;
   }
 
   /** Ends the current row: its hash joins the table's sums. */

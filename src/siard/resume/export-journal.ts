@@ -11,6 +11,8 @@ import { closeSync, fsyncSync, openSync, promises as fsp, writeSync } from 'node
 import type { SiardTable } from '../model.js';
 import type { TableFingerprintEntry } from '../fingerprint/fingerprint-file.js';
 import type { ZipCheckpoint } from '../zip/writer.js';
+import type { PackageCut } from '../package-cut.js';
+import type { FingerprintState } from '../fingerprint/row-hash.js';
 
 export const JOURNAL_FORMAT = 1;
 
@@ -48,6 +50,38 @@ export interface TableLine {
   lobs: { count: number; sha256: string };
 }
 
+/**
+ * The table in progress at a cut (docs/resume.md): what a resumed run needs to go on after the
+ * row of `key` without reading the rows before it again. Written once the bytes before the cut
+ * are durable; the LOB lines before it are exactly those of the rows before the cut.
+ */
+export interface BatchLine {
+  schema: number;
+  table: number;
+  qualifiedName: string;
+  /** the key of the last row before the cut, as the source gave it (text) */
+  key: string;
+  /** the table's types were settled before these rows (a provisional table written again) */
+  settled: boolean;
+  /** those types as the source gave them (DatabaseSource.settledTypes), to settle the table again without a scan */
+  settledTypes?: unknown;
+  cut: PackageCut;
+  stats: { rows: number; lobs: number; externalLobs: number; lobBytes: number; externalColumns: number[] };
+  arrayUse: Array<[string, number]>;
+  fingerprint?: FingerprintState;
+  catalogRows?: number;
+  /** the LOB layout's counters at the cut */
+  layout: unknown;
+  /** LOB lines since the previous table line: their number and the SHA-256 of their bytes */
+  lobs: { count: number; sha256: string };
+}
+
+/** The LOB lines journaled when a cut was made: a batch line is written after exactly these. */
+export interface LobMark {
+  count: number;
+  sha256: string;
+}
+
 /** A LOB file as journaled: path relative to the sink, size, LOB digest (hex). */
 export type LobLine = [relPath: string, size: number, digest: string];
 
@@ -57,8 +91,12 @@ export interface JournalContents {
   tables: TableLine[];
   /** bytes of the journal up to the end of the last table line (or the header) */
   validLength: number;
-  /** LOB files of the finished tables */
+  /** LOB files of the finished tables (and of the table in progress before its last cut) */
   lobFiles: number;
+  /** the table in progress at its last cut, when the journal has one after its last table line */
+  progress?: BatchLine;
+  /** the LOB lines after the last table line up to the end, their number and running SHA-256 */
+  lobsSinceTable?: { count: number; hash: Hash };
 }
 
 /** Appends to a journal. Not safe for two writers; one export owns its staging folder. */
@@ -67,8 +105,21 @@ export class JournalWriter {
   private pendingBytes = 0;
   private lobCount = 0;
   private lobHash: Hash = createHash('sha256');
+  /** LOB lines since the table line already handed to the file */
+  private lobWritten = 0;
+  /** cuts whose batch line is not written yet: LOB lines after the first are held back until it is */
+  private marks: LobMark[] = [];
 
-  private constructor(private readonly fd: number) {}
+  private constructor(
+    private readonly fd: number,
+    since?: { count: number; hash: Hash },
+  ) {
+    if (since) {
+      this.lobCount = since.count;
+      this.lobWritten = since.count;
+      this.lobHash = since.hash;
+    }
+  }
 
   /** A new journal at `file` (which must not exist), its header durable. */
   static create(file: string, header: JournalHeader): JournalWriter {
@@ -80,11 +131,11 @@ export class JournalWriter {
   }
 
   /** The journal of interrupted work, cut back to its last table line, appended to from there. */
-  static async continue(file: string, validLength: number): Promise<JournalWriter> {
+  static async continue(file: string, validLength: number, since?: { count: number; hash: Hash }): Promise<JournalWriter> {
     await fsp.truncate(file, validLength);
     const fd = openSync(file, 'a');
     fsyncSync(fd);
-    return new JournalWriter(fd);
+    return new JournalWriter(fd, since);
   }
 
   lob(line: LobLine): void {
@@ -98,12 +149,39 @@ export class JournalWriter {
 
   /** Ends a table: call it after the table's bytes are durable. The line is durable when it returns. */
   table(line: Omit<TableLine, 'lobs'>): void {
+    this.marks = [];
     const lobs = { count: this.lobCount, sha256: this.lobHash.digest('hex') };
-    this.lobCount = 0;
-    this.lobHash = createHash('sha256');
     this.pending.push(`${JSON.stringify({ table: { ...line, lobs } })}\n`);
     this.flush();
     fsyncSync(this.fd);
+    this.lobCount = 0;
+    this.lobWritten = 0;
+    this.lobHash = createHash('sha256');
+  }
+
+  /** A cut in the table in progress: the LOB lines so far; the ones after it wait for its batch line. */
+  mark(): LobMark {
+    const mark = { count: this.lobCount, sha256: this.lobHash.copy().digest('hex') };
+    this.marks.push(mark);
+    return mark;
+  }
+
+  /** The batch line of the oldest cut not yet written: after its bytes are durable. Durable when it returns. */
+  batch(mark: LobMark, line: Omit<BatchLine, 'lobs'>): void {
+    if (this.marks[0] !== mark) throw new Error('A batch line out of the order of its cuts.');
+    this.flush();
+    if (this.lobWritten !== mark.count) throw new Error('The LOB lines before a cut were not all written.');
+    writeAll(this.fd, `${JSON.stringify({ batch: { ...line, lobs: mark } })}\n`);
+    this.marks.shift();
+    this.flush();
+    fsyncSync(this.fd);
+  }
+
+  /** The table in progress is written again from its first row (its types settled): its cuts so far no longer count. */
+  restartTable(schema: number, table: number): void {
+    this.marks = [];
+    this.pending.push(`${JSON.stringify({ restart: { schema, table } })}\n`);
+    this.flush();
   }
 
   private closed = false;
@@ -114,11 +192,20 @@ export class JournalWriter {
     closeSync(this.fd);
   }
 
+  /** Writes the pending lines, but no LOB line after the oldest cut whose batch line is not written. */
   private flush(): void {
     if (this.pending.length === 0) return;
-    writeAll(this.fd, this.pending.join(''));
-    this.pending = [];
-    this.pendingBytes = 0;
+    const limit = this.marks[0]?.count;
+    let take = this.pending.length;
+    if (limit !== undefined) {
+      // pending holds the LOB lines from lobWritten on (lines other than LOB lines are never held back)
+      take = Math.max(0, Math.min(take, limit - this.lobWritten));
+      if (take === 0) return;
+    }
+    const lines = this.pending.splice(0, take);
+    writeAll(this.fd, lines.join(''));
+    this.lobWritten += lines.filter((l) => l.startsWith('{"lob"')).length;
+    this.pendingBytes = this.pending.reduce((n, l) => n + l.length, 0);
   }
 }
 
@@ -174,6 +261,7 @@ export async function readJournal(file: string): Promise<JournalContents | undef
   let lobFiles = 0;
   let count = 0;
   let hash = createHash('sha256');
+  let progress: { line: BatchLine; endsAt: number; hash: Hash } | undefined;
   for await (const { value, text, endsAt } of journalLines(file)) {
     if (!header) {
       if (value.format !== JOURNAL_FORMAT || typeof value.key !== 'string') return undefined;
@@ -190,9 +278,25 @@ export async function readJournal(file: string): Promise<JournalContents | undef
       validLength = endsAt;
       count = 0;
       hash = createHash('sha256');
-    } else return undefined;
+      progress = undefined;
+    } else if (value.batch && typeof value.batch === 'object') {
+      const line = value.batch as BatchLine;
+      if (line.lobs.count !== count || line.lobs.sha256 !== hash.copy().digest('hex')) return undefined;
+      progress = { line, endsAt, hash: hash.copy() };
+    } else if (value.restart && typeof value.restart === 'object') progress = undefined;
+    else return undefined;
   }
-  return header && { header, tables, validLength, lobFiles };
+  if (!header) return undefined;
+  if (!progress) return { header, tables, validLength, lobFiles };
+  const { line, endsAt } = progress;
+  return {
+    header,
+    tables,
+    validLength: endsAt,
+    lobFiles: lobFiles + line.lobs.count,
+    progress: line,
+    lobsSinceTable: { count: line.lobs.count, hash: progress.hash },
+  };
 }
 
 /** The LOB lines of the finished tables (the journal up to `validLength`), streamed. */

@@ -10,9 +10,19 @@ import type { DatabaseSource, SourceCatalog } from '../database-source.js';
 import type { LobLayout } from '../lob-placement.js';
 import type { OutputSink, ResumableSink, WrittenFile } from '../output-sink.js';
 import { SinglePackage } from '../package-writer.js';
+import type { PackageCut } from '../package-cut.js';
+import { Spill } from '../segments/spill.js';
 import { writableOf } from '../writable.js';
 import { ZipWriter, type ZipWriterOptions } from '../zip/writer.js';
-import { journaledLobs, JournalWriter, type JournalContents, type JournalHeader, type TableLine } from './export-journal.js';
+import {
+  journaledLobs,
+  JournalWriter,
+  type BatchLine,
+  type JournalContents,
+  type JournalHeader,
+  type LobMark,
+  type TableLine,
+} from './export-journal.js';
 
 /** What an export is given to make its work resumable, or to continue interrupted work. */
 export interface ExportResume {
@@ -23,7 +33,7 @@ export interface ExportResume {
   /** the interrupted work, as its journal was read (continued when set) */
   from?: JournalContents;
   /** told once the interrupted work is checked: what is kept and where the export goes on */
-  onResume?: (r: { kept: number; tables: number; rows: number; next?: string }) => void;
+  onResume?: (r: { kept: number; tables: number; rows: number; next?: string; within?: { key: string; rows: number } }) => void;
 }
 
 /** The interrupted work cannot be proved: it is removed and the export starts over (never kept unproved). */
@@ -44,7 +54,7 @@ function finishedTables(from: JournalContents): Map<string, TableLine> {
  * would mix two states of it.
  */
 export function checkCatalogUnchanged(catalog: SourceCatalog, from: JournalContents): void {
-  for (const line of from.tables) {
+  for (const line of [...from.tables, ...(from.progress ? [from.progress] : [])]) {
     const s = catalog.schemas[line.schema];
     const t = s?.tables[line.table];
     if (!s || !t || `${s.name}.${t.name}` !== line.qualifiedName)
@@ -91,14 +101,30 @@ function keyWords(range: string | undefined): string {
   return first || last ? `${one(first)} to ${one(last)}` : 'nothing (no rows)';
 }
 
-/** Removes every file of the interrupted work that no finished table owns; returns how many files were kept. */
-async function removeUnfinished(resumable: ResumableSink, from: JournalContents, layout: LobLayout, siardFile: string): Promise<number> {
+/**
+ * Removes every file of the interrupted work that no finished table owns, nor the table in
+ * progress before its last cut (its journaled LOB files); returns how many files were kept.
+ */
+async function removeUnfinished(
+  resumable: ResumableSink,
+  from: JournalContents,
+  layout: LobLayout,
+  siardFile: string,
+  journalFile: string,
+): Promise<number> {
   const finished = finishedTables(from);
+  const progress = from.progress;
+  const beforeCut = new Set<string>();
+  const inProgress = (relPath: string) => {
+    const owner = layout.tableOfFile(relPath);
+    return progress !== undefined && owner?.schema === progress.schema && owner.table === progress.table;
+  };
+  if (progress) for await (const [relPath] of journaledLobs(journalFile, from.validLength)) if (inProgress(relPath)) beforeCut.add(relPath);
   let kept = 0;
   for await (const relPath of resumable.files()) {
     if (relPath === siardFile) continue;
     const owner = layout.tableOfFile(relPath);
-    if (owner && finished.has(`${owner.schema}.${owner.table}`)) kept++;
+    if ((owner && finished.has(`${owner.schema}.${owner.table}`)) || beforeCut.has(relPath)) kept++;
     else await resumable.removeFile(relPath);
   }
   return kept;
@@ -120,36 +146,51 @@ async function checkLobFiles(resumable: ResumableSink, from: JournalContents, jo
 
 /**
  * Checks the interrupted work and returns the package to continue: the layout's counters put
- * back, the files of the table in progress (and any other leftover) removed, every kept LOB file
- * and the `.siard`'s bytes before the recorded offset hashed again and compared.
+ * back, the files of the table in progress after its last cut (and any other leftover) removed,
+ * every kept LOB file, the `.siard`'s bytes before the recorded offset and the table data held
+ * back before the cut hashed again and compared.
  */
 export async function continueWork(
   sink: OutputSink,
   resume: ExportResume & { from: JournalContents },
-  at: { layout: LobLayout; siardFile: string; lobHash: string; zip: ZipWriterOptions; scratchDir: string },
+  at: { layout: LobLayout; siardFile: string; lobHash: string; zip: ZipWriterOptions; scratchDir: string; spillFile: string },
 ): Promise<SinglePackage> {
   const { from } = resume;
   const last = from.tables.at(-1);
+  const progress = from.progress;
   const resumable = sink.resumable;
-  if (!resumable || !last) throw new ResumeRefused('nothing of it can be continued.');
-  at.layout.restore(last.layout as Parameters<LobLayout['restore']>[0]);
-  const kept = await removeUnfinished(resumable, from, at.layout, at.siardFile);
+  const mark = progress?.cut.zip ?? last?.zip;
+  if (!resumable || !mark) throw new ResumeRefused('nothing of it can be continued.');
+  at.layout.restore((progress ?? last)!.layout as Parameters<LobLayout['restore']>[0]);
+  const kept = await removeUnfinished(resumable, from, at.layout, at.siardFile, resume.journalFile);
   const checked = await checkLobFiles(resumable, from, resume.journalFile, at.lobHash);
   if (checked !== kept || checked !== from.lobFiles)
     throw new ResumeRefused(`it holds ${kept} LOB files of finished tables, the journal ${checked}.`);
   const hash = createHash('sha256');
   const out = await resumable
-    .reopenFile(at.siardFile, { length: last.zip.offset, digests: [], onPrefix: (chunk) => hash.update(chunk) })
+    .reopenFile(at.siardFile, { length: mark.offset, digests: [], onPrefix: (chunk) => hash.update(chunk) })
     .catch((err: Error) => {
       throw new ResumeRefused(`${at.siardFile} could not be read (${err.message}).`);
     });
-  if (hash.copy().digest('hex') !== last.zip.sha256) {
+  if (hash.copy().digest('hex') !== mark.sha256) {
     await out.abort().catch(() => undefined);
-    throw new ResumeRefused(`the first ${last.zip.offset} bytes of ${at.siardFile} are not what the journal recorded.`);
+    throw new ResumeRefused(`the first ${mark.offset} bytes of ${at.siardFile} are not what the journal recorded.`);
   }
-  const entries = from.tables.flatMap((t) => t.zip.entries);
-  const zip = ZipWriter.resume(writableOf(out), at.zip, { offset: last.zip.offset, entries, hash });
-  return SinglePackage.resumed(at.siardFile, out, zip, at.scratchDir);
+  const tableEntries = from.tables.flatMap((t) => t.zip.entries);
+  const entries = [...tableEntries, ...(progress?.cut.zip.entries ?? [])];
+  const open = progress?.cut.zip.open;
+  const zip = ZipWriter.resume(writableOf(out), at.zip, { offset: mark.offset, entries, hash, ...(open ? { open } : {}) });
+  const aside = progress?.cut.aside;
+  const spill =
+    aside &&
+    (await Spill.durable(at.spillFile, aside).catch(async (err: Error) => {
+      await out.abort().catch(() => undefined);
+      throw new ResumeRefused(`${err.message}.`);
+    }));
+  return SinglePackage.resumed(at.siardFile, out, zip, at.scratchDir, {
+    checkpointed: tableEntries.length,
+    ...(spill && aside ? { aside: { spill, sums: aside.sums } } : {}),
+  });
 }
 
 /** One run of a resumable export: its journal, and the finished tables it keeps. */
@@ -159,13 +200,44 @@ export class ResumableRun {
     private readonly finished: Map<string, TableLine>,
   ) {}
 
-  /** The journal continued (cut back to its last table line) or created with the run's archival day. */
+  /** The table in progress at the interrupted run's last cut, to go on after (taken once). */
+  private progress: BatchLine | undefined;
+
+  /** The journal continued (cut back to its last table or batch line) or created with the run's archival day. */
   static async start(resume: ExportResume, archivalDay: string): Promise<ResumableRun> {
     if (resume.from) {
-      const journal = await JournalWriter.continue(resume.journalFile, resume.from.validLength);
-      return new ResumableRun(journal, finishedTables(resume.from));
+      const journal = await JournalWriter.continue(resume.journalFile, resume.from.validLength, resume.from.lobsSinceTable);
+      const run = new ResumableRun(journal, finishedTables(resume.from));
+      run.progress = resume.from.progress;
+      return run;
     }
     return new ResumableRun(JournalWriter.create(resume.journalFile, { ...resume.header, archivalDay }), new Map());
+  }
+
+  /** The interrupted run's last cut inside this table, if it was the one in progress. */
+  progressIn(schema: number, table: number): BatchLine | undefined {
+    const p = this.progress;
+    return p && p.schema === schema && p.table === table ? p : undefined;
+  }
+
+  /** A cut after a row: the LOB lines so far, with the rest of what the batch line will say. */
+  mark(): LobMark {
+    return this.journal.mark();
+  }
+
+  /**
+   * A cut's bytes are durable (the package made the `.siard` or the held-back data durable): the
+   * LOB files and folders made durable too, then the batch line appended and fsynced.
+   */
+  async batch(sink: OutputSink, mark: LobMark, line: Omit<BatchLine, 'lobs' | 'cut'>, cut: PackageCut): Promise<void> {
+    await sink.resumable!.checkpoint();
+    this.journal.batch(mark, { ...line, cut });
+  }
+
+  /** The table in progress is written again from its first row: its cuts no longer count. */
+  restartTable(schema: number, table: number): void {
+    if (this.progress?.schema === schema && this.progress.table === table) this.progress = undefined;
+    this.journal.restartTable(schema, table);
   }
 
   /** A LOB file closed: journaled with its LOB digest. */

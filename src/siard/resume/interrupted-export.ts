@@ -59,6 +59,11 @@ export interface InterruptedWork {
   completed?: unknown;
 }
 
+/** Whether a journal proves any work: a finished table, or a cut inside the table in progress. */
+function hasWork(contents: JournalContents | undefined): contents is JournalContents {
+  return contents !== undefined && (contents.tables.length > 0 || contents.progress !== undefined);
+}
+
 /**
  * Looks at the dead staging folders of `outDir`: finishes the moves of runs killed while moving
  * their whole archive into place, removes what is not resumable (saying so in one sentence through
@@ -90,7 +95,7 @@ export async function takeInterruptedExport(
     }
     if (contents && contents.header.name !== run.name) continue;
     const resumable = contents !== undefined && contents.header.key === run.key && !run.restart && !work.taken;
-    if (resumable && contents.tables.length > 0) {
+    if (resumable && hasWork(contents)) {
       const staging = path.join(outDir, DirectorySink.stagingNameOf(process.pid));
       if (
         await fsp.rename(dir, staging).then(
@@ -102,7 +107,7 @@ export async function takeInterruptedExport(
         continue;
       }
     }
-    if (contents && contents.tables.length > 0 && !resumable)
+    if (contents && hasWork(contents) && !resumable)
       run.say(
         run.restart
           ? `The interrupted ${run.verb} of "${run.name}" in ${outDir} (${contents.tables.length} tables) was removed (--restart).`

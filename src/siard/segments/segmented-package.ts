@@ -40,6 +40,7 @@ import {
 } from '../package-writer.js';
 import { writableOf } from '../writable.js';
 import { METHOD_DEFLATE } from '../zip/format.js';
+import { isSegmentCut } from '../zip/segmented-deflate.js';
 import { ZipWriter } from '../zip/writer.js';
 import { ChainedDeflate, DEFLATE_END, largestFitting } from './chained-deflate.js';
 import { partName, type PartNumber } from './segment-names.js';
@@ -296,6 +297,7 @@ class TableWriter {
 
   async run(): Promise<void> {
     for await (const chunk of this.table.xml) {
+      if (isSegmentCut(chunk)) continue; // a segmented SIARD file is not resumable: its parts are cut by size
       let buf = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
       while (buf.length > 0) buf = buf.subarray(await this.place(buf));
     }

@@ -5,7 +5,7 @@
  * amounts stay in memory; beyond MEMORY_MAX the bytes go to a temporary file in the scratch folder,
  * so memory stays flat however large a table is. Each byte is written once and read back once.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes, type Hash } from 'node:crypto';
 import { createReadStream, promises as fsp, type promises } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -17,8 +17,45 @@ export class Spill {
   private file: promises.FileHandle | undefined;
   private filePath: string | undefined;
   private bytes = 0;
+  /** SHA-256 of the bytes so far (a durable spill's, for its journal line) */
+  private hash: Hash | undefined;
 
   constructor(private readonly scratchDir: string) {}
+
+  /**
+   * A spill that is the file `file` from its first byte, made durable by sync(), for a resumable
+   * export (docs/resume.md). With `keep`, the file an interrupted run left is continued after its
+   * first `keep.bytes` bytes, which are read and must have the SHA-256 `keep.sha256` (else it throws).
+   */
+  static async durable(file: string, keep?: { bytes: number; sha256: string }): Promise<Spill> {
+    const spill = new Spill(path.dirname(file));
+    spill.chunks = undefined;
+    spill.filePath = file;
+    spill.hash = createHash('sha256');
+    spill.file = await fsp.open(file, keep ? 'r+' : 'w+');
+    if (keep) {
+      const buffer = Buffer.allocUnsafe(1 << 20);
+      for (let at = 0; at < keep.bytes;) {
+        const { bytesRead } = await spill.file.read(buffer, 0, Math.min(buffer.length, keep.bytes - at), at);
+        if (bytesRead === 0) break;
+        spill.hash.update(buffer.subarray(0, bytesRead));
+        at += bytesRead;
+      }
+      if (spill.hash.copy().digest('hex') !== keep.sha256) {
+        await spill.file.close();
+        throw new Error(`the first ${keep.bytes} bytes of the held-back table data are not what the journal recorded`);
+      }
+      await spill.file.truncate(keep.bytes);
+      spill.bytes = keep.bytes;
+    }
+    return spill;
+  }
+
+  /** A durable spill's bytes made durable; their SHA-256. */
+  async sync(): Promise<string> {
+    await this.file!.sync();
+    return this.hash!.copy().digest('hex');
+  }
 
   get size(): number {
     return this.bytes;
@@ -26,6 +63,7 @@ export class Spill {
 
   async append(chunk: Buffer): Promise<void> {
     if (chunk.length === 0) return;
+    this.hash?.update(chunk);
     if (this.chunks && this.bytes + chunk.length <= MEMORY_MAX) {
       this.chunks.push(chunk);
       this.bytes += chunk.length;
@@ -78,7 +116,7 @@ export class Spill {
   private async writeAll(chunk: Buffer): Promise<void> {
     let off = 0;
     while (off < chunk.length) {
-      const { bytesWritten } = await this.file!.write(chunk, off, chunk.length - off, null);
+      const { bytesWritten } = await this.file!.write(chunk, off, chunk.length - off, this.hash ? this.bytes + off : null);
       off += bytesWritten;
     }
   }

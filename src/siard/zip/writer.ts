@@ -48,6 +48,7 @@ import {
   VERSION_ZIP64,
   writeUInt64LE,
 } from './format.js';
+import { deflateSegments, type SegmentCut, type SegmentSums } from './segmented-deflate.js';
 import { type ByteSink, FileSink, StreamSink } from './sink.js';
 
 /**
@@ -129,6 +130,31 @@ export interface ZipCheckpoint {
   entries: ZipEntryRecord[];
 }
 
+/** A streamed entry being written: what continuing it in another process needs besides its sums. */
+export interface OpenEntryRecord {
+  name: string;
+  offset: number;
+  flags: number;
+  dosTime: number;
+  dosDate: number;
+}
+
+/** Where an archive stands at a cut inside a segmented entry (segmented-deflate.ts). */
+export interface EntryCut {
+  /** bytes written: the entry's data goes on here */
+  offset: number;
+  /** SHA-256 of bytes [0, offset), while the messageDigest range is open */
+  sha256: string;
+  /** the entry's CRC-32 and sizes so far */
+  sums: SegmentSums;
+  entry: OpenEntryRecord;
+}
+
+/** A segmented entry's table XML: cut marks in it, and what is done at each cut. */
+export interface SegmentedOptions {
+  onCut?: (cut: EntryCut, state: unknown) => Promise<void>;
+}
+
 interface CentralRecord extends WrittenEntry {
   nameBytes: Buffer;
   flags: number;
@@ -172,6 +198,10 @@ export class ZipWriter {
   private hash: Hash | undefined = createHash('sha256');
   private readonly forceZip64: boolean;
   private readonly level: number;
+  /** the streamed entry being written (its local header is out), for a cut inside it */
+  private open: OpenEntryRecord | undefined;
+  /** an entry an interrupted run was writing, continued by continueSegmented */
+  private continued: { entry: OpenEntryRecord; sums: SegmentSums } | undefined;
 
   private constructor(
     private readonly sink: ByteSink,
@@ -201,10 +231,15 @@ export class ZipWriter {
    * Continues an archive whose first `state.offset` bytes (holding `state.entries`) are already in
    * `target`'s file; `hash` has been given exactly those bytes (the messageDigest range goes on).
    */
-  static resume(target: Writable, options: ZipWriterOptions, state: { offset: number; entries: ZipEntryRecord[]; hash: Hash }): ZipWriter {
+  static resume(
+    target: Writable,
+    options: ZipWriterOptions,
+    state: { offset: number; entries: ZipEntryRecord[]; hash: Hash; open?: { entry: OpenEntryRecord; sums: SegmentSums } },
+  ): ZipWriter {
     const zip = new ZipWriter(new StreamSink(target), options);
     zip.written = state.offset;
     zip.hash = state.hash;
+    zip.continued = state.open;
     for (const e of state.entries) {
       zip.names.add(e.name);
       zip.records.push({
@@ -238,20 +273,24 @@ export class ZipWriter {
     return this.enqueue(async () => {
       if (!this.hash) throw new SiardOcflError('The ZIP digest range was already ended.', { code: 'ZIP_STATE' });
       await this.sink.flush?.();
-      const entries = this.records.slice(since).map((r) => ({
-        name: r.name,
-        isDirectory: r.isDirectory,
-        method: r.compressionMethod,
-        crc32: r.crc32,
-        compressedSize: r.compressedSize,
-        uncompressedSize: r.uncompressedSize,
-        offset: r.localHeaderOffset,
-        flags: r.flags,
-        dosTime: r.dosTime,
-        dosDate: r.dosDate,
-      }));
-      return { offset: this.written, sha256: this.hash.copy().digest('hex'), entries };
+      return { offset: this.written, sha256: this.hash.copy().digest('hex'), entries: this.recordsSince(since) };
     });
+  }
+
+  /** The records of the entries written from index `since` on, as a journal keeps them. */
+  recordsSince(since: number): ZipEntryRecord[] {
+    return this.records.slice(since).map((r) => ({
+      name: r.name,
+      isDirectory: r.isDirectory,
+      method: r.compressionMethod,
+      crc32: r.crc32,
+      compressedSize: r.compressedSize,
+      uncompressedSize: r.uncompressedSize,
+      offset: r.localHeaderOffset,
+      flags: r.flags,
+      dosTime: r.dosTime,
+      dosDate: r.dosDate,
+    }));
   }
 
   /** Bytes written so far (after the operations already awaited). */
@@ -268,6 +307,51 @@ export class ZipWriter {
   addDirectory(name: string, options: { mtime?: Date } = {}): Promise<void> {
     const dirName = name.endsWith('/') ? name : `${name}/`;
     return this.enqueue(() => this.writeDirectory(dirName, options.mtime ?? this.options.mtime ?? new Date()));
+  }
+
+  /**
+   * Streams a table's XML with cut marks into a new entry, deflated segment by segment
+   * (segmented-deflate.ts); at each cut, once its segment is written, `onCut` is told where the
+   * archive stands. When the writer was resumed inside this entry, the entry goes on from there.
+   */
+  addSegmented(name: string, source: AsyncIterable<Buffer | string | SegmentCut>, options: SegmentedOptions = {}): Promise<void> {
+    const onCut = options.onCut && this.cutHandler(options.onCut);
+    const continued = this.continued;
+    if (continued && continued.entry.name === name) {
+      this.continued = undefined;
+      return this.enqueue(() => this.continueFile(continued, (emit) => deflateSegments(source, this.level, emit, onCut, continued.sums)));
+    }
+    return this.enqueue(() =>
+      this.writeFile(name, METHOD_DEFLATE, this.options.mtime ?? new Date(), undefined, (emit) =>
+        deflateSegments(source, this.level, emit, onCut),
+      ),
+    );
+  }
+
+  /**
+   * Deflates a table's XML with cut marks as addSegmented would, into `keep` instead of the archive
+   * (compressAside's segmented form); `start`: the sums of what an interrupted run kept before.
+   */
+  compressSegmentedAside(
+    source: AsyncIterable<Buffer | string | SegmentCut>,
+    keep: (chunk: Buffer) => Promise<void>,
+    onCut?: (sums: SegmentSums, state: unknown) => Promise<void>,
+    start?: SegmentSums,
+  ): Promise<CompressedSums> {
+    return deflateSegments(source, this.level, keep, onCut, start);
+  }
+
+  /** The entry an interrupted run was writing, when the writer was resumed inside one. */
+  get continuedEntry(): string | undefined {
+    return this.continued?.entry.name;
+  }
+
+  private cutHandler(onCut: NonNullable<SegmentedOptions['onCut']>): (sums: SegmentSums, state: unknown) => Promise<void> {
+    return async (sums, state) => {
+      if (!this.hash || !this.open) throw new SiardOcflError('A cut outside a streamed entry.', { code: 'ZIP_STATE' });
+      await this.sink.flush?.();
+      await onCut({ offset: this.written, sha256: this.hash.copy().digest('hex'), sums, entry: { ...this.open } }, state);
+    };
   }
 
   /** Streams `source` into a new entry (deflated unless `compress: false`). */
@@ -559,8 +643,37 @@ export class ZipWriter {
     }
     await this.emit(Buffer.concat([header, nameBytes, extra]));
 
-    const result = await body((chunk) => this.emit(chunk));
+    this.open = { name, offset: localHeaderOffset, flags, dosTime: time, dosDate: date };
+    let result: EntrySums;
+    try {
+      result = await body((chunk) => this.emit(chunk));
+    } finally {
+      this.open = undefined;
+    }
+    await this.endFile({ name, offset: localHeaderOffset, flags, dosTime: time, dosDate: date }, nameBytes, method, known, result);
+  }
 
+  /** Goes on with a streamed entry an interrupted run had begun: its data after the sums so far, then its descriptor. */
+  private async continueFile(from: { entry: OpenEntryRecord; sums: SegmentSums }, body: EntryBody): Promise<void> {
+    const nameBytes = this.checkName(from.entry.name, false);
+    this.open = { ...from.entry };
+    let result: EntrySums;
+    try {
+      result = await body((chunk) => this.emit(chunk));
+    } finally {
+      this.open = undefined;
+    }
+    await this.endFile(from.entry, nameBytes, METHOD_DEFLATE, undefined, result);
+  }
+
+  /** A file entry's data descriptor (a streamed entry) and its central-directory record. */
+  private async endFile(
+    at: OpenEntryRecord,
+    nameBytes: Buffer,
+    method: number,
+    known: EntrySums | undefined,
+    result: EntrySums,
+  ): Promise<void> {
     if (!known) {
       const descriptor = Buffer.alloc(24);
       descriptor.writeUInt32LE(SIG_DATA_DESCRIPTOR, 0);
@@ -570,17 +683,17 @@ export class ZipWriter {
       await this.emit(descriptor);
     }
     this.records.push({
-      name,
+      name: at.name,
       isDirectory: false,
       compressionMethod: method,
       crc32: result.crc32 >>> 0,
       compressedSize: result.compressedSize,
       uncompressedSize: result.uncompressedSize,
-      localHeaderOffset,
+      localHeaderOffset: at.offset,
       nameBytes,
-      flags,
-      dosTime: time,
-      dosDate: date,
+      flags: at.flags,
+      dosTime: at.dosTime,
+      dosDate: at.dosDate,
     });
   }
 

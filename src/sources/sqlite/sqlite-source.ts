@@ -21,6 +21,8 @@ import {
   ProvisionalTypesFailed,
   refuseWidened,
   type DatabaseSource,
+  type KeyedBatch,
+  type RowsAfter,
   type SourceCatalog,
   type SourceTable,
   type SourceValue,
@@ -68,6 +70,24 @@ interface TablePlan {
   checks?: FitCheck[];
   /** set when the cheap scan is still to run, beside the reading of the rows (scan-beside.ts) */
   scanBeside?: ProvisionalColumns;
+}
+
+/** A settled table's types and row count, from its full scan (SqliteSource.settledTypes). */
+interface SettledTypes {
+  decisions: ColumnDecision[];
+  columns: SiardColumn[];
+  rows: number;
+}
+
+/** The plan of a provisional table with the types of its full scan, given. */
+function settledPlan(old: TablePlan, known: SettledTypes): TablePlan {
+  const { provisional: _, ...rest } = old.table;
+  return {
+    table: { ...rest, columns: known.columns, rows: known.rows },
+    decisions: known.decisions,
+    orderBy: old.orderBy,
+    createSql: old.createSql,
+  };
 }
 
 /** Tables with fewer rows are scanned before their rows are read: a worker costs ~50 ms. */
@@ -290,17 +310,29 @@ export class SqliteSource implements DatabaseSource {
     widened.sort((a, b) => order.get(a.table)! - order.get(b.table)!);
   }
 
-  /** The table's final types from the full scan (after ProvisionalTypesFailed), its widened columns added to the catalogue. */
-  async settleTable(schema: string, name: string): Promise<SourceTable> {
+  /**
+   * The table's final types from the full scan (after ProvisionalTypesFailed), its widened columns
+   * added to the catalogue; `known`: the types settledTypes gave an interrupted run, taken without
+   * the scan (a resumed export going on inside the table, docs/resume.md).
+   */
+  async settleTable(schema: string, name: string, known?: unknown): Promise<SourceTable> {
     const old = this.plans.get(name);
     if (schema !== 'main' || !old || !this.catalogCache) throw new Error(`Table "${name}" is not in the exported catalogue.`);
     if (!old.checks) return old.table;
-    const plan = await this.planTable(name, old.createSql, false);
+    const plan = known ? settledPlan(old, known as SettledTypes) : await this.planTable(name, old.createSql, false);
     this.plans.set(name, plan);
     const tables = this.catalogCache.schemas[0]!.tables;
     tables[tables.indexOf(old.table)] = plan.table;
     this.listWidened(plan); // (a longer VARCHAR the cheap scan saw is listed already, and replaced)
     return plan.table;
+  }
+
+  /** A settled table's types, as settleTable takes them back (JSON). */
+  settledTypes(schema: string, name: string): unknown {
+    const plan = this.plans.get(name);
+    if (schema !== 'main' || !plan || plan.checks) return undefined;
+    const types: SettledTypes = { decisions: plan.decisions, columns: plan.table.columns, rows: plan.table.rows };
+    return types;
   }
 
   private isWithoutRowid(name: string): boolean {
@@ -395,15 +427,15 @@ export class SqliteSource implements DatabaseSource {
     for await (const batch of this.rowBatches(schema, table)) yield* batch;
   }
 
-  rowBatches(schema: string, table: string): AsyncIterable<SourceValue[][]> {
-    return readAhead(this.readBatches(schema, table));
+  rowBatches(schema: string, table: string, after?: RowsAfter): AsyncIterable<KeyedBatch> {
+    return readAhead(this.readBatches(schema, table, after));
   }
 
   /**
    * Rows in batches of up to BATCH_ROWS rows and about BATCH_BYTES of values (at least one row):
    * one await per batch instead of per row, and the next batch read while the writer formats this one.
    */
-  private async *readBatches(schema: string, table: string): AsyncIterable<SourceValue[][]> {
+  private async *readBatches(schema: string, table: string, after?: RowsAfter): AsyncIterable<KeyedBatch> {
     if (schema !== 'main') throw new Error(`SQLite has only the schema "main", not "${schema}".`);
     if (!this.catalogCache) await this.catalog();
     const plan = this.plans.get(table);
@@ -423,7 +455,9 @@ export class SqliteSource implements DatabaseSource {
     const converters = plan.decisions.map((d, i) => converterFor(d, table, plan.table.columns[i]!.name, decoder));
     const textColumn = plan.decisions.map((d) => TEXT_KINDS.has(d.kind));
     const checks = plan.checks;
-    let rowNumber = 0;
+    // a rowid table is read in rowid order on every path: each batch gives its rows' rowids, to go on after one
+    const keyed = plan.orderBy === 'rowid' && !plan.table.columns.some((c) => ROWID_NAMES.has(c.name.toLowerCase()));
+    let rowNumber = after?.rows ?? 0;
     /** Converts `raw` in place (one array per row, trimmed of the extra columns after the values); returns its bytes. */
     const convert = (raw: unknown[]): number => {
       rowNumber++;
@@ -448,6 +482,8 @@ export class SqliteSource implements DatabaseSource {
     };
     const columns = names.length > 0 ? names.join(', ') : 'NULL';
     const select = `SELECT ${columns} FROM ${quoteIdent(table)}`;
+    const keys = keyed ? rowidAt : -1;
+    if (after) return yield* this.batchesAfter(plan, BigInt(after.key), select, convert, keys, rowNumber + 1);
     let from = MIN_ROWID;
     if (plan.scanBeside) {
       // The cheap scan of the first rowids here, of the rest in a worker beside the read: keyset
@@ -458,11 +494,9 @@ export class SqliteSource implements DatabaseSource {
       try {
         const head = this.db.prepare(`${list} < ?`).get(split) as AggregateRow;
         this.takeLengths(plan, head, rowNumber + 1);
-        for (const batch of keysetBatches(this.db, select, Math.max(1, keysetBatchRows(plan)), rowidAt, MIN_ROWID, split)) {
-          for (const raw of batch) convert(raw);
-          yield batch as SourceValue[][];
-        }
-        const next = scan.done ? split : yield* rowsOneByOne(this.db, select, 'rowid', convert, rowidAt, split, () => scan.done);
+        for (const batch of keysetBatches(this.db, select, Math.max(1, keysetBatchRows(plan)), rowidAt, MIN_ROWID, split))
+          yield convertBatch(batch, convert, keys);
+        const next = scan.done ? split : yield* rowsOneByOne(this.db, select, 'rowid', convert, rowidAt, split, () => scan.done, keys);
         const rest = await scan.row(() => this.db.prepare(`${list} >= ?`).get(split) as AggregateRow);
         this.takeScan(plan, merge(head, rest), rowNumber + 1);
         if (next === undefined) return;
@@ -473,13 +507,37 @@ export class SqliteSource implements DatabaseSource {
     }
     const limit = this.options.rowByRow ? 0 : keysetBatchRows(plan);
     if (limit === 0) {
-      yield* rowsOneByOne(this.db, select, plan.orderBy, convert, rowidAt);
+      yield* rowsOneByOne(this.db, select, plan.orderBy, convert, rowidAt, undefined, undefined, keys);
       return;
     }
-    for (const batch of keysetBatches(this.db, select, limit, rowidAt, from)) {
-      for (const raw of batch) convert(raw);
-      yield batch as SourceValue[][];
+    for (const batch of keysetBatches(this.db, select, limit, rowidAt, from)) yield convertBatch(batch, convert, keys);
+  }
+
+  /**
+   * The rows after rowid `key` of a rowid table, for an export that resumes inside it (docs/resume.md).
+   * A table whose cheap scan runs beside its read has it run whole here first (the same scan, the
+   * same types and the same failure, if any, as the interrupted run's).
+   */
+  private *batchesAfter(
+    plan: TablePlan,
+    key: bigint,
+    select: string,
+    convert: (raw: unknown[]) => number,
+    keys: number,
+    nextRow: number,
+  ): Generator<KeyedBatch> {
+    if (keys < 0) throw new Error(`Table "${plan.table.name}" has no rowid to go on from.`);
+    if (key === MAX_ROWID) return;
+    if (plan.scanBeside) {
+      const list = `SELECT ${cheapScanList(plan.scanBeside)} FROM ${quoteIdent(plan.table.name)} WHERE rowid >= ?`;
+      this.takeScan(plan, this.db.prepare(list).get(MIN_ROWID) as AggregateRow, nextRow);
     }
+    const limit = this.options.rowByRow ? 0 : keysetBatchRows(plan);
+    if (limit === 0) {
+      yield* rowsOneByOne(this.db, select, 'rowid', convert, keys, key + 1n, undefined, keys);
+      return;
+    }
+    for (const batch of keysetBatches(this.db, select, limit, keys, key + 1n)) yield convertBatch(batch, convert, keys);
   }
 
   /**
@@ -647,6 +705,14 @@ function* keysetBatches(
   }
 }
 
+/** Raw rows converted in place, with their rowids (read before convert trims them) when `keysAt` >= 0. */
+function convertBatch(batch: unknown[][], convert: (raw: unknown[]) => number, keysAt: number): KeyedBatch {
+  const out = batch as KeyedBatch;
+  if (keysAt >= 0) out.rowKeys = batch.map((raw) => raw[keysAt]);
+  for (const raw of batch) convert(raw);
+  return out;
+}
+
 /**
  * Rows of `select` in `orderBy` order (from rowid `from` on, when given, for a rowid table) read
  * one at a time with iterate() and handed over in batches of up to BATCH_ROWS rows and about
@@ -661,22 +727,26 @@ function* rowsOneByOne(
   rowidAt: number,
   from?: bigint,
   stop?: () => boolean,
-): Generator<SourceValue[][], bigint | undefined> {
+  keysAt = -1,
+): Generator<KeyedBatch, bigint | undefined> {
   const stmt = db
     .prepare(from === undefined ? `${select} ORDER BY ${orderBy}` : `${select} WHERE rowid >= ? ORDER BY rowid`)
     .raw(true)
     .safeIntegers(true);
   const rows = (from === undefined ? stmt.iterate() : stmt.iterate(from)) as IterableIterator<unknown[]>;
-  let batch: SourceValue[][] = [];
+  let batch: KeyedBatch = [];
+  if (keysAt >= 0) batch.rowKeys = [];
   let batchBytes = 0;
   let last: bigint | undefined;
   for (const raw of rows) {
     last = raw[rowidAt] as bigint; // read before convert trims the row
+    batch.rowKeys?.push(last);
     batchBytes += convert(raw);
     batch.push(raw as SourceValue[]);
     if (batch.length >= BATCH_ROWS || batchBytes >= BATCH_BYTES) {
       yield batch;
       batch = [];
+      if (keysAt >= 0) batch.rowKeys = [];
       batchBytes = 0;
       if (stop?.()) {
         rows.return?.();

@@ -115,3 +115,72 @@ test('a journal without its header, or of another format, is not read', async (t
   writeFileSync(other, `${JSON.stringify({ ...header, format: 99 })}\n`);
   t.is(await readJournal(other), undefined);
 });
+
+function batch(key: string) {
+  return {
+    schema: 0,
+    table: 1,
+    qualifiedName: 'main.t1',
+    key,
+    settled: false,
+    cut: { zip: { offset: 500, sha256: 'b'.repeat(64), entries: [] } },
+    stats: { rows: 7, lobs: 1, externalLobs: 1, lobBytes: 9, externalColumns: [1] },
+    arrayUse: [],
+    layout: { files: 2, fillers: {} },
+  };
+}
+
+test('a batch line: the LOB lines after its cut wait for it, and the journal read up to it is the table in progress there', async (t) => {
+  const file = path.join(tempDir(), 'journal.jsonl');
+  const w = JournalWriter.create(file, header);
+  w.lob(['db_lobseg_0/a.bin', 5, 'd1']);
+  w.table(table(0));
+  w.lob(['db_lobseg_0/b.bin', 5, 'd2']); // a row before the cut
+  const mark = w.mark();
+  w.lob(['db_lobseg_0/c.bin', 5, 'd3']); // a row after it, written before the cut's bytes are durable
+  w.batch(mark, batch('41'));
+  w.close();
+  const lines = readFileSync(file, 'utf8').trim().split('\n');
+  t.deepEqual(
+    lines.map((l) => Object.keys(JSON.parse(l) as object)[0]),
+    ['format', 'lob', 'table', 'lob', 'batch', 'lob'],
+  );
+  const read = await readJournal(file);
+  t.is(read!.progress?.key, '41');
+  t.is(read!.lobFiles, 2);
+  t.deepEqual(
+    (await lobsOf(file, read!.validLength)).map((l) => l[0]),
+    ['db_lobseg_0/a.bin', 'db_lobseg_0/b.bin'],
+  );
+  // continued after the cut: the table's line counts the LOB lines before the cut and those after it, once
+  const w2 = await JournalWriter.continue(file, read!.validLength, read!.lobsSinceTable);
+  w2.lob(['db_lobseg_0/c.bin', 5, 'd3']);
+  w2.table(table(1));
+  w2.close();
+  const done = await readJournal(file);
+  t.deepEqual(
+    done!.tables.map((l) => [l.table, l.lobs.count]),
+    [
+      [0, 1],
+      [1, 2],
+    ],
+  );
+  t.is(done!.progress, undefined);
+  t.is(done!.lobFiles, 3);
+});
+
+test('a batch line whose LOB count disagrees makes the journal unusable; a restart line voids the cuts before it', async (t) => {
+  const file = path.join(tempDir(), 'journal.jsonl');
+  const w = JournalWriter.create(file, header);
+  w.table(table(0));
+  const afterTable = readFileSync(file).length;
+  w.batch(w.mark(), batch('9'));
+  w.restartTable(0, 1);
+  w.close();
+  const read = await readJournal(file);
+  t.is(read!.progress, undefined);
+  t.is(read!.validLength, afterTable);
+  const text = readFileSync(file, 'utf8').replace('"count":0', '"count":1');
+  writeFileSync(file, text);
+  t.is(await readJournal(file), undefined);
+});
