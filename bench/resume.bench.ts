@@ -13,6 +13,13 @@
  * tables whose every row holds one 8 KiB BLOB written to a LOB file. BENCH_RESUME_SCALE multiplies
  * the sizes (default 1: 100,000 and 400,000 rows; 4,000 and 16,000 LOBs).
  *
+ * A third shape, `big`, one table that dominates (three small tables beside it, rows of ~120
+ * bytes, a 2 KiB BLOB in a file every 1,000th row) at three sizes (400,000, 1,600,000 and
+ * 3,200,000 rows): killed once its journal has a cut line at half of the big table's rows or past
+ * it, so the resume goes on inside that table (docs/resume.md). Its size cost is printed too: the
+ * big table's entry deflated in segments (a full flush every 8 MiB of XML, as every export writes
+ * it) against the same XML deflated as one stream at the same level (python3's zipfile reads it).
+ *
  * The gate (exit 1): the CPU ratio above 0.6 at the larger size of either shape, or a resumed
  * archive that differs at any size. The ratio is taken less the fixed start of an export (Node,
  * the bundle, the catalogue: a 20-row export measured in the same run), which a days-long run
@@ -31,6 +38,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import zlib from 'node:zlib';
 
 const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(PROJECT, 'bin', 'siard-ocfl');
@@ -38,12 +46,43 @@ const SCALE = Number(process.env.BENCH_RESUME_SCALE ?? 1);
 const TABLES = 20;
 const LIMIT = 0.6;
 const VERBS = (process.env.BENCH_RESUME_VERBS ?? 'export,ingest').split(',') as Array<'export' | 'ingest'>;
+/** BENCH_RESUME_SHAPES (default rows,lobs,big) chooses the shapes. */
+const SHAPES = (
+  [
+    ['rows', [100_000, 400_000]],
+    ['lobs', [4_000, 16_000]],
+    ['big', [400_000, 1_600_000, 3_200_000]],
+  ] as Array<[Shape, number[]]>
+).filter(([shape]) => (process.env.BENCH_RESUME_SHAPES ?? 'rows,lobs,big').split(',').includes(shape));
 
-function makeDb(file: string, shape: 'rows' | 'lobs', total: number): void {
+type Shape = 'rows' | 'lobs' | 'big';
+
+function makeDb(file: string, shape: Shape, total: number): void {
   const db = new Database(file);
   db.pragma('journal_mode = OFF');
   const lob = Buffer.alloc(8 * 1024);
   db.exec('BEGIN');
+  if (shape === 'big') {
+    for (const t of ['a', 'b', 'c']) {
+      db.exec(`CREATE TABLE ${t} (id INTEGER PRIMARY KEY, name TEXT)`);
+      const ins = db.prepare(`INSERT INTO ${t} VALUES (?, ?)`);
+      for (let i = 1; i <= 1000; i++) ins.run(i, `${t} ${i}`);
+    }
+    db.exec('CREATE TABLE big (id INTEGER PRIMARY KEY, name TEXT NOT NULL, amount REAL, doc BLOB)');
+    const ins = db.prepare('INSERT INTO big VALUES (?, ?, ?, ?)');
+    for (let i = 1; i <= total; i++) {
+      lob.writeUInt32BE(i, 0);
+      ins.run(
+        i,
+        `row ${i} of the big table: the quick brown fox jumps over the lazy dog ${i * 7}`,
+        i / 3,
+        i % 1000 === 0 ? lob.subarray(0, 2048) : null,
+      );
+    }
+    db.exec('COMMIT');
+    db.close();
+    return;
+  }
   for (let t = 0; t < TABLES; t++) {
     db.exec(`CREATE TABLE t${t} (id INTEGER PRIMARY KEY, name TEXT NOT NULL, amount REAL, doc BLOB)`);
     const ins = db.prepare(`INSERT INTO t${t} VALUES (?, ?, ?, ?)`);
@@ -83,11 +122,24 @@ function journaledTables(target: string): number {
     .filter((l) => l.startsWith('{"table"')).length;
 }
 
-/** Runs the export and SIGKILLs it once `tables` tables are journaled. */
-async function killAfter(args: string[], out: string, tables: number): Promise<void> {
+/** The rows before the last cut the journal records inside the table in progress (0 without one). */
+function journaledCutRows(target: string): number {
+  const out = workFolder(target);
+  const staging = existsSync(out) ? readdirSync(out).find((n) => n.startsWith('.siard-ocfl-export-')) : undefined;
+  const journal = staging && path.join(out, staging, '.resume', 'journal.jsonl');
+  if (!journal || !existsSync(journal)) return 0;
+  const cut = readFileSync(journal, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('{"batch"'))
+    .pop();
+  return cut ? (JSON.parse(cut) as { batch: { stats: { rows: number } } }).batch.stats.rows : 0;
+}
+
+/** Runs the export and SIGKILLs it once `tables` tables are journaled, or a cut at `cutRows` rows or past them. */
+async function killAfter(args: string[], out: string, at: { tables?: number; cutRows?: number }): Promise<void> {
   const child = spawn(process.execPath, [BIN, ...args], { stdio: 'ignore' });
   const poll = setInterval(() => {
-    if (journaledTables(out) >= tables) child.kill('SIGKILL');
+    if (at.tables !== undefined ? journaledTables(out) >= at.tables : journaledCutRows(out) >= at.cutRows!) child.kill('SIGKILL');
   }, 5);
   const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, s) => resolve(s)));
   clearInterval(poll);
@@ -143,6 +195,10 @@ interface Row {
   resumed: ReturnType<typeof timed>;
   /** tables the resumed run kept */
   kept: number;
+  /** rows of the table in progress the resumed run kept (the big shape) */
+  keptWithin?: number;
+  /** the big table's entry: compressed bytes in segments, and as one stream */
+  sizeCost?: { segmented: number; oneStream: number };
   /** resumed CPU over uninterrupted CPU, both less the start-up */
   ratio: number;
   /** the same, start-up included */
@@ -157,22 +213,48 @@ function verbArgs(verb: 'export' | 'ingest', db: string, out: string): string[] 
   return ['ingest', `sqlite:${db}`, '--root', out, '--id', 'db', '--name', 'db'];
 }
 
-async function measure(base: string, verb: 'export' | 'ingest', shape: 'rows' | 'lobs', size: number, startCpu: number): Promise<Row> {
+/** The big table's entry of an export's .siard: its compressed size, and its XML deflated as one stream at level 1. */
+function sizeCost(siard: string): { segmented: number; oneStream: number } {
+  const py =
+    'import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\ne = [i for i in z.infolist() if i.filename.endswith("table3.xml")][0]\n' +
+    'sys.stdout.write(str(e.compress_size) + "\\n")\nsys.stdout.flush()\nsys.stdout.buffer.write(z.read(e))';
+  const r = spawnSync('python3', ['-c', py, siard], { maxBuffer: 2 ** 31 });
+  if (r.status !== 0) throw new Error(`python3 could not read ${siard}: ${r.stderr.toString()}`);
+  const nl = r.stdout.indexOf(10);
+  const segmented = Number(r.stdout.subarray(0, nl).toString());
+  return { segmented, oneStream: zlib.deflateRawSync(r.stdout.subarray(nl + 1), { level: 1 }).length };
+}
+
+async function measure(base: string, verb: 'export' | 'ingest', shape: Shape, size: number, startCpu: number): Promise<Row> {
   const db = path.join(base, `${shape}-${size}.sqlite`);
   makeDb(db, shape, size);
   const args = (out: string) => verbArgs(verb, db, out);
   const refOut = path.join(base, `${shape}-${size}-full`);
   const full = timed(args(refOut));
+  const cost = shape === 'big' && verb === 'export' ? sizeCost(path.join(refOut, 'db.siard')) : undefined;
   const out = path.join(base, `${shape}-${size}-resumed`);
-  await killAfter(args(out), out, TABLES / 2);
+  await killAfter(args(out), out, shape === 'big' ? { cutRows: size / 2 } : { tables: TABLES / 2 });
   const resumed = timed(args(out));
   if (!new RegExp(`^Resuming the interrupted ${verb}`, 'm').test(resumed.stderr))
     throw new Error(`the second run did not resume: ${resumed.stderr}`);
   const same = verb === 'export' ? treeDigest(refOut) === treeDigest(out) : objectDigest(refOut) === objectDigest(out);
   for (const f of [db, refOut, out]) rmSync(f, { recursive: true, force: true });
   const kept = Number(/: (\d+) of \d+ tables kept/.exec(resumed.stderr)?.[1] ?? NaN);
+  const within = /after its row of key \d+ \(([\d,]+) of its rows kept\)/.exec(resumed.stderr);
+  if (shape === 'big' && !within) throw new Error(`the resume did not go on inside the big table: ${resumed.stderr}`);
   const ratio = (resumed.cpu - startCpu) / (full.cpu - startCpu);
-  return { shape: `${verb} ${shape}`, size, full, resumed, kept, ratio, rawRatio: resumed.cpu / full.cpu, same };
+  return {
+    shape: `${verb} ${shape}`,
+    size,
+    full,
+    resumed,
+    kept,
+    ...(within ? { keptWithin: Number(within[1]!.replace(/,/g, '')) } : {}),
+    ...(cost ? { sizeCost: cost } : {}),
+    ratio,
+    rawRatio: resumed.cpu / full.cpu,
+    same,
+  };
 }
 
 const base = mkdtempSync(path.join(os.tmpdir(), 'siard-ocfl-resume-bench-'));
@@ -192,23 +274,26 @@ async function measureVerb(verb: 'export' | 'ingest'): Promise<void> {
   const tiny = path.join(base, 'tiny.sqlite');
   const startCpu = timed(verbArgs(verb, tiny, path.join(base, `tiny-${verb}`))).cpu;
   console.log(`${verb} start-up: ${startCpu.toFixed(2)} s CPU (an ${verb} of ${TABLES} rows)`);
-  for (const [shape, sizes] of [
-    ['rows', [100_000, 400_000]],
-    ['lobs', [4_000, 16_000]],
-  ] as const) {
+  for (const [shape, sizes] of SHAPES) {
     for (const size of sizes) {
       const r = await measure(base, verb, shape, Math.round(size * SCALE), startCpu);
       rows.push(r);
       const run = (m: ReturnType<typeof timed>) => `${m.cpu.toFixed(2)} s CPU (${m.seconds.toFixed(1)} s wall, ${m.rssMb.toFixed(0)} MB)`;
+      const kept =
+        r.keptWithin !== undefined ? `${r.kept} tables and ${r.keptWithin} rows of the big one kept` : `${r.kept} of ${TABLES} tables kept`;
+      const cost = r.sizeCost
+        ? `; the big table's entry ${r.sizeCost.segmented} bytes in segments, ${r.sizeCost.oneStream} as one stream ` +
+          `(+${((r.sizeCost.segmented / r.sizeCost.oneStream - 1) * 100).toFixed(3)} %)`
+        : '';
       console.log(
         `${r.shape} ${r.size}: uninterrupted ${run(r.full)}, resumed after half ${run(r.resumed)}: ` +
-          `${r.kept} of ${TABLES} tables kept; ratio ${r.ratio.toFixed(2)} less the start-up (${r.rawRatio.toFixed(2)} with it)` +
-          `${r.same ? '' : ', THE RESUMED ARCHIVE DIFFERS'}`,
+          `${kept}; ratio ${r.ratio.toFixed(2)} less the start-up (${r.rawRatio.toFixed(2)} with it)` +
+          `${r.same ? '' : ', THE RESUMED ARCHIVE DIFFERS'}${cost}`,
       );
     }
     const [small, large] = rows.slice(-2);
     const marginal = ((large!.full.cpu - small!.full.cpu) / (large!.size - small!.size)) * 1e6;
-    console.log(`${verb} ${shape}: marginal CPU per ${shape === 'rows' ? 'row' : 'LOB'} ${marginal.toFixed(1)} µs (uninterrupted)`);
+    console.log(`${verb} ${shape}: marginal CPU per ${shape === 'lobs' ? 'LOB' : 'row'} ${marginal.toFixed(1)} µs (uninterrupted)`);
   }
 }
 const largest = new Map(rows.map((r) => [r.shape, r.size]));
