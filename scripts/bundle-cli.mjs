@@ -6,8 +6,8 @@
  * (ten runs each; Node 24: 0.30 against 0.23). A scheduled audit of a small object pays it once
  * per run, as does each of the test suite's ~800 command-line children. The verbs stay separate
  * chunks, loaded only when run (src/cli/verbs.ts). The packages written in JavaScript are bundled
- * too (below); native modules and those that load files beside their own stay imports. hash-worker is a second entry, beside
- * main.js, because the hash pool starts it by the URL `./hash-worker.js` next to its own module.
+ * too (below); native modules and those that load files beside their own stay imports. hash-worker and object-worker are entries
+ * beside main.js, because the hash pool starts them by their URL (`./hash-worker.js`) next to its own module.
  * The bundle is one folder below dist/, as the modules are, so paths found from a module's own URL
  * (`../../package.json`, the resources of siard/writer.ts) lead to the same files.
  */
@@ -41,7 +41,11 @@ const REQUIRE_BANNER = [
 const outdir = 'dist/bundle';
 rmSync(outdir, { recursive: true, force: true });
 await build({
-  entryPoints: { main: 'src/cli/main.ts', 'hash-worker': 'src/ocfl/validate/hash-worker.ts' },
+  entryPoints: {
+    main: 'src/cli/main.ts',
+    'hash-worker': 'src/ocfl/validate/hash-worker.ts',
+    'object-worker': 'src/ocfl/validate/object-worker.ts',
+  },
   outdir,
   bundle: true,
   splitting: true,

@@ -34,10 +34,12 @@ export interface HashBatchResult {
  * worker is hash-worker.ts, and Node 20 does not apply the parent's `--import=tsx` hooks inside
  * workers, so a one-line bootstrap registers tsx there first.
  */
-export function startWorker(): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./hash-worker.js', import.meta.url));
+export function startWorker(script: 'hash-worker' | 'object-worker' = 'hash-worker'): Worker {
+  // Each URL written out: the bundler and knip find a worker's module by it.
+  const built = script === 'hash-worker' ? new URL('./hash-worker.js', import.meta.url) : new URL('./object-worker.js', import.meta.url);
+  if (!import.meta.url.endsWith('.ts')) return new Worker(built);
   const tsxApi = import.meta.resolve('tsx/esm/api');
-  const worker = new URL('./hash-worker.ts', import.meta.url).href;
+  const worker = new URL(`./${script}.ts`, import.meta.url).href;
   const bootstrap = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(worker)}); });`;
   return new Worker(bootstrap, { eval: true });
 }
@@ -77,7 +79,10 @@ export class HashPool {
   private inlineBytes = INLINE_BYTES;
   private inlineFiles = INLINE_FILES;
 
-  constructor(readonly size = Math.max(1, os.availableParallelism?.() ?? os.cpus().length)) {}
+  /** `size` 0: no threads, every file hashed on the calling thread (itself a worker: object-worker.ts). */
+  constructor(readonly size = Math.max(1, os.availableParallelism?.() ?? os.cpus().length)) {
+    if (size === 0) this.inlineBytes = this.inlineFiles = Infinity;
+  }
 
   private spawn(): Worker {
     const worker = startWorker();

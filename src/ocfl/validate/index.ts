@@ -113,7 +113,8 @@ export async function validatePath(p: ValidationTarget, options: ValidateOptions
   await assertFolder(o);
   const kind = await ocflKind(o);
   if (kind === 'object') return validateObject(o, options);
-  if (kind === 'storage-root') return validateStorageRoot(o, options);
+  // A root's objects on a folder are checked by threads of their own (object-workers.ts); hashing threads start when needed.
+  if (kind === 'storage-root') return validateStorageRoot(o, { ...options, startWorkers: false });
   throw new UsageError(
     `${typeof p === 'string' && !isObjectStoreUrl(p) ? path.resolve(p) : o.display} is neither an OCFL object (no ` +
       `0=ocfl_object_1.x, no inventory.json) nor a storage root (no 0=ocfl_1.x, no ocfl_layout.json).`,

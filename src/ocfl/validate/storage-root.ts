@@ -13,6 +13,7 @@ import { FileSystemStorage } from '../storage/fs.js';
 import { HashPool } from './hash-pool.js';
 import type { SpecVersion } from './inventory.js';
 import { checkObject, type ObjectCheck, type ObjectCheckOptions } from './object.js';
+import { checkObjectsInWorkers } from './object-workers.js';
 import { readJson, readSmall } from './read.js';
 
 /** Objects validated concurrently: enough to keep the hashing threads fed between objects. */
@@ -166,6 +167,20 @@ async function checkObjects(
   options: StorageRootCheckOptions,
 ): Promise<ObjectCheck[]> {
   const { fs, root, at } = scan;
+  if (fs instanceof FileSystemStorage && objectDirs.length > 1) {
+    // On a folder, whole objects in worker threads (object-workers.ts): their checks then run on every core.
+    return checkObjectsInWorkers(
+      fs.location,
+      objectDirs.map((rel) => joinPath(root, rel)),
+      objectDirs.map((rel) => at(rel)),
+      {
+        fixity: options.fixity !== false,
+        onPlan: options.onPlan,
+        onHashed: options.onHashed,
+        onObject: (i) => options.onObject?.(objectDirs[i]!),
+      },
+    );
+  }
   const checks = new Array<ObjectCheck>(objectDirs.length);
   let next = 0;
   let turn: Promise<void> = Promise.resolve();
