@@ -41,6 +41,7 @@ const LOCAL_BY_NATURE: Record<string, string> = {
   'siard/resume/interrupted-export.ts': 'finds the interrupted exports a local out-dir holds',
   'siard/resume/file-ledger.ts': "a resumable export's files with their digests, in the local staging folder beside them",
   'read-small-file.ts': 'reads one local file as a stream (the filesystem backend, and LOB files beside a local .siard)',
+  'process-alive.ts': 'reads /proc/<pid>/stat to tell an ended (zombie) process from a running one',
   'remove-tree.ts': 'removes the local folder an export staged its package in (used by siard/output-sink.ts)',
   'siard/writer.ts': 'reads the bundled metadata.xsd',
   'siard/zip/reader.ts': 'yauzl reads a local .siard by descriptor (other archives come as a ByteSource)',
