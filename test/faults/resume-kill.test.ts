@@ -19,7 +19,6 @@
  */
 import test, { type ExecutionContext } from 'ava';
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -38,6 +37,8 @@ import {
   startCli,
   workspaceLeftovers,
   type ChildResult,
+  sameTree,
+  treeDigests,
 } from './harness.js';
 import { makeTables } from './resume-tables.js';
 
@@ -48,32 +49,6 @@ console.log(`[faults] resume tests: FAULT_SEED=${SEED} runs=${RUNS}`);
 /** The top-level names of a tree of files. */
 function topLevel(tree: Map<string, string>): Set<string> {
   return new Set([...tree.keys()].map((k) => k.split('/')[0]!));
-}
-
-/** relative path -> SHA-256 of every file under `dir`, hidden ones included. */
-function treeDigests(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (rel: string) => {
-    for (const e of readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-      const child = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) walk(child);
-      else
-        out.set(
-          child,
-          createHash('sha256')
-            .update(readFileSync(path.join(dir, child)))
-            .digest('hex'),
-        );
-    }
-  };
-  walk('');
-  return out;
-}
-
-function sameTree(a: Map<string, string>, b: Map<string, string>): string | undefined {
-  for (const [k, v] of a) if (b.get(k) !== v) return `${k} ${b.has(k) ? 'differs' : 'is missing'}`;
-  for (const k of b.keys()) if (!a.has(k)) return `${k} is extra`;
-  return undefined;
 }
 
 const base = tempDir('siard-ocfl-resume-kill-');
