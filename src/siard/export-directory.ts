@@ -15,7 +15,7 @@ import type { SiardExportOptions } from './export-options.js';
 import { fingerprintsFileOf } from './fingerprint/fingerprint-file.js';
 import { JOURNAL_FORMAT, readJournal } from './resume/export-journal.js';
 import { ResumeRefused, type ExportResume } from './resume/export-resume.js';
-import { JOURNAL_FILE, resumeKey, takeInterruptedExport, type InterruptedExport } from './resume/interrupted-export.js';
+import { hasWork, JOURNAL_FILE, resumeKey, takeInterruptedExport, type InterruptedExport } from './resume/interrupted-export.js';
 
 export interface DirectoryExportHooks {
   /**
@@ -185,8 +185,7 @@ function foundWrong(err: unknown): boolean {
   return err instanceof SiardOcflError && err.exitCode === 1;
 }
 
-/** Whether a staging folder holds a journal with at least one finished table. */
+/** Whether a staging folder holds work to keep: a finished table, or a cut inside the table in progress (hasWork). */
 async function isResumableWork(staging: string): Promise<boolean> {
-  const contents = await readJournal(path.join(staging, JOURNAL_FILE)).catch(() => undefined);
-  return (contents?.tables.length ?? 0) > 0;
+  return hasWork(await readJournal(path.join(staging, JOURNAL_FILE)).catch(() => undefined));
 }

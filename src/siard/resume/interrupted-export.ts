@@ -60,7 +60,7 @@ export interface InterruptedWork {
 }
 
 /** Whether a journal proves any work: a finished table, or a cut inside the table in progress. */
-function hasWork(contents: JournalContents | undefined): contents is JournalContents {
+export function hasWork(contents: JournalContents | undefined): contents is JournalContents {
   return contents !== undefined && (contents.tables.length > 0 || contents.progress !== undefined);
 }
 
