@@ -161,12 +161,12 @@ async function exportOnce(
     } else await sink.commit(exportResume ? summary : undefined);
     return summary;
   } catch (err) {
-    if (exportResume && !(err instanceof ResumeRefused) && !foundWrong(err) && (await isResumableWork(sink.stagingDir))) {
+    const kept = exportResume && !(err instanceof ResumeRefused) && !foundWrong(err) ? await keptWork(sink.stagingDir) : undefined;
+    if (kept) {
       await sink.suspend();
+      const stop = /[.!?]$/.test(err instanceof Error ? err.message : '') ? '' : '.';
       throw err instanceof SiardOcflError && err.code !== 'RESUME_CHANGED'
-        ? Object.assign(err, {
-            message: `${err.message} The tables finished so far are kept: run the same ${resume?.verb ?? 'export'} again to resume it.`,
-          })
+        ? Object.assign(err, { message: `${err.message}${stop} ${kept}: run the same ${resume?.verb ?? 'export'} again to resume it.` })
         : err;
     }
     await sink.abort().catch(() => undefined);
@@ -187,5 +187,18 @@ function foundWrong(err: unknown): boolean {
 
 /** Whether a staging folder holds work to keep: a finished table, or a cut inside the table in progress (hasWork). */
 async function isResumableWork(staging: string): Promise<boolean> {
-  return hasWork(await readJournal(path.join(staging, JOURNAL_FILE)).catch(() => undefined));
+  return (await keptWork(staging)) !== undefined;
+}
+
+/**
+ * What a staging folder keeps, said as the start of the error's last sentence; undefined when it
+ * holds no work. A stop inside the first table keeps its cuts though no table is finished: said so.
+ */
+async function keptWork(staging: string): Promise<string | undefined> {
+  const contents = await readJournal(path.join(staging, JOURNAL_FILE)).catch(() => undefined);
+  if (!hasWork(contents)) return undefined;
+  const at = contents.progress;
+  if (!at) return 'The tables finished so far are kept';
+  const finished = `${contents.tables.length} ${contents.tables.length === 1 ? 'table' : 'tables'} finished`;
+  return `The work done so far is kept (${finished}, ${at.qualifiedName} up to its row of key ${at.key})`;
 }
