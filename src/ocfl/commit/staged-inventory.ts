@@ -2,12 +2,11 @@
  * The new version's inventory as a source of its canonical bytes (inventory/chunks.ts), taken from
  * the staged changes. For a new object every block comes straight from the StagedState: no
  * Inventory of JavaScript objects is built (at a million files its manifest and state objects and
- * their million small arrays cost some 300 MB). An existing object goes through nextInventory, as
- * before when it is held as JavaScript objects (FullBase), and from the blocks of its compact view
- * otherwise (ViewBase). Either way the bytes are those of serializeInventory(nextInventory(...)).
+ * their million small arrays cost some 300 MB). An existing object's comes from the blocks of its
+ * compact view (StagingBase). Either way the bytes are those of serializeInventory(nextInventory(...)).
  */
-import { byCodeUnit, type InventorySource, type PathBlock, sourceOfInventory, type VersionSource } from '../inventory/chunks.js';
-import { FullBase, type StagingBase, ViewBase } from './staging-base.js';
+import { byCodeUnit, type InventorySource, type PathBlock, type VersionSource } from '../inventory/chunks.js';
+import type { StagingBase } from './staging-base.js';
 import { INVENTORY_TYPE_1_0, INVENTORY_TYPE_1_1, type Inventory } from '../inventory/inventory.js';
 import { nextInventory, type StagedChanges, versionFields, type VersionMetadata } from './next-inventory.js';
 import { viewFixity } from './view-fixity.js';
@@ -47,7 +46,7 @@ function mergedBlock(a: PathBlock, b: PathBlock): PathBlock {
 
 /** The source of the next inventory of an object read as a compact view, its fixity blocks made by viewFixity. */
 function viewBaseSource(
-  base: ViewBase,
+  base: StagingBase,
   staged: StagedState,
   changes: StagedChanges,
   metadata: VersionMetadata,
@@ -69,7 +68,7 @@ function viewBaseSource(
     // The view's keys are its digests, as the staged blocks' are: the new content's manifest
     // entries (never the base's digests) merge into the base's, the state is the staged block.
     manifest: mergedBlock(base.manifestBlock(), staged.manifestBlock()),
-    versions: [...prior, [changes.version, { ...versionFields(metadata), state: staged.stateBlock() }]],
+    versions: [...prior, [changes.version, { ...versionFields(metadata), state: base.respelled(staged.stateBlock()) }]],
   };
 }
 
@@ -83,8 +82,8 @@ export interface StagedInventory {
  * The source of the next inventory and a way to get it as objects, from what `staged` holds and
  * `changes` says of it. `metadata.created` is fixed here, so that both give the same version.
  * `complete` adds to an existing object's inventory what it lacks (fixity read again from stored
- * content) before it is written; for a base read as a view (ViewBase) it is given a stand-in
- * inventory of the content that lacks fixity (see view-fixity.ts).
+ * content) before it is written: given a stand-in inventory of the content that lacks fixity (see
+ * view-fixity.ts).
  */
 export async function stagedInventory(
   staged: StagedState,
@@ -95,13 +94,8 @@ export async function stagedInventory(
 ): Promise<StagedInventory> {
   const fixed: VersionMetadata = { ...metadata, created: versionFields(metadata).created };
   const all: StagedChanges = { ...changes, state: staged.state, newContent: staged.newContent, base: undefined };
-  if (base instanceof FullBase) {
-    const inv = nextInventory({ ...all, base: base.inventory }, fixed);
-    await complete(inv);
-    return { source: sourceOfInventory(inv), inventory: () => inv };
-  }
   let built: Inventory | undefined;
-  if (base instanceof ViewBase) {
+  if (base) {
     const fixity = await viewFixity(base, all, complete);
     return {
       source: viewBaseSource(base, staged, all, fixed, fixity.blocks),

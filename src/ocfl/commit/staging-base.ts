@@ -1,106 +1,60 @@
 /**
  * The inventory a new version starts from, as a staged version uses it: its header, which
  * digests it holds (and the first content path of each), its head state, and the source of its
- * blocks for writing the next inventory. Two forms:
- *
- * - FullBase: the inventory as JavaScript objects (any shape; a reader's `known` inventory).
- * - ViewBase: the compact InventoryView of a plain inventory whose fixity blocks the view keeps
- *   (those of the algorithms this tool computes): a million-file base then costs ~190 MB (and
- *   some 80 MB per fixity block) instead of its parsed objects (~840 bytes per file more than its
- *   JSON), and the next inventory is written from the view's blocks.
+ * blocks for writing the next inventory: the compact InventoryView whose fixity blocks are all kept
+ * (StagingBase.canWrite). A million-file base costs ~190 MB (and some 80 MB per fixity block) instead
+ * of its parsed objects (~840 bytes per file more than its JSON), and the next inventory is written
+ * from the view's blocks, keys as the base writes them.
  */
 import type { Inventory } from '../inventory/inventory.js';
 import type { DigestBlock } from '../inventory/digest-block.js';
 import type { InventoryView } from '../inventory/view.js';
 import { byCodeUnit, type PathBlock } from '../inventory/chunks.js';
 
-export interface StagingBase {
-  readonly id: string;
-  readonly type: string;
-  readonly digestAlgorithm: string;
-  readonly head: string;
-  readonly contentDirectory: string | undefined;
-  /** The manifest key (as the base writes it) of a lower-case digest, or undefined when the base lacks it. */
-  manifestKey(digest: string): string | undefined;
-  /** The first content path of a manifest key. */
-  firstContentPath(key: string): string;
-  /** The head state: logical path and lower-case digest, each path once. */
-  headState(): Iterable<readonly [string, string]>;
-}
-
-type Header = Pick<StagingBase, 'id' | 'type' | 'digestAlgorithm' | 'head'> & { contentDirectory?: string | undefined };
-
-/** The header fields of a base, copied from what it is read from (neither changes while a version is staged). */
-abstract class BaseHeader {
-  readonly id: string;
-  readonly type: string;
-  readonly digestAlgorithm: string;
-  readonly head: string;
-  readonly contentDirectory: string | undefined;
-
-  constructor(header: Header) {
-    this.id = header.id;
-    this.type = header.type;
-    this.digestAlgorithm = header.digestAlgorithm;
-    this.head = header.head;
-    this.contentDirectory = header.contentDirectory;
-  }
-}
-
-export class FullBase extends BaseHeader implements StagingBase {
-  /** lower-case digest -> manifest key as written (keys may be upper case) */
-  private readonly keys = new Map<string, string>();
-
-  constructor(readonly inventory: Inventory) {
-    super(inventory);
-    for (const key of Object.keys(inventory.manifest)) this.keys.set(key.toLowerCase(), key);
-  }
-
-  manifestKey(digest: string): string | undefined {
-    return this.keys.get(digest);
-  }
-
-  firstContentPath(key: string): string {
-    return this.inventory.manifest[key]![0]!;
-  }
-
-  *headState(): Iterable<readonly [string, string]> {
-    for (const [digest, paths] of Object.entries(this.inventory.versions[this.inventory.head]!.state)) {
-      const lower = digest.toLowerCase();
-      for (const p of paths) yield [p, lower] as const;
-    }
-  }
-}
-
 /** A digest block as the canonical inventory lists it: digests in order, each one's paths sorted. */
 function sortedBlock(block: DigestBlock): PathBlock {
   return function* () {
-    for (const k of block.sortedEntries()) yield [block.digestOf(k), block.pathsOf(k).sort(byCodeUnit)] as const;
+    for (const k of block.sortedEntries()) yield [block.keyOf(k), block.pathsOf(k).sort(byCodeUnit)] as const;
   };
 }
 
-export class ViewBase extends BaseHeader implements StagingBase {
+export class StagingBase {
+  readonly id: string;
+  readonly type: string;
+  readonly digestAlgorithm: string;
+  readonly head: string;
+  readonly contentDirectory: string | undefined;
+
   constructor(readonly view: InventoryView) {
-    super(view);
+    ({
+      id: this.id,
+      type: this.type,
+      digestAlgorithm: this.digestAlgorithm,
+      head: this.head,
+      contentDirectory: this.contentDirectory,
+    } = view);
   }
 
   /**
    * Whether a view can be a writer's base: a fixity block of an algorithm this tool does not
-   * compute is only checked, not kept, so its bytes could not be written again (parse in full).
+   * compute, read plain, is only checked, not kept, so its bytes could not be written again (the
+   * inventory is then parsed in full, which keeps every block).
    */
   static canWrite(view: InventoryView): boolean {
     return view.fixityAlgorithms().every((alg) => view.fixityBlock(alg) !== undefined);
   }
 
+  /** The manifest key (as the base writes it) of a lower-case digest, or undefined when the base lacks it. */
   manifestKey(digest: string): string | undefined {
-    // A plain inventory's keys are lower-case hex: the key is the digest itself.
-    return this.view.manifestPaths(digest) ? digest : undefined;
+    return this.view.manifestKey(digest);
   }
 
+  /** The first content path of a manifest key. */
   firstContentPath(key: string): string {
-    return this.view.manifestPaths(key)![0]!;
+    return this.view.manifestPaths(key.toLowerCase())![0]!;
   }
 
+  /** The head state: logical path and lower-case digest, each path once. */
   headState(): Iterable<readonly [string, string]> {
     return this.view.state(this.view.head);
   }
@@ -127,11 +81,18 @@ export class ViewBase extends BaseHeader implements StagingBase {
     return sortedBlock(this.view.fixityBlock(algorithm)!);
   }
 
-  /** The content paths a fixity block lists under a lower-case digest (none: an empty list). */
-  fixityPaths(algorithm: string, digest: string): string[] {
+  /** The key (as the block writes it) and content paths a fixity block lists under a lower-case digest (none: the digest and no path). */
+  fixityEntry(algorithm: string, digest: string): { key: string; paths: string[] } {
     const block = this.view.fixityBlock(algorithm);
     const k = block ? block.findHex(digest) : -1;
-    return k < 0 ? [] : block!.pathsOf(k);
+    return k < 0 ? { key: digest, paths: [] } : { key: block!.keyOf(k), paths: block!.pathsOf(k) };
+  }
+
+  /** A block of the new version keyed by lower-case digests, keyed as the base's manifest writes them (sorted again when that differs). */
+  respelled(block: PathBlock): PathBlock {
+    if (!this.view.keysAsWritten) return block;
+    return () =>
+      [...block()].map(([digest, paths]) => [this.manifestKey(digest) ?? digest, paths] as const).sort(([a], [b]) => byCodeUnit(a, b));
   }
 
   /** Whether a fixity block lists a content path (under any digest). */
@@ -171,7 +132,7 @@ export class ViewBase extends BaseHeader implements StagingBase {
       for (const alg of this.fixityAlgorithms()) {
         const block = this.view.fixityBlock(alg)!;
         const entries: Record<string, string[]> = (inv.fixity[alg] = {});
-        for (let k = 0; k < block.entries; k++) entries[block.digestOf(k)] = block.pathsOf(k);
+        for (let k = 0; k < block.entries; k++) entries[block.keyOf(k)] = block.pathsOf(k);
       }
     }
     return inv;

@@ -1,5 +1,5 @@
 /**
- * The fixity blocks of the next inventory of an object read as a compact view (ViewBase), as
+ * The fixity blocks of the next inventory of an object read as a compact view (StagingBase), as
  * nextInventory (next-inventory.ts) and the completion of a staged version make them on the base
  * parsed in full: the base's blocks kept, and in each algorithm asked for, the fixity of the
  * content the version stores, that of content stored before and met again (a content path listed
@@ -10,7 +10,7 @@
 import { byCodeUnit, type PathBlock } from '../inventory/chunks.js';
 import type { Inventory } from '../inventory/inventory.js';
 import type { StagedChanges } from './next-inventory.js';
-import type { ViewBase } from './staging-base.js';
+import type { StagingBase } from './staging-base.js';
 
 /** Content paths one completion call reads at most: the stand-in inventory it is given stays small. */
 const COMPLETION_BATCH = 10_000;
@@ -47,15 +47,16 @@ export interface ViewFixity {
 }
 
 /** What nextInventory adds to the fixity blocks: each content path once under a digest (the base's paths included). */
-function stagedFixity(base: ViewBase, changes: StagedChanges): Map<string, Added> {
+function stagedFixity(base: StagingBase, changes: StagedChanges): Map<string, Added> {
   const out = new Map<string, Added>();
   for (const alg of changes.fixityAlgorithms) {
     const block: Added = new Map();
     out.set(alg, block);
     const add = (value: string, contentPath: string) => {
-      const paths = block.get(value);
-      if (paths?.includes(contentPath) || base.fixityPaths(alg, value).includes(contentPath)) return;
-      addTo(block, value, [contentPath]);
+      // Under the key the base writes for the digest (it may be upper case).
+      const listed = base.fixityEntry(alg, value);
+      if (block.get(listed.key)?.includes(contentPath) || listed.paths.includes(contentPath)) return;
+      addTo(block, listed.key, [contentPath]);
     };
     for (const [, c] of changes.newContent) add(c.digests![alg]!, c.contentPath);
     // Content stored earlier and met again now: its digest for `alg` is known without rereading.
@@ -70,7 +71,7 @@ function stagedFixity(base: ViewBase, changes: StagedChanges): Map<string, Added
  * digests each in every algorithm asked for, of which those lacking are kept).
  */
 async function completedFixity(
-  base: ViewBase,
+  base: StagingBase,
   staged: Map<string, Added>,
   complete: (inv: Inventory) => Promise<void>,
 ): Promise<Map<string, Added>> {
@@ -102,7 +103,11 @@ async function completedFixity(
   return out;
 }
 
-export async function viewFixity(base: ViewBase, changes: StagedChanges, complete: (inv: Inventory) => Promise<void>): Promise<ViewFixity> {
+export async function viewFixity(
+  base: StagingBase,
+  changes: StagedChanges,
+  complete: (inv: Inventory) => Promise<void>,
+): Promise<ViewFixity> {
   const staged = stagedFixity(base, changes);
   const completed = await completedFixity(base, staged, complete);
   const algorithms = [...new Set([...base.fixityAlgorithms(), ...changes.fixityAlgorithms])].sort(byCodeUnit);

@@ -6,9 +6,14 @@
 import { emptyTable, hashBytes, PathIndex, textAt, type Arena } from './arena.js';
 import type { BlockParts } from './path-block-windows.js';
 
+/** Keys all of lower-case hex digits, of one even length (the block's digests are then bytes). */
+const hexKeys = (keys: readonly string[]) => keys.every((k) => k.length === keys[0]!.length && /^(?:[0-9a-f]{2})+$/.test(k));
+
 /**
  * A digest -> paths block (the manifest, a fixity block): digests as bytes (`size` each), an index
  * of them, the paths of each, and an index of the paths built when a lookup by path first needs it.
+ * A block parsed in full whose keys are not all lower-case hex of one length (upper case, not hex)
+ * keeps them as written (`spelled`), found by their lower case (the last, if two differ in case only).
  */
 export class DigestBlock {
   /** The index of the digests (index()); none when they ascend (indexSorted()), found by a search then. */
@@ -27,7 +32,31 @@ export class DigestBlock {
     /** firstPath[k] .. firstPath[k + 1]: the paths of entry k. */
     readonly firstPath: Uint32Array,
     readonly paths: Arena,
+    /** The keys as written, when not bytes (then `digests` is empty). */
+    private readonly spelled?: readonly string[],
   ) {}
+
+  /** A block of keys and their path lists (parsed in full); each path must be well-formed Unicode. */
+  static ofLists(keys: string[], lists: ReadonlyArray<readonly string[]>): DigestBlock {
+    const firstPath = new Uint32Array(keys.length + 1);
+    let count = 0;
+    let bytes = 0;
+    for (let k = 0; k < keys.length; k++) {
+      firstPath[k] = count;
+      count += lists[k]!.length;
+      for (const p of lists[k]!) bytes += Buffer.byteLength(p);
+    }
+    firstPath[keys.length] = count;
+    const paths: Arena = { bytes: Buffer.allocUnsafe(bytes), start: new Uint32Array(count), end: new Uint32Array(count) };
+    for (let k = 0, i = 0, at = 0; k < keys.length; k++)
+      for (const p of lists[k]!) {
+        paths.start[i] = at;
+        at += paths.bytes.write(p, at);
+        paths.end[i++] = at;
+      }
+    if (!hexKeys(keys)) return new DigestBlock(Buffer.alloc(0), 0, firstPath, paths, keys);
+    return new DigestBlock(Buffer.from(keys.join(''), 'hex'), (keys[0]?.length ?? 0) / 2, firstPath, paths);
+  }
 
   /** A block read in windows (its keys already bytes, `size` each); not yet indexed. */
   static ofParts(block: BlockParts, size: number): DigestBlock {
@@ -36,6 +65,11 @@ export class DigestBlock {
 
   get entries(): number {
     return this.firstPath.length - 1;
+  }
+
+  /** Whether the keys are kept as written (not as bytes). */
+  get keysAsWritten(): boolean {
+    return this.spelled !== undefined;
   }
 
   get digestSize(): number {
@@ -47,6 +81,7 @@ export class DigestBlock {
    * found by a binary search, or at once when looked up in their order. Other blocks: index().
    */
   indexSorted(): boolean {
+    if (this.spelled) return this.index();
     const size = this.size;
     for (let k = 1; k < this.entries; k++)
       if (this.digests.compare(this.digests, k * size, (k + 1) * size, (k - 1) * size, k * size) >= 0) return this.index();
@@ -55,6 +90,10 @@ export class DigestBlock {
 
   /** Indexes every entry; false when a digest repeats (JSON.parse keeps the last: the full parse decides). */
   index(): boolean {
+    if (this.spelled) {
+      this.byLowerCase ??= new Map(this.spelled.map((key, k) => [key.toLowerCase(), k]));
+      return true;
+    }
     const table = (this.table = emptyTable(this.entries));
     const mask = table.length - 1;
     for (let k = 0; k < this.entries; k++) {
@@ -73,12 +112,17 @@ export class DigestBlock {
 
   /** The entry of a digest given as lower-case hex, or -1 (for anything else too). */
   findHex(digest: string): number {
+    if (this.spelled) {
+      this.index();
+      return this.byLowerCase!.get(digest) ?? -1;
+    }
     if (digest.length !== 2 * this.size || !/^[0-9a-f]*$/.test(digest)) return -1;
     return this.find(Buffer.from(digest, 'hex'));
   }
 
   /** The entry of a digest given as bytes, or -1. */
   find(digest: Uint8Array): number {
+    if (this.spelled) return this.findHex(Buffer.from(digest).toString('hex'));
     if (digest.length !== this.size) return -1;
     if (this.ascending) return this.search(digest);
     if (!this.table) this.index();
@@ -113,23 +157,33 @@ export class DigestBlock {
     return low > 0 && order(low - 1) === 0 ? low - 1 : -1;
   }
 
+  /** The lower-case digest of entry k. */
   digestOf(k: number): string {
-    return this.digests.toString('hex', k * this.size, (k + 1) * this.size);
+    return this.spelled ? this.spelled[k]!.toLowerCase() : this.digests.toString('hex', k * this.size, (k + 1) * this.size);
   }
 
-  /** Entry indexes in the order of their digests (the order of their hex keys); no sort when already in it. */
+  /** The key of entry k as the inventory writes it (its digest, but for a block keeping its keys as written). */
+  keyOf(k: number): string {
+    return this.spelled ? this.spelled[k]! : this.digestOf(k);
+  }
+
+  /** Entry indexes in the order of their keys (of their digests, when bytes); no sort when already in it. */
   sortedEntries(): Uint32Array {
     return (this.order ??= this.sortEntries());
   }
 
   private order: Uint32Array | undefined;
+  /** A block keeping its keys as written: lower-case key -> entry. */
+  private byLowerCase: Map<string, number> | undefined;
 
   private sortEntries(): Uint32Array {
     const order = new Uint32Array(this.entries);
     for (let k = 0; k < order.length; k++) order[k] = k;
-    const size = this.size;
+    const { size, spelled } = this;
     // buf.compare(target, targetStart, targetEnd, sourceStart, sourceEnd) orders the source (a) against the target (b).
-    const cmp = (a: number, b: number) => this.digests.compare(this.digests, b * size, (b + 1) * size, a * size, (a + 1) * size);
+    const cmp = spelled
+      ? (a: number, b: number) => (spelled[a]! < spelled[b]! ? -1 : spelled[a]! > spelled[b]! ? 1 : 0)
+      : (a: number, b: number) => this.digests.compare(this.digests, b * size, (b + 1) * size, a * size, (a + 1) * size);
     let sorted = true;
     for (let k = 1; k < order.length && sorted; k++) sorted = cmp(k - 1, k) < 0;
     return sorted ? order : order.sort(cmp);

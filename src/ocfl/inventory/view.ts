@@ -5,14 +5,18 @@
  * Here a file costs about 64 bytes of digest and its paths' bytes plus ~30 bytes of offsets, and
  * the JSON is let go once read.
  *
- * Only inventories of the plain shape are read this way (see plain.ts); for any other
- * `InventoryView.from` answers undefined and the caller parses the bytes in full, which words
- * the error when there is one. Every check parseInventory makes is made here too (the header
- * fields through inventoryFromJson itself), so a reader accepts exactly what it accepted before.
+ * Every reader and writer holds this one model, from one of two loaders: an inventory of the plain
+ * shape (see plain.ts) scanned window by window, never held whole; any other parsed in full
+ * (inventory.ts, which words the error when there is one) and then held the same way (ofInventory),
+ * its keys as written where they are not lower-case hex. Every check parseInventory makes is made
+ * on the plain shape too (the header fields through inventoryFromJson itself), so a reader accepts
+ * exactly what it accepted before.
  */
 import {
+  InventoryError,
   inventoryFromJson,
   noSuchVersion,
+  parseInventory,
   versionNumber,
   versionSummary,
   type Inventory,
@@ -20,7 +24,8 @@ import {
 } from './inventory.js';
 import { plainOfParts, type PlainInventory } from './plain.js';
 import { OrderedMap, PathIndex, textAt, type Arena } from './arena.js';
-import type { DigestBlock } from './digest-block.js';
+import { DigestBlock } from './digest-block.js';
+import { isWellFormedUnicode } from './logical-path.js';
 import { InventoryWindows } from './windows.js';
 
 const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -93,9 +98,9 @@ export interface VersionListing {
 }
 
 /**
- * What every reader asks of an inventory, however it was loaded: InventoryView (below) of a plain
- * inventory, held compactly, or ParsedView (parsed-view.ts) of any other, parsed in full. Digests
- * asked for and answered are lower case. OcflObjectReader holds one and never asks which.
+ * What every reader asks of an inventory: InventoryView (below) of the whole inventory, or
+ * VersionView (version-view.ts) of one version read light. Digests asked for and answered are
+ * lower case. OcflObjectReader holds one and never asks which.
  */
 export interface InventoryModel {
   readonly id: string;
@@ -129,6 +134,17 @@ interface VersionPlace {
   summary: InventoryVersionSummary;
   paths: Arena;
   entryOf: Uint32Array;
+  /** Manifest entry -> the state's key for it, where it is written otherwise than the manifest's (an inventory parsed in full). */
+  keys?: Map<number, string>;
+}
+
+/** A block of an inventory parsed in full; a path UTF-8 cannot hold (a lone surrogate) is refused, never replaced. */
+function blockOf(keys: string[], lists: ReadonlyArray<readonly string[]>, where: string): DigestBlock {
+  for (const list of lists)
+    for (const p of list)
+      if (!isWellFormedUnicode(p))
+        throw new InventoryError(`${where} lists the path ${JSON.stringify(p)}, which is not well-formed Unicode.`);
+  return DigestBlock.ofLists(keys, lists);
 }
 
 export class InventoryView implements InventoryModel {
@@ -146,7 +162,46 @@ export class InventoryView implements InventoryModel {
     readonly contentDirectory: string | undefined,
     /** Whether the inventory has a fixity member (whose blocks the view checks but does not keep). */
     readonly hasFixity: boolean,
+    /** The manifest's own entries: those after them are state digests it lacks (an inventory parsed in full). */
+    private readonly listed: number,
   ) {}
+
+  /** The view of inventory bytes held whole: read plain where they are of that shape, else parsed in full (which words any error). */
+  static read(bytes: Buffer, where: string): InventoryView {
+    return InventoryView.from(bytes, where) ?? InventoryView.ofInventory(parseInventory(bytes, where), where);
+  }
+
+  /**
+   * The view of an inventory parsed in full: any the parse accepts. A state digest the manifest
+   * lacks (invalid, but read as ever) is an entry of no content path after the manifest's own.
+   */
+  static ofInventory(inv: Inventory, where: string): InventoryView {
+    const listedKeys = Object.keys(inv.manifest);
+    const keys = [...listedKeys];
+    const known = new Set(keys.map((k) => k.toLowerCase()));
+    for (const { state } of Object.values(inv.versions))
+      for (const key in state) if (!known.has(key.toLowerCase())) known.add(keys[keys.push(key) - 1]!.toLowerCase());
+    const manifest = blockOf(
+      keys,
+      keys.map((k, i) => (i < listedKeys.length ? inv.manifest[k]! : [])),
+      where,
+    );
+    const fixity = new Map(Object.entries(inv.fixity ?? {}).map(([alg, b]) => [alg, blockOf(Object.keys(b), Object.values(b), where)]));
+    const view = InventoryView.build(inv, manifest, fixity, inv.fixity !== undefined, listedKeys.length, (name) => {
+      const state = inv.versions[name]!.state;
+      const stateKeys = Object.keys(state);
+      const block = blockOf(stateKeys, Object.values(state), where);
+      const entryOf = new Uint32Array(block.paths.start.length);
+      const spelled = new Map<number, string>();
+      stateKeys.forEach((key, k) => {
+        const m = manifest.findHex(key.toLowerCase());
+        entryOf.fill(m, block.firstPath[k], block.firstPath[k + 1]);
+        if (manifest.keyOf(m) !== key) spelled.set(m, key);
+      });
+      return { paths: block.paths, entryOf, ...(spelled.size > 0 ? { keys: spelled } : {}) };
+    });
+    return view!;
+  }
 
   /**
    * The view of inventory bytes held whole, or undefined when they are not of the plain shape
@@ -184,7 +239,7 @@ export class InventoryView implements InventoryModel {
     const { manifest, fixity, states, digestSize: size } = blocks;
     if (!manifest!.index()) return undefined;
     for (const block of fixity.values()) if (block && !block.index()) return undefined;
-    return InventoryView.build(checked, manifest!, fixity, 'fixity' in skeleton, (name) => {
+    return InventoryView.build(checked, manifest!, fixity, 'fixity' in skeleton, manifest!.entries, (name) => {
       const state = states.get(name)!;
       const entryOf = new Uint32Array(state.paths.start.length);
       const seen = new Uint8Array(manifest!.entries);
@@ -207,7 +262,8 @@ export class InventoryView implements InventoryModel {
     manifest: DigestBlock,
     fixity: Map<string, DigestBlock | undefined>,
     hasFixity: boolean,
-    stateOf: (name: string) => { paths: Arena; entryOf: Uint32Array } | undefined,
+    listed: number,
+    stateOf: (name: string) => Omit<VersionPlace, 'summary'> | undefined,
   ): InventoryView | undefined {
     const places = new Map<string, VersionPlace>();
     for (const name of Object.keys(checked.versions).sort((a, b) => versionNumber(a) - versionNumber(b))) {
@@ -217,7 +273,7 @@ export class InventoryView implements InventoryModel {
       places.set(name, { summary: versionSummary(name, info, state.entryOf.length), ...state });
     }
     const { id, type, digestAlgorithm, head, contentDirectory } = checked;
-    return new InventoryView(id, type, digestAlgorithm, head, manifest, fixity, places, contentDirectory, hasFixity);
+    return new InventoryView(id, type, digestAlgorithm, head, manifest, fixity, places, contentDirectory, hasFixity, listed);
   }
 
   private place(version: string): VersionPlace {
@@ -259,8 +315,19 @@ export class InventoryView implements InventoryModel {
       size: entryOf.length,
       logicalPath: (i) => textAt(paths, i),
       digest: (i) => manifest.digestOf(entryOf[i]!),
-      contentPath: (i) => manifest.firstPathOf(entryOf[i]!),
+      contentPath: (i) => this.firstContentPath(entryOf[i]!),
     };
+  }
+
+  private firstContentPath(entry: number): string {
+    if (entry >= this.listed)
+      throw new InventoryError(`Object "${this.id}" has no manifest entry for digest ${this.manifest.digestOf(entry)}.`);
+    return this.manifest.firstPathOf(entry);
+  }
+
+  /** Whether the keys are kept as written (an inventory parsed in full whose manifest keys are not all lower-case hex). */
+  get keysAsWritten(): boolean {
+    return this.manifest.keysAsWritten;
   }
 
   /**
@@ -268,15 +335,22 @@ export class InventoryView implements InventoryModel {
    * sorted (what a writer needs to write this inventory again without its JavaScript objects).
    */
   *manifestEntries(): Generator<readonly [string, string[]]> {
-    for (const k of this.manifest.sortedEntries()) yield [this.manifest.digestOf(k), this.manifest.pathsOf(k).sort(byCodeUnit)] as const;
+    for (const k of this.manifest.sortedEntries())
+      if (k < this.listed) yield [this.manifest.keyOf(k), this.manifest.pathsOf(k).sort(byCodeUnit)] as const;
   }
 
   /**
    * A version's state as the canonical inventory lists it: digests in order, each one's paths
    * sorted, every path as listed (a repeated one too, as the full parse keeps it).
    */
-  *stateEntries(version: string): Generator<readonly [string, string[]]> {
+  stateEntries(version: string): Iterable<readonly [string, string[]]> {
     const place = this.place(version);
+    const entries = this.entriesOfState(place);
+    // Keys written otherwise than the manifest's sort as written.
+    return place.keys ? [...entries].sort(([a], [b]) => byCodeUnit(a, b)) : entries;
+  }
+
+  private *entriesOfState(place: VersionPlace): Generator<readonly [string, string[]]> {
     // Paths bucketed by manifest entry (a counting sort), entries then visited in digest order.
     const { entryOf, paths } = place;
     const first = new Uint32Array(this.manifest.entries + 1);
@@ -289,14 +363,20 @@ export class InventoryView implements InventoryModel {
       if (first[k] === first[k + 1]) continue;
       const list: string[] = [];
       for (let i = first[k]!; i < first[k + 1]!; i++) list.push(textAt(paths, byEntry[i]!));
-      yield [this.manifest.digestOf(k), list.sort(byCodeUnit)] as const;
+      yield [place.keys?.get(k) ?? this.manifest.keyOf(k), list.sort(byCodeUnit)] as const;
     }
   }
 
   /** Content paths of a lower-case digest, or undefined when the manifest lacks it. */
   manifestPaths(digest: string): string[] | undefined {
     const k = this.manifest.findHex(digest);
-    return k < 0 ? undefined : this.manifest.pathsOf(k);
+    return k < 0 || k >= this.listed ? undefined : this.manifest.pathsOf(k);
+  }
+
+  /** The manifest key of a lower-case digest as the inventory writes it, or undefined when the manifest lacks it. */
+  manifestKey(digest: string): string | undefined {
+    const k = this.manifest.findHex(digest);
+    return k < 0 || k >= this.listed ? undefined : this.manifest.keyOf(k);
   }
 
   /** The content paths of the manifest in its order, each once. */

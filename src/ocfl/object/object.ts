@@ -22,12 +22,11 @@ import {
 } from '../inventory/inventory.js';
 import { digestSync, isDigestAlgorithm } from '../digest.js';
 import { type InventoryModel, InventoryView, type VersionListing } from '../inventory/view.js';
-import { ParsedView } from '../inventory/parsed-view.js';
 import { VersionView } from '../inventory/version-view.js';
 import { InventoryWindows } from '../inventory/windows.js';
 import { readHashedWindows } from '../inventory/hashed-windows.js';
 import { plainOfParts, type PlainInventory } from '../inventory/plain.js';
-import { FullBase, type StagingBase, ViewBase } from '../commit/staging-base.js';
+import { StagingBase } from '../commit/staging-base.js';
 import { joinPath as join, type ReadStorage } from '../storage/storage.js';
 
 /** A version's metadata and file count (what `log` shows), from a full or a compact read alike. */
@@ -219,46 +218,33 @@ export async function loadInventorySummary(
 }
 
 /**
- * The inventory a writer starts from (staging-base.ts), with what recovery needs: the compact view
- * when the inventory is plain and the view can write its fixity again (ViewBase.canWrite), else
- * parsed in full. What a reader already holds (`known`) is taken when the object is still at its
- * bytes: a second copy of a million-entry inventory would cost as much again.
+ * The inventory a writer starts from (staging-base.ts), with what recovery needs: the compact view,
+ * read plain in windows where it can write the inventory again (StagingBase.canWrite), else read
+ * whole (parsed in full where it is not plain). What a reader already holds (`known`) is taken when
+ * the object is still at its bytes: a second copy of a million-entry inventory would cost as much again.
  */
 export async function loadStagingBase(
   storage: ReadStorage,
   objectPath: string,
   known?: KnownInventory,
 ): Promise<LoadedInventorySummary & { base: StagingBase }> {
-  if (known && 'inventory' in known) return knownParsedBase(storage, objectPath, known);
+  const held = known && ('view' in known ? known : { view: InventoryView.ofInventory(known.inventory, objectPath), digest: known.digest });
   // A plain inventory is viewed in windows, hashed as they stream: its JSON (~600 MB at a million files) is never held whole.
   const viewed =
-    known && ViewBase.canWrite(known.view) && (await stillAt(storage, objectPath, known)) ? known : await windowedView(storage, objectPath);
-  if (viewed && ViewBase.canWrite(viewed.view)) return { ...baseSummary(viewed.view), digest: viewed.digest, sidecarStale: false };
-  const read = (bytes: Buffer, where: string): InventoryModel => {
+    held && StagingBase.canWrite(held.view) && (await stillAt(storage, objectPath, held)) ? held : await windowedView(storage, objectPath);
+  if (viewed && StagingBase.canWrite(viewed.view)) return { ...baseSummary(viewed.view), digest: viewed.digest, sidecarStale: false };
+  const read = (bytes: Buffer, where: string): InventoryView => {
     const view = InventoryView.from(bytes, where);
-    return view && ViewBase.canWrite(view) ? view : new ParsedView(parseInventory(bytes, where));
+    return view && StagingBase.canWrite(view) ? view : InventoryView.ofInventory(parseInventory(bytes, where), where);
   };
-  const { bytes, header: model, sidecarStale, digest } = await verifiedInventoryBytes(storage, objectPath, read);
-  return { ...baseSummary(model), bytes, digest, sidecarStale };
-}
-
-/** loadStagingBase of an inventory a reader parsed in full: its header read first, the whole parsed again only when its bytes changed. */
-async function knownParsedBase(
-  storage: ReadStorage,
-  objectPath: string,
-  known: ParsedInventory,
-): Promise<LoadedInventorySummary & { base: StagingBase }> {
-  const { bytes, header, sidecarStale, digest } = await verifiedInventoryBytes(storage, objectPath, parseInventoryHeader);
-  const same = digest === known.digest && header.digestAlgorithm === known.inventory.digestAlgorithm;
-  const inventory = same ? known.inventory : parseInventory(bytes, `${storage.location}/${join(objectPath, 'inventory.json')}`);
-  return { ...baseSummary(new ParsedView(inventory)), bytes, digest, sidecarStale };
+  const { bytes, header: view, sidecarStale, digest } = await verifiedInventoryBytes(storage, objectPath, read);
+  return { ...baseSummary(view), bytes, digest, sidecarStale };
 }
 
 /** A writer's base over an inventory read, with the summary recovery reads of it. */
-function baseSummary(model: InventoryModel): { inventory: InventorySummary; base: StagingBase } {
-  const base = model instanceof ParsedView ? new FullBase(model.inventory) : new ViewBase(model as InventoryView);
-  const { id, head, type, digestAlgorithm } = model;
-  return { inventory: { id, head, type, digestAlgorithm, versions: model.versions() }, base };
+function baseSummary(view: InventoryView): { inventory: InventorySummary; base: StagingBase } {
+  const { id, head, type, digestAlgorithm } = view;
+  return { inventory: { id, head, type, digestAlgorithm, versions: view.versions() }, base: new StagingBase(view) };
 }
 
 /** Whether the root inventory still has the bytes `known` was viewed from, its sidecar agreeing (streamed, not held). */
@@ -285,22 +271,21 @@ export class OcflObjectReader {
     readonly storage: ReadStorage,
     /** Object root, relative to the storage. */
     readonly path: string,
-    /** The inventory, held compactly (InventoryView, of a plain inventory) or parsed in full (ParsedView): read alike. */
+    /** The inventory, held compactly (InventoryView, or VersionView of one version). */
     private readonly model: InventoryModel,
     /** Digest of the inventory bytes read (lets a writer of the same object reuse this inventory). */
     readonly inventoryDigest?: string,
   ) {}
 
   /**
-   * Reads the object's inventory: held compactly when it is of the plain shape (InventoryView),
-   * else parsed in full. `fixity: false` (a reader of states and content only): a compact read
+   * Reads the object's inventory into its compact view: read plain in windows where it can, else
+   * read whole (InventoryView.read). `fixity: false` (a reader of states and content only): a compact read
    * checks the fixity blocks without keeping them (contentDigest then knows only the manifest's algorithm).
    */
   static async open(storage: ReadStorage, objectPath: string, options: ReaderOptions = {}): Promise<OcflObjectReader> {
     const windowed = await windowedView(storage, objectPath, options);
     if (windowed) return new OcflObjectReader(storage, objectPath, windowed.view, windowed.digest);
-    const read = (bytes: Buffer, where: string) => InventoryView.from(bytes, where) ?? new ParsedView(parseInventory(bytes, where));
-    const { header, digest } = await verifiedInventoryBytes(storage, objectPath, read);
+    const { header, digest } = await verifiedInventoryBytes(storage, objectPath, InventoryView.read);
     return new OcflObjectReader(storage, objectPath, header, digest);
   }
 
@@ -322,11 +307,10 @@ export class OcflObjectReader {
     return reader;
   }
 
-  /** The inventory as this reader holds it (viewed or parsed) with the digest of its bytes: a writer's `known` (StartVersionOptions). */
-  known(): KnownInventory | undefined {
+  /** The inventory as this reader holds it with the digest of its bytes: a writer's `known` (StartVersionOptions). */
+  known(): ViewedInventory | undefined {
     const { model, inventoryDigest: digest } = this;
     if (digest === undefined) return undefined;
-    if (model instanceof ParsedView) return { inventory: model.inventory, digest };
     return model instanceof InventoryView ? { view: model, digest } : undefined;
   }
 

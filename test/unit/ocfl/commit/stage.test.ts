@@ -163,13 +163,13 @@ test("a writer handed a reader's inventory reuses it only while the object is at
   const rootDir = path.join(tempDir(), 'root');
   const root = await initRoot(rootDir, await loadLayout0003());
   let staged = await root.startVersion('kn');
-  // A logical path JSON writes with an escape: the inventory is not of the plain shape, and readers parse it in full.
+  // A logical path JSON writes with an escape: the inventory is not of the plain shape, and readers parse it in full (into the one view).
   await staged.addBuffer('a"1.txt', 'a in v1');
   await staged.commit();
-  // Unchanged since it was read: the reader's inventory object is the new version's base.
+  // Unchanged since it was read: the reader's view is the new version's base.
   const reader = await root.openObject('kn');
   const known = reader.known();
-  t.true(known !== undefined && 'inventory' in known, 'a reader of an inventory parsed in full hands over its parsed inventory');
+  t.true(known !== undefined && 'view' in known, 'a reader of an inventory parsed in full hands over its view, as any reader');
   staged = await root.startVersion('kn', { known });
   t.is(staged.version, 'v2');
   await staged.addBuffer('b.txt', 'b in v2');

@@ -5,9 +5,10 @@
  * JSON.stringify), in both copies, with sidecars that hold the digest of those bytes. Objects are
  * large enough that the inventory is written in several pieces, and hold what the grouping must get
  * right: content shared by several paths, paths above U+FFFF and from U+E000 (whose UTF-8 order
- * differs from JavaScript's), removed, renamed and re-added paths, fixity old and new. A base read as
- * a compact view (ViewBase, view-fixity.ts) is held to the base parsed in full, fixity included, on
- * made cases and on every object of the OCFL conformance fixtures.
+ * differs from JavaScript's), removed, renamed and re-added paths, fixity old and new. A base read
+ * plain in windows (StagingBase, view-fixity.ts) is held to the base parsed in full (a caller's
+ * `known` inventory, InventoryView.ofInventory), fixity included, on made cases and on every object
+ * of the OCFL conformance fixtures.
  */
 import test from 'ava';
 import { createHash } from 'node:crypto';
@@ -17,7 +18,8 @@ import { loadLayout0003 } from '../../../../src/ocfl/layout/hash-and-id-n-tuple-
 import { type Inventory, parseInventory } from '../../../../src/ocfl/inventory/inventory.js';
 import { inventoryChunks, serializeInventory, sourceOfInventory } from '../../../../src/ocfl/inventory/chunks.js';
 import { initRoot } from '../../../../src/ocfl/root.js';
-import { ViewBase } from '../../../../src/ocfl/commit/staging-base.js';
+import { validatePath } from '../../../../src/ocfl/validate/index.js';
+import { StagingBase } from '../../../../src/ocfl/commit/staging-base.js';
 import { referenceBytes } from '../../../helpers/reference-inventory-bytes.js';
 import { repetitions } from '../../../helpers/repetitions.js';
 import { reference, sharedTest } from '../../../helpers/shared.js';
@@ -151,7 +153,7 @@ for (const shape of ['canonical', 'other tool'] as const) {
       const known = compact ? undefined : { inventory: parseInventory(bytes), digest: hex('sha512', bytes) };
       staged = await root.startVersion(id, known ? { known } : {});
       const base = (staged as unknown as { base: unknown }).base;
-      t.is(base instanceof ViewBase, compact, compact ? 'the base is the compact view' : 'the base is parsed in full');
+      t.true(base instanceof StagingBase, compact ? 'the base read plain' : 'the base parsed in full');
       await staged.remove(`${NAMES[0]}/f0`);
       await staged.rename(`${NAMES[1]}/f1`, 'moved/\uE001.bin');
       await staged.addBuffer('added/new.bin', 'new in v2');
@@ -275,7 +277,7 @@ for (const c of FIXITY_CASES) {
       const known = compact ? undefined : { inventory: parseInventory(bytes), digest: hex('sha512', bytes) };
       staged = await root.startVersion(id, { fixityAlgorithms: c.v2, ...(known ? { known } : {}) });
       const base = (staged as unknown as { base: unknown }).base;
-      t.is(base instanceof ViewBase, compact && c.view, compact && c.view ? 'the base is the compact view' : 'the base is parsed in full');
+      t.true(base instanceof StagingBase, compact && c.view ? 'the base read plain' : 'the base parsed in full');
       await stageSecondVersion(staged);
       const result = await staged.commit({ created: '2026-11-24T11:00:00Z', message: 'two' });
       written.push(readFileSync(path.join(objectDir, 'inventory.json')));
@@ -293,6 +295,49 @@ for (const c of FIXITY_CASES) {
         t.true(inv.fixity?.[alg]?.[hex(alg, readFileSync(path.join(objectDir, cp)))]?.includes(cp), `${alg} of ${cp}`);
   });
 }
+
+test('a new version on a base with upper-case digests keeps every key as the base writes it, and the object stays valid', async (t) => {
+  const id = 'urn:upper-case';
+  const root = await initRoot(path.join(tempDir(), 'root'), await loadLayout0003());
+  const objectDir = path.join(root.location, root.objectPath(id));
+  let staged = await root.startVersion(id, { fixityAlgorithms: ['md5'] });
+  for (let i = 0; i < 20; i++) await staged.addBuffer(`${NAMES[i % NAMES.length]}/f${i}`, `content ${i}`);
+  await staged.commit({ created: '2026-11-24T10:00:00Z', message: 'one', user: { name: 'A', address: 'mailto:a@example.org' } });
+  // As another tool may write it: every digest in upper case (manifest, state, fixity).
+  const upper = (block: Record<string, string[]>) => Object.fromEntries(Object.entries(block).map(([k, v]) => [k.toUpperCase(), v]));
+  rewriteInventory(objectDir, 'v1', (inv) => {
+    inv.manifest = upper(inv.manifest);
+    inv.versions.v1!.state = upper(inv.versions.v1!.state);
+    inv.fixity!.md5 = upper(inv.fixity!.md5!);
+  });
+  const before = parseInventory(readFileSync(path.join(objectDir, 'inventory.json')));
+  staged = await root.startVersion(id, { fixityAlgorithms: ['md5', 'sha1'] });
+  await staged.remove(`${NAMES[0]}/f0`);
+  await staged.addBuffer('added/again.bin', 'content 3');
+  await staged.addBuffer('added/new.bin', 'new in v2');
+  const result = await staged.commit({
+    created: '2026-11-24T11:00:00Z',
+    message: 'two',
+    user: { name: 'A', address: 'mailto:a@example.org' },
+  });
+  const written = readFileSync(path.join(objectDir, 'inventory.json'));
+  const after = parseInventory(written);
+  t.true(written.equals(referenceBytes(after)), 'the canonical form');
+  t.true(written.equals(referenceBytes(result.inventory)), 'the commit result is what was written');
+  t.deepEqual(after.versions.v1, before.versions.v1, 'the first version as the base writes it');
+  for (const [key, paths] of Object.entries(before.manifest)) t.deepEqual(after.manifest[key], paths, `manifest ${key}`);
+  for (const [key, paths] of Object.entries(before.fixity!.md5!)) t.deepEqual(after.fixity!.md5![key], paths, `md5 ${key}`);
+  // Content met again is listed under the manifest's key as written; new content under its digest.
+  const again = hex('sha512', Buffer.from('content 3')).toUpperCase();
+  t.deepEqual(after.versions.v2!.state[again]!.sort(), [`${NAMES[3]}/f3`, 'added/again.bin'].sort());
+  const added = hex('sha512', Buffer.from('new in v2'));
+  t.deepEqual(after.manifest[added], ['v2/content/added/new.bin']);
+  t.deepEqual(after.versions.v2!.state[added], ['added/new.bin']);
+  t.deepEqual(after.fixity!.md5![hex('md5', Buffer.from('new in v2'))], ['v2/content/added/new.bin']);
+  t.is(Object.keys(after.fixity!.sha1!).length, Object.keys(after.manifest).length, 'sha1 of every stored file');
+  const report = await validatePath(objectDir);
+  t.deepEqual(report.errors, [], 'valid OCFL, the versions agreeing with their own inventories');
+});
 
 sharedTest(
   'on every object of the OCFL conformance fixtures, a version with fixity is written the same through the view and in full',
@@ -316,7 +361,7 @@ sharedTest(
         try {
           const known = compact ? undefined : { inventory: inv, digest: hex(inv.digestAlgorithm, bytes) };
           const staged = await root.startVersion(inv.id, { fixityAlgorithms: ['md5', 'sha1', 'sha256'], ...(known ? { known } : {}) });
-          if (compact && (staged as unknown as { base: unknown }).base instanceof ViewBase) {
+          if (compact && (staged as unknown as { base: unknown }).base instanceof StagingBase) {
             viewed++;
             if (inv.fixity) withFixity++;
           }
