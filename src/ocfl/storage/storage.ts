@@ -54,6 +54,7 @@ export interface OutlineSizes {
 export interface WalkedFile {
   /** '/'-separated path relative to the walk's base. */
   relative: string;
+  /** NaN when the walk was asked for no sizes (walk's `sizes: false`, where sizes cost a stat each). */
   size: number;
 }
 
@@ -78,8 +79,12 @@ export interface ReadStorage {
   statMany?(paths: readonly string[]): Promise<Array<StorageStat | undefined>>;
   /** Entries of a folder (unsorted); rejects with code ENOENT when there is none. */
   list(path: string): Promise<StorageEntry[]>;
-  /** Every file below a folder with its size, in one call (an object store lists a prefix at once). */
-  walk(path: string): Promise<StorageWalk>;
+  /**
+   * Every file below a folder with its size, in one call (an object store lists a prefix at once).
+   * `sizes: false`: a backend whose sizes cost a call per file (the filesystem's lstat) leaves them
+   * NaN, for a caller that learns them otherwise (reading every file).
+   */
+  walk(path: string, options?: { sizes?: boolean }): Promise<StorageWalk>;
   /**
    * The bytes of every file below a folder (links not followed nor counted), without holding its
    * listing: a million-file object's folders of 250,000 files are read a few entries at a time.

@@ -56,10 +56,29 @@ export class ExistingFiles {
     return false;
   }
 
-  /** Every content path found and its size, in walk order (version by version). */
-  *entries(): Generator<[string, number]> {
+  /** Every content path found, its size (NaN when not known yet) and its number, in walk order (version by version). */
+  *entries(): Generator<[string, number, number]> {
+    let n = 0;
     for (const f of this.folders) {
-      for (let i = 0; i < f.sizes.length; i++) yield [f.prefix + textAt(f.paths, i), f.sizes[i]!];
+      for (let i = 0; i < f.sizes.length; i++) yield [f.prefix + textAt(f.paths, i), f.sizes[i]!, n++];
+    }
+  }
+
+  /** Sets the size of the file numbered `n` (entries' third member), learnt after the walk (by reading it). */
+  setSize(n: number, size: number): void {
+    for (const f of this.folders) {
+      if (n < f.sizes.length) {
+        f.sizes[n] = size;
+        return;
+      }
+      n -= f.sizes.length;
+    }
+  }
+
+  /** Sizes still unknown (a walk without sizes, files not read since), each from `sizeOf` of its path. */
+  async fillSizes(sizeOf: (p: string) => Promise<number>): Promise<void> {
+    for (const f of this.folders) {
+      for (let i = 0; i < f.sizes.length; i++) if (Number.isNaN(f.sizes[i])) f.sizes[i] = await sizeOf(f.prefix + textAt(f.paths, i));
     }
   }
 

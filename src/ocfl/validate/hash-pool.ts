@@ -59,6 +59,9 @@ interface Pending {
   reject: (err: Error) => void;
 }
 
+/** A task's size as given (NaN: not known before it is read, see StorageWalk). */
+const knownSize = (size: number | undefined): number | undefined => (size === undefined || Number.isNaN(size) ? undefined : size);
+
 function unpack(msg: HashBatchResult, algorithms: string[]): HashResult[] {
   return msg.sizes.map((size, i) => {
     const error = msg.errors[i];
@@ -174,15 +177,17 @@ export class HashPool {
   /** Hashes every task; results in task order. `sizes` (bytes per task) shape the batches. */
   async hashAll(tasks: HashTask[], sizes: number[], onDone?: (count: number, bytes: number) => void): Promise<HashResult[]> {
     const results: HashResult[] = new Array(tasks.length);
-    const total = sizes.reduce((a, b) => a + b, 0);
+    const total = sizes.reduce((a, b) => a + (knownSize(b) ?? 0), 0);
     // Small work is hashed here until the budget is spent; a root of many small objects then
     // moves to the threads rather than staying on one core.
     if (this.wouldInline(total, tasks.length)) {
       this.inlineBytes -= total;
       this.inlineFiles -= tasks.length;
       for (let i = 0; i < tasks.length; i++) {
-        results[i] = await hashFile(tasks[i].path, tasks[i].algorithms, tasks[i].copyTo);
-        onDone?.(1, sizes[i]);
+        // Most algorithms hash synchronously: no turn of the event loop per small file then.
+        const r = hashFile(tasks[i].path, tasks[i].algorithms, tasks[i].copyTo);
+        results[i] = r instanceof Promise ? await r : r;
+        onDone?.(1, knownSize(sizes[i]) ?? results[i].size ?? 0);
       }
       return results;
     }
@@ -195,17 +200,20 @@ export class HashPool {
       while (
         end < tasks.length &&
         end - start < BATCH_FILES &&
-        (end === start || (bytes + sizes[end] <= BATCH_BYTES && tasks[end].algorithms.join(',') === algorithms))
+        (end === start || (bytes + (knownSize(sizes[end]) ?? 0) <= BATCH_BYTES && tasks[end].algorithms.join(',') === algorithms))
       ) {
-        bytes += sizes[end];
+        bytes += knownSize(sizes[end]) ?? 0;
         end++;
       }
       const from = start;
-      const batchBytes = bytes;
       jobs.push(
         this.runBatch(tasks.slice(from, end)).then((r) => {
-          r.forEach((res, i) => (results[from + i] = res));
-          onDone?.(r.length, batchBytes);
+          let done = 0;
+          r.forEach((res, i) => {
+            results[from + i] = res;
+            done += knownSize(sizes[from + i]) ?? res.size ?? 0;
+          });
+          onDone?.(r.length, done);
         }),
       );
       start = end;

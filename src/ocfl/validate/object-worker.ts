@@ -37,8 +37,9 @@ export type ObjectReply =
 /** No threads of its own: this thread is one of the pool's. */
 const pool = new HashPool(0);
 const storages = new Map<string, FileSystemStorage>();
-/** Progress is told after this many files (a message per small file would cost more than its hash). */
-const TELL_FILES = 256;
+/** Progress is told after this many files or bytes (a message per small file would cost more than its hash). */
+const TELL_FILES = 1024;
+const TELL_BYTES = 16 * 1024 * 1024;
 
 parentPort!.on('message', async (job: ObjectJob) => {
   const reply = (r: ObjectReply) => parentPort!.postMessage(r);
@@ -53,12 +54,14 @@ parentPort!.on('message', async (job: ObjectJob) => {
     const check = await checkObject(fs, job.dir, {
       fixity: job.fixity,
       pool,
+      // Every content file is hashed on this thread: its size comes with it, not from a stat in the walk.
+      sizesFromHashing: true,
       display: job.display,
       onPlan: (files, bytes) => reply({ kind: 'planned', n: job.n, files, bytes }),
       onHashed: (files, bytes) => {
         hashed.files += files;
         hashed.bytes += bytes;
-        if (hashed.files >= TELL_FILES) tell();
+        if (hashed.files >= TELL_FILES || hashed.bytes >= TELL_BYTES) tell();
       },
     });
     tell();

@@ -38,6 +38,12 @@ export interface ObjectCheckOptions {
   onPlan?: (files: number, bytes: number) => void;
   /** Called as content files are hashed. */
   onHashed?: (files: number, bytes: number) => void;
+  /**
+   * The content files' sizes from their hashing (one read each) instead of a stat each in the
+   * walk, where every file is hashed here anyway (object-worker.ts); onPlan's bytes then count
+   * only files already sized. Ignored without fixity.
+   */
+  sizesFromHashing?: boolean;
 }
 
 export interface ObjectCheck {
@@ -144,6 +150,8 @@ interface ObjectScan {
   dir: string;
   findings: Findings;
   at: (rel: string) => string;
+  /** Whether the walks stat each content file (see ObjectCheckOptions.sizesFromHashing). */
+  sizes: boolean;
 }
 
 interface RootInventory {
@@ -379,7 +387,7 @@ async function checkVersionFolder(
     else findings.add('W002', `${quote(rel)} is a folder other than the content folder ${quote(cd)}.`, at(rel));
   }
   if (!hasContent) return;
-  const walked = await fs.walk(joinPath(dir, v.name, cd));
+  const walked = await fs.walk(joinPath(dir, v.name, cd), { sizes: scan.sizes });
   const prefix = `${v.name}/${cd}/`;
   for (const f of walked.files) {
     const p = prefix + f.relative;
@@ -421,7 +429,9 @@ function reportMissingContent(scan: ObjectScan, inv: CheckedInventory, existing:
 export async function checkObject(fs: ReadStorage, dir: string, options: ObjectCheckOptions = {}): Promise<ObjectCheck> {
   const findings = new Findings();
   const display = options.display ?? describePath(fs, dir);
-  const scan: ObjectScan = { fs, dir, findings, at: (rel: string) => displayJoin(display, rel) };
+  const hashing = options.fixity !== false;
+  const sizes = !(hashing && options.sizesFromHashing);
+  const scan: ObjectScan = { fs, dir, findings, at: (rel: string) => displayJoin(display, rel), sizes };
   const { at } = scan;
   const result: ObjectCheck = { findings, files: 0, bytes: 0 };
   const entries = await listDir(fs, dir);
@@ -448,7 +458,6 @@ export async function checkObject(fs: ReadStorage, dir: string, options: ObjectC
 
   // Version folders, oldest first
   const existing = new ExistingFiles();
-  const hashing = options.fixity !== false;
   const rootWhere = at('inventory.json');
   const expectations = new Expectations(inv, rootWhere, hashing);
   const contentDirectory = new ContentDirectoryRule(inv, findings);
@@ -478,9 +487,11 @@ export async function checkObject(fs: ReadStorage, dir: string, options: ObjectC
 
   if (root.rootBytes) await explainInterruptedCommit(fs, dir, { inv, rootBytes: root.rootBytes, unlisted, spec: codesSpec }, findings, at);
 
+  if (hashing) await verifyDigests(fs, dir, existing, expectations, findings, at, options);
+  // Files no inventory expects anything of, or that could not be read, were not sized by their hashing.
+  if (!sizes) await existing.fillSizes(async (p) => (await fs.stat(joinPath(dir, p)).catch(() => undefined))?.size ?? 0);
   result.files = existing.files;
   result.bytes = existing.bytes;
-  if (hashing) await verifyDigests(fs, dir, existing, expectations, findings, at, options);
   return result;
 }
 
@@ -518,8 +529,58 @@ const HASH_BATCH = 4096;
 
 interface HashedBatch {
   paths: string[];
+  /** Each file's number among the existing ones (its size is set from its hashing when unknown). */
+  numbers: number[];
+  /** As walked: NaN where the walk did not stat. */
+  sizes: number[];
   expected: Expectation[][];
   results: HashResult[];
+}
+
+/** The next HASH_BATCH files some inventory expects digests of, hashed; undefined when none is left. */
+async function hashBatch(
+  files: Iterator<[string, number, number]>,
+  expectations: Expectations,
+  hash: (paths: string[], algorithmsOf: string[][], sizes: number[]) => Promise<HashResult[]>,
+): Promise<HashedBatch | undefined> {
+  const paths: string[] = [];
+  const numbers: number[] = [];
+  const expected: Expectation[][] = [];
+  const algorithmsOf: string[][] = [];
+  const sizes: number[] = [];
+  while (paths.length < HASH_BATCH) {
+    const next = files.next();
+    if (next.done) break;
+    const [p, size, n] = next.value;
+    const list = expectations.get(p);
+    if (!list) continue;
+    paths.push(p);
+    numbers.push(n);
+    expected.push(list);
+    algorithmsOf.push(list.length === 1 ? [list[0]!.algorithm] : [...new Set(list.map((e) => e.algorithm))]);
+    sizes.push(size);
+  }
+  return paths.length === 0 ? undefined : { paths, numbers, sizes, expected, results: await hash(paths, algorithmsOf, sizes) };
+}
+
+/** A hashed batch against what the inventories expect (E092 when unreadable, digest mismatches); sizes learnt set. */
+function compareBatch(batch: HashedBatch, existing: ExistingFiles, findings: Findings, at: (rel: string) => string): void {
+  const { paths, expected, numbers } = batch;
+  batch.results.forEach((r, i) => {
+    const p = paths[i]!;
+    if (!r.digests) {
+      findings.add('E092', `The content file ${quote(p)} cannot be read (${r.error ?? 'unknown error'}).`, at(p));
+      return;
+    }
+    if (r.size !== undefined && Number.isNaN(batch.sizes[i])) existing.setSize(numbers[i]!, r.size);
+    for (const m of digestMismatches(r.digests, expected[i]!)) {
+      findings.add(
+        m.code,
+        `The ${m.algorithm} digest of ${quote(p)} is ${m.actual}, but the ${m.block} of ${m.where} records ${m.digest}.`,
+        at(p),
+      );
+    }
+  });
 }
 
 async function verifyDigests(
@@ -536,52 +597,20 @@ async function verifyDigests(
   for (const [p, size] of existing.entries()) {
     if (!expectations.has(p)) continue;
     files++;
-    bytes += size;
+    if (!Number.isNaN(size)) bytes += size;
   }
   if (files === 0) return;
   options.onPlan?.(files, bytes);
   const pool = options.pool ?? new HashPool();
   const toHash = existing.entries();
-  const hashBatch = async (): Promise<HashedBatch | undefined> => {
-    const paths: string[] = [];
-    const expected: Expectation[][] = [];
-    const algorithmsOf: string[][] = [];
-    const sizes: number[] = [];
-    while (paths.length < HASH_BATCH) {
-      const next = toHash.next();
-      if (next.done) break;
-      const [p, size] = next.value;
-      const list = expectations.get(p);
-      if (!list) continue;
-      paths.push(p);
-      expected.push(list);
-      algorithmsOf.push([...new Set(list.map((e) => e.algorithm))]);
-      sizes.push(size);
-    }
-    return paths.length === 0
-      ? undefined
-      : { paths, expected, results: await hashStored(fs, dir, paths, algorithmsOf, sizes, pool, options.onHashed) };
-  };
+  const hash = (paths: string[], algorithmsOf: string[][], sizes: number[]) =>
+    hashStored(fs, dir, paths, algorithmsOf, sizes, pool, options.onHashed);
   try {
-    let pending = hashBatch();
+    let pending = hashBatch(toHash, expectations, hash);
     for (let batch = await pending; batch; batch = await pending) {
       // The next batch is hashed while this one is compared.
-      pending = hashBatch();
-      const { paths, expected } = batch;
-      batch.results.forEach((r, i) => {
-        const p = paths[i]!;
-        if (!r.digests) {
-          findings.add('E092', `The content file ${quote(p)} cannot be read (${r.error ?? 'unknown error'}).`, at(p));
-          return;
-        }
-        for (const m of digestMismatches(r.digests, expected[i]!)) {
-          findings.add(
-            m.code,
-            `The ${m.algorithm} digest of ${quote(p)} is ${m.actual}, but the ${m.block} of ${m.where} records ${m.digest}.`,
-            at(p),
-          );
-        }
-      });
+      pending = hashBatch(toHash, expectations, hash);
+      compareBatch(batch, existing, findings, at);
     }
   } finally {
     if (!options.pool) await pool.close();

@@ -185,7 +185,14 @@ test('the walked files: looked up and listed as a Map of path -> size would', (t
     existing.add(`v${v}/content/`, files);
     for (const f of files) map.set(`v${v}/content/${f.relative}`, f.size);
   }
-  t.deepEqual([...existing.entries()], [...map]);
+  t.deepEqual(
+    [...existing.entries()].map(([p, size]) => [p, size]),
+    [...map],
+  );
+  t.deepEqual(
+    [...existing.entries()].map(([, , n]) => n),
+    [...map.keys()].map((_, n) => n),
+  ); // numbered in walk order, across the folders
   t.is(existing.files, map.size);
   t.is(
     existing.bytes,
@@ -193,6 +200,42 @@ test('the walked files: looked up and listed as a Map of path -> size would', (t
   );
   for (const p of [...map.keys(), 'v1/content/', 'v5/content/a/1a', 'v1/content/a/0', 'v10/content/a/1a', 'x'])
     t.is(existing.has(p), map.has(p), p);
+});
+
+test('the walked files without sizes: each set by its number, the others filled by path', async (t) => {
+  const existing = new ExistingFiles();
+  const sizes = new Map([
+    ['v1/content/a', 10],
+    ['v1/content/b', 20],
+    ['v2/content/a', 30],
+    ['v2/content/c', 40],
+  ]);
+  for (const v of ['v1', 'v2']) {
+    const files = [...sizes.keys()].filter((p) => p.startsWith(`${v}/`)).map((p) => ({ relative: p.slice(11), size: NaN }));
+    existing.add(`${v}/content/`, files);
+  }
+  // Learnt by reading: the second file of v1 and the first of v2 (numbers 1 and 2).
+  for (const [p, , n] of [...existing.entries()].filter(([, , n]) => n === 1 || n === 2)) existing.setSize(n, sizes.get(p)!);
+  t.deepEqual(
+    [...existing.entries()].map(([p, size]) => [p, size]),
+    [
+      ['v1/content/a', NaN],
+      ['v1/content/b', 20],
+      ['v2/content/a', 30],
+      ['v2/content/c', NaN],
+    ],
+  );
+  const asked: string[] = [];
+  await existing.fillSizes(async (p) => {
+    asked.push(p);
+    return sizes.get(p)!;
+  });
+  t.deepEqual(asked, ['v1/content/a', 'v2/content/c']);
+  t.deepEqual(
+    [...existing.entries()].map(([p, size]) => [p, size]),
+    [...sizes],
+  );
+  t.is(existing.bytes, 100);
 });
 
 sharedTest('a damaged three-version object: each finding as the specification reads it, in order', async (t) => {
