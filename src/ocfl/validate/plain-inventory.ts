@@ -57,5 +57,8 @@ export async function readInventoryFile(fs: ReadStorage, file: string): Promise<
   // Fingerprinted in the algorithm it declares where it can be: the head's copy is then compared streamed (sameStoredBytes).
   const declared = parsed.ok ? (parsed.value as { digestAlgorithm?: unknown } | null)?.digestAlgorithm : undefined;
   const fingerprint = fingerprintOf(read.bytes, declared === 'sha512' ? 'sha512' : 'sha256');
-  return { ok: true, parsed, fingerprint, digestOf: digestsOf(read.bytes) };
+  // The sidecar's algorithm is nearly always the fingerprint's: its digest is not computed again.
+  const others = digestsOf(read.bytes);
+  const digestOf = (a: string) => (a === fingerprint.algorithm ? fingerprint.digest : others(a));
+  return { ok: true, parsed, fingerprint, digestOf };
 }
