@@ -7,7 +7,7 @@
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { SiardOcflError } from '../../errors.js';
-import { resolveLobLocation, type LobLocation } from '../lob-location.js';
+import { lobLocationResolver, type LobLocation } from '../lob-location.js';
 import { cellType, type SiardArchive, type SiardColumn, type SiardSchema, type SiardTable } from '../model.js';
 import { ZipReader, type ByteSource, type ZipEntry, type ZipReadLimits } from '../zip/reader.js';
 import type { SiardZip } from '../zip/siard-zip.js';
@@ -57,6 +57,9 @@ export interface SiardTableRef {
 const MAX_METADATA_ENTRY = 256 * 1024 * 1024;
 
 export class SiardReader {
+  /** locate's resolvers by table and lobFolder chain. */
+  private readonly resolvers = new Map<string, (file: string) => LobLocation>();
+
   private constructor(
     /** the .siard file on disk */
     readonly file: string,
@@ -216,15 +219,21 @@ export class SiardReader {
 
   /** Where a LOB cell points (pure: no file is touched). */
   locate(cell: SiardLobCell): LobLocation {
-    const t = this.tables().find((r) => r.schemaIndex === cell.schemaIndex && r.tableIndex === cell.tableIndex);
-    return resolveLobLocation({
-      ...(this.databaseLobFolder !== undefined ? { databaseLobFolder: this.databaseLobFolder } : {}),
-      columnLobFolders: cell.lobFolders,
-      file: cell.ref.file,
-      siardPath: this.siardPath,
-      ...(t ? { tableFolder: t.folder } : {}),
-      dialect: this.metadata.dialect,
-    });
+    // One resolver per table and lobFolder chain (a column or field): its lobFolders resolved once, not per cell.
+    const key = `${cell.schemaIndex}/${cell.tableIndex}/${cell.lobFolders.map((f) => (f === undefined ? '\u0001' : f)).join('\u0000')}`;
+    let resolve = this.resolvers.get(key);
+    if (!resolve) {
+      const t = this.tables().find((r) => r.schemaIndex === cell.schemaIndex && r.tableIndex === cell.tableIndex);
+      resolve = lobLocationResolver({
+        ...(this.databaseLobFolder !== undefined ? { databaseLobFolder: this.databaseLobFolder } : {}),
+        columnLobFolders: cell.lobFolders,
+        siardPath: this.siardPath,
+        ...(t ? { tableFolder: t.folder } : {}),
+        dialect: this.metadata.dialect,
+      });
+      this.resolvers.set(key, resolve);
+    }
+    return resolve(cell.ref.file);
   }
 
   /** Whether the archive holds a file entry at `entry` (relative to the SIARD root). */

@@ -6,7 +6,14 @@ import test from 'ava';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../helpers/shared.js';
-import { findLob, resolveLobLocation, type LobPart, type LobTarget, type SiardDialect } from '../../../src/siard/lob-location.js';
+import {
+  findLob,
+  lobLocationResolver,
+  resolveLobLocation,
+  type LobPart,
+  type LobTarget,
+  type SiardDialect,
+} from '../../../src/siard/lob-location.js';
 
 interface ExpectedTarget {
   kind: LobTarget['kind'];
@@ -111,6 +118,25 @@ test('the resolver is pure: the same input gives the same answer and no file is 
   };
   visit(path.join(PROJECT_ROOT, 'src', 'siard', 'lob-location.ts'));
   t.true(seen.size >= 1);
+});
+
+test('one resolver for every cell of a column: each file, after any other, answered as a fresh resolution', (t) => {
+  // Every vector's lobFolders (a column) with every vector's file (its cells), in turn through one
+  // resolver: a cell's warnings or error never carry over to the next cell (the vectors hold
+  // back-slashes, absolute files, bad percent-encodings and empty files).
+  const files = vectors.map((v) => v.file);
+  for (const v of vectors) {
+    const folders = {
+      columnLobFolders: (v.columnLobFolders ?? []).map((c) => c ?? undefined),
+      ...(v.databaseLobFolder !== undefined ? { databaseLobFolder: v.databaseLobFolder } : {}),
+      ...(v.siardPath !== undefined ? { siardPath: v.siardPath } : {}),
+      ...(v.tableFolder !== undefined ? { tableFolder: v.tableFolder } : {}),
+      ...(v.dialect !== undefined ? { dialect: v.dialect } : {}),
+    };
+    const resolve = lobLocationResolver(folders);
+    for (const file of [...files, ...files]) t.deepEqual(resolve(file), lobLocationResolver(folders)(file), `${v.name}: ${file}`);
+    t.deepEqual(resolve(v.file), resolveLobLocation({ ...folders, file: v.file }));
+  }
 });
 
 test('a siardPath climbing out of the package is a programming error', (t) => {
