@@ -15,6 +15,7 @@ import { groupDigits } from './group-digits.js';
 import { createProgress } from './progress.js';
 import { readTemplateFileSync } from './template-file.js';
 import { describeArchiveModel } from '../archive/describe/model.js';
+import { keyWords } from '../sources/row-key.js';
 
 export interface ExportCliOptions {
   lobLayout?: string;
@@ -154,7 +155,7 @@ export function noteStartsOver(verb: string, option: string | undefined): void {
  * cut, or from its first row (a table without a key, or a source that reads none, docs/resume.md).
  */
 export function resumeWithin(within: { key: string; rows: number } | undefined): string {
-  return within ? ` after its row of key ${within.key} (${groupDigits(within.rows)} of its rows kept)` : ' from its first row';
+  return within ? ` after its row of key ${keyWords(within.key)} (${groupDigits(within.rows)} of its rows kept)` : ' from its first row';
 }
 
 /** The resume of an export to a folder: one line when it resumes, a note for work removed (docs/resume.md). */

@@ -18,13 +18,23 @@
  */
 import type * as mariadb from 'mariadb';
 import { SiardOcflError } from '../../errors.js';
-import type { DatabaseSource, SourceCatalog, SourceLob, SourceTable, SourceValue, WidenedColumn } from '../../siard/database-source.js';
+import type {
+  DatabaseSource,
+  KeyedBatch,
+  RowsAfter,
+  SourceCatalog,
+  SourceLob,
+  SourceTable,
+  SourceValue,
+  WidenedColumn,
+} from '../../siard/database-source.js';
 import { connectMysql, describeMysqlUrl, parseMysqlUrl, qualifiedMysqlName, redactMysqlUrl } from './connection.js';
 import { introspectMysql, type MysqlColumnPlan, type MysqlTablePlan } from './introspect.js';
 import { isBinaryMysqlKind, isStreamedMysqlKind, shortestFloat, timeToDuration } from './type-mapping.js';
 import { quoteMysqlIdent } from '../sql-identifier.js';
 import { sourceTableOf } from '../catalog-table.js';
 import { readAhead } from '../read-ahead.js';
+import { keyTexts, RowKey } from '../row-key.js';
 
 export interface MysqlSourceOptions {
   /** only tables whose name passes (views are kept) */
@@ -291,13 +301,14 @@ export class MysqlSource implements DatabaseSource {
    * for while the writer formats this one when no column is read in slices (slices take the
    * connection between pages); a table without a key row by row, as its stream delivers them.
    */
-  async *rowBatches(schema: string, table: string): AsyncIterable<SourceValue[][]> {
+  async *rowBatches(schema: string, table: string, goOn?: RowsAfter): AsyncIterable<KeyedBatch> {
     if (!this.catalogCache) await this.catalog();
     const slicesBetweenPages = this.tables.get(table)?.columns.some((c) => isStreamedMysqlKind(c.mapped.kind)) ?? true;
-    yield* slicesBetweenPages ? this.pages(schema, table) : readAhead(this.pages(schema, table));
+    yield* slicesBetweenPages ? this.pages(schema, table, goOn) : readAhead(this.pages(schema, table, goOn));
   }
 
-  private async *pages(schema: string, table: string): AsyncIterable<SourceValue[][]> {
+  /** With `goOn`, the rows after that key (a resumed export, docs/resume.md): the pages as they would go on. */
+  private async *pages(schema: string, table: string, goOn?: RowsAfter): AsyncIterable<KeyedBatch> {
     if (!this.catalogCache) await this.catalog();
     const plan = this.tables.get(table);
     if (!plan || schema !== plan.schema) throw new Error(`Table "${schema}"."${table}" is not in the exported catalogue.`);
@@ -327,7 +338,7 @@ export class MysqlSource implements DatabaseSource {
     for (const name of key) select.push(quoteMysqlIdent(name));
     const from = qualifiedMysqlName(plan.schema, plan.name);
     const options = rowQueryOptions(plan);
-    let rowNumber = 0;
+    let rowNumber = goOn?.rows ?? 0;
     const convertRow = (raw: DriverCell[]): SourceValue[] => {
       rowNumber++;
       // the key finds a row's large values again (slices); a table without such a column needs none
@@ -343,6 +354,7 @@ export class MysqlSource implements DatabaseSource {
       return out;
     };
     if (!keyed) {
+      if (goOn) throw new Error(`Table "${schema}"."${table}" has no key to go on after.`);
       const stream = this.conn.queryStream({
         sql: `SELECT ${select.join(', ')} FROM ${from}`,
         ...options,
@@ -356,7 +368,9 @@ export class MysqlSource implements DatabaseSource {
     }
     const batch = Math.max(1, Math.min(this.fetchRows, Math.floor((32 * 1024 * 1024) / Math.max(1, streamed * this.inlineThreshold))));
     const orderBy = ` ORDER BY ${key.map(quoteMysqlIdent).join(', ')} LIMIT ${batch}`;
-    let after: Array<string | Buffer> | undefined;
+    let after = goOn && keyFromTexts(keyCols, keyTexts(goOn.key, key, `${plan.schema}.${plan.name}`));
+    // each row's key for the writer's cuts, as text (bytes in hex), made only at a cut (row-key.ts)
+    const texts = (raw: readonly unknown[]) => keyCols.map((c, i) => keyText(c, (raw[keyAt + i] as DriverCell) ?? null));
     for (;;) {
       const where = after ? ` WHERE ${keysetCondition(key)}` : '';
       const params = after ? keysetParams(after) : [];
@@ -364,7 +378,9 @@ export class MysqlSource implements DatabaseSource {
       if (page.length === 0) break;
       // LOB slices of a page run between pages (one connection, one result at a time); the
       // writer reads each row's LOBs as it writes the row, so the page is held, not more.
-      yield page.map(convertRow);
+      const rows: KeyedBatch = page.map(convertRow);
+      rows.rowKeys = page.map((raw) => new RowKey(raw, texts));
+      yield rows;
       const last = page[page.length - 1]!;
       after = keyCols.map((c, i) => keyParam(c, last[keyAt + i] ?? null)!);
       if (page.length < batch) break;
@@ -498,6 +514,18 @@ function keysetCondition(key: string[]): string {
     ors.push(`(${ands.join(' AND ')})`);
   }
   return ors.join(' OR ');
+}
+
+/** A key column's value as the journal keeps it: its text, or its bytes in hex for a binary column. */
+function keyText(col: MysqlColumnPlan, raw: DriverCell): string {
+  const value = keyParam(col, raw);
+  if (value === null) throw new Error(`Key column "${col.name}" holds NULL.`);
+  return typeof value === 'string' ? value : value.toString('hex');
+}
+
+/** The key parameters back from their journaled texts (keyText). */
+function keyFromTexts(cols: readonly MysqlColumnPlan[], texts: readonly string[]): Array<string | Buffer> {
+  return cols.map((c, i) => (isBinaryMysqlKind(c.mapped.kind) ? Buffer.from(texts[i]!, 'hex') : texts[i]!));
 }
 
 function keysetParams(after: Array<string | Buffer>): Array<string | Buffer> {

@@ -18,7 +18,16 @@
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { SiardOcflError } from '../../errors.js';
-import type { DatabaseSource, SourceArrayValue, SourceCatalog, SourceLob, SourceTable, SourceValue } from '../../siard/database-source.js';
+import type {
+  DatabaseSource,
+  KeyedBatch,
+  RowsAfter,
+  SourceArrayValue,
+  SourceCatalog,
+  SourceLob,
+  SourceTable,
+  SourceValue,
+} from '../../siard/database-source.js';
 import { connectPostgres, describePostgresUrl } from './connection.js';
 import {
   introspect,
@@ -35,6 +44,7 @@ import { convertScalar, decodeByteaHex, parseArrayLiteral, ValueConversionError 
 import { quoteIdent } from '../sql-identifier.js';
 import { sourceTableOf } from '../catalog-table.js';
 import { readAhead } from '../read-ahead.js';
+import { keyTexts, RowKey } from '../row-key.js';
 
 /** SourceTable with its check constraints always present. */
 export interface PgSourceTable extends SourceTable {
@@ -158,11 +168,11 @@ export class PostgresSource implements DatabaseSource {
    * Rows as the cursor fetches them (up to fetchRows at a time), the next fetch under way while the
    * writer formats these; only LOB cells are awaited.
    */
-  rowBatches(schema: string, table: string): AsyncIterable<SourceValue[][]> {
-    return readAhead(this.readBatches(schema, table));
+  rowBatches(schema: string, table: string, after?: RowsAfter): AsyncIterable<KeyedBatch> {
+    return readAhead(this.readBatches(schema, table, after));
   }
 
-  private async *readBatches(schema: string, table: string): AsyncIterable<SourceValue[][]> {
+  private async *readBatches(schema: string, table: string, after?: RowsAfter): AsyncIterable<KeyedBatch> {
     if (!this.catalogCache) await this.catalog();
     const runtime = this.tables.get(`${schema}\u0000${table}`);
     if (!runtime) throw new Error(`Table "${schema}"."${table}" is not in the exported catalogue.`);
@@ -209,20 +219,22 @@ export class PostgresSource implements DatabaseSource {
     // where a row is (for reading its large values in slices), selected only when a column may need it
     const locatorAt = streamed > 0 ? select.length : -1;
     if (locatorAt >= 0) select.push('tableoid::int8', 'ctid::text');
-    const orderBy = plan.primaryKey ? ` ORDER BY ${plan.primaryKey.columns.map(quoteIdent).join(', ')}` : '';
-    const sql = `SELECT ${select.join(', ')} FROM ${qualifiedName(plan.schema, plan.name)}${orderBy}`;
+    const keyed = keyedRead(plan, select, columnStart, after);
+    const sql = `SELECT ${select.join(', ')} FROM ${qualifiedName(plan.schema, plan.name)} AS r${keyed.where}${keyed.orderBy}`;
     // Bound the rows held at once: each LOB column may bring up to inlineThreshold bytes per row.
     const batch = Math.max(1, Math.min(this.fetchRows, Math.floor((32 * 1024 * 1024) / Math.max(1, streamed * this.inlineThreshold))));
-    const cursor = this.main.query(new Cursor(sql, [], { rowMode: 'array', types: RAW_TYPES }));
-    let rowNumber = 0;
+    const cursor = this.main.query(new Cursor(sql, keyed.params, { rowMode: 'array', types: RAW_TYPES }));
+    let rowNumber = after?.rows ?? 0;
     try {
       for (;;) {
         const rows = (await cursor.read(batch)) as unknown[][];
         if (rows.length === 0) break;
-        const fetched: SourceValue[][] = new Array(rows.length);
+        const fetched: KeyedBatch = new Array(rows.length);
+        if (keyed.texts) fetched.rowKeys = new Array(rows.length);
         for (let r = 0; r < rows.length; r++) {
           const raw = rows[r]!;
           rowNumber++;
+          if (keyed.texts) fetched.rowKeys![r] = new RowKey(raw, keyed.texts);
           const locator: Locator = locatorAt < 0 ? NO_LOCATOR : { tableoid: String(raw[locatorAt]), ctid: String(raw[locatorAt + 1]) };
           const out: SourceValue[] = new Array(plan.columns.length);
           for (let c = 0; c < plan.columns.length; c++) {
@@ -423,6 +435,46 @@ export class PostgresSource implements DatabaseSource {
 
 /** The locator of rows of a table without a value read in slices: never used. */
 const NO_LOCATOR: Locator = { tableoid: '', ctid: '' };
+
+/** Whether a column's select item is the column itself, so its cell is the server's text of the value. */
+function selectedAsIs(col: PgColumnPlan): boolean {
+  return !col.mapped.array && !isStreamedKind(col.mapped.kind) && col.mapped.kind !== 'timetz';
+}
+
+/**
+ * How a table is read in key order (its primary key: every run reads it so, the uninterrupted one
+ * too, or a resumed one would write other bytes), after `after` when a resumed export goes on
+ * (docs/resume.md), and where each row's key texts are: the column's own cell when selected as it
+ * is, else its text added to `select`. A table without a key: its stored order, no keys.
+ */
+function keyedRead(
+  plan: PgTablePlan,
+  select: string[],
+  columnStart: readonly number[],
+  after: RowsAfter | undefined,
+): { orderBy: string; where: string; params: string[]; texts?: (row: readonly unknown[]) => string[] } {
+  const key = plan.primaryKey?.columns;
+  if (!key || key.length === 0) {
+    if (after) throw new Error(`Table "${plan.schema}"."${plan.name}" has no key to go on after.`);
+    return { orderBy: '', where: '', params: [] };
+  }
+  // qualified (r.k): never an output column of the same name
+  const cols = key.map((k) => `r.${quoteIdent(k)}`);
+  const at = key.map((k, i) => {
+    const c = plan.columns.findIndex((col) => col.name === k);
+    if (c >= 0 && selectedAsIs(plan.columns[c]!)) return columnStart[c]!;
+    select.push(`${cols[i]}::text AS ${quoteIdent(`siard-ocfl key ${i}`)}`);
+    return select.length - 1;
+  });
+  // the texts are given untyped: the server reads each as its column's type, and compares rows in the ORDER BY's order
+  const params = after ? keyTexts(after.key, key, `${plan.schema}.${plan.name}`) : [];
+  return {
+    orderBy: ` ORDER BY ${cols.join(', ')}`,
+    where: after ? ` WHERE (${cols.join(', ')}) > (${params.map((_, i) => `$${i + 1}`).join(', ')})` : '',
+    params,
+    texts: (row) => at.map((a) => row[a] as string),
+  };
+}
 
 interface Locator {
   tableoid: string;
