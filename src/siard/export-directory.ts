@@ -16,6 +16,7 @@ import { fingerprintsFileOf } from './fingerprint/fingerprint-file.js';
 import { JOURNAL_FORMAT, readJournal } from './resume/export-journal.js';
 import { ResumeRefused, type ExportResume } from './resume/export-resume.js';
 import { hasWork, JOURNAL_FILE, resumeKey, takeInterruptedExport, type InterruptedExport } from './resume/interrupted-export.js';
+import { keyWords } from '../sources/row-key.js';
 
 export interface DirectoryExportHooks {
   /**
@@ -200,5 +201,5 @@ async function keptWork(staging: string): Promise<string | undefined> {
   const at = contents.progress;
   if (!at) return 'The tables finished so far are kept';
   const finished = `${contents.tables.length} ${contents.tables.length === 1 ? 'table' : 'tables'} finished`;
-  return `The work done so far is kept (${finished}, ${at.qualifiedName} up to its row of key ${at.key})`;
+  return `The work done so far is kept (${finished}, ${at.qualifiedName} up to its row of key ${keyWords(at.key)})`;
 }
