@@ -1,12 +1,13 @@
 /**
- * PostgreSQL as a SIARD source (`pg` + `pg-cursor`).
+ * PostgreSQL as a SIARD source (`pg`, `pg-copy-streams`).
  *
- * Consistency: one REPEATABLE READ, READ ONLY transaction holds the catalogue and the row cursor;
+ * Consistency: one REPEATABLE READ, READ ONLY transaction holds the catalogue and the rows' COPY;
  * its snapshot is exported and a second connection (for LOB slices) imports it, so both see the
  * same data even while the database is being written.
  *
  * Memory stays flat whatever the size of a table or a value:
- * - rows come through a cursor, `fetchRows` at a time (fewer when the table has LOB columns);
+ * - rows come through `COPY (SELECT ...) TO STDOUT` (copy-out.ts), `fetchRows` at a time (fewer
+ *   when the table has LOB columns), the socket paused while the writer is behind;
  * - a bytea / text / xml value up to `inlineThreshold` bytes comes with its row; a larger one comes
  *   as a SourceLob whose stream reads `sliceBytes` at a time with substring()/substr() on the
  *   second connection, locating the row by (tableoid, ctid) inside the same snapshot;
@@ -16,7 +17,6 @@
  * uncompressed TOAST value directly; a compressed one is decompressed up to the slice each time.)
  */
 import pg from 'pg';
-import Cursor from 'pg-cursor';
 import { SiardOcflError } from '../../errors.js';
 import type {
   DatabaseSource,
@@ -45,6 +45,7 @@ import { quoteIdent } from '../sql-identifier.js';
 import { sourceTableOf } from '../catalog-table.js';
 import { readAhead } from '../read-ahead.js';
 import { keyTexts, RowKey } from '../row-key.js';
+import { CopyOutRows } from './copy-out.js';
 
 /** SourceTable with its check constraints always present. */
 export interface PgSourceTable extends SourceTable {
@@ -56,7 +57,7 @@ export interface PostgresSourceOptions extends IntrospectOptions {
   inlineThreshold?: number;
   /** bytes per slice when streaming a large value (default 1 MiB) */
   sliceBytes?: number;
-  /** most rows per cursor fetch (default 1000) */
+  /** most rows per batch (default 1000) */
   fetchRows?: number;
 }
 
@@ -148,7 +149,7 @@ export class PostgresSource implements DatabaseSource {
     for await (const batch of this.rowBatches(schema, table)) yield* batch;
   }
 
-  /** The first and last primary key in the snapshot (two index lookups, on the LOB connection: the cursor's may be busy). */
+  /** The first and last primary key in the snapshot (two index lookups, on the LOB connection: the main one may be in a COPY). */
   async keyRange(schema: string, table: string): Promise<string | undefined> {
     if (!this.catalogCache) await this.catalog();
     const plan = this.tables.get(`${schema}\u0000${table}`)?.plan;
@@ -165,7 +166,7 @@ export class PostgresSource implements DatabaseSource {
   }
 
   /**
-   * Rows as the cursor fetches them (up to fetchRows at a time), the next fetch under way while the
+   * Rows as the COPY brings them (up to fetchRows at a time), the next batch read while the
    * writer formats these; only LOB cells are awaited.
    */
   rowBatches(schema: string, table: string, after?: RowsAfter): AsyncIterable<KeyedBatch> {
@@ -223,11 +224,11 @@ export class PostgresSource implements DatabaseSource {
     const sql = `SELECT ${select.join(', ')} FROM ${qualifiedName(plan.schema, plan.name)} AS r${keyed.where}${keyed.orderBy}`;
     // Bound the rows held at once: each LOB column may bring up to inlineThreshold bytes per row.
     const batch = Math.max(1, Math.min(this.fetchRows, Math.floor((32 * 1024 * 1024) / Math.max(1, streamed * this.inlineThreshold))));
-    const cursor = this.main.query(new Cursor(sql, keyed.params, { rowMode: 'array', types: RAW_TYPES }));
+    const copy = new CopyOutRows(this.main, sql, () => this.cancelMain());
     let rowNumber = after?.rows ?? 0;
     try {
       for (;;) {
-        const rows = (await cursor.read(batch)) as unknown[][];
+        const rows = await copy.read(batch);
         if (rows.length === 0) break;
         const fetched: KeyedBatch = new Array(rows.length);
         if (keyed.texts) fetched.rowKeys = new Array(rows.length);
@@ -246,7 +247,7 @@ export class PostgresSource implements DatabaseSource {
         yield fetched;
       }
     } finally {
-      await cursor.close().catch(() => {});
+      await copy.close().catch(() => {});
     }
   }
 
@@ -425,6 +426,12 @@ export class PostgresSource implements DatabaseSource {
     return lob;
   }
 
+  /** Cancels the statement the main connection runs (a COPY whose rows are not read to the end): through the LOB connection. */
+  private async cancelMain(): Promise<void> {
+    const pid = (this.main as unknown as { processID: number | null }).processID;
+    if (pid !== null) await this.lobs.query('SELECT pg_cancel_backend($1)', [pid]);
+  }
+
   async close(): Promise<void> {
     await this.lobs.query('COMMIT').catch(() => {});
     await this.main.query('COMMIT').catch(() => {});
@@ -452,11 +459,11 @@ function keyedRead(
   select: string[],
   columnStart: readonly number[],
   after: RowsAfter | undefined,
-): { orderBy: string; where: string; params: string[]; texts?: (row: readonly unknown[]) => string[] } {
+): { orderBy: string; where: string; texts?: (row: readonly unknown[]) => string[] } {
   const key = plan.primaryKey?.columns;
   if (!key || key.length === 0) {
     if (after) throw new Error(`Table "${plan.schema}"."${plan.name}" has no key to go on after.`);
-    return { orderBy: '', where: '', params: [] };
+    return { orderBy: '', where: '' };
   }
   // qualified (r.k): never an output column of the same name
   const cols = key.map((k) => `r.${quoteIdent(k)}`);
@@ -466,14 +473,19 @@ function keyedRead(
     select.push(`${cols[i]}::text AS ${quoteIdent(`siard-ocfl key ${i}`)}`);
     return select.length - 1;
   });
-  // the texts are given untyped: the server reads each as its column's type, and compares rows in the ORDER BY's order
-  const params = after ? keyTexts(after.key, key, `${plan.schema}.${plan.name}`) : [];
+  // the texts are given as untyped literals (a COPY takes no parameters): the server reads each as
+  // its column's type, as it would an untyped parameter, and compares rows in the ORDER BY's order
+  const texts = after ? keyTexts(after.key, key, `${plan.schema}.${plan.name}`) : [];
   return {
     orderBy: ` ORDER BY ${cols.join(', ')}`,
-    where: after ? ` WHERE (${cols.join(', ')}) > (${params.map((_, i) => `$${i + 1}`).join(', ')})` : '',
-    params,
+    where: after ? ` WHERE (${cols.join(', ')}) > (${texts.map(untypedLiteral).join(', ')})` : '',
     texts: (row) => at.map((a) => row[a] as string),
   };
+}
+
+/** `text` as an untyped string literal: E'...' with its back-slashes and quotes doubled, whatever standard_conforming_strings says. */
+function untypedLiteral(text: string): string {
+  return `E'${text.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 }
 
 interface Locator {

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 const SRC = path.resolve('src');
-const DRIVERS = new Set(['pg', 'pg-cursor', 'pg-copy-streams', 'mariadb', 'better-sqlite3', 'better-sqlite3-13', 'mdb-reader']);
+const DRIVERS = new Set(['pg', 'pg-copy-streams', 'mariadb', 'better-sqlite3', 'better-sqlite3-13', 'mdb-reader']);
 const DRIVER_MODULE = 'sources/sqlite/driver.ts';
 const STATIC_IMPORT = /^(?:import|export)\s+(?!type\b)[^;]*?from\s+'([^']+)'/gm;
 
