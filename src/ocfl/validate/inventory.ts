@@ -318,8 +318,10 @@ function checkManifest(value: Record<string, unknown>, inv: CheckedInventory, ct
 /** Checks of a manifest content path; true when it is safe to use as a file path inside the object. */
 function checkContentPath(p: string, inv: CheckedInventory, add: Add): boolean {
   if (!contentPathShapeOk(p, 'manifest', add)) return false;
-  const [versionDir, contentDir] = p.split('/');
-  if (!inv.versionNames.has(versionDir) || contentDir !== inv.contentDirectory || p.split('/').length < 3) {
+  // "vN/<contentDirectory>/..." with at least one element below: read without splitting the path.
+  const first = p.indexOf('/');
+  const second = first < 0 ? -1 : p.indexOf('/', first + 1);
+  if (second < 0 || !inv.versionNames.has(p.slice(0, first)) || p.slice(first + 1, second) !== inv.contentDirectory) {
     add(
       'E042',
       `The manifest content path ${quote(p)} is not inside the ${quote(inv.contentDirectory)} folder of a version of this inventory.`,

@@ -1,12 +1,19 @@
 /** Shape rules for the paths an inventory holds (content paths and logical paths). */
 
+const DOT = 0x2e;
+
 /** Problems of a '/'-separated path: 'slash' (starts or ends with /) or 'element' (., .. or empty). */
 export function pathShapeProblem(p: string): 'slash' | 'element' | undefined {
   if (p.startsWith('/') || p.endsWith('/')) return 'slash';
-  for (const element of p.split('/')) {
-    if (element === '' || element === '.' || element === '..') return 'element';
+  // Element by element without splitting: called for every path of every block (twice a content file).
+  for (let start = 0; ;) {
+    const slash = p.indexOf('/', start);
+    const end = slash < 0 ? p.length : slash;
+    if (end === start || (p.charCodeAt(start) === DOT && (end === start + 1 || (end === start + 2 && p.charCodeAt(start + 1) === DOT))))
+      return 'element';
+    if (slash < 0) return undefined;
+    start = slash + 1;
   }
-  return undefined;
 }
 
 /** A URI in the sense of RFC 3986: a scheme followed by a colon and something more. */
