@@ -4,8 +4,9 @@
  * goes through the journal (a JSON line) and back to the source, opened again as a resuming run
  * opens it, which must then give exactly the rows the whole read gave after that row, with the
  * same keys. The keys are composite and of every kind that must survive JSON: bigint, numeric,
- * text (in the column's collation, accents and case mixed), bytes, dates and timestamps. A table
- * without a key gives no keys and cannot be read after one.
+ * text (in the column's collation, accents and case mixed), bytes, dates and timestamps. A
+ * PostgreSQL table without a primary key is read after its unique key over NOT NULL columns; a
+ * table without such a key gives no keys and cannot be read after one.
  */
 import pg from 'pg';
 import type { ExecutionContext } from 'ava';
@@ -76,8 +77,10 @@ pgTest('PostgreSQL: the rows after a journaled key are the rest of the whole rea
           FROM generate_series(1, 90) i;
         CREATE TABLE single (id bigint PRIMARY KEY, t text);
         INSERT INTO single SELECT i * 37 % 1000, 'r' || i FROM generate_series(1, 40) i;
-        CREATE TABLE nokey (a int, t text);
+        CREATE TABLE nokey (a int UNIQUE, t text);
         INSERT INTO nokey SELECT i, 't' || i FROM generate_series(1, 10) i;
+        CREATE TABLE uniq (n int UNIQUE, u text NOT NULL, v date NOT NULL, note text, CONSTRAINT uniq_uv UNIQUE (u, v));
+        INSERT INTO uniq SELECT i, 'u' || (i % 7), date '2024-01-01' + i, 'n' || i FROM generate_series(1, 50) i;
       `);
     } finally {
       await client.end();
@@ -85,10 +88,12 @@ pgTest('PostgreSQL: the rows after a journaled key are the rest of the whole rea
     const open = () => PostgresSource.open(server.url('after'), { fetchRows: 7 });
     await goesOnAfterEachKey(t, open, 'public', 'mixed', 6);
     await goesOnAfterEachKey(t, open, 'public', 'single', 1);
+    // no primary key: the unique key over NOT NULL columns (u, v), not the nullable one (n)
+    await goesOnAfterEachKey(t, open, 'public', 'uniq', 2);
     const source = await open();
     try {
       await source.catalog();
-      t.deepEqual((await readAll(source, 'public', 'nokey')).keys, [], 'a table without a key gives no keys');
+      t.deepEqual((await readAll(source, 'public', 'nokey')).keys, [], 'a table without a key (its unique column nullable) gives no keys');
       await t.throwsAsync(readAll(source, 'public', 'nokey', { key: '["1"]', rows: 1 }), { message: /has no key to go on after/ });
       await t.throwsAsync(readAll(source, 'public', 'single', { key: '["1", "2"]', rows: 1 }), {
         message: /does not fit the table's key \(id\) now: the table changed; run it again with --restart/,

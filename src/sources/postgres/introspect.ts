@@ -348,6 +348,16 @@ async function columnPlan(
   return { name: c.attname, mapped, info, column };
 }
 
+/**
+ * The key a table's rows are read in the order of: its primary key, else its first unique key
+ * (by constraint name) over NOT NULL columns; none for a table without either.
+ */
+export function rowKeyOf(plan: PgTablePlan): string[] | undefined {
+  if (plan.primaryKey && plan.primaryKey.columns.length > 0) return plan.primaryKey.columns;
+  const notNull = (name: string) => plan.columns.find((c) => c.name === name)?.column.nullable === false;
+  return plan.candidateKeys.find((k) => k.columns.length > 0 && k.columns.every(notNull))?.columns;
+}
+
 /** A table with its keys, constraints, triggers and other indexes. */
 function tablePlan(rel: RelationRow, cols: PgColumnPlan[], catalogue: Catalogue): PgTablePlan {
   const table: PgTablePlan = {

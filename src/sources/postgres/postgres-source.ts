@@ -36,6 +36,7 @@ import {
   type IntrospectOptions,
   type PgCheckConstraint,
   type PgColumnPlan,
+  rowKeyOf,
   type PgTablePlan,
 } from './introspect.js';
 import { scanSpecialValues } from './value-scan.js';
@@ -149,12 +150,12 @@ export class PostgresSource implements DatabaseSource {
     for await (const batch of this.rowBatches(schema, table)) yield* batch;
   }
 
-  /** The first and last primary key in the snapshot (two index lookups, on the LOB connection: the main one may be in a COPY). */
+  /** The first and last row key (rowKeyOf) in the snapshot (two index lookups, on the LOB connection: the main one may be in a COPY). */
   async keyRange(schema: string, table: string): Promise<string | undefined> {
     if (!this.catalogCache) await this.catalog();
     const plan = this.tables.get(`${schema}\u0000${table}`)?.plan;
-    const key = plan?.primaryKey?.columns;
-    if (!plan || !key || key.length === 0) return undefined;
+    const key = plan && rowKeyOf(plan);
+    if (!plan || !key) return undefined;
     // ordered by the columns (r.k), not by the output columns of the same names, which are text
     const cols = key.map((k) => `r.${quoteIdent(k)}::text`).join(', ');
     const from = `${qualifiedName(plan.schema, plan.name)} AS r`;
@@ -449,8 +450,8 @@ function selectedAsIs(col: PgColumnPlan): boolean {
 }
 
 /**
- * How a table is read in key order (its primary key: every run reads it so, the uninterrupted one
- * too, or a resumed one would write other bytes), after `after` when a resumed export goes on
+ * How a table is read in key order (rowKeyOf: every run reads it so, the uninterrupted one too, or
+ * a resumed one would write other bytes), after `after` when a resumed export goes on
  * (docs/resume.md), and where each row's key texts are: the column's own cell when selected as it
  * is, else its text added to `select`. A table without a key: its stored order, no keys.
  */
@@ -460,8 +461,8 @@ function keyedRead(
   columnStart: readonly number[],
   after: RowsAfter | undefined,
 ): { orderBy: string; where: string; texts?: (row: readonly unknown[]) => string[] } {
-  const key = plan.primaryKey?.columns;
-  if (!key || key.length === 0) {
+  const key = rowKeyOf(plan);
+  if (!key) {
     if (after) throw new Error(`Table "${plan.schema}"."${plan.name}" has no key to go on after.`);
     return { orderBy: '', where: '' };
   }

@@ -17,7 +17,7 @@
  */
 import type pg from 'pg';
 import type { WidenedColumn } from '../../siard/database-source.js';
-import { qualifiedName, type PgColumnPlan, type PgTablePlan } from './introspect.js';
+import { qualifiedName, rowKeyOf, type PgColumnPlan, type PgTablePlan } from './introspect.js';
 import { INTERVAL_DAY_SECOND, INTERVAL_YEAR_MONTH } from './type-mapping.js';
 import { quoteIdent } from '../sql-identifier.js';
 
@@ -78,7 +78,9 @@ export async function scanSpecialValues(client: pg.Client, plan: PgTablePlan): P
     const type = `VARCHAR(${length})`;
     c.mapped = { type, kind: 'text' };
     c.column.type = type;
-    const orderBy = plan.primaryKey ? `ORDER BY ${plan.primaryKey.columns.map(quoteIdent).join(', ')}` : '';
+    // numbered in the export's row order (postgres-source.ts)
+    const key = rowKeyOf(plan);
+    const orderBy = key ? `ORDER BY ${key.map(quoteIdent).join(', ')}` : '';
     const first = await client.query<{ n: string }>(
       `SELECT n FROM (SELECT row_number() OVER (${orderBy}) AS n, (${condition}) AS hit FROM ${from}) s WHERE hit LIMIT 1`,
     );
