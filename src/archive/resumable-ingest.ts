@@ -33,7 +33,7 @@ const OBJECT_ID_FILE = 'object-id';
 export async function exportResumably(
   source: DatabaseSource,
   staged: StagedVersion,
-  work: { dir: string; syncAll?: () => Promise<void> },
+  work: { dir: string; inWorkspace: string; syncAll?: () => Promise<void> },
   options: SiardExportOptions,
   resume: IngestResume,
 ): Promise<{ summary: DirectoryExportSummary; stats: StagedSinkStats }> {
@@ -49,7 +49,7 @@ export async function exportResumably(
     {
       place: {
         digests: [staged.digestAlgorithm, ...staged.fixityAlgorithms],
-        take: (staging, ledger) => moveIntoStage(staged, staging, ledger, stats),
+        take: (staging, ledger) => moveIntoStage(staged, `${work.inWorkspace}/${path.basename(staging)}`, staging, ledger, stats),
         ...(work.syncAll ? { syncAll: work.syncAll } : {}),
       },
     },
@@ -60,18 +60,26 @@ export async function exportResumably(
   return { summary, stats };
 }
 
-/** Every file of the finished export renamed into the stage (or, when the object holds it already, dropped). */
-async function moveIntoStage(staged: StagedVersion, staging: string, ledger: string | undefined, stats: StagedSinkStats): Promise<void> {
+/**
+ * Every file of the finished export renamed into the stage (or, when the object holds it already,
+ * dropped). `inWorkspace`: the staging folder as a path of the workspace, whose files the staged
+ * version renames once, straight to their place (by way of its incoming folder, two renames per file
+ * cost a resumed ingest of 16,000 small LOB files a tenth of its CPU).
+ */
+async function moveIntoStage(
+  staged: StagedVersion,
+  inWorkspace: string,
+  staging: string,
+  ledger: string | undefined,
+  stats: StagedSinkStats,
+): Promise<void> {
   if (ledger === undefined) return;
   for await (const file of ledgerFiles(ledger)) {
-    const absolute = path.join(staging, ...file.relPath.split('/'));
     let added = await staged.addIfStored(file.relPath, file.digests, file.size);
     if (!added) {
-      const incoming = await staged.incomingFile();
-      if (incoming) {
-        await fsp.rename(absolute, incoming.absolute);
-        added = await staged.addCopied(file.relPath, incoming.incoming, file.digests, file.size);
-      } else added = await staged.addFile(file.relPath, absolute, file.size);
+      added = staged.storesContentRemotely
+        ? await staged.addFile(file.relPath, path.join(staging, ...file.relPath.split('/')), file.size)
+        : await staged.addCopied(file.relPath, `${inWorkspace}/${file.relPath}`, file.digests, file.size);
     }
     await failpoint('ingest-file-staged');
     stats.files++;

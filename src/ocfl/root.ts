@@ -354,16 +354,19 @@ export class OcflStorageRoot {
    * The folder of the workspace for an object's resumable work (docs/resume.md), absolute, with the
    * workspace's syncfs when it has one (one call makes a checkpoint's writes durable, instead of an
    * fsync per file); undefined on an object store (an ingest there is not resumable: it starts over).
+   * `inWorkspace`: the same folder as a path of the workspace, from which a staged version takes files by rename.
    */
-  async resumableWork(id: string): Promise<{ dir: string; syncAll?: () => Promise<void> } | undefined> {
+  async resumableWork(id: string): Promise<{ dir: string; inWorkspace: string; syncAll?: () => Promise<void> } | undefined> {
     if (isObjectStore(this.storage)) return undefined;
     const ws = await this.workspace();
     const dir = ws.storage.localPath?.(ws.resumeDir(id));
     if (dir === undefined) return undefined;
     // opened now, before the work's first write, so that it hears of every write lost after it
-    if (!(await ws.storage.syncAll())) return { dir };
+    const inWorkspace = ws.resumeDir(id);
+    if (!(await ws.storage.syncAll())) return { dir, inWorkspace };
     return {
       dir,
+      inWorkspace,
       syncAll: async () => {
         await ws.storage.syncAll();
       },

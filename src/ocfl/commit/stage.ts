@@ -458,9 +458,11 @@ export class StagedVersion {
   }
 
   /**
-   * Adds a file that another thread has already written to `incoming` (from incomingFile) while
-   * computing its digests in the same read (put hashes on every core that way). The digests must
-   * be this version's algorithms: the manifest's and every fixity algorithm.
+   * Adds a file that another thread has already written to `incoming` (from incomingFile, or any
+   * file of the workspace the caller gives up: a resumed ingest's) while computing its digests in
+   * the same read (put hashes on every core that way); it is renamed into place, or removed when the
+   * object holds its content. The digests must be this version's algorithms: the manifest's and
+   * every fixity algorithm.
    */
   async addCopied(logicalPath: string, incoming: string, digests: Record<string, string>, size: number): Promise<AddedFile> {
     this.assertOpen();
