@@ -86,6 +86,7 @@ export class Expectations {
   /** What every inventory expects of the file `p`, in the order described above. */
   get(p: string): Expectation[] | undefined {
     const rootList = this.expectationsIn(this.root, this.rootWhere, p);
+    if (this.earlier.length === 0) return rootList.length > 0 ? rootList : undefined;
     const out = [...rootList];
     for (const e of this.earlier) {
       if (e.echo?.has(p)) for (const x of rootList) out.push({ ...x, where: e.where });

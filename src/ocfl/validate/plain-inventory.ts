@@ -31,7 +31,14 @@ function readInventoryBytes(bytes: Buffer): InventoryRead {
 /** An inventory file as the validator reads it: parsed (or not JSON), a fingerprint of its bytes, its digests for the sidecar. */
 export type InventoryFileRead =
   | Exclude<SmallRead, { ok: true }>
-  | { ok: true; parsed: InventoryRead; fingerprint: BytesFingerprint; digestOf: (algorithm: string) => string | undefined };
+  | {
+      ok: true;
+      parsed: InventoryRead;
+      fingerprint: BytesFingerprint;
+      digestOf: (algorithm: string) => string | undefined;
+      /** The bytes, when read whole (not window by window). */
+      bytes?: Buffer;
+    };
 
 /**
  * Reads an inventory file for the validator. From plainReading.fromBytes on it is read window by
@@ -60,5 +67,5 @@ export async function readInventoryFile(fs: ReadStorage, file: string): Promise<
   // The sidecar's algorithm is nearly always the fingerprint's: its digest is not computed again.
   const others = digestsOf(read.bytes);
   const digestOf = (a: string) => (a === fingerprint.algorithm ? fingerprint.digest : others(a));
-  return { ok: true, parsed, fingerprint, digestOf };
+  return { ok: true, parsed, fingerprint, digestOf, bytes: read.bytes };
 }
