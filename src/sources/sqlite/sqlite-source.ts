@@ -47,6 +47,7 @@ import {
 import { fitCheck, type FitCheck } from './provisional-check.js';
 import { aggregateScanner, merge, queryInWorker, type AggregateRow, type AggregateScanner } from './split-scan.js';
 import { ScanBeside } from './scan-beside.js';
+import { keySelect, primaryKeyBatches, type PrimaryKeyRead } from './primary-key-order.js';
 import { formatReal, mapDeclaredType } from './type-mapping.js';
 import { sqliteLiteral } from './value-literal.js';
 
@@ -480,8 +481,10 @@ export class SqliteSource implements DatabaseSource {
       if (out.length > n) out.length = n;
       return bytes;
     };
+    const pk = this.primaryKeyRead(plan, names);
     const columns = names.length > 0 ? names.join(', ') : 'NULL';
     const select = `SELECT ${columns} FROM ${quoteIdent(table)}`;
+    if (pk) return yield* primaryKeyBatches({ ...pk, select, decoder, convert }, after?.key);
     const keys = keyed ? rowidAt : -1;
     if (after) return yield* this.batchesAfter(plan, BigInt(after.key), select, convert, keys, rowNumber + 1);
     let from = MIN_ROWID;
@@ -511,6 +514,17 @@ export class SqliteSource implements DatabaseSource {
       return;
     }
     for (const batch of keysetBatches(this.db, select, limit, rowidAt, from)) yield convertBatch(batch, convert, keys);
+  }
+
+  /**
+   * A WITHOUT ROWID table is read in its primary key's order, with its keys (primary-key-order.ts):
+   * their select items added to `names`. Undefined for a rowid table.
+   */
+  private primaryKeyRead(plan: TablePlan, names: string[]): Omit<PrimaryKeyRead, 'select' | 'decoder' | 'convert'> | undefined {
+    const key = plan.orderBy === 'rowid' ? undefined : plan.table.primaryKey?.columns;
+    if (!key) return undefined;
+    const keyAt = names.push(...keySelect(key)) - 2 * key.length;
+    return { db: this.db, table: plan.table.name, key, keyAt, batchRows: BATCH_ROWS, batchBytes: BATCH_BYTES };
   }
 
   /**
