@@ -8,7 +8,7 @@
  * sink: sha512 for the manifest) in the same pass, returning all of them on close.
  */
 import { createHash, randomBytes, type Hash } from 'node:crypto';
-import { createWriteStream, fsync, promises as fsp, type WriteStream } from 'node:fs';
+import { closeSync, createWriteStream, fsync, fsyncSync, mkdirSync, openSync, promises as fsp, writeSync, type WriteStream } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { failpoint } from '../failpoint.js';
@@ -120,7 +120,7 @@ export class Hashes {
 export class DirectorySink implements OutputSink {
   private readonly staging: string;
   private readonly topLevel = new Set<string>();
-  private readonly open = new Set<DirectoryFile>();
+  private readonly open = new Set<DirectoryFile | WholeFile>();
   private created = false;
 
   /** folders made since the last checkpoint (a resumable export makes them durable at each table's end) */
@@ -228,17 +228,22 @@ export class DirectorySink implements OutputSink {
     await this.ensureStaging();
     this.topLevel.add(relPath.split('/')[0]!);
     const full = path.join(this.staging, ...relPath.split('/'));
-    await this.makeFolder(path.dirname(full));
+    this.makeFolder(path.dirname(full));
     const rename = (from: string, to: string) => this.renamed(from, to);
     const done = (written?: WrittenFile) => (this.open.delete(file), written && this.list(written));
-    const file = new DirectoryFile(relPath, full, this.digestsFor(options.digests), done, this.fsyncEach, rename);
+    const digests = this.digestsFor(options.digests);
+    const whole = options.size !== undefined && options.size <= WHOLE_FILE_BYTES;
+    const file = whole
+      ? new WholeFile(relPath, full, digests, done, this.fsyncEach, rename)
+      : new DirectoryFile(relPath, full, digests, done, this.fsyncEach, rename);
     this.open.add(file);
-    await file.ready();
+    if (file instanceof DirectoryFile) await file.ready();
     return file;
   }
 
-  private async makeFolder(dir: string): Promise<void> {
-    const first = await fsp.mkdir(dir, { recursive: true });
+  /** Synchronous: one step on the folders' metadata, done for every file (a thread pool round trip cost more than the step). */
+  private makeFolder(dir: string): void {
+    const first = mkdirSync(dir, { recursive: true });
     if (first === undefined) return;
     for (let d = dir; d.length >= first.length; d = path.dirname(d)) this.madeFolders.add(d);
     this.madeFolders.add(path.dirname(first));
@@ -435,6 +440,82 @@ export class DirectorySink implements OutputSink {
     for (const f of [...this.open]) await f.abort();
     // A staging folder may hold a million LOB files: removed with bounded memory.
     if (this.created) await removeTree(this.staging);
+  }
+}
+
+/** Files of at most this many bytes (as the writer says: a LOB's size is known) are written whole on this thread (WholeFile). */
+const WHOLE_FILE_BYTES = 64 * 1024;
+
+/** Writes all of `chunk` at the file's position. */
+function writeAll(fd: number, chunk: Uint8Array): void {
+  for (let at = 0; at < chunk.length;) at += writeSync(fd, chunk, at);
+}
+
+/**
+ * A small file held until it closes, then written whole on this thread (opened, written, fsynced
+ * when durable, closed): through the thread pool each small LOB file cost four round trips (open,
+ * write, close, its folder), which took an ingest of 200,000 LOBs of 2-4 KiB about 12 s more CPU
+ * than c182370's writes (sys time in futex and epoll_pwait). Nothing is on disk before close, sync
+ * or renameTo; sync() writes what came so far, later bytes are appended.
+ */
+class WholeFile implements OutputFile {
+  private readonly chunks: Uint8Array[] = [];
+  private readonly hashes: Hashes;
+  private size = 0;
+  private made = false;
+
+  constructor(
+    private relPath: string,
+    private fullPath: string,
+    digests: DigestName[],
+    private readonly onDone: (written?: WrittenFile) => void,
+    private readonly durable: boolean,
+    private readonly placeRename: (from: string, to: string) => Promise<string>,
+  ) {
+    this.hashes = new Hashes(digests);
+  }
+
+  async write(chunk: Uint8Array): Promise<void> {
+    this.hashes.update(chunk);
+    this.size += chunk.length;
+    this.chunks.push(chunk);
+  }
+
+  /** The bytes held written to the file (made by the first call: it must not exist), fsynced when `durable`. */
+  private flush(durable: boolean): void {
+    const fd = openSync(this.fullPath, this.made ? 'a' : 'wx');
+    this.made = true;
+    try {
+      for (const chunk of this.chunks) writeAll(fd, chunk);
+      this.chunks.length = 0;
+      if (durable) fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  async sync(): Promise<void> {
+    this.flush(true);
+  }
+
+  async renameTo(relPath: string): Promise<void> {
+    const full = await this.placeRename(this.relPath, relPath);
+    if (this.made) await fsp.rename(this.fullPath, full);
+    this.relPath = relPath;
+    this.fullPath = full;
+  }
+
+  async close(): Promise<WrittenFile> {
+    this.flush(this.durable);
+    const written = { relPath: this.relPath, size: this.size, digests: this.hashes.digests() };
+    this.onDone(written);
+    return written;
+  }
+
+  async abort(): Promise<void> {
+    this.onDone();
+    this.chunks.length = 0;
+    if (this.made) await fsp.rm(this.fullPath, { force: true });
   }
 }
 
