@@ -1,8 +1,8 @@
 /**
  * The inventory a new version starts from, as a staged version uses it: its header, which
  * digests it holds (and the first content path of each), its head state, and the source of its
- * blocks for writing the next inventory: the compact InventoryView whose fixity blocks are all kept
- * (StagingBase.canWrite). A million-file base costs ~190 MB (and some 80 MB per fixity block) instead
+ * blocks for writing the next inventory: the compact InventoryView that keeps every block
+ * (InventoryView.keepsEveryBlock). A million-file base costs ~190 MB (and some 80 MB per fixity block) instead
  * of its parsed objects (~840 bytes per file more than its JSON), and the next inventory is written
  * from the view's blocks, keys as the base writes them.
  */
@@ -33,15 +33,6 @@ export class StagingBase {
       head: this.head,
       contentDirectory: this.contentDirectory,
     } = view);
-  }
-
-  /**
-   * Whether a view can be a writer's base: a fixity block of an algorithm this tool does not
-   * compute, read plain, is only checked, not kept, so its bytes could not be written again (the
-   * inventory is then parsed in full, which keeps every block).
-   */
-  static canWrite(view: InventoryView): boolean {
-    return view.fixityAlgorithms().every((alg) => view.fixityBlock(alg) !== undefined);
   }
 
   /** The manifest key (as the base writes it) of a lower-case digest, or undefined when the base lacks it. */

@@ -166,9 +166,22 @@ export class InventoryView implements InventoryModel {
     private readonly listed: number,
   ) {}
 
-  /** The view of inventory bytes held whole: read plain where they are of that shape, else parsed in full (which words any error). */
-  static read(bytes: Buffer, where: string): InventoryView {
-    return InventoryView.from(bytes, where) ?? InventoryView.ofInventory(parseInventory(bytes, where), where);
+  /**
+   * The view of inventory bytes held whole: read plain where they are of that shape, else parsed in
+   * full (which words any error). `everyBlock`: parsed in full also where a plain read would not
+   * keep every block (a writer's base, see keepsEveryBlock).
+   */
+  static read(bytes: Buffer, where: string, options: { everyBlock?: boolean } = {}): InventoryView {
+    const plain = InventoryView.from(bytes, where);
+    return plain && (plain.keepsEveryBlock || !options.everyBlock) ? plain : InventoryView.ofInventory(parseInventory(bytes, where), where);
+  }
+
+  /**
+   * Whether every block is kept, so that the inventory can be written again (a writer's base): a
+   * fixity block of an algorithm this tool does not compute, read plain, is only checked.
+   */
+  get keepsEveryBlock(): boolean {
+    return [...this.fixity.values()].every((block) => block !== undefined);
   }
 
   /**

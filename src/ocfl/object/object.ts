@@ -6,13 +6,11 @@
 import type { Readable } from 'node:stream';
 import { SiardOcflError } from '../../errors.js';
 import {
-  type Inventory,
   InventoryError,
   type InventoryHeader,
   inventoryHeaderOf,
   noSuchVersion,
   type InventorySummary,
-  parseInventory,
   parseInventoryHeader,
   parseInventoryVersions,
   type InventoryVersionSummary,
@@ -160,20 +158,11 @@ export interface CheapLoadOptions {
   streamed?: boolean;
 }
 
-/** An inventory already parsed, with the digest of the bytes it was parsed from. */
-export interface ParsedInventory {
-  inventory: Inventory;
-  digest: string;
-}
-
-/** An inventory a reader already holds as its compact view, with the digest of the bytes it was viewed from. */
-export interface ViewedInventory {
+/** A reader's view of an inventory with the digest of the bytes it read, for a writer to reuse (StartVersionOptions.known). */
+export interface KnownInventory {
   view: InventoryView;
   digest: string;
 }
-
-/** What a reader already holds of an inventory, for a writer of the same object to reuse (see StartVersionOptions.known). */
-export type KnownInventory = ParsedInventory | ViewedInventory;
 
 /**
  * The id, head, type and digest algorithm of an object, its inventory checked against its sidecar
@@ -219,7 +208,7 @@ export async function loadInventorySummary(
 
 /**
  * The inventory a writer starts from (staging-base.ts), with what recovery needs: the compact view,
- * read plain in windows where it can write the inventory again (StagingBase.canWrite), else read
+ * read plain in windows where it keeps every block to write again (keepsEveryBlock), else read
  * whole (parsed in full where it is not plain). What a reader already holds (`known`) is taken when
  * the object is still at its bytes: a second copy of a million-entry inventory would cost as much again.
  */
@@ -228,15 +217,11 @@ export async function loadStagingBase(
   objectPath: string,
   known?: KnownInventory,
 ): Promise<LoadedInventorySummary & { base: StagingBase }> {
-  const held = known && ('view' in known ? known : { view: InventoryView.ofInventory(known.inventory, objectPath), digest: known.digest });
   // A plain inventory is viewed in windows, hashed as they stream: its JSON (~600 MB at a million files) is never held whole.
   const viewed =
-    held && StagingBase.canWrite(held.view) && (await stillAt(storage, objectPath, held)) ? held : await windowedView(storage, objectPath);
-  if (viewed && StagingBase.canWrite(viewed.view)) return { ...baseSummary(viewed.view), digest: viewed.digest, sidecarStale: false };
-  const read = (bytes: Buffer, where: string): InventoryView => {
-    const view = InventoryView.from(bytes, where);
-    return view && StagingBase.canWrite(view) ? view : InventoryView.ofInventory(parseInventory(bytes, where), where);
-  };
+    known && known.view.keepsEveryBlock && (await stillAt(storage, objectPath, known)) ? known : await windowedView(storage, objectPath);
+  if (viewed?.view.keepsEveryBlock) return { ...baseSummary(viewed.view), digest: viewed.digest, sidecarStale: false };
+  const read = (bytes: Buffer, where: string) => InventoryView.read(bytes, where, { everyBlock: true });
   const { bytes, header: view, sidecarStale, digest } = await verifiedInventoryBytes(storage, objectPath, read);
   return { ...baseSummary(view), bytes, digest, sidecarStale };
 }
@@ -248,7 +233,7 @@ function baseSummary(view: InventoryView): { inventory: InventorySummary; base: 
 }
 
 /** Whether the root inventory still has the bytes `known` was viewed from, its sidecar agreeing (streamed, not held). */
-async function stillAt(storage: ReadStorage, objectPath: string, known: ViewedInventory): Promise<boolean> {
+async function stillAt(storage: ReadStorage, objectPath: string, known: KnownInventory): Promise<boolean> {
   const where = join(objectPath, 'inventory.json');
   const hashed = await readHashedWindows(storage, where, { write: () => true, digestAlgorithm: known.view.digestAlgorithm });
   if (!hashed || hashed.digest !== known.digest) return false;
@@ -308,7 +293,7 @@ export class OcflObjectReader {
   }
 
   /** The inventory as this reader holds it with the digest of its bytes: a writer's `known` (StartVersionOptions). */
-  known(): ViewedInventory | undefined {
+  known(): KnownInventory | undefined {
     const { model, inventoryDigest: digest } = this;
     if (digest === undefined) return undefined;
     return model instanceof InventoryView ? { view: model, digest } : undefined;

@@ -20,6 +20,7 @@ import { inventoryChunks, serializeInventory, sourceOfInventory } from '../../..
 import { initRoot } from '../../../../src/ocfl/root.js';
 import { validatePath } from '../../../../src/ocfl/validate/index.js';
 import { StagingBase } from '../../../../src/ocfl/commit/staging-base.js';
+import { InventoryView } from '../../../../src/ocfl/inventory/view.js';
 import { referenceBytes } from '../../../helpers/reference-inventory-bytes.js';
 import { repetitions } from '../../../helpers/repetitions.js';
 import { reference, sharedTest } from '../../../helpers/shared.js';
@@ -149,8 +150,10 @@ for (const shape of ['canonical', 'other tool'] as const) {
       await staged.commit({ created: '2026-11-24T10:00:00Z', message: 'one', user: { name: 'A' } });
       if (shape === 'other tool') rewriteShuffled(objectDir, 'v1');
       const bytes = readFileSync(path.join(objectDir, 'inventory.json'));
-      // A caller's `known` inventory makes the full base; without it and without fixity, the view.
-      const known = compact ? undefined : { inventory: parseInventory(bytes), digest: hex('sha512', bytes) };
+      // A caller's `known` view of the inventory parsed in full makes the base; without it, the inventory read plain in windows.
+      const known = compact
+        ? undefined
+        : { view: InventoryView.ofInventory(parseInventory(bytes), 'inventory.json'), digest: hex('sha512', bytes) };
       staged = await root.startVersion(id, known ? { known } : {});
       const base = (staged as unknown as { base: unknown }).base;
       t.true(base instanceof StagingBase, compact ? 'the base read plain' : 'the base parsed in full');
@@ -274,7 +277,9 @@ for (const c of FIXITY_CASES) {
       await staged.commit({ created: '2026-11-24T10:00:00Z', message: 'one' });
       rewriteInventory(objectDir, 'v1', c.rewrite ?? (() => undefined));
       const bytes = readFileSync(path.join(objectDir, 'inventory.json'));
-      const known = compact ? undefined : { inventory: parseInventory(bytes), digest: hex('sha512', bytes) };
+      const known = compact
+        ? undefined
+        : { view: InventoryView.ofInventory(parseInventory(bytes), 'inventory.json'), digest: hex('sha512', bytes) };
       staged = await root.startVersion(id, { fixityAlgorithms: c.v2, ...(known ? { known } : {}) });
       const base = (staged as unknown as { base: unknown }).base;
       t.true(base instanceof StagingBase, compact && c.view ? 'the base read plain' : 'the base parsed in full');
@@ -359,7 +364,9 @@ sharedTest(
         const objectDir = path.join(root.location, root.objectPath(inv.id));
         cpSync(fixture, objectDir, { recursive: true });
         try {
-          const known = compact ? undefined : { inventory: inv, digest: hex(inv.digestAlgorithm, bytes) };
+          const known = compact
+            ? undefined
+            : { view: InventoryView.ofInventory(inv, 'inventory.json'), digest: hex(inv.digestAlgorithm, bytes) };
           const staged = await root.startVersion(inv.id, { fixityAlgorithms: ['md5', 'sha1', 'sha256'], ...(known ? { known } : {}) });
           if (compact && (staged as unknown as { base: unknown }).base instanceof StagingBase) {
             viewed++;
