@@ -159,7 +159,9 @@ export class SinglePackage implements SiardPackageWriter {
         const sums = await this.zip.compressSegmentedAside(table.xml, (chunk) => spill.append(chunk), cut, continued?.sums);
         await this.zip.addCompressed(table.xmlName, sums, spill.read());
       } finally {
-        await spill.dispose();
+        // a durable spill stays until the table's line is journaled (tableJournaled): a run killed or
+        // stopped by a full disk before it goes on from the spill's last cut
+        await (continued || this.spillFile ? spill.close() : spill.dispose());
       }
     } else
       await this.zip.addSegmented(table.xmlName, table.xml, {
@@ -174,6 +176,11 @@ export class SinglePackage implements SiardPackageWriter {
           : {}),
       });
     await this.zip.addBuffer(table.xsdName, table.xsd());
+  }
+
+  /** The journal holds the line of the table just written: its held-back data (a durable spill) is not needed any more. */
+  async tableJournaled(): Promise<void> {
+    if (this.spillFile) await Spill.remove(this.spillFile);
   }
 
   /** A cut in a table taken back: the `.siard` as it stands (durable) and the held-back bytes made durable. */

@@ -258,6 +258,7 @@ export class ResumableRun {
     const zip = await pkg.checkpoint();
     await sink.resumable!.checkpoint();
     this.journal.table({ ...line, zip, layout: layout.snapshot() });
+    await pkg.tableJournaled();
   }
 
   close(): void {

@@ -51,6 +51,11 @@ export class Spill {
     return spill;
   }
 
+  /** Removes a durable spill's file (closed), when its table's line is journaled. */
+  static async remove(file: string): Promise<void> {
+    await fsp.rm(file, { force: true });
+  }
+
   /** A durable spill's bytes made durable; their SHA-256. */
   async sync(): Promise<string> {
     await this.file!.sync();
@@ -103,14 +108,22 @@ export class Spill {
 
   /** Frees the memory or removes the temporary file. */
   async dispose(): Promise<void> {
+    const filePath = this.filePath;
+    await this.close();
+    if (filePath) await fsp.rm(filePath, { force: true });
+  }
+
+  /**
+   * Frees the memory and closes the file, which stays: a durable spill is what a resume continues
+   * until the journal holds its table's line (its owner removes it then).
+   */
+  async close(): Promise<void> {
     this.chunks = [];
     this.bytes = 0;
     const file = this.file;
-    const filePath = this.filePath;
     this.file = undefined;
     this.filePath = undefined;
     await file?.close().catch(() => undefined);
-    if (filePath) await fsp.rm(filePath, { force: true });
   }
 
   private async writeAll(chunk: Buffer): Promise<void> {
