@@ -102,7 +102,9 @@ try {
     peakMb: rows.peakMb,
     load: rows.loads,
     // not a physical floor: a third of it is Node and the connector starting (docs/performance.md, session 50)
-    floor: `the rows read alone through the mariadb connector from a fresh Node process, ${floor.toFixed(2)} s: ${(rows.peer.seconds / floor).toFixed(2)}x (the connector's cost, not the bytes')`,
+    floor:
+      `the rows read alone through the mariadb connector from a fresh Node process, ${floor.toFixed(2)} s: ` +
+      `${(rows.peer.seconds / floor).toFixed(2)}x (the connector's cost, not the bytes')`,
     ...(ROWS === 200_000 ? {} : { work: `export ${ROWS.toLocaleString('en')} rows from MariaDB` }),
   });
   report('LOBs', 'lobs', `${values} x ${LOB_VALUE_MB} MiB`, (s) => `${((values * LOB_VALUE_MB * 1.048576) / s).toFixed(1)} MB/s`, 1);
