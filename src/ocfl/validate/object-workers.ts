@@ -3,9 +3,7 @@
  * a few worker threads (object-worker.ts), one per core: the results come back in the walk's order
  * whichever finished first. The main thread only hands out objects and gathers what they found.
  */
-import { statSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { Findings } from './findings.js';
 import { startWorker } from './hash-pool.js';
@@ -21,6 +19,8 @@ const INVENTORY_BYTES_AT_ONCE = 32 * 1024 * 1024;
 
 export interface ObjectWorkersOptions extends Pick<ObjectCheckOptions, 'onPlan' | 'onHashed'> {
   fixity: boolean;
+  /** The size of each object's root inventory (0 when unknown), in the order of `dirs`. */
+  inventoryBytes: readonly number[];
   /** Root inventory bytes checked at once (default INVENTORY_BYTES_AT_ONCE); an object alone always runs. */
   inventoryBytesAtOnce?: number;
   /** Called when an object has been checked, in the order they finish. */
@@ -37,7 +37,7 @@ export async function checkObjectsInWorkers(
   const checks = new Array<ObjectCheck>(dirs.length);
   const threads = Math.max(1, Math.min(dirs.length, os.availableParallelism?.() ?? os.cpus().length));
   const workers: Worker[] = [];
-  const sizes = dirs.map((dir) => inventoryBytes(location, dir));
+  const sizes = options.inventoryBytes;
   const budget = options.inventoryBytesAtOnce ?? INVENTORY_BYTES_AT_ONCE;
   const idle: Worker[] = [];
   let next = 0;
@@ -79,13 +79,4 @@ export async function checkObjectsInWorkers(
     await Promise.all(workers.map((w) => w.terminate()));
   }
   return checks;
-}
-
-/** The size of an object's root inventory, 0 when it cannot be read (the check then says why). */
-function inventoryBytes(location: string, dir: string): number {
-  try {
-    return statSync(path.join(location, dir, 'inventory.json')).size;
-  } catch {
-    return 0;
-  }
 }

@@ -8,7 +8,7 @@ import { checkDeclaration } from './declaration.js';
 import { isRegisteredExtension, OWN_ROOT_EXTENSIONS } from './extensions.js';
 import { Findings, quote } from './findings.js';
 import { displayJoin, listDir, type TreeEntry } from './fs-tree.js';
-import { describePath, joinPath, type ReadStorage } from '../storage/storage.js';
+import { describePath, joinPath, statEach, type ReadStorage } from '../storage/storage.js';
 import { FileSystemStorage } from '../storage/fs.js';
 import { HashPool } from './hash-pool.js';
 import type { SpecVersion } from './inventory.js';
@@ -169,11 +169,17 @@ async function checkObjects(
   const { fs, root, at } = scan;
   if (fs instanceof FileSystemStorage && objectDirs.length > 1) {
     // On a folder, whole objects in worker threads (object-workers.ts): their checks then run on every core.
+    const dirs = objectDirs.map((rel) => joinPath(root, rel));
+    const inventories = await statEach(
+      fs,
+      dirs.map((dir) => joinPath(dir, 'inventory.json')),
+    );
     return checkObjectsInWorkers(
       fs.location,
-      objectDirs.map((rel) => joinPath(root, rel)),
+      dirs,
       objectDirs.map((rel) => at(rel)),
       {
+        inventoryBytes: inventories.map((stat) => stat?.size ?? 0),
         fixity: options.fixity !== false,
         onPlan: options.onPlan,
         onHashed: options.onHashed,

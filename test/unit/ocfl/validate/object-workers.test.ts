@@ -4,7 +4,7 @@
  * objects are the OCFL fixtures (good ones, and bad ones whose name gives the code they must raise).
  */
 import { createHash } from 'node:crypto';
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { FileSystemStorage } from '../../../../src/ocfl/storage/fs.js';
 import { validateObject, validateStorageRoot } from '../../../../src/ocfl/validate/index.js';
@@ -105,6 +105,7 @@ test('objects whose inventories exceed the bytes checked at once run one after t
   const finished = async (inventoryBytesAtOnce?: number) => {
     const order: number[] = [];
     const checks = await checkObjectsInWorkers(root, ['a', 'b'], ['a', 'b'], {
+      inventoryBytes: ['a', 'b'].map((dir) => statSync(path.join(root, dir, 'inventory.json')).size),
       fixity: true,
       onObject: (i) => order.push(i),
       ...(inventoryBytesAtOnce !== undefined ? { inventoryBytesAtOnce } : {}),
