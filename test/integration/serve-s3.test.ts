@@ -7,7 +7,6 @@
  * its inventory and sidecar). Skipped with a message where no gateway can start, failing under CI.
  */
 import test from 'ava';
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { forEachConcurrent } from '../../src/ocfl/concurrent.js';
@@ -18,6 +17,7 @@ import { Room } from '../../src/serve/room.js';
 import { startRgw, type RgwServer } from '../helpers/s3.js';
 import { startServe, type Served } from '../helpers/serve.js';
 import { ID, makeServeFixture, type ServeFixture } from '../helpers/serve-fixture.js';
+import { handMadeObjectFiles } from '../helpers/hand-made-object.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const started = startRgw();
@@ -77,27 +77,9 @@ async function keyBytes(bucket: string, prefix: string): Promise<number> {
   return bytes;
 }
 
-const sha512 = (data: string) => createHash('sha512').update(data).digest('hex');
-
 /** The keys and bodies of one object of one file, as OCFL 1.1 lays it out under `at`. */
 function objectKeys(at: string, id: string): Array<[string, string]> {
-  const content = `the file of ${id}\n`;
-  const digest = sha512(content);
-  const inventory = JSON.stringify({
-    id,
-    type: 'https://ocfl.io/1.1/spec/#inventory',
-    digestAlgorithm: 'sha512',
-    head: 'v1',
-    contentDirectory: 'content',
-    manifest: { [digest]: ['v1/content/file.txt'] },
-    versions: { v1: { created: '2026-11-29T09:00:00Z', message: 'test', user: { name: 'Test' }, state: { [digest]: ['file.txt'] } } },
-  });
-  return [
-    [`${at}/0=ocfl_object_1.1`, 'ocfl_object_1.1\n'],
-    [`${at}/inventory.json`, inventory],
-    [`${at}/inventory.json.sha512`, `${sha512(inventory)}  inventory.json\n`],
-    [`${at}/v1/content/file.txt`, content],
-  ];
+  return handMadeObjectFiles(id).map(([rel, body]) => [`${at}/${rel}`, body]);
 }
 
 s3Test("a root whose later pages of keys are held back: the first page from the first pages' objects, then the whole", async (t) => {

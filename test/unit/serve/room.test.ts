@@ -10,18 +10,17 @@
  * already on its way).
  */
 import test from 'ava';
-import { createHash } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadLayout0003 } from '../../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
 import { initRoot, OcflStorageRoot } from '../../../src/ocfl/root.js';
 import { FileSystemStorage } from '../../../src/ocfl/storage/fs.js';
 import type { OutlineEntry } from '../../../src/ocfl/storage/storage.js';
 import { Room } from '../../../src/serve/room.js';
+import { writeHandMadeObject } from '../../helpers/hand-made-object.js';
 import { tempDir } from '../../helpers/tmp.js';
 
 const ID = 'urn:test:room';
-const sha512 = (data: string) => createHash('sha512').update(data).digest('hex');
 
 async function putVersion(root: OcflStorageRoot, files: Record<string, string>, remove: string[] = []): Promise<void> {
   const staged = await root.startVersion(ID);
@@ -80,26 +79,6 @@ test('requests at once share one reader; the same reader is kept while the inven
   t.deepEqual([...(await room.version(ID, 'v2')).state('v2').keys()], ['a.txt', 'c.txt']);
 });
 
-/** One object of one file, written as OCFL 1.1 at `dir`. */
-function writeObject(dir: string, id: string): void {
-  const content = `the file of ${id}\n`;
-  const digest = sha512(content);
-  const inventory = JSON.stringify({
-    id,
-    type: 'https://ocfl.io/1.1/spec/#inventory',
-    digestAlgorithm: 'sha512',
-    head: 'v1',
-    contentDirectory: 'content',
-    manifest: { [digest]: ['v1/content/file.txt'] },
-    versions: { v1: { created: '2026-11-29T09:00:00Z', message: 'test', user: { name: 'Test' }, state: { [digest]: ['file.txt'] } } },
-  });
-  mkdirSync(path.join(dir, 'v1', 'content'), { recursive: true });
-  writeFileSync(path.join(dir, '0=ocfl_object_1.1'), 'ocfl_object_1.1\n');
-  writeFileSync(path.join(dir, 'inventory.json'), inventory);
-  writeFileSync(path.join(dir, 'inventory.json.sha512'), `${sha512(inventory)}  inventory.json\n`);
-  writeFileSync(path.join(dir, 'v1', 'content', 'file.txt'), content);
-}
-
 /** A folder storage whose first-level folders after the first `open` wait for `release` to be outlined. */
 class GatedStorage extends FileSystemStorage {
   release!: () => void;
@@ -121,7 +100,7 @@ test('a root being listed: its first page from the objects found so far, in id o
   const layout = await loadLayout0003();
   writeFileSync(path.join(dir, '0=ocfl_1.1'), 'ocfl_1.1\n');
   const ids = Array.from({ length: 150 }, (_, i) => `urn:test:listed-${String(i).padStart(3, '0')}`);
-  for (const id of ids) writeObject(path.join(dir, layout.objectPath(id)), id);
+  for (const id of ids) writeHandMadeObject(path.join(dir, layout.objectPath(id)), id);
   const firstLevel = (id: string) => layout.objectPath(id).split('/')[0]!;
   // The first 80 first-level folders in their order are listed at once; the rest waits.
   const open = new Set([...new Set(ids.map(firstLevel))].sort().slice(0, 80));
@@ -183,7 +162,7 @@ test('a root listed slowly (an object store): the first page once a page of obje
   const layout = await loadLayout0003();
   writeFileSync(path.join(dir, '0=ocfl_1.1'), 'ocfl_1.1\n');
   const ids = Array.from({ length: 150 }, (_, i) => `urn:test:trickle-${String(i).padStart(3, '0')}`);
-  for (const id of ids) writeObject(path.join(dir, layout.objectPath(id)), id);
+  for (const id of ids) writeHandMadeObject(path.join(dir, layout.objectPath(id)), id);
   const firstLevel = (id: string) => layout.objectPath(id).split('/')[0]!;
   const order = [...new Set(ids.map(firstLevel))].sort();
   // 20 folders at once, then one every 10 ms from 0.3 s on; the last 20 only when released.
@@ -275,7 +254,7 @@ test("a root being listed: no folder is asked for while the first page's invento
   const layout = await loadLayout0003();
   writeFileSync(path.join(dir, '0=ocfl_1.1'), 'ocfl_1.1\n');
   const ids = Array.from({ length: 150 }, (_, i) => `urn:test:held-${String(i).padStart(3, '0')}`);
-  for (const id of ids) writeObject(path.join(dir, layout.objectPath(id)), id);
+  for (const id of ids) writeHandMadeObject(path.join(dir, layout.objectPath(id)), id);
   const storage = new SlowFolders(dir);
   const room = new Room(new OcflStorageRoot(storage, '1.1', layout), path.join(dir, '..', 'room'), 1000);
   room.startListing();

@@ -3,13 +3,13 @@
  * findings must be those of each object checked alone on this thread, in the walk's order. The
  * objects are the OCFL fixtures (good ones, and bad ones whose name gives the code they must raise).
  */
-import { createHash } from 'node:crypto';
-import { cpSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { FileSystemStorage } from '../../../../src/ocfl/storage/fs.js';
 import { validateObject, validateStorageRoot } from '../../../../src/ocfl/validate/index.js';
 import { checkObjectsInWorkers } from '../../../../src/ocfl/validate/object-workers.js';
 import { reference, sharedTest as test } from '../../../helpers/shared.js';
+import { writeHandMadeObject } from '../../../helpers/hand-made-object.js';
 import { tempDir } from '../../../helpers/tmp.js';
 
 const GOOD = ['spec-ex-full', 'updates_three_versions_one_file', 'minimal_mixed_digests'];
@@ -67,41 +67,12 @@ test('objects checked in worker threads: the findings of each object checked alo
   t.is(inWorkers.bytes, expected.bytes);
 });
 
-/** A valid OCFL 1.1 object of `files` small files, written by hand (sha512, one version). */
-function handMadeObject(dir: string, id: string, files: number): void {
-  const manifest: Record<string, string[]> = {};
-  const state: Record<string, string[]> = {};
-  mkdirSync(path.join(dir, 'v1', 'content'), { recursive: true });
-  for (let i = 0; i < files; i++) {
-    const body = `${id} file ${i}\n`;
-    const digest = createHash('sha512').update(body).digest('hex');
-    writeFileSync(path.join(dir, 'v1', 'content', `f${i}.txt`), body);
-    manifest[digest] = [`v1/content/f${i}.txt`];
-    state[digest] = [`f${i}.txt`];
-  }
-  const inventory = JSON.stringify({
-    id,
-    type: 'https://ocfl.io/1.1/spec/#inventory',
-    digestAlgorithm: 'sha512',
-    head: 'v1',
-    contentDirectory: 'content',
-    manifest,
-    versions: { v1: { created: '2026-01-01T00:00:00Z', state, message: 'm', user: { name: 'n', address: 'mailto:n@example.org' } } },
-  });
-  const sidecar = `${createHash('sha512').update(inventory).digest('hex')} inventory.json\n`;
-  writeFileSync(path.join(dir, '0=ocfl_object_1.1'), 'ocfl_object_1.1\n');
-  for (const at of [dir, path.join(dir, 'v1')]) {
-    writeFileSync(path.join(at, 'inventory.json'), inventory);
-    writeFileSync(path.join(at, 'inventory.json.sha512'), sidecar);
-  }
-}
-
 test('objects whose inventories exceed the bytes checked at once run one after the other; alone, side by side', async (t) => {
   const root = tempDir('siard-ocfl-object-budget-');
   writeFileSync(path.join(root, '0=ocfl_1.1'), 'ocfl_1.1\n');
   // The first object is slow (3,000 files), the second quick: side by side the second finishes first.
-  handMadeObject(path.join(root, 'a'), 'urn:x:a', 3000);
-  handMadeObject(path.join(root, 'b'), 'urn:x:b', 2);
+  writeHandMadeObject(path.join(root, 'a'), 'urn:x:a', 3000);
+  writeHandMadeObject(path.join(root, 'b'), 'urn:x:b', 2);
   const finished = async (inventoryBytesAtOnce?: number) => {
     const order: number[] = [];
     const checks = await checkObjectsInWorkers(root, ['a', 'b'], ['a', 'b'], {
