@@ -7,7 +7,8 @@
  * without. `export` is SIGKILLed at the run's second cut (inside `big`) and at a random moment after
  * a cut of `big`, then run again: its line says it goes on inside `big` after the key of the
  * journal's last cut, and the out-dir holds, byte for byte, what an uninterrupted export made. An
- * `ingest` from PostgreSQL killed at its second cut ends with the uninterrupted ingest's object.
+ * `ingest` from PostgreSQL killed at its second cut, and one from MariaDB killed at its second cut
+ * and at a random moment after a cut of `big`, end with the uninterrupted ingest's object.
  */
 import test from 'ava';
 import type { ExecutionContext } from 'ava';
@@ -72,13 +73,15 @@ pgTest(
   },
 );
 
-mariaTest('MariaDB: an export killed inside a keyed table goes on after its last cut, equal to the uninterrupted one', async (t) => {
-  mariaServer = await startMariadb();
-  await mariaServer.createDatabase('source');
-  mariaServer.client(
-    'source',
-    [],
-    `SET SESSION max_recursive_iterations = 100000;
+mariaTest(
+  'MariaDB: an export or ingest killed inside a keyed table goes on after its last cut, equal to the uninterrupted one',
+  async (t) => {
+    mariaServer = await startMariadb();
+    await mariaServer.createDatabase('source');
+    mariaServer.client(
+      'source',
+      [],
+      `SET SESSION max_recursive_iterations = 100000;
      CREATE TABLE head (id INT PRIMARY KEY, t TEXT);
      INSERT INTO head WITH RECURSIVE q(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM q WHERE i < 100) SELECT i, REPEAT('h', i) FROM q;
      CREATE TABLE big (g INT, s VARCHAR(20), n DECIMAL(12, 2), d DATE, note TEXT, doc LONGBLOB, PRIMARY KEY (g, s));
@@ -88,6 +91,10 @@ mariaTest('MariaDB: an export killed inside a keyed table goes on after its last
        FROM q;
      CREATE TABLE nokey (a INT, t TEXT);
      INSERT INTO nokey WITH RECURSIVE q(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM q WHERE i < 300) SELECT i, CONCAT('n', i) FROM q;`,
-  );
-  await exportKilledInsideBig(t, mariaServer.url('source'), 'mdb', `${mariaServer.databaseName('source')}.big`, 0x3d);
-});
+    );
+    const big = `${mariaServer.databaseName('source')}.big`;
+    await exportKilledInsideBig(t, mariaServer.url('source'), 'mdb', big, 0x3d);
+    const plans = [{ cut: 2 }, { table: big, thenMs: prng(SEED ^ 0x5a)() * 300 }];
+    await ingestKilledAndResumedInside(t, mariaServer.url('source'), path.join(base, 'maria-ingest'), big, [], plans);
+  },
+);

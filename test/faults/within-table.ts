@@ -109,9 +109,11 @@ export async function killedAndResumedInside(
 }
 
 /**
- * `ingest` of `source` killed at its second cut (inside `table`), then run again, beside an
- * uninterrupted ingest of it: the resume line names the last cut's table and key, and the object
- * has the uninterrupted one's state with nothing left in the workspace. Roots under `dir`.
+ * `ingest` of `source` killed as each of `plans` says (default: at its second cut; a moment after a
+ * cut of `table` that came too late, after the table or the run ended, is tried again nearer the
+ * cut), then run again, beside an uninterrupted ingest of it: no object in the root while killed,
+ * the resume line names the last cut's table and key, and the object has the uninterrupted one's
+ * state (every logical path and digest) with nothing left in the workspace. Roots under `dir`.
  */
 export async function ingestKilledAndResumedInside(
   t: ExecutionContext,
@@ -119,24 +121,46 @@ export async function ingestKilledAndResumedInside(
   dir: string,
   table: string,
   options: string[] = [],
+  plans: KillPlan[] = [{ cut: 2 }],
 ): Promise<void> {
-  const roots = [path.join(dir, 'ref'), path.join(dir, 'resumed')];
-  for (const root of roots) t.is((await runCliToEnd(['init', root])).code, 0);
+  const ref = path.join(dir, 'ref');
   const args = (root: string) => ['ingest', source, '--root', root, '--id', 'big', ...options];
-  t.is((await runCliToEnd(args(roots[0]!))).code, 0);
-  const ws = `${path.dirname(roots[1]!)}/.${path.basename(roots[1]!)}.siard-ocfl-work`;
-  const work = () => (existsSync(ws) ? readdirSync(ws).find((n) => n.startsWith('resume-')) : undefined);
-  const first = await killedInside(args(roots[1]!), { cut: 2, dir: () => work() && path.join(ws, work()!) });
-  t.is(first.signal, 'SIGKILL', first.stderr);
-  const last = journaledCuts(path.join(ws, work()!)).at(-1)!;
-  t.is(last.qualifiedName, table);
-  const again = await runCliToEnd(args(roots[1]!));
-  t.is(again.code, 0, again.stderr);
-  t.deepEqual(saidWithin(again.stderr), withinOf(last));
-  const [want, got] = await Promise.all(roots.map((r) => objectState(r, 'big')));
-  t.true(got !== undefined && sameState(got.state, want!.state), "the resumed object has the uninterrupted one's state");
-  t.deepEqual(
-    workspaceLeftovers(roots[1]!).filter((n) => !n.startsWith('locks/')),
-    [],
-  );
+  t.is((await runCliToEnd(['init', ref])).code, 0);
+  t.is((await runCliToEnd(args(ref))).code, 0);
+  const want = await objectState(ref, 'big');
+  for (const [i, plan] of plans.entries()) {
+    const what = JSON.stringify(plan);
+    const root = path.join(dir, `resumed-${i}`);
+    const ws = `${path.dirname(root)}/.${path.basename(root)}.siard-ocfl-work`;
+    const work = () => (existsSync(ws) ? readdirSync(ws).find((n) => n.startsWith('resume-')) : undefined);
+    const cuts = () => (work() ? journaledCuts(path.join(ws, work()!)) : []);
+    const killedAt = async (thenMs: number | undefined) => {
+      for (const d of [root, ws]) rmSync(d, { recursive: true, force: true });
+      t.is((await runCliToEnd(['init', root])).code, 0);
+      const r = await killedInside(args(root), {
+        ...plan,
+        ...(thenMs !== undefined ? { thenMs } : {}),
+        dir: () => work() && path.join(ws, work()!),
+      });
+      return { r, last: cuts().at(-1) };
+    };
+    let first = await killedAt(plan.thenMs);
+    for (const nearer of [4, Infinity]) {
+      if (plan.thenMs === undefined || (first.r.signal === 'SIGKILL' && first.last?.qualifiedName === table)) break;
+      first = await killedAt(plan.thenMs / nearer);
+    }
+    t.is(first.r.signal, 'SIGKILL', `${what}: ${first.r.stderr}`);
+    t.is(first.last?.qualifiedName, table, `${what}: killed inside ${table}`);
+    t.is(await objectState(root, 'big'), undefined, `${what}: no object in the root while interrupted`);
+    const again = await runCliToEnd(args(root));
+    t.is(again.code, 0, `${what}: ${again.stderr}`);
+    t.deepEqual(saidWithin(again.stderr), withinOf(first.last!), `${what}: the resume line names the table and key: ${again.stderr}`);
+    const got = await objectState(root, 'big');
+    t.true(got !== undefined && sameState(got.state, want!.state), `${what}: the resumed object has the uninterrupted one's state`);
+    t.deepEqual(
+      workspaceLeftovers(root).filter((n) => !n.startsWith('locks/')),
+      [],
+      `${what}: nothing left in the workspace`,
+    );
+  }
 }
