@@ -38,6 +38,7 @@ import { SourceFingerprint } from './fingerprint/source-fingerprint.js';
 import type { SiardExportOptions } from './export-options.js';
 import { plainShape, tableXsd, xsdDependsOnRows, type ArrayUse } from './table-xsd.js';
 import { checkCatalogUnchanged, checkKeysUnchanged, continueWork, ResumableRun, type ExportResume } from './resume/export-resume.js';
+import { tableShape, type TableShape } from './resume/table-shape.js';
 import type { BatchLine, JournalContents, LobMark, TableLine } from './resume/export-journal.js';
 import { failpoint } from '../failpoint.js';
 import type { SourceCatalog, SourceSchema, SourceTable } from './database-source.js';
@@ -162,6 +163,8 @@ interface TableResume {
   settled: boolean;
   /** the interrupted run's last cut in this table */
   from?: BatchLine;
+  /** the table's columns and keys as the catalogue gave them, for each cut's line */
+  shape: TableShape;
 }
 
 /** One table's XML and XSD into the package; `takeBack`: nothing of it is written if its rows fail. */
@@ -271,6 +274,7 @@ function cutStateOf(
         table: at.ti,
         qualifiedName: at.qualifiedName,
         key: String(key),
+        shape: resume.shape,
         settled: resume.settled,
         stats: {
           rows: stats.rows,
@@ -314,6 +318,16 @@ async function settle(source: DatabaseSource, schema: string, t: SourceTable, kn
   return source.settleTable(schema, t.name, known);
 }
 
+/** A resumable run's part in one table: `table` as the catalogue gave it, `t` as it is written (its types settled or not). */
+function tableResume(
+  resumable: { run: ResumableRun; sink: OutputSink },
+  layout: LobLayout,
+  table: SourceTable,
+  t: SourceTable,
+): TableResume {
+  return { ...resumable, layout, settled: t.provisional === undefined && table.provisional !== undefined, shape: tableShape(table) };
+}
+
 /** Writes every table's rows (and their LOB files) into the package, schema by schema. */
 async function writeTables(
   source: DatabaseSource,
@@ -348,7 +362,7 @@ async function writeTables(
       // A provisional table (database-source.ts) is written where it can be taken back and no value can go to a LOB file.
       const takeBack = t.provisional !== undefined && pkg.takesBack && !((t.provisional.longestValueBytes ?? 0) > o.inlineMax);
       if (t.provisional && !takeBack) t = await settle(source, s.name, t);
-      const resume = resumable && { ...resumable, layout, settled: t.provisional === undefined && table.provisional !== undefined };
+      const resume = resumable && tableResume(resumable, layout, table, t);
       if (from && (from.cut.aside !== undefined) !== takeBack)
         throw new Error(`Table ${s.name}.${t.name} was written another way by the interrupted export; run it again with --restart.`);
       let written: WrittenTable;

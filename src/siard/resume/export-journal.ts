@@ -13,6 +13,7 @@ import type { TableFingerprintEntry } from '../fingerprint/fingerprint-file.js';
 import type { ZipCheckpoint } from '../zip/writer.js';
 import type { PackageCut } from '../package-cut.js';
 import type { FingerprintState } from '../fingerprint/row-hash.js';
+import type { TableShape } from './table-shape.js';
 
 export const JOURNAL_FORMAT = 1;
 
@@ -61,6 +62,8 @@ export interface BatchLine {
   qualifiedName: string;
   /** the key of the last row before the cut, as the source gave it (text) */
   key: string;
+  /** the table's columns and keys as the catalogue gave them (a resumed run refuses a table whose shape changed) */
+  shape?: TableShape;
   /** the table's types were settled before these rows (a provisional table written again) */
   settled: boolean;
   /** those types as the source gave them (DatabaseSource.settledTypes), to settle the table again without a scan */

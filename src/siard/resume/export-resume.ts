@@ -23,6 +23,7 @@ import {
   type LobMark,
   type TableLine,
 } from './export-journal.js';
+import { shapeChange, tableShape } from './table-shape.js';
 
 /** What an export is given to make its work resumable, or to continue interrupted work. */
 export interface ExportResume {
@@ -50,7 +51,8 @@ function finishedTables(from: JournalContents): Map<string, TableLine> {
 
 /**
  * Refuses (one sentence, exit 2) when a finished table is not where it was in the catalogue or its
- * row count changed: the database changed since the interrupted run, and keeping that table
+ * row count changed, or when the table in progress at the last cut has other columns, column types
+ * or keys (table-shape.ts): the database changed since the interrupted run, and keeping that table
  * would mix two states of it.
  */
 export function checkCatalogUnchanged(catalog: SourceCatalog, from: JournalContents): void {
@@ -70,6 +72,8 @@ export function checkCatalogUnchanged(catalog: SourceCatalog, from: JournalConte
           'run it again with --restart to start over.',
         'RESUME_CHANGED',
       );
+    const change = line === from.progress && from.progress.shape && shapeChange(from.progress.shape, tableShape(t), line.qualifiedName);
+    if (change) throw new UsageError(`${change}; run it again with --restart to start over.`, 'RESUME_CHANGED');
   }
 }
 
