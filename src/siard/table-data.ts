@@ -53,6 +53,11 @@ export interface TableDataContext {
   cutState?: (key: unknown) => unknown;
   /** the rows go on after a cut an interrupted run made: no `<table>` start (stats hold the rows before) */
   continued?: boolean;
+  /**
+   * A table written in turns (table-xml-beside.ts): the characters since the last cut when the rows
+   * start, set to those at the end; `leaveOpen` set before the rows end: no `</table>` after them.
+   */
+  turn?: { sinceCut: number; leaveOpen?: boolean };
 }
 
 /** Rows of a batch with, where the source reads the table in key order, each row's key (to resume after it). */
@@ -148,7 +153,7 @@ export async function* tableDataXml(
   const observer = ctx.observer;
   const out = new Utf8Chunks(CHUNK_BYTES);
   if (!ctx.continued) out.append(tableStart(ctx.folder));
-  let sinceCut = 0;
+  let sinceCut = ctx.turn?.sinceCut ?? 0;
   for await (const batch of batches) {
     let rows = '';
     for (let r = 0; r < batch.length; r++) {
@@ -203,8 +208,31 @@ export async function* tableDataXml(
     out.append(rows);
     yield* out.take();
   }
-  out.append('</table>\n');
+  if (ctx.turn) ctx.turn.sinceCut = sinceCut;
+  if (!ctx.turn?.leaveOpen) out.append('</table>\n');
   yield* out.take(0);
+}
+
+/**
+ * Whether a table's cells can all be written by tableDataXml without the LOB writer as long as
+ * each LOB value is one formatsInline accepts: no ARRAY, UDT or DATALINK column.
+ */
+export function formatsWithoutFiles(ctx: TableDataContext): boolean {
+  const { ways, families } = cellWays(ctx);
+  return ways.every((w, i) => (w === CellWay.Scalar && families[i] !== 'datalink') || w === CellWay.Lob);
+}
+
+/** A value of a column of `family` that tableDataXml writes inline (a LOB column's value up to inlineMax), never to a file. */
+export function formatsInline(v: SourceValue, family: SqlTypeFamily, inlineMax: number): boolean {
+  if (!isLobFamily(family) && family !== 'binary') return !isSourceLob(v) && !isSourceArray(v) && !isSourceUdt(v);
+  const binary = family === 'blob' || family === 'binary';
+  if (binary) return v instanceof Uint8Array && (family === 'binary' || v.length <= inlineMax);
+  return typeof v === 'string' && (v.length <= inlineMax / 3 || Buffer.byteLength(v, 'utf8') <= inlineMax);
+}
+
+/** The family each column's cells are written as (a scalar column's or an ARRAY's element type). */
+export function cellFamilies(ctx: TableDataContext): SqlTypeFamily[] {
+  return cellWays(ctx).families;
 }
 
 /** The XML declaration and the `<table>` start tag of the table in `folder` (tableJ). */
@@ -230,19 +258,16 @@ function element(i: number, text: string): string {
 
 /** An in-memory LOB value small enough to inline, formatted without waiting; else undefined. */
 function inlineLobCell(v: SourceValue, i: number, family: SqlTypeFamily, ctx: TableDataContext, stats: TableDataStats): string | undefined {
-  const binary = family === 'blob' || family === 'binary';
-  if (binary && v instanceof Uint8Array && (family === 'binary' || v.length <= ctx.inlineMax)) {
+  if (!formatsInline(v, family, ctx.inlineMax)) return undefined;
+  if (v instanceof Uint8Array) {
     if (family !== 'binary') stats.lobs++;
     const hex = Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex');
     ctx.observer?.cell(i, hex);
     return element(i, hex);
   }
-  if (!binary && typeof v === 'string' && (v.length <= ctx.inlineMax / 3 || Buffer.byteLength(v, 'utf8') <= ctx.inlineMax)) {
-    stats.lobs++;
-    ctx.observer?.cell(i, v);
-    return element(i, escapeSiardText(v));
-  }
-  return undefined;
+  stats.lobs++;
+  ctx.observer?.cell(i, v as string);
+  return element(i, escapeSiardText(v as string));
 }
 
 /**
