@@ -37,7 +37,9 @@ import { describeWidened } from '../siard/database-source.js';
 import type { DatabaseSource } from '../siard/database-source.js';
 import { MetsIndexingSink } from '../siard/mets/indexing-sink.js';
 import { OCFL_ALGORITHM_OF_DIGEST_TYPE, StagedVersionSink, type StagedSinkStats } from './ocfl-sink.js';
-import { exportResumably, type IngestResume } from './resumable-ingest.js';
+import { exportResumably, type IngestResume, type ResumableExport } from './resumable-ingest.js';
+import { failpoint } from '../failpoint.js';
+import { versionFields } from '../ocfl/commit/next-inventory.js';
 import { notResumable } from '../siard/export-directory.js';
 import { PACKAGE_BASES, StorageBaseLookup } from './storage-base.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';
@@ -98,7 +100,7 @@ function summarise(
  */
 async function commitStaged(
   staged: StagedVersion,
-  options: VersionInfoOptions & { allowUnchanged?: boolean },
+  options: VersionInfoOptions & { allowUnchanged?: boolean; created?: string },
   defaultMessage: string,
 ): Promise<{ version: string; unchanged: boolean }> {
   const head = options.allowUnchanged ? undefined : staged.unchangedFrom();
@@ -106,7 +108,11 @@ async function commitStaged(
     await staged.abort();
     return { version: head, unchanged: true };
   }
-  const commit = await staged.commit({ message: options.message ?? defaultMessage, ...(options.user ? { user: options.user } : {}) });
+  const commit = await staged.commit({
+    message: options.message ?? defaultMessage,
+    ...(options.user ? { user: options.user } : {}),
+    ...(options.created ? { created: options.created } : {}),
+  });
   return { version: commit.version, unchanged: false };
 }
 
@@ -137,69 +143,106 @@ export async function ingestDatabase(
   const root = await rootOf(rootArg);
   const lobDigest = (options.lobDigest ?? DEFAULTS.lobDigest) as SiardDigestType;
   if (!SIARD_DIGEST_TYPES.includes(lobDigest)) throw new UsageError(`--lob-digest must be MD5, SHA-1 or SHA-256, not "${lobDigest}".`);
-  const name = options.name ?? 'database';
   const staged = await root.startVersion(id, {
     ...(options.digestAlgorithm ? { digestAlgorithm: options.digestAlgorithm } : {}),
     fixityAlgorithms: [...new Set([OCFL_ALGORITHM_OF_DIGEST_TYPE[lobDigest]!, ...(options.extraFixityAlgorithms ?? [])])],
   });
   const sink = new StagedVersionSink(staged);
-  const extraCounts = { files: 0, stored: 0, bytes: 0, storedBytes: 0 };
-  let summary: Omit<SiardExportSummary, 'archive'>;
-  let counted: StagedSinkStats = sink.stats;
+  let written: WrittenVersion;
   try {
     await staged.clear(); // the new version holds exactly the new export
-    const {
-      message: _m,
-      user: _u,
-      digestAlgorithm: _d,
-      allowUnchanged: _c,
-      mets,
-      extraFiles,
-      extraFixityAlgorithms: _x,
-      resumable,
-      ...exportOptions
-    } = options;
-    const work = resumable && !notResumable(options) ? await root.resumableWork(id) : undefined;
-    if (resumable && !notResumable(options) && !work)
-      resumable.say('An ingest into a root on an object store is not resumable: if it is interrupted, it starts over (docs/resume.md).');
-    if (resumable && work) {
-      const resumed = await exportResumably(source, staged, work, { ...exportOptions, name, lobDigest }, resumable);
-      summary = resumed.summary;
-      counted = resumed.stats;
-    } else {
-      // METS: the index sink records each LOB file with the digests the staging pass computed.
-      const indexing = mets ? new MetsIndexingSink(sink, { objId: id, checksumType: lobDigest }) : undefined;
-      const { archive: _archive, ...written } = await writeSiard(source, indexing ?? sink, { ...exportOptions, name, lobDigest });
-      summary = written;
-      await indexing?.finishIndex();
+    const got = await writeVersion(source, root, staged, sink, { ...options, lobDigest });
+    if ('committed' in got) {
+      await staged.abort(); // killed once its version was committed: that run's result, nothing written again
+      return got.committed;
     }
-    await sink.commit();
-    for (const f of extraFiles ?? []) {
-      const added = await staged.addFile(f.logicalPath, f.file);
-      extraCounts.files++;
-      extraCounts.bytes += added.size;
-      if (added.stored) {
-        extraCounts.stored++;
-        extraCounts.storedBytes += added.size;
-      }
-    }
+    written = got;
   } catch (err) {
     await sink.abort().catch(() => undefined);
     throw err;
   }
-  const objectPath = root.objectPath(id);
-  const commit = await commitStaged(staged, options, `siard-ocfl ingest of ${source.description}`);
-  const exportSummary = summary;
-  const counts = { ...counted };
-  for (const k of ['files', 'stored', 'bytes', 'storedBytes'] as const) counts[k] += extraCounts[k];
-  return {
-    ...summarise(staged, summary.siardFile, commit, counts, objectPath),
-    export: exportSummary,
+  const { summary, counts, work } = written;
+  const version = versionFields({
+    created: new Date(),
+    message: options.message ?? `siard-ocfl ingest of ${source.description}`,
+    ...(options.user ? { user: options.user } : {}),
+  });
+  const result = (commit: { version: string; unchanged: boolean }): IngestResult => ({
+    ...summarise(staged, summary.siardFile, commit, counts, root.objectPath(id)),
+    export: summary,
     warnings: [...(summary.warnings ?? [])],
     notes: [],
     missingLobs: 0,
     unchanged: commit.unchanged,
-  };
+  });
+  // A resumable ingest's work holds the version's files until it is committed; from then on they are the object's.
+  const { created, message } = version;
+  await work?.committing({
+    version: staged.version,
+    created,
+    ...(message !== undefined ? { message } : {}),
+    result: result({ version: staged.version, unchanged: false }),
+  });
+  const commit = await commitStaged(staged, { ...options, created }, `siard-ocfl ingest of ${source.description}`);
+  await failpoint('ingest-committed');
+  await work?.remove();
+  return result(commit);
+}
+
+/** What writeVersion staged: the export's summary, the files counted, and a resumable ingest's work. */
+interface WrittenVersion {
+  summary: Omit<SiardExportSummary, 'archive'>;
+  counts: StagedSinkStats;
+  work?: ResumableExport<IngestResult>;
+}
+
+/** The export (resumable when asked and possible) and the extra files, staged; or the result of an earlier run committed already. */
+async function writeVersion(
+  source: DatabaseSource,
+  root: OcflStorageRoot,
+  staged: StagedVersion,
+  sink: StagedVersionSink,
+  options: IngestDatabaseOptions & { lobDigest: SiardDigestType },
+): Promise<WrittenVersion | { committed: IngestResult }> {
+  const {
+    message: _m,
+    user: _u,
+    digestAlgorithm: _d,
+    allowUnchanged: _c,
+    mets,
+    extraFiles,
+    extraFixityAlgorithms: _x,
+    resumable,
+    ...rest
+  } = options;
+  const exportOptions = { ...rest, name: options.name ?? 'database' };
+  const work = resumable && !notResumable(options) ? await root.resumableWork(staged.id) : undefined;
+  if (resumable && !notResumable(options) && !work)
+    resumable.say('An ingest into a root on an object store is not resumable: if it is interrupted, it starts over (docs/resume.md).');
+  let written: WrittenVersion;
+  if (resumable && work) {
+    const resumed = await exportResumably<IngestResult>(source, staged, work, exportOptions, resumable);
+    if ('committed' in resumed) return resumed;
+    written = { summary: resumed.summary, counts: { ...resumed.stats }, work: resumed };
+  } else {
+    // METS: the index sink records each LOB file with the digests the staging pass computed.
+    const indexing = mets ? new MetsIndexingSink(sink, { objId: staged.id, checksumType: options.lobDigest }) : undefined;
+    const { archive: _archive, ...summary } = await writeSiard(source, indexing ?? sink, exportOptions);
+    await indexing?.finishIndex();
+    written = { summary, counts: sink.stats };
+  }
+  await sink.commit();
+  written.counts = { ...written.counts };
+  for (const f of extraFiles ?? []) {
+    const added = await staged.addFile(f.logicalPath, f.file);
+    written.counts.files++;
+    written.counts.bytes += added.size;
+    if (added.stored) {
+      written.counts.stored++;
+      written.counts.storedBytes += added.size;
+    }
+  }
+  return written;
 }
 
 export interface PackagePlan {

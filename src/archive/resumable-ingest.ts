@@ -3,10 +3,15 @@
  * into the object's resumable-work folder of the workspace (`<workspace>/resume-<sha256 of id>/`,
  * under the object's lock, which the staged version holds), with the manifest's and the fixity
  * digests computed beside the LOB digest as each file is written; once the export is whole, each
- * file is renamed into the stage with those digests (no byte copied or read again) and the caller
- * commits the version. Nothing is in the storage root before the commit. A run killed or
- * interrupted before that leaves the folder for the same ingest to resume; the recovery of the
- * object's next writer (and repair, unless asked) leaves it alone.
+ * file is hard-linked into the stage with those digests (no byte copied or read again), and the
+ * work stays until the caller has committed the version: a run killed before the commit (while
+ * the files go into the stage, a move of minutes for millions of files) leaves the work whole for
+ * the same ingest to resume, every finished table kept. Before the commit the work folder records
+ * durably which version is being committed (`committing.json`): from the commit on, its files are
+ * the object's content (the same inodes), so a run that finds that version committed removes the
+ * work and never resumes into it (a resume cuts the `.siard` back and writes it again). Nothing is
+ * in the storage root before the commit; the recovery of the object's next writer (and repair,
+ * unless asked) leaves the work alone.
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
@@ -29,16 +34,48 @@ export type IngestResume = Omit<DirectoryResume, 'verb'>;
 /** The file in the work folder that names the object it is for (another id's work is told apart by it). */
 const OBJECT_ID_FILE = 'object-id';
 
-/** Exports `source` into `staged` through the resumable work folder `workDir`. */
-export async function exportResumably(
+/** The file in the work folder written, durably, before the version is committed, and removed last. */
+const COMMITTING_FILE = 'committing.json';
+
+/**
+ * What the committing file records (with the ingest's resume key): the version about to be
+ * committed, what tells it apart from another writer's version of the same name (its created, to
+ * the second, and message), and the ingest's result (`R`), which a run finding it committed gives.
+ */
+export interface IngestCommit<R> {
+  version: string;
+  created: string;
+  message?: string;
+  result: R;
+}
+
+/** A whole export in the work folder, its files linked into the stage. */
+export interface ResumableExport<R> {
+  summary: DirectoryExportSummary;
+  stats: StagedSinkStats;
+  /** Records durably that the stage is about to be committed as `commit.version` (call right before the commit). */
+  committing: (commit: IngestCommit<R>) => Promise<void>;
+  /** Removes the work (once the version is committed, or when none was made). */
+  remove: () => Promise<void>;
+}
+
+/**
+ * Exports `source` into `staged` through the resumable work folder `work.dir`; or, when the work
+ * there is that of this very ingest, killed once its version was committed, removes it and gives
+ * that run's result (`committed`): nothing is exported again.
+ */
+export async function exportResumably<R>(
   source: DatabaseSource,
   staged: StagedVersion,
   work: { dir: string; inWorkspace: string; syncAll?: () => Promise<void> },
   options: SiardExportOptions,
   resume: IngestResume,
-): Promise<{ summary: DirectoryExportSummary; stats: StagedSinkStats }> {
+): Promise<ResumableExport<R> | { committed: R }> {
   const workDir = work.dir;
-  await clearOtherObjects(workDir, resumeKey(source, options, resume.sourceOptions), staged.id, resume.say);
+  const key = resumeKey(source, options, resume.sourceOptions);
+  const earlier = await committedEarlier<R>(workDir, staged, resume.say);
+  if (earlier && earlier.key === key && !resume.restart) return { committed: earlier.result };
+  await clearOtherObjects(workDir, key, staged.id, resume.say);
   await fsp.mkdir(workDir, { recursive: true });
   await fsp.writeFile(path.join(workDir, OBJECT_ID_FILE), staged.id);
   const stats: StagedSinkStats = { files: 0, stored: 0, bytes: 0, storedBytes: 0 };
@@ -49,38 +86,104 @@ export async function exportResumably(
     {
       place: {
         digests: [staged.digestAlgorithm, ...staged.fixityAlgorithms],
-        take: (staging, ledger) => moveIntoStage(staged, `${work.inWorkspace}/${path.basename(staging)}`, staging, ledger, stats),
+        take: (staging, ledger) => linkIntoStage(staged, `${work.inWorkspace}/${path.basename(staging)}`, ledger, stats),
         ...(work.syncAll ? { syncAll: work.syncAll } : {}),
       },
     },
     { ...resume, verb: 'ingest' },
   );
-  await fsp.rm(path.join(workDir, OBJECT_ID_FILE), { force: true });
-  await fsp.rmdir(workDir).catch(() => undefined);
-  return { summary, stats };
+  return {
+    summary,
+    stats,
+    committing: (commit) => writeDurably(workDir, COMMITTING_FILE, JSON.stringify({ key, ...commit })),
+    remove: () => removeWork(workDir),
+  };
 }
 
 /**
- * Every file of the finished export renamed into the stage (or, when the object holds it already,
- * dropped). `inWorkspace`: the staging folder as a path of the workspace, whose files the staged
- * version renames once, straight to their place (by way of its incoming folder, two renames per file
- * cost a resumed ingest of 16,000 small LOB files a tenth of its CPU).
+ * The committing file of the work folder, when the version it names is in the object as it
+ * recorded it (the work was committed, and is removed here, saying so); a version not committed
+ * (killed before the commit, or no version made) leaves the work to resume, its record removed.
  */
-async function moveIntoStage(
+async function committedEarlier<R>(
+  workDir: string,
+  staged: StagedVersion,
+  say: (sentence: string) => void,
+): Promise<(IngestCommit<R> & { key: string }) | undefined> {
+  const file = path.join(workDir, COMMITTING_FILE);
+  const text = await fsp.readFile(file, 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  let record: (IngestCommit<R> & { key: string }) | undefined;
+  try {
+    record = JSON.parse(text) as IngestCommit<R> & { key: string };
+  } catch {
+    record = undefined; // torn: killed while writing it, so before the commit
+  }
+  const found = record && staged.baseVersion(record.version);
+  if (!record || !found || found.created !== record.created || found.message !== record.message) {
+    await fsp.rm(file, { force: true });
+    return undefined;
+  }
+  say(
+    `The interrupted ingest into object "${staged.id}" had been committed as ${record.version} when it stopped; ` + 'its work was removed.',
+  );
+  await removeWork(workDir);
+  return record;
+}
+
+/** Writes a file of `dir` and makes it and its name durable before returning. */
+async function writeDurably(dir: string, name: string, text: string): Promise<void> {
+  const handle = await fsp.open(path.join(dir, name), 'w');
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await syncFolder(dir);
+}
+
+async function syncFolder(dir: string): Promise<void> {
+  const handle = await fsp.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Removes the work folder: its export first, made durable (so that no power loss brings back
+ * files the object now holds without the record that says so), then the committing record.
+ */
+async function removeWork(workDir: string): Promise<void> {
+  const names = await fsp.readdir(workDir).catch(() => [] as string[]);
+  for (const name of names) if (name !== COMMITTING_FILE) await removeTree(path.join(workDir, name));
+  if (names.includes(COMMITTING_FILE)) {
+    await syncFolder(workDir);
+    await fsp.rm(path.join(workDir, COMMITTING_FILE), { force: true });
+  }
+  await fsp.rmdir(workDir).catch(() => undefined);
+}
+
+/**
+ * Every file of the finished export hard-linked into the stage (or, when the object holds it
+ * already, only listed): the work keeps its files until the commit. `inWorkspace`: the staging
+ * folder as a path of the workspace, from which the staged version links each file once, straight
+ * to its place (by way of its incoming folder, two operations per file cost a resumed ingest of
+ * 16,000 small LOB files a tenth of its CPU).
+ */
+async function linkIntoStage(
   staged: StagedVersion,
   inWorkspace: string,
-  staging: string,
   ledger: string | undefined,
   stats: StagedSinkStats,
 ): Promise<void> {
   if (ledger === undefined) return;
   for await (const file of ledgerFiles(ledger)) {
-    let added = await staged.addIfStored(file.relPath, file.digests, file.size);
-    if (!added) {
-      added = staged.storesContentRemotely
-        ? await staged.addFile(file.relPath, path.join(staging, ...file.relPath.split('/')), file.size)
-        : await staged.addCopied(file.relPath, `${inWorkspace}/${file.relPath}`, file.digests, file.size);
-    }
+    const added =
+      (await staged.addIfStored(file.relPath, file.digests, file.size)) ??
+      (await staged.addLinked(file.relPath, `${inWorkspace}/${file.relPath}`, file.digests, file.size));
     await failpoint('ingest-file-staged');
     stats.files++;
     stats.bytes += added.size;

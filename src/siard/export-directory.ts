@@ -27,10 +27,12 @@ export interface DirectoryExportHooks {
   /** further top-level names the export will create (refused when they exist), e.g. "mets.xml" */
   extraTopLevel?: string[];
   /**
-   * Takes the finished files elsewhere instead of moving them into the out-dir (an ingest renames
+   * Takes the finished files elsewhere instead of moving them into the out-dir (an ingest links
    * them into a staged OCFL version): `digests` are computed over every file as it is written,
    * and `take` is given the staging folder and the ledger of its files with those digests
-   * (resume/file-ledger.ts). What it leaves in the staging folder is removed afterwards.
+   * (resume/file-ledger.ts). The staging folder is left as it is, with its journal: the taker
+   * removes it once what it took is safe (an ingest: after the commit), and until then a run
+   * killed resumes from it.
    */
   place?: {
     digests: string[];
@@ -158,7 +160,7 @@ async function exportOnce(
     await wrapped?.finish?.();
     if (place) {
       await place.take(sink.stagingDir, sink.closeLedger());
-      await sink.abort();
+      await sink.suspend();
     } else await sink.commit(exportResume ? summary : undefined);
     return summary;
   } catch (err) {

@@ -149,21 +149,52 @@ test.serial(`ingest: ${RUNS} SIGKILLs at random moments, each resumed object equ
   t.is(valid.code, 0, valid.stdout + valid.stderr);
 });
 
-test.serial('ingest: killed while its finished files are renamed into the stage, the next run makes the same object', async (t) => {
+test.serial('ingest: killed while its finished files go into the stage, the next run resumes with every table kept', async (t) => {
   const ref = await referenceObject();
-  // the first file and one in the middle: some files in the dead stage, the rest in the work folder
+  // the first file and one in the middle: some files linked into the dead stage, the rest not yet
   for (const nth of [1, Math.floor(ref.state.size / 2)]) {
     const root = await newRoot(`staged-${nth}`);
     const first = await runCliToEnd(ingestArgs(root), { shell: `export SIARD_OCFL_FAILPOINT='ingest-file-staged#${nth}'` });
     t.is(first.signal, 'SIGKILL', `#${nth}: ${first.stderr}`);
     t.is(await objectState(root, 'db'), undefined, `#${nth}: nothing visible`);
+    t.is(journaledTables(root), 6, `#${nth}: the work is whole`);
     const again = await runCliToEnd(ingestArgs(root));
     t.is(again.code, 0, `#${nth}: ${again.stderr}`);
+    t.regex(again.stderr, /^Resuming the interrupted ingest into object "db": 6 of 6 tables kept \(\d+ rows\)\.$/m, `#${nth}: resumed`);
+    t.notRegex(again.stderr, /starts over/, `#${nth}`);
     const got = await objectState(root, 'db');
     t.is(got?.versions, 1);
     t.true(got !== undefined && sameState(got.state, ref.state), `#${nth}: the same state`);
     t.deepEqual(workspaceLeftovers(root), [], `#${nth}: nothing left in the workspace`);
   }
+});
+
+test.serial('ingest: killed just after its commit, the next run says it was committed and makes no second version', async (t) => {
+  const ref = await referenceObject();
+  const root = await newRoot('committed');
+  const first = await runCliToEnd(ingestArgs(root), { shell: "export SIARD_OCFL_FAILPOINT='ingest-committed'" });
+  t.is(first.signal, 'SIGKILL', first.stderr);
+  const committed = await objectState(root, 'db');
+  t.true(committed !== undefined && sameState(committed.state, ref.state), 'the object is whole');
+  t.is(journaledTables(root), 6, 'the work is still there');
+  const again = await runCliToEnd(ingestArgs(root));
+  t.is(again.code, 0, again.stderr);
+  t.is(
+    again.stderr,
+    'note: The interrupted ingest into object "db" had been committed as v1 when it stopped; its work was removed.\n',
+    'one sentence, no resume',
+  );
+  t.regex(again.stdout, /^Committed v1 of object "db" .*: 6 tables, \d+ rows,/);
+  const got = await objectState(root, 'db');
+  t.is(got?.versions, 1, 'no second version');
+  t.true(got !== undefined && sameState(got.state, ref.state), 'the object unchanged');
+  t.deepEqual(workspaceLeftovers(root), [], 'nothing left in the workspace');
+  const valid = await runCliToEnd(['validate', root]);
+  t.is(valid.code, 0, valid.stdout + valid.stderr);
+  // and an ingest run after that is an ordinary one: the same database, no new version
+  const third = await runCliToEnd(ingestArgs(root));
+  t.is(third.code, 0, third.stderr);
+  t.regex(third.stdout, /is unchanged, no new version/);
 });
 
 /** A root whose ingest of "db" was killed after two finished tables. */

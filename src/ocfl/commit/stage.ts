@@ -18,7 +18,7 @@ import { assertDigestAlgorithm, MultiHasher } from '../digest.js';
 import { failpoint } from '../../failpoint.js';
 import { pruneEmptyDirs, recoverObject, stageInventoriesAndPublish } from './commit.js';
 import type { CommitContext } from './context.js';
-import { INVENTORY_TYPE_1_1, type Inventory, nextVersionName } from '../inventory/inventory.js';
+import { INVENTORY_TYPE_1_1, type Inventory, type InventoryVersionSummary, nextVersionName } from '../inventory/inventory.js';
 import { compareOcflVersions, inventoryOcflVersion } from '../declaration.js';
 import { inventoryChunks } from '../inventory/chunks.js';
 import { stagedInventory } from './staged-inventory.js';
@@ -70,7 +70,9 @@ type PlacedBytes =
   /** being uploaded to the object store at the key of a content path reserved when it began */
   | { upload: WritableFile; reserved: string }
   /** a local file already hashed, uploaded to the object store only when new */
-  | { local: string };
+  | { local: string }
+  /** a file of the workspace its caller keeps (a resumable ingest's work, until the commit), hard-linked into place */
+  | { linked: string };
 
 /** Content past what is held: the file (or upload) it goes on to, and where it is once written. */
 interface Spilled {
@@ -470,6 +472,29 @@ export class StagedVersion {
     return this.settleAndPlace(logicalPath, digests, size, { incoming });
   }
 
+  /**
+   * Adds a file of the workspace whose digests are known, as addCopied does, but hard-linked into
+   * place, not renamed: the caller's file stays where it is (a resumable ingest keeps its work
+   * until the version is committed, so that a run killed before the commit still has it), and
+   * nothing is removed when the object holds its content. The caller must not write to the file
+   * again once the version is committed: from then on it is the object's content.
+   */
+  async addLinked(logicalPath: string, workspaceFile: string, digests: Record<string, string>, size: number): Promise<AddedFile> {
+    this.assertOpen();
+    if (this.store) throw new SiardOcflError('addLinked is for versions staged in a workspace on a filesystem.');
+    this.assertDigests(logicalPath, digests);
+    return this.settleAndPlace(logicalPath, digests, size, { linked: workspaceFile });
+  }
+
+  /**
+   * A version of the object as this stage's base (the head inventory) records it: its created,
+   * message and user; undefined for a version it does not have (or a new object). The next writer
+   * of an object tells by it whether a version it meant to commit was committed.
+   */
+  baseVersion(version: string): InventoryVersionSummary | undefined {
+    return this.base?.view.versions().find((v) => v.version === version);
+  }
+
   /** Refuses digests given for a file that lack one of `algorithms` (default: this version's, the manifest's and every fixity one). */
   private assertDigests(
     logicalPath: string,
@@ -583,6 +608,7 @@ export class StagedVersion {
     if (this.store && 'held' in placed) return this.putInStore(contentPath, placed.held);
     this.flushes.stored(size);
     const target = `${this.ctx.stage}/object/${contentPath}`;
+    if ('linked' in placed) return this.placeStaged(placed.linked, target, size, true);
     return 'incoming' in placed ? this.placeStaged(placed.incoming, target, size) : this.placeHeld(target, placed.held);
   }
 
@@ -607,9 +633,11 @@ export class StagedVersion {
     await failpoint('stage-file-placed');
   }
 
-  private async placeStaged(incoming: string, target: string, size: number): Promise<void> {
+  /** A file of the workspace put at its place in the stage: renamed, or hard-linked when its owner keeps it (`link`). */
+  private async placeStaged(incoming: string, target: string, size: number, link = false): Promise<void> {
     await this.folderOf(target);
-    await this.ctx.workspace.rename(incoming, target);
+    if (link) await this.ctx.workspace.linkFrom(this.ctx.workspace, incoming, target);
+    else await this.ctx.workspace.rename(incoming, target);
     await failpoint('stage-file-placed');
     // Large content is flushed while later files are written; the rest waits for commit's syncfs.
     if (size >= DIRECT_MIN_BYTES) this.flushes.file(target);

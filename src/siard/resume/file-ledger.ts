@@ -1,7 +1,7 @@
 /**
  * The ledger of a sink's files (docs/resume.md, "Ingest"): one JSON line per file closed or
  * adopted, with its size and every digest computed while it was written, so that a caller can
- * take the finished files elsewhere (an ingest renames them into a staged OCFL version) with the
+ * take the finished files elsewhere (an ingest links them into a staged OCFL version) with the
  * digests of that same pass instead of reading every byte again. Not made durable: each run of a
  * resumable export writes it anew (the kept files are adopted, and so hashed again, every run).
  */
