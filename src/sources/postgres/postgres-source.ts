@@ -182,6 +182,8 @@ export class PostgresSource implements DatabaseSource {
     const select: string[] = [];
     const readers: Array<(raw: unknown[], at: number, row: number, locator: Locator) => SourceValue | Promise<SourceValue>> = [];
     let streamed = 0;
+    // each streamed column's test for a value too large to come inline (read in slices by its row's locator)
+    const large: string[] = [];
     for (const col of plan.columns) {
       const id = quoteIdent(col.name);
       const kind = col.mapped.kind;
@@ -201,6 +203,7 @@ export class PostgresSource implements DatabaseSource {
           `CASE WHEN ${size} > ${this.inlineThreshold} THEN ${size}::int8 END`,
         );
         streamed++;
+        large.push(`${size} > ${this.inlineThreshold}`);
         // synchronous: a value is its text or a LOB to open later, so a row's cells need no await
         readers.push((raw, i, row, locator) =>
           this.streamedValue(plan, col, raw[i] as string | null, raw[i + 1] as string | null, row, locator),
@@ -210,17 +213,14 @@ export class PostgresSource implements DatabaseSource {
         readers.push((raw, i, row) => this.scalarValue(plan, col, raw[i] as string | null, row));
       }
     }
-    const columnStart: number[] = [];
-    {
-      let i = 0;
-      for (const col of plan.columns) {
-        columnStart.push(i);
-        i += isStreamedKind(col.mapped.kind) && col.mapped.kind !== 'largeObject' && !col.mapped.array ? 2 : 1;
-      }
+    const columnStart = columnStarts(plan);
+    // where a row is (for reading its large values in slices), selected only for a row with one: the
+    // server's CPU for 1M narrow rows 0.8 -> 0.63 s, and 12 % less COPY text to parse (issue 39)
+    const locatorAt = large.length > 0 ? select.length : -1;
+    if (locatorAt >= 0) {
+      const any = large.join(' OR ');
+      select.push(`CASE WHEN ${any} THEN tableoid::int8 END`, `CASE WHEN ${any} THEN ctid::text END`);
     }
-    // where a row is (for reading its large values in slices), selected only when a column may need it
-    const locatorAt = streamed > 0 ? select.length : -1;
-    if (locatorAt >= 0) select.push('tableoid::int8', 'ctid::text');
     const keyed = keyedRead(plan, select, columnStart, after);
     const sql = `SELECT ${select.join(', ')} FROM ${qualifiedName(plan.schema, plan.name)} AS r${keyed.where}${keyed.orderBy}`;
     // Bound the rows held at once: each LOB column may bring up to inlineThreshold bytes per row.
@@ -237,7 +237,9 @@ export class PostgresSource implements DatabaseSource {
           const raw = rows[r]!;
           rowNumber++;
           if (keyed.texts) fetched.rowKeys![r] = new RowKey(raw, keyed.texts);
-          const locator: Locator = locatorAt < 0 ? NO_LOCATOR : { tableoid: String(raw[locatorAt]), ctid: String(raw[locatorAt + 1]) };
+          const at = locatorAt < 0 ? null : raw[locatorAt];
+          const locator: Locator =
+            at === null || at === undefined ? NO_LOCATOR : { tableoid: String(at), ctid: String(raw[locatorAt + 1]) };
           const out: SourceValue[] = new Array(plan.columns.length);
           for (let c = 0; c < plan.columns.length; c++) {
             const value = readers[c]!(raw, columnStart[c]!, rowNumber, locator);
@@ -445,6 +447,17 @@ export class PostgresSource implements DatabaseSource {
 const NO_LOCATOR: Locator = { tableoid: '', ctid: '' };
 
 /** Whether a column's select item is the column itself, so its cell is the server's text of the value. */
+/** Where each column's fields start in a row of the table's select (a streamed column takes two). */
+function columnStarts(plan: PgTablePlan): number[] {
+  const starts: number[] = [];
+  let i = 0;
+  for (const col of plan.columns) {
+    starts.push(i);
+    i += isStreamedKind(col.mapped.kind) && col.mapped.kind !== 'largeObject' && !col.mapped.array ? 2 : 1;
+  }
+  return starts;
+}
+
 function selectedAsIs(col: PgColumnPlan): boolean {
   return !col.mapped.array && !isStreamedKind(col.mapped.kind) && col.mapped.kind !== 'timetz';
 }
