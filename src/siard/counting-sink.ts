@@ -20,5 +20,6 @@ export function countingSink(inner: OutputSink, onBytes: (bytes: number) => void
     abort: () => inner.abort(),
     ...(inner.scratchDir !== undefined ? { scratchDir: inner.scratchDir } : {}),
     ...(inner.resumable !== undefined ? { resumable: inner.resumable } : {}),
+    ...(inner.concurrentFiles ? { concurrentFiles: true } : {}),
   };
 }

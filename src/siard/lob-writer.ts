@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { SourceLob } from './database-source.js';
-import type { LobAddress, LobLayout } from './lob-placement.js';
+import type { LayoutSnapshot, LobAddress, LobLayout } from './lob-placement.js';
 import { NODE_HASH_OF_DIGEST_TYPE, type SiardDigestType, type SiardLobReference } from './model.js';
 import type { OutputSink, WrittenFile } from './output-sink.js';
 import { encodeUriPath } from './uri-path.js';
@@ -52,8 +52,52 @@ export class LobWriter {
     return file;
   }
 
+  /** Whether LOBs may be written side by side (the sink says so): begin() ahead of the cells, in order. */
+  get concurrent(): boolean {
+    return this.sink.concurrentFiles === true;
+  }
+
   /** Writes a LOB of `address.size` bytes; `text` makes `length` count characters (CLOB). */
-  async write(address: LobAddress, bytes: LobBytes, text: boolean): Promise<LobWriteResult> {
+  write(address: LobAddress, bytes: LobBytes, text: boolean): Promise<LobWriteResult> {
+    return this.run(address, bytes, text, (file) => this.closed(file));
+  }
+
+  /**
+   * Begins writing a LOB ahead of its cell (its place is taken now, so begin LOBs in row order):
+   * its files are told (onFile) only by report(), when its cell is written, so that a resumable
+   * export's journal lists the files of the rows before a cut and no others.
+   */
+  begin(address: LobAddress, bytes: LobBytes, text: boolean): Promise<LobWriteResult> {
+    return this.run(address, bytes, text, (file) => file);
+  }
+
+  /** The layout's counters now (LOBs begun ahead: a cut's state is taken as of its row, withLayoutAt). */
+  layoutState(): LayoutSnapshot {
+    return this.layout.snapshot();
+  }
+
+  /** `f()` run with the layout's counters as `state`, then back as they are now. */
+  withLayoutAt<T>(state: LayoutSnapshot, f: () => T): T {
+    const now = this.layout.snapshot();
+    this.layout.restore(state);
+    try {
+      return f();
+    } finally {
+      this.layout.restore(now);
+    }
+  }
+
+  /** The files of a LOB begun ahead, told now that its cell is written. */
+  report(result: LobWriteResult): void {
+    for (const file of result.files) this.closed(file);
+  }
+
+  private async run(
+    address: LobAddress,
+    bytes: LobBytes,
+    text: boolean,
+    closed: (file: WrittenFile) => WrittenFile,
+  ): Promise<LobWriteResult> {
     const placement = this.layout.place(address);
     const split = placement.parts.length > 1;
     const whole = split ? createHash(this.nodeHash) : undefined;
@@ -76,7 +120,7 @@ export class LobWriter {
         total += chunk.length;
         while (chunk.length > 0) {
           if (room === 0) {
-            files.push(this.closed(await file.close()));
+            files.push(closed(await file.close()));
             partIndex++;
             const part = placement.parts[partIndex];
             if (!part) throw new Error(`The LOB at ${placement.cellFile} is longer than its announced ${address.size} bytes.`);
@@ -89,7 +133,7 @@ export class LobWriter {
           chunk = chunk.subarray(take);
         }
       }
-      files.push(this.closed(await file.close()));
+      files.push(closed(await file.close()));
     } catch (err) {
       await file.abort().catch(() => undefined);
       throw err;

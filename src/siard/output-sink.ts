@@ -16,6 +16,7 @@ import { processAlive } from '../process-alive.js';
 import { readSmallFile } from '../read-small-file.js';
 import { removeTree } from '../remove-tree.js';
 import { FileLedger } from './resume/file-ledger.js';
+import { writeWorkers } from './write-workers.js';
 
 /** Digest algorithm names shared with OCFL's registry and node:crypto: 'md5', 'sha1', 'sha256', 'sha512'. */
 export type DigestName = string;
@@ -82,6 +83,8 @@ export interface OutputSink {
   readonly scratchDir?: string;
   /** set when the sink can continue an interrupted export's files */
   readonly resumable?: ResumableSink;
+  /** set when several files may be open and written side by side (LOBs written ahead of their cells) */
+  readonly concurrentFiles?: boolean;
 }
 
 /** Checks that a relative path cannot leave the sink's root. */
@@ -120,7 +123,7 @@ export class Hashes {
 export class DirectorySink implements OutputSink {
   private readonly staging: string;
   private readonly topLevel = new Set<string>();
-  private readonly open = new Set<DirectoryFile | WholeFile>();
+  private readonly open = new Set<DirectoryFile | WholeFile | HandedFile>();
   private created = false;
 
   /** folders made since the last checkpoint (a resumable export makes them durable at each table's end) */
@@ -218,6 +221,9 @@ export class DirectorySink implements OutputSink {
     return path.join(this.staging, RESUME_FOLDER, JOURNAL_FILE);
   }
 
+  /** Each file is written on its own (LobWriter.begin). */
+  readonly concurrentFiles = true;
+
   /** Temporary files of the writer go in the staging folder (removed with it). */
   get scratchDir(): string {
     return this.staging;
@@ -232,10 +238,13 @@ export class DirectorySink implements OutputSink {
     const rename = (from: string, to: string) => this.renamed(from, to);
     const done = (written?: WrittenFile) => (this.open.delete(file), written && this.list(written));
     const digests = this.digestsFor(options.digests);
-    const whole = options.size !== undefined && options.size <= WHOLE_FILE_BYTES;
-    const file = whole
-      ? new WholeFile(relPath, full, digests, done, this.fsyncEach, rename)
-      : new DirectoryFile(relPath, full, digests, done, this.fsyncEach, rename);
+    const size = options.size ?? Infinity;
+    const file =
+      size <= WHOLE_FILE_BYTES
+        ? new WholeFile(relPath, full, digests, done, this.fsyncEach, rename)
+        : size <= HANDED_FILE_BYTES
+          ? new HandedFile(relPath, full, digests, done, this.fsyncEach)
+          : new DirectoryFile(relPath, full, digests, done, this.fsyncEach, rename);
     this.open.add(file);
     if (file instanceof DirectoryFile) await file.ready();
     return file;
@@ -446,6 +455,13 @@ export class DirectorySink implements OutputSink {
 /** Files of at most this many bytes (as the writer says: a LOB's size is known) are written whole on this thread (WholeFile). */
 const WHOLE_FILE_BYTES = 64 * 1024;
 
+/**
+ * Files above WHOLE_FILE_BYTES and up to this size (as the writer says) are held until they close,
+ * then written and hashed whole on a worker thread (HandedFile): at most this many bytes of each
+ * LOB the writer has started ahead are held twice.
+ */
+const HANDED_FILE_BYTES = 4 * 1024 * 1024;
+
 /** Writes all of `chunk` at the file's position. */
 function writeAll(fd: number, chunk: Uint8Array): void {
   for (let at = 0; at < chunk.length;) at += writeSync(fd, chunk, at);
@@ -516,6 +532,60 @@ class WholeFile implements OutputFile {
     this.onDone();
     this.chunks.length = 0;
     if (this.made) await fsp.rm(this.fullPath, { force: true });
+  }
+}
+
+/**
+ * A file of known size held until it closes, then created, written, fsynced when durable and
+ * hashed whole on a worker thread (write-workers.ts) while this thread goes on: no thread-pool
+ * round trip per step, no hashing here. Nothing is on disk before close; no sync() or renameTo()
+ * (a LOB file is written once, whole).
+ */
+class HandedFile implements OutputFile {
+  private readonly chunks: Uint8Array[] = [];
+  private size = 0;
+  private writing: Promise<string[]> | undefined;
+
+  constructor(
+    private readonly relPath: string,
+    private readonly fullPath: string,
+    private readonly digests: DigestName[],
+    private readonly onDone: (written?: WrittenFile) => void,
+    private readonly durable: boolean,
+  ) {}
+
+  async write(chunk: Uint8Array): Promise<void> {
+    this.size += chunk.length;
+    this.chunks.push(chunk);
+  }
+
+  async close(): Promise<WrittenFile> {
+    // one copy, made here: the caller's buffers stay its own, and the copy is moved to the worker whole
+    const bytes = writeWorkers().buffer(this.size);
+    let at = 0;
+    for (const chunk of this.chunks) {
+      bytes.set(chunk, at);
+      at += chunk.length;
+    }
+    this.chunks.length = 0;
+    let hex: string[];
+    try {
+      this.writing = writeWorkers().write(this.fullPath, bytes, this.digests, this.durable);
+      hex = await this.writing;
+    } catch (err) {
+      this.onDone();
+      throw err;
+    }
+    const written = { relPath: this.relPath, size: this.size, digests: Object.fromEntries(this.digests.map((d, i) => [d, hex[i]!])) };
+    this.onDone(written);
+    return written;
+  }
+
+  /** Given up; a write the worker has begun is waited for, so its file is there for the sink's removal. */
+  async abort(): Promise<void> {
+    this.onDone();
+    this.chunks.length = 0;
+    await this.writing?.catch(() => undefined);
   }
 }
 

@@ -23,7 +23,8 @@ import {
   type SourceValue,
 } from './database-source.js';
 import { isStructured, type CellShape } from './cell-shape.js';
-import { LobWriter, readAll } from './lob-writer.js';
+import { LobWriter, readAll, type LobWriteResult } from './lob-writer.js';
+import { LobsAhead, settledAfter } from './lobs-ahead.js';
 import { isLobFamily, type SiardColumn, type SqlTypeFamily } from './model.js';
 import { arrayPathKey, plainShape, SIARD_TABLE_NAMESPACE, type ArrayUse } from './table-xsd.js';
 import { Utf8Chunks } from './utf8-chunks.js';
@@ -154,11 +155,16 @@ export async function* tableDataXml(
   const out = new Utf8Chunks(CHUNK_BYTES);
   if (!ctx.continued) out.append(tableStart(ctx.folder));
   let sinceCut = ctx.turn?.sinceCut ?? 0;
-  for await (const batch of batches) {
+  const lobColumns = ways.flatMap((w, i) => (w === CellWay.Lob ? [i] : []));
+  const aheadPossible = LobsAhead.possible(ctx.lobWriter, ctx.provisional, lobColumns, formatsWithoutFiles(ctx));
+  let ahead: LobsAhead | undefined;
+  for await (const batch of settledAfter(batches, () => ahead?.settle())) {
     let rows = '';
+    ahead = aheadPossible ? new LobsAhead(batch, stats.rows + 1, lobColumns, families, ctx, !!ctx.cutState) : undefined;
     for (let r = 0; r < batch.length; r++) {
       const row = batch[r]!;
       stats.rows++;
+      ahead?.fill(r);
       let xml = '  <row>';
       for (let i = 0; i < n; i++) {
         const v = row[i] ?? null;
@@ -179,7 +185,8 @@ export async function* tableDataXml(
             break;
           }
           case CellWay.Lob:
-            xml += inlineLobCell(v, i, family, ctx, stats) ?? (await lobCell(v, i, family, ctx, stats));
+            xml +=
+              inlineLobCell(v, i, family, ctx, stats) ?? (await lobCell(v, i, family, ctx, stats, undefined, undefined, ahead?.take(r, i)));
             break;
           case CellWay.Array:
             xml += arrayCell(v, i, family, ctx, stats);
@@ -202,7 +209,8 @@ export async function* tableDataXml(
       if (sinceCut >= SEGMENT_CHARS) {
         sinceCut = 0;
         yield* out.take(0);
-        yield { cut: true, state: ctx.cutState?.(batch.rowKeys?.[r]) };
+        const state = () => ctx.cutState?.(batch.rowKeys?.[r]);
+        yield { cut: true, state: ahead ? ahead.asOf(r, state) : state() };
       }
     }
     out.append(rows);
@@ -283,6 +291,8 @@ async function lobCell(
   stats: TableDataStats,
   tag = `c${i + 1}`,
   field?: string,
+  /** the LOB's file begun ahead (lobs-ahead.ts) */
+  begun?: Promise<LobWriteResult>,
 ): Promise<string> {
   const binary = family === 'blob' || family === 'binary' || family === 'datalink';
   let bytes: Uint8Array | SourceLob;
@@ -304,19 +314,20 @@ async function lobCell(
   }
   // A LOB file cannot be taken back with the table's XML.
   if (ctx.provisional) throw new ProvisionalTypesFailed(ctx.tableName, ctx.columns[i]!.name, stats.rows);
-  const { reference, sha256 } = await ctx.lobWriter.write(
-    {
-      schema: ctx.schemaIndex,
-      table: ctx.tableIndex,
-      column: i + 1,
-      row: stats.rows,
-      extension: binary ? 'bin' : 'txt',
-      size,
-      ...(field !== undefined ? { field } : {}),
-    },
-    bytes,
-    !binary,
-  );
+  const { reference, sha256 } = await (begun ??
+    ctx.lobWriter.write(
+      {
+        schema: ctx.schemaIndex,
+        table: ctx.tableIndex,
+        column: i + 1,
+        row: stats.rows,
+        extension: binary ? 'bin' : 'txt',
+        size,
+        ...(field !== undefined ? { field } : {}),
+      },
+      bytes,
+      !binary,
+    ));
   ctx.observer?.lob(observed, '#' + sha256);
   stats.externalLobs++;
   stats.lobBytes += size;
