@@ -65,7 +65,7 @@ function errorOf(e: NonNullable<Reply['error']>): Error {
   );
 }
 
-export class WriteWorkers {
+class WriteWorkers {
   private readonly workers: Worker[] = [];
   private readonly waiting = new Map<number, { worker: Worker; resolve: (digests: string[]) => void; reject: (err: Error) => void }>();
   private readonly busy = new Map<Worker, number>();
