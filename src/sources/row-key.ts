@@ -42,6 +42,18 @@ export function keyTexts(key: string, columns: readonly string[], table: string)
   return cells as string[];
 }
 
+/**
+ * The sentence (exit 2) when a resumed export goes on after a key in a table that has no key to go on
+ * after now: its key was dropped, or its unique key over nullable columns holds a NULL now.
+ */
+export function noKeyNow(key: string, table: string): UsageError {
+  return new UsageError(
+    `The interrupted export stopped in table ${table} after the key ${key}, and the table has no key to go on after now ` +
+      '(a primary key, or a unique key whose columns hold no NULL): the table changed; run it again with --restart to start over.',
+    'RESUME_CHANGED',
+  );
+}
+
 /** A key for people: its one column's text, several in parentheses ("(7, 2024-01-31)"), any other key as it is. */
 export function keyWords(key: string): string {
   if (!key.startsWith('[')) return key;

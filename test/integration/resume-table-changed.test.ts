@@ -5,7 +5,10 @@
  * order the rows by it, and the rows before the cut were written as the old one. Each source
  * (PostgreSQL `ALTER COLUMN ... TYPE`, MariaDB `MODIFY COLUMN`, SQLite's table made again with the
  * new type, as SQLite changes a type) is refused in one sentence, exit 2, nothing published; with
- * `--restart` the export runs to its end and its out-dir is, byte for byte, a fresh export's.
+ * `--restart` the export runs to its end and its out-dir is, byte for byte, a fresh export's. The
+ * same for a PostgreSQL table read in the order of a unique key over a nullable column while it held
+ * no NULL (unchanged, it resumes after the cut's key and equals a fresh export), and holding one at
+ * the next run.
  */
 import test, { type ExecutionContext } from 'ava';
 import { readdirSync } from 'node:fs';
@@ -56,6 +59,19 @@ async function refusedThenRestarted(
   t.is(sameTree(treeDigests(path.join(base, `${name}-fresh`)), treeDigests(out)), undefined);
 }
 
+/** Stopped after the first cut, then run again unchanged: goes on after that cut's key, and equals a fresh export. */
+async function stoppedThenResumed(t: ExecutionContext, source: string, name: string): Promise<void> {
+  const out = path.join(base, `${name}-resumed`);
+  const args = (dir: string) => ['export', source, dir, '--name', name];
+  t.is((await runCli(args(out), { env: { SIARD_OCFL_FAILPOINT_ERROR: 'export-cut#1' } })).code, 2);
+  const resumed = await runCli(args(out));
+  t.is(resumed.code, 0, resumed.stderr);
+  t.regex(resumed.stderr, /going on with \S+\.big after its row of key \d+ \([\d,]+ of its rows kept\)\./);
+  const fresh = await runCli(args(path.join(base, `${name}-resumed-fresh`)));
+  t.is(fresh.code, 0, fresh.stderr);
+  t.is(sameTree(treeDigests(path.join(base, `${name}-resumed-fresh`)), treeDigests(out)), undefined);
+}
+
 /** "... when the interrupted export stopped inside it and is <now> now; run it again with --restart to start over." */
 function typeChanged(table: string, was: string, now: string): RegExp {
   return new RegExp(
@@ -81,6 +97,34 @@ pgTest('PostgreSQL: a key column whose type changed is refused in one sentence; 
     await server.stop();
   }
 });
+
+pgTest(
+  'PostgreSQL: a table keyed by a unique nullable column without NULLs resumes; holding a NULL now, it is refused in one sentence',
+  async (t) => {
+    const server = await startPostgres();
+    try {
+      await server.createDatabase('nulled');
+      const query = async (sql: string) => {
+        const client = new pg.Client({ connectionString: server.url('nulled') });
+        await client.connect();
+        await client.query(sql).finally(() => client.end());
+      };
+      // no primary key, no NOT NULL: read in the order of k while k holds no NULL (docs/resume.md)
+      await query(`CREATE TABLE big (k integer UNIQUE, note text);
+                 INSERT INTO big SELECT i, repeat(md5(i::text), 28) FROM generate_series(1, ${ROWS}) i;`);
+      await stoppedThenResumed(t, server.url('nulled'), 'pgnull');
+      const change = () => query("INSERT INTO big VALUES (NULL, 'a NULL in the key')");
+      const sentence = new RegExp(
+        '^siard-ocfl: The interrupted export stopped in table public\\.big after the key \\["\\d+"\\], and the table has ' +
+          'no key to go on after now \\(a primary key, or a unique key whose columns hold no NULL\\): the table changed; ' +
+          'run it again with --restart to start over\\.$',
+      );
+      await refusedThenRestarted(t, server.url('nulled'), 'pgnull', change, sentence);
+    } finally {
+      await server.stop();
+    }
+  },
+);
 
 mariaTest('MariaDB: a key column whose type changed is refused in one sentence; --restart gives a fresh export', async (t) => {
   const server = await startMariadb();

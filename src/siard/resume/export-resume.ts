@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { SiardOcflError, UsageError } from '../../errors.js';
+import { noKeyNow } from '../../sources/row-key.js';
 import type { DatabaseSource, SourceCatalog } from '../database-source.js';
 import type { LobLayout } from '../lob-placement.js';
 import type { OutputSink, ResumableSink, WrittenFile } from '../output-sink.js';
@@ -80,11 +81,17 @@ export function checkCatalogUnchanged(catalog: SourceCatalog, from: JournalConte
 /**
  * Refuses (one sentence, exit 2) when a finished table's first or last key is not what it was when
  * the interrupted run wrote it (rows added or removed at its ends): two index lookups per table,
- * where the source can make them (PostgreSQL, MariaDB, whose row counts are only estimates).
+ * where the source can make them (PostgreSQL, MariaDB, whose row counts are only estimates); or
+ * when the table in progress at the last cut has no key now.
  */
 export async function checkKeysUnchanged(source: DatabaseSource, from: JournalContents): Promise<void> {
   if (!source.keyRange) return;
   const catalog = await source.catalog();
+  // the table in progress must still have a key to go on after (a unique key over nullable columns may hold a NULL now)
+  const p = from.progress;
+  const inProgress = p && catalog.schemas[p.schema]!;
+  if (p && inProgress && (await source.keyRange(inProgress.name, inProgress.tables[p.table]!.name)) === undefined)
+    throw noKeyNow(p.key, p.qualifiedName);
   for (const line of from.tables) {
     if (line.keyRange === undefined) continue;
     const s = catalog.schemas[line.schema]!;

@@ -36,8 +36,13 @@ export interface MysqlTablePlan {
   foreignKeys: SiardForeignKey[];
   checkConstraints: SiardCheckConstraint[];
   triggers: SiardTrigger[];
-  /** columns of a key that orders and locates rows (primary key, or a unique key over NOT NULL columns) */
+  /**
+   * columns of a key that orders and locates rows (primary key, or a unique key over NOT NULL
+   * columns, or one of `nullableKeys` that holds no NULL in the run's snapshot: MysqlSource.catalog)
+   */
   rowKey?: string[];
+  /** without such a key: the unique keys over columns that may hold NULL, whose types compare exactly */
+  nullableKeys?: string[][];
   estimatedRows: number;
 }
 
@@ -269,6 +274,7 @@ function tablePlan(t: TableRow, cols: ColumnRow[], cat: Catalogue, database: str
     });
   }
   plan.rowKey = rowKeyOf(plan, cols);
+  if (!plan.rowKey) plan.nullableKeys = plan.candidateKeys.filter((k) => usableKey(k, cols, false)).map((k) => k.columns);
   return plan;
 }
 
@@ -304,16 +310,21 @@ function addKeys(plan: MysqlTablePlan, t: TableRow, cat: Catalogue, database: st
   return constraintNames;
 }
 
-/** Primary key, else a unique key over NOT NULL columns, whose types compare exactly. */
-function rowKeyOf(plan: MysqlTablePlan, cols: ColumnRow[]): string[] | undefined {
-  const usable = (key: SiardUniqueKey, needNotNull: boolean) =>
+/** A key whose columns' types compare exactly (and, `needNotNull`, are NOT NULL). */
+function usableKey(key: SiardUniqueKey, cols: ColumnRow[], needNotNull: boolean): boolean {
+  return (
     key.columns.length > 0 &&
     key.columns.every((name) => {
       const c = cols.find((x) => x.COLUMN_NAME === name);
       return c !== undefined && pageableType(c.DATA_TYPE) && (!needNotNull || c.IS_NULLABLE === 'NO');
-    });
-  if (plan.primaryKey && usable(plan.primaryKey, false)) return plan.primaryKey.columns;
-  return plan.candidateKeys.find((k) => usable(k, true))?.columns;
+    })
+  );
+}
+
+/** Primary key, else a unique key over NOT NULL columns, whose types compare exactly. */
+function rowKeyOf(plan: MysqlTablePlan, cols: ColumnRow[]): string[] | undefined {
+  if (plan.primaryKey && usableKey(plan.primaryKey, cols, false)) return plan.primaryKey.columns;
+  return plan.candidateKeys.find((k) => usableKey(k, cols, true))?.columns;
 }
 
 function columnOf(c: ColumnRow, inView: boolean): MysqlColumnPlan {

@@ -34,7 +34,7 @@ import { isBinaryMysqlKind, isStreamedMysqlKind, shortestFloat, timeToDuration }
 import { quoteMysqlIdent } from '../sql-identifier.js';
 import { sourceTableOf } from '../catalog-table.js';
 import { readAhead } from '../read-ahead.js';
-import { keyTexts, RowKey } from '../row-key.js';
+import { keyTexts, noKeyNow, RowKey } from '../row-key.js';
 
 export interface MysqlSourceOptions {
   /** only tables whose name passes (views are kept) */
@@ -155,6 +155,7 @@ export class MysqlSource implements DatabaseSource {
     };
     const tables: SourceTable[] = [];
     for (const plan of schema.tables) {
+      plan.rowKey ??= await this.nullFreeKey(plan);
       catalog.widened!.push(...(await this.scanValues(plan)));
       tables.push(sourceTableOf(plan));
       this.tables.set(plan.name, plan);
@@ -173,6 +174,23 @@ export class MysqlSource implements DatabaseSource {
    * - geometry: the SRIDs used; one (or none) -> WKB with the SRID in the description, several ->
    *   MariaDB's internal form, which keeps each value's SRID.
    */
+  /**
+   * The first unique key over nullable columns (introspect.ts, nullableKeys) none of which holds a
+   * NULL in the snapshot: the table is read in its keyset pages like one over NOT NULL columns, so it
+   * resumes inside too (docs/resume.md). One query per such key (an index lookup for a key of one
+   * column; more columns may scan). Every run decides so, the uninterrupted one too.
+   */
+  private async nullFreeKey(plan: MysqlTablePlan): Promise<string[] | undefined> {
+    for (const key of plan.nullableKeys ?? []) {
+      const anyNull = key.map((c) => `${quoteMysqlIdent(c)} IS NULL`).join(' OR ');
+      const [[n]] = (await this.query(`SELECT EXISTS (SELECT 1 FROM ${qualifiedMysqlName(plan.schema, plan.name)} WHERE ${anyNull})`)) as [
+        [Buffer],
+      ];
+      if (n.toString('utf8') === '0') return key;
+    }
+    return undefined;
+  }
+
   private async scanValues(plan: MysqlTablePlan): Promise<WidenedColumn[]> {
     const exprs: string[] = [];
     const jobs: Array<{ col: MysqlColumnPlan; at: number }> = [];
@@ -354,7 +372,7 @@ export class MysqlSource implements DatabaseSource {
       return out;
     };
     if (!keyed) {
-      if (goOn) throw new Error(`Table "${schema}"."${table}" has no key to go on after.`);
+      if (goOn) throw noKeyNow(goOn.key, `${plan.schema}.${plan.name}`);
       const stream = this.conn.queryStream({
         sql: `SELECT ${select.join(', ')} FROM ${from}`,
         ...options,

@@ -45,6 +45,8 @@ export interface PgTablePlan {
   otherIndexes: string[];
   /** planner estimate (pg_class.reltuples), for progress only */
   estimatedRows: number;
+  /** a unique key over nullable columns none of which holds a NULL in the run's snapshot (findNullFreeKey) */
+  nullFreeKey?: string[];
 }
 
 export interface PgSchemaPlan {
@@ -350,12 +352,36 @@ async function columnPlan(
 
 /**
  * The key a table's rows are read in the order of: its primary key, else its first unique key
- * (by constraint name) over NOT NULL columns; none for a table without either.
+ * (by constraint name) over NOT NULL columns, else its first unique key none of whose columns holds
+ * a NULL in the run's snapshot (findNullFreeKey); none for a table without any.
  */
 export function rowKeyOf(plan: PgTablePlan): string[] | undefined {
   if (plan.primaryKey && plan.primaryKey.columns.length > 0) return plan.primaryKey.columns;
   const notNull = (name: string) => plan.columns.find((c) => c.name === name)?.column.nullable === false;
-  return plan.candidateKeys.find((k) => k.columns.length > 0 && k.columns.every(notNull))?.columns;
+  return plan.candidateKeys.find((k) => k.columns.length > 0 && k.columns.every(notNull))?.columns ?? plan.nullFreeKey;
+}
+
+/**
+ * A table without a primary key or a unique key over NOT NULL columns, whose unique key's columns
+ * hold no NULL in the run's snapshot, is read in that key's order like one over NOT NULL columns,
+ * so it resumes inside too (docs/resume.md): one query per such key, in the snapshot that the
+ * rows are read in (an index lookup for a key of one column; a key of more columns may scan).
+ * Every run decides so, the uninterrupted one too; a resumed run that finds a NULL there now has no
+ * key to go on after, and refuses.
+ */
+export async function findNullFreeKey(client: pg.Client, plan: PgTablePlan): Promise<void> {
+  if (rowKeyOf(plan)) return;
+  for (const key of plan.candidateKeys) {
+    if (key.columns.length === 0) continue;
+    const anyNull = key.columns.map((c) => `${quoteIdent(c)} IS NULL`).join(' OR ');
+    const r = await client.query<{ n: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM ${qualifiedName(plan.schema, plan.name)} WHERE ${anyNull}) AS n`,
+    );
+    if (!r.rows[0]!.n) {
+      plan.nullFreeKey = key.columns;
+      return;
+    }
+  }
 }
 
 /** A table with its keys, constraints, triggers and other indexes. */

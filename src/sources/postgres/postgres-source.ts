@@ -37,6 +37,7 @@ import {
   type PgCheckConstraint,
   type PgColumnPlan,
   rowKeyOf,
+  findNullFreeKey,
   type PgTablePlan,
 } from './introspect.js';
 import { scanSpecialValues } from './value-scan.js';
@@ -45,7 +46,7 @@ import { convertScalar, decodeByteaHex, parseArrayLiteral, ValueConversionError 
 import { quoteIdent } from '../sql-identifier.js';
 import { sourceTableOf } from '../catalog-table.js';
 import { readAhead } from '../read-ahead.js';
-import { keyTexts, RowKey } from '../row-key.js';
+import { keyTexts, noKeyNow, RowKey } from '../row-key.js';
 import { CopyOutRows } from './copy-out.js';
 
 /** SourceTable with its check constraints always present. */
@@ -130,6 +131,7 @@ export class PostgresSource implements DatabaseSource {
     for (const schema of plans) {
       const tables: PgSourceTable[] = [];
       for (const plan of schema.tables) {
+        await findNullFreeKey(this.main, plan);
         await measureArrays(this.main, plan);
         catalog.widened!.push(...(await scanSpecialValues(this.main, plan)));
         for (const ix of plan.otherIndexes) (catalog.notExported ??= []).push(`index ${ix} on ${schema.name}.${plan.name}`);
@@ -476,7 +478,7 @@ function keyedRead(
 ): { orderBy: string; where: string; texts?: (row: readonly unknown[]) => string[] } {
   const key = rowKeyOf(plan);
   if (!key) {
-    if (after) throw new Error(`Table "${plan.schema}"."${plan.name}" has no key to go on after.`);
+    if (after) throw noKeyNow(after.key, `${plan.schema}.${plan.name}`);
     return { orderBy: '', where: '' };
   }
   // qualified (r.k): never an output column of the same name
