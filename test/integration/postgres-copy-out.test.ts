@@ -4,7 +4,8 @@
  * (back-slash, tab, newline, carriage return, backspace, form feed, vertical tab, `\N` for NULL),
  * and a UTF-8 character split between two of the stream's chunks must come whole. The values
  * are compared with those inserted (parameters of an INSERT). A read stopped before the end (an
- * export failing inside a table) cancels the COPY and the source closes.
+ * export failing inside a table) cancels the COPY and the source closes. Values about the inline
+ * threshold, in UTF-8 bytes: up to it with their row, beyond it read later by their row's locator.
  */
 import test from 'ava';
 import pg from 'pg';
@@ -37,6 +38,18 @@ const TEXTS: Array<string | null> = [
 /** Primary keys a resumed read must give the server as literals. */
 const QUOTED_KEYS = ["a'b", "a'b\\c", '\\', "'", 'z'];
 const BYTES = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+/**
+ * Values about the inline threshold of 100 bytes (UTF-8 bytes, not characters): up to it inline,
+ * beyond it a LOB read later in slices, through its row's locator; 26-100 bytes get a locator that
+ * is not used (the locator's test on a server not in UTF-8 is a quarter of the threshold).
+ */
+const SIZED: Array<[string | null, Buffer | null]> = [
+  ['é'.repeat(50), Buffer.alloc(100, 7)],
+  ['é'.repeat(50) + 'x', Buffer.alloc(101, 8)],
+  ['x'.repeat(30), null],
+  ['🎉'.repeat(26), Buffer.alloc(25, 9)],
+  [null, Buffer.alloc(3000, 10)],
+];
 const ARRAY = ['a\\b', 'tab\there', 'quote"s', null, '', 'new\nline', '\\N'];
 
 async function sql(db: string, text: string, values: unknown[] = []): Promise<void> {
@@ -60,6 +73,8 @@ test.before(async () => {
   }
   await sql('copyout', 'CREATE TABLE quoted (k text PRIMARY KEY, v int)');
   for (const [k, v] of QUOTED_KEYS.map((k, i) => [k, i] as const)) await sql('copyout', 'INSERT INTO quoted VALUES ($1, $2)', [k, v]);
+  await sql('copyout', 'CREATE TABLE sized (id int PRIMARY KEY, txt text, b bytea)');
+  for (const [i, [txt, b]] of SIZED.entries()) await sql('copyout', 'INSERT INTO sized VALUES ($1, $2, $3)', [i, txt, b]);
   await sql('copyout', 'CREATE TABLE big (id int PRIMARY KEY, txt text)');
   await sql('copyout', "INSERT INTO big SELECT g, repeat('x', 100) || g FROM generate_series(1, 20000) g");
 });
@@ -120,6 +135,42 @@ pgTest(
     }
   },
 );
+
+pgTest('values up to the inline threshold in UTF-8 bytes come with their row, larger ones are read by their row', async (t) => {
+  const source = await PostgresSource.open(server!.url('copyout'), {
+    tableFilter: (n) => n === 'sized',
+    inlineThreshold: 100,
+    sliceBytes: 64,
+  });
+  try {
+    await source.catalog();
+    const rows = await readAll(source, 'sized');
+    t.is(rows.length, SIZED.length);
+    for (const [i, row] of rows.entries()) {
+      const [txt, b] = SIZED[i]!;
+      for (const [value, expected] of [
+        [row[1]!, txt === null ? null : Buffer.from(txt, 'utf8')],
+        [row[2]!, b],
+      ] as const) {
+        if (expected === null) {
+          t.is(value, null, `row ${i}`);
+          continue;
+        }
+        t.is(isSourceLob(value), expected.length > 100, `row ${i}: inline up to 100 bytes`);
+        const bytes = isSourceLob(value) ? await lobBytes(value.open()) : Buffer.from(value as string | Uint8Array);
+        t.true(bytes.equals(expected), `row ${i}: the value`);
+      }
+    }
+  } finally {
+    await source.close();
+  }
+});
+
+async function lobBytes(chunks: AsyncIterable<Uint8Array | string>): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const c of chunks) parts.push(typeof c === 'string' ? Buffer.from(c, 'utf8') : Buffer.from(c));
+  return Buffer.concat(parts);
+}
 
 pgTest('a read stopped inside a table cancels the COPY, and the source closes', async (t) => {
   const source = await PostgresSource.open(server!.url('copyout'), { tableFilter: (n) => n === 'big', fetchRows: 100 });
