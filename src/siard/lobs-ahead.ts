@@ -76,8 +76,9 @@ export class LobsAhead {
   ) {}
 
   /** Whether a table's LOBs can be begun ahead: its other columns scalar (`scalarOthers`), a sink writing side by side, types settled. */
-  static possible(lobWriter: LobWriter, provisional: boolean | undefined, columns: number[], scalarOthers: boolean): boolean {
-    return columns.length > 0 && scalarOthers && lobWriter.concurrent && !provisional;
+  static possible(lobWriter: LobWriter | undefined, provisional: boolean | undefined, columns: number[], scalarOthers: boolean): boolean {
+    // no LOB writer: the table XML written in a worker (table-xml-worker.ts) up to the first LOB file
+    return columns.length > 0 && scalarOthers && lobWriter?.concurrent === true && !provisional;
   }
 
   /** Begins the LOBs of row `r` and of the rows after it, as far as the bounds allow. */

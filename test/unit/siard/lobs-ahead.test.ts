@@ -165,3 +165,17 @@ test('a LOB file that cannot be written stops the table with its error and code,
   );
   t.is((err as NodeJS.ErrnoException).code, 'EEXIST');
 });
+
+test('a table written without a LOB writer (its XML in a worker up to the first LOB file) begins nothing ahead', async (t) => {
+  const stats: TableDataStats = { rows: 0, lobs: 0, externalLobs: 0, lobBytes: 0, externalColumns: new Set() };
+  const ctx = { schemaIndex: 0, tableIndex: 0, tableName: 't', folder: 'table0', columns, inlineMax: 2000 };
+  async function* batches(): AsyncIterable<RowBatch> {
+    yield [[1, Buffer.from('inline'), 'short', null, 'p']];
+  }
+  let xml = '';
+  for await (const chunk of tableDataXml(batches(), { ...ctx, lobWriter: undefined as unknown as LobWriter }, stats)) {
+    if (Buffer.isBuffer(chunk)) xml += chunk.toString('utf8');
+  }
+  t.regex(xml, /<row><c1>1<\/c1><c2>696e6c696e65<\/c2><c3>short<\/c3><c5>p<\/c5><\/row>/);
+  t.is(stats.lobs, 2);
+});
