@@ -47,10 +47,17 @@ function naturalKey(s: string): string {
 
 const KEY_CODES: number[] = [];
 
-/** `items` sorted by the natural order of `key` (one sort key made per item, not per comparison). */
-export function naturalSort<T>(items: T[], key: (item: T) => string): T[] {
+/**
+ * `items` sorted by the natural order of `key` (one sort key made per item, not per comparison; the
+ * sort is stable). `same(a, b)`: of items next to each other in that order with the same key, only
+ * the last is kept (a key is made once: asking for an item's key again would make it again).
+ */
+export function naturalSort<T>(items: T[], key: (item: T) => string, same?: (a: T, b: T) => boolean): T[] {
   const keys = items.map((item) => naturalKey(key(item)));
   const order = Array.from(items.keys());
   order.sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0));
-  return order.map((i) => items[i]!);
+  const kept = same
+    ? order.filter((i, j) => j + 1 === order.length || keys[order[j + 1]!] !== keys[i] || !same(items[i]!, items[order[j + 1]!]!))
+    : order;
+  return kept.map((i) => items[i]!);
 }

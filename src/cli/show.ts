@@ -2,7 +2,6 @@
 import type { Command } from 'commander';
 import { JsonPieces } from '../ocfl/inventory/large-json.js';
 import { openRoot } from '../ocfl/root.js';
-import type { VersionListing } from '../ocfl/inventory/view.js';
 import { statEach } from '../ocfl/storage/storage.js';
 import { naturalSort } from './natural-order.js';
 
@@ -28,18 +27,18 @@ export function register(program: Command): void {
     .option('--version <vN>', 'version to show (default: head)')
     .option('--json', 'print a JSON document')
     .action(async (options: { root: string; id: string; version?: string; json?: boolean }) => {
-      const reader = await (await openRoot(options.root)).openObject(options.id);
+      const reader = await (await openRoot(options.root)).openObject(options.id, { fixity: false });
       const version = options.version ?? reader.head;
       // The version's files by position, sorted here in natural order: no code-unit sort, no lookup table.
       const listing = reader.listing(version);
       // Positions sorted, not paths: each path is made again when printed (0.1 s at 200,000 files)
       // rather than held through the whole listing (~10 MB of live heap, which the collector lets grow 2-3x).
-      const order = shownOnce(
-        naturalSort(
-          Array.from({ length: listing.size }, (_, i) => i),
-          (i) => listing.logicalPath(i),
-        ),
-        listing,
+      // A path listed twice in the state is shown once, at its later listing (as the version's state
+      // reads it): equal paths have equal sort keys, and only those are compared.
+      const order = naturalSort(
+        Array.from({ length: listing.size }, (_, i) => i),
+        (i) => listing.logicalPath(i),
+        (a, b) => listing.logicalPath(a) === listing.logicalPath(b),
       );
       // Written as it goes, in pieces of a few MB (stdout to a file or pipe blocks, so nothing piles up).
       const out = new JsonPieces((piece) => process.stdout.write(piece));
@@ -74,13 +73,4 @@ export function register(program: Command): void {
       if (options.json) out.put('\n}\n');
       out.done();
     });
-}
-
-/**
- * Positions in the shown order with a path listed twice in the state kept once, at its later
- * listing (as the version's state reads it): the sort is stable, so equal paths sit together in
- * listing order.
- */
-function shownOnce(order: number[], listing: VersionListing): number[] {
-  return order.filter((k, j) => j + 1 === order.length || listing.logicalPath(order[j + 1]!) !== listing.logicalPath(k));
 }

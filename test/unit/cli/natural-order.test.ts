@@ -68,3 +68,30 @@ test('paths longer than one piece of the key (4,096 char codes) sort as short on
   );
   t.deepEqual(naturalSort(paths, (p) => p).slice(1, 4), [`${long}x9`, `${long}x010`, `${long}x10`]);
 });
+
+test('a path listed twice is kept once, at its later listing, when asked (show: as the version state reads it)', (t) => {
+  let seed = 777;
+  const random = (n: number) => {
+    seed = (seed * 48271) % 2147483647;
+    return seed % n;
+  };
+  const alphabet = ['0', '1', '9', '/', '.', 'a', 'b'];
+  const listed: Array<{ path: string; at: number }> = [];
+  for (let at = 0; at < 2000; at++) {
+    let path = '';
+    for (let i = 0, n = 1 + random(4); i < n; i++) path += alphabet[random(alphabet.length)];
+    listed.push({ path, at });
+  }
+  // Every path once, at the last position it is listed at, in the run-by-run order.
+  const last = new Map(listed.map((item) => [item.path, item] as const));
+  const expected = [...last.values()].sort((a, b) => referenceCompare(a.path, b.path));
+  t.true(expected.length < listed.length / 2, `${listed.length - expected.length} paths listed more than once`);
+  const kept = naturalSort(
+    listed,
+    (item) => item.path,
+    (a, b) => a.path === b.path,
+  );
+  t.deepEqual(kept, expected);
+  // Without the comparison nothing is dropped.
+  t.is(naturalSort(listed, (item) => item.path).length, listed.length);
+});
