@@ -222,7 +222,8 @@ function cachesDroppable(): boolean {
 /** Before each measured run: a sync; before a checkout, its folder gone and the caches as described in the header. */
 function prepareRun(step: Step, work: string, side: Side, root: string): void {
   if (step.key === 'checkout') {
-    rmSync(checkoutFolder(work, side), { recursive: true, force: true });
+    // rm, not rmSync: 200,000 files removed in JavaScript took minutes beside other work.
+    spawnSync('rm', ['-rf', checkoutFolder(work, side)]);
     if (cachesDroppable()) return prepareWarm([root]);
   }
   spawnSync('sync');
