@@ -234,10 +234,13 @@ function prepareRun(step: Step, work: string, side: Side, root: string): void {
 /** Runs one step on both sides: once, or REPEAT times alternated keeping each side's lowest CPU. */
 function runStep(step: Step, work: string, roots: Record<Side, string>, cli: Record<Side, string>): Row | undefined {
   const done = (side: Side) => path.join(work, `${step.key}-${side}.done`);
-  if (!step.repeat && existsSync(done('base')) && existsSync(done('head'))) {
+  const made = (['base', 'head'] as const).filter((side) => !step.repeat && existsSync(done(side)));
+  if (made.length === 2) {
     process.stdout.write(`    ${step.label.padEnd(28)} made by an earlier run (kept work folder)\n`);
     return undefined;
   }
+  // Running it again on the side that has it would write a second version: the two sides would differ.
+  if (made.length === 1) throw new Error(`${step.label} was made on one side only by an earlier run: remove ${work} and start again.`);
   const times = step.repeat ? Math.max(1, REPEAT, step.key === 'checkout' ? CHECKOUT_RUNS : 1) : 1;
   const runs: Record<Side, Run[]> = { base: [], head: [] };
   for (let i = 0; i < times; i++) {
