@@ -63,6 +63,8 @@ const ONLY = process.env.BENCH_BASE_STEPS?.split(',').filter(Boolean);
 
 interface Run {
   cpuSeconds: number;
+  userSeconds: number;
+  sysSeconds: number;
   maxRssMiB: number;
   ok: boolean;
 }
@@ -77,7 +79,8 @@ function measure(argv: string[]): Run {
   const m = /__TIME__ (\d+) ([\d.]+) ([\d.]+)/.exec(r.stderr);
   const ok = r.status === 0;
   if (!ok) process.stdout.write(`    FAILED (exit ${r.status}): ${argv.slice(1).join(' ')}\n${r.stderr.slice(-600)}\n`);
-  return { cpuSeconds: m ? Number(m[2]) + Number(m[3]) : NaN, maxRssMiB: m ? Number(m[1]) / 1024 : NaN, ok };
+  const [user, sys] = m ? [Number(m[2]), Number(m[3])] : [NaN, NaN];
+  return { cpuSeconds: user + sys, userSeconds: user, sysSeconds: sys, maxRssMiB: m ? Number(m[1]) / 1024 : NaN, ok };
 }
 
 function makeFolder(dir: string, n: number): void {
@@ -248,6 +251,9 @@ function runStep(step: Step, work: string, roots: Record<Side, string>, cli: Rec
       prepareRun(step, work, side, roots[side]);
       runs[side].push(measure([process.execPath, cli[side], ...step.args(roots[side], side)]));
     }
+    // Told as they come: three checkouts of 1,000,000 files take a while.
+    if (times > 1)
+      process.stdout.write(`      ${step.label} run ${i + 1}: c182370 ${cpuText(runs.base[i]!)}, this tree ${cpuText(runs.head[i]!)}\n`);
   }
   if (!step.repeat) for (const side of ['base', 'head'] as const) if (runs[side][0]!.ok) writeFileSync(done(side), '');
   const best = (list: Run[]) => list.reduce((a, b) => (b.cpuSeconds < a.cpuSeconds ? b : a));
@@ -258,6 +264,11 @@ function runStep(step: Step, work: string, roots: Record<Side, string>, cli: Rec
     head: best(runs.head),
     ...(times > 1 ? { runs: { base: runs.base.map((r) => r.cpuSeconds), head: runs.head.map((r) => r.cpuSeconds) } } : {}),
   };
+}
+
+/** CPU seconds of a run, and its user and system parts. */
+function cpuText(run: Run): string {
+  return `${run.cpuSeconds.toFixed(2)} s (user ${run.userSeconds.toFixed(2)}, system ${run.sysSeconds.toFixed(2)})`;
 }
 
 function runSize(n: number): Row[] {
