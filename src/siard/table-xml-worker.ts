@@ -15,6 +15,12 @@ import type { BesideSetup, BesideState, ToBeside, FromBeside } from './table-xml
 import { isSegmentCut } from './zip/segmented-deflate.js';
 
 const port = parentPort!;
+
+/** The LOB writer of a table whose values here are all inline: it never writes (lobs-ahead.ts asks `concurrent`). */
+const NO_FILES = {
+  concurrent: false,
+  write: () => Promise.reject(new Error('A LOB file was asked of the table XML worker.')),
+} as unknown as LobWriter;
 const setup = workerData as BesideSetup;
 const observer = setup.fingerprint ? new SourceFingerprint(setup.ctx.shapes) : undefined;
 if (observer && setup.fingerprint) observer.fingerprint.restore(setup.fingerprint);
@@ -55,8 +61,8 @@ const post = (m: FromBeside, transfer: ArrayBuffer[] = []) => port.postMessage(m
 
 const ctx: TableDataContext = {
   ...setup.ctx,
-  // every value handed here is written inline (formatsInline): no LOB file
-  lobWriter: undefined as unknown as LobWriter,
+  // every value handed here is written inline (formatsInline): no LOB file, none begun ahead
+  lobWriter: NO_FILES,
   ...(observer ? { observer } : {}),
   cutState: state,
   turn,
