@@ -54,11 +54,6 @@ export interface TableDataContext {
   cutState?: (key: unknown) => unknown;
   /** the rows go on after a cut an interrupted run made: no `<table>` start (stats hold the rows before) */
   continued?: boolean;
-  /**
-   * A table written in turns (table-xml-beside.ts): the characters since the last cut when the rows
-   * start, set to those at the end; `leaveOpen` set before the rows end: no `</table>` after them.
-   */
-  turn?: { sinceCut: number; leaveOpen?: boolean };
 }
 
 /** Rows of a batch with, where the source reads the table in key order, each row's key (to resume after it). */
@@ -154,7 +149,7 @@ export async function* tableDataXml(
   const observer = ctx.observer;
   const out = new Utf8Chunks(CHUNK_BYTES);
   if (!ctx.continued) out.append(tableStart(ctx.folder));
-  let sinceCut = ctx.turn?.sinceCut ?? 0;
+  let sinceCut = 0;
   const lobColumns = ways.flatMap((w, i) => (w === CellWay.Lob ? [i] : []));
   const aheadPossible = LobsAhead.possible(ctx.lobWriter, ctx.provisional, lobColumns, formatsWithoutFiles(ctx));
   let ahead: LobsAhead | undefined;
@@ -216,8 +211,7 @@ export async function* tableDataXml(
     out.append(rows);
     yield* out.take();
   }
-  if (ctx.turn) ctx.turn.sinceCut = sinceCut;
-  if (!ctx.turn?.leaveOpen) out.append('</table>\n');
+  out.append('</table>\n');
   yield* out.take(0);
 }
 
@@ -225,22 +219,17 @@ export async function* tableDataXml(
  * Whether a table's cells can all be written by tableDataXml without the LOB writer as long as
  * each LOB value is one formatsInline accepts: no ARRAY, UDT or DATALINK column.
  */
-export function formatsWithoutFiles(ctx: TableDataContext): boolean {
+function formatsWithoutFiles(ctx: TableDataContext): boolean {
   const { ways, families } = cellWays(ctx);
   return ways.every((w, i) => (w === CellWay.Scalar && families[i] !== 'datalink') || w === CellWay.Lob);
 }
 
 /** A value of a column of `family` that tableDataXml writes inline (a LOB column's value up to inlineMax), never to a file. */
-export function formatsInline(v: SourceValue, family: SqlTypeFamily, inlineMax: number): boolean {
+function formatsInline(v: SourceValue, family: SqlTypeFamily, inlineMax: number): boolean {
   if (!isLobFamily(family) && family !== 'binary') return !isSourceLob(v) && !isSourceArray(v) && !isSourceUdt(v);
   const binary = family === 'blob' || family === 'binary';
   if (binary) return v instanceof Uint8Array && (family === 'binary' || v.length <= inlineMax);
   return typeof v === 'string' && (v.length <= inlineMax / 3 || Buffer.byteLength(v, 'utf8') <= inlineMax);
-}
-
-/** The family each column's cells are written as (a scalar column's or an ARRAY's element type). */
-export function cellFamilies(ctx: TableDataContext): SqlTypeFamily[] {
-  return cellWays(ctx).families;
 }
 
 /** The XML declaration and the `<table>` start tag of the table in `folder` (tableJ). */

@@ -32,8 +32,7 @@ import { SinglePackage, type SiardPackageWriter, type WrittenPackageFile } from 
 import type { PackageCut } from './package-cut.js';
 import { metadataXmlBound } from './segments/header-reserve.js';
 import { SegmentedPackage } from './segments/segmented-package.js';
-import type { TableDataStats } from './table-data.js';
-import { tableDataXmlBeside } from './table-xml-beside.js';
+import { tableDataXml, type TableDataStats } from './table-data.js';
 import { fingerprintsFileOf, fingerprintsJson, type TableFingerprintEntry } from './fingerprint/fingerprint-file.js';
 import { SourceFingerprint } from './fingerprint/source-fingerprint.js';
 import type { SiardExportOptions } from './export-options.js';
@@ -220,7 +219,7 @@ async function writeTable(
   };
   await pkg.addTable({
     xmlName: `${base}/${folder}.xml`,
-    xml: tableDataXmlBeside(
+    xml: tableDataXml(
       takeBack ? whileInline(batches, t, o.inlineMax) : batches,
       takeBack ? { ...ctx, provisional: true } : ctx,
       stats,
