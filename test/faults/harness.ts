@@ -5,8 +5,7 @@
  */
 import Database from '../../src/sources/sqlite/driver.js';
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { openRoot } from '../../src/ocfl/root.js';
 import { defaultWorkspaceDir } from '../../src/ocfl/commit/workspace.js';
@@ -180,25 +179,7 @@ export function sameState(a: Map<string, string>, b: Map<string, string>): boole
   return true;
 }
 
-/** relative path -> SHA-256 of every file under `dir`, hidden ones included. */
-export function treeDigests(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (rel: string) => {
-    for (const e of readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-      const child = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) walk(child);
-      else
-        out.set(
-          child,
-          createHash('sha256')
-            .update(readFileSync(path.join(dir, child)))
-            .digest('hex'),
-        );
-    }
-  };
-  walk('');
-  return out;
-}
+export { treeDigests } from '../helpers/file-tree.js';
 
 /** The first difference between two trees of digests (treeDigests), or undefined when they are equal. */
 export function sameTree(a: Map<string, string>, b: Map<string, string>): string | undefined {

@@ -21,21 +21,11 @@ import { runCli } from '../helpers/cli.js';
 import { testIf } from '../helpers/requires.js';
 import { startRgw, type RgwServer } from '../helpers/s3.js';
 import { reference, sharedTest } from '../helpers/shared.js';
+import { treeDigests } from '../helpers/file-tree.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const FIXTURE = () => reference('ocfl-fixtures', '1.0', 'good-objects', 'spec-ex-full');
 const ID = 'ark:/12345/bcd987';
-
-/** sha256 of every file under `dir` (node:crypto, not the code under test), by relative path. */
-function treeDigests(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const full = path.join(entry.parentPath, entry.name);
-    out.set(path.relative(dir, full).split(path.sep).join('/'), createHash('sha256').update(readFileSync(full)).digest('hex'));
-  }
-  return out;
-}
 
 async function rootWithFixture(): Promise<{ rootDir: string; objectDir: string }> {
   const rootDir = path.join(tempDir('siard-ocfl-upgrade-crash-'), 'root');

@@ -1,4 +1,5 @@
 /** Small folders of files written from, and read back into, plain objects (the S3 tests' sources and checkouts). */
+import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -19,5 +20,25 @@ export function readTree(dir: string, base = dir): Record<string, string> {
     if (statSync(p).isDirectory()) Object.assign(out, readTree(p, base));
     else out[path.relative(base, p).split(path.sep).join('/')] = readFileSync(p).toString('base64');
   }
+  return out;
+}
+
+/** relative POSIX path -> SHA-256 (node:crypto, not the code under test) of every file under `dir`, hidden ones included. */
+export function treeDigests(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (rel: string) => {
+    for (const e of readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+      const child = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(child);
+      else
+        out.set(
+          child,
+          createHash('sha256')
+            .update(readFileSync(path.join(dir, child)))
+            .digest('hex'),
+        );
+    }
+  };
+  walk('');
   return out;
 }

@@ -10,7 +10,7 @@
  */
 import test from 'ava';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SourceLob, SourceValue } from '../../../src/siard/database-source.js';
 import { createLobLayout } from '../../../src/siard/lob-placement.js';
@@ -19,6 +19,7 @@ import type { SiardColumn } from '../../../src/siard/model.js';
 import { DirectorySink, type OutputSink } from '../../../src/siard/output-sink.js';
 import { tableDataXml, type RowBatch, type TableDataStats } from '../../../src/siard/table-data.js';
 import { rng } from '../../../fixtures/northwind.js';
+import { treeDigests } from '../../helpers/file-tree.js';
 import { tempDir } from '../../helpers/tmp.js';
 
 const base = tempDir('siard-ocfl-lobs-ahead-');
@@ -77,22 +78,6 @@ interface Written {
   files: Map<string, string>;
 }
 
-function filesUnder(dir: string, rel = ''): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const e of readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-    const child = rel ? `${rel}/${e.name}` : e.name;
-    if (e.isDirectory()) for (const [k, v] of filesUnder(dir, child)) out.set(k, v);
-    else
-      out.set(
-        child,
-        createHash('sha256')
-          .update(readFileSync(path.join(dir, child)))
-          .digest('hex'),
-      );
-  }
-  return out;
-}
-
 async function writeTable(name: string, ahead: boolean, prepare?: (staging: string) => void): Promise<Written> {
   const sink = new DirectorySink(path.join(base, name));
   await sink.prepareResumable();
@@ -117,7 +102,7 @@ async function writeTable(name: string, ahead: boolean, prepare?: (staging: stri
     if (Buffer.isBuffer(chunk)) xml += chunk.toString('utf8');
     else cuts.push(chunk.state);
   }
-  return { xml, stats, journal, cuts, files: filesUnder(sink.stagingDir) };
+  return { xml, stats, journal, cuts, files: treeDigests(sink.stagingDir) };
 }
 
 test('LOBs begun ahead: the same XML, files, journal order and cut states as one at a time; each digest that of its value', async (t) => {
