@@ -38,7 +38,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from '../src/sources/sqlite/driver.js';
-import { loadLayout0003 } from '../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../src/ocfl/layout/extensions.js';
 import { initRoot } from '../src/ocfl/root.js';
 import { reportRow, type RowId } from './readme-rows.js';
 

@@ -31,7 +31,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { loadLayout0003 } from '../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../src/ocfl/layout/extensions.js';
 import type { StorageLayout } from '../src/ocfl/layout/storage-layout.js';
 import { initRoot } from '../src/ocfl/root.js';
 import { cacheModes, prepare, type CacheMode } from './page-cache.js';

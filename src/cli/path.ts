@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../errors.js';
-import { loadLayout0003, type Layout0003Config } from '../ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003, type Layout0003Config } from '../ocfl/layout/extensions.js';
 import { readLayoutConfig } from '../ocfl/layout/registry.js';
 import type { StorageLayout } from '../ocfl/layout/storage-layout.js';
 import { parseCount, printJson } from './common.js';

@@ -9,7 +9,7 @@ import test, { type ExecutionContext } from 'ava';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import ocflFs from '@ocfl/ocfl-fs';
-import { loadLayout0003 } from '../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../src/ocfl/layout/extensions.js';
 import { initRoot } from '../../src/ocfl/root.js';
 import {
   emptyDirs,

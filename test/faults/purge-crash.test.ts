@@ -11,7 +11,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { cpSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { loadLayout0003 } from '../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../src/ocfl/layout/extensions.js';
 import { initRoot, openRoot } from '../../src/ocfl/root.js';
 import { validateStorageRoot } from '../../src/ocfl/validate/index.js';
 import { BIN, runCli } from '../helpers/cli.js';

@@ -10,7 +10,7 @@ import test, { type ExecutionContext } from 'ava';
 import { copyFileSync, cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadLayout0003 } from '../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../src/ocfl/layout/extensions.js';
 import type { RootRepairReport } from '../../src/ocfl/commit/repair.js';
 import { initRoot, openRoot } from '../../src/ocfl/root.js';
 import { validateStorageRoot, type ValidationResult } from '../../src/ocfl/validate/index.js';

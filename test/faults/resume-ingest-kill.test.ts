@@ -17,7 +17,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ingest } from '../../src/archive/ingest.js';
 import { defaultWorkspaceDir } from '../../src/ocfl/commit/workspace.js';
-import { loadLayout0003 } from '../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../src/ocfl/layout/extensions.js';
 import { initRoot } from '../../src/ocfl/root.js';
 import { tempDir } from '../helpers/tmp.js';
 import { mountTmpfs, tmpfsTest } from '../helpers/tmpfs.js';

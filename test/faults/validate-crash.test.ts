@@ -5,7 +5,7 @@
  */
 import test from 'ava';
 import path from 'node:path';
-import { loadLayout0003 } from '../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../src/ocfl/layout/extensions.js';
 import { initRoot, openRoot } from '../../src/ocfl/root.js';
 import { validateStorageRoot, type ValidationResult } from '../../src/ocfl/validate/index.js';
 import { type Files, put, writeInput } from '../helpers/crash/harness.js';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { buildNorthwind } from '../../fixtures/northwind.js';
 import type { AuditFinding } from '../../src/archive/audit-findings.js';
 import { ingest, type IngestResult } from '../../src/archive/ingest.js';
-import { loadLayout0003 } from '../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../src/ocfl/layout/extensions.js';
 import { initRoot } from '../../src/ocfl/root.js';
 import { runCli, type CliResult } from './cli.js';
 import { tempDir } from './tmp.js';

@@ -10,7 +10,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { ingestDatabase } from '../../src/archive/ingest.js';
-import { loadLayout0003 } from '../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../src/ocfl/layout/extensions.js';
 import { initRoot } from '../../src/ocfl/root.js';
 import type { DatabaseSource, SourceLob, SourceValue } from '../../src/siard/database-source.js';
 import { contentPaths, fixityOf, readInventory } from '../helpers/archive-support.js';

@@ -18,7 +18,7 @@ import { mariadbAvailable, startMariadb, type MariadbServer } from '../helpers/m
 import { postgresAvailable, queryRows, startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import { testIf } from '../helpers/requires.js';
 import { runCli } from '../helpers/cli.js';
-import { loadLayout0003 } from '../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../src/ocfl/layout/extensions.js';
 import { initRoot } from '../../src/ocfl/root.js';
 import { tempDir } from '../helpers/tmp.js';
 

@@ -25,7 +25,7 @@ import { relocate } from '../../src/archive/relocate.js';
 import { archivePage } from '../../src/serve/pages.js';
 import { loadLibxml2, validateDocument } from '../../src/siard/check/xsd-validator.js';
 import { officialMetadataXsd } from '../../src/siard/writer.js';
-import { loadLayout0003 } from '../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../src/ocfl/layout/extensions.js';
 import { initRoot } from '../../src/ocfl/root.js';
 import { auditCli, contentPaths, ingestNorthwind, readInventory, type Ingested } from '../helpers/archive-support.js';
 import { runCli } from '../helpers/cli.js';

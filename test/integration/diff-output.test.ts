@@ -9,7 +9,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import path from 'node:path';
 import type { TableDiff } from '../../src/archive/diff/table-diff.js';
 import { ingest } from '../../src/archive/ingest.js';
-import { loadLayout0003 } from '../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../src/ocfl/layout/extensions.js';
 import { initRoot, openRoot } from '../../src/ocfl/root.js';
 import Database from '../../src/sources/sqlite/driver.js';
 import { runCli } from '../helpers/cli.js';

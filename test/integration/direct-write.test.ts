@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, constants as fsConstants, existsSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { directWriteAvailable, openDirect } from '../../src/ocfl/storage/direct-write.js';
-import { loadLayout0003 } from '../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../src/ocfl/layout/extensions.js';
 import { initRoot } from '../../src/ocfl/root.js';
 import { validateStorageRoot } from '../../src/ocfl/validate/index.js';
 import { rng as prng } from '../../fixtures/northwind.js';

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { audit, type AuditResult } from '../../src/archive/audit.js';
 import { ingest } from '../../src/archive/ingest.js';
 import type { SiardOcflError } from '../../src/errors.js';
-import { loadLayout0003 } from '../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../src/ocfl/layout/extensions.js';
 import { initRoot, type OcflStorageRoot } from '../../src/ocfl/root.js';
 import { copyTree, readInventory } from '../helpers/archive-support.js';
 import { unzipEntry, zipEntryNames } from '../helpers/export-support.js';

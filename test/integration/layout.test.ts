@@ -11,12 +11,11 @@ import path from 'node:path';
 import fg from 'fast-glob';
 import { UsageError } from '../../src/errors.js';
 import {
-  HashAndIdNTupleLayout,
+  ExtensionLayout,
   LAYOUT_0003_NAME,
   createLayout,
   loadLayout0003,
   readLayoutConfig,
-  validateLayout0003Config,
   type Layout0003Config,
 } from '../../src/ocfl/layout/index.js';
 import { idDigestSync, isIdDigestReady } from '../../src/ocfl/layout/id-digest.js';
@@ -84,10 +83,10 @@ testIf(
 
 test('library: every vector maps to its path and digest', async (t) => {
   for (const [, vectors] of groupByConfig(VECTORS)) {
-    const layout = await HashAndIdNTupleLayout.load(configOf(vectors[0]));
+    const layout = await ExtensionLayout.load(LAYOUT_0003_NAME, configOf(vectors[0]));
     for (const v of vectors) {
       t.is(layout.objectPath(v.id), v.path, `${JSON.stringify(v.id)} ${key(v)}`);
-      t.is(idDigestSync(layout.config.digestAlgorithm, Buffer.from(v.id, 'utf8')), v.digest, `${JSON.stringify(v.id)} ${key(v)}`);
+      t.is(idDigestSync(layout.config.digestAlgorithm as string, Buffer.from(v.id, 'utf8')), v.digest, `${JSON.stringify(v.id)} ${key(v)}`);
     }
   }
 });
@@ -145,27 +144,30 @@ test('parameters: both sizes 0 or both > 0, product within the digest, known alg
   refuses(t, () => createLayout({ tupleSize: 2.5 }), /tupleSize must be a whole number/);
   refuses(
     t,
-    () => HashAndIdNTupleLayout.create({ extensionName: LAYOUT_0003_NAME, numberOfTuples: '3' }, true),
+    () => ExtensionLayout.create(LAYOUT_0003_NAME, { extensionName: LAYOUT_0003_NAME, numberOfTuples: '3' }, true),
     /numberOfTuples must be a whole number/,
   );
   refuses(
     t,
-    () => HashAndIdNTupleLayout.create({ extensionName: '0004-hashed-n-tuple-storage-layout' }, true),
+    () => ExtensionLayout.create(LAYOUT_0003_NAME, { extensionName: '0004-hashed-n-tuple-storage-layout' }, true),
     /names extension "0004-hashed-n-tuple-storage-layout"/,
   );
-  refuses(t, () => HashAndIdNTupleLayout.create({ digestAlgorithm: 'sha256' }, true), /no "extensionName"/);
-  refuses(t, () => HashAndIdNTupleLayout.create([], true), /must be a JSON object/);
+  refuses(t, () => ExtensionLayout.create(LAYOUT_0003_NAME, { digestAlgorithm: 'sha256' }, true), /no "extensionName"/);
+  refuses(t, () => ExtensionLayout.create(LAYOUT_0003_NAME, [], true), /must be a JSON object/);
   const err = t.throws(() => createLayout({ digestAlgorithm: 'nope' }), { instanceOf: UsageError });
   t.is(err?.code, 'UNKNOWN_DIGEST_ALGORITHM');
   t.is(err?.exitCode, 2);
 });
 
 test('defaults: a config.json holding only extensionName is sha256/3/3, and the full config is what we write', (t) => {
-  const layout = HashAndIdNTupleLayout.create({ extensionName: LAYOUT_0003_NAME }, true);
+  const layout = ExtensionLayout.create(LAYOUT_0003_NAME, { extensionName: LAYOUT_0003_NAME }, true);
   const full = { extensionName: LAYOUT_0003_NAME, digestAlgorithm: 'sha256', tupleSize: 3, numberOfTuples: 3 };
   t.deepEqual(layout.config, full);
   t.deepEqual(createLayout().config, full);
-  t.deepEqual(validateLayout0003Config({ extensionName: LAYOUT_0003_NAME, tupleSize: 2 }), { ...full, tupleSize: 2 });
+  t.deepEqual(ExtensionLayout.create(LAYOUT_0003_NAME, { extensionName: LAYOUT_0003_NAME, tupleSize: 2 }).config, {
+    ...full,
+    tupleSize: 2,
+  });
   // The shipped default config is exactly that.
   t.deepEqual(JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'extensions', LAYOUT_0003_NAME, 'config.json'), 'utf8')), full);
   t.is(layout.objectPath('object-01'), '3c0/ff4/240/object-01');

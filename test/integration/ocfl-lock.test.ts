@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, promises as fsPromises, readdirSync, rmSync, wri
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import ocflFs from '@ocfl/ocfl-fs';
-import { loadLayout0003 } from '../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../src/ocfl/layout/extensions.js';
 import { FileLockProvider } from '../../src/ocfl/lock/lock.js';
 import { initRoot, openRoot } from '../../src/ocfl/root.js';
 import {

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { relocate, rewriteDatabaseLobFolder } from '../../src/archive/relocate.js';
 import { ingest } from '../../src/archive/ingest.js';
-import { loadLayout0003 } from '../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../src/ocfl/layout/extensions.js';
 import { initRoot } from '../../src/ocfl/root.js';
 import { auditCli, contentPaths, ingestNorthwind, readInventory, type Ingested } from '../helpers/archive-support.js';
 import { unzipEntry, zipEntryOffset } from '../helpers/export-support.js';

@@ -25,7 +25,7 @@ import { readTree, writeTree } from '../helpers/file-tree.js';
 import { S3Storage } from '../../src/ocfl/storage/s3.js';
 import { forEachConcurrent } from '../../src/ocfl/concurrent.js';
 import { SiardOcflError } from '../../src/errors.js';
-import { loadLayout0003 } from '../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../src/ocfl/layout/extensions.js';
 import { LeaseLockProvider } from '../../src/ocfl/lock/lease.js';
 import { initRoot, openRoot } from '../../src/ocfl/root.js';
 import { ID_CASES } from './hostile/expected.js';

@@ -10,7 +10,7 @@ import test from 'ava';
 import path from 'node:path';
 import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { forEachConcurrent } from '../../src/ocfl/concurrent.js';
-import { loadLayout0003 } from '../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../src/ocfl/layout/extensions.js';
 import { OcflStorageRoot } from '../../src/ocfl/root.js';
 import { clientFromEnvironment, S3Storage } from '../../src/ocfl/storage/s3.js';
 import { Room } from '../../src/serve/room.js';

@@ -6,7 +6,7 @@
 import test from 'ava';
 import { appendFileSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadLayout0003 } from '../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../src/ocfl/layout/extensions.js';
 import { initRoot } from '../../src/ocfl/root.js';
 import { validateObject, validateStorageRoot, type ValidationResult } from '../../src/ocfl/validate/index.js';
 import { runCli } from '../helpers/cli.js';

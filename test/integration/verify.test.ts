@@ -16,7 +16,7 @@ import path from 'node:path';
 import { audit } from '../../src/archive/audit.js';
 import { ingest } from '../../src/archive/ingest.js';
 import { verify, type VerifiedTable } from '../../src/archive/verify/verify.js';
-import { loadLayout0003 } from '../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../src/ocfl/layout/extensions.js';
 import { initRoot, openRoot } from '../../src/ocfl/root.js';
 import Database from '../../src/sources/sqlite/driver.js';
 import { runCli } from '../helpers/cli.js';

@@ -7,7 +7,7 @@
 import { UsageError } from '../../errors.js';
 import { layoutConfigError } from './layout-config.js';
 import { createLayoutByName } from './registry.js';
-import { LAYOUT_0003_NAME } from './hash-and-id-n-tuple-layout.js';
+import { LAYOUT_0003_NAME } from './extensions.js';
 import type { StorageLayout } from './storage-layout.js';
 
 export interface LayoutChoice {

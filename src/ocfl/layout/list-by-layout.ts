@@ -13,7 +13,7 @@
  */
 import { forEachConcurrent } from '../concurrent.js';
 import { isObjectStore, type OutlineEntry, type ReadStorage } from '../storage/storage.js';
-import { HashAndIdNTupleLayout, MAX_ENCODED_LENGTH as LONGEST_NAME } from './hash-and-id-n-tuple-layout.js';
+import { LAYOUT_0003_NAME, MAX_ENCODED_LENGTH as LONGEST_NAME, type Layout0003Config } from './extensions.js';
 import type { StorageLayout } from './storage-layout.js';
 
 export interface LaidOutObject {
@@ -51,8 +51,8 @@ export async function listByLayout(
   layout: StorageLayout | undefined,
   onFound?: (objects: LaidOutObject[]) => void | Promise<void>,
 ): Promise<LaidOutObject[] | undefined> {
-  if (!(layout instanceof HashAndIdNTupleLayout)) return undefined;
-  const { tupleSize, numberOfTuples } = layout.config;
+  if (layout?.extensionName !== LAYOUT_0003_NAME) return undefined;
+  const { tupleSize, numberOfTuples } = layout.config as unknown as Layout0003Config;
   const tuple = new RegExp(`^[0-9a-f]{${tupleSize}}$`);
   const out: LaidOutObject[] = [];
   let ours = true;
@@ -115,7 +115,7 @@ function withSizes(o: LaidOutObject, e: OutlineEntry): LaidOutObject {
 }
 
 /** What a folder's name says of the id of the object in it. */
-function laidOut(layout: HashAndIdNTupleLayout, at: string, name: string): LaidOutObject {
+function laidOut(layout: StorageLayout, at: string, name: string): LaidOutObject {
   if (name.length > LONGEST_NAME) {
     // A cut name is the encoded id's first 100 characters, '-' and the id's whole digest.
     const digest = name.slice(LONGEST_NAME + 1);

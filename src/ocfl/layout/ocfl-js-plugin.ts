@@ -21,15 +21,8 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { UsageError } from '../../errors.js';
-import { DifferentialNTupleOmitPrefixLayout, LAYOUT_0010_NAME } from './differential-n-tuple-omit-prefix-layout.js';
-import { FlatDirectLayout, LAYOUT_0002_NAME } from './flat-direct-layout.js';
-import { FlatOmitPrefixLayout, LAYOUT_0006_NAME } from './flat-omit-prefix-layout.js';
-import { HashAndIdNTupleLayout, LAYOUT_0003_NAME } from './hash-and-id-n-tuple-layout.js';
-import { HashAndNoPrefixIdNTupleLayout, LAYOUT_0012_NAME } from './hash-and-no-prefix-id-n-tuple-layout.js';
-import { HashedNTupleLayout, LAYOUT_0004_NAME } from './hashed-n-tuple-layout.js';
+import { ExtensionLayout, LAYOUT_0003_NAME, LAYOUT_NAMES, layoutDescription, ocflJsClassName } from './extensions.js';
 import { loadIdDigest } from './id-digest.js';
-import { LAYOUT_0007_NAME, NTupleOmitPrefixLayout } from './n-tuple-omit-prefix-layout.js';
-import { layoutDescription } from './registry.js';
 import type { StorageLayout } from './storage-layout.js';
 
 /** The part of @ocfl/ocfl's OcflStorageLayout instance that this adapter relies on. */
@@ -63,7 +56,7 @@ interface AdapterClass extends OcflJsLayoutClass {
  * partial configuration or nothing (the defaults), and expects NAME, DESCRIPTION, `config` (written
  * to config.json: ours is complete) and `map`.
  */
-function adapter(extensionName: string, className: string, make: (config: unknown) => StorageLayout): AdapterClass {
+function adapter(extensionName: string): AdapterClass {
   const cls = class extends OcflStorageLayout {
     static get NAME(): string {
       return extensionName;
@@ -77,7 +70,7 @@ function adapter(extensionName: string, className: string, make: (config: unknow
 
     constructor(config?: unknown) {
       super(undefined, undefined);
-      this.layout = make(config ?? undefined);
+      this.layout = ExtensionLayout.create(extensionName, config ?? undefined);
       // @ocfl/ocfl reads parameters through get()/p; keep them in step with the real configuration.
       this.parameters = { ...this.layout.config };
     }
@@ -100,25 +93,15 @@ function adapter(extensionName: string, className: string, make: (config: unknow
     }
   };
   // @ocfl/ocfl also files a layout under its class name: the same names as its own replace them.
-  Object.defineProperty(cls, 'name', { value: className });
+  Object.defineProperty(cls, 'name', { value: ocflJsClassName(extensionName) });
   return cls as unknown as AdapterClass;
 }
 
-/** Extension 0003 for @ocfl/ocfl, mapping ids with siard-ocfl's HashAndIdNTupleLayout. */
-export const HashAndIdNTupleStorageLayout = adapter(LAYOUT_0003_NAME, 'HashAndIdNTupleStorageLayout', (c) =>
-  HashAndIdNTupleLayout.create(c),
-);
-
-const ADAPTERS: AdapterClass[] = [
-  adapter(LAYOUT_0002_NAME, 'FlatDirectStorageLayout', (c) => new FlatDirectLayout(c)),
-  HashAndIdNTupleStorageLayout,
-  adapter(LAYOUT_0004_NAME, 'HashedNTupleStorageLayout', (c) => HashedNTupleLayout.create(c)),
-  adapter(LAYOUT_0006_NAME, 'FlatOmitPrefixStorageLayout', (c) => new FlatOmitPrefixLayout(c)),
-  adapter(LAYOUT_0007_NAME, 'NTupleOmitPrefixStorageLayout', (c) => new NTupleOmitPrefixLayout(c)),
-  adapter(LAYOUT_0010_NAME, 'DifferentialNTupleOmitPrefixStorageLayout', (c) => new DifferentialNTupleOmitPrefixLayout(c)),
-  adapter(LAYOUT_0012_NAME, 'HashAndNoPrefixIdNTupleStorageLayout', (c) => HashAndNoPrefixIdNTupleLayout.create(c)),
-];
+const ADAPTERS = LAYOUT_NAMES.map(adapter);
 for (const cls of ADAPTERS) OcflStorageLayout.register(cls);
+
+/** Extension 0003 for @ocfl/ocfl, mapping ids with siard-ocfl's layout. */
+export const HashAndIdNTupleStorageLayout = ADAPTERS[LAYOUT_NAMES.indexOf(LAYOUT_0003_NAME)]!;
 
 /** True when @ocfl/ocfl resolves every layout siard-ocfl implements to this plugin's adapter. */
 export function isPluginActive(): boolean {

@@ -1,95 +1,21 @@
 /**
- * Storage layout extensions siard-ocfl can use, by registered name, and reading the layout a
- * storage root declares (`ocfl_layout.json` + `extensions/<name>/config.json`).
- *
- * Every registered storage layout extension: 0002, 0003, 0004, 0006, 0007, 0010 and 0012 (0011,
- * "direct clean path", is not implemented). Adding one is one entry below; docs/layouts.md says
- * what each does with the ids its extension leaves open.
+ * Reading the layout a storage root declares (`ocfl_layout.json` + `extensions/<name>/config.json`)
+ * among the registered ones siard-ocfl implements (extensions.ts).
  */
 import { UsageError } from '../../errors.js';
 import type { ReadStorage } from '../storage/storage.js';
 import { FileSystemStorage } from '../storage/fs.js';
-import { DifferentialNTupleOmitPrefixLayout, LAYOUT_0010_NAME } from './differential-n-tuple-omit-prefix-layout.js';
-import { FlatDirectLayout, LAYOUT_0002_NAME } from './flat-direct-layout.js';
-import { FlatOmitPrefixLayout, LAYOUT_0006_NAME } from './flat-omit-prefix-layout.js';
-import { HashAndIdNTupleLayout, LAYOUT_0003_NAME } from './hash-and-id-n-tuple-layout.js';
-import { HashAndNoPrefixIdNTupleLayout, LAYOUT_0012_NAME } from './hash-and-no-prefix-id-n-tuple-layout.js';
-import { HashedNTupleLayout, LAYOUT_0004_NAME } from './hashed-n-tuple-layout.js';
-import { LAYOUT_0007_NAME, NTupleOmitPrefixLayout } from './n-tuple-omit-prefix-layout.js';
+import { ExtensionLayout, isKnownLayout, LAYOUT_NAMES } from './extensions.js';
 import type { StorageLayout } from './storage-layout.js';
-
-/**
- * Builds a layout from its parsed config.json (which must name its extension), or from nothing
- * (no config.json: the defaults; 0006 has none and refuses).
- */
-export type LayoutFactory = (configJson: unknown | undefined) => Promise<StorageLayout>;
-
-const FACTORIES = new Map<string, LayoutFactory>([
-  [LAYOUT_0002_NAME, async (json) => new FlatDirectLayout(json, json !== undefined)],
-  [LAYOUT_0003_NAME, (json) => HashAndIdNTupleLayout.load(json, json !== undefined)],
-  [LAYOUT_0004_NAME, (json) => HashedNTupleLayout.load(json, json !== undefined)],
-  [LAYOUT_0006_NAME, async (json) => new FlatOmitPrefixLayout(json, json !== undefined)],
-  [LAYOUT_0007_NAME, async (json) => new NTupleOmitPrefixLayout(json, json !== undefined)],
-  [LAYOUT_0010_NAME, async (json) => new DifferentialNTupleOmitPrefixLayout(json, json !== undefined)],
-  [LAYOUT_0012_NAME, (json) => HashAndNoPrefixIdNTupleLayout.load(json, json !== undefined)],
-]);
 
 export const OCFL_LAYOUT_FILE = 'ocfl_layout.json';
 
-/** What `ocfl_layout.json` says of each layout ("description"): the extension's own overview, shortened. */
-const DESCRIPTIONS = new Map<string, string>([
-  [LAYOUT_0002_NAME, 'Flat Direct Storage Layout: each object root is a child of the storage root named by the object id itself.'],
-  [
-    LAYOUT_0003_NAME,
-    'Hashed Truncated N-tuple Trees with Object ID Encapsulating Directory: objects lie under n-tuples of the digest of ' +
-      'their id, in a folder named by the percent-encoded id.',
-  ],
-  [
-    LAYOUT_0004_NAME,
-    'Hashed Truncated N-tuple Trees: objects lie under n-tuples of the digest of their id, in a folder named by the digest.',
-  ],
-  [
-    LAYOUT_0006_NAME,
-    'Flat Omit Prefix Storage Layout: each object root is a child of the storage root named by the id without its prefix.',
-  ],
-  [
-    LAYOUT_0007_NAME,
-    'N-tuple Omit Prefix Storage Layout: objects lie under n-tuples of their id without its prefix, in a folder named by it.',
-  ],
-  [
-    LAYOUT_0010_NAME,
-    'Differential N-tuple Omit Prefix Storage Layout: objects lie under tuples of differing sizes of their id without its prefix.',
-  ],
-  [
-    LAYOUT_0012_NAME,
-    'Hashed Truncated N-tuple Trees with Non-prefixed Object ID Encapsulating Directory: objects lie under n-tuples of the ' +
-      'digest of their id without its prefix, in a folder named by that part percent-encoded.',
-  ],
-]);
-
-/** The "description" of ocfl_layout.json for a layout. */
-export function layoutDescription(extensionName: string): string {
-  return DESCRIPTIONS.get(extensionName) ?? `Storage layout extension ${extensionName}.`;
-}
-
-function knownLayoutNames(): string[] {
-  return [...FACTORIES.keys()];
-}
-
-export function isKnownLayout(extensionName: string): boolean {
-  return FACTORIES.has(extensionName);
-}
-
-/** The layout of a registered name with its configuration (undefined: the extension's defaults). */
-export async function createLayoutByName(extensionName: string, configJson?: unknown): Promise<StorageLayout> {
-  const factory = FACTORIES.get(extensionName);
-  if (!factory) {
-    throw new UsageError(
-      `Storage layout extension "${extensionName}" is not supported by siard-ocfl (known: ${knownLayoutNames().join(', ')}).`,
-      'UNKNOWN_LAYOUT',
-    );
-  }
-  return factory(configJson);
+/**
+ * The layout of a registered name from its parsed config.json, which must name its extension, or
+ * from nothing (no config.json: the defaults; 0006 has none and refuses).
+ */
+export function createLayoutByName(extensionName: string, configJson?: unknown): Promise<StorageLayout> {
+  return ExtensionLayout.load(extensionName, configJson, configJson !== undefined);
 }
 
 async function readJson(storage: ReadStorage, rel: string): Promise<unknown | undefined> {
@@ -130,7 +56,7 @@ export async function readLayoutConfig(root: string | ReadStorage): Promise<Stor
   if (!isKnownLayout(extension)) {
     throw new UsageError(
       `ReadStorage root ${storage.location} uses layout "${extension}", which siard-ocfl does not support ` +
-        `(known: ${knownLayoutNames().join(', ')}).`,
+        `(known: ${LAYOUT_NAMES.join(', ')}).`,
       'UNKNOWN_LAYOUT',
     );
   }

@@ -15,7 +15,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { loadLayout0003 } from '../../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../../src/ocfl/layout/extensions.js';
 import { initRoot } from '../../../src/ocfl/root.js';
 import { repeated, writeRawZip, type RawEntry } from './raw-zip.js';
 

@@ -14,7 +14,7 @@
 import test from 'ava';
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadLayout0003 } from '../../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../../src/ocfl/layout/extensions.js';
 import { tempDir } from '../../helpers/tmp.js';
 import { EXPECTED, ID_CASES, type Outcome, type Verb } from './expected.js';
 import { generateCorpus, type Corpus } from './generate.js';

@@ -7,7 +7,7 @@ import test from 'ava';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { SiardOcflError } from '../../../src/errors.js';
-import { loadLayout0003 } from '../../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../../src/ocfl/layout/extensions.js';
 import { initRoot, openRoot } from '../../../src/ocfl/root.js';
 import { validateStorageRoot } from '../../../src/ocfl/validate/index.js';
 import { tempDir } from '../../helpers/tmp.js';

@@ -13,7 +13,7 @@ import { mkdirSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } 
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { bytesUnder, indexObjects, pageOfObjects } from '../../../src/archive/browse.js';
-import { loadLayout0003 } from '../../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../../src/ocfl/layout/extensions.js';
 import type { StorageLayout } from '../../../src/ocfl/layout/storage-layout.js';
 import { OcflStorageRoot } from '../../../src/ocfl/root.js';
 import { FileSystemStorage } from '../../../src/ocfl/storage/fs.js';

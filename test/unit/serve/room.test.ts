@@ -12,7 +12,7 @@
 import test from 'ava';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadLayout0003 } from '../../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../../src/ocfl/layout/extensions.js';
 import { initRoot, OcflStorageRoot } from '../../../src/ocfl/root.js';
 import { FileSystemStorage } from '../../../src/ocfl/storage/fs.js';
 import type { OutlineEntry } from '../../../src/ocfl/storage/storage.js';

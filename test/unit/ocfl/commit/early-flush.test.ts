@@ -7,7 +7,7 @@ import test from 'ava';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { loadLayout0003 } from '../../../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../../../src/ocfl/layout/extensions.js';
 import { initRoot, openRoot } from '../../../../src/ocfl/root.js';
 import { FileSystemStorage } from '../../../../src/ocfl/storage/fs.js';
 import { validatePath } from '../../../../src/ocfl/validate/index.js';

@@ -6,7 +6,7 @@ import test from 'ava';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadLayout0003 } from '../../../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../../../src/ocfl/layout/extensions.js';
 import { parseInventory } from '../../../../src/ocfl/inventory/inventory.js';
 import { initRoot, openRoot } from '../../../../src/ocfl/root.js';
 import { diskTempDir, tempDir } from '../../../helpers/tmp.js';

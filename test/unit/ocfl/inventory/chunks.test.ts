@@ -14,7 +14,7 @@ import test from 'ava';
 import { createHash } from 'node:crypto';
 import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadLayout0003 } from '../../../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../../../src/ocfl/layout/extensions.js';
 import { type Inventory, parseInventory } from '../../../../src/ocfl/inventory/inventory.js';
 import { inventoryChunks, serializeInventory, sourceOfInventory } from '../../../../src/ocfl/inventory/chunks.js';
 import { initRoot } from '../../../../src/ocfl/root.js';

@@ -11,7 +11,7 @@ import { readdirSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import path from 'node:path';
 import { VersionView } from '../../../../src/ocfl/inventory/version-view.js';
-import { loadLayout0003 } from '../../../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../../../src/ocfl/layout/extensions.js';
 import { OcflObjectReader } from '../../../../src/ocfl/object/object.js';
 import type { InventoryModel } from '../../../../src/ocfl/inventory/view.js';
 import { initRoot } from '../../../../src/ocfl/root.js';

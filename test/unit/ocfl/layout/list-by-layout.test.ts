@@ -10,7 +10,7 @@
 import test from 'ava';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadLayout0003 } from '../../../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../../../src/ocfl/layout/extensions.js';
 import { listByLayout, type LaidOutObject } from '../../../../src/ocfl/layout/list-by-layout.js';
 import { FileSystemStorage } from '../../../../src/ocfl/storage/fs.js';
 import { outlineFromKeys } from '../../../../src/ocfl/storage/s3-outline.js';

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import ocflFs from '@ocfl/ocfl-fs';
-import { loadLayout0003 } from '../../../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../../../src/ocfl/layout/extensions.js';
 import { InventoryError, parseInventory, parseInventoryVersions, sidecarMatches } from '../../../../src/ocfl/inventory/inventory.js';
 import { serializeInventory } from '../../../../src/ocfl/inventory/chunks.js';
 import { initRoot, openRoot } from '../../../../src/ocfl/root.js';

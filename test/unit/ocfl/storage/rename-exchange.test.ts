@@ -7,7 +7,7 @@
 import test from 'ava';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadLayout0003 } from '../../../../src/ocfl/layout/hash-and-id-n-tuple-layout.js';
+import { loadLayout0003 } from '../../../../src/ocfl/layout/extensions.js';
 import { exchangeAvailable, exchangePaths } from '../../../../src/ocfl/storage/rename-exchange.js';
 import { initRoot, openRoot } from '../../../../src/ocfl/root.js';
 import { validateStorageRoot } from '../../../../src/ocfl/validate/index.js';

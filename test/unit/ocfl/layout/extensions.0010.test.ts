@@ -1,19 +1,16 @@
 /**
- * Extension 0010 (src/ocfl/layout/differential-n-tuple-omit-prefix-layout.ts): every worked example
+ * Extension 0010 (src/ocfl/layout/extensions.ts): every worked example
  * of the extension's document, its defaults, and the ids and configurations it refuses.
  */
 import test from 'ava';
 import { UsageError } from '../../../../src/errors.js';
-import {
-  DifferentialNTupleOmitPrefixLayout,
-  LAYOUT_0010_NAME,
-} from '../../../../src/ocfl/layout/differential-n-tuple-omit-prefix-layout.js';
+import { ExtensionLayout, LAYOUT_0010_NAME } from '../../../../src/ocfl/layout/extensions.js';
 import { declareExampleTests } from '../../../helpers/extension-examples.js';
 
 declareExampleTests(LAYOUT_0010_NAME, [4, 2]);
 
 test('0010 defaults: ":", [2, 3, 2, 4], no full identifier folder (the DRUID of the overview)', (t) => {
-  const layout = new DifferentialNTupleOmitPrefixLayout();
+  const layout = ExtensionLayout.create(LAYOUT_0010_NAME);
   t.deepEqual(layout.config, {
     extensionName: LAYOUT_0010_NAME,
     delimiter: ':',
@@ -24,7 +21,7 @@ test('0010 defaults: ":", [2, 3, 2, 4], no full identifier folder (the DRUID of 
 });
 
 test('0010 refuses an id of another length than the segments need, or ending in the delimiter', (t) => {
-  const layout = new DifferentialNTupleOmitPrefixLayout();
+  const layout = ExtensionLayout.create(LAYOUT_0010_NAME);
   const err = t.throws(() => layout.objectPath('druid:gh875jh548'), { instanceOf: UsageError });
   t.is(
     err?.message,
@@ -37,9 +34,9 @@ test('0010 refuses an id of another length than the segments need, or ending in 
 
 test('0010 refuses the configurations its constraints forbid', (t) => {
   for (const sizes of [[], [2, 0], [2, 1.5], '2,3', [2, '3']]) {
-    t.throws(() => new DifferentialNTupleOmitPrefixLayout({ tupleSegmentSizes: sizes }), {
+    t.throws(() => ExtensionLayout.create(LAYOUT_0010_NAME, { tupleSegmentSizes: sizes }), {
       message: /tupleSegmentSizes must be a non-empty array/,
     });
   }
-  t.throws(() => new DifferentialNTupleOmitPrefixLayout({ fullIdentifierAsObjectRoot: 'true' }), { message: /must be true or false/ });
+  t.throws(() => ExtensionLayout.create(LAYOUT_0010_NAME, { fullIdentifierAsObjectRoot: 'true' }), { message: /must be true or false/ });
 });

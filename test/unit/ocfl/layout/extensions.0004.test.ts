@@ -1,15 +1,15 @@
 /**
- * Extension 0004 (src/ocfl/layout/hashed-n-tuple-layout.ts): every worked example of the
+ * Extension 0004 (src/ocfl/layout/extensions.ts): every worked example of the
  * extension's document, the defaults, and the configurations its constraints forbid.
  */
 import test from 'ava';
-import { HashedNTupleLayout, LAYOUT_0004_NAME } from '../../../../src/ocfl/layout/hashed-n-tuple-layout.js';
+import { ExtensionLayout, LAYOUT_0004_NAME } from '../../../../src/ocfl/layout/extensions.js';
 import { declareExampleTests } from '../../../helpers/extension-examples.js';
 
 declareExampleTests(LAYOUT_0004_NAME, [2, 2, 2]);
 
 test('0004 fills in every default, so config.json lists every parameter', async (t) => {
-  const layout = await HashedNTupleLayout.load();
+  const layout = await ExtensionLayout.load(LAYOUT_0004_NAME);
   t.deepEqual(layout.config, {
     extensionName: LAYOUT_0004_NAME,
     digestAlgorithm: 'sha256',
@@ -20,7 +20,12 @@ test('0004 fills in every default, so config.json lists every parameter', async 
 });
 
 test('0004 maps with the short BLAKE2b digests too (loaded asynchronously)', async (t) => {
-  const layout = await HashedNTupleLayout.load({ digestAlgorithm: 'blake2b-160', tupleSize: 2, numberOfTuples: 2, shortObjectRoot: true });
+  const layout = await ExtensionLayout.load(LAYOUT_0004_NAME, {
+    digestAlgorithm: 'blake2b-160',
+    tupleSize: 2,
+    numberOfTuples: 2,
+    shortObjectRoot: true,
+  });
   t.regex(layout.objectPath('object-01'), /^[0-9a-f]{2}\/[0-9a-f]{2}\/[0-9a-f]{36}$/);
 });
 
@@ -36,7 +41,7 @@ test('0004 refuses the configurations its constraints forbid, in one sentence', 
     [{ extensionName: '0003-hash-and-id-n-tuple-storage-layout' }, /names extension/],
   ];
   for (const [config, message] of bad) {
-    const err = await t.throwsAsync(HashedNTupleLayout.load(config), { message }, JSON.stringify(config));
+    const err = await t.throwsAsync(ExtensionLayout.load(LAYOUT_0004_NAME, config), { message }, JSON.stringify(config));
     t.true(err?.message.startsWith('Extension 0004 layout: '));
   }
 });

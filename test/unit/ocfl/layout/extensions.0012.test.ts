@@ -1,14 +1,10 @@
 /**
- * Extension 0012 (src/ocfl/layout/hash-and-no-prefix-id-n-tuple-layout.ts): every worked example of
+ * Extension 0012 (src/ocfl/layout/extensions.ts): every worked example of
  * the extension's document (the Examples' mappings, the Encapsulation Directory and delimiters
  * tables, and the asserts of its Python code's run_tests), and the configurations it refuses.
  */
 import test from 'ava';
-import {
-  HashAndNoPrefixIdNTupleLayout,
-  LAYOUT_0012_NAME,
-  removePrefixes,
-} from '../../../../src/ocfl/layout/hash-and-no-prefix-id-n-tuple-layout.js';
+import { ExtensionLayout, LAYOUT_0012_NAME, removePrefixes } from '../../../../src/ocfl/layout/extensions.js';
 import { declareExampleTests, extensionDocument, tableAfter } from '../../../helpers/extension-examples.js';
 import { HAS_SHARED, sharedTest } from '../../../helpers/shared.js';
 
@@ -32,7 +28,7 @@ sharedTest('0012 Encapsulation Directory table: each id, with its delimiters, na
   const rows = delimiterTable('## Encapsulation Directory');
   t.is(rows.length, 3);
   for (const { id, delimiters, expected } of rows) {
-    const layout = await HashAndNoPrefixIdNTupleLayout.load({ delimiters });
+    const layout = await ExtensionLayout.load(LAYOUT_0012_NAME, { delimiters });
     t.is(layout.objectPath(id).split('/').at(-1), expected, id);
   }
 });
@@ -68,13 +64,13 @@ sharedTest("0012 Python code's run_tests: _check_path calls with literal paths",
   for (const [, id, path, rest] of calls) {
     const config: Record<string, unknown> = {};
     for (const [, key, value] of rest.matchAll(/(\w+)=('[^']*'|\[[^\]]*\]|\d+)/g)) config[names[key]] = pythonValue(value);
-    const layout = await HashAndNoPrefixIdNTupleLayout.load(config);
+    const layout = await ExtensionLayout.load(LAYOUT_0012_NAME, config);
     t.is(layout.objectPath(id), path, `${id} ${JSON.stringify(config)}`);
   }
 });
 
 test('0012 with no delimiters is 0003, and its defaults fill config.json', async (t) => {
-  const layout = await HashAndNoPrefixIdNTupleLayout.load();
+  const layout = await ExtensionLayout.load(LAYOUT_0012_NAME);
   t.deepEqual(layout.config, {
     extensionName: LAYOUT_0012_NAME,
     digestAlgorithm: 'sha256',
@@ -82,9 +78,9 @@ test('0012 with no delimiters is 0003, and its defaults fill config.json', async
     numberOfTuples: 3,
     delimiters: [],
   });
-  t.is(layout.objectPath('ark:/12345/x'), (await HashAndNoPrefixIdNTupleLayout.load({ delimiters: [] })).objectPath('ark:/12345/x'));
+  t.is(layout.objectPath('ark:/12345/x'), (await ExtensionLayout.load(LAYOUT_0012_NAME, { delimiters: [] })).objectPath('ark:/12345/x'));
   t.is(
-    (await HashAndNoPrefixIdNTupleLayout.load({ delimiters: ['urn:nbn:', ':'] })).objectPath('urn:nbn:de:1234').split('/').at(-1),
+    (await ExtensionLayout.load(LAYOUT_0012_NAME, { delimiters: ['urn:nbn:', ':'] })).objectPath('urn:nbn:de:1234').split('/').at(-1),
     '1234',
   );
 });
@@ -98,7 +94,7 @@ test('0012 refuses the configurations its constraints forbid', async (t) => {
     [{ digestAlgorithm: 'sha1', tupleSize: 21, numberOfTuples: 2 }, /exceeds the 40 hex characters/],
   ];
   for (const [config, message] of bad) {
-    const err = await t.throwsAsync(HashAndNoPrefixIdNTupleLayout.load(config), { message }, JSON.stringify(config));
+    const err = await t.throwsAsync(ExtensionLayout.load(LAYOUT_0012_NAME, config), { message }, JSON.stringify(config));
     t.true(err?.message.startsWith('Extension 0012 layout: '));
   }
 });
