@@ -636,7 +636,7 @@ export class StagedVersion {
   /** A file of the workspace put at its place in the stage: renamed, or hard-linked when its owner keeps it (`link`). */
   private async placeStaged(incoming: string, target: string, size: number, link = false): Promise<void> {
     await this.folderOf(target);
-    if (link) await this.ctx.workspace.linkFrom(this.ctx.workspace, incoming, target);
+    if (link) await this.ctx.workspace.linkFrom(this.ctx.workspace, incoming, target, { justWritten: true });
     else await this.ctx.workspace.rename(incoming, target);
     await failpoint('stage-file-placed');
     // Large content is flushed while later files are written; the rest waits for commit's syncfs.

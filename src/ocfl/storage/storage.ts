@@ -160,8 +160,11 @@ export interface FilesystemPublish {
    * `replace` is set and both are files (the atomic replacement of an inventory).
    */
   moveFrom(source: Storage, from: string, to: string, options?: { replace?: boolean }): Promise<void>;
-  /** Hard-links file `from` of another storage on the same filesystem to `to` here (its folder must exist). */
-  linkFrom(source: Storage, from: string, to: string): Promise<void>;
+  /**
+   * Hard-links file `from` of another storage on the same filesystem to `to` here (its folder must
+   * exist). `justWritten`: the file was written moments ago by this process (its inode in memory).
+   */
+  linkFrom(source: Storage, from: string, to: string, options?: { justWritten?: boolean }): Promise<void>;
   /**
    * Swaps `to` here with `from` of another storage on the same filesystem in one atomic step
    * (both exist; folders or files). Resolves false, changing nothing, where the platform or the
