@@ -58,15 +58,13 @@ export interface ObjectCheck {
 
 /** Checks the sidecar of an inventory in `dirRel` ('' for the root). Returns the sidecar name looked for. */
 async function checkSidecar(
-  fs: ReadStorage,
-  dir: string,
+  scan: ObjectScan,
   dirRel: string,
   entries: TreeEntry[],
   inventoryDigest: (algorithm: string) => string | undefined,
   algorithm: string | undefined,
-  findings: Findings,
-  at: (rel: string) => string,
 ): Promise<string | undefined> {
+  const { fs, dir, findings, at } = scan;
   const rel = (name: string) => (dirRel ? `${dirRel}/${name}` : name);
   if (!algorithm) {
     if (!entries.some((e) => e.name.startsWith('inventory.json.'))) {
@@ -200,7 +198,7 @@ async function readRootInventory(scan: ObjectScan, entries: TreeEntry[], declare
     const ctx = { findings, where: at('inventory.json'), specVersion: out.codesSpec, expectTypeFor: declared };
     out.inv = checkInventory(parsed.value, ctx, parsed.plain);
   }
-  out.rootSidecar = await checkSidecar(fs, dir, '', entries, read.digestOf, out.inv?.digestAlgorithm, findings, at);
+  out.rootSidecar = await checkSidecar(scan, '', entries, read.digestOf, out.inv?.digestAlgorithm);
   return out;
 }
 
@@ -254,7 +252,7 @@ async function checkVersionInventoriesAlone(scan: ObjectScan, versionDirs: Set<s
       continue;
     }
     const vinv = checkInventory(parsed.value, { findings, where: at(`${v}/inventory.json`), specVersion: codesSpec }, parsed.plain);
-    if (read.ok) await checkSidecar(fs, dir, v, vEntries, read.digestOf, vinv?.digestAlgorithm, findings, at);
+    if (read.ok) await checkSidecar(scan, v, vEntries, read.digestOf, vinv?.digestAlgorithm);
   }
 }
 
@@ -280,38 +278,24 @@ async function readVersionInventory(
     return { spec };
   }
   const file = joinPath(dir, v.name, 'inventory.json');
+  /** The head's copy holds the root inventory's bytes: the root's model speaks for it; its sidecar against `digestOf`. */
+  const rootCopy = async (digestOf: (algorithm: string) => string | undefined) => {
+    const vSidecar = await checkSidecar(scan, v.name, vEntries, digestOf, inv.digestAlgorithm);
+    return { vinv: inv, vSidecar, spec };
+  };
   if (isHead && root.rootCopy) {
     const copy = await readSmall(fs, file, root.rootCopy.bytes.length);
-    if (copy.ok && copy.bytes.equals(root.rootCopy.bytes)) {
-      const vSidecar = await checkSidecar(fs, dir, v.name, vEntries, root.rootCopy.digestOf, inv.digestAlgorithm, findings, at);
-      return { vinv: inv, vSidecar, spec };
-    }
+    if (copy.ok && copy.bytes.equals(root.rootCopy.bytes)) return rootCopy(root.rootCopy.digestOf);
   }
   // The head's copy is usually the root inventory's bytes: compared streamed, it is never held beside the root's model.
   const streamed = isHead && rootBytes && inv.digestAlgorithm ? await sameStoredBytes(fs, file, rootBytes, inv.digestAlgorithm) : undefined;
-  if (streamed?.same) {
-    const digest = streamed.digest;
-    const vSidecar = await checkSidecar(
-      fs,
-      dir,
-      v.name,
-      vEntries,
-      (a) => (a === inv.digestAlgorithm ? digest : undefined),
-      inv.digestAlgorithm,
-      findings,
-      at,
-    );
-    return { vinv: inv, vSidecar, spec };
-  }
+  if (streamed?.same) return rootCopy((a) => (a === inv.digestAlgorithm ? streamed.digest : undefined));
   const read = await readInventoryFile(fs, file);
   if (!read.ok) {
     findings.add('E033', `The inventory of ${v.name} cannot be read (${read.reason}).`, vWhere);
     return { spec };
   }
-  if (isHead && rootBytes && sameAs(read, rootBytes)) {
-    const vSidecar = await checkSidecar(fs, dir, v.name, vEntries, read.digestOf, inv.digestAlgorithm, findings, at);
-    return { vinv: inv, vSidecar, spec };
-  }
+  if (isHead && rootBytes && sameAs(read, rootBytes)) return rootCopy(read.digestOf);
   if (isHead) findings.add('E064', `The inventory of the latest version ${v.name} differs from the root inventory.`, vWhere);
   const parsed = read.parsed;
   if (!parsed.ok) {
@@ -321,7 +305,7 @@ async function readVersionInventory(
   const typed =
     typeof parsed.value === 'object' && parsed.value !== null ? specVersionOfType((parsed.value as { type?: unknown }).type) : undefined;
   const vinv = checkInventory(parsed.value, { findings, where: vWhere, specVersion: typed ?? codesSpec }, parsed.plain);
-  const vSidecar = await checkSidecar(fs, dir, v.name, vEntries, read.digestOf, vinv?.digestAlgorithm, findings, at);
+  const vSidecar = await checkSidecar(scan, v.name, vEntries, read.digestOf, vinv?.digestAlgorithm);
   if (vinv) crossCheckVersionInventory(v, vinv, inv, vWhere, codesSpec, findings);
   return { vinv, vSidecar, spec: typed ?? spec };
 }
