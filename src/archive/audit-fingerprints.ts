@@ -15,8 +15,7 @@ import {
 import { readCellForm } from '../siard/fingerprint/cell-form.js';
 import { TableFingerprint } from '../siard/fingerprint/row-hash.js';
 import type { SiardTableRef } from '../siard/reader/siard-reader.js';
-import type { SiardReadRow } from '../siard/reader/types.js';
-import { lobCellsOfRow } from '../siard/reader/siard-reader.js';
+import type { SiardLobCell, SiardReadRow } from '../siard/reader/types.js';
 import type { ObjectAuditContext, OpenedObject } from './audit-context.js';
 
 interface TableCheck {
@@ -60,11 +59,12 @@ export class AuditFingerprints {
     this.checked.push(this.current);
   }
 
-  row(row: SiardReadRow): void {
+  /** A row of the current table, with its LOB cells (lobCellsOfRow: the planner walks them once for both). */
+  row(row: SiardReadRow, lobCells: readonly SiardLobCell[]): void {
     const t = this.current!;
     const n = t.ref.table.columns.length;
     let lobs: Map<string, string> | undefined;
-    for (const cell of lobCellsOfRow(t.ref, row)) {
+    for (const cell of lobCells) {
       const { ref } = cell;
       const where = cell.cellPath.join('/');
       if (ref.digestType === 'SHA-256' && ref.digest !== undefined) (lobs ??= new Map()).set(where, '#' + ref.digest.toLowerCase());

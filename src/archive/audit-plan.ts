@@ -270,8 +270,9 @@ export class ReadPlanner {
       fingerprints?.startTable(t);
       for await (const row of siard.rows(t)) {
         rows++;
-        fingerprints?.row(row);
-        for (const cell of lobCellsOfRow(t, row)) await this.planCell(plan, siard, t, cell);
+        const cells = [...lobCellsOfRow(t, row)];
+        fingerprints?.row(row, cells);
+        for (const cell of cells) await this.planCell(plan, siard, t, cell);
       }
       s.rows += rows;
       rowCountVerdict(
