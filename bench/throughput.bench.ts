@@ -4,6 +4,7 @@
  * CPU seconds (user + system) and peak RSS (/usr/bin/time) and the load average beside each run:
  *
  *   ingest of 10,000 LOBs of 100 KiB (an SQLite table)  vs  cp -r of the same bytes as files + sync
+ *                                                        and export to a folder + @ocfl/ocfl-fs import + sync
  *   put of a folder of 10,000 files of 100 KiB          vs  cp -r of that folder + sync
  *   audit of the ingested object (1 GB)                 vs  find | xargs -0 -P2 sha512sum of its files
  *   validate of a root of 100,000 files of 2-4 KiB      vs  find | xargs -0 -P2 sha512sum of its files
@@ -30,6 +31,11 @@
  *   npm run build && node --import=tsx bench/throughput.bench.ts
  *   BENCH_TP_LOBS=2000 BENCH_TP_SMALL=20000 BENCH_ROUNDS=1 for a smaller run
  *   BENCH_TP_ROWS=audit,validate: those rows only (default ingest,put,audit,validate)
+ *
+ * The second peer of the ingest row is the two steps a user of the peer library would take: our
+ * `export` to a folder, then `@ocfl/ocfl-fs` importing that folder as a new object (the same SIARD
+ * archive and LOB files end up in an OCFL object either way), then sync: the README's row
+ * ingest-lobs-vs-ocfl-fs (ours must stay faster).
  */
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -165,6 +171,34 @@ function ingestFloorScript(db: string, out: string): string {
   return `mkdir '${out}' && cd '${out}' && { ${half(0, '02468')} & ${half(1, '13579')} & wait; } && sync`;
 }
 
+/**
+ * The peer library's way to the same object: export to a folder with our CLI, then `@ocfl/ocfl-fs`
+ * imports the folder (a module file: the import runs in its own process, as a user's script would).
+ */
+function ocflFsPeerScript(db: string, work: string): string {
+  const folder = path.join(work, 'peer-export');
+  const script = path.join(work, 'peer-import.mjs');
+  const ocflFs = path.join(PROJECT, 'node_modules', '@ocfl', 'ocfl-fs', 'index.mjs');
+  writeFileSync(
+    script,
+    `import ocfl from ${JSON.stringify(ocflFs)};
+const storage = ocfl.storage({
+  root: ${JSON.stringify(path.join(work, 'peer-root'))},
+  workspace: ${JSON.stringify(path.join(work, 'peer-ws'))},
+  layout: { extensionName: '0003-hash-and-id-n-tuple-storage-layout' },
+});
+await storage.create();
+await storage.object('db').import(${JSON.stringify(folder)});
+`,
+  );
+  return `${cli(`export 'sqlite:${db}' '${folder}'`)} > /dev/null && '${process.execPath}' '${script}' && sync`;
+}
+
+function removePeer(work: string): void {
+  for (const name of ['peer-export', 'peer-root', 'peer-ws', 'peer-import.mjs'])
+    rmSync(path.join(work, name), { recursive: true, force: true });
+}
+
 /** The audit row: the peer and ours on the ingested object, then the floor (both digests of its files). */
 function measureAudit(root: string, work: string, add: (key: string, run: Run) => void): void {
   const objectDir = path.join(root, spawnSync(process.execPath, [BIN, 'path', '--root', root, 'db'], { encoding: 'utf8' }).stdout.trim());
@@ -227,6 +261,9 @@ async function main(): Promise<void> {
         else spawnSync('sh', ['-c', ingest], { cwd: work });
       }
       if (ROWS.has('ingest')) {
+        removePeer(work);
+        add('ocflFs', measure('export + @ocfl/ocfl-fs import + sync', ocflFsPeerScript(db, work), [db], work));
+        removePeer(work);
         const floor = path.join(work, 'floor');
         rmSync(floor, { recursive: true, force: true });
         add('floorIngest', measure('floor: sqlite3 writefile(), hashing, sync (two at once)', ingestFloorScript(db, floor), [db], work));
@@ -278,6 +315,14 @@ async function main(): Promise<void> {
         `the same work by sqlite3's writefile(), sha512sum and OpenSSL's SHA-256 on two cores, then sync: ` +
           `${floor.seconds.toFixed(2)} s, ${(b.cp!.seconds / floor.seconds).toFixed(2)}x; ` +
           `ours is ${(floor.seconds / b.ingest.seconds).toFixed(2)}x of it`,
+      );
+    }
+    if (b.ocflFs) {
+      report(
+        'ingest-lobs-vs-ocfl-fs',
+        b.ingest!,
+        b.ocflFs,
+        sized(LOBS === 10_000, `ingest ${LOBS} LOBs of 100 KiB, against export + \`@ocfl/ocfl-fs\` import`),
       );
     }
     if (b.put) {
