@@ -17,6 +17,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { failpoint } from '../failpoint.js';
 import type { StagedVersion } from '../ocfl/commit/stage.js';
+import type { InventoryVersionSummary } from '../ocfl/inventory/inventory.js';
 import { processAlive } from '../process-alive.js';
 import { removeTree, removeTreeHere } from '../remove-tree.js';
 import type { DatabaseSource } from '../siard/database-source.js';
@@ -111,16 +112,8 @@ async function committedEarlier<R>(
   say: (sentence: string) => void,
 ): Promise<(IngestCommit<R> & { key: string }) | undefined> {
   const file = path.join(workDir, COMMITTING_FILE);
-  const text = await fsp.readFile(file, 'utf8').catch(() => undefined);
-  if (text === undefined) return undefined;
-  let record: (IngestCommit<R> & { key: string }) | undefined;
-  try {
-    record = JSON.parse(text) as IngestCommit<R> & { key: string };
-  } catch {
-    record = undefined; // torn: killed while writing it, so before the commit
-  }
-  const found = record && staged.baseVersion(record.version);
-  if (!record || !found || found.created !== record.created || found.message !== record.message) {
+  const record = await commitRecord<R>(workDir);
+  if (!record || !isCommitted(record, staged.baseVersion(record.version))) {
     await fsp.rm(file, { force: true });
     return undefined;
   }
@@ -129,6 +122,36 @@ async function committedEarlier<R>(
   );
   await removeWork(workDir);
   return record;
+}
+
+/** The committing record of a work folder; undefined when there is none, or it is torn (killed while writing it: before the commit). */
+async function commitRecord<R>(workDir: string): Promise<(IngestCommit<R> & { key: string }) | undefined> {
+  const text = await fsp.readFile(path.join(workDir, COMMITTING_FILE), 'utf8').catch(() => undefined);
+  try {
+    return text === undefined ? undefined : (JSON.parse(text) as IngestCommit<R> & { key: string });
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the object's version `found` is the one the record was written for (same created, to the second, and message). */
+function isCommitted(record: IngestCommit<unknown>, found: InventoryVersionSummary | undefined): boolean {
+  return found !== undefined && found.created === record.created && found.message === record.message;
+}
+
+/**
+ * The version the resumable work in `workDir` had been committed as when its ingest stopped (its
+ * removal interrupted), or undefined: repair's words for it (the next ingest of the object removes
+ * it, never resumes into it).
+ */
+export async function committedWorkVersion(
+  workDir: string,
+  versions: () => Promise<InventoryVersionSummary[]>,
+): Promise<string | undefined> {
+  const record = await commitRecord(workDir);
+  if (!record) return undefined;
+  const found = (await versions().catch(() => [])).find((v) => v.version === record.version);
+  return isCommitted(record, found) ? record.version : undefined;
 }
 
 /** Writes a file of `dir` and makes it and its name durable before returning. */

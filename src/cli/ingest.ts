@@ -177,6 +177,10 @@ async function runIngest(sourceSpec: string, o: IngestCliOptions): Promise<void>
   const isPackage = isSiardFileName(sourceSpec) || localSegmentSet(sourceSpec) !== undefined;
   const options = ingestOptionsOf(sourceSpec, o, isPackage, digestAlgorithm);
   const asReceived = isPackage && !options.resegment;
+  // what the resume said on stderr (work removed, work that starts over) is also in --json's notes
+  const said: string[] = [];
+  const resumable = options.resumable;
+  if (resumable) options.resumable = { ...resumable, say: (sentence) => (said.push(sentence), resumable.say(sentence)) };
   const root = await openRoot(o.root, rootOptions(o));
   // A database: bytes written and rows of the catalogue's count; a package: its bytes and files.
   if (!asReceived) noteStartsOver('ingest', notResumable(options));
@@ -195,7 +199,7 @@ async function runIngest(sourceSpec: string, o: IngestCliOptions): Promise<void>
     .finally(() => progress.stop());
   // A received package whose LOBs were not all stored is a problem found, even when asked for.
   if (result.missingLobs > 0) process.exitCode = 1;
-  if (o.json) printJson(result);
+  if (o.json) printJson({ ...result, notes: [...said, ...result.notes] });
   else printIngested(result, sourceSpec);
 }
 

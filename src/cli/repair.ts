@@ -4,6 +4,7 @@
  * could not be read or repaired, 2 when a live writer holds a lock (it may be mid-commit).
  */
 import type { Command } from 'commander';
+import { committedWorkVersion } from '../archive/resumable-ingest.js';
 import { openRoot } from '../ocfl/root.js';
 import type { ObjectRepairReport, RepairAction } from '../ocfl/commit/repair.js';
 import { addWorkspaceOption, printJson, rootOptions, type WorkspaceCliOptions } from './common.js';
@@ -30,7 +31,10 @@ function name(o: ObjectRepairReport): string {
   return o.objectPath !== undefined ? o.objectPath : 'workspace leftovers';
 }
 
-function describe(o: ObjectRepairReport): string {
+/** A report's resumable work, with the version it had been committed as when that ingest stopped before removing it. */
+type Resumable = NonNullable<ObjectRepairReport['resumable']> & { committedAs?: string };
+
+function describe(o: ObjectRepairReport & { resumable?: Resumable }): string {
   return describeStatus(o) + (o.resumable ? `  ${resumableWords(o.status === 'locked', o.resumable)}\n` : '');
 }
 
@@ -42,9 +46,12 @@ function describeStatus(o: ObjectRepairReport): string {
 }
 
 /** What is kept of an interrupted ingest, and how it goes (docs/resume.md). */
-function resumableWords(living: boolean, r: NonNullable<ObjectRepairReport['resumable']>): string {
-  return living
-    ? `kept: ${r.bytes} bytes of resumable work of the ingest at work (${r.path}); once it stops, --discard-resumable removes it.`
+function resumableWords(living: boolean, r: Resumable): string {
+  if (living)
+    return `kept: ${r.bytes} bytes of resumable work of the ingest at work (${r.path}); once it stops, --discard-resumable removes it.`;
+  return r.committedAs !== undefined
+    ? `kept: ${r.bytes} bytes of the work of an ingest already committed as ${r.committedAs}, stopped before it removed them ` +
+        `(${r.path}): nothing of it is to resume; the next ingest of the object removes it, and so does repair --discard-resumable.`
     : `kept: ${r.bytes} bytes of resumable work of an interrupted ingest (${r.path}): the same ingest run again resumes it; ` +
         `repair --discard-resumable removes it.`;
 }
@@ -66,12 +73,18 @@ export function register(program: Command): void {
       )
       .option(
         '--json',
-        'print {root, workspace, objects: [{id, objectPath, status, actions, message, resumable}], repaired, locked, failed} as JSON',
+        'print {root, workspace, objects: [{id, objectPath, status, actions, message, resumable}], repaired, locked, failed} as JSON ' +
+          '(resumable: {path, bytes, committedAs when that ingest was committed})',
       ),
   ).action(async (options: RepairOptions) => {
     const root = await openRoot(options.root, rootOptions(options));
     const ids = options.id ?? [];
     const report = await root.repair(ids.length > 0 ? ids : undefined, options.discardResumable ? { discardResumable: true } : {});
+    for (const o of report.objects) {
+      const id = o.id;
+      const committedAs = o.resumable && id !== undefined && (await committedWorkVersion(o.resumable.path, () => root.objectVersions(id)));
+      if (committedAs) o.resumable = { ...o.resumable!, committedAs } as Resumable;
+    }
     if (options.json) printJson(report);
     else {
       for (const o of report.objects) if (o.status !== 'clean' || o.resumable || ids.length > 0) process.stdout.write(describe(o));

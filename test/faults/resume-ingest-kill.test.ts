@@ -177,6 +177,22 @@ test.serial('ingest: killed just after its commit, the next run says it was comm
   const committed = await objectState(root, 'db');
   t.true(committed !== undefined && sameState(committed.state, ref.state), 'the object is whole');
   t.is(journaledTables(root), 6, 'the work is still there');
+  // repair calls it what it is: committed work whose removal was cut short, not work to resume
+  const repaired = await runCliToEnd(['repair', '--root', root]);
+  t.is(repaired.code, 0, repaired.stdout + repaired.stderr);
+  t.regex(
+    repaired.stdout,
+    new RegExp(
+      'kept: \\d+ bytes of the work of an ingest already committed as v1, stopped before it removed them \\(.*resume-[0-9a-f]{64}\\): ' +
+        'nothing of it is to resume; the next ingest of the object removes it, and so does repair --discard-resumable\\.',
+    ),
+  );
+  t.notRegex(repaired.stdout, /resumes it/);
+  const repairedJson = JSON.parse((await runCliToEnd(['repair', '--root', root, '--json'])).stdout) as {
+    objects: Array<{ id?: string; resumable?: { committedAs?: string } }>;
+  };
+  t.is(repairedJson.objects.find((o) => o.id === 'db')?.resumable?.committedAs, 'v1');
+  t.is(journaledTables(root), 6, 'repair left the work');
   const again = await runCliToEnd(ingestArgs(root));
   t.is(again.code, 0, again.stderr);
   t.is(
@@ -195,6 +211,38 @@ test.serial('ingest: killed just after its commit, the next run says it was comm
   const third = await runCliToEnd(ingestArgs(root));
   t.is(third.code, 0, third.stderr);
   t.regex(third.stdout, /is unchanged, no new version/);
+});
+
+test.serial('ingest: killed before its first table or cut was journaled, the next run says that it starts over', async (t) => {
+  const ref = await referenceObject();
+  const root = await newRoot('no-durable-point');
+  // the first table's LOB files written, its end not yet durable: the journal has no table line and no cut
+  const first = await runCliToEnd(ingestArgs(root), { shell: "export SIARD_OCFL_FAILPOINT='export-before-journal-line'" });
+  t.is(first.signal, 'SIGKILL', first.stderr);
+  const journal = journalOf(root);
+  t.truthy(journal, 'the work is there');
+  t.false(/^\{"(table|batch)"/m.test(readFileSync(journal!, 'utf8')), 'no table line, no cut line');
+  const lobFiles = readdirSync(path.dirname(path.dirname(journal!)), { recursive: true, withFileTypes: true }).filter(
+    (e) => e.isFile() && /\.(bin|txt)$/.test(e.name),
+  );
+  t.true(lobFiles.length > 0, 'LOB files were written');
+  const again = await runCliToEnd(ingestArgs(root, ['--json']));
+  t.is(again.code, 0, again.stderr);
+  const sentence = new RegExp(
+    'The interrupted ingest of "db" in .*resume-[0-9a-f]{64} had made none of its work durable yet \\(no finished table, no cut ' +
+      'inside the table in progress\\), so nothing of it could be kept: it starts over\\.',
+  );
+  t.regex(again.stderr, new RegExp(`^note: ${sentence.source}$`, 'm'));
+  t.notRegex(again.stderr, /Resuming/);
+  const notes = (JSON.parse(again.stdout) as { notes: string[] }).notes;
+  t.true(
+    notes.some((n) => sentence.test(n)),
+    `--json's notes say it: ${JSON.stringify(notes)}`,
+  );
+  const got = await objectState(root, 'db');
+  t.is(got?.versions, 1);
+  t.true(got !== undefined && sameState(got.state, ref.state), 'the object of an uninterrupted run');
+  t.deepEqual(workspaceLeftovers(root), [], 'nothing left in the workspace');
 });
 
 /** A root whose ingest of "db" was killed after two finished tables. */

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { SiardOcflError, UsageError } from '../../errors.js';
+import { failpoint } from '../../failpoint.js';
 import { noKeyNow } from '../../sources/row-key.js';
 import type { DatabaseSource, SourceCatalog } from '../database-source.js';
 import type { LobLayout } from '../lob-placement.js';
@@ -238,9 +239,11 @@ export class ResumableRun {
 
   /**
    * A cut's bytes are durable (the package made the `.siard` or the held-back data durable): the
-   * LOB files and folders made durable too, then the batch line appended and fsynced.
+   * LOB files and folders made durable too, then the batch line appended and fsynced. (Failpoint
+   * export-before-journal-line first: killed there, the work has no durable point for this cut.)
    */
   async batch(sink: OutputSink, mark: LobMark, line: Omit<BatchLine, 'lobs' | 'cut'>, cut: PackageCut): Promise<void> {
+    await failpoint('export-before-journal-line');
     await sink.resumable!.checkpoint();
     this.journal.batch(mark, { ...line, cut });
   }
@@ -263,9 +266,11 @@ export class ResumableRun {
 
   /**
    * A table is written: its bytes made durable (the .siard fsynced, the folders made since the last
-   * table fsynced; LOB files are fsynced as they close), then its line appended and fsynced.
+   * table fsynced; LOB files are fsynced as they close), then its line appended and fsynced
+   * (failpoint export-before-journal-line first).
    */
   async endTable(pkg: SinglePackage, sink: OutputSink, layout: LobLayout, line: Omit<TableLine, 'lobs' | 'zip' | 'layout'>): Promise<void> {
+    await failpoint('export-before-journal-line');
     const zip = await pkg.checkpoint();
     await sink.resumable!.checkpoint();
     this.journal.table({ ...line, zip, layout: layout.snapshot() });

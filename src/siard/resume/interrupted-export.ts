@@ -107,7 +107,12 @@ export async function takeInterruptedExport(
         continue;
       }
     }
-    if (contents && hasWork(contents) && !resumable)
+    if (resumable && !hasWork(contents))
+      run.say(
+        `The interrupted ${run.verb} of "${run.name}" in ${outDir} had made none of its work durable yet (no finished table, ` +
+          'no cut inside the table in progress), so nothing of it could be kept: it starts over.',
+      );
+    else if (contents && hasWork(contents) && !resumable)
       run.say(
         run.restart
           ? `The interrupted ${run.verb} of "${run.name}" in ${outDir} (${contents.tables.length} tables) was removed (--restart).`
