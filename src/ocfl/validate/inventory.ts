@@ -3,6 +3,7 @@
  * object checks need. It never recurses into the input, so absurdly nested JSON costs nothing
  * beyond the parse, and it only ever reads the keys the specification defines.
  */
+import { inventoryOcflVersion } from '../declaration.js';
 import { isDigestAlgorithm } from '../digest.js';
 import { Findings, quote } from './findings.js';
 import { isRfc3339, looksLikeUri } from './paths.js';
@@ -82,10 +83,10 @@ function digestKeyCheck(
   };
 }
 
+/** The specification version an inventory's `type` names, when it is one this validator knows. */
 export function specVersionOfType(type: unknown): SpecVersion | undefined {
-  if (typeof type !== 'string') return undefined;
-  const m = /^https:\/\/ocfl\.io\/(\d+\.\d+)\/spec\/#inventory$/.exec(type);
-  return m && (SPEC_VERSIONS as readonly string[]).includes(m[1]) ? (m[1] as SpecVersion) : undefined;
+  const version = typeof type === 'string' ? inventoryOcflVersion(type) : undefined;
+  return (SPEC_VERSIONS as readonly (string | undefined)[]).includes(version) ? (version as SpecVersion) : undefined;
 }
 
 /** Parses a version name: number and zero-padding width (0 when not padded), or undefined. */
