@@ -4,7 +4,7 @@
  * every path named here is a logical path of a version's state, looked up, never joined to a disk
  * path. Used by the reading room (`serve`).
  */
-import { loadInventoryHeader, loadInventorySummary, type OcflObjectReader } from '../ocfl/object/object.js';
+import { loadInventorySummary, loadSummary, type OcflObjectReader } from '../ocfl/object/object.js';
 import type { OcflStorageRoot } from '../ocfl/root.js';
 import { isObjectStore, type ReadStorage } from '../ocfl/storage/storage.js';
 import { forEachConcurrent } from '../ocfl/concurrent.js';
@@ -140,7 +140,7 @@ export function sortedObjects(objects: IndexedObject[]): IndexedObject[] {
 /** An object whose folder name is cut: listed under the id its inventory declares when the layout puts that id here. */
 async function cutNameObject(root: OcflStorageRoot, at: string): Promise<IndexedObject> {
   try {
-    const { id } = await loadInventoryHeader(root.storage, at);
+    const { id } = await loadInventorySummary(root.storage, at);
     const placed = root.objectPath(id);
     return placed === at ? { path: at, id } : { path: at, problem: `It holds object "${id}", which the storage layout puts at ${placed}.` };
   } catch (err) {
@@ -219,14 +219,14 @@ async function listed(
     if (size > LISTING_FULL_READ) {
       // Its id known from its folder's name: nothing read (its head is on the object's page; some 40 s of reading at a million files).
       if (named !== undefined) return { ...o, id: named, inventoryBytes: size };
-      const header = await loadInventoryHeader(root.storage, o.path);
+      const header = await loadInventorySummary(root.storage, o.path);
       Object.assign(o, { id: header.id, head: header.head, inventoryBytes: size });
       const sidecar = await sidecarText(root.storage, o.path, header.digestAlgorithm);
       if (sidecar !== undefined) known.set(o.path, { listing: o, algorithm: header.digestAlgorithm, digest: sidecar.split(/\s/)[0]! });
       return o;
     }
-    const { inventory: inv, digest } = await loadInventorySummary(root.storage, o.path);
-    const head = inv.versions.find((v) => v.version === inv.head);
+    const { view: inv, digest } = await loadSummary(root.storage, o.path);
+    const head = inv.versions().find((v) => v.version === inv.head);
     o.id = inv.id;
     o.head = inv.head;
     if (head) {

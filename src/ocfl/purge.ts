@@ -12,7 +12,7 @@ import { SiardOcflError } from '../errors.js';
 import { failpoint } from '../failpoint.js';
 import { isObjectDeclaration } from './declaration.js';
 import type { Workspace } from './commit/workspace.js';
-import { loadInventoryHeader } from './object/object.js';
+import { loadInventorySummary } from './object/object.js';
 import { isObjectStore, type RootStorage, type Storage } from './storage/storage.js';
 
 /** What purge needs of a storage root (root.ts's OcflStorageRoot is one). */
@@ -78,7 +78,7 @@ async function locate(root: RootToPurge, id: string): Promise<{ path: string; go
   const complete = await root.findObject(id);
   const noObject = () => new SiardOcflError(`Storage root ${root.location} holds no object "${id}".`, { code: 'NO_OBJECT' });
   if (complete !== undefined) {
-    const header = await loadInventoryHeader(root.storage, complete);
+    const header = await loadInventorySummary(root.storage, complete);
     if (header.id !== id) {
       throw new SiardOcflError(`The object at ${root.location}/${complete} has id "${header.id}", not "${id}"; nothing was removed.`, {
         code: 'ID_MISMATCH',

@@ -13,7 +13,7 @@ import { readLayoutConfig } from './layout/registry.js';
 import type { StorageLayout } from './layout/storage-layout.js';
 import type { LockProvider } from './lock/lock.js';
 import { assertObjectId } from './inventory/logical-path.js';
-import { loadInventoryHeader, loadInventorySummary, loadStagingBase, OcflObjectReader, type ReaderOptions } from './object/object.js';
+import { loadInventorySummary, loadStagingBase, OcflObjectReader, type ReaderOptions } from './object/object.js';
 import type { StagingBase } from './commit/staging-base.js';
 import type { InventoryHeader, InventoryVersionSummary } from './inventory/inventory.js';
 import { repairObject, repairRoot, type ObjectRepairReport, type RepairOptions, type RootRepairReport } from './commit/repair.js';
@@ -282,7 +282,7 @@ export class OcflStorageRoot {
       return (await this.storage.stat(`${p}/inventory.json`)) ? p : undefined;
     }
     for await (const loc of this.scanObjects()) {
-      const header = await loadInventoryHeader(this.storage, loc.path).catch(() => undefined);
+      const header = await loadInventorySummary(this.storage, loc.path).catch(() => undefined);
       if (header?.id === id) {
         this.scanned.set(id, loc.path);
         return loc.path;
@@ -321,14 +321,14 @@ export class OcflStorageRoot {
   async objectVersions(id: string): Promise<InventoryVersionSummary[]> {
     const p = await this.findObject(id);
     if (p === undefined) throw new SiardOcflError(`Storage root ${this.location} holds no object "${id}".`, { code: 'NO_OBJECT' });
-    const loaded = (await loadInventorySummary(this.storage, p)).inventory;
+    const loaded = await loadInventorySummary(this.storage, p);
     if (loaded.id !== id) {
       throw new SiardOcflError(`The object at ${this.location}/${p} has id "${loaded.id}", not "${id}".`, {
         code: 'ID_MISMATCH',
         exitCode: 1,
       });
     }
-    return loaded.versions;
+    return loaded.versions();
   }
 
   /** A stream of a logical file of an object's version (undefined version: head). */
@@ -348,7 +348,7 @@ export class OcflStorageRoot {
 
   /** id and head of the object at a path, without building its manifest and states (for listings). */
   objectHeaderAt(objectPath: string): Promise<InventoryHeader> {
-    return loadInventoryHeader(this.storage, objectPath);
+    return loadInventorySummary(this.storage, objectPath);
   }
 
   /**

@@ -38,7 +38,7 @@
  *   4. at once rename S/root/inventory.json.<alg> -> R/obj/inventory.json.<alg>; fsync R/obj.
  *   The root inventory is the switch: until 3 every reader sees v(N-1) (an extra vN folder is
  *   ignored by readers); from 3 on they see vN. Between 3 and 4 the root sidecar is stale; readers
- *   (loadInventorySummary, loadStagingBase) then accept the root inventory because vN/inventory.json holds the same bytes
+ *   (loadInventory, loadStagingBase) then accept the root inventory because vN/inventory.json holds the same bytes
  *   with a matching sidecar, which only happens in that window.
  *   Which fsyncs are needed (power loss may persist renames of one folder in any order unless an
  *   fsync separates them): the fsync after 2 is, because an inventory naming vN must never be
@@ -75,7 +75,8 @@ import { forEachConcurrent } from '../concurrent.js';
 import { failpoint } from '../../failpoint.js';
 import { MultiHasher } from '../digest.js';
 import { sidecarOfDigest, versionNumber } from '../inventory/inventory.js';
-import { listedVersions, type LoadedInventorySummary } from '../object/object.js';
+import { listedVersions, type LoadedInventory } from '../object/object.js';
+import type { InventorySummary } from '../inventory/view.js';
 import { isObjectStore, type ReadStorage, type Storage, type StorageEntry } from '../storage/storage.js';
 import { publishToObjectStore, recoverObjectStore } from './object-store.js';
 import { declarationToSettle, isObjectDeclaration, objectDeclaration } from '../declaration.js';
@@ -423,7 +424,7 @@ async function settleDeclaration(
  * did to `actions`. Returns the object's inventory as `load` reads it (its summary, or a writer's
  * base: loadStagingBase), or undefined when the object does not exist.
  */
-export async function recoverObject<L extends LoadedInventorySummary>(
+export async function recoverObject<L extends LoadedInventory<InventorySummary>>(
   ctx: CommitContext,
   actions: RecoveryAction[],
   load: (storage: ReadStorage, objectPath: string) => Promise<L>,
@@ -442,7 +443,7 @@ export async function recoverObject<L extends LoadedInventorySummary>(
     throw new SiardOcflError(`The object path of "${ctx.id}", ${root.location}/${objectPath}, is a file.`, { code: 'PATH_CONFLICT' });
   }
   const loaded = await load(root, objectPath);
-  const { inventory, digest } = loaded;
+  const { view: inventory, digest } = loaded;
   const alg = inventory.digestAlgorithm;
   const listed = listedVersions(loaded);
   if (loaded.sidecarStale) {

@@ -31,7 +31,8 @@ import { SiardOcflError } from '../../errors.js';
 import { forEachConcurrent } from '../concurrent.js';
 import { failpoint } from '../../failpoint.js';
 import { sidecarOfDigest, versionNumber } from '../inventory/inventory.js';
-import { listedVersions, type LoadedInventorySummary } from '../object/object.js';
+import { listedVersions, type LoadedInventory } from '../object/object.js';
+import type { InventorySummary } from '../inventory/view.js';
 import type { CommitContext, RecoveryAction } from './context.js';
 import { CURRENT_OCFL_VERSION, declarationToSettle, inventoryOcflVersion, isObjectDeclaration, objectDeclaration } from '../declaration.js';
 import type { ObjectStorePublish, WriteStorage } from '../storage/storage.js';
@@ -88,7 +89,7 @@ export async function publishToObjectStore(
 }
 
 /** The object-store counterpart of commit.ts's recoverObject (see the list at the top). */
-export async function recoverObjectStore<L extends LoadedInventorySummary>(
+export async function recoverObjectStore<L extends LoadedInventory<InventorySummary>>(
   ctx: CommitContext,
   store: Store,
   actions: RecoveryAction[],
@@ -125,7 +126,7 @@ export async function recoverObjectStore<L extends LoadedInventorySummary>(
     );
   }
   const loaded = await load(store, objectPath);
-  const { inventory, digest } = loaded;
+  const { view: inventory, digest } = loaded;
   const listed = listedVersions(loaded);
   const alg = inventory.digestAlgorithm;
   if (loaded.sidecarStale) {

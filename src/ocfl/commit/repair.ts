@@ -12,7 +12,7 @@ import type { CommitContext, RecoveryAction } from './context.js';
 import { digestSync } from '../digest.js';
 import { FileLockProvider, type ObjectLock } from '../lock/lock.js';
 import { LeaseLockProvider } from '../lock/lease.js';
-import { loadInventoryHeader, loadInventorySummary } from '../object/object.js';
+import { loadInventorySummary, loadSummary } from '../object/object.js';
 import type { RootStorage } from '../storage/storage.js';
 import { keyOfResumeDir, resumeDirOfKey, type Workspace } from './workspace.js';
 
@@ -113,9 +113,9 @@ async function recoverLocked(
   const ctx: CommitContext = { root: root.storage, workspace: ws.storage, stage: ws.stageDir(id), objectPath, id };
   const recovered: RecoveryAction[] = [];
   try {
-    const loaded = await recoverObject(ctx, recovered, loadInventorySummary);
-    if (loaded && loaded.inventory.id !== id) {
-      throw new SiardOcflError(`The object path of "${id}", ${root.location}/${objectPath}, holds object "${loaded.inventory.id}".`, {
+    const loaded = await recoverObject(ctx, recovered, loadSummary);
+    if (loaded && loaded.view.id !== id) {
+      throw new SiardOcflError(`The object path of "${id}", ${root.location}/${objectPath}, holds object "${loaded.view.id}".`, {
         code: 'ID_MISMATCH',
         exitCode: 1,
       });
@@ -229,7 +229,7 @@ export async function repairRoot(
     for await (const loc of root.scanObjects()) {
       let id: string;
       try {
-        id = (await loadInventoryHeader(root.storage, loc.path)).id;
+        id = (await loadInventorySummary(root.storage, loc.path)).id;
       } catch (err) {
         objects.push({ objectPath: loc.path, status: 'failed', actions: [], message: (err as Error).message });
         continue;

@@ -26,7 +26,7 @@ import { assertLogicalPath } from '../inventory/logical-path.js';
 import { EarlyFlushes } from './early-flush.js';
 import { type NewContent, StagedState } from './staged-state.js';
 import { contentWithoutFixity, type VersionMetadata } from './next-inventory.js';
-import { type KnownInventory, loadInventorySummary } from '../object/object.js';
+import { type KnownInventory, loadSummary } from '../object/object.js';
 import type { StagingBase } from './staging-base.js';
 import type { ObjectLock } from '../lock/lock.js';
 import { isObjectStore, type ObjectStorePublish, type WritableFile, type WriteStorage } from '../storage/storage.js';
@@ -833,7 +833,7 @@ export class StagedVersion {
       // version folder or a stale sidecar: settle it now, as the next writer would, while the
       // lock is still ours, instead of leaving the object invalid OCFL until then.
       // On an object store the content is in the store already: its keys are rolled back the same way.
-      if ((publishing || this.store) && this.lockHeld()) await recoverObject(this.ctx, [], loadInventorySummary).catch(() => {});
+      if ((publishing || this.store) && this.lockHeld()) await recoverObject(this.ctx, [], loadSummary).catch(() => {});
       await workspace.remove(stage).catch(() => {});
       throw err;
     } finally {
@@ -858,7 +858,7 @@ export class StagedVersion {
       await this.settleWrites(false);
       await this.flushes.settle(false);
       // Content already uploaded to an object store: rolled back as a crashed writer's would be.
-      if (this.store && this.lockHeld()) await recoverObject(this.ctx, [], loadInventorySummary).catch(() => {});
+      if (this.store && this.lockHeld()) await recoverObject(this.ctx, [], loadSummary).catch(() => {});
       await this.ctx.workspace.remove(this.ctx.stage);
     } finally {
       await this.onClose();

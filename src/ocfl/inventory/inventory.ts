@@ -4,15 +4,7 @@
  */
 import { SiardOcflError } from '../../errors.js';
 import { digestSync, isDigestAlgorithm } from '../digest.js';
-import {
-  arrayLength,
-  objectMembers,
-  objectValues,
-  parseJsonBytes,
-  parseJsonRange,
-  parseTopLevelMembers,
-  topLevelObject,
-} from './large-json.js';
+import { parseJsonBytes } from './large-json.js';
 
 export const INVENTORY_TYPE_1_1 = 'https://ocfl.io/1.1/spec/#inventory';
 export const INVENTORY_TYPE_1_0 = 'https://ocfl.io/1.0/spec/#inventory';
@@ -165,36 +157,12 @@ export function inventoryFromJson(data: unknown, where = 'inventory.json'): Inve
   return inv;
 }
 
-/** id, head, type and digestAlgorithm of inventory bytes, the rest left unparsed (see parseTopLevelMembers). */
-export function parseInventoryHeader(bytes: Uint8Array, where = 'inventory.json'): InventoryHeader {
-  let data: Record<string, unknown>;
-  try {
-    data = parseTopLevelMembers(bytes, ['id', 'head', 'type', 'digestAlgorithm']);
-  } catch (err) {
-    throw new InventoryError(`${where} is not valid JSON (${(err as Error).message}).`);
-  }
-  return inventoryHeaderOf(data, where);
-}
-
 /** What identifies an object: read without its manifest and states (ls, purge, repair). */
 export interface InventoryHeader {
   id: string;
   head: string;
   type: string;
   digestAlgorithm: string;
-}
-
-/** The header fields of parsed inventory JSON (whole or a plain inventory's skeleton), checked as parseInventory checks them. */
-export function inventoryHeaderOf(data: Record<string, unknown>, where: string): InventoryHeader {
-  for (const key of ['id', 'type', 'digestAlgorithm', 'head'] as const) {
-    if (typeof data[key] !== 'string' || data[key] === '') throw new InventoryError(`${where} lacks the string field "${key}".`);
-  }
-  if (data.digestAlgorithm !== 'sha512' && data.digestAlgorithm !== 'sha256') {
-    throw new InventoryError(`${where} uses digestAlgorithm "${data.digestAlgorithm as string}"; OCFL allows sha512 or sha256.`);
-  }
-  if (!VERSION_RE.test(data.head as string))
-    throw new InventoryError(`${where} names head ${data.head as string}, which is not a version name.`);
-  return { id: data.id as string, head: data.head as string, type: data.type as string, digestAlgorithm: data.digestAlgorithm as string };
 }
 
 /** One version as `log` shows it: its metadata and how many logical files it has. */
@@ -212,102 +180,6 @@ export function versionSummary(version: string, info: Omit<InventoryVersion, 'st
   if (info.message !== undefined) summary.message = info.message;
   if (info.user !== undefined) summary.user = info.user;
   return summary;
-}
-
-/** What `log` and recovery read of an inventory: its header and each version's metadata and file count. */
-export type InventorySummary = InventoryHeader & { versions: InventoryVersionSummary[] };
-
-/** A version's created, message or user member, checked into `summary` as parseInventory checks it (other members are let be). */
-function summaryField(summary: Partial<InventoryVersionSummary>, key: string, value: unknown, where: string): void {
-  const name = summary.version!;
-  if (key === 'user') {
-    const u = value as { name?: unknown; address?: unknown } | null;
-    if (typeof u !== 'object' || u === null || typeof u.name !== 'string')
-      throw new InventoryError(`${where} version ${name} user has no name.`);
-    if (u.address !== undefined && typeof u.address !== 'string')
-      throw new InventoryError(`${where} version ${name} user address is not a string.`);
-    summary.user = u.address === undefined ? { name: u.name } : { name: u.name, address: u.address };
-  } else if (key === 'created' || key === 'message') {
-    if (typeof value !== 'string')
-      throw new InventoryError(`${where} version ${name} ${key === 'created' ? 'lacks "created"' : 'message is not a string'}.`);
-    summary[key] = value;
-  }
-}
-
-/** The version's summary once its members are read (undefined files: it had no state), keys in the full reader's order. */
-function summaryDone(summary: Partial<InventoryVersionSummary>, files: number | undefined, where: string): InventoryVersionSummary {
-  const { version, created, message, user } = summary as InventoryVersionSummary;
-  if (created === undefined) throw new InventoryError(`${where} version ${version} lacks "created".`);
-  if (files === undefined) throw new InventoryError(`${where} version ${version} state is not a JSON object.`);
-  return versionSummary(version, { created, message, user }, files);
-}
-
-/** The summaries in version order, once the head is known to be among them. */
-function summaryOf(header: InventoryHeader, versions: InventoryVersionSummary[], where: string): InventorySummary {
-  if (versions.length === 0) throw new InventoryError(`${where} has no "versions" object.`);
-  if (!versions.some((v) => v.version === header.head))
-    throw new InventoryError(`${where} names head ${header.head}, which is not among its versions.`);
-  versions.sort((a, b) => versionNumber(a.version) - versionNumber(b.version));
-  return { ...header, versions };
-}
-
-/**
- * The summary of a plain inventory (inventory/plain.ts) from its skeleton and each state's path
- * count: what parseInventoryVersions answers on its bytes, without them (a million-file inventory
- * streamed by InventoryWindows, its states counted, never kept).
- */
-export function summaryOfSkeleton(
-  skeleton: Record<string, unknown>,
-  fileCount: (version: string) => number,
-  where: string,
-): InventorySummary {
-  const header = inventoryHeaderOf(skeleton, where);
-  const versions: InventoryVersionSummary[] = [];
-  for (const [name, v] of Object.entries(skeleton.versions as Record<string, Record<string, unknown>>)) {
-    if (!VERSION_RE.test(name)) throw new InventoryError(`${where} has a version named "${name}", not vN.`);
-    const summary: Partial<InventoryVersionSummary> = { version: name };
-    for (const [key, value] of Object.entries(v)) summaryField(summary, key, value, where);
-    versions.push(summaryDone(summary, fileCount(name), where));
-  }
-  return summaryOf(header, versions, where);
-}
-
-/**
- * id, head, type, digestAlgorithm and each version's metadata and file count, the states counted
- * without being built and the manifest and fixity skipped: `log` of a million-file object needs
- * none of them. The fields read are checked as parseInventory checks them.
- */
-export function parseInventoryVersions(bytes: Uint8Array, where = 'inventory.json'): InventorySummary {
-  const header = parseInventoryHeader(bytes, where);
-  const versions: InventoryVersionSummary[] = [];
-  try {
-    const top = topLevelObject(bytes);
-    const block = objectMembers(bytes, top.start, top.end).find((m) => m.key === 'versions');
-    if (!block || bytes[block.start] !== 0x7b) throw new InventoryError(`${where} has no "versions" object.`);
-    for (const v of objectMembers(bytes, block.start, block.end)) {
-      if (!VERSION_RE.test(v.key)) throw new InventoryError(`${where} has a version named "${v.key}", not vN.`);
-      if (bytes[v.start] !== 0x7b) throw new InventoryError(`${where} version ${v.key} is not a JSON object.`);
-      const summary: Partial<InventoryVersionSummary> = { version: v.key };
-      let files: number | undefined;
-      for (const f of objectMembers(bytes, v.start, v.end)) {
-        if (f.key === 'state') {
-          if (bytes[f.start] !== 0x7b) throw new InventoryError(`${where} version ${v.key} state is not a JSON object.`);
-          files = 0;
-          for (const entry of objectValues(bytes, f.start, f.end)) {
-            if (bytes[entry.start] !== 0x5b)
-              throw new InventoryError(`${where} version ${v.key} state has an entry that is not a list of paths.`);
-            files += arrayLength(bytes, entry.start, entry.end);
-          }
-        } else if (f.key === 'created' || f.key === 'message' || f.key === 'user')
-          summaryField(summary, f.key, parseJsonRange(bytes, f.start, f.end), where);
-      }
-      versions.push(summaryDone(summary, files, where));
-    }
-  } catch (err) {
-    if (err instanceof InventoryError) throw err;
-    throw new InventoryError(`${where} is not valid JSON (${(err as Error).message}).`);
-  }
-  return summaryOf(header, versions, where);
 }
 
 /** Contents of `inventory.json.<alg>` for inventory bytes of this digest. */

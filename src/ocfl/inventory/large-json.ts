@@ -39,73 +39,9 @@ function parseValue(bytes: Uint8Array, start: number, end: number, sliceMax: num
   return JSON.parse(utf8.decode(bytes.subarray(start, end)));
 }
 
-/**
- * Only the named members of a top-level JSON object, the others skipped unparsed (e.g. the id and
- * head of an inventory without its million-entry manifest). Throws SyntaxError when the text is
- * not an object or a named member is not JSON; what lies in skipped members is not checked.
- */
-export function parseTopLevelMembers(bytes: Uint8Array, keys: readonly string[]): Record<string, unknown> {
-  let start = 0;
-  let end = bytes.length;
-  while (start < end && isSpace(bytes[start]!)) start++;
-  while (end > start && isSpace(bytes[end - 1]!)) end--;
-  if (bytes[start] !== OPEN_OBJECT || bytes[end - 1] !== CLOSE_OBJECT) throw new SyntaxError('The JSON text is not an object');
-  const wanted = new Set(keys);
-  const out: Record<string, unknown> = {};
-  for (const m of members(bytes, start, end)) {
-    if (m.colon < 0) throw new SyntaxError(`Expected ':' after property name in JSON at position ${m.start}`);
-    const key = JSON.parse(utf8.decode(bytes.subarray(m.start, m.colon)));
-    if (typeof key !== 'string' || !wanted.has(key)) continue;
-    let valueStart = m.colon + 1;
-    while (isSpace(bytes[valueStart]!)) valueStart++;
-    setOwn(out, key, parseValue(bytes, valueStart, m.end, SLICE_MAX));
-  }
-  return out;
-}
-
-/** The members of the JSON object bytes[start, end) (no surrounding space): each key, parsed, and its value's extent. */
-export function objectMembers(bytes: Uint8Array, start: number, end: number): Array<{ key: string; start: number; end: number }> {
-  if (bytes[start] !== OPEN_OBJECT || bytes[end - 1] !== CLOSE_OBJECT) throw new SyntaxError(`Expected a JSON object at position ${start}`);
-  return members(bytes, start, end).map((m) => {
-    if (m.colon < 0) throw new SyntaxError(`Expected ':' after property name in JSON at position ${m.start}`);
-    const key = JSON.parse(utf8.decode(bytes.subarray(m.start, m.colon)));
-    if (typeof key !== 'string') throw new SyntaxError(`Expected a property name in JSON at position ${m.start}`);
-    let valueStart = m.colon + 1;
-    while (isSpace(bytes[valueStart]!)) valueStart++;
-    return { key, start: valueStart, end: m.end };
-  });
-}
-
-/** The extents of the member values of the JSON object bytes[start, end), keys not parsed (a million-entry block). */
-export function* objectValues(bytes: Uint8Array, start: number, end: number): Generator<{ start: number; end: number }> {
-  if (bytes[start] !== OPEN_OBJECT || bytes[end - 1] !== CLOSE_OBJECT) throw new SyntaxError(`Expected a JSON object at position ${start}`);
-  for (const m of members(bytes, start, end)) {
-    if (m.colon < 0) throw new SyntaxError(`Expected ':' after property name in JSON at position ${m.start}`);
-    let valueStart = m.colon + 1;
-    while (isSpace(bytes[valueStart]!)) valueStart++;
-    yield { start: valueStart, end: m.end };
-  }
-}
-
-/** The elements of the JSON array bytes[start, end), counted without parsing them. */
-export function arrayLength(bytes: Uint8Array, start: number, end: number): number {
-  if (bytes[start] !== OPEN_ARRAY || bytes[end - 1] !== CLOSE_ARRAY) throw new SyntaxError(`Expected a JSON array at position ${start}`);
-  return eachMember(bytes, start, end, () => {});
-}
-
 /** The JSON value bytes[start, end), of any size. */
 export function parseJsonRange(bytes: Uint8Array, start: number, end: number): unknown {
   return parseValue(bytes, start, end, SLICE_MAX);
-}
-
-/** The extent of the top-level JSON object of `bytes` (surrounding space trimmed). */
-export function topLevelObject(bytes: Uint8Array): { start: number; end: number } {
-  let start = 0;
-  let end = bytes.length;
-  while (start < end && isSpace(bytes[start]!)) start++;
-  while (end > start && isSpace(bytes[end - 1]!)) end--;
-  if (bytes[start] !== OPEN_OBJECT || bytes[end - 1] !== CLOSE_OBJECT) throw new SyntaxError('The JSON text is not an object');
-  return { start, end };
 }
 
 interface Member {
@@ -121,16 +57,6 @@ interface Member {
  */
 function members(bytes: Uint8Array, start: number, end: number): Member[] {
   const out: Member[] = [];
-  eachMember(bytes, start, end, (from, colon, to) => out.push({ start: from, colon, end: to }));
-  return out;
-}
-
-/**
- * members' scan, each member given to `take` as it is found, and their count: arrayLength counts
- * the million paths of a state's outline without an object per path (67 MB of garbage per read).
- */
-function eachMember(bytes: Uint8Array, start: number, end: number, take: (start: number, colon: number, end: number) => void): number {
-  let count = 0;
   let depth = 0;
   let inString = false;
   let memberStart = -1;
@@ -156,8 +82,7 @@ function eachMember(bytes: Uint8Array, start: number, end: number, take: (start:
     if (isSpace(c)) continue;
     if (depth === 0 && c === COMMA) {
       if (memberStart < 0) throw new SyntaxError(`Unexpected token , in JSON at position ${i}`);
-      take(memberStart, colon, last + 1);
-      count++;
+      out.push({ start: memberStart, colon, end: last + 1 });
       memberStart = -1;
       colon = -1;
       continue;
@@ -171,11 +96,9 @@ function eachMember(bytes: Uint8Array, start: number, end: number, take: (start:
     } else if (c === COLON && depth === 0 && colon < 0) colon = i;
   }
   if (inString || depth !== 0) throw new SyntaxError('Unexpected end of JSON input');
-  if (memberStart >= 0) {
-    take(memberStart, colon, last + 1);
-    count++;
-  } else if (count > 0) throw new SyntaxError('Unexpected token } or ] after a comma in JSON');
-  return count;
+  if (memberStart >= 0) out.push({ start: memberStart, colon, end: last + 1 });
+  else if (out.length > 0) throw new SyntaxError('Unexpected token } or ] after a comma in JSON');
+  return out;
 }
 
 function indexOfByte(bytes: Uint8Array, byte: number, from: number, to: number): number {

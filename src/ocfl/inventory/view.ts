@@ -129,14 +129,22 @@ export interface InventoryModel {
   contentDigest(algorithm: string, contentPath: string): string | undefined;
 }
 
-/** A version: its metadata, and its state's paths with the manifest entry of each. */
-interface VersionPlace {
-  summary: InventoryVersionSummary;
+/** A version's state: its paths with the manifest entry of each. */
+interface StatePlace {
   paths: Arena;
   entryOf: Uint32Array;
   /** Manifest entry -> the state's key for it, where it is written otherwise than the manifest's (an inventory parsed in full). */
   keys?: Map<number, string>;
 }
+
+/** A version: its metadata, and its state (none where it was read for its count only: a summary). */
+interface VersionPlace {
+  summary: InventoryVersionSummary;
+  state?: StatePlace;
+}
+
+/** What an inventory read for its versions only answers (ls, log, purge, repair: see InventoryView.fromWindows). */
+export type InventorySummary = Pick<InventoryModel, 'id' | 'type' | 'digestAlgorithm' | 'head' | 'versions'>;
 
 /** A block of an inventory parsed in full; a path UTF-8 cannot hold (a lone surrogate) is refused, never replaced. */
 function blockOf(keys: string[], lists: ReadonlyArray<readonly string[]>, where: string): DigestBlock {
@@ -181,7 +189,7 @@ export class InventoryView implements InventoryModel {
    * fixity block of an algorithm this tool does not compute, read plain, is only checked.
    */
   get keepsEveryBlock(): boolean {
-    return [...this.fixity.values()].every((block) => block !== undefined);
+    return [...this.fixity.values()].every((block) => block !== undefined) && [...this.versionPlaces.values()].every((v) => v.state);
   }
 
   /**
@@ -228,7 +236,8 @@ export class InventoryView implements InventoryModel {
 
   /**
    * The view of inventory bytes read window by window (inventory/windows.ts), after its last
-   * window, or undefined when they are not of the plain shape.
+   * window, or undefined when they are not of the plain shape. Read with the windows keeping no
+   * manifest and no state, it is a summary (InventorySummary): each state counted, not kept.
    */
   static fromWindows(windows: InventoryWindows, where: string): InventoryView | undefined {
     const parts = windows.end();
@@ -254,6 +263,7 @@ export class InventoryView implements InventoryModel {
     for (const block of fixity.values()) if (block && !block.index()) return undefined;
     return InventoryView.build(checked, manifest!, fixity, 'fixity' in skeleton, manifest!.entries, (name) => {
       const state = states.get(name)!;
+      if (state.paths.start.length < state.pathCount) return { count: state.pathCount };
       const entryOf = new Uint32Array(state.paths.start.length);
       const seen = new Uint8Array(manifest!.entries);
       for (let k = 0; k + 1 < state.firstPath.length; k++) {
@@ -276,23 +286,25 @@ export class InventoryView implements InventoryModel {
     fixity: Map<string, DigestBlock | undefined>,
     hasFixity: boolean,
     listed: number,
-    stateOf: (name: string) => Omit<VersionPlace, 'summary'> | undefined,
+    stateOf: (name: string) => StatePlace | { count: number } | undefined,
   ): InventoryView | undefined {
     const places = new Map<string, VersionPlace>();
     for (const name of Object.keys(checked.versions).sort((a, b) => versionNumber(a) - versionNumber(b))) {
       const state = stateOf(name);
       if (!state) return undefined;
       const info = checked.versions[name]!;
-      places.set(name, { summary: versionSummary(name, info, state.entryOf.length), ...state });
+      if ('count' in state) places.set(name, { summary: versionSummary(name, info, state.count) });
+      else places.set(name, { summary: versionSummary(name, info, state.entryOf.length), state });
     }
     const { id, type, digestAlgorithm, head, contentDirectory } = checked;
     return new InventoryView(id, type, digestAlgorithm, head, manifest, fixity, places, contentDirectory, hasFixity, listed);
   }
 
-  private place(version: string): VersionPlace {
+  private place(version: string): StatePlace {
     const place = this.versionPlaces.get(version);
     if (!place) throw noSuchVersion(this.id, version, this.head);
-    return place;
+    if (!place.state) throw new Error(`The inventory of object "${this.id}" was read for its versions only, not the state of ${version}.`);
+    return place.state;
   }
 
   /** The versions in numeric order: metadata and file counts. */
@@ -363,7 +375,7 @@ export class InventoryView implements InventoryModel {
     return place.keys ? [...entries].sort(([a], [b]) => byCodeUnit(a, b)) : entries;
   }
 
-  private *entriesOfState(place: VersionPlace): Generator<readonly [string, string[]]> {
+  private *entriesOfState(place: StatePlace): Generator<readonly [string, string[]]> {
     // Paths bucketed by manifest entry (a counting sort), entries then visited in digest order.
     const { entryOf, paths } = place;
     const first = new Uint32Array(this.manifest.entries + 1);

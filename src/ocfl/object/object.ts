@@ -8,22 +8,16 @@ import { SiardOcflError } from '../../errors.js';
 import {
   InventoryError,
   type InventoryHeader,
-  inventoryHeaderOf,
   noSuchVersion,
-  type InventorySummary,
-  parseInventoryHeader,
-  parseInventoryVersions,
   type InventoryVersionSummary,
   parseSidecar,
-  summaryOfSkeleton,
   versionSummary,
 } from '../inventory/inventory.js';
-import { digestSync, isDigestAlgorithm } from '../digest.js';
-import { type InventoryModel, InventoryView, type VersionListing } from '../inventory/view.js';
+import { digestSync } from '../digest.js';
+import { type InventoryModel, type InventorySummary, InventoryView, type VersionListing } from '../inventory/view.js';
 import { VersionView } from '../inventory/version-view.js';
 import { InventoryWindows } from '../inventory/windows.js';
 import { readHashedWindows } from '../inventory/hashed-windows.js';
-import { plainOfParts, type PlainInventory } from '../inventory/plain.js';
 import { StagingBase } from '../commit/staging-base.js';
 import { joinPath as join, type ReadStorage } from '../storage/storage.js';
 
@@ -50,11 +44,11 @@ async function readText(storage: ReadStorage, path: string): Promise<string | un
  * accepted when the sidecar matches them, or when the head version holds the same bytes with a
  * matching sidecar. Anything else is an error naming the object.
  */
-async function verifiedInventoryBytes<H extends InventoryHeader>(
+async function verifiedInventoryBytes(
   storage: ReadStorage,
   objectPath: string,
-  parse: (bytes: Buffer, where: string) => H,
-): Promise<{ bytes: Buffer; header: H; sidecarStale: boolean; digest: string }> {
+  read: (bytes: Buffer, where: string) => InventoryView,
+): Promise<LoadedInventory> {
   const where = join(objectPath, 'inventory.json');
   let bytes: Buffer;
   try {
@@ -65,10 +59,19 @@ async function verifiedInventoryBytes<H extends InventoryHeader>(
     }
     throw err;
   }
-  const header = parse(bytes, `${storage.location}/${where}`);
-  const alg = header.digestAlgorithm;
-  const digest = isDigestAlgorithm(alg) ? digestSync(alg, bytes) : undefined;
-  return { bytes, header, sidecarStale: await staleSidecar(storage, objectPath, header, digest), digest: digest! };
+  const view = read(bytes, `${storage.location}/${where}`);
+  const digest = digestSync(view.digestAlgorithm, bytes);
+  return { view, digest, sidecarStale: await staleSidecar(storage, objectPath, view, digest) };
+}
+
+/** Whether the sidecar of the inventory at `where` records `digest`. */
+async function sidecarRecords(storage: ReadStorage, where: string, algorithm: string, digest: string | undefined): Promise<boolean> {
+  return digest !== undefined && parseSidecar((await readText(storage, `${where}.${algorithm}`)) ?? '') === digest;
+}
+
+/** The digest of the file at `where` in `algorithm`, streamed (never held whole); undefined when it cannot be read. */
+async function streamedDigest(storage: ReadStorage, where: string, algorithm: string): Promise<string | undefined> {
+  return (await readHashedWindows(storage, where, { write: () => true, digestAlgorithm: algorithm }))?.digest;
 }
 
 /**
@@ -77,19 +80,11 @@ async function verifiedInventoryBytes<H extends InventoryHeader>(
  * (streamed, never held beside the root's bytes) and its sidecar records it; else an error naming
  * the object.
  */
-async function staleSidecar(
-  storage: ReadStorage,
-  objectPath: string,
-  header: InventoryHeader,
-  digest: string | undefined,
-): Promise<boolean> {
+async function staleSidecar(storage: ReadStorage, objectPath: string, header: InventoryHeader, digest: string): Promise<boolean> {
   const alg = header.digestAlgorithm;
-  const recorded = async (file: string) =>
-    digest !== undefined && parseSidecar((await readText(storage, `${file}.${alg}`)) ?? '') === digest;
-  if (await recorded(join(objectPath, 'inventory.json'))) return false;
+  if (await sidecarRecords(storage, join(objectPath, 'inventory.json'), alg, digest)) return false;
   const headPath = join(objectPath, header.head, 'inventory.json');
-  const headCopy = async () => (await readHashedWindows(storage, headPath, { write: () => true, digestAlgorithm: alg }))?.digest;
-  if ((await recorded(headPath)) && (await headCopy()) === digest) return true;
+  if ((await sidecarRecords(storage, headPath, alg, digest)) && (await streamedDigest(storage, headPath, alg)) === digest) return true;
   throw new InventoryError(
     `The inventory of object "${header.id}" at ${storage.location}/${objectPath} does not match its ${alg} sidecar.`,
   );
@@ -104,58 +99,16 @@ async function staleSidecar(
 async function windowedView(
   storage: ReadStorage,
   objectPath: string,
-  options: { fixity?: boolean } = {},
+  options: LoadOptions = {},
 ): Promise<{ view: InventoryView; digest: string } | undefined> {
   const where = join(objectPath, 'inventory.json');
-  const windows = new InventoryWindows(options);
+  const windows = new InventoryWindows(options.versionsOnly ? { fixity: false, manifest: false, version: '' } : options);
   const hashed = await readHashedWindows(storage, where, windows);
   if (!hashed) return undefined;
   // Throws, as the whole read would, where the header checks refuse the inventory.
   const view = InventoryView.fromWindows(windows, `${storage.location}/${where}`);
   if (!view || view.digestAlgorithm !== hashed.algorithm) return undefined;
-  const sidecar = await readText(storage, `${where}.${hashed.algorithm}`);
-  return sidecar !== undefined && parseSidecar(sidecar) === hashed.digest ? { view, digest: hashed.digest } : undefined;
-}
-
-/**
- * What verifiedInventoryBytes answers, the file streamed rather than held (a three-version
- * inventory of a million files is ~1 GB): read by InventoryWindows keeping the header fields and
- * the versions' metadata only (manifest, fixity and states checked and counted), parsed by `parse`,
- * its digest computed as it is read. Undefined when the inventory is not plain, `parse` refuses
- * it, or a read fails: the whole read then gives its own answer, an error worded on the whole bytes.
- */
-async function streamedVerified<H extends InventoryHeader>(
-  storage: ReadStorage,
-  objectPath: string,
-  parse: (plain: PlainInventory, where: string) => H,
-): Promise<{ header: H; sidecarStale: boolean; digest: string } | undefined> {
-  const where = join(objectPath, 'inventory.json');
-  // No state is kept: the version '' is none.
-  const windows = new InventoryWindows({ fixity: false, manifest: false, version: '' });
-  const hashed = await readHashedWindows(storage, where, windows);
-  const parts = hashed && windows.end();
-  const plain = parts && plainOfParts(parts, { unknownFixity: true });
-  if (!plain) return undefined;
-  let header: H;
-  try {
-    header = parse(plain, `${storage.location}/${where}`);
-  } catch {
-    return undefined;
-  }
-  const { digest } = hashed;
-  return { header, sidecarStale: await staleSidecar(storage, objectPath, header, digest), digest };
-}
-
-/** The header of a plain inventory streamed (streamedVerified). */
-const plainHeader = (plain: PlainInventory, where: string) => inventoryHeaderOf(plain.skeleton, where);
-
-/** The summary of a plain inventory streamed (streamedVerified): its states counted, not kept. */
-const plainSummary = (plain: PlainInventory, where: string) =>
-  summaryOfSkeleton(plain.skeleton, (v) => plain.blocks.states.get(v)!.pathCount, where);
-
-/** How the cheap loaders read: streamed (the default), or `streamed: false` for the whole read they stand in for. */
-export interface CheapLoadOptions {
-  streamed?: boolean;
+  return (await sidecarRecords(storage, where, hashed.algorithm, hashed.digest)) ? { view, digest: hashed.digest } : undefined;
 }
 
 /** A reader's view of an inventory with the digest of the bytes it read, for a writer to reuse (StartVersionOptions.known). */
@@ -164,86 +117,83 @@ export interface KnownInventory {
   digest: string;
 }
 
-/**
- * The id, head, type and digest algorithm of an object, its inventory checked against its sidecar
- * but not parsed beyond those fields: listing a root of million-file objects (ls) must not build
- * each object's manifest and states.
- */
-export async function loadInventoryHeader(
-  storage: ReadStorage,
-  objectPath: string,
-  options: CheapLoadOptions = {},
-): Promise<InventoryHeader> {
-  const read =
-    (options.streamed !== false ? await streamedVerified(storage, objectPath, plainHeader) : undefined) ??
-    (await verifiedInventoryBytes(storage, objectPath, parseInventoryHeader));
-  const { id, head, type, digestAlgorithm } = read.header;
-  return { id, head, type, digestAlgorithm };
-}
-
-/** What recovery after a crash needs of an inventory: its header, version names and digest. */
-export interface LoadedInventorySummary {
-  inventory: InventorySummary;
-  /** Absent when the inventory was streamed, not held. */
-  bytes?: Buffer;
+/** An object's inventory as every verb reads it: its compact view, the digest of its bytes, and whether its root sidecar is stale. */
+export interface LoadedInventory<V extends InventorySummary = InventoryView> {
+  view: V;
   digest: string;
   sidecarStale: boolean;
 }
 
 /**
- * The root inventory, checked against its sidecar, without the manifest and states: the versions
- * (metadata and file counts) `log` shows, and enough to finish a stale sidecar and roll back an unlisted version folder (repair of
- * a million-file object need not build its inventory).
+ * How loadInventory reads. `fixity: false` (a reader of states and content only): the fixity
+ * blocks checked, not kept. `everyBlock`: every block kept, so that the inventory can be written
+ * again (a writer's base, keepsEveryBlock). `versionsOnly`: a summary (ls, log, purge, repair):
+ * the manifest, the states and fixity checked and counted, not kept (a 200,000-file log took 1.29x
+ * the CPU of c182370's with them kept, 2026-11-30). `whole`: read whole at once (the windowed read
+ * is held to it in object.streamed.test).
  */
-export async function loadInventorySummary(
-  storage: ReadStorage,
-  objectPath: string,
-  options: CheapLoadOptions = {},
-): Promise<LoadedInventorySummary> {
-  const streamed = options.streamed !== false ? await streamedVerified(storage, objectPath, plainSummary) : undefined;
-  if (streamed) return { inventory: streamed.header, digest: streamed.digest, sidecarStale: streamed.sidecarStale };
-  const { bytes, header: inventory, sidecarStale, digest } = await verifiedInventoryBytes(storage, objectPath, parseInventoryVersions);
-  return { inventory, bytes, digest, sidecarStale };
+interface LoadOptions {
+  fixity?: boolean;
+  everyBlock?: boolean;
+  versionsOnly?: boolean;
+  whole?: boolean;
 }
 
 /**
- * The inventory a writer starts from (staging-base.ts), with what recovery needs: the compact view,
- * read plain in windows where it keeps every block to write again (keepsEveryBlock), else read
- * whole (parsed in full where it is not plain). What a reader already holds (`known`) is taken when
- * the object is still at its bytes: a second copy of a million-entry inventory would cost as much again.
+ * The one read of an object's inventory, checked against its sidecar: the compact view, read
+ * plain in windows, hashed as they stream (its JSON, ~600 MB at a million files, never held
+ * whole), else read whole (InventoryView.read: parsed in full where it is not plain, which words
+ * the error), which also accepts a stale root sidecar.
+ */
+export async function loadInventory(storage: ReadStorage, objectPath: string, options: LoadOptions = {}): Promise<LoadedInventory> {
+  const windowed = options.whole ? undefined : await windowedView(storage, objectPath, options);
+  if (windowed && (!options.everyBlock || windowed.view.keepsEveryBlock)) return { ...windowed, sidecarStale: false };
+  const read = (bytes: Buffer, where: string) => InventoryView.read(bytes, where, options);
+  return verifiedInventoryBytes(storage, objectPath, read);
+}
+
+/**
+ * The inventory a writer starts from (staging-base.ts), with what recovery needs: what a reader
+ * already holds (`known`) when the object is still at its bytes (a second copy of a million-entry
+ * inventory would cost as much again), else loadInventory's, every block kept.
  */
 export async function loadStagingBase(
   storage: ReadStorage,
   objectPath: string,
   known?: KnownInventory,
-): Promise<LoadedInventorySummary & { base: StagingBase }> {
-  // A plain inventory is viewed in windows, hashed as they stream: its JSON (~600 MB at a million files) is never held whole.
-  const viewed =
-    known && known.view.keepsEveryBlock && (await stillAt(storage, objectPath, known)) ? known : await windowedView(storage, objectPath);
-  if (viewed?.view.keepsEveryBlock) return { ...baseSummary(viewed.view), digest: viewed.digest, sidecarStale: false };
-  const read = (bytes: Buffer, where: string) => InventoryView.read(bytes, where, { everyBlock: true });
-  const { bytes, header: view, sidecarStale, digest } = await verifiedInventoryBytes(storage, objectPath, read);
-  return { ...baseSummary(view), bytes, digest, sidecarStale };
-}
-
-/** A writer's base over an inventory read, with the summary recovery reads of it. */
-function baseSummary(view: InventoryView): { inventory: InventorySummary; base: StagingBase } {
-  const { id, head, type, digestAlgorithm } = view;
-  return { inventory: { id, head, type, digestAlgorithm, versions: view.versions() }, base: new StagingBase(view) };
+): Promise<LoadedInventory & { base: StagingBase }> {
+  const loaded =
+    known && known.view.keepsEveryBlock && (await stillAt(storage, objectPath, known))
+      ? { ...known, sidecarStale: false }
+      : await loadInventory(storage, objectPath, { everyBlock: true });
+  return { ...loaded, base: new StagingBase(loaded.view) };
 }
 
 /** Whether the root inventory still has the bytes `known` was viewed from, its sidecar agreeing (streamed, not held). */
 async function stillAt(storage: ReadStorage, objectPath: string, known: KnownInventory): Promise<boolean> {
   const where = join(objectPath, 'inventory.json');
-  const hashed = await readHashedWindows(storage, where, { write: () => true, digestAlgorithm: known.view.digestAlgorithm });
-  if (!hashed || hashed.digest !== known.digest) return false;
-  const sidecar = await readText(storage, `${where}.${hashed.algorithm}`);
-  return sidecar !== undefined && parseSidecar(sidecar) === hashed.digest;
+  const alg = known.view.digestAlgorithm;
+  return (await streamedDigest(storage, where, alg)) === known.digest && (await sidecarRecords(storage, where, alg, known.digest));
+}
+
+/** The summary of an object's inventory (its header and versions: ls, log, purge, repair), as loadInventory reads it. */
+export function loadSummary(storage: ReadStorage, objectPath: string): Promise<LoadedInventory<InventorySummary>> {
+  return loadInventory(storage, objectPath, { versionsOnly: true });
+}
+
+/** loadSummary's, an inventory it cannot read refused in one sentence sending to `validate`, which says what is wrong with it. */
+export async function loadInventorySummary(storage: ReadStorage, objectPath: string): Promise<InventorySummary> {
+  try {
+    return (await loadSummary(storage, objectPath)).view;
+  } catch (err) {
+    if (!(err instanceof InventoryError)) throw err;
+    throw new InventoryError(`${err.message.replace(/\.$/, '')}; \`validate\` says what is wrong with the object.`);
+  }
 }
 
 /** The version names an inventory lists. */
-export function listedVersions(loaded: LoadedInventorySummary): Set<string> {
-  return new Set(loaded.inventory.versions.map((v) => v.version));
+export function listedVersions(loaded: LoadedInventory<InventorySummary>): Set<string> {
+  return new Set(loaded.view.versions().map((v) => v.version));
 }
 
 /** How a reader holds the inventory (OcflObjectReader.open). */
@@ -268,10 +218,8 @@ export class OcflObjectReader {
    * checks the fixity blocks without keeping them (contentDigest then knows only the manifest's algorithm).
    */
   static async open(storage: ReadStorage, objectPath: string, options: ReaderOptions = {}): Promise<OcflObjectReader> {
-    const windowed = await windowedView(storage, objectPath, options);
-    if (windowed) return new OcflObjectReader(storage, objectPath, windowed.view, windowed.digest);
-    const { header, digest } = await verifiedInventoryBytes(storage, objectPath, InventoryView.read);
-    return new OcflObjectReader(storage, objectPath, header, digest);
+    const { view, digest } = await loadInventory(storage, objectPath, options);
+    return new OcflObjectReader(storage, objectPath, view, digest);
   }
 
   /**
@@ -284,8 +232,7 @@ export class OcflObjectReader {
   static async openVersion(storage: ReadStorage, objectPath: string, version = 'head'): Promise<OcflObjectReader> {
     const where = join(objectPath, 'inventory.json');
     const read = await VersionView.read(storage, where, version);
-    const sidecar = read && (await readText(storage, `${where}.${read.view.digestAlgorithm}`));
-    if (read && sidecar !== undefined && parseSidecar(sidecar) === read.digest)
+    if (read && (await sidecarRecords(storage, where, read.view.digestAlgorithm, read.digest)))
       return new OcflObjectReader(storage, objectPath, read.view, read.digest);
     const reader = await OcflObjectReader.open(storage, objectPath, { fixity: false });
     if (version !== 'head' && !reader.hasVersion(version)) throw noSuchVersion(reader.id, version, reader.head);

@@ -7,9 +7,9 @@
  */
 import test from 'ava';
 import { readFileSync } from 'node:fs';
-import { type Inventory, parseInventory, parseInventoryHeader } from '../../../../src/ocfl/inventory/inventory.js';
+import { type Inventory, parseInventory } from '../../../../src/ocfl/inventory/inventory.js';
 import { serializeInventory } from '../../../../src/ocfl/inventory/chunks.js';
-import { parseJsonBytes, parseTopLevelMembers } from '../../../../src/ocfl/inventory/large-json.js';
+import { parseJsonBytes } from '../../../../src/ocfl/inventory/large-json.js';
 import { inventoriesUnder } from '../../../helpers/fixture-inventories.js';
 import { reference, sharedTest } from '../../../helpers/shared.js';
 import { referenceBytes } from '../../../helpers/reference-inventory-bytes.js';
@@ -110,22 +110,4 @@ test('the inventory is written piece by piece with exactly the bytes of one sort
   t.deepEqual(parseInventory(bytes), parseInventory(referenceBytes(inv)));
   const withDir: Inventory = { ...inv, contentDirectory: 'data', fixity: {} };
   t.true(serializeInventory(withDir).equals(referenceBytes({ ...withDir, fixity: undefined })));
-});
-
-test('the header of an inventory (id, head, type, digestAlgorithm) is read without the rest, and refused as the whole would be', (t) => {
-  const inv = {
-    digestAlgorithm: 'sha512',
-    head: 'v3',
-    id: 'urn:x:"quoted" \u{1F600}',
-    manifest: { a: ['v1/content/x'] },
-    type: 'https://ocfl.io/1.1/spec/#inventory',
-    versions: { v1: { state: { a: ['x'] } } },
-  };
-  const bytes = Buffer.from(JSON.stringify(inv, null, 2));
-  t.deepEqual(parseInventoryHeader(bytes), { id: inv.id, head: 'v3', type: inv.type, digestAlgorithm: 'sha512' });
-  t.deepEqual(parseTopLevelMembers(bytes, ['id', 'versions']), { id: inv.id, versions: inv.versions });
-  t.throws(() => parseInventoryHeader(Buffer.from('{"id": "x", "head": "v1", "type": "t", "digestAlgorithm": "md5"}')), { message: /md5/ });
-  t.throws(() => parseInventoryHeader(Buffer.from('{"id": "x", "head": "v1", "type": "t"}')), { message: /digestAlgorithm/ });
-  t.throws(() => parseInventoryHeader(Buffer.from('{"id": "x", "head": "v1", "manifest": {"a": [}')), { message: /not valid JSON/ });
-  t.throws(() => parseInventoryHeader(Buffer.from('[1, 2]')), { message: /not valid JSON/ });
 });

@@ -9,7 +9,8 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, wri
 import path from 'node:path';
 import ocflFs from '@ocfl/ocfl-fs';
 import { loadLayout0003 } from '../../../../src/ocfl/layout/extensions.js';
-import { InventoryError, parseInventory, parseInventoryVersions, sidecarMatches } from '../../../../src/ocfl/inventory/inventory.js';
+import { InventoryError, parseInventory, sidecarMatches } from '../../../../src/ocfl/inventory/inventory.js';
+import { InventoryView } from '../../../../src/ocfl/inventory/view.js';
 import { serializeInventory } from '../../../../src/ocfl/inventory/chunks.js';
 import { initRoot, openRoot } from '../../../../src/ocfl/root.js';
 import { reference, sharedTest } from '../../../helpers/shared.js';
@@ -308,7 +309,7 @@ sharedTest('the versions log reads without the manifest are those of the full re
   t.true(compared > 20, `${compared} versions compared`);
 });
 
-test('the versions-only read refuses what the full parse refuses, with an inventory error', (t) => {
+test('the versions as every verb reads them (the view) refuse what the full parse refuses, with an inventory error', (t) => {
   const good = {
     id: 'urn:x',
     type: 'https://ocfl.io/1.1/spec/#inventory',
@@ -322,7 +323,9 @@ test('the versions-only read refuses what the full parse refuses, with an invent
   };
   const bytes = (inv: unknown) => Buffer.from(JSON.stringify(inv, null, 2));
   t.deepEqual(
-    parseInventoryVersions(bytes(good)).versions.map((v) => [v.version, v.fileCount, v.message, v.user?.name]),
+    InventoryView.read(bytes(good), 'inv')
+      .versions()
+      .map((v) => [v.version, v.fileCount, v.message, v.user?.name]),
     [
       ['v1', 2, undefined, 'n'],
       ['v2', 1, 'm', undefined],
@@ -340,14 +343,15 @@ test('the versions-only read refuses what the full parse refuses, with an invent
     const inv = JSON.parse(JSON.stringify(good));
     breakIt(inv);
     t.throws(() => parseInventory(bytes(inv)), { instanceOf: InventoryError }, `full parse: ${what}`);
-    t.throws(() => parseInventoryVersions(bytes(inv)), { instanceOf: InventoryError }, `versions only: ${what}`);
+    t.throws(() => InventoryView.read(bytes(inv), 'inv'), { instanceOf: InventoryError }, `the view: ${what}`);
   }
   t.throws(
     () =>
-      parseInventoryVersions(
+      InventoryView.read(
         Buffer.from(
           '{"id": "x", "head": "v1", "type": "t", "digestAlgorithm": "sha512", "versions": {"v1": {"created": "c", "state": {"aa": ["a"',
         ),
+        'inv',
       ),
     { instanceOf: InventoryError },
   );
