@@ -192,7 +192,44 @@ export interface SourceCatalog {
  * A batch of rows; where the source reads the table in key order (every run in the same one), each
  * row's key in `rowKeys`, so that a resumed export can ask for the rows after one (docs/resume.md).
  */
-export type KeyedBatch = SourceValue[][] & { rowKeys?: unknown[] };
+export type KeyedBatch = SourceValue[][] & { rowKeys?: unknown[]; texts?: CellTexts };
+
+/**
+ * How the text of a column's cells (CellTexts) stands for its value:
+ * - 'string': the value is the string the text is, once each back-slash pair is undone (`\b`,
+ *   `\f`, `\n`, `\r`, `\t`, `\v` the control character, `\\` a back-slash: COPY's text format);
+ * - 'utc': a date, time or timestamp in UTC: the value is the text with its date/time separator
+ *   (a space) as 'T' and a 'Z' added;
+ * - 'double': the value is the number the text is (a shortest decimal of a double).
+ */
+export type CellTextKind = 'string' | 'utc' | 'double';
+
+/**
+ * A batch's cells of some columns as the source read them, UTF-8 bytes not yet turned into values
+ * (issue 39: the writer formats most of them straight from the bytes, no string or number per
+ * cell); the batch's row arrays leave those cells undefined. Given only when asked for
+ * (rowBatches' `texts`).
+ */
+export interface CellTexts {
+  /** per column: how its texts stand for values; undefined: the column's values are in the rows */
+  readonly kinds: ReadonlyArray<CellTextKind | undefined>;
+  /** row r's bytes (rows may share a Buffer) */
+  readonly bytes: readonly Buffer[];
+  /** row r, column c's text: [start, end) of bytes[r] at bounds[2 * (r * stride + field[c])]; start -1: NULL, -2: only value() has it */
+  readonly bounds: Int32Array;
+  readonly stride: number;
+  readonly field: readonly number[];
+  /**
+   * The value the text of row r, column c stands for, as the rows would hold it (a value that does
+   * not fit throws as the rows' reading would).
+   */
+  value(r: number, c: number): SourceValue;
+}
+
+/** What the reader of rowBatches takes: `texts`, cells as CellTexts where the source has them so. */
+export interface BatchOptions {
+  texts?: boolean;
+}
 
 /** Where a table's rows go on: after the row whose key (from KeyedBatch.rowKeys) has this text, `rows` rows before it. */
 export interface RowsAfter {
@@ -216,7 +253,7 @@ export interface DatabaseSource {
    * holds at least one row and a few MB at most, unless one row alone is larger. With `after`,
    * only the rows after that key (a source gives it only for tables whose batches have keys).
    */
-  rowBatches?(schema: string, table: string, after?: RowsAfter): AsyncIterable<KeyedBatch>;
+  rowBatches?(schema: string, table: string, after?: RowsAfter, how?: BatchOptions): AsyncIterable<KeyedBatch>;
   /**
    * Archive-level metadata as it stands after every row was read (a source may add what it met
    * while streaming); the writer calls it once, after the rows, and falls back to catalog().archive.
@@ -275,8 +312,14 @@ export function isSourceUdt(value: SourceValue | SourceArrayElement): value is S
 }
 
 /** A source's rows in batches: its own when it has them, else one row per batch. */
-export function rowBatchesOf(source: DatabaseSource, schema: string, table: string, after?: RowsAfter): AsyncIterable<KeyedBatch> {
-  if (source.rowBatches) return source.rowBatches(schema, table, after);
+export function rowBatchesOf(
+  source: DatabaseSource,
+  schema: string,
+  table: string,
+  after?: RowsAfter,
+  how?: BatchOptions,
+): AsyncIterable<KeyedBatch> {
+  if (source.rowBatches) return source.rowBatches(schema, table, after, how);
   if (after) throw new Error(`${source.description} cannot read a table from a key on.`);
   const rows = source.rows(schema, table);
   return (async function* () {

@@ -18,6 +18,7 @@ import {
   isSourceArray,
   isSourceLob,
   isSourceUdt,
+  type CellTexts,
   type SourceArrayValue,
   type SourceLob,
   type SourceValue,
@@ -30,6 +31,7 @@ import { arrayPathKey, plainShape, SIARD_TABLE_NAMESPACE, type ArrayUse } from '
 import { Utf8Chunks } from './utf8-chunks.js';
 import type { SegmentCut } from './zip/segmented-deflate.js';
 import { escapeSiardText } from './xml-text.js';
+import { textWay, TextWay, writeTextCell, type TextColumn } from './text-cells.js';
 
 export interface TableDataContext {
   schemaIndex: number;
@@ -57,7 +59,7 @@ export interface TableDataContext {
 }
 
 /** Rows of a batch with, where the source reads the table in key order, each row's key (to resume after it). */
-export type RowBatch = readonly SourceValue[][] & { rowKeys?: readonly unknown[] };
+export type RowBatch = readonly SourceValue[][] & { rowKeys?: readonly unknown[]; texts?: CellTexts };
 
 /**
  * Sees each row as the archive will hold it (a table's fingerprint, siard/fingerprint/): every
@@ -69,6 +71,8 @@ export interface RowObserver {
   cell(i: number, form: string): void;
   /** a date, time or timestamp as the source gave it: the form is that text, 'T' at `separatorAt` (if >= 0), 'Z' unless it has one */
   zonedCell(i: number, source: string, separatorAt: number): void;
+  /** a cell whose form is ASCII bytes (CellTexts): row-hash.ts's bytesCell */
+  bytesCell(i: number, bytes: Uint8Array, start: number, end: number, n: number, escaped: boolean, tAt: number, tail: string): void;
   lob(path: string, form: string): void;
   complex(i: number, v: SourceValue): void;
   endRow(): void;
@@ -136,7 +140,9 @@ function cellWays(ctx: TableDataContext) {
 /**
  * Yields the XML of the table as UTF-8, in chunks of whole rows, and a cut after the first row
  * that ends SEGMENT_CHARS of XML since the last one; `stats` is filled as it goes. Rows come in
- * batches (rowBatchesOf).
+ * batches (rowBatchesOf), of values or of the source's texts (CellTexts).
+ * Long because: it is the loop every cell of an export goes through; a cell's formatting stays
+ * inline, without a call or a promise a cell.
  */
 export async function* tableDataXml(
   batches: AsyncIterable<RowBatch>,
@@ -153,16 +159,34 @@ export async function* tableDataXml(
   const lobColumns = ways.flatMap((w, i) => (w === CellWay.Lob ? [i] : []));
   const aheadPossible = LobsAhead.possible(ctx.lobWriter, ctx.provisional, lobColumns, formatsWithoutFiles(ctx));
   let ahead: LobsAhead | undefined;
+  const textColumns: TextColumn[] = families.map((_, i) => ({ way: TextWay.None, open: open[i]!, close: close[i]!, empty: empty[i]! }));
   for await (const batch of settledAfter(batches, () => ahead?.settle())) {
     let rows = '';
-    ahead = aheadPossible ? new LobsAhead(batch, stats.rows + 1, lobColumns, families, ctx, !!ctx.cutState) : undefined;
+    const texts = batch.texts;
+    // a batch whose LOB cells are all texts to write inline has nothing to begin ahead
+    const anyAhead = texts
+      ? startTexts(batch, texts, textColumns, ways, families, aheadPossible ? lobColumns : [], ctx.inlineMax) && aheadPossible
+      : aheadPossible;
+    ahead = anyAhead ? new LobsAhead(batch, stats.rows + 1, lobColumns, families, ctx, !!ctx.cutState) : undefined;
     for (let r = 0; r < batch.length; r++) {
       const row = batch[r]!;
       stats.rows++;
       ahead?.fill(r);
-      let xml = '  <row>';
+      // a batch of texts writes its rows straight into `out`; `xml` holds what is not written yet
+      let xml = texts ? '' : '  <row>';
+      let written = texts ? out.ascii('  <row>') : 0;
       for (let i = 0; i < n; i++) {
-        const v = row[i] ?? null;
+        let v: SourceValue;
+        if (texts?.kinds[i] !== undefined) {
+          if (xml !== '') written += out.append(xml);
+          xml = '';
+          const chars = textCell(out, texts, r, i, textColumns[i]!, ctx.inlineMax, observer, stats);
+          if (chars >= 0) {
+            written += chars;
+            continue;
+          }
+          v = row[i] !== undefined ? row[i]! : texts.value(r, i);
+        } else v = row[i] ?? null;
         if (v === null) continue;
         const family = families[i]!;
         // LOB columns may need a file (async); every other cell is formatted synchronously.
@@ -193,9 +217,11 @@ export async function* tableDataXml(
             break;
         }
       }
-      rows += xml + '</row>\n';
+      if (!texts) rows += xml + '</row>\n';
+      else if (xml === '') out.ascii('</row>\n');
+      else out.append(xml + '</row>\n');
       observer?.endRow();
-      sinceCut += xml.length + 7;
+      sinceCut += written + xml.length + 7;
       if (rows.length > ROWS_TEXT || sinceCut >= SEGMENT_CHARS) {
         out.append(rows);
         rows = '';
@@ -213,6 +239,67 @@ export async function* tableDataXml(
   }
   out.append('</table>\n');
   yield* out.take(0);
+}
+
+/**
+ * Row r's cell of column i of a batch of texts written into `out` from its bytes (text-cells.ts):
+ * the characters written (0: NULL), or -1 when its value is to be formatted instead.
+ */
+function textCell(
+  out: Utf8Chunks,
+  texts: CellTexts,
+  r: number,
+  i: number,
+  col: TextColumn,
+  inlineMax: number,
+  observer: RowObserver | undefined,
+  stats: TableDataStats,
+): number {
+  const at = 2 * (r * texts.stride + texts.field[i]!);
+  const start = texts.bounds[at]!;
+  if (start === -1) return 0;
+  if (start < 0) return -1;
+  const chars = writeTextCell(out, texts.bytes[r]!, start, texts.bounds[at + 1]!, i, col, inlineMax, observer);
+  if (chars >= 0 && col.way === TextWay.Clob) stats.lobs++;
+  return chars;
+}
+
+/**
+ * A batch of texts begun: how each column's texts are written (`columns`), and, when its LOBs are
+ * begun ahead (lobs-ahead.ts), the cells of LOB columns that may go to a file put in the rows as
+ * values first, for LobsAhead to see (its files take their places in row order); the others are
+ * written inline from their texts. Whether the rows hold a LOB value now (one a LOB column gave
+ * as a value, or one put there).
+ */
+function startTexts(
+  batch: RowBatch,
+  texts: CellTexts,
+  columns: TextColumn[],
+  ways: readonly CellWay[],
+  families: readonly SqlTypeFamily[],
+  lobColumns: number[],
+  inlineMax: number,
+): boolean {
+  columns.forEach((col, i) => (col.way = textWay(texts.kinds[i], families[i]!, ways[i] === CellWay.Lob)));
+  let any = false;
+  for (const i of lobColumns) {
+    if (texts.kinds[i] === undefined) {
+      any = true;
+      continue;
+    }
+    for (let r = 0; r < batch.length; r++) {
+      const at = 2 * (r * texts.stride + texts.field[i]!);
+      const start = texts.bounds[at]!;
+      if (start === -1 || (start >= 0 && texts.bounds[at + 1]! - start <= inlineMax)) continue;
+      // rows may share their array (CellTexts): this one gets its own
+      const row = [...batch[r]!];
+      row[i] = texts.value(r, i);
+      (batch as SourceValue[][])[r] = row;
+      texts.bounds[at] = -2;
+      any = true;
+    }
+  }
+  return any;
 }
 
 /**

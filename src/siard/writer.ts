@@ -187,7 +187,8 @@ async function writeTable(
     : { rows: 0, lobs: 0, externalLobs: 0, lobBytes: 0, externalColumns: new Set() };
   const { columns, shapes } = prepareColumns(t, s, types);
   const arrayUse: ArrayUse = new Map(from?.arrayUse ?? []);
-  const batches = rowBatchesOf(source, s.name, t.name, from && { key: from.key, rows: from.stats.rows });
+  // cells as the source's texts where it has them so: table-data.ts writes most of them from their bytes
+  const batches = rowBatchesOf(source, s.name, t.name, from && { key: from.key, rows: from.stats.rows }, { texts: true });
   const observer = o.fingerprints === false ? undefined : new SourceFingerprint(shapes);
   if (observer && from?.fingerprint) observer.fingerprint.restore(from.fingerprint);
   const ctx = {

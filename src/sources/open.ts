@@ -6,6 +6,7 @@ import { UsageError } from '../errors.js';
 import {
   refuseWidened,
   rowBatchesOf,
+  type BatchOptions,
   type DatabaseSource,
   type KeyedBatch,
   type RowsAfter,
@@ -53,8 +54,8 @@ class SelectedSource implements DatabaseSource {
   rows(schema: string, table: string): AsyncIterable<SourceValue[]> {
     return this.inner.rows(schema, table);
   }
-  rowBatches(schema: string, table: string, after?: RowsAfter): AsyncIterable<KeyedBatch> {
-    return rowBatchesOf(this.inner, schema, table, after);
+  rowBatches(schema: string, table: string, after?: RowsAfter, how?: BatchOptions): AsyncIterable<KeyedBatch> {
+    return rowBatchesOf(this.inner, schema, table, after, how);
   }
   settleTable(schema: string, table: string, known?: unknown): Promise<SourceTable> {
     if (!this.inner.settleTable) throw new Error(`${this.inner.description} has no provisional tables to settle.`);

@@ -112,6 +112,45 @@ export class TableFingerprint {
     this.c = c;
   }
 
+  /**
+   * The current row's next cell: the form of `n` code units that is the ASCII bytes [start, end)
+   * of `bytes` (a back-slash and the letter after it one unit, `escaped`'s, CellTexts' 'string'),
+   * the byte at `tAt` from start (if >= 0) read as 'T', then `tail`; hashed the same as `cell` of
+   * that form, without a string (issue 39).
+   */
+  bytesCell(bytes: Uint8Array, start: number, end: number, n: number, escaped: boolean, tAt: number, tail: string): void {
+    let a = Math.imul(this.a ^ n, 0x01000193);
+    let b = (this.b + n) | 0;
+    let c = (this.c + b) | 0;
+    let low = -1;
+    const stop = end + tail.length;
+    for (let p = start; p < stop; p++) {
+      let u: number;
+      if (p >= end) u = tail.charCodeAt(p - end);
+      else {
+        u = bytes[p]!;
+        if (u === 0x5c && escaped) u = unescapedByte(bytes[++p]!);
+        else if (p - start === tAt) u = 0x54;
+      }
+      if (low < 0) low = u;
+      else {
+        const w = low | (u << 16);
+        a = Math.imul(a ^ w, 0x01000193);
+        b = (b + w) | 0;
+        c = (c + b) | 0;
+        low = -1;
+      }
+    }
+    if (low >= 0) {
+      a = Math.imul(a ^ low, 0x01000193);
+      b = (b + low) | 0;
+      c = (c + b) | 0;
+    }
+    this.a = a;
+    this.b = b;
+    this.c = c;
+  }
+
   /** Where the fingerprint stands between two rows. */
   state(): FingerprintState {
     return { rows: this.rows, sums: [this.sumA, this.sumB] };
@@ -136,5 +175,25 @@ export class TableFingerprint {
   /** The fingerprint as 16 hex digits (lane one, then lane two). */
   hex(): string {
     return this.sumA.toString(16).padStart(8, '0') + this.sumB.toString(16).padStart(8, '0');
+  }
+}
+
+/** The character a back-slash and `letter` stand for in CellTexts' 'string' texts (COPY's): b f n r t v, or the letter itself. */
+export function unescapedByte(letter: number): number {
+  switch (letter) {
+    case 0x62:
+      return 0x08;
+    case 0x66:
+      return 0x0c;
+    case 0x6e:
+      return 0x0a;
+    case 0x72:
+      return 0x0d;
+    case 0x74:
+      return 0x09;
+    case 0x76:
+      return 0x0b;
+    default:
+      return letter;
   }
 }

@@ -29,6 +29,11 @@ export class SourceFingerprint implements RowObserver {
     this.fingerprint.zonedCell(source, separatorAt);
   }
 
+  bytesCell(i: number, bytes: Uint8Array, start: number, end: number, n: number, escaped: boolean, tAt: number, tail: string): void {
+    this.upTo(i);
+    this.fingerprint.bytesCell(bytes, start, end, n, escaped, tAt, tail);
+  }
+
   lob(path: string, form: string): void {
     const slash = path.indexOf('/');
     if (slash >= 0) this.nested.set(path, form);

@@ -19,6 +19,8 @@
 import pg from 'pg';
 import { SiardOcflError } from '../../errors.js';
 import type {
+  BatchOptions,
+  CellTextKind,
   DatabaseSource,
   KeyedBatch,
   RowsAfter,
@@ -47,7 +49,7 @@ import { quoteIdent } from '../sql-identifier.js';
 import { sourceTableOf } from '../catalog-table.js';
 import { readAhead } from '../read-ahead.js';
 import { keyTexts, noKeyNow, RowKey } from '../row-key.js';
-import { CopyOutRows } from './copy-out.js';
+import { CopyOutRows, unescapeCopyField, type CopyTextRows } from './copy-out.js';
 
 /** SourceTable with its check constraints always present. */
 export interface PgSourceTable extends SourceTable {
@@ -174,11 +176,11 @@ export class PostgresSource implements DatabaseSource {
    * Rows as the COPY brings them (up to fetchRows at a time), the next batch read while the
    * writer formats these; only LOB cells are awaited.
    */
-  rowBatches(schema: string, table: string, after?: RowsAfter): AsyncIterable<KeyedBatch> {
-    return readAhead(this.readBatches(schema, table, after));
+  rowBatches(schema: string, table: string, after?: RowsAfter, how?: BatchOptions): AsyncIterable<KeyedBatch> {
+    return readAhead(this.readBatches(schema, table, after, how));
   }
 
-  private async *readBatches(schema: string, table: string, after?: RowsAfter): AsyncIterable<KeyedBatch> {
+  private async *readBatches(schema: string, table: string, after?: RowsAfter, how?: BatchOptions): AsyncIterable<KeyedBatch> {
     if (!this.catalogCache) await this.catalog();
     const runtime = this.tables.get(`${schema}\u0000${table}`);
     if (!runtime) throw new Error(`Table "${schema}"."${table}" is not in the exported catalogue.`);
@@ -227,7 +229,13 @@ export class PostgresSource implements DatabaseSource {
     const batch = Math.max(1, Math.min(this.fetchRows, Math.floor((32 * 1024 * 1024) / Math.max(1, streamed * this.inlineThreshold))));
     const copy = new CopyOutRows(this.main, sql, () => this.cancelMain());
     let rowNumber = after?.rows ?? 0;
+    const kinds = how?.texts ? plan.columns.map(textKindOf) : [];
     try {
+      if (kinds.some((k) => k !== undefined)) {
+        const read = { plan, copy, batch, fields: select.length, readers, columnStart, locatorAt, keyed, kinds };
+        yield* this.textBatches(read, rowNumber);
+        return;
+      }
       for (;;) {
         const rows = await copy.read(batch);
         if (rows.length === 0) break;
@@ -237,9 +245,7 @@ export class PostgresSource implements DatabaseSource {
           const raw = rows[r]!;
           rowNumber++;
           if (keyed.texts) fetched.rowKeys![r] = new RowKey(raw, keyed.texts);
-          const at = locatorAt < 0 ? null : raw[locatorAt];
-          const locator: Locator =
-            at === null || at === undefined ? NO_LOCATOR : { tableoid: String(at), ctid: String(raw[locatorAt + 1]) };
+          const locator = locatorOf(raw, locatorAt);
           const out: SourceValue[] = new Array(plan.columns.length);
           for (let c = 0; c < plan.columns.length; c++) {
             const value = readers[c]!(raw, columnStart[c]!, rowNumber, locator);
@@ -251,6 +257,63 @@ export class PostgresSource implements DatabaseSource {
       }
     } finally {
       await copy.close().catch(() => {});
+    }
+  }
+
+  /**
+   * The rows as CellTexts (database-source.ts) for the columns of `kinds`, the others' values read
+   * as readBatches reads them; a text's value (CellTexts.value) is read the same way, from its row's
+   * fields decoded then.
+   */
+  private async *textBatches(read: TextRead, rowNumber: number): AsyncIterable<KeyedBatch> {
+    const { plan, copy, fields, readers, columnStart, locatorAt, keyed, kinds } = read;
+    const n = plan.columns.length;
+    // streamed columns with texts: NULL inline field and a size: a value read in slices
+    const streamedTexts = plan.columns.flatMap((col, c) => (kinds[c] !== undefined && isStreamedKind(col.mapped.kind) ? [c] : []));
+    const allTexts = kinds.every((k) => k !== undefined);
+    // every row of a batch of texts only: one array (table-data.ts copies one before it puts a value in it)
+    const noValues: SourceValue[] = new Array(n);
+    for (;;) {
+      const got = await copy.readTexts(read.batch, fields);
+      if (got.count === 0) break;
+      const first = rowNumber + 1;
+      let decoded = -1;
+      let raw: Array<string | null> = [];
+      const rawOf = (r: number) => {
+        if (decoded !== r) {
+          raw = Array.from({ length: fields }, (_, f) => fieldText(got, r, f, fields));
+          decoded = r;
+        }
+        return raw;
+      };
+      const valueOf = (r: number, c: number): SourceValue => {
+        const row = rawOf(r);
+        return readers[c]!(row, columnStart[c]!, first + r, locatorOf(row, locatorAt)) as SourceValue;
+      };
+      const fetched: KeyedBatch = new Array(got.count);
+      fetched.texts = { kinds, bytes: got.bytes, bounds: got.bounds, stride: fields, field: columnStart, value: valueOf };
+      if (keyed.at) fetched.rowKeys = new Array(got.count);
+      for (let r = 0; r < got.count; r++) {
+        rowNumber++;
+        if (keyed.at) fetched.rowKeys![r] = new CopyRowKey(got, r, keyed.at, fields);
+        for (const c of streamedTexts) {
+          const at = 2 * (r * fields + columnStart[c]!);
+          if (got.bounds[at] === -1 && got.bounds[at + 2] !== -1) got.bounds[at] = -2;
+        }
+        if (allTexts) {
+          fetched[r] = noValues;
+          continue;
+        }
+        const out: SourceValue[] = new Array(n);
+        for (let c = 0; c < n; c++) {
+          if (kinds[c] !== undefined) continue;
+          const row = rawOf(r);
+          const value = readers[c]!(row, columnStart[c]!, rowNumber, locatorOf(row, locatorAt));
+          out[c] = value instanceof Promise ? await value : value;
+        }
+        fetched[r] = out;
+      }
+      yield fetched;
     }
   }
 
@@ -462,6 +525,69 @@ export class PostgresSource implements DatabaseSource {
   }
 }
 
+/** What textBatches reads with. */
+interface TextRead {
+  plan: PgTablePlan;
+  copy: CopyOutRows;
+  batch: number;
+  fields: number;
+  readers: Array<(raw: unknown[], at: number, row: number, locator: Locator) => SourceValue | Promise<SourceValue>>;
+  columnStart: number[];
+  locatorAt: number;
+  keyed: { at?: number[] };
+  kinds: Array<CellTextKind | undefined>;
+}
+
+/** How a column's cells come as texts (CellTexts), its value being the text as convertScalar gives it; undefined: as values. */
+function textKindOf(col: PgColumnPlan): CellTextKind | undefined {
+  if (col.mapped.array) return undefined;
+  switch (col.mapped.kind) {
+    case 'integer':
+    case 'decimal':
+    case 'text':
+    case 'clob':
+      return 'string';
+    case 'float':
+      return 'double';
+    case 'date':
+    case 'time':
+    case 'timestamp':
+      return 'utc';
+    default:
+      return undefined;
+  }
+}
+
+/** A row's key (row-key.ts's text) in a batch of texts, its text made only when asked (at a cut). */
+class CopyRowKey {
+  constructor(
+    private readonly rows: CopyTextRows,
+    private readonly r: number,
+    private readonly at: readonly number[],
+    private readonly fields: number,
+  ) {}
+
+  toString(): string {
+    return JSON.stringify(this.at.map((a) => fieldText(this.rows, this.r, a, this.fields)));
+  }
+}
+
+/** Where a row is, from its locator's fields at `at` (-1: none selected). */
+function locatorOf(row: readonly unknown[], at: number): Locator {
+  const tableoid = at < 0 ? null : row[at];
+  return tableoid === null || tableoid === undefined ? NO_LOCATOR : { tableoid: String(tableoid), ctid: String(row[at + 1]) };
+}
+
+/** Field f of row r as COPY's text of it (its back-slash pairs undone), null for NULL. */
+function fieldText(rows: CopyTextRows, r: number, f: number, fields: number): string | null {
+  const at = 2 * (r * fields + f);
+  const start = rows.bounds[at]!;
+  // -1 NULL; -2 an inline field that was NULL (textBatches: a value read in slices)
+  if (start < 0) return null;
+  const text = rows.bytes[r]!.toString('utf8', start, rows.bounds[at + 1]!);
+  return text.includes('\\') ? unescapeCopyField(text) : text;
+}
+
 /** The locator of rows of a table without a value read in slices: never used. */
 const NO_LOCATOR: Locator = { tableoid: '', ctid: '' };
 
@@ -492,7 +618,7 @@ function keyedRead(
   select: string[],
   columnStart: readonly number[],
   after: RowsAfter | undefined,
-): { orderBy: string; where: string; texts?: (row: readonly unknown[]) => string[] } {
+): { orderBy: string; where: string; texts?: (row: readonly unknown[]) => string[]; at?: number[] } {
   const key = rowKeyOf(plan);
   if (!key) {
     if (after) throw noKeyNow(after.key, `${plan.schema}.${plan.name}`);
@@ -513,6 +639,7 @@ function keyedRead(
     orderBy: ` ORDER BY ${cols.join(', ')}`,
     where: after ? ` WHERE (${cols.join(', ')}) > (${texts.map(untypedLiteral).join(', ')})` : '',
     texts: (row) => at.map((a) => row[a] as string),
+    at,
   };
 }
 

@@ -3,7 +3,7 @@
  * here again from that text with BigInt arithmetic (no Math.imul, no shared code): a fingerprint
  * file written by an earlier build must keep matching. Rows of random cells (NULL, '', odd and even
  * lengths, non-ASCII, astral and lone surrogate code units), given whole (`add`) and cell by cell;
- * `zonedCell` against `cell` of the form it stands for.
+ * `zonedCell` and `bytesCell` against `cell` of the form each stands for.
  */
 import test from 'ava';
 import { TableFingerprint } from '../../../../src/siard/fingerprint/row-hash.js';
@@ -133,5 +133,31 @@ test('zonedCell hashes as cell of the form it stands for: the text with T at the
     zoned.nullCell();
     zoned.endRow();
     t.is(zoned.hex(), reference([['x', form, null]]), source);
+  }
+});
+
+test('bytesCell hashes as cell of the form it stands for: ASCII bytes, back-slash pairs as one unit, T at tAt, then the tail', (t) => {
+  const cases: Array<[string, boolean, number, string, string]> = [
+    ['12345', false, -1, '', '12345'],
+    ['', false, -1, '', ''],
+    ['2024-01-05 10:00:00', false, 10, 'Z', '2024-01-05T10:00:00Z'],
+    ['2024-01-05 10:00:00.123456', false, 10, 'Z', '2024-01-05T10:00:00.123456Z'],
+    ['2024-01-05', false, -1, 'Z', '2024-01-05Z'],
+    ['100', false, -1, '.0', '100.0'],
+    ['0.25', false, -1, '', '0.25'],
+    ['a\\tb\\\\c\\nd\\re\\bf\\fg\\vh', true, -1, '', 'a\tb\\c\nd\re\bf\fg\vh'],
+    ['\\\\', true, -1, '', '\\'],
+    ['odd', true, -1, '', 'odd'],
+    ['a&b  <c>', true, -1, '', 'a&b  <c>'],
+  ];
+  for (const [text, escaped, tAt, tail, form] of cases) {
+    // the text inside other bytes, as a field of a row
+    const bytes = Buffer.from(`x\t${text}\ty`, 'latin1');
+    const hashed = new TableFingerprint();
+    hashed.cell('x');
+    hashed.bytesCell(bytes, 2, 2 + text.length, form.length, escaped, tAt, tail);
+    hashed.nullCell();
+    hashed.endRow();
+    t.is(hashed.hex(), reference([['x', form, null]]), text);
   }
 });
