@@ -137,7 +137,19 @@ class CopyLines {
   constructor(private readonly fields: number) {}
 
   parse(chunk: Buffer): void {
-    const buf = this.rest.length > 0 ? Buffer.concat([this.rest, chunk]) : chunk;
+    if (this.rest.length === 0) return this.lines(chunk);
+    // a line begun in the chunks before: it alone is copied whole, the rest of this chunk is not
+    const end = chunk.indexOf(0x0a);
+    if (end < 0) {
+      this.rest = Buffer.concat([this.rest, chunk]);
+      return;
+    }
+    this.lines(Buffer.concat([this.rest, chunk.subarray(0, end + 1)]));
+    this.lines(chunk.subarray(end + 1));
+  }
+
+  /** The whole lines of `buf`; what follows the last one is kept in `rest`. */
+  private lines(buf: Buffer): void {
     const fields = this.fields;
     const width = 2 * fields;
     let at = this.count * width;
