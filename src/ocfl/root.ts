@@ -15,7 +15,8 @@ import type { LockProvider } from './lock/lock.js';
 import { assertObjectId } from './inventory/logical-path.js';
 import { loadInventorySummary, loadStagingBase, OcflObjectReader, type ReaderOptions } from './object/object.js';
 import type { StagingBase } from './commit/staging-base.js';
-import type { InventoryHeader, InventoryVersionSummary } from './inventory/inventory.js';
+import type { InventoryVersionSummary } from './inventory/inventory.js';
+import type { InventorySummary } from './inventory/view.js';
 import { repairObject, repairRoot, type ObjectRepairReport, type RepairOptions, type RootRepairReport } from './commit/repair.js';
 import { StagedVersion, type StartVersionOptions } from './commit/stage.js';
 import type { Readable } from 'node:stream';
@@ -347,7 +348,7 @@ export class OcflStorageRoot {
   }
 
   /** id and head of the object at a path, without building its manifest and states (for listings). */
-  objectHeaderAt(objectPath: string): Promise<InventoryHeader> {
+  objectHeaderAt(objectPath: string): Promise<InventorySummary> {
     return loadInventorySummary(this.storage, objectPath);
   }
 

@@ -50,11 +50,6 @@ export class StagingBase {
     return this.view.state(this.view.head);
   }
 
-  /** The versions' names in numeric order. */
-  versionNames(): string[] {
-    return this.view.versions().map((v) => v.version);
-  }
-
   manifestBlock(): PathBlock {
     return () => this.view.manifestEntries();
   }

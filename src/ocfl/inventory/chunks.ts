@@ -10,7 +10,7 @@
  * compact state, without building the Inventory (see staged-inventory.ts). The serialisation is
  * that of the OCFL fixtures and ocfl-py (2-space indentation).
  */
-import { JsonPieces } from './large-json.js';
+import { JsonMembers, JsonPieces } from './large-json.js';
 import type { Inventory, User } from './inventory.js';
 import { versionNumber } from './inventory.js';
 
@@ -39,31 +39,6 @@ export interface InventorySource {
 
 export const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** The members of one JSON object being written: `{`, `,` and the indentation as JSON.stringify(…, null, 2) puts them. */
-class Members {
-  private first = true;
-
-  constructor(
-    private readonly out: JsonPieces,
-    private readonly indent: string,
-  ) {}
-
-  /** Starts a member; its value is written next at `inner`. */
-  key(name: string): void {
-    this.out.put(this.first ? '{\n' : ',\n');
-    this.first = false;
-    this.out.put(`${this.inner}${JSON.stringify(name)}: `);
-  }
-
-  get inner(): string {
-    return this.indent + '  ';
-  }
-
-  close(): void {
-    this.out.put(this.first ? '{}' : `\n${this.indent}}`);
-  }
-}
-
 /** A list of paths at `indent` (the list's own line), as JSON.stringify writes an array of strings. */
 function putPaths(out: JsonPieces, paths: readonly string[], indent: string): void {
   if (paths.length === 0) return out.put('[]');
@@ -81,7 +56,7 @@ export function* inventoryChunks(src: InventorySource): Generator<Buffer> {
     for (const piece of ready.splice(0)) yield piece;
   }
   function* block(entries: PathBlock, indent: string): Generator<Buffer> {
-    const members = new Members(out, indent);
+    const members = new JsonMembers(out, indent);
     for (const [key, paths] of entries()) {
       members.key(key);
       putPaths(out, paths, members.inner);
@@ -89,7 +64,7 @@ export function* inventoryChunks(src: InventorySource): Generator<Buffer> {
     }
     members.close();
   }
-  const top = new Members(out, '');
+  const top = new JsonMembers(out, '');
   const field = (name: string, value: string | undefined) => {
     if (value === undefined) return;
     top.key(name);
@@ -99,7 +74,7 @@ export function* inventoryChunks(src: InventorySource): Generator<Buffer> {
   field('digestAlgorithm', src.digestAlgorithm);
   if (src.fixity && src.fixity.length > 0) {
     top.key('fixity');
-    const algorithms = new Members(out, top.inner);
+    const algorithms = new JsonMembers(out, top.inner);
     for (const [alg, entries] of src.fixity) {
       algorithms.key(alg);
       yield* block(entries, algorithms.inner);
@@ -112,10 +87,10 @@ export function* inventoryChunks(src: InventorySource): Generator<Buffer> {
   yield* block(src.manifest, top.inner);
   field('type', src.type);
   top.key('versions');
-  const versions = new Members(out, top.inner);
+  const versions = new JsonMembers(out, top.inner);
   for (const [name, v] of src.versions) {
     versions.key(name);
-    const fields = new Members(out, versions.inner);
+    const fields = new JsonMembers(out, versions.inner);
     fields.key('created');
     out.put(JSON.stringify(v.created));
     if (v.message !== undefined) {

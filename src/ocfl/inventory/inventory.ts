@@ -157,14 +157,6 @@ export function inventoryFromJson(data: unknown, where = 'inventory.json'): Inve
   return inv;
 }
 
-/** What identifies an object: read without its manifest and states (ls, purge, repair). */
-export interface InventoryHeader {
-  id: string;
-  head: string;
-  type: string;
-  digestAlgorithm: string;
-}
-
 /** One version as `log` shows it: its metadata and how many logical files it has. */
 export interface InventoryVersionSummary {
   version: string;

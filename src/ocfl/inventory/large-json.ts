@@ -39,11 +39,6 @@ function parseValue(bytes: Uint8Array, start: number, end: number, sliceMax: num
   return JSON.parse(utf8.decode(bytes.subarray(start, end)));
 }
 
-/** The JSON value bytes[start, end), of any size. */
-export function parseJsonRange(bytes: Uint8Array, start: number, end: number): unknown {
-  return parseValue(bytes, start, end, SLICE_MAX);
-}
-
 interface Member {
   start: number;
   /** position of the colon (objects), -1 in arrays */
@@ -188,16 +183,13 @@ export class JsonPieces {
    * left out), each value written by `value` at the member's indentation.
    */
   object<T>(entries: Iterable<readonly [string, T]>, indent: string, value: (v: T, indent: string) => void): void {
-    const inner = indent + '  ';
-    let first = true;
+    const members = new JsonMembers(this, indent);
     for (const [key, v] of entries) {
       if (v === undefined) continue;
-      this.put(first ? '{\n' : ',\n');
-      first = false;
-      this.put(`${inner}${JSON.stringify(key)}: `);
-      value(v, inner);
+      members.key(key);
+      value(v, members.inner);
     }
-    this.put(first ? '{}' : `\n${indent}}`);
+    members.close();
   }
 
   /** Writes any plain JSON value (objects in their own key order). */
@@ -233,5 +225,30 @@ export class JsonPieces {
   done(): Buffer[] {
     this.flush();
     return this.pieces;
+  }
+}
+
+/** The members of one JSON object being written: `{`, `,` and the indentation as JSON.stringify(…, null, 2) puts them. */
+export class JsonMembers {
+  private first = true;
+
+  constructor(
+    private readonly out: JsonPieces,
+    private readonly indent: string,
+  ) {}
+
+  /** Starts a member; its value is written next at `inner`. */
+  key(name: string): void {
+    this.out.put(this.first ? '{\n' : ',\n');
+    this.first = false;
+    this.out.put(`${this.inner}${JSON.stringify(name)}: `);
+  }
+
+  get inner(): string {
+    return this.indent + '  ';
+  }
+
+  close(): void {
+    this.out.put(this.first ? '{}' : `\n${this.indent}}`);
   }
 }

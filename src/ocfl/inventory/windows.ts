@@ -14,7 +14,7 @@
 import { isUtf8 } from 'node:buffer';
 import { DIGEST_HEX_LENGTH } from '../digest.js';
 import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, isSpace } from './json-bytes.js';
-import { parseJsonRange } from './large-json.js';
+import { parseJsonBytes } from './large-json.js';
 import { NOT_PLAIN, PathBlockWindows, type BlockParts, type EntryVisitor } from './path-block-windows.js';
 
 /** A version as read: its fields, parsed, in file order (the state standing as `{}`), and its state block. */
@@ -88,11 +88,7 @@ class GatheredValue {
   readonly scalar: boolean;
   done = false;
 
-  /** `keep`: false to only find the value's end (a large member passed over), its bytes not kept. */
-  constructor(
-    first: number,
-    private readonly keep = true,
-  ) {
+  constructor(first: number) {
     this.scalar = first !== QUOTE && first !== OPEN_OBJECT && first !== OPEN_ARRAY;
   }
 
@@ -117,19 +113,13 @@ class GatheredValue {
         else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) this.done = --this.depth === 0;
       }
     }
-    if (this.keep) this.pieces.push(Buffer.from(bytes.subarray(at, i)));
+    this.pieces.push(Buffer.from(bytes.subarray(at, i)));
     return i;
-  }
-
-  /** The value's bytes (when kept). */
-  bytes(): Buffer {
-    return Buffer.concat(this.pieces);
   }
 
   /** The value (throws SyntaxError as JSON.parse does). */
   value(): unknown {
-    const bytes = this.bytes();
-    return parseJsonRange(bytes, 0, bytes.length);
+    return parseJsonBytes(Buffer.concat(this.pieces));
   }
 }
 

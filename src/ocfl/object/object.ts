@@ -5,14 +5,7 @@
  */
 import type { Readable } from 'node:stream';
 import { SiardOcflError } from '../../errors.js';
-import {
-  InventoryError,
-  type InventoryHeader,
-  noSuchVersion,
-  type InventoryVersionSummary,
-  parseSidecar,
-  versionSummary,
-} from '../inventory/inventory.js';
+import { InventoryError, noSuchVersion, type InventoryVersionSummary, parseSidecar, versionSummary } from '../inventory/inventory.js';
 import { digestSync } from '../digest.js';
 import { type InventoryModel, type InventorySummary, InventoryView, type VersionListing } from '../inventory/view.js';
 import { VersionView } from '../inventory/version-view.js';
@@ -80,7 +73,7 @@ async function streamedDigest(storage: ReadStorage, where: string, algorithm: st
  * (streamed, never held beside the root's bytes) and its sidecar records it; else an error naming
  * the object.
  */
-async function staleSidecar(storage: ReadStorage, objectPath: string, header: InventoryHeader, digest: string): Promise<boolean> {
+async function staleSidecar(storage: ReadStorage, objectPath: string, header: InventorySummary, digest: string): Promise<boolean> {
   const alg = header.digestAlgorithm;
   if (await sidecarRecords(storage, join(objectPath, 'inventory.json'), alg, digest)) return false;
   const headPath = join(objectPath, header.head, 'inventory.json');
