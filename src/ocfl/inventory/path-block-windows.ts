@@ -8,7 +8,8 @@
  * The scan accepts only the plain shape these blocks have in practice: keys and paths without
  * escapes or control characters, keys of lower-case hex (when asked; see `digits`). Anything else, valid JSON or
  * not, is "not plain", and the caller parses the bytes in full, which decides and words any error.
- * So the scan never accepts what JSON.parse refuses, and never reads a value differently. For a
+ * So what the scan keeps or visits, JSON.parse reads alike (a block only checked, `digits: false`, is
+ * read for its shape: an escape or control character inside its strings goes unseen). For a
  * reader that meets a block before the digest algorithm, hex keys are taken at the length the
  * first one has (even, at most 128), every other key must have the same, and the owner compares
  * that length with the one required once it knows it.
