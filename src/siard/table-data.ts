@@ -100,6 +100,45 @@ const ROWS_TEXT = 4096;
  */
 const SEGMENT_CHARS = 8 * 1024 * 1024;
 
+/**
+ * LOB files, and their bytes, between two cuts at most: a table of mostly LOB files (8 MiB of XML
+ * is about 37,000 file references) cuts as often as a table of text rows would, so that a resumed
+ * run throws away and writes again a bounded number of files after the last cut. Part of the
+ * archive's bytes too (a table with more LOB files than this between two XML cuts is cut more often).
+ */
+const SEGMENT_LOB_FILES = 4096;
+const SEGMENT_LOB_BYTES = 256 * 1024 * 1024;
+
+/** What the segment since the last cut holds: characters of XML, LOB files and their bytes (a cut when one is at its bound). */
+class SegmentFill {
+  private chars = 0;
+  private lobsAtCut: number;
+  private lobBytesAtCut: number;
+
+  /** `stats` as they are at the segment's start (a continued table's hold the rows before its cut). */
+  constructor(stats: TableDataStats) {
+    this.lobsAtCut = stats.externalLobs;
+    this.lobBytesAtCut = stats.lobBytes;
+  }
+
+  /** A row of `chars` characters written (stats counting its LOB files): whether a cut comes after it. */
+  full(chars: number, stats: TableDataStats): boolean {
+    this.chars += chars;
+    return (
+      this.chars >= SEGMENT_CHARS ||
+      stats.externalLobs - this.lobsAtCut >= SEGMENT_LOB_FILES ||
+      stats.lobBytes - this.lobBytesAtCut >= SEGMENT_LOB_BYTES
+    );
+  }
+
+  /** A cut made: the next segment starts. */
+  reset(stats: TableDataStats): void {
+    this.chars = 0;
+    this.lobsAtCut = stats.externalLobs;
+    this.lobBytesAtCut = stats.lobBytes;
+  }
+}
+
 /** How a column's cells are written, decided once per table. */
 const enum CellWay {
   Scalar,
@@ -139,7 +178,8 @@ function cellWays(ctx: TableDataContext) {
 
 /**
  * Yields the XML of the table as UTF-8, in chunks of whole rows, and a cut after the first row
- * that ends SEGMENT_CHARS of XML since the last one; `stats` is filled as it goes. Rows come in
+ * that ends SEGMENT_CHARS of XML, SEGMENT_LOB_FILES LOB files or SEGMENT_LOB_BYTES of them since
+ * the last one; `stats` is filled as it goes. Rows come in
  * batches (rowBatchesOf), of values or of the source's texts (CellTexts).
  * Long because: it is the loop every cell of an export goes through; a cell's formatting stays
  * inline, without a call or a promise a cell.
@@ -155,7 +195,7 @@ export async function* tableDataXml(
   const observer = ctx.observer;
   const out = new Utf8Chunks(CHUNK_BYTES);
   if (!ctx.continued) out.append(tableStart(ctx.folder));
-  let sinceCut = 0;
+  const segment = new SegmentFill(stats);
   const lobColumns = ways.flatMap((w, i) => (w === CellWay.Lob ? [i] : []));
   const aheadPossible = LobsAhead.possible(ctx.lobWriter, ctx.provisional, lobColumns, formatsWithoutFiles(ctx));
   let ahead: LobsAhead | undefined;
@@ -221,14 +261,14 @@ export async function* tableDataXml(
       else if (xml === '') out.ascii('</row>\n');
       else out.append(xml + '</row>\n');
       observer?.endRow();
-      sinceCut += written + xml.length + 7;
-      if (rows.length > ROWS_TEXT || sinceCut >= SEGMENT_CHARS) {
+      const cut = segment.full(written + xml.length + 7, stats);
+      if (rows.length > ROWS_TEXT || cut) {
         out.append(rows);
         rows = '';
       }
       onRow?.();
-      if (sinceCut >= SEGMENT_CHARS) {
-        sinceCut = 0;
+      if (cut) {
+        segment.reset(stats);
         yield* out.take(0);
         const state = () => ctx.cutState?.(batch.rowKeys?.[r]);
         yield { cut: true, state: ahead ? ahead.asOf(r, state) : state() };

@@ -133,12 +133,14 @@ async function removeUnfinished(
   };
   if (progress) for await (const [relPath] of journaledLobs(journalFile, from.validLength)) if (inProgress(relPath)) beforeCut.add(relPath);
   let kept = 0;
+  const unfinished: string[] = [];
   for await (const relPath of resumable.files()) {
     if (relPath === siardFile) continue;
     const owner = layout.tableOfFile(relPath);
     if ((owner && finished.has(`${owner.schema}.${owner.table}`)) || beforeCut.has(relPath)) kept++;
-    else await resumable.removeFile(relPath);
+    else unfinished.push(relPath);
   }
+  await resumable.removeFiles(unfinished);
   return kept;
 }
 
