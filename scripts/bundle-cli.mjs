@@ -6,8 +6,9 @@
  * (ten runs each; Node 24: 0.30 against 0.23). A scheduled audit of a small object pays it once
  * per run, as does each of the test suite's ~800 command-line children. The verbs stay separate
  * chunks, loaded only when run (src/cli/verbs.ts). The packages written in JavaScript are bundled
- * too (below); native modules and those that load files beside their own stay imports. hash-worker and object-worker are entries
- * beside main.js, because the hash pool starts them by their URL (`./hash-worker.js`) next to its own module.
+ * too (below); native modules and those that load files beside their own stay imports.
+ * hash-worker, object-worker and rows-worker are entries beside main.js, because the hash pool
+ * and the SQLite reader start them by their URL (`./hash-worker.js`) next to their own module.
  * The bundle is one folder below dist/, as the modules are, so paths found from a module's own URL
  * (`../../package.json`, the resources of siard/writer.ts) lead to the same files.
  */
@@ -45,6 +46,7 @@ await build({
     main: 'src/cli/main.ts',
     'hash-worker': 'src/ocfl/validate/hash-worker.ts',
     'object-worker': 'src/ocfl/validate/object-worker.ts',
+    'rows-worker': 'src/sources/sqlite/rows-worker.ts',
   },
   outdir,
   bundle: true,

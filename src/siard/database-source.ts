@@ -208,7 +208,8 @@ export type CellTextKind = 'string' | 'utc' | 'double';
  * A batch's cells of some columns as the source read them, UTF-8 bytes not yet turned into values
  * (issue 39: the writer formats most of them straight from the bytes, no string or number per
  * cell); the batch's row arrays leave those cells undefined. Given only when asked for
- * (rowBatches' `texts`).
+ * (rowBatches' `texts`). Its buffers are read only until the batch after the next one is asked
+ * for: a source may fill them again then (SQLite's reader thread, rows-reader.ts).
  */
 export interface CellTexts {
   /** per column: how its texts stand for values; undefined: the column's values are in the rows */
@@ -221,7 +222,7 @@ export interface CellTexts {
   readonly field: readonly number[];
   /**
    * The value the text of row r, column c stands for, as the rows would hold it (a value that does
-   * not fit throws as the rows' reading would).
+   * not fit throws as the rows' reading would): SQLite's rows hold a 'utc' text as it is.
    */
   value(r: number, c: number): SourceValue;
 }

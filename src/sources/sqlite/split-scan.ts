@@ -76,6 +76,7 @@ const Database = require(workerData.driver);
 let db;
 try {
   db = new Database(workerData.file, { readonly: true, fileMustExist: true });
+  db.pragma('cache_size = -2000'); // one pass over the pages: SQLite's default cache, not better-sqlite3's 16 MB
   const stmt = db.prepare(workerData.sql);
   parentPort.postMessage({ row: workerData.from === undefined ? stmt.get() : stmt.get(workerData.from) });
 } catch (err) {

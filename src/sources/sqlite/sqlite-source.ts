@@ -7,7 +7,9 @@
  * row when a row is larger; better-sqlite3 returns each value whole, so memory is bounded by two
  * batches or the largest row (SQLite's own limit is 1 GB per value). Rowid tables are read a batch
  * per all() call (a row count the prescan's longest values keep under BATCH_BYTES), others with
- * iterate(), a row at a time.
+ * iterate(), a row at a time. A large rowid table whose rows go to the SIARD writer (rowBatches'
+ * `texts`) is read in a worker thread instead (rows-reader.ts): the same select, order and paging,
+ * the cells handed over as bytes the writer formats without a value per cell (issue 39).
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import Database from './driver.js';
@@ -21,6 +23,7 @@ import {
   ProvisionalTypesFailed,
   refuseWidened,
   type DatabaseSource,
+  type BatchOptions,
   type KeyedBatch,
   type RowsAfter,
   type SourceCatalog,
@@ -50,6 +53,8 @@ import { ScanBeside } from './scan-beside.js';
 import { keySelect, primaryKeyBatches, type PrimaryKeyRead } from './primary-key-order.js';
 import { formatReal, mapDeclaredType } from './type-mapping.js';
 import { sqliteLiteral } from './value-literal.js';
+import { encodingOf, textKindOf, textsBatch, type CellEncoding } from './cell-encoding.js';
+import { RowsReader, type WorkerBatch } from './rows-reader.js';
 
 const SQLITE_MAGIC = 'SQLite format 3\0';
 
@@ -91,6 +96,26 @@ function settledPlan(old: TablePlan, known: SettledTypes): TablePlan {
   };
 }
 
+/** Tables with fewer rows are read on the source's thread: the reader thread costs ~50 ms to start. */
+const READER_MIN_ROWS = 50_000;
+/** Batches the reader thread reads ahead of the writer at most (each up to BATCH_BYTES of values). */
+const READER_AHEAD = 3;
+
+/** How a rowid table's rows are read: the select, the rowid's place, and the reader thread when they are read there. */
+interface RowidRead {
+  select: string;
+  rowidAt: number;
+  /** converts a raw row read here (readBatches' convert) */
+  convert: (raw: unknown[]) => number;
+  /** where the rowid is, -1 when the batches have no keys */
+  keys: number;
+  /** the rows read so far (row numbers in messages go on from it) */
+  count: { rows: number };
+  reader?: RowsReader;
+  /** a batch of the reader thread as the writer takes it */
+  texts?: (got: WorkerBatch) => KeyedBatch;
+}
+
 /** Tables with fewer rows are scanned before their rows are read: a worker costs ~50 ms. */
 const SCAN_BESIDE_MIN_ROWS = 200_000;
 
@@ -103,6 +128,8 @@ export interface SqliteSourceOptions {
   rowByRow?: boolean;
   /** tables of at least this many rows have their cheap scan run beside the read (default SCAN_BESIDE_MIN_ROWS; for tests) */
   scanBesideMinRows?: number;
+  /** tables of at least this many rows are read in a worker thread for a writer of texts (default READER_MIN_ROWS; for tests) */
+  readerMinRows?: number;
   /**
    * Settle a rowid table's types from a cheap scan and check the values as they are read, instead
    * of a full scan first (SourceTable.provisional): for a reader that handles ProvisionalTypesFailed,
@@ -147,6 +174,9 @@ export class SqliteSource implements DatabaseSource {
     let db: BetterSqlite3.Database;
     try {
       db = new Database(full, { readonly: true, fileMustExist: true });
+      // SQLite's default page cache (2 MB), not better-sqlite3's 16 MB: an export reads each page
+      // once, in order, and the pages only added to its peak memory
+      db.pragma('cache_size = -2000');
       db.exec('BEGIN'); // one read snapshot for catalogue and rows
       db.prepare('SELECT count(*) FROM sqlite_master').get();
     } catch (err) {
@@ -428,15 +458,15 @@ export class SqliteSource implements DatabaseSource {
     for await (const batch of this.rowBatches(schema, table)) yield* batch;
   }
 
-  rowBatches(schema: string, table: string, after?: RowsAfter): AsyncIterable<KeyedBatch> {
-    return readAhead(this.readBatches(schema, table, after));
+  rowBatches(schema: string, table: string, after?: RowsAfter, how?: BatchOptions): AsyncIterable<KeyedBatch> {
+    return readAhead(this.readBatches(schema, table, after, how));
   }
 
   /**
    * Rows in batches of up to BATCH_ROWS rows and about BATCH_BYTES of values (at least one row):
    * one await per batch instead of per row, and the next batch read while the writer formats this one.
    */
-  private async *readBatches(schema: string, table: string, after?: RowsAfter): AsyncIterable<KeyedBatch> {
+  private async *readBatches(schema: string, table: string, after?: RowsAfter, how?: BatchOptions): AsyncIterable<KeyedBatch> {
     if (schema !== 'main') throw new Error(`SQLite has only the schema "main", not "${schema}".`);
     if (!this.catalogCache) await this.catalog();
     const plan = this.plans.get(table);
@@ -458,10 +488,17 @@ export class SqliteSource implements DatabaseSource {
     const checks = plan.checks;
     // a rowid table is read in rowid order on every path: each batch gives its rows' rowids, to go on after one
     const keyed = plan.orderBy === 'rowid' && !plan.table.columns.some((c) => ROWID_NAMES.has(c.name.toLowerCase()));
-    let rowNumber = after?.rows ?? 0;
+    const count = { rows: after?.rows ?? 0 };
+    /** Column i's value `v` (not a literal column's) of row `row` checked and converted. */
+    const valueOf = (v: unknown, i: number, rowid: unknown, row: number): SourceValue => {
+      if (checks && !checks[i]!(v)) throw new ProvisionalTypesFailed(table, plan.table.columns[i]!.name, row);
+      if (typeof v === 'string' && !strict && textColumn[i] && v.includes('\uFFFD'))
+        this.checkStoredText(table, plan.table.columns[i]!.name, rowid as bigint, v, encoding, row);
+      return converters[i]!(v, row);
+    };
     /** Converts `raw` in place (one array per row, trimmed of the extra columns after the values); returns its bytes. */
     const convert = (raw: unknown[]): number => {
-      rowNumber++;
+      const rowNumber = ++count.rows;
       let bytes = ROW_OVERHEAD_BYTES;
       const out = raw as SourceValue[];
       for (let i = 0; i < n; i++) {
@@ -470,13 +507,9 @@ export class SqliteSource implements DatabaseSource {
           out[i] = literalCell(v, raw[classAt.get(i)!] as string, table, plan.table.columns[i]!.name, rowNumber, decoder);
           continue;
         }
-        if (checks && !checks[i]!(v)) throw new ProvisionalTypesFailed(table, plan.table.columns[i]!.name, rowNumber);
-        if (typeof v === 'string') {
-          bytes += v.length;
-          if (!strict && textColumn[i] && v.includes('\uFFFD'))
-            this.checkStoredText(table, plan.table.columns[i]!.name, raw[rowidAt] as bigint, v, encoding, rowNumber);
-        } else if (v instanceof Uint8Array) bytes += v.length;
-        out[i] = converters[i]!(v, rowNumber);
+        if (typeof v === 'string') bytes += v.length;
+        else if (v instanceof Uint8Array) bytes += v.length;
+        out[i] = valueOf(v, i, raw[rowidAt], rowNumber);
       }
       if (out.length > n) out.length = n;
       return bytes;
@@ -485,35 +518,106 @@ export class SqliteSource implements DatabaseSource {
     const columns = names.length > 0 ? names.join(', ') : 'NULL';
     const select = `SELECT ${columns} FROM ${quoteIdent(table)}`;
     if (pk) return yield* primaryKeyBatches({ ...pk, select, decoder, convert }, after?.key);
-    const keys = keyed ? rowidAt : -1;
-    if (after) return yield* this.batchesAfter(plan, BigInt(after.key), select, convert, keys, rowNumber + 1);
-    let from = MIN_ROWID;
-    if (plan.scanBeside) {
-      // The cheap scan of the first rowids here, of the rest in a worker beside the read: keyset
-      // batches through the first part, then rows one at a time until the worker answers.
-      const list = `SELECT ${cheapScanList(plan.scanBeside)} FROM ${quoteIdent(table)} WHERE rowid`;
-      const split = this.firstPartEnd(table);
-      const scan = new ScanBeside(queryInWorker(this.file, `${list} >= ${split}`));
-      try {
-        const head = this.db.prepare(`${list} < ?`).get(split) as AggregateRow;
-        this.takeLengths(plan, head, rowNumber + 1);
-        for (const batch of keysetBatches(this.db, select, Math.max(1, keysetBatchRows(plan)), rowidAt, MIN_ROWID, split))
-          yield convertBatch(batch, convert, keys);
-        const next = scan.done ? split : yield* rowsOneByOne(this.db, select, 'rowid', convert, rowidAt, split, () => scan.done, keys);
-        const rest = await scan.row(() => this.db.prepare(`${list} >= ?`).get(split) as AggregateRow);
-        this.takeScan(plan, merge(head, rest), rowNumber + 1);
-        if (next === undefined) return;
-        from = next;
-      } finally {
-        scan.stop();
+    const read: RowidRead = { select, rowidAt, convert, keys: keyed ? rowidAt : -1, count };
+    if (how?.texts && keyed && !this.options.rowByRow) this.startReader(read, plan, literal, valueOf);
+    try {
+      if (after) return yield* this.batchesAfter(plan, BigInt(after.key), read, count.rows + 1);
+      const from = plan.scanBeside ? yield* this.besideScan(plan, read) : MIN_ROWID;
+      if (from === undefined) return;
+      const limit = this.options.rowByRow ? 0 : keysetBatchRows(plan);
+      if (limit === 0) {
+        yield* rowsOneByOne(this.db, select, plan.orderBy, convert, rowidAt, undefined, undefined, read.keys);
+        return;
       }
+      yield* this.keyset(read, limit, from);
+    } finally {
+      read.reader?.close();
     }
-    const limit = this.options.rowByRow ? 0 : keysetBatchRows(plan);
-    if (limit === 0) {
-      yield* rowsOneByOne(this.db, select, plan.orderBy, convert, rowidAt, undefined, undefined, keys);
+  }
+
+  /**
+   * The first rows of a table whose cheap scan runs beside its read: the scan of the first rowids
+   * here, of the rest in a worker beside the read; keyset batches through the first part, then
+   * rows one at a time until the worker answers. The rowid to go on from, undefined at the end.
+   */
+  private async *besideScan(plan: TablePlan, read: RowidRead): AsyncGenerator<KeyedBatch, bigint | undefined> {
+    const list = `SELECT ${cheapScanList(plan.scanBeside!)} FROM ${quoteIdent(plan.table.name)} WHERE rowid`;
+    const split = this.firstPartEnd(plan.table.name);
+    const scan = new ScanBeside(queryInWorker(this.file, `${list} >= ${split}`));
+    try {
+      const head = this.db.prepare(`${list} < ?`).get(split) as AggregateRow;
+      this.takeLengths(plan, head, read.count.rows + 1);
+      yield* this.keyset(read, Math.max(1, keysetBatchRows(plan)), MIN_ROWID, split);
+      const next = scan.done ? split : yield* this.oneByOne(read, split, () => scan.done);
+      const rest = await scan.row(() => this.db.prepare(`${list} >= ?`).get(split) as AggregateRow);
+      this.takeScan(plan, merge(head, rest), read.count.rows + 1);
+      return next;
+    } finally {
+      scan.stop();
+    }
+  }
+
+  /**
+   * Reads `read`'s rows in a worker thread (rows-reader.ts) as texts, when the table is one for it
+   * (readerEncodings); the cells that come as values checked and converted by `valueOf`.
+   */
+  private startReader(
+    read: RowidRead,
+    plan: TablePlan,
+    literal: boolean[],
+    valueOf: (v: unknown, column: number, rowid: bigint, row: number) => SourceValue,
+  ): void {
+    const encodings = this.readerEncodings(plan, literal);
+    if (!encodings) return;
+    const setup = { file: this.file, select: read.select, rowidAt: read.rowidAt, encodings };
+    read.reader = new RowsReader(
+      { ...setup, batchRows: BATCH_ROWS, batchBytes: BATCH_BYTES, rowOverhead: ROW_OVERHEAD_BYTES },
+      READER_AHEAD,
+    );
+    const kinds = encodings.map(textKindOf);
+    read.texts = (got) => {
+      const batch = textsBatch(got, encodings, kinds, read.count.rows + 1, valueOf);
+      read.count.rows += got.count;
+      return batch;
+    };
+  }
+
+  /**
+   * The encoding of each column's cells when a rowid table's rows are read in a worker thread
+   * (rows-reader.ts), or undefined when they are read here: a small table (a thread costs more
+   * than it saves), WAL mode (the thread's connection could see other rows), or a column whose
+   * cells are not encoded (literal, untyped, boolean, BLOB).
+   */
+  private readerEncodings(plan: TablePlan, literal: boolean[]): CellEncoding[] | undefined {
+    if (plan.table.rows < (this.options.readerMinRows ?? READER_MIN_ROWS) || literal.some((l) => l)) return undefined;
+    const encodings = plan.decisions.map((d) => encodingOf(d.kind));
+    if (encodings.some((e) => e === undefined)) return undefined;
+    if (String(this.db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal') return undefined;
+    return encodings as CellEncoding[];
+  }
+
+  /** Keyset batches (keysetBatches) from rowid `from` on, below `until`: read here or by the reader thread. */
+  private async *keyset(read: RowidRead, limit: number, from: bigint, until?: bigint): AsyncGenerator<KeyedBatch> {
+    if (!read.reader) {
+      for (const batch of keysetBatches(this.db, read.select, limit, read.rowidAt, from, until))
+        yield convertBatch(batch, read.convert, read.keys);
       return;
     }
-    for (const batch of keysetBatches(this.db, select, limit, rowidAt, from)) yield convertBatch(batch, convert, keys);
+    for await (const got of read.reader.stream(from, limit, until)) yield read.texts!(got);
+  }
+
+  /**
+   * Rows one at a time from rowid `from` on (rowsOneByOne), until `stop()` says so between two
+   * batches: the rowid to go on from, or undefined when every row was read.
+   */
+  private async *oneByOne(read: RowidRead, from: bigint, stop: () => boolean): AsyncGenerator<KeyedBatch, bigint | undefined> {
+    if (!read.reader) return yield* rowsOneByOne(this.db, read.select, 'rowid', read.convert, read.rowidAt, from, stop, read.keys);
+    for await (const got of read.reader.stream(from, 0)) {
+      yield read.texts!(got);
+      const last = got.rowids[got.count - 1]!;
+      if (stop()) return last === MAX_ROWID ? undefined : last + 1n;
+    }
+    return undefined;
   }
 
   /**
@@ -532,15 +636,8 @@ export class SqliteSource implements DatabaseSource {
    * A table whose cheap scan runs beside its read has it run whole here first (the same scan, the
    * same types and the same failure, if any, as the interrupted run's).
    */
-  private *batchesAfter(
-    plan: TablePlan,
-    key: bigint,
-    select: string,
-    convert: (raw: unknown[]) => number,
-    keys: number,
-    nextRow: number,
-  ): Generator<KeyedBatch> {
-    if (keys < 0) throw new Error(`Table "${plan.table.name}" has no rowid to go on from.`);
+  private async *batchesAfter(plan: TablePlan, key: bigint, read: RowidRead, nextRow: number): AsyncGenerator<KeyedBatch> {
+    if (read.keys < 0) throw new Error(`Table "${plan.table.name}" has no rowid to go on from.`);
     if (key === MAX_ROWID) return;
     if (plan.scanBeside) {
       const list = `SELECT ${cheapScanList(plan.scanBeside)} FROM ${quoteIdent(plan.table.name)} WHERE rowid >= ?`;
@@ -548,10 +645,10 @@ export class SqliteSource implements DatabaseSource {
     }
     const limit = this.options.rowByRow ? 0 : keysetBatchRows(plan);
     if (limit === 0) {
-      yield* rowsOneByOne(this.db, select, 'rowid', convert, keys, key + 1n, undefined, keys);
+      yield* rowsOneByOne(this.db, read.select, 'rowid', read.convert, read.keys, key + 1n, undefined, read.keys);
       return;
     }
-    for (const batch of keysetBatches(this.db, select, limit, keys, key + 1n)) yield convertBatch(batch, convert, keys);
+    yield* this.keyset(read, limit, key + 1n);
   }
 
   /**
