@@ -174,31 +174,46 @@ interface RootInventory {
  */
 const KEEP_ROOT_BYTES = 8 * 1024 * 1024;
 
-/** The root inventory and its sidecar (E063, E033, and what checkInventory finds). */
-async function readRootInventory(scan: ObjectScan, entries: TreeEntry[], declared: SpecVersion | undefined): Promise<RootInventory> {
+/** The inventory of `dirRel` ('' for the root's), read unless given: E033 when it cannot be read or parsed, what
+ * checkInventory finds (codes of `declared`, else of its type, else `codes`), then its sidecar. */
+async function checkInventoryFile(
+  scan: ObjectScan,
+  dirRel: string,
+  entries: TreeEntry[],
+  spec: { codes: SpecVersion; declared?: SpecVersion },
+  read?: InventoryFileRead,
+): Promise<{ read: InventoryFileRead; inv?: CheckedInventory; typed?: SpecVersion; sidecar?: string }> {
   const { fs, dir, findings, at } = scan;
-  const out: RootInventory = { codesSpec: declared ?? '1.1' };
-  if (!entries.some((e) => e.name === 'inventory.json')) {
-    findings.add('E063', 'The object root has no inventory.json.', at(''));
-    return out;
-  }
-  const read = await readInventoryFile(fs, joinPath(dir, 'inventory.json'));
+  const where = at(joinPath(dirRel, 'inventory.json'));
+  const label = dirRel ? `The inventory of ${dirRel}` : 'The root inventory.json';
+  read ??= await readInventoryFile(fs, joinPath(dir, dirRel, 'inventory.json'));
   if (!read.ok) {
-    findings.add('E033', `The root inventory.json cannot be read (${read.reason}).`, at('inventory.json'));
-    return out;
+    findings.add('E033', `${label} cannot be read (${read.reason}).`, where);
+    return { read };
   }
+  const parsed = read.parsed;
+  let inv: CheckedInventory | undefined;
+  let typed: SpecVersion | undefined;
+  if (!parsed.ok) findings.add('E033', `${label} ${parsed.problem}.`, where);
+  else {
+    typed = specVersionOfType((parsed.value as { type?: unknown } | null)?.type);
+    const ctx = { findings, where, specVersion: spec.declared ?? typed ?? spec.codes, expectTypeFor: spec.declared };
+    inv = checkInventory(parsed.value, ctx, parsed.plain);
+  }
+  return { read, inv, typed, sidecar: await checkSidecar(scan, dirRel, entries, read.digestOf, inv?.digestAlgorithm) };
+}
+
+/** The root inventory and its sidecar (E063, and what checkInventoryFile finds). */
+async function readRootInventory(scan: ObjectScan, entries: TreeEntry[], declared: SpecVersion | undefined): Promise<RootInventory> {
+  if (!entries.some((e) => e.name === 'inventory.json')) {
+    scan.findings.add('E063', 'The object root has no inventory.json.', scan.at(''));
+    return { codesSpec: declared ?? '1.1' };
+  }
+  const { read, inv, typed, sidecar } = await checkInventoryFile(scan, '', entries, { codes: '1.1', declared });
+  const out: RootInventory = { inv, rootSidecar: sidecar, codesSpec: declared ?? typed ?? '1.1' };
+  if (!read.ok) return out;
   out.rootBytes = read.fingerprint;
   if (read.bytes && read.bytes.length <= KEEP_ROOT_BYTES) out.rootCopy = { bytes: read.bytes, digestOf: read.digestOf };
-  const parsed = read.parsed;
-  if (!parsed.ok) findings.add('E033', `The root inventory.json ${parsed.problem}.`, at('inventory.json'));
-  else {
-    const typed =
-      typeof parsed.value === 'object' && parsed.value !== null ? specVersionOfType((parsed.value as { type?: unknown }).type) : undefined;
-    out.codesSpec = declared ?? typed ?? '1.1';
-    const ctx = { findings, where: at('inventory.json'), specVersion: out.codesSpec, expectTypeFor: declared };
-    out.inv = checkInventory(parsed.value, ctx, parsed.plain);
-  }
-  out.rootSidecar = await checkSidecar(scan, '', entries, read.digestOf, out.inv?.digestAlgorithm);
   return out;
 }
 
@@ -241,18 +256,10 @@ async function checkRootEntries(
 
 /** Without a usable root inventory only the version inventories can still be checked. */
 async function checkVersionInventoriesAlone(scan: ObjectScan, versionDirs: Set<string>, codesSpec: SpecVersion): Promise<void> {
-  const { fs, dir, findings, at } = scan;
+  const { fs, dir } = scan;
   for (const v of [...versionDirs].sort((a, b) => parseVersionName(a)!.number - parseVersionName(b)!.number)) {
     const vEntries = (await listDir(fs, joinPath(dir, v))) ?? [];
-    if (!vEntries.some((e) => e.name === 'inventory.json')) continue;
-    const read = await readInventoryFile(fs, joinPath(dir, v, 'inventory.json'));
-    const parsed = read.ok ? read.parsed : undefined;
-    if (!parsed?.ok) {
-      findings.add('E033', `The inventory of ${v} cannot be read as JSON.`, at(`${v}/inventory.json`));
-      continue;
-    }
-    const vinv = checkInventory(parsed.value, { findings, where: at(`${v}/inventory.json`), specVersion: codesSpec }, parsed.plain);
-    if (read.ok) await checkSidecar(scan, v, vEntries, read.digestOf, vinv?.digestAlgorithm);
+    if (vEntries.some((e) => e.name === 'inventory.json')) await checkInventoryFile(scan, v, vEntries, { codes: codesSpec });
   }
 }
 
@@ -291,23 +298,11 @@ async function readVersionInventory(
   const streamed = isHead && rootBytes && inv.digestAlgorithm ? await sameStoredBytes(fs, file, rootBytes, inv.digestAlgorithm) : undefined;
   if (streamed?.same) return rootCopy((a) => (a === inv.digestAlgorithm ? streamed.digest : undefined));
   const read = await readInventoryFile(fs, file);
-  if (!read.ok) {
-    findings.add('E033', `The inventory of ${v.name} cannot be read (${read.reason}).`, vWhere);
-    return { spec };
-  }
-  if (isHead && rootBytes && sameAs(read, rootBytes)) return rootCopy(read.digestOf);
-  if (isHead) findings.add('E064', `The inventory of the latest version ${v.name} differs from the root inventory.`, vWhere);
-  const parsed = read.parsed;
-  if (!parsed.ok) {
-    findings.add('E033', `The inventory of ${v.name} ${parsed.problem}.`, vWhere);
-    return { spec };
-  }
-  const typed =
-    typeof parsed.value === 'object' && parsed.value !== null ? specVersionOfType((parsed.value as { type?: unknown }).type) : undefined;
-  const vinv = checkInventory(parsed.value, { findings, where: vWhere, specVersion: typed ?? codesSpec }, parsed.plain);
-  const vSidecar = await checkSidecar(scan, v.name, vEntries, read.digestOf, vinv?.digestAlgorithm);
-  if (vinv) crossCheckVersionInventory(v, vinv, inv, vWhere, codesSpec, findings);
-  return { vinv, vSidecar, spec: typed ?? spec };
+  if (isHead && read.ok && rootBytes && sameAs(read, rootBytes)) return rootCopy(read.digestOf);
+  if (isHead && read.ok) findings.add('E064', `The inventory of the latest version ${v.name} differs from the root inventory.`, vWhere);
+  const checked = await checkInventoryFile(scan, v.name, vEntries, { codes: codesSpec }, read);
+  if (checked.inv) crossCheckVersionInventory(v, checked.inv, inv, vWhere, codesSpec, findings);
+  return { vinv: checked.inv, vSidecar: checked.sidecar, spec: checked.typed ?? spec };
 }
 
 /** contentDirectory is set from the first version on and never changes (E019, E020), seen version by version. */
