@@ -8,14 +8,7 @@ import { OrderedMap, textAt, type RangeTable, type Arena } from '../inventory/ar
 import type { PlainBlocks } from '../inventory/plain.js';
 import { DigestBlock } from '../inventory/digest-block.js';
 import { CheckBlock, pathBytes, type Add } from './check-block.js';
-import {
-  checkFixityBlock,
-  checkManifestBlock,
-  checkStateBlock,
-  checkStateUse,
-  type ContentPathCheck,
-  type StateUse,
-} from './block-checks.js';
+import { checkFixityBlock, checkManifestBlock, checkStateBlock, type ContentPathCheck, type StateUse } from './block-checks.js';
 
 /**
  * Paths of an arena, some of them kept (in `order`) and indexed: path -> value. The arena holds
@@ -229,18 +222,6 @@ export function checkManifest(ctx: BlockContext, add: Add, contentPathOk: Conten
   ctx.manifest = manifest;
   ctx.listed = listed;
   return { manifest, manifestDigests: new ManifestDigests(block, listed) };
-}
-
-/** The checked states against the manifest (checkStateUse); `wellFormed` for keys parsed (see there). */
-export function checkStates(
-  ctx: BlockContext,
-  versionNames: readonly string[],
-  add: Add,
-  wellFormed?: (digest: string) => boolean,
-  algorithm?: string,
-): void {
-  const uses = versionNames.flatMap((name) => ctx.uses.get(name) ?? []);
-  checkStateUse(uses, ctx.manifestBlock!, ctx.listed ?? new Uint32Array(0), add, wellFormed, algorithm);
 }
 
 /** One algorithm's fixity block (checkFixityBlock): content path -> lower-case digest, of the keys `keeps` takes. */

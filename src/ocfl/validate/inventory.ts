@@ -7,15 +7,9 @@ import { inventoryOcflVersion } from '../declaration.js';
 import { isDigestAlgorithm } from '../digest.js';
 import { Findings, quote } from './findings.js';
 import { isRfc3339, looksLikeUri } from './paths.js';
-import { contentPathShapeOk } from './block-checks.js';
+import { checkStateUse, contentPathShapeOk } from './block-checks.js';
 import { type Add, isWellFormedDigest } from './check-block.js';
-import {
-  BlockContext,
-  checkFixity as checkFixityBlock,
-  checkManifest as checkManifestBlock,
-  checkState,
-  checkStates as checkStateBlocks,
-} from './block-maps.js';
+import { BlockContext, checkFixity as checkFixityBlock, checkManifest as checkManifestBlock, checkState } from './block-maps.js';
 import type { PlainBlocks } from '../inventory/plain.js';
 
 export type SpecVersion = '1.0' | '1.1';
@@ -337,13 +331,8 @@ function checkStates(inv: CheckedInventory, value: Record<string, unknown>, ctx:
   // A plain read's keys are digests of its algorithm; parsed ones are checked.
   const algorithm = inv.digestAlgorithm;
   const wellFormed = algorithm && !blocks.isPlain ? (digest: string) => isWellFormedDigest(algorithm, digest) : undefined;
-  checkStateBlocks(
-    blocks,
-    inv.versions.map((v) => v.name),
-    add,
-    wellFormed,
-    algorithm,
-  );
+  const uses = inv.versions.flatMap((v) => blocks.uses.get(v.name) ?? []);
+  checkStateUse(uses, blocks.manifestBlock!, blocks.listed ?? new Uint32Array(0), add, wellFormed, algorithm);
 }
 
 function checkFixity(
