@@ -15,7 +15,7 @@ import { hashStored } from './hash-stored.js';
 import { digestMismatches } from './digest-mismatch.js';
 import { ExistingFiles } from './existing-files.js';
 import { Expectations, type Expectation } from './expectations.js';
-import { HashPool, type HashResult } from './hash-pool.js';
+import type { HashPool, HashResult } from './hash-pool.js';
 import {
   checkInventory,
   parseVersionName,
@@ -30,8 +30,8 @@ import { readInventoryFile, type InventoryFileRead } from './plain-inventory.js'
 export interface ObjectCheckOptions {
   /** Verify content and fixity digests (default true). */
   fixity?: boolean;
-  /** A shared pool of hashing threads; one is made (and closed) when absent. */
-  pool?: HashPool;
+  /** The hashing threads, shared by every object checked (their owner closes them). */
+  pool: HashPool;
   /** How the object root is named in findings (default: its path). */
   display?: string;
   /** Called before hashing with the files and bytes about to be read. */
@@ -436,7 +436,7 @@ function reportMissingContent(
   }
 }
 
-export async function checkObject(fs: ReadStorage, dir: string, options: ObjectCheckOptions = {}): Promise<ObjectCheck> {
+export async function checkObject(fs: ReadStorage, dir: string, options: ObjectCheckOptions): Promise<ObjectCheck> {
   const findings = new Findings();
   const display = options.display ?? describePath(fs, dir);
   const hashing = options.fixity !== false;
@@ -618,18 +618,13 @@ async function verifyDigests(
     if (files === 0) return;
     options.onPlan?.(files, bytes);
   }
-  const pool = options.pool ?? new HashPool();
   const toHash = existing.entries();
   const hash = (paths: string[], algorithmsOf: string[][], sizes: number[]) =>
-    hashStored(fs, dir, paths, algorithmsOf, sizes, pool, options.onHashed);
-  try {
-    let pending = hashBatch(toHash, expectations, hash);
-    for (let batch = await pending; batch; batch = await pending) {
-      // The next batch is hashed while this one is compared.
-      pending = hashBatch(toHash, expectations, hash);
-      compareBatch(batch, existing, findings, at);
-    }
-  } finally {
-    if (!options.pool) await pool.close();
+    hashStored(fs, dir, paths, algorithmsOf, sizes, options.pool, options.onHashed);
+  let pending = hashBatch(toHash, expectations, hash);
+  for (let batch = await pending; batch; batch = await pending) {
+    // The next batch is hashed while this one is compared.
+    pending = hashBatch(toHash, expectations, hash);
+    compareBatch(batch, existing, findings, at);
   }
 }

@@ -10,13 +10,13 @@ import { Findings, quote } from './findings.js';
 import { displayJoin, listDir, type TreeEntry } from './fs-tree.js';
 import { describePath, joinPath, statEach, type ReadStorage } from '../storage/storage.js';
 import { FileSystemStorage } from '../storage/fs.js';
-import { HashPool } from './hash-pool.js';
 import type { SpecVersion } from './inventory.js';
 import { checkObject, type ObjectCheck, type ObjectCheckOptions } from './object.js';
 import { checkObjectsInWorkers } from './object-workers.js';
 import { readJson, readSmall } from './read.js';
+import { forEachConcurrent } from '../concurrent.js';
 
-/** Objects validated concurrently: enough to keep the hashing threads fed between objects. */
+/** Objects validated at once on an object store: enough to keep its round trips overlapping. */
 const OBJECTS_AT_ONCE = 2;
 
 export interface StorageRootCheckOptions extends ObjectCheckOptions {
@@ -155,17 +155,8 @@ async function findObjectDirs(scan: RootScan, entries: TreeEntry[]): Promise<str
   return objectDirs;
 }
 
-/**
- * Validates the objects a few at a time, so one object's structure checks overlap another's
- * hashing. The next object's structure check waits until this one has handed its files to the
- * hashing threads: both run on this thread, and interleaved they would delay the first hashing.
- */
-async function checkObjects(
-  scan: RootScan,
-  objectDirs: string[],
-  pool: HashPool,
-  options: StorageRootCheckOptions,
-): Promise<ObjectCheck[]> {
+/** Validates the objects, results in their order. */
+async function checkObjects(scan: RootScan, objectDirs: string[], options: StorageRootCheckOptions): Promise<ObjectCheck[]> {
   const { fs, root, at } = scan;
   if (fs instanceof FileSystemStorage && objectDirs.length > 1) {
     // On a folder, whole objects in worker threads (object-workers.ts): their checks then run on every core.
@@ -187,35 +178,12 @@ async function checkObjects(
       },
     );
   }
+  // Elsewhere (an object store) a few at once on this thread, so one object's listing and reads overlap another's.
   const checks = new Array<ObjectCheck>(objectDirs.length);
-  let next = 0;
-  let turn: Promise<void> = Promise.resolve();
-  const lane = async (): Promise<void> => {
-    while (next < objectDirs.length) {
-      const i = next++;
-      let release!: () => void;
-      const mine = turn;
-      turn = new Promise<void>((resolve) => (release = resolve));
-      await mine;
-      const onPlan = (files: number, bytes: number) => {
-        release();
-        options.onPlan?.(files, bytes);
-      };
-      try {
-        checks[i] = await checkObject(fs, joinPath(root, objectDirs[i]), {
-          fixity: options.fixity,
-          pool,
-          display: at(objectDirs[i]),
-          onPlan,
-          onHashed: options.onHashed,
-        });
-      } finally {
-        release();
-      }
-      options.onObject?.(objectDirs[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: OBJECTS_AT_ONCE }, lane));
+  await forEachConcurrent(objectDirs, OBJECTS_AT_ONCE, async (rel, i) => {
+    checks[i] = await checkObject(fs, joinPath(root, rel), { ...options, display: at(rel) });
+    options.onObject?.(rel);
+  });
   return checks;
 }
 
@@ -252,7 +220,7 @@ function checkObjectPlacement(
   }
 }
 
-export async function checkStorageRoot(fs: ReadStorage, root: string, options: StorageRootCheckOptions = {}): Promise<StorageRootCheck> {
+export async function checkStorageRoot(fs: ReadStorage, root: string, options: StorageRootCheckOptions): Promise<StorageRootCheck> {
   const findings = new Findings();
   const display = options.display ?? describePath(fs, root);
   const scan: RootScan = { fs, root, findings, at: (rel: string) => displayJoin(display, rel) };
@@ -261,23 +229,18 @@ export async function checkStorageRoot(fs: ReadStorage, root: string, options: S
   const rootSpec = await checkDeclaration(fs, root, entries, 'storage root', findings, scan.at);
   const extensionDirs = await checkRootExtensions(scan, entries);
   const layout = await readRootLayout(scan, entries, extensionDirs);
-  const pool = options.pool ?? new HashPool();
-  try {
-    const objectDirs = await findObjectDirs(scan, entries);
-    options.onObjectsFound?.(objectDirs.length);
-    const checks = await checkObjects(scan, objectDirs, pool, options);
-    // Findings in the order of the walk, whichever object finished first.
-    const ids = new Map<string, string>(); // object id -> its folder
-    objectDirs.forEach((rel, i) => {
-      const check = checks[i]!;
-      findings.merge(check.findings);
-      result.objects++;
-      result.files += check.files;
-      result.bytes += check.bytes;
-      checkObjectPlacement(scan, rel, check, ids, rootSpec, layout);
-    });
-  } finally {
-    if (!options.pool) await pool.close();
-  }
+  const objectDirs = await findObjectDirs(scan, entries);
+  options.onObjectsFound?.(objectDirs.length);
+  const checks = await checkObjects(scan, objectDirs, options);
+  // Findings in the order of the walk, whichever object finished first.
+  const ids = new Map<string, string>(); // object id -> its folder
+  objectDirs.forEach((rel, i) => {
+    const check = checks[i]!;
+    findings.merge(check.findings);
+    result.objects++;
+    result.files += check.files;
+    result.bytes += check.bytes;
+    checkObjectPlacement(scan, rel, check, ids, rootSpec, layout);
+  });
   return result;
 }
