@@ -11,7 +11,7 @@
  */
 import { isDigestAlgorithm } from '../digest.js';
 import { Findings } from './findings.js';
-import { checkInventory, parseVersionName, type CheckedInventory, type SpecVersion } from './inventory.js';
+import { checkInventory, parseVersionName, stateDifferences, type CheckedInventory, type SpecVersion } from './inventory.js';
 import { listDir } from './fs-tree.js';
 import { joinPath, type ReadStorage } from '../storage/storage.js';
 import { type BytesFingerprint, readSmall, sameJson, sameStoredBytes, sidecarDigest } from './read.js';
@@ -51,12 +51,6 @@ function successorName(head: string): string | undefined {
   return next.length < parsed.padding ? `v${next.padStart(parsed.padding, '0')}` : undefined;
 }
 
-function sameState(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
-  if (a.size !== b.size) return false;
-  for (const [p, d] of a) if (b.get(p)?.toLowerCase() !== d.toLowerCase()) return false;
-  return true;
-}
-
 /** Is `name`/inventory.json a valid inventory of the next version of `inv`, with its sidecar? */
 async function isSuccessor(fs: ReadStorage, dir: string, name: string, inv: CheckedInventory, spec: SpecVersion): Promise<boolean> {
   if (!inv.head || !inv.digestAlgorithm || successorName(inv.head) !== name) return false;
@@ -72,7 +66,7 @@ async function isSuccessor(fs: ReadStorage, dir: string, name: string, inv: Chec
   for (let i = 0; i < inv.versions.length; i++) {
     const a = inv.versions[i];
     const b = next.versions[i];
-    if (a.name !== b.name || !sameState(a.logical, b.logical)) return false;
+    if (a.name !== b.name || stateDifferences(a, inv, b, next).length > 0) return false;
     if (!sameJson(a.created, b.created) || !sameJson(a.message, b.message) || !sameJson(a.user, b.user)) return false;
   }
   // Earlier content stays where it was; new content lies only in the new version's folder.

@@ -90,6 +90,29 @@ export function parseVersionName(name: string): { number: number; padding: numbe
   return { number: Number(m[1]), padding: m[1].startsWith('0') ? m[1].length : 0 };
 }
 
+/** Logical paths whose content differs between two version blocks (each read with its own inventory). */
+export function stateDifferences(a: VersionBlock, invA: CheckedInventory, b: VersionBlock, invB: CheckedInventory): string[] {
+  const out: string[] = [];
+  const sameAlgorithm = invA.digestAlgorithm === invB.digestAlgorithm;
+  for (const [logical, digestA] of a.logical) {
+    const digestB = b.logical.get(logical);
+    if (digestB === undefined) {
+      out.push(logical);
+      continue;
+    }
+    if (sameAlgorithm) {
+      if (digestA.toLowerCase() !== digestB.toLowerCase()) out.push(logical);
+    } else {
+      // Different algorithms: the two must point at the same stored file.
+      const pathsA = invA.manifestDigests.get(digestA) ?? [];
+      const pathsB = new Set(invB.manifestDigests.get(digestB) ?? []);
+      if (!pathsA.some((p) => pathsB.has(p))) out.push(logical);
+    }
+  }
+  for (const logical of b.logical.keys()) if (!a.logical.has(logical)) out.push(logical);
+  return out;
+}
+
 export interface InventoryContext {
   findings: Findings;
   /** Path of the inventory file, for findings. */

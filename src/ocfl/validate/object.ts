@@ -20,6 +20,7 @@ import {
   checkInventory,
   parseVersionName,
   specVersionOfType,
+  stateDifferences,
   type CheckedInventory,
   type SpecVersion,
   type VersionBlock,
@@ -118,29 +119,6 @@ function compareVersionBlocks(prior: CheckedInventory, root: CheckedInventory, p
       }
     }
   }
-}
-
-/** Logical paths whose content differs between two version blocks (each read with its own inventory). */
-function stateDifferences(a: VersionBlock, invA: CheckedInventory, b: VersionBlock, invB: CheckedInventory): string[] {
-  const out: string[] = [];
-  const sameAlgorithm = invA.digestAlgorithm === invB.digestAlgorithm;
-  for (const [logical, digestA] of a.logical) {
-    const digestB = b.logical.get(logical);
-    if (digestB === undefined) {
-      out.push(logical);
-      continue;
-    }
-    if (sameAlgorithm) {
-      if (digestA.toLowerCase() !== digestB.toLowerCase()) out.push(logical);
-    } else {
-      // Different algorithms: the two must point at the same stored file.
-      const pathsA = invA.manifestDigests.get(digestA) ?? [];
-      const pathsB = new Set(invB.manifestDigests.get(digestB) ?? []);
-      if (!pathsA.some((p) => pathsB.has(p))) out.push(logical);
-    }
-  }
-  for (const logical of b.logical.keys()) if (!a.logical.has(logical)) out.push(logical);
-  return out;
 }
 
 /** What every step of checkObject shares: where the object is and where findings go. */
