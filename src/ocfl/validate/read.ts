@@ -27,7 +27,7 @@ export async function readSmall(storage: ReadStorage, file: string, maxBytes: nu
   }
 }
 
-export type JsonRead = { ok: true; value: unknown; bytes: Buffer } | { ok: false; problem: string };
+export type JsonRead = { ok: true; value: unknown; bytes: Buffer } | { ok: false; problem: string; missing?: true };
 
 /** Parses JSON; deep nesting or bad syntax is a problem sentence, never a crash. */
 export async function readJson(storage: ReadStorage, file: string, maxBytes = MAX_INVENTORY_BYTES): Promise<JsonRead> {
@@ -39,7 +39,7 @@ export async function readJson(storage: ReadStorage, file: string, maxBytes = MA
       unreadable: 'cannot be read',
       'not-a-file': 'is not a regular file',
     }[read.reason];
-    return { ok: false, problem: why };
+    return { ok: false, problem: why, ...(read.reason === 'missing' ? { missing: true as const } : {}) };
   }
   return parseJson(read.bytes);
 }

@@ -13,7 +13,7 @@ import { FileSystemStorage } from '../storage/fs.js';
 import type { SpecVersion } from './inventory.js';
 import { checkObject, type ObjectCheck, type ObjectCheckOptions } from './object.js';
 import { checkObjectsInWorkers } from './object-workers.js';
-import { readJson, readSmall } from './read.js';
+import { readJson } from './read.js';
 import { forEachConcurrent } from '../concurrent.js';
 
 /** Objects validated at once on an object store: enough to keep its round trips overlapping. */
@@ -39,11 +39,8 @@ export async function readExtensionConfig(
   extensionDir = '',
 ): Promise<{ config?: Record<string, unknown>; problem?: string }> {
   const fs = typeof storage === 'string' ? new FileSystemStorage(storage) : storage;
-  const file = joinPath(extensionDir, 'config.json');
-  const read = await readSmall(fs, file, 1024 * 1024);
-  if (!read.ok && read.reason === 'missing') return {};
-  const parsed = await readJson(fs, file, 1024 * 1024);
-  if (!parsed.ok) return { problem: `its config.json ${parsed.problem}` };
+  const parsed = await readJson(fs, joinPath(extensionDir, 'config.json'), 1024 * 1024);
+  if (!parsed.ok) return parsed.missing ? {} : { problem: `its config.json ${parsed.problem}` };
   if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
     return { problem: 'its config.json is not a JSON object' };
   }
