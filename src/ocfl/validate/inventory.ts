@@ -201,17 +201,17 @@ export function checkInventory(value: unknown, ctx: InventoryContext, plain?: Pl
     (digest) => `The manifest lists the digest ${quote(digest)} more than once (ignoring case).`,
   );
   const blocks = BlockContext.of(plain, value.manifest, manifestKeyCheck);
-  checkVersions(value, inv, ctx, blocks);
-  checkManifest(value, inv, ctx, blocks);
-  checkStates(inv, value, ctx, blocks);
-  checkFixity(value, inv, ctx, spec11, blocks);
+  checkVersions(value, inv, add, blocks);
+  checkManifest(value, inv, add, spec11, blocks);
+  checkStates(inv, value, add, blocks);
+  checkFixity(value, inv, add, spec11, blocks);
   return inv;
 }
 
 type VersionName = { name: string; number: number; padding: number };
 
 /** The version names: numbered from 1 without gaps, padded alike (E104, E105, E009, W001, E010-E013, E040); sorted. */
-function checkVersionNames(names: string[], inv: CheckedInventory, add: (code: string, message: string) => void): VersionName[] {
+function checkVersionNames(names: string[], inv: CheckedInventory, add: Add): VersionName[] {
   const parsed: VersionName[] = [];
   for (const name of names) {
     const p = parseVersionName(name);
@@ -249,7 +249,7 @@ function checkVersionNames(names: string[], inv: CheckedInventory, add: (code: s
 }
 
 /** A version's user block (E054, E102, W008, W009). */
-function checkVersionUser(user: unknown, vAdd: (code: string, message: string) => void): void {
+function checkVersionUser(user: unknown, vAdd: Add): void {
   if (!isObject(user)) {
     vAdd('E054', 'user is not a JSON object.');
     return;
@@ -264,7 +264,7 @@ function checkVersionUser(user: unknown, vAdd: (code: string, message: string) =
 }
 
 /** One version block: its keys, created, message, user and state (E047-E050, E094, E102, W007). */
-function checkVersionBlock(block: unknown, info: VersionBlock, vAdd: (code: string, message: string) => void, blocks: BlockContext): void {
+function checkVersionBlock(block: unknown, info: VersionBlock, vAdd: Add, blocks: BlockContext): void {
   if (!isObject(block)) {
     vAdd('E047', 'the version block is not a JSON object.');
     return;
@@ -291,8 +291,7 @@ function checkVersionBlock(block: unknown, info: VersionBlock, vAdd: (code: stri
   else info.logical = checkState(blocks, info.name, block.state, vAdd);
 }
 
-function checkVersions(value: Record<string, unknown>, inv: CheckedInventory, ctx: InventoryContext, blocks: BlockContext): void {
-  const add = (code: string, message: string) => ctx.findings.add(code, message, ctx.where);
+function checkVersions(value: Record<string, unknown>, inv: CheckedInventory, add: Add, blocks: BlockContext): void {
   if (!('versions' in value)) {
     add('E043', 'The inventory has no versions block.');
     add('E041', 'The inventory lacks the versions block.');
@@ -312,19 +311,18 @@ function checkVersions(value: Record<string, unknown>, inv: CheckedInventory, ct
     inv.versionNames.add(v.name);
     const info: VersionBlock = { name: v.name, number: v.number, logical: new Map() };
     inv.versions.push(info);
-    const vAdd = (code: string, message: string) => ctx.findings.add(code, `Version ${v.name}: ${message}`, ctx.where);
+    const vAdd = (code: string, message: string) => add(code, `Version ${v.name}: ${message}`);
     checkVersionBlock(versions[v.name], info, vAdd, blocks);
   }
 }
 
-function checkManifest(value: Record<string, unknown>, inv: CheckedInventory, ctx: InventoryContext, blocks: BlockContext): void {
-  const add = (code: string, message: string) => ctx.findings.add(code, message, ctx.where);
+function checkManifest(value: Record<string, unknown>, inv: CheckedInventory, add: Add, spec11: boolean, blocks: BlockContext): void {
   if (!('manifest' in value)) {
     add('E041', 'The inventory has no manifest block.');
     return;
   }
   if (!isObject(value.manifest)) {
-    add(ctx.specVersion === '1.1' ? 'E106' : 'E041', 'The manifest is not a JSON object.');
+    add(spec11 ? 'E106' : 'E041', 'The manifest is not a JSON object.');
     return;
   }
   Object.assign(
@@ -348,8 +346,7 @@ function checkContentPath(p: string, inv: CheckedInventory, add: Add): boolean {
   return true;
 }
 
-function checkStates(inv: CheckedInventory, value: Record<string, unknown>, ctx: InventoryContext, blocks: BlockContext): void {
-  const add = (code: string, message: string) => ctx.findings.add(code, message, ctx.where);
+function checkStates(inv: CheckedInventory, value: Record<string, unknown>, add: Add, blocks: BlockContext): void {
   if (!isObject(value.manifest)) return;
   // A plain read's keys are digests of its algorithm; parsed ones are checked.
   const algorithm = inv.digestAlgorithm;
@@ -358,14 +355,7 @@ function checkStates(inv: CheckedInventory, value: Record<string, unknown>, ctx:
   checkStateUse(uses, blocks.manifestBlock!, blocks.listed ?? new Uint32Array(0), add, wellFormed, algorithm);
 }
 
-function checkFixity(
-  value: Record<string, unknown>,
-  inv: CheckedInventory,
-  ctx: InventoryContext,
-  spec11: boolean,
-  blocks: BlockContext,
-): void {
-  const add = (code: string, message: string) => ctx.findings.add(code, message, ctx.where);
+function checkFixity(value: Record<string, unknown>, inv: CheckedInventory, add: Add, spec11: boolean, blocks: BlockContext): void {
   if (!('fixity' in value)) return;
   const fixity = value.fixity;
   if (!isObject(fixity)) {
