@@ -19,15 +19,6 @@ export type InventoryRead = { ok: true; value: unknown; plain?: PlainBlocks } | 
  */
 export const plainReading = { fromBytes: 16 * 1024 * 1024 };
 
-/**
- * Inventory bytes read for checkInventory: the skeleton and scanned blocks when large and plain,
- * else the full parse (whose problem sentence words E033).
- */
-function readInventoryBytes(bytes: Buffer): InventoryRead {
-  const plain = bytes.length >= plainReading.fromBytes ? plainInventory(bytes) : undefined;
-  return plain ? { ok: true, value: plain.skeleton, plain: plain.blocks } : parseJson(bytes);
-}
-
 /** An inventory file as the validator reads it: parsed (or not JSON), a fingerprint of its bytes, its digests for the sidecar. */
 export type InventoryFileRead =
   | Exclude<SmallRead, { ok: true }>
@@ -60,7 +51,9 @@ export async function readInventoryFile(fs: ReadStorage, file: string): Promise<
   }
   const read = await readSmall(fs, file, MAX_INVENTORY_BYTES);
   if (!read.ok) return read;
-  const parsed = readInventoryBytes(read.bytes);
+  // Read whole: the skeleton and scanned blocks when large and plain, else the full parse (whose problem sentence words E033).
+  const plain = read.bytes.length >= plainReading.fromBytes ? plainInventory(read.bytes) : undefined;
+  const parsed: InventoryRead = plain ? { ok: true, value: plain.skeleton, plain: plain.blocks } : parseJson(read.bytes);
   // Fingerprinted in the algorithm it declares where it can be: the head's copy is then compared streamed (sameStoredBytes).
   const declared = parsed.ok ? (parsed.value as { digestAlgorithm?: unknown } | null)?.digestAlgorithm : undefined;
   const fingerprint = fingerprintOf(read.bytes, declared === 'sha512' ? 'sha512' : 'sha256');
