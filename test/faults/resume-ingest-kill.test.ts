@@ -6,9 +6,10 @@
  * each finished object must hold exactly the state (every logical path and its digest) of the
  * object the library's direct ingest makes (written straight into the staged version, the way that
  * is not resumable), and the workspace nothing but the locks folder. Some runs must have resumed.
- * Then the cases: `--restart`; other options; another id (the old work removed, one sentence each);
- * `repair` keeping a killed ingest's work and saying how to remove it, `--discard-resumable`
- * removing it; `repair` beside a living (stopped) ingest keeping its work; and a full filesystem
+ * Then the cases: killed while the files go into the stage (LOB folders moved in whole, given back
+ * by the dead stage's recovery or by `repair`): every table kept; `--restart`; other options; another
+ * id (the old work removed, one sentence each); `repair` keeping a killed ingest's work and saying how to remove
+ * it, `--discard-resumable` removing it; `repair` beside a living (stopped) ingest keeping its work; and a full filesystem
  * (a tmpfs holding root and workspace): one line, the work kept, then resized: it resumes.
  */
 import test from 'ava';
@@ -151,10 +152,20 @@ test.serial(`ingest: ${RUNS} SIGKILLs at random moments, each resumed object equ
 
 test.serial('ingest: killed while its finished files go into the stage, the next run resumes with every table kept', async (t) => {
   const ref = await referenceObject();
-  // the first file and one in the middle: some files linked into the dead stage, the rest not yet
-  for (const nth of [1, Math.floor(ref.state.size / 2)]) {
-    const root = await newRoot(`staged-${nth}`);
-    const first = await runCliToEnd(ingestArgs(root), { shell: `export SIARD_OCFL_FAILPOINT='ingest-file-staged#${nth}'` });
+  // The first file listed and one in the middle; then, its LOB folders moved whole into the stage
+  // (adopted-trees.ts), killed after the first move, with the inventory staged, and with the object
+  // built in the stage's tree right before its one rename into the root: each time the dead
+  // stage's recovery must give the folders back, or the next run could not resume them.
+  const points = [
+    'ingest-file-staged#1',
+    `ingest-file-staged#${Math.floor(ref.state.size / 2)}`,
+    'stage-tree-adopted#1',
+    'after-root-inventory-staged',
+    'before-object-rename',
+  ];
+  for (const nth of points) {
+    const root = await newRoot(`staged-${nth.replace('#', '-')}`);
+    const first = await runCliToEnd(ingestArgs(root), { shell: `export SIARD_OCFL_FAILPOINT='${nth}'` });
     t.is(first.signal, 'SIGKILL', `#${nth}: ${first.stderr}`);
     t.is(await objectState(root, 'db'), undefined, `#${nth}: nothing visible`);
     t.is(journaledTables(root), 6, `#${nth}: the work is whole`);
@@ -297,6 +308,19 @@ test.serial('ingest: repair keeps the work of a killed ingest and says how to re
   t.is(again.code, 0, again.stderr);
   t.regex(again.stderr, /^Resuming the interrupted ingest into object "db": \d+ of 6 tables kept \(\d+ rows\), going on with /m);
   t.true(sameState((await objectState(root, 'db'))!.state, ref.state));
+
+  // killed with its LOB folders moved into the stage: repair gives them back to the work before it removes the stage
+  const adopted = await newRoot('repair-adopted');
+  const first = await runCliToEnd(ingestArgs(adopted), { shell: "export SIARD_OCFL_FAILPOINT='after-root-inventory-staged'" });
+  t.is(first.signal, 'SIGKILL', first.stderr);
+  const repaired = await runCliToEnd(['repair', '--root', adopted]);
+  t.is(repaired.code, 0, repaired.stdout + repaired.stderr);
+  t.regex(repaired.stdout, /removed the staging folder/);
+  t.regex(repaired.stdout, /kept: \d+ bytes of resumable work of an interrupted ingest/);
+  const resumed = await runCliToEnd(ingestArgs(adopted));
+  t.is(resumed.code, 0, resumed.stderr);
+  t.regex(resumed.stderr, /^Resuming the interrupted ingest into object "db": 6 of 6 tables kept \(\d+ rows\)\.$/m);
+  t.true(sameState((await objectState(adopted, 'db'))!.state, ref.state));
 
   const discard = await interrupted('discard');
   const removed = await runCliToEnd(['repair', '--root', discard, '--discard-resumable']);

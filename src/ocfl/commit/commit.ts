@@ -71,6 +71,7 @@
  * next writer runs.
  */
 import { SiardOcflError } from '../../errors.js';
+import { giveBackAdopted } from './adopted-trees.js';
 import { forEachConcurrent } from '../concurrent.js';
 import { failpoint } from '../../failpoint.js';
 import { MultiHasher } from '../digest.js';
@@ -433,6 +434,7 @@ export async function recoverObject<L extends LoadedInventory<InventorySummary>>
   const { workspace, stage, objectPath } = ctx;
   const root = ctx.root;
   if (await workspace.stat(stage)) {
+    await giveBackAdopted(workspace, stage); // folders a dead writer adopted go back to their owner first
     await workspace.remove(stage);
     actions.push({ kind: 'removed-staging', path: stage });
     await failpoint('recovery-after-stage-removed');

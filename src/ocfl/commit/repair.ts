@@ -7,6 +7,7 @@
  */
 import path from 'node:path';
 import { LockHeldError, SiardOcflError } from '../../errors.js';
+import { giveBackAdopted } from './adopted-trees.js';
 import { recoverObject } from './commit.js';
 import type { CommitContext, RecoveryAction } from './context.js';
 import { digestSync } from '../digest.js';
@@ -198,6 +199,7 @@ async function repairLeftover(ws: Workspace, locks: FileLockProvider, key: strin
       : [];
     const stage = `stage-${key}`;
     if (await ws.storage.stat(stage)) {
+      await giveBackAdopted(ws.storage, stage);
       await ws.storage.remove(stage);
       actions.push({ kind: 'removed-staging', path: `${ws.storage.location}/${stage}` });
     }

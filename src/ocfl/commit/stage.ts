@@ -32,6 +32,7 @@ import type { ObjectLock } from '../lock/lock.js';
 import { isObjectStore, type ObjectStorePublish, type WritableFile, type WriteStorage } from '../storage/storage.js';
 import { streamHash } from '../validate/stream-hashes.js';
 import { FileSystemStorage } from '../storage/fs.js';
+import { giveBackAdopted, recordAdopted } from './adopted-trees.js';
 
 /**
  * On a folder root, content of at least this size (or of unknown size) is hashed on worker threads
@@ -61,6 +62,9 @@ const STORE_HOLD_MAX = 8 * 1024 * 1024;
 /** Bytes of held content being written behind at once on an object store (PUTs in flight). */
 const STORE_PENDING_BYTES_MAX = 32 * 1024 * 1024;
 
+/** Files of an adopted folder's own (not in a subfolder) held to be linked without listing the folder again (adoptFolder). */
+const TOP_LEVEL_HELD = 4096;
+
 /** Where the bytes of an added file are when its digest is known. */
 type PlacedBytes =
   /** a file of the stage's incoming folder, renamed into place */
@@ -70,9 +74,7 @@ type PlacedBytes =
   /** being uploaded to the object store at the key of a content path reserved when it began */
   | { upload: WritableFile; reserved: string }
   /** a local file already hashed, uploaded to the object store only when new */
-  | { local: string }
-  /** a file of the workspace its caller keeps (a resumable ingest's work, until the commit), hard-linked into place */
-  | { linked: string };
+  | { local: string };
 
 /** Content past what is held: the file (or upload) it goes on to, and where it is once written. */
 interface Spilled {
@@ -127,6 +129,12 @@ function committed(id: string, version: string, inventory: () => Inventory): Com
       return inventory();
     },
   };
+}
+
+/** The folder of a '/'-separated path ('' for a top-level name). */
+function parentPath(p: string): string {
+  const i = p.lastIndexOf('/');
+  return i < 0 ? '' : p.slice(0, i);
 }
 
 /** The folders a set of paths implies (with the number of paths below each), to find file/folder conflicts. */
@@ -473,17 +481,65 @@ export class StagedVersion {
   }
 
   /**
-   * Adds a file of the workspace whose digests are known, as addCopied does, but hard-linked into
-   * place, not renamed: the caller's file stays where it is (a resumable ingest keeps its work
-   * until the version is committed, so that a run killed before the commit still has it), and
-   * nothing is removed when the object holds its content. The caller must not write to the file
-   * again once the version is committed: from then on it is the object's content.
+   * Takes the files of a workspace folder (`folder`, a path of the workspace) into this version,
+   * each as the logical path of its path in the folder, their digests known: `files` lists them
+   * and is read twice (a million files are not held). Each topmost subfolder whose every file is
+   * new content placed at its own logical path is moved into the stage whole, one rename
+   * (adopted-trees.ts: a stage dropped before its commit gives it back); every other file is
+   * hard-linked into place (the caller keeps it), or only listed when the version or the object holds its content.
+   * `onFile` is told of each file as it is added. The caller must not touch the folder again before
+   * the commit (what was moved is gone from it, what was linked becomes the object's content).
    */
-  async addLinked(logicalPath: string, workspaceFile: string, digests: Record<string, string>, size: number): Promise<AddedFile> {
+  async adoptFolder(
+    folder: string,
+    files: () => AsyncIterable<{ relPath: string; size: number; digests: Record<string, string> }>,
+    onFile: (added: AddedFile) => Promise<void>,
+  ): Promise<void> {
     this.assertOpen();
-    if (this.store) throw new SiardOcflError('addLinked is for versions staged in a workspace on a filesystem.');
-    this.assertDigests(logicalPath, digests);
-    return this.settleAndPlace(logicalPath, digests, size, { linked: workspaceFile });
+    if (this.store) throw new SiardOcflError('adoptFolder is for versions staged in a workspace on a filesystem.');
+    const prefix = this.contentPrefix();
+    const folders = new Set<string>();
+    // folders holding a file not moved with them ('' is the folder itself: never moved)
+    const kept = new Set<string>(['']);
+    /** new content this version stores under another name than its logical path (rare) */
+    const elsewhere = new Map<string, string>();
+    /** the folder's own files (undefined past TOP_LEVEL_HELD: listed again instead) */
+    let topLevel: Array<{ relPath: string; size: number; digests: Record<string, string> }> | undefined = [];
+    for await (const { relPath, size, digests } of files()) {
+      this.assertDigests(relPath, digests);
+      this.assertPlaceable(relPath, true);
+      const decision = this.settle(relPath, digests[this.digestAlgorithm]!, digests, size);
+      if (decision.orphan) await this.dropOrphan(decision.orphan);
+      for (let f = parentPath(relPath); f !== '' && !folders.has(f); f = parentPath(f)) folders.add(f);
+      if (!decision.stored || decision.contentPath !== prefix + relPath) {
+        for (let f = parentPath(relPath); !kept.has(f); f = parentPath(f)) kept.add(f);
+        if (decision.stored) elsewhere.set(relPath, decision.contentPath);
+      }
+      if (!relPath.includes('/') && topLevel && topLevel.push({ relPath, size, digests }) > TOP_LEVEL_HELD) topLevel = undefined;
+      await onFile({ logicalPath: relPath, size, digests, contentPath: decision.contentPath, stored: decision.stored });
+    }
+    const trees = [...folders].filter((f) => !kept.has(f) && kept.has(parentPath(f)));
+    const { workspace, stage } = this.ctx;
+    await recordAdopted(
+      workspace,
+      stage,
+      this.ctx.objectPath,
+      trees.map((f) => ({ from: `${folder}/${f}`, to: prefix + f })),
+    );
+    for (const f of trees) {
+      const target = `${stage}/object/${prefix}${f}`;
+      await this.folderOf(target);
+      await workspace.rename(`${folder}/${f}`, target);
+      await failpoint('stage-tree-adopted');
+    }
+    // when every subfolder moved, only the folder's own files (a .siard beside its LOB folders) are left: not listed again
+    for await (const { relPath, size, digests } of kept.size === 1 && topLevel ? topLevel : files()) {
+      if (!kept.has(parentPath(relPath))) continue;
+      const own = prefix + relPath;
+      const contentPath =
+        elsewhere.get(relPath) ?? (this.staged.content(digests[this.digestAlgorithm]!)?.contentPath === own ? own : undefined);
+      if (contentPath !== undefined) await this.placeStaged(`${folder}/${relPath}`, `${stage}/object/${contentPath}`, size, true);
+    }
   }
 
   /**
@@ -608,7 +664,6 @@ export class StagedVersion {
     if (this.store && 'held' in placed) return this.putInStore(contentPath, placed.held);
     this.flushes.stored(size);
     const target = `${this.ctx.stage}/object/${contentPath}`;
-    if ('linked' in placed) return this.placeStaged(placed.linked, target, size, true);
     return 'incoming' in placed ? this.placeStaged(placed.incoming, target, size) : this.placeHeld(target, placed.held);
   }
 
@@ -833,6 +888,8 @@ export class StagedVersion {
       // version folder or a stale sidecar: settle it now, as the next writer would, while the
       // lock is still ours, instead of leaving the object invalid OCFL until then.
       // On an object store the content is in the store already: its keys are rolled back the same way.
+      // Folders adopted whole go back to their owner first (adopted-trees.ts).
+      if (!this.store) await giveBackAdopted(workspace, stage).catch(() => 0);
       if ((publishing || this.store) && this.lockHeld()) await recoverObject(this.ctx, [], loadSummary).catch(() => {});
       await workspace.remove(stage).catch(() => {});
       throw err;
@@ -859,6 +916,7 @@ export class StagedVersion {
       await this.flushes.settle(false);
       // Content already uploaded to an object store: rolled back as a crashed writer's would be.
       if (this.store && this.lockHeld()) await recoverObject(this.ctx, [], loadSummary).catch(() => {});
+      else await giveBackAdopted(this.ctx.workspace, this.ctx.stage);
       await this.ctx.workspace.remove(this.ctx.stage);
     } finally {
       await this.onClose();

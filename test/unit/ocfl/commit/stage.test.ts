@@ -1,6 +1,7 @@
 /**
  * The staged-version API beyond the v1/v2 acceptance test: fixity completed for older content,
- * write streams, sha256 objects, 1.0 roots, and where the workspace may lie.
+ * write streams, sha256 objects, 1.0 roots, where the workspace may lie, and a workspace folder
+ * adopted (folders moved in whole, the rest linked; given back on abort).
  */
 import test from 'ava';
 import { createHash } from 'node:crypto';
@@ -222,4 +223,70 @@ test("a writer handed a reader's compact view uses that view while the object is
     ['v1'],
     "the reader's view was not changed by the writer",
   );
+});
+
+/** Files written into a resumable work folder of `root`'s workspace, with their sha512 and sha256. */
+function workFiles(dir: string, files: Record<string, string>) {
+  for (const [rel, body] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    writeFileSync(path.join(dir, rel), body);
+  }
+  return () =>
+    (async function* () {
+      for (const [relPath, body] of Object.entries(files))
+        yield { relPath, size: Buffer.byteLength(body), digests: { sha512: hex('sha512', body), sha256: hex('sha256', body) } };
+    })();
+}
+
+test('adoptFolder moves folders of new content in whole, links the rest, and makes the object addFile makes', async (t) => {
+  const base = tempDir();
+  const files = {
+    'db.siard': 'the archive',
+    'lobs_0/t0/r0.bin': 'zero',
+    'lobs_0/t0/r1.bin': 'one',
+    'lobs_0/t1/r2.bin': 'two',
+    'lobs_0/t1/r3.bin': 'zero', // the content of r0: stored once, so its folder is linked file by file
+    'lobs_1/t2/r4.bin': 'four',
+  };
+  const root = await initRoot(path.join(base, 'root'), await loadLayout0003());
+  const work = (await root.resumableWork('ad'))!;
+  const list = workFiles(path.join(work.dir, 'x'), files);
+  const staged = await root.startVersion('ad', { fixityAlgorithms: ['sha256'] });
+  const told: string[] = [];
+  await staged.adoptFolder(`${work.inWorkspace}/x`, list, async (added) => void told.push(`${added.logicalPath} ${added.stored}`));
+  t.deepEqual(
+    told.sort(),
+    Object.keys(files)
+      .map((p) => `${p} ${p !== 'lobs_0/t1/r3.bin'}`)
+      .sort(),
+  );
+  // moved: the folders of new content only (lobs_1 whole, lobs_0/t0); linked: the .siard and lobs_0/t1's file
+  t.false(existsSync(path.join(work.dir, 'x', 'lobs_1')));
+  t.false(existsSync(path.join(work.dir, 'x', 'lobs_0', 't0')));
+  t.deepEqual(readdirSync(path.join(work.dir, 'x', 'lobs_0', 't1')).sort(), ['r2.bin', 'r3.bin']);
+  t.is(statSync(path.join(work.dir, 'x', 'db.siard')).nlink, 2);
+  const { inventory } = await staged.commit();
+
+  const ref = await initRoot(path.join(base, 'ref'), await loadLayout0003());
+  const direct = await ref.startVersion('ad', { fixityAlgorithms: ['sha256'] });
+  for (const [p, body] of Object.entries(files)) await direct.addBuffer(p, body);
+  const expected = (await direct.commit()).inventory;
+  t.deepEqual(inventory.manifest, expected.manifest);
+  t.deepEqual(inventory.fixity, expected.fixity);
+  t.deepEqual(inventory.versions.v1!.state, expected.versions.v1!.state);
+  const reader = await root.openObject('ad');
+  for (const [p, body] of Object.entries(files)) t.is((await reader.readLogical(p)).toString(), body, p);
+});
+
+test('adoptFolder then abort: the moved folders are back in the work folder, nothing lost', async (t) => {
+  const base = tempDir();
+  const files = { 'a.siard': 'archive', 'lobs_0/t0/r0.bin': 'zero', 'lobs_0/t0/r1.bin': 'one' };
+  const root = await initRoot(path.join(base, 'root'), await loadLayout0003());
+  const work = (await root.resumableWork('ab'))!;
+  const staged = await root.startVersion('ab');
+  await staged.adoptFolder(`${work.inWorkspace}/x`, workFiles(path.join(work.dir, 'x'), files), async () => undefined);
+  t.false(existsSync(path.join(work.dir, 'x', 'lobs_0')));
+  await staged.abort();
+  for (const [p, body] of Object.entries(files)) t.is(readFileSync(path.join(work.dir, 'x', p), 'utf8'), body, p);
+  t.is(await root.openObject('ab').catch(() => undefined), undefined);
 });
