@@ -8,13 +8,14 @@
  * is not resumable), and the workspace nothing but the locks folder. Some runs must have resumed.
  * Then the cases: killed while the files go into the stage (LOB folders moved in whole, given back
  * by the dead stage's recovery or by `repair`): every table kept; `--restart`; other options; another
- * id (the old work removed, one sentence each); `repair` keeping a killed ingest's work and saying how to remove
+ * id (the old work removed, one sentence each); a kept LOB file changed, refused by the one digest
+ * computed against its journal line; `repair` keeping a killed ingest's work and saying how to remove
  * it, `--discard-resumable` removing it; `repair` beside a living (stopped) ingest keeping its work; and a full filesystem
  * (a tmpfs holding root and workspace): one line, the work kept, then resized: it resumes.
  */
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ingest } from '../../src/archive/ingest.js';
 import { defaultWorkspaceDir } from '../../src/ocfl/commit/workspace.js';
@@ -334,6 +335,35 @@ test.serial('ingest: repair keeps the work of a killed ingest and says how to re
   t.is(fresh.code, 0, fresh.stderr);
   t.notRegex(fresh.stderr, /Resuming/);
 });
+
+test.serial(
+  'ingest: each kept LOB file is proved by one digest against its journal line, which holds the manifest digest; a changed one is refused',
+  async (t) => {
+    const ref = await referenceObject();
+    const root = await interrupted('damaged');
+    const journal = journalOf(root)!;
+    const lobs = readFileSync(journal, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('{"lob"'))
+      .map((l) => (JSON.parse(l) as { lob: [string, number, string, Record<string, string>?] }).lob);
+    t.true(lobs.length > 0);
+    // the manifest digest journaled with each LOB file is the one the direct ingest's object holds for it
+    for (const [relPath, , , also] of lobs) t.is(also?.sha512, ref.state.get(relPath), relPath);
+    const [relPath] = lobs[0]!;
+    const file = path.join(path.dirname(path.dirname(journal)), ...relPath.split('/'));
+    const body = readFileSync(file);
+    body[0] = body[0]! ^ 0xff;
+    writeFileSync(file, body);
+    const r = await runCliToEnd(ingestArgs(root));
+    t.is(r.code, 0, r.stderr);
+    t.regex(
+      r.stderr,
+      new RegExp(`cannot be resumed: the LOB file ${relPath.replace(/[.]/g, '\\.')} is not what the journal recorded .* It starts over\\.`),
+    );
+    t.notRegex(r.stderr, /Resuming/);
+    t.true(sameState((await objectState(root, 'db'))!.state, ref.state));
+  },
+);
 
 test.serial('ingest: repair beside a living ingest (stopped mid-table) reports its lock and leaves its work alone', async (t) => {
   const ref = await referenceObject();

@@ -85,8 +85,12 @@ export interface LobMark {
   sha256: string;
 }
 
-/** A LOB file as journaled: path relative to the sink, size, LOB digest (hex). */
-export type LobLine = [relPath: string, size: number, digest: string];
+/**
+ * A LOB file as journaled: path relative to the sink, size, LOB digest (hex), and the sink's other
+ * digests of it when it computes more (an ingest's manifest and fixity digests; absent in journals
+ * of an export, and of earlier versions): a resumed run then computes one digest to prove them all.
+ */
+export type LobLine = [relPath: string, size: number, digest: string, also?: Record<string, string>];
 
 /** What a journal holds up to its last whole table line. */
 export interface JournalContents {

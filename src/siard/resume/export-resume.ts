@@ -147,11 +147,13 @@ async function removeUnfinished(
 /** Every journaled LOB file read again: its size and LOB digest must be the journal's. */
 async function checkLobFiles(resumable: ResumableSink, from: JournalContents, journalFile: string, lobHash: string): Promise<number> {
   let checked = 0;
-  for await (const [relPath, size, digest] of journaledLobs(journalFile, from.validLength)) {
-    const file = await resumable.adoptFile(relPath, { digests: [lobHash] }).catch((err: Error) => {
+  for await (const [relPath, size, digest, also] of journaledLobs(journalFile, from.validLength)) {
+    const recorded = { ...also, [lobHash]: digest };
+    const file = await resumable.adoptFile(relPath, { digests: [lobHash], recorded }).catch((err: Error) => {
       throw new ResumeRefused(`the LOB file ${relPath} could not be read (${err.message}).`);
     });
-    if (file.size !== size || file.digests[lobHash] !== digest)
+    // one digest computed proves the file (adoptFile); every digest it returns is the journal's
+    if (file.size !== size || Object.entries(file.digests).some(([name, value]) => (recorded[name] ?? value) !== value))
       throw new ResumeRefused(`the LOB file ${relPath} is not what the journal recorded (${file.size} bytes, ${size} recorded).`);
     checked++;
   }
@@ -258,7 +260,8 @@ export class ResumableRun {
 
   /** A LOB file closed: journaled with its LOB digest. */
   lob(file: WrittenFile, digestName: string): void {
-    this.journal.lob([file.relPath, file.size, file.digests[digestName]!]);
+    const { [digestName]: digest, ...also } = file.digests;
+    this.journal.lob(Object.keys(also).length > 0 ? [file.relPath, file.size, digest!, also] : [file.relPath, file.size, digest!]);
   }
 
   /** The journal's line of a finished table, which is kept and not read again. */
