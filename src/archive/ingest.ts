@@ -39,7 +39,7 @@ import { MetsIndexingSink } from '../siard/mets/indexing-sink.js';
 import { OCFL_ALGORITHM_OF_DIGEST_TYPE, StagedVersionSink, type StagedSinkStats } from './ocfl-sink.js';
 import { exportResumably, type IngestResume, type ResumableExport } from './resumable-ingest.js';
 import { failpoint } from '../failpoint.js';
-import { versionFields } from '../ocfl/commit/next-inventory.js';
+import { versionFields } from '../ocfl/commit/staged-inventory.js';
 import { notResumable } from '../siard/export-directory.js';
 import { PACKAGE_BASES, StorageBaseLookup } from './storage-base.js';
 import { isSiardFileName } from '../siard/siard-file-name.js';

@@ -16,7 +16,7 @@
  */
 import { SiardOcflError, UsageError } from '../errors.js';
 import { failpoint } from '../failpoint.js';
-import type { VersionMetadata } from './commit/next-inventory.js';
+import type { VersionMetadata } from './commit/staged-inventory.js';
 import { compareOcflVersions, CURRENT_OCFL_VERSION, declaredRootVersion, rootDeclaration } from './declaration.js';
 import type { OcflStorageRoot } from './root.js';
 import { isObjectStore } from './storage/storage.js';

@@ -18,14 +18,13 @@ import { assertDigestAlgorithm, MultiHasher } from '../digest.js';
 import { failpoint } from '../../failpoint.js';
 import { pruneEmptyDirs, recoverObject, stageInventoriesAndPublish } from './commit.js';
 import type { CommitContext } from './context.js';
-import { INVENTORY_TYPE_1_1, type Inventory, type InventoryVersionSummary, nextVersionName } from '../inventory/inventory.js';
+import { INVENTORY_TYPE_1_1, type InventoryVersionSummary, nextVersionName } from '../inventory/inventory.js';
 import { compareOcflVersions, inventoryOcflVersion } from '../declaration.js';
 import { inventoryChunks } from '../inventory/chunks.js';
-import { stagedInventory } from './staged-inventory.js';
+import { stagedInventory, type VersionMetadata } from './staged-inventory.js';
 import { assertLogicalPath } from '../inventory/logical-path.js';
 import { EarlyFlushes } from './early-flush.js';
 import { type NewContent, StagedState } from './staged-state.js';
-import { contentWithoutFixity, type VersionMetadata } from './next-inventory.js';
 import { type KnownInventory, loadSummary } from '../object/object.js';
 import type { StagingBase } from './staging-base.js';
 import type { ObjectLock } from '../lock/lock.js';
@@ -117,18 +116,6 @@ export interface AddedFile {
 export interface CommitResult {
   id: string;
   version: string;
-  /** The new inventory as JavaScript objects: built when first read (a million-file one costs memory). */
-  readonly inventory: Inventory;
-}
-
-function committed(id: string, version: string, inventory: () => Inventory): CommitResult {
-  return {
-    id,
-    version,
-    get inventory() {
-      return inventory();
-    },
-  };
 }
 
 /** The folder of a '/'-separated path ('' for a top-level name). */
@@ -818,20 +805,11 @@ export class StagedVersion {
     return this.staged.content(digest)?.digests ?? this.extraFixity.get(digest) ?? { [this.digestAlgorithm]: digest };
   }
 
-  /** Fixity for content stored by earlier versions without the requested algorithms: read once more. */
-  private async completeFixity(inv: Inventory): Promise<void> {
-    const todo = new Map<string, string[]>();
-    for (const alg of this.fixityAlgorithms) {
-      for (const cp of contentWithoutFixity(inv, alg)) (todo.get(cp) ?? todo.set(cp, []).get(cp)!).push(alg);
-    }
-    for (const [cp, algs] of todo) {
-      const hasher = await MultiHasher.create(algs);
-      for await (const chunk of this.ctx.root.readStream(`${this.ctx.objectPath}/${cp}`)) hasher.update(chunk as Buffer);
-      for (const [alg, value] of Object.entries(hasher.digests())) {
-        const block = (inv.fixity![alg] ??= {});
-        block[value] = [...(block[value] ?? []), cp];
-      }
-    }
+  /** Digests of content stored by an earlier version, read once more (fixity its inventory lacks). */
+  private async storedDigests(contentPath: string, algorithms: string[]): Promise<Record<string, string>> {
+    const hasher = await MultiHasher.create(algorithms);
+    for await (const chunk of this.ctx.root.readStream(`${this.ctx.objectPath}/${contentPath}`)) hasher.update(chunk as Buffer);
+    return hasher.digests();
   }
 
   /** Makes the version durable and visible; see commit.ts for the protocol. */
@@ -852,12 +830,11 @@ export class StagedVersion {
           type: this.upgradeType,
           digestAlgorithm: this.digestAlgorithm,
           fixityAlgorithms: this.fixityAlgorithms,
-          knownDigests: { get: (digest) => this.knownKey(digest) },
           extraFixity: this.extraFixity,
         },
         this.base,
         options,
-        (inv) => this.completeFixity(inv),
+        (contentPath, algorithms) => this.storedDigests(contentPath, algorithms),
       );
       if (await workspace.stat(`${stage}/incoming`)) await workspace.remove(`${stage}/incoming`);
       const contentRoot = `${stage}/object/${this.version}/${this.contentDir}`;
@@ -868,7 +845,7 @@ export class StagedVersion {
         ocflVersion: this.ocflVersion,
         declaration: this.upgradeType === undefined ? undefined : inventoryOcflVersion(this.upgradeType),
         // Made piece by piece as it is written: the inventory of a million files is ~620 MB of JSON.
-        inventory: inventoryChunks(next.source),
+        inventory: inventoryChunks(next),
         newObject: !this.base,
         beforePublish: () => {
           this.lock.assertHeld();
@@ -879,7 +856,7 @@ export class StagedVersion {
       await failpoint('before-stage-cleanup');
       await workspace.remove(stage);
       await failpoint('after-stage-cleanup');
-      return committed(this.id, this.version, next.inventory);
+      return { id: this.id, version: this.version };
     } catch (err) {
       // A failure before the switch leaves the old version; recovery is the next writer's job
       // either way, but we can tidy the workspace now.

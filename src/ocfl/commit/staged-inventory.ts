@@ -3,14 +3,49 @@
  * the staged changes. For a new object every block comes straight from the StagedState: no
  * Inventory of JavaScript objects is built (at a million files its manifest and state objects and
  * their million small arrays cost some 300 MB). An existing object's comes from the blocks of its
- * compact view (StagingBase). Either way the bytes are those of serializeInventory(nextInventory(...)).
+ * compact view (StagingBase).
  */
 import { byCodeUnit, type InventorySource, type PathBlock, type VersionSource } from '../inventory/chunks.js';
 import type { StagingBase } from './staging-base.js';
-import { INVENTORY_TYPE_1_0, INVENTORY_TYPE_1_1, type Inventory } from '../inventory/inventory.js';
-import { nextInventory, type StagedChanges, versionFields, type VersionMetadata } from './next-inventory.js';
-import { viewFixity } from './view-fixity.js';
+import { INVENTORY_TYPE_1_0, INVENTORY_TYPE_1_1, type InventoryVersion, type User } from '../inventory/inventory.js';
+import { UsageError } from '../../errors.js';
+import { type FixityChanges, viewFixity } from './view-fixity.js';
 import type { StagedState } from './staged-state.js';
+
+export interface VersionMetadata {
+  message?: string;
+  user?: User;
+  created?: Date | string;
+}
+
+export interface StagedChanges extends FixityChanges {
+  id: string;
+  /** Name of the new version. */
+  version: string;
+  /** OCFL version of a new object. */
+  ocflVersion: '1.0' | '1.1';
+  /**
+   * An existing object's new inventory type when it changes (an upgrade: a version may conform to
+   * a later OCFL version than the one before it, E103); default: the base's.
+   */
+  type?: string | undefined;
+  digestAlgorithm: string;
+}
+
+/** A version's created, message and user as the inventory records them (created: now by default, to the second). */
+export function versionFields(metadata: VersionMetadata): Omit<InventoryVersion, 'state'> {
+  const created = metadata.created ?? new Date();
+  const fields: Omit<InventoryVersion, 'state'> = {
+    created: typeof created === 'string' ? created : created.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+  };
+  if (metadata.message !== undefined) fields.message = metadata.message;
+  if (metadata.user !== undefined) {
+    if (!metadata.user.name) throw new UsageError('A version user needs a name.');
+    fields.user = { name: metadata.user.name };
+    if (metadata.user.address) fields.user.address = metadata.user.address;
+  }
+  return fields;
+}
 
 /** The source of a new object's first inventory, straight from the staged blocks. */
 function newObjectSource(staged: StagedState, changes: StagedChanges, metadata: VersionMetadata): InventorySource {
@@ -72,35 +107,18 @@ function viewBaseSource(
   };
 }
 
-export interface StagedInventory {
-  source: InventorySource;
-  /** The inventory as JavaScript objects, built only when asked for (a commit's result). */
-  inventory: () => Inventory;
-}
-
 /**
- * The source of the next inventory and a way to get it as objects, from what `staged` holds and
- * `changes` says of it. `metadata.created` is fixed here, so that both give the same version.
- * `complete` adds to an existing object's inventory what it lacks (fixity read again from stored
- * content) before it is written: given a stand-in inventory of the content that lacks fixity (see
+ * The source of the next inventory, from what `staged` holds and `changes` says of it. On an
+ * existing object, `digestsOf` reads stored content again for the fixity its blocks lack (see
  * view-fixity.ts).
  */
 export async function stagedInventory(
   staged: StagedState,
-  changes: Omit<StagedChanges, 'base' | 'state' | 'newContent'>,
+  changes: StagedChanges,
   base: StagingBase | undefined,
   metadata: VersionMetadata,
-  complete: (inv: Inventory) => Promise<void>,
-): Promise<StagedInventory> {
-  const fixed: VersionMetadata = { ...metadata, created: versionFields(metadata).created };
-  const all: StagedChanges = { ...changes, state: staged.state, newContent: staged.newContent, base: undefined };
-  let built: Inventory | undefined;
-  if (base) {
-    const fixity = await viewFixity(base, all, complete);
-    return {
-      source: viewBaseSource(base, staged, all, fixed, fixity.blocks),
-      inventory: () => (built ??= fixity.complete(nextInventory({ ...all, base: base.toInventory() }, fixed))),
-    };
-  }
-  return { source: newObjectSource(staged, all, fixed), inventory: () => (built ??= nextInventory(all, fixed)) };
+  digestsOf: (contentPath: string, algorithms: string[]) => Promise<Record<string, string>>,
+): Promise<InventorySource> {
+  if (!base) return newObjectSource(staged, changes, metadata);
+  return viewBaseSource(base, staged, changes, metadata, await viewFixity(base, staged, changes, digestsOf));
 }

@@ -11,7 +11,7 @@
  * again costs a version a few bytes each time, never a lookup that goes wrong.
  *
  * `state` and `newContent` list their entries as the Maps they replace did, in the same order (a
- * key removed and set again comes last), for the inventory writers (StagedChanges of next-inventory.ts).
+ * key removed and set again comes last), for the inventory writers.
  */
 import { SiardOcflError } from '../../errors.js';
 import { DIGEST_HEX_LENGTH } from '../digest.js';

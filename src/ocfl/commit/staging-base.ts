@@ -6,7 +6,6 @@
  * of its parsed objects (~840 bytes per file more than its JSON), and the next inventory is written
  * from the view's blocks, keys as the base writes them.
  */
-import type { Inventory } from '../inventory/inventory.js';
 import type { DigestBlock } from '../inventory/digest-block.js';
 import type { InventoryView } from '../inventory/view.js';
 import { byCodeUnit, type PathBlock } from '../inventory/chunks.js';
@@ -89,38 +88,5 @@ export class StagingBase {
   /** The content paths of the manifest, each once. */
   contentPaths(): Iterable<string> {
     return this.view.contentPaths();
-  }
-
-  /** The (lower-case) manifest digest of a content path of the manifest. */
-  manifestDigest(contentPath: string): string {
-    return this.view.contentDigest(this.digestAlgorithm, contentPath)!;
-  }
-
-  /** The base as JavaScript objects (for a commit's result, when asked for). */
-  toInventory(): Inventory {
-    const versions: Inventory['versions'] = {};
-    for (const v of this.view.versions()) {
-      versions[v.version] = { created: v.created, state: Object.fromEntries(this.view.stateEntries(v.version)) };
-      if (v.message !== undefined) versions[v.version]!.message = v.message;
-      if (v.user !== undefined) versions[v.version]!.user = { ...v.user };
-    }
-    const inv: Inventory = {
-      id: this.id,
-      type: this.type,
-      digestAlgorithm: this.digestAlgorithm,
-      head: this.head,
-      manifest: Object.fromEntries(this.view.manifestEntries()),
-      versions,
-    };
-    if (this.contentDirectory !== undefined) inv.contentDirectory = this.contentDirectory;
-    if (this.view.hasFixity) {
-      inv.fixity = {};
-      for (const alg of this.fixityAlgorithms()) {
-        const block = this.view.fixityBlock(alg)!;
-        const entries: Record<string, string[]> = (inv.fixity[alg] = {});
-        for (let k = 0; k < block.entries; k++) entries[block.keyOf(k)] = block.pathsOf(k);
-      }
-    }
-    return inv;
   }
 }

@@ -1,19 +1,13 @@
 /**
- * The fixity blocks of the next inventory of an object read as a compact view (StagingBase), as
- * nextInventory (next-inventory.ts) and the completion of a staged version make them on the base
- * parsed in full: the base's blocks kept, and in each algorithm asked for, the fixity of the
- * content the version stores, that of content stored before and met again (a content path listed
- * once under a digest), and that of stored content the block lacks, read again from storage.
- * Only what is added is held as strings; the base's blocks are read from the view as they are
- * written, so the bytes are those of serializeInventory(nextInventory(...)) on the full base.
+ * The fixity blocks of the next inventory of an object read as a compact view (StagingBase): the
+ * base's blocks kept, and in each algorithm asked for, the fixity of the content the version
+ * stores, that of content stored before and met again (a content path listed once under a
+ * digest), and that of stored content the block lacks, read again from storage. Only what is
+ * added is held as strings; the base's blocks are read from the view as they are written.
  */
 import { byCodeUnit, type PathBlock } from '../inventory/chunks.js';
-import type { Inventory } from '../inventory/inventory.js';
-import type { StagedChanges } from './next-inventory.js';
+import type { StagedState } from './staged-state.js';
 import type { StagingBase } from './staging-base.js';
-
-/** Content paths one completion call reads at most: the stand-in inventory it is given stays small. */
-const COMPLETION_BATCH = 10_000;
 
 /** digest -> content paths: what a version adds to one fixity block */
 type Added = Map<string, string[]>;
@@ -39,15 +33,15 @@ function unitedBlock(base: PathBlock | undefined, added: Added): PathBlock {
   };
 }
 
-export interface ViewFixity {
-  /** Algorithm -> block, in code-unit order of the algorithms (none: no fixity member). */
-  blocks: ReadonlyArray<readonly [string, PathBlock]>;
-  /** Adds what completion read to an inventory nextInventory made from the same changes on the full base. */
-  complete(inv: Inventory): Inventory;
+/** What a version asks of fixity: its algorithms, and digests computed this session for content the base already has. */
+export interface FixityChanges {
+  fixityAlgorithms: readonly string[];
+  /** digest -> algorithm -> value */
+  extraFixity: ReadonlyMap<string, Record<string, string>>;
 }
 
-/** What nextInventory adds to the fixity blocks: each content path once under a digest (the base's paths included). */
-function stagedFixity(base: StagingBase, changes: StagedChanges): Map<string, Added> {
+/** What the staged version adds to the fixity blocks: each content path once under a digest (the base's paths included). */
+function stagedFixity(base: StagingBase, staged: StagedState, changes: FixityChanges): Map<string, Added> {
   const out = new Map<string, Added>();
   for (const alg of changes.fixityAlgorithms) {
     const block: Added = new Map();
@@ -58,60 +52,43 @@ function stagedFixity(base: StagingBase, changes: StagedChanges): Map<string, Ad
       if (block.get(listed.key)?.includes(contentPath) || listed.paths.includes(contentPath)) return;
       addTo(block, listed.key, [contentPath]);
     };
-    for (const [, c] of changes.newContent) add(c.digests![alg]!, c.contentPath);
+    for (const [, c] of staged.newContent) add(c.digests![alg]!, c.contentPath);
     // Content stored earlier and met again now: its digest for `alg` is known without rereading.
     for (const [digest, digests] of changes.extraFixity) for (const cp of base.view.manifestPaths(digest)!) add(digests[alg]!, cp);
   }
   return out;
 }
 
-/**
- * The fixity of stored content that a block asked for lacks, read again through `complete` (the
- * staged version's completion, given a stand-in inventory of that content and no fixity: it
- * digests each in every algorithm asked for, of which those lacking are kept).
- */
+/** The fixity of stored content that a block asked for lacks, read again through `digestsOf`. */
 async function completedFixity(
   base: StagingBase,
   staged: Map<string, Added>,
-  complete: (inv: Inventory) => Promise<void>,
+  digestsOf: (contentPath: string, algorithms: string[]) => Promise<Record<string, string>>,
 ): Promise<Map<string, Added>> {
   const algorithms = [...staged.keys()];
   const out = new Map(algorithms.map((alg) => [alg, new Map() as Added]));
   if (algorithms.length === 0) return out;
   const addedPaths = new Map(algorithms.map((alg) => [alg, new Set([...staged.get(alg)!.values()].flat())]));
-  let batch: Array<{ contentPath: string; lacking: string[] }> = [];
-  const read = async () => {
-    const manifest: Record<string, string[]> = {};
-    for (const { contentPath } of batch) (manifest[base.manifestDigest(contentPath)] ??= []).push(contentPath);
-    const { id, type, digestAlgorithm, head } = base;
-    const standIn: Inventory = { id, type, digestAlgorithm, head, manifest, versions: {}, fixity: {} };
-    await complete(standIn);
-    const digestOf = new Map(
-      algorithms.map((alg) => [alg, new Map(Object.entries(standIn.fixity![alg] ?? {}).flatMap(([v, cps]) => cps.map((cp) => [cp, v])))]),
-    );
-    for (const { contentPath, lacking } of batch)
-      for (const alg of lacking) addTo(out.get(alg)!, digestOf.get(alg)!.get(contentPath)!, [contentPath]);
-    batch = [];
-  };
   for (const contentPath of base.contentPaths()) {
     const lacking = algorithms.filter((alg) => !addedPaths.get(alg)!.has(contentPath) && !base.fixityLists(alg, contentPath));
     if (lacking.length === 0) continue;
-    batch.push({ contentPath, lacking });
-    if (batch.length >= COMPLETION_BATCH) await read();
+    const digests = await digestsOf(contentPath, lacking);
+    for (const alg of lacking) addTo(out.get(alg)!, digests[alg]!, [contentPath]);
   }
-  if (batch.length > 0) await read();
   return out;
 }
 
+/** Algorithm -> block, in code-unit order of the algorithms (none: no fixity member). */
 export async function viewFixity(
   base: StagingBase,
-  changes: StagedChanges,
-  complete: (inv: Inventory) => Promise<void>,
-): Promise<ViewFixity> {
-  const staged = stagedFixity(base, changes);
-  const completed = await completedFixity(base, staged, complete);
+  stagedState: StagedState,
+  changes: FixityChanges,
+  digestsOf: (contentPath: string, algorithms: string[]) => Promise<Record<string, string>>,
+): Promise<Array<readonly [string, PathBlock]>> {
+  const staged = stagedFixity(base, stagedState, changes);
+  const completed = await completedFixity(base, staged, digestsOf);
   const algorithms = [...new Set([...base.fixityAlgorithms(), ...changes.fixityAlgorithms])].sort(byCodeUnit);
-  const blocks = algorithms.map((alg) => {
+  return algorithms.map((alg) => {
     const inBase = base.fixityAlgorithms().includes(alg) ? base.fixityBlock(alg) : undefined;
     const added = staged.get(alg);
     if (!added) return [alg, inBase!] as const;
@@ -119,14 +96,4 @@ export async function viewFixity(
     for (const [digest, paths] of completed.get(alg)!) addTo(all, digest, paths);
     return [alg, unitedBlock(inBase, all)] as const;
   });
-  return {
-    blocks,
-    complete(inv) {
-      for (const [alg, added] of completed) {
-        const block = (inv.fixity![alg] ??= {});
-        for (const [digest, paths] of added) block[digest] = [...(block[digest] ?? []), ...paths];
-      }
-      return inv;
-    },
-  };
 }
