@@ -14,9 +14,8 @@ import type { StorageLayout } from './layout/storage-layout.js';
 import type { LockProvider } from './lock/lock.js';
 import { assertObjectId } from './inventory/logical-path.js';
 import { loadInventorySummary, loadStagingBase, OcflObjectReader, type ReaderOptions } from './object/object.js';
-import type { StagingBase } from './commit/staging-base.js';
 import type { InventoryVersionSummary } from './inventory/inventory.js';
-import type { InventorySummary } from './inventory/view.js';
+import type { InventorySummary, InventoryView } from './inventory/view.js';
 import { repairObject, repairRoot, type ObjectRepairReport, type RepairOptions, type RootRepairReport } from './commit/repair.js';
 import { StagedVersion, type StartVersionOptions } from './commit/stage.js';
 import type { Readable } from 'node:stream';
@@ -436,9 +435,9 @@ export class OcflStorageRoot {
    * caller's `known` one when the object is still at its bytes; else the compact view when it is
    * plain (one read: the JSON is let go once viewed), else parsed in full (see loadStagingBase).
    */
-  private async stagingBase(ctx: CommitContext, options: StartVersionOptions): Promise<StagingBase | undefined> {
+  private async stagingBase(ctx: CommitContext, options: StartVersionOptions): Promise<InventoryView | undefined> {
     // Only the base is kept: the recovery's result holds the inventory's bytes.
-    return (await recoverObject(ctx, [], (storage, at) => loadStagingBase(storage, at, options.known)))?.base;
+    return (await recoverObject(ctx, [], (storage, at) => loadStagingBase(storage, at, options.known)))?.view;
   }
 
   /**

@@ -26,7 +26,7 @@ import { assertLogicalPath } from '../inventory/logical-path.js';
 import { EarlyFlushes } from './early-flush.js';
 import { type NewContent, StagedState } from './staged-state.js';
 import { type KnownInventory, loadSummary } from '../object/object.js';
-import type { StagingBase } from './staging-base.js';
+import type { InventoryView } from '../inventory/view.js';
 import type { ObjectLock } from '../lock/lock.js';
 import { isObjectStore, type ObjectStorePublish, type WritableFile, type WriteStorage } from '../storage/storage.js';
 import { streamHash } from '../validate/stream-hashes.js';
@@ -193,7 +193,8 @@ export class StagedVersion {
   constructor(
     private readonly ctx: CommitContext,
     private readonly lock: ObjectLock,
-    private readonly base: StagingBase | undefined,
+    /** The inventory the version starts from (every block kept: InventoryView.keepsEveryBlock); none for a new object. */
+    private readonly base: InventoryView | undefined,
     options: StartVersionOptions,
     private readonly onClose: () => Promise<void>,
     /** OCFL version of a new object: that of its storage root (an existing object keeps its own). */
@@ -246,7 +247,7 @@ export class StagedVersion {
     this.loadBaseState();
     if (!this.base) return undefined;
     let paths = 0;
-    for (const [p, digest] of this.base.headState()) {
+    for (const [p, digest] of this.base.state()) {
       paths++;
       if (this.staged.get(p) !== digest) return undefined;
     }
@@ -261,7 +262,7 @@ export class StagedVersion {
   private loadBaseState(): void {
     if (!this.baseStatePending) return;
     this.baseStatePending = false;
-    for (const [p, digest] of this.base!.headState()) this.setState(p, digest);
+    for (const [p, digest] of this.base!.state()) this.setState(p, digest);
   }
 
   /** Throws once committed or aborted; loads the base state (every operation past it reads or changes the state). */
@@ -535,7 +536,7 @@ export class StagedVersion {
    * of an object tells by it whether a version it meant to commit was committed.
    */
   baseVersion(version: string): InventoryVersionSummary | undefined {
-    return this.base?.view.versions().find((v) => v.version === version);
+    return this.base?.versions().find((v) => v.version === version);
   }
 
   /** Refuses digests given for a file that lack one of `algorithms` (default: this version's, the manifest's and every fixity one). */
@@ -730,7 +731,7 @@ export class StagedVersion {
   ): { contentPath: string; stored: boolean; orphan?: NewContent } {
     const previous = this.staged.get(logicalPath);
     if (previous === digest) {
-      const contentPath = this.staged.content(digest)?.contentPath ?? this.base!.firstContentPath(this.knownKey(digest)!);
+      const contentPath = this.staged.content(digest)?.contentPath ?? this.base!.manifestPaths(digest)![0]!;
       return { contentPath, stored: false };
     }
     const orphan = this.unsetStateSync(logicalPath);
@@ -738,7 +739,7 @@ export class StagedVersion {
     const staged = this.staged.content(digest);
     let result: { contentPath: string; stored: boolean; orphan?: NewContent };
     if (known !== undefined || staged) {
-      result = { contentPath: staged ? staged.contentPath : this.base!.firstContentPath(known!), stored: false };
+      result = { contentPath: staged ? staged.contentPath : this.base!.manifestPaths(digest)![0]!, stored: false };
       // Kept for the fixity block only: a put of a million files already stored must not hold them all.
       if (!staged && this.fixityAlgorithms.length > 0) this.extraFixity.set(digest, digests);
     } else {

@@ -1,5 +1,5 @@
 /**
- * The fixity blocks of the next inventory of an object read as a compact view (StagingBase): the
+ * The fixity blocks of the next inventory of an object read as a compact view (InventoryView): the
  * base's blocks kept, and in each algorithm asked for, the fixity of the content the version
  * stores, that of content stored before and met again (a content path listed once under a
  * digest), and that of stored content the block lacks, read again from storage. Only what is
@@ -7,7 +7,8 @@
  */
 import { byCodeUnit, type PathBlock } from '../inventory/chunks.js';
 import type { StagedState } from './staged-state.js';
-import type { StagingBase } from './staging-base.js';
+import type { DigestBlock } from '../inventory/digest-block.js';
+import type { InventoryView } from '../inventory/view.js';
 
 /** digest -> content paths: what a version adds to one fixity block */
 type Added = Map<string, string[]>;
@@ -16,6 +17,13 @@ function addTo(block: Added, digest: string, contentPaths: readonly string[]): v
   const paths = block.get(digest);
   if (paths) paths.push(...contentPaths);
   else block.set(digest, [...contentPaths]);
+}
+
+/** A digest block as the canonical inventory lists it: digests in order, each one's paths sorted. */
+function sortedBlock(block: DigestBlock): PathBlock {
+  return function* () {
+    for (const k of block.sortedEntries()) yield [block.keyOf(k), block.pathsOf(k).sort(byCodeUnit)] as const;
+  };
 }
 
 /** The base's block (when it has one) with the entries added, in canonical order. */
@@ -41,27 +49,29 @@ export interface FixityChanges {
 }
 
 /** What the staged version adds to the fixity blocks: each content path once under a digest (the base's paths included). */
-function stagedFixity(base: StagingBase, staged: StagedState, changes: FixityChanges): Map<string, Added> {
+function stagedFixity(base: InventoryView, staged: StagedState, changes: FixityChanges): Map<string, Added> {
   const out = new Map<string, Added>();
   for (const alg of changes.fixityAlgorithms) {
     const block: Added = new Map();
     out.set(alg, block);
+    const inBase = base.fixityBlock(alg);
     const add = (value: string, contentPath: string) => {
       // Under the key the base writes for the digest (it may be upper case).
-      const listed = base.fixityEntry(alg, value);
-      if (block.get(listed.key)?.includes(contentPath) || listed.paths.includes(contentPath)) return;
-      addTo(block, listed.key, [contentPath]);
+      const k = inBase ? inBase.findHex(value) : -1;
+      const key = k < 0 ? value : inBase!.keyOf(k);
+      if (block.get(key)?.includes(contentPath) || (k >= 0 && inBase!.pathsOf(k).includes(contentPath))) return;
+      addTo(block, key, [contentPath]);
     };
     for (const [, c] of staged.newContent) add(c.digests![alg]!, c.contentPath);
     // Content stored earlier and met again now: its digest for `alg` is known without rereading.
-    for (const [digest, digests] of changes.extraFixity) for (const cp of base.view.manifestPaths(digest)!) add(digests[alg]!, cp);
+    for (const [digest, digests] of changes.extraFixity) for (const cp of base.manifestPaths(digest)!) add(digests[alg]!, cp);
   }
   return out;
 }
 
 /** The fixity of stored content that a block asked for lacks, read again through `digestsOf`. */
 async function completedFixity(
-  base: StagingBase,
+  base: InventoryView,
   staged: Map<string, Added>,
   digestsOf: (contentPath: string, algorithms: string[]) => Promise<Record<string, string>>,
 ): Promise<Map<string, Added>> {
@@ -70,7 +80,9 @@ async function completedFixity(
   if (algorithms.length === 0) return out;
   const addedPaths = new Map(algorithms.map((alg) => [alg, new Set([...staged.get(alg)!.values()].flat())]));
   for (const contentPath of base.contentPaths()) {
-    const lacking = algorithms.filter((alg) => !addedPaths.get(alg)!.has(contentPath) && !base.fixityLists(alg, contentPath));
+    const lacking = algorithms.filter(
+      (alg) => !addedPaths.get(alg)!.has(contentPath) && base.fixityBlock(alg)?.digestOfPath(contentPath) === undefined,
+    );
     if (lacking.length === 0) continue;
     const digests = await digestsOf(contentPath, lacking);
     for (const alg of lacking) addTo(out.get(alg)!, digests[alg]!, [contentPath]);
@@ -80,7 +92,7 @@ async function completedFixity(
 
 /** Algorithm -> block, in code-unit order of the algorithms (none: no fixity member). */
 export async function viewFixity(
-  base: StagingBase,
+  base: InventoryView,
   stagedState: StagedState,
   changes: FixityChanges,
   digestsOf: (contentPath: string, algorithms: string[]) => Promise<Record<string, string>>,
@@ -89,7 +101,7 @@ export async function viewFixity(
   const completed = await completedFixity(base, staged, digestsOf);
   const algorithms = [...new Set([...base.fixityAlgorithms(), ...changes.fixityAlgorithms])].sort(byCodeUnit);
   return algorithms.map((alg) => {
-    const inBase = base.fixityAlgorithms().includes(alg) ? base.fixityBlock(alg) : undefined;
+    const inBase = base.fixityAlgorithms().includes(alg) ? sortedBlock(base.fixityBlock(alg)!) : undefined;
     const added = staged.get(alg);
     if (!added) return [alg, inBase!] as const;
     const all: Added = new Map([...added].map(([digest, paths]) => [digest, [...paths]]));

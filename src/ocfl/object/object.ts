@@ -11,7 +11,6 @@ import { type InventoryModel, type InventorySummary, InventoryView, type Version
 import { VersionView } from '../inventory/version-view.js';
 import { InventoryWindows } from '../inventory/windows.js';
 import { readHashedWindows } from '../inventory/hashed-windows.js';
-import { StagingBase } from '../commit/staging-base.js';
 import { joinPath as join, type ReadStorage } from '../storage/storage.js';
 
 /** A version's metadata and file count (what `log` shows), from a full or a compact read alike. */
@@ -146,20 +145,14 @@ export async function loadInventory(storage: ReadStorage, objectPath: string, op
 }
 
 /**
- * The inventory a writer starts from (staging-base.ts), with what recovery needs: what a reader
+ * The inventory a writer starts from (every block kept), with what recovery needs: what a reader
  * already holds (`known`) when the object is still at its bytes (a second copy of a million-entry
  * inventory would cost as much again), else loadInventory's, every block kept.
  */
-export async function loadStagingBase(
-  storage: ReadStorage,
-  objectPath: string,
-  known?: KnownInventory,
-): Promise<LoadedInventory & { base: StagingBase }> {
-  const loaded =
-    known && known.view.keepsEveryBlock && (await stillAt(storage, objectPath, known))
-      ? { ...known, sidecarStale: false }
-      : await loadInventory(storage, objectPath, { everyBlock: true });
-  return { ...loaded, base: new StagingBase(loaded.view) };
+export async function loadStagingBase(storage: ReadStorage, objectPath: string, known?: KnownInventory): Promise<LoadedInventory> {
+  return known && known.view.keepsEveryBlock && (await stillAt(storage, objectPath, known))
+    ? { ...known, sidecarStale: false }
+    : loadInventory(storage, objectPath, { everyBlock: true });
 }
 
 /** Whether the root inventory still has the bytes `known` was viewed from, its sidecar agreeing (streamed, not held). */
