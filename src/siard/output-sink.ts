@@ -8,12 +8,24 @@
  * sink: sha512 for the manifest) in the same pass, returning all of them on close.
  */
 import { createHash, randomBytes, type Hash } from 'node:crypto';
-import { closeSync, createWriteStream, fsync, fsyncSync, mkdirSync, openSync, promises as fsp, writeSync, type WriteStream } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  createWriteStream,
+  fsync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  promises as fsp,
+  readSync,
+  writeSync,
+  type WriteStream,
+} from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { failpoint } from '../failpoint.js';
 import { processAlive } from '../process-alive.js';
-import { readSmallFile } from '../read-small-file.js';
+import { readSmallFile, SMALL_FILE_BYTES } from '../read-small-file.js';
 import { removeTree } from '../remove-tree.js';
 import { FileLedger } from './resume/file-ledger.js';
 import { writeWorkers } from './write-workers.js';
@@ -61,7 +73,10 @@ export interface ResumableSink {
    * the rest are taken from `recorded`: the caller compares every digest returned with it, and the
    * one computed proves the bytes are those the others were computed over.
    */
-  adoptFile(relPath: string, options?: { digests?: DigestName[]; recorded?: Record<DigestName, string> }): Promise<WrittenFile>;
+  adoptFile(
+    relPath: string,
+    options?: { digests?: DigestName[]; recorded?: Record<DigestName, string>; size?: number },
+  ): Promise<WrittenFile>;
   /** Removes files of the interrupted work, then the folders they leave empty. */
   removeFiles(relPaths: string[]): Promise<void>;
   /** Makes every file closed so far, and every folder created, durable. */
@@ -269,7 +284,7 @@ export class DirectorySink implements OutputSink {
     return {
       files: () => this.stagedFiles(),
       reopenFile: (relPath, options) => this.reopenFile(relPath, options),
-      adoptFile: (relPath, options) => this.adoptFile(relPath, options?.digests ?? [], options?.recorded),
+      adoptFile: (relPath, options) => this.adoptFile(relPath, options?.digests ?? [], options?.recorded, options?.size),
       removeFiles: (relPaths) => this.removeFiles(relPaths),
       checkpoint: () => this.checkpoint(),
     };
@@ -311,22 +326,28 @@ export class DirectorySink implements OutputSink {
     return file;
   }
 
-  private async adoptFile(relPath: string, digests: DigestName[], recorded?: Record<DigestName, string>): Promise<WrittenFile> {
+  private async adoptFile(
+    relPath: string,
+    digests: DigestName[],
+    recorded?: Record<DigestName, string>,
+    size?: number,
+  ): Promise<WrittenFile> {
     assertSafeRelPath(relPath);
     const wanted = this.digestsFor(digests);
     const proof = recorded && wanted.every((d) => recorded[d] !== undefined) ? PROOF_DIGESTS.find((d) => wanted.includes(d)) : undefined;
     const hashes = new Hashes(proof ? [proof] : wanted);
     const full = path.join(this.staging, ...relPath.split('/'));
     // a resume adopts every kept LOB file: a small one read on this thread, without the thread pool's
-    // five round trips (read-small-file.ts), which cost 6x the reading and hashing of 8 KiB
-    const whole = readSmallFile(full);
+    // five round trips (read-small-file.ts), which cost 6x the reading and hashing of 8 KiB; of its
+    // recorded size, in one read into a buffer shared by every check (no fstat, no buffer per file)
+    const whole = (size !== undefined ? readOfSize(full, size) : undefined) ?? readSmallFile(full);
     if (whole) hashes.update(whole);
-    const size = whole ? whole.length : await hashPrefix(full, Infinity, (chunk) => hashes.update(chunk));
+    const length = whole ? whole.length : await hashPrefix(full, Infinity, (chunk) => hashes.update(chunk));
     this.topLevel.add(relPath.split('/')[0]!);
     const computed = hashes.digests();
     const written = {
       relPath,
-      size,
+      size: length,
       digests: proof ? { ...Object.fromEntries(wanted.map((d) => [d, recorded![d]!])), ...computed } : computed,
     };
     this.list(written);
@@ -738,6 +759,35 @@ const REMOVALS_AT_ONCE = 16;
 
 /** In RESUME_FOLDER: the ledger of the files with their digests (file-ledger.ts), written anew by every run. */
 const LEDGER_FILE = 'files.jsonl';
+
+/** The buffer every kept file of a small recorded size is read into for its check (readOfSize), grown as needed. */
+let checkBuffer = Buffer.allocUnsafe(64 * 1024);
+
+/**
+ * The bytes of a regular file of the recorded `size` (at most SMALL_FILE_BYTES), read in one call
+ * into checkBuffer (valid until the next call: hashed at once, never kept); undefined when its
+ * size is not that (a longer file is read as any other, for its true size) or it is larger.
+ * A file that cannot be opened throws (the caller's refusal names it); O_NONBLOCK: a FIFO put
+ * there would otherwise wait for a writer.
+ */
+function readOfSize(full: string, size: number): Buffer | undefined {
+  if (size > SMALL_FILE_BYTES) return undefined;
+  if (checkBuffer.length <= size) checkBuffer = Buffer.allocUnsafe(size + 1);
+  const fd = openSync(full, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    let filled = 0;
+    for (;;) {
+      const asked = size + 1 - filled;
+      const n = readSync(fd, checkBuffer, filled, asked, null);
+      filled += n;
+      // a regular file reads short only at its end: size + 1 asked, one call (a longer file fills it)
+      if (n < asked || filled > size) break;
+    }
+    return filled === size ? checkBuffer.subarray(0, size) : undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** Reads the first `length` bytes of a file (all of it for Infinity) into `take`; fails if it is shorter. Returns the bytes read. */
 async function hashPrefix(full: string, length: number, take: (chunk: Buffer) => void): Promise<number> {

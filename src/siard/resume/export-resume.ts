@@ -149,7 +149,7 @@ async function checkLobFiles(resumable: ResumableSink, from: JournalContents, jo
   let checked = 0;
   for await (const [relPath, size, digest, also] of journaledLobs(journalFile, from.validLength)) {
     const recorded = { ...also, [lobHash]: digest };
-    const file = await resumable.adoptFile(relPath, { digests: [lobHash], recorded }).catch((err: Error) => {
+    const file = await resumable.adoptFile(relPath, { digests: [lobHash], recorded, size }).catch((err: Error) => {
       throw new ResumeRefused(`the LOB file ${relPath} could not be read (${err.message}).`);
     });
     // one digest computed proves the file (adoptFile); every digest it returns is the journal's
