@@ -82,10 +82,6 @@ export class ExistingFiles {
     }
   }
 
-  *keys(): Generator<string> {
-    for (const [p] of this.entries()) yield p;
-  }
-
   get files(): number {
     let n = 0;
     for (const f of this.folders) n += f.sizes.length;

@@ -68,8 +68,7 @@ async function assertFolder(o: Opened): Promise<void> {
 }
 
 /** Which OCFL thing a folder is, judged by its declaration file; undefined when it has none. */
-async function ocflKind(target: ValidationTarget): Promise<PathKind | undefined> {
-  const o = await open(target);
+async function ocflKind(o: Opened): Promise<PathKind | undefined> {
   const entries = (await listDir(o.storage, o.path)) ?? [];
   if (entries.some((e) => e.name.startsWith('0=ocfl_object_'))) return 'object';
   if (entries.some((e) => /^0=ocfl_\d/.test(e.name))) return 'storage-root';

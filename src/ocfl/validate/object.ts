@@ -66,7 +66,7 @@ async function checkSidecar(
   algorithm: string | undefined,
 ): Promise<string | undefined> {
   const { fs, dir, findings, at } = scan;
-  const rel = (name: string) => (dirRel ? `${dirRel}/${name}` : name);
+  const rel = (name: string) => joinPath(dirRel, name);
   if (!algorithm) {
     if (!entries.some((e) => e.name.startsWith('inventory.json.'))) {
       findings.add('E058', 'The inventory has no sidecar digest file.', at(rel('inventory.json')));
@@ -466,7 +466,7 @@ export async function checkObject(fs: ReadStorage, dir: string, options: ObjectC
     listed += await checkVersionFolder(scan, v, vEntries, inv, vSidecar, existing);
     // An earlier inventory lists every content file stored up to its version (E023)
     if (vinv && vinv !== inv) {
-      for (const p of existing.keys()) {
+      for (const [p] of existing.entries()) {
         if (!vinv.manifest.has(p)) findings.add('E023', `The inventory of ${v.name} does not list the content file ${quote(p)}.`, vWhere);
       }
       expectations.addInventory(vinv, vWhere);
