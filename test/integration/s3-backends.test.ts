@@ -280,6 +280,34 @@ function startPut(
   return { done, waiting };
 }
 
+both(
+  'put of 301 files in many slices (duplicates, files of 9 and 17 MiB sent in parts), fixity md5: ' +
+    'duplicates stored once, checkout equal, valid (sha512 and md5), no upload left unfinished',
+  async (t, backend) => {
+    const root = await newRoot(backend, 'slices');
+    const work = tempDir();
+    t.is((await cli(['init', root])).code, 0);
+    // The pool hashes 8 MiB slices ahead of the uploads (add-local-files.ts addToStore): many slices here.
+    const files: Record<string, Buffer> = { 'big.bin': randomBytes(17 * 1024 * 1024 + 5) };
+    for (let i = 0; i < 300; i++)
+      files[`d${i % 9}/f${i}.bin`] =
+        i % 25 === 0 ? Buffer.from('the same content\n') : randomBytes(i % 150 === 7 ? 9 * 1024 * 1024 + i : 20_000 + i * 97);
+    const input = writeTree(path.join(work, 'in'), files);
+    const put = await cli(['put', '--root', root, '--id', 'urn:test:slices', input, '--fixity', 'md5', '--json']);
+    t.is(put.code, 0, put.stderr);
+    t.like(JSON.parse(put.stdout), { files: 301, stored: 301 - 11 }, 'the 12 identical files stored once');
+    const out = path.join(work, 'out');
+    const co = await cli(['checkout', '--root', root, '--id', 'urn:test:slices', '--version', 'v1', out]);
+    t.is(co.code, 0, co.stderr);
+    t.deepEqual(readTree(out), readTree(input));
+    const validated = await cli(['validate', root, '--json']);
+    t.is(validated.code, 0, validated.stdout + validated.stderr);
+    t.true((JSON.parse(validated.stdout) as ValidationResult).valid);
+    t.is(await S3Storage.fromUrl(root).abortUploads(''), 0, 'no upload in parts left unfinished');
+  },
+  ['s3'],
+);
+
 both('lock race: of five writers started at once exactly one gets the object, the others exit 2 at once', async (t, backend) => {
   const root = await newRoot(backend, 'race');
   const work = tempDir();

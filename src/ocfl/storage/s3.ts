@@ -12,6 +12,8 @@
 import { Readable, PassThrough } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
@@ -20,6 +22,7 @@ import {
   PutObjectCommand,
   S3Client,
   S3ServiceException,
+  UploadPartCommand,
   type ListObjectsV2CommandOutput,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
@@ -494,10 +497,72 @@ export class S3Storage implements WriteStorage, ObjectStorePublish {
         await this.putBytes(to, await source.readFile(from));
         return;
       }
-      await this.multipart(this.key(to), source.readStream(from)).done();
+      await this.uploadParts(this.key(to), partsOf(source.readStream(from, { highWaterMark: PART_SIZE })));
     } catch (err) {
       if (err instanceof SiardOcflError || err instanceof UsageError) throw err;
       throw this.failure(err, to, 'write');
     }
   }
+
+  /**
+   * A multipart upload of parts made elsewhere, QUEUE of them in flight; aborted on failure (no
+   * parts left). The SDK's uploader copied a stream's chunks together for every part, even chunks
+   * of exactly a part (put of 4 files of 32 MiB: 0.3 s of this thread's CPU).
+   */
+  private async uploadParts(key: string, parts: AsyncIterable<{ partNumber: number; body: Buffer }>): Promise<void> {
+    const { UploadId } = await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key }));
+    const done: Array<{ PartNumber: number; ETag: string | undefined }> = [];
+    const iterator = parts[Symbol.asyncIterator]();
+    let failure: { error: unknown } | undefined;
+    const lane = async (): Promise<void> => {
+      while (!failure) {
+        try {
+          const next = await iterator.next(); // calls queue up: each part is read once, in order
+          if (next.done) return;
+          const { partNumber: PartNumber, body } = next.value;
+          const part = { Bucket: this.bucket, Key: key, UploadId, PartNumber, Body: body, ContentLength: body.length };
+          done.push({ PartNumber, ETag: (await this.client.send(new UploadPartCommand(part))).ETag });
+        } catch (error) {
+          failure ??= { error };
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: QUEUE }, lane));
+    try {
+      if (failure) throw failure.error;
+      done.sort((a, b) => a.PartNumber - b.PartNumber);
+      const upload = { Bucket: this.bucket, Key: key, UploadId, MultipartUpload: { Parts: done } };
+      await this.client.send(new CompleteMultipartUploadCommand(upload));
+    } catch (err) {
+      await iterator.return?.(undefined);
+      await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId })).catch(() => {});
+      throw err;
+    }
+  }
+}
+
+/** A stream's bytes in parts of exactly PART_SIZE (the last one shorter); chunks of a whole part go on uncopied. */
+async function* partsOf(stream: Readable): AsyncGenerator<{ partNumber: number; body: Buffer }> {
+  let partNumber = 0;
+  let part: Buffer | undefined;
+  let filled = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    let at = 0;
+    if (!part && chunk.length === PART_SIZE) {
+      yield { partNumber: ++partNumber, body: chunk };
+      continue;
+    }
+    while (at < chunk.length) {
+      part ??= Buffer.allocUnsafe(PART_SIZE);
+      const n = chunk.copy(part, filled, at);
+      filled += n;
+      at += n;
+      if (filled === PART_SIZE) {
+        yield { partNumber: ++partNumber, body: part };
+        part = undefined;
+        filled = 0;
+      }
+    }
+  }
+  if (filled > 0 || partNumber === 0) yield { partNumber: ++partNumber, body: (part ?? Buffer.alloc(0)).subarray(0, filled) };
 }
