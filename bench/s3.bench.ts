@@ -4,14 +4,18 @@
  * the temporary folder) and a folder root on the same machine's disk. Each verb runs as the CLI
  * (a child process, as a user runs it) on the same data: `put` of a folder of files, `ingest` of
  * an SQLite database with LOBs, `validate` (fixity on) and `audit` of the root holding both.
- * Printed: MB/s on each backend and the ratio S3 / folder.
+ * Printed: MB/s on each backend and the ratio S3 / folder. The README's rows (s3-put, s3-validate:
+ * ours against the raw SDK on the same gateway, with the floors of the SDK hashing each body) take
+ * the best of BENCH_S3_REPEAT runs of each side (default 3), alternated, with the CPU seconds of
+ * each side and of the gateway beside them (the gateway shares the machine's cores).
  *
  *   node --import=tsx bench/s3.bench.ts        (as root: installs the Ceph packages when missing)
  *   BENCH_S3_SMALL=200 BENCH_S3_LARGE=4 BENCH_S3_LOBS=400 to size the data (MiB files, 32 MiB files, 256 KiB LOBs)
+ *   BENCH_S3_REPEAT=3 runs of each side of the README rows
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -31,6 +35,7 @@ const SCRIPT = path.join(PROJECT, 'scripts', 'ceph-rgw.sh');
 const SMALL = Number(process.env.BENCH_S3_SMALL ?? 200);
 const LARGE = Number(process.env.BENCH_S3_LARGE ?? 4);
 const LOBS = Number(process.env.BENCH_S3_LOBS ?? 400);
+const REPEAT = Math.max(1, Number(process.env.BENCH_S3_REPEAT ?? 3));
 const MiB = 1024 * 1024;
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'siard-ocfl-s3-bench-'));
@@ -43,6 +48,57 @@ const bytesOf = (i: number, size: number) => {
   b.writeUInt32BE(i, 0);
   return b;
 };
+
+/** Fields of /proc/<pid>/stat after the command's name: [11] utime, [12] stime, [13] cutime, [14] cstime, in ticks of 1/100 s. */
+function statFields(pid: string): number[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .split(' ')
+    .map(Number);
+}
+/** CPU seconds (user + system) of this process's waited-for children (Linux; 0 elsewhere). */
+function childrenCpu(): number {
+  try {
+    const f = statFields('self');
+    return (f[13]! + f[14]!) / 100;
+  } catch {
+    return 0;
+  }
+}
+/** CPU seconds of the gateway's daemons (monitor, OSD, radosgw: they share this machine's cores). */
+function gatewayCpu(): number {
+  let sum = 0;
+  try {
+    for (const f of readdirSync(path.join(cluster, 'run')).filter((n) => n.endsWith('.pid'))) {
+      const fields = statFields(readFileSync(path.join(cluster, 'run', f), 'utf8').trim());
+      sum += (fields[11]! + fields[12]!) / 100;
+    }
+  } catch {
+    // not Linux, or a daemon gone
+  }
+  return sum;
+}
+
+/** One run's wall seconds and CPU seconds: ours (`cpu`, this process or the CLI child) and the gateway's. */
+interface Run {
+  wall: number;
+  cpu: number;
+  gateway: number;
+}
+
+async function measure(work: () => Promise<void> | void, child: boolean): Promise<Run> {
+  const [c0, g0, s0] = [childrenCpu(), gatewayCpu(), process.cpuUsage()];
+  const t0 = performance.now();
+  await work();
+  const wall = (performance.now() - t0) / 1000;
+  const self = process.cpuUsage(s0);
+  const cpu = child ? childrenCpu() - c0 : (self.user + self.system) / 1e6;
+  return { wall, cpu, gateway: gatewayCpu() - g0 };
+}
+
+const best = (runs: Run[]): Run => runs.reduce((a, b) => (b.wall < a.wall ? b : a));
+const described = (r: Run) => `${r.wall.toFixed(2)} s wall, CPU ${r.cpu.toFixed(2)} s + gateway ${r.gateway.toFixed(2)} s`;
 
 function cli(args: string[], env: NodeJS.ProcessEnv): number {
   const t0 = performance.now();
@@ -88,85 +144,87 @@ try {
   const rows: Array<{ verb: string; bytes: number; fs: number; s3: number }> = [];
   const roots = { fs: path.join(work, 'fs-root'), s3: 's3://bench/root' };
   const times: Record<string, Record<string, number>> = {};
+  const s3Env = { ...env, SIARD_OCFL_WORKSPACE: path.join(work, 's3-work') };
+  const s3Runs: { put: Run[]; validate: Run[] } = { put: [], validate: [] };
   for (const [backend, root] of Object.entries(roots)) {
-    const e = { ...env, SIARD_OCFL_WORKSPACE: backend === 's3' ? path.join(work, 's3-work') : '' };
+    const e = backend === 's3' ? s3Env : { ...env, SIARD_OCFL_WORKSPACE: '' };
     cli(['init', root], e);
-    times[backend] = {
-      put: cli(['put', '--root', root, '--id', 'folder', folder], e),
-      ingest: cli(['ingest', `sqlite:${db}`, '--root', root, '--id', 'db', '--name', 'lobs'], e),
-      validate: cli(['validate', root], e),
-      audit: cli(['audit', '--root', root], e),
-    };
+    let put = 0;
+    const putRun = await measure(() => void (put = cli(['put', '--root', root, '--id', 'folder', folder], e)), true);
+    const ingest = cli(['ingest', `sqlite:${db}`, '--root', root, '--id', 'db', '--name', 'lobs'], e);
+    let validate = 0;
+    const validateRun = await measure(() => void (validate = cli(['validate', root], e)), true);
+    times[backend] = { put, ingest, validate, audit: cli(['audit', '--root', root], e) };
+    if (backend === 's3') {
+      s3Runs.put.push(putRun);
+      s3Runs.validate.push(validateRun);
+    }
   }
   // The peer: the raw SDK over the same gateway and bytes, no OCFL, no hashing: PUT of the folder's
   // files (8 at a time, multipart above 8 MiB) and GET of every key of the S3 root (16 at a time).
+  // The floors: the same with each body hashed (sha512), as a writer or reader of fixity must.
   const client = clientFromEnvironment();
   const files = (await new FileSystemStorage(folder).walk('')).files;
-  let t1 = performance.now();
-  await forEachConcurrent(files, 8, async (f) => {
-    const body = readFileSync(path.join(folder, f.relative));
-    if (body.length <= 8 * MiB) await client.send(new PutObjectCommand({ Bucket: 'bench', Key: `raw/${f.relative}`, Body: body }));
-    else
-      await new Upload({
-        client,
-        params: { Bucket: 'bench', Key: `raw/${f.relative}`, Body: body },
-        partSize: 8 * MiB,
-        queueSize: 4,
-      }).done();
-  });
-  const rawPut = (performance.now() - t1) / 1000;
-  // The floor of a writer that must record fixity: the same PUTs, each body hashed (sha512) first.
-  t1 = performance.now();
-  await forEachConcurrent(files, 8, async (f) => {
-    const body = readFileSync(path.join(folder, f.relative));
-    createHash('sha512').update(body).digest();
-    if (body.length <= 8 * MiB) await client.send(new PutObjectCommand({ Bucket: 'bench', Key: `hashed/${f.relative}`, Body: body }));
-    else
-      await new Upload({
-        client,
-        params: { Bucket: 'bench', Key: `hashed/${f.relative}`, Body: body },
-        partSize: 8 * MiB,
-        queueSize: 4,
-      }).done();
-  });
-  const hashedPut = (performance.now() - t1) / 1000;
+  const sdkPut = async (prefix: string, hashed: boolean) =>
+    forEachConcurrent(files, 8, async (f) => {
+      const body = readFileSync(path.join(folder, f.relative));
+      if (hashed) createHash('sha512').update(body).digest();
+      const params = { Bucket: 'bench', Key: `${prefix}/${f.relative}`, Body: body };
+      if (body.length <= 8 * MiB) await client.send(new PutObjectCommand(params));
+      else await new Upload({ client, params, partSize: 8 * MiB, queueSize: 4 }).done();
+    });
   const keys = (await S3Storage.fromUrl('s3://bench/root').walk('')).files;
   let rawBytes = 0;
-  t1 = performance.now();
-  await forEachConcurrent(keys, 16, async (k) => {
-    const res = await client.send(new GetObjectCommand({ Bucket: 'bench', Key: `root/${k.relative}` }));
-    for await (const chunk of res.Body as AsyncIterable<Buffer>) rawBytes += chunk.length;
-  });
-  const rawGet = (performance.now() - t1) / 1000;
-  // The floor of a reader that must check fixity: the same GETs, each body hashed (sha512) as it comes.
-  t1 = performance.now();
-  await forEachConcurrent(keys, 16, async (k) => {
-    const res = await client.send(new GetObjectCommand({ Bucket: 'bench', Key: `root/${k.relative}` }));
-    const h = createHash('sha512');
-    for await (const chunk of res.Body as AsyncIterable<Buffer>) h.update(chunk);
-    h.digest();
-  });
-  const hashedGet = (performance.now() - t1) / 1000;
+  const sdkGet = async (hashed: boolean) => {
+    rawBytes = 0;
+    await forEachConcurrent(keys, 16, async (k) => {
+      const res = await client.send(new GetObjectCommand({ Bucket: 'bench', Key: `root/${k.relative}` }));
+      const h = hashed ? createHash('sha512') : undefined;
+      for await (const chunk of res.Body as AsyncIterable<Buffer>) {
+        rawBytes += chunk.length;
+        h?.update(chunk);
+      }
+      h?.digest();
+    });
+  };
+  const peers = { put: [] as Run[], hashedPut: [] as Run[], get: [] as Run[], hashedGet: [] as Run[] };
+  for (let round = 0; round < REPEAT; round++) {
+    // Each side in turn, so that a change in the machine's load falls on all of them.
+    if (round > 0) {
+      cli(['init', `s3://bench/put${round}`], s3Env);
+      s3Runs.put.push(await measure(() => void cli(['put', '--root', `s3://bench/put${round}`, '--id', 'folder', folder], s3Env), true));
+    }
+    peers.put.push(await measure(() => sdkPut(`raw${round}`, false), false));
+    peers.hashedPut.push(await measure(() => sdkPut(`hashed${round}`, true), false));
+    if (round > 0) s3Runs.validate.push(await measure(() => void cli(['validate', roots.s3], s3Env), true));
+    peers.get.push(await measure(() => sdkGet(false), false));
+    peers.hashedGet.push(await measure(() => sdkGet(true), false));
+  }
+  const [ourPut, ourValidate] = [best(s3Runs.put), best(s3Runs.validate)];
+  const [rawPut, hashedPut, rawGet, hashedGet] = [best(peers.put), best(peers.hashedPut), best(peers.get), best(peers.hashedGet)];
+  console.log(`best of ${REPEAT}, CPU seconds beside (ours: the CLI process, the peer: this process; the gateway's daemons):`);
+  console.log(`  put:      ours ${described(ourPut)}; SDK ${described(rawPut)}; SDK + sha512 ${described(hashedPut)}`);
+  console.log(`  validate: ours ${described(ourValidate)}; SDK ${described(rawGet)}; SDK + sha512 ${described(hashedGet)}`);
   console.log(
-    `peer (raw SDK, same gateway): PUT ${(folderBytes / MiB / rawPut).toFixed(1)} MB/s, ` +
-      `GET ${(rawBytes / MiB / rawGet).toFixed(1)} MB/s (${keys.length} keys)`,
+    `peer (raw SDK, same gateway): PUT ${(folderBytes / MiB / rawPut.wall).toFixed(1)} MB/s, ` +
+      `GET ${(rawBytes / MiB / rawGet.wall).toFixed(1)} MB/s (${keys.length} keys)`,
   );
   const total = folderBytes + lobBytes;
-  // The README's rows (issue 39): one run each here, ours and the peer's on the same gateway.
+  // The README's rows (issue 39): ours and the peer's on the same gateway, best of REPEAT runs each.
   const rate = (bytes: number, seconds: number) => bytes / MiB / seconds;
   reportRow({
     id: 's3-put',
-    ours: `${rate(folderBytes, times.s3!.put!).toFixed(1)} MB/s`,
-    peer: `${rate(folderBytes, rawPut).toFixed(1)} MB/s`,
-    ratio: rate(folderBytes, times.s3!.put!) / rate(folderBytes, rawPut),
-    floor: `the SDK's PUTs with each body hashed (sha512) first: ${(rawPut / hashedPut).toFixed(2)}x`,
+    ours: `${rate(folderBytes, ourPut.wall).toFixed(1)} MB/s`,
+    peer: `${rate(folderBytes, rawPut.wall).toFixed(1)} MB/s`,
+    ratio: rate(folderBytes, ourPut.wall) / rate(folderBytes, rawPut.wall),
+    floor: `the SDK's PUTs with each body hashed (sha512) first: ${(rawPut.wall / hashedPut.wall).toFixed(2)}x`,
   });
   reportRow({
     id: 's3-validate',
-    ours: `${rate(total, times.s3!.validate!).toFixed(1)} MB/s`,
-    peer: `${rate(rawBytes, rawGet).toFixed(1)} MB/s`,
-    ratio: rate(total, times.s3!.validate!) / rate(rawBytes, rawGet),
-    floor: `the SDK's GETs with each body hashed (sha512) as it comes: ${(rawGet / hashedGet).toFixed(2)}x`,
+    ours: `${rate(total, ourValidate.wall).toFixed(1)} MB/s`,
+    peer: `${rate(rawBytes, rawGet.wall).toFixed(1)} MB/s`,
+    ratio: rate(total, ourValidate.wall) / rate(rawBytes, rawGet.wall),
+    floor: `the SDK's GETs with each body hashed (sha512) as it comes: ${(rawGet.wall / hashedGet.wall).toFixed(2)}x`,
   });
   for (const [verb, bytes] of [
     ['put', folderBytes],
