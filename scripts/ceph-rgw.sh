@@ -7,7 +7,7 @@
 #                                        prints the S3 settings as KEY=value lines on stdout
 #   scripts/ceph-rgw.sh stop DIR         stop the daemons of DIR and remove it
 #
-# Ports: MON_PORT and RGW_PORT from the environment, else random free ones.
+# Ports: MON_PORT and RGW_PORT from the environment, else random free ones below the ephemeral range.
 set -euo pipefail
 
 PACKAGES=(ceph-mon ceph-osd radosgw ceph-common)
@@ -16,9 +16,15 @@ SECRET_KEY=siardocfltestsecret
 
 log() { echo "ceph-rgw: $*" >&2; }
 
+# Below the kernel's ephemeral range: a port picked inside it can become the source port of an
+# outgoing connection (Ceph's own daemons make many) before the gateway binds it, seconds later
+# (a CI run failed so: "failed to bind address 127.0.0.1:46178: Address already in use").
 free_port() {
+  local low
+  low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+  local span=$((low > 21024 ? low - 20000 : 1024))
   for _ in $(seq 1 50); do
-    local p=$((20000 + RANDOM % 30000))
+    local p=$((20000 + RANDOM % span))
     if ! (echo >"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
   done
   log "no free port found"; exit 1
