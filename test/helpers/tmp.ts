@@ -25,3 +25,15 @@ export function tempDir(prefix = 'siard-ocfl-test-'): string {
   made.push(dir);
   return dir;
 }
+
+/** A file `name` in a temporary folder, made by `build` on the first call only (shared by the tests of a file). */
+export function builtOnce(prefix: string, name: string, build: (file: string) => void): () => string {
+  let built: string | undefined;
+  return () => {
+    if (!built) {
+      built = path.join(tempDir(prefix), name);
+      build(built);
+    }
+    return built;
+  };
+}

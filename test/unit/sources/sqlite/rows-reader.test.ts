@@ -15,7 +15,7 @@ import { SqliteSource, type SqliteSourceOptions } from '../../../../src/sources/
 import { ProvisionalTypesFailed, type KeyedBatch, type SourceValue } from '../../../../src/siard/database-source.js';
 import { DirectorySink } from '../../../../src/siard/output-sink.js';
 import { writeSiard } from '../../../../src/siard/writer.js';
-import { tempDir } from '../../../helpers/tmp.js';
+import { builtOnce, tempDir } from '../../../helpers/tmp.js';
 
 const ROWS = 3_000; // three keyset batches and more
 const ON = { readerMinRows: 0 };
@@ -92,16 +92,7 @@ function build(file: string): void {
   db.close();
 }
 
-const file = (() => {
-  let built: string | undefined;
-  return () => {
-    if (!built) {
-      built = path.join(tempDir('siard-reader-'), 'values.db');
-      build(built);
-    }
-    return built;
-  };
-})();
+const file = builtOnce('siard-reader-', 'values.db', build);
 
 /** The export's files (the .siard and fingerprints), as writeSiard writes them from the CLI's source options. */
 async function exportFiles(options: SqliteSourceOptions, tables: string[]): Promise<Map<string, Buffer>> {

@@ -6,14 +6,13 @@
  * 64-bit range, timestamps, blobs, mixed classes), and a batch must stay under its byte bound.
  */
 import test from 'ava';
-import path from 'node:path';
 import Database from '../../../../src/sources/sqlite/driver.js';
 import { rowidAliasIndex } from '../../../../src/sources/sqlite/rowid-alias.js';
 import { SqliteSource } from '../../../../src/sources/sqlite/sqlite-source.js';
 import type { SourceValue } from '../../../../src/siard/database-source.js';
 import { tableDataXml, type TableDataStats } from '../../../../src/siard/table-data.js';
 import type { LobWriter } from '../../../../src/siard/lob-writer.js';
-import { tempDir } from '../../../helpers/tmp.js';
+import { builtOnce } from '../../../helpers/tmp.js';
 
 const BATCH_BYTES = 2 * 1024 * 1024; // sqlite-source.ts
 const BATCH_ROWS = 1000;
@@ -125,16 +124,7 @@ async function readAll(file: string, table: string, rowByRow: boolean) {
   }
 }
 
-const file = (() => {
-  let built: string | undefined;
-  return () => {
-    if (!built) {
-      built = path.join(tempDir('siard-keyset-'), 'values.db');
-      build(built);
-    }
-    return built;
-  };
-})();
+const file = builtOnce('siard-keyset-', 'values.db', build);
 
 for (const table of ['vals', 'big', 'many', 'exact', 'top', 'empty', 'descpk', 'midpk']) {
   test(`table ${table}: batches read by rowid give the rows and table XML of the row-by-row read`, async (t) => {
